@@ -1,0 +1,16 @@
+// The `faultline` subcommands. Each takes its arguments (after the subcommand name) and returns
+// the process exit code: 0 all as expected, 1 a property failed unexpectedly, 2 usage or input
+// error. Each prints its own usage on a bad flag. main.cc holds the dispatch table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fl {
+
+using Args = std::vector<std::string>;
+
+int run_main(const Args& args);
+int check_determinism_main(const Args& args);
+
+}  // namespace fl

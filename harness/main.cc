@@ -1,0 +1,58 @@
+// The `faultline` command: dispatch to subcommands (harness/commands.h).
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness/commands.h"
+
+namespace fl {
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  int (*main)(const Args&);
+};
+
+// The dispatch table. Keep sorted by name.
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table = {
+      {"check-determinism", "run a scenario+seed in two processes and compare fingerprints", check_determinism_main},
+      {"run", "run one scenario with one seed and print each property's verdict", run_main},
+  };
+  return table;
+}
+
+void print_usage(FILE* out) {
+  std::fprintf(out,
+               "usage: faultline <command> [args]\n\n"
+               "faultline runs seed systems inside a deterministic simulated world, injects faults,\n"
+               "checks invariants and writes PASS/FAIL reports with replayable evidence.\n\ncommands:\n");
+  for (const Subcommand& c : subcommands()) std::fprintf(out, "  %-18s %s\n", c.name, c.summary);
+  std::fprintf(out, "\n`faultline <command> --help` prints a command's usage. Exit codes: 0 as expected,\n"
+                    "1 a property failed unexpectedly, 2 usage or input error.\n");
+}
+
+}  // namespace
+
+int faultline_main(int argc, char** argv) {
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(stdout);
+    return 0;
+  }
+  for (const Subcommand& c : subcommands()) {
+    if (name == c.name) return c.main(Args(argv + 2, argv + argc));
+  }
+  std::fprintf(stderr, "faultline: unknown command '%s'\n\n", name.c_str());
+  print_usage(stderr);
+  return 2;
+}
+
+}  // namespace fl

@@ -1,0 +1,49 @@
+// The runner: one scenario + one seed -> one judged run, with its evidence.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/scenario.h"
+#include "harness/system.h"
+
+namespace fl {
+
+// Crash a process right before or right after its n-th external effect (crash-point sweeps).
+struct CrashPoint {
+  uint64_t effect_index = 0;
+  bool before = false;
+};
+
+struct RunOptions {
+  bool record_trace = false;             // keep every trace event (needed for the exports)
+  std::string trace_jsonl_path;          // write the trace as JSON lines here (implies recording)
+  std::string perfetto_path;             // write Chrome/Perfetto trace JSON here
+  std::optional<CrashPoint> crash_point;
+  std::string scenario_path;             // for the replay command; defaults to s.source_file
+};
+
+struct RunResult {
+  std::string scenario;                  // scenario name
+  std::string system, variant;
+  uint64_t seed = 0;
+  uint64_t config_digest = 0;
+  uint64_t fingerprint = 0;
+  uint64_t events = 0;
+  int64_t simulated_us = 0;
+  double wall_seconds = 0;
+  std::vector<Verdict> verdicts;
+  bool all_passed = false;
+  bool as_expected = false;              // verdicts match the scenario's expectation
+  std::string replay_command;
+  std::string error;                     // non-empty: the run could not be built or crashed
+};
+
+RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& options);
+
+// The seed a scenario runs with when none is given: its saved seed, else 1.
+uint64_t default_seed(const Scenario& s);
+
+}  // namespace fl

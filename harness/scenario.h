@@ -1,0 +1,102 @@
+// Scenario: one run's whole configuration as a value — what a scenario file says.
+//
+// A Scenario plus a seed determines a run completely (same scenario + same seed => same trace
+// fingerprint). It can be printed back to YAML (so `shrink` can write the minimal one) and has a
+// stable digest (the report's "config digest"). Defaults make a minimal file a few lines long.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fl {
+
+struct LinkSettings {
+  int64_t latency_min_us = 200;
+  double latency_mean_us = 300;
+  double drop_probability = 0;
+  double duplicate_probability = 0;
+  double reorder_probability = 0;
+  bool fifo = true;
+};
+
+struct StorageSettings {
+  std::string journal_mode = "wal";      // delete | truncate | wal | memory
+  std::string synchronous = "full";      // off | normal | full
+  bool torn_writes = false;              // a crash keeps a random subset of unsynced writes
+  double io_error_probability = 0;
+  int64_t sync_latency_us = 2000;
+};
+
+struct RedisSettings {
+  std::string persistence = "aof-everysec";  // none | aof-everysec | snapshot
+  int64_t snapshot_interval_ms = 60000;
+};
+
+struct Topology {
+  int replicas = 2;
+  int workers = 0;      // separate worker processes (0: workers run inside replicas)
+  int clients = 4;
+  RedisSettings redis;
+};
+
+struct WorkloadSpec {
+  std::string kind;                      // system-defined generator name
+  double rate_per_s = 5;                 // mean arrivals per second per client
+  std::string distribution = "poisson";  // poisson | uniform | burst
+  std::map<std::string, std::string> params;  // generator-specific knobs (validated by the system)
+};
+
+// One scheduled fault. `target` names a process, a node, or a pair "a|b" for links.
+struct FaultSpec {
+  int64_t at_ms = 0;
+  std::string kind;        // crash | restart | crash-restart | pause | partition | partition-oneway |
+                           // heal | clog | reset | clock-jump | clock-drift | io-error | ...
+  std::string target;
+  int64_t duration_ms = 0; // pause, partition, clog, crash-restart downtime
+  int64_t value = 0;       // clock-jump delta_ms, clock-drift ppm
+};
+
+// Random ("swarm") faults: each run draws which kinds are on and their rates from the seed.
+struct SwarmSpec {
+  bool enabled = false;
+  std::vector<std::string> kinds;        // empty = every kind the system allows
+  double faults_per_s = 0.5;             // mean rate of injected faults while active
+  int64_t max_pause_ms = 10000;
+  int64_t max_clock_jump_ms = 5000;
+  int64_t max_downtime_ms = 5000;
+  bool timing_aware = true;              // cluster durations around the system's critical ones
+};
+
+struct Expectation {
+  bool pass = true;
+  std::string failing_property;          // when pass == false (empty: any)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string system;
+  std::string variant = "hardened";      // spec | hardened
+  Topology topology;
+  std::vector<WorkloadSpec> workload;
+  LinkSettings network;
+  StorageSettings storage;
+  std::vector<FaultSpec> faults;
+  SwarmSpec swarm;
+  int64_t duration_ms = 20000;
+  int64_t quiescent_tail_ms = 15000;     // faults healed, no new work: liveness is judged after it
+  std::vector<std::string> properties;   // empty = every property of the system
+  Expectation expect;
+  std::vector<std::string> matrix_rows;
+  std::map<std::string, std::string> params;  // system-specific settings (ttl overrides, ...)
+  std::optional<uint64_t> seed;          // saved counterexamples carry their seed
+  std::string source_file;               // where it was loaded from (not part of the digest)
+};
+
+// Stable digest of everything that influences a run (not source_file, not seed).
+uint64_t scenario_digest(const Scenario& s);
+
+}  // namespace fl

@@ -1,0 +1,75 @@
+// SystemUnderTest: what a seed system (or the kernel demo) offers the harness.
+//
+// The harness knows systems only through this interface and the registry below: the scenario
+// loader validates names against it, the runner builds a world with it, the reports map its
+// properties to invariant ids and matrix rows.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/scenario.h"
+
+namespace fl::sim { class World; }
+
+namespace fl {
+
+struct PropertyInfo {
+  std::string name;                      // e.g. "quantity-conservation"
+  std::vector<std::string> invariants;   // ids in ../shared/INVARIANTS.md, e.g. {"COMBO-2"}
+  std::string description;               // one line; cites the seed section
+};
+
+struct Verdict {
+  std::string property;
+  std::vector<std::string> invariants;
+  bool passed = false;
+  std::string assertion;                 // what was checked, in words
+  std::vector<std::string> evidence;     // the violating operations/events (empty when passed)
+  int64_t checks = 0;                    // how many assertions were evaluated
+};
+
+// A system-specific integer/string knob accepted under `params:` or a workload's `params:`.
+struct ParamInfo {
+  std::string name;
+  std::string description;
+  std::string default_value;
+};
+
+struct CriticalDuration {
+  std::string name;                      // "combo window", "state key TTL"
+  int64_t duration_us = 0;
+};
+
+// One built run: the system's processes live in the world; check() judges the finished run.
+class SystemRun {
+ public:
+  virtual ~SystemRun() = default;
+  // Called once after the run (deadline reached). Returns one verdict per requested property.
+  virtual std::vector<Verdict> check(sim::World& world, const std::vector<std::string>& properties) = 0;
+  // Names of processes / nodes the fault injector may target, by role ("replica", "worker", ...).
+  virtual std::vector<std::string> fault_targets(const std::string& role) const = 0;
+};
+
+class SystemUnderTest {
+ public:
+  virtual ~SystemUnderTest() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<std::string> variants() const { return {"spec", "hardened"}; }
+  virtual std::vector<PropertyInfo> properties() const = 0;
+  virtual std::vector<std::string> workload_kinds() const = 0;
+  virtual std::vector<ParamInfo> params() const { return {}; }
+  virtual std::vector<CriticalDuration> critical_durations(const Scenario& s) const = 0;
+  // Builds topology and workload into `world` (processes added and started, arrivals scheduled).
+  virtual std::unique_ptr<SystemRun> build(sim::World& world, const Scenario& s) const = 0;
+};
+
+// The registry of systems compiled into this binary, sorted by name.
+const std::vector<const SystemUnderTest*>& all_systems();
+const SystemUnderTest* find_system(const std::string& name);
+
+}  // namespace fl

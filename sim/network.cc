@@ -1,0 +1,297 @@
+#include "sim/network.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sim/world.h"
+
+namespace fl::sim {
+
+Network::Network(World& world) : world_(world), rng_(world.stream("net")) {}
+
+void Network::set_link(uint32_t from_node, uint32_t to_node, const LinkOptions& o) {
+  links_[{from_node, to_node}] = o;
+}
+
+const LinkOptions& Network::link(uint32_t from_node, uint32_t to_node) const {
+  auto it = links_.find({from_node, to_node});
+  return it == links_.end() ? default_link_ : it->second;
+}
+
+void Network::partition(uint32_t a, uint32_t b, bool one_way) {
+  blocked_.insert({a, b});
+  if (!one_way) blocked_.insert({b, a});
+  world_.note_fault(world_.node(a).name + "|" + world_.node(b).name,
+                    one_way ? "partition one-way" : "partition");
+}
+
+void Network::heal(uint32_t a, uint32_t b) {
+  blocked_.erase({a, b});
+  blocked_.erase({b, a});
+  world_.note_fault(world_.node(a).name + "|" + world_.node(b).name, "heal");
+}
+
+void Network::heal_all() {
+  blocked_.clear();
+  clogged_until_us_.clear();
+  world_.note_fault("", "heal all links");
+}
+
+bool Network::blocked(uint32_t from_node, uint32_t to_node) const {
+  return blocked_.count({from_node, to_node}) > 0;
+}
+
+void Network::clog(uint32_t from_node, uint32_t to_node, int64_t duration_us) {
+  int64_t& until = clogged_until_us_[{from_node, to_node}];
+  until = std::max(until, world_.now_us() + duration_us);
+  world_.note_fault(world_.node(from_node).name + "|" + world_.node(to_node).name,
+                    "clog " + std::to_string(duration_us) + "us");
+}
+
+void Network::reset_connections(Process& p) {
+  ++p.connection_epoch_;
+  world_.note_fault(p.name_, "connection reset");
+  // Calls outstanding from or at this process end with kReset (indeterminate), in id order.
+  std::vector<uint64_t> broken;
+  for (const auto& [id, call] : pending_) {
+    if (call.caller == p.index_ || call.server == p.index_) broken.push_back(id);
+  }
+  for (uint64_t id : broken) finish_call(id, RpcStatus::kReset, nullptr);
+}
+
+void Network::serve(Process& p, std::string_view service, RpcHandler handler) {
+  assert(p.alive());
+  p.handlers_[std::string(service)] = std::move(handler);
+  auto& servers = servers_[std::string(service)];
+  if (std::find(servers.begin(), servers.end(), p.index_) == servers.end()) servers.push_back(p.index_);
+}
+
+void Network::on_message(Process& p, std::string_view service, OnewayHandler handler) {
+  assert(p.alive());
+  p.oneway_handlers_[std::string(service)] = std::move(handler);
+  auto& servers = servers_[std::string(service)];
+  if (std::find(servers.begin(), servers.end(), p.index_) == servers.end()) servers.push_back(p.index_);
+}
+
+void Network::forget_process(Process& p) {
+  ++p.connection_epoch_;
+  for (auto& [name, servers] : servers_) {
+    servers.erase(std::remove(servers.begin(), servers.end(), p.index_), servers.end());
+  }
+  // Its own outstanding calls vanish with its frames; calls it was serving see a reset.
+  std::vector<uint64_t> own, served;
+  for (const auto& [id, call] : pending_) {
+    if (call.caller == p.index_) own.push_back(id);
+    else if (call.server == p.index_) served.push_back(id);
+  }
+  for (uint64_t id : own) pending_.erase(id);
+  for (uint64_t id : served) finish_call(id, RpcStatus::kReset, nullptr);
+}
+
+std::vector<std::string> Network::services() const {
+  std::vector<std::string> names;
+  for (const auto& [name, servers] : servers_) {
+    if (!servers.empty()) names.push_back(name);
+  }
+  return names;
+}
+
+Process* Network::pick_server(std::string_view service) {
+  auto it = servers_.find(service);
+  if (it == servers_.end()) return nullptr;
+  std::vector<uint32_t> live;
+  for (uint32_t index : it->second) {
+    if (world_.process(index).alive()) live.push_back(index);
+  }
+  if (live.empty()) return nullptr;
+  return &world_.process(live[rng_.below(live.size())]);
+}
+
+int64_t Network::draw_latency_us(const LinkOptions& link) {
+  int64_t delay_us = link.latency_min_us + rng_.exponential(link.latency_mean_us);
+  if (!link.fifo && rng_.chance(link.reorder_probability)) {
+    delay_us += rng_.exponential(link.reorder_delay_mean_us);
+  }
+  return delay_us;
+}
+
+void Network::start_call(Process& caller, std::string_view service, MessagePtr request,
+                         int64_t timeout_us, std::coroutine_handle<> waiter, RpcResult* slot) {
+  assert(caller.alive());
+  assert(timeout_us > 0);
+  ++stats_.calls;
+  const uint64_t call_id = next_call_id_++;
+  Process* server = pick_server(service);
+  PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot};
+  pending_.emplace(call_id, call);
+  if (server == nullptr) {
+    // Connection refused: certainly not executed. Resolved as a separate event (no re-entrancy).
+    world_.post(caller, world_.now_us(), [this, call_id] { finish_call(call_id, RpcStatus::kUnavailable, nullptr); });
+    return;
+  }
+  world_.post(caller, world_.now_us() + timeout_us, [this, call_id] {
+    if (pending_.count(call_id)) {
+      ++stats_.timeouts;
+      finish_call(call_id, RpcStatus::kTimeout, nullptr);
+    }
+  });
+  Envelope env;
+  env.from = caller.index_;
+  env.to = server->index_;
+  env.call_id = call_id;
+  env.service = std::string(service);
+  env.message = std::move(request);
+  transmit(std::move(env));
+}
+
+void Network::send_oneway(Process& from, std::string_view service, MessagePtr message) {
+  Process* to = pick_server(service);
+  if (to == nullptr) {
+    world_.trace().record(world_.now_us(), TraceKind::kDrop, "", from.name_,
+                          "no receiver for " + std::string(service));
+    return;
+  }
+  send_to(from, *to, service, std::move(message));
+}
+
+void Network::send_to(Process& from, Process& to, std::string_view service, MessagePtr message) {
+  Envelope env;
+  env.from = from.index_;
+  env.to = to.index_;
+  env.service = std::string(service);
+  env.message = std::move(message);
+  transmit(std::move(env));
+}
+
+void Network::transmit(Envelope env) {
+  Process& from = world_.process(env.from);
+  Process& to = world_.process(env.to);
+  env.from_incarnation = from.incarnation_;
+  env.to_incarnation = to.incarnation_;
+  env.from_epoch = from.connection_epoch_;
+  env.to_epoch = to.connection_epoch_;
+  const std::string text = env.message ? env.message->describe() : std::string("(null)");
+  env.digest = stable_hash(text);
+  ++stats_.sent;
+  world_.trace().fold_recorded(world_.now_us(), TraceKind::kSend, env.digest, env.call_id,
+                               world_.node(from.node_).name, from.name_, [&] {
+                                 return std::string(env.is_reply ? "reply " : "send ") + env.service +
+                                        " -> " + to.name_ + ": " + text;
+                               });
+  const LinkOptions& link = this->link(from.node_, to.node_);
+  if (rng_.chance(link.drop_probability)) {
+    ++stats_.dropped;
+    world_.trace().fold(world_.now_us(), TraceKind::kDrop, env.digest, 1);
+    return;
+  }
+  schedule_delivery(env, draw_latency_us(link));
+  if (rng_.chance(link.duplicate_probability)) {
+    ++stats_.duplicated;
+    world_.trace().fold(world_.now_us(), TraceKind::kDuplicate, env.digest, 0);
+    schedule_delivery(env, draw_latency_us(link));
+  }
+}
+
+void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
+  Process& from = world_.process(env.from);
+  Process& to = world_.process(env.to);
+  int64_t at_us = world_.now_us() + delay_us;
+  auto clog = clogged_until_us_.find({from.node_, to.node_});
+  if (clog != clogged_until_us_.end()) at_us = std::max(at_us, clog->second);
+  if (link(from.node_, to.node_).fifo) {
+    int64_t& last = fifo_last_us_[{env.from, env.to}];
+    at_us = std::max(at_us, last);
+    last = at_us;
+  }
+  // Delivery is a world action: the receiver's state is judged on arrival.
+  world_.at(at_us, [this, env] { deliver(env); });
+}
+
+bool Network::connection_alive(const Envelope& env) const {
+  const Process& from = world_.process(env.from);
+  const Process& to = world_.process(env.to);
+  return from.incarnation_ == env.from_incarnation && to.incarnation_ == env.to_incarnation &&
+         from.connection_epoch_ == env.from_epoch && to.connection_epoch_ == env.to_epoch &&
+         to.alive();
+}
+
+void Network::deliver(const Envelope& env) {
+  Process& from = world_.process(env.from);
+  Process& to = world_.process(env.to);
+  if (blocked(from.node_, to.node_) || !connection_alive(env)) {
+    ++stats_.dropped;
+    world_.trace().fold_recorded(world_.now_us(), TraceKind::kDrop, env.digest, env.call_id,
+                                 world_.node(to.node_).name, to.name_, [&] {
+                                   return "lost " + env.service + " from " + from.name_ +
+                                          (blocked(from.node_, to.node_) ? " (partition)" : " (connection gone)");
+                                 });
+    return;
+  }
+  // The receiver handles it as its own event (deferred while paused, dropped if it dies first).
+  world_.post(to, world_.now_us(), [this, env] {
+    ++stats_.delivered;
+    Process& receiver = world_.process(env.to);
+    world_.trace().fold_recorded(world_.now_us(), TraceKind::kDeliver, env.digest, env.call_id,
+                                 world_.node(receiver.node_).name, receiver.name_, [&] {
+                                   return std::string(env.is_reply ? "reply " : "recv ") + env.service +
+                                          " from " + world_.process(env.from).name_;
+                                 });
+    if (env.is_reply) {
+      auto it = pending_.find(env.call_id);
+      if (it != pending_.end() && it->second.caller_incarnation == receiver.incarnation_) {
+        finish_call(env.call_id, RpcStatus::kOk, env.message);
+      }
+      return;
+    }
+    deliver_request(receiver, env);
+  });
+}
+
+void Network::deliver_request(Process& to, const Envelope& env) {
+  if (env.call_id == 0) {
+    auto it = to.oneway_handlers_.find(env.service);
+    if (it != to.oneway_handlers_.end()) {
+      OnewayHandler handler = it->second;  // may unregister itself
+      handler(env.message);
+    }
+    return;
+  }
+  auto it = to.handlers_.find(env.service);
+  if (it == to.handlers_.end()) return;  // not served here (any more): the caller times out
+  RpcHandler handler = it->second;
+  const uint32_t caller = env.from;
+  const uint64_t call_id = env.call_id;
+  const std::string service = env.service;
+  MessagePtr request = env.message;
+  to.spawn("rpc " + service, [](Network* net, Process* server, RpcHandler h, MessagePtr req,
+                                uint32_t caller_index, uint64_t id, std::string svc) -> Task<void> {
+    MessagePtr reply = co_await h(std::move(req));
+    Envelope back;
+    back.from = server->index_;
+    back.to = caller_index;
+    back.call_id = id;
+    back.is_reply = true;
+    back.service = std::move(svc);
+    back.message = std::move(reply);
+    net->transmit(std::move(back));
+  }(this, &to, std::move(handler), std::move(request), caller, call_id, service));
+}
+
+void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) {
+  auto it = pending_.find(call_id);
+  if (it == pending_.end()) return;  // already finished (a duplicate reply, a late timeout)
+  PendingCall call = it->second;
+  pending_.erase(it);
+  if (status == RpcStatus::kReset) ++stats_.resets;
+  Process& caller = world_.process(call.caller);
+  if (!caller.alive() || caller.incarnation_ != call.caller_incarnation) return;
+  call.slot->status = status;
+  call.slot->reply = std::move(reply);
+  if (status == RpcStatus::kOk) {
+    call.waiter.resume();  // we are inside an event owned by the caller
+  } else {
+    world_.resume_at(caller, world_.now_us(), call.waiter);
+  }
+}
+
+}  // namespace fl::sim

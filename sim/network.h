@@ -1,0 +1,120 @@
+// Network: messages between simulated processes, with the faults real networks have.
+//
+// Model
+// - Each directed pair of nodes is a link with LinkOptions: latency (minimum + exponential mean),
+//   drop, duplicate and reorder probabilities, and FIFO (TCP-like: per connection, messages are
+//   delivered in send order; duplicates/reorders then apply only to non-FIFO links).
+// - Partitions block a directed node pair (symmetric = both directions). Messages in flight when
+//   a partition starts are lost when they arrive at the cut.
+// - Clogging holds a link's messages until the clog ends (delayed, not lost).
+// - A connection reset of a process breaks every connection it has: messages in flight to or
+//   from it are dropped, and its outstanding calls, and calls outstanding at it, end with kReset.
+// - A call's reply may be lost; the caller then sees kTimeout — an indeterminate outcome.
+//
+// The network is part of a World and schedules through it; it owns the table of services.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "impl/ports/rpc.h"
+#include "sim/rng.h"
+
+namespace fl::sim {
+
+class World;
+class Process;
+
+struct LinkOptions {
+  int64_t latency_min_us = 200;
+  double latency_mean_us = 300;       // exponential extra latency, mean
+  double drop_probability = 0;
+  double duplicate_probability = 0;
+  double reorder_probability = 0;     // chance of an extra delay of mean reorder_delay_mean_us
+  double reorder_delay_mean_us = 5000;
+  bool fifo = true;                   // TCP-like links keep per-connection order
+};
+
+struct NetworkStats {
+  uint64_t sent = 0, delivered = 0, dropped = 0, duplicated = 0, calls = 0, timeouts = 0, resets = 0;
+};
+
+class Network {
+ public:
+  explicit Network(World& world);
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  // Link configuration. set_default applies to every pair without an override.
+  void set_default_link(const LinkOptions& o) { default_link_ = o; }
+  const LinkOptions& default_link() const { return default_link_; }
+  void set_link(uint32_t from_node, uint32_t to_node, const LinkOptions& o);
+  const LinkOptions& link(uint32_t from_node, uint32_t to_node) const;
+
+  // Faults.
+  void partition(uint32_t a, uint32_t b, bool one_way = false);
+  void heal(uint32_t a, uint32_t b);
+  void heal_all();
+  bool blocked(uint32_t from_node, uint32_t to_node) const;
+  void clog(uint32_t from_node, uint32_t to_node, int64_t duration_us);
+  void reset_connections(Process& p);
+
+  // Services.
+  void serve(Process& p, std::string_view service, RpcHandler handler);
+  void on_message(Process& p, std::string_view service, OnewayHandler handler);
+  // Called by World when a process crashes: drops its registrations and pending calls.
+  void forget_process(Process& p);
+  std::vector<std::string> services() const;
+
+  // Operations used by Process's Rpc implementation.
+  void start_call(Process& caller, std::string_view service, MessagePtr request, int64_t timeout_us,
+                  std::coroutine_handle<> waiter, RpcResult* slot);
+  void send_oneway(Process& from, std::string_view service, MessagePtr message);
+  // Sends directly to a process (pub/sub pushes and similar), to `service` registered there.
+  void send_to(Process& from, Process& to, std::string_view service, MessagePtr message);
+
+  const NetworkStats& stats() const { return stats_; }
+
+ private:
+  struct Envelope {
+    uint32_t from = 0, to = 0;            // process indices
+    uint32_t from_incarnation = 0, to_incarnation = 0;
+    uint64_t from_epoch = 0, to_epoch = 0; // connection epochs at send
+    uint64_t call_id = 0;                  // 0 for one-way messages
+    bool is_reply = false;
+    std::string service;
+    MessagePtr message;
+    uint64_t digest = 0;
+  };
+  struct PendingCall {
+    uint32_t caller = 0, caller_incarnation = 0, server = 0;
+    std::coroutine_handle<> waiter;
+    RpcResult* slot = nullptr;
+  };
+
+  void transmit(Envelope env);
+  void schedule_delivery(const Envelope& env, int64_t delay_us);
+  void deliver(const Envelope& env);
+  void deliver_request(Process& to, const Envelope& env);
+  void finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply);
+  Process* pick_server(std::string_view service);
+  int64_t draw_latency_us(const LinkOptions& link);
+  bool connection_alive(const Envelope& env) const;
+
+  World& world_;
+  Rng rng_;
+  LinkOptions default_link_;
+  std::map<std::pair<uint32_t, uint32_t>, LinkOptions> links_;
+  std::set<std::pair<uint32_t, uint32_t>> blocked_;
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> clogged_until_us_;
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> fifo_last_us_;  // per process pair
+  std::map<std::string, std::vector<uint32_t>, std::less<>> servers_;
+  std::map<uint64_t, PendingCall> pending_;
+  uint64_t next_call_id_ = 1;
+  NetworkStats stats_;
+};
+
+}  // namespace fl::sim

@@ -1,0 +1,249 @@
+#include "sim/world.h"
+
+#include <cassert>
+#include <stdexcept>
+
+namespace fl::sim {
+
+const char* process_state_name(ProcessState s) {
+  switch (s) {
+    case ProcessState::kNew: return "new";
+    case ProcessState::kRunning: return "running";
+    case ProcessState::kPaused: return "paused";
+    case ProcessState::kCrashed: return "crashed";
+  }
+  return "?";
+}
+
+const char* stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::kQuiescent: return "quiescent";
+    case StopReason::kDeadline: return "deadline";
+    case StopReason::kStopped: return "stopped";
+  }
+  return "?";
+}
+
+World::World(const WorldOptions& options)
+    : seed_(options.seed),
+      tiebreak_rng_(Rng(options.seed).fork("scheduler")),
+      trace_(options.record_trace),
+      history_([this] { return now_us_; },
+               [this](const Operation& op, bool completed) {
+                 trace_.record(now_us_, TraceKind::kOp, "", op.process,
+                               completed ? "complete #" + std::to_string(op.id) + " " + op.op + " " +
+                                               outcome_name(op.outcome) + " " + op.result
+                                         : "invoke #" + std::to_string(op.id) + " " + op.op + " " + op.args);
+               }) {
+  network_ = std::make_unique<Network>(*this);
+}
+
+World::~World() {
+  // Frames may hold references into other processes' objects: destroy all frames first.
+  for (auto& p : processes_) p->destroy_frames();
+}
+
+Rng& World::stream(std::string_view name) {
+  auto it = streams_.find(name);
+  if (it == streams_.end()) {
+    it = streams_.emplace(std::string(name), Rng(seed_).fork(name)).first;
+  }
+  return it->second;
+}
+
+uint32_t World::add_node(std::string name) {
+  assert(!find_node(name).has_value());  // node names are unique
+  Node n;
+  n.index = static_cast<uint32_t>(nodes_.size());
+  n.name = std::move(name);
+  nodes_.push_back(std::move(n));
+  return nodes_.back().index;
+}
+
+std::optional<uint32_t> World::find_node(std::string_view name) const {
+  for (const Node& n : nodes_) {
+    if (n.name == name) return n.index;
+  }
+  return std::nullopt;
+}
+
+Process& World::add_process(uint32_t node, std::string name, BootFn boot) {
+  assert(node < nodes_.size());
+  assert(find_process(name) == nullptr);  // process names are unique
+  const auto index = static_cast<uint32_t>(processes_.size());
+  processes_.push_back(std::make_unique<Process>(*this, index, node, std::move(name), std::move(boot)));
+  nodes_[node].processes.push_back(index);
+  return *processes_.back();
+}
+
+Process* World::find_process(std::string_view name) {
+  for (auto& p : processes_) {
+    if (p->name_ == name) return p.get();
+  }
+  return nullptr;
+}
+
+void World::start(Process& p) {
+  assert(p.state_ == ProcessState::kNew);
+  p.boot();
+}
+
+void World::schedule(Event e) {
+  assert(e.time_us >= now_us_);  // the world's clock never goes backwards
+  e.tiebreak = tiebreak_rng_.next_u64();
+  scheduler_.push(e);
+}
+
+void World::at(int64_t time_us, std::function<void()> fn) {
+  Event e;
+  e.time_us = std::max(time_us, now_us_);
+  e.action = scheduler_.store_action(std::move(fn));
+  schedule(e);
+}
+
+void World::resume_at(Process& p, int64_t time_us, std::coroutine_handle<> h) {
+  assert(p.alive());
+  Event e;
+  e.time_us = std::max(time_us, now_us_);
+  e.coroutine = h.address();
+  e.process = p.index_;
+  e.incarnation = p.incarnation_;
+  schedule(e);
+}
+
+void World::post(Process& p, int64_t time_us, std::function<void()> fn) {
+  Event e;
+  e.time_us = std::max(time_us, now_us_);
+  e.process = p.index_;
+  e.incarnation = p.incarnation_;
+  e.action = scheduler_.store_action(std::move(fn));
+  schedule(e);
+}
+
+bool World::step() {
+  if (scheduler_.empty()) return false;
+  Event e = scheduler_.pop();
+  assert(e.time_us >= now_us_);
+  now_us_ = e.time_us;
+  ++events_executed_;
+  execute(e);
+  return true;
+}
+
+void World::execute(const Event& e) {
+  if (e.process == kNoProcess) {
+    trace_.fold(now_us_, TraceKind::kAction, e.seq, 0);
+    scheduler_.take_action(e.action)();
+    return;
+  }
+  Process& p = *processes_[e.process];
+  if (!p.alive() || p.incarnation_ != e.incarnation) {
+    // Aimed at a dead incarnation: dropped, never delivered.
+    trace_.fold(now_us_, TraceKind::kDrop, e.process, e.incarnation);
+    if (e.action != kNoAction) scheduler_.take_action(e.action);
+    return;
+  }
+  if (p.state_ == ProcessState::kPaused) {
+    p.deferred_.push_back(e);  // runs, in order, when the pause ends
+    return;
+  }
+  run_owned(p, e);
+}
+
+void World::run_owned(Process& p, const Event& e) {
+  if (e.coroutine != nullptr) {
+    trace_.fold_recorded(now_us_, TraceKind::kResume, e.process, e.incarnation,
+                         nodes_[p.node_].name, p.name_, [] { return std::string("resume"); });
+    std::coroutine_handle<>::from_address(e.coroutine).resume();
+  } else {
+    trace_.fold(now_us_, TraceKind::kAction, e.process, e.incarnation);
+    scheduler_.take_action(e.action)();
+  }
+}
+
+StopReason World::run_until(int64_t deadline_us) {
+  stopped_ = false;
+  while (!stopped_) {
+    if (scheduler_.empty()) return StopReason::kQuiescent;
+    if (scheduler_.top().time_us > deadline_us) {
+      now_us_ = std::max(now_us_, deadline_us);
+      return StopReason::kDeadline;
+    }
+    step();
+  }
+  return StopReason::kStopped;
+}
+
+void World::stop(std::string reason) {
+  stopped_ = true;
+  stop_message_ = std::move(reason);
+  trace_.record(now_us_, TraceKind::kViolation, "", "", stop_message_);
+}
+
+void World::note_fault(std::string_view target, std::string_view what) {
+  trace_.record(now_us_, TraceKind::kFault, "", target, what);
+}
+
+void World::crash(Process& p, std::string_view why) {
+  if (!p.alive()) return;
+  trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
+                "crash incarnation " + std::to_string(p.incarnation_) + ": " + std::string(why));
+  p.state_ = ProcessState::kCrashed;
+  for (const Event& e : p.deferred_) {
+    if (e.action != kNoAction) scheduler_.take_action(e.action);
+  }
+  p.deferred_.clear();
+  network_->forget_process(p);
+  p.destroy_frames();
+}
+
+void World::restart(Process& p) {
+  if (p.state_ == ProcessState::kNew) return start(p);
+  if (p.alive()) crash(p, "restart");
+  p.boot();
+}
+
+void World::pause(Process& p, int64_t duration_us) {
+  if (p.state_ != ProcessState::kRunning || duration_us <= 0) return;
+  p.state_ = ProcessState::kPaused;
+  p.paused_until_us_ = now_us_ + duration_us;
+  trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
+                "pause " + std::to_string(duration_us) + "us");
+  const uint32_t incarnation = p.incarnation_;
+  at(p.paused_until_us_, [this, &p, incarnation] {
+    if (p.state_ == ProcessState::kPaused && p.incarnation_ == incarnation) resume_paused(p);
+  });
+}
+
+void World::resume_paused(Process& p) {
+  p.state_ = ProcessState::kRunning;
+  trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
+                "resume after pause, " + std::to_string(p.deferred_.size()) + " queued events");
+  std::vector<Event> queued;
+  queued.swap(p.deferred_);
+  for (const Event& e : queued) {
+    // Each queued event may crash or pause the process again: re-check before each.
+    if (!p.alive() || p.incarnation_ != e.incarnation) {
+      if (e.action != kNoAction) scheduler_.take_action(e.action);
+      continue;
+    }
+    if (p.state_ == ProcessState::kPaused) {
+      p.deferred_.push_back(e);
+      continue;
+    }
+    run_owned(p, e);
+  }
+}
+
+void World::clock_jump(uint32_t node, int64_t delta_us) {
+  nodes_.at(node).clock.jump(delta_us);
+  note_fault(nodes_[node].name, "clock-jump " + std::to_string(delta_us) + "us");
+}
+
+void World::set_clock_drift(uint32_t node, int64_t drift_ppm) {
+  assert(drift_ppm > -1'000'000);
+  nodes_.at(node).clock.set_drift(now_us_, drift_ppm);
+  note_fault(nodes_[node].name, "clock-drift " + std::to_string(drift_ppm) + "ppm");
+}
+
+}  // namespace fl::sim

@@ -1,0 +1,207 @@
+// World: one deterministic simulated universe — clock, scheduler, nodes, processes, network,
+// trace and history. Nothing is global: two worlds can run side by side in one process.
+//
+// Contract
+// - Single-threaded. Everything happens inside run_until(): events are popped in
+//   (time, seeded tie-break, seq) order and executed to their next suspension point.
+// - World time (now_us) starts at kEpochUs and never goes backwards. Each node has its own local
+//   clock (NodeClock) that may be skewed, drift, or jump.
+// - A process has an incarnation; crash() destroys all of its coroutine frames, forgets its
+//   services and pending calls, and every event scheduled for the dead incarnation is dropped.
+//   restart() boots a new incarnation. pause(d) freezes the process for d: its events queue up
+//   and run, in order, when it resumes.
+// - Same seed + same construction + same faults => same trace fingerprint.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/ports/clock.h"
+#include "impl/ports/rpc.h"
+#include "impl/ports/runtime.h"
+#include "impl/ports/task.h"
+#include "sim/history_log.h"
+#include "sim/network.h"
+#include "sim/node_clock.h"
+#include "sim/rng.h"
+#include "sim/scheduler.h"
+#include "sim/trace.h"
+
+namespace fl::sim {
+
+class World;
+class Process;
+
+// The code a process runs when it boots (again after every restart).
+using BootFn = std::function<Task<void>(Process&)>;
+
+struct Node {
+  uint32_t index = 0;
+  std::string name;
+  NodeClock clock;
+  std::vector<uint32_t> processes;
+};
+
+enum class ProcessState : uint8_t { kNew, kRunning, kPaused, kCrashed };
+const char* process_state_name(ProcessState s);
+
+class Process final : public Runtime, private Clock, private Rpc {
+ public:
+  Process(World& world, uint32_t index, uint32_t node, std::string name, BootFn boot);
+  ~Process() override;
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  // Runtime.
+  Clock& clock() override { return *this; }
+  void spawn(std::string_view name, Task<void> task) override;
+  uint64_t random_u64() override { return rng_.next_u64(); }
+  std::string_view process_name() const override { return name_; }
+  std::string_view node_name() const override;
+  uint32_t incarnation() const override { return incarnation_; }
+  void note(std::string_view text) override;
+
+  Rpc& rpc() { return *this; }
+  Rng& rng() { return rng_; }
+  World& world() { return world_; }
+  uint32_t index() const { return index_; }
+  uint32_t node() const { return node_; }
+  ProcessState state() const { return state_; }
+  bool alive() const { return state_ == ProcessState::kRunning || state_ == ProcessState::kPaused; }
+  int64_t paused_until_us() const { return paused_until_us_; }
+  uint64_t connection_epoch() const { return connection_epoch_; }
+  size_t live_tasks() const { return roots_.size(); }
+  // Volatile per-incarnation state that service code may keep here is up to the boot function;
+  // anything it must keep across a crash belongs in a simulated store.
+
+  // Clock (public through clock()).
+  int64_t now_us() const override;
+
+ private:
+  friend class World;
+  friend class Network;
+  friend class RootAccess;
+
+  void resume_after_us(std::coroutine_handle<> h, int64_t delay_us) override;
+  // Rpc.
+  Task<RpcResult> call(std::string_view service, MessagePtr request, int64_t timeout_us) override;
+  void serve(std::string_view service, RpcHandler handler) override;
+  void send(std::string_view service, MessagePtr message) override;
+  void on_message(std::string_view service, OnewayHandler handler) override;
+
+  void boot();
+  void destroy_frames();
+  void root_finished(void* frame, std::exception_ptr error);
+
+  World& world_;
+  uint32_t index_;
+  uint32_t node_;
+  std::string name_;
+  BootFn boot_;
+  Rng rng_;
+  ProcessState state_ = ProcessState::kNew;
+  uint32_t incarnation_ = 0;
+  int64_t paused_until_us_ = 0;
+  uint64_t connection_epoch_ = 0;
+  std::map<void*, std::coroutine_handle<>> roots_;  // detached root frames by address
+  std::vector<Event> deferred_;                     // events that arrived while paused
+  std::map<std::string, RpcHandler, std::less<>> handlers_;
+  std::map<std::string, OnewayHandler, std::less<>> oneway_handlers_;
+};
+
+struct WorldOptions {
+  uint64_t seed = 1;
+  bool record_trace = false;
+};
+
+enum class StopReason : uint8_t { kQuiescent, kDeadline, kStopped };
+const char* stop_reason_name(StopReason r);
+
+class World {
+ public:
+  explicit World(const WorldOptions& options);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // ---- Time, randomness, records.
+  int64_t now_us() const { return now_us_; }
+  uint64_t seed() const { return seed_; }
+  // The persistent stream named `name` (created on first use by forking the root seed).
+  Rng& stream(std::string_view name);
+  Trace& trace() { return trace_; }
+  HistoryLog& history() { return history_; }
+  Network& network() { return *network_; }
+
+  // ---- Topology.
+  uint32_t add_node(std::string name);
+  Node& node(uint32_t index) { return nodes_.at(index); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::optional<uint32_t> find_node(std::string_view name) const;
+  // Adds a process (not started). Names are unique.
+  Process& add_process(uint32_t node, std::string name, BootFn boot);
+  Process& process(uint32_t index) { return *processes_.at(index); }
+  Process* find_process(std::string_view name);
+  size_t process_count() const { return processes_.size(); }
+  // Boots the process now (first incarnation).
+  void start(Process& p);
+
+  // ---- Scheduling.
+  // A world-level action (workload arrivals, scheduled faults, checkers).
+  void at(int64_t time_us, std::function<void()> fn);
+  void after(int64_t delay_us, std::function<void()> fn) { at(now_us_ + delay_us, std::move(fn)); }
+  // Process-owned events: dropped if that incarnation dies, deferred while it is paused.
+  void resume_at(Process& p, int64_t time_us, std::coroutine_handle<> h);
+  void post(Process& p, int64_t time_us, std::function<void()> fn);
+
+  // ---- Running.
+  // Runs events until the queue is empty (kQuiescent), the next event is after deadline_us
+  // (kDeadline; time advances to the deadline), or stop() was called (kStopped).
+  StopReason run_until(int64_t deadline_us);
+  // Runs one event; false when none is left.
+  bool step();
+  void stop(std::string reason);
+  const std::string& stop_message() const { return stop_message_; }
+  uint64_t events_executed() const { return events_executed_; }
+  size_t pending_events() const { return scheduler_.size(); }
+
+  // ---- Process and clock faults.
+  void crash(Process& p, std::string_view why);
+  void restart(Process& p);
+  void pause(Process& p, int64_t duration_us);
+  void clock_jump(uint32_t node, int64_t delta_us);
+  void set_clock_drift(uint32_t node, int64_t drift_ppm);
+  // Records a fault (or its healing) in the trace.
+  void note_fault(std::string_view target, std::string_view what);
+
+ private:
+  friend class Process;
+  friend class Network;
+  void schedule(Event e);
+  void execute(const Event& e);
+  void run_owned(Process& p, const Event& e);
+  void resume_paused(Process& p);
+
+  uint64_t seed_;
+  Rng tiebreak_rng_;
+  std::map<std::string, Rng, std::less<>> streams_;
+  int64_t now_us_ = kEpochUs;
+  Scheduler scheduler_;
+  Trace trace_;
+  HistoryLog history_;
+  std::vector<Node> nodes_;
+  std::vector<std::unique_ptr<Process>> processes_;
+  std::unique_ptr<Network> network_;
+  bool stopped_ = false;
+  std::string stop_message_;
+  uint64_t events_executed_ = 0;
+};
+
+}  // namespace fl::sim

@@ -1,0 +1,182 @@
+#include "sim/world.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fl::sim {
+namespace {
+
+struct Text {
+  std::string text;
+  std::string describe() const { return text; }
+};
+
+Task<int> add_later(Clock& clock, int a, int b) {
+  co_await clock.sleep_ms(5);
+  co_return a + b;
+}
+
+Task<MessagePtr> echo_handler(MessagePtr req) {
+  co_return make_message(Text{"echo:" + message_as<Text>(req)->text});
+}
+
+Task<void> thrower(Clock& clock) {
+  co_await clock.sleep_ms(1);
+  throw std::runtime_error("boom");
+}
+
+TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
+  World world(WorldOptions{.seed = 7});
+  const uint32_t n = world.add_node("n1");
+  int result = 0;
+  int64_t finished_at_us = 0;
+  Process& p = world.add_process(n, "p", [&](Process& self) -> Task<void> {
+    result = co_await add_later(self.clock(), 2, 3);
+    finished_at_us = world.now_us();
+  });
+  world.start(p);
+  EXPECT_EQ(world.run_until(kEpochUs + 1'000'000), StopReason::kQuiescent);
+  EXPECT_EQ(result, 5);
+  EXPECT_EQ(finished_at_us, kEpochUs + 5000);
+}
+
+TEST(WorldTest, ExceptionsPropagateToTheAwaiter) {
+  World world(WorldOptions{.seed = 1});
+  Process& p = world.add_process(world.add_node("n"), "p", [&](Process& self) -> Task<void> {
+    bool caught = false;
+    try {
+      co_await thrower(self.clock());
+    } catch (const std::runtime_error& e) {
+      caught = std::string(e.what()) == "boom";
+    }
+    EXPECT_TRUE(caught);
+    self.note("caught");
+  });
+  world.start(p);
+  world.run_until(kEpochUs + 1'000'000);
+  EXPECT_TRUE(p.alive());
+  EXPECT_EQ(p.live_tasks(), 0u);
+}
+
+TEST(WorldTest, UncaughtExceptionInDetachedTaskCrashesTheProcess) {
+  World world(WorldOptions{.seed = 1});
+  Process& p = world.add_process(world.add_node("n"), "p",
+                                 [&](Process& self) -> Task<void> { co_await thrower(self.clock()); });
+  world.start(p);
+  world.run_until(kEpochUs + 1'000'000);
+  EXPECT_EQ(p.state(), ProcessState::kCrashed);
+}
+
+TEST(WorldTest, CrashDropsWakeupsOfTheDeadIncarnationAndRestartBootsAgain) {
+  World world(WorldOptions{.seed = 3});
+  std::vector<std::pair<uint32_t, int64_t>> ticks;  // (incarnation, world time)
+  Process& p = world.add_process(world.add_node("n"), "ticker", [&](Process& self) -> Task<void> {
+    for (;;) {
+      co_await self.clock().sleep_ms(100);
+      ticks.emplace_back(self.incarnation(), world.now_us());
+    }
+  });
+  world.start(p);
+  world.at(kEpochUs + 250'000, [&] { world.crash(p, "test"); });
+  world.at(kEpochUs + 1'000'000, [&] { world.restart(p); });
+  world.run_until(kEpochUs + 1'250'000);
+  for (auto [incarnation, t] : ticks) {
+    if (incarnation == 1) {
+      EXPECT_LT(t, kEpochUs + 250'000);
+    } else {
+      EXPECT_GT(t, kEpochUs + 1'000'000);
+    }
+  }
+  EXPECT_EQ(ticks.size(), 4u);  // 100, 200 ms; then 1100, 1200 ms
+  EXPECT_EQ(p.incarnation(), 2u);
+}
+
+TEST(WorldTest, PausedProcessRunsNothingUntilItResumes) {
+  World world(WorldOptions{.seed = 3});
+  std::vector<int64_t> ticks;
+  Process& p = world.add_process(world.add_node("n"), "ticker", [&](Process& self) -> Task<void> {
+    for (;;) {
+      co_await self.clock().sleep_ms(100);
+      ticks.push_back(world.now_us());
+    }
+  });
+  world.start(p);
+  world.at(kEpochUs + 150'000, [&] { world.pause(p, 1'000'000); });
+  world.run_until(kEpochUs + 1'400'000);
+  for (int64_t t : ticks) EXPECT_TRUE(t < kEpochUs + 150'000 || t >= kEpochUs + 1'150'000) << t;
+  ASSERT_GE(ticks.size(), 2u);
+  EXPECT_EQ(ticks[1], kEpochUs + 1'150'000);  // the queued wake-up runs late, at resume
+}
+
+TEST(WorldTest, RpcCallsReturnRepliesAndTimeOutAcrossPartitions) {
+  World world(WorldOptions{.seed = 11});
+  const uint32_t a = world.add_node("a");
+  const uint32_t b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [](Process& self) -> Task<void> {
+    self.rpc().serve("echo", echo_handler);
+    co_return;
+  });
+  std::vector<std::string> results;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(1);
+    RpcResult r1 = co_await self.rpc().call("echo", make_message(Text{"hi"}), 100'000);
+    results.push_back(r1.ok() ? message_as<Text>(r1.reply)->text : rpc_status_name(r1.status));
+    world.network().partition(a, b);
+    RpcResult r2 = co_await self.rpc().call("echo", make_message(Text{"lost"}), 100'000);
+    results.push_back(rpc_status_name(r2.status));
+    EXPECT_TRUE(r2.indeterminate());
+    RpcResult r3 = co_await self.rpc().call("nobody", make_message(Text{"x"}), 100'000);
+    results.push_back(rpc_status_name(r3.status));
+  });
+  world.start(server);
+  world.start(client);
+  world.run_until(kEpochUs + 10'000'000);
+  EXPECT_EQ(results, (std::vector<std::string>{"echo:hi", "timeout", "unavailable"}));
+}
+
+TEST(WorldTest, SameSeedSameFingerprintDifferentSeedDifferentInterleaving) {
+  auto run = [](uint64_t seed) {
+    World world(WorldOptions{.seed = seed});
+    std::string order;
+    for (int i = 0; i < 4; ++i) {
+      Process& p = world.add_process(world.add_node("n" + std::to_string(i)), "p" + std::to_string(i),
+                                     [&order, i](Process& self) -> Task<void> {
+                                       for (int k = 0; k < 3; ++k) {
+                                         co_await self.clock().sleep_ms(10);  // same instant for all
+                                         order += static_cast<char>('a' + i);
+                                       }
+                                     });
+      world.start(p);
+    }
+    world.run_until(kEpochUs + 1'000'000);
+    return std::make_pair(world.trace().fingerprint(), order);
+  };
+  EXPECT_EQ(run(5), run(5));
+  std::set<std::string> orders;
+  for (uint64_t seed = 1; seed <= 20; ++seed) orders.insert(run(seed).second);
+  EXPECT_GT(orders.size(), 5u);
+}
+
+TEST(WorldTest, NodeClockSkewIsVisibleToProcessesButWorldTimeIsMonotonic) {
+  World world(WorldOptions{.seed = 1});
+  const uint32_t n = world.add_node("n");
+  std::vector<int64_t> local;
+  Process& p = world.add_process(n, "p", [&](Process& self) -> Task<void> {
+    for (int i = 0; i < 3; ++i) {
+      local.push_back(self.clock().now_us());
+      co_await self.clock().sleep_ms(10);
+    }
+  });
+  world.start(p);
+  world.at(kEpochUs + 15'000, [&] { world.clock_jump(n, -1'000'000); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_EQ(local.size(), 3u);
+  EXPECT_EQ(local[1] - local[0], 10'000);
+  EXPECT_EQ(local[2] - local[1], 10'000 - 1'000'000);  // the local clock went backwards
+}
+
+}  // namespace
+}  // namespace fl::sim
