@@ -12,25 +12,11 @@
 #include <vector>
 
 #include "harness/scenario.h"
+#include "properties/verdict.h"
 
 namespace fl::sim { class World; }
 
 namespace fl {
-
-struct PropertyInfo {
-  std::string name;                      // e.g. "quantity-conservation"
-  std::vector<std::string> invariants;   // ids in ../shared/INVARIANTS.md, e.g. {"COMBO-2"}
-  std::string description;               // one line; cites the seed section
-};
-
-struct Verdict {
-  std::string property;
-  std::vector<std::string> invariants;
-  bool passed = false;
-  std::string assertion;                 // what was checked, in words
-  std::vector<std::string> evidence;     // the violating operations/events (empty when passed)
-  int64_t checks = 0;                    // how many assertions were evaluated
-};
 
 // A system-specific integer/string knob accepted under `params:` or a workload's `params:`.
 struct ParamInfo {

@@ -199,8 +199,10 @@ void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
   auto clog = clogged_until_us_.find({from.node_, to.node_});
   if (clog != clogged_until_us_.end()) at_us = std::max(at_us, clog->second);
   if (link(from.node_, to.node_).fifo) {
+    // Strictly after the previous message of this connection: same-instant events are ordered by
+    // the seeded tie-break, which would reorder them.
     int64_t& last = fifo_last_us_[{env.from, env.to}];
-    at_us = std::max(at_us, last);
+    at_us = std::max(at_us, last + 1);
     last = at_us;
   }
   // Delivery is a world action: the receiver's state is judged on arrival.

@@ -1,0 +1,58 @@
+// Fault injection for a run: the scenario's scheduled faults and its random ("swarm") faults,
+// applied to the targets a system names by role.
+//
+// Swarm (after TigerBeetle's VOPR options_swarm and FoundationDB's BUGGIFY): each run draws from
+// the seed which fault kinds are on and at what rate, so different seeds test different mixes.
+// Timing-aware: pause lengths, clock jumps and downtimes are drawn half uniformly and half
+// clustered just below or just above the system's critical durations (TTLs, windows, leases), so
+// a stale worker wakes up exactly when its lease or TTL has just passed.
+// At the end of the fault window every fault is healed (links healed, crashed processes
+// restarted, paused ones resumed on their own), so liveness is judged after a quiet tail.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/scenario.h"
+#include "harness/system.h"
+#include "sim/rng.h"
+
+namespace fl::sim { class World; class Process; }
+
+namespace fl {
+
+// The fault kinds the swarm knows.
+const std::vector<std::string>& swarm_fault_kinds();
+// The fault kinds a scheduled FaultSpec may name.
+const std::vector<std::string>& scheduled_fault_kinds();
+
+class FaultInjector {
+ public:
+  FaultInjector(sim::World& world, const SystemRun& run, const Scenario& scenario,
+                std::vector<CriticalDuration> critical);
+
+  // Schedules every fault of the scenario, the swarm's draws, and the final healing.
+  void schedule_all();
+  // Applies one fault now (also used by tests). Unknown targets are ignored with a trace note.
+  void apply(const FaultSpec& fault);
+  // The swarm's drawn configuration, for the report ("crash-restart@0.4/s pause@0.2/s").
+  const std::string& swarm_summary() const { return swarm_summary_; }
+
+ private:
+  void schedule_swarm();
+  FaultSpec draw_fault(const std::string& kind, int64_t at_ms);
+  int64_t draw_duration_ms(int64_t max_ms);
+  std::vector<std::string> service_targets() const;
+  void heal_everything();
+  sim::Process* process(const std::string& name) const;
+  bool node_of(const std::string& name, uint32_t* node) const;
+
+  sim::World& world_;
+  const SystemRun& run_;
+  const Scenario& scenario_;
+  std::vector<CriticalDuration> critical_;
+  sim::Rng rng_;
+  std::string swarm_summary_;
+};
+
+}  // namespace fl

@@ -1,0 +1,107 @@
+#include "harness/runner.h"
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+
+#include "harness/faults.h"
+#include "sim/world.h"
+
+namespace fl {
+
+namespace {
+
+constexpr int64_t kUsPerMs = 1000;
+
+sim::LinkOptions link_options(const LinkSettings& n) {
+  sim::LinkOptions o;
+  o.latency_min_us = n.latency_min_us;
+  o.latency_mean_us = n.latency_mean_us;
+  o.drop_probability = n.drop_probability;
+  o.duplicate_probability = n.duplicate_probability;
+  o.reorder_probability = n.reorder_probability;
+  o.fifo = n.fifo;
+  return o;
+}
+
+std::vector<std::string> requested_properties(const Scenario& s, const SystemUnderTest& sys) {
+  if (!s.properties.empty()) return s.properties;
+  std::vector<std::string> all;
+  for (const PropertyInfo& p : sys.properties()) all.push_back(p.name);
+  return all;
+}
+
+bool matches_expectation(const Scenario& s, const std::vector<Verdict>& verdicts, bool all_passed) {
+  if (s.expect.pass) return all_passed;
+  if (all_passed) return false;
+  if (s.expect.failing_property.empty()) return true;
+  for (const Verdict& v : verdicts) {
+    if (!v.passed && v.property == s.expect.failing_property) return true;
+  }
+  return false;
+}
+
+void write_traces(const sim::Trace& trace, const RunOptions& options) {
+  if (!options.trace_jsonl_path.empty()) {
+    std::ofstream out(options.trace_jsonl_path);
+    trace.write_jsonl(out);
+  }
+  if (!options.perfetto_path.empty()) {
+    std::ofstream out(options.perfetto_path);
+    trace.write_perfetto(out);
+  }
+}
+
+std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& options) {
+  const std::string& path = options.scenario_path.empty() ? s.source_file : options.scenario_path;
+  return "faultline run " + (path.empty() ? std::string("<scenario.yaml>") : path) + " --seed " +
+         std::to_string(seed);
+}
+
+}  // namespace
+
+uint64_t default_seed(const Scenario& s) { return s.seed.value_or(1); }
+
+RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  RunResult result;
+  result.scenario = s.name;
+  result.system = s.system;
+  result.variant = s.variant;
+  result.seed = seed;
+  result.config_digest = scenario_digest(s);
+  result.replay_command = replay_command(s, seed, options);
+  const SystemUnderTest* sys = find_system(s.system);
+  if (sys == nullptr) {
+    result.error = "unknown system '" + s.system + "'";
+    return result;
+  }
+  const bool record = options.record_trace || !options.trace_jsonl_path.empty() || !options.perfetto_path.empty();
+  // The world is destroyed before the system run: frames may refer to the run's objects.
+  auto world = std::make_unique<sim::World>(sim::WorldOptions{.seed = seed, .record_trace = record});
+  std::unique_ptr<SystemRun> run;
+  try {
+    world->network().set_default_link(link_options(s.network));
+    run = sys->build(*world, s);
+    FaultInjector faults(*world, *run, s, sys->critical_durations(s));
+    faults.schedule_all();
+    const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * kUsPerMs;
+    world->run_until(end_us);
+    result.verdicts = run->check(*world, requested_properties(s, *sys));
+  } catch (const std::exception& e) {
+    result.error = std::string("run aborted: ") + e.what();
+  }
+  result.fingerprint = world->trace().fingerprint();
+  result.events = world->events_executed();
+  result.simulated_us = world->now_us() - sim::kEpochUs;
+  write_traces(world->trace(), options);
+  world.reset();
+  run.reset();
+  result.all_passed = result.error.empty() && !result.verdicts.empty();
+  for (const Verdict& v : result.verdicts) result.all_passed = result.all_passed && v.passed;
+  result.as_expected = result.error.empty() && matches_expectation(s, result.verdicts, result.all_passed);
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace fl

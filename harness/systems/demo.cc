@@ -1,0 +1,101 @@
+// Adapter of the kernel demo (impl/demo) to the harness.
+#include <memory>
+
+#include "harness/system.h"
+#include "impl/demo/counter.h"
+#include "properties/demo/counter_checks.h"
+#include "sim/world.h"
+
+namespace fl {
+
+namespace {
+
+using sim::Process;
+using sim::World;
+
+class DemoRun final : public SystemRun {
+ public:
+  std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
+    demo::CounterRun run{&world.history().operations(), store.counter};
+    std::vector<Verdict> verdicts;
+    for (const std::string& p : properties) {
+      if (p == "no-double-count") verdicts.push_back(demo::check_no_double_count(run));
+      if (p == "no-lost-increment") verdicts.push_back(demo::check_no_lost_increment(run));
+    }
+    return verdicts;
+  }
+  std::vector<std::string> fault_targets(const std::string& role) const override {
+    if (role == "replica") return replicas;
+    if (role == "client") return clients;
+    return {};
+  }
+
+  demo::StoreState store;
+  std::vector<std::string> replicas, clients;
+};
+
+class DemoSystem final : public SystemUnderTest {
+ public:
+  std::string name() const override { return "demo"; }
+  std::string description() const override {
+    return "kernel demo: clients increment a counter through replicas over RPC";
+  }
+  std::vector<PropertyInfo> properties() const override { return demo::counter_properties(); }
+  std::vector<std::string> workload_kinds() const override { return {"increments"}; }
+  std::vector<ParamInfo> params() const override {
+    return {{"client_timeout_ms", "how long a client waits for one attempt", "100"},
+            {"max_attempts", "attempts per increment (retries reuse the request id)", "3"}};
+  }
+  std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
+    return {{"client timeout", param_ms(s, "client_timeout_ms", 100) * 1000}};
+  }
+  std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
+
+ private:
+  static int64_t param_ms(const Scenario& s, const std::string& key, int64_t fallback) {
+    auto it = s.params.find(key);
+    return it == s.params.end() ? fallback : std::stoll(it->second);
+  }
+};
+
+std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) const {
+  auto run = std::make_unique<DemoRun>();
+  const demo::Variant variant = s.variant == "spec" ? demo::Variant::kSpec : demo::Variant::kHardened;
+  DemoRun* r = run.get();
+  Process& store = world.add_process(world.add_node("store"), "store", [r, variant](Process& p) {
+    return demo::store_main(p, p.rpc(), r->store, variant);
+  });
+  world.start(store);
+  const int64_t store_timeout_us = param_ms(s, "client_timeout_ms", 100) * 500;
+  for (int i = 0; i < s.topology.replicas; ++i) {
+    const std::string name = "replica-" + std::to_string(i + 1);
+    Process& p = world.add_process(world.add_node(name), name, [store_timeout_us](Process& self) {
+      return demo::replica_main(self, self.rpc(), store_timeout_us);
+    });
+    r->replicas.push_back(name);
+    world.start(p);
+  }
+  demo::ClientOptions options;
+  options.rate_per_s = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
+  options.timeout_us = param_ms(s, "client_timeout_ms", 100) * 1000;
+  options.max_attempts = static_cast<int>(param_ms(s, "max_attempts", 3));
+  options.stop_at_local_us = sim::kEpochUs + s.duration_ms * 1000;
+  for (int i = 0; i < s.topology.clients; ++i) {
+    const std::string name = "client-" + std::to_string(i + 1);
+    Process& p = world.add_process(world.add_node(name), name, [&world, options](Process& self) {
+      return demo::client_main(self, self.rpc(), world.history(), options);
+    });
+    r->clients.push_back(name);
+    world.start(p);
+  }
+  return run;
+}
+
+}  // namespace
+
+const SystemUnderTest& demo_system() {
+  static const DemoSystem system;
+  return system;
+}
+
+}  // namespace fl

@@ -1,0 +1,61 @@
+#include "properties/demo/counter_checks.h"
+
+#include <cassert>
+#include <string>
+
+namespace fl::demo {
+
+namespace {
+
+struct Tally {
+  int64_t ok = 0, info = 0, fail = 0;
+};
+
+Tally tally(const std::vector<sim::Operation>& history) {
+  Tally t;
+  for (const sim::Operation& op : history) {
+    if (op.op != "inc") continue;
+    // An operation still open at the end of the run is indeterminate.
+    const Outcome o = op.completed() ? op.outcome : Outcome::kInfo;
+    if (o == Outcome::kOk) ++t.ok;
+    else if (o == Outcome::kInfo) ++t.info;
+    else ++t.fail;
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<PropertyInfo> counter_properties() {
+  return {
+      {"no-double-count", {"DEMO-1"}, "counter <= acknowledged + indeterminate increments"},
+      {"no-lost-increment", {"DEMO-2"}, "counter >= acknowledged increments"},
+  };
+}
+
+Verdict check_no_double_count(const CounterRun& run) {
+  assert(run.history != nullptr);
+  const Tally t = tally(*run.history);
+  Verdict v{"no-double-count", {"DEMO-1"}, true, "final counter <= ok + info increments", {}, 1};
+  if (run.final_counter > t.ok + t.info) {
+    v.passed = false;
+    v.evidence.push_back("final counter " + std::to_string(run.final_counter) + " > " +
+                         std::to_string(t.ok) + " acknowledged + " + std::to_string(t.info) +
+                         " indeterminate increments");
+  }
+  return v;
+}
+
+Verdict check_no_lost_increment(const CounterRun& run) {
+  assert(run.history != nullptr);
+  const Tally t = tally(*run.history);
+  Verdict v{"no-lost-increment", {"DEMO-2"}, true, "final counter >= ok increments", {}, 1};
+  if (run.final_counter < t.ok) {
+    v.passed = false;
+    v.evidence.push_back("final counter " + std::to_string(run.final_counter) + " < " +
+                         std::to_string(t.ok) + " acknowledged increments");
+  }
+  return v;
+}
+
+}  // namespace fl::demo

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages faultline needs (only those missing). Idempotent; needs root.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache pkg-config clang-14 libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libabsl-dev
+  libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+# clang-14 provides clang-14/clang++-14; make the unversioned names exist for the presets.
+command -v clang++ >/dev/null || ln -sf "$(command -v clang++-14)" /usr/local/bin/clang++
+command -v clang >/dev/null || ln -sf "$(command -v clang-14)" /usr/local/bin/clang

@@ -1,0 +1,140 @@
+#include "sim/log/server.h"
+
+#include <cassert>
+
+namespace fl::sim::log {
+
+namespace {
+
+std::string describe_offsets(const OffsetMap& offsets) {
+  std::string out = "{";
+  for (const auto& [tp, o] : offsets) {
+    if (out.size() > 1) out += ",";
+    out += tp.describe() + ":" + std::to_string(o);
+  }
+  return out + "}";
+}
+
+const char* kind_name(LogRequest::Kind k) {
+  switch (k) {
+    case LogRequest::Kind::kMetadata: return "metadata";
+    case LogRequest::Kind::kInitProducer: return "init_producer";
+    case LogRequest::Kind::kProduce: return "produce";
+    case LogRequest::Kind::kEndTxn: return "end_txn";
+    case LogRequest::Kind::kJoin: return "join";
+    case LogRequest::Kind::kPoll: return "poll";
+    case LogRequest::Kind::kHeartbeat: return "heartbeat";
+    case LogRequest::Kind::kLeave: return "leave";
+    case LogRequest::Kind::kCommit: return "commit";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string LogRequest::describe() const {
+  std::string out = kind_name(kind);
+  switch (kind) {
+    case Kind::kMetadata: return out + " " + topic;
+    case Kind::kInitProducer: return out + " txn=" + transactional_id;
+    case Kind::kProduce:
+      return out + " " + produce.topic + " key=" + produce.key + " pid=" +
+             std::to_string(produce.producer_id) + " epoch=" + std::to_string(produce.epoch) +
+             " seq=" + std::to_string(produce.sequence) + (produce.transactional ? " txn" : "");
+    case Kind::kEndTxn:
+      return out + " " + transactional_id + " epoch=" + std::to_string(epoch) +
+             (commit ? " commit" : " abort") + " offsets=" + describe_offsets(txn_offsets.offsets);
+    case Kind::kJoin: return out + " " + group + " client=" + client_id;
+    case Kind::kPoll: return out + " " + group + " " + member_id + " at=" + describe_offsets(offsets);
+    case Kind::kCommit:
+      return out + " " + group + " " + member_id + " gen=" + std::to_string(generation) + " " +
+             describe_offsets(offsets);
+    default: return out + " " + group + " " + member_id;
+  }
+}
+
+std::string LogReply::describe() const {
+  std::string out = log_status_name(status);
+  if (produce.offset >= 0) out += " offset=" + std::to_string(produce.partition) + "@" + std::to_string(produce.offset);
+  if (join.generation >= 0) out += " member=" + join.member_id + " gen=" + std::to_string(join.generation);
+  if (poll.generation >= 0)
+    out += " gen=" + std::to_string(poll.generation) + " records=" + std::to_string(poll.records.size());
+  return out;
+}
+
+LogReply handle_log_request(Broker& b, const LogRequest& r, int64_t now_us) {
+  LogReply reply;
+  switch (r.kind) {
+    case LogRequest::Kind::kMetadata:
+      b.tick(now_us);
+      reply.partitions = b.partition_count(r.topic);
+      reply.status = reply.partitions < 0 ? LogStatus::kUnknownTopic : LogStatus::kOk;
+      break;
+    case LogRequest::Kind::kInitProducer:
+      reply.init = b.init_producer(r.transactional_id, now_us);
+      reply.status = reply.init.status;
+      break;
+    case LogRequest::Kind::kProduce:
+      reply.produce = b.produce(r.produce, now_us);
+      reply.status = reply.produce.status;
+      break;
+    case LogRequest::Kind::kEndTxn:
+      reply.status = b.end_transaction(r.transactional_id, r.producer_id, r.epoch, r.commit,
+                                       r.txn_offsets, now_us);
+      break;
+    case LogRequest::Kind::kJoin:
+      reply.join = b.join(r.group, r.client_id, r.topics, r.protocol, r.session_timeout_us, now_us);
+      reply.status = reply.join.status;
+      break;
+    case LogRequest::Kind::kPoll:
+      reply.poll = b.poll(r.group, r.member_id, r.offsets, r.max_records, now_us);
+      reply.status = reply.poll.status;
+      break;
+    case LogRequest::Kind::kHeartbeat:
+      reply.status = b.heartbeat(r.group, r.member_id, now_us);
+      break;
+    case LogRequest::Kind::kLeave:
+      reply.status = b.leave(r.group, r.member_id, now_us);
+      break;
+    case LogRequest::Kind::kCommit:
+      reply.status = b.commit(r.group, r.member_id, r.generation, r.offsets, now_us);
+      break;
+  }
+  return reply;
+}
+
+BrokerServer::BrokerServer(BrokerConfig config, std::string service, int64_t tick_interval_us)
+    : broker_(config), service_(std::move(service)), tick_interval_us_(tick_interval_us) {
+  assert(tick_interval_us_ > 0);
+}
+
+BootFn BrokerServer::boot_fn() {
+  return [this](Process& p) { return boot(p); };
+}
+
+Task<MessagePtr> BrokerServer::serve_one(BrokerServer* self, Process* p, MessagePtr request) {
+  const LogRequest* r = message_as<LogRequest>(request);
+  LogReply reply;
+  if (r == nullptr) {
+    reply.status = LogStatus::kInvalidArgument;
+  } else {
+    reply = handle_log_request(self->broker_, *r, p->clock().now_us());
+  }
+  co_return make_message(std::move(reply));
+}
+
+Task<void> BrokerServer::boot(Process& p) {
+  // A restart: the broker recovers from its "disk" (acked = synced), membership is gone.
+  if (p.incarnation() > 1) broker_.restart(p.clock().now_us());
+  BrokerServer* self = this;
+  Process* proc = &p;
+  p.rpc().serve(service_, [self, proc](MessagePtr request) {
+    return serve_one(self, proc, std::move(request));
+  });
+  for (;;) {
+    co_await p.clock().sleep_us(tick_interval_us_);
+    broker_.tick(p.clock().now_us());
+  }
+}
+
+}  // namespace fl::sim::log

@@ -1,0 +1,81 @@
+// The broker as a simulated process, and its wire protocol.
+//
+// BrokerServer owns a Broker that stands for the broker's disk: it outlives the process's
+// incarnations. boot() (the process's BootFn) recovers the broker (Broker::restart: volatile
+// state dropped, acked = synced data kept) on every incarnation after the first, serves the
+// Rpc service (default "log") and runs a tick loop, so session timeouts, transaction timeouts
+// and retention happen even when no request arrives. The broker's clock is the local clock of
+// the node it runs on (Broker ignores a clock that jumps backwards).
+//
+// LogRequest / LogReply are the messages; one flat struct each (the fields a kind does not use
+// stay empty). describe() is deterministic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/log/broker.h"
+#include "sim/world.h"
+
+namespace fl::sim::log {
+
+struct LogRequest {
+  enum class Kind : uint8_t {
+    kMetadata, kInitProducer, kProduce, kEndTxn, kJoin, kPoll, kHeartbeat, kLeave, kCommit
+  };
+  Kind kind = Kind::kMetadata;
+  std::string topic;                 // kMetadata
+  ProduceRequest produce;            // kProduce
+  std::string transactional_id;      // kInitProducer, kEndTxn
+  int64_t producer_id = -1;          // kEndTxn
+  int32_t epoch = -1;                // kEndTxn
+  bool commit = false;               // kEndTxn: commit (true) or abort
+  fl::TxnOffsets txn_offsets;        // kEndTxn
+  std::string group;                 // group calls
+  std::string client_id;             // kJoin
+  std::string member_id;             // kPoll, kHeartbeat, kLeave, kCommit
+  std::vector<std::string> topics;   // kJoin
+  RebalanceProtocol protocol = RebalanceProtocol::kEager;  // kJoin
+  int64_t session_timeout_us = 0;    // kJoin
+  OffsetMap offsets;                 // kPoll: fetch positions; kCommit: next offsets
+  size_t max_records = 0;            // kPoll
+  int64_t generation = -1;           // kCommit
+  std::string describe() const;
+};
+
+struct LogReply {
+  LogStatus status = LogStatus::kOk;
+  int32_t partitions = -1;   // kMetadata
+  ProduceReply produce;      // kProduce
+  InitProducerReply init;    // kInitProducer
+  JoinReply join;            // kJoin
+  PollReply poll;            // kPoll
+  std::string describe() const;
+};
+
+// Applies one request to the broker at now_us. Pure: the server and tests share it.
+LogReply handle_log_request(Broker& broker, const LogRequest& request, int64_t now_us);
+
+class BrokerServer {
+ public:
+  explicit BrokerServer(BrokerConfig config = {}, std::string service = "log",
+                        int64_t tick_interval_us = 50'000);
+  BrokerServer(const BrokerServer&) = delete;
+  BrokerServer& operator=(const BrokerServer&) = delete;
+
+  Broker& broker() { return broker_; }
+  const std::string& service() const { return service_; }
+  // The BootFn of the broker process. REQUIRES: this BrokerServer outlives the process.
+  BootFn boot_fn();
+
+ private:
+  Task<void> boot(Process& p);
+  static Task<MessagePtr> serve_one(BrokerServer* self, Process* p, MessagePtr request);
+
+  Broker broker_;
+  std::string service_;
+  int64_t tick_interval_us_;
+};
+
+}  // namespace fl::sim::log

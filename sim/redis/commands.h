@@ -1,0 +1,150 @@
+// Internal to sim/redis: the command context and the per-family command functions the Engine
+// dispatches to. Not for use outside sim/redis.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/ports/redis_reply.h"
+#include "sim/redis/engine.h"
+#include "sim/redis/keyspace.h"
+
+namespace fl::sim::redis {
+
+// Everything one command execution may touch.
+struct Ctx {
+  Engine& engine;
+  Keyspace& ks;
+  Session& session;
+  const std::vector<std::string>& argv;
+  int64_t now_ms;
+  bool in_script;  // inside EVAL/EVALSHA or EXEC: never block
+  bool in_exec;
+
+  size_t argc() const { return argv.size(); }
+  const std::string& arg(size_t i) const { return argv[i]; }
+  // The live entry of `key` (lazy expiry applied), or null.
+  Entry* find(const std::string& key);
+  // The entry of `key` when it holds type T: *out = its value (or null if absent). Returns false
+  // (and sets *error to WRONGTYPE) when the key holds another type.
+  template <typename T>
+  bool lookup(const std::string& key, T** out, RedisReply* error);
+  // Marks `key` ready for blocked stream readers.
+  void signal(const std::string& key);
+  // The command name in lower case, as Redis prints it in errors.
+  std::string name() const;
+
+  // Engine state beyond the keyspace (engine.cc).
+  std::map<std::string, std::set<uint64_t>, std::less<>>& channels();
+  std::vector<PubSubDelivery>& deliveries();
+  std::set<std::string>& loaded_scripts();
+  const ScriptRegistry* scripts() const;
+  EngineStats& stats();
+  // redis.call from a script: runs argv atomically at this context's time, no blocking.
+  RedisReply call_nested(const std::vector<std::string>& argv);
+};
+
+// ---- Shared replies and parsing (util.cc).
+RedisReply err_syntax();
+RedisReply err_not_integer();
+RedisReply err_not_float();
+RedisReply err_wrongtype();
+RedisReply err_arity(std::string_view fullname);
+RedisReply bulk_array(const std::vector<std::string>& items);
+std::string lower(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+// Redis's string2ll: strict decimal int64 (no spaces, no '+', no leading zeros).
+std::optional<int64_t> parse_int64(std::string_view s);
+// Redis's getDoubleFromObject: strtod of the whole string, no spaces, inf accepted, NaN refused.
+std::optional<double> parse_double(std::string_view s);
+// addReplyDouble's text: "inf", "-inf", or %.17g.
+std::string format_double(double d);
+
+// ---- Command families. Each returns the reply; argv arity is already checked.
+// strings.cc
+RedisReply cmd_get(Ctx& c);
+RedisReply cmd_set(Ctx& c);
+RedisReply cmd_setnx(Ctx& c);
+RedisReply cmd_incr(Ctx& c);
+RedisReply cmd_incrby(Ctx& c);
+RedisReply cmd_decr(Ctx& c);
+RedisReply cmd_decrby(Ctx& c);
+RedisReply cmd_mget(Ctx& c);
+// keys.cc
+RedisReply cmd_del(Ctx& c);
+RedisReply cmd_exists(Ctx& c);
+RedisReply cmd_expire(Ctx& c);
+RedisReply cmd_pexpire(Ctx& c);
+RedisReply cmd_ttl(Ctx& c);
+RedisReply cmd_pttl(Ctx& c);
+RedisReply cmd_persist(Ctx& c);
+RedisReply cmd_type(Ctx& c);
+RedisReply cmd_dbsize(Ctx& c);
+RedisReply cmd_flushall(Ctx& c);
+RedisReply cmd_ping(Ctx& c);
+RedisReply cmd_echo(Ctx& c);
+// hashes.cc
+RedisReply cmd_hset(Ctx& c);
+RedisReply cmd_hsetnx(Ctx& c);
+RedisReply cmd_hget(Ctx& c);
+RedisReply cmd_hgetall(Ctx& c);
+RedisReply cmd_hincrby(Ctx& c);
+RedisReply cmd_hdel(Ctx& c);
+RedisReply cmd_hlen(Ctx& c);
+// sets.cc
+RedisReply cmd_sadd(Ctx& c);
+RedisReply cmd_srem(Ctx& c);
+RedisReply cmd_sismember(Ctx& c);
+RedisReply cmd_smembers(Ctx& c);
+RedisReply cmd_scard(Ctx& c);
+// zsets.cc
+RedisReply cmd_zadd(Ctx& c);
+RedisReply cmd_zincrby(Ctx& c);
+RedisReply cmd_zscore(Ctx& c);
+RedisReply cmd_zrem(Ctx& c);
+RedisReply cmd_zcard(Ctx& c);
+RedisReply cmd_zrange(Ctx& c);
+RedisReply cmd_zrevrange(Ctx& c);
+// streams.cc
+RedisReply cmd_xadd(Ctx& c);
+RedisReply cmd_xlen(Ctx& c);
+RedisReply cmd_xrange(Ctx& c);
+RedisReply cmd_xrevrange(Ctx& c);
+RedisReply cmd_xdel(Ctx& c);
+RedisReply cmd_xgroup(Ctx& c);
+RedisReply cmd_xreadgroup(Ctx& c);
+RedisReply cmd_xack(Ctx& c);
+RedisReply cmd_xpending(Ctx& c);
+RedisReply cmd_xclaim(Ctx& c);
+RedisReply cmd_xautoclaim(Ctx& c);
+// pubsub.cc
+RedisReply cmd_publish(Ctx& c);
+RedisReply cmd_subscribe(Ctx& c);
+RedisReply cmd_unsubscribe(Ctx& c);
+// scripts.cc
+RedisReply cmd_eval(Ctx& c);
+RedisReply cmd_evalsha(Ctx& c);
+RedisReply cmd_script(Ctx& c);
+
+template <typename T>
+bool Ctx::lookup(const std::string& key, T** out, RedisReply* error) {
+  Entry* e = find(key);
+  if (!e) {
+    *out = nullptr;
+    return true;
+  }
+  T* v = std::get_if<T>(&e->value);
+  if (!v) {
+    *error = err_wrongtype();
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace fl::sim::redis

@@ -1,0 +1,162 @@
+// Engine: a pure, in-memory Redis 7.0 command executor. No I/O, no clock, no threads: time is an
+// argument, effects are replies plus queues the caller drains. The simulated Redis server
+// (sim/redis/server.h) and `faultline redis-serve` both wrap it.
+//
+// Contract
+// - execute(session, argv, now_ms) runs one command atomically against the keyspace with
+//   `now_ms` as Redis's clock (TTLs, stream ids, idle times) and returns its RESP2 reply, with
+//   Redis 7.0's argument forms and error strings. now_ms may go backwards (clock jumps): Redis
+//   does not guard against that and neither do we.
+// - Commands: strings GET SET(NX|XX|GET|EX|PX|EXAT|PXAT|KEEPTTL) SETNX INCR INCRBY DECR DECRBY
+//   DEL EXISTS MGET; keys EXPIRE PEXPIRE(NX|XX|GT|LT) TTL PTTL PERSIST TYPE; hashes HSET HSETNX
+//   HGET HGETALL HINCRBY HDEL HLEN; sets SADD SREM SISMEMBER SMEMBERS SCARD; sorted sets
+//   ZADD(NX|XX|GT|LT|CH|INCR) ZINCRBY ZSCORE ZREM ZCARD ZRANGE ZREVRANGE (WITHSCORES); streams
+//   XADD(NOMKSTREAM, MAXLEN|MINID ~|=) XLEN XRANGE XDEL XGROUP CREATE(MKSTREAM)
+//   XREADGROUP(COUNT, BLOCK, NOACK) XACK XPENDING XCLAIM XAUTOCLAIM; PUBLISH SUBSCRIBE UNSUBSCRIBE;
+//   MULTI EXEC DISCARD; EVAL EVALSHA SCRIPT LOAD|EXISTS|FLUSH; PING ECHO FLUSHALL DBSIZE.
+//   Anything else: "ERR unknown command '<name>', with args beginning with: ...".
+// - Deterministic. Where real Redis's order is unspecified (HGETALL, SMEMBERS, the hash-table
+//   order of keys) the engine answers in sorted byte order; the differential suite compares
+//   those replies as sets/maps.
+// - Blocking: XREADGROUP ... BLOCK ms STREAMS k > that finds nothing sets session.blocked and
+//   returns nil-array as a placeholder. The caller parks the request and re-executes the same
+//   argv when one of blocked->keys appears in take_signaled_keys() (then it either answers or
+//   blocks again), or answers nil-array itself when blocked->timeout_ms of its clock has passed
+//   (0 = no timeout). Inside MULTI and scripts nothing blocks.
+// - Pub/sub: SUBSCRIBE/UNSUBSCRIBE reply with an ARRAY of per-channel confirmations
+//   [["subscribe", ch, count], ...]; a RESP server writes each element as its own reply. PUBLISH
+//   returns the receiver count and queues one PubSubDelivery per receiving session, drained by
+//   take_deliveries(). A session in subscribed mode may only run (UN)SUBSCRIBE, PING, QUIT, RESET.
+// - Scripts: EVAL/EVALSHA run the C++ function of the registered script whose Lua text/SHA1
+//   matches. As in Redis, EVALSHA needs the script to have been loaded (EVAL or SCRIPT LOAD)
+//   since the last start; otherwise "NOSCRIPT No matching script. Please use EVAL.". EVAL of an
+//   unregistered text replies "ERR faultline: unregistered script".
+// - Persistence (EngineOptions::persistence) decides what recover() keeps:
+//     kNone        nothing;
+//     kAofEverysec every write up to the last fsync; fsyncs happen in tick() every
+//                  aof_fsync_interval_ms (so a crash loses about the last second of writes);
+//     kSnapshot    the keyspace as of the last snapshot, taken in tick() every
+//                  snapshot_interval_ms.
+//   recover(now_ms) is what a restarted server does after a crash: the keyspace becomes what
+//   survived, keys already expired are dropped, sessions, subscriptions and the script cache are
+//   forgotten (sessions held by the caller must be discarded).
+// - Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/ports/redis_reply.h"
+#include "impl/ports/redis_script.h"
+#include "sim/redis/keyspace.h"
+
+namespace fl::sim::redis {
+
+enum class PersistenceMode : uint8_t { kNone, kAofEverysec, kSnapshot };
+const char* persistence_mode_name(PersistenceMode m);  // "none", "aof-everysec", "snapshot"
+std::optional<PersistenceMode> parse_persistence_mode(std::string_view name);
+
+struct EngineOptions {
+  PersistenceMode persistence = PersistenceMode::kNone;
+  int64_t aof_fsync_interval_ms = 1000;
+  int64_t snapshot_interval_ms = 60'000;
+  // Active expiry (Redis's activeExpireCycle): each cycle looks at up to keys_per_loop keys
+  // with a TTL, continuing round-robin from where the last cycle stopped, and loops again while
+  // more than a quarter of the sample had expired, at most max_loops times.
+  int active_expire_keys_per_loop = 20;
+  int active_expire_max_loops = 16;
+  // Scripts EVAL/EVALSHA can run. May be null (then every script is unregistered).
+  std::shared_ptr<const ScriptRegistry> scripts;
+};
+
+struct BlockRequest {
+  std::vector<std::string> keys;  // wake when one of these is signaled
+  int64_t timeout_ms = 0;         // 0 = block forever
+};
+
+// Per-connection state. Create one per client connection; call Engine::close_session when the
+// connection goes away.
+struct Session {
+  uint64_t id = 0;  // REQUIRES: unique among the open sessions of one engine (pub/sub routing)
+  bool in_multi = false;
+  bool multi_dirty = false;  // a command was rejected while queueing: EXEC answers EXECABORT
+  std::vector<std::vector<std::string>> queued;
+  std::set<std::string> channels;
+  std::optional<BlockRequest> blocked;  // set by execute() when the command must wait
+};
+
+struct PubSubDelivery {
+  uint64_t session_id = 0;
+  std::string channel;
+  std::string payload;
+};
+
+struct EngineStats {
+  uint64_t commands = 0;
+  uint64_t expired_lazy = 0;
+  uint64_t expired_active = 0;
+  uint64_t fsyncs = 0;
+  uint64_t snapshots = 0;
+  uint64_t recoveries = 0;
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  RedisReply execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms);
+
+  // Keys made ready for blocked readers (XADD) since the last call; sorted, unique.
+  std::vector<std::string> take_signaled_keys();
+  // Messages PUBLISH addressed to subscribed sessions since the last call, in publish order.
+  std::vector<PubSubDelivery> take_deliveries();
+  // Forgets a connection: unsubscribes it, drops a pending MULTI.
+  void close_session(Session& session);
+
+  // Periodic maintenance, as Redis's serverCron: active expiry, then AOF fsync or snapshot when
+  // due. Call it every ~100 ms of the server's clock (Redis's hz 10).
+  void tick(int64_t now_ms);
+  // One active-expiry cycle; returns how many keys it deleted.
+  size_t active_expire_cycle(int64_t now_ms);
+  // After a crash: keep only what the persistence mode saved (see the header comment).
+  void recover(int64_t now_ms);
+
+  // Inspection (tests, properties' final-state checks). Includes logically expired keys that
+  // were not yet reclaimed, as DBSIZE does.
+  const Keyspace& keyspace() const { return live_; }
+  const EngineOptions& options() const { return options_; }
+  const EngineStats& stats() const { return stats_; }
+
+ private:
+  friend struct Ctx;
+  RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
+                      bool in_script);
+  RedisReply run_exec(Session& session, int64_t now_ms);
+  void journal_write(const std::vector<std::string>& argv, int64_t now_ms);
+  void persist_if_due(int64_t now_ms);
+
+  EngineOptions options_;
+  Keyspace live_;
+  // Persistence: what a crash would keep.
+  Keyspace durable_;
+  std::vector<std::pair<std::vector<std::string>, int64_t>> unsynced_;  // AOF writes since fsync
+  int64_t last_persist_ms_ = -1;
+  // Pub/sub: channel -> subscribed session ids.
+  std::map<std::string, std::set<uint64_t>, std::less<>> channels_;
+  std::vector<PubSubDelivery> deliveries_;
+  std::set<std::string> signaled_;
+  std::set<std::string> loaded_scripts_;  // SHA1s loaded since the last start
+  std::string expire_cursor_;             // active expiry resumes after this key
+  EngineStats stats_;
+};
+
+}  // namespace fl::sim::redis

@@ -1,0 +1,83 @@
+#include "sim/redis/keyspace.h"
+
+#include <cassert>
+
+namespace fl::sim::redis {
+
+const char* value_type_name(ValueType t) {
+  switch (t) {
+    case ValueType::kString: return "string";
+    case ValueType::kHash: return "hash";
+    case ValueType::kSet: return "set";
+    case ValueType::kZSet: return "zset";
+    case ValueType::kStream: return "stream";
+  }
+  return "none";
+}
+
+void ZSet::put(const std::string& member, double score) {
+  auto [it, inserted] = scores.try_emplace(member, score);
+  if (!inserted) {
+    order.erase({it->second, member});
+    it->second = score;
+  }
+  order.emplace(score, member);
+  assert(order.size() == scores.size());
+}
+
+bool ZSet::erase(const std::string& member) {
+  auto it = scores.find(member);
+  if (it == scores.end()) return false;
+  order.erase({it->second, member});
+  scores.erase(it);
+  assert(order.size() == scores.size());
+  return true;
+}
+
+Entry* Keyspace::find(const std::string& key, int64_t now_ms, uint64_t* expired_counter) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  if (it->second.expire_at_ms && *it->second.expire_at_ms <= now_ms) {
+    // Lazy expiry: a key is gone the moment it is looked at after its deadline.
+    expires_.erase(key);
+    entries_.erase(it);
+    if (expired_counter) ++*expired_counter;
+    return nullptr;
+  }
+  return &it->second;
+}
+
+Entry& Keyspace::put(const std::string& key, Value value) {
+  expires_.erase(key);
+  Entry& e = entries_[key];
+  e.value = std::move(value);
+  e.expire_at_ms.reset();
+  return e;
+}
+
+bool Keyspace::erase(const std::string& key) {
+  expires_.erase(key);
+  return entries_.erase(key) > 0;
+}
+
+void Keyspace::set_expire(const std::string& key, std::optional<int64_t> at_ms) {
+  auto it = entries_.find(key);
+  assert(it != entries_.end());
+  it->second.expire_at_ms = at_ms;
+  if (at_ms) {
+    expires_[key] = *at_ms;
+  } else {
+    expires_.erase(key);
+  }
+}
+
+size_t Keyspace::purge_expired(int64_t now_ms) {
+  std::vector<std::string> dead;
+  for (const auto& [key, at_ms] : expires_) {
+    if (at_ms <= now_ms) dead.push_back(key);
+  }
+  for (const auto& key : dead) erase(key);
+  return dead.size();
+}
+
+}  // namespace fl::sim::redis

@@ -1,0 +1,98 @@
+// Keyspace: the data of a simulated Redis database and its value types. Plain copyable values
+// (a snapshot is a copy), ordered containers only, so that every iteration is deterministic.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace fl::sim::redis {
+
+// A stream entry id <ms>-<seq>.
+struct StreamId {
+  uint64_t ms = 0;
+  uint64_t seq = 0;
+  auto operator<=>(const StreamId&) const = default;
+  std::string str() const { return std::to_string(ms) + "-" + std::to_string(seq); }
+  static constexpr StreamId max() { return {UINT64_MAX, UINT64_MAX}; }
+};
+
+struct PendingEntry {
+  std::string consumer;
+  int64_t delivery_time_ms = 0;
+  uint64_t delivery_count = 0;
+};
+
+struct Consumer {
+  int64_t seen_time_ms = 0;
+  std::set<StreamId> pending;
+};
+
+struct ConsumerGroup {
+  StreamId last_delivered;
+  int64_t entries_read = -1;  // Redis 7.0 lag tracking; -1 = unknown
+  std::map<StreamId, PendingEntry> pel;
+  std::map<std::string, Consumer> consumers;
+};
+
+struct Stream {
+  std::map<StreamId, std::vector<std::string>> entries;  // id -> field, value, field, value...
+  StreamId last_id;
+  StreamId max_deleted_id;
+  uint64_t entries_added = 0;
+  std::map<std::string, ConsumerGroup> groups;
+};
+
+// A sorted set: member -> score, plus the (score, member) order ZRANGE walks.
+struct ZSet {
+  std::map<std::string, double> scores;
+  std::set<std::pair<double, std::string>> order;
+  void put(const std::string& member, double score);
+  bool erase(const std::string& member);
+  size_t size() const { return scores.size(); }
+};
+
+using Hash = std::map<std::string, std::string>;
+using Set = std::set<std::string>;
+using Value = std::variant<std::string, Hash, Set, ZSet, Stream>;
+
+enum class ValueType : uint8_t { kString, kHash, kSet, kZSet, kStream };
+const char* value_type_name(ValueType t);  // "string", "hash", "set", "zset", "stream"
+
+struct Entry {
+  Value value;
+  std::optional<int64_t> expire_at_ms;  // absolute, on the Redis node's clock
+  ValueType type() const { return static_cast<ValueType>(value.index()); }
+};
+
+// Keys and their expiry times. Lookups that honour TTLs take now_ms and delete an expired key
+// on the way (Redis's lazy expiry).
+class Keyspace {
+ public:
+  // The live entry of `key`, or null (deleting it first when it has expired at now_ms).
+  Entry* find(const std::string& key, int64_t now_ms, uint64_t* expired_counter = nullptr);
+  // Creates or replaces `key` with `value`, without a TTL.
+  Entry& put(const std::string& key, Value value);
+  bool erase(const std::string& key);
+  void set_expire(const std::string& key, std::optional<int64_t> at_ms);
+  void clear() { entries_.clear(); expires_.clear(); }
+
+  size_t size() const { return entries_.size(); }
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+  const std::map<std::string, int64_t>& expires() const { return expires_; }
+  // Deletes every key whose TTL has passed at now_ms; returns how many.
+  size_t purge_expired(int64_t now_ms);
+
+ private:
+  std::map<std::string, Entry> entries_;
+  std::map<std::string, int64_t> expires_;  // keys with a TTL -> expire_at_ms (mirror)
+};
+
+}  // namespace fl::sim::redis

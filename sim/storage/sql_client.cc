@@ -1,0 +1,70 @@
+#include "sim/storage/sql_client.h"
+
+#include <cassert>
+
+#include "sim/storage/sql_wire.h"
+
+namespace fl::sim::storage {
+
+SqlClient::SqlClient(Runtime& runtime, Rpc& rpc, SqlClientOptions options)
+    : runtime_(runtime), rpc_(rpc), options_(std::move(options)) {
+  assert(options_.timeout_us > 0);
+}
+
+Task<SqlResult> SqlClient::execute(SqlStatement statement) {
+  std::vector<SqlStatement> one;
+  one.push_back(std::move(statement));
+  return call(false, std::move(one));
+}
+
+Task<SqlResult> SqlClient::transaction(std::vector<SqlStatement> statements) {
+  return call(true, std::move(statements));
+}
+
+namespace {
+
+Outcome outcome_of(const SqlResult& r) {
+  if (r.ok()) return Outcome::kOk;
+  if (r.certainly_not_applied()) return Outcome::kFail;
+  return Outcome::kInfo;  // indeterminate and I/O errors: the write may have happened
+}
+
+}  // namespace
+
+Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> statements) {
+  SqlRequest req;
+  req.client = std::string(runtime_.process_name());
+  req.incarnation = runtime_.incarnation();
+  req.seq = next_seq_++;
+  req.transaction = transaction;
+  req.statements = std::move(statements);
+  uint64_t op_id = 0;
+  if (options_.history != nullptr) {
+    std::string args;
+    for (const SqlStatement& s : req.statements) args += (args.empty() ? "" : " | ") + s.describe();
+    op_id = options_.history->invoke(runtime_.process_name(), transaction ? "sql.transaction" : "sql.execute",
+                                     std::move(args));
+  }
+  RpcResult rpc = co_await rpc_.call(options_.service, make_message(std::move(req)), options_.timeout_us);
+  SqlResult result;
+  switch (rpc.status) {
+    case RpcStatus::kOk: {
+      const SqlReply* reply = message_as<SqlReply>(rpc.reply);
+      assert(reply != nullptr);
+      result = reply ? reply->result : SqlResult::failure(SqlStatus::kIndeterminate, "malformed reply");
+      break;
+    }
+    case RpcStatus::kTimeout:
+    case RpcStatus::kReset:
+      result = SqlResult::failure(SqlStatus::kIndeterminate,
+                                  std::string("no reply (") + rpc_status_name(rpc.status) + "): may have executed");
+      break;
+    case RpcStatus::kUnavailable:
+      result = SqlResult::failure(SqlStatus::kUnavailable, "no SQL server serving " + options_.service);
+      break;
+  }
+  if (options_.history != nullptr) options_.history->complete(op_id, outcome_of(result), result.describe());
+  co_return result;
+}
+
+}  // namespace fl::sim::storage

@@ -1,0 +1,123 @@
+#include "sim/storage/sql_server.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "sim/storage/sql_wire.h"
+
+namespace fl::sim::storage {
+
+namespace {
+
+// Suspends forever: the server's frame lives until the process crashes.
+struct Forever {
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<>) const noexcept {}
+  void await_resume() const noexcept {}
+};
+
+}  // namespace
+
+std::string SqlServerOptions::describe() const {
+  return "service=" + service + " file=" + db_file + " journal_mode=" + journal_mode_name(journal_mode) +
+         " synchronous=" + synchronous_name(synchronous) +
+         " crash_loses_unsynced=" + (crash_loses_unsynced ? "1" : "0") +
+         " statement_cost_us=" + std::to_string(statement_cost_us);
+}
+
+BootFn SqlServer::boot(std::shared_ptr<SimVfs> vfs, SqlServerOptions options) {
+  assert(vfs != nullptr);
+  return [vfs, options](Process& p) -> Task<void> {
+    SqlServer server(p, vfs, options);
+    co_await server.run();
+  };
+}
+
+SqlServer::SqlServer(Process& process, std::shared_ptr<SimVfs> vfs, SqlServerOptions options)
+    : process_(process), vfs_(std::move(vfs)), options_(std::move(options)) {
+  assert(vfs_ != nullptr);
+}
+
+SqlServer::~SqlServer() {
+  vfs_->crash(options_.crash_loses_unsynced);
+  close_dead();
+}
+
+void SqlServer::close_dead() {
+  exec_.reset();  // finalizes the cached statements
+  if (db_ != nullptr) sqlite3_close_v2(db_);
+  db_ = nullptr;
+}
+
+bool SqlServer::open() {
+  assert(db_ == nullptr);
+  ++stats_.opens;
+  vfs_->reseed_sqlite_prng();
+  int rc = sqlite3_open_v2(options_.db_file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                           vfs_->vfs_name());
+  if (rc == SQLITE_OK) {
+    exec_ = std::make_unique<SqliteExecutor>(db_);
+    std::string script = durability_pragmas(options_.journal_mode, options_.synchronous);
+    for (const std::string& s : options_.schema) script += s + ";";
+    SqlResult r = exec_->exec_script(script);
+    if (r.ok()) return true;
+    process_.note("sql open failed: " + r.describe());
+  } else {
+    process_.note(std::string("sql open failed: ") + sqlite3_errstr(rc));
+  }
+  ++stats_.open_failures;
+  exec_.reset();
+  sqlite3_close_v2(db_);
+  db_ = nullptr;
+  return false;
+}
+
+Task<void> SqlServer::run() {
+  while (!open()) co_await process_.clock().sleep_us(options_.open_retry_us);
+  // Recovery (rolling back a hot journal, rebuilding the wal-index) costs disk time too.
+  const int64_t boot_cost_us = vfs_->take_cost_us();
+  if (boot_cost_us > 0) co_await process_.clock().sleep_us(boot_cost_us);
+  process_.rpc().serve(options_.service, [this](MessagePtr request) { return handle(std::move(request)); });
+  co_await Forever{};
+}
+
+int64_t SqlServer::charge_disk_us(int64_t cost_us) {
+  const int64_t now_us = process_.clock().now_us();
+  disk_free_at_us_ = std::max(disk_free_at_us_, now_us) + cost_us;
+  stats_.disk_busy_us += cost_us;
+  return disk_free_at_us_ - now_us;
+}
+
+Task<MessagePtr> SqlServer::handle(MessagePtr request) {
+  const SqlRequest* req = message_as<SqlRequest>(request);
+  assert(req != nullptr);
+  if (req == nullptr) co_return make_message(SqlReply{SqlResult::failure(SqlStatus::kError, "bad request")});
+  ++stats_.requests;
+  RequestKey key{req->client, {req->incarnation, req->seq}};
+  if (auto it = done_.find(key); it != done_.end()) {
+    ++stats_.duplicates;
+    co_return make_message(SqlReply{it->second});
+  }
+  SqlResult result;
+  vfs_->reseed_sqlite_prng();
+  if (req->transaction) {
+    result = exec_->transaction(req->statements);
+  } else if (req->statements.size() == 1) {
+    result = exec_->execute(req->statements.front());
+  } else {
+    result = SqlResult::failure(SqlStatus::kError, "execute takes exactly one statement");
+  }
+  done_.emplace(key, result);
+  done_order_.push_back(key);
+  if (done_order_.size() > options_.dedupe_capacity) {
+    done_.erase(done_order_.front());
+    done_order_.pop_front();
+  }
+  const int64_t cost_us = vfs_->take_cost_us() +
+                          options_.statement_cost_us * static_cast<int64_t>(req->statements.size());
+  const int64_t wait_us = charge_disk_us(cost_us);
+  if (wait_us > 0) co_await process_.clock().sleep_us(wait_us);
+  co_return make_message(SqlReply{std::move(result)});
+}
+
+}  // namespace fl::sim::storage

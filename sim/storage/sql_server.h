@@ -1,0 +1,88 @@
+// SqlServer: SQLite as a process on a simulated DB node, served over the simulated network.
+//
+// Contract
+// - boot(vfs, options) is the BootFn of the DB process. Each incarnation opens options.db_file
+//   through `vfs` (SQLite recovers from a hot journal or the WAL as it would after a reboot),
+//   applies the journal mode, `synchronous` and the schema, then serves options.service.
+//   If opening fails (an injected read error during recovery), it retries every open_retry_us.
+// - Each request runs synchronously inside SQLite (one connection; requests never interleave
+//   inside a transaction), then the reply waits for the simulated disk: the xSync time the VFS
+//   accumulated plus statement_cost_us per statement, serialised per server (one disk). A crash
+//   during that wait loses the reply but not a synced commit: the client sees an indeterminate
+//   outcome although the commit happened.
+// - A request delivered twice (network duplication) executes once; the duplicate gets the cached
+//   result.
+// - The server object lives in its process's boot frame. Its destruction is the crash of the DB
+//   node: the VFS crashes (losing unsynced writes when options.crash_loses_unsynced, else keeping
+//   the page cache, as a kill -9 would), then the dead connection is closed without touching
+//   the disk.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/storage/sim_vfs.h"
+#include "sim/storage/sqlite_exec.h"
+#include "sim/storage/sqlite_settings.h"
+#include "sim/world.h"
+
+namespace fl::sim::storage {
+
+
+struct SqlServerOptions {
+  std::string service = "sql";
+  std::string db_file = "main.db";
+  JournalMode journal_mode = JournalMode::kWal;
+  Synchronous synchronous = Synchronous::kFull;
+  std::vector<std::string> schema;     // run at every boot: use CREATE ... IF NOT EXISTS
+  bool crash_loses_unsynced = true;     // a crash of the DB process is a power loss of its node
+  int64_t statement_cost_us = 20;       // CPU time per statement, besides the disk
+  int64_t open_retry_us = 100'000;
+  size_t dedupe_capacity = 4096;        // remembered request ids
+
+  std::string describe() const;
+};
+
+struct SqlServerStats {
+  uint64_t requests = 0, duplicates = 0, opens = 0, open_failures = 0;
+  int64_t disk_busy_us = 0;
+};
+
+class SqlServer {
+ public:
+  static BootFn boot(std::shared_ptr<SimVfs> vfs, SqlServerOptions options);
+
+  SqlServer(Process& process, std::shared_ptr<SimVfs> vfs, SqlServerOptions options);
+  ~SqlServer();  // the crash of the node (see above)
+  SqlServer(const SqlServer&) = delete;
+  SqlServer& operator=(const SqlServer&) = delete;
+
+  // Opens the database and serves until the process dies. Never returns normally.
+  Task<void> run();
+  const SqlServerStats& stats() const { return stats_; }
+
+ private:
+  bool open();
+  void close_dead();
+  Task<MessagePtr> handle(MessagePtr request);
+  int64_t charge_disk_us(int64_t cost_us);
+
+  Process& process_;
+  std::shared_ptr<SimVfs> vfs_;
+  SqlServerOptions options_;
+  sqlite3* db_ = nullptr;
+  std::unique_ptr<SqliteExecutor> exec_;
+  int64_t disk_free_at_us_ = 0;
+  using RequestKey = std::pair<std::string, std::pair<uint32_t, uint64_t>>;
+  std::map<RequestKey, SqlResult> done_;
+  std::deque<RequestKey> done_order_;
+  SqlServerStats stats_;
+};
+
+}  // namespace fl::sim::storage
