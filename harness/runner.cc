@@ -58,6 +58,16 @@ std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& o
          std::to_string(seed);
 }
 
+// Numbers the calls of the service processes; arms the crash point if one is asked for.
+void watch_service_effects(sim::World& world, const SystemRun& run, const RunOptions& options) {
+  if (!options.list_effects && !options.crash_point) return;
+  for (const char* role : {"replica", "worker", "gateway"}) world.watch_effects(run.fault_targets(role));
+  if (options.crash_point) {
+    world.arm_crash_point(sim::CrashPointPlan{options.crash_point->effect_index, options.crash_point->before,
+                                              options.crash_point->restart_after_ms * kUsPerMs});
+  }
+}
+
 }  // namespace
 
 uint64_t default_seed(const Scenario& s) { return s.seed.value_or(1); }
@@ -83,6 +93,7 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
   try {
     world->network().set_default_link(link_options(s.network));
     run = sys->build(*world, s);
+    watch_service_effects(*world, *run, options);
     FaultInjector faults(*world, *run, s, sys->critical_durations(s));
     faults.schedule_all();
     const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * kUsPerMs;
@@ -90,6 +101,13 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
     result.verdicts = run->check(*world, requested_properties(s, *sys));
   } catch (const std::exception& e) {
     result.error = std::string("run aborted: ") + e.what();
+  }
+  result.crash_point_fired = world->crash_point_fired();
+  if (options.list_effects) {
+    for (const sim::EffectRecord& e : world->effects()) {
+      result.effects.push_back("#" + std::to_string(e.index) + " t=" + std::to_string((e.time_us - sim::kEpochUs) / 1000) +
+                               "ms " + e.process + " -> " + e.service + ": " + e.request);
+    }
   }
   result.fingerprint = world->trace().fingerprint();
   result.events = world->events_executed();

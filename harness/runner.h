@@ -12,9 +12,12 @@
 namespace fl {
 
 // Crash a process right before or right after its n-th external effect (crash-point sweeps).
+// Effects are the calls made by the system's service processes (roles replica, worker, gateway),
+// numbered in the order they happen: every Redis command, SQL statement, produce, publish, ack.
 struct CrashPoint {
   uint64_t effect_index = 0;
   bool before = false;
+  int64_t restart_after_ms = 1000;
 };
 
 struct RunOptions {
@@ -23,6 +26,7 @@ struct RunOptions {
   std::string perfetto_path;             // write Chrome/Perfetto trace JSON here
   std::optional<CrashPoint> crash_point;
   std::string scenario_path;             // for the replay command; defaults to s.source_file
+  bool list_effects = false;             // fill RunResult::effects (the crash-point discovery run)
 };
 
 struct RunResult {
@@ -39,6 +43,8 @@ struct RunResult {
   bool as_expected = false;              // verdicts match the scenario's expectation
   std::string replay_command;
   std::string error;                     // non-empty: the run could not be built or crashed
+  std::vector<std::string> effects;      // with list_effects: "#i t_ms process -> service: request"
+  bool crash_point_fired = false;        // with crash_point: the armed effect was reached
 };
 
 RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& options);

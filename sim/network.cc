@@ -120,9 +120,11 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
   assert(caller.alive());
   assert(timeout_us > 0);
   ++stats_.calls;
+  const int64_t effect = world_.note_effect(caller, service, request.get());
+  if (world_.crash_at_effect(caller, effect, /*before=*/true)) return;  // never sent
   const uint64_t call_id = next_call_id_++;
   Process* server = pick_server(service);
-  PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot};
+  PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot, effect};
   pending_.emplace(call_id, call);
   if (server == nullptr) {
     // Connection refused: certainly not executed. Resolved as a separate event (no re-entrancy).
@@ -290,6 +292,8 @@ void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) 
   call.slot->status = status;
   call.slot->reply = std::move(reply);
   if (status == RpcStatus::kOk) {
+    // The effect happened; a crash point "after" it kills the caller before it sees the reply.
+    if (world_.crash_at_effect(caller, call.effect, /*before=*/false)) return;
     call.waiter.resume();  // we are inside an event owned by the caller
   } else {
     world_.resume_at(caller, world_.now_us(), call.waiter);

@@ -93,6 +93,7 @@ class Network {
     uint32_t caller = 0, caller_incarnation = 0, server = 0;
     std::coroutine_handle<> waiter;
     RpcResult* slot = nullptr;
+    int64_t effect = -1;  // index in World::effects(), -1 when not watched
   };
 
   void transmit(Envelope env);

@@ -246,4 +246,49 @@ void World::set_clock_drift(uint32_t node, int64_t drift_ppm) {
   note_fault(nodes_[node].name, "clock-drift " + std::to_string(drift_ppm) + "ppm");
 }
 
+void World::watch_effects(const std::vector<std::string>& process_names) {
+  for (const std::string& name : process_names) {
+    Process* p = find_process(name);
+    if (p == nullptr) continue;
+    if (watched_.size() <= p->index_) watched_.resize(p->index_ + 1, false);
+    watched_[p->index_] = true;
+  }
+}
+
+int64_t World::note_effect(Process& caller, std::string_view service, const Message* request) {
+  if (caller.index_ >= watched_.size() || !watched_[caller.index_]) return -1;
+  EffectRecord e;
+  e.index = effects_.size();
+  e.process = caller.name_;
+  e.service = std::string(service);
+  e.request = request ? request->describe() : "";
+  e.time_us = now_us_;
+  effects_.push_back(std::move(e));
+  return static_cast<int64_t>(effects_.back().index);
+}
+
+bool World::crash_at_effect(Process& caller, int64_t effect, bool before) {
+  if (effect < 0 || !crash_point_ || crash_point_fired_) return false;
+  if (static_cast<uint64_t>(effect) != crash_point_->effect_index || crash_point_->before != before) return false;
+  crash_point_fired_ = true;
+  const std::string why = std::string("crash point ") + (before ? "before" : "after") + " effect #" +
+                          std::to_string(effect) + " (" + effects_[static_cast<size_t>(effect)].service + ")";
+  const uint32_t incarnation = caller.incarnation_;
+  Process* p = &caller;
+  if (before) {
+    // We are inside the caller's await_suspend: crash as the very next event of this instant.
+    Event e;
+    e.time_us = now_us_;
+    e.action = scheduler_.store_action([this, p, why] { crash(*p, why); });
+    e.tiebreak = 0;
+    scheduler_.push(e);
+  } else {
+    crash(*p, why);
+  }
+  at(now_us_ + crash_point_->restart_after_us, [this, p, incarnation] {
+    if (!p->alive() && p->incarnation_ == incarnation) restart(*p);
+  });
+  return true;
+}
+
 }  // namespace fl::sim

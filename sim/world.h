@@ -116,6 +116,23 @@ class Process final : public Runtime, private Clock, private Rpc {
   std::map<std::string, OnewayHandler, std::less<>> oneway_handlers_;
 };
 
+// An external effect: a call a watched process made to another service (a Redis command, an SQL
+// statement, a produce, an ack). Crash-point sweeps list them, then crash the caller right
+// before or right after each one.
+struct EffectRecord {
+  uint64_t index = 0;
+  std::string process;
+  std::string service;
+  std::string request;
+  int64_t time_us = 0;
+};
+
+struct CrashPointPlan {
+  uint64_t effect_index = 0;
+  bool before = false;                 // crash instead of sending; else right after the reply
+  int64_t restart_after_us = 1'000'000; // the crashed process restarts this much later
+};
+
 struct WorldOptions {
   uint64_t seed = 1;
   bool record_trace = false;
@@ -181,6 +198,14 @@ class World {
   // Records a fault (or its healing) in the trace.
   void note_fault(std::string_view target, std::string_view what);
 
+  // ---- External effects and crash points.
+  // Calls made by these processes are numbered and kept as effects.
+  void watch_effects(const std::vector<std::string>& process_names);
+  // Crashes the caller right before / after the effect with this index.
+  void arm_crash_point(const CrashPointPlan& plan) { crash_point_ = plan; }
+  const std::vector<EffectRecord>& effects() const { return effects_; }
+  bool crash_point_fired() const { return crash_point_fired_; }
+
  private:
   friend class Process;
   friend class Network;
@@ -188,6 +213,12 @@ class World {
   void execute(const Event& e);
   void run_owned(Process& p, const Event& e);
   void resume_paused(Process& p);
+  // Network hooks: returns the effect index of a call, or -1 when the caller is not watched.
+  int64_t note_effect(Process& caller, std::string_view service, const Message* request);
+  // True (and crashes the caller, scheduling its restart) when `effect` is the armed crash point
+  // for this phase. "before" is called from the caller's own await_suspend, so that crash runs
+  // as the next event of the instant instead of destroying the suspending frame in place.
+  bool crash_at_effect(Process& caller, int64_t effect, bool before);
 
   uint64_t seed_;
   Rng tiebreak_rng_;
@@ -202,6 +233,10 @@ class World {
   bool stopped_ = false;
   std::string stop_message_;
   uint64_t events_executed_ = 0;
+  std::vector<bool> watched_;  // by process index
+  std::vector<EffectRecord> effects_;
+  std::optional<CrashPointPlan> crash_point_;
+  bool crash_point_fired_ = false;
 };
 
 }  // namespace fl::sim

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -176,6 +177,40 @@ TEST(WorldTest, NodeClockSkewIsVisibleToProcessesButWorldTimeIsMonotonic) {
   ASSERT_EQ(local.size(), 3u);
   EXPECT_EQ(local[1] - local[0], 10'000);
   EXPECT_EQ(local[2] - local[1], 10'000 - 1'000'000);  // the local clock went backwards
+}
+
+TEST(WorldTest, CrashPointsCrashTheCallerRightBeforeOrAfterAnEffect) {
+  for (const bool before : {true, false}) {
+    World world(WorldOptions{.seed = 5, .record_trace = true});
+    int executed = 0;
+    int replies_seen = 0;
+    Process& server = world.add_process(world.add_node("b"), "server", [&](Process& self) -> Task<void> {
+      self.rpc().serve("count", [&executed](MessagePtr req) -> Task<MessagePtr> {
+        ++executed;
+        co_return req;
+      });
+      co_return;
+    });
+    Process& client = world.add_process(world.add_node("a"), "client", [&](Process& self) -> Task<void> {
+      if (self.incarnation() > 1) co_return;  // the restarted incarnation does nothing
+      co_await self.clock().sleep_ms(1);       // let the server register first
+      for (int i = 0; i < 3; ++i) {
+        Text t{"x"};
+        RpcResult r = co_await self.rpc().call("count", make_message(t), 100'000);
+        if (r.ok()) ++replies_seen;
+      }
+    });
+    world.start(server);
+    world.start(client);
+    world.watch_effects({"client"});
+    world.arm_crash_point(CrashPointPlan{.effect_index = 1, .before = before, .restart_after_us = 1000});
+    world.run_until(kEpochUs + 1'000'000);
+    EXPECT_TRUE(world.crash_point_fired());
+    EXPECT_EQ(world.effects().size(), 2u);      // the third call never happens
+    EXPECT_EQ(replies_seen, 1);                 // the crash hides the second reply
+    EXPECT_EQ(executed, before ? 1 : 2);        // "after": the effect did happen
+    EXPECT_EQ(client.incarnation(), 2u);        // restarted
+  }
 }
 
 }  // namespace

@@ -42,8 +42,19 @@ struct ConsumerGroup {
   std::map<std::string, Consumer> consumers;
 };
 
+// Redis stores a stream as a radix tree of listpack nodes of at most stream-node-max-entries
+// (100) entries, deleted ones included; approximate trimming (MAXLEN ~) removes whole nodes
+// only, so the node layout is observable and is modelled. (The 4096-byte node limit is not.)
+inline constexpr uint64_t kStreamNodeMaxEntries = 100;
+
+struct StreamNode {
+  uint64_t slots = 0;  // entries ever appended to this node (live + deleted)
+  uint64_t live = 0;   // entries not deleted
+};
+
 struct Stream {
   std::map<StreamId, std::vector<std::string>> entries;  // id -> field, value, field, value...
+  std::map<StreamId, StreamNode> nodes;                   // by the node's first (master) id
   StreamId last_id;
   StreamId max_deleted_id;
   uint64_t entries_added = 0;

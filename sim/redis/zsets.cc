@@ -1,5 +1,6 @@
 // Sorted-set commands: ZADD ZINCRBY ZSCORE ZREM ZCARD ZRANGE (rank and BYSCORE, REV, LIMIT,
 // WITHSCORES) ZREVRANGE. Order is Redis's: score, then member bytes.
+#include <algorithm>
 #include <cmath>
 
 #include "sim/redis/commands.h"

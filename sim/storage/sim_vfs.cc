@@ -138,10 +138,22 @@ struct SimVfsGlue {
     ++vfs->stats_.syncs;
     vfs->cost_us_ += vfs->options_.sync_cost_us;
     if (vfs->draw_fault(SimIoOp::kSync)) return SQLITE_IOERR_FSYNC;
+    // Replay the pending operations onto the durable image: O(bytes written), not O(file size).
     File& f = h->f();
-    f.durable = f.current;
+    for (const PendingOp& op : f.pending) apply(f.durable, op);
     f.pending.clear();
+    assert(f.durable.size() == f.current.size());
     return SQLITE_OK;
+  }
+
+  static void apply(std::string& image, const PendingOp& op) {
+    if (op.truncate) {
+      image.resize(static_cast<size_t>(op.offset), '\0');
+      return;
+    }
+    const size_t end = static_cast<size_t>(op.offset) + op.data.size();
+    if (image.size() < end) image.resize(end, '\0');
+    std::memcpy(image.data() + op.offset, op.data.data(), op.data.size());
   }
 
   static int file_size(sqlite3_file* pf, sqlite3_int64* size) {

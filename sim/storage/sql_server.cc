@@ -82,7 +82,8 @@ Task<void> SqlServer::run() {
 }
 
 int64_t SqlServer::charge_disk_us(int64_t cost_us) {
-  const int64_t now_us = process_.clock().now_us();
+  // World time, not the node's clock: the disk is not fooled by clock skew or jumps.
+  const int64_t now_us = process_.world().now_us();
   disk_free_at_us_ = std::max(disk_free_at_us_, now_us) + cost_us;
   stats_.disk_busy_us += cost_us;
   return disk_free_at_us_ - now_us;

@@ -1,0 +1,77 @@
+// Script commands: EVAL EVALSHA SCRIPT LOAD|EXISTS|FLUSH. A script is run by its registered C++
+// function (impl/ports/redis_script.h), atomically; its redis.call()s go through the engine.
+#include "sim/redis/commands.h"
+
+namespace fl::sim::redis {
+
+namespace {
+
+class CtxCalls final : public ScriptCalls {
+ public:
+  explicit CtxCalls(Ctx& c) : c_(c) {}
+  RedisReply call(const std::vector<std::string>& argv) override { return c_.call_nested(argv); }
+
+ private:
+  Ctx& c_;
+};
+
+RedisReply err_unregistered() { return RedisReply::error("ERR faultline: unregistered script"); }
+
+RedisReply run_script(Ctx& c, const RedisScript& script) {
+  auto numkeys = parse_int64(c.arg(2));
+  if (!numkeys) return err_not_integer();
+  if (*numkeys > static_cast<int64_t>(c.argc() - 3)) {
+    return RedisReply::error("ERR Number of keys can't be greater than number of args");
+  }
+  if (*numkeys < 0) return RedisReply::error("ERR Number of keys can't be negative");
+  const auto keys_begin = c.argv.begin() + 3;
+  const auto keys_end = keys_begin + *numkeys;
+  const std::vector<std::string> keys(keys_begin, keys_end);
+  const std::vector<std::string> args(keys_end, c.argv.end());
+  CtxCalls calls(c);
+  return script.run(calls, keys, args);
+}
+
+}  // namespace
+
+RedisReply cmd_eval(Ctx& c) {
+  const std::string sha = sha1_hex(c.arg(1));
+  const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
+  if (!script) return err_unregistered();
+  c.loaded_scripts().insert(sha);  // EVAL caches the script, as Redis does
+  return run_script(c, *script);
+}
+
+RedisReply cmd_evalsha(Ctx& c) {
+  const std::string sha = lower(c.arg(1));
+  if (sha.size() != 40 || !c.loaded_scripts().count(sha)) {
+    return RedisReply::error("NOSCRIPT No matching script. Please use EVAL.");
+  }
+  const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
+  if (!script) return err_unregistered();
+  return run_script(c, *script);
+}
+
+RedisReply cmd_script(Ctx& c) {
+  const std::string sub = lower(c.arg(1));
+  if (sub == "load") {
+    const std::string sha = sha1_hex(c.arg(2));
+    c.loaded_scripts().insert(sha);
+    return RedisReply::bulk(sha);
+  }
+  if (sub == "exists") {
+    std::vector<RedisReply> out;
+    for (size_t j = 2; j < c.argc(); ++j) {
+      out.push_back(RedisReply::integer_of(c.loaded_scripts().count(lower(c.arg(j))) ? 1 : 0));
+    }
+    return RedisReply::array(std::move(out));
+  }
+  // flush [ASYNC|SYNC]
+  if (c.argc() > 3 || (c.argc() == 3 && !iequals(c.arg(2), "async") && !iequals(c.arg(2), "sync"))) {
+    return RedisReply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+  }
+  c.loaded_scripts().clear();
+  return RedisReply::ok();
+}
+
+}  // namespace fl::sim::redis

@@ -1,0 +1,243 @@
+#include "sim/redis/server.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace fl::sim::redis {
+
+// A request waiting in XREADGROUP BLOCK.
+struct Server::Parked {
+  uint64_t id = 0;
+  Session session;
+  std::vector<std::string> argv;
+  RedisReply reply;
+  bool done = false;
+  std::coroutine_handle<> waiter;
+};
+
+namespace {
+
+struct ParkAwaiter {
+  std::shared_ptr<void> keep;  // the Parked record outlives the suspension
+  std::coroutine_handle<>* slot;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { *slot = h; }
+  void await_resume() const noexcept {}
+};
+
+}  // namespace
+
+Server::Server(ServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
+  assert(options_.cron_interval_ms >= 0);
+}
+
+Server::~Server() = default;
+
+BootFn Server::boot_fn() {
+  return [this](Process& p) { return run(p); };
+}
+
+Task<void> Server::run(Process& p) {
+  ++stats_.boots;
+  const bool restart = process_ != nullptr;
+  assert(!restart || process_ == &p);
+  process_ = &p;
+  incarnation_ = p.incarnation();
+  server_epoch_ = p.connection_epoch();
+  // The previous incarnation's handler frames are gone with it: forget their records.
+  parked_.clear();
+  subscribers_.clear();
+  if (restart) engine_.recover(now_ms());
+  p.rpc().serve(options_.service, [this](MessagePtr request) { return handle(std::move(request)); });
+  if (options_.cron_interval_ms > 0) p.spawn("redis-cron", cron());
+  co_return;
+}
+
+int64_t Server::now_ms() const {
+  assert(process_);
+  return process_->now_us() / 1000;
+}
+
+Task<void> Server::cron() {
+  Process* p = process_;
+  for (;;) {
+    co_await p->clock().sleep_ms(options_.cron_interval_ms);
+    engine_.tick(now_ms());
+  }
+}
+
+Task<MessagePtr> Server::handle(MessagePtr request) {
+  ++stats_.requests;
+  const RedisRequest* req = message_as<RedisRequest>(request);
+  RedisResponse response;
+  if (!req) {
+    response.replies.push_back(RedisReply::error("ERR faultline: not a Redis request"));
+    co_return make_message(std::move(response));
+  }
+  switch (req->kind) {
+    case RedisRequest::Kind::kCommands: response = co_await run_commands(*req); break;
+    case RedisRequest::Kind::kSubscribe: response = subscribe(*req); break;
+    case RedisRequest::Kind::kUnsubscribe: response = unsubscribe(*req); break;
+    case RedisRequest::Kind::kCheck: response = check(*req); break;
+  }
+  co_return make_message(std::move(response));
+}
+
+Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
+  RedisResponse response;
+  Session session;  // one connection for the batch; id 0 never subscribes (see subscribe())
+  for (size_t i = 0; i < req.commands.size(); ++i) {
+    const auto& argv = req.commands[i];
+    if (!argv.empty() && (argv[0] == "SUBSCRIBE" || argv[0] == "subscribe")) {
+      response.replies.push_back(RedisReply::error("ERR faultline: use Redis::subscribe()"));
+      continue;
+    }
+    RedisReply reply = engine_.execute(session, argv, now_ms());
+    after_command();
+    if (session.blocked && i + 1 == req.commands.size()) {
+      auto parked = std::make_shared<Parked>();
+      parked->id = next_park_id_++;
+      parked->session = session;
+      parked->argv = argv;
+      const int64_t timeout_ms = session.blocked->timeout_ms;
+      parked_.emplace(parked->id, parked);
+      ++stats_.parked;
+      if (timeout_ms > 0) {
+        World& world = process_->world();
+        const int64_t delay_us = world.node(process_->node()).clock.world_delay_us(timeout_ms * 1000);
+        const uint64_t id = parked->id;
+        world.post(*process_, world.now_us() + delay_us, [this, id] {
+          auto it = parked_.find(id);
+          if (it == parked_.end()) return;
+          std::shared_ptr<Parked> p = it->second;
+          parked_.erase(it);
+          ++stats_.block_timeouts;
+          p->reply = RedisReply::nil_array();
+          p->done = true;
+          if (p->waiter) p->waiter.resume();
+        });
+      }
+      co_await ParkAwaiter{parked, &parked->waiter};
+      reply = std::move(parked->reply);
+    }
+    session.blocked.reset();
+    response.replies.push_back(std::move(reply));
+  }
+  engine_.close_session(session);
+  co_return response;
+}
+
+void Server::after_command() {
+  std::vector<std::string> keys = engine_.take_signaled_keys();
+  if (!keys.empty() && !parked_.empty()) wake_parked(keys);
+  push_deliveries();
+}
+
+void Server::wake_parked(const std::vector<std::string>& keys) {
+  std::vector<std::shared_ptr<Parked>> candidates;
+  for (const auto& [id, p] : parked_) {
+    const auto& mine = p->session.blocked->keys;
+    const bool hit = std::any_of(mine.begin(), mine.end(), [&](const std::string& k) {
+      return std::binary_search(keys.begin(), keys.end(), k);
+    });
+    if (hit) candidates.push_back(p);
+  }
+  for (const auto& p : candidates) {  // park order: the longest-waiting reader is served first
+    BlockRequest block = *p->session.blocked;
+    RedisReply reply = engine_.execute(p->session, p->argv, now_ms());
+    if (p->session.blocked) {
+      p->session.blocked = std::move(block);  // still nothing for it (keeps its original timeout)
+      continue;
+    }
+    p->session.blocked = std::move(block);
+    parked_.erase(p->id);
+    ++stats_.woken;
+    p->reply = std::move(reply);
+    p->done = true;
+    // Resume in an event of its own: the waking command's handler is still running.
+    std::coroutine_handle<> h = p->waiter;
+    process_->world().post(*process_, process_->world().now_us(), [h, p] {
+      if (h) h.resume();
+    });
+  }
+  // Waking readers never signals keys, but they can publish nothing either: nothing to loop on.
+}
+
+bool Server::subscriber_alive(const Subscriber& s) const {
+  if (process_->connection_epoch() != server_epoch_) return false;  // our connections were reset
+  Process& target = process_->world().process(s.process);
+  return target.alive() && target.incarnation() == s.incarnation && target.connection_epoch() == s.epoch;
+}
+
+void Server::push_deliveries() {
+  std::vector<PubSubDelivery> deliveries = engine_.take_deliveries();
+  for (auto& d : deliveries) {
+    auto it = subscribers_.find(d.session_id);
+    if (it == subscribers_.end()) continue;
+    if (!subscriber_alive(it->second)) {
+      // The connection is gone: Redis drops the client, and the message with it.
+      engine_.close_session(it->second.session);
+      subscribers_.erase(it);
+      ++stats_.pushes_dropped;
+      continue;
+    }
+    ++stats_.pushes;
+    process_->world().network().send_to(*process_, process_->world().process(it->second.process),
+                                        it->second.push_service,
+                                        make_message(RedisPush{d.session_id, std::move(d.channel), std::move(d.payload)}));
+  }
+}
+
+RedisResponse Server::subscribe(const RedisRequest& req) {
+  RedisResponse response;
+  Process* target = process_->world().find_process(req.subscriber_process);
+  if (req.subscription_id == 0 || !target || req.commands.empty()) {
+    response.replies.push_back(RedisReply::error("ERR faultline: bad subscribe request"));
+    return response;
+  }
+  if (process_->connection_epoch() != server_epoch_) {
+    // Connections were reset since boot: surviving subscriptions are gone; new ones start here.
+    for (auto& [id, s] : subscribers_) engine_.close_session(s.session);
+    subscribers_.clear();
+    server_epoch_ = process_->connection_epoch();
+  }
+  Subscriber& sub = subscribers_[req.subscription_id];
+  sub.process = target->index();
+  sub.incarnation = req.subscriber_incarnation;
+  sub.epoch = req.subscriber_epoch;
+  sub.push_service = req.push_service;
+  sub.session.id = req.subscription_id;
+  std::vector<std::string> argv = req.commands[0];
+  if (argv.empty() || !(argv[0] == "SUBSCRIBE" || argv[0] == "subscribe")) argv.insert(argv.begin(), "SUBSCRIBE");
+  response.replies.push_back(engine_.execute(sub.session, argv, now_ms()));
+  if (response.replies.back().is_error()) {
+    engine_.close_session(sub.session);
+    subscribers_.erase(req.subscription_id);
+  }
+  return response;
+}
+
+RedisResponse Server::unsubscribe(const RedisRequest& req) {
+  RedisResponse response;
+  auto it = subscribers_.find(req.subscription_id);
+  if (it != subscribers_.end()) {
+    engine_.close_session(it->second.session);
+    subscribers_.erase(it);
+  }
+  response.replies.push_back(RedisReply::ok());
+  return response;
+}
+
+RedisResponse Server::check(const RedisRequest& req) {
+  RedisResponse response;
+  auto it = subscribers_.find(req.subscription_id);
+  bool alive = it != subscribers_.end() && subscriber_alive(it->second);
+  if (it != subscribers_.end() && !alive) {
+    engine_.close_session(it->second.session);
+    subscribers_.erase(it);
+  }
+  response.replies.push_back(RedisReply::integer_of(alive ? 1 : 0));
+  return response;
+}
+
+}  // namespace fl::sim::redis
