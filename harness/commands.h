@@ -12,5 +12,11 @@ using Args = std::vector<std::string>;
 
 int run_main(const Args& args);
 int check_determinism_main(const Args& args);
+// harness/cmd_sweep.cc (scenario files, sweeps, shrinking, replay, reports; issue 4)
+int sweep_main(const Args& args);
+int shrink_main(const Args& args);
+int replay_main(const Args& args);
+int report_main(const Args& args);
+int explain_main(const Args& args);
 
 }  // namespace fl

@@ -20,7 +20,12 @@ struct Subcommand {
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {"check-determinism", "run a scenario+seed in two processes and compare fingerprints", check_determinism_main},
+      {"explain", "draw a trace as a sequence diagram (Mermaid text and SVG)", explain_main},
+      {"replay", "re-run a saved scenario with its seed and check the failure reproduces", replay_main},
+      {"report", "run the scenarios of a test matrix (or merge shards) and write PASS/FAIL reports", report_main},
       {"run", "run one scenario with one seed and print each property's verdict", run_main},
+      {"shrink", "reduce a failing run to a minimal scenario that still fails", shrink_main},
+      {"sweep", "run many seeds in parallel worker processes (sharded with --shard i/n)", sweep_main},
   };
   return table;
 }

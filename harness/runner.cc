@@ -90,6 +90,11 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
   // The world is destroyed before the system run: frames may refer to the run's objects.
   auto world = std::make_unique<sim::World>(sim::WorldOptions{.seed = seed, .record_trace = record});
   std::unique_ptr<SystemRun> run;
+  // The configuration is the trace's first event, so two variants of one scenario (same
+  // messages, different state) still have different fingerprints.
+  world->trace().record(world->now_us(), sim::TraceKind::kUser, "", "",
+                        "scenario " + s.name + " system " + s.system + " variant " + s.variant +
+                            " config " + sim::hex64(result.config_digest));
   try {
     world->network().set_default_link(link_options(s.network));
     run = sys->build(*world, s);
@@ -99,6 +104,13 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
     const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
     result.verdicts = run->check(*world, requested_properties(s, *sys));
+    for (const Verdict& v : result.verdicts) {
+      // Failing properties are marked in the trace so timelines and `explain` can show them.
+      if (!v.passed) {
+        world->trace().record(world->now_us(), sim::TraceKind::kViolation, "", "",
+                              v.property + " failed" + (v.evidence.empty() ? "" : ": " + v.evidence.front()));
+      }
+    }
   } catch (const std::exception& e) {
     result.error = std::string("run aborted: ") + e.what();
   }

@@ -20,6 +20,7 @@ struct LinkSettings {
   double duplicate_probability = 0;
   double reorder_probability = 0;
   bool fifo = true;
+  bool operator==(const LinkSettings&) const = default;  // field-wise (round-trip tests)
 };
 
 struct StorageSettings {
@@ -28,11 +29,13 @@ struct StorageSettings {
   bool torn_writes = false;              // a crash keeps a random subset of unsynced writes
   double io_error_probability = 0;
   int64_t sync_latency_us = 2000;
+  bool operator==(const StorageSettings&) const = default;  // field-wise (round-trip tests)
 };
 
 struct RedisSettings {
   std::string persistence = "aof-everysec";  // none | aof-everysec | snapshot
   int64_t snapshot_interval_ms = 60000;
+  bool operator==(const RedisSettings&) const = default;  // field-wise (round-trip tests)
 };
 
 struct Topology {
@@ -40,6 +43,7 @@ struct Topology {
   int workers = 0;      // separate worker processes (0: workers run inside replicas)
   int clients = 4;
   RedisSettings redis;
+  bool operator==(const Topology&) const = default;  // field-wise (round-trip tests)
 };
 
 struct WorkloadSpec {
@@ -47,6 +51,7 @@ struct WorkloadSpec {
   double rate_per_s = 5;                 // mean arrivals per second per client
   std::string distribution = "poisson";  // poisson | uniform | burst
   std::map<std::string, std::string> params;  // generator-specific knobs (validated by the system)
+  bool operator==(const WorkloadSpec&) const = default;  // field-wise (round-trip tests)
 };
 
 // One scheduled fault. `target` names a process, a node, or a pair "a|b" for links.
@@ -57,6 +62,7 @@ struct FaultSpec {
   std::string target;
   int64_t duration_ms = 0; // pause, partition, clog, crash-restart downtime
   int64_t value = 0;       // clock-jump delta_ms, clock-drift ppm
+  bool operator==(const FaultSpec&) const = default;  // field-wise (round-trip tests)
 };
 
 // Random ("swarm") faults: each run draws which kinds are on and their rates from the seed.
@@ -68,11 +74,16 @@ struct SwarmSpec {
   int64_t max_clock_jump_ms = 5000;
   int64_t max_downtime_ms = 5000;
   bool timing_aware = true;              // cluster durations around the system's critical ones
+  bool operator==(const SwarmSpec&) const = default;  // field-wise (round-trip tests)
 };
 
 struct Expectation {
   bool pass = true;
   std::string failing_property;          // when pass == false (empty: any)
+  // A saved counterexample's trace fingerprint: `replay` checks the run reproduces it exactly.
+  // An outcome, not an input: not part of the digest.
+  std::optional<uint64_t> fingerprint;
+  bool operator==(const Expectation&) const = default;  // field-wise (round-trip tests)
 };
 
 struct Scenario {
@@ -94,6 +105,7 @@ struct Scenario {
   std::map<std::string, std::string> params;  // system-specific settings (ttl overrides, ...)
   std::optional<uint64_t> seed;          // saved counterexamples carry their seed
   std::string source_file;               // where it was loaded from (not part of the digest)
+  bool operator==(const Scenario&) const = default;  // field-wise (round-trip tests)
 };
 
 // Stable digest of everything that influences a run (not source_file, not seed).

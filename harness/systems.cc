@@ -6,12 +6,16 @@
 
 namespace fl {
 
+const SystemUnderTest& combo_system();
 const SystemUnderTest& demo_system();
+const SystemUnderTest& likes_system();
 
 const std::vector<const SystemUnderTest*>& all_systems() {
   static const std::vector<const SystemUnderTest*> systems = [] {
     std::vector<const SystemUnderTest*> v = {
+        &combo_system(),
         &demo_system(),
+        &likes_system(),
     };
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
     return v;

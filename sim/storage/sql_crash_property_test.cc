@@ -76,8 +76,9 @@ Verdict run_crash_scenario(const Scenario& sc) {
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     for (int i = 0; i < sc.txns; ++i) {
       std::vector<SqlStatement> stmts;
-      for (int j = 0; j < rows_of(i); ++j) stmts.push_back({"INSERT INTO r VALUES(?, ?)", {i, j}});
-      stmts.push_back({"UPDATE c SET n = n + ? WHERE id = 1", {rows_of(i)}, SqlExpect::kChanged});
+      for (int j = 0; j < rows_of(i); ++j) stmts.push_back(sql_statement("INSERT INTO r VALUES(?, ?)", i, j));
+      stmts.push_back(sql_statement("UPDATE c SET n = n + ? WHERE id = 1", rows_of(i)));
+      stmts.back().expect = SqlExpect::kChanged;
       outcomes[static_cast<size_t>(i)] = co_await sql.transaction(std::move(stmts));
       if (outcomes[static_cast<size_t>(i)].status == SqlStatus::kUnavailable) co_await self.clock().sleep_ms(5);
       co_await self.clock().sleep_us(static_cast<int64_t>(self.random_u64() % 2000));
@@ -86,7 +87,10 @@ Verdict run_crash_scenario(const Scenario& sc) {
     world.crash(sim.db(), "final power loss");
     world.restart(sim.db());
     for (int attempt = 0; attempt < 100; ++attempt) {
-      SqlResult r = co_await sql.transaction({{"SELECT txn, count(*) FROM r GROUP BY txn"}, {"SELECT n FROM c"}});
+      std::vector<SqlStatement> read;
+      read.push_back(sql_statement("SELECT txn, count(*) FROM r GROUP BY txn"));
+      read.push_back(sql_statement("SELECT n FROM c"));
+      SqlResult r = co_await sql.transaction(std::move(read));
       if (r.ok()) {
         for (const SqlRow& row : r.sets[0].rows) present[row[0].as_int()] = row[1].as_int();
         counter = r.sets[1].rows.empty() ? -1 : r.sets[1].rows[0][0].as_int();

@@ -33,15 +33,19 @@ TEST(SqlServer, ExecutesStatementsWithTypedValuesAndConstraintErrorsAsValues) {
   std::vector<SqlResult> results;
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     co_await self.clock().sleep_ms(100);  // the server has booted
-    results.push_back(co_await sql.execute(
-        "INSERT INTO purchase(user, sku, price, receipt) VALUES(?, ?, ?, ?)",
-        {"u1", "gift", 9.5, SqlValue::blob(std::string("\x00\x01", 2))}));
-    results.push_back(co_await sql.execute("INSERT INTO purchase(user, sku) VALUES(?, ?)", {"u1", "gift"}));
+    results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku, price, receipt) VALUES(?, ?, ?, ?)",
+                                        "u1", "gift", 9.5, SqlValue::blob(std::string("\x00\x01", 2))));
+    results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku) VALUES(?, ?)", "u1", "gift"));
     results.push_back(co_await sql.query("SELECT id, user, price, receipt, NULL AS missing FROM purchase"));
-    results.push_back(co_await sql.transaction(
-        {{"UPDATE counter SET n = n + 1 WHERE name = ?", {"c"}, SqlExpect::kChanged},
-         {"INSERT INTO purchase(user, sku) VALUES('u2', 'gift') RETURNING id"}}));
-    results.push_back(co_await sql.transaction({{"UPDATE counter SET n = 7 WHERE n = 99", {}, SqlExpect::kChanged}}));
+    std::vector<SqlStatement> txn;  // built outside the co_await expression (g++ 12, see sql.h)
+    txn.push_back(sql_statement("UPDATE counter SET n = n + 1 WHERE name = ?", "c"));
+    txn.back().expect = SqlExpect::kChanged;
+    txn.push_back(sql_statement("INSERT INTO purchase(user, sku) VALUES('u2', 'gift') RETURNING id"));
+    results.push_back(co_await sql.transaction(std::move(txn)));
+    std::vector<SqlStatement> cas;
+    cas.push_back(sql_statement("UPDATE counter SET n = 7 WHERE n = 99"));
+    cas.back().expect = SqlExpect::kChanged;
+    results.push_back(co_await sql.transaction(std::move(cas)));
   });
   sim.world().run_until(kEpochUs + 10'000'000);
   ASSERT_EQ(results.size(), 5u);
@@ -80,7 +84,7 @@ TEST(SqlServer, CommitWhoseReplyIsLostIsIndeterminateNeverFailed) {
     // for the simulated disk. The node loses power in between.
     sim.world().after(200'000, [&] { sim.world().crash(sim.db(), "power loss"); });
     sim.world().after(300'000, [&] { sim.world().restart(sim.db()); });
-    first = co_await sql.execute("INSERT INTO purchase(user, sku) VALUES('u9', 'lost-reply')", {});
+    first = co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('u9', 'lost-reply')");
     for (;;) {
       later = co_await sql.query("SELECT count(*) FROM purchase WHERE user = 'u9'");
       if (later.ok()) break;
@@ -103,10 +107,12 @@ TEST(SqlServer, InjectedIoErrorsSurfaceAsIoError) {
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     co_await self.clock().sleep_ms(100);
     sim.vfs().fail_next(SimIoOp::kSync);
-    results.push_back(co_await sql.execute("INSERT INTO purchase(user, sku) VALUES('a', 'sync-fails')", {}));
+    results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('a', 'sync-fails')"));
     sim.vfs().fail_next(SimIoOp::kWrite);
-    results.push_back(co_await sql.transaction({{"INSERT INTO purchase(user, sku) VALUES('b', 'write-fails')"}}));
-    results.push_back(co_await sql.execute("INSERT INTO purchase(user, sku) VALUES('c', 'fine')", {}));
+    std::vector<SqlStatement> txn;
+    txn.push_back(sql_statement("INSERT INTO purchase(user, sku) VALUES('b', 'write-fails')"));
+    results.push_back(co_await sql.transaction(std::move(txn)));
+    results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('c', 'fine')"));
   });
   sim.world().run_until(kEpochUs + 10'000'000);
   ASSERT_EQ(results.size(), 3u);
@@ -121,7 +127,7 @@ TEST(SqlServer, UnavailableWhenTheDatabaseIsDown) {
   SqlResult r;
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     co_await self.clock().sleep_ms(100);
-    r = co_await sql.execute("INSERT INTO purchase(user, sku) VALUES('a', 'down')", {});
+    r = co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('a', 'down')");
   });
   sim.world().at(kEpochUs + 50'000, [&] { sim.world().crash(sim.db(), "down"); });
   sim.world().run_until(kEpochUs + 10'000'000);
@@ -138,7 +144,7 @@ TEST(SqlServer, DuplicatedRequestsExecuteOnce) {
   SqlResult r;
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     co_await self.clock().sleep_ms(100);
-    for (int i = 0; i < 5; ++i) (void)co_await sql.execute("UPDATE counter SET n = n + 1", {});
+    for (int i = 0; i < 5; ++i) (void)co_await sql.exec("UPDATE counter SET n = n + 1");
     r = co_await sql.query("SELECT n FROM counter");
   });
   sim.world().run_until(kEpochUs + 10'000'000);
@@ -155,7 +161,7 @@ TEST(SqlServer, SyncTimeIsChargedAsLatency) {
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     co_await self.clock().sleep_ms(100);
     int64_t t0 = self.clock().now_us();
-    (void)co_await sql.execute("INSERT INTO purchase(user, sku) VALUES('a', 'b')", {});
+    (void)co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('a', 'b')");
     write_us = self.clock().now_us() - t0;
     t0 = self.clock().now_us();
     (void)co_await sql.query("SELECT * FROM purchase");
@@ -174,8 +180,8 @@ uint64_t run_scenario(uint64_t seed, uint64_t* trace_fp) {
   SqlSim sim(seed, server_options(JournalMode::kWal, Synchronous::kNormal), disk);
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     for (int i = 0; i < 60; ++i) {
-      (void)co_await sql.execute("INSERT INTO purchase(user, sku, receipt) VALUES(?, ?, randomblob(8))",
-                                 {"u" + std::to_string(i % 7), "s" + std::to_string(i)});
+      (void)co_await sql.exec("INSERT INTO purchase(user, sku, receipt) VALUES(?, ?, randomblob(8))",
+                              "u" + std::to_string(i % 7), "s" + std::to_string(i));
       co_await self.clock().sleep_us(static_cast<int64_t>(self.random_u64() % 3000));
     }
   }, 200'000);

@@ -1,0 +1,593 @@
+// `faultline sweep`, `shrink`, `replay`, `report` and `explain`.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "harness/commands.h"
+#include "harness/runner.h"
+#include "harness/scenario_loader.h"
+#include "harness/shrink.h"
+#include "harness/sweep.h"
+#include "reports/report.h"
+#include "reports/timeline.h"
+
+namespace fl {
+namespace {
+
+namespace fs = std::filesystem;
+using WallClock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------- flags
+// A tiny flag reader: --name VALUE, --flag, and positional arguments.
+class Flags {
+ public:
+  Flags(const Args& args, const char* usage) : usage_(usage) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a.rfind("--", 0) == 0 && a.size() > 2) {
+        const bool has_value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
+        named_[a] = has_value && !is_switch(a) ? args[++i] : "";
+        order_.push_back(a);
+      } else {
+        positional_.push_back(a);
+      }
+    }
+  }
+  bool has(const std::string& name) const { return named_.count(name) > 0; }
+  std::string str(const std::string& name, const std::string& fallback = "") const {
+    auto it = named_.find(name);
+    return it == named_.end() ? fallback : it->second;
+  }
+  // Fails (usage error) on a malformed number.
+  bool u64(const std::string& name, uint64_t* out) const {
+    if (!has(name)) return true;
+    const std::string v = str(name);
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-') return false;
+    *out = x;
+    return true;
+  }
+  bool number(const std::string& name, double* out) const {
+    if (!has(name)) return true;
+    const std::string v = str(name);
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(x > 0)) return false;
+    *out = x;
+    return true;
+  }
+  const std::vector<std::string>& positional() const { return positional_; }
+  // The first flag not in `known`, or "".
+  std::string unknown(const std::vector<std::string>& known) const {
+    for (const std::string& f : order_) {
+      if (std::find(known.begin(), known.end(), f) == known.end()) return f;
+    }
+    return "";
+  }
+  int error(const std::string& message) const {
+    std::fprintf(stderr, "faultline: %s\n%s", message.c_str(), usage_);
+    return 2;
+  }
+
+ private:
+  static bool is_switch(const std::string& a) {
+    return a == "--crash-points" || a == "--quiet" || a == "--help" || a == "--no-shrink";
+  }
+  const char* usage_;
+  std::map<std::string, std::string> named_;
+  std::vector<std::string> order_;
+  std::vector<std::string> positional_;
+};
+
+std::optional<Scenario> load_or_report(const std::string& file) {
+  LoadResult loaded = load_scenario_file(file);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "%s", loaded.error_text().c_str());
+    return std::nullopt;
+  }
+  return loaded.scenario;
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+std::string read_text(const std::string& path, bool* ok) {
+  std::ifstream in(path, std::ios::binary);
+  *ok = static_cast<bool>(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// ---------------------------------------------------------------- progress
+class Progress {
+ public:
+  Progress(size_t total, bool quiet) : total_(total), tty_(::isatty(STDERR_FILENO)), quiet_(quiet) {}
+  void update(const WorkerOutcome& o, size_t done) {
+    const bool failed = !o.result.error.empty() || !o.result.all_passed;
+    failures_ += failed;
+    if (quiet_) return;
+    if (tty_) {
+      const int width = 40;
+      const int filled = static_cast<int>(width * done / std::max<size_t>(1, total_));
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu  failures %zu ", std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(), done, total_, failures_);
+      if (done == total_) std::fprintf(stderr, "\n");
+    } else {
+      std::string props;
+      for (const std::string& p : failed_properties(o.result)) props += " " + p;
+      std::printf("[%zu/%zu] seed %llu: %s%s%s\n", done, total_,
+                  static_cast<unsigned long long>(o.result.seed), failed ? "FAIL" : "pass",
+                  props.c_str(), o.result.error.empty() ? "" : (" (" + o.result.error + ")").c_str());
+      std::fflush(stdout);
+    }
+  }
+
+ private:
+  size_t total_;
+  bool tty_, quiet_;
+  size_t failures_ = 0;
+};
+
+// Re-runs a failing seed with its trace recorded and attaches the counterexample to `rec`.
+void attach_counterexample(reports::RunRecord& rec, const Scenario& s, uint64_t seed,
+                           const std::string& trace_path, const std::string& minimal_file,
+                           double timeout_s) {
+  RunOptions opt;
+  opt.trace_jsonl_path = trace_path;
+  opt.scenario_path = minimal_file.empty() ? s.source_file : minimal_file;
+  const RunResult r = run_isolated(s, seed, opt, timeout_s);
+  reports::Counterexample c;
+  c.seed = seed;
+  c.fingerprint = r.fingerprint;
+  const std::vector<std::string> failed = failed_properties(r);
+  c.property = failed.empty() ? "" : failed[0];
+  c.scenario_file = minimal_file;
+  if (!minimal_file.empty()) c.scenario_yaml = scenario_to_yaml(s);
+  c.replay_command = minimal_file.empty()
+                         ? (r.replay_command.empty()
+                                ? "faultline run " + s.source_file + " --seed " + std::to_string(seed)
+                                : r.replay_command)
+                         : "faultline replay " + minimal_file;
+  c.timeline = timeline_from_trace_file(trace_path, 120);
+  rec.counterexample = std::move(c);
+}
+
+void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, double wall_s) {
+  const double sim_s = static_cast<double>(rec.simulated_us) / 1e6;
+  std::printf("\nsweep %s (%s/%s): %zu seeds run, %zu failed, %.1f wall s, %.1f seeds/min, "
+              "%.1f simulated s per wall s\n",
+              s.name.c_str(), s.system.c_str(), s.variant.c_str(), rec.seeds.size(),
+              rec.failing_seeds.size(), wall_s, rec.seeds.size() * 60.0 / std::max(wall_s, 1e-9),
+              sim_s / std::max(wall_s, 1e-9));
+  for (const auto& [p, n] : rec.failures_per_property) {
+    std::printf("  failures of %-32s %lld\n", p.c_str(), static_cast<long long>(n));
+  }
+  for (size_t i = 0; i < rec.failing_seeds.size() && i < 5; ++i) {
+    std::printf("  failing seed %llu: faultline run %s --seed %llu\n",
+                static_cast<unsigned long long>(rec.failing_seeds[i]), s.source_file.c_str(),
+                static_cast<unsigned long long>(rec.failing_seeds[i]));
+  }
+  if (!rec.error.empty()) std::printf("  first crash/timeout: %s\n", rec.error.c_str());
+  std::printf("%s\n", rec.as_expected() ? "AS EXPECTED" : "UNEXPECTED");
+}
+
+// ---------------------------------------------------------------- sweep
+const char* kSweepUsage =
+    "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
+    "                       [--json OUT.json] [--timeout-s T] [--quiet]\n"
+    "       faultline sweep FILE --crash-points [--effects K] [--seed N] [--jobs J] [--json OUT]\n"
+    "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
+    "  seed (over --timeout-s wall seconds, default 120) is that seed's failure. --shard i/n runs\n"
+    "  every n-th seed starting at the i-th, so n machines cover N seeds; merge their --json files\n"
+    "  with `faultline report --merge`. --crash-points lists every external effect of the service\n"
+    "  processes (each Redis command, SQL statement, publish, ack) in one run, then re-runs the\n"
+    "  seed once per effect (the first K with --effects), crashing the caller right before and\n"
+    "  right after it; the crashed process restarts 1 s later.\n"
+    "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
+
+int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeout_s) {
+  uint64_t effects = 0, seed = default_seed(s);
+  if (!f.u64("--effects", &effects) || !f.u64("--seed", &seed)) return f.error("bad number");
+  // Discovery: run once, listing every external effect of the service processes.
+  RunOptions discover;
+  discover.list_effects = true;
+  const RunResult listed = run_scenario(s, seed, discover);
+  if (!listed.error.empty()) return f.error("discovery run failed: " + listed.error);
+  if (effects == 0 || effects > listed.effects.size()) effects = listed.effects.size();
+  std::printf("crash-point discovery: %zu external effects; sweeping %llu of them before and after\n",
+              listed.effects.size(), static_cast<unsigned long long>(effects));
+  if (effects == 0) return f.error("the scenario's service processes make no external calls");
+  std::vector<CrashPoint> points;
+  for (uint64_t i = 0; i < effects; ++i) {
+    points.push_back(CrashPoint{i, true});
+    points.push_back(CrashPoint{i, false});
+  }
+  const auto start = WallClock::now();
+  std::vector<WorkerOutcome> out = run_in_workers(
+      points.size(),
+      [&](size_t job) {
+        RunOptions opt;
+        opt.crash_point = points[job];
+        return run_scenario(s, seed, opt);
+      },
+      jobs, timeout_s);
+  std::map<std::string, std::vector<std::string>> broken;  // property -> crash points
+  for (const WorkerOutcome& o : out) {
+    const CrashPoint& p = points[o.job];
+    const std::string where = std::string(p.before ? "before" : "after") + " " +
+                              listed.effects[p.effect_index];
+    for (const std::string& prop : failed_properties(o.result)) broken[prop].push_back(where);
+  }
+  std::printf("crash-point sweep %s seed %llu: %zu runs in %.1f wall s\n", s.name.c_str(),
+              static_cast<unsigned long long>(seed), points.size(),
+              std::chrono::duration<double>(WallClock::now() - start).count());
+  for (const auto& [prop, where] : broken) {
+    std::printf("  %s broken by %zu crash points:", prop.c_str(), where.size());
+    for (size_t i = 0; i < where.size() && i < 10; ++i) std::printf(" [%s]", where[i].c_str());
+    std::printf("\n");
+  }
+  if (f.has("--json")) {
+    reports::Report rep;
+    rep.produced_at = utc_now_iso8601();
+    rep.commit = git_commit();
+    rep.runs.push_back(make_run_record(s, out, rep.produced_at, rep.commit));
+    if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
+  }
+  const bool expect_clean = s.expect.pass;
+  return (broken.empty() == expect_clean) ? 0 : 1;
+}
+
+}  // namespace
+
+int sweep_main(const Args& args) {
+  Flags f(args, kSweepUsage);
+  if (f.has("--help")) return std::fputs(kSweepUsage, stdout), 0;
+  if (std::string u = f.unknown({"--seeds", "--first-seed", "--jobs", "--shard", "--json",
+                                 "--timeout-s", "--quiet", "--crash-points", "--effects",
+                                 "--seed"});
+      !u.empty()) {
+    return f.error("unknown flag '" + u + "'");
+  }
+  if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
+  uint64_t seeds = 0, first = 1, jobs = 2;
+  double timeout_s = 120;
+  if (!f.u64("--seeds", &seeds) || !f.u64("--first-seed", &first) || !f.u64("--jobs", &jobs) ||
+      !f.number("--timeout-s", &timeout_s) || jobs == 0 || jobs > 256) {
+    return f.error("bad number");
+  }
+  int shard = 0, shards = 1;
+  if (f.has("--shard") && !parse_shard(f.str("--shard"), &shard, &shards)) {
+    return f.error("--shard takes i/n with 0 <= i < n");
+  }
+  std::optional<Scenario> s = load_or_report(f.positional()[0]);
+  if (!s) return 2;
+  if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout_s);
+  if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
+  const std::vector<uint64_t> list = shard_seeds(first, seeds, shard, shards);
+  Progress progress(list.size(), f.has("--quiet"));
+  const auto start = WallClock::now();
+  std::vector<WorkerOutcome> out = run_in_workers(
+      list.size(), [&](size_t job) { return run_scenario(*s, list[job], RunOptions{}); },
+      static_cast<int>(jobs), timeout_s,
+      [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, done); });
+  for (WorkerOutcome& o : out) o.result.seed = list[o.job];  // crashed workers report no seed
+  const double wall_s = std::chrono::duration<double>(WallClock::now() - start).count();
+  reports::Report rep;
+  rep.produced_at = utc_now_iso8601();
+  rep.commit = git_commit();
+  reports::RunRecord rec = make_run_record(*s, out, rep.produced_at, rep.commit);
+  print_sweep_summary(rec, *s, wall_s);
+  if (f.has("--json")) {
+    if (!rec.failing_seeds.empty()) {
+      attach_counterexample(rec, *s, rec.failing_seeds[0], f.str("--json") + ".trace.jsonl", "",
+                            timeout_s);
+    }
+    rep.runs.push_back(rec);
+    if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
+  }
+  return rec.as_expected() ? 0 : 1;
+}
+
+// ---------------------------------------------------------------- shrink
+namespace {
+const char* kShrinkUsage =
+    "usage: faultline shrink FILE --seed N [--out MIN.yaml] [--property P] [--max-runs R]\n"
+    "                        [--timeout-s T]\n"
+    "  Reduces a failing run (fewer faults, clients, operations, shorter duration, lower rates)\n"
+    "  while the same property still fails with the same seed, and writes the minimal scenario\n"
+    "  (carrying its seed and fingerprint) for `faultline replay`. Default --out: FILE with\n"
+    "  .min-seed<N>.yaml; default --max-runs 200.\n"
+    "exit: 0 shrunk (or nothing to remove), 1 the scenario does not fail with that seed, 2 usage\n";
+}  // namespace
+
+int shrink_main(const Args& args) {
+  Flags f(args, kShrinkUsage);
+  if (f.has("--help")) return std::fputs(kShrinkUsage, stdout), 0;
+  if (std::string u = f.unknown({"--seed", "--out", "--property", "--max-runs", "--timeout-s"});
+      !u.empty()) {
+    return f.error("unknown flag '" + u + "'");
+  }
+  if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
+  std::optional<Scenario> s = load_or_report(f.positional()[0]);
+  if (!s) return 2;
+  uint64_t seed = default_seed(*s), max_runs = 200;
+  double timeout_s = 120;
+  if (!f.u64("--seed", &seed) || !f.u64("--max-runs", &max_runs) ||
+      !f.number("--timeout-s", &timeout_s) || max_runs == 0) {
+    return f.error("bad number");
+  }
+  const std::string base = f.positional()[0];
+  const std::string out_path =
+      f.str("--out", base.substr(0, base.rfind(".yaml")) + ".min-seed" + std::to_string(seed) + ".yaml");
+  const auto start = WallClock::now();
+  ShrinkResult res = shrink_failure(
+      *s, seed,
+      [&](const Scenario& c, uint64_t sd) {
+        RunOptions opt;
+        opt.scenario_path = out_path;
+        return run_isolated(c, sd, opt, timeout_s);
+      },
+      static_cast<int>(max_runs), f.str("--property"));
+  if (!res.reproduced) {
+    std::printf("shrink: %s\n", res.summary.c_str());
+    return 1;
+  }
+  const std::string header = "# Minimal counterexample shrunk by `faultline shrink` from " + base +
+                             " (seed " + std::to_string(seed) + ", property " + res.property +
+                             ").\n# Shrank: " + res.summary + " (" + std::to_string(res.runs) +
+                             " runs).\n# Replay: faultline replay " + out_path + "\n";
+  if (!write_text(out_path, header + scenario_to_yaml(res.minimal))) {
+    return f.error("cannot write " + out_path);
+  }
+  std::printf("shrink %s seed %llu, property %s: %s\n  %d runs, %d steps kept, %.1f wall s\n"
+              "  wrote %s\n  replay: faultline replay %s\n",
+              s->name.c_str(), static_cast<unsigned long long>(seed), res.property.c_str(),
+              res.summary.c_str(), res.runs, res.accepted,
+              std::chrono::duration<double>(WallClock::now() - start).count(), out_path.c_str(),
+              out_path.c_str());
+  return 0;
+}
+
+// ---------------------------------------------------------------- replay
+namespace {
+const char* kReplayUsage =
+    "usage: faultline replay FILE [--timeout-s T]\n"
+    "  Runs a saved scenario with its seed and checks the failure reproduces exactly: the\n"
+    "  expected property fails and, when the file records expect.fingerprint, the trace\n"
+    "  fingerprint is the same.\n"
+    "exit: 0 reproduced, 1 not reproduced, 2 usage or input error\n";
+}  // namespace
+
+int replay_main(const Args& args) {
+  Flags f(args, kReplayUsage);
+  if (f.has("--help")) return std::fputs(kReplayUsage, stdout), 0;
+  if (std::string u = f.unknown({"--timeout-s"}); !u.empty()) return f.error("unknown flag '" + u + "'");
+  if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
+  double timeout_s = 120;
+  if (!f.number("--timeout-s", &timeout_s)) return f.error("bad number");
+  std::optional<Scenario> s = load_or_report(f.positional()[0]);
+  if (!s) return 2;
+  if (!s->seed) {
+    std::fprintf(stderr, "%s: error: no 'seed:' recorded; use `faultline run FILE --seed N`\n",
+                 f.positional()[0].c_str());
+    return 2;
+  }
+  RunOptions opt;
+  opt.scenario_path = f.positional()[0];
+  const RunResult r = run_isolated(*s, *s->seed, opt, timeout_s);
+  const std::vector<std::string> failed = failed_properties(r);
+  std::printf("replay %s seed %llu: fingerprint %016llx", s->name.c_str(),
+              static_cast<unsigned long long>(*s->seed),
+              static_cast<unsigned long long>(r.fingerprint));
+  for (const std::string& p : failed) std::printf(" FAIL %s", p.c_str());
+  if (!r.error.empty()) std::printf(" (%s)", r.error.c_str());
+  std::printf("\n");
+  bool ok = r.as_expected;
+  if (s->expect.fingerprint && *s->expect.fingerprint != r.fingerprint) {
+    std::printf("NOT REPRODUCED: fingerprint %016llx differs from the recorded %016llx\n",
+                static_cast<unsigned long long>(r.fingerprint),
+                static_cast<unsigned long long>(*s->expect.fingerprint));
+    return 1;
+  }
+  std::printf("%s\n", ok ? "REPRODUCED" : "NOT REPRODUCED: verdicts differ from expect:");
+  return ok ? 0 : 1;
+}
+
+// ---------------------------------------------------------------- report
+namespace {
+const char* kReportUsage =
+    "usage: faultline report --matrix NAME|all --out DIR [--scenarios DIR] [--seeds N]\n"
+    "                        [--jobs J] [--timeout-s T] [--max-shrink-runs R] [--no-shrink]\n"
+    "       faultline report --merge A.json B.json ... --out DIR\n"
+    "  Runs every scenario under --scenarios (default scenarios/) whose matrix_rows hit the\n"
+    "  matrix, N seeds each (default 10), shrinks each failure to a minimal counterexample, and\n"
+    "  writes report.md, report.html, junit.xml and report.json into DIR. --merge combines the\n"
+    "  JSON of sharded sweeps/reports into one report. Matrices: ranking, combo, likes, gifts,\n"
+    "  demo, all.\n"
+    "exit: 0 every run as expected, 1 some run was not, 2 usage or input error\n";
+
+std::vector<std::string> scenario_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() != ".yaml" || p.string().find("/invalid/") != std::string::npos) continue;
+    if (p.filename().string().find(".min-seed") != std::string::npos) continue;
+    out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool hits_matrix(const Scenario& s, const std::string& matrix) {
+  for (const std::string& id : s.matrix_rows) {
+    const reports::MatrixRow* row = reports::find_matrix_row(id);
+    if (row && (matrix == "all" || row->matrix == matrix)) return true;
+  }
+  return false;
+}
+
+int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std::string& out) {
+  std::vector<reports::Report> shards;
+  for (const std::string& path : inputs) {
+    bool ok = false;
+    const std::string text = read_text(path, &ok);
+    std::string err;
+    std::optional<reports::Report> r = ok ? reports::report_from_json(text, &err) : std::nullopt;
+    if (!r) {
+      std::fprintf(stderr, "%s: error: %s\n", path.c_str(), ok ? err.c_str() : "cannot read");
+      return 2;
+    }
+    shards.push_back(std::move(*r));
+  }
+  reports::Report merged = reports::merge_reports(shards, utc_now_iso8601(), git_commit());
+  if (std::string err = reports::write_report_files(merged, out); !err.empty()) return f.error(err);
+  std::printf("merged %zu reports (%zu runs) into %s/report.{md,html,json} and junit.xml\n",
+              shards.size(), merged.runs.size(), out.c_str());
+  return reports::report_exit_code(merged);
+}
+
+reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, uint64_t seeds,
+                                int jobs, double timeout_s, int max_shrink_runs,
+                                const std::string& now, const std::string& commit) {
+  std::vector<WorkerOutcome> out = run_in_workers(
+      seeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, jobs, timeout_s);
+  for (WorkerOutcome& o : out) o.result.seed = o.job + 1;
+  reports::RunRecord rec = make_run_record(s, out, now, commit);
+  if (rec.failing_seeds.empty()) return rec;
+  const uint64_t seed = rec.failing_seeds[0];
+  const std::string stem = out_dir + "/counterexamples/" + s.name + "-" + s.variant + "-seed" +
+                           std::to_string(seed);
+  fs::create_directories(out_dir + "/counterexamples");
+  Scenario minimal = s;
+  if (max_shrink_runs > 0) {
+    ShrinkResult sr = shrink_failure(
+        s, seed,
+        [&](const Scenario& c, uint64_t sd) { return run_isolated(c, sd, RunOptions{}, timeout_s); },
+        max_shrink_runs);
+    if (sr.reproduced) minimal = sr.minimal;
+    std::printf("  shrunk seed %llu: %s\n", static_cast<unsigned long long>(seed), sr.summary.c_str());
+  }
+  minimal.seed = seed;
+  minimal.source_file = stem + ".yaml";
+  write_text(stem + ".yaml", scenario_to_yaml(minimal));
+  attach_counterexample(rec, minimal, seed, stem + ".trace.jsonl", stem + ".yaml", timeout_s);
+  return rec;
+}
+}  // namespace
+
+int report_main(const Args& args) {
+  Flags f(args, kReportUsage);
+  if (f.has("--help")) return std::fputs(kReportUsage, stdout), 0;
+  if (std::string u = f.unknown({"--matrix", "--out", "--scenarios", "--seeds", "--jobs",
+                                 "--timeout-s", "--max-shrink-runs", "--no-shrink", "--merge"});
+      !u.empty()) {
+    return f.error("unknown flag '" + u + "'");
+  }
+  const std::string out = f.str("--out");
+  if (out.empty()) return f.error("--out DIR is required");
+  if (f.has("--merge")) {
+    std::vector<std::string> inputs = f.positional();
+    if (!f.str("--merge").empty()) inputs.insert(inputs.begin(), f.str("--merge"));
+    if (inputs.empty()) return f.error("--merge needs report.json files");
+    return merge_main(f, inputs, out);
+  }
+  const std::string matrix = f.str("--matrix");
+  const std::vector<std::string> names = reports::matrix_names();
+  if (matrix != "all" && std::find(names.begin(), names.end(), matrix) == names.end()) {
+    return f.error("--matrix takes one of: all, ranking, combo, likes, gifts, demo");
+  }
+  uint64_t seeds = 10, jobs = 2, shrink_runs = 60;
+  double timeout_s = 120;
+  if (!f.u64("--seeds", &seeds) || !f.u64("--jobs", &jobs) || !f.number("--timeout-s", &timeout_s) ||
+      !f.u64("--max-shrink-runs", &shrink_runs) || seeds == 0 || jobs == 0) {
+    return f.error("bad number");
+  }
+  if (f.has("--no-shrink")) shrink_runs = 0;
+  std::vector<Scenario> chosen;
+  bool input_error = false;
+  for (const std::string& path : scenario_files(f.str("--scenarios", "scenarios"))) {
+    std::optional<Scenario> s = load_or_report(path);
+    if (!s) {
+      input_error = true;
+      continue;
+    }
+    if (hits_matrix(*s, matrix)) chosen.push_back(std::move(*s));
+  }
+  if (input_error) return 2;
+  reports::Report rep;
+  rep.produced_at = utc_now_iso8601();
+  rep.commit = git_commit();
+  rep.matrices = {matrix};
+  for (const Scenario& s : chosen) {
+    std::printf("running %s (%s/%s), %llu seeds\n", s.source_file.c_str(), s.system.c_str(),
+                s.variant.c_str(), static_cast<unsigned long long>(seeds));
+    std::fflush(stdout);
+    rep.runs.push_back(evidence_for(s, out, seeds, static_cast<int>(jobs), timeout_s,
+                                    static_cast<int>(shrink_runs), rep.produced_at, rep.commit));
+  }
+  if (std::string err = reports::write_report_files(rep, out); !err.empty()) return f.error(err);
+  size_t pass = 0, fail = 0, not_run = 0;
+  for (const reports::RowVerdict& v : reports::judge_rows(rep)) {
+    (v.status == reports::RowStatus::kPass ? pass : v.status == reports::RowStatus::kFail ? fail : not_run)++;
+  }
+  std::printf("report %s: %zu scenarios; rows x variants: %zu PASS, %zu FAIL, %zu NOT_RUN\n"
+              "  wrote %s/report.md, report.html, junit.xml, report.json\n",
+              matrix.c_str(), chosen.size(), pass, fail, not_run, out.c_str());
+  return reports::report_exit_code(rep);
+}
+
+// ---------------------------------------------------------------- explain
+namespace {
+const char* kExplainUsage =
+    "usage: faultline explain TRACE.jsonl [--out PREFIX] [--max-events N]\n"
+    "  Draws a trace (from `faultline run --trace`) as a sequence diagram, one lane per process,\n"
+    "  faults and violations marked: prints Mermaid text and writes PREFIX.mmd and PREFIX.svg\n"
+    "  (default PREFIX: the trace path without .jsonl). Default --max-events 200.\n";
+}  // namespace
+
+int explain_main(const Args& args) {
+  Flags f(args, kExplainUsage);
+  if (f.has("--help")) return std::fputs(kExplainUsage, stdout), 0;
+  if (std::string u = f.unknown({"--out", "--max-events"}); !u.empty()) {
+    return f.error("unknown flag '" + u + "'");
+  }
+  if (f.positional().size() != 1) return f.error("expected exactly one TRACE.jsonl");
+  uint64_t max_events = 200;
+  if (!f.u64("--max-events", &max_events) || max_events == 0) return f.error("bad number");
+  const std::string path = f.positional()[0];
+  bool ok = false;
+  const std::string text = read_text(path, &ok);
+  if (!ok) return f.error("cannot read " + path);
+  size_t bad = 0;
+  const std::vector<reports::TimelineEvent> all = reports::parse_trace_jsonl(text, &bad);
+  if (all.empty()) {
+    std::fprintf(stderr, "%s: error: no trace events (%zu unreadable lines)\n", path.c_str(), bad);
+    return 2;
+  }
+  const auto shown = reports::select_timeline(all, max_events);
+  const std::string prefix = f.str("--out", path.substr(0, path.rfind(".jsonl")));
+  const std::string mermaid = reports::to_mermaid(shown);
+  if (!write_text(prefix + ".mmd", mermaid) || !write_text(prefix + ".svg", reports::to_svg(shown))) {
+    return f.error("cannot write " + prefix + ".{mmd,svg}");
+  }
+  std::fputs(mermaid.c_str(), stdout);
+  std::fprintf(stderr, "explain: %zu of %zu events drawn; wrote %s.mmd and %s.svg\n", shown.size(),
+               all.size(), prefix.c_str(), prefix.c_str());
+  return 0;
+}
+
+}  // namespace fl

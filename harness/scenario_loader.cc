@@ -1,0 +1,721 @@
+#include "harness/scenario_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "harness/faults.h"
+#include "reports/matrix.h"
+#include "sim/hash.h"
+
+namespace fl {
+namespace {
+
+constexpr int64_t kDayMs = 86'400'000;
+
+std::string quoted_list(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const char* type_name(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Null: return "null";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    default: return "nothing";
+  }
+}
+
+// Reads one YAML document into a Scenario, collecting diagnostics. Every read checks the node's
+// type first, so yaml-cpp never throws from here (conversions are done by hand).
+class Loader {
+ public:
+  Loader(std::string file, const LoadOptions& options) : file_(std::move(file)), options_(options) {}
+
+  std::vector<Diagnostic>& errors() { return errors_; }
+
+  void load(const YAML::Node& root, Scenario& s) {
+    if (!root.IsMap()) {
+      error(root, std::string("a scenario file must be a mapping, got ") + type_name(root),
+            "start with 'name:', 'system:' and 'variant:'");
+      return;
+    }
+    check_keys(root, {"name", "description", "system", "variant", "topology", "workload",
+                      "network", "storage", "faults", "swarm", "duration_ms", "quiescent_tail_ms",
+                      "properties", "expect", "matrix_rows", "params", "seed"});
+    require(root, "name");
+    require(root, "system");
+    read_string(root, "name", s.name);
+    if (root["name"] && root["name"].IsScalar() && s.name.empty()) {
+      error(root["name"], "name must not be empty");
+    }
+    read_string(root, "description", s.description);
+    read_string(root, "system", s.system);
+    read_string(root, "variant", s.variant);
+    if (root["topology"]) read_topology(root["topology"], s.topology);
+    if (root["workload"]) read_workload(root["workload"], s.workload);
+    if (root["network"]) read_network(root["network"], s.network);
+    if (root["storage"]) read_storage(root["storage"], s.storage);
+    read_int(root, "duration_ms", s.duration_ms, 1, kDayMs);
+    read_int(root, "quiescent_tail_ms", s.quiescent_tail_ms, 0, kDayMs);
+    if (root["faults"]) read_faults(root["faults"], s);
+    if (root["swarm"]) read_swarm(root["swarm"], s.swarm);
+    read_string_list(root, "properties", s.properties);
+    if (root["expect"]) read_expect(root["expect"], s.expect);
+    read_string_list(root, "matrix_rows", s.matrix_rows);
+    read_string_map(root, "params", s.params);
+    if (root["seed"]) {
+      uint64_t seed = 0;
+      if (read_u64(root["seed"], seed)) s.seed = seed;
+    }
+    validate_names(root, s);
+  }
+
+ private:
+  // ---------------------------------------------------------------- diagnostics
+  void error(const YAML::Node& at, std::string message, std::string hint = "") {
+    const YAML::Mark m = at.IsDefined() ? at.Mark() : YAML::Mark::null_mark();
+    error_at(m, std::move(message), std::move(hint));
+  }
+  void error_at(const YAML::Mark& m, std::string message, std::string hint = "") {
+    Diagnostic d;
+    d.file = file_;
+    d.line = m.is_null() ? 0 : m.line + 1;
+    d.column = m.is_null() ? 0 : m.column + 1;
+    d.message = std::move(message);
+    d.hint = std::move(hint);
+    errors_.push_back(std::move(d));
+  }
+  static std::string did_you_mean(const std::string& word, const std::vector<std::string>& valid) {
+    const std::string best = reports::closest_match(word, valid);
+    if (!best.empty()) return "did you mean '" + best + "'?";
+    if (valid.size() <= 12) return "expected one of: " + quoted_list(valid);
+    return "";
+  }
+
+  // ---------------------------------------------------------------- structure
+  void check_keys(const YAML::Node& map, const std::vector<std::string>& allowed) {
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node key = it->first;
+      if (!key.IsScalar()) {
+        error(key, std::string("a key must be a plain name, got ") + type_name(key));
+        continue;
+      }
+      const std::string& k = key.Scalar();
+      if (!seen.insert(k).second) error(key, "duplicate key '" + k + "'");
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+        error(key, "unknown key '" + k + "'", did_you_mean(k, allowed));
+      }
+    }
+  }
+  void require(const YAML::Node& map, const char* key) {
+    if (!map[key]) error(map, std::string("missing required key '") + key + "'");
+  }
+  bool expect_map(const YAML::Node& n, const char* what) {
+    if (n.IsMap()) return true;
+    error(n, std::string(what) + " must be a mapping, got " + type_name(n));
+    return false;
+  }
+  bool expect_scalar(const YAML::Node& n, const char* what) {
+    if (n.IsScalar()) return true;
+    error(n, std::string(what) + " must be a scalar, got " + type_name(n));
+    return false;
+  }
+
+  // ---------------------------------------------------------------- scalars
+  bool parse_i64(const YAML::Node& n, int64_t& out) {
+    if (!expect_scalar(n, "this value")) return false;
+    const std::string& t = n.Scalar();
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    if (ec == std::errc() && p == t.data() + t.size() && !t.empty()) return true;
+    error(n, "expected an integer, got '" + t + "'",
+          ec == std::errc::result_out_of_range ? "the value does not fit in 64 bits" : "");
+    return false;
+  }
+  bool read_u64(const YAML::Node& n, uint64_t& out) {
+    if (!expect_scalar(n, "seed")) return false;
+    const std::string& t = n.Scalar();
+    const bool hex = t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    const char* b = t.data() + (hex ? 2 : 0);
+    auto [p, ec] = std::from_chars(b, t.data() + t.size(), out, hex ? 16 : 10);
+    if (ec == std::errc() && p == t.data() + t.size() && b != p) return true;
+    error(n, "expected an unsigned 64-bit integer, got '" + t + "'");
+    return false;
+  }
+  void read_int(const YAML::Node& map, const char* key, int64_t& out, int64_t lo, int64_t hi) {
+    const YAML::Node n = map[key];
+    if (!n) return;
+    int64_t v = 0;
+    if (!parse_i64(n, v)) return;
+    if (v < lo || v > hi) {
+      error(n, std::string(key) + " = " + std::to_string(v) + " is out of range",
+            "expected " + std::to_string(lo) + " <= " + key + " <= " + std::to_string(hi));
+      return;
+    }
+    out = v;
+  }
+  void read_int(const YAML::Node& map, const char* key, int& out, int lo, int hi) {
+    int64_t v = out;
+    read_int(map, key, v, lo, hi);
+    out = static_cast<int>(v);
+  }
+  void read_double(const YAML::Node& map, const char* key, double& out, double lo, double hi) {
+    const YAML::Node n = map[key];
+    if (!n || !expect_scalar(n, key)) return;
+    const std::string& t = n.Scalar();
+    double v = 0;
+    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || p != t.data() + t.size() || t.empty() || !std::isfinite(v)) {
+      error(n, std::string("expected a number for ") + key + ", got '" + t + "'");
+      return;
+    }
+    if (v < lo || v > hi) {
+      std::ostringstream range;
+      range << "expected " << lo << " <= " << key << " <= " << hi;
+      error(n, std::string(key) + " = " + t + " is out of range", range.str());
+      return;
+    }
+    out = v;
+  }
+  void read_bool(const YAML::Node& map, const char* key, bool& out) {
+    const YAML::Node n = map[key];
+    if (!n || !expect_scalar(n, key)) return;
+    const std::string t = lower(n.Scalar());
+    if (t == "true" || t == "yes" || t == "on") out = true;
+    else if (t == "false" || t == "no" || t == "off") out = false;
+    else error(n, std::string("expected true or false for ") + key + ", got '" + n.Scalar() + "'");
+  }
+  bool as_string(const YAML::Node& n, const char* what, std::string& out) {
+    if (!n.IsScalar()) {
+      error(n, std::string(what) + " must be a string, got " + type_name(n));
+      return false;
+    }
+    out = n.Scalar();
+    return true;
+  }
+  void read_string(const YAML::Node& map, const char* key, std::string& out,
+                   const std::vector<std::string>* allowed = nullptr) {
+    const YAML::Node n = map[key];
+    if (!n) return;
+    std::string v;
+    if (!as_string(n, key, v)) return;
+    if (allowed && std::find(allowed->begin(), allowed->end(), v) == allowed->end()) {
+      error(n, std::string("unknown ") + key + " '" + v + "'", did_you_mean(v, *allowed));
+      return;
+    }
+    out = v;
+  }
+  void read_string_list(const YAML::Node& map, const char* key, std::vector<std::string>& out) {
+    const YAML::Node n = map[key];
+    if (!n) return;
+    if (!n.IsSequence()) {
+      error(n, std::string(key) + " must be a list, got " + type_name(n), "write [a, b] or '- a'");
+      return;
+    }
+    out.clear();
+    for (const YAML::Node& item : n) {
+      std::string v;
+      if (as_string(item, key, v)) out.push_back(v);
+    }
+  }
+  void read_string_map(const YAML::Node& map, const char* key,
+                       std::map<std::string, std::string>& out) {
+    const YAML::Node n = map[key];
+    if (!n || !expect_map(n, key)) return;
+    std::set<std::string> seen;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string k, v;
+      if (!as_string(it->first, "a param name", k) || !as_string(it->second, k.c_str(), v)) continue;
+      if (!seen.insert(k).second) error(it->first, "duplicate key '" + k + "'");
+      out[k] = v;
+    }
+  }
+
+  // ---------------------------------------------------------------- sections
+  void read_topology(const YAML::Node& n, Topology& t) {
+    if (!expect_map(n, "topology")) return;
+    check_keys(n, {"replicas", "workers", "clients", "redis"});
+    read_int(n, "replicas", t.replicas, 1, 64);
+    read_int(n, "workers", t.workers, 0, 64);
+    read_int(n, "clients", t.clients, 0, 100000);
+    const YAML::Node r = n["redis"];
+    if (!r || !expect_map(r, "topology.redis")) return;
+    check_keys(r, {"persistence", "snapshot_interval_ms"});
+    static const std::vector<std::string> kPersistence = {"none", "aof-everysec", "snapshot"};
+    read_string(r, "persistence", t.redis.persistence, &kPersistence);
+    read_int(r, "snapshot_interval_ms", t.redis.snapshot_interval_ms, 1, kDayMs);
+  }
+  void read_workload(const YAML::Node& n, std::vector<WorkloadSpec>& out) {
+    if (!n.IsSequence()) {
+      error(n, std::string("workload must be a list of generators, got ") + type_name(n),
+            "write '- kind: <generator>' items");
+      return;
+    }
+    for (const YAML::Node& g : n) {
+      if (!expect_map(g, "a workload generator")) continue;
+      check_keys(g, {"kind", "rate_per_s", "distribution", "params"});
+      require(g, "kind");
+      WorkloadSpec w;
+      read_string(g, "kind", w.kind);
+      read_double(g, "rate_per_s", w.rate_per_s, 0, 1e6);
+      read_string(g, "distribution", w.distribution, &known_distributions());
+      read_string_map(g, "params", w.params);
+      workload_nodes_.push_back(g);
+      out.push_back(std::move(w));
+    }
+  }
+  void read_network(const YAML::Node& n, LinkSettings& l) {
+    if (!expect_map(n, "network")) return;
+    check_keys(n, {"latency_min_us", "latency_mean_us", "drop_probability",
+                   "duplicate_probability", "reorder_probability", "fifo"});
+    read_int(n, "latency_min_us", l.latency_min_us, 0, 60'000'000);
+    read_double(n, "latency_mean_us", l.latency_mean_us, 0, 60'000'000);
+    read_double(n, "drop_probability", l.drop_probability, 0, 1);
+    read_double(n, "duplicate_probability", l.duplicate_probability, 0, 1);
+    read_double(n, "reorder_probability", l.reorder_probability, 0, 1);
+    read_bool(n, "fifo", l.fifo);
+  }
+  void read_storage(const YAML::Node& n, StorageSettings& st) {
+    if (!expect_map(n, "storage")) return;
+    check_keys(n, {"journal_mode", "synchronous", "torn_writes", "io_error_probability",
+                   "sync_latency_us"});
+    static const std::vector<std::string> kJournal = {"delete", "truncate", "wal", "memory"};
+    static const std::vector<std::string> kSync = {"off", "normal", "full"};
+    read_string(n, "journal_mode", st.journal_mode, &kJournal);
+    read_string(n, "synchronous", st.synchronous, &kSync);
+    read_bool(n, "torn_writes", st.torn_writes);
+    read_double(n, "io_error_probability", st.io_error_probability, 0, 1);
+    read_int(n, "sync_latency_us", st.sync_latency_us, 0, 10'000'000);
+  }
+  void read_faults(const YAML::Node& n, Scenario& s) {
+    if (!n.IsSequence()) {
+      error(n, std::string("faults must be a list, got ") + type_name(n),
+            "write '- {at_ms: 5000, kind: crash, target: replica-0}' items");
+      return;
+    }
+    for (const YAML::Node& f : n) {
+      if (!expect_map(f, "a fault")) continue;
+      check_keys(f, {"at_ms", "kind", "target", "duration_ms", "value"});
+      require(f, "at_ms");
+      require(f, "kind");
+      FaultSpec spec;
+      read_int(f, "at_ms", spec.at_ms, 0, kDayMs);
+      read_string(f, "kind", spec.kind, &known_fault_kinds());
+      read_string(f, "target", spec.target);
+      read_int(f, "duration_ms", spec.duration_ms, 0, kDayMs);
+      read_int(f, "value", spec.value, -kDayMs, kDayMs);
+      check_fault(f, spec, s.duration_ms);
+      s.faults.push_back(std::move(spec));
+    }
+  }
+  void check_fault(const YAML::Node& f, const FaultSpec& spec, int64_t duration_ms) {
+    if (spec.target.empty() && spec.kind != "heal" && !spec.kind.empty()) {
+      error(f, "fault '" + spec.kind + "' needs a target",
+            "name a process, a node, or a link 'a|b'");
+    }
+    static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog",
+                                                 "crash-restart"};
+    if (kTimed.count(spec.kind) && spec.duration_ms <= 0) {
+      error(f, "fault '" + spec.kind + "' needs duration_ms > 0");
+    }
+    if (f["at_ms"] && spec.at_ms > duration_ms) {
+      error(f["at_ms"], "fault at_ms = " + std::to_string(spec.at_ms) +
+                            " is after the end of the active phase (duration_ms = " +
+                            std::to_string(duration_ms) + ")",
+            "faults belong to the active phase; the quiescent tail heals everything");
+    }
+  }
+  void read_swarm(const YAML::Node& n, SwarmSpec& sw) {
+    if (!expect_map(n, "swarm")) return;
+    check_keys(n, {"enabled", "kinds", "faults_per_s", "max_pause_ms", "max_clock_jump_ms",
+                   "max_downtime_ms", "timing_aware"});
+    sw.enabled = true;  // a swarm section switches it on unless it says otherwise
+    read_bool(n, "enabled", sw.enabled);
+    read_string_list(n, "kinds", sw.kinds);
+    if (const YAML::Node kinds = n["kinds"]; kinds && kinds.IsSequence()) {
+      for (const YAML::Node& k : kinds) {
+        if (!k.IsScalar()) continue;
+        const auto& valid = swarm_fault_kinds();
+        if (std::find(valid.begin(), valid.end(), k.Scalar()) == valid.end()) {
+          error(k, "unknown swarm fault kind '" + k.Scalar() + "'", did_you_mean(k.Scalar(), valid));
+        }
+      }
+    }
+    read_double(n, "faults_per_s", sw.faults_per_s, 0, 1000);
+    read_int(n, "max_pause_ms", sw.max_pause_ms, 0, 3'600'000);
+    read_int(n, "max_clock_jump_ms", sw.max_clock_jump_ms, 0, 3'600'000);
+    read_int(n, "max_downtime_ms", sw.max_downtime_ms, 0, 3'600'000);
+    read_bool(n, "timing_aware", sw.timing_aware);
+  }
+  void read_expect(const YAML::Node& n, Expectation& e) {
+    if (n.IsScalar()) {
+      const std::string v = n.Scalar();
+      if (v == "pass") e = Expectation{true, "", std::nullopt};
+      else if (v == "fail") e = Expectation{false, "", std::nullopt};
+      else error(n, "expect must be 'pass', 'fail' or {verdict: fail, property: NAME}, got '" + v + "'",
+                 did_you_mean(v, {"pass", "fail"}));
+      return;
+    }
+    if (!expect_map(n, "expect")) return;
+    check_keys(n, {"verdict", "property", "fingerprint"});
+    require(n, "verdict");
+    std::string verdict = "pass";
+    static const std::vector<std::string> kVerdicts = {"pass", "fail"};
+    read_string(n, "verdict", verdict, &kVerdicts);
+    e.pass = verdict == "pass";
+    read_string(n, "property", e.failing_property);
+    // (Assigning a missing node would throw: yaml-cpp's zombie nodes are not assignable.)
+    if (n["property"]) expect_property_node_.reset(n["property"]);
+    if (const YAML::Node fp = n["fingerprint"]) {
+      uint64_t v = 0;
+      if (read_u64(fp, v)) e.fingerprint = v;
+    }
+    if (e.pass && !e.failing_property.empty()) {
+      error(n["property"], "expect.property names a failing property but the verdict is 'pass'");
+    }
+  }
+
+  // ---------------------------------------------------------------- names
+  const SystemUnderTest* find(const std::string& name) const {
+    for (const SystemUnderTest* s : systems()) {
+      if (s->name() == name) return s;
+    }
+    return nullptr;
+  }
+  const std::vector<const SystemUnderTest*>& systems() const {
+    return options_.systems ? *options_.systems : all_systems();
+  }
+  void validate_names(const YAML::Node& root, const Scenario& s) {
+    validate_matrix_rows(root, s);
+    if (s.system.empty() || !root["system"] || !root["system"].IsScalar()) return;
+    const SystemUnderTest* sys = find(s.system);
+    if (!sys) {
+      std::vector<std::string> names;
+      for (const SystemUnderTest* x : systems()) names.push_back(x->name());
+      error(root["system"], "unknown system '" + s.system + "'", did_you_mean(s.system, names));
+      return;
+    }
+    const std::vector<std::string> variants = sys->variants();
+    if (std::find(variants.begin(), variants.end(), s.variant) == variants.end()) {
+      error(root["variant"] ? root["variant"] : root,
+            "system '" + s.system + "' has no variant '" + s.variant + "'",
+            did_you_mean(s.variant, variants));
+    }
+    std::vector<std::string> props;
+    for (const PropertyInfo& p : sys->properties()) props.push_back(p.name);
+    check_names(root["properties"], props, "property", s.system);
+    if (expect_property_node_ && expect_property_node_.IsScalar()) {
+      check_one(expect_property_node_, props, "property", s.system);
+      if (!s.properties.empty() &&
+          std::find(s.properties.begin(), s.properties.end(), s.expect.failing_property) ==
+              s.properties.end() &&
+          std::find(props.begin(), props.end(), s.expect.failing_property) != props.end()) {
+        error(expect_property_node_, "expected failing property '" + s.expect.failing_property +
+                                         "' is not among the properties checked",
+              "add it to 'properties:'");
+      }
+    }
+    const std::vector<std::string> kinds = sys->workload_kinds();
+    std::vector<std::string> params;
+    for (const ParamInfo& p : sys->params()) params.push_back(p.name);
+    for (const YAML::Node& g : workload_nodes_) {
+      if (g["kind"] && g["kind"].IsScalar()) check_one(g["kind"], kinds, "workload kind", s.system);
+      check_param_keys(g["params"], params, s.system);
+    }
+    check_param_keys(root["params"], params, s.system);
+  }
+  void check_one(const YAML::Node& n, const std::vector<std::string>& valid, const char* what,
+                 const std::string& system) {
+    if (std::find(valid.begin(), valid.end(), n.Scalar()) != valid.end()) return;
+    error(n, std::string("unknown ") + what + " '" + n.Scalar() + "' for system '" + system + "'",
+          did_you_mean(n.Scalar(), valid));
+  }
+  void check_names(const YAML::Node& list, const std::vector<std::string>& valid, const char* what,
+                   const std::string& system) {
+    if (!list || !list.IsSequence()) return;
+    for (const YAML::Node& n : list) {
+      if (n.IsScalar()) check_one(n, valid, what, system);
+    }
+  }
+  void check_param_keys(const YAML::Node& map, const std::vector<std::string>& valid,
+                        const std::string& system) {
+    if (!map || !map.IsMap()) return;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (it->first.IsScalar()) check_one(it->first, valid, "param", system);
+    }
+  }
+  void validate_matrix_rows(const YAML::Node& root, const Scenario& s) {
+    const YAML::Node list = root["matrix_rows"];
+    if (!options_.validate_matrix_rows || !list || !list.IsSequence()) return;
+    std::vector<std::string> ids;
+    for (const reports::MatrixRow& r : reports::all_matrix_rows()) ids.push_back(r.id);
+    for (const YAML::Node& n : list) {
+      if (!n.IsScalar()) continue;
+      const reports::MatrixRow* row = reports::find_matrix_row(n.Scalar());
+      if (!row) {
+        error(n, "unknown matrix row '" + n.Scalar() + "'", did_you_mean(n.Scalar(), ids));
+      } else if (!s.system.empty() && row->matrix != s.system) {
+        error(n, "matrix row '" + row->id + "' belongs to the " + row->matrix +
+                     " matrix, not to system '" + s.system + "'");
+      }
+    }
+  }
+
+  std::string file_;
+  const LoadOptions& options_;
+  std::vector<Diagnostic> errors_;
+  std::vector<YAML::Node> workload_nodes_;
+  YAML::Node expect_property_node_;
+};
+
+// ---------------------------------------------------------------- emitting
+std::string num(double v) {
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s = ec == std::errc() ? std::string(buf, p) : "0";
+  return s;
+}
+
+void emit_string(YAML::Emitter& e, const std::string& s) {
+  e << YAML::DoubleQuoted << s;
+}
+
+void emit_string_list(YAML::Emitter& e, const std::vector<std::string>& v) {
+  e << YAML::Flow << YAML::BeginSeq;
+  for (const std::string& s : v) emit_string(e, s);
+  e << YAML::EndSeq;
+}
+
+void emit_string_map(YAML::Emitter& e, const std::map<std::string, std::string>& m) {
+  e << YAML::Flow << YAML::BeginMap;
+  for (const auto& [k, v] : m) {
+    e << YAML::Key;
+    emit_string(e, k);
+    e << YAML::Value;
+    emit_string(e, v);
+  }
+  e << YAML::EndMap;
+}
+
+void emit_topology(YAML::Emitter& e, const Topology& t) {
+  e << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "replicas" << YAML::Value << t.replicas;
+  e << YAML::Key << "workers" << YAML::Value << t.workers;
+  e << YAML::Key << "clients" << YAML::Value << t.clients;
+  e << YAML::Key << "redis" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "persistence" << YAML::Value;
+  emit_string(e, t.redis.persistence);
+  e << YAML::Key << "snapshot_interval_ms" << YAML::Value << t.redis.snapshot_interval_ms;
+  e << YAML::EndMap << YAML::EndMap;
+}
+
+void emit_workload(YAML::Emitter& e, const std::vector<WorkloadSpec>& ws) {
+  e << YAML::Key << "workload" << YAML::Value;
+  if (ws.empty()) {
+    e << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+    return;
+  }
+  e << YAML::BeginSeq;
+  for (const WorkloadSpec& w : ws) {
+    e << YAML::BeginMap << YAML::Key << "kind" << YAML::Value;
+    emit_string(e, w.kind);
+    e << YAML::Key << "rate_per_s" << YAML::Value << num(w.rate_per_s);
+    e << YAML::Key << "distribution" << YAML::Value;
+    emit_string(e, w.distribution);
+    e << YAML::Key << "params" << YAML::Value;
+    emit_string_map(e, w.params);
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+}
+
+void emit_network_storage(YAML::Emitter& e, const LinkSettings& l, const StorageSettings& s) {
+  e << YAML::Key << "network" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "latency_min_us" << YAML::Value << l.latency_min_us;
+  e << YAML::Key << "latency_mean_us" << YAML::Value << num(l.latency_mean_us);
+  e << YAML::Key << "drop_probability" << YAML::Value << num(l.drop_probability);
+  e << YAML::Key << "duplicate_probability" << YAML::Value << num(l.duplicate_probability);
+  e << YAML::Key << "reorder_probability" << YAML::Value << num(l.reorder_probability);
+  e << YAML::Key << "fifo" << YAML::Value << (l.fifo ? "true" : "false");
+  e << YAML::EndMap;
+  e << YAML::Key << "storage" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "journal_mode" << YAML::Value;
+  emit_string(e, s.journal_mode);
+  e << YAML::Key << "synchronous" << YAML::Value;
+  emit_string(e, s.synchronous);
+  e << YAML::Key << "torn_writes" << YAML::Value << (s.torn_writes ? "true" : "false");
+  e << YAML::Key << "io_error_probability" << YAML::Value << num(s.io_error_probability);
+  e << YAML::Key << "sync_latency_us" << YAML::Value << s.sync_latency_us;
+  e << YAML::EndMap;
+}
+
+void emit_faults(YAML::Emitter& e, const std::vector<FaultSpec>& fs) {
+  e << YAML::Key << "faults" << YAML::Value;
+  if (fs.empty()) {
+    e << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+    return;
+  }
+  e << YAML::BeginSeq;
+  for (const FaultSpec& f : fs) {
+    e << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "at_ms" << YAML::Value << f.at_ms;
+    e << YAML::Key << "kind" << YAML::Value;
+    emit_string(e, f.kind);
+    e << YAML::Key << "target" << YAML::Value;
+    emit_string(e, f.target);
+    e << YAML::Key << "duration_ms" << YAML::Value << f.duration_ms;
+    e << YAML::Key << "value" << YAML::Value << f.value;
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+}
+
+void emit_swarm(YAML::Emitter& e, const SwarmSpec& s) {
+  e << YAML::Key << "swarm" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "enabled" << YAML::Value << (s.enabled ? "true" : "false");
+  e << YAML::Key << "kinds" << YAML::Value;
+  emit_string_list(e, s.kinds);
+  e << YAML::Key << "faults_per_s" << YAML::Value << num(s.faults_per_s);
+  e << YAML::Key << "max_pause_ms" << YAML::Value << s.max_pause_ms;
+  e << YAML::Key << "max_clock_jump_ms" << YAML::Value << s.max_clock_jump_ms;
+  e << YAML::Key << "max_downtime_ms" << YAML::Value << s.max_downtime_ms;
+  e << YAML::Key << "timing_aware" << YAML::Value << (s.timing_aware ? "true" : "false");
+  e << YAML::EndMap;
+}
+
+void emit_expect(YAML::Emitter& e, const Expectation& x) {
+  e << YAML::Key << "expect" << YAML::Value;
+  if (x.failing_property.empty() && !x.fingerprint) {
+    e << (x.pass ? "pass" : "fail");
+    return;
+  }
+  e << YAML::Flow << YAML::BeginMap << YAML::Key << "verdict" << YAML::Value
+    << (x.pass ? "pass" : "fail");
+  if (!x.failing_property.empty()) {
+    e << YAML::Key << "property" << YAML::Value;
+    emit_string(e, x.failing_property);
+  }
+  if (x.fingerprint) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(*x.fingerprint));
+    e << YAML::Key << "fingerprint" << YAML::Value << hex;
+  }
+  e << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string Diagnostic::to_string() const {
+  std::string out = file;
+  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+  out += ": error: " + message;
+  if (!hint.empty()) out += " (hint: " + hint + ")";
+  return out;
+}
+
+std::string LoadResult::error_text() const {
+  std::string out;
+  for (const Diagnostic& d : errors) out += d.to_string() + "\n";
+  return out;
+}
+
+const std::vector<std::string>& known_fault_kinds() { return scheduled_fault_kinds(); }
+
+const std::vector<std::string>& known_distributions() {
+  static const std::vector<std::string> d = {"poisson", "uniform", "burst"};
+  return d;
+}
+
+LoadResult load_scenario_text(std::string_view yaml, const std::string& filename,
+                              const LoadOptions& options) {
+  LoadResult result;
+  auto fail = [&](int line, int col, std::string msg) {
+    result.errors.push_back(Diagnostic{filename, line, col, std::move(msg), ""});
+    return result;
+  };
+  try {
+    const YAML::Node root = YAML::Load(std::string(yaml));
+    if (!root || root.IsNull()) return fail(1, 1, "empty scenario file");
+    Scenario s;
+    s.source_file = filename;
+    Loader loader(filename, options);
+    loader.load(root, s);
+    result.errors = std::move(loader.errors());
+    if (result.errors.empty()) result.scenario = std::move(s);
+    return result;
+  } catch (const YAML::Exception& e) {
+    result.errors.clear();
+    return fail(e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
+                "malformed YAML: " + e.msg);
+  } catch (const std::exception& e) {
+    result.errors.clear();
+    return fail(0, 0, std::string("cannot read scenario: ") + e.what());
+  }
+}
+
+LoadResult load_scenario_file(const std::string& path, const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadResult r;
+    r.errors.push_back(Diagnostic{path, 0, 0, "cannot open file", ""});
+    return r;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_scenario_text(text.str(), path, options);
+}
+
+std::string scenario_to_yaml(const Scenario& s) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value;
+  emit_string(e, s.name);
+  e << YAML::Key << "description" << YAML::Value;
+  emit_string(e, s.description);
+  e << YAML::Key << "system" << YAML::Value;
+  emit_string(e, s.system);
+  e << YAML::Key << "variant" << YAML::Value;
+  emit_string(e, s.variant);
+  emit_topology(e, s.topology);
+  emit_workload(e, s.workload);
+  emit_network_storage(e, s.network, s.storage);
+  emit_faults(e, s.faults);
+  emit_swarm(e, s.swarm);
+  e << YAML::Key << "duration_ms" << YAML::Value << s.duration_ms;
+  e << YAML::Key << "quiescent_tail_ms" << YAML::Value << s.quiescent_tail_ms;
+  e << YAML::Key << "properties" << YAML::Value;
+  emit_string_list(e, s.properties);
+  emit_expect(e, s.expect);
+  e << YAML::Key << "matrix_rows" << YAML::Value;
+  emit_string_list(e, s.matrix_rows);
+  e << YAML::Key << "params" << YAML::Value;
+  emit_string_map(e, s.params);
+  if (s.seed) e << YAML::Key << "seed" << YAML::Value << *s.seed;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+uint64_t scenario_digest(const Scenario& s) {
+  Scenario canonical = s;
+  canonical.seed.reset();
+  canonical.source_file.clear();
+  canonical.expect.fingerprint.reset();
+  return sim::stable_hash(scenario_to_yaml(canonical));
+}
+
+}  // namespace fl

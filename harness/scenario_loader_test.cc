@@ -1,0 +1,379 @@
+#include "harness/scenario_loader.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "reports/matrix.h"
+
+namespace fl {
+namespace {
+
+// A system that exists only for validation: properties, kinds and params to check names against.
+class FakeSystem : public SystemUnderTest {
+ public:
+  explicit FakeSystem(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override { return "fake"; }
+  std::vector<PropertyInfo> properties() const override {
+    return {{"quantity-conservation", {"COMBO-2"}, ""}, {"one-push-per-window", {"COMBO-3"}, ""}};
+  }
+  std::vector<std::string> workload_kinds() const override { return {"purchase", "burst"}; }
+  std::vector<ParamInfo> params() const override {
+    return {{"window_ms", "", "3000"}, {"items", "", "3"}};
+  }
+  std::vector<CriticalDuration> critical_durations(const Scenario&) const override { return {}; }
+  std::unique_ptr<SystemRun> build(sim::World&, const Scenario&) const override { return nullptr; }
+
+ private:
+  std::string name_;
+};
+
+const FakeSystem kCombo("combo");
+const FakeSystem kDemo("demo");
+const std::vector<const SystemUnderTest*> kSystems = {&kCombo, &kDemo};
+
+LoadResult load(const std::string& text) {
+  LoadOptions o;
+  o.systems = &kSystems;
+  return load_scenario_text(text, "t.yaml", o);
+}
+
+// The single diagnostic of `text`, or a failure.
+Diagnostic only_error(const std::string& text) {
+  LoadResult r = load(text);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.errors.size(), 1u) << r.error_text();
+  return r.errors.empty() ? Diagnostic{} : r.errors[0];
+}
+
+const char* kFull = R"(name: worker-crash
+description: the worker crashes mid-window
+system: combo
+variant: spec
+topology:
+  replicas: 3
+  workers: 1
+  clients: 8
+  redis: {persistence: snapshot, snapshot_interval_ms: 1000}
+workload:
+  - kind: purchase
+    rate_per_s: 2.5
+    distribution: burst
+    params: {items: 2}
+network:
+  latency_min_us: 100
+  latency_mean_us: 450.5
+  drop_probability: 0.01
+  duplicate_probability: 0.02
+  reorder_probability: 0.03
+  fifo: false
+storage:
+  journal_mode: delete
+  synchronous: normal
+  torn_writes: true
+  io_error_probability: 0.001
+  sync_latency_us: 500
+faults:
+  - {at_ms: 4000, kind: crash-restart, target: worker-0, duration_ms: 2000}
+  - {at_ms: 6000, kind: clock-jump, target: replica-1, value: -1500}
+swarm:
+  kinds: [pause, partition]
+  faults_per_s: 0.25
+  max_pause_ms: 7000
+  max_clock_jump_ms: 100
+  max_downtime_ms: 300
+  timing_aware: false
+duration_ms: 12000
+quiescent_tail_ms: 8000
+properties: [quantity-conservation, one-push-per-window]
+expect: {verdict: fail, property: quantity-conservation}
+matrix_rows: [COMBO-T6, COMBO-G5]
+params: {window_ms: 3000}
+seed: 18446744073709551615
+)";
+
+TEST(ScenarioLoader, MinimalFileGetsDefaults) {
+  LoadResult r = load("name: m\nsystem: combo\nvariant: hardened\n");
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  const Scenario& s = *r.scenario;
+  EXPECT_EQ(s.name, "m");
+  EXPECT_EQ(s.variant, "hardened");
+  EXPECT_EQ(s.topology.replicas, Topology{}.replicas);
+  EXPECT_EQ(s.duration_ms, 20000);
+  EXPECT_TRUE(s.expect.pass);
+  EXPECT_FALSE(s.seed.has_value());
+  EXPECT_FALSE(s.swarm.enabled);
+  EXPECT_EQ(s.source_file, "t.yaml");
+}
+
+TEST(ScenarioLoader, EveryFieldIsRead) {
+  LoadResult r = load(kFull);
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  const Scenario& s = *r.scenario;
+  EXPECT_EQ(s.description, "the worker crashes mid-window");
+  EXPECT_EQ(s.variant, "spec");
+  EXPECT_EQ(s.topology.replicas, 3);
+  EXPECT_EQ(s.topology.workers, 1);
+  EXPECT_EQ(s.topology.clients, 8);
+  EXPECT_EQ(s.topology.redis.persistence, "snapshot");
+  EXPECT_EQ(s.topology.redis.snapshot_interval_ms, 1000);
+  ASSERT_EQ(s.workload.size(), 1u);
+  EXPECT_EQ(s.workload[0].kind, "purchase");
+  EXPECT_DOUBLE_EQ(s.workload[0].rate_per_s, 2.5);
+  EXPECT_EQ(s.workload[0].distribution, "burst");
+  EXPECT_EQ(s.workload[0].params.at("items"), "2");
+  EXPECT_EQ(s.network.latency_min_us, 100);
+  EXPECT_DOUBLE_EQ(s.network.latency_mean_us, 450.5);
+  EXPECT_DOUBLE_EQ(s.network.reorder_probability, 0.03);
+  EXPECT_FALSE(s.network.fifo);
+  EXPECT_EQ(s.storage.journal_mode, "delete");
+  EXPECT_TRUE(s.storage.torn_writes);
+  EXPECT_EQ(s.storage.sync_latency_us, 500);
+  ASSERT_EQ(s.faults.size(), 2u);
+  EXPECT_EQ(s.faults[0].kind, "crash-restart");
+  EXPECT_EQ(s.faults[0].duration_ms, 2000);
+  EXPECT_EQ(s.faults[1].value, -1500);
+  EXPECT_TRUE(s.swarm.enabled);  // a swarm section switches it on
+  EXPECT_EQ(s.swarm.kinds, (std::vector<std::string>{"pause", "partition"}));
+  EXPECT_FALSE(s.swarm.timing_aware);
+  EXPECT_EQ(s.duration_ms, 12000);
+  EXPECT_EQ(s.quiescent_tail_ms, 8000);
+  EXPECT_FALSE(s.expect.pass);
+  EXPECT_EQ(s.expect.failing_property, "quantity-conservation");
+  EXPECT_EQ(s.matrix_rows, (std::vector<std::string>{"COMBO-T6", "COMBO-G5"}));
+  EXPECT_EQ(s.params.at("window_ms"), "3000");
+  EXPECT_EQ(s.seed, 18446744073709551615ULL);
+}
+
+TEST(ScenarioLoader, UnknownKeyHasPositionAndHint) {
+  Diagnostic d = only_error("name: m\nsystem: combo\ntopology:\n  replica: 3\n");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_EQ(d.column, 3);
+  EXPECT_NE(d.message.find("unknown key 'replica'"), std::string::npos);
+  EXPECT_EQ(d.hint, "did you mean 'replicas'?");
+  EXPECT_EQ(d.to_string(),
+            "t.yaml:4:3: error: unknown key 'replica' (hint: did you mean 'replicas'?)");
+}
+
+TEST(ScenarioLoader, WrongTypes) {
+  EXPECT_NE(only_error("name: m\nsystem: combo\nduration_ms: soon\n").message.find("integer"),
+            std::string::npos);
+  EXPECT_NE(only_error("name: m\nsystem: combo\nnetwork: {fifo: maybe}\n").message.find("true or false"),
+            std::string::npos);
+  EXPECT_NE(only_error("name: m\nsystem: combo\nproperties: quantity-conservation\n").message.find("list"),
+            std::string::npos);
+  EXPECT_NE(only_error("name: [m]\nsystem: combo\n").message.find("string"), std::string::npos);
+  EXPECT_NE(only_error("- a\n- b\n").message.find("mapping"), std::string::npos);
+}
+
+TEST(ScenarioLoader, OutOfRange) {
+  Diagnostic d = only_error("name: m\nsystem: combo\nnetwork:\n  drop_probability: 1.5\n");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_EQ(d.column, 21);
+  EXPECT_NE(d.message.find("out of range"), std::string::npos);
+  EXPECT_NE(d.hint.find("<= 1"), std::string::npos);
+  EXPECT_EQ(only_error("name: m\nsystem: combo\ntopology: {replicas: 0}\n").line, 3);
+  EXPECT_NE(only_error("name: m\nsystem: combo\nduration_ms: 1000\nfaults:\n  - {at_ms: 5000, kind: crash, target: a}\n")
+                .message.find("after the end"),
+            std::string::npos);
+}
+
+TEST(ScenarioLoader, UnknownNamesGetHints) {
+  Diagnostic d = only_error("name: m\nsystem: comb\n");
+  EXPECT_EQ(d.line, 2);
+  EXPECT_EQ(d.hint, "did you mean 'combo'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nvariant: hardend\n").hint,
+            "did you mean 'hardened'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nproperties: [quantity-conservaton]\n").hint,
+            "did you mean 'quantity-conservation'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nworkload: [{kind: purchse}]\n").hint,
+            "did you mean 'purchase'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nparams: {window_s: 3}\n").hint,
+            "did you mean 'window_ms'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nmatrix_rows: [COMBO-T66]\n").hint,
+            "did you mean 'COMBO-T6'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nfaults: [{at_ms: 1, kind: crsh, target: x}]\n").hint,
+            "did you mean 'crash'?");
+  EXPECT_NE(only_error("name: m\nsystem: combo\nmatrix_rows: [C01]\n").message.find("ranking"),
+            std::string::npos);
+  EXPECT_NE(only_error("name: m\nsystem: combo\nexpect: {verdict: fail, property: nope}\n")
+                .message.find("unknown property"),
+            std::string::npos);
+}
+
+TEST(ScenarioLoader, MalformedYamlHasPosition) {
+  LoadResult r = load("name: m\nsystem: [combo\n");
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_GT(r.errors[0].line, 0);
+  EXPECT_NE(r.errors[0].message.find("malformed YAML"), std::string::npos);
+  EXPECT_FALSE(load("").ok());
+  EXPECT_FALSE(load("name: m\nname: n\nsystem: combo\n").ok());  // duplicate key
+}
+
+TEST(ScenarioLoader, ExpectForms) {
+  ASSERT_TRUE(load("name: m\nsystem: combo\nexpect:\n  verdict: pass\n").ok());
+  LoadResult r = load("name: m\nsystem: combo\nexpect: fail\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r.scenario->expect.pass);
+  EXPECT_EQ(r.scenario->expect.failing_property, "");
+  EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: {verdict: pass, property: quantity-conservation}\n").ok());
+  EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: maybe\n").ok());
+}
+
+TEST(ScenarioLoader, ReportsEveryErrorNotOnlyTheFirst) {
+  LoadResult r = load("name: m\nsystem: combo\nbogus: 1\ntopology: {replicas: -1}\nvariant: x\n");
+  EXPECT_EQ(r.errors.size(), 3u) << r.error_text();
+  EXPECT_FALSE(r.scenario.has_value());
+}
+
+TEST(ScenarioLoader, CanonicalYamlRoundTripsAndDigestIgnoresSeed) {
+  LoadResult r = load(kFull);
+  ASSERT_TRUE(r.ok());
+  const std::string yaml = scenario_to_yaml(*r.scenario);
+  LoadResult again = load(yaml);
+  ASSERT_TRUE(again.ok()) << again.error_text() << yaml;
+  EXPECT_EQ(*again.scenario, *r.scenario);
+  Scenario other = *r.scenario;
+  other.seed = 7;
+  other.source_file = "elsewhere.yaml";
+  other.expect.fingerprint = 0x1234;
+  EXPECT_EQ(scenario_digest(other), scenario_digest(*r.scenario));
+  other.topology.clients += 1;
+  EXPECT_NE(scenario_digest(other), scenario_digest(*r.scenario));
+  EXPECT_EQ(scenario_digest(*r.scenario), 0x0ULL + scenario_digest(*again.scenario));
+}
+
+// Generators for valid scenarios over the fake systems.
+rc::Gen<std::string> gen_text() {
+  return rc::gen::container<std::string>(rc::gen::elementOf(std::string(
+      "abcxyzABC019 _-.:/#'\"\\{}[],&*!|>%@`\t")));
+}
+
+rc::Gen<Scenario> gen_scenario() {
+  return rc::gen::exec([] {
+    Scenario s;
+    s.name = "n" + *gen_text();
+    s.description = *gen_text();
+    s.system = *rc::gen::element<std::string>("combo", "demo");
+    s.variant = *rc::gen::element<std::string>("spec", "hardened");
+    s.topology.replicas = *rc::gen::inRange(1, 65);
+    s.topology.workers = *rc::gen::inRange(0, 65);
+    s.topology.clients = *rc::gen::inRange(0, 1000);
+    s.topology.redis.persistence = *rc::gen::element<std::string>("none", "aof-everysec", "snapshot");
+    const int nw = *rc::gen::inRange(0, 3);
+    for (int i = 0; i < nw; ++i) {
+      WorkloadSpec w;
+      w.kind = *rc::gen::element<std::string>("purchase", "burst");
+      w.rate_per_s = *rc::gen::inRange(0, 100000) / 7.0;
+      w.distribution = *rc::gen::elementOf(known_distributions());
+      if (*rc::gen::arbitrary<bool>()) w.params["items"] = *gen_text();
+      s.workload.push_back(w);
+    }
+    s.network.latency_min_us = *rc::gen::inRange(0, 100000);
+    s.network.latency_mean_us = *rc::gen::inRange(0, 100000) / 3.0;
+    s.network.drop_probability = *rc::gen::inRange(0, 1001) / 1000.0;
+    s.network.fifo = *rc::gen::arbitrary<bool>();
+    s.storage.torn_writes = *rc::gen::arbitrary<bool>();
+    s.storage.io_error_probability = *rc::gen::inRange(0, 1000) / 997.0;
+    s.duration_ms = *rc::gen::inRange(1, 100000);
+    const int nf = *rc::gen::inRange(0, 4);
+    for (int i = 0; i < nf; ++i) {
+      FaultSpec f;
+      f.at_ms = *rc::gen::inRange<int64_t>(0, s.duration_ms + 1);
+      f.kind = *rc::gen::element<std::string>("crash", "pause", "clock-jump", "heal");
+      f.target = f.kind == "heal" ? "" : "p" + std::to_string(i);
+      f.duration_ms = f.kind == "pause" ? *rc::gen::inRange(1, 5000) : 0;
+      f.value = *rc::gen::inRange(-5000, 5000);
+      s.faults.push_back(f);
+    }
+    s.swarm.enabled = *rc::gen::arbitrary<bool>();
+    if (s.swarm.enabled) s.swarm.kinds = {"pause"};
+    s.swarm.faults_per_s = *rc::gen::inRange(0, 9000) / 9.0;
+    s.quiescent_tail_ms = *rc::gen::inRange(0, 100000);
+    if (*rc::gen::arbitrary<bool>()) s.properties = {"quantity-conservation"};
+    if (*rc::gen::arbitrary<bool>()) {
+      s.expect = Expectation{false, *rc::gen::element<std::string>("", "quantity-conservation"),
+                             std::nullopt};
+      if (*rc::gen::arbitrary<bool>()) s.expect.fingerprint = *rc::gen::arbitrary<uint64_t>();
+      if (!s.properties.empty()) s.expect.failing_property = s.properties[0];
+    }
+    if (s.system == "combo" && *rc::gen::arbitrary<bool>()) s.matrix_rows = {"COMBO-T1"};
+    if (*rc::gen::arbitrary<bool>()) s.params["window_ms"] = *gen_text();
+    if (*rc::gen::arbitrary<bool>()) s.seed = *rc::gen::arbitrary<uint64_t>();
+    s.source_file = "t.yaml";
+    return s;
+  });
+}
+
+RC_GTEST_PROP(ScenarioLoaderProps, ToYamlRoundTrips, ()) {
+  const Scenario s = *gen_scenario();
+  const std::string yaml = scenario_to_yaml(s);
+  LoadResult r = load(yaml);
+  RC_LOG() << yaml << r.error_text();
+  RC_ASSERT(r.ok());
+  RC_ASSERT(*r.scenario == s);
+  RC_ASSERT(scenario_digest(*r.scenario) == scenario_digest(s));
+}
+
+// Fuzz: mutated, truncated and garbage files never crash the loader or escape an exception, and
+// the result is always exactly one of "a scenario" or "at least one diagnostic with the file".
+RC_GTEST_PROP(ScenarioLoaderProps, NeverCrashesOnMutatedInput, ()) {
+  std::string text = *rc::gen::element<std::string>(
+      kFull, "name: m\nsystem: combo\n", "",
+      "name: m\nsystem: combo\nexpect:\n  verdict: pass\nswarm: {enabled: true}\n",
+      "name: m\nsystem: demo\nworkload:\n  - kind: burst\n    params: {items: 1}\nexpect: fail\n");
+  const int mutations = *rc::gen::inRange(0, 6);
+  for (int i = 0; i < mutations; ++i) {
+    const int op = *rc::gen::inRange(0, 5);
+    const size_t pos = text.empty() ? 0 : *rc::gen::inRange<size_t>(0, text.size());
+    switch (op) {
+      case 0: text = text.substr(0, pos); break;  // truncate
+      case 1: text.insert(pos, *rc::gen::container<std::string>(rc::gen::arbitrary<char>())); break;
+      case 2:
+        if (!text.empty()) text[pos] = *rc::gen::arbitrary<char>();
+        break;
+      case 3: text.insert(pos, *rc::gen::element<std::string>("{", "[", "&a ", "*a", "!!map ", "- ", ": ", "\n  ", "\"", "? ", "%YAML 1.2\n---\n")); break;
+      case 4:
+        if (!text.empty()) text.erase(pos, *rc::gen::inRange<size_t>(0, 20));
+        break;
+    }
+  }
+  LoadResult r;
+  try {
+    r = load(text);
+  } catch (...) {
+    RC_FAIL("an exception escaped the loader");
+  }
+  RC_ASSERT(r.ok() != !r.errors.empty());
+  for (const Diagnostic& d : r.errors) RC_ASSERT(d.file == "t.yaml");
+}
+
+TEST(ScenarioLoader, DeepNestingAndAliasesDoNotCrash) {
+  std::string deep = "name: m\nsystem: combo\nparams: ";
+  for (int i = 0; i < 5000; ++i) deep += "[";
+  EXPECT_FALSE(load(deep).ok());
+  EXPECT_FALSE(load("a: &x [*x]\n").ok());
+  EXPECT_FALSE(load("name: &n m\nsystem: *n\n").ok());
+}
+
+// Every scenario file shipped under scenarios/ loads against the compiled-in registry.
+TEST(ScenarioLoader, ShippedScenariosLoad) {
+  const std::filesystem::path dir = std::filesystem::path(FAULTLINE_SOURCE_DIR) / "scenarios";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no scenarios/ directory";
+  int loaded = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    if (e.path().string().find("/invalid/") != std::string::npos) continue;
+    LoadResult r = load_scenario_file(e.path().string());
+    EXPECT_TRUE(r.ok()) << r.error_text();
+    ++loaded;
+  }
+  RecordProperty("loaded", loaded);
+}
+
+}  // namespace
+}  // namespace fl

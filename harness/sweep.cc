@@ -1,0 +1,339 @@
+#include "harness/sweep.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "reports/json.h"
+
+namespace fl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Running {
+  pid_t pid = -1;
+  int fd = -1;
+  size_t job = 0;
+  Clock::time_point started;
+  std::string output;
+};
+
+[[noreturn]] void worker_child(int fd, size_t job, const WorkerFn& fn) {
+  std::string line;
+  try {
+    line = run_result_to_json(fn(job)) + "\n";
+  } catch (const std::exception& e) {
+    RunResult r;
+    r.error = std::string("exception: ") + e.what();
+    line = run_result_to_json(r) + "\n";
+  }
+  size_t off = 0;
+  while (off < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + off, line.size() - off);
+    if (n <= 0) break;
+    off += static_cast<size_t>(n);
+  }
+  ::_exit(0);
+}
+
+Running start_worker(size_t job, const WorkerFn& fn) {
+  int fds[2];
+  if (::pipe(fds) != 0) return {};
+  std::fflush(nullptr);  // the child must not re-flush the parent's buffered output
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    worker_child(fds[1], job, fn);
+  }
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    return {};
+  }
+  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  return Running{pid, fds[0], job, Clock::now(), ""};
+}
+
+// Drains what the worker wrote; true at EOF.
+bool drain(Running& w) {
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(w.fd, buf, sizeof buf);
+    if (n > 0) {
+      w.output.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n == 0) return true;
+    return errno != EAGAIN && errno != EINTR;
+  }
+}
+
+WorkerOutcome finish(Running& w, bool timed_out, double timeout_s) {
+  if (timed_out) ::kill(w.pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!timed_out) drain(w);
+  ::close(w.fd);
+  WorkerOutcome out;
+  out.job = w.job;
+  out.wall_seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
+  std::optional<RunResult> parsed;
+  if (!timed_out) parsed = run_result_from_json(w.output);
+  if (timed_out) {
+    char msg[96];
+    std::snprintf(msg, sizeof msg, "timeout: no verdict after %.1f wall s (worker killed)",
+                  timeout_s);
+    out.result.error = msg;
+  } else if (WIFSIGNALED(status)) {
+    out.result.error = std::string("crash: worker killed by signal ") +
+                       std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  } else if (!parsed) {
+    out.result.error = "crash: worker exited with status " +
+                       std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                       " without a result";
+  } else {
+    out.result = std::move(*parsed);
+    out.completed = true;
+  }
+  if (!out.completed) out.result.wall_seconds = out.wall_seconds;
+  return out;
+}
+
+reports::AssertionRecord to_assertion(const Verdict& v) {
+  return reports::AssertionRecord{v.property, v.invariants, v.passed, v.assertion, v.checks,
+                                  v.evidence};
+}
+
+}  // namespace
+
+bool parse_shard(const std::string& text, int* index, int* count) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 >= text.size()) return false;
+  char* end = nullptr;
+  const long i = std::strtol(text.c_str(), &end, 10);
+  if (end != text.c_str() + slash) return false;
+  const long n = std::strtol(text.c_str() + slash + 1, &end, 10);
+  if (*end != '\0' || n < 1 || n > 1000000 || i < 0 || i >= n) return false;
+  *index = static_cast<int>(i);
+  *count = static_cast<int>(n);
+  return true;
+}
+
+std::vector<uint64_t> shard_seeds(uint64_t first, uint64_t count, int shard_index,
+                                  int shard_count) {
+  std::vector<uint64_t> out;
+  for (uint64_t k = static_cast<uint64_t>(shard_index); k < count;
+       k += static_cast<uint64_t>(shard_count)) {
+    out.push_back(first + k);
+  }
+  return out;
+}
+
+std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
+                                          double timeout_s, const ProgressFn& progress) {
+  std::vector<WorkerOutcome> results(jobs);
+  std::vector<Running> running;
+  size_t next = 0, finished = 0;
+  parallel = std::max(1, parallel);
+  while (finished < jobs) {
+    while (next < jobs && static_cast<int>(running.size()) < parallel) {
+      Running w = start_worker(next, fn);
+      if (w.pid < 0) {  // fork failed: that job fails, the sweep goes on
+        results[next].job = next;
+        results[next].result.error = std::string("crash: cannot start worker: ") + strerror(errno);
+        ++finished;
+        if (progress) progress(results[next], finished, jobs);
+        ++next;
+        continue;
+      }
+      running.push_back(std::move(w));
+      ++next;
+    }
+    if (running.empty()) continue;
+    std::vector<pollfd> fds;
+    for (const Running& w : running) fds.push_back(pollfd{w.fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 50);
+    for (size_t i = 0; i < running.size();) {
+      Running& w = running[i];
+      const bool eof = drain(w);
+      const bool late = std::chrono::duration<double>(Clock::now() - w.started).count() > timeout_s;
+      if (!eof && !late) {
+        ++i;
+        continue;
+      }
+      WorkerOutcome out = finish(w, !eof && late, timeout_s);
+      results[out.job] = out;
+      ++finished;
+      if (progress) progress(results[out.job], finished, jobs);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return results;
+}
+
+RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options,
+                       double timeout_s) {
+  std::vector<WorkerOutcome> out = run_in_workers(
+      1, [&](size_t) { return run_scenario(s, seed, options); }, 1, timeout_s);
+  RunResult r = std::move(out[0].result);
+  if (!out[0].completed) {
+    r.seed = seed;
+    r.scenario = s.name;
+    r.system = s.system;
+    r.variant = s.variant;
+  }
+  return r;
+}
+
+std::string run_result_to_json(const RunResult& r) {
+  using reports::json_quote;
+  std::ostringstream o;
+  o << "{\"scenario\":" << json_quote(r.scenario) << ",\"system\":" << json_quote(r.system)
+    << ",\"variant\":" << json_quote(r.variant) << ",\"seed\":" << r.seed
+    << ",\"config_digest\":" << r.config_digest << ",\"fingerprint\":" << r.fingerprint
+    << ",\"events\":" << r.events << ",\"simulated_us\":" << r.simulated_us
+    << ",\"wall_seconds\":" << reports::json_number(r.wall_seconds)
+    << ",\"all_passed\":" << (r.all_passed ? "true" : "false")
+    << ",\"as_expected\":" << (r.as_expected ? "true" : "false")
+    << ",\"replay_command\":" << json_quote(r.replay_command) << ",\"error\":"
+    << json_quote(r.error) << ",\"verdicts\":[";
+  for (size_t i = 0; i < r.verdicts.size(); ++i) {
+    const Verdict& v = r.verdicts[i];
+    o << (i ? "," : "") << "{\"property\":" << json_quote(v.property) << ",\"invariants\":[";
+    for (size_t k = 0; k < v.invariants.size(); ++k) o << (k ? "," : "") << json_quote(v.invariants[k]);
+    o << "],\"passed\":" << (v.passed ? "true" : "false") << ",\"assertion\":"
+      << json_quote(v.assertion) << ",\"checks\":" << v.checks << ",\"evidence\":[";
+    for (size_t k = 0; k < v.evidence.size() && k < 50; ++k) o << (k ? "," : "") << json_quote(v.evidence[k]);
+    o << "]}";
+  }
+  o << "]}";
+  return o.str();
+}
+
+std::optional<RunResult> run_result_from_json(const std::string& line) {
+  std::optional<reports::Json> j = reports::parse_json(line);
+  if (!j || j->type != reports::Json::Type::kObject || !j->get("verdicts")) return std::nullopt;
+  RunResult r;
+  r.scenario = j->str("scenario");
+  r.system = j->str("system");
+  r.variant = j->str("variant");
+  r.seed = j->u64("seed");
+  r.config_digest = j->u64("config_digest");
+  r.fingerprint = j->u64("fingerprint");
+  r.events = j->u64("events");
+  r.simulated_us = j->i64("simulated_us");
+  r.wall_seconds = j->num("wall_seconds");
+  r.all_passed = j->flag("all_passed");
+  r.as_expected = j->flag("as_expected");
+  r.replay_command = j->str("replay_command");
+  r.error = j->str("error");
+  for (const reports::Json& v : j->get("verdicts")->items) {
+    r.verdicts.push_back(Verdict{v.str("property"), v.strings("invariants"), v.flag("passed"),
+                                 v.str("assertion"), v.strings("evidence"), v.i64("checks")});
+  }
+  return r;
+}
+
+std::vector<std::string> failed_properties(const RunResult& r) {
+  std::vector<std::string> out;
+  if (!r.error.empty()) out.push_back("<error>");
+  for (const Verdict& v : r.verdicts) {
+    if (!v.passed) out.push_back(v.property);
+  }
+  return out;
+}
+
+reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOutcome>& runs,
+                                   const std::string& now, const std::string& commit) {
+  reports::RunRecord rec;
+  rec.scenario = s.name;
+  rec.scenario_file = s.source_file;
+  rec.system = s.system;
+  rec.variant = s.variant;
+  rec.matrix_rows = s.matrix_rows;
+  rec.expected_pass = s.expect.pass;
+  rec.expected_failing_property = s.expect.failing_property;
+  rec.config_digest = scenario_digest(s);
+  rec.produced_at = now;
+  rec.commit = commit;
+  std::map<std::string, size_t> index;  // property -> position in rec.assertions
+  for (const WorkerOutcome& w : runs) {
+    const RunResult& r = w.result;
+    rec.seeds.push_back(r.seed);
+    rec.simulated_us += r.simulated_us;
+    rec.wall_seconds += r.wall_seconds;
+    const bool failed = !r.error.empty() || !r.all_passed;
+    if (failed) {
+      if (rec.failing_seeds.empty()) rec.fingerprint = r.fingerprint;
+      rec.failing_seeds.push_back(r.seed);
+    }
+    if (rec.seeds.size() == 1 && !failed) rec.fingerprint = r.fingerprint;
+    if (!r.error.empty()) {
+      ++rec.failures_per_property["<error>"];
+      if (rec.error.empty()) rec.error = "seed " + std::to_string(r.seed) + ": " + r.error;
+    }
+    for (const Verdict& v : r.verdicts) {
+      auto [it, fresh] = index.emplace(v.property, rec.assertions.size());
+      if (fresh) {
+        rec.assertions.push_back(to_assertion(v));
+      } else {
+        reports::AssertionRecord& a = rec.assertions[it->second];
+        a.checks += v.checks;
+        if (a.passed && !v.passed) a.evidence = v.evidence;
+        a.passed = a.passed && v.passed;
+      }
+      if (!v.passed) ++rec.failures_per_property[v.property];
+    }
+  }
+  return rec;
+}
+
+std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path,
+                                                             size_t max_events) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return reports::select_timeline(reports::parse_trace_jsonl(text.str()), max_events);
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string git_commit() {
+  auto capture = [](const char* cmd) {
+    std::string out;
+    if (FILE* p = ::popen(cmd, "r")) {
+      char buf[256];
+      while (std::fgets(buf, sizeof buf, p)) out += buf;
+      ::pclose(p);
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+  };
+  std::string head = capture("git rev-parse HEAD 2>/dev/null");
+  if (head.size() != 40) return "unknown (no git commit)";
+  if (!capture("git status --porcelain --untracked-files=no 2>/dev/null").empty()) head += "-dirty";
+  return head;
+}
+
+}  // namespace fl

@@ -1,0 +1,65 @@
+// Sweeps: many runs of one scenario in parallel worker processes, and what they add up to.
+//
+// Each run happens in a fork()ed child that reports its RunResult as one JSON line over a pipe.
+// A child that dies (signal, abnormal exit) or outlives its time limit is killed and counted as
+// that run's failure (RunResult::error says which): never the sweep's. Results come back in job
+// order whatever order the workers finish in, so a sweep's output does not depend on timing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/runner.h"
+#include "harness/scenario.h"
+#include "reports/report.h"
+
+namespace fl {
+
+// "i/n" with 0 <= i < n. Returns false on anything else.
+bool parse_shard(const std::string& text, int* index, int* count);
+// The seeds shard i of n runs: first + k for every k in [0, count) with k % n == i.
+std::vector<uint64_t> shard_seeds(uint64_t first, uint64_t count, int shard_index, int shard_count);
+
+struct WorkerOutcome {
+  size_t job = 0;
+  RunResult result;        // from the worker; on crash/timeout only `error` (and seed) are set
+  bool completed = false;  // false: the worker crashed or timed out
+  double wall_seconds = 0;
+};
+
+using WorkerFn = std::function<RunResult(size_t job)>;
+using ProgressFn = std::function<void(const WorkerOutcome& done, size_t finished, size_t total)>;
+
+// Runs fn(0..jobs-1) in forked workers, at most `parallel` at once, each limited to timeout_s
+// wall seconds. REQUIRES: the calling process is single-threaded (fork()).
+std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
+                                          double timeout_s, const ProgressFn& progress = {});
+
+// One run in a worker process (crash/hang isolation for shrink and replay).
+RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options,
+                       double timeout_s);
+
+// The worker protocol: a RunResult as one JSON line and back.
+std::string run_result_to_json(const RunResult& r);
+std::optional<RunResult> run_result_from_json(const std::string& line);
+
+// The properties a run failed (verdicts not passed), or {"<error>"} for a crashed run.
+std::vector<std::string> failed_properties(const RunResult& r);
+
+// Folds the runs of one scenario into the report's evidence record (no counterexample).
+reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOutcome>& runs,
+                                   const std::string& now, const std::string& commit);
+
+// Converts the recorded trace file of a failing run into a timeline (empty if unreadable).
+std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path,
+                                                             size_t max_events);
+
+// Wall-clock UTC time "2025-01-31T12:34:56Z", and `git rev-parse HEAD` (+"-dirty" when tracked
+// files changed) of the current directory, or "unknown". Harness-only: sim/ never calls these.
+std::string utc_now_iso8601();
+std::string git_commit();
+
+}  // namespace fl

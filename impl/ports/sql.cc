@@ -1,0 +1,166 @@
+#include "impl/ports/sql.h"
+
+#include <cassert>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+
+namespace fl {
+
+const char* sql_status_name(SqlStatus s) {
+  switch (s) {
+    case SqlStatus::kOk: return "ok";
+    case SqlStatus::kConstraint: return "constraint";
+    case SqlStatus::kConditionFailed: return "condition_failed";
+    case SqlStatus::kBusy: return "busy";
+    case SqlStatus::kIoError: return "io_error";
+    case SqlStatus::kIndeterminate: return "indeterminate";
+    case SqlStatus::kUnavailable: return "unavailable";
+    case SqlStatus::kError: return "error";
+  }
+  return "?";
+}
+
+SqlValue::SqlValue(uint64_t v) : v_(static_cast<int64_t>(v)) {
+  assert(v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+}
+
+int64_t SqlValue::as_int() const {
+  assert(type() == Type::kInteger);
+  return std::get<int64_t>(v_);
+}
+
+double SqlValue::as_real() const {
+  assert(type() == Type::kInteger || type() == Type::kReal);
+  if (type() == Type::kInteger) return static_cast<double>(std::get<int64_t>(v_));
+  return std::get<double>(v_);
+}
+
+const std::string& SqlValue::as_text() const {
+  assert(type() == Type::kText || type() == Type::kBlob);
+  if (type() == Type::kBlob) return std::get<SqlBlob>(v_).bytes;
+  return std::get<std::string>(v_);
+}
+
+std::string SqlValue::describe() const {
+  switch (type()) {
+    case Type::kNull: return "NULL";
+    case Type::kInteger: return std::to_string(std::get<int64_t>(v_));
+    case Type::kReal: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v_));
+      return buf;
+    }
+    case Type::kText: {
+      std::string out = "'";
+      for (char c : std::get<std::string>(v_)) {
+        if (c == '\'') out += '\'';
+        out += c;
+      }
+      return out + "'";
+    }
+    case Type::kBlob: {
+      static const char* kHex = "0123456789abcdef";
+      std::string out = "x'";
+      for (unsigned char c : std::get<SqlBlob>(v_).bytes) {
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      }
+      return out + "'";
+    }
+  }
+  return "?";
+}
+
+std::string SqlStatement::describe() const {
+  std::string out = sql;
+  if (!params.empty()) {
+    out += " [";
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (i) out += ", ";
+      out += params[i].describe();
+    }
+    out += "]";
+  }
+  switch (expect) {
+    case SqlExpect::kAny: break;
+    case SqlExpect::kChanged: out += " expect=changed"; break;
+    case SqlExpect::kNoRows: out += " expect=no_rows"; break;
+    case SqlExpect::kSomeRows: out += " expect=some_rows"; break;
+  }
+  return out;
+}
+
+int SqlRowSet::column(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool SqlResult::certainly_not_applied() const {
+  switch (status) {
+    case SqlStatus::kConstraint:
+    case SqlStatus::kConditionFailed:
+    case SqlStatus::kBusy:
+    case SqlStatus::kUnavailable:
+    case SqlStatus::kError:
+      return true;
+    case SqlStatus::kOk:
+    case SqlStatus::kIoError:
+    case SqlStatus::kIndeterminate:
+      return false;
+  }
+  return false;
+}
+
+const SqlRowSet& SqlResult::last() const {
+  static const SqlRowSet kEmpty;  // immutable: not global mutable state
+  return sets.empty() ? kEmpty : sets.back();
+}
+
+std::optional<SqlValue> SqlResult::scalar() const {
+  const SqlRowSet& s = last();
+  if (s.rows.empty() || s.rows.front().empty()) return std::nullopt;
+  return s.rows.front().front();
+}
+
+SqlResult SqlResult::failure(SqlStatus status, std::string error, int failed_index) {
+  assert(status != SqlStatus::kOk);
+  SqlResult r;
+  r.status = status;
+  r.error = std::move(error);
+  r.failed_index = failed_index;
+  return r;
+}
+
+std::string SqlResult::describe() const {
+  std::string out = sql_status_name(status);
+  if (!ok()) {
+    if (failed_index >= 0) out += " at #" + std::to_string(failed_index);
+    if (!error.empty()) out += ": " + error;
+    return out;
+  }
+  for (const SqlRowSet& s : sets) {
+    out += " {";
+    if (!s.columns.empty()) {
+      out += "rows=[";
+      for (size_t r = 0; r < s.rows.size(); ++r) {
+        if (r) out += ", ";
+        out += "(";
+        for (size_t c = 0; c < s.rows[r].size(); ++c) {
+          if (c) out += ", ";
+          out += s.rows[r][c].describe();
+        }
+        out += ")";
+      }
+      out += "]";
+    } else {
+      out += "changes=" + std::to_string(s.changes);
+    }
+    out += "}";
+  }
+  return out;
+}
+
+}  // namespace fl

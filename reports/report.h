@@ -1,0 +1,119 @@
+// Reports: the evidence of runs, judged per test-matrix row and variant, written as Markdown, a
+// self-contained HTML page, JUnit XML and JSON; and the merge of several JSON reports (shards).
+//
+// A report is a list of RunRecords (one per scenario × variant, over one or more seeds) plus
+// when and on which commit it was produced. Row statuses are DERIVED from the runs, never stored
+// as truth: a (row, variant) is PASS when at least one run with evidence covers it and every such
+// run's relevant assertions held; FAIL when any of them failed (or the run crashed); NOT_RUN when
+// no run covers it. A run "covers" a row when the scenario lists the row in matrix_rows; its
+// relevant assertions are the verdicts whose invariants meet the row's invariants (all verdicts
+// when none meet). A run without seeds, digest or assertions is not evidence and is ignored.
+//
+// This library knows nothing of harness/: the harness converts RunResults into RunRecords.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reports/matrix.h"
+#include "reports/timeline.h"
+
+namespace fl::reports {
+
+struct AssertionRecord {
+  std::string property;
+  std::vector<std::string> invariants;
+  bool passed = false;
+  std::string assertion;              // what was checked, in words
+  int64_t checks = 0;                 // assertions evaluated (summed over seeds)
+  std::vector<std::string> evidence;  // the violating operations/events (failing seed)
+  bool operator==(const AssertionRecord&) const = default;
+};
+
+struct Counterexample {
+  uint64_t seed = 0;
+  uint64_t fingerprint = 0;
+  std::string property;               // the first failed property
+  std::string scenario_file;          // the minimal (shrunk) scenario file, when one was written
+  std::string scenario_yaml;          // its text, so the report is self-contained
+  std::string replay_command;
+  std::vector<TimelineEvent> timeline;  // the failing run's trace, filtered (may be empty)
+  bool operator==(const Counterexample&) const = default;
+};
+
+struct RunRecord {
+  std::string scenario;               // scenario name
+  std::string scenario_file;
+  std::string system, variant;
+  std::vector<std::string> matrix_rows;
+  bool expected_pass = true;
+  std::string expected_failing_property;
+  std::vector<uint64_t> seeds;        // every seed run
+  std::vector<uint64_t> failing_seeds;
+  uint64_t config_digest = 0;
+  uint64_t fingerprint = 0;           // of the first failing seed, else of the first seed
+  std::vector<AssertionRecord> assertions;
+  std::map<std::string, int64_t> failures_per_property;
+  std::optional<Counterexample> counterexample;
+  std::string error;                  // crash / timeout / build error of some seed
+  int64_t simulated_us = 0;           // summed over seeds
+  double wall_seconds = 0;            // summed over seeds
+  std::string produced_at;            // ISO-8601 UTC
+  std::string commit;
+  bool operator==(const RunRecord&) const = default;
+
+  bool passed() const { return failing_seeds.empty() && error.empty(); }
+  // The verdicts matched the scenario's `expect:`.
+  bool as_expected() const;
+  // Enough evidence to judge a row (seeds, digest, at least one assertion or an error).
+  bool is_evidence() const;
+};
+
+struct Report {
+  std::string title = "faultline report";
+  std::string produced_at;            // ISO-8601 UTC
+  std::string commit;                 // git rev-parse HEAD (+ "-dirty"), or "unknown"
+  std::vector<std::string> matrices;  // selected matrices ("all" or names)
+  std::vector<RunRecord> runs;
+  bool operator==(const Report&) const = default;
+};
+
+enum class RowStatus { kNotRun, kPass, kFail };
+const char* row_status_name(RowStatus s);  // "NOT_RUN" | "PASS" | "FAIL"
+
+struct RowVerdict {
+  const MatrixRow* row = nullptr;
+  std::string variant;
+  RowStatus status = RowStatus::kNotRun;
+  std::vector<size_t> runs;           // indices into Report::runs that cover the row
+  std::vector<std::string> failed_properties;
+};
+
+// One verdict per (row of the report's matrices) × variant ("spec", "hardened"), registry order.
+std::vector<RowVerdict> judge_rows(const Report& report);
+
+// Writers. Each returns the document text; write_report_files writes all four into `dir`
+// (created if missing) and returns "" or an error message.
+std::string to_markdown(const Report& report);
+std::string to_html(const Report& report);
+std::string to_junit_xml(const Report& report);
+std::string to_json(const Report& report);
+std::string write_report_files(const Report& report, const std::string& dir);
+
+// Parses a report.json written by to_json. Returns nullopt and sets *error on malformed input.
+std::optional<Report> report_from_json(const std::string& text, std::string* error);
+
+// Merges shards: runs of the same (scenario, variant, config digest) are combined (seeds,
+// failures and times summed, the first counterexample kept); the others appended. produced_at
+// and commit are taken from `now`/`commit`; shards from different commits are listed in the
+// title note. Matrices are unioned.
+Report merge_reports(const std::vector<Report>& shards, const std::string& now,
+                     const std::string& commit);
+
+// Exit code for a report: 0 every run as expected, 1 otherwise.
+int report_exit_code(const Report& report);
+
+}  // namespace fl::reports

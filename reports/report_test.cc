@@ -1,0 +1,305 @@
+#include "reports/report.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "reports/json.h"
+#include "reports/matrix.h"
+#include "reports/timeline.h"
+
+namespace fl::reports {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Matrix, HasEveryRankingRowAndUniqueIds) {
+  std::map<char, int> ranking;
+  std::set<std::string> ids;
+  for (const MatrixRow& r : all_matrix_rows()) {
+    EXPECT_TRUE(ids.insert(r.id).second) << r.id;
+    EXPECT_FALSE(r.pass_condition.empty()) << r.id;
+    EXPECT_FALSE(r.source.empty()) << r.id;
+    if (r.matrix == "ranking") ++ranking[r.id[0]];
+  }
+  EXPECT_EQ(ranking['C'], 33);
+  EXPECT_EQ(ranking['F'], 15);
+  EXPECT_EQ(ranking['A'], 7);
+  EXPECT_EQ(ranking['P'], 10);
+  for (int i = 1; i <= 7; ++i) EXPECT_NE(find_matrix_row("COMBO-T" + std::to_string(i)), nullptr);
+  for (int i = 1; i <= 5; ++i) EXPECT_NE(find_matrix_row("COMBO-G" + std::to_string(i)), nullptr);
+  EXPECT_NE(find_matrix_row("DEMO-1"), nullptr);
+  EXPECT_EQ(find_matrix_row("C34"), nullptr);
+  EXPECT_EQ(find_matrix_row("C01")->invariants,
+            (std::vector<std::string>{"RANK-4", "RANK-11", "RANK-41"}));
+  EXPECT_EQ(find_matrix_row("C33")->source, "004 §16.1 L452");
+  EXPECT_EQ(find_matrix_row("F15")->source, "004 §16.4 L496");
+  EXPECT_EQ(matrix_names(), (std::vector<std::string>{"combo", "demo", "gifts", "likes", "ranking"}));
+  EXPECT_EQ(rows_of_matrix("all").size(), all_matrix_rows().size());
+}
+
+// Every invariant id a row cites exists in INVARIANTS.md, and the ranking rows cite exactly the
+// ids of its mapping table.
+TEST(Matrix, InvariantIdsExistInInvariantsMd) {
+  const std::string path = "/work/shared/INVARIANTS.md";
+  const std::string text = read_file(path);
+  if (text.empty()) GTEST_SKIP() << path << " not present";
+  for (const MatrixRow& r : all_matrix_rows()) {
+    for (const std::string& inv : r.invariants) {
+      EXPECT_NE(text.find("| " + inv + " |"), std::string::npos) << r.id << " cites " << inv;
+    }
+    if (r.matrix != "ranking" || (r.id[0] != 'C' && r.id[0] != 'F')) continue;
+    const size_t at = text.find("| " + r.id + " |");
+    ASSERT_NE(at, std::string::npos) << r.id;
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    for (const std::string& inv : r.invariants) {
+      EXPECT_NE(line.find(inv), std::string::npos) << r.id << ": " << inv << " not in " << line;
+    }
+  }
+}
+
+TEST(Matrix, ClosestMatch) {
+  EXPECT_EQ(closest_match("replica", {"replicas", "workers"}), "replicas");
+  EXPECT_EQ(closest_match("zzzzzzzz", {"replicas", "workers"}), "");
+}
+
+RunRecord run(const std::string& variant, bool passed, std::vector<std::string> rows) {
+  RunRecord r;
+  r.scenario = "s-" + variant;
+  r.scenario_file = "scenarios/combo/s.yaml";
+  r.system = "combo";
+  r.variant = variant;
+  r.matrix_rows = std::move(rows);
+  r.expected_pass = variant == "hardened";
+  r.expected_failing_property = r.expected_pass ? "" : "quantity-conservation";
+  r.seeds = {1, 2, 3};
+  if (!passed) r.failing_seeds = {2};
+  r.config_digest = 0xabcdef0123456789ULL;
+  r.fingerprint = 0x1122334455667788ULL;
+  r.assertions.push_back(AssertionRecord{"quantity-conservation", {"COMBO-2"}, passed,
+                                         "sum of pushed quantity == sum of purchases", 42,
+                                         passed ? std::vector<std::string>{}
+                                                : std::vector<std::string>{"key u1|i1: pushed 2, bought 3"}});
+  if (!passed) {
+    r.failures_per_property["quantity-conservation"] = 1;
+    Counterexample c;
+    c.seed = 2;
+    c.fingerprint = 0x99;
+    c.property = "quantity-conservation";
+    c.scenario_yaml = "name: \"min\"\n";
+    c.replay_command = "faultline replay min.yaml";
+    c.timeline = {{1000, "send", "n1", "client-0", "purchase to replica-0"},
+                  {2000, "fault", "", "worker-0", "crash-restart"},
+                  {3000, "deliver", "n2", "replica-0", "purchase from client-0"},
+                  {9000, "violation", "", "", "quantity-conservation <b>&"}};
+    r.counterexample = c;
+  }
+  r.simulated_us = 3'000'000;
+  r.wall_seconds = 0.25;
+  r.produced_at = "2025-01-01T00:00:00Z";
+  r.commit = "deadbeef";
+  return r;
+}
+
+Report sample() {
+  Report rep;
+  rep.produced_at = "2025-01-01T00:00:00Z";
+  rep.commit = "deadbeef";
+  rep.matrices = {"combo"};
+  rep.runs = {run("spec", false, {"COMBO-T6", "COMBO-G5"}), run("hardened", true, {"COMBO-T6"})};
+  return rep;
+}
+
+const RowVerdict& verdict(const std::vector<RowVerdict>& v, const std::string& id,
+                          const std::string& variant) {
+  for (const RowVerdict& r : v) {
+    if (r.row->id == id && r.variant == variant) return r;
+  }
+  static RowVerdict none;
+  ADD_FAILURE() << id << " " << variant << " missing";
+  return none;
+}
+
+TEST(Report, RowsArePassFailOnlyWithEvidence) {
+  Report rep = sample();
+  auto rows = judge_rows(rep);
+  EXPECT_EQ(rows.size(), rows_of_matrix("combo").size() * 2);
+  EXPECT_EQ(verdict(rows, "COMBO-T6", "spec").status, RowStatus::kFail);
+  EXPECT_EQ(verdict(rows, "COMBO-T6", "hardened").status, RowStatus::kPass);
+  EXPECT_EQ(verdict(rows, "COMBO-G5", "spec").status, RowStatus::kFail);
+  EXPECT_EQ(verdict(rows, "COMBO-G5", "hardened").status, RowStatus::kNotRun);
+  EXPECT_EQ(verdict(rows, "COMBO-T1", "hardened").status, RowStatus::kNotRun);
+  // A run without a config digest is not evidence: the row falls back to NOT_RUN.
+  rep.runs[1].config_digest = 0;
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kNotRun);
+  // A crash is a failure of every row the run covers.
+  rep = sample();
+  rep.runs[1].error = "seed 3: killed by signal 11";
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kFail);
+}
+
+TEST(Report, ExpectationsAndExitCode) {
+  Report rep = sample();
+  EXPECT_TRUE(rep.runs[0].as_expected());  // spec fails the expected property
+  EXPECT_TRUE(rep.runs[1].as_expected());
+  EXPECT_EQ(report_exit_code(rep), 0);
+  rep.runs[1].failing_seeds = {3};
+  EXPECT_FALSE(rep.runs[1].as_expected());
+  EXPECT_EQ(report_exit_code(rep), 1);
+  rep = sample();
+  rep.runs[0].expected_failing_property = "one-push-per-window";
+  EXPECT_FALSE(rep.runs[0].as_expected());
+}
+
+TEST(Report, JsonRoundTrips) {
+  Report rep = sample();
+  rep.runs[0].seeds.push_back(18446744073709551615ULL);
+  rep.runs[0].assertions[0].evidence.push_back("quote \" backslash \\ tab \t unicode \xe4\xb8\xad");
+  std::string err;
+  std::optional<Report> back = report_from_json(to_json(rep), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(*back, rep);
+  EXPECT_FALSE(report_from_json("{\"format\":\"other\"}", &err));
+  EXPECT_FALSE(report_from_json("{\"format\":", &err));
+}
+
+TEST(Report, MergeCombinesShards) {
+  Report a = sample(), b = sample();
+  b.runs[0].seeds = {4, 5};
+  b.runs[0].failing_seeds = {5};
+  b.runs[0].failures_per_property["quantity-conservation"] = 1;
+  b.runs[1].seeds = {4, 5};
+  b.runs[1].assertions[0].passed = false;  // hardened failed on a seed of shard b
+  b.runs[1].failing_seeds = {4};
+  Report m = merge_reports({a, b}, "2025-02-02T00:00:00Z", "cafe");
+  ASSERT_EQ(m.runs.size(), 2u);
+  EXPECT_EQ(m.runs[0].seeds, (std::vector<uint64_t>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(m.runs[0].failing_seeds, (std::vector<uint64_t>{2, 5}));
+  EXPECT_EQ(m.runs[0].failures_per_property["quantity-conservation"], 2);
+  EXPECT_EQ(m.runs[0].assertions[0].checks, 84);
+  EXPECT_FALSE(m.runs[1].assertions[0].passed);
+  EXPECT_EQ(m.commit, "cafe");
+  EXPECT_EQ(verdict(judge_rows(m), "COMBO-T6", "hardened").status, RowStatus::kFail);
+  EXPECT_EQ(report_exit_code(m), 1);
+}
+
+TEST(Report, WritersCarryEvidenceAndCommit) {
+  Report rep = sample();
+  const std::string md = to_markdown(rep);
+  EXPECT_NE(md.find("deadbeef"), std::string::npos);
+  EXPECT_NE(md.find("| COMBO-T6 |"), std::string::npos);
+  EXPECT_NE(md.find("faultline replay min.yaml"), std::string::npos);
+  EXPECT_NE(md.find("abcdef0123456789"), std::string::npos);
+  const std::string html = to_html(rep);
+  EXPECT_NE(html.find("<table id=\"matrix\">"), std::string::npos);
+  EXPECT_NE(html.find("href=\"#ev-COMBO-T6-spec\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"ev-COMBO-T6-spec\""), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("<b>&"), std::string::npos);  // escaped
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);  // self-contained
+  const std::string junit = to_junit_xml(rep);
+  EXPECT_NE(junit.find("<testsuite name=\"combo.spec\""), std::string::npos);
+  EXPECT_EQ(junit.find("<failure"), std::string::npos);  // the spec failure is expected
+  EXPECT_NE(junit.find("<skipped"), std::string::npos);
+  rep.runs[1].failing_seeds = {1};
+  EXPECT_NE(to_junit_xml(rep).find("<failure"), std::string::npos);
+}
+
+TEST(Timeline, ParsesTraceAndDraws) {
+  const std::string jsonl =
+      "{\"t_us\":5,\"kind\":\"resume\",\"node\":\"n1\",\"process\":\"a\",\"detail\":\"\",\"fp\":\"0\"}\n"
+      "{\"t_us\":10,\"kind\":\"send\",\"node\":\"n1\",\"process\":\"a\",\"detail\":\"rpc inc -> b\",\"fp\":\"0\"}\n"
+      "not json\n"
+      "{\"t_us\":20,\"kind\":\"fault\",\"node\":\"\",\"process\":\"b\",\"detail\":\"crash; #1\",\"fp\":\"0\"}\n"
+      "{\"t_us\":30,\"kind\":\"deliver\",\"node\":\"n2\",\"process\":\"b\",\"detail\":\"from a: inc\",\"fp\":\"0\"}\n";
+  size_t bad = 0;
+  auto events = parse_trace_jsonl(jsonl, &bad);
+  EXPECT_EQ(bad, 1u);
+  ASSERT_EQ(events.size(), 4u);
+  auto shown = select_timeline(events, 100);
+  EXPECT_EQ(shown.size(), 3u);  // the resume is not drawn
+  EXPECT_EQ(message_peer(shown[0]), "b");
+  EXPECT_EQ(message_peer(shown[2]), "a");
+  const std::string m = to_mermaid(shown);
+  EXPECT_NE(m.find("sequenceDiagram"), std::string::npos);
+  EXPECT_NE(m.find("L0->>L1"), std::string::npos);
+  EXPECT_NE(m.find("FAULT"), std::string::npos);
+  EXPECT_EQ(m.find("crash;"), std::string::npos);  // ';' escaped for Mermaid
+  const std::string svg = to_svg(shown);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("marker-end"), std::string::npos);
+  // Selection keeps faults and the last events.
+  std::vector<TimelineEvent> many;
+  for (int i = 0; i < 1000; ++i) many.push_back({i, "send", "n", "a", "x -> b"});
+  many[3].kind = "fault";
+  auto sel = select_timeline(many, 10);
+  ASSERT_EQ(sel.size(), 10u);
+  EXPECT_EQ(sel[0].kind, "fault");
+  EXPECT_EQ(sel.back().t_us, 999);
+}
+
+TEST(Json, ParsesAndRejects) {
+  auto j = parse_json(R"({"a":[1,2,{"b":"\u4e2d\n"}],"n":-5,"t":true,"z":null})");
+  ASSERT_TRUE(j);
+  EXPECT_EQ(j->i64("n"), -5);
+  EXPECT_TRUE(j->flag("t"));
+  EXPECT_EQ(j->get("a")->items[2].str("b"), "\xe4\xb8\xad\n");
+  for (const char* bad : {"", "{", "[1,", "{\"a\" 1}", "\"abc", "tru", "{}x"}) {
+    EXPECT_FALSE(parse_json(bad)) << bad;
+  }
+  std::string deep(10000, '[');
+  EXPECT_FALSE(parse_json(deep));
+}
+
+// Renders report.html in headless Chromium: the DOM has the matrix table and a screenshot is
+// written. Skipped (loudly) when Chromium is not installed: apt-get install -y chromium.
+TEST(ReportHtml, RendersInHeadlessChromium) {
+  const char* candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
+                              "/usr/bin/google-chrome"};
+  std::string chromium;
+  for (const char* c : candidates) {
+    if (std::filesystem::exists(c)) chromium = c;
+  }
+  if (chromium.empty()) {
+    GTEST_SKIP() << "Chromium not installed (apt-get install -y chromium): HTML rendering NOT checked";
+  }
+  const std::filesystem::path dir =
+      std::filesystem::path(FAULTLINE_BINARY_DIR) / "report_html_test";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(write_report_files(sample(), dir.string()), "");
+  for (const char* f : {"report.md", "report.html", "junit.xml", "report.json"}) {
+    EXPECT_GT(std::filesystem::file_size(dir / f), 100u) << f;
+  }
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
+      " --user-data-dir=" + (dir / "profile").string();
+  const std::string url = "file://" + (dir / "report.html").string();
+  const std::string dom_path = (dir / "dom.html").string();
+  const std::string png = (dir / "report.png").string();
+  const std::string dump = chromium + flags + " --dump-dom " + url + " > " + dom_path + " 2>/dev/null";
+  ASSERT_EQ(std::system(dump.c_str()), 0) << dump;
+  const std::string dom = read_file(dom_path);
+  EXPECT_NE(dom.find("id=\"matrix\""), std::string::npos) << dom.substr(0, 500);
+  EXPECT_NE(dom.find("COMBO-T6"), std::string::npos);
+  const std::string shot = chromium + flags + " --window-size=1400,1800 --screenshot=" + png +
+                           " " + url + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(shot.c_str()), 0) << shot;
+  const std::string image = read_file(png);
+  ASSERT_GT(image.size(), 1000u);
+  EXPECT_EQ(image.substr(1, 3), "PNG");
+  RecordProperty("screenshot", png);
+}
+
+}  // namespace
+}  // namespace fl::reports

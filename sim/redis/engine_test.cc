@@ -1,0 +1,438 @@
+// Engine unit tests per command family. Expected replies and error strings were checked against
+// redis-server 7.0.15 (see also engine_vs_real_test.cc, which replays a corpus against it).
+#include "sim/redis/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fl::sim::redis {
+namespace {
+
+constexpr int64_t kT0 = 1'767'225'600'000;  // ms
+
+class EngineTest : public ::testing::Test {
+ protected:
+  // Runs one command at time `now` and renders its reply.
+  std::string run(std::initializer_list<std::string> argv) { return engine.execute(session, argv, now).describe(); }
+  RedisReply raw(std::initializer_list<std::string> argv) { return engine.execute(session, argv, now); }
+
+  Engine engine;
+  Session session;
+  int64_t now = kT0;
+};
+
+TEST_F(EngineTest, StringsSetGetAndOptions) {
+  EXPECT_EQ(run({"GET", "k"}), "(nil)");
+  EXPECT_EQ(run({"SET", "k", "v"}), "+OK");
+  EXPECT_EQ(run({"GET", "k"}), "\"v\"");
+  EXPECT_EQ(run({"SET", "k", "w", "NX"}), "(nil)");
+  EXPECT_EQ(run({"SET", "k", "w", "XX", "GET"}), "\"v\"");
+  EXPECT_EQ(run({"SET", "n", "w", "XX"}), "(nil)");
+  EXPECT_EQ(run({"SET", "k", "1", "nx", "xx"}), "(error) ERR syntax error");
+  EXPECT_EQ(run({"SET", "k", "1", "EX", "0"}), "(error) ERR invalid expire time in 'set' command");
+  EXPECT_EQ(run({"SET", "k", "1", "EX", "abc"}), "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(run({"SET", "k", "1", "PX", "100", "EX", "1"}), "(error) ERR syntax error");
+  EXPECT_EQ(run({"SETNX", "k", "x"}), "(integer) 0");
+  EXPECT_EQ(run({"SETNX", "k2", "x"}), "(integer) 1");
+  EXPECT_EQ(run({"MGET", "k", "nope", "k2"}), "[\"w\", (nil), \"x\"]");
+  EXPECT_EQ(run({"GET"}), "(error) ERR wrong number of arguments for 'get' command");
+}
+
+TEST_F(EngineTest, CountersFollowString2llAndOverflowRules) {
+  EXPECT_EQ(run({"INCR", "c"}), "(integer) 1");
+  EXPECT_EQ(run({"INCRBY", "c", "41"}), "(integer) 42");
+  EXPECT_EQ(run({"DECR", "c"}), "(integer) 41");
+  EXPECT_EQ(run({"DECRBY", "c", "50"}), "(integer) -9");
+  EXPECT_EQ(run({"INCRBY", "c", "+1"}), "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(run({"INCRBY", "c", "01"}), "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(run({"SET", "s", "x"}), "+OK");
+  EXPECT_EQ(run({"INCR", "s"}), "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(run({"SET", "m", "9223372036854775807"}), "+OK");
+  EXPECT_EQ(run({"INCR", "m"}), "(error) ERR increment or decrement would overflow");
+  EXPECT_EQ(run({"DECRBY", "m", "-9223372036854775808"}), "(error) ERR decrement would overflow");
+  EXPECT_EQ(run({"HSET", "h", "f", "v"}), "(integer) 1");
+  EXPECT_EQ(run({"INCR", "h"}), "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+TEST_F(EngineTest, KeysDelExistsTypeAndUnknownCommands) {
+  run({"SET", "a", "1"});
+  run({"SADD", "s", "x"});
+  EXPECT_EQ(run({"EXISTS", "a", "a", "s", "z"}), "(integer) 3");
+  EXPECT_EQ(run({"TYPE", "a"}), "+string");
+  EXPECT_EQ(run({"TYPE", "s"}), "+set");
+  EXPECT_EQ(run({"TYPE", "z"}), "+none");
+  EXPECT_EQ(run({"DBSIZE"}), "(integer) 2");
+  EXPECT_EQ(run({"DEL", "a", "s", "z"}), "(integer) 2");
+  EXPECT_EQ(run({"foo", "bar", "baz"}), "(error) ERR unknown command 'foo', with args beginning with: 'bar' 'baz' ");
+  EXPECT_EQ(run({"PING"}), "+PONG");
+  EXPECT_EQ(run({"PING", "hi"}), "\"hi\"");
+  EXPECT_EQ(run({"FLUSHALL"}), "+OK");
+}
+
+TEST_F(EngineTest, TtlsUseTheGivenClockWithLazyExpiry) {
+  EXPECT_EQ(run({"SET", "k", "v", "PX", "1500"}), "+OK");
+  EXPECT_EQ(run({"PTTL", "k"}), "(integer) 1500");
+  EXPECT_EQ(run({"TTL", "k"}), "(integer) 2");  // rounded like Redis: (1500 + 500) / 1000
+  EXPECT_EQ(run({"TTL", "none"}), "(integer) -2");
+  run({"SET", "p", "v"});
+  EXPECT_EQ(run({"TTL", "p"}), "(integer) -1");
+  EXPECT_EQ(run({"EXPIRE", "p", "10", "XX"}), "(integer) 0");
+  EXPECT_EQ(run({"EXPIRE", "p", "10", "NX"}), "(integer) 1");
+  EXPECT_EQ(run({"EXPIRE", "p", "5", "GT"}), "(integer) 0");
+  EXPECT_EQ(run({"EXPIRE", "p", "5", "LT"}), "(integer) 1");
+  EXPECT_EQ(run({"EXPIRE", "p", "5", "NX", "XX"}),
+            "(error) ERR NX and XX, GT or LT options at the same time are not compatible");
+  EXPECT_EQ(run({"EXPIRE", "p", "10", "foo"}), "(error) ERR Unsupported option foo");
+  EXPECT_EQ(run({"PERSIST", "p"}), "(integer) 1");
+  EXPECT_EQ(run({"PERSIST", "p"}), "(integer) 0");
+  run({"INCR", "k"}) ;  // "v" is not an integer: an error, and no change to the TTL
+  now += 1499;
+  EXPECT_EQ(run({"GET", "k"}), "\"v\"");
+  now += 1;
+  EXPECT_EQ(run({"GET", "k"}), "(nil)");
+  EXPECT_EQ(engine.stats().expired_lazy, 1u);
+  EXPECT_EQ(run({"PEXPIRE", "p", "-1"}), "(integer) 1");  // in the past: deleted
+  EXPECT_EQ(run({"EXISTS", "p"}), "(integer) 0");
+  // KEEPTTL keeps, a plain SET clears.
+  run({"SET", "t", "1", "EX", "100"});
+  run({"SET", "t", "2", "KEEPTTL"});
+  EXPECT_EQ(run({"TTL", "t"}), "(integer) 100");
+  run({"SET", "t", "3"});
+  EXPECT_EQ(run({"TTL", "t"}), "(integer) -1");
+}
+
+TEST_F(EngineTest, ActiveExpiryReclaimsKeysNobodyReads) {
+  for (int i = 0; i < 100; ++i) run({"SET", "k" + std::to_string(i), "v", "PX", "10"});
+  run({"SET", "keep", "v"});
+  EXPECT_EQ(run({"DBSIZE"}), "(integer) 101");
+  now += 20;
+  EXPECT_EQ(run({"DBSIZE"}), "(integer) 101");  // DBSIZE counts unreclaimed keys, as Redis does
+  size_t reclaimed = 0;
+  for (int cycle = 0; cycle < 10 && reclaimed < 100; ++cycle) reclaimed += engine.active_expire_cycle(now);
+  EXPECT_EQ(reclaimed, 100u);
+  EXPECT_EQ(run({"DBSIZE"}), "(integer) 1");
+}
+
+TEST_F(EngineTest, Hashes) {
+  EXPECT_EQ(run({"HSET", "h", "b", "2", "a", "1"}), "(integer) 2");
+  EXPECT_EQ(run({"HSET", "h", "a", "9"}), "(integer) 0");
+  EXPECT_EQ(run({"HSET", "h", "a"}), "(error) ERR wrong number of arguments for 'hset' command");
+  EXPECT_EQ(run({"HSETNX", "h", "a", "x"}), "(integer) 0");
+  EXPECT_EQ(run({"HGET", "h", "a"}), "\"9\"");
+  EXPECT_EQ(run({"HGETALL", "h"}), "[\"a\", \"9\", \"b\", \"2\"]");
+  EXPECT_EQ(run({"HINCRBY", "h", "a", "1"}), "(integer) 10");
+  EXPECT_EQ(run({"HSET", "h", "s", "x"}), "(integer) 1");
+  EXPECT_EQ(run({"HINCRBY", "h", "s", "1"}), "(error) ERR hash value is not an integer");
+  EXPECT_EQ(run({"HINCRBY", "h", "a", "x"}), "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(run({"HLEN", "h"}), "(integer) 3");
+  EXPECT_EQ(run({"HDEL", "h", "a", "b", "s", "zz"}), "(integer) 3");
+  EXPECT_EQ(run({"EXISTS", "h"}), "(integer) 0");  // the last field takes the key with it
+}
+
+TEST_F(EngineTest, Sets) {
+  EXPECT_EQ(run({"SADD", "s", "b", "a", "b"}), "(integer) 2");
+  EXPECT_EQ(run({"SISMEMBER", "s", "a"}), "(integer) 1");
+  EXPECT_EQ(run({"SMEMBERS", "s"}), "[\"a\", \"b\"]");
+  EXPECT_EQ(run({"SCARD", "s"}), "(integer) 2");
+  EXPECT_EQ(run({"SREM", "s", "a", "b", "c"}), "(integer) 2");
+  EXPECT_EQ(run({"SMEMBERS", "s"}), "[]");
+}
+
+TEST_F(EngineTest, SortedSets) {
+  EXPECT_EQ(run({"ZADD", "z", "1.1", "a"}), "(integer) 1");
+  EXPECT_EQ(run({"ZSCORE", "z", "a"}), "\"1.1000000000000001\"");
+  EXPECT_EQ(run({"ZADD", "z", "2", "b", "2", "c", "-inf", "d"}), "(integer) 3");
+  EXPECT_EQ(run({"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
+            "[\"d\", \"-inf\", \"a\", \"1.1000000000000001\", \"b\", \"2\", \"c\", \"2\"]");
+  EXPECT_EQ(run({"ZREVRANGE", "z", "0", "1"}), "[\"c\", \"b\"]");
+  EXPECT_EQ(run({"ZRANGE", "z", "(1.1", "2", "BYSCORE", "LIMIT", "1", "5"}), "[\"c\"]");
+  EXPECT_EQ(run({"ZADD", "z", "nan", "x"}), "(error) ERR value is not a valid float");
+  EXPECT_EQ(run({"ZINCRBY", "z", "1e400", "a"}), "(error) ERR value is not a valid float");
+  EXPECT_EQ(run({"ZINCRBY", "z", "+inf", "d"}), "(error) ERR resulting score is not a number (NaN)");
+  EXPECT_EQ(run({"ZADD", "z", "XX", "NX", "1", "a"}), "(error) ERR XX and NX options at the same time are not compatible");
+  EXPECT_EQ(run({"ZADD", "z", "GT", "CH", "0", "b", "5", "c"}), "(integer) 1");
+  EXPECT_EQ(run({"ZADD", "z", "INCR", "2", "b"}), "\"4\"");
+  EXPECT_EQ(run({"ZADD", "z", "NX", "INCR", "2", "b"}), "(nil)");
+  EXPECT_EQ(run({"ZADD", "z", "NX", "1"}), "(error) ERR syntax error");
+  EXPECT_EQ(run({"ZREM", "z", "a", "q"}), "(integer) 1");
+  EXPECT_EQ(run({"ZCARD", "z"}), "(integer) 3");
+  EXPECT_EQ(run({"ZRANGE", "z", "0", "-1", "LIMIT", "0", "1"}),
+            "(error) ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+}
+
+TEST_F(EngineTest, MultiExecQueuesAndAbortsOnQueueingErrors) {
+  EXPECT_EQ(run({"EXEC"}), "(error) ERR EXEC without MULTI");
+  EXPECT_EQ(run({"MULTI"}), "+OK");
+  EXPECT_EQ(run({"MULTI"}), "(error) ERR MULTI calls can not be nested");
+  EXPECT_EQ(run({"INCR", "c"}), "+QUEUED");
+  EXPECT_EQ(run({"HSET", "c", "f", "v"}), "+QUEUED");
+  EXPECT_EQ(run({"INCR", "c"}), "+QUEUED");
+  EXPECT_EQ(run({"EXEC"}),
+            "[(integer) 1, (error) WRONGTYPE Operation against a key holding the wrong kind of value, (integer) 2]");
+  EXPECT_EQ(run({"MULTI"}), "+OK");
+  EXPECT_EQ(run({"INCR", "c"}), "+QUEUED");
+  EXPECT_EQ(run({"SET", "x"}), "(error) ERR wrong number of arguments for 'set' command");
+  EXPECT_EQ(run({"EXEC"}), "(error) EXECABORT Transaction discarded because of previous errors.");
+  EXPECT_EQ(run({"GET", "c"}), "\"2\"");
+  EXPECT_EQ(run({"MULTI"}), "+OK");
+  EXPECT_EQ(run({"INCR", "c"}), "+QUEUED");
+  EXPECT_EQ(run({"DISCARD"}), "+OK");
+  EXPECT_EQ(run({"GET", "c"}), "\"2\"");
+}
+
+TEST_F(EngineTest, StreamsAddRangeDelAndIds) {
+  EXPECT_EQ(run({"XADD", "s", "5", "a", "b"}), "\"5-0\"");
+  EXPECT_EQ(run({"XADD", "s", "5-*", "a", "b"}), "\"5-1\"");
+  EXPECT_EQ(run({"XADD", "s", "4-1", "a", "b"}),
+            "(error) ERR The ID specified in XADD is equal or smaller than the target stream top item");
+  EXPECT_EQ(run({"XADD", "s", "6-abc", "a", "b"}), "(error) ERR Invalid stream ID specified as stream command argument");
+  EXPECT_EQ(run({"XADD", "s", "0-0", "a", "b"}), "(error) ERR The ID specified in XADD must be greater than 0-0");
+  EXPECT_EQ(run({"XADD", "s", "*", "a"}), "(error) ERR wrong number of arguments for 'xadd' command");
+  EXPECT_EQ(run({"XADD", "s", "*", "f", "v"}), "\"" + std::to_string(now) + "-0\"");
+  EXPECT_EQ(run({"XADD", "s", "*", "f", "v"}), "\"" + std::to_string(now) + "-1\"");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 4");
+  EXPECT_EQ(run({"XRANGE", "s", "-", "+", "COUNT", "2"}), "[[\"5-0\", [\"a\", \"b\"]], [\"5-1\", [\"a\", \"b\"]]]");
+  EXPECT_EQ(run({"XRANGE", "s", "(5-0", "5"}), "[[\"5-1\", [\"a\", \"b\"]]]");
+  EXPECT_EQ(run({"XRANGE", "s", "-", "+", "COUNT", "0"}), "(nil-array)");
+  EXPECT_EQ(run({"XRANGE", "s", "(-", "+"}), "(error) ERR Invalid stream ID specified as stream command argument");
+  EXPECT_EQ(run({"XREVRANGE", "s", "5-1", "-"}), "[[\"5-1\", [\"a\", \"b\"]], [\"5-0\", [\"a\", \"b\"]]]");
+  EXPECT_EQ(run({"XDEL", "s", "5-0", "5-0", "9-9"}), "(integer) 1");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 3");
+  EXPECT_EQ(run({"XADD", "s", "MAXLEN", "=", "2", "LIMIT", "5", "*", "a", "b"}),
+            "(error) ERR syntax error, LIMIT cannot be used without the special ~ option");
+  EXPECT_EQ(run({"XADD", "nos", "NOMKSTREAM", "*", "a", "b"}), "(nil)");
+}
+
+TEST_F(EngineTest, StreamTrimmingExactAndApproximateByNodes) {
+  for (int i = 1; i <= 150; ++i) run({"XADD", "s", std::to_string(i), "f", "v"});
+  // ~ removes whole 100-entry nodes only: trimming to 60 cannot drop the first node (100 live).
+  EXPECT_EQ(run({"XADD", "s", "MAXLEN", "~", "60", "151", "f", "v"}), "\"151-0\"");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 151");
+  // To 50 it can: the first node goes, 51 entries stay.
+  EXPECT_EQ(run({"XADD", "s", "MAXLEN", "~", "50", "152", "f", "v"}), "\"152-0\"");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 52");
+  EXPECT_EQ(run({"XADD", "s", "MAXLEN", "=", "10", "153", "f", "v"}), "\"153-0\"");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 10");
+  EXPECT_EQ(run({"XRANGE", "s", "-", "-"}), "[]");
+  EXPECT_EQ(run({"XRANGE", "s", "-", "+", "COUNT", "1"}), "[[\"144-0\", [\"f\", \"v\"]]]");
+  EXPECT_EQ(run({"XADD", "s", "MINID", "=", "150", "154", "f", "v"}), "\"154-0\"");
+  EXPECT_EQ(run({"XLEN", "s"}), "(integer) 5");
+}
+
+TEST_F(EngineTest, ConsumerGroupsReadAckPendingClaim) {
+  EXPECT_EQ(run({"XGROUP", "CREATE", "s", "g", "$"}),
+            "(error) ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use "
+            "the MKSTREAM option to create an empty stream automatically.");
+  EXPECT_EQ(run({"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}), "+OK");
+  EXPECT_EQ(run({"XGROUP", "CREATE", "s", "g", "$"}), "(error) BUSYGROUP Consumer Group name already exists");
+  EXPECT_EQ(run({"XGROUP", "foo"}), "(error) ERR unknown subcommand 'foo'. Try XGROUP HELP.");
+  EXPECT_EQ(run({"XGROUP", "CREATE", "s"}), "(error) ERR wrong number of arguments for 'xgroup|create' command");
+  EXPECT_EQ(run({"XPENDING", "s", "g"}), "[(integer) 0, (nil), (nil), (nil-array)]");
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", ">"}), "(nil-array)");
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "x", "c1", "STREAMS", "s", ">"}),
+            "(error) NOGROUP No such key 's' or consumer group 'x' in XREADGROUP with GROUP option");
+  run({"XADD", "s", "1", "a", "1"});
+  run({"XADD", "s", "2", "a", "2"});
+  run({"XADD", "s", "3", "a", "3"});
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", "s", ">"}),
+            "[[\"s\", [[\"1-0\", [\"a\", \"1\"]], [\"2-0\", [\"a\", \"2\"]]]]]");
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c2", "STREAMS", "s", ">"}), "[[\"s\", [[\"3-0\", [\"a\", \"3\"]]]]]");
+  EXPECT_EQ(run({"XPENDING", "s", "g"}),
+            "[(integer) 3, \"1-0\", \"3-0\", [[\"c1\", \"2\"], [\"c2\", \"1\"]]]");
+  now += 100;
+  // History read: c1's pending entries after 0; bumps their delivery count.
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", "0"}),
+            "[[\"s\", [[\"1-0\", [\"a\", \"1\"]], [\"2-0\", [\"a\", \"2\"]]]]]");
+  EXPECT_EQ(run({"XPENDING", "s", "g", "-", "+", "10"}),
+            "[[\"1-0\", \"c1\", (integer) 0, (integer) 2], [\"2-0\", \"c1\", (integer) 0, (integer) 2], "
+            "[\"3-0\", \"c2\", (integer) 100, (integer) 1]]");
+  EXPECT_EQ(run({"XPENDING", "s", "g", "IDLE", "50", "-", "+", "10", "c2"}),
+            "[[\"3-0\", \"c2\", (integer) 100, (integer) 1]]");
+  EXPECT_EQ(run({"XACK", "s", "g", "1-0", "9-0"}), "(integer) 1");
+  EXPECT_EQ(run({"XACK", "s", "g", "bad"}), "(error) ERR Invalid stream ID specified as stream command argument");
+  EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "50", "2-0", "3-0"}), "[[\"3-0\", [\"a\", \"3\"]]]");
+  EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "x", "2-0"}), "(error) ERR Invalid min-idle-time argument for XCLAIM");
+  EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "0", "2-0", "JUSTID", "foo"}), "(error) ERR Unrecognized XCLAIM option 'foo'");
+  // An entry deleted from the stream leaves the PEL when claimed (7.0's third element).
+  run({"XDEL", "s", "2-0"});
+  now += 100;
+  EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "c4", "50", "0", "COUNT", "10"}),
+            "[\"0-0\", [[\"3-0\", [\"a\", \"3\"]]], [\"2-0\"]]");
+  EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "c4", "0", "0", "COUNT", "0"}), "(error) ERR COUNT must be > 0");
+  EXPECT_EQ(run({"XPENDING", "s", "g", "-", "+", "10"}), "[[\"3-0\", \"c4\", (integer) 0, (integer) 3]]");
+}
+
+TEST_F(EngineTest, XAutoClaimCursorStopsAfterCount) {
+  run({"XGROUP", "CREATE", "s", "g", "0", "MKSTREAM"});
+  for (int i = 1; i <= 5; ++i) run({"XADD", "s", std::to_string(i), "f", "v"});
+  run({"XREADGROUP", "GROUP", "g", "a", "STREAMS", "s", ">"});
+  EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "b", "0", "-", "COUNT", "2", "JUSTID"}), "[\"3-0\", [\"1-0\", \"2-0\"], []]");
+  EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "b", "0", "3-0", "COUNT", "3", "JUSTID"}), "[\"0-0\", [\"3-0\", \"4-0\", \"5-0\"], []]");
+}
+
+TEST_F(EngineTest, BlockingReadGroupReportsWouldBlockAndKeysSignal) {
+  run({"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"});
+  RedisReply r = raw({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "500", "STREAMS", "s", ">"});
+  EXPECT_EQ(r.kind, RedisReply::Kind::kNilArray);
+  ASSERT_TRUE(session.blocked.has_value());
+  EXPECT_EQ(session.blocked->timeout_ms, 500);
+  EXPECT_EQ(session.blocked->keys, std::vector<std::string>{"s"});
+  EXPECT_TRUE(engine.take_signaled_keys().empty());
+  Session other;
+  engine.execute(other, {"XADD", "s", "7", "f", "v"}, now);
+  EXPECT_EQ(engine.take_signaled_keys(), std::vector<std::string>{"s"});
+  // Re-executing the parked command now answers.
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "500", "STREAMS", "s", ">"}),
+            "[[\"s\", [[\"7-0\", [\"f\", \"v\"]]]]]");
+  EXPECT_FALSE(session.blocked.has_value());
+  // Inside MULTI a blocking read never blocks.
+  run({"MULTI"});
+  run({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"});
+  EXPECT_EQ(run({"EXEC"}), "[(nil-array)]");
+  EXPECT_FALSE(session.blocked.has_value());
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "-1", "STREAMS", "s", ">"}), "(error) ERR timeout is negative");
+}
+
+TEST_F(EngineTest, PubSubRoutesToSubscribedSessionsOnly) {
+  Session sub;
+  sub.id = 7;
+  EXPECT_EQ(engine.execute(sub, {"SUBSCRIBE", "a", "b"}, now).describe(),
+            "[[\"subscribe\", \"a\", (integer) 1], [\"subscribe\", \"b\", (integer) 2]]");
+  EXPECT_EQ(engine.execute(sub, {"GET", "x"}, now).describe(),
+            "(error) ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+            "allowed in this context");
+  EXPECT_EQ(engine.execute(sub, {"PING"}, now).describe(), "[\"pong\", \"\"]");
+  EXPECT_EQ(run({"PUBLISH", "a", "hello"}), "(integer) 1");
+  EXPECT_EQ(run({"PUBLISH", "c", "nobody"}), "(integer) 0");
+  auto d = engine.take_deliveries();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].session_id, 7u);
+  EXPECT_EQ(d[0].channel, "a");
+  EXPECT_EQ(d[0].payload, "hello");
+  EXPECT_EQ(engine.execute(sub, {"UNSUBSCRIBE"}, now).describe(),
+            "[[\"unsubscribe\", \"a\", (integer) 1], [\"unsubscribe\", \"b\", (integer) 0]]");
+  EXPECT_EQ(run({"PUBLISH", "a", "late"}), "(integer) 0");
+  engine.execute(sub, {"SUBSCRIBE", "a"}, now);
+  engine.close_session(sub);
+  EXPECT_EQ(run({"PUBLISH", "a", "gone"}), "(integer) 0");
+}
+
+std::shared_ptr<const ScriptRegistry> counter_scripts() {
+  auto reg = std::make_shared<ScriptRegistry>();
+  reg->add(RedisScript{
+      "incr_capped",
+      "local v = redis.call('INCR', KEYS[1])\n"
+      "if v > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return 0 end\nreturn v\n",
+      [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+        RedisReply v = redis.call({"INCR", keys[0]});
+        if (v.is_error()) return v;
+        if (v.integer > std::stoll(args[0])) {
+          redis.call({"DECR", keys[0]});
+          return RedisReply::integer_of(0);
+        }
+        return v;
+      }});
+  return reg;
+}
+
+TEST(EngineScriptTest, EvalRunsTheRegisteredFunctionAndLoadsItForEvalsha) {
+  EngineOptions options;
+  options.scripts = counter_scripts();
+  Engine engine(options);
+  Session s;
+  const RedisScript* script = options.scripts->by_name("incr_capped");
+  const std::string sha = options.scripts->sha1_of("incr_capped");
+  EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "1", "c", "2"}, kT0).describe(),
+            "(error) NOSCRIPT No matching script. Please use EVAL.");
+  EXPECT_EQ(engine.execute(s, {"EVAL", script->lua, "1", "c", "2"}, kT0).describe(), "(integer) 1");
+  EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "1", "c", "2"}, kT0).describe(), "(integer) 2");
+  EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "1", "c", "2"}, kT0).describe(), "(integer) 0");
+  EXPECT_EQ(engine.execute(s, {"GET", "c"}, kT0).describe(), "\"2\"");
+  EXPECT_EQ(engine.execute(s, {"EVAL", "return 1", "0"}, kT0).describe(), "(error) ERR faultline: unregistered script");
+  EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "5", "c"}, kT0).describe(),
+            "(error) ERR Number of keys can't be greater than number of args");
+  EXPECT_EQ(engine.execute(s, {"SCRIPT", "EXISTS", sha, "abc"}, kT0).describe(), "[(integer) 1, (integer) 0]");
+  EXPECT_EQ(engine.execute(s, {"SCRIPT", "FLUSH"}, kT0).describe(), "+OK");
+  EXPECT_EQ(engine.execute(s, {"SCRIPT", "LOAD", script->lua}, kT0).describe(), "\"" + sha + "\"");
+}
+
+TEST(Sha1Test, KnownVectors) {
+  EXPECT_EQ(sha1_hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  EXPECT_EQ(sha1_hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+  EXPECT_EQ(sha1_hex("return 1"), "e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
+  EXPECT_EQ(sha1_hex(std::string(1000, 'a')), "291e9a6c66994949b57ba5e650361e98fc36b1ba");
+}
+
+// ---- Persistence: what a crash loses.
+
+struct CrashCase {
+  PersistenceMode mode;
+  std::vector<std::string> survivors;  // of keys k0 (t=0), k1 (t=1.5 s), k2 (t=2.2 s); crash at 2.3 s
+};
+
+class PersistenceTest : public ::testing::TestWithParam<CrashCase> {};
+
+TEST_P(PersistenceTest, CrashLosesWhatTheModeSays) {
+  EngineOptions options;
+  options.persistence = GetParam().mode;
+  options.snapshot_interval_ms = 2000;
+  Engine engine(options);
+  Session s;
+  int64_t t = kT0;
+  engine.tick(t);  // persistence clock starts
+  engine.execute(s, {"SET", "k0", "v"}, t);
+  for (int step = 1; step <= 23; ++step) {
+    t = kT0 + step * 100;
+    if (step == 15) engine.execute(s, {"SET", "k1", "v"}, t);
+    if (step == 22) engine.execute(s, {"SET", "k2", "v"}, t);
+    engine.tick(t);
+  }
+  engine.recover(t + 5000);
+  std::vector<std::string> keys;
+  for (const auto& [k, e] : engine.keyspace().entries()) keys.push_back(k);
+  EXPECT_EQ(keys, GetParam().survivors) << persistence_mode_name(GetParam().mode);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, PersistenceTest,
+    ::testing::Values(CrashCase{PersistenceMode::kNone, {}},
+                      // fsyncs at 1 s and 2 s: k0 and k1 are durable, k2 (2.2 s) is lost.
+                      CrashCase{PersistenceMode::kAofEverysec, {"k0", "k1"}},
+                      // the snapshot at 2 s holds k0 and k1; k2 came after it.
+                      CrashCase{PersistenceMode::kSnapshot, {"k0", "k1"}}));
+
+TEST(PersistenceTest2, SnapshotLosesEverythingSinceTheLastSnapshotAndAofReplaysStreams) {
+  EngineOptions options;
+  options.persistence = PersistenceMode::kSnapshot;
+  options.snapshot_interval_ms = 10'000;
+  Engine snap(options);
+  Session s;
+  snap.tick(kT0);
+  snap.execute(s, {"SET", "a", "1"}, kT0 + 1);
+  snap.tick(kT0 + 9000);
+  snap.recover(kT0 + 9500);
+  EXPECT_EQ(snap.keyspace().size(), 0u);  // no snapshot had been taken yet
+
+  options.persistence = PersistenceMode::kAofEverysec;
+  Engine aof(options);
+  aof.tick(kT0);
+  aof.execute(s, {"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}, kT0 + 1);
+  aof.execute(s, {"XADD", "s", "*", "f", "v"}, kT0 + 2);
+  aof.execute(s, {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"}, kT0 + 3);
+  aof.execute(s, {"SET", "t", "v", "PX", "5000"}, kT0 + 4);
+  aof.tick(kT0 + 1000);
+  aof.execute(s, {"XACK", "s", "g", std::to_string(kT0 + 2) + "-0"}, kT0 + 1001);  // lost
+  aof.recover(kT0 + 1500);
+  Session s2;
+  EXPECT_EQ(aof.execute(s2, {"XPENDING", "s", "g"}, kT0 + 1500).describe(),
+            "[(integer) 1, \"" + std::to_string(kT0 + 2) + "-0\", \"" + std::to_string(kT0 + 2) +
+                "-0\", [[\"c\", \"1\"]]]");
+  EXPECT_EQ(aof.execute(s2, {"PTTL", "t"}, kT0 + 1500).describe(), "(integer) 3504");
+}
+
+}  // namespace
+}  // namespace fl::sim::redis
