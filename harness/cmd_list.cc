@@ -1,0 +1,85 @@
+// `faultline list`: what this binary knows — systems, their properties (the properties
+// catalogue, with invariant ids), workload kinds, params, fault kinds and matrix rows.
+#include <cstdio>
+#include <string>
+
+#include "harness/commands.h"
+#include "harness/faults.h"
+#include "harness/system.h"
+#include "reports/matrix.h"
+
+namespace fl {
+
+namespace {
+
+const char* kListUsage =
+    "usage: faultline list [systems|properties|faults|rows [MATRIX]]\n"
+    "  Prints, as Markdown, what this binary knows (default: everything but rows).\n";
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+void list_systems() {
+  std::printf("## Systems\n\n| system | variants | workload kinds | params | description |\n|---|---|---|---|---|\n");
+  for (const SystemUnderTest* s : all_systems()) {
+    std::vector<std::string> params;
+    for (const ParamInfo& p : s->params()) params.push_back(p.name + "=" + p.default_value);
+    std::printf("| %s | %s | %s | %s | %s |\n", s->name().c_str(), join(s->variants()).c_str(),
+                join(s->workload_kinds()).c_str(), join(params).c_str(), s->description().c_str());
+  }
+  std::printf("\n");
+}
+
+void list_properties() {
+  std::printf("## Properties\n\n| system | property | invariants | what it checks |\n|---|---|---|---|\n");
+  for (const SystemUnderTest* s : all_systems()) {
+    for (const PropertyInfo& p : s->properties()) {
+      std::printf("| %s | %s | %s | %s |\n", s->name().c_str(), p.name.c_str(), join(p.invariants).c_str(),
+                  p.description.c_str());
+    }
+  }
+  std::printf("\n");
+}
+
+void list_faults() {
+  std::printf("## Fault kinds\n\nscheduled (`faults:`): %s\n\nswarm (`swarm.kinds`): %s\n\n",
+              join(scheduled_fault_kinds()).c_str(), join(swarm_fault_kinds()).c_str());
+}
+
+void list_rows(const std::string& matrix) {
+  std::printf("## Matrix rows (%s)\n\n| row | matrix | invariants | source | pass condition |\n|---|---|---|---|---|\n",
+              matrix.c_str());
+  for (const reports::MatrixRow* r : reports::rows_of_matrix(matrix)) {
+    std::printf("| %s | %s | %s | %s | %s |\n", r->id.c_str(), r->matrix.c_str(), join(r->invariants).c_str(),
+                r->source.c_str(), r->pass_condition.c_str());
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int list_main(const Args& args) {
+  const std::string what = args.empty() ? "" : args[0];
+  if (what == "--help" || what == "-h") return std::fputs(kListUsage, stdout), 0;
+  if (what.empty() || what == "systems") list_systems();
+  if (what.empty() || what == "properties") list_properties();
+  if (what.empty() || what == "faults") list_faults();
+  if (what == "rows") {
+    const std::string matrix = args.size() > 1 ? args[1] : "all";
+    if (reports::rows_of_matrix(matrix).empty()) {
+      std::fprintf(stderr, "faultline: unknown matrix '%s'\n%s", matrix.c_str(), kListUsage);
+      return 2;
+    }
+    list_rows(matrix);
+  }
+  if (!what.empty() && what != "systems" && what != "properties" && what != "faults" && what != "rows") {
+    std::fprintf(stderr, "faultline: unknown list '%s'\n%s", what.c_str(), kListUsage);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace fl
