@@ -5,6 +5,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config clang-14 libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libabsl-dev
   libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
+  chromium  # the HTML report test renders report.html headless
 )
 missing=()
 for p in "${packages[@]}"; do

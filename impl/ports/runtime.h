@@ -5,7 +5,7 @@
 //   the process crashes (its frame is then destroyed with every local). An exception escaping a
 //   detached task crashes the process (as an uncaught panic kills a Go program).
 // - random_u64() draws from this process's deterministic stream (simulation) or a real source
-//   (real mode). Service code never calls rand() or std::random_device.
+//   (real mode). Service code never draws from ambient (process-global) randomness.
 // - process_name() and incarnation() identify the running instance: incarnation grows by one on
 //   every restart, so names derived from it (consumer names, lock owners) differ across restarts.
 // - note(text) appends a user event to the trace (simulation) or the log (real mode).
