@@ -196,19 +196,37 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   return dispatch(session, argv, now_ms, /*in_script=*/false);
 }
 
+namespace {
+
+// Redis's rejectCommand: a command refused before it runs (unknown, wrong arity, not allowed
+// in subscribed context) flags an open transaction, and a refused EXEC aborts the transaction
+// with "EXECABORT Transaction discarded because of: <reason>" (execCommandAbort). Found by the
+// differential suite (properties/redis).
+RedisReply reject(Session& session, const std::vector<std::string>& argv, RedisReply error) {
+  if (iequals(argv[0], "exec")) {
+    session.in_multi = false;
+    session.multi_dirty = false;
+    session.queued.clear();
+    std::string reason = error.str.rfind("ERR ", 0) == 0 ? error.str.substr(4) : error.str;
+    return RedisReply::error("EXECABORT Transaction discarded because of: " + reason);
+  }
+  if (session.in_multi) session.multi_dirty = true;  // EXEC will answer EXECABORT
+  return error;
+}
+
+}  // namespace
+
 RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
                             bool in_script) {
   RedisReply error;
   const Spec* spec = resolve(argv, &error);
-  if (!spec) {
-    if (session.in_multi) session.multi_dirty = true;  // EXEC will answer EXECABORT
-    return error;
-  }
+  if (!spec) return reject(session, argv, std::move(error));
   const std::string_view name = spec->name;
   if (!session.channels.empty() && !(spec->flags & kPubSubOk)) {
-    return RedisReply::error("ERR Can't execute '" + std::string(name) +
-                             "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
-                             "allowed in this context");
+    return reject(session, argv,
+                  RedisReply::error("ERR Can't execute '" + std::string(name) +
+                                    "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                                    "allowed in this context"));
   }
   if (name == "multi") {
     if (session.in_multi) return RedisReply::error("ERR MULTI calls can not be nested");

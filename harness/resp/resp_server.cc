@@ -1,0 +1,471 @@
+#include "harness/resp/resp_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+
+namespace fl::resp {
+namespace {
+
+using sim::redis::Engine;
+
+bool set_nonblocking(int fd) {
+  int flags = ::fcntl(fd, F_GETFL, 0);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_subscription_command(const std::string& name) {
+  std::string n = upper(name);
+  return n == "SUBSCRIBE" || n == "UNSUBSCRIBE";
+}
+
+std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+}  // namespace
+
+RespServer::RespServer(RespServerOptions options)
+    : options_(std::move(options)), engine_(options_.engine) {
+  if (::pipe2(wake_pipe_, O_NONBLOCK | O_CLOEXEC) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
+}
+
+RespServer::~RespServer() {
+  for (auto& [id, c] : clients_) {
+    if (c->fd >= 0) ::close(c->fd);
+  }
+  clients_.clear();
+  if (unix_fd_ >= 0) ::close(unix_fd_);
+  if (tcp_fd_ >= 0) ::close(tcp_fd_);
+  if (created_unix_file_) ::unlink(options_.unix_path.c_str());
+  for (int fd : wake_pipe_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+int64_t RespServer::now_ms() const {
+  if (options_.now_ms) return options_.now_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool RespServer::listen(std::string* error) {
+  if (options_.unix_path.empty() && options_.tcp_port < 0) {
+    *error = "nothing to listen on: give a unix socket path or a TCP port";
+    return false;
+  }
+  if (!options_.unix_path.empty()) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (options_.unix_path.size() >= sizeof(addr.sun_path)) {
+      *error = "unix socket path too long (max " + std::to_string(sizeof(addr.sun_path) - 1) + ")";
+      return false;
+    }
+    std::memcpy(addr.sun_path, options_.unix_path.c_str(), options_.unix_path.size() + 1);
+    unix_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (unix_fd_ < 0) {
+      *error = errno_text("socket");
+      return false;
+    }
+    ::unlink(options_.unix_path.c_str());  // a stale socket file from a dead server
+    if (::bind(unix_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(unix_fd_, 511) != 0) {
+      *error = errno_text("bind/listen " + options_.unix_path);
+      return false;
+    }
+    created_unix_file_ = true;
+    set_nonblocking(unix_fd_);
+  }
+  if (options_.tcp_port >= 0) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(options_.tcp_port));
+    if (::inet_pton(AF_INET, options_.tcp_host.c_str(), &addr.sin_addr) != 1) {
+      *error = "bad IPv4 address: " + options_.tcp_host;
+      return false;
+    }
+    tcp_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (tcp_fd_ < 0) {
+      *error = errno_text("socket");
+      return false;
+    }
+    int one = 1;
+    ::setsockopt(tcp_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(tcp_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(tcp_fd_, 511) != 0) {
+      *error = errno_text("bind/listen " + options_.tcp_host + ":" + std::to_string(options_.tcp_port));
+      return false;
+    }
+    socklen_t len = sizeof addr;
+    ::getsockname(tcp_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    bound_port_ = ntohs(addr.sin_port);
+    set_nonblocking(tcp_fd_);
+  }
+  return true;
+}
+
+void RespServer::request_stop() {
+  stopping_ = true;
+  if (wake_pipe_[1] >= 0) {
+    char b = 1;
+    (void)!::write(wake_pipe_[1], &b, 1);
+  }
+}
+
+void RespServer::serve() {
+  signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
+  while (!stopping_) poll_once(1000);
+}
+
+void RespServer::poll_once(int timeout_ms) {
+  // Timers first: the engine's cron and blocked readers' deadlines.
+  int64_t now = now_ms();
+  if (now >= next_tick_ms_) {
+    engine_.tick(now);
+    next_tick_ms_ = now + options_.tick_interval_ms;
+  }
+  expire_blocked();
+  int64_t wait_ms = std::min<int64_t>(timeout_ms, std::max<int64_t>(0, next_tick_ms_ - now));
+  for (uint64_t id : blocked_order_) {
+    const Client& c = *clients_.at(id);
+    if (c.blocked_deadline_ms > 0) wait_ms = std::min(wait_ms, std::max<int64_t>(0, c.blocked_deadline_ms - now));
+  }
+
+  std::vector<pollfd> fds;
+  std::vector<uint64_t> owners;  // 0 for non-client fds
+  auto add = [&](int fd, short events, uint64_t owner) {
+    fds.push_back(pollfd{fd, events, 0});
+    owners.push_back(owner);
+  };
+  if (wake_pipe_[0] >= 0) add(wake_pipe_[0], POLLIN, 0);
+  for (int fd : stop_fds_) add(fd, POLLIN, 0);
+  if (unix_fd_ >= 0) add(unix_fd_, POLLIN, 0);
+  if (tcp_fd_ >= 0) add(tcp_fd_, POLLIN, 0);
+  for (auto& [id, c] : clients_) {
+    short events = POLLIN;
+    if (!c->out.empty()) events |= POLLOUT;
+    add(c->fd, events, id);
+  }
+  int n = ::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+  if (n < 0) return;  // EINTR: the next round handles timers
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    int fd = fds[i].fd;
+    if (owners[i] == 0) {
+      if (fd == wake_pipe_[0]) {
+        char buf[64];
+        while (::read(fd, buf, sizeof buf) > 0) {
+        }
+      } else if (fd == unix_fd_ || fd == tcp_fd_) {
+        accept_clients(fd);
+      } else {
+        stopping_ = true;  // a stop fd
+      }
+      continue;
+    }
+    auto it = clients_.find(owners[i]);
+    if (it == clients_.end() || it->second->closed) continue;
+    Client& c = *it->second;
+    if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(c);
+    if (!c.closed && !c.out.empty()) write_client(c);
+  }
+  // Flush whatever other clients received (pub/sub pushes, woken readers).
+  for (auto& [id, c] : clients_) {
+    if (!c->closed && !c->out.empty()) write_client(*c);
+  }
+  reap_closed();
+}
+
+void RespServer::accept_clients(int listen_fd) {
+  while (true) {
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    if (listen_fd == tcp_fd_) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    auto c = std::make_unique<Client>();
+    c->fd = fd;
+    c->session.id = next_session_id_++;
+    clients_.emplace(c->session.id, std::move(c));
+  }
+}
+
+void RespServer::read_client(Client& c) {
+  char buf[16 * 1024];
+  while (true) {
+    ssize_t r = ::read(c.fd, buf, sizeof buf);
+    if (r > 0) {
+      c.parser.feed(std::string_view(buf, static_cast<size_t>(r)));
+      continue;
+    }
+    if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+      process_client(c);  // commands that arrived before the hang-up still run
+      close_client(c);
+      return;
+    }
+    if (errno == EINTR) continue;
+    break;
+  }
+  process_client(c);
+}
+
+void RespServer::write_client(Client& c) {
+  while (!c.out.empty()) {
+    ssize_t w = ::write(c.fd, c.out.data(), c.out.size());
+    if (w > 0) {
+      c.out.erase(0, static_cast<size_t>(w));
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    close_client(c);
+    return;
+  }
+  if (c.close_after_write) close_client(c);
+}
+
+void RespServer::process_client(Client& c) {
+  std::vector<std::string> argv;
+  std::string error;
+  while (!c.closed && !c.close_after_write && !c.blocked_argv) {
+    RequestParser::Status s = c.parser.next(&argv, &error);
+    if (s == RequestParser::Status::kNeedMore) return;
+    if (s == RequestParser::Status::kError) {
+      encode(RedisReply::error(error), &c.out);
+      c.close_after_write = true;
+      return;
+    }
+    run_command(c, argv);
+  }
+}
+
+void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
+  assert(!argv.empty());
+  ++commands_;
+  if (upper(argv[0]) == "QUIT") {
+    encode(RedisReply::ok(), &c.out);
+    c.close_after_write = true;
+    return;
+  }
+  const int64_t now = now_ms();
+  RedisReply reply = engine_.execute(c.session, argv, now);
+  if (c.session.blocked) {
+    c.blocked_argv = argv;
+    c.blocked_deadline_ms = c.session.blocked->timeout_ms > 0 ? now + c.session.blocked->timeout_ms : 0;
+    blocked_order_.push_back(c.session.id);
+  } else {
+    write_reply(c, argv, reply);
+  }
+  after_command();
+}
+
+void RespServer::write_reply(Client& c, const std::vector<std::string>& argv, const RedisReply& reply) {
+  // (UN)SUBSCRIBE confirm each channel with a reply of its own.
+  bool split = is_subscription_command(argv[0]) && reply.kind == RedisReply::Kind::kArray &&
+               !reply.elements.empty() &&
+               std::all_of(reply.elements.begin(), reply.elements.end(),
+                           [](const RedisReply& e) { return e.kind == RedisReply::Kind::kArray; });
+  if (split) {
+    for (const auto& e : reply.elements) encode(e, &c.out);
+  } else {
+    encode(reply, &c.out);
+  }
+}
+
+void RespServer::after_command() {
+  if (in_after_command_) return;  // woken readers run below, not recursively
+  in_after_command_ = true;
+  for (int rounds = 0; rounds < 1000; ++rounds) {
+    std::vector<sim::redis::PubSubDelivery> deliveries = engine_.take_deliveries();
+    for (const auto& d : deliveries) {
+      auto it = clients_.find(d.session_id);
+      if (it == clients_.end() || it->second->closed) continue;
+      encode(RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk(d.channel),
+                                RedisReply::bulk(d.payload)}),
+             &it->second->out);
+    }
+    std::vector<std::string> keys = engine_.take_signaled_keys();
+    if (deliveries.empty() && keys.empty()) break;
+    if (!keys.empty()) wake_blocked(keys);
+  }
+  in_after_command_ = false;
+}
+
+void RespServer::wake_blocked(const std::vector<std::string>& keys) {
+  // Serve parked readers in the order they blocked, as Redis does.
+  std::vector<uint64_t> order = blocked_order_;
+  std::vector<uint64_t> unblocked;
+  for (uint64_t id : order) {
+    Client& c = *clients_.at(id);
+    if (!c.blocked_argv || !c.session.blocked) continue;
+    const auto& wanted = c.session.blocked->keys;
+    bool hit = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& k) {
+      return std::binary_search(keys.begin(), keys.end(), k);
+    });
+    if (!hit) continue;
+    std::vector<std::string> argv = *c.blocked_argv;
+    c.session.blocked.reset();
+    RedisReply reply = engine_.execute(c.session, argv, now_ms());
+    if (c.session.blocked) continue;  // still nothing for it (another reader took the entries)
+    c.blocked_argv.reset();
+    write_reply(c, argv, reply);
+    unblocked.push_back(id);
+  }
+  if (unblocked.empty()) return;
+  std::erase_if(blocked_order_, [&](uint64_t id) {
+    return std::find(unblocked.begin(), unblocked.end(), id) != unblocked.end();
+  });
+  // Their pipelined commands waited behind the blocked one; run them now.
+  for (uint64_t id : unblocked) {
+    auto it = clients_.find(id);
+    if (it != clients_.end()) process_client(*it->second);
+  }
+}
+
+void RespServer::expire_blocked() {
+  const int64_t now = now_ms();
+  std::vector<uint64_t> expired;
+  for (uint64_t id : blocked_order_) {
+    Client& c = *clients_.at(id);
+    if (c.blocked_deadline_ms > 0 && now >= c.blocked_deadline_ms) expired.push_back(id);
+  }
+  for (uint64_t id : expired) {
+    Client& c = *clients_.at(id);
+    c.session.blocked.reset();
+    c.blocked_argv.reset();
+    std::erase(blocked_order_, id);
+    encode(RedisReply::nil_array(), &c.out);  // XREADGROUP's timeout reply
+    process_client(c);
+  }
+}
+
+void RespServer::close_client(Client& c) {
+  if (c.closed) return;
+  c.closed = true;
+  if (c.fd >= 0) ::close(c.fd);
+  c.fd = -1;
+  engine_.close_session(c.session);
+  std::erase(blocked_order_, c.session.id);
+}
+
+void RespServer::reap_closed() {
+  std::erase_if(clients_, [](const auto& kv) { return kv.second->closed; });
+}
+
+const char* redis_serve_usage() {
+  return "usage: faultline redis-serve [--socket PATH | --port N] [--host ADDR] [--tick-ms N]\n"
+         "  Serves the simulated Redis 7.0 (sim/redis) over RESP2 in real time (wall-clock TTLs),\n"
+         "  so redis-cli, hiredis and other clients can talk to it. Stops on SIGINT/SIGTERM.\n"
+         "  --socket PATH  listen on a unix socket\n"
+         "  --port N       listen on TCP ADDR:N (default 6379; 0 picks a free port)\n"
+         "  --host ADDR    IPv4 address for --port (default 127.0.0.1)\n"
+         "  --tick-ms N    period of active expiry (default 100)\n";
+}
+
+namespace {
+
+bool parse_int(const std::string& s, long long lo, long long hi, long long* out) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(s, &used);
+    if (used != s.size() || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int run_redis_serve(const std::vector<std::string>& args,
+                    std::shared_ptr<const ScriptRegistry> scripts) {
+  RespServerOptions o;
+  o.engine.scripts = std::move(scripts);
+  bool have_port = false;
+  auto bad = [](const std::string& why) {
+    std::cerr << "faultline redis-serve: " << why << "\n" << redis_serve_usage();
+    return 2;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << redis_serve_usage();
+      return 0;
+    }
+    if (a != "--socket" && a != "--port" && a != "--host" && a != "--tick-ms") return bad("unknown flag: " + a);
+    if (i + 1 >= args.size()) return bad("missing value for " + a);
+    const std::string& v = args[++i];
+    long long n = 0;
+    if (a == "--socket") {
+      o.unix_path = v;
+    } else if (a == "--port") {
+      if (!parse_int(v, 0, 65535, &n)) return bad("bad port: " + v);
+      o.tcp_port = static_cast<int>(n);
+      have_port = true;
+    } else if (a == "--host") {
+      o.tcp_host = v;
+    } else if (a == "--tick-ms") {
+      if (!parse_int(v, 1, 60'000, &n)) return bad("bad --tick-ms: " + v);
+      o.tick_interval_ms = n;
+    } else {
+      return bad("unknown flag: " + a);
+    }
+  }
+  if (!o.unix_path.empty() && have_port) return bad("give --socket or --port, not both");
+  if (o.unix_path.empty() && !have_port) o.tcp_port = 6379;
+
+  const std::string host = o.tcp_host;
+  RespServer server(std::move(o));
+  std::string error;
+  if (!server.listen(&error)) {
+    std::cerr << "faultline redis-serve: " << error << "\n";
+    return 1;
+  }
+  // SIGINT/SIGTERM arrive on a signalfd that stops the loop (no global flag, no handler).
+  sigset_t mask, old_mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &mask, &old_mask);
+  int sfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd >= 0) server.add_stop_fd(sfd);
+  if (!server.unix_path().empty()) {
+    std::cout << "faultline redis-serve: listening on unix:" << server.unix_path() << std::endl;
+  } else {
+    std::cout << "faultline redis-serve: listening on " << host << ":" << server.port() << std::endl;
+  }
+  server.serve();
+  if (sfd >= 0) {
+    // Consume the pending signal: restoring the mask would otherwise deliver it (and kill us).
+    signalfd_siginfo info;
+    while (::read(sfd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    }
+    ::close(sfd);
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  std::cout << "faultline redis-serve: stopped after " << server.commands_executed() << " commands"
+            << std::endl;
+  return 0;
+}
+
+}  // namespace fl::resp

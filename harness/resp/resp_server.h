@@ -1,0 +1,124 @@
+// RespServer: the simulated Redis (sim/redis Engine) served over RESP2 in real time, so that
+// redis-cli, hiredis and any Redis client can talk to it (`faultline redis-serve`).
+//
+// Contract
+// - listen() binds a unix socket (options.unix_path) and/or a TCP port on options.tcp_host
+//   (options.tcp_port; 0 picks a free port, see port()). serve() then runs a single-threaded
+//   poll() loop until request_stop() is called or a stop fd becomes readable.
+// - Each connection gets its own engine Session. Commands run one at a time, atomically, in the
+//   order their bytes were read; the engine's clock is options.now_ms (default: the wall clock,
+//   ms since the Unix epoch), so TTLs and stream ids behave as on a real server.
+// - Replies are written in RESP2. Pub/sub: each (un)subscribe confirmation is its own reply and
+//   published messages are pushed as ["message", channel, payload]. XREADGROUP ... BLOCK parks
+//   the connection (its later commands wait behind it, as in Redis) until an XADD to one of its
+//   keys (re-executed then) or its timeout (nil multi-bulk). The engine's tick() (active expiry)
+//   runs every options.tick_interval_ms. QUIT replies +OK and closes; a protocol error replies
+//   "-ERR Protocol error: ..." and closes.
+// - request_stop() is the only method that may be called from another thread (or a signal
+//   handler: it only writes to a pipe). The destructor closes every socket and unlinks the unix
+//   socket file it created.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/resp/resp.h"
+#include "sim/redis/engine.h"
+
+namespace fl::resp {
+
+struct RespServerOptions {
+  std::string unix_path;                   // empty: no unix socket
+  int tcp_port = -1;                       // < 0: no TCP; 0: any free port
+  std::string tcp_host = "127.0.0.1";
+  sim::redis::EngineOptions engine;        // scripts, persistence knobs
+  int64_t tick_interval_ms = 100;          // Redis's hz 10
+  std::function<int64_t()> now_ms;         // empty: wall clock (ms since the Unix epoch)
+};
+
+class RespServer {
+ public:
+  explicit RespServer(RespServerOptions options);
+  ~RespServer();
+  RespServer(const RespServer&) = delete;
+  RespServer& operator=(const RespServer&) = delete;
+
+  // Binds and listens. Returns false and sets *error on failure (address in use, bad path...).
+  bool listen(std::string* error);
+  // The bound TCP port (after listen with tcp_port >= 0), else -1.
+  int port() const { return bound_port_; }
+  const std::string& unix_path() const { return options_.unix_path; }
+
+  // Runs until request_stop() or a stop fd is readable.
+  void serve();
+  // One poll() round: waits up to timeout_ms for activity, handles it, runs due timers.
+  void poll_once(int timeout_ms);
+  // Thread- and async-signal-safe.
+  void request_stop();
+  // serve() also stops when `fd` becomes readable (e.g. a signalfd). The fd stays the caller's.
+  void add_stop_fd(int fd) { stop_fds_.push_back(fd); }
+  bool stopping() const { return stopping_; }
+
+  size_t client_count() const { return clients_.size(); }
+  uint64_t commands_executed() const { return commands_; }
+  // The engine; touch it only while serve() is not running on another thread.
+  sim::redis::Engine& engine() { return engine_; }
+
+ private:
+  struct Client {
+    int fd = -1;
+    sim::redis::Session session;
+    RequestParser parser;
+    std::string out;
+    bool close_after_write = false;
+    bool closed = false;
+    std::optional<std::vector<std::string>> blocked_argv;  // a parked XREADGROUP BLOCK
+    int64_t blocked_deadline_ms = 0;                        // 0: no timeout
+  };
+
+  int64_t now_ms() const;
+  void accept_clients(int listen_fd);
+  void read_client(Client& c);
+  void write_client(Client& c);
+  // Runs buffered commands of `c` until it blocks, needs more bytes or closes.
+  void process_client(Client& c);
+  void run_command(Client& c, const std::vector<std::string>& argv);
+  void write_reply(Client& c, const std::vector<std::string>& argv, const RedisReply& reply);
+  // Drains pub/sub deliveries and wakes readers blocked on signaled keys.
+  void after_command();
+  void wake_blocked(const std::vector<std::string>& keys);
+  void expire_blocked();
+  void close_client(Client& c);
+  void reap_closed();
+
+  RespServerOptions options_;
+  sim::redis::Engine engine_;
+  int unix_fd_ = -1;
+  int tcp_fd_ = -1;
+  int bound_port_ = -1;
+  bool created_unix_file_ = false;
+  int wake_pipe_[2] = {-1, -1};
+  std::vector<int> stop_fds_;
+  bool stopping_ = false;
+  uint64_t next_session_id_ = 1;
+  uint64_t commands_ = 0;
+  int64_t next_tick_ms_ = 0;
+  std::map<uint64_t, std::unique_ptr<Client>> clients_;  // by session id
+  std::vector<uint64_t> blocked_order_;                   // FIFO of parked sessions
+  bool in_after_command_ = false;
+};
+
+// The `faultline redis-serve` command: parses [--socket PATH | --port N] [--host H]
+// [--tick-ms N], serves until SIGINT/SIGTERM. Returns 0 on a clean stop, 1 when the server
+// cannot listen, 2 on bad flags (after printing usage to `err`). `scripts` may be null.
+int run_redis_serve(const std::vector<std::string>& args,
+                    std::shared_ptr<const ScriptRegistry> scripts);
+// Usage text for the subcommand.
+const char* redis_serve_usage();
+
+}  // namespace fl::resp

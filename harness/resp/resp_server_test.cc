@@ -1,0 +1,210 @@
+#include "harness/resp/resp_server.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "harness/real/hiredis_client.h"
+
+namespace fl::resp {
+namespace {
+
+using real::RedisConnection;
+
+// A RespServer on a unix socket in a fresh directory, serving on a background thread.
+class ServedEngine {
+ public:
+  explicit ServedEngine(RespServerOptions o = {}) {
+    char templ[] = "/tmp/fl-resp-XXXXXX";
+    dir_ = ::mkdtemp(templ);
+    o.unix_path = dir_ + "/resp.sock";
+    server_ = std::make_unique<RespServer>(std::move(o));
+    std::string error;
+    listening_ = server_->listen(&error);
+    EXPECT_TRUE(listening_) << error;
+    if (listening_) thread_ = std::thread([this] { server_->serve(); });
+  }
+  ~ServedEngine() {
+    server_->request_stop();
+    if (thread_.joinable()) thread_.join();
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  RedisConnection connect() { return RedisConnection::unix_socket(server_->unix_path(), 3'000); }
+  const std::string& socket_path() const { return server_->unix_path(); }
+  RespServer& server() { return *server_; }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<RespServer> server_;
+  bool listening_ = false;
+  std::thread thread_;
+};
+
+TEST(RespServer, ServesCommandsAndPipelines) {
+  ServedEngine s;
+  RedisConnection c = s.connect();
+  EXPECT_EQ(c.command({"PING"}), RedisReply::status("PONG"));
+  EXPECT_EQ(c.command({"SET", "k", std::string("bin\0\r\n", 6)}), RedisReply::ok());
+  EXPECT_EQ(c.command({"GET", "k"}), RedisReply::bulk(std::string("bin\0\r\n", 6)));
+  EXPECT_EQ(c.command({"HGET", "k", "f"}),
+            RedisReply::error("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  std::vector<RedisReply> replies = c.pipeline({{"INCR", "n"}, {"INCR", "n"}, {"GET", "n"}, {"GET", "none"}});
+  ASSERT_EQ(replies.size(), 4u);
+  EXPECT_EQ(replies[1], RedisReply::integer_of(2));
+  EXPECT_EQ(replies[2], RedisReply::bulk("2"));
+  EXPECT_EQ(replies[3], RedisReply::nil());
+}
+
+TEST(RespServer, MultiExecPerConnection) {
+  ServedEngine s;
+  RedisConnection a = s.connect();
+  RedisConnection b = s.connect();
+  EXPECT_EQ(a.command({"MULTI"}), RedisReply::ok());
+  EXPECT_EQ(a.command({"INCR", "n"}), RedisReply::status("QUEUED"));
+  EXPECT_EQ(b.command({"GET", "n"}), RedisReply::nil());  // not yet executed
+  RedisReply exec = a.command({"EXEC"});
+  EXPECT_EQ(exec, RedisReply::array({RedisReply::integer_of(1)}));
+  EXPECT_EQ(b.command({"GET", "n"}), RedisReply::bulk("1"));
+}
+
+TEST(RespServer, PubSubPushesMessagesAsSeparateReplies) {
+  ServedEngine s;
+  RedisConnection sub = s.connect();
+  RedisConnection pub = s.connect();
+  ASSERT_TRUE(sub.send({"SUBSCRIBE", "a", "b"}));
+  EXPECT_EQ(sub.read_reply(),
+            RedisReply::array({RedisReply::bulk("subscribe"), RedisReply::bulk("a"), RedisReply::integer_of(1)}));
+  EXPECT_EQ(sub.read_reply(),
+            RedisReply::array({RedisReply::bulk("subscribe"), RedisReply::bulk("b"), RedisReply::integer_of(2)}));
+  EXPECT_EQ(pub.command({"PUBLISH", "b", "hello"}), RedisReply::integer_of(1));
+  EXPECT_EQ(sub.read_reply(),
+            RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk("b"), RedisReply::bulk("hello")}));
+  EXPECT_EQ(pub.command({"PUBLISH", "zzz", "x"}), RedisReply::integer_of(0));
+}
+
+TEST(RespServer, BlockedReadIsWokenByAnotherConnectionsXadd) {
+  ServedEngine s;
+  RedisConnection reader = s.connect();
+  RedisConnection writer = s.connect();
+  ASSERT_EQ(writer.command({"XGROUP", "CREATE", "st", "g", "$", "MKSTREAM"}), RedisReply::ok());
+  ASSERT_TRUE(reader.send({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "2000", "STREAMS", "st", ">"}));
+  ASSERT_TRUE(reader.send({"PING"}));  // pipelined behind the blocked read
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  RedisReply id = writer.command({"XADD", "st", "5-1", "f", "v"});
+  EXPECT_EQ(id, RedisReply::bulk("5-1"));
+  RedisReply r = reader.read_reply();
+  ASSERT_EQ(r.kind, RedisReply::Kind::kArray) << r.describe();
+  EXPECT_EQ(r.describe(), "[[\"st\", [[\"5-1\", [\"f\", \"v\"]]]]]");
+  EXPECT_EQ(reader.read_reply(), RedisReply::status("PONG"));
+}
+
+TEST(RespServer, BlockedReadTimesOutWithNil) {
+  ServedEngine s;
+  RedisConnection c = s.connect();
+  ASSERT_EQ(c.command({"XGROUP", "CREATE", "st", "g", "$", "MKSTREAM"}), RedisReply::ok());
+  auto start = std::chrono::steady_clock::now();
+  RedisReply r = c.command({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "100", "STREAMS", "st", ">"});
+  auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(r.is_nil()) << r.describe();
+  EXPECT_GE(waited, std::chrono::milliseconds(95));
+  EXPECT_LT(waited, std::chrono::milliseconds(1500));
+}
+
+TEST(RespServer, TtlsRunOnTheWallClock) {
+  ServedEngine s;
+  RedisConnection c = s.connect();
+  EXPECT_EQ(c.command({"SET", "k", "v", "PX", "50"}), RedisReply::ok());
+  RedisReply pttl = c.command({"PTTL", "k"});
+  EXPECT_GT(pttl.integer, 0);
+  EXPECT_LE(pttl.integer, 50);
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  EXPECT_EQ(c.command({"GET", "k"}), RedisReply::nil());
+}
+
+TEST(RespServer, ActiveExpiryRunsOnTicks) {
+  RespServerOptions o;
+  o.tick_interval_ms = 10;
+  ServedEngine s(std::move(o));
+  RedisConnection c = s.connect();
+  EXPECT_EQ(c.command({"SET", "k", "v", "PX", "20"}), RedisReply::ok());
+  EXPECT_EQ(c.command({"DBSIZE"}), RedisReply::integer_of(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // DBSIZE counts keys not yet reclaimed: 0 proves the cron deleted it without a lookup.
+  EXPECT_EQ(c.command({"DBSIZE"}), RedisReply::integer_of(0));
+}
+
+TEST(RespServer, ProtocolErrorRepliesAndCloses) {
+  ServedEngine s;
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", s.socket_path().c_str());
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string bad = "PING\r\n*1\r\n+x\r\n";
+  ASSERT_EQ(::write(fd, bad.data(), bad.size()), static_cast<ssize_t>(bad.size()));
+  std::string got;
+  char buf[256];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  EXPECT_EQ(got, "+PONG\r\n-ERR Protocol error: expected '$', got '+'\r\n");
+}
+
+TEST(RespServer, InlineCommandsAndQuit) {
+  ServedEngine s;
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", s.socket_path().c_str());
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string wire = "SET greeting \"hello world\"\r\nGET greeting\r\nQUIT\r\nPING\r\n";
+  ASSERT_EQ(::write(fd, wire.data(), wire.size()), static_cast<ssize_t>(wire.size()));
+  std::string got;
+  char buf[256];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  EXPECT_EQ(got, "+OK\r\n$11\r\nhello world\r\n+OK\r\n");  // nothing after QUIT
+}
+
+TEST(RespServer, TcpPortAndRedisCli) {
+  RespServerOptions o;
+  o.tcp_port = 0;
+  RespServer server(std::move(o));
+  std::string error;
+  ASSERT_TRUE(server.listen(&error)) << error;
+  ASSERT_GT(server.port(), 0);
+  std::thread t([&] { server.serve(); });
+  RedisConnection c = RedisConnection::tcp("127.0.0.1", server.port());
+  EXPECT_EQ(c.command({"SET", "k", "from-hiredis"}), RedisReply::ok());
+  if (::access("/usr/bin/redis-cli", X_OK) == 0) {
+    std::string cmd = "/usr/bin/redis-cli -p " + std::to_string(server.port()) + " GET k";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    char line[128] = {};
+    ASSERT_NE(std::fgets(line, sizeof line, p), nullptr);
+    ::pclose(p);
+    EXPECT_EQ(std::string(line), "from-hiredis\n");
+  }
+  server.request_stop();
+  t.join();
+}
+
+TEST(RespServer, RunRedisServeRejectsBadFlags) {
+  EXPECT_EQ(run_redis_serve({"--bogus"}, nullptr), 2);
+  EXPECT_EQ(run_redis_serve({"--port"}, nullptr), 2);
+  EXPECT_EQ(run_redis_serve({"--port", "70000"}, nullptr), 2);
+  EXPECT_EQ(run_redis_serve({"--port", "1", "--socket", "/tmp/x"}, nullptr), 2);
+  EXPECT_EQ(run_redis_serve({"--socket", "/nonexistent-dir/x.sock"}, nullptr), 1);
+}
+
+}  // namespace
+}  // namespace fl::resp

@@ -1,0 +1,623 @@
+#include "properties/redis/redis_diff.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+namespace fl::redis_diff {
+namespace {
+
+using Kind = RedisReply::Kind;
+
+// A reader must be parked in the server before the writer runs; both sides wait this long.
+constexpr int64_t kBlockedSettleMs = 15;
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void sleep_ms(int64_t ms) {
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+bool is_message_push(const RedisReply& r) {
+  return r.kind == Kind::kArray && r.elements.size() == 3 && r.elements[0].kind == Kind::kBulk &&
+         r.elements[0].str == "message";
+}
+
+bool is_confirmation(const RedisReply& r) {
+  return r.kind == Kind::kArray && r.elements.size() == 3 && r.elements[0].kind == Kind::kBulk &&
+         (r.elements[0].str == "subscribe" || r.elements[0].str == "unsubscribe") &&
+         r.elements[2].kind == Kind::kInteger;
+}
+
+std::string shorten(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 48)) out += (c == '\n' ? ' ' : c);
+  if (s.size() > 48) out += "...(" + std::to_string(s.size()) + " bytes)";
+  return out;
+}
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool quote = a.empty() || a.find(' ') != std::string::npos;
+    out += quote ? "'" + shorten(a) + "'" : shorten(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Step::describe() const {
+  switch (kind) {
+    case Kind::kWait: return "wait " + std::to_string(wait_ms) + " ms";
+    case Kind::kBlockedRead:
+      return "c" + std::to_string(client) + " " + join(argv) + "  ||  while blocked: c" +
+             std::to_string(writer) + " " + join(writer_argv);
+    case Kind::kCommand: break;
+  }
+  return "c" + std::to_string(client) + " " + join(argv);
+}
+
+std::string describe(const std::vector<Step>& steps) {
+  std::string out;
+  for (size_t i = 0; i < steps.size(); ++i) out += "  #" + std::to_string(i) + " " + steps[i].describe() + "\n";
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// EngineSide
+
+EngineSide::EngineSide(std::shared_ptr<const ScriptRegistry> scripts, std::string name)
+    : scripts_(std::move(scripts)), name_(std::move(name)) {
+  reset();
+}
+
+void EngineSide::reset() {
+  sim::redis::EngineOptions o;
+  o.scripts = scripts_;
+  engine_ = std::make_unique<sim::redis::Engine>(o);
+  signal_log_.clear();
+  for (int c = 0; c < kClients; ++c) {
+    pending_[c].reset();
+    sessions_[c] = sim::redis::Session{};
+    sessions_[c].id = static_cast<uint64_t>(c + 1);
+    inbox_[c].clear();
+  }
+}
+
+RedisReply EngineSide::execute(int client, const std::vector<std::string>& argv) {
+  RedisReply r = engine_->execute(sessions_[client], argv, wall_ms());
+  for (auto& d : engine_->take_deliveries()) {
+    assert(d.session_id >= 1 && d.session_id <= kClients);
+    inbox_[d.session_id - 1].push_back({d.channel, d.payload});
+  }
+  for (auto& k : engine_->take_signaled_keys()) signal_log_.push_back(std::move(k));
+  return r;
+}
+
+void EngineSide::begin(int client, const std::vector<std::string>& argv) {
+  assert(client >= 0 && client < kClients && !pending_[client]);
+  Pending p;
+  p.argv = argv;
+  p.start_ms = wall_ms();
+  p.reply = execute(client, argv);
+  p.blocked = sessions_[client].blocked.has_value();
+  p.signals_seen = signal_log_.size();
+  pending_[client] = std::move(p);
+}
+
+RedisReply EngineSide::finish(int client) {
+  assert(pending_[client]);
+  Pending p = std::move(*pending_[client]);
+  pending_[client].reset();
+  sim::redis::Session& s = sessions_[client];
+  if (p.blocked) {
+    assert(s.blocked);
+    const sim::redis::BlockRequest wanted = *s.blocked;
+    bool woken = false;
+    for (size_t i = p.signals_seen; i < signal_log_.size() && !woken; ++i) {
+      woken = std::find(wanted.keys.begin(), wanted.keys.end(), signal_log_[i]) != wanted.keys.end();
+    }
+    if (woken) {
+      s.blocked.reset();
+      p.reply = execute(client, p.argv);  // answers, or blocks again (another reader took it)
+    }
+    if (!woken || s.blocked) {
+      s.blocked.reset();
+      if (wanted.timeout_ms <= 0) return RedisReply::error("redis_diff: BLOCK 0 would wait forever");
+      // Nobody else can wake it now: it times out, as on the real server.
+      sleep_ms(wanted.timeout_ms - (wall_ms() - p.start_ms));
+      p.reply = RedisReply::nil_array();
+    }
+  }
+  return corrupt ? corrupt(p.argv, std::move(p.reply)) : p.reply;
+}
+
+std::vector<RedisPubSubMessage> EngineSide::take_messages(int client, int64_t /*wait_ms*/) {
+  std::vector<RedisPubSubMessage> out;
+  out.swap(inbox_[client]);
+  if (lose_messages) out.clear();
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HiredisSide
+
+HiredisSide::HiredisSide(std::string name, std::function<real::RedisConnection()> make_connection)
+    : name_(std::move(name)), make_connection_(std::move(make_connection)) {
+  reset();
+}
+
+void HiredisSide::reset() {
+  conns_.clear();
+  for (int c = 0; c < kClients; ++c) {
+    pending_[c].reset();
+    conns_.push_back(make_connection_());
+    subscribed_[c].clear();
+    inbox_[c].clear();
+  }
+  RedisReply f = conns_[0].command({"FLUSHALL"});
+  RedisReply s = conns_[0].command({"SCRIPT", "FLUSH"});
+  if (f != RedisReply::ok() || s != RedisReply::ok()) {
+    throw std::runtime_error(name_ + ": cannot reset: " + f.describe() + " / " + s.describe());
+  }
+}
+
+RedisReply HiredisSide::read(int client) {
+  for (int guard = 0; guard < 100'000; ++guard) {
+    RedisReply r = conns_[client].read_reply();
+    if (!subscribed_[client].empty() && is_message_push(r)) {
+      inbox_[client].push_back({r.elements[1].str, r.elements[2].str});
+      continue;
+    }
+    return r;
+  }
+  return RedisReply::transport_error("redis_diff: endless pushes", true);
+}
+
+void HiredisSide::begin(int client, const std::vector<std::string>& argv) {
+  assert(client >= 0 && client < kClients && !pending_[client]);
+  send_failed_[client] = !conns_[client].send(argv);
+  pending_[client] = argv;
+}
+
+RedisReply HiredisSide::finish(int client) {
+  assert(pending_[client]);
+  std::vector<std::string> argv = std::move(*pending_[client]);
+  pending_[client].reset();
+  if (send_failed_[client]) return RedisReply::transport_error(name_ + ": send failed", false);
+  const std::string cmd = upper(argv[0]);
+  if (cmd == "SUBSCRIBE" || cmd == "UNSUBSCRIBE") return read_subscription_replies(client, argv);
+  return read(client);
+}
+
+RedisReply HiredisSide::read_subscription_replies(int client, const std::vector<std::string>& argv) {
+  RedisReply first = read(client);
+  if (!is_confirmation(first)) return first;  // an error, or QUEUED inside MULTI
+  std::vector<RedisReply> confirmations{first};
+  auto note = [&](const RedisReply& r) {
+    if (r.elements[1].kind != Kind::kBulk) return;
+    if (r.elements[0].str == "subscribe") {
+      subscribed_[client].insert(r.elements[1].str);
+    } else {
+      subscribed_[client].erase(r.elements[1].str);
+    }
+  };
+  note(first);
+  // One confirmation per named channel; without names, until the count reaches 0.
+  const size_t named = argv.size() - 1;
+  while (named > 0 ? confirmations.size() < named : confirmations.back().elements[2].integer > 0) {
+    RedisReply r = read(client);
+    if (!is_confirmation(r)) {
+      confirmations.push_back(r);
+      break;
+    }
+    note(r);
+    confirmations.push_back(std::move(r));
+  }
+  return RedisReply::array(std::move(confirmations));
+}
+
+std::vector<RedisPubSubMessage> HiredisSide::take_messages(int client, int64_t wait_ms) {
+  if (conns_[client].connected()) {
+    RedisReply r;
+    int64_t wait = inbox_[client].empty() ? wait_ms : 0;
+    while (conns_[client].try_read_reply(wait, &r)) {
+      wait = 0;
+      if (r.is_transport_error()) break;
+      if (is_message_push(r)) {
+        inbox_[client].push_back({r.elements[1].str, r.elements[2].str});
+      } else {
+        inbox_[client].push_back({"<unexpected reply>", r.describe()});
+      }
+    }
+  }
+  std::vector<RedisPubSubMessage> out;
+  out.swap(inbox_[client]);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+namespace {
+
+// Per-side bookkeeping the normalisations need.
+struct SideState {
+  std::vector<std::string> auto_ids;  // k -> this side's k-th auto id
+  // (stream key, auto id) -> "auto<k>". Keyed by stream: two streams may get the same id.
+  std::map<std::pair<std::string, std::string>, std::string> tokens;
+  // auto id -> its first token, for an auto id used as an explicit id elsewhere (@auto<k>).
+  std::map<std::string, std::string> any_stream_tokens;
+  bool in_multi[kClients] = {};
+  std::vector<std::vector<std::string>> queued[kClients];
+};
+
+// Position of the id argument of an XADD argv, or 0 when malformed.
+size_t xadd_id_index(const std::vector<std::string>& argv) {
+  size_t i = 2;
+  if (i < argv.size() && upper(argv[i]) == "NOMKSTREAM") ++i;
+  if (i < argv.size() && (upper(argv[i]) == "MAXLEN" || upper(argv[i]) == "MINID")) {
+    ++i;
+    if (i < argv.size() && (argv[i] == "=" || argv[i] == "~")) ++i;
+    ++i;
+    if (i < argv.size() && upper(argv[i]) == "LIMIT") i += 2;
+  }
+  return i < argv.size() ? i : 0;
+}
+
+std::vector<std::string> substitute(const SideState& s, std::vector<std::string> argv) {
+  for (auto& a : argv) {
+    if (a.rfind("@auto", 0) != 0) continue;
+    size_t k = static_cast<size_t>(std::atoi(a.c_str() + 5));
+    a = k < s.auto_ids.size() ? s.auto_ids[k] : "0-1";
+  }
+  return argv;
+}
+
+void register_auto_ids(SideState& s, const std::vector<std::string>& argv, const RedisReply& reply) {
+  if (argv.empty() || reply.kind != Kind::kBulk || upper(argv[0]) != "XADD") return;
+  size_t i = xadd_id_index(argv);
+  if (i == 0 || argv[i] != "*" || s.tokens.count({argv[1], reply.str})) return;
+  s.tokens[{argv[1], reply.str}] = "auto" + std::to_string(s.auto_ids.size());
+  s.any_stream_tokens.emplace(reply.str, "auto" + std::to_string(s.auto_ids.size()));
+  s.auto_ids.push_back(reply.str);
+}
+
+// Tracks MULTI state and auto ids after `reply` (already compared) for `argv` on `client`.
+void note_reply(SideState& s, int client, const std::vector<std::string>& argv, const RedisReply& reply) {
+  const std::string cmd = upper(argv[0]);
+  if (s.in_multi[client]) {
+    if (cmd == "EXEC" || cmd == "DISCARD") {
+      if (cmd == "EXEC" && reply.kind == Kind::kArray && reply.elements.size() == s.queued[client].size()) {
+        for (size_t i = 0; i < reply.elements.size(); ++i) register_auto_ids(s, s.queued[client][i], reply.elements[i]);
+      }
+      s.in_multi[client] = false;
+      s.queued[client].clear();
+    } else if (reply.kind == Kind::kStatus && reply.str == "QUEUED") {
+      s.queued[client].push_back(argv);
+    }
+    return;
+  }
+  if (cmd == "MULTI" && reply == RedisReply::ok()) {
+    s.in_multi[client] = true;
+    s.queued[client].clear();
+    return;
+  }
+  register_auto_ids(s, argv, reply);
+}
+
+// Replaces the auto ids of stream `key` in `r` by their tokens (and applies N1).
+RedisReply tokenize_key(const SideState& s, const std::string& key, RedisReply r) {
+  if (r.kind == Kind::kNilArray) return RedisReply::nil();  // N1
+  if (r.kind == Kind::kBulk) {
+    auto it = s.tokens.find({key, r.str});
+    if (it != s.tokens.end()) {
+      r.str = it->second;
+    } else if (auto any = s.any_stream_tokens.find(r.str); any != s.any_stream_tokens.end()) {
+      r.str = any->second;
+    }
+  }
+  for (auto& e : r.elements) e = tokenize_key(s, key, std::move(e));
+  return r;
+}
+
+// XREADGROUP names its streams in the reply ([[key, entries], ...]); other commands act on
+// argv[1].
+RedisReply tokenize(const SideState& s, const std::vector<std::string>& argv, RedisReply r) {
+  if (upper(argv[0]) == "XREADGROUP" && r.kind == Kind::kArray) {
+    for (auto& per_stream : r.elements) {
+      if (per_stream.kind != Kind::kArray || per_stream.elements.size() != 2) continue;
+      const std::string key = per_stream.elements[0].str;
+      per_stream.elements[1] = tokenize_key(s, key, std::move(per_stream.elements[1]));
+    }
+    return tokenize_key(s, "", std::move(r));
+  }
+  return tokenize_key(s, argv.size() > 1 ? argv[1] : "", std::move(r));
+}
+
+// N2: a canonical order for replies whose order Redis does not specify.
+RedisReply canonical(const std::vector<std::string>& argv, RedisReply r) {
+  if (r.kind != Kind::kArray || argv.empty()) return r;
+  const std::string cmd = upper(argv[0]);
+  auto by_describe = [](const RedisReply& x, const RedisReply& y) { return x.describe() < y.describe(); };
+  if (cmd == "UNSUBSCRIBE" && argv.size() == 1) {
+    // All channels, in the order of the server's channel dict: channel names sorted, the
+    // remaining-subscription counts (positional) kept.
+    std::vector<RedisReply> names;
+    for (const auto& e : r.elements) {
+      if (e.kind == Kind::kArray && e.elements.size() == 3) names.push_back(e.elements[1]);
+    }
+    if (names.size() != r.elements.size()) return r;
+    std::sort(names.begin(), names.end(), by_describe);
+    for (size_t i = 0; i < names.size(); ++i) r.elements[i].elements[1] = names[i];
+  } else if (cmd == "SMEMBERS") {
+    std::sort(r.elements.begin(), r.elements.end(), by_describe);
+  } else if (cmd == "HGETALL" && r.elements.size() % 2 == 0) {
+    std::vector<std::pair<RedisReply, RedisReply>> pairs;
+    for (size_t i = 0; i + 1 < r.elements.size(); i += 2) pairs.emplace_back(r.elements[i], r.elements[i + 1]);
+    std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) { return by_describe(x.first, y.first); });
+    r.elements.clear();
+    for (auto& [f, v] : pairs) {
+      r.elements.push_back(f);
+      r.elements.push_back(v);
+    }
+  }
+  return r;
+}
+
+bool within(const RedisReply& a, const RedisReply& b, int64_t tolerance) {
+  return a.kind == Kind::kInteger && b.kind == Kind::kInteger && a.integer >= 0 && b.integer >= 0 &&
+         std::llabs(a.integer - b.integer) <= tolerance;
+}
+
+// N5: "<message> script: <sha1>, on @user_script:<line>." -> "<message>".
+std::string strip_script_decoration(const std::string& e) {
+  size_t p = e.find(" script: ");
+  return p == std::string::npos ? e : e.substr(0, p);
+}
+
+bool is_extended_xpending(const std::vector<std::string>& argv) {
+  return upper(argv[0]) == "XPENDING" && argv.size() >= 6;
+}
+
+bool same_reply_strict(const std::vector<std::string>& argv, const RedisReply& a, const RedisReply& b,
+                       const std::vector<std::vector<std::string>>* queued, const CompareOptions& o,
+                       std::map<std::string, int>* hits);
+
+// Compares replies of one command (already tokenized and canonical); a recorded known
+// difference counts as equal (and is counted in *hits).
+bool same_reply(const std::vector<std::string>& argv, const RedisReply& a, const RedisReply& b,
+                const std::vector<std::vector<std::string>>* queued, const CompareOptions& o,
+                std::map<std::string, int>* hits) {
+  if (same_reply_strict(argv, a, b, queued, o, hits)) return true;
+  if (o.known == nullptr) return false;
+  for (const KnownDifference& kd : *o.known) {
+    if (kd.matches(argv, a, b)) {
+      ++(*hits)[kd.id];
+      return true;
+    }
+  }
+  return false;
+}
+
+bool same_reply_strict(const std::vector<std::string>& argv, const RedisReply& a, const RedisReply& b,
+                       const std::vector<std::vector<std::string>>* queued, const CompareOptions& o,
+                       std::map<std::string, int>* hits) {
+  if (a == b) return true;
+  const std::string cmd = upper(argv[0]);
+  if (cmd == "PTTL") return within(a, b, o.pttl_tolerance_ms);  // N4
+  if (cmd == "TTL") return within(a, b, 1);
+  if ((cmd == "EVAL" || cmd == "EVALSHA") && a.is_error() && b.is_error()) {
+    return strip_script_decoration(a.str) == strip_script_decoration(b.str);
+  }
+  if (cmd == "EXEC" && queued && a.kind == Kind::kArray && b.kind == Kind::kArray &&
+      a.elements.size() == b.elements.size() && a.elements.size() == queued->size()) {
+    for (size_t i = 0; i < a.elements.size(); ++i) {
+      if (!same_reply((*queued)[i], a.elements[i], b.elements[i], nullptr, o, hits)) return false;
+    }
+    return true;
+  }
+  if (is_extended_xpending(argv) && a.kind == Kind::kArray && b.kind == Kind::kArray &&
+      a.elements.size() == b.elements.size()) {
+    for (size_t i = 0; i < a.elements.size(); ++i) {
+      const RedisReply& x = a.elements[i];
+      const RedisReply& y = b.elements[i];
+      if (x.elements.size() != 4 || y.elements.size() != 4) return false;
+      if (x.elements[0] != y.elements[0] || x.elements[1] != y.elements[1] || x.elements[3] != y.elements[3]) return false;
+      if (!within(x.elements[2], y.elements[2], o.idle_tolerance_ms)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+RedisReply normalise(const SideState& s, const std::vector<std::string>& argv, const RedisReply& r,
+                     const std::vector<std::vector<std::string>>* queued) {
+  if (upper(argv[0]) == "EXEC" && queued && r.kind == Kind::kArray && r.elements.size() == queued->size()) {
+    RedisReply t = r;
+    for (size_t i = 0; i < t.elements.size(); ++i) {
+      t.elements[i] = canonical((*queued)[i], tokenize(s, (*queued)[i], std::move(t.elements[i])));
+    }
+    return t;
+  }
+  return canonical(argv, tokenize(s, argv, r));
+}
+
+int64_t published_count(const std::vector<std::string>& argv, const RedisReply& r,
+                        const std::vector<std::vector<std::string>>* queued) {
+  const std::string cmd = upper(argv[0]);
+  if (cmd == "PUBLISH" && r.kind == Kind::kInteger) return r.integer;
+  if (cmd == "EXEC" && queued && r.kind == Kind::kArray && r.elements.size() == queued->size()) {
+    int64_t n = 0;
+    for (size_t i = 0; i < queued->size(); ++i) n += published_count((*queued)[i], r.elements[i], nullptr);
+    return n;
+  }
+  return 0;
+}
+
+bool timing_sensitive_step(const Step& s) {
+  if (s.kind != Step::Kind::kCommand) return true;
+  for (const auto& a : s.argv) {
+    std::string u = upper(a);
+    if (u == "EX" || u == "PX" || u == "EXPIRE" || u == "PEXPIRE" || u == "PTTL" || u == "TTL" ||
+        u == "XAUTOCLAIM" || u == "XCLAIM" || u == "XPENDING" || u == "BLOCK" || u == "INCR_TTL" ||
+        u.find("PEXPIRE") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Collected {
+  std::vector<RedisPubSubMessage> per_client[kClients];
+  size_t total() const {
+    size_t n = 0;
+    for (const auto& v : per_client) n += v.size();
+    return n;
+  }
+};
+
+// Gathers the messages of every connection, waiting (bounded) until `expected` have arrived.
+void collect(Side& side, int64_t expected, Collected* out) {
+  for (int c = 0; c < kClients; ++c) {
+    auto got = side.take_messages(c, 0);
+    out->per_client[c].insert(out->per_client[c].end(), got.begin(), got.end());
+  }
+  for (int round = 0; round < 25 && static_cast<int64_t>(out->total()) < expected; ++round) {
+    for (int c = 0; c < kClients; ++c) {
+      auto got = side.take_messages(c, 20);
+      out->per_client[c].insert(out->per_client[c].end(), got.begin(), got.end());
+    }
+  }
+}
+
+std::string describe_messages(const std::vector<RedisPubSubMessage>& m) {
+  std::string out = "[";
+  for (size_t i = 0; i < m.size(); ++i) out += (i ? ", " : "") + m[i].describe();
+  return out + "]";
+}
+
+}  // namespace
+
+RunResult run_and_compare(Side& a, Side& b, const std::vector<Step>& steps, const CompareOptions& o) {
+  a.reset();
+  b.reset();
+  RunResult result;
+  SideState sa, sb;
+  std::ostringstream report;
+  report << "sides: A=" << a.name() << " B=" << b.name() << "\n";
+  for (const Step& s : steps) result.timing_sensitive |= timing_sensitive_step(s);
+
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    report << "  #" << i << " " << step.describe() << "\n";
+    if (step.kind == Step::Kind::kWait) {
+      sleep_ms(step.wait_ms);
+      continue;
+    }
+    // (UN)SUBSCRIBE inside MULTI desynchronises RESP2 replies on a real server: skipped.
+    const std::string cmd0 = upper(step.argv[0]);
+    if ((cmd0 == "SUBSCRIBE" || cmd0 == "UNSUBSCRIBE") && sa.in_multi[step.client]) {
+      report << "      (skipped: (un)subscribe inside MULTI)\n";
+      continue;
+    }
+    struct Exchange {
+      int client;
+      std::vector<std::string> argv_a, argv_b;
+      RedisReply ra, rb;
+    };
+    std::vector<Exchange> ex;
+    // Both sides advance together, so that their clocks see the same elapsed times.
+    if (step.kind == Step::Kind::kCommand) {
+      Exchange e{step.client, substitute(sa, step.argv), substitute(sb, step.argv), {}, {}};
+      a.begin(e.client, e.argv_a);
+      b.begin(e.client, e.argv_b);
+      e.ra = a.finish(e.client);
+      e.rb = b.finish(e.client);
+      ex.push_back(std::move(e));
+    } else {
+      Exchange r{step.client, substitute(sa, step.argv), substitute(sb, step.argv), {}, {}};
+      a.begin(r.client, r.argv_a);
+      b.begin(r.client, r.argv_b);
+      sleep_ms(kBlockedSettleMs);  // the reader is parked in the server before the writer runs
+      Exchange w{step.writer, substitute(sa, step.writer_argv), substitute(sb, step.writer_argv), {}, {}};
+      a.begin(w.client, w.argv_a);
+      b.begin(w.client, w.argv_b);
+      w.ra = a.finish(w.client);
+      w.rb = b.finish(w.client);
+      r.ra = a.finish(r.client);
+      r.rb = b.finish(r.client);
+      // The writer ran first: register its auto id before the reader's reply is tokenized.
+      ex.push_back(std::move(w));
+      ex.push_back(std::move(r));
+    }
+    int64_t published_a = 0, published_b = 0;
+    for (Exchange& e : ex) {
+      const auto* qa = upper(e.argv_a[0]) == "EXEC" && sa.in_multi[e.client] ? &sa.queued[e.client] : nullptr;
+      const auto* qb = upper(e.argv_b[0]) == "EXEC" && sb.in_multi[e.client] ? &sb.queued[e.client] : nullptr;
+      // Register auto ids first, so that XADD's own reply becomes a token too.
+      if (!sa.in_multi[e.client]) register_auto_ids(sa, e.argv_a, e.ra);
+      if (!sb.in_multi[e.client]) register_auto_ids(sb, e.argv_b, e.rb);
+      if (qa) {
+        for (size_t k = 0; e.ra.kind == Kind::kArray && k < qa->size() && k < e.ra.elements.size(); ++k) {
+          register_auto_ids(sa, (*qa)[k], e.ra.elements[k]);
+        }
+      }
+      if (qb) {
+        for (size_t k = 0; e.rb.kind == Kind::kArray && k < qb->size() && k < e.rb.elements.size(); ++k) {
+          register_auto_ids(sb, (*qb)[k], e.rb.elements[k]);
+        }
+      }
+      RedisReply na = normalise(sa, e.argv_a, e.ra, qa);
+      RedisReply nb = normalise(sb, e.argv_b, e.rb, qb);
+      bool same = same_reply(e.argv_a, na, nb, qa, o, &result.known_hits);
+      report << "      c" << e.client << " A: " << e.ra.describe() << "\n"
+             << "      c" << e.client << " B: " << e.rb.describe() << "\n";
+      if (!same) {
+        report << "      ^^^ DIFFERENT (normalised A: " << na.describe() << " | B: " << nb.describe() << ")\n";
+        result.equal = false;
+        result.failed_step = i;
+        result.report = report.str();
+        return result;
+      }
+      published_a += published_count(e.argv_a, e.ra, qa);
+      published_b += published_count(e.argv_b, e.rb, qb);
+      note_reply(sa, e.client, e.argv_a, e.ra);
+      note_reply(sb, e.client, e.argv_b, e.rb);
+    }
+    Collected ma, mb;
+    collect(a, published_a, &ma);
+    collect(b, published_b, &mb);
+    for (int c = 0; c < kClients; ++c) {
+      if (ma.per_client[c].size() != mb.per_client[c].size() ||
+          !std::equal(ma.per_client[c].begin(), ma.per_client[c].end(), mb.per_client[c].begin(),
+                      [](const auto& x, const auto& y) { return x.channel == y.channel && x.payload == y.payload; })) {
+        report << "      ^^^ DIFFERENT pub/sub messages on c" << c << ": A " << describe_messages(ma.per_client[c])
+               << " | B " << describe_messages(mb.per_client[c]) << "\n";
+        result.equal = false;
+        result.failed_step = i;
+        result.report = report.str();
+        return result;
+      }
+      if (!ma.per_client[c].empty()) report << "      c" << c << " messages: " << describe_messages(ma.per_client[c]) << "\n";
+    }
+  }
+  result.report = report.str();
+  return result;
+}
+
+}  // namespace fl::redis_diff

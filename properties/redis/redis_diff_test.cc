@@ -1,0 +1,327 @@
+// The Redis differential suite: generated command sequences run against the simulated Redis
+// (in-process Engine) and a real redis-server, and against `faultline redis-serve` and the real
+// server through the same hiredis client, comparing every reply (see redis_diff.h for the
+// normalisations). A difference shrinks to a minimal sequence and prints both replies.
+//
+// Size: FAULTLINE_DIFF_SEQUENCES (default 300) sequences of up to 30 steps for the engine,
+// a third of that for redis-serve. RC_PARAMS="seed=..." replays a reported failure.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "harness/real/redis_server.h"
+#include "harness/resp/resp_server.h"
+#include "properties/redis/diff_scripts.h"
+#include "properties/redis/redis_diff.h"
+#include "properties/redis/redis_diff_gen.h"
+
+namespace fl::redis_diff {
+namespace {
+
+constexpr int kMaxSteps = 30;
+
+int sequences_from_env(int fallback) {
+  const char* v = std::getenv("FAULTLINE_DIFF_SEQUENCES");  // tests may read the environment
+  if (v == nullptr || *v == '\0') return fallback;
+  int n = std::atoi(v);
+  return n > 0 ? n : fallback;
+}
+
+// Runs `property` as a RapidCheck property with `successes` cases; RC_PARAMS still applies
+// (seed, shrinking), except for max_success.
+template <typename Property>
+void check_property(int successes, Property property) {
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = successes;
+  params.maxSize = kMaxSteps;
+  rc::detail::TestMetadata metadata;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
+  metadata.description = info->name();
+  const auto result = rc::detail::checkTestable(property, metadata, params);
+  std::ostringstream ss;
+  rc::detail::printResultMessage(result, ss);
+  if (!result.template is<rc::detail::SuccessResult>()) {
+    ADD_FAILURE() << ss.str();
+  } else {
+    std::cout << ss.str() << std::endl;
+  }
+}
+
+class RedisDiff : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    real::RedisServerOptions o;
+    o.binary_path = REDIS_SERVER_PATH;
+    server_ = new real::RedisServer(real::RedisServer::start(o));
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  static HiredisSide real_side() {
+    std::string path = server_->socket_path();
+    return HiredisSide("redis-server", [path] { return real::RedisConnection::unix_socket(path, 5'000); });
+  }
+
+  // Runs the property: each generated sequence on both sides. A timing-sensitive sequence that
+  // differs is run once more before it counts (the two servers' clocks are read microseconds
+  // apart; a key expiring in between is a harness race, not a difference).
+  void differential(Side& a, Side& b, int sequences) {
+    int runs = 0, reruns = 0;
+    std::map<std::string, int> known_hits;
+    size_t steps_total = 0;
+    auto start = std::chrono::steady_clock::now();
+    check_property(sequences, [&] {
+      const std::vector<Step> steps = *gen_sequence(kMaxSteps);
+      ++runs;
+      steps_total += steps.size();
+      CompareOptions o;
+      o.known = &known_differences();
+      RunResult r = run_and_compare(a, b, steps, o);
+      if (!r.equal && r.timing_sensitive) {
+        ++reruns;
+        r = run_and_compare(a, b, steps, o);
+      }
+      for (const auto& [id, n] : r.known_hits) known_hits[id] += n;
+      if (!r.equal) RC_FAIL("replies differ at step #" + std::to_string(r.failed_step) + "\n" + r.report);
+    });
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    std::cout << a.name() << " vs " << b.name() << ": " << runs << " sequences (incl. shrinking), " << steps_total
+              << " steps, " << reruns << " timing reruns, " << ms << " ms" << std::endl;
+    for (const auto& [id, n] : known_hits) std::cout << "  known difference " << id << " excused " << n << " replies\n";
+  }
+
+  static real::RedisServer* server_;
+};
+real::RedisServer* RedisDiff::server_ = nullptr;
+
+TEST_F(RedisDiff, SimulatedEngineAgreesWithRealRedis) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  differential(real, sim, sequences_from_env(300));
+}
+
+TEST_F(RedisDiff, RedisServeAgreesWithRealRedisThroughHiredis) {
+  char templ[] = "/tmp/fl-resp-XXXXXX";
+  std::string dir = ::mkdtemp(templ);
+  resp::RespServerOptions o;
+  o.unix_path = dir + "/resp.sock";
+  o.engine.scripts = diff_scripts();
+  resp::RespServer served(std::move(o));
+  std::string error;
+  ASSERT_TRUE(served.listen(&error)) << error;
+  std::thread loop([&] { served.serve(); });
+  {
+    HiredisSide real = real_side();
+    std::string path = served.unix_path();
+    HiredisSide serve("redis-serve", [path] { return real::RedisConnection::unix_socket(path, 5'000); });
+    differential(real, serve, std::max(1, sequences_from_env(300) / 3));
+  }
+  served.request_stop();
+  loop.join();
+  std::filesystem::remove_all(dir);
+}
+
+// ---- Directed sequences: the flows the seeds depend on, always run.
+
+Step cmd(int client, std::vector<std::string> argv) { return Step{Step::Kind::kCommand, client, std::move(argv)}; }
+Step wait(int64_t ms) {
+  Step s;
+  s.kind = Step::Kind::kWait;
+  s.wait_ms = ms;
+  return s;
+}
+
+TEST_F(RedisDiff, DirectedConsumerGroupClaimFlow) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps = {
+      cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}),
+      cmd(0, {"XADD", "x:a", "*", "f1", "v1"}),
+      cmd(1, {"XADD", "x:a", "*", "f2", "v2"}),
+      cmd(0, {"XADD", "x:a", "MAXLEN", "~", "100", "*", "f3", "v3"}),
+      cmd(0, {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "1", "STREAMS", "x:a", ">"}),
+      cmd(1, {"XREADGROUP", "GROUP", "g1", "c2", "COUNT", "5", "STREAMS", "x:a", ">"}),
+      cmd(0, {"XPENDING", "x:a", "g1"}),
+      cmd(0, {"XPENDING", "x:a", "g1", "-", "+", "10"}),
+      cmd(0, {"XPENDING", "x:a", "g1", "-", "+", "10", "c2"}),
+      cmd(2, {"XAUTOCLAIM", "x:a", "g1", "c3", "30", "0-0", "COUNT", "2"}),  // nothing idle yet
+      wait(60),
+      cmd(2, {"XAUTOCLAIM", "x:a", "g1", "c3", "30", "0-0", "COUNT", "2"}),
+      cmd(2, {"XPENDING", "x:a", "g1", "IDLE", "30", "-", "+", "10"}),
+      cmd(1, {"XCLAIM", "x:a", "g1", "c1", "0", "@auto2", "JUSTID"}),
+      cmd(0, {"XACK", "x:a", "g1", "@auto0", "@auto1"}),
+      cmd(0, {"XDEL", "x:a", "@auto2"}),
+      cmd(2, {"XAUTOCLAIM", "x:a", "g1", "c3", "0", "0-0"}),  // a deleted pending entry
+      cmd(0, {"XPENDING", "x:a", "g1"}),
+      cmd(0, {"XRANGE", "x:a", "-", "+"}),
+      cmd(0, {"XLEN", "x:a"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+TEST_F(RedisDiff, DirectedExpiryAndTransactions) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps = {
+      cmd(0, {"SET", "s:a", "v", "PX", "40"}),
+      cmd(0, {"PTTL", "s:a"}),
+      cmd(0, {"SET", "s:b", "v", "EX", "100"}),
+      cmd(0, {"TTL", "s:b"}),
+      cmd(0, {"SET", "s:b", "w", "KEEPTTL", "GET"}),
+      cmd(0, {"TTL", "s:b"}),
+      cmd(1, {"MULTI"}),
+      cmd(1, {"INCR", "n"}),
+      cmd(1, {"SMEMBERS", "set:a"}),
+      cmd(1, {"HGETALL", "h:a"}),
+      cmd(1, {"EXEC"}),
+      wait(60),
+      cmd(0, {"GET", "s:a"}),
+      cmd(0, {"PTTL", "s:a"}),
+      cmd(0, {"EXISTS", "s:a", "s:b", "s:b"}),
+      cmd(0, {"PERSIST", "s:b"}),
+      cmd(0, {"TTL", "s:b"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+TEST_F(RedisDiff, DirectedPubSubAndBlockedRead) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  Step blocked;
+  blocked.kind = Step::Kind::kBlockedRead;
+  blocked.client = 0;
+  blocked.argv = {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "BLOCK", "1000", "STREAMS", "x:a", ">"};
+  blocked.writer = 1;
+  blocked.writer_argv = {"XADD", "x:a", "*", "f", "v"};
+  std::vector<Step> steps = {
+      cmd(2, {"SUBSCRIBE", "ch1", "ch2"}),
+      cmd(0, {"PUBLISH", "ch1", "hello"}),
+      cmd(2, {"GET", "s:a"}),  // not allowed while subscribed
+      cmd(2, {"PING"}),
+      cmd(1, {"MULTI"}),
+      cmd(1, {"PUBLISH", "ch2", "in-tx"}),
+      cmd(1, {"EXEC"}),
+      cmd(2, {"UNSUBSCRIBE"}),
+      cmd(0, {"PUBLISH", "ch1", "nobody"}),
+      cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}),
+      blocked,
+      cmd(0, {"XPENDING", "x:a", "g1"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+// Differences the suite found and that were fixed in the engine: kept as regression tests.
+TEST_F(RedisDiff, DirectedFixedDifferences) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  const std::string sha = diff_scripts()->sha1_of("cas_delete");
+  std::vector<Step> steps = {
+      cmd(0, {"XACK", "x:a", "g1", "1-2", "5-*"}),         // no key: 0 before the ids are parsed
+      cmd(0, {"EVALSHA", sha, "5", "s:a", "v1"}),           // numkeys checked before NOSCRIPT
+      cmd(2, {"SUBSCRIBE", "ch1"}),
+      cmd(2, {"EXEC"}),                                     // EXECABORT ... because of: Can't execute
+      cmd(0, {"MULTI"}),
+      cmd(0, {"EXEC", "extra"}),                            // refused EXEC aborts the transaction
+      cmd(0, {"EXEC"}),
+      cmd(1, {"MULTI"}),
+      cmd(1, {"NOSUCHCMD"}),
+      cmd(1, {"EXEC"}),                                     // EXECABORT ... previous errors
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+// ---- The suite must be able to fail: a deliberately broken engine is caught.
+
+TEST_F(RedisDiff, CatchesABrokenEngine) {
+  HiredisSide real = real_side();
+  struct Case {
+    std::string what;
+    std::vector<Step> steps;
+    std::function<RedisReply(const std::vector<std::string>&, RedisReply)> corrupt;
+  };
+  auto is = [](const std::vector<std::string>& argv, const char* name) { return upper(argv[0]) == name; };
+  std::vector<Case> cases = {
+      {"SCARD off by one",
+       {cmd(0, {"SADD", "set:a", "m1", "m2"}), cmd(0, {"SCARD", "set:a"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "SCARD")) r.integer += 1;
+         return r;
+       }},
+      {"SMEMBERS loses a member (set comparison still sees it)",
+       {cmd(0, {"SADD", "set:a", "m1", "m2"}), cmd(0, {"SMEMBERS", "set:a"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "SMEMBERS") && !r.elements.empty()) r.elements.pop_back();
+         return r;
+       }},
+      {"PTTL beyond the tolerance",
+       {cmd(0, {"SET", "s:a", "v", "PX", "100000"}), cmd(0, {"PTTL", "s:a"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "PTTL")) r.integer -= 1000;
+         return r;
+       }},
+      {"error text",
+       {cmd(0, {"SET", "s:a", "v"}), cmd(0, {"HGET", "s:a", "f"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "HGET")) r = RedisReply::error("WRONGTYPE something else");
+         return r;
+       }},
+      {"EXEC element inside a transaction",
+       {cmd(0, {"MULTI"}), cmd(0, {"INCR", "n"}), cmd(0, {"EXEC"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "EXEC") && !r.elements.empty()) r.elements[0].integer = 7;
+         return r;
+       }},
+      {"stream id of a blocked read",
+       {cmd(0, {"XGROUP", "CREATE", "x:a", "g", "$", "MKSTREAM"}),
+        [] {
+          Step s;
+          s.kind = Step::Kind::kBlockedRead;
+          s.argv = {"XREADGROUP", "GROUP", "g", "c", "BLOCK", "1000", "STREAMS", "x:a", ">"};
+          s.writer_argv = {"XADD", "x:a", "*", "f", "v"};
+          return s;
+        }()},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "XREADGROUP")) r = RedisReply::nil_array();
+         return r;
+       }},
+  };
+  for (auto& c : cases) {
+    EngineSide broken(diff_scripts());
+    broken.corrupt = c.corrupt;
+    RunResult r = run_and_compare(real, broken, c.steps);
+    EXPECT_FALSE(r.equal) << c.what << " went unnoticed:\n" << r.report;
+    EXPECT_EQ(r.failed_step, c.steps.size() - 1) << c.what << "\n" << r.report;
+    // And the unbroken engine agrees on the same sequence.
+    EngineSide sound(diff_scripts());
+    RunResult ok = run_and_compare(real, sound, c.steps);
+    EXPECT_TRUE(ok.equal) << c.what << "\n" << ok.report;
+  }
+}
+
+TEST_F(RedisDiff, CatchesALostPubSubMessage) {
+  HiredisSide real = real_side();
+  EngineSide broken(diff_scripts());
+  broken.lose_messages = true;  // PUBLISH still counts the receiver, the message never arrives
+  std::vector<Step> steps = {cmd(2, {"SUBSCRIBE", "ch1"}), cmd(0, {"PUBLISH", "ch1", "m"})};
+  RunResult r = run_and_compare(real, broken, steps);
+  EXPECT_FALSE(r.equal) << r.report;
+  EXPECT_EQ(r.failed_step, 1u);
+  EXPECT_NE(r.report.find("DIFFERENT pub/sub messages on c2"), std::string::npos) << r.report;
+  EngineSide sound(diff_scripts());
+  RunResult ok = run_and_compare(real, sound, steps);
+  EXPECT_TRUE(ok.equal) << ok.report;
+}
+
+}  // namespace
+}  // namespace fl::redis_diff
