@@ -1,0 +1,365 @@
+// Adapter of the likes system (seed 002, impl/likes) to the harness.
+//
+// Topology: one simulated Redis node ("redis", persistence from the scenario), one SQLite DB node
+// ("db", SimVfs with the scenario's storage faults), `replicas` social-service replicas
+// ("replica-N", each serving "likes" with its own background jobs) and `clients` apps
+// ("client-N"). A sampler reads Redis and the DB directly every sample_interval_ms (no network,
+// no fault draws on the service's path) for the checkers' during-the-run properties.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "harness/system.h"
+#include "impl/likes/client.h"
+#include "impl/likes/config.h"
+#include "impl/likes/schema.h"
+#include "impl/likes/scripts.h"
+#include "impl/likes/service.h"
+#include "properties/likes/checks.h"
+#include "sim/redis/client.h"
+#include "sim/redis/server.h"
+#include "sim/storage/sim_vfs.h"
+#include "sim/storage/sql_client.h"
+#include "sim/storage/sql_server.h"
+#include "sim/world.h"
+
+namespace fl {
+namespace {
+
+using likes::props::LikesRun;
+using likes::props::StoreSnapshot;
+using sim::Process;
+using sim::World;
+
+int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
+  auto it = s.params.find(key);
+  if (it != s.params.end()) return std::stoll(it->second);
+  for (const WorkloadSpec& w : s.workload) {
+    auto jt = w.params.find(key);
+    if (jt != w.params.end()) return std::stoll(jt->second);
+  }
+  return fallback;
+}
+
+likes::LikesConfig config_of(const Scenario& s) {
+  likes::LikesConfig c;
+  c.variant = likes::parse_variant(s.variant).value_or(likes::Variant::kHardened);
+  c.state_ttl_ms = param(s, "state_ttl_ms", c.state_ttl_ms);
+  c.count_fill_ttl_ms = param(s, "count_ttl_ms", c.count_fill_ttl_ms);
+  c.sync_interval_ms = param(s, "sync_interval_ms", c.sync_interval_ms);
+  c.consistency_threshold = param(s, "consistency_threshold", c.consistency_threshold);
+  c.hot_threshold = param(s, "hot_threshold", c.hot_threshold);
+  c.warmup_interval_ms = param(s, "warmup_interval_ms", c.warmup_interval_ms);
+  c.asset_count = param(s, "assets", 3);
+  c.reconcile_interval_ms = param(s, "reconcile_interval_ms", c.reconcile_interval_ms);
+  return c;
+}
+
+class Effects final : public likes::EffectObserver {
+ public:
+  Effects(World& world, Process& process, std::vector<likes::props::EffectRecord>* out)
+      : world_(world), process_(process), out_(out) {}
+  void on_effect(const likes::Effect& e) override {
+    likes::props::EffectRecord r;
+    r.effect = e;
+    r.end_us = world_.now_us();
+    r.start_us = r.end_us - std::max<int64_t>(0, process_.now_us() - e.start_us);
+    r.process = std::string(process_.process_name());
+    out_->push_back(std::move(r));
+  }
+
+ private:
+  World& world_;
+  Process& process_;
+  std::vector<likes::props::EffectRecord>* out_;
+};
+
+struct Shared {
+  std::shared_ptr<sim::redis::Server> redis;
+  std::shared_ptr<sim::storage::SimVfs> vfs;
+  std::string db_file = "likes.db";
+  likes::LikesConfig config;
+  LikesRun record;
+  std::map<std::string, std::unique_ptr<Effects>> observers;  // per replica, across restarts
+  std::shared_ptr<bool> stop = std::make_shared<bool>(false);
+  uint32_t redis_incarnation = 0;
+  int64_t last_sample_us = 0;
+  int64_t grace_us = 0;
+};
+
+// Reads the Redis node's memory (logically expired keys are absent).
+void read_redis(const Shared& sh, Process* redis, int64_t now_ms, StoreSnapshot* s) {
+  s->redis_up = redis != nullptr && redis->alive();
+  const auto& entries = sh.redis->engine().keyspace().entries();
+  for (int64_t a = 1; a <= sh.config.asset_count; ++a) s->redis_count[a] = std::nullopt;
+  for (const auto& kv : entries) {
+    const std::string& key = kv.first;
+    const sim::redis::Entry& e = kv.second;
+    if (e.expire_at_ms && *e.expire_at_ms <= now_ms) continue;
+    const std::string* v = std::get_if<std::string>(&e.value);
+    if (v == nullptr) continue;
+    if (key.rfind("asset:like_count:", 0) == 0) {
+      s->redis_count[std::stoll(key.substr(17))] = std::stoll(*v);
+    } else if (key.rfind("asset:like:", 0) == 0) {
+      const std::string rest = key.substr(11);
+      const size_t colon = rest.find(':');
+      if (colon == std::string::npos) continue;
+      s->redis_state[{std::stoll(rest.substr(0, colon)), std::stoll(rest.substr(colon + 1))}] = *v;
+    }
+  }
+}
+
+// Reads the DB through its VFS with a short-lived read-only connection.
+void read_db(const Shared& sh, StoreSnapshot* s) {
+  sqlite3* db = nullptr;
+  s->db_read = false;
+  if (sqlite3_open_v2(sh.db_file.c_str(), &db, SQLITE_OPEN_READONLY, sh.vfs->vfs_name()) != SQLITE_OK) {
+    sqlite3_close(db);
+    return;
+  }
+  bool ok = true;
+  auto each = [&](const char* sql, auto&& fn) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) { ok = false; return; }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    if (rc != SQLITE_DONE) ok = false;
+    sqlite3_finalize(st);
+  };
+  each("SELECT id, like_count FROM assets", [&](sqlite3_stmt* st) {
+    s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
+  });
+  each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
+    s->db_rows[{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)}] = sqlite3_column_int64(st, 2);
+  });
+  sqlite3_close(db);
+  s->db_read = ok;
+  if (!ok) {
+    s->db_like_count.clear();
+    s->db_rows.clear();
+  }
+}
+
+class LikesSystemRun final : public SystemRun {
+ public:
+  std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
+    LikesRun& run = shared->record;
+    for (const sim::Operation& o : world.history().operations()) {
+      likes::props::HistoryOp h;
+      h.id = o.id;
+      h.process = o.process;
+      h.op = o.op;
+      h.args = o.args;
+      h.invoke_us = o.invoke_us;
+      h.complete_us = o.complete_us;
+      h.outcome = o.completed() ? o.outcome : Outcome::kInfo;
+      h.result = o.result;
+      run.history.push_back(std::move(h));
+    }
+    // The final state, read with storage faults off (the run is over).
+    sim::storage::SimVfsOptions quiet = shared->vfs->options();
+    quiet.read_error_probability = quiet.write_error_probability = quiet.sync_error_probability = 0;
+    shared->vfs->set_options(quiet);
+    run.final_state = StoreSnapshot{};
+    run.final_state.time_us = world.now_us();
+    read_redis(*shared, world.find_process("redis"), world.now_us() / 1000, &run.final_state);
+    read_db(*shared, &run.final_state);
+    return likes::props::check_likes(run, properties);
+  }
+  std::vector<std::string> fault_targets(const std::string& role) const override {
+    if (role == "replica") return replicas;
+    if (role == "client") return clients;
+    if (role == "redis") return {"redis"};
+    if (role == "db") return {"db"};
+    return {};
+  }
+
+  std::shared_ptr<Shared> shared;
+  std::vector<std::string> replicas, clients;
+};
+
+void sample(World& world, std::shared_ptr<Shared> sh, int64_t interval_us, int64_t end_us) {
+  Process* redis = world.find_process("redis");
+  if (redis != nullptr && redis->incarnation() != sh->redis_incarnation) {
+    // Redis restarted since the last sample: cached values may be stale for one period.
+    sh->record.redis_grace.push_back({sh->last_sample_us, world.now_us() + sh->grace_us});
+    sh->redis_incarnation = redis->incarnation();
+  }
+  StoreSnapshot s;
+  s.time_us = world.now_us();
+  read_redis(*sh, redis, world.now_us() / 1000, &s);
+  read_db(*sh, &s);
+  sh->record.samples.push_back(std::move(s));
+  sh->last_sample_us = world.now_us();
+  if (world.now_us() + interval_us <= end_us) {
+    world.after(interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
+  }
+}
+
+Task<void> idle_forever(Process& p) {
+  for (;;) co_await p.clock().sleep_ms(3'600'000);
+}
+
+class LikesSystem final : public SystemUnderTest {
+ public:
+  std::string name() const override { return "likes"; }
+  std::string description() const override {
+    return "seed 002: asset like/unlike with a Redis state+counter, write-behind to SQL, cache-aside reads";
+  }
+  std::vector<PropertyInfo> properties() const override { return likes::props::likes_properties(); }
+  std::vector<std::string> workload_kinds() const override { return {"likes"}; }
+  std::vector<ParamInfo> params() const override {
+    return {
+        {"state_ttl_ms", "TTL of asset:like:{a}:{u} (002: 7 days)", "604800000"},
+        {"count_ttl_ms", "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)", "3600000"},
+        {"sync_interval_ms", "period of SyncLikeCountJob / CheckConsistency", "60000"},
+        {"consistency_threshold", "CheckConsistency repairs above this difference (002: 10)", "10"},
+        {"hot_threshold", "WarmupCache covers assets with like_count above this (002: 100)", "100"},
+        {"warmup_interval_ms", "period of WarmupCache", "300000"},
+        {"reconcile_interval_ms", "hardened: reconciliation period", "1000"},
+        {"assets", "number of assets", "3"},
+        {"users_per_client", "users each client acts for", "3"},
+        {"shared_users", "users shared by every client (one user on several devices)", "1"},
+        {"double_tap_percent", "percent of likes/unlikes sent twice at once", "15"},
+        {"client_timeout_ms", "client timeout per attempt", "500"},
+        {"max_retries", "client retries after a timeout", "2"},
+        {"like_weight", "op mix weight of likes", "4"},
+        {"unlike_weight", "op mix weight of unlikes", "3"},
+        {"count_weight", "op mix weight of count reads", "2"},
+        {"state_weight", "op mix weight of state reads", "2"},
+        {"redis_timeout_ms", "replica -> Redis timeout", "300"},
+        {"sql_timeout_ms", "replica -> DB timeout", "500"},
+        {"sample_interval_ms", "how often the checker samples Redis and the DB", "100"},
+    };
+  }
+  std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
+    likes::LikesConfig c = config_of(s);
+    std::vector<CriticalDuration> out{
+        {"client timeout", param(s, "client_timeout_ms", 500) * 1000},
+        {"redis timeout", param(s, "redis_timeout_ms", 300) * 1000},
+        {"sql timeout", param(s, "sql_timeout_ms", 500) * 1000},
+    };
+    if (c.state_ttl_ms <= 3'600'000) out.push_back({"state key TTL", c.state_ttl_ms * 1000});
+    if (c.sync_interval_ms <= 3'600'000) out.push_back({"sync interval", c.sync_interval_ms * 1000});
+    if (c.hardened()) out.push_back({"reconcile interval", c.reconcile_interval_ms * 1000});
+    return out;
+  }
+  std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
+};
+
+std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) const {
+  auto run = std::make_unique<LikesSystemRun>();
+  auto sh = std::make_shared<Shared>();
+  run->shared = sh;
+  sh->config = config_of(s);
+  const likes::LikesConfig config = sh->config;
+  auto scripts = likes::likes_scripts();
+
+  // Redis.
+  sim::redis::ServerOptions ro;
+  ro.engine.persistence =
+      sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kNone);
+  ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
+  ro.engine.scripts = scripts;
+  sh->redis = std::make_shared<sim::redis::Server>(ro);
+  {
+    std::shared_ptr<sim::redis::Server> server = sh->redis;
+    Process& p = world.add_process(world.add_node("redis"), "redis",
+                                   [server](Process& self) { return server->run(self); });
+    world.start(p);
+  }
+
+  // DB.
+  sim::storage::SimVfsOptions vo;
+  vo.name = "likes";
+  vo.sync_cost_us = s.storage.sync_latency_us;
+  vo.torn_writes = s.storage.torn_writes;
+  vo.write_error_probability = s.storage.io_error_probability;
+  vo.sync_error_probability = s.storage.io_error_probability;
+  const uint32_t db_node = world.add_node("db");
+  sh->vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("likes.vfs"),
+                                                   [&world] { return world.now_us(); });
+  sim::storage::SqlServerOptions so;
+  so.db_file = sh->db_file;
+  so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
+  so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
+  so.schema = likes::schema_statements();
+  for (int64_t id = 1; id <= config.asset_count; ++id) {
+    so.schema.push_back("INSERT OR IGNORE INTO assets(id, like_count, like_version) VALUES (" + std::to_string(id) +
+                        ", 0, 0)");
+  }
+  world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh->vfs, so)));
+
+  // Replicas.
+  const int64_t redis_timeout_us = param(s, "redis_timeout_ms", 300) * 1000;
+  const int64_t sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
+  for (int i = 0; i < std::max(1, s.topology.replicas); ++i) {
+    const std::string name = "replica-" + std::to_string(i + 1);
+    auto boot = [sh, scripts, config, redis_timeout_us, sql_timeout_us, &world](Process& self) -> Task<void> {
+      std::unique_ptr<Effects>& observer = sh->observers[std::string(self.process_name())];
+      if (!observer) observer = std::make_unique<Effects>(world, self, &sh->record.effects);
+      auto redis = std::make_shared<sim::redis::Client>(
+          self, sim::redis::ClientOptions{.timeout_us = redis_timeout_us, .scripts = scripts});
+      auto sql = std::make_shared<sim::storage::SqlClient>(
+          self, self.rpc(), sim::storage::SqlClientOptions{.timeout_us = sql_timeout_us});
+      auto svc = std::make_shared<likes::LikeService>(self, *redis, *sql, config, observer.get());
+      svc->keep_alive(redis);
+      svc->keep_alive(sql);
+      svc->start(self.rpc());
+      return idle_forever(self);
+    };
+    world.start(world.add_process(world.add_node(name), name, boot));
+    run->replicas.push_back(name);
+  }
+
+  // Clients.
+  const int64_t users_per_client = param(s, "users_per_client", 3);
+  const int64_t shared_users = param(s, "shared_users", 1);
+  const double rate = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
+  for (int i = 0; i < s.topology.clients; ++i) {
+    const std::string name = "client-" + std::to_string(i + 1);
+    likes::ClientConfig cc;
+    cc.asset_count = config.asset_count;
+    cc.client_id = static_cast<uint64_t>(i + 1);
+    for (int64_t u = 0; u < users_per_client; ++u) cc.users.push_back(1000 + i * 100 + u);
+    for (int64_t u = 0; u < shared_users; ++u) cc.users.push_back(1 + u);
+    cc.rate_per_s = rate;
+    cc.double_tap_probability = static_cast<double>(param(s, "double_tap_percent", 15)) / 100.0;
+    cc.max_retries = static_cast<int>(param(s, "max_retries", 2));
+    cc.like_weight = static_cast<double>(param(s, "like_weight", 4));
+    cc.unlike_weight = static_cast<double>(param(s, "unlike_weight", 3));
+    cc.count_weight = static_cast<double>(param(s, "count_weight", 2));
+    cc.state_weight = static_cast<double>(param(s, "state_weight", 2));
+    cc.timeout_us = param(s, "client_timeout_ms", 500) * 1000;
+    cc.stop = sh->stop;
+    auto boot = [cc, &world](Process& self) -> Task<void> {
+      auto client = std::make_shared<likes::LikesClient>(self, self.rpc(), world.history(), cc);
+      return likes::LikesClient::run(client);
+    };
+    world.start(world.add_process(world.add_node(name), name, boot));
+    run->clients.push_back(name);
+  }
+  world.at(sim::kEpochUs + s.duration_ms * 1000, [sh] { *sh->stop = true; });
+
+  // Sampler.
+  const int64_t interval_us = param(s, "sample_interval_ms", 100) * 1000;
+  sh->grace_us = (config.hardened() ? config.reconcile_interval_ms * 1000 : 0) + 2 * redis_timeout_us +
+                 2 * sql_timeout_us + interval_us;
+  sh->last_sample_us = world.now_us();
+  const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000;
+  world.at(world.now_us() + interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
+  return run;
+}
+
+}  // namespace
+
+const SystemUnderTest& likes_system() {
+  static const LikesSystem system;
+  return system;
+}
+
+}  // namespace fl

@@ -1,0 +1,64 @@
+// LikesClient: a user's app (002 section 1.2): likes, unlikes, double-taps, retries on timeouts,
+// reads counts and like states, and records every attempt in the history (Jepsen style).
+//
+// History format (properties/likes and model/likes parse it):
+//   op     "like" | "unlike" | "count" | "state"
+//   args   "asset=A user=U req=R" (count: "asset=A req=R")
+//   result like/unlike: "ok" | "already"; count: "count=N"; state: "state=0|1"; else the error.
+//   Outcome kOk: the reply said done or already; kFail: certainly not executed; kInfo: unknown.
+// A retried request keeps its request id and is recorded as a new operation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/likes/messages.h"
+#include "impl/ports/history.h"
+#include "impl/ports/rpc.h"
+#include "impl/ports/runtime.h"
+#include "impl/ports/task.h"
+
+namespace fl::likes {
+
+struct ClientConfig {
+  int64_t asset_count = 4;          // assets 1..asset_count
+  std::vector<int64_t> users;       // the users this app acts for (may overlap other clients')
+  int64_t star = 1;
+  uint64_t client_id = 0;           // < 2^16; makes request ids unique across clients
+  double rate_per_s = 5;            // mean op arrivals per second (exponential gaps)
+  // Op mix (weights).
+  double like_weight = 4, unlike_weight = 3, count_weight = 2, state_weight = 2;
+  double double_tap_probability = 0.15;  // a like/unlike sent twice at once
+  int max_retries = 2;              // resend the same request after a timeout/reset
+  int64_t timeout_us = 500'000;
+  int64_t retry_delay_us = 100'000;
+  std::shared_ptr<const bool> stop; // set by the harness: stop issuing new operations
+};
+
+class LikesClient {
+ public:
+  // `recorder` must outlive every task of the client.
+  LikesClient(Runtime& runtime, Rpc& rpc, Recorder& recorder, ClientConfig config);
+
+  // Issues operations until *config.stop becomes true (each op in its own detached task).
+  static Task<void> run(std::shared_ptr<LikesClient> self);
+  // One logical operation with its retries.
+  static Task<void> perform(std::shared_ptr<LikesClient> self, LikeRequest request);
+
+ private:
+  double uniform();
+  LikeRequest next_request();
+
+  Runtime& runtime_;
+  Rpc& rpc_;
+  Recorder& recorder_;
+  ClientConfig config_;
+  uint64_t next_request_ = 1;
+};
+
+// History helpers shared with the model and the checkers.
+std::string request_args(const LikeRequest& r);
+
+}  // namespace fl::likes

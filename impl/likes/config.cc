@@ -1,0 +1,22 @@
+#include "impl/likes/config.h"
+
+namespace fl::likes {
+
+const char* variant_name(Variant v) { return v == Variant::kSpec ? "spec" : "hardened"; }
+
+std::optional<Variant> parse_variant(std::string_view name) {
+  if (name == "spec") return Variant::kSpec;
+  if (name == "hardened") return Variant::kHardened;
+  return std::nullopt;
+}
+
+std::string like_key(int64_t asset, int64_t user) {
+  return "asset:like:" + std::to_string(asset) + ":" + std::to_string(user);
+}
+std::string count_key(int64_t asset) { return "asset:like_count:" + std::to_string(asset); }
+std::string like_version_key(int64_t asset, int64_t user) {
+  return "asset:like_ver:" + std::to_string(asset) + ":" + std::to_string(user);
+}
+std::string count_version_key(int64_t asset) { return "asset:like_count_ver:" + std::to_string(asset); }
+
+}  // namespace fl::likes

@@ -1,0 +1,579 @@
+#include "impl/likes/service.h"
+
+#include <cassert>
+#include <cstdlib>
+#include <utility>
+
+#include "impl/likes/scripts.h"
+
+namespace fl::likes {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
+  if (!r.ok() || r.rows().empty() || r.rows()[0].size() <= column) return std::nullopt;
+  const SqlValue& v = r.rows()[0][column];
+  if (v.type() != SqlValue::Type::kInteger) return std::nullopt;
+  return v.as_int();
+}
+
+LikeReply reply(ReplyStatus s, int64_t value, std::string detail) {
+  return LikeReply{s, value, std::move(detail)};
+}
+
+}  // namespace
+
+LikeService::LikeService(Runtime& runtime, Redis& redis, Sql& sql, LikesConfig config,
+                         EffectObserver* effects)
+    : runtime_(runtime), redis_(redis), sql_(sql), config_(config), effects_(effects) {
+  assert(config_.asset_count >= 0);
+  assert(config_.state_ttl_ms > 0);
+}
+
+void LikeService::observe(EffectKind kind, int64_t asset, int64_t user, int64_t value, bool certain,
+                          uint64_t request_id, const char* source, int64_t start_us) {
+  if (effects_ == nullptr) return;
+  effects_->on_effect(Effect{kind, asset, user, value, certain, request_id, source, start_us});
+}
+
+void LikeService::intent(EffectKind kind, int64_t asset, int64_t user, int64_t value, uint64_t request_id,
+                         const char* source) {
+  if (effects_ == nullptr) return;
+  Effect e{kind, asset, user, value, false, request_id, source, runtime_.clock().now_us()};
+  e.intent = true;
+  effects_->on_effect(e);
+}
+
+void LikeService::redis_result(const RedisReply& r) {
+  if (r.is_transport_error()) {
+    redis_failed_ = true;
+    return;
+  }
+  if (redis_failed_ && !config_.hardened()) {
+    // 002:L418 "Redis 恢复后，从数据库同步数据": once Redis answers again, copy every count from
+    // the DB (SyncLikeCountFromDB), whatever async writes are still in flight.
+    redis_failed_ = false;
+    runtime_.spawn("sync-after-redis-recovery", sync_all_from_db(shared_from_this()));
+  }
+  redis_failed_ = false;
+}
+
+// ---------------------------------------------------------------- Rpc and jobs
+
+void LikeService::start(Rpc& rpc) {
+  std::shared_ptr<LikeService> self = shared_from_this();
+  rpc.serve(kService, [self](MessagePtr m) { return handle(self, std::move(m)); });
+  if (config_.hardened()) {
+    runtime_.spawn("likes-reconcile", reconcile_loop(self));
+  } else {
+    runtime_.spawn("likes-warmup", warmup_loop(self));
+    runtime_.spawn("likes-sync-job", sync_loop(self));
+  }
+}
+
+Task<MessagePtr> LikeService::handle(std::shared_ptr<LikeService> self, MessagePtr request) {
+  const LikeRequest* req = message_as<LikeRequest>(request);
+  if (req == nullptr) co_return make_message(reply(ReplyStatus::kFailed, 0, "bad request"));
+  LikeReply out;
+  switch (req->op) {
+    case Op::kLike: out = co_await self->like(req->asset, req->user, req->star, req->request_id); break;
+    case Op::kUnlike: out = co_await self->unlike(req->asset, req->user, req->star, req->request_id); break;
+    case Op::kCount: out = co_await self->count(req->asset); break;
+    case Op::kState: out = co_await self->state(req->asset, req->user); break;
+  }
+  co_return make_message(std::move(out));
+}
+
+Task<void> LikeService::warmup_loop(std::shared_ptr<LikeService> self) {
+  // 002:L313: a scheduled job; also run once at boot ("缓存预热").
+  for (;;) {
+    co_await self->warmup_cache();
+    co_await self->runtime_.clock().sleep_ms(self->config_.warmup_interval_ms);
+  }
+}
+
+Task<void> LikeService::sync_loop(std::shared_ptr<LikeService> self) {
+  for (;;) {
+    co_await self->runtime_.clock().sleep_ms(self->config_.sync_interval_ms);
+    co_await self->sync_like_count_job();
+  }
+}
+
+Task<void> LikeService::reconcile_loop(std::shared_ptr<LikeService> self) {
+  for (;;) {
+    co_await self->reconcile();
+    co_await self->runtime_.clock().sleep_ms(self->config_.reconcile_interval_ms);
+  }
+}
+
+Task<void> LikeService::sync_all_from_db(std::shared_ptr<LikeService> self) {
+  for (int64_t asset = 1; asset <= self->config_.asset_count; ++asset) {
+    co_await self->sync_like_count_from_db(asset);
+  }
+}
+
+// ---------------------------------------------------------------- writes
+
+Task<LikeReply> LikeService::like(int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
+  if (config_.hardened()) co_return co_await hardened_write(true, asset, user, star, request_id);
+  co_return co_await spec_like(asset, user, star, request_id);
+}
+
+Task<LikeReply> LikeService::unlike(int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
+  if (config_.hardened()) co_return co_await hardened_write(false, asset, user, star, request_id);
+  co_return co_await spec_unlike(asset, user, request_id);
+}
+
+// 002:L244-268, as written.
+Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
+  const std::string key = like_key(asset, user);
+  RedisReply exists = co_await redis_.command({"EXISTS", key});
+  redis_result(exists);
+  if (!exists.ok_reply()) co_return reply(ReplyStatus::kFailed, 0, "redis: " + exists.describe());
+  // A cached "0" (written by the 3.4 fill) EXISTS too: it reads as "already liked".
+  if (exists.integer > 0) co_return reply(ReplyStatus::kAlready, 0, "already liked");
+
+  const std::string ckey = count_key(asset);
+  const int64_t start_us = runtime_.clock().now_us();
+  intent(EffectKind::kRedisCountDelta, asset, user, +1, request_id, "like");
+  std::vector<RedisReply> replies = co_await redis_.pipeline(
+      {{"SET", key, "1", "PX", str(config_.state_ttl_ms), "NX"}, {"INCR", ckey}});
+  assert(replies.size() == 2);
+  redis_result(replies[1]);
+  const RedisReply& incr = replies[1];
+  if (incr.kind == RedisReply::Kind::kInteger) {
+    observe(EffectKind::kRedisCountDelta, asset, user, +1, true, request_id, "like", start_us);
+  } else if (incr.is_transport_error() && incr.indeterminate) {
+    observe(EffectKind::kRedisCountDelta, asset, user, +1, false, request_id, "like", start_us);
+  }
+  // go-redis's Pipeline.Exec returns the first failed command's error; SETNX losing is no error.
+  for (const RedisReply& r : replies) {
+    if (!r.ok_reply()) co_return reply(ReplyStatus::kUnknown, 0, "redis: " + r.describe());
+  }
+  // `go s.asyncWriteLike(...)`: detached; dies with this process.
+  runtime_.spawn("async-write-like", async_write_like(shared_from_this(), asset, user, star, request_id));
+  co_return reply(ReplyStatus::kOk, incr.integer, "liked");
+}
+
+// 002:L271-286 asyncWriteLike and L291-296 IncrementLikeCount.
+Task<void> LikeService::async_write_like(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
+                                         int64_t star, uint64_t request_id) {
+  SqlResult ins = co_await self->sql_.execute(SqlStatement(
+      "INSERT INTO asset_likes(asset_id, user_id, star_id, created_at) VALUES (?, ?, ?, ?)",
+      {asset, user, star, self->runtime_.clock().now_ms()}));
+  if (!ins.ok()) self->log("Failed to write like record: " + ins.describe());
+  // The seed increments whatever the INSERT said (a duplicate included).
+  const int64_t start_us = self->runtime_.clock().now_us();
+  self->intent(EffectKind::kDbCountDelta, asset, user, +1, request_id, "async-like");
+  SqlResult upd = co_await self->sql_.execute(
+      SqlStatement("UPDATE assets SET like_count = like_count + ? WHERE id = ?", {int64_t{1}, asset}));
+  if (upd.ok() && upd.changes() > 0) {
+    self->observe(EffectKind::kDbCountDelta, asset, user, +1, true, request_id, "async-like", start_us);
+  } else if (!upd.ok() && upd.maybe_applied()) {
+    self->observe(EffectKind::kDbCountDelta, asset, user, +1, false, request_id, "async-like", start_us);
+  }
+  if (!upd.ok()) self->log("Failed to update like count: " + upd.describe());
+}
+
+// 3.2 (002:L144-166), written like LikeAsset since the seed gives no code for it.
+Task<LikeReply> LikeService::spec_unlike(int64_t asset, int64_t user, uint64_t request_id) {
+  const std::string key = like_key(asset, user);
+  RedisReply exists = co_await redis_.command({"EXISTS", key});
+  redis_result(exists);
+  if (!exists.ok_reply()) co_return reply(ReplyStatus::kFailed, 0, "redis: " + exists.describe());
+  if (exists.integer == 0) co_return reply(ReplyStatus::kAlready, 0, "not liked");
+
+  const int64_t start_us = runtime_.clock().now_us();
+  intent(EffectKind::kRedisCountDelta, asset, user, -1, request_id, "unlike");
+  std::vector<RedisReply> replies = co_await redis_.pipeline({{"DEL", key}, {"DECR", count_key(asset)}});
+  assert(replies.size() == 2);
+  redis_result(replies[1]);
+  const RedisReply& decr = replies[1];
+  if (decr.kind == RedisReply::Kind::kInteger) {
+    observe(EffectKind::kRedisCountDelta, asset, user, -1, true, request_id, "unlike", start_us);
+  } else if (decr.is_transport_error() && decr.indeterminate) {
+    observe(EffectKind::kRedisCountDelta, asset, user, -1, false, request_id, "unlike", start_us);
+  }
+  for (const RedisReply& r : replies) {
+    if (!r.ok_reply()) co_return reply(ReplyStatus::kUnknown, 0, "redis: " + r.describe());
+  }
+  runtime_.spawn("async-write-unlike", async_write_unlike(shared_from_this(), asset, user, request_id));
+  co_return reply(ReplyStatus::kOk, decr.integer, "unliked");
+}
+
+// 3.2 step 4 and 002:L300-305 DecrementLikeCount.
+Task<void> LikeService::async_write_unlike(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
+                                           uint64_t request_id) {
+  SqlResult del = co_await self->sql_.execute(
+      SqlStatement("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?", {asset, user}));
+  if (!del.ok()) self->log("Failed to delete like record: " + del.describe());
+  const int64_t start_us = self->runtime_.clock().now_us();
+  self->intent(EffectKind::kDbCountDelta, asset, user, -1, request_id, "async-unlike");
+  SqlResult upd = co_await self->sql_.execute(SqlStatement(
+      "UPDATE assets SET like_count = like_count - ? WHERE id = ? AND like_count >= ?",
+      {int64_t{1}, asset, int64_t{1}}));
+  if (upd.ok() && upd.changes() > 0) {
+    self->observe(EffectKind::kDbCountDelta, asset, user, -1, true, request_id, "async-unlike", start_us);
+  } else if (!upd.ok() && upd.maybe_applied()) {
+    self->observe(EffectKind::kDbCountDelta, asset, user, -1, false, request_id, "async-unlike", start_us);
+  }
+  if (!upd.ok()) self->log("Failed to update like count: " + upd.describe());
+}
+
+// hardened LikeAsset / UnlikeAsset.
+Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t user, int64_t star,
+                                            uint64_t request_id) {
+  const int64_t now_ms = runtime_.clock().now_ms();
+  std::vector<SqlStatement> stmts;
+  // LIKE-6: the DB — durable — is written before the reply; no detached writer can be lost.
+  // LIKE-1/2/11: the row change is the transaction's guard (expect kChanged): a duplicate or
+  // retried like (or an unlike of a not-liked asset) changes nothing at all, counter included.
+  // LIKE-3/5: row and counter change in one transaction; the counter never goes below 0.
+  if (like) {
+    stmts.emplace_back(
+        "INSERT INTO asset_likes(asset_id, user_id, star_id, created_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT(asset_id, user_id) DO NOTHING",
+        std::vector<SqlValue>{asset, user, star, now_ms}, SqlExpect::kChanged);
+    stmts.emplace_back("UPDATE assets SET like_count = like_count + 1, like_version = MAX(like_version + 1,"
+                       " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)"
+                       " WHERE id = ?",
+                       std::vector<SqlValue>{asset}, SqlExpect::kChanged);
+  } else {
+    stmts.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?",
+                       std::vector<SqlValue>{asset, user}, SqlExpect::kChanged);
+    stmts.emplace_back("UPDATE assets SET like_count = like_count - 1, like_version = MAX(like_version + 1,"
+                       " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)"
+                       " WHERE id = ? AND like_count >= 1",
+                       std::vector<SqlValue>{asset}, SqlExpect::kChanged);
+  }
+  // LIKE-8: the pair's state with the version that orders every cache write of it. Versions are
+  // the DB's commit time in us (or +1): a DB that lost a commit (failed fsync, then a crash)
+  // never reissues a version Redis already holds with the lost value (LIKE-4, LIKE-9).
+  stmts.emplace_back(
+      "INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
+      " VALUES (?, ?, ?, (SELECT like_version FROM assets WHERE id = ?), ?)"
+      " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
+      " version = excluded.version, changed_ms = excluded.changed_ms",
+      std::vector<SqlValue>{asset, user, int64_t{like ? 1 : 0}, asset, now_ms});
+  stmts.emplace_back("SELECT like_count, like_version FROM assets WHERE id = ?", std::vector<SqlValue>{asset});
+
+  const int64_t start_us = runtime_.clock().now_us();
+  const char* source = like ? "like" : "unlike";
+  intent(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, request_id, source);
+  TxOutcome tx = co_await run_idempotent_tx(std::move(stmts));
+  switch (tx.kind) {
+    case TxOutcome::kNoop:
+      // A repeated like/unlike (double tap, retry, duplicated request) is a success: the state
+      // is the requested one and nothing changed (LIKE-11). The seed answers an error here.
+      break;
+    case TxOutcome::kFailed:
+      co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.result.describe());
+    case TxOutcome::kUnknown:
+      observe(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, false, request_id, source, start_us);
+      co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.result.describe());
+    case TxOutcome::kAppliedEarlier:
+    case TxOutcome::kApplied:
+      break;
+  }
+  int64_t count = 0, version = 0, state_version = 0;
+  if (tx.kind == TxOutcome::kApplied) {
+    observe(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, true, request_id, source, start_us);
+    const SqlRowSet& last = tx.result.sets.back();
+    assert(!last.rows.empty());
+    count = last.rows[0][0].as_int();
+    version = state_version = last.rows[0][1].as_int();
+  } else {
+    if (tx.kind == TxOutcome::kAppliedEarlier) {
+      // An earlier attempt of ours whose answer was lost may have made the change.
+      observe(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, false, request_id, source, start_us);
+    }
+    // Nothing changed now, but the reply must not say "done" while the cache may still show
+    // the old state (the change may have been made by a request whose cache update failed):
+    // re-apply the DB's current values (LIKE-8/9).
+    SqlResult now = co_await sql_.query(
+        "SELECT a.like_count, a.like_version, COALESCE(s.version, 0) FROM assets a"
+        " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
+        {user, asset});
+    if (!now.ok() || now.rows().empty()) co_return reply(ReplyStatus::kUnknown, 0, "db: " + now.describe());
+    count = now.rows()[0][0].as_int();
+    version = now.rows()[0][1].as_int();
+    state_version = now.rows()[0][2].as_int();
+  }
+  assert(count >= 0);
+
+  // LIKE-8/9: Redis gets the DB's values, ordered by version, never a blind INCR/DECR: a lost or
+  // expired key can neither double count nor make a count jump, and an older write never wins.
+  const int64_t apply_us = runtime_.clock().now_us();
+  bool applied = false;
+  for (int attempt = 0; attempt < config_.redis_attempts && !applied; ++attempt) {
+    if (attempt > 0) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms);
+    RedisReply r = co_await redis_.script(kApplyScript,
+                                          {like_key(asset, user), like_version_key(asset, user),
+                                           count_key(asset), count_version_key(asset)},
+                                          {like ? "1" : "0", str(state_version), str(config_.state_ttl_ms),
+                                           str(count), "0", str(version)});
+    redis_result(r);
+    if (r.kind == RedisReply::Kind::kArray && r.elements.size() == 2) {
+      applied = true;
+      if (r.elements[1].integer == 1) {
+        observe(EffectKind::kRedisCountWrite, asset, 0, count, true, request_id, source, apply_us);
+      }
+    }
+  }
+  // LIKE-8/9: the reply says "done" only once readers of the cache see it too. When the cache
+  // could not be updated the change is durable but not yet visible everywhere: answer
+  // indeterminate (the client retries; a retry is idempotent and re-applies the cache); the
+  // reconciler makes it visible within one period anyway.
+  if (!applied) co_return reply(ReplyStatus::kUnknown, count, "committed; cache update failed");
+  if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, count, like ? "already liked" : "not liked");
+  co_return reply(ReplyStatus::kOk, count, like ? "liked" : "unliked");
+}
+
+Task<LikeService::TxOutcome> LikeService::run_idempotent_tx(std::vector<SqlStatement> stmts) {
+  bool maybe_applied = false;
+  TxOutcome out;
+  for (int attempt = 0; attempt < config_.db_attempts; ++attempt) {
+    out.result = co_await sql_.transaction(stmts);
+    switch (out.result.status) {
+      case SqlStatus::kOk:
+        out.kind = TxOutcome::kApplied;
+        co_return out;
+      case SqlStatus::kConditionFailed:
+        // The guard (statement 0) found nothing to change: already in the requested state —
+        // possibly because an earlier attempt of ours committed. Either way nothing to do.
+        if (out.result.failed_index != 0) out.kind = TxOutcome::kFailed;
+        else out.kind = maybe_applied ? TxOutcome::kAppliedEarlier : TxOutcome::kNoop;
+        co_return out;
+      case SqlStatus::kIoError:
+      case SqlStatus::kIndeterminate:
+        maybe_applied = true;
+        break;
+      case SqlStatus::kBusy:
+      case SqlStatus::kUnavailable:
+        break;
+      case SqlStatus::kConstraint:
+      case SqlStatus::kError:
+        out.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
+        co_return out;
+    }
+    co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms << attempt);
+  }
+  out.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
+  co_return out;
+}
+
+Task<bool> LikeService::put_versioned(std::string key, std::string version_key, std::string value,
+                                      int64_t version, int64_t ttl_ms) {
+  RedisReply r = co_await redis_.script(kPutScript, {std::move(key), std::move(version_key)},
+                                        {std::move(value), str(version), str(ttl_ms)});
+  redis_result(r);
+  co_return r.kind == RedisReply::Kind::kInteger && r.integer == 1;
+}
+
+// ---------------------------------------------------------------- reads
+
+Task<LikeReply> LikeService::count(int64_t asset) {
+  if (config_.hardened()) co_return co_await hardened_count(asset);
+  co_return co_await spec_count(asset);
+}
+
+Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
+  if (config_.hardened()) co_return co_await hardened_state(asset, user);
+  co_return co_await spec_state(asset, user);
+}
+
+// 3.3 (002:L168-186) and 6.3's fallback to the DB.
+Task<LikeReply> LikeService::spec_count(int64_t asset) {
+  const std::string key = count_key(asset);
+  RedisReply cached = co_await redis_.command({"GET", key});
+  redis_result(cached);
+  if (cached.kind == RedisReply::Kind::kBulk) {
+    co_return reply(ReplyStatus::kOk, reply_as_int64(cached).value_or(0), "redis");
+  }
+  SqlResult db = co_await sql_.query("SELECT like_count FROM assets WHERE id = ?", {asset});
+  std::optional<int64_t> value = first_int(db);
+  if (!value) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
+  if (cached.is_nil()) {
+    const int64_t start_us = runtime_.clock().now_us();
+    RedisReply set = co_await redis_.command({"SET", key, str(*value), "PX", str(config_.count_fill_ttl_ms)});
+    redis_result(set);
+    if (set.ok_reply() || set.indeterminate) {
+      observe(EffectKind::kRedisCountWrite, asset, 0, *value, set.ok_reply(), 0, "fill", start_us);
+    }
+  }
+  co_return reply(ReplyStatus::kOk, *value, "db");
+}
+
+// 3.4 (002:L188-207).
+Task<LikeReply> LikeService::spec_state(int64_t asset, int64_t user) {
+  const std::string key = like_key(asset, user);
+  RedisReply cached = co_await redis_.command({"GET", key});
+  redis_result(cached);
+  if (cached.kind == RedisReply::Kind::kBulk) {
+    co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis");
+  }
+  SqlResult db = co_await sql_.query("SELECT COUNT(*) FROM asset_likes WHERE asset_id = ? AND user_id = ?",
+                                     {asset, user});
+  std::optional<int64_t> rows = first_int(db);
+  if (!rows) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
+  const int64_t liked = *rows > 0 ? 1 : 0;
+  if (cached.is_nil()) {
+    const int64_t start_us = runtime_.clock().now_us();
+    RedisReply set = co_await redis_.command({"SET", key, liked ? "1" : "0", "PX", str(config_.state_ttl_ms)});
+    redis_result(set);
+    if (set.ok_reply() || set.indeterminate) {
+      observe(EffectKind::kRedisStateWrite, asset, user, liked, set.ok_reply(), 0, "fill", start_us);
+    }
+  }
+  co_return reply(ReplyStatus::kOk, liked, "db");
+}
+
+Task<LikeReply> LikeService::hardened_count(int64_t asset) {
+  RedisReply cached = co_await redis_.command({"GET", count_key(asset)});
+  redis_result(cached);
+  if (cached.kind == RedisReply::Kind::kBulk) {
+    co_return reply(ReplyStatus::kOk, reply_as_int64(cached).value_or(0), "redis");
+  }
+  SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
+  std::optional<int64_t> value = first_int(db, 0);
+  std::optional<int64_t> version = first_int(db, 1);
+  if (!value || !version) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
+  if (cached.is_nil()) {
+    // LIKE-8: a fill never overwrites a newer value (likes_put compares versions).
+    const int64_t start_us = runtime_.clock().now_us();
+    if (co_await put_versioned(count_key(asset), count_version_key(asset), str(*value), *version, 0)) {
+      observe(EffectKind::kRedisCountWrite, asset, 0, *value, true, 0, "fill", start_us);
+    }
+  }
+  co_return reply(ReplyStatus::kOk, *value, "db");
+}
+
+Task<LikeReply> LikeService::hardened_state(int64_t asset, int64_t user) {
+  RedisReply cached = co_await redis_.command({"GET", like_key(asset, user)});
+  redis_result(cached);
+  // LIKE-8: the cached value is read, not its existence: "0" means not liked.
+  if (cached.kind == RedisReply::Kind::kBulk) {
+    co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis");
+  }
+  SqlResult db = co_await sql_.query("SELECT liked, version FROM like_state WHERE asset_id = ? AND user_id = ?",
+                                     {asset, user});
+  if (!db.ok()) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
+  const int64_t liked = first_int(db, 0).value_or(0);
+  const int64_t version = first_int(db, 1).value_or(0);
+  if (cached.is_nil()) {
+    const int64_t start_us = runtime_.clock().now_us();
+    if (co_await put_versioned(like_key(asset, user), like_version_key(asset, user), liked ? "1" : "0",
+                               version, config_.state_ttl_ms)) {
+      observe(EffectKind::kRedisStateWrite, asset, user, liked, true, 0, "fill", start_us);
+    }
+  }
+  co_return reply(ReplyStatus::kOk, liked, "db");
+}
+
+// ---------------------------------------------------------------- background jobs
+
+// 002:L315-324 WarmupCache; errors ignored as in the seed. hardened: versioned writes (LIKE-10).
+Task<void> LikeService::warmup_cache() {
+  SqlResult hot = co_await sql_.query("SELECT id, like_count, like_version FROM assets WHERE like_count > ?",
+                                      {config_.hot_threshold});
+  if (!hot.ok()) co_return;  // `hotAssets, _ :=`: an error reads as no hot asset
+  for (const SqlRow& row : hot.rows()) {
+    const int64_t asset = row[0].as_int();
+    const int64_t value = row[1].as_int();
+    const int64_t start_us = runtime_.clock().now_us();
+    if (config_.hardened()) {
+      if (co_await put_versioned(count_key(asset), count_version_key(asset), str(value), row[2].as_int(), 0)) {
+        observe(EffectKind::kRedisCountWrite, asset, 0, value, true, 0, "warmup", start_us);
+      }
+      continue;
+    }
+    RedisReply set = co_await redis_.command({"SET", count_key(asset), str(value)});
+    redis_result(set);
+    if (set.ok_reply() || set.indeterminate) {
+      observe(EffectKind::kRedisCountWrite, asset, 0, value, set.ok_reply(), 0, "warmup", start_us);
+    }
+  }
+}
+
+// 002:L385-397 CheckConsistency, as written: both read errors are ignored (`redisCount, _ :=`,
+// `dbCount, _ :=`) and read as 0; only a difference above the threshold is repaired.
+Task<void> LikeService::check_consistency(int64_t asset) {
+  if (config_.hardened()) co_return;  // hardened: reconcile() replaces it (LIKE-4, LIKE-10)
+  const std::string key = count_key(asset);
+  RedisReply cached = co_await redis_.command({"GET", key});
+  redis_result(cached);
+  const int64_t redis_count = reply_as_int64(cached).value_or(0);
+  SqlResult db = co_await sql_.query("SELECT like_count FROM assets WHERE id = ?", {asset});
+  const int64_t db_count = first_int(db).value_or(0);
+  if (std::llabs(redis_count - db_count) > config_.consistency_threshold) {
+    const int64_t start_us = runtime_.clock().now_us();
+    RedisReply set = co_await redis_.command({"SET", key, str(db_count)});
+    redis_result(set);
+    if (set.ok_reply() || set.indeterminate) {
+      observe(EffectKind::kRedisCountWrite, asset, 0, db_count, set.ok_reply(), 0, "consistency", start_us);
+    }
+  }
+}
+
+// 002:L300-310 SyncLikeCountFromDB.
+Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
+  SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
+  std::optional<int64_t> value = first_int(db, 0);
+  if (!value) co_return;  // `return err`
+  const int64_t start_us = runtime_.clock().now_us();
+  if (config_.hardened()) {
+    if (co_await put_versioned(count_key(asset), count_version_key(asset), str(*value),
+                               first_int(db, 1).value_or(0), 0)) {
+      observe(EffectKind::kRedisCountWrite, asset, 0, *value, true, 0, "sync", start_us);
+    }
+    co_return;
+  }
+  RedisReply set = co_await redis_.command({"SET", count_key(asset), str(*value)});
+  redis_result(set);
+  if (set.ok_reply() || set.indeterminate) {
+    observe(EffectKind::kRedisCountWrite, asset, 0, *value, set.ok_reply(), 0, "sync", start_us);
+  }
+}
+
+// 002:L368-376 SyncLikeCountJob: "compare Redis and DB; repair above the threshold".
+Task<void> LikeService::sync_like_count_job() {
+  for (int64_t asset = 1; asset <= config_.asset_count; ++asset) co_await check_consistency(asset);
+}
+
+// hardened: the reconciler. Every asset's count and every state changed within the window are
+// re-applied from the DB through likes_put. A read error skips the item (never writes a guess,
+// LIKE-10); a newer cached version wins (never discards a concurrent change, LIKE-10); values
+// lost by a Redis restart or expired while a stale fill was in flight are restored within one
+// period (LIKE-4, LIKE-8, LIKE-9).
+Task<void> LikeService::reconcile() {
+  if (!config_.hardened()) co_return;
+  SqlResult counts = co_await sql_.query("SELECT id, like_count, like_version FROM assets ORDER BY id");
+  if (counts.ok()) {
+    for (const SqlRow& row : counts.rows()) {
+      const int64_t asset = row[0].as_int();
+      const int64_t start_us = runtime_.clock().now_us();
+      if (co_await put_versioned(count_key(asset), count_version_key(asset), str(row[1].as_int()),
+                                 row[2].as_int(), 0)) {
+        observe(EffectKind::kRedisCountWrite, asset, 0, row[1].as_int(), true, 0, "reconcile", start_us);
+      }
+    }
+  }
+  const int64_t since_ms = runtime_.clock().now_ms() - config_.reconcile_window_ms;
+  SqlResult states = co_await sql_.query(
+      "SELECT asset_id, user_id, liked, version FROM like_state WHERE changed_ms >= ? ORDER BY asset_id, user_id",
+      {since_ms});
+  if (!states.ok()) co_return;
+  for (const SqlRow& row : states.rows()) {
+    const int64_t asset = row[0].as_int();
+    const int64_t user = row[1].as_int();
+    const int64_t liked = row[2].as_int();
+    const int64_t start_us = runtime_.clock().now_us();
+    if (co_await put_versioned(like_key(asset, user), like_version_key(asset, user), liked ? "1" : "0",
+                               row[3].as_int(), config_.state_ttl_ms)) {
+      observe(EffectKind::kRedisStateWrite, asset, user, liked, true, 0, "reconcile", start_us);
+    }
+  }
+}
+
+}  // namespace fl::likes

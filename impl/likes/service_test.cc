@@ -1,0 +1,209 @@
+// LikeService on direct ports (an in-process Redis engine, in-memory SQLite) inside a simulated
+// world: the spec defects the seed's code has, and that hardened does not.
+#include "impl/likes/service.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "impl/likes/schema.h"
+#include "impl/likes/scripts.h"
+#include "properties/likes/direct_ports.h"
+#include "sim/world.h"
+
+namespace fl::likes {
+namespace {
+
+using testing::DirectRedis;
+using testing::DirectSql;
+using testing::MemoryDb;
+
+struct Rig {
+  explicit Rig(Variant v) : world(sim::WorldOptions{.seed = 3}) {
+    config.variant = v;
+    config.asset_count = 2;
+    for (const std::string& s : schema_statements()) {
+      EXPECT_TRUE(db.exec().execute(SqlStatement(s)).ok()) << s;
+    }
+    for (const SqlStatement& s : seed_asset_statements(config.asset_count)) {
+      EXPECT_TRUE(db.exec().execute(s).ok());
+    }
+    node = world.add_node("n");
+  }
+  // Runs `body` in a fresh process with its own service and drives the world until quiet.
+  void run(std::function<Task<void>(sim::Process&, std::shared_ptr<LikeService>)> body, int64_t for_us = 10'000'000) {
+    sim::Process& p = world.add_process(node, "p" + std::to_string(next++), [this, body](sim::Process& self) -> Task<void> {
+      redis = std::make_unique<DirectRedis>(self, engine, scripts);
+      sql = std::make_unique<DirectSql>(self, db);
+      auto svc = std::make_shared<LikeService>(self, *redis, *sql, config, nullptr);
+      co_await body(self, svc);
+    });
+    world.start(p);
+    world.run_until(world.now_us() + for_us);
+  }
+  int64_t db_int(const std::string& q) {
+    SqlResult r = db.exec().execute(SqlStatement(q));
+    EXPECT_TRUE(r.ok()) << r.describe();
+    return r.scalar()->as_int();
+  }
+  std::string redis_get(const std::string& key) {
+    sim::redis::Session s;
+    RedisReply r = engine.execute(s, {"GET", key}, world.now_us() / 1000);
+    return r.kind == RedisReply::Kind::kBulk ? r.str : "(nil)";
+  }
+
+  sim::World world;
+  std::shared_ptr<const ScriptRegistry> scripts = likes_scripts();
+  sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
+  MemoryDb db;
+  LikesConfig config;
+  uint32_t node = 0;
+  int next = 0;
+  std::unique_ptr<DirectRedis> redis;
+  std::unique_ptr<DirectSql> sql;
+};
+
+Task<void> concurrent_likes(sim::Process& p, std::shared_ptr<LikeService> svc, std::vector<ReplyStatus>* out) {
+  struct Join { int left = 2; };
+  auto join = std::make_shared<Join>();
+  for (int i = 0; i < 2; ++i) {
+    p.spawn("tap", [](std::shared_ptr<LikeService> s, std::vector<ReplyStatus>* o, std::shared_ptr<Join> j,
+                      uint64_t req) -> Task<void> {
+      LikeReply r = co_await s->like(1, 7, 1, req);
+      o->push_back(r.status);
+      --j->left;
+    }(svc, out, join, 100 + i));
+  }
+  co_await p.clock().sleep_ms(100);
+}
+
+TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
+  Rig rig(Variant::kSpec);
+  std::vector<ReplyStatus> replies;
+  rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0], ReplyStatus::kOk);
+  EXPECT_EQ(replies[1], ReplyStatus::kOk);  // both passed the EXISTS check
+  EXPECT_EQ(rig.redis_get(count_key(1)), "2");                                    // LIKE-2 broken
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 1);                   // unique index held
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 2);        // LIKE-3 broken
+}
+
+TEST(LikeServiceTest, HardenedDoubleTapCountsOnce) {
+  Rig rig(Variant::kHardened);
+  std::vector<ReplyStatus> replies;
+  rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(rig.redis_get(count_key(1)), "1");
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 1);
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 1);
+  EXPECT_EQ(rig.redis_get(like_key(1, 7)), "1");
+}
+
+TEST(LikeServiceTest, SpecCachedZeroBlocksALike) {
+  Rig rig(Variant::kSpec);
+  LikeReply state, like;
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    state = co_await svc->state(1, 5);  // miss -> fill "0"
+    like = co_await svc->like(1, 5, 1, 1);
+  });
+  EXPECT_EQ(state.value, 0);
+  EXPECT_EQ(rig.redis_get(like_key(1, 5)), "0");
+  EXPECT_EQ(like.status, ReplyStatus::kAlready);  // LIKE-8 broken: "0" EXISTS
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 0);
+}
+
+TEST(LikeServiceTest, HardenedLikeUnlikeRoundTripKeepsStoresEqual) {
+  Rig rig(Variant::kHardened);
+  std::vector<LikeReply> r;
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    r.push_back(co_await svc->state(1, 5));      // fill "0"
+    r.push_back(co_await svc->like(1, 5, 1, 1));  // not blocked by "0"
+    r.push_back(co_await svc->like(1, 5, 1, 2));  // already
+    r.push_back(co_await svc->count(1));
+    r.push_back(co_await svc->unlike(1, 5, 1, 3));
+    r.push_back(co_await svc->unlike(1, 5, 1, 4));  // already (not liked)
+    r.push_back(co_await svc->state(1, 5));
+  });
+  ASSERT_EQ(r.size(), 7u);
+  EXPECT_EQ(r[1].status, ReplyStatus::kOk);
+  EXPECT_EQ(r[2].status, ReplyStatus::kOk);  // idempotent: a repeat is a success
+  EXPECT_EQ(r[2].detail, "already liked");
+  EXPECT_EQ(r[3].value, 1);
+  EXPECT_EQ(r[4].status, ReplyStatus::kOk);
+  EXPECT_EQ(r[5].status, ReplyStatus::kOk);
+  EXPECT_EQ(r[5].detail, "not liked");
+  EXPECT_EQ(r[6].value, 0);
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 0);
+  EXPECT_EQ(rig.redis_get(count_key(1)), "0");
+  EXPECT_EQ(rig.redis_get(like_key(1, 5)), "0");
+}
+
+TEST(LikeServiceTest, SpecUnlikeOnCachedZeroDecrementsBelowZero) {
+  Rig rig(Variant::kSpec);
+  LikeReply unlike;
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    (void)co_await svc->state(1, 5);
+    unlike = co_await svc->unlike(1, 5, 1, 1);
+  });
+  EXPECT_EQ(unlike.status, ReplyStatus::kOk);
+  EXPECT_EQ(rig.redis_get(count_key(1)), "-1");  // LIKE-5, LIKE-11 broken
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 0);  // guarded by >= 1
+}
+
+TEST(LikeServiceTest, SpecConsistencyCheckWritesZeroAfterARedisError) {
+  Rig rig(Variant::kSpec);
+  rig.config.consistency_threshold = 10;
+  ASSERT_TRUE(rig.db.exec().execute(SqlStatement("UPDATE assets SET like_count = 20 WHERE id = 1")).ok());
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    rig.sql->down = true;  // the DB read fails: dbCount reads as 0
+    co_await svc->sync_like_count_from_db(1);
+    rig.sql->down = false;
+    co_await svc->sync_like_count_from_db(1);  // 20
+    rig.sql->down = true;
+    co_await svc->check_consistency(1);  // |20 - 0| > 10: writes 0
+  });
+  EXPECT_EQ(rig.redis_get(count_key(1)), "0");  // LIKE-10 broken
+}
+
+TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadErrors) {
+  Rig rig(Variant::kHardened);
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    (void)co_await svc->like(1, 5, 1, 1);
+    (void)co_await svc->like(1, 6, 1, 2);
+  });
+  sim::redis::Session s;
+  rig.engine.execute(s, {"FLUSHALL"}, rig.world.now_us() / 1000);
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    rig.sql->down = true;
+    co_await svc->reconcile();
+    rig.sql->down = false;
+  });
+  EXPECT_EQ(rig.redis_get(count_key(1)), "(nil)");
+  rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> { co_await svc->reconcile(); });
+  EXPECT_EQ(rig.redis_get(count_key(1)), "2");
+  EXPECT_EQ(rig.redis_get(like_key(1, 5)), "1");
+  EXPECT_EQ(rig.redis_get(count_key(2)), "0");
+}
+
+TEST(LikeScriptsTest, PutRejectsOlderVersions) {
+  sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
+  sim::redis::Session s;
+  auto reg = likes_scripts();
+  const std::string lua = reg->by_name(kPutScript)->lua;
+  auto put = [&](const std::string& v, int ver) {
+    return engine.execute(s, {"EVAL", lua, "2", "k", "kv", v, std::to_string(ver), "0"}, 1000).integer;
+  };
+  EXPECT_EQ(put("5", 3), 1);
+  EXPECT_EQ(put("4", 2), 0);
+  EXPECT_EQ(put("4", 3), 0);
+  EXPECT_EQ(put("6", 4), 1);
+  EXPECT_EQ(engine.execute(s, {"GET", "k"}, 1000).str, "6");
+  engine.execute(s, {"DEL", "k"}, 1000);
+  EXPECT_EQ(put("6", 4), 1);  // value gone, same version: refill allowed
+  EXPECT_EQ(put("1", 3), 0);
+}
+
+}  // namespace
+}  // namespace fl::likes

@@ -1,0 +1,121 @@
+#include "model/likes/model.h"
+
+#include <cassert>
+#include <cstdlib>
+#include <set>
+
+namespace fl::likes::model {
+
+std::string Possible::describe() const {
+  if (liked && not_liked) return "{liked, not}";
+  if (liked) return "{liked}";
+  if (not_liked) return "{not}";
+  return "{}";
+}
+
+std::string Range::describe() const { return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]"; }
+
+void LikesModel::add(WriteOp op) {
+  if (op.definite) {
+    assert(op.complete_us != kNever);
+    assert(op.invoke_us <= op.complete_us);
+  } else {
+    op.complete_us = kNever;
+  }
+  ops_[{op.asset, op.user}].push_back(std::move(op));
+}
+
+std::vector<const WriteOp*> LikesModel::candidates(int64_t asset, int64_t user, int64_t s_us, int64_t e_us,
+                                                   std::optional<uint64_t> exclude, bool* initial) const {
+  std::vector<const WriteOp*> out;
+  *initial = true;
+  auto it = ops_.find({asset, user});
+  if (it == ops_.end()) return out;
+  const std::vector<WriteOp>& ws = it->second;
+  for (const WriteOp& w : ws) {
+    if (exclude && w.id == *exclude) continue;
+    if (w.definite && w.complete_us < s_us) *initial = false;
+  }
+  for (const WriteOp& w : ws) {
+    if (exclude && w.id == *exclude) continue;
+    if (!(w.invoke_us < e_us)) continue;
+    bool overwritten = false;
+    for (const WriteOp& x : ws) {
+      if (exclude && x.id == *exclude) continue;
+      if (x.definite && w.complete_us != kNever && x.invoke_us > w.complete_us && x.complete_us < s_us) {
+        overwritten = true;
+        break;
+      }
+    }
+    if (!overwritten) out.push_back(&w);
+  }
+  return out;
+}
+
+Possible LikesModel::possible_during(int64_t asset, int64_t user, int64_t s_us, int64_t e_us,
+                                     std::optional<uint64_t> exclude) const {
+  bool initial = true;
+  Possible p;
+  for (const WriteOp* w : candidates(asset, user, s_us, e_us, exclude, &initial)) {
+    (w->like ? p.liked : p.not_liked) = true;
+  }
+  if (initial) p.not_liked = true;
+  return p;
+}
+
+Range LikesModel::count_range(int64_t asset, int64_t s_us, int64_t e_us) const {
+  Range r;
+  for (const auto& [key, ws] : ops_) {
+    if (key.first != asset) continue;
+    Possible p = possible_during(key.first, key.second, s_us, e_us);
+    if (p.liked) ++r.hi;
+    if (p.only(true)) ++r.lo;
+  }
+  return r;
+}
+
+std::vector<const WriteOp*> LikesModel::final_candidates(int64_t asset, int64_t user) const {
+  bool initial = true;
+  return candidates(asset, user, kNever, kNever, std::nullopt, &initial);
+}
+
+std::vector<std::pair<int64_t, int64_t>> LikesModel::pairs() const {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& [key, ws] : ops_) out.push_back(key);
+  return out;
+}
+
+std::vector<int64_t> LikesModel::assets() const {
+  std::set<int64_t> s;
+  for (const auto& [key, ws] : ops_) s.insert(key.first);
+  return {s.begin(), s.end()};
+}
+
+const std::vector<WriteOp>& LikesModel::writes(int64_t asset, int64_t user) const {
+  static const std::vector<WriteOp> kEmpty;
+  auto it = ops_.find({asset, user});
+  return it == ops_.end() ? kEmpty : it->second;
+}
+
+bool parse_args(const std::string& args, int64_t* asset, int64_t* user) {
+  *asset = 0;
+  *user = 0;
+  bool have_asset = false;
+  size_t pos = 0;
+  while (pos < args.size()) {
+    size_t end = args.find(' ', pos);
+    if (end == std::string::npos) end = args.size();
+    const std::string tok = args.substr(pos, end - pos);
+    const size_t eq = tok.find('=');
+    if (eq != std::string::npos) {
+      const std::string k = tok.substr(0, eq);
+      const int64_t v = std::strtoll(tok.c_str() + eq + 1, nullptr, 10);
+      if (k == "asset") { *asset = v; have_asset = true; }
+      if (k == "user") *user = v;
+    }
+    pos = end + 1;
+  }
+  return have_asset;
+}
+
+}  // namespace fl::likes::model

@@ -1,0 +1,38 @@
+// The likes checkers: one per invariant family of ../shared/INVARIANTS.md (LIKE-1..LIKE-11), each
+// a pure function of a LikesRun judged against model/likes. Evidence lists the history ops,
+// effects and samples that show a violation (at most kMaxEvidence lines).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/likes/model.h"
+#include "properties/likes/run.h"
+#include "properties/verdict.h"
+
+namespace fl::likes::props {
+
+inline constexpr size_t kMaxEvidence = 12;
+
+// Every checker, with its invariant ids and the seed section it comes from.
+std::vector<PropertyInfo> likes_properties();
+
+// The model of a run's history (like/unlike writes).
+model::LikesModel build_model(const LikesRun& run);
+
+Verdict check_uniqueness(const LikesRun& run, const model::LikesModel& m);          // LIKE-1
+Verdict check_single_effect(const LikesRun& run, const model::LikesModel& m);       // LIKE-2
+Verdict check_db_count(const LikesRun& run, const model::LikesModel& m);            // LIKE-3
+Verdict check_cache_count(const LikesRun& run, const model::LikesModel& m);         // LIKE-4
+Verdict check_non_negative(const LikesRun& run, const model::LikesModel& m);        // LIKE-5
+Verdict check_durability(const LikesRun& run, const model::LikesModel& m);          // LIKE-6
+Verdict check_per_user_order(const LikesRun& run, const model::LikesModel& m);      // LIKE-7
+Verdict check_state_cache(const LikesRun& run, const model::LikesModel& m);         // LIKE-8
+Verdict check_expiry_safety(const LikesRun& run, const model::LikesModel& m);       // LIKE-9
+Verdict check_reconciliation(const LikesRun& run, const model::LikesModel& m);      // LIKE-10
+Verdict check_idempotence(const LikesRun& run, const model::LikesModel& m);         // LIKE-11
+
+// Runs the named properties (empty = all). Unknown names give a failed verdict saying so.
+std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::string>& properties);
+
+}  // namespace fl::likes::props
