@@ -189,13 +189,15 @@ const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
     "                       [--json OUT.json] [--timeout-s T] [--quiet]\n"
     "       faultline sweep FILE --crash-points [--effects K] [--seed N] [--jobs J] [--json OUT]\n"
+    "                       [--found DIR]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
     "  seed (over --timeout-s wall seconds, default 120) is that seed's failure. --shard i/n runs\n"
     "  every n-th seed starting at the i-th, so n machines cover N seeds; merge their --json files\n"
     "  with `faultline report --merge`. --crash-points lists every external effect of the service\n"
     "  processes (each Redis command, SQL statement, publish, ack) in one run, then re-runs the\n"
     "  seed once per effect (the first K with --effects), crashing the caller right before and\n"
-    "  right after it; the crashed process restarts 1 s later.\n"
+    "  right after it; the crashed process restarts 1 s later. --found DIR writes each broken\n"
+    "  property's first crash point as a replayable scenario (crash_point: + seed:).\n"
     "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
 
 int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeout_s) {
@@ -225,8 +227,10 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeou
       },
       jobs, timeout_s);
   std::map<std::string, std::vector<std::string>> broken;  // property -> crash points
+  std::map<std::string, CrashPoint> first_break;            // property -> its first crash point
   for (const WorkerOutcome& o : out) {
     const CrashPoint& p = points[o.job];
+    for (const std::string& prop : failed_properties(o.result)) first_break.emplace(prop, p);
     const std::string where = std::string(p.before ? "before" : "after") + " " +
                               listed.effects[p.effect_index];
     for (const std::string& prop : failed_properties(o.result)) broken[prop].push_back(where);
@@ -246,6 +250,25 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeou
     rep.runs.push_back(make_run_record(s, out, rep.produced_at, rep.commit));
     if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
   }
+  if (f.has("--found")) {
+    // Each broken property's first crash point, pinned in a replayable scenario file.
+    fs::create_directories(f.str("--found"));
+    for (const auto& [prop, p] : first_break) {
+      if (prop.empty() || prop[0] == '<') continue;  // "<error>": a crashed run, not a property
+      Scenario pinned = s;
+      pinned.crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.restart_after_ms};
+      pinned.seed = seed;
+      pinned.expect = Expectation{false, prop, std::nullopt};
+      pinned.name = s.name + "-crash-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
+      const std::string path = f.str("--found") + "/" + pinned.name + "-" + prop + ".yaml";
+      const std::string header = "# Crash point found by `faultline sweep --crash-points` on " + s.source_file +
+                                 ": crashing " + (p.before ? "before " : "after ") +
+                                 listed.effects[p.effect_index] + " breaks " + prop +
+                                 ".\n# Replay: faultline replay " + path + "\n";
+      if (!write_text(path, header + scenario_to_yaml(pinned))) return f.error("cannot write " + path);
+      std::printf("  wrote %s\n", path.c_str());
+    }
+  }
   const bool expect_clean = s.expect.pass;
   return (broken.empty() == expect_clean) ? 0 : 1;
 }
@@ -256,7 +279,7 @@ int sweep_main(const Args& args) {
   Flags f(args, kSweepUsage);
   if (f.has("--help")) return std::fputs(kSweepUsage, stdout), 0;
   if (std::string u = f.unknown({"--seeds", "--first-seed", "--jobs", "--shard", "--json",
-                                 "--timeout-s", "--quiet", "--crash-points", "--effects",
+                                 "--timeout-s", "--quiet", "--crash-points", "--effects", "--found",
                                  "--seed"});
       !u.empty()) {
     return f.error("unknown flag '" + u + "'");

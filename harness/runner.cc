@@ -59,12 +59,17 @@ std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& o
 }
 
 // Numbers the calls of the service processes; arms the crash point if one is asked for.
-void watch_service_effects(sim::World& world, const SystemRun& run, const RunOptions& options) {
-  if (!options.list_effects && !options.crash_point) return;
+// The command line's crash point wins over the scenario's pinned one.
+void watch_service_effects(sim::World& world, const SystemRun& run, const Scenario& s, const RunOptions& options) {
+  std::optional<CrashPoint> point = options.crash_point;
+  if (!point && s.crash_point) {
+    point = CrashPoint{static_cast<uint64_t>(s.crash_point->effect), s.crash_point->before,
+                       s.crash_point->restart_after_ms};
+  }
+  if (!options.list_effects && !point) return;
   for (const char* role : {"replica", "worker", "gateway"}) world.watch_effects(run.fault_targets(role));
-  if (options.crash_point) {
-    world.arm_crash_point(sim::CrashPointPlan{options.crash_point->effect_index, options.crash_point->before,
-                                              options.crash_point->restart_after_ms * kUsPerMs});
+  if (point) {
+    world.arm_crash_point(sim::CrashPointPlan{point->effect_index, point->before, point->restart_after_ms * kUsPerMs});
   }
 }
 
@@ -98,7 +103,7 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
   try {
     world->network().set_default_link(link_options(s.network));
     run = sys->build(*world, s);
-    watch_service_effects(*world, *run, options);
+    watch_service_effects(*world, *run, s, options);
     FaultInjector faults(*world, *run, s, sys->critical_durations(s));
     faults.schedule_all();
     const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * kUsPerMs;

@@ -86,6 +86,17 @@ struct Expectation {
   bool operator==(const Expectation&) const = default;  // field-wise (round-trip tests)
 };
 
+// A pinned crash point: the process that makes the `effect`-th external effect (numbered over
+// the service processes' calls, as `faultline sweep --crash-points` lists them) crashes right
+// before or right after it and restarts `restart_after_ms` later. This is how a counterexample
+// found by a crash-point sweep is saved as a replayable file.
+struct CrashPointSpec {
+  int64_t effect = 0;
+  bool before = false;
+  int64_t restart_after_ms = 1000;
+  bool operator==(const CrashPointSpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -103,6 +114,7 @@ struct Scenario {
   Expectation expect;
   std::vector<std::string> matrix_rows;
   std::map<std::string, std::string> params;  // system-specific settings (ttl overrides, ...)
+  std::optional<CrashPointSpec> crash_point;
   std::optional<uint64_t> seed;          // saved counterexamples carry their seed
   std::string source_file;               // where it was loaded from (not part of the digest)
   bool operator==(const Scenario&) const = default;  // field-wise (round-trip tests)

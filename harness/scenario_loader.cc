@@ -56,7 +56,7 @@ class Loader {
     }
     check_keys(root, {"name", "description", "system", "variant", "topology", "workload",
                       "network", "storage", "faults", "swarm", "duration_ms", "quiescent_tail_ms",
-                      "properties", "expect", "matrix_rows", "params", "seed"});
+                      "properties", "expect", "matrix_rows", "params", "crash_point", "seed"});
     require(root, "name");
     require(root, "system");
     read_string(root, "name", s.name);
@@ -78,6 +78,7 @@ class Loader {
     if (root["expect"]) read_expect(root["expect"], s.expect);
     read_string_list(root, "matrix_rows", s.matrix_rows);
     read_string_map(root, "params", s.params);
+    if (root["crash_point"]) read_crash_point(root["crash_point"], s);
     if (root["seed"]) {
       uint64_t seed = 0;
       if (read_u64(root["seed"], seed)) s.seed = seed;
@@ -388,6 +389,20 @@ class Loader {
     if (e.pass && !e.failing_property.empty()) {
       error(n["property"], "expect.property names a failing property but the verdict is 'pass'");
     }
+  }
+
+  void read_crash_point(const YAML::Node& n, Scenario& s) {
+    if (!expect_map(n, "crash_point")) return;
+    check_keys(n, {"effect", "when", "restart_after_ms"});
+    require(n, "effect");
+    CrashPointSpec c;
+    read_int(n, "effect", c.effect, 0, int64_t{1} << 40);
+    std::string when = "after";
+    static const std::vector<std::string> kWhen = {"before", "after"};
+    read_string(n, "when", when, &kWhen);
+    c.before = when == "before";
+    read_int(n, "restart_after_ms", c.restart_after_ms, 0, kDayMs);
+    s.crash_point = c;
   }
 
   // ---------------------------------------------------------------- names
@@ -705,6 +720,13 @@ std::string scenario_to_yaml(const Scenario& s) {
   emit_string_list(e, s.matrix_rows);
   e << YAML::Key << "params" << YAML::Value;
   emit_string_map(e, s.params);
+  if (s.crash_point) {
+    e << YAML::Key << "crash_point" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "effect" << YAML::Value << s.crash_point->effect;
+    e << YAML::Key << "when" << YAML::Value << (s.crash_point->before ? "before" : "after");
+    e << YAML::Key << "restart_after_ms" << YAML::Value << s.crash_point->restart_after_ms;
+    e << YAML::EndMap;
+  }
   if (s.seed) e << YAML::Key << "seed" << YAML::Value << *s.seed;
   e << YAML::EndMap;
   return std::string(e.c_str()) + "\n";
