@@ -1,0 +1,546 @@
+#include "impl/combo/service.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "impl/combo/frontend.h"
+#include "impl/combo/messages.h"
+#include "impl/combo/stream_reply.h"
+
+namespace fl::combo {
+
+namespace {
+
+struct CatalogItem {
+  const char* type;
+  int64_t id;
+  const char* name;
+  const char* icon;
+};
+constexpr CatalogItem kCatalog[] = {
+    {"firework", 1, "烟花", "icon-firework.png"},
+    {"rose", 2, "玫瑰", "icon-rose.png"},
+    {"rocket", 3, "火箭", "icon-rocket.png"},
+    {"heart", 4, "爱心", "icon-heart.png"},
+};
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+int64_t as_int(const SqlValue& v) { return v.type() == SqlValue::Type::kInteger ? v.as_int() : 0; }
+std::string as_text(const SqlValue& v) {
+  return v.type() == SqlValue::Type::kText || v.type() == SqlValue::Type::kBlob ? v.as_text() : std::string();
+}
+
+PublishOutcome outcome_of(const RedisReply& r) {
+  if (r.ok_reply()) return PublishOutcome::kOk;
+  return r.is_transport_error() && r.indeterminate ? PublishOutcome::kMaybe : PublishOutcome::kFailed;
+}
+
+constexpr const char* kRowColumns =
+    "id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
+    "quantity, created_at, window_id";
+
+std::vector<ContributionRow> rows_of(const SqlResult& r) {
+  std::vector<ContributionRow> out;
+  for (const SqlRow& row : r.rows()) {
+    ContributionRow c;
+    c.id = as_int(row[0]);
+    c.activity_id = as_int(row[1]);
+    c.user_id = as_int(row[2]);
+    c.star_id = as_int(row[3]);
+    c.item_id = as_int(row[4]);
+    c.item_type = as_text(row[5]);
+    c.item_name = as_text(row[6]);
+    c.item_icon = as_text(row[7]);
+    c.nickname = as_text(row[8]);
+    c.avatar_url = as_text(row[9]);
+    c.quantity = as_int(row[10]);
+    c.created_at = as_int(row[11]);
+    if (!row[12].is_null()) c.window_id = as_int(row[12]);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+class Replica {
+ public:
+  Replica(Runtime& rt, Redis& redis, Sql& sql, Probe* probe, ServiceOptions o)
+      : rt_(rt), redis_(redis), sql_(sql), probe_(probe), o_(o) {}
+
+  Task<MessagePtr> purchase(MessagePtr m);
+  Task<MessagePtr> latest(MessagePtr m);
+  Task<MessagePtr> ranking(MessagePtr m);
+  Task<void> worker();
+
+ private:
+  struct Line {
+    const PurchaseRequest* req;
+    PurchaseLine line;
+    ItemInfo item;
+    int64_t pid = 0;
+    int64_t created_at = 0;
+  };
+  Task<void> spec_aggregate(const Line& l);
+  Task<bool> hardened_aggregate(const Line& l);
+  Task<bool> fallback_publish(const Line& l);
+  Task<void> spec_worker();
+  Task<void> spec_process(const StreamEntry& e);
+  Task<void> hardened_worker();
+  Task<void> hardened_process(const StreamEntry& e);
+  Task<void> ensure_group();
+  void degraded(int64_t pid, const RedisReply& r, const char* step) {
+    if (probe_ && !r.ok_reply()) probe_->redis_degraded(std::string(rt_.process_name()), pid, std::string(step) + ": " + r.describe());
+  }
+  std::string consumer_name();
+
+  Runtime& rt_;
+  Redis& redis_;
+  Sql& sql_;
+  Probe* probe_;
+  ServiceOptions o_;
+};
+
+Task<MessagePtr> Replica::purchase(MessagePtr m) {
+  const PurchaseRequest* req = message_as<PurchaseRequest>(m);
+  PurchaseReply reply;
+  if (req == nullptr || req->lines.empty()) {
+    reply.error = "bad request";
+    reply.db_not_applied = true;
+    co_return make_message(reply);
+  }
+  for (const PurchaseLine& pl : req->lines) {
+    Line l{req, pl, {}, 0, 0};
+    if (!lookup_item(pl.item_type, &l.item) || pl.quantity <= 0) {
+      reply.error = "unknown item";
+      reply.db_not_applied = reply.pids.empty();
+      co_return make_message(reply);
+    }
+    // 1. DB 写入不变: one row per purchase (COMBO-1).
+    l.created_at = rt_.clock().now_ms();
+    SqlResult ins = co_await sql_.execute(
+        "INSERT INTO activity_contributions (activity_id, user_id, star_id, item_id, item_type, item_name, "
+        "item_icon, nickname, avatar_url, quantity, created_at, client_ref) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        {req->activity_id, req->user_id, req->star_id, l.item.item_id, pl.item_type, l.item.name, l.item.icon,
+         nickname_of(req->user_id), avatar_of(req->user_id), pl.quantity, l.created_at,
+         req->client_ref + "#" + str(static_cast<int64_t>(&pl - req->lines.data()))});
+    if (ins.constraint() && o_.variant == Variant::kHardened) {
+      // COMBO-1: a duplicated or retried request (same client_ref) reuses its row.
+      SqlResult again = co_await sql_.query("SELECT id, window_id FROM activity_contributions WHERE client_ref = ?",
+                                            {req->client_ref + "#" + str(static_cast<int64_t>(&pl - req->lines.data()))});
+      if (again.ok() && !again.rows().empty()) {
+        l.pid = as_int(again.rows()[0][0]);
+        reply.pids.push_back(l.pid);
+        if (again.rows()[0][1].is_null() && !co_await hardened_aggregate(l)) reply.alerted = true;
+        continue;
+      }
+    }
+    if (!ins.ok()) {
+      reply.error = std::string("db: ") + sql_status_name(ins.status);
+      reply.db_not_applied = ins.certainly_not_applied() && reply.pids.empty();
+      co_return make_message(reply);
+    }
+    l.pid = ins.last_insert_rowid();
+    reply.pids.push_back(l.pid);
+    if (o_.variant == Variant::kSpec) {
+      co_await spec_aggregate(l);
+    } else if (!co_await hardened_aggregate(l)) {
+      reply.alerted = true;  // COMBO-10: explicit, alerted failure instead of a silent drop
+      rt_.note("ALERT combo push not secured for pid " + str(l.pid));
+    }
+  }
+  reply.ok = true;
+  co_return make_message(reply);
+}
+
+// §4.2 as written: every error ignored, each command its own round trip.
+Task<void> Replica::spec_aggregate(const Line& l) {
+  const PurchaseRequest& req = *l.req;
+  const std::string agg_key = "combo:agg:" + str(req.user_id) + ":" + l.line.item_type;
+  const std::string lock_key = "combo:agg:lock:" + str(req.user_id) + ":" + l.line.item_type;
+  RedisReply r = co_await redis_.command({"HINCRBY", agg_key, "quantity", str(l.line.quantity)});
+  degraded(l.pid, r, "HINCRBY");
+  const std::vector<std::pair<std::string, std::string>> fields = {
+      {"activity_id", str(req.activity_id)}, {"user_id", str(req.user_id)},     {"star_id", str(req.star_id)},
+      {"item_id", str(l.item.item_id)},      {"item_name", l.item.name},        {"item_icon", l.item.icon},
+      {"nickname", nickname_of(req.user_id)}, {"avatar_url", avatar_of(req.user_id)},
+      {"first_id", str(l.pid)},              {"first_created_at", str(l.created_at)}};
+  for (const auto& [f, v] : fields) {
+    r = co_await redis_.command({"HSETNX", agg_key, f, v});
+    degraded(l.pid, r, "HSETNX");
+  }
+  r = co_await redis_.command({"EXPIRE", agg_key, str(o_.agg_ttl_s)});
+  degraded(l.pid, r, "EXPIRE");
+  // isFirst, _ := SetNX(...).Result(): an error reads as false.
+  RedisReply set = co_await redis_.command({"SET", lock_key, "1", "EX", str(o_.lock_ttl_s), "NX"});
+  degraded(l.pid, set, "SETNX");
+  const bool is_first = set.kind == RedisReply::Kind::kStatus;
+  if (is_first) {
+    const int64_t expire_at = rt_.clock().now_ms() + o_.window_ms;
+    r = co_await redis_xadd(redis_, kStreamKey,
+                            {{"activity_id", str(req.activity_id)},
+                             {"user_id", str(req.user_id)},
+                             {"item_type", l.line.item_type},
+                             {"first_id", str(l.pid)},
+                             {"first_created_at", str(l.created_at)},
+                             {"expire_at_ms", str(expire_at)}},
+                            o_.stream_maxlen);
+    degraded(l.pid, r, "XADD");
+  }
+}
+
+Task<bool> Replica::hardened_aggregate(const Line& l) {
+  const PurchaseRequest& req = *l.req;
+  // COMBO-15: keys carry the activity and the item id, not only (user, item_type).
+  const std::string suffix = str(req.activity_id) + ":" + str(req.user_id) + ":" + str(l.item.item_id);
+  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + str(l.pid)};
+  const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
+                                         str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
+                                         l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
+                                         str(l.created_at), str(o_.window_ms), str(o_.hardened_agg_ttl_ms),
+                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":"};
+  RedisReply r;
+  for (int attempt = 0; attempt < o_.redis_attempts; ++attempt) {
+    // COMBO-2: the script is idempotent per pid (marker), so an indeterminate attempt is retried.
+    r = co_await redis_.script("combo_aggregate", keys, args);
+    degraded(l.pid, r, "combo_aggregate");
+    if (!r.is_transport_error() || !r.indeterminate) break;
+  }
+  if (r.kind == RedisReply::Kind::kBulk) {
+    // COMBO-11: the row remembers its window so the polling merge groups exactly as the push.
+    // The UPDATE is idempotent: retried until it lands, so no row stays unbound (COMBO-3/11).
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      SqlResult up = co_await sql_.execute("UPDATE activity_contributions SET window_id = ? WHERE id = ?",
+                                           {std::stoll(r.str), l.pid});
+      if (up.ok()) co_return true;
+      co_await rt_.clock().sleep_ms(500);
+    }
+    co_return false;
+  }
+  if (r.is_transport_error() && r.indeterminate) co_return false;  // may have counted: alert only
+  co_return co_await fallback_publish(l);  // §6: Redis refused -> publish the single record now
+}
+
+Task<bool> Replica::fallback_publish(const Line& l) {
+  ContributionRecord rec;
+  rec.id = l.pid;
+  rec.activity_id = l.req->activity_id;
+  rec.user_id = l.req->user_id;
+  rec.nickname = nickname_of(rec.user_id);
+  rec.avatar_url = avatar_of(rec.user_id);
+  rec.star_id = l.req->star_id;
+  rec.item_id = l.item.item_id;
+  rec.item_type = l.line.item_type;
+  rec.item_name = l.item.name;
+  rec.item_icon = l.item.icon;
+  rec.quantity = rec.combo_count = l.line.quantity;
+  rec.created_at = l.created_at;
+  PublishEvent e;
+  e.process = std::string(rt_.process_name());
+  e.begin_mark = probe_ ? probe_->mark() : 0;
+  e.channel = channel_of(rec.activity_id);
+  e.payload = encode_payload(rec.activity_id, rec);
+  RedisReply r = co_await redis_.command({"PUBLISH", e.channel, e.payload});
+  e.outcome = outcome_of(r);
+  if (probe_) probe_->published(e);
+  co_return e.outcome == PublishOutcome::kOk;
+}
+
+Task<MessagePtr> Replica::latest(MessagePtr m) {
+  const LatestRequest* req = message_as<LatestRequest>(m);
+  LatestReply reply;
+  if (req == nullptr) co_return make_message(reply);
+  SqlResult r;
+  if (o_.variant == Variant::kSpec) {
+    r = co_await sql_.query(std::string("SELECT ") + kRowColumns +
+                                " FROM activity_contributions WHERE activity_id = ? ORDER BY created_at DESC, id DESC "
+                                "LIMIT ?",
+                            {req->activity_id, o_.latest_limit});
+  } else {
+    // COMBO-11: whole windows (the newest latest_limit of them), never a window cut in half.
+    r = co_await sql_.query(std::string("SELECT ") + kRowColumns +
+                                " FROM activity_contributions WHERE activity_id = ?1 AND window_id IN (SELECT DISTINCT "
+                                "window_id FROM activity_contributions WHERE activity_id = ?1 AND window_id IS NOT NULL "
+                                // a window is shown once its opening row is bound (COMBO-11/13)
+                                "AND window_id IN (SELECT id FROM activity_contributions WHERE id = window_id) "
+                                "ORDER BY window_id DESC LIMIT ?2)",
+                            {req->activity_id, o_.latest_limit});
+  }
+  if (!r.ok()) {
+    reply.error = sql_status_name(r.status);
+    co_return make_message(reply);
+  }
+  const std::vector<ContributionRow> rows = rows_of(r);
+  reply.records = o_.variant == Variant::kSpec ? merge_latest_spec(rows) : merge_latest_hardened(rows);
+  reply.ok = true;
+  co_return make_message(reply);
+}
+
+Task<MessagePtr> Replica::ranking(MessagePtr m) {
+  const RankingRequest* req = message_as<RankingRequest>(m);
+  RankingReply reply;
+  if (req == nullptr) co_return make_message(reply);
+  SqlResult r = co_await sql_.query(
+      "SELECT user_id, SUM(quantity) AS total FROM activity_contributions WHERE activity_id = ? GROUP BY user_id "
+      "ORDER BY total DESC, user_id",
+      {req->activity_id});
+  if (r.ok()) {
+    reply.ok = true;
+    for (const SqlRow& row : r.rows()) reply.totals.emplace_back(as_int(row[0]), as_int(row[1]));
+  }
+  co_return make_message(reply);
+}
+
+std::string Replica::consumer_name() {
+  if (o_.variant == Variant::kSpec) {
+    // fmt.Sprintf("worker-%d", time.Now().UnixNano()%100000)
+    return "worker-" + str((rt_.clock().now_us() * 1000) % 100000);
+  }
+  // hardened: unique per incarnation, so restarts never collide (stranded entries are claimed).
+  return std::string(rt_.process_name()) + "-" + str(rt_.incarnation());
+}
+
+Task<void> Replica::worker() {
+  if (o_.variant == Variant::kSpec) {
+    co_await spec_worker();
+  } else {
+    co_await hardened_worker();
+  }
+}
+
+Task<void> Replica::spec_worker() {
+  const std::string consumer = consumer_name();
+  // _ = XGroupCreateMkStream(...).Err(): once, at start, error ignored.
+  co_await redis_.command({"XGROUP", "CREATE", kStreamKey, kConsumerGroup, "0", "MKSTREAM"});
+  for (;;) {
+    RedisReply r = co_await redis_xreadgroup(redis_, kConsumerGroup, consumer, kStreamKey, ">", o_.read_count,
+                                             o_.block_ms);
+    if (r.is_nil()) continue;  // redis.Nil
+    if (!r.ok_reply()) {
+      rt_.note("XReadGroup error " + r.describe());
+      co_await rt_.clock().sleep_ms(o_.error_sleep_ms);
+      continue;
+    }
+    for (const StreamEntry& e : parse_xreadgroup(r)) {
+      co_await spec_process(e);
+      co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // 确认消费, error ignored
+    }
+  }
+}
+
+Task<void> Replica::spec_process(const StreamEntry& e) {
+  int64_t expire_at = 0, user_id = 0, activity_id = 0;
+  try {
+    expire_at = std::stoll(e.field("expire_at_ms"));
+    user_id = std::stoll(e.field("user_id"));
+    activity_id = std::stoll(e.field("activity_id"));
+  } catch (...) {
+  }
+  const int64_t now = rt_.clock().now_ms();
+  if (now < expire_at) co_await rt_.clock().sleep_ms(expire_at - now);  // local sleep, local clock
+  const std::string item_type = e.field("item_type");
+  const std::string agg_key = "combo:agg:" + str(user_id) + ":" + item_type;
+  const std::string lock_key = "combo:agg:lock:" + str(user_id) + ":" + item_type;
+  RedisReply h = co_await redis_hgetall(redis_, agg_key);
+  const auto fields = parse_hash(h);
+  if (!h.ok_reply() || fields.empty()) co_return;
+  auto num = [&](const char* k) -> int64_t {
+    auto it = fields.find(k);
+    if (it == fields.end()) return 0;
+    try { return std::stoll(it->second); } catch (...) { return 0; }  // strconv errors ignored
+  };
+  auto text = [&](const char* k) {
+    auto it = fields.find(k);
+    return it == fields.end() ? std::string() : it->second;
+  };
+  ContributionRecord rec;
+  rec.id = num("first_id");
+  rec.activity_id = activity_id;
+  rec.user_id = user_id;
+  rec.nickname = text("nickname");
+  rec.avatar_url = text("avatar_url");
+  rec.star_id = num("star_id");
+  rec.item_id = num("item_id");
+  rec.item_type = item_type;
+  rec.item_name = text("item_name");
+  rec.item_icon = text("item_icon");
+  rec.quantity = static_cast<int32_t>(num("quantity"));
+  rec.combo_count = rec.quantity;
+  rec.created_at = num("first_created_at");
+  PublishEvent ev;
+  ev.process = std::string(rt_.process_name());
+  ev.begin_mark = probe_ ? probe_->mark() : 0;
+  ev.entry_id = e.id;
+  try { ev.entry_first_id = std::stoll(e.field("first_id")); } catch (...) {}
+  ev.entry_activity_id = activity_id;
+  ev.entry_user_id = user_id;
+  ev.entry_item_type = item_type;
+  ev.channel = channel_of(activity_id);
+  ev.payload = encode_payload(activity_id, rec);
+  RedisReply p = co_await redis_publish(redis_, ev.channel, ev.payload);
+  ev.outcome = outcome_of(p);
+  if (probe_) probe_->published(ev);
+  co_await redis_.command({"DEL", agg_key, lock_key});
+}
+
+Task<void> Replica::ensure_group() {
+  co_await redis_.command({"XGROUP", "CREATE", kStreamKey, kConsumerGroup, "0", "MKSTREAM"});
+}
+
+Task<void> Replica::hardened_worker() {
+  const std::string consumer = consumer_name();
+  co_await ensure_group();
+  int64_t last_claim_ms = rt_.clock().now_ms() - o_.claim_interval_ms;
+  for (;;) {
+    const int64_t now_ms = rt_.clock().now_ms();
+    if (now_ms - last_claim_ms >= o_.claim_interval_ms || now_ms < last_claim_ms) {
+      last_claim_ms = now_ms;
+      // COMBO-7 / COMBO-4: entries stranded in the PEL of a crashed or stalled consumer are
+      // claimed by a live one (the seed's §6 promise, absent from its code).
+      RedisReply c = co_await redis_.command({"XAUTOCLAIM", kStreamKey, kConsumerGroup, consumer,
+                                              str(o_.claim_min_idle_ms), "0-0", "COUNT", str(o_.read_count)});
+      for (const StreamEntry& e : parse_xautoclaim(c)) co_await hardened_process(e);
+    }
+    RedisReply r = co_await redis_xreadgroup(redis_, kConsumerGroup, consumer, kStreamKey, ">", o_.read_count,
+                                             std::min(o_.block_ms, o_.claim_interval_ms));
+    if (r.is_nil()) continue;
+    if (!r.ok_reply()) {
+      // COMBO-2: a Redis restart without persistence drops the group; recreate it.
+      if (r.is_error() && r.str.find("NOGROUP") != std::string::npos) co_await ensure_group();
+      else co_await rt_.clock().sleep_ms(o_.error_sleep_ms);
+      continue;
+    }
+    for (const StreamEntry& e : parse_xreadgroup(r)) co_await hardened_process(e);
+  }
+}
+
+Task<void> Replica::hardened_process(const StreamEntry& e) {
+  const std::string activity = e.field("activity_id"), user = e.field("user_id"), item_id = e.field("item_id");
+  const std::string wid = e.field("window_id");
+  const std::string suffix = activity + ":" + user + ":" + item_id;
+  PublishEvent ev;
+  ev.process = std::string(rt_.process_name());
+  ev.entry_id = e.id;
+  bool malformed = false;
+  try {
+    ev.entry_first_id = std::stoll(e.field("first_id"));
+    ev.entry_window_id = std::stoll(wid);
+    ev.entry_activity_id = std::stoll(activity);
+    ev.entry_user_id = std::stoll(user);
+  } catch (...) {
+    malformed = true;
+  }
+  if (malformed) {
+    co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // malformed: drop it
+    co_return;
+  }
+  ev.entry_item_type = e.field("item_type");
+  ev.channel = channel_of(ev.entry_activity_id);
+  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, "combo:agg:" + suffix + ":" + wid, kStreamKey,
+                                         "combo:pub:" + suffix + ":" + wid};
+  const std::string owner = consumer_name() + "@" + str(rt_.clock().now_us()) + "#" + e.id;
+  const std::vector<std::string> args = {kConsumerGroup, e.id, wid, ev.channel, activity, user,
+                                         ev.entry_item_type, str(o_.marker_ttl_ms), owner};
+  bool began = false;
+  for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
+    if (!began && probe_) ev.begin_mark = probe_->mark();
+    began = true;
+    RedisReply r = co_await redis_.script("combo_flush", keys, args);
+    if (r.kind == RedisReply::Kind::kArray && !r.elements.empty()) {
+      const std::string& what = r.elements[0].str;
+      if (what == "wait") {
+        // COMBO-5: the window ends when its lock expires on Redis's clock, not on ours.
+        const int64_t pttl = r.elements.size() > 1 ? r.elements[1].integer : 0;
+        co_await rt_.clock().sleep_ms(std::clamp<int64_t>(pttl, 1, o_.window_ms) + 2);
+        began = false;
+        continue;
+      }
+      // "already" counts as ours only when the marker names this attempt's owner (an earlier
+      // attempt of ours was indeterminate); otherwise another worker published it.
+      const bool ours = what == "published" || (what == "already" && r.elements.size() > 2 && r.elements[2].str == owner);
+      if (ours && r.elements.size() > 1) {
+        ev.payload = r.elements[1].str;
+        ev.outcome = PublishOutcome::kOk;
+        if (probe_) probe_->published(ev);
+      }
+      co_return;  // published, already published, or nothing left: acked by the script
+    }
+    if (r.is_transport_error() && r.indeterminate) continue;  // retry: the script is idempotent
+    // Redis down or erroring: leave the entry pending; XAUTOCLAIM brings it back (COMBO-7).
+    co_return;
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& item_types() {
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> v;
+    for (const CatalogItem& c : kCatalog) v.push_back(c.type);
+    return v;
+  }();
+  return types;
+}
+
+bool lookup_item(const std::string& item_type, ItemInfo* out) {
+  for (const CatalogItem& c : kCatalog) {
+    if (item_type == c.type) {
+      *out = ItemInfo{c.id, c.name, c.icon};
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string nickname_of(int64_t user_id) { return "user" + std::to_string(user_id); }
+std::string avatar_of(int64_t user_id) { return "avatar-" + std::to_string(user_id) + ".png"; }
+
+const char* combo_schema_sql() {
+  return "CREATE TABLE IF NOT EXISTS activity_contributions ("
+         " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+         " activity_id INTEGER NOT NULL, user_id INTEGER NOT NULL, star_id INTEGER NOT NULL,"
+         " item_id INTEGER NOT NULL, item_type TEXT NOT NULL, item_name TEXT NOT NULL, item_icon TEXT NOT NULL,"
+         " nickname TEXT NOT NULL, avatar_url TEXT NOT NULL,"
+         " quantity INTEGER NOT NULL CHECK (quantity > 0),"
+         " created_at INTEGER NOT NULL,"
+         " window_id INTEGER,"    // hardened: the window the server assigned (NULL in spec)
+         " client_ref TEXT);"     // instrumentation: joins a row to the client operation
+         "CREATE INDEX IF NOT EXISTS idx_ac_activity_created ON activity_contributions(activity_id, created_at);"
+         "CREATE INDEX IF NOT EXISTS idx_ac_activity_window ON activity_contributions(activity_id, window_id);";
+}
+
+Task<void> replica_main(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Probe* probe, ServiceOptions options) {
+  // Schema: one statement at a time (the port runs one statement per execute()).
+  const std::string schema = combo_schema_sql();
+  size_t from = 0;
+  while (from < schema.size()) {
+    size_t end = schema.find(';', from);
+    if (end == std::string::npos) end = schema.size();
+    const std::string stmt = schema.substr(from, end - from);
+    from = end + 1;
+    if (stmt.empty()) continue;
+    for (;;) {
+      SqlResult r = co_await sql.execute(SqlStatement(stmt));
+      if (r.ok()) break;
+      co_await rt.clock().sleep_ms(200);  // DB not up yet
+    }
+  }
+  if (options.variant == Variant::kHardened) {
+    // COMBO-1: the client's request id is an idempotency key (duplicated requests, retries).
+    for (;;) {
+      SqlResult r = co_await sql.execute(
+          SqlStatement("CREATE UNIQUE INDEX IF NOT EXISTS ux_ac_client_ref ON activity_contributions(client_ref)"));
+      if (r.ok()) break;
+      co_await rt.clock().sleep_ms(200);
+    }
+  }
+  Replica replica(rt, redis, sql, probe, options);
+  Replica* self = &replica;
+  rpc.serve(std::string(kActivityService) + ".purchase", [self](MessagePtr m) { return self->purchase(std::move(m)); });
+  rpc.serve(std::string(kActivityService) + ".latest", [self](MessagePtr m) { return self->latest(std::move(m)); });
+  rpc.serve(std::string(kActivityService) + ".ranking", [self](MessagePtr m) { return self->ranking(std::move(m)); });
+  co_await replica.worker();  // never returns: the worker runs for the life of the process
+}
+
+}  // namespace fl::combo
