@@ -31,6 +31,14 @@ void clamp_faults(Scenario& s) {
                  s.faults.end());
 }
 
+int64_t quiescent_tail_floor_ms(const Scenario& s) {
+  int64_t longest_us = 0;
+  if (const SystemUnderTest* sys = find_system(s.system)) {
+    for (const CriticalDuration& c : sys->critical_durations(s)) longest_us = std::max(longest_us, c.duration_us);
+  }
+  return 2 * (longest_us / 1000) + 1000;
+}
+
 // Candidate reductions of `s`, most aggressive first.
 std::vector<Scenario> candidates(const Scenario& s) {
   std::vector<Scenario> out;
@@ -77,8 +85,12 @@ std::vector<Scenario> candidates(const Scenario& s) {
     with([](Scenario& c) { c.duration_ms /= 2; });
     with([](Scenario& c) { c.duration_ms -= c.duration_ms / 4; });
   }
-  if (s.quiescent_tail_ms > 0) {
-    with([](Scenario& c) { c.quiescent_tail_ms /= 2; });
+  // Liveness is judged after the quiet tail: never shrink it below what the system needs to
+  // recover (twice its longest critical duration plus a second), or a cut tail would turn into a
+  // false liveness failure.
+  const int64_t floor_ms = std::min(s.quiescent_tail_ms, quiescent_tail_floor_ms(s));
+  if (s.quiescent_tail_ms > floor_ms) {
+    with([floor_ms](Scenario& c) { c.quiescent_tail_ms = std::max(floor_ms, c.quiescent_tail_ms / 2); });
   }
   with([](Scenario& c) {
     c.network.drop_probability = 0;

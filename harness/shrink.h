@@ -3,7 +3,9 @@
 // Greedy, deterministic passes until none makes progress (or the run budget is spent): drop
 // scheduled faults (halves, then one by one), switch the swarm off or narrow its kinds and rate,
 // drop workload generators, lower rates, clients, workers and replicas, shorten the duration and
-// the quiescent tail, zero the network fault probabilities. A candidate is kept only when its run
+// the quiescent tail (never below twice the system's longest critical duration plus 1 s, so a
+// liveness property keeps the recovery time it is judged after), zero the network fault
+// probabilities. A candidate is kept only when its run
 // fails the target property (or crashes the same way when the original run crashed).
 #pragma once
 
