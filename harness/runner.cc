@@ -98,8 +98,8 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
   // The configuration is the trace's first event, so two variants of one scenario (same
   // messages, different state) still have different fingerprints.
   world->trace().record(world->now_us(), sim::TraceKind::kUser, "", "",
-                        "scenario " + s.name + " system " + s.system + " variant " + s.variant +
-                            " config " + sim::hex64(result.config_digest));
+                        "system " + s.system + " variant " + s.variant + " config " +
+                            sim::hex64(result.config_digest));
   try {
     world->network().set_default_link(link_options(s.network));
     run = sys->build(*world, s);

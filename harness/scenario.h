@@ -120,7 +120,8 @@ struct Scenario {
   bool operator==(const Scenario&) const = default;  // field-wise (round-trip tests)
 };
 
-// Stable digest of everything that influences a run (not source_file, not seed).
+// Stable digest of everything that influences a run: not the seed, the source file, the name,
+// the description, the expectation or the matrix rows.
 uint64_t scenario_digest(const Scenario& s);
 
 }  // namespace fl

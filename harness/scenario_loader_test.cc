@@ -241,7 +241,14 @@ TEST(ScenarioLoader, CanonicalYamlRoundTripsAndDigestIgnoresSeed) {
   other.seed = 7;
   other.source_file = "elsewhere.yaml";
   other.expect.fingerprint = 0x1234;
+  other.name = "renamed";
+  other.description = "other words";
+  other.expect.pass = !other.expect.pass;
+  other.matrix_rows.clear();
   EXPECT_EQ(scenario_digest(other), scenario_digest(*r.scenario));
+  other.variant = other.variant == "spec" ? "hardened" : "spec";
+  EXPECT_NE(scenario_digest(other), scenario_digest(*r.scenario));
+  other.variant = r.scenario->variant;
   other.topology.clients += 1;
   EXPECT_NE(scenario_digest(other), scenario_digest(*r.scenario));
   EXPECT_EQ(scenario_digest(*r.scenario), 0x0ULL + scenario_digest(*again.scenario));

@@ -87,6 +87,7 @@ class ComboRunImpl final : public SystemRun {
   }
   combo::ComboRun collect(World& world);
   void sample_ttls(World& world);
+  void sample_unacked(int64_t now_ms);
 
   combo::Variant variant = combo::Variant::kSpec;
   bool faults = false;
@@ -99,6 +100,17 @@ class ComboRunImpl final : public SystemRun {
   std::vector<combo::RedisKeyObs> no_ttl_samples;
   std::vector<std::pair<int64_t, int64_t>> outages;
   uint64_t last_boots = 1;
+  // Every PUBLISH Redis executed (world time): what was published, whatever reached a subscriber.
+  struct RedisPublish {
+    std::string channel, payload;
+    int64_t time_us = 0;
+  };
+  std::vector<RedisPublish> redis_publishes;
+  int64_t unacked_samples_taken = 0;
+  std::vector<combo::UnackedObs> unacked_shared;
+  int64_t redis_world_us = 0;  // world time of the sample being taken
+  int64_t stream_len_max = 0;  // longest the stream was at a sample (COMBO-U3)
+  int64_t stream_maxlen = 0;   // the configured XADD MAXLEN ~
 };
 
 int64_t redis_now_ms(World& world) {
@@ -118,18 +130,58 @@ void ComboRunImpl::sample_ttls(World& world) {
     }
   }
   const int64_t now_ms = redis_now_ms(world);
+  redis_world_us = world.now_us();
   const auto& expires = redis->engine().keyspace().expires();
   for (const auto& [key, entry] : redis->engine().keyspace().entries()) {
     if (key.rfind("combo:agg", 0) != 0 || expires.count(key)) continue;
     if (no_ttl_samples.size() < 50) no_ttl_samples.push_back({key, -1, world.now_us()});
   }
-  (void)now_ms;
+  if (!down) sample_unacked(now_ms);  // a dead node's memory is no instant of Redis
+}
+
+// COMBO-6: "at any instant, each key has at most one unacknowledged stream entry for its current
+// window". Read from the node's memory: the entries pending in the group or not yet delivered,
+// each mapped to the window state it will process (the implementation's key scheme: spec reads
+// combo:agg:{user}:{item_type}, hardened combo:agg:{A}:{user}:{item_id}:{window}); a live state
+// with two or more such entries is recorded.
+void ComboRunImpl::sample_unacked(int64_t now_ms) {
+  ++unacked_samples_taken;
+  const auto& entries = redis->engine().keyspace().entries();
+  const auto& expires = redis->engine().keyspace().expires();
+  auto live = [&](const std::string& key) {
+    if (!entries.count(key)) return false;
+    auto e = expires.find(key);
+    return e == expires.end() || e->second > now_ms;
+  };
+  auto it = entries.find(combo::kStreamKey);
+  if (it == entries.end() || it->second.type() != sim::redis::ValueType::kStream) return;
+  const auto& stream = std::get<sim::redis::Stream>(it->second.value);
+  stream_len_max = std::max<int64_t>(stream_len_max, static_cast<int64_t>(stream.entries.size()));
+  auto g = stream.groups.find(combo::kConsumerGroup);
+  std::map<std::string, std::vector<std::string>> by_state;
+  for (const auto& [id, flat] : stream.entries) {
+    const bool unacked = g == stream.groups.end() || g->second.pel.count(id) > 0 || g->second.last_delivered < id;
+    if (!unacked) continue;
+    std::map<std::string, std::string> f;
+    for (size_t i = 0; i + 1 < flat.size(); i += 2) f[flat[i]] = flat[i + 1];
+    const std::string state = variant == combo::Variant::kHardened
+                                  ? "combo:agg:" + f["activity_id"] + ":" + f["user_id"] + ":" + f["item_id"] + ":" + f["window_id"]
+                                  : "combo:agg:" + f["user_id"] + ":" + f["item_type"];
+    if (live(state)) by_state[state].push_back(id.str());
+  }
+  for (auto& [state, ids] : by_state) {
+    if (ids.size() < 2 || unacked_shared.size() >= 50) continue;
+    unacked_shared.push_back({redis_world_us, state, ids});
+  }
 }
 
 combo::ComboRun ComboRunImpl::collect(World& world) {
   combo::ComboRun run;
   run.variant = variant;
-  run.faults_injected = faults;
+  // A crash point (faultline sweep --crash-points, or a saved crash_point:) is a fault too: one
+  // service process crashes at one effect and restarts 1 s later.
+  run.faults_injected = faults || world.crash_point_fired();
+  run.single_crash = !faults && world.crash_point_fired();
   run.redis_lost_data = redis->stats().boots > 1;
   run.end_us = world.now_us();
   for (const sim::Operation& op : world.history().operations()) {
@@ -166,11 +218,27 @@ combo::ComboRun ComboRunImpl::collect(World& world) {
   }
   run.rows_known = rows_known;
   run.rows = rows;
-  for (combo::PublishObs p : probe->publishes) {
-    if (!p.event.payload.empty()) {
-      if (auto payload = combo::decode_payload(p.event.payload)) p.record = payload->record;
+  // The published records are the PUBLISH commands Redis executed (COMBO-2: "published on
+  // act:{A}:contributions"), observed at the server: a publish whose publisher crashed before the
+  // reply and whose push the gateway missed (pub/sub is at most once) still happened. Each is
+  // joined with the publisher's own report (stream entry, window) when there is one; a report
+  // with no executed PUBLISH published nothing.
+  std::vector<bool> used(probe->publishes.size(), false);
+  for (const RedisPublish& rp : redis_publishes) {
+    combo::PublishObs p;
+    for (size_t i = 0; i < probe->publishes.size(); ++i) {
+      if (used[i] || probe->publishes[i].event.payload != rp.payload) continue;
+      used[i] = true;
+      p.event = probe->publishes[i].event;
+      break;
     }
-    p.definite = p.event.outcome == combo::PublishOutcome::kOk || probe->received.count(p.event.payload) > 0;
+    if (p.event.process.empty()) p.event.process = "redis";
+    p.event.channel = rp.channel;
+    p.event.payload = rp.payload;
+    p.event.outcome = combo::PublishOutcome::kOk;
+    p.begin_us = p.end_us = rp.time_us;
+    if (auto payload = combo::decode_payload(rp.payload)) p.record = payload->record;
+    p.definite = true;
     run.publishes.push_back(std::move(p));
   }
   run.degraded = probe->degraded;
@@ -190,6 +258,10 @@ combo::ComboRun ComboRunImpl::collect(World& world) {
   RedisReply pending = redis->engine().execute(session, {"XPENDING", combo::kStreamKey, combo::kConsumerGroup}, now_ms);
   run.final_pending = pending.kind == RedisReply::Kind::kArray && !pending.elements.empty() ? pending.elements[0].integer : 0;
   run.no_ttl_samples = no_ttl_samples;
+  run.unacked_samples_taken = unacked_samples_taken;
+  run.stream_maxlen = stream_maxlen;
+  run.stream_len_max = stream_len_max;
+  run.unacked_shared = unacked_shared;
   run.redis_outages = outages;
   return run;
 }
@@ -217,6 +289,7 @@ std::vector<Verdict> ComboRunImpl::check(World& world, const std::vector<std::st
   if (std::getenv("FL_COMBO_DUMP") != nullptr) {
     dump(run);
     for (auto& o : run.redis_outages) std::fprintf(stderr, "redis outage [%lld,%lld]\n", (long long)o.first / 1000, (long long)o.second / 1000);
+    std::fprintf(stderr, "stream max length %lld (MAXLEN ~ %lld)\n", (long long)run.stream_len_max, (long long)run.stream_maxlen);
   }  // debugging aid (harness only)
   std::vector<Verdict> out;
   for (const combo::ComboProperty& p : combo::combo_properties()) {
@@ -276,6 +349,7 @@ combo::ServiceOptions service_options(const Scenario& s, combo::Variant v) {
   o.lock_ttl_s = iparam(s, "lock_ttl_s", o.lock_ttl_s);
   o.claim_min_idle_ms = iparam(s, "claim_min_idle_ms", o.claim_min_idle_ms);
   o.hardened_agg_ttl_ms = iparam(s, "hardened_agg_ttl_ms", o.hardened_agg_ttl_ms);
+  o.stream_maxlen = iparam(s, "stream_maxlen", o.stream_maxlen);
   return o;
 }
 
@@ -319,7 +393,8 @@ class ComboSystem final : public SystemUnderTest {
             {"agg_ttl_s", "spec agg hash TTL", "5"},
             {"lock_ttl_s", "spec lock TTL", "3"},
             {"claim_min_idle_ms", "hardened XAUTOCLAIM min idle", "5000"},
-            {"hardened_agg_ttl_ms", "hardened agg hash TTL", "600000"}};
+            {"hardened_agg_ttl_ms", "hardened agg hash TTL", "600000"},
+            {"stream_maxlen", "XADD MAXLEN ~ of the combo stream", "100000"}};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     const combo::ServiceOptions o = service_options(s, s.variant == "spec" ? combo::Variant::kSpec : combo::Variant::kHardened);
@@ -347,6 +422,10 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = scripts;
   r->redis = std::make_unique<sim::redis::Server>(ro);
+  World* wp = &world;
+  r->redis->engine().set_publish_observer([wp, r](const std::string& channel, const std::string& payload) {
+    r->redis_publishes.push_back({channel, payload, wp->now_us()});
+  });
   Process& redis = world.add_process(world.add_node("redis"), "redis", r->redis->boot_fn());
   world.start(redis);
 
@@ -358,6 +437,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   world.start(db);
 
   const combo::ServiceOptions options = service_options(s, r->variant);
+  r->stream_maxlen = options.stream_maxlen;
   for (int i = 0; i < s.topology.replicas; ++i) {
     const std::string name = "replica-" + std::to_string(i + 1);
     Process& p = world.add_process(world.add_node(name), name, [options, probe, scripts](Process& self) -> Task<void> {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -87,8 +88,8 @@ struct Shared {
   std::map<std::string, std::unique_ptr<Effects>> observers;  // per replica, across restarts
   std::shared_ptr<bool> stop = std::make_shared<bool>(false);
   uint32_t redis_incarnation = 0;
-  int64_t last_sample_us = 0;
-  int64_t grace_us = 0;
+  std::optional<likes::props::GraceTracker> grace;
+  std::vector<std::string> replica_names;
 };
 
 // Reads the Redis node's memory (logically expired keys are absent).
@@ -148,6 +149,7 @@ class LikesSystemRun final : public SystemRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     LikesRun& run = shared->record;
+    run.redis_grace = shared->grace->windows(world.now_us());
     for (const sim::Operation& o : world.history().operations()) {
       likes::props::HistoryOp h;
       h.id = o.id;
@@ -182,19 +184,38 @@ class LikesSystemRun final : public SystemRun {
   std::vector<std::string> replicas, clients;
 };
 
+bool running(const Process* p) { return p != nullptr && p->state() == sim::ProcessState::kRunning; }
+
+// Whether a reconciliation pass could repair the cache right now: Redis and the DB running, and
+// some running replica connected to both in both directions (GraceTracker).
+bool repairable(World& world, const Shared& sh) {
+  Process* redis = world.find_process("redis");
+  Process* db = world.find_process("db");
+  if (!running(redis) || !running(db)) return false;
+  sim::Network& net = world.network();
+  for (const std::string& name : sh.replica_names) {
+    Process* r = world.find_process(name);
+    if (!running(r)) continue;
+    bool connected = true;
+    for (const Process* store : {redis, db}) {
+      connected = connected && !net.blocked(r->node(), store->node()) && !net.blocked(store->node(), r->node());
+    }
+    if (connected) return true;
+  }
+  return false;
+}
+
 void sample(World& world, std::shared_ptr<Shared> sh, int64_t interval_us, int64_t end_us) {
   Process* redis = world.find_process("redis");
-  if (redis != nullptr && redis->incarnation() != sh->redis_incarnation) {
-    // Redis restarted since the last sample: cached values may be stale for one period.
-    sh->record.redis_grace.push_back({sh->last_sample_us, world.now_us() + sh->grace_us});
-    sh->redis_incarnation = redis->incarnation();
-  }
+  const bool restarted = redis != nullptr && redis->incarnation() != sh->redis_incarnation;
+  if (restarted) sh->redis_incarnation = redis->incarnation();
+  // Redis restarted since the last sample: cached values may be stale until a repair had time.
+  sh->grace->on_sample(world.now_us(), restarted, repairable(world, *sh));
   StoreSnapshot s;
   s.time_us = world.now_us();
   read_redis(*sh, redis, world.now_us() / 1000, &s);
   read_db(*sh, &s);
   sh->record.samples.push_back(std::move(s));
-  sh->last_sample_us = world.now_us();
   if (world.now_us() + interval_us <= end_us) {
     world.after(interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
   }
@@ -347,9 +368,10 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
 
   // Sampler.
   const int64_t interval_us = param(s, "sample_interval_ms", 100) * 1000;
-  sh->grace_us = (config.hardened() ? config.reconcile_interval_ms * 1000 : 0) + 2 * redis_timeout_us +
-                 2 * sql_timeout_us + interval_us;
-  sh->last_sample_us = world.now_us();
+  sh->grace.emplace((config.hardened() ? config.reconcile_interval_ms * 1000 : 0) + 2 * redis_timeout_us +
+                        2 * sql_timeout_us + interval_us,
+                    world.now_us());
+  sh->replica_names = run->replicas;
   const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000;
   world.at(world.now_us() + interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
   return run;

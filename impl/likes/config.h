@@ -41,6 +41,8 @@ struct LikesConfig {
   int db_attempts = 4;             // idempotent DB transaction retries (LIKE-6)
   int redis_attempts = 3;          // cache apply retries after the DB commit (LIKE-8)
   int64_t retry_backoff_ms = 20;
+  // Group commit: at most this many like/unlike requests share one DB transaction (LIKE-12).
+  int group_commit_max_ops = 256;
 
   bool hardened() const { return variant == Variant::kHardened; }
 };

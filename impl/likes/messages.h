@@ -55,7 +55,8 @@ struct Effect {
   std::string source;        // "like", "unlike", "fill", "warmup", "sync", "consistency", "reconcile"
   int64_t start_us = 0;      // when the write was sent (the writer's local clock)
   // An intent is reported right before a counter write is sent; the outcome (certain or not)
-  // follows unless the process dies first. An intent without an outcome = unknown effect.
+  // follows unless the process dies first. An intent without an outcome = unknown effect; a
+  // certain delta of 0 is the outcome "the write certainly changed nothing".
   bool intent = false;
   std::string describe() const;
 };

@@ -1,5 +1,6 @@
 #include "impl/likes/service.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <utility>
@@ -10,6 +11,10 @@ namespace fl::likes {
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+// hardened: how many failed request ids a replica remembers (for duplicated messages, which
+// arrive within a network delay of their original).
+constexpr size_t kRememberedFailures = 4096;
 
 std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
   if (!r.ok() || r.rows().empty() || r.rows()[0].size() <= column) return std::nullopt;
@@ -224,86 +229,59 @@ Task<void> LikeService::async_write_unlike(std::shared_ptr<LikeService> self, in
 // hardened LikeAsset / UnlikeAsset.
 Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t user, int64_t star,
                                             uint64_t request_id) {
-  const int64_t now_ms = runtime_.clock().now_ms();
-  std::vector<SqlStatement> stmts;
-  // LIKE-6: the DB — durable — is written before the reply; no detached writer can be lost.
-  // LIKE-1/2/11: the row change is the transaction's guard (expect kChanged): a duplicate or
-  // retried like (or an unlike of a not-liked asset) changes nothing at all, counter included.
-  // LIKE-3/5: row and counter change in one transaction; the counter never goes below 0.
-  if (like) {
-    stmts.emplace_back(
-        "INSERT INTO asset_likes(asset_id, user_id, star_id, created_at) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT(asset_id, user_id) DO NOTHING",
-        std::vector<SqlValue>{asset, user, star, now_ms}, SqlExpect::kChanged);
-    stmts.emplace_back("UPDATE assets SET like_count = like_count + 1, like_version = MAX(like_version + 1,"
-                       " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)"
-                       " WHERE id = ?",
-                       std::vector<SqlValue>{asset}, SqlExpect::kChanged);
-  } else {
-    stmts.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?",
-                       std::vector<SqlValue>{asset, user}, SqlExpect::kChanged);
-    stmts.emplace_back("UPDATE assets SET like_count = like_count - 1, like_version = MAX(like_version + 1,"
-                       " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)"
-                       " WHERE id = ? AND like_count >= 1",
-                       std::vector<SqlValue>{asset}, SqlExpect::kChanged);
-  }
-  // LIKE-8: the pair's state with the version that orders every cache write of it. Versions are
-  // the DB's commit time in us (or +1): a DB that lost a commit (failed fsync, then a crash)
-  // never reissues a version Redis already holds with the lost value (LIKE-4, LIKE-9).
-  stmts.emplace_back(
-      "INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
-      " VALUES (?, ?, ?, (SELECT like_version FROM assets WHERE id = ?), ?)"
-      " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
-      " version = excluded.version, changed_ms = excluded.changed_ms",
-      std::vector<SqlValue>{asset, user, int64_t{like ? 1 : 0}, asset, now_ms});
-  stmts.emplace_back("SELECT like_count, like_version FROM assets WHERE id = ?", std::vector<SqlValue>{asset});
-
   const int64_t start_us = runtime_.clock().now_us();
   const char* source = like ? "like" : "unlike";
-  intent(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, request_id, source);
-  TxOutcome tx = co_await run_idempotent_tx(std::move(stmts));
+  // LIKE-6/7/11: a copy of a request answered "failed" is never applied later.
+  if (request_id != 0 && failed_requests_.count(request_id) > 0) {
+    co_return reply(ReplyStatus::kFailed, 0, "db: failed (duplicate of a failed request)");
+  }
+  // A copy of a request still queued or in a batch waits for the original's outcome; the
+  // original reports the DB effect.
+  auto original = request_id != 0 ? inflight_.find(request_id) : inflight_.end();
+  const bool joined = original != inflight_.end() && original->second->like == like &&
+                      original->second->asset == asset && original->second->user == user;
+  TxOutcome tx;
+  if (joined) {
+    tx = co_await await_write(original->second);
+  } else {
+    intent(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, request_id, source);
+    // LIKE-6: the DB — durable — is written before the reply (in this replica's next group
+    // commit); no detached writer can be lost.
+    tx = co_await commit_write(like, asset, user, star, request_id);
+  }
+  auto effect = [&](int64_t value, bool certain) {
+    if (!joined) observe(EffectKind::kDbCountDelta, asset, user, value, certain, request_id, source, start_us);
+  };
   switch (tx.kind) {
     case TxOutcome::kNoop:
       // A repeated like/unlike (double tap, retry, duplicated request) is a success: the state
       // is the requested one and nothing changed (LIKE-11). The seed answers an error here.
+      effect(0, true);
       break;
     case TxOutcome::kFailed:
-      co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.result.describe());
+      effect(0, true);
+      co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.error);
     case TxOutcome::kUnknown:
-      observe(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, false, request_id, source, start_us);
-      co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.result.describe());
+      effect(like ? 1 : -1, false);
+      co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
     case TxOutcome::kAppliedEarlier:
+      // An earlier attempt whose answer was lost may have made the change.
+      effect(like ? 1 : -1, false);
+      break;
     case TxOutcome::kApplied:
+      effect(like ? 1 : -1, true);
+      if (tx.earlier_unknown) effect(like ? 1 : -1, false);
       break;
   }
-  int64_t count = 0, version = 0, state_version = 0;
-  if (tx.kind == TxOutcome::kApplied) {
-    observe(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, true, request_id, source, start_us);
-    const SqlRowSet& last = tx.result.sets.back();
-    assert(!last.rows.empty());
-    count = last.rows[0][0].as_int();
-    version = state_version = last.rows[0][1].as_int();
-  } else {
-    if (tx.kind == TxOutcome::kAppliedEarlier) {
-      // An earlier attempt of ours whose answer was lost may have made the change.
-      observe(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, false, request_id, source, start_us);
-    }
-    // Nothing changed now, but the reply must not say "done" while the cache may still show
-    // the old state (the change may have been made by a request whose cache update failed):
-    // re-apply the DB's current values (LIKE-8/9).
-    SqlResult now = co_await sql_.query(
-        "SELECT a.like_count, a.like_version, COALESCE(s.version, 0) FROM assets a"
-        " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
-        {user, asset});
-    if (!now.ok() || now.rows().empty()) co_return reply(ReplyStatus::kUnknown, 0, "db: " + now.describe());
-    count = now.rows()[0][0].as_int();
-    version = now.rows()[0][1].as_int();
-    state_version = now.rows()[0][2].as_int();
-  }
-  assert(count >= 0);
+  assert(tx.count >= 0);
 
-  // LIKE-8/9: Redis gets the DB's values, ordered by version, never a blind INCR/DECR: a lost or
-  // expired key can neither double count nor make a count jump, and an older write never wins.
+  // LIKE-8/9: Redis gets the DB's values read in the same transaction, ordered by version, never
+  // a blind INCR/DECR: a lost or expired key can neither double count nor make a count jump, and
+  // an older write never wins. When nothing changed now, the values are re-applied anyway: the
+  // change may have been made by a request whose cache update failed. The state value is the
+  // DB's, not the requested one: a concurrent opposite request may have committed after ours in
+  // the same batch, and "requested value + that request's version" would pin a wrong state in
+  // the cache that the version guard then protects from every repair.
   const int64_t apply_us = runtime_.clock().now_us();
   bool applied = false;
   for (int attempt = 0; attempt < config_.redis_attempts && !applied; ++attempt) {
@@ -311,13 +289,13 @@ Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t us
     RedisReply r = co_await redis_.script(kApplyScript,
                                           {like_key(asset, user), like_version_key(asset, user),
                                            count_key(asset), count_version_key(asset)},
-                                          {like ? "1" : "0", str(state_version), str(config_.state_ttl_ms),
-                                           str(count), "0", str(version)});
+                                          {tx.liked ? "1" : "0", str(tx.state_version), str(config_.state_ttl_ms),
+                                           str(tx.count), "0", str(tx.version)});
     redis_result(r);
     if (r.kind == RedisReply::Kind::kArray && r.elements.size() == 2) {
       applied = true;
       if (r.elements[1].integer == 1) {
-        observe(EffectKind::kRedisCountWrite, asset, 0, count, true, request_id, source, apply_us);
+        observe(EffectKind::kRedisCountWrite, asset, 0, tx.count, true, request_id, source, apply_us);
       }
     }
   }
@@ -325,42 +303,166 @@ Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t us
   // could not be updated the change is durable but not yet visible everywhere: answer
   // indeterminate (the client retries; a retry is idempotent and re-applies the cache); the
   // reconciler makes it visible within one period anyway.
-  if (!applied) co_return reply(ReplyStatus::kUnknown, count, "committed; cache update failed");
-  if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, count, like ? "already liked" : "not liked");
-  co_return reply(ReplyStatus::kOk, count, like ? "liked" : "unliked");
+  if (!applied) co_return reply(ReplyStatus::kUnknown, tx.count, "committed; cache update failed");
+  if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
+  co_return reply(ReplyStatus::kOk, tx.count, like ? "liked" : "unliked");
 }
 
-Task<LikeService::TxOutcome> LikeService::run_idempotent_tx(std::vector<SqlStatement> stmts) {
-  bool maybe_applied = false;
-  TxOutcome out;
-  for (int attempt = 0; attempt < config_.db_attempts; ++attempt) {
-    out.result = co_await sql_.transaction(stmts);
-    switch (out.result.status) {
-      case SqlStatus::kOk:
-        out.kind = TxOutcome::kApplied;
-        co_return out;
-      case SqlStatus::kConditionFailed:
-        // The guard (statement 0) found nothing to change: already in the requested state —
-        // possibly because an earlier attempt of ours committed. Either way nothing to do.
-        if (out.result.failed_index != 0) out.kind = TxOutcome::kFailed;
-        else out.kind = maybe_applied ? TxOutcome::kAppliedEarlier : TxOutcome::kNoop;
-        co_return out;
-      case SqlStatus::kIoError:
-      case SqlStatus::kIndeterminate:
-        maybe_applied = true;
-        break;
-      case SqlStatus::kBusy:
-      case SqlStatus::kUnavailable:
-        break;
-      case SqlStatus::kConstraint:
-      case SqlStatus::kError:
-        out.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
-        co_return out;
-    }
-    co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms << attempt);
+LikeService::PendingAwaiter::~PendingAwaiter() {
+  if (!write || !handle) return;
+  auto& ws = write->waiters;
+  ws.erase(std::remove(ws.begin(), ws.end(), handle), ws.end());
+}
+
+Task<LikeService::TxOutcome> LikeService::await_write(std::shared_ptr<PendingWrite> w) {
+  co_await PendingAwaiter{w, nullptr};
+  assert(w->done);
+  co_return w->outcome;
+}
+
+Task<LikeService::TxOutcome> LikeService::commit_write(bool like, int64_t asset, int64_t user, int64_t star,
+                                                       uint64_t request_id) {
+  auto w = std::make_shared<PendingWrite>();
+  w->like = like;
+  w->asset = asset;
+  w->user = user;
+  w->star = star;
+  w->request_id = request_id;
+  w->now_ms = runtime_.clock().now_ms();
+  pending_.push_back(w);
+  if (request_id != 0) inflight_.emplace(request_id, w);
+  if (!committer_running_) {
+    committer_running_ = true;
+    runtime_.spawn("likes-group-commit", group_commit_loop(shared_from_this()));
   }
-  out.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
-  co_return out;
+  co_return co_await await_write(std::move(w));
+}
+
+// One committer per replica: while a batch is in the DB, new requests queue in pending_ and go
+// together in the next batch, so the batch size follows the load (one request when idle).
+Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
+  while (!self->pending_.empty()) {
+    std::vector<std::shared_ptr<PendingWrite>> batch;
+    const size_t n = std::min(self->pending_.size(), static_cast<size_t>(std::max(1, self->config_.group_commit_max_ops)));
+    batch.assign(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
+    self->pending_.erase(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
+    co_await self->commit_batch(batch);
+    for (const std::shared_ptr<PendingWrite>& w : batch) {
+      w->done = true;
+      if (w->request_id == 0) continue;
+      auto it = self->inflight_.find(w->request_id);
+      if (it != self->inflight_.end() && it->second == w) self->inflight_.erase(it);
+      if (w->outcome.kind == TxOutcome::kFailed && self->failed_requests_.insert(w->request_id).second) {
+        self->failed_order_.push_back(w->request_id);
+        if (self->failed_order_.size() > kRememberedFailures) {
+          self->failed_requests_.erase(self->failed_order_.front());
+          self->failed_order_.pop_front();
+        }
+      }
+    }
+    // Resume the requests only now, in queue order (a request whose process died removed its
+    // handle when it was destroyed).
+    for (const std::shared_ptr<PendingWrite>& w : batch) {
+      std::vector<std::coroutine_handle<>> waiters;
+      waiters.swap(w->waiters);
+      for (std::coroutine_handle<> h : waiters) h.resume();
+    }
+  }
+  self->committer_running_ = false;
+}
+
+// The statements of one write; none has an `expect`, so one write that changes nothing never
+// rolls back the others in its batch. The row change decides everything, evaluated before it:
+// LIKE-1/2/11: a duplicate or retried like (or an unlike of a not-liked asset) changes nothing,
+// counter included. LIKE-3/5: row and counter change in one transaction; the counter never goes
+// below 0. LIKE-8: like_state carries the pair's state with the version that orders every cache
+// write of it. Versions are the DB's commit time in us (or +1): a DB that lost a commit (failed
+// fsync, then a crash) never reissues a version Redis already holds with the lost value (LIKE-4,
+// LIKE-9). The last statement reads the values the cache gets, after this write.
+std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) {
+  const int64_t a = w.asset, u = w.user;
+  const char* row_exists = "EXISTS (SELECT 1 FROM asset_likes WHERE asset_id = ? AND user_id = ?)";
+  const std::string changes = std::string(w.like ? "NOT " : "") + row_exists;
+  const std::string version =
+      "like_version = MAX(like_version + 1, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)";
+  std::vector<SqlStatement> out;
+  out.reserve(4);
+  out.emplace_back(std::string("UPDATE assets SET like_count = like_count ") + (w.like ? "+ 1" : "- 1") + ", " +
+                       version + " WHERE id = ? AND " + (w.like ? "" : "like_count >= 1 AND ") + changes,
+                   std::vector<SqlValue>{a, a, u});
+  out.emplace_back("INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
+                   " SELECT ?, ?, ?, (SELECT like_version FROM assets WHERE id = ?), ? WHERE " + changes +
+                       " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
+                       " version = excluded.version, changed_ms = excluded.changed_ms",
+                   std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, w.now_ms, a, u});
+  if (w.like) {
+    out.emplace_back("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
+                     " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)"
+                     " ON CONFLICT(asset_id, user_id) DO NOTHING",
+                     std::vector<SqlValue>{a, u, w.star, w.now_ms, a});
+  } else {
+    out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?", std::vector<SqlValue>{a, u});
+  }
+  out.emplace_back("SELECT a.like_count, a.like_version, COALESCE(s.version, 0), COALESCE(s.liked, 0) FROM assets a"
+                   " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
+                   std::vector<SqlValue>{u, a});
+  return out;
+}
+
+Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>& batch) {
+  constexpr size_t kPerWrite = 4;
+  std::vector<SqlStatement> stmts;
+  stmts.reserve(batch.size() * kPerWrite);
+  for (const std::shared_ptr<PendingWrite>& w : batch) {
+    for (SqlStatement& s : write_statements(*w)) stmts.push_back(std::move(s));
+  }
+  bool maybe_applied = false;
+  SqlResult result;
+  for (int attempt = 0; attempt < config_.db_attempts; ++attempt) {
+    result = co_await sql_.transaction(stmts);
+    if (result.ok()) break;
+    if (result.status == SqlStatus::kIoError || result.status == SqlStatus::kIndeterminate) {
+      maybe_applied = true;
+    } else if (result.status != SqlStatus::kBusy && result.status != SqlStatus::kUnavailable) {
+      break;  // kConstraint / kError / kConditionFailed: nothing of this attempt was applied
+    }
+    if (attempt + 1 < config_.db_attempts) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms << attempt);
+  }
+  if (!result.ok()) {
+    const bool refused = result.status == SqlStatus::kConstraint || result.status == SqlStatus::kError ||
+                         result.status == SqlStatus::kConditionFailed;
+    if (refused && !maybe_applied && batch.size() > 1) {
+      // One write the DB refuses must not fail the others: nothing was applied, so run each
+      // alone.
+      for (const std::shared_ptr<PendingWrite>& w : batch) {
+        std::vector<std::shared_ptr<PendingWrite>> one{w};
+        co_await commit_batch(one);
+      }
+      co_return;
+    }
+    for (const std::shared_ptr<PendingWrite>& w : batch) {
+      w->outcome.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
+      w->outcome.error = result.describe();
+    }
+    co_return;
+  }
+  assert(result.sets.size() == stmts.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    TxOutcome& out = batch[i]->outcome;
+    const bool changed = result.sets[i * kPerWrite + 2].changes > 0;
+    const SqlRowSet& now = result.sets[i * kPerWrite + 3];
+    if (now.rows.empty()) {
+      out.kind = TxOutcome::kFailed;
+      out.error = "no such asset";
+      continue;
+    }
+    out.kind = changed ? TxOutcome::kApplied : (maybe_applied ? TxOutcome::kAppliedEarlier : TxOutcome::kNoop);
+    out.earlier_unknown = changed && maybe_applied;
+    out.count = now.rows[0][0].as_int();
+    out.version = now.rows[0][1].as_int();
+    out.state_version = now.rows[0][2].as_int();
+    out.liked = now.rows[0][3].as_int() != 0;
+  }
 }
 
 Task<bool> LikeService::put_versioned(std::string key, std::string version_key, std::string value,

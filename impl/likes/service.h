@@ -22,8 +22,12 @@
 // and Sql passed in must outlive it. Not thread-safe (one process).
 #pragma once
 
+#include <coroutine>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,14 +86,52 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<LikeReply> hardened_count(int64_t asset);
   Task<LikeReply> hardened_state(int64_t asset, int64_t user);
 
-  // hardened: the DB transaction, retried while its outcome is unknown (it is idempotent).
+  // hardened: what the DB did with one like/unlike, and the values to copy to the cache.
   struct TxOutcome {
-    // kAppliedEarlier: the guard found nothing to do after an attempt whose outcome was unknown —
-    // that attempt (or a concurrent request) committed the change.
+    // kAppliedEarlier: nothing to do after an attempt whose outcome was unknown — that attempt
+    // (or a concurrent request) committed the change.
     enum Kind { kApplied, kAppliedEarlier, kNoop, kFailed, kUnknown } kind = kFailed;
-    SqlResult result;
+    std::string error;  // kFailed / kUnknown
+    // kApplied after an attempt whose outcome is unknown: that attempt may have applied the
+    // change too (then an opposite request undid it in between), so the effect log gets an
+    // unknown effect besides this attempt's certain one.
+    bool earlier_unknown = false;
+    // After this operation, read in its transaction (valid unless kFailed / kUnknown).
+    int64_t count = 0, version = 0, state_version = 0;
+    bool liked = false;
   };
-  Task<TxOutcome> run_idempotent_tx(std::vector<SqlStatement> stmts);
+  // hardened group commit (LIKE-6 and LIKE-12): like/unlike requests waiting in this replica are
+  // written in ONE idempotent SQLite transaction (one fsync); each request resumes after that
+  // transaction committed (or failed), so an acknowledgement still follows durability.
+  struct PendingWrite {
+    bool like = true;
+    int64_t asset = 0, user = 0, star = 0, now_ms = 0;
+    uint64_t request_id = 0;
+    TxOutcome outcome;
+    bool done = false;
+    // The requests suspended on this write: its own, plus duplicates of it that joined.
+    std::vector<std::coroutine_handle<>> waiters;
+  };
+  struct PendingAwaiter {
+    std::shared_ptr<PendingWrite> write;
+    std::coroutine_handle<> handle;
+    bool await_ready() const noexcept { return write->done; }
+    void await_suspend(std::coroutine_handle<> h) {
+      handle = h;
+      write->waiters.push_back(h);
+    }
+    void await_resume() noexcept { handle = nullptr; }
+    // A request destroyed while waiting (its process crashed) must never be resumed.
+    ~PendingAwaiter();
+  };
+  // Queues a write for the next batch (request_id != 0: duplicates of it may join it).
+  Task<TxOutcome> commit_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
+  static Task<TxOutcome> await_write(std::shared_ptr<PendingWrite> w);
+  static Task<void> group_commit_loop(std::shared_ptr<LikeService> self);
+  // One batch: every write's statements in one transaction, retried while the outcome is unknown
+  // (every statement is idempotent). Fills each write's outcome.
+  Task<void> commit_batch(std::vector<std::shared_ptr<PendingWrite>>& batch);
+  static std::vector<SqlStatement> write_statements(const PendingWrite& w);
   // hardened: versioned cache write; returns whether Redis answered (written or skipped).
   Task<bool> put_versioned(std::string key, std::string version_key, std::string value, int64_t version,
                            int64_t ttl_ms);
@@ -107,6 +149,15 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   LikesConfig config_;
   EffectObserver* effects_;
   bool redis_failed_ = false;
+  std::vector<std::shared_ptr<PendingWrite>> pending_;  // hardened: writes for the next batch
+  bool committer_running_ = false;
+  // hardened: writes queued or in a batch, by request id; ids answered "failed" (bounded, oldest
+  // forgotten first). A duplicated request (the network delivers some messages twice) joins its
+  // original or gets its "failed" again: "failed" means certainly not applied, so no copy of a
+  // failed request may be applied later (LIKE-6/7, LIKE-11).
+  std::map<uint64_t, std::shared_ptr<PendingWrite>> inflight_;
+  std::set<uint64_t> failed_requests_;
+  std::deque<uint64_t> failed_order_;
   std::vector<std::shared_ptr<void>> owned_;
 };
 

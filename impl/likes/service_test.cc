@@ -187,6 +187,115 @@ TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadE
   EXPECT_EQ(rig.redis_get(count_key(2)), "0");
 }
 
+// Group commit (LIKE-6, LIKE-12): writes waiting while a batch is in the DB share the next
+// transaction; every reply still follows the commit, and stores agree afterwards.
+TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
+  Rig rig(Variant::kHardened);
+  std::vector<LikeReply> replies;
+  rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
+    for (int i = 0; i < 10; ++i) {
+      p.spawn("write", [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out, int64_t user) -> Task<void> {
+        out->push_back(co_await s->like(1, user, 1, static_cast<uint64_t>(user)));
+      }(svc, &replies, 100 + i));
+    }
+    co_await p.clock().sleep_ms(100);
+  });
+  ASSERT_EQ(replies.size(), 10u);
+  for (const LikeReply& r : replies) EXPECT_EQ(r.status, ReplyStatus::kOk) << r.detail;
+  EXPECT_LE(rig.sql->transactions, 2);  // the first alone (or with all), the rest in one batch
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 10);
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 10);
+  EXPECT_EQ(rig.redis_get(count_key(1)), "10");
+}
+
+// A repeated like and an unlike of the same pair in one batch: the repeat changes nothing, the
+// unlike wins, and the cache ends with the DB's state (LIKE-8). Each write's cache values are
+// read at its own place in the batch; before group commit a repeat re-read them afterwards and
+// wrote "liked" with the later unlike's version (swarm-hardened seed 424).
+TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
+  Rig rig(Variant::kHardened);
+  std::vector<LikeReply> replies;
+  rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
+    (void)co_await svc->like(1, 5, 1, 1);
+    const int before = rig.sql->transactions;
+    auto write = [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out, bool like, uint64_t req) -> Task<void> {
+      out->push_back(like ? co_await s->like(1, 5, 1, req) : co_await s->unlike(1, 5, 1, req));
+    };
+    auto other = [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out) -> Task<void> {
+      out->push_back(co_await s->like(2, 5, 1, 2));
+    };
+    p.spawn("other", other(svc, &replies));  // keeps the committer busy: the next two share a
+    co_await p.clock().sleep_us(1);          // batch, the repeat first
+    p.spawn("repeat", write(svc, &replies, true, 3));
+    co_await p.clock().sleep_us(1);
+    p.spawn("unlike", write(svc, &replies, false, 4));
+    co_await p.clock().sleep_ms(100);
+    EXPECT_EQ(rig.sql->transactions - before, 2);
+  });
+  ASSERT_EQ(replies.size(), 3u);
+  for (const LikeReply& r : replies) EXPECT_EQ(r.status, ReplyStatus::kOk) << r.detail;
+  EXPECT_EQ(replies[1].detail, "already liked");
+  EXPECT_EQ(replies[2].detail, "unliked");
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes WHERE asset_id = 1"), 0);
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 0);
+  EXPECT_EQ(rig.redis_get(count_key(1)), "0");
+  EXPECT_EQ(rig.redis_get(like_key(1, 5)), "0");
+}
+
+// The network may deliver a request twice. A copy that arrives while its original is queued
+// joins it (one write); a copy of a request answered "failed" is answered "failed" again and
+// never applied, since "failed" promised the client nothing happened (LIKE-6/7/11; found by
+// swarm-hardened seeds 289, 564, 797, 1254, 1713 once batches made the copy land later).
+TEST(LikeServiceTest, HardenedDuplicatedRequestsJoinOrStayFailed) {
+  Rig rig(Variant::kHardened);
+  std::vector<LikeReply> replies;
+  LikeReply failed, copy_of_failed, fresh;
+  rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
+    auto write = [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out, int64_t asset,
+                    uint64_t req) -> Task<void> { out->push_back(co_await s->like(asset, 5, 1, req)); };
+    p.spawn("other", write(svc, &replies, 2, 8));  // keeps the committer busy
+    co_await p.clock().sleep_us(1);
+    p.spawn("original", write(svc, &replies, 1, 9));
+    co_await p.clock().sleep_us(1);
+    p.spawn("copy", write(svc, &replies, 1, 9));
+    co_await p.clock().sleep_ms(100);
+    rig.sql->down = true;
+    failed = co_await svc->like(1, 6, 1, 10);
+    rig.sql->down = false;
+    copy_of_failed = co_await svc->like(1, 6, 1, 10);
+    fresh = co_await svc->like(1, 6, 1, 11);
+  });
+  ASSERT_EQ(replies.size(), 3u);
+  for (const LikeReply& r : replies) EXPECT_EQ(r.status, ReplyStatus::kOk) << r.detail;
+  EXPECT_EQ(replies[1].detail, "liked");  // the copy shares the original's outcome (not "already")
+  EXPECT_EQ(replies[2].detail, "liked");
+  EXPECT_EQ(failed.status, ReplyStatus::kFailed);
+  EXPECT_EQ(copy_of_failed.status, ReplyStatus::kFailed);
+  EXPECT_EQ(fresh.status, ReplyStatus::kOk);
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes WHERE asset_id = 1"), 2);
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 2);
+}
+
+// A write the DB refuses does not fail the others in its batch.
+TEST(LikeServiceTest, HardenedBatchIsolatesAWriteOfAMissingAsset) {
+  Rig rig(Variant::kHardened);
+  std::vector<LikeReply> replies(3);
+  rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
+    auto write = [](std::shared_ptr<LikeService> s, LikeReply* out, int64_t asset, uint64_t req) -> Task<void> {
+      *out = co_await s->like(asset, 9, 1, req);
+    };
+    p.spawn("a", write(svc, &replies[0], 1, 1));
+    p.spawn("missing", write(svc, &replies[1], 99, 2));
+    p.spawn("b", write(svc, &replies[2], 2, 3));
+    co_await p.clock().sleep_ms(100);
+  });
+  EXPECT_EQ(replies[0].status, ReplyStatus::kOk);
+  EXPECT_EQ(replies[1].status, ReplyStatus::kFailed);
+  EXPECT_EQ(replies[2].status, ReplyStatus::kOk);
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 2);
+  EXPECT_EQ(rig.db_int("SELECT SUM(like_count) FROM assets"), 2);
+}
+
 TEST(LikeScriptsTest, PutRejectsOlderVersions) {
   sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
   sim::redis::Session s;

@@ -180,8 +180,12 @@ Verdict check_single_effect(const LikesRun& run, const LikesModel&) {
     int64_t sum = 0;
     for (const EffectRecord* e : list) sum += e->effect.value;
     j.check(sum == 0 || sum == 1, [&] {
-      return "DB like_count of " + str_pair(pair) + " changed by net " + std::to_string(sum) + " over " +
-             std::to_string(list.size()) + " effects (last: " + list.back()->effect.describe() + ")";
+      std::string s = "DB like_count of " + str_pair(pair) + " changed by net " + std::to_string(sum) + " over " +
+                      std::to_string(list.size()) + " effects:";
+      for (size_t i = list.size() > 8 ? list.size() - 8 : 0; i < list.size(); ++i) {
+        s += " [" + list[i]->process + " t=" + std::to_string(list[i]->start_us) + " " + list[i]->effect.describe() + "]";
+      }
+      return s;
     });
   }
   return j.v;
@@ -396,7 +400,7 @@ Verdict check_idempotence(const LikesRun& run, const LikesModel& m) {
   auto requests = by_request(run);
   for (const EffectRecord& e : run.effects) {
     if (e.effect.kind != EffectKind::kRedisCountDelta && e.effect.kind != EffectKind::kDbCountDelta) continue;
-    if (!e.effect.certain || e.effect.request_id == 0) continue;
+    if (!e.effect.certain || e.effect.request_id == 0 || e.effect.value == 0) continue;  // 0: no change
     auto it = requests.find(e.effect.request_id);
     if (it == requests.end() || it->second.empty()) continue;
     const HistoryOp& h = *it->second.front();

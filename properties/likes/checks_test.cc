@@ -86,6 +86,25 @@ TEST(LikesChecksTest, SingleEffectFailsOnDoubleCountedDoubleTap) {
   EXPECT_FALSE(only(run, "like-single-effect").passed);
 }
 
+// An intent closed by a certain zero delta (the write changed nothing) leaves the pair judged; an
+// intent left open makes it unknown (skipped). A second counted like of the pair then fails.
+TEST(LikesChecksTest, SingleEffectJudgesPairsWhoseIntentsClosedWithNoChange) {
+  LikesRun run = clean_run();
+  EffectRecord intent = eff(EffectKind::kDbCountDelta, 1, 7, +1, 5, "like", 40);
+  intent.effect.intent = true;
+  intent.effect.certain = false;
+  run.history.push_back(op(5, "like", 1, 7, 5, 39, 45, Outcome::kOk, "ok"));
+  run.effects.push_back(intent);
+  run.effects.push_back(eff(EffectKind::kDbCountDelta, 1, 7, 0, 5, "like", 41));  // no change
+  EXPECT_TRUE(only(run, "like-single-effect").passed);
+  EXPECT_TRUE(only(run, "like-idempotence").passed);  // a zero delta is no counter change
+  run.effects.push_back(intent);
+  run.effects.push_back(eff(EffectKind::kDbCountDelta, 1, 7, +1, 5, "like", 42));  // counted twice
+  EXPECT_FALSE(only(run, "like-single-effect").passed);
+  run.effects.push_back(intent);  // an intent left open: the pair's DB effect is unknown
+  EXPECT_TRUE(only(run, "like-single-effect").passed);
+}
+
 TEST(LikesChecksTest, DbCountFailsWhenCounterDriftsFromRows) {
   LikesRun run = clean_run();
   run.final_state.db_like_count[1] = 2;
@@ -149,6 +168,46 @@ TEST(LikesChecksTest, ExpirySafetyFailsWhenTheCountJumpsToOne) {
   run.samples[0].redis_count[1] = 1;
   EXPECT_FALSE(only(run, "like-expiry-safety").passed);
   run.redis_grace.push_back({14, 31});  // inside a Redis restart's grace window: not judged
+  EXPECT_TRUE(only(run, "like-expiry-safety").passed);
+}
+
+// The grace after a Redis restart lasts until a repair was possible for repair_us: an outage
+// of the DB (or of every path to Redis) right after the restart extends it; a cache that stays
+// stale once repairs were possible is judged again (and fails).
+TEST(LikesChecksTest, GraceWindowEndsOnlyAfterARepairablePeriod) {
+  GraceTracker g(/*repair_us=*/300, /*start_us=*/0);
+  g.on_sample(100, false, true);
+  EXPECT_TRUE(g.windows(1000).empty());  // no restart: no grace
+  g.on_sample(200, true, true);          // Redis restarted since t=100, repair possible at once
+  g.on_sample(300, false, true);
+  g.on_sample(400, false, true);
+  g.on_sample(500, false, true);  // 300 us of repairable time since 200
+  ASSERT_EQ(g.windows(1000).size(), 1u);
+  EXPECT_EQ(g.windows(1000)[0], std::make_pair(int64_t{100}, int64_t{500}));
+
+  GraceTracker h(300, 0);
+  h.on_sample(100, true, false);  // restarted; the DB is down
+  h.on_sample(200, false, false);
+  h.on_sample(300, false, true);  // repairable from 300
+  h.on_sample(400, false, false);  // interrupted: starts over
+  h.on_sample(500, false, true);
+  h.on_sample(700, false, true);
+  EXPECT_EQ(h.windows(2000), (std::vector<std::pair<int64_t, int64_t>>{{0, 2000}}));  // still open
+  h.on_sample(800, true, true);  // another restart inside the window extends it
+  h.on_sample(1000, false, true);
+  h.on_sample(1100, false, true);
+  EXPECT_EQ(h.windows(2000), (std::vector<std::pair<int64_t, int64_t>>{{0, 1100}}));
+
+  // A stale sample after the window is judged: the checker fails on it.
+  LikesRun run = clean_run();
+  for (int u = 10; u < 15; ++u) {
+    run.history.push_back(op(100 + u, "like", 1, u, 100 + u, 0, 10, Outcome::kOk, "ok"));
+  }
+  run.samples[0].time_us = 1200;
+  run.samples[0].redis_count[1] = 1;
+  run.redis_grace = h.windows(2000);
+  EXPECT_FALSE(only(run, "like-expiry-safety").passed);
+  run.samples[0].time_us = 1050;  // inside: not judged
   EXPECT_TRUE(only(run, "like-expiry-safety").passed);
 }
 

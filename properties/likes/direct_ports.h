@@ -91,6 +91,7 @@ class DirectSql final : public Sql {
   DirectSql(Runtime& rt, MemoryDb& db, int64_t latency_us = 200) : rt_(rt), db_(db), latency_us_(latency_us) {}
   using Sql::execute;
   bool down = false;
+  int transactions = 0;  // transaction() calls (group commit tests)
 
   Task<SqlResult> execute(SqlStatement statement) override {
     co_await rt_.clock().sleep_us(latency_us_);
@@ -98,6 +99,7 @@ class DirectSql final : public Sql {
     co_return db_.exec().execute(statement);
   }
   Task<SqlResult> transaction(std::vector<SqlStatement> statements) override {
+    ++transactions;
     co_await rt_.clock().sleep_us(latency_us_);
     if (down) co_return SqlResult::failure(SqlStatus::kUnavailable, "down");
     co_return db_.exec().transaction(statements);

@@ -54,9 +54,39 @@ struct LikesRun {
   std::vector<StoreSnapshot> samples;  // during the run
   StoreSnapshot final_state;           // after the quiescent tail
   // [start, end) windows in which cached values may be stale because Redis restarted (from the
-  // restart until one reconciliation period later). Reads and samples inside are not judged.
+  // restart until the system could repair the cache for one reconciliation period, see
+  // GraceTracker). Reads and samples inside are not judged.
   std::vector<std::pair<int64_t, int64_t>> redis_grace;
   bool in_grace(int64_t s_us, int64_t e_us) const;
+};
+
+// Computes LikesRun::redis_grace from the sampler's observations.
+//
+// A Redis restart may roll cached values back (AOF everysec, snapshots): values acknowledged
+// just before the crash are gone, and only a repair — a reconciliation pass, which reads the DB
+// and writes Redis — brings them back. The invariants allow that staleness for one
+// reconciliation period (INVARIANTS LIKE-4 "after one reconciliation period"), but a period can
+// only repair when a repair is possible: Redis and the DB both up and reachable from a live
+// replica. So a window opens at the sample before a restart is seen and closes only after
+// `repair_us` (a reconciliation period plus its timeouts) of continuous repairable samples;
+// another restart while a window is open extends it. A cache that stays stale after such a
+// stretch is still judged (and fails).
+class GraceTracker {
+ public:
+  explicit GraceTracker(int64_t repair_us, int64_t start_us = 0);
+  // One sample at now_us: `restarted` = Redis restarted since the previous sample;
+  // `repairable` = Redis, the DB and at least one replica are up and connected right now.
+  // REQUIRES: now_us does not decrease.
+  void on_sample(int64_t now_us, bool restarted, bool repairable);
+  // The closed windows, plus the open one (if any) up to end_us.
+  std::vector<std::pair<int64_t, int64_t>> windows(int64_t end_us) const;
+
+ private:
+  int64_t repair_us_;
+  int64_t last_sample_us_;
+  std::optional<int64_t> open_start_us_;
+  std::optional<int64_t> repairable_since_us_;
+  std::vector<std::pair<int64_t, int64_t>> closed_;
 };
 
 }  // namespace fl::likes::props
