@@ -29,6 +29,8 @@ if not wid then
 end
 local agg = ARGV[17] .. wid
 redis.call('HINCRBY', agg, 'quantity', ARGV[2])
+local members = redis.call('HGET', agg, 'pids')
+redis.call('HSET', agg, 'pids', members and (members .. ',' .. ARGV[1]) or ARGV[1])
 local names = {'activity_id','user_id','star_id','item_id','item_type','item_name','item_icon','nickname','avatar_url'}
 local vals = {ARGV[3],ARGV[4],ARGV[5],ARGV[6],ARGV[7],ARGV[8],ARGV[9],ARGV[10],ARGV[11]}
 for i = 1, #names do redis.call('HSETNX', agg, names[i], vals[i]) end
@@ -57,6 +59,9 @@ RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const
   }
   const std::string agg = a[16] + wid;
   r.call({"HINCRBY", agg, "quantity", a[1]});
+  // COMBO-3/11/13: the window's members, so the worker can bind every row to it (see flush).
+  RedisReply members = r.call({"HGET", agg, "pids"});
+  r.call({"HSET", agg, "pids", members.kind == RedisReply::Kind::kBulk ? members.str + "," + a[0] : a[0]});
   const char* names[] = {"activity_id", "user_id", "star_id", "item_id", "item_type",
                          "item_name",   "item_icon", "nickname", "avatar_url"};
   for (size_t i = 0; i < 9; ++i) r.call({"HSETNX", agg, names[i], a[2 + i]});
@@ -69,18 +74,24 @@ RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const
   return RedisReply::bulk(wid);
 }
 
-// combo_flush: COMBO-2/3/5/6/7 — publish, delete and ack in one atomic step, only once the
-// window's lock (Redis clock) is gone, only for the window the entry names, at most once (a
-// retry finds the published marker and answers with the same payload).
+// combo_flush: COMBO-2/3/5/6/7 — publish and delete in one atomic step, only once the window's
+// lock (Redis clock) is gone, only for the window the entry names, at most once (a retry finds
+// the published marker and answers with the same payload). It does NOT ack: the worker first
+// binds the window's rows in the DB (COMBO-3/11/13: the DB then groups exactly as the record),
+// then acks and drops the marker (combo ack, service.cc). An entry whose binding did not land
+// stays pending and is reclaimed; the marker (owner, members, payload) lets the next worker
+// finish the binding without publishing again.
 // KEYS: lock, agg, stream, published-marker.  ARGV: group entry_id wid channel activity user
 // item_type marker_ttl_ms owner (who publishes: a retry by the same owner learns it was its own).
+// Replies: {'wait', pttl} | {'gone'} (nothing left, acked) | {'published', payload, members} |
+// {'already', payload, owner, members}.
 const char* kFlushLua = R"LUA(
 if redis.call('GET', KEYS[1]) == ARGV[3] then return {'wait', redis.call('PTTL', KEYS[1])} end
 local prev = redis.call('GET', KEYS[4])
 if prev then
-  redis.call('XACK', KEYS[3], ARGV[1], ARGV[2])
-  local cut = string.find(prev, '\n', 1, true)
-  return {'already', string.sub(prev, cut + 1), string.sub(prev, 1, cut - 1)}
+  local a = string.find(prev, '\n', 1, true)
+  local b = string.find(prev, '\n', a + 1, true)
+  return {'already', string.sub(prev, b + 1), string.sub(prev, 1, a - 1), string.sub(prev, a + 1, b - 1)}
 end
 local flat = redis.call('HGETALL', KEYS[2])
 if #flat == 0 then redis.call('XACK', KEYS[3], ARGV[1], ARGV[2]) return {'gone'} end
@@ -93,12 +104,31 @@ local payload = '{"activity_id":' .. ARGV[5] .. ',"type":"contributions_response
   ',"star_id":' .. (h['star_id'] or '0') .. ',"item_id":' .. (h['item_id'] or '0') .. ',"item_type":' .. s(ARGV[7]) ..
   ',"item_name":' .. s(h['item_name']) .. ',"item_icon":' .. s(h['item_icon']) .. ',"quantity":' .. q ..
   ',"combo_count":' .. q .. ',"created_at":' .. (h['first_created_at'] or '0') .. '}}'
+local members = h['pids'] or ''
 redis.call('PUBLISH', ARGV[4], payload)
 redis.call('DEL', KEYS[2])
-redis.call('SET', KEYS[4], ARGV[9] .. '\n' .. payload, 'PX', ARGV[8])
-redis.call('XACK', KEYS[3], ARGV[1], ARGV[2])
-return {'published', payload}
+redis.call('SET', KEYS[4], ARGV[9] .. '\n' .. members .. '\n' .. payload, 'PX', ARGV[8])
+return {'published', payload, members}
 )LUA";
+
+// combo_ack: COMBO-7/9 — acks an entry and drops its published marker once the window's rows
+// are bound, but only while the marker exists: if Redis lost the flush (a restart that forgot
+// the last writes), acking would strand the window's restored state forever; the entry stays
+// pending instead and is flushed again.  KEYS: stream, published-marker.  ARGV: group entry_id.
+const char* kAckLua = R"LUA(
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+redis.call('DEL', KEYS[2])
+return 1
+)LUA";
+
+RedisReply ack_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
+  if (k.size() != 2 || a.size() != 2) return RedisReply::error("ERR combo_ack: wrong arity");
+  if (r.call({"EXISTS", k[1]}).integer == 0) return RedisReply::integer_of(0);
+  r.call({"XACK", k[0], a[0], a[1]});
+  r.call({"DEL", k[1]});
+  return RedisReply::integer_of(1);
+}
 
 int64_t to_i64(const std::map<std::string, std::string>& h, const char* k) {
   auto it = h.find(k);
@@ -118,10 +148,11 @@ RedisReply flush_fn(ScriptCalls& r, const std::vector<std::string>& k, const std
   }
   RedisReply prev = r.call({"GET", k[3]});
   if (prev.kind == RedisReply::Kind::kBulk) {
-    r.call({"XACK", k[2], a[0], a[1]});
-    const size_t cut = prev.str.find('\n');
-    return RedisReply::array({RedisReply::bulk("already"), RedisReply::bulk(prev.str.substr(cut + 1)),
-                              RedisReply::bulk(prev.str.substr(0, cut))});
+    const size_t a_cut = prev.str.find('\n');
+    const size_t b_cut = prev.str.find('\n', a_cut + 1);
+    return RedisReply::array({RedisReply::bulk("already"), RedisReply::bulk(prev.str.substr(b_cut + 1)),
+                              RedisReply::bulk(prev.str.substr(0, a_cut)),
+                              RedisReply::bulk(prev.str.substr(a_cut + 1, b_cut - a_cut - 1))});
   }
   const auto h = parse_hash(r.call({"HGETALL", k[1]}));
   if (h.empty()) {
@@ -143,11 +174,11 @@ RedisReply flush_fn(ScriptCalls& r, const std::vector<std::string>& k, const std
   rec.combo_count = rec.quantity;
   rec.created_at = to_i64(h, "first_created_at");
   const std::string payload = encode_payload(rec.activity_id, rec);
+  const std::string members = to_str(h, "pids");
   r.call({"PUBLISH", a[3], payload});
   r.call({"DEL", k[1]});
-  r.call({"SET", k[3], a[8] + "\n" + payload, "PX", a[7]});
-  r.call({"XACK", k[2], a[0], a[1]});
-  return RedisReply::array({RedisReply::bulk("published"), RedisReply::bulk(payload)});
+  r.call({"SET", k[3], a[8] + "\n" + members + "\n" + payload, "PX", a[7]});
+  return RedisReply::array({RedisReply::bulk("published"), RedisReply::bulk(payload), RedisReply::bulk(members)});
 }
 
 }  // namespace
@@ -156,6 +187,7 @@ std::shared_ptr<ScriptRegistry> combo_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{"combo_aggregate", kAggregateLua, aggregate_fn});
   registry->add(RedisScript{"combo_flush", kFlushLua, flush_fn});
+  registry->add(RedisScript{"combo_ack", kAckLua, ack_fn});
   return registry;
 }
 

@@ -85,6 +85,7 @@ class Replica {
   Task<void> spec_aggregate(const Line& l);
   Task<bool> hardened_aggregate(const Line& l);
   Task<bool> fallback_publish(const Line& l);
+  Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members);
   Task<void> spec_worker();
   Task<void> spec_process(const StreamEntry& e);
   Task<void> hardened_worker();
@@ -132,7 +133,10 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
       if (again.ok() && !again.rows().empty()) {
         l.pid = as_int(again.rows()[0][0]);
         reply.pids.push_back(l.pid);
-        if (again.rows()[0][1].is_null() && !co_await hardened_aggregate(l)) reply.alerted = true;
+        // COMBO-2/10: the first delivery of the request owns the row's Redis step. A duplicate
+        // neither repeats it (a repeat landing after the pid marker expired would count the
+        // purchase twice) nor vouches for it: until the window is bound, it answers alerted.
+        if (again.rows()[0][1].is_null()) reply.alerted = true;
         continue;
       }
     }
@@ -207,17 +211,11 @@ Task<bool> Replica::hardened_aggregate(const Line& l) {
     degraded(l.pid, r, "combo_aggregate");
     if (!r.is_transport_error() || !r.indeterminate) break;
   }
-  if (r.kind == RedisReply::Kind::kBulk) {
-    // COMBO-11: the row remembers its window so the polling merge groups exactly as the push.
-    // The UPDATE is idempotent: retried until it lands, so no row stays unbound (COMBO-3/11).
-    for (int attempt = 0; attempt < 20; ++attempt) {
-      SqlResult up = co_await sql_.execute("UPDATE activity_contributions SET window_id = ? WHERE id = ?",
-                                           {std::stoll(r.str), l.pid});
-      if (up.ok()) co_return true;
-      co_await rt_.clock().sleep_ms(500);
-    }
-    co_return false;
-  }
+  // COMBO-3/11/13: the row is NOT bound to its window here. The worker binds every member of the
+  // window in one UPDATE after publishing (bind_window), so the DB never shows a window before
+  // its membership is final: a smaller pid whose script runs after a larger pid opened the window
+  // (two replicas, or a delayed request) cannot make a poll show the larger id first.
+  if (r.kind == RedisReply::Kind::kBulk) co_return true;
   if (r.is_transport_error() && r.indeterminate) co_return false;  // may have counted: alert only
   co_return co_await fallback_publish(l);  // §6: Redis refused -> publish the single record now
 }
@@ -244,7 +242,29 @@ Task<bool> Replica::fallback_publish(const Line& l) {
   RedisReply r = co_await redis_.command({"PUBLISH", e.channel, e.payload});
   e.outcome = outcome_of(r);
   if (probe_) probe_->published(e);
-  co_return e.outcome == PublishOutcome::kOk;
+  if (e.outcome != PublishOutcome::kOk) co_return false;
+  // COMBO-11: the row is a window of its own; bind it so polls show it like the push.
+  co_return co_await bind_window(l.pid, {l.pid});
+}
+
+Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members) {
+  if (members.empty()) co_return true;
+  SqlStatement up;
+  up.sql = "UPDATE activity_contributions SET window_id = ? WHERE id IN (";
+  up.params.push_back(window_id);
+  for (size_t i = 0; i < members.size(); ++i) {
+    up.sql += i == 0 ? "?" : ",?";
+    up.params.push_back(members[i]);
+  }
+  up.sql += ")";
+  // Idempotent: retried while the DB is unreachable; the caller keeps the entry pending if it
+  // never lands, so another worker finishes the binding (COMBO-3/11).
+  for (int attempt = 0; attempt < o_.bind_attempts; ++attempt) {
+    SqlResult res = co_await sql_.execute(up);
+    if (res.ok()) co_return true;
+    co_await rt_.clock().sleep_ms(500);
+  }
+  co_return false;
 }
 
 Task<MessagePtr> Replica::latest(MessagePtr m) {
@@ -441,7 +461,7 @@ Task<void> Replica::hardened_process(const StreamEntry& e) {
                                          "combo:pub:" + suffix + ":" + wid};
   const std::string owner = consumer_name() + "@" + str(rt_.clock().now_us()) + "#" + e.id;
   const std::vector<std::string> args = {kConsumerGroup, e.id, wid, ev.channel, activity, user,
-                                         ev.entry_item_type, str(o_.marker_ttl_ms), owner};
+                                         ev.entry_item_type, str(o_.published_marker_ttl_ms), owner};
   bool began = false;
   for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
     if (!began && probe_) ev.begin_mark = probe_->mark();
@@ -456,15 +476,32 @@ Task<void> Replica::hardened_process(const StreamEntry& e) {
         began = false;
         continue;
       }
+      if (what == "gone") co_return;  // nothing left of the window: acked by the script
       // "already" counts as ours only when the marker names this attempt's owner (an earlier
       // attempt of ours was indeterminate); otherwise another worker published it.
-      const bool ours = what == "published" || (what == "already" && r.elements.size() > 2 && r.elements[2].str == owner);
-      if (ours && r.elements.size() > 1) {
+      const bool published = what == "published" && r.elements.size() > 2;
+      const bool already = what == "already" && r.elements.size() > 3;
+      if (!published && !already) co_return;  // malformed reply: stays pending, reclaimed later
+      if (published || r.elements[2].str == owner) {
         ev.payload = r.elements[1].str;
         ev.outcome = PublishOutcome::kOk;
         if (probe_) probe_->published(ev);
       }
-      co_return;  // published, already published, or nothing left: acked by the script
+      // COMBO-3/11/13: bind every member row to the window before acking, so the DB groups
+      // exactly as the record did; if the DB is unreachable the entry stays pending and whoever
+      // claims it next finds the marker ("already") and finishes the binding. COMBO-7: then ack.
+      std::vector<int64_t> members;
+      std::string list = r.elements[published ? 2 : 3].str;
+      for (size_t from = 0; from < list.size();) {
+        size_t comma = list.find(',', from);
+        if (comma == std::string::npos) comma = list.size();
+        try { members.push_back(std::stoll(list.substr(from, comma - from))); } catch (...) {}
+        from = comma + 1;
+      }
+      if (!co_await bind_window(ev.entry_window_id, std::move(members))) co_return;
+      // COMBO-7/9: ack and drop the marker together, only while the marker (the flush) exists.
+      co_await redis_.script("combo_ack", {kStreamKey, keys[3]}, {kConsumerGroup, e.id});
+      co_return;
     }
     if (r.is_transport_error() && r.indeterminate) continue;  // retry: the script is idempotent
     // Redis down or erroring: leave the entry pending; XAUTOCLAIM brings it back (COMBO-7).

@@ -40,6 +40,10 @@ struct ServiceOptions {
   // hardened only
   int64_t hardened_agg_ttl_ms = 600'000;  // COMBO-2/9: long enough to survive stalls, never -1
   int64_t marker_ttl_ms = 8000;           // idempotency markers of retried scripts (COMBO-2)
+  // The published marker of a window (owner, members, payload) lives until the worker that
+  // bound the window's rows acks the entry and deletes it; the TTL only bounds a leak.
+  int64_t published_marker_ttl_ms = 60'000;
+  int bind_attempts = 6;                  // UPDATE window_id tries (500 ms apart) before leaving the entry pending
   int64_t claim_min_idle_ms = 5000;       // XAUTOCLAIM min-idle (COMBO-4/7)
   int64_t claim_interval_ms = 1000;
   // Attempts of the aggregate script. 1: a retry executed after the idempotency marker expired

@@ -38,11 +38,11 @@ Assignment assigned_groups(const std::vector<Purchase>& purchases, const std::ma
           if (id <= p.pid && id > best) best = id;
         }
       }
-      auto bound = window_of_pid.find(best);
-      label = best < 0                       ? "p:" + std::to_string(p.pid)
-              : bound != window_of_pid.end() ? "w:" + std::to_string(bound->second)
-              : window_ids.count(best)       ? "w:" + std::to_string(best)  // the record's id names a window
-                                             : "r:" + std::to_string(best);
+      // A record whose window the server recorded (rows carrying its window id) has a known
+      // membership: a row that is not among its members belongs to no published window and
+      // stays alone. Only a record with no recorded membership (spec) takes rows by pid order.
+      const bool recorded = window_of_pid.count(best) > 0 || window_ids.count(best) > 0;
+      label = best < 0 || recorded ? "p:" + std::to_string(p.pid) : "r:" + std::to_string(best);
     }
     buckets[{p.key, label}].push_back(&p);
   }

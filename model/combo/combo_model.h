@@ -9,7 +9,8 @@
 // - assigned_groups(): the partition the SERVER chose, as evidenced by the run: purchases carrying
 //   a window id (recorded by the server) are grouped by it; the others are attributed to the
 //   published record of their key with the largest id <= their pid (ids are first pids and pids
-//   grow with time), or stay alone.
+//   grow with time) when the server recorded no membership for that record's window, or stay
+//   alone (a server that records every member of a published window left them out of it).
 // - intended_windows(): the definition itself, for purchases with certain times: a window opens
 //   at the first purchase f of a key not inside an open window and holds every purchase of the
 //   key with t < t_f + window_ms. Used where the run's timing is certain.

@@ -44,5 +44,18 @@ TEST(ComboModel, ServerWindowIdsWin) {
   EXPECT_EQ(a.groups[0].qty_all, 2);
 }
 
+TEST(ComboModel, RowsLeftOutOfARecordedWindowStayAlone) {
+  // Window 1 was recorded with members {1, 2}; row 3 (no window) is not among them, so it is not
+  // attributed to record 1 by pid order: it belongs to no published window.
+  auto a1 = p(1, 0), a2 = p(2, 10), a3 = p(3, 20);
+  a1.window_id = 1;
+  a2.window_id = 1;
+  std::map<Key, std::vector<int64_t>> ids{{Key{1, 7, 1}, {1}}};
+  Assignment a = assigned_groups({a1, a2, a3}, ids);
+  ASSERT_EQ(a.groups.size(), 2u);
+  EXPECT_EQ(a.group_of(1)->qty_all, 2);
+  EXPECT_EQ(a.group_of(3)->label, "p:3");
+}
+
 }  // namespace
 }  // namespace fl::model::combo

@@ -20,6 +20,7 @@ Verdict check_entry_binding(const ComboRun& run);           // COMBO-6
 Verdict check_pel_drains(const ComboRun& run);              // COMBO-7
 Verdict check_no_garbage(const ComboRun& run);              // COMBO-8
 Verdict check_ttl_hygiene(const ComboRun& run);             // COMBO-9
+Verdict check_stream_bounded(const ComboRun& run);          // COMBO-9 (the stream, §9.1 MAXLEN)
 Verdict check_degradation(const ComboRun& run);             // COMBO-10
 Verdict check_polling_merge(const ComboRun& run);           // COMBO-11
 Verdict check_merge_algebra(const ComboRun& run);           // COMBO-12

@@ -117,6 +117,24 @@ TEST(ComboChecks, ConservationFailsOnLostAndDoubleCounts) {
   expect_fails(twice, check_quantity_conservation);
 }
 
+TEST(ComboChecks, ConservationCountsARepublishAfterRedisLostTheFirstOnceOnly) {
+  // Redis restarts 1 s after the publish (AOF everysec may lose the publish's DEL and ack): the
+  // same window published again is counted once (COMBO-2 holds for restarts that keep the data).
+  ComboRun lossy = clean_run();
+  lossy.redis_outages.push_back({kT0 + 4'000'000, kT0 + 4'500'000});
+  PublishObs again = lossy.publishes[0];
+  again.begin_us = again.end_us = kT0 + 10'000'000;
+  lossy.publishes.push_back(again);
+  EXPECT_TRUE(check_quantity_conservation(lossy).passed);
+  // The same repeat with no Redis loss before it is a double count.
+  ComboRun twice = clean_run();
+  twice.redis_outages.push_back({kT0 + 20'000'000, kT0 + 20'500'000});  // long after both
+  PublishObs late = twice.publishes[0];
+  late.begin_us = late.end_us = kT0 + 10'000'000;
+  twice.publishes.push_back(late);
+  expect_fails(twice, check_quantity_conservation);
+}
+
 TEST(ComboChecks, OnePushFailsOnWrongId) {
   ComboRun run = clean_run();
   run.publishes[0].record->id = 2;  // the window's last pid instead of its first
@@ -126,6 +144,16 @@ TEST(ComboChecks, OnePushFailsOnWrongId) {
 TEST(ComboChecks, TimelinessFailsOnALatePublish) {
   ComboRun run = clean_run();
   run.publishes[0].begin_us = kT0 + 9'000'000;
+  expect_fails(run, check_timeliness);
+}
+
+TEST(ComboChecks, TimelinessAfterOneCrashAllowsDeltaRecoverOnly) {
+  ComboRun run = clean_run();
+  run.faults_injected = true;
+  run.single_crash = true;
+  run.publishes[0].begin_us = run.publishes[0].end_us = kT0 + 9'000'000;  // reclaimed ~6 s late
+  EXPECT_TRUE(check_timeliness(run).passed);
+  run.publishes[0].begin_us = run.publishes[0].end_us = kT0 + 14'000'000;  // past 0.5 + 3 + 10 s
   expect_fails(run, check_timeliness);
 }
 
@@ -154,6 +182,14 @@ TEST(ComboChecks, EntryBindingFailsWhenAnEntryPublishesAnotherWindow) {
   expect_fails(run, check_entry_binding);
 }
 
+TEST(ComboChecks, EntryBindingFailsWhenTwoUnackedEntriesShareALiveWindow) {
+  ComboRun run = clean_run();
+  run.unacked_samples_taken = 200;
+  EXPECT_TRUE(check_entry_binding(run).passed);
+  run.unacked_shared.push_back({kT0 + 1'000'000, "combo:agg:1:7:2:1", {"1-0", "2-0"}});
+  expect_fails(run, check_entry_binding);
+}
+
 TEST(ComboChecks, PelDrainsFailsOnPendingEntries) {
   ComboRun run = clean_run();
   run.final_pending = 3;
@@ -174,6 +210,15 @@ TEST(ComboChecks, TtlHygieneFailsOnAKeyWithoutTtl) {
   ComboRun left = clean_run();
   left.final_keys.push_back({"combo:agg:lock:7:rose", 1000, kT0});
   expect_fails(left, check_ttl_hygiene);
+}
+
+TEST(ComboChecks, StreamBoundedFailsOnAnUntrimmedStream) {
+  ComboRun run = clean_run();
+  run.stream_maxlen = 50;
+  run.stream_len_max = 150;  // MAXLEN ~ 50 may keep up to one more node of 100
+  EXPECT_TRUE(check_stream_bounded(run).passed);
+  run.stream_len_max = 240;  // every entry ever added: no trimming
+  expect_fails(run, check_stream_bounded);
 }
 
 TEST(ComboChecks, DegradationFailsOnASilentDrop) {
@@ -204,6 +249,25 @@ TEST(ComboChecks, UiConvergenceFailsOnAStaleQuantity) {
   ComboRun run = clean_run();
   run.ui[0].event.after[0].quantity = 1;
   expect_fails(run, check_ui_convergence);
+}
+
+TEST(ComboChecks, UiConvergenceFailsOnTwoItemsForOneWindow) {
+  // A poll showed the window under a later pid before its first row was bound: two items.
+  ComboRun run = clean_run();
+  ContributionRecord partial = record(2, 1, run.rows[1].row.created_at);
+  run.ui[0].event.after.push_back(partial);
+  expect_fails(run, check_ui_convergence);
+}
+
+TEST(ComboChecks, UiConvergenceExemptsOnlyWindowsRedisMayHaveLost) {
+  ComboRun lossy = clean_run();
+  lossy.ui[0].event.after[0].quantity = 1;
+  lossy.redis_outages.push_back({kT0 + 2'000'000, kT0 + 2'500'000});  // inside the window
+  EXPECT_TRUE(check_ui_convergence(lossy).passed);
+  ComboRun later = clean_run();
+  later.ui[0].event.after[0].quantity = 1;
+  later.redis_outages.push_back({kT0 + 20'000'000, kT0 + 20'500'000});  // long after it
+  expect_fails(later, check_ui_convergence);
 }
 
 TEST(ComboChecks, NoWrongfulDropFailsWhenAPushIsFiltered) {

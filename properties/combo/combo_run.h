@@ -61,11 +61,23 @@ struct RedisKeyObs {
   int64_t time_us = 0;
 };
 
+// COMBO-6 sampled: the unacknowledged stream entries (pending in the group, or not yet
+// delivered) that, at one instant, would all process the same live window state.
+struct UnackedObs {
+  int64_t time_us = 0;
+  std::string window_state;             // the live Redis key holding the window's state
+  std::vector<std::string> entry_ids;   // >= 2 entries bound to it
+};
+
 struct ComboRun {
   Variant variant = Variant::kSpec;
   int64_t window_ms = 3000;
   int64_t timely_slack_ms = 1000;      // Δ of COMBO-4 without faults
   bool faults_injected = false;
+  // The run's only fault was one service process crashing and restarting (a crash point):
+  // COMBO-4's second clause applies, publish by t_first + window + recover_slack_ms.
+  bool single_crash = false;
+  int64_t recover_slack_ms = 10'000;   // Δ_recover of COMBO-4
   bool redis_lost_data = false;        // the Redis process restarted (persistence may lose writes)
   // When Redis was down or restarting ([from, to] world us, observed by sampling). Writes acked
   // up to aof_loss_ms before a crash may be lost (AOF everysec), so windows alive then are exempt
@@ -86,6 +98,10 @@ struct ComboRun {
   std::vector<RedisKeyObs> final_keys;  // every live key at the end
   std::vector<RedisKeyObs> no_ttl_samples;  // combo:agg* keys seen with TTL -1 during the run
   int64_t final_pending = -1;          // XPENDING count at the end (-1 unknown)
+  int64_t unacked_samples_taken = 0;   // COMBO-6 samples of the stream (every 100 ms)
+  int64_t stream_maxlen = 0;           // XADD MAXLEN ~ the services use (0: unknown)
+  int64_t stream_len_max = 0;          // longest the stream was at any sample
+  std::vector<UnackedObs> unacked_shared;  // samples where >= 2 unacked entries shared a window
 };
 
 // Derived views shared by the checkers.

@@ -42,6 +42,8 @@ struct Ctx {
   // Engine state beyond the keyspace (engine.cc).
   std::map<std::string, std::set<uint64_t>, std::less<>>& channels();
   std::vector<PubSubDelivery>& deliveries();
+  // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
+  void observe_publish(const std::string& channel, const std::string& payload);
   std::set<std::string>& loaded_scripts();
   const ScriptRegistry* scripts() const;
   EngineStats& stats();

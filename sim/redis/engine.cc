@@ -140,6 +140,9 @@ std::string Ctx::name() const { return lower(argv[0]); }
 
 std::map<std::string, std::set<uint64_t>, std::less<>>& Ctx::channels() { return engine.channels_; }
 std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
+void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
+  if (engine.publish_observer_ && &ks == &engine.live_) engine.publish_observer_(channel, payload);
+}
 std::set<std::string>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
 const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
 EngineStats& Ctx::stats() { return engine.stats_; }

@@ -44,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -122,6 +123,12 @@ class Engine {
   // Forgets a connection: unsubscribes it, drops a pending MULTI.
   void close_session(Session& session);
 
+  // Observation hook for harness adapters (never changes behaviour): called for every PUBLISH
+  // executed on the live keyspace (also from scripts and EXEC), with or without subscribers, in
+  // execution order. Pub/sub delivery is at most once; this sees what was published.
+  using PublishObserver = std::function<void(const std::string& channel, const std::string& payload)>;
+  void set_publish_observer(PublishObserver observer) { publish_observer_ = std::move(observer); }
+
   // Periodic maintenance, as Redis's serverCron: active expiry, then AOF fsync or snapshot when
   // due. Call it every ~100 ms of the server's clock (Redis's hz 10).
   void tick(int64_t now_ms);
@@ -153,6 +160,7 @@ class Engine {
   // Pub/sub: channel -> subscribed session ids.
   std::map<std::string, std::set<uint64_t>, std::less<>> channels_;
   std::vector<PubSubDelivery> deliveries_;
+  PublishObserver publish_observer_;
   std::set<std::string> signaled_;
   std::set<std::string> loaded_scripts_;  // SHA1s loaded since the last start
   std::string expire_cursor_;             // active expiry resumes after this key

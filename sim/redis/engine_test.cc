@@ -321,6 +321,21 @@ TEST_F(EngineTest, PubSubRoutesToSubscribedSessionsOnly) {
   EXPECT_EQ(run({"PUBLISH", "a", "gone"}), "(integer) 0");
 }
 
+TEST_F(EngineTest, PublishObserverSeesEveryPublishWithOrWithoutSubscribers) {
+  std::vector<std::string> seen;
+  engine.set_publish_observer([&](const std::string& ch, const std::string& payload) { seen.push_back(ch + "=" + payload); });
+  Session sub;
+  sub.id = 9;
+  engine.execute(sub, {"SUBSCRIBE", "a"}, now);
+  EXPECT_EQ(run({"PUBLISH", "a", "one"}), "(integer) 1");
+  EXPECT_EQ(run({"PUBLISH", "b", "nobody"}), "(integer) 0");
+  run({"MULTI"});
+  run({"PUBLISH", "b", "queued"});
+  EXPECT_TRUE(seen.size() == 2u);  // queued, not executed yet
+  run({"EXEC"});
+  EXPECT_EQ(seen, (std::vector<std::string>{"a=one", "b=nobody", "b=queued"}));
+}
+
 std::shared_ptr<const ScriptRegistry> counter_scripts() {
   auto reg = std::make_shared<ScriptRegistry>();
   reg->add(RedisScript{

@@ -24,6 +24,7 @@ void unsubscribe_one(Ctx& c, const std::string& channel, std::vector<RedisReply>
 }  // namespace
 
 RedisReply cmd_publish(Ctx& c) {
+  c.observe_publish(c.arg(1), c.arg(2));
   auto it = c.channels().find(c.arg(1));
   if (it == c.channels().end()) return RedisReply::integer_of(0);
   for (uint64_t session_id : it->second) {
