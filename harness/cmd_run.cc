@@ -122,21 +122,13 @@ void print_result(const RunResult& r, bool quiet) {
   std::printf("replay: %s\n", r.replay_command.c_str());
 }
 
-std::optional<Scenario> load_or_report(const std::string& file) {
-  LoadResult loaded = load_scenario_file(file);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "%s", loaded.error_text().c_str());
-    return std::nullopt;
-  }
-  return loaded.scenario;
-}
 
 }  // namespace
 
 int run_main(const Args& args) {
   RunFlags flags;
   if (int rc = parse_run_flags(args, kRunUsage, &flags, true); rc >= 0) return rc;
-  std::optional<Scenario> s = load_or_report(flags.file);
+  std::optional<Scenario> s = load_scenario_or_print(flags.file);
   if (!s) return 2;
   flags.options.scenario_path = flags.file;
   const RunResult r = run_scenario(*s, flags.seed.value_or(default_seed(*s)), flags.options);
@@ -180,7 +172,7 @@ std::vector<std::string> read_lines(const std::string& path) {
 int check_determinism_main(const Args& args) {
   RunFlags flags;
   if (int rc = parse_run_flags(args, kDeterminismUsage, &flags, false); rc >= 0) return rc;
-  std::optional<Scenario> s = load_or_report(flags.file);
+  std::optional<Scenario> s = load_scenario_or_print(flags.file);
   if (!s) return 2;
   const uint64_t seed = flags.seed.value_or(default_seed(*s));
   const auto dir = std::filesystem::temp_directory_path() / ("faultline-det-" + std::to_string(getpid()));

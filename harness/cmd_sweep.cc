@@ -88,14 +88,6 @@ class Flags {
   std::vector<std::string> positional_;
 };
 
-std::optional<Scenario> load_or_report(const std::string& file) {
-  LoadResult loaded = load_scenario_file(file);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "%s", loaded.error_text().c_str());
-    return std::nullopt;
-  }
-  return loaded.scenario;
-}
 
 bool write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -295,7 +287,7 @@ int sweep_main(const Args& args) {
   if (f.has("--shard") && !parse_shard(f.str("--shard"), &shard, &shards)) {
     return f.error("--shard takes i/n with 0 <= i < n");
   }
-  std::optional<Scenario> s = load_or_report(f.positional()[0]);
+  std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
   if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout_s);
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
@@ -344,7 +336,7 @@ int shrink_main(const Args& args) {
     return f.error("unknown flag '" + u + "'");
   }
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
-  std::optional<Scenario> s = load_or_report(f.positional()[0]);
+  std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
   uint64_t seed = default_seed(*s), max_runs = 200;
   double timeout_s = 120;
@@ -401,7 +393,7 @@ int replay_main(const Args& args) {
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   double timeout_s = 120;
   if (!f.number("--timeout-s", &timeout_s)) return f.error("bad number");
-  std::optional<Scenario> s = load_or_report(f.positional()[0]);
+  std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
   if (!s->seed) {
     std::fprintf(stderr, "%s: error: no 'seed:' recorded; use `faultline run FILE --seed N`\n",
@@ -543,7 +535,7 @@ int report_main(const Args& args) {
   std::vector<Scenario> chosen;
   bool input_error = false;
   for (const std::string& path : scenario_files(f.str("--scenarios", "scenarios"))) {
-    std::optional<Scenario> s = load_or_report(path);
+    std::optional<Scenario> s = load_scenario_or_print(path);
     if (!s) {
       input_error = true;
       continue;

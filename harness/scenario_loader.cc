@@ -695,6 +695,15 @@ LoadResult load_scenario_file(const std::string& path, const LoadOptions& option
   return load_scenario_text(text.str(), path, options);
 }
 
+std::optional<Scenario> load_scenario_or_print(const std::string& path) {
+  LoadResult loaded = load_scenario_file(path);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "%s", loaded.error_text().c_str());
+    return std::nullopt;
+  }
+  return loaded.scenario;
+}
+
 std::string scenario_to_yaml(const Scenario& s) {
   YAML::Emitter e;
   e << YAML::BeginMap;

@@ -52,6 +52,8 @@ struct LoadResult {
 LoadResult load_scenario_text(std::string_view yaml, const std::string& filename,
                               const LoadOptions& options = {});
 LoadResult load_scenario_file(const std::string& path, const LoadOptions& options = {});
+// For the commands: the scenario, or nullopt after printing every diagnostic to stderr.
+std::optional<Scenario> load_scenario_or_print(const std::string& path);
 
 // The canonical YAML form of `s` (every field, fixed order, strings double-quoted).
 std::string scenario_to_yaml(const Scenario& s);
