@@ -26,6 +26,9 @@ function(fl_library name dir)
     target_compile_definitions(${test_name} PRIVATE
       FAULTLINE_SOURCE_DIR="${PROJECT_SOURCE_DIR}" FAULTLINE_BINARY_DIR="${PROJECT_BINARY_DIR}"
       REDIS_SERVER_PATH="${REDIS_SERVER}")
-    gtest_discover_tests(${test_name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+    # RapidCheck suites run with a fixed seed under CTest, so CI is reproducible; run a test
+    # binary directly (or with RC_PARAMS="seed=N max_success=M") to explore other seeds.
+    gtest_discover_tests(${test_name} DISCOVERY_TIMEOUT 60
+                         PROPERTIES TIMEOUT 600 ENVIRONMENT "RC_PARAMS=seed=20261130")
   endforeach()
 endfunction()

@@ -115,7 +115,8 @@ class RealRedis {
               static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    for (int i = 0; i < 200 && access(socket_.c_str(), F_OK) != 0; ++i) {
+    // The socket file appears at bind(), before listen(): wait until a connect succeeds.
+    for (int i = 0; i < 500 && !accepts_connections(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
@@ -130,6 +131,16 @@ class RealRedis {
   const std::string& socket() const { return socket_; }
 
  private:
+  bool accepts_connections() const {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_.c_str());
+    const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+  }
   std::string dir_, socket_;
   pid_t pid_ = -1;
 };
