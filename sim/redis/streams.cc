@@ -11,6 +11,20 @@ namespace fl::sim::redis {
 
 namespace {
 
+// XADD/XTRIM's MAXLEN and LIMIT: an integer >= 0, with Redis 7.0's two error texts.
+std::optional<int64_t> parse_non_negative(const std::string& arg, const char* what, RedisReply* error) {
+  const std::optional<int64_t> v = parse_int64(arg);
+  if (!v) {
+    *error = err_not_integer();
+    return std::nullopt;
+  }
+  if (*v < 0) {
+    *error = RedisReply::error(std::string("ERR The ") + what + " argument must be >= 0.");
+    return std::nullopt;
+  }
+  return v;
+}
+
 RedisReply err_invalid_id() {
   return RedisReply::error("ERR Invalid stream ID specified as stream command argument");
 }
@@ -232,15 +246,8 @@ bool parse_add_args(const Ctx& c, AddArgs* a, RedisReply* error) {
         ++i;
       }
       if (maxlen) {
-        auto v = parse_int64(c.arg(i + 1));
-        if (!v) {
-          *error = err_not_integer();
-          return false;
-        }
-        if (*v < 0) {
-          *error = RedisReply::error("ERR The MAXLEN argument must be >= 0.");
-          return false;
-        }
+        auto v = parse_non_negative(c.arg(i + 1), "MAXLEN", error);
+        if (!v) return false;
         a->trim.maxlen = *v;
         a->trim.strategy = TrimArgs::Strategy::kMaxLen;
       } else {
@@ -254,15 +261,8 @@ bool parse_add_args(const Ctx& c, AddArgs* a, RedisReply* error) {
       }
       ++i;
     } else if (iequals(opt, "limit") && more) {
-      auto v = parse_int64(c.arg(i + 1));
-      if (!v) {
-        *error = err_not_integer();
-        return false;
-      }
-      if (*v < 0) {
-        *error = RedisReply::error("ERR The LIMIT argument must be >= 0.");
-        return false;
-      }
+      auto v = parse_non_negative(c.arg(i + 1), "LIMIT", error);
+      if (!v) return false;
       a->trim.limit = *v;
       limit_given = true;
       ++i;
