@@ -83,3 +83,43 @@ int list_main(const Args& args) {
 }
 
 }  // namespace fl
+
+namespace fl {
+
+namespace {
+
+const char* kFixesUsage =
+    "usage: faultline fixes [SYSTEM]\n"
+    "  Lists the named fixes hardened adds to each seed design (or to SYSTEM's): id, the seed line\n"
+    "  it departs from, the invariants it protects and why. `--without FIX` on run, sweep and\n"
+    "  shrink (or `without: [FIX]` in a scenario) runs hardened with that fix removed.\n";
+
+void print_fixes(const SystemUnderTest& sys) {
+  std::printf("## %s: %zu named fixes\n\n", sys.name().c_str(), sys.fixes().size());
+  if (sys.fixes().empty()) return;
+  std::printf("| fix | seed line | invariants | why |\n|---|---|---|---|\n");
+  for (const FixInfo& f : sys.fixes()) {
+    std::string ids;
+    for (const std::string& i : f.invariants) ids += (ids.empty() ? "" : ", ") + i;
+    std::printf("| %s | %s | %s | %s |\n", f.id.c_str(), f.seed_line.c_str(), ids.c_str(), f.why.c_str());
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int fixes_main(const Args& args) {
+  if (args.size() > 1) return std::fprintf(stderr, "faultline: too many arguments\n%s", kFixesUsage), 2;
+  const std::string what = args.empty() ? "" : args[0];
+  if (what == "--help" || what == "-h") return std::fputs(kFixesUsage, stdout), 0;
+  if (!what.empty()) {
+    const SystemUnderTest* sys = find_system(what);
+    if (sys == nullptr) return std::fprintf(stderr, "faultline: unknown system '%s'\n%s", what.c_str(), kFixesUsage), 2;
+    print_fixes(*sys);
+    return 0;
+  }
+  for (const SystemUnderTest* sys : all_systems()) print_fixes(*sys);
+  return 0;
+}
+
+}  // namespace fl

@@ -23,9 +23,11 @@ namespace fl {
 namespace {
 
 const char* kRunUsage =
-    "usage: faultline run FILE [--seed N] [--trace OUT.jsonl] [--perfetto OUT.json] [--quiet]\n"
-    "  Runs the scenario once and prints each property's verdict with its evidence.\n"
+    "usage: faultline run FILE [--seed N] [--without FIX]... [--trace OUT.jsonl] [--perfetto OUT.json] [--quiet]\n"
+    "  Runs the scenario once and prints each property's verdict (PASS, FAIL, VACUOUS) with its\n"
+    "  evidence and the operations it exempted.\n"
     "  --seed N          the seed (default: the scenario's saved seed, else 1)\n"
+    "  --without FIX     run hardened without this named fix (repeatable; see 'faultline fixes')\n"
     "  --trace PATH      write every trace event as JSON lines\n"
     "  --perfetto PATH   write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
     "  --quiet           print only the summary line\n"
@@ -77,6 +79,9 @@ int parse_run_flags(const Args& args, const char* usage, RunFlags* flags, bool a
       uint64_t seed = 0;
       if (!value(&v) || !parse_u64(v, &seed)) return usage_error(usage, "--seed takes a non-negative integer");
       flags->seed = seed;
+    } else if (a == "--without") {
+      if (!value(&v) || v.empty()) return usage_error(usage, "--without takes a fix id (see 'faultline fixes')");
+      flags->options.without.push_back(v);
     } else if (allow_outputs && a == "--trace") {
       if (!value(&flags->options.trace_jsonl_path)) return usage_error(usage, "--trace takes a path");
     } else if (allow_outputs && a == "--perfetto") {
@@ -102,8 +107,11 @@ void print_result(const RunResult& r, bool quiet) {
     for (const Verdict& v : r.verdicts) {
       std::string ids;
       for (const std::string& id : v.invariants) ids += (ids.empty() ? "" : ",") + id;
-      std::printf("  %-4s %-28s [%s] %s (%lld checks)\n", v.passed ? "PASS" : "FAIL", v.property.c_str(),
+      std::printf("  %-7s %-28s [%s] %s (%lld checks)\n", v.status_name(), v.property.c_str(),
                   ids.c_str(), v.assertion.c_str(), static_cast<long long>(v.checks));
+      for (const auto& [reason, count] : v.exemptions) {
+        std::printf("          exempted %lld: %s\n", static_cast<long long>(count), reason.c_str());
+      }
       size_t shown = 0;
       for (const std::string& e : v.evidence) {
         if (++shown > 8) {
@@ -115,6 +123,13 @@ void print_result(const RunResult& r, bool quiet) {
     }
   }
   if (!r.error.empty()) std::printf("error: %s\n", r.error.c_str());
+  auto list = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  if (!r.further_findings.empty()) std::printf("further findings (failed, not expected): %s\n", list(r.further_findings).c_str());
+  if (!r.vacuous.empty()) std::printf("vacuous (checked nothing): %s\n", list(r.vacuous).c_str());
   std::printf("%s: %s; fingerprint %s; config %s; %llu events; %.1f simulated s in %.2f wall s\n",
               r.as_expected ? "AS EXPECTED" : "UNEXPECTED", r.all_passed ? "all properties passed" : "a property failed",
               sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
@@ -131,6 +146,9 @@ int run_main(const Args& args) {
   std::optional<Scenario> s = load_scenario_or_print(flags.file);
   if (!s) return 2;
   flags.options.scenario_path = flags.file;
+  if (std::string why = apply_without(*s, flags.options.without); !why.empty()) {
+    return usage_error(kRunUsage, why);
+  }
   const RunResult r = run_scenario(*s, flags.seed.value_or(default_seed(*s)), flags.options);
   print_result(r, flags.quiet);
   if (!r.error.empty()) return 1;

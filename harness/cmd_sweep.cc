@@ -77,6 +77,15 @@ class Flags {
     std::fprintf(stderr, "faultline: %s\n%s", message.c_str(), usage_);
     return 2;
   }
+  // --without A,B: the named fixes to remove from hardened (comma-separated).
+  std::vector<std::string> list(const std::string& name) const {
+    std::vector<std::string> out;
+    std::stringstream in(str(name));
+    for (std::string item; std::getline(in, item, ',');) {
+      if (!item.empty()) out.push_back(item);
+    }
+    return out;
+  }
 
  private:
   static bool is_switch(const std::string& a) {
@@ -168,9 +177,11 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
     std::printf("  failures of %-32s %lld\n", p.c_str(), static_cast<long long>(n));
   }
   for (size_t i = 0; i < rec.failing_seeds.size() && i < 5; ++i) {
-    std::printf("  failing seed %llu: faultline run %s --seed %llu\n",
+    std::string without;
+    for (const std::string& id : s.without) without += " --without " + id;
+    std::printf("  failing seed %llu: faultline run %s --seed %llu%s\n",
                 static_cast<unsigned long long>(rec.failing_seeds[i]), s.source_file.c_str(),
-                static_cast<unsigned long long>(rec.failing_seeds[i]));
+                static_cast<unsigned long long>(rec.failing_seeds[i]), without.c_str());
   }
   if (!rec.error.empty()) std::printf("  first crash/timeout: %s\n", rec.error.c_str());
   std::printf("%s\n", rec.as_expected() ? "AS EXPECTED" : "UNEXPECTED");
@@ -179,7 +190,7 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
 // ---------------------------------------------------------------- sweep
 const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
-    "                       [--json OUT.json] [--timeout-s T] [--quiet]\n"
+    "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
     "       faultline sweep FILE --crash-points [--effects K] [--seed N] [--jobs J] [--json OUT]\n"
     "                       [--found DIR]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
@@ -250,7 +261,7 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeou
       Scenario pinned = s;
       pinned.crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.restart_after_ms};
       pinned.seed = seed;
-      pinned.expect = Expectation{false, prop, std::nullopt};
+      pinned.expect = Expectation{.pass = false, .failing = {prop}};
       pinned.name = s.name + "-crash-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
       const std::string path = f.str("--found") + "/" + pinned.name + "-" + prop + ".yaml";
       const std::string header = "# Crash point found by `faultline sweep --crash-points` on " + s.source_file +
@@ -272,7 +283,7 @@ int sweep_main(const Args& args) {
   if (f.has("--help")) return std::fputs(kSweepUsage, stdout), 0;
   if (std::string u = f.unknown({"--seeds", "--first-seed", "--jobs", "--shard", "--json",
                                  "--timeout-s", "--quiet", "--crash-points", "--effects", "--found",
-                                 "--seed"});
+                                 "--seed", "--without"});
       !u.empty()) {
     return f.error("unknown flag '" + u + "'");
   }
@@ -289,13 +300,16 @@ int sweep_main(const Args& args) {
   }
   std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
+  RunOptions run_options;
+  run_options.without = f.list("--without");
+  if (std::string why = apply_without(*s, run_options.without); !why.empty()) return f.error(why);
   if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout_s);
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
   const std::vector<uint64_t> list = shard_seeds(first, seeds, shard, shards);
   Progress progress(list.size(), f.has("--quiet"));
   const auto start = WallClock::now();
   std::vector<WorkerOutcome> out = run_in_workers(
-      list.size(), [&](size_t job) { return run_scenario(*s, list[job], RunOptions{}); },
+      list.size(), [&](size_t job) { return run_scenario(*s, list[job], run_options); },
       static_cast<int>(jobs), timeout_s,
       [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, done); });
   for (WorkerOutcome& o : out) o.result.seed = list[o.job];  // crashed workers report no seed
@@ -320,7 +334,7 @@ int sweep_main(const Args& args) {
 namespace {
 const char* kShrinkUsage =
     "usage: faultline shrink FILE --seed N [--out MIN.yaml] [--property P] [--max-runs R]\n"
-    "                        [--timeout-s T]\n"
+    "                        [--timeout-s T] [--without FIX[,FIX...]]\n"
     "  Reduces a failing run (fewer faults, clients, operations, shorter duration, lower rates)\n"
     "  while the same property still fails with the same seed, and writes the minimal scenario\n"
     "  (carrying its seed and fingerprint) for `faultline replay`. Default --out: FILE with\n"
@@ -331,13 +345,15 @@ const char* kShrinkUsage =
 int shrink_main(const Args& args) {
   Flags f(args, kShrinkUsage);
   if (f.has("--help")) return std::fputs(kShrinkUsage, stdout), 0;
-  if (std::string u = f.unknown({"--seed", "--out", "--property", "--max-runs", "--timeout-s"});
+  if (std::string u = f.unknown({"--seed", "--out", "--property", "--max-runs", "--timeout-s", "--without"});
       !u.empty()) {
     return f.error("unknown flag '" + u + "'");
   }
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
+  // The minimal file carries the removed fixes in its `without:` list.
+  if (std::string why = apply_without(*s, f.list("--without")); !why.empty()) return f.error(why);
   uint64_t seed = default_seed(*s), max_runs = 200;
   double timeout_s = 120;
   if (!f.u64("--seed", &seed) || !f.u64("--max-runs", &max_runs) ||

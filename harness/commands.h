@@ -13,6 +13,7 @@ using Args = std::vector<std::string>;
 int run_main(const Args& args);
 int check_determinism_main(const Args& args);
 int list_main(const Args& args);
+int fixes_main(const Args& args);
 // harness/cmd_sweep.cc (scenario files, sweeps, shrinking, replay, reports; issue 4)
 int sweep_main(const Args& args);
 int shrink_main(const Args& args);

@@ -22,18 +22,23 @@ std::pair<std::string, std::string> split_pair(const std::string& target) {
 const std::vector<std::string>& swarm_fault_kinds() {
   static const std::vector<std::string> kinds = {"crash-restart", "pause",      "partition",   "clog",
                                                  "reset",         "clock-jump", "clock-drift", "redis-restart",
-                                                 "db-restart"};
+                                                 "db-restart",    "sql-io-error"};
   return kinds;
 }
 
 const std::vector<std::string>& scheduled_fault_kinds() {
   static const std::vector<std::string> kinds = {"crash",      "restart", "crash-restart", "pause",
                                                  "partition",  "partition-oneway", "heal", "clog",
-                                                 "reset",      "clock-jump", "clock-drift"};
+                                                 "reset",      "clock-jump", "clock-drift", "sql-io-error"};
   return kinds;
 }
 
-FaultInjector::FaultInjector(sim::World& world, const SystemRun& run, const Scenario& scenario,
+const std::vector<std::string>& system_fault_kinds() {
+  static const std::vector<std::string> kinds = {"sql-io-error"};
+  return kinds;
+}
+
+FaultInjector::FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,
                              std::vector<CriticalDuration> critical)
     : world_(world),
       run_(run),
@@ -59,6 +64,11 @@ void FaultInjector::apply(const FaultSpec& f) {
   const int64_t duration_us = f.duration_ms * kUsPerMs;
   sim::Process* p = process(f.target);
   uint32_t node = 0;
+  const auto& own = system_fault_kinds();
+  if (std::find(own.begin(), own.end(), f.kind) != own.end()) {
+    if (!run_.apply_fault(f)) world_.note_fault(f.target, "ignored fault " + f.kind + " (the system has no such target)");
+    return;
+  }
   if (f.kind == "crash" && p) {
     world_.crash(*p, "fault");
   } else if (f.kind == "restart" && p) {
@@ -114,6 +124,14 @@ void FaultInjector::schedule_all() {
   world_.at(sim::kEpochUs + scenario_.duration_ms * kUsPerMs, [this] { heal_everything(); });
 }
 
+std::vector<std::string> FaultInjector::every_process() const {
+  std::vector<std::string> targets = service_targets();
+  for (const char* role : {"redis", "db"}) {
+    for (const std::string& t : run_.fault_targets(role)) targets.push_back(t);
+  }
+  return targets;
+}
+
 std::vector<std::string> FaultInjector::service_targets() const {
   std::vector<std::string> targets;
   for (const char* role : {"replica", "worker", "gateway"}) {
@@ -152,7 +170,7 @@ FaultSpec FaultInjector::draw_fault(const std::string& kind, int64_t at_ms) {
     f.target = pick(services);
     f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_downtime_ms, 1));
   } else if (kind == "pause") {
-    f.target = pick(services);
+    f.target = pick(every_process());  // a GC pause or SIGSTOP can hit Redis and the DB too
     f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_pause_ms, 1));
   } else if (kind == "partition" || kind == "clog") {
     std::vector<std::string> all = services;
@@ -164,12 +182,15 @@ FaultSpec FaultInjector::draw_fault(const std::string& kind, int64_t at_ms) {
   } else if (kind == "reset") {
     f.target = pick(services);
   } else if (kind == "clock-jump") {
-    f.target = pick(services);
+    f.target = pick(every_process());  // Redis's clock times TTLs, the DB's may stamp versions
     const int64_t magnitude = draw_duration_ms(std::max<int64_t>(sw.max_clock_jump_ms, 1));
     f.value = rng_.chance(0.5) ? magnitude : -magnitude;
   } else if (kind == "clock-drift") {
-    f.target = pick(services);
+    f.target = pick(every_process());
     f.value = rng_.between(-500, 500);  // ppm, as bad NTP-less clocks do
+  } else if (kind == "sql-io-error") {
+    f.target = pick(run_.fault_targets("db"));
+    f.value = rng_.between(1, 3);  // this many I/O calls of the DB fail (SQLITE_IOERR)
   }
   return f;
 }

@@ -25,10 +25,12 @@ namespace fl {
 const std::vector<std::string>& swarm_fault_kinds();
 // The fault kinds a scheduled FaultSpec may name.
 const std::vector<std::string>& scheduled_fault_kinds();
+// The kinds the system applies itself (SystemRun::apply_fault): in both lists above.
+const std::vector<std::string>& system_fault_kinds();
 
 class FaultInjector {
  public:
-  FaultInjector(sim::World& world, const SystemRun& run, const Scenario& scenario,
+  FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,
                 std::vector<CriticalDuration> critical);
 
   // Schedules every fault of the scenario, the swarm's draws, and the final healing.
@@ -43,12 +45,13 @@ class FaultInjector {
   FaultSpec draw_fault(const std::string& kind, int64_t at_ms);
   int64_t draw_duration_ms(int64_t max_ms);
   std::vector<std::string> service_targets() const;
+  std::vector<std::string> every_process() const;  // services plus the Redis and DB processes
   void heal_everything();
   sim::Process* process(const std::string& name) const;
   bool node_of(const std::string& name, uint32_t* node) const;
 
   sim::World& world_;
-  const SystemRun& run_;
+  SystemRun& run_;
   const Scenario& scenario_;
   std::vector<CriticalDuration> critical_;
   sim::Rng rng_;

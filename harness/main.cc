@@ -22,6 +22,7 @@ const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {"check-determinism", "run a scenario+seed in two processes and compare fingerprints", check_determinism_main},
       {"explain", "draw a trace as a sequence diagram (Mermaid text and SVG)", explain_main},
+      {"fixes", "list the named fixes hardened adds to each seed design (for --without FIX)", fixes_main},
       {"list", "list systems, properties (with invariant ids), fault kinds and matrix rows", list_main},
       {"redis-serve", "serve the simulated Redis over RESP2 in real time (for redis-cli, hiredis)", redis_serve_main},
       {"replay", "re-run a saved scenario with its seed and check the failure reproduces", replay_main},

@@ -1,5 +1,6 @@
 #include "harness/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -31,14 +32,32 @@ std::vector<std::string> requested_properties(const Scenario& s, const SystemUnd
   return all;
 }
 
+bool named(const std::vector<std::string>& names, const std::string& property) {
+  return std::find(names.begin(), names.end(), property) != names.end();
+}
+
+bool fails(const std::vector<Verdict>& verdicts, const std::string& property) {
+  return std::any_of(verdicts.begin(), verdicts.end(),
+                     [&](const Verdict& v) { return !v.passed && v.property == property; });
+}
+
+// A passing expectation wants every property to pass. A failing one wants the named properties
+// to fail (all of them, or one with match: any); others failing too are further findings.
 bool matches_expectation(const Scenario& s, const std::vector<Verdict>& verdicts, bool all_passed) {
   if (s.expect.pass) return all_passed;
-  if (all_passed) return false;
-  if (s.expect.failing_property.empty()) return true;
+  if (all_passed || s.expect.failing.empty()) return false;
+  size_t failing = 0;
+  for (const std::string& p : s.expect.failing) failing += fails(verdicts, p) ? 1 : 0;
+  return s.expect.any ? failing > 0 : failing == s.expect.failing.size();
+}
+
+std::vector<std::string> further_findings(const Scenario& s, const std::vector<Verdict>& verdicts) {
+  std::vector<std::string> out;
+  if (s.expect.pass) return out;  // on a passing expectation every failure is unexpected
   for (const Verdict& v : verdicts) {
-    if (!v.passed && v.property == s.expect.failing_property) return true;
+    if (!v.passed && !named(s.expect.failing, v.property)) out.push_back(v.property);
   }
-  return false;
+  return out;
 }
 
 void write_traces(const sim::Trace& trace, const RunOptions& options) {
@@ -54,8 +73,11 @@ void write_traces(const sim::Trace& trace, const RunOptions& options) {
 
 std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& options) {
   const std::string& path = options.scenario_path.empty() ? s.source_file : options.scenario_path;
-  return "faultline run " + (path.empty() ? std::string("<scenario.yaml>") : path) + " --seed " +
-         std::to_string(seed);
+  std::string cmd = "faultline run " + (path.empty() ? std::string("<scenario.yaml>") : path) + " --seed " +
+                    std::to_string(seed);
+  // Fixes removed on the command line are not in the file: the replay must remove them too.
+  for (const std::string& id : options.without) cmd += " --without " + id;
+  return cmd;
 }
 
 // Numbers the calls of the service processes; arms the crash point if one is asked for.
@@ -76,6 +98,24 @@ void watch_service_effects(sim::World& world, const SystemRun& run, const Scenar
 }  // namespace
 
 uint64_t default_seed(const Scenario& s) { return s.seed.value_or(1); }
+
+std::string apply_without(Scenario& s, const std::vector<std::string>& without) {
+  if (without.empty()) return "";
+  const SystemUnderTest* sys = find_system(s.system);
+  if (sys == nullptr) return "unknown system '" + s.system + "'";
+  if (s.variant != "hardened") return "--without removes fixes from hardened, but the scenario's variant is '" + s.variant + "'";
+  std::string known;
+  for (const FixInfo& f : sys->fixes()) known += (known.empty() ? "" : ", ") + f.id;
+  for (const std::string& id : without) {
+    if (!find_fix(sys->fixes(), id)) {
+      return "system '" + s.system + "' has no fix '" + id + "' (fixes: " + (known.empty() ? "none" : known) + ")";
+    }
+  }
+  for (const std::string& id : without) {
+    if (std::find(s.without.begin(), s.without.end(), id) == s.without.end()) s.without.push_back(id);
+  }
+  return "";
+}
 
 RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -135,6 +175,10 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
   result.all_passed = result.error.empty() && !result.verdicts.empty();
   for (const Verdict& v : result.verdicts) result.all_passed = result.all_passed && v.passed;
   result.as_expected = result.error.empty() && matches_expectation(s, result.verdicts, result.all_passed);
+  result.further_findings = further_findings(s, result.verdicts);
+  for (const Verdict& v : result.verdicts) {
+    if (v.status() == VerdictStatus::kVacuous) result.vacuous.push_back(v.property);
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -27,6 +27,9 @@ struct RunOptions {
   std::optional<CrashPoint> crash_point;
   std::string scenario_path;             // for the replay command; defaults to s.source_file
   bool list_effects = false;             // fill RunResult::effects (the crash-point discovery run)
+  // Fixes the command line removed (already applied to the scenario with apply_without); only
+  // for the replay command.
+  std::vector<std::string> without;
 };
 
 struct RunResult {
@@ -41,6 +44,9 @@ struct RunResult {
   std::vector<Verdict> verdicts;
   bool all_passed = false;
   bool as_expected = false;              // verdicts match the scenario's expectation
+  // On a failing expectation: properties that failed although the scenario did not name them.
+  std::vector<std::string> further_findings;
+  std::vector<std::string> vacuous;      // properties that checked nothing
   std::string replay_command;
   std::string error;                     // non-empty: the run could not be built or crashed
   std::vector<std::string> effects;      // with list_effects: "#i t_ms process -> service: request"
@@ -51,5 +57,9 @@ RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& optio
 
 // The seed a scenario runs with when none is given: its saved seed, else 1.
 uint64_t default_seed(const Scenario& s);
+
+// Removes the named fixes from a hardened scenario (`--without FIX`). Returns "" on success, or
+// what is wrong (not hardened, an unknown fix id) and leaves `s` unchanged.
+std::string apply_without(Scenario& s, const std::vector<std::string>& without);
 
 }  // namespace fl

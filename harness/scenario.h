@@ -79,7 +79,12 @@ struct SwarmSpec {
 
 struct Expectation {
   bool pass = true;
-  std::string failing_property;          // when pass == false (empty: any)
+  // When pass == false: the properties that must fail (never empty in a loaded file). Any other
+  // property that fails is reported as a further finding, not as an unexpected result.
+  std::vector<std::string> failing;
+  // false: every property in `failing` must fail; true: at least one (exploratory spec sweeps,
+  // where which defect a seed hits depends on the seed).
+  bool any = false;
   // A saved counterexample's trace fingerprint: `replay` checks the run reproduces it exactly.
   // An outcome, not an input: not part of the digest.
   std::optional<uint64_t> fingerprint;
@@ -115,6 +120,9 @@ struct Scenario {
   std::vector<std::string> matrix_rows;
   std::map<std::string, std::string> params;  // system-specific settings (ttl overrides, ...)
   std::optional<CrashPointSpec> crash_point;
+  // Named fixes removed from `hardened` (ids from the system's fix registry; only with
+  // variant: hardened). `faultline fixes SYSTEM` lists them.
+  std::vector<std::string> without;
   std::optional<uint64_t> seed;          // saved counterexamples carry their seed
   std::string source_file;               // where it was loaded from (not part of the digest)
   bool operator==(const Scenario&) const = default;  // field-wise (round-trip tests)

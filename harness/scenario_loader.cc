@@ -56,7 +56,8 @@ class Loader {
     }
     check_keys(root, {"name", "description", "system", "variant", "topology", "workload",
                       "network", "storage", "faults", "swarm", "duration_ms", "quiescent_tail_ms",
-                      "properties", "expect", "matrix_rows", "params", "crash_point", "seed"});
+                      "properties", "expect", "matrix_rows", "params", "crash_point", "without",
+                      "seed"});
     require(root, "name");
     require(root, "system");
     read_string(root, "name", s.name);
@@ -79,6 +80,7 @@ class Loader {
     read_string_list(root, "matrix_rows", s.matrix_rows);
     read_string_map(root, "params", s.params);
     if (root["crash_point"]) read_crash_point(root["crash_point"], s);
+    read_string_list(root, "without", s.without);
     if (root["seed"]) {
       uint64_t seed = 0;
       if (read_u64(root["seed"], seed)) s.seed = seed;
@@ -364,30 +366,44 @@ class Loader {
     read_bool(n, "timing_aware", sw.timing_aware);
   }
   void read_expect(const YAML::Node& n, Expectation& e) {
+    expect_node_.reset(n);
     if (n.IsScalar()) {
       const std::string v = n.Scalar();
-      if (v == "pass") e = Expectation{true, "", std::nullopt};
-      else if (v == "fail") e = Expectation{false, "", std::nullopt};
-      else error(n, "expect must be 'pass', 'fail' or {verdict: fail, property: NAME}, got '" + v + "'",
+      if (v == "pass") e = Expectation{};
+      else if (v == "fail") error(n, "a failing expectation names the properties that must fail",
+                                  "write {verdict: fail, properties: [NAME, ...]}");
+      else error(n, "expect must be 'pass' or {verdict: fail, properties: [NAME, ...]}, got '" + v + "'",
                  did_you_mean(v, {"pass", "fail"}));
       return;
     }
     if (!expect_map(n, "expect")) return;
-    check_keys(n, {"verdict", "property", "fingerprint"});
+    check_keys(n, {"verdict", "property", "properties", "match", "fingerprint"});
     require(n, "verdict");
     std::string verdict = "pass";
     static const std::vector<std::string> kVerdicts = {"pass", "fail"};
     read_string(n, "verdict", verdict, &kVerdicts);
     e.pass = verdict == "pass";
-    read_string(n, "property", e.failing_property);
-    // (Assigning a missing node would throw: yaml-cpp's zombie nodes are not assignable.)
-    if (n["property"]) expect_property_node_.reset(n["property"]);
+    std::string one;
+    read_string(n, "property", one);
+    if (!one.empty()) e.failing.push_back(one);
+    std::vector<std::string> many;
+    read_string_list(n, "properties", many);
+    e.failing.insert(e.failing.end(), many.begin(), many.end());
+    std::string match = "all";
+    static const std::vector<std::string> kMatch = {"all", "any"};
+    read_string(n, "match", match, &kMatch);
+    e.any = match == "any";
     if (const YAML::Node fp = n["fingerprint"]) {
       uint64_t v = 0;
       if (read_u64(fp, v)) e.fingerprint = v;
     }
-    if (e.pass && !e.failing_property.empty()) {
-      error(n["property"], "expect.property names a failing property but the verdict is 'pass'");
+    if (e.pass && !e.failing.empty()) {
+      error(n["property"] ? n["property"] : n["properties"],
+            "expect names failing properties but the verdict is 'pass'");
+    }
+    if (!e.pass && e.failing.empty()) {
+      error(n, "a failing expectation names the properties that must fail",
+            "add 'properties: [NAME, ...]' (any other failure is reported as a further finding)");
     }
   }
 
@@ -434,17 +450,9 @@ class Loader {
     std::vector<std::string> props;
     for (const PropertyInfo& p : sys->properties()) props.push_back(p.name);
     check_names(root["properties"], props, "property", s.system);
-    if (expect_property_node_ && expect_property_node_.IsScalar()) {
-      check_one(expect_property_node_, props, "property", s.system);
-      if (!s.properties.empty() &&
-          std::find(s.properties.begin(), s.properties.end(), s.expect.failing_property) ==
-              s.properties.end() &&
-          std::find(props.begin(), props.end(), s.expect.failing_property) != props.end()) {
-        error(expect_property_node_, "expected failing property '" + s.expect.failing_property +
-                                         "' is not among the properties checked",
-              "add it to 'properties:'");
-      }
-    }
+    validate_expectation(s, props);
+    validate_without(root, s, *sys);
+    validate_quiet_tail(root, s, *sys);
     const std::vector<std::string> kinds = sys->workload_kinds();
     std::vector<std::string> params;
     for (const ParamInfo& p : sys->params()) params.push_back(p.name);
@@ -453,6 +461,44 @@ class Loader {
       check_param_keys(g["params"], params, s.system);
     }
     check_param_keys(root["params"], params, s.system);
+  }
+  void validate_expectation(const Scenario& s, const std::vector<std::string>& props) {
+    for (const std::string& name : s.expect.failing) {
+      if (std::find(props.begin(), props.end(), name) == props.end()) {
+        error(expect_node_, "unknown property '" + name + "' for system '" + s.system + "'",
+              did_you_mean(name, props));
+      } else if (!s.properties.empty() &&
+                 std::find(s.properties.begin(), s.properties.end(), name) == s.properties.end()) {
+        error(expect_node_, "expected failing property '" + name + "' is not among the properties checked",
+              "add it to 'properties:'");
+      }
+    }
+  }
+  void validate_without(const YAML::Node& root, const Scenario& s, const SystemUnderTest& sys) {
+    const YAML::Node list = root["without"];
+    if (!list || !list.IsSequence() || s.without.empty()) return;
+    if (s.variant != "hardened") {
+      error(list, "'without' removes fixes from hardened, but the variant is '" + s.variant + "'",
+            "use variant: hardened");
+      return;
+    }
+    std::vector<std::string> ids;
+    for (const FixInfo& f : sys.fixes()) ids.push_back(f.id);
+    std::set<std::string> seen;
+    for (const YAML::Node& n : list) {
+      if (!n.IsScalar()) continue;
+      if (!seen.insert(n.Scalar()).second) error(n, "fix '" + n.Scalar() + "' is named twice");
+      check_one(n, ids, "fix", s.system);
+    }
+  }
+  void validate_quiet_tail(const YAML::Node& root, const Scenario& s, const SystemUnderTest& sys) {
+    const int64_t min_ms = sys.min_quiet_tail_ms(s);
+    if (s.quiescent_tail_ms >= min_ms) return;
+    const YAML::Node n = root["quiescent_tail_ms"];
+    error(n ? n : root,
+          "quiescent_tail_ms " + std::to_string(s.quiescent_tail_ms) + " is shorter than system '" + s.system +
+              "' needs to judge liveness (" + std::to_string(min_ms) + " ms)",
+          "set quiescent_tail_ms: " + std::to_string(min_ms) + " or more");
   }
   void check_one(const YAML::Node& n, const std::vector<std::string>& valid, const char* what,
                  const std::string& system) {
@@ -495,7 +541,7 @@ class Loader {
   const LoadOptions& options_;
   std::vector<Diagnostic> errors_;
   std::vector<YAML::Node> workload_nodes_;
-  YAML::Node expect_property_node_;
+  YAML::Node expect_node_;
 };
 
 // ---------------------------------------------------------------- emitting
@@ -615,16 +661,17 @@ void emit_swarm(YAML::Emitter& e, const SwarmSpec& s) {
 
 void emit_expect(YAML::Emitter& e, const Expectation& x) {
   e << YAML::Key << "expect" << YAML::Value;
-  if (x.failing_property.empty() && !x.fingerprint) {
-    e << (x.pass ? "pass" : "fail");
+  if (x.pass && !x.fingerprint) {
+    e << "pass";
     return;
   }
   e << YAML::Flow << YAML::BeginMap << YAML::Key << "verdict" << YAML::Value
     << (x.pass ? "pass" : "fail");
-  if (!x.failing_property.empty()) {
-    e << YAML::Key << "property" << YAML::Value;
-    emit_string(e, x.failing_property);
+  if (!x.failing.empty()) {
+    e << YAML::Key << "properties" << YAML::Value;
+    emit_string_list(e, x.failing);
   }
+  if (x.any) e << YAML::Key << "match" << YAML::Value << "any";
   if (x.fingerprint) {
     char hex[24];
     std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(*x.fingerprint));
@@ -735,6 +782,10 @@ std::string scenario_to_yaml(const Scenario& s) {
     e << YAML::Key << "when" << YAML::Value << (s.crash_point->before ? "before" : "after");
     e << YAML::Key << "restart_after_ms" << YAML::Value << s.crash_point->restart_after_ms;
     e << YAML::EndMap;
+  }
+  if (!s.without.empty()) {
+    e << YAML::Key << "without" << YAML::Value;
+    emit_string_list(e, s.without);
   }
   if (s.seed) e << YAML::Key << "seed" << YAML::Value << *s.seed;
   e << YAML::EndMap;

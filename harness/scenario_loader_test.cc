@@ -142,7 +142,7 @@ TEST(ScenarioLoader, EveryFieldIsRead) {
   EXPECT_EQ(s.duration_ms, 12000);
   EXPECT_EQ(s.quiescent_tail_ms, 8000);
   EXPECT_FALSE(s.expect.pass);
-  EXPECT_EQ(s.expect.failing_property, "quantity-conservation");
+  EXPECT_EQ(s.expect.failing, std::vector<std::string>{"quantity-conservation"});
   EXPECT_EQ(s.matrix_rows, (std::vector<std::string>{"COMBO-T6", "COMBO-G5"}));
   EXPECT_EQ(s.params.at("window_ms"), "3000");
   EXPECT_EQ(s.seed, 18446744073709551615ULL);
@@ -216,10 +216,15 @@ TEST(ScenarioLoader, MalformedYamlHasPosition) {
 
 TEST(ScenarioLoader, ExpectForms) {
   ASSERT_TRUE(load("name: m\nsystem: combo\nexpect:\n  verdict: pass\n").ok());
-  LoadResult r = load("name: m\nsystem: combo\nexpect: fail\n");
-  ASSERT_TRUE(r.ok());
+  // A failing expectation must name what fails (anything else failing is a further finding).
+  EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: fail\n").ok());
+  EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: {verdict: fail}\n").ok());
+  LoadResult r = load(
+      "name: m\nsystem: combo\nexpect: {verdict: fail, properties: [quantity-conservation, one-push-per-window], match: any}\n");
+  ASSERT_TRUE(r.ok()) << r.error_text();
   EXPECT_FALSE(r.scenario->expect.pass);
-  EXPECT_EQ(r.scenario->expect.failing_property, "");
+  EXPECT_TRUE(r.scenario->expect.any);
+  EXPECT_EQ(r.scenario->expect.failing, (std::vector<std::string>{"quantity-conservation", "one-push-per-window"}));
   EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: {verdict: pass, property: quantity-conservation}\n").ok());
   EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: maybe\n").ok());
 }
@@ -303,10 +308,9 @@ rc::Gen<Scenario> gen_scenario() {
     s.quiescent_tail_ms = *rc::gen::inRange(0, 100000);
     if (*rc::gen::arbitrary<bool>()) s.properties = {"quantity-conservation"};
     if (*rc::gen::arbitrary<bool>()) {
-      s.expect = Expectation{false, *rc::gen::element<std::string>("", "quantity-conservation"),
-                             std::nullopt};
+      s.expect = Expectation{.pass = false, .failing = {"quantity-conservation"}};
+      s.expect.any = *rc::gen::arbitrary<bool>();
       if (*rc::gen::arbitrary<bool>()) s.expect.fingerprint = *rc::gen::arbitrary<uint64_t>();
-      if (!s.properties.empty()) s.expect.failing_property = s.properties[0];
     }
     if (s.system == "combo" && *rc::gen::arbitrary<bool>()) s.matrix_rows = {"COMBO-T1"};
     if (*rc::gen::arbitrary<bool>()) s.params["window_ms"] = *gen_text();

@@ -18,8 +18,8 @@ std::string pick_property(const Scenario& s, const RunResult& r, const std::stri
   if (!wanted.empty()) return fails_with(r, wanted) ? wanted : "";
   const std::vector<std::string> failed = failed_properties(r);
   if (failed.empty()) return "";
-  if (!s.expect.failing_property.empty() && fails_with(r, s.expect.failing_property)) {
-    return s.expect.failing_property;
+  for (const std::string& p : s.expect.failing) {
+    if (fails_with(r, p)) return p;
   }
   return failed[0];
 }
@@ -163,8 +163,10 @@ ShrinkResult shrink_failure(const Scenario& s, uint64_t seed, const ScenarioRunF
   }
   res.minimal.seed = seed;
   res.minimal.expect.pass = false;
-  res.minimal.expect.failing_property = res.property == "<error>" ? "" : res.property;
-  if (res.minimal.expect.failing_property.size() && !res.minimal.properties.empty() &&
+  res.minimal.expect.failing.clear();
+  res.minimal.expect.any = false;
+  if (res.property != "<error>") res.minimal.expect.failing.push_back(res.property);
+  if (!res.minimal.expect.failing.empty() && !res.minimal.properties.empty() &&
       std::find(res.minimal.properties.begin(), res.minimal.properties.end(),
                 res.property) == res.minimal.properties.end()) {
     res.minimal.properties.push_back(res.property);

@@ -114,7 +114,7 @@ WorkerOutcome finish(Running& w, bool timed_out, double timeout_s) {
 
 reports::AssertionRecord to_assertion(const Verdict& v) {
   return reports::AssertionRecord{v.property, v.invariants, v.passed, v.assertion, v.checks,
-                                  v.evidence};
+                                  v.evidence, v.exempted()};
 }
 
 }  // namespace
@@ -217,8 +217,17 @@ std::string run_result_to_json(const RunResult& r) {
     o << "],\"passed\":" << (v.passed ? "true" : "false") << ",\"assertion\":"
       << json_quote(v.assertion) << ",\"checks\":" << v.checks << ",\"evidence\":[";
     for (size_t k = 0; k < v.evidence.size() && k < 50; ++k) o << (k ? "," : "") << json_quote(v.evidence[k]);
+    o << "],\"exemptions\":[";
+    for (size_t k = 0; k < v.exemptions.size(); ++k) {
+      o << (k ? "," : "") << "{\"reason\":" << json_quote(v.exemptions[k].first)
+        << ",\"count\":" << v.exemptions[k].second << "}";
+    }
     o << "]}";
   }
+  o << "],\"further_findings\":[";
+  for (size_t i = 0; i < r.further_findings.size(); ++i) o << (i ? "," : "") << json_quote(r.further_findings[i]);
+  o << "],\"vacuous\":[";
+  for (size_t i = 0; i < r.vacuous.size(); ++i) o << (i ? "," : "") << json_quote(r.vacuous[i]);
   o << "]}";
   return o.str();
 }
@@ -241,9 +250,15 @@ std::optional<RunResult> run_result_from_json(const std::string& line) {
   r.replay_command = j->str("replay_command");
   r.error = j->str("error");
   for (const reports::Json& v : j->get("verdicts")->items) {
-    r.verdicts.push_back(Verdict{v.str("property"), v.strings("invariants"), v.flag("passed"),
-                                 v.str("assertion"), v.strings("evidence"), v.i64("checks")});
+    Verdict verdict{v.str("property"), v.strings("invariants"), v.flag("passed"),
+                    v.str("assertion"), v.strings("evidence"), v.i64("checks"), {}};
+    if (const reports::Json* ex = v.get("exemptions"); ex && ex->type == reports::Json::Type::kArray) {
+      for (const reports::Json& e : ex->items) verdict.exempt(e.str("reason"), e.i64("count"));
+    }
+    r.verdicts.push_back(std::move(verdict));
   }
+  r.further_findings = j->strings("further_findings");
+  r.vacuous = j->strings("vacuous");
   return r;
 }
 
@@ -265,7 +280,8 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
   rec.variant = s.variant;
   rec.matrix_rows = s.matrix_rows;
   rec.expected_pass = s.expect.pass;
-  rec.expected_failing_property = s.expect.failing_property;
+  rec.expected_failing = s.expect.failing;
+  rec.expected_any = s.expect.any;
   rec.config_digest = scenario_digest(s);
   rec.produced_at = now;
   rec.commit = commit;
@@ -292,6 +308,7 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
       } else {
         reports::AssertionRecord& a = rec.assertions[it->second];
         a.checks += v.checks;
+        a.exempted += v.exempted();
         if (a.passed && !v.passed) a.evidence = v.evidence;
         a.passed = a.passed && v.passed;
       }

@@ -140,7 +140,7 @@ TEST(Shrink, ReducesWhileTheSamePropertyFails) {
   EXPECT_EQ(res.minimal.network.drop_probability, 0);
   EXPECT_EQ(res.minimal.seed, 7u);
   EXPECT_FALSE(res.minimal.expect.pass);
-  EXPECT_EQ(res.minimal.expect.failing_property, "p");
+  EXPECT_EQ(res.minimal.expect.failing, std::vector<std::string>{"p"});
   EXPECT_EQ(res.minimal.expect.fingerprint, fake_run(res.minimal, 7).fingerprint);
   EXPECT_NE(res.summary.find("faults 4 -> 1"), std::string::npos) << res.summary;
   EXPECT_NE(res.summary.find("clients 16 -> 2"), std::string::npos) << res.summary;
@@ -167,7 +167,7 @@ TEST(Shrink, ReportsANonFailingRunAndRespectsTheBudget) {
 TEST(Sweep, RunRecordFoldsSeeds) {
   Scenario s = big_scenario();
   s.matrix_rows = {"DEMO-1"};
-  s.expect = Expectation{false, "p", std::nullopt};
+  s.expect = Expectation{.pass = false, .failing = {"p"}};
   std::vector<WorkerOutcome> runs(3);
   for (int i = 0; i < 3; ++i) {
     runs[i].job = i;

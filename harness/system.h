@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/scenario.h"
+#include "impl/ports/fixes.h"
 #include "properties/verdict.h"
 
 namespace fl::sim { class World; }
@@ -38,6 +39,11 @@ class SystemRun {
   virtual std::vector<Verdict> check(sim::World& world, const std::vector<std::string>& properties) = 0;
   // Names of processes / nodes the fault injector may target, by role ("replica", "worker", ...).
   virtual std::vector<std::string> fault_targets(const std::string& role) const = 0;
+  // Applies a fault only the system can reach (its storage, its Redis node's replies): kinds in
+  // system_fault_kinds() of harness/faults.h, e.g. "sql-io-error" (value: how many I/O calls of
+  // the DB fail). Returns false when the system has no such target. Every injected fault must be
+  // recorded in the world's fault log (World::record_fault) so judges can see it.
+  virtual bool apply_fault(const FaultSpec& /*fault*/) { return false; }
 };
 
 class SystemUnderTest {
@@ -50,6 +56,15 @@ class SystemUnderTest {
   virtual std::vector<std::string> workload_kinds() const = 0;
   virtual std::vector<ParamInfo> params() const { return {}; }
   virtual std::vector<CriticalDuration> critical_durations(const Scenario& s) const = 0;
+  // The named fixes `hardened` adds to the seed's design (impl/ports/fixes.h), in the order of
+  // the system's fix enum. spec has none of them; `without:` removes some from hardened.
+  virtual const std::vector<FixInfo>& fixes() const {
+    static const std::vector<FixInfo> kNone;
+    return kNone;
+  }
+  // The shortest quiescent tail after which the system's liveness properties can be judged
+  // (work still in flight when the tail ends would read as lost). The loader rejects shorter.
+  virtual int64_t min_quiet_tail_ms(const Scenario& /*s*/) const { return 0; }
   // Builds topology and workload into `world` (processes added and started, arrivals scheduled).
   virtual std::unique_ptr<SystemRun> build(sim::World& world, const Scenario& s) const = 0;
 };

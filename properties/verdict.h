@@ -1,10 +1,19 @@
-// Verdict: what a property checker returns. A checker is a function of the run's history, trace
-// and final state; its verdict carries the evidence (Jepsen/Elle style: the smallest set of
-// operations and events that shows the violation) so reports can print it and `explain` draw it.
+// Verdict: what a property checker returns. A checker is a function of what the world observed
+// (the clients' history, what the Redis and SQL servers executed and hold, what the network
+// delivered, the faults the world injected); its verdict carries the evidence (Jepsen/Elle
+// style: the smallest set of operations and events that shows the violation) so reports can print
+// it and `explain` draw it.
+//
+// Contract
+// - `checks` counts the assertions actually evaluated. A verdict that passed with 0 checks is
+//   VACUOUS, never PASS: nothing was judged (status() says so everywhere a verdict is shown).
+// - `exemptions` says how many operations or windows the property did not judge and why (each
+//   reason must name an injected fault that explains it); it is printed with every run.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fl {
@@ -15,13 +24,46 @@ struct PropertyInfo {
   std::string description;               // one line; cites the seed section
 };
 
+enum class VerdictStatus : uint8_t { kPass, kFail, kVacuous };
+inline const char* verdict_status_name(VerdictStatus s) {
+  switch (s) {
+    case VerdictStatus::kPass: return "PASS";
+    case VerdictStatus::kFail: return "FAIL";
+    case VerdictStatus::kVacuous: return "VACUOUS";
+  }
+  return "?";
+}
+
 struct Verdict {
   std::string property;
   std::vector<std::string> invariants;
-  bool passed = false;
+  bool passed = false;                   // no assertion failed (see status())
   std::string assertion;                 // what was checked, in words
   std::vector<std::string> evidence;     // the violating operations/events (empty when passed)
   int64_t checks = 0;                    // how many assertions were evaluated
+  // (reason, count): operations or windows left unjudged, each reason naming the injected fault.
+  std::vector<std::pair<std::string, int64_t>> exemptions;
+
+  VerdictStatus status() const {
+    if (!passed) return VerdictStatus::kFail;
+    return checks > 0 ? VerdictStatus::kPass : VerdictStatus::kVacuous;
+  }
+  const char* status_name() const { return verdict_status_name(status()); }
+  // Adds `count` to the exemptions under `reason` (merging equal reasons).
+  void exempt(const std::string& reason, int64_t count = 1) {
+    for (auto& [r, n] : exemptions) {
+      if (r == reason) {
+        n += count;
+        return;
+      }
+    }
+    exemptions.emplace_back(reason, count);
+  }
+  int64_t exempted() const {
+    int64_t n = 0;
+    for (const auto& e : exemptions) n += e.second;
+    return n;
+  }
 };
 
 }  // namespace fl

@@ -67,6 +67,11 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
+// "a, b" or "one of a, b" (match: any).
+std::string expected_text(const RunRecord& r) {
+  return (r.expected_any && r.expected_failing.size() > 1 ? "one of " : "") + join(r.expected_failing, ", ");
+}
+
 std::string anchor(const RowVerdict& v) { return "ev-" + v.row->id + "-" + v.variant; }
 
 // ---------------------------------------------------------------- JSON
@@ -74,7 +79,8 @@ void write_assertion_json(std::ostream& o, const AssertionRecord& a) {
   o << "{\"property\":" << json_quote(a.property) << ",\"invariants\":[";
   for (size_t i = 0; i < a.invariants.size(); ++i) o << (i ? "," : "") << json_quote(a.invariants[i]);
   o << "],\"passed\":" << (a.passed ? "true" : "false") << ",\"assertion\":" << json_quote(a.assertion)
-    << ",\"checks\":" << a.checks << ",\"evidence\":[";
+    << ",\"checks\":" << a.checks << ",\"status\":" << json_quote(a.status())
+    << ",\"exempted\":" << a.exempted << ",\"evidence\":[";
   for (size_t i = 0; i < a.evidence.size(); ++i) o << (i ? "," : "") << json_quote(a.evidence[i]);
   o << "]}";
 }
@@ -105,8 +111,9 @@ void write_run_json(std::ostream& o, const RunRecord& r) {
     << ",\"variant\":" << json_quote(r.variant) << ",\"matrix_rows\":[";
   for (size_t i = 0; i < r.matrix_rows.size(); ++i) o << (i ? "," : "") << json_quote(r.matrix_rows[i]);
   o << "],\"expected_pass\":" << (r.expected_pass ? "true" : "false")
-    << ",\"expected_failing_property\":" << json_quote(r.expected_failing_property)
-    << ",\"seeds\":";
+    << ",\"expected_failing_properties\":[";
+  for (size_t i = 0; i < r.expected_failing.size(); ++i) o << (i ? "," : "") << json_quote(r.expected_failing[i]);
+  o << "],\"expected_match\":" << json_quote(r.expected_any ? "any" : "all") << ",\"seeds\":";
   write_seeds_json(o, r.seeds);
   o << ",\"failing_seeds\":";
   write_seeds_json(o, r.failing_seeds);
@@ -154,7 +161,8 @@ RunRecord read_run_json(const Json& j) {
   r.variant = j.str("variant");
   r.matrix_rows = j.strings("matrix_rows");
   r.expected_pass = j.flag("expected_pass", true);
-  r.expected_failing_property = j.str("expected_failing_property");
+  r.expected_failing = j.strings("expected_failing_properties");
+  r.expected_any = j.str("expected_match") == "any";
   r.seeds = read_seeds(j, "seeds");
   r.failing_seeds = read_seeds(j, "failing_seeds");
   r.config_digest = parse_hex16(j.str("config_digest"));
@@ -163,7 +171,7 @@ RunRecord read_run_json(const Json& j) {
     for (const Json& a : as->items) {
       r.assertions.push_back(AssertionRecord{a.str("property"), a.strings("invariants"),
                                              a.flag("passed"), a.str("assertion"), a.i64("checks"),
-                                             a.strings("evidence")});
+                                             a.strings("evidence"), a.i64("exempted")});
     }
   }
   if (const Json* f = j.get("failures_per_property"); f && f->type == Json::Type::kObject) {
@@ -203,7 +211,7 @@ RunRecord read_run_json(const Json& j) {
 const char* kCss = R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222}
 table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:4px 8px;
 vertical-align:top;font-size:13px}th{background:#f0f3f7}td.PASS{background:#c8efc8}
-td.FAIL{background:#f6c4c0}td.NOT_RUN{background:#eee;color:#777}td.status a{color:inherit;
+td.FAIL{background:#f6c4c0}td.NOT_RUN{background:#eee;color:#777}td.VACUOUS{background:#f6e7b0}td.status a{color:inherit;
 font-weight:bold}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}
 .meta{color:#555}.ev{border-top:2px solid #ccd;margin-top:24px;padding-top:8px}
 .timeline-box{overflow:auto;max-height:600px;border:1px solid #ddd})";
@@ -225,7 +233,7 @@ void html_run(std::ostream& o, const RunRecord& r) {
     << "<tr><th>config digest</th><td><code>" << hex16(r.config_digest) << "</code></td></tr>"
     << "<tr><th>trace fingerprint</th><td><code>" << hex16(r.fingerprint) << "</code></td></tr>"
     << "<tr><th>expected</th><td>"
-    << (r.expected_pass ? "pass" : "fail " + xml_escape(r.expected_failing_property))
+    << (r.expected_pass ? "pass" : "fail " + xml_escape(expected_text(r)))
     << (r.as_expected() ? " (as expected)" : " <b>(NOT as expected)</b>") << "</td></tr>"
     << "<tr><th>produced</th><td>" << xml_escape(r.produced_at) << " at commit <code>"
     << xml_escape(r.commit) << "</code></td></tr>";
@@ -234,8 +242,8 @@ void html_run(std::ostream& o, const RunRecord& r) {
        "<th>assertion</th><th>evidence</th></tr>";
   for (const AssertionRecord& a : r.assertions) {
     o << "<tr><td>" << xml_escape(a.property) << "</td><td>" << xml_escape(join(a.invariants, ", "))
-      << "</td><td class=\"" << (a.passed ? "PASS" : "FAIL") << "\">"
-      << (a.passed ? "PASS" : "FAIL") << "</td><td>" << a.checks << "</td><td>"
+      << "</td><td class=\"" << a.status() << "\">"
+      << a.status() << "</td><td>" << a.checks << "</td><td>"
       << xml_escape(a.assertion) << "</td><td>";
     for (size_t i = 0; i < a.evidence.size() && i < 20; ++i) {
       o << xml_escape(a.evidence[i]) << "<br>";
@@ -265,16 +273,20 @@ const char* row_status_name(RowStatus s) {
     case RowStatus::kNotRun: return "NOT_RUN";
     case RowStatus::kPass: return "PASS";
     case RowStatus::kFail: return "FAIL";
+    case RowStatus::kVacuous: return "VACUOUS";
   }
   return "?";
 }
 
 bool RunRecord::as_expected() const {
   if (expected_pass) return passed();
-  if (passed()) return false;
-  if (expected_failing_property.empty()) return true;
-  auto it = failures_per_property.find(expected_failing_property);
-  return it != failures_per_property.end() && it->second > 0;
+  if (passed() || expected_failing.empty()) return false;
+  size_t failing = 0;
+  for (const std::string& p : expected_failing) {
+    auto it = failures_per_property.find(p);
+    failing += it != failures_per_property.end() && it->second > 0 ? 1 : 0;
+  }
+  return expected_any ? failing > 0 : failing == expected_failing.size();
 }
 
 bool RunRecord::is_evidence() const {
@@ -291,6 +303,7 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
       for (const std::string& variant : variants) {
         RowVerdict v{row, variant, RowStatus::kNotRun, {}, {}};
         bool failed = false;
+        bool checked = false;  // some relevant assertion evaluated something
         for (size_t i = 0; i < report.runs.size(); ++i) {
           const RunRecord& run = report.runs[i];
           if (run.variant != variant || !run.is_evidence()) continue;
@@ -300,13 +313,14 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
           v.runs.push_back(i);
           if (!run.error.empty()) failed = true;
           for (const AssertionRecord* a : relevant(run, *row)) {
+            if (a->checks > 0) checked = true;
             if (!a->passed) {
               failed = true;
               v.failed_properties.push_back(a->property);
             }
           }
         }
-        if (!v.runs.empty()) v.status = failed ? RowStatus::kFail : RowStatus::kPass;
+        if (!v.runs.empty()) v.status = failed ? RowStatus::kFail : checked ? RowStatus::kPass : RowStatus::kVacuous;
         out.push_back(std::move(v));
       }
     }
@@ -392,11 +406,11 @@ std::string to_markdown(const Report& report) {
         << seeds_text(r.seeds) << "; failing seeds " << seeds_text(r.failing_seeds)
         << "\n- config digest `" << hex16(r.config_digest) << "`, trace fingerprint `"
         << hex16(r.fingerprint) << "`, produced " << r.produced_at << " at `" << r.commit
-        << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + r.expected_failing_property)
+        << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + expected_text(r))
         << (r.as_expected() ? " (as expected)" : " (**NOT as expected**)") << "\n";
       if (!r.error.empty()) o << "- error: " << r.error << "\n";
       for (const AssertionRecord& a : r.assertions) {
-        o << "  - " << (a.passed ? "PASS" : "FAIL") << " `" << a.property << "` ("
+        o << "  - " << a.status() << " `" << a.property << "` ("
           << join(a.invariants, ", ") << "), " << a.checks << " checks: " << a.assertion << "\n";
         for (size_t e = 0; e < a.evidence.size() && e < 10; ++e) {
           o << "    - " << a.evidence[e] << "\n";
@@ -418,15 +432,15 @@ std::string to_html(const Report& report) {
   std::ostringstream o;
   const std::vector<RowVerdict> rows = judge_rows(report);
   const std::vector<std::string> variants = variants_of(report);
-  size_t counts[3] = {0, 0, 0};
+  size_t counts[4] = {0, 0, 0, 0};
   for (const RowVerdict& v : rows) ++counts[static_cast<int>(v.status)];
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
     << xml_escape(report.title) << "</title><style>" << kCss << "</style></head><body>\n"
     << "<h1>" << xml_escape(report.title) << "</h1>\n<p class=\"meta\">Produced "
     << xml_escape(report.produced_at) << " at commit <code>" << xml_escape(report.commit)
     << "</code>. Matrices: " << xml_escape(join(selected_matrices(report), ", "))
-    << ". Row verdicts: " << counts[1] << " PASS, " << counts[2] << " FAIL, " << counts[0]
-    << " NOT_RUN. A row is PASS or FAIL only with evidence.</p>\n";
+    << ". Row verdicts: " << counts[1] << " PASS, " << counts[2] << " FAIL, " << counts[3]
+    << " VACUOUS, " << counts[0] << " NOT_RUN. A row is PASS or FAIL only with evidence.</p>\n";
   o << "<table id=\"matrix\"><thead><tr><th>row</th><th>matrix</th><th>scenario</th>"
        "<th>pass condition</th><th>invariants</th><th>source</th>";
   for (const std::string& v : variants) o << "<th>" << xml_escape(v) << "</th>";
@@ -553,6 +567,7 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
           continue;
         }
         it->checks += a.checks;
+        it->exempted += a.exempted;
         if (it->passed && !a.passed) it->evidence = a.evidence;
         it->passed = it->passed && a.passed;
       }

@@ -30,7 +30,10 @@ struct AssertionRecord {
   std::string assertion;              // what was checked, in words
   int64_t checks = 0;                 // assertions evaluated (summed over seeds)
   std::vector<std::string> evidence;  // the violating operations/events (failing seed)
+  int64_t exempted = 0;               // operations left unjudged, each explained by a fault
   bool operator==(const AssertionRecord&) const = default;
+  // "PASS", "FAIL", or "VACUOUS" (passed having checked nothing: never evidence of a PASS).
+  const char* status() const { return !passed ? "FAIL" : checks > 0 ? "PASS" : "VACUOUS"; }
 };
 
 struct Counterexample {
@@ -50,7 +53,8 @@ struct RunRecord {
   std::string system, variant;
   std::vector<std::string> matrix_rows;
   bool expected_pass = true;
-  std::string expected_failing_property;
+  std::vector<std::string> expected_failing;  // properties the scenario expects to fail
+  bool expected_any = false;                  // one of them suffices (match: any)
   std::vector<uint64_t> seeds;        // every seed run
   std::vector<uint64_t> failing_seeds;
   uint64_t config_digest = 0;
@@ -81,8 +85,9 @@ struct Report {
   bool operator==(const Report&) const = default;
 };
 
-enum class RowStatus { kNotRun, kPass, kFail };
-const char* row_status_name(RowStatus s);  // "NOT_RUN" | "PASS" | "FAIL"
+// A row whose relevant assertions all held but checked nothing is VACUOUS, never PASS.
+enum class RowStatus { kNotRun, kPass, kFail, kVacuous };
+const char* row_status_name(RowStatus s);  // "NOT_RUN" | "PASS" | "FAIL" | "VACUOUS"
 
 struct RowVerdict {
   const MatrixRow* row = nullptr;

@@ -21,6 +21,8 @@ const LinkOptions& Network::link(uint32_t from_node, uint32_t to_node) const {
 void Network::partition(uint32_t a, uint32_t b, bool one_way) {
   blocked_.insert({a, b});
   if (!one_way) blocked_.insert({b, a});
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kPartition, .node = world_.node(a).name,
+                                  .peer_node = world_.node(b).name, .one_way = one_way});
   world_.note_fault(world_.node(a).name + "|" + world_.node(b).name,
                     one_way ? "partition one-way" : "partition");
 }
@@ -28,12 +30,15 @@ void Network::partition(uint32_t a, uint32_t b, bool one_way) {
 void Network::heal(uint32_t a, uint32_t b) {
   blocked_.erase({a, b});
   blocked_.erase({b, a});
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kHeal, .node = world_.node(a).name,
+                                  .peer_node = world_.node(b).name});
   world_.note_fault(world_.node(a).name + "|" + world_.node(b).name, "heal");
 }
 
 void Network::heal_all() {
   blocked_.clear();
   clogged_until_us_.clear();
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kHeal});
   world_.note_fault("", "heal all links");
 }
 
@@ -44,6 +49,8 @@ bool Network::blocked(uint32_t from_node, uint32_t to_node) const {
 void Network::clog(uint32_t from_node, uint32_t to_node, int64_t duration_us) {
   int64_t& until = clogged_until_us_[{from_node, to_node}];
   until = std::max(until, world_.now_us() + duration_us);
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kClog, .node = world_.node(from_node).name,
+                                  .peer_node = world_.node(to_node).name, .duration_us = duration_us, .one_way = true});
   world_.note_fault(world_.node(from_node).name + "|" + world_.node(to_node).name,
                     "clog " + std::to_string(duration_us) + "us");
 }
@@ -51,6 +58,7 @@ void Network::clog(uint32_t from_node, uint32_t to_node, int64_t duration_us) {
 void Network::reset_connections(Process& p) {
   ++p.connection_epoch_;
   world_.note_fault(p.name_, "connection reset");
+  world_.record_process_fault(p, FaultKind::kReset);
   // Calls outstanding from or at this process end with kReset (indeterminate), in id order.
   std::vector<uint64_t> broken;
   for (const auto& [id, call] : pending_) {
@@ -183,6 +191,7 @@ void Network::transmit(Envelope env) {
   const LinkOptions& link = this->link(from.node_, to.node_);
   if (rng_.chance(link.drop_probability)) {
     ++stats_.dropped;
+    record_loss(env);
     world_.trace().fold(world_.now_us(), TraceKind::kDrop, env.digest, 1);
     return;
   }
@@ -192,6 +201,14 @@ void Network::transmit(Envelope env) {
     world_.trace().fold(world_.now_us(), TraceKind::kDuplicate, env.digest, 0);
     schedule_delivery(env, draw_latency_us(link));
   }
+}
+
+void Network::record_loss(const Envelope& env) {
+  const Process& from = world_.process(env.from);
+  const Process& to = world_.process(env.to);
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kMessageLost,
+                                  .node = world_.node(from.node_).name, .process = from.name_,
+                                  .peer_node = world_.node(to.node_).name, .peer_process = to.name_});
 }
 
 void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
@@ -224,6 +241,7 @@ void Network::deliver(const Envelope& env) {
   Process& to = world_.process(env.to);
   if (blocked(from.node_, to.node_) || !connection_alive(env)) {
     ++stats_.dropped;
+    record_loss(env);
     world_.trace().fold_recorded(world_.now_us(), TraceKind::kDrop, env.digest, env.call_id,
                                  world_.node(to.node_).name, to.name_, [&] {
                                    return "lost " + env.service + " from " + from.name_ +

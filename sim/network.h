@@ -97,6 +97,7 @@ class Network {
   };
 
   void transmit(Envelope env);
+  void record_loss(const Envelope& env);  // the world's fault log: a message was lost
   void schedule_delivery(const Envelope& env, int64_t delay_us);
   void deliver(const Envelope& env);
   void deliver_request(Process& to, const Envelope& env);

@@ -17,6 +17,7 @@ const char* trace_kind_name(TraceKind k) {
     case TraceKind::kProcess: return "process";
     case TraceKind::kUser: return "user";
     case TraceKind::kOp: return "op";
+    case TraceKind::kObserve: return "observe";
     case TraceKind::kViolation: return "violation";
   }
   return "?";

@@ -32,6 +32,8 @@ enum class TraceKind : uint8_t {
   kUser,      // a note from service code or a checker
   kOp,        // a client operation was invoked or completed (history)
   kViolation, // a property failed
+  kObserve,   // an observation point: a command a Redis server executed, a statement an SQL
+              // server committed (what the judges read; never written by service code)
 };
 const char* trace_kind_name(TraceKind k);
 

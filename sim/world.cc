@@ -184,8 +184,25 @@ void World::note_fault(std::string_view target, std::string_view what) {
   trace_.record(now_us_, TraceKind::kFault, "", target, what);
 }
 
+void World::record_fault(FaultRecord r) {
+  assert(fault_log_.empty() || fault_log_.back().time_us <= r.time_us);
+  fault_log_.push_back(std::move(r));
+}
+
+void World::record_process_fault(const Process& p, FaultKind kind, int64_t duration_us, int64_t value) {
+  FaultRecord r;
+  r.time_us = now_us_;
+  r.kind = kind;
+  r.node = nodes_[p.node_].name;
+  r.process = p.name_;
+  r.duration_us = duration_us;
+  r.value = value;
+  record_fault(std::move(r));
+}
+
 void World::crash(Process& p, std::string_view why) {
   if (!p.alive()) return;
+  record_process_fault(p, FaultKind::kCrash);
   trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
                 "crash incarnation " + std::to_string(p.incarnation_) + ": " + std::string(why));
   p.state_ = ProcessState::kCrashed;
@@ -200,6 +217,7 @@ void World::crash(Process& p, std::string_view why) {
 void World::restart(Process& p) {
   if (p.state_ == ProcessState::kNew) return start(p);
   if (p.alive()) crash(p, "restart");
+  record_process_fault(p, FaultKind::kRestart);
   p.boot();
 }
 
@@ -207,6 +225,7 @@ void World::pause(Process& p, int64_t duration_us) {
   if (p.state_ != ProcessState::kRunning || duration_us <= 0) return;
   p.state_ = ProcessState::kPaused;
   p.paused_until_us_ = now_us_ + duration_us;
+  record_process_fault(p, FaultKind::kPause, duration_us);
   trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
                 "pause " + std::to_string(duration_us) + "us");
   const uint32_t incarnation = p.incarnation_;
@@ -237,12 +256,14 @@ void World::resume_paused(Process& p) {
 
 void World::clock_jump(uint32_t node, int64_t delta_us) {
   nodes_.at(node).clock.jump(delta_us);
+  record_fault(FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockJump, .node = nodes_[node].name, .value = delta_us});
   note_fault(nodes_[node].name, "clock-jump " + std::to_string(delta_us) + "us");
 }
 
 void World::set_clock_drift(uint32_t node, int64_t drift_ppm) {
   assert(drift_ppm > -1'000'000);
   nodes_.at(node).clock.set_drift(now_us_, drift_ppm);
+  record_fault(FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockDrift, .node = nodes_[node].name, .value = drift_ppm});
   note_fault(nodes_[node].name, "clock-drift " + std::to_string(drift_ppm) + "ppm");
 }
 

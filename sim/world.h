@@ -27,6 +27,7 @@
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/task.h"
+#include "sim/fault_log.h"
 #include "sim/history_log.h"
 #include "sim/network.h"
 #include "sim/node_clock.h"
@@ -197,6 +198,12 @@ class World {
   void set_clock_drift(uint32_t node, int64_t drift_ppm);
   // Records a fault (or its healing) in the trace.
   void note_fault(std::string_view target, std::string_view what);
+  // Every fault injected so far, structured (sim/fault_log.h): what judges may cite to excuse a
+  // degraded outcome. The world records its own; storage and Redis injectors add theirs here.
+  const FaultLog& fault_log() const { return fault_log_; }
+  void record_fault(FaultRecord r);
+  // Shorthand for a fault at process `p` now.
+  void record_process_fault(const Process& p, FaultKind kind, int64_t duration_us = 0, int64_t value = 0);
 
   // ---- External effects and crash points.
   // Calls made by these processes are numbered and kept as effects.
@@ -235,6 +242,7 @@ class World {
   uint64_t events_executed_ = 0;
   std::vector<bool> watched_;  // by process index
   std::vector<EffectRecord> effects_;
+  FaultLog fault_log_;
   std::optional<CrashPointPlan> crash_point_;
   bool crash_point_fired_ = false;
 };

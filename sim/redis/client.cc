@@ -77,6 +77,7 @@ Client::~Client() { *alive_ = false; }
 Task<std::vector<RedisReply>> Client::send(RedisRequest request, size_t expected_replies, int64_t extra_timeout_us) {
   // Nothing of `this` is touched after the co_await: the Client may be gone by then.
   const int64_t timeout_us = options_.timeout_us + extra_timeout_us;
+  request.client = std::string(process_.process_name());
   RpcResult result = co_await process_.rpc().call(options_.service, make_message(std::move(request)), timeout_us);
   if (result.ok()) {
     const RedisResponse* response = message_as<RedisResponse>(result.reply);

@@ -163,6 +163,7 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
   if ((spec->flags & kWrite) && !reply.is_error() && &ks == &engine.live_) {
     engine.journal_write(args, now_ms);
   }
+  if (&ks == &engine.live_) engine.observe(args, reply, now_ms, 1);
   return reply;
 }
 
@@ -196,7 +197,9 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   ++stats_.commands;
   session.blocked.reset();
   if (argv.empty()) return RedisReply::error("ERR empty command");
-  return dispatch(session, argv, now_ms, /*in_script=*/false);
+  RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
+  observe(argv, reply, now_ms, 0);
+  return reply;
 }
 
 namespace {
@@ -279,6 +282,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
     Ctx ctx{*this, live_, session, argv, now_ms, /*in_script=*/true, /*in_exec=*/true};
     RedisReply reply = spec->fn(ctx);
     if ((spec->flags & kWrite) && !reply.is_error()) journal_write(argv, now_ms);
+    observe(argv, reply, now_ms, 1);
     replies.push_back(std::move(reply));
   }
   return RedisReply::array(std::move(replies));

@@ -129,6 +129,19 @@ class Engine {
   using PublishObserver = std::function<void(const std::string& channel, const std::string& payload)>;
   void set_publish_observer(PublishObserver observer) { publish_observer_ = std::move(observer); }
 
+  // Observation hook (never changes behaviour): called for every command the engine executes on
+  // the live keyspace. depth 0 is a client's command as sent (EVAL, EXEC and MULTI included, with
+  // the reply the client gets); depth 1 is a command run inside EXEC or by a script, reported
+  // before its parent. Commands queued by MULTI are reported when EXEC runs them.
+  struct ObservedCommand {
+    const std::vector<std::string>& argv;
+    const RedisReply& reply;
+    int64_t now_ms;
+    int depth;
+  };
+  using CommandObserver = std::function<void(const ObservedCommand&)>;
+  void set_command_observer(CommandObserver observer) { command_observer_ = std::move(observer); }
+
   // Periodic maintenance, as Redis's serverCron: active expiry, then AOF fsync or snapshot when
   // due. Call it every ~100 ms of the server's clock (Redis's hz 10).
   void tick(int64_t now_ms);
@@ -161,6 +174,10 @@ class Engine {
   std::map<std::string, std::set<uint64_t>, std::less<>> channels_;
   std::vector<PubSubDelivery> deliveries_;
   PublishObserver publish_observer_;
+  CommandObserver command_observer_;
+  void observe(const std::vector<std::string>& argv, const RedisReply& reply, int64_t now_ms, int depth) {
+    if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth});
+  }
   std::set<std::string> signaled_;
   std::set<std::string> loaded_scripts_;  // SHA1s loaded since the last start
   std::string expire_cursor_;             // active expiry resumes after this key

@@ -18,6 +18,7 @@ struct RedisRequest {
     kCheck,        // health check: is subscription `subscription_id` still alive?
   };
   Kind kind = Kind::kCommands;
+  std::string client;              // the calling process's name (the server's command log)
   std::vector<std::vector<std::string>> commands;
   uint64_t subscription_id = 0;
   std::string subscriber_process;  // kSubscribe: the process pushes go to

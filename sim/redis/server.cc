@@ -8,6 +8,7 @@ namespace fl::sim::redis {
 // A request waiting in XREADGROUP BLOCK.
 struct Server::Parked {
   uint64_t id = 0;
+  std::string client;
   Session session;
   std::vector<std::string> argv;
   RedisReply reply;
@@ -29,6 +30,29 @@ struct ParkAwaiter {
 
 Server::Server(ServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
   assert(options_.cron_interval_ms >= 0);
+  engine_.set_command_observer([this](const Engine::ObservedCommand& c) { log_command(c); });
+}
+
+void Server::log_command(const Engine::ObservedCommand& c) {
+  if (process_ == nullptr) return;  // not booted: nothing runs commands
+  CommandRecord r;
+  r.seq = command_log_.size() + 1;
+  r.time_us = process_->world().now_us();
+  r.node_ms = c.now_ms;
+  r.client = current_client_;
+  r.incarnation = incarnation_;
+  r.depth = c.depth;
+  process_->world().trace().fold_recorded(
+      r.time_us, TraceKind::kObserve, r.seq, static_cast<uint64_t>(r.depth), process_->node_name(),
+      process_->process_name(), [&] {
+        std::string text = "redis " + r.client + (r.depth ? " (nested)" : "") + ":";
+        for (const std::string& a : c.argv) text += " " + a;
+        return text + " -> " + c.reply.describe();
+      });
+  if (!options_.keep_command_log) return;
+  r.argv = c.argv;
+  r.reply = c.reply;
+  command_log_.push_back(std::move(r));
 }
 
 Server::~Server() = default;
@@ -85,6 +109,7 @@ Task<MessagePtr> Server::handle(MessagePtr request) {
 
 Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
   RedisResponse response;
+  current_client_ = req.client;
   Session session;  // one connection for the batch; id 0 never subscribes (see subscribe())
   for (size_t i = 0; i < req.commands.size(); ++i) {
     const auto& argv = req.commands[i];
@@ -92,6 +117,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
       response.replies.push_back(RedisReply::error("ERR faultline: use Redis::subscribe()"));
       continue;
     }
+    current_client_ = req.client;
     RedisReply reply = engine_.execute(session, argv, now_ms());
     after_command();
     if (session.blocked && i + 1 == req.commands.size()) {
@@ -99,6 +125,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
       parked->id = next_park_id_++;
       parked->session = session;
       parked->argv = argv;
+      parked->client = req.client;
       const int64_t timeout_ms = session.blocked->timeout_ms;
       parked_.emplace(parked->id, parked);
       ++stats_.parked;
@@ -144,6 +171,7 @@ void Server::wake_parked(const std::vector<std::string>& keys) {
   }
   for (const auto& p : candidates) {  // park order: the longest-waiting reader is served first
     BlockRequest block = *p->session.blocked;
+    current_client_ = p->client;
     RedisReply reply = engine_.execute(p->session, p->argv, now_ms());
     if (p->session.blocked) {
       p->session.blocked = std::move(block);  // still nothing for it (keeps its original timeout)
@@ -209,6 +237,7 @@ RedisResponse Server::subscribe(const RedisRequest& req) {
   sub.session.id = req.subscription_id;
   std::vector<std::string> argv = req.commands[0];
   if (argv.empty() || !(argv[0] == "SUBSCRIBE" || argv[0] == "subscribe")) argv.insert(argv.begin(), "SUBSCRIBE");
+  current_client_ = req.subscriber_process;
   response.replies.push_back(engine_.execute(sub.session, argv, now_ms()));
   if (response.replies.back().is_error()) {
     engine_.close_session(sub.session);

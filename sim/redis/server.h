@@ -38,6 +38,21 @@ struct ServerOptions {
   std::string service = "redis";  // the Rpc service name served
   EngineOptions engine;
   int64_t cron_interval_ms = 100;  // Redis's hz 10
+  bool keep_command_log = true;    // keep command_log() (the judges' view of Redis)
+};
+
+// One command the server executed, as the world observed it at the Redis node: the judges' view
+// of what Redis did, never what the calling service says it did. Also folded into the trace
+// (TraceKind::kObserve).
+struct CommandRecord {
+  uint64_t seq = 0;          // execution order at this server
+  int64_t time_us = 0;       // world time
+  int64_t node_ms = 0;       // the Redis node's clock (TTLs and stream ids use it)
+  std::string client;        // the calling process
+  uint32_t incarnation = 0;  // of the Redis process (a restart may have lost earlier writes)
+  int depth = 0;             // 0: as the client sent it; 1: run by EXEC or a script (logged first)
+  std::vector<std::string> argv;
+  RedisReply reply;
 };
 
 struct ServerStats {
@@ -66,6 +81,8 @@ class Server {
   const ServerStats& stats() const { return stats_; }
   size_t parked_requests() const { return parked_.size(); }
   size_t subscriptions() const { return subscribers_.size(); }
+  // Every command executed so far (with keep_command_log), in execution order.
+  const std::vector<CommandRecord>& command_log() const { return command_log_; }
 
  private:
   struct Parked;
@@ -97,6 +114,9 @@ class Server {
   std::map<uint64_t, std::shared_ptr<Parked>> parked_;  // park order
   std::map<uint64_t, Subscriber> subscribers_;         // by subscription id (= session id)
   ServerStats stats_;
+  std::string current_client_;  // the client whose request is executing (command log)
+  std::vector<CommandRecord> command_log_;
+  void log_command(const Engine::ObservedCommand& c);
 };
 
 }  // namespace fl::sim::redis

@@ -481,6 +481,7 @@ bool SimVfs::draw_fault(SimIoOp op) {
       case SimIoOp::kWrite: ++stats_.injected_write_errors; break;
       case SimIoOp::kSync: ++stats_.injected_sync_errors; break;
     }
+    if (fault_observer_) fault_observer_(op);
   }
   return fail;
 }

@@ -93,6 +93,10 @@ class SimVfs {
   // Triggers of the same op replace each other.
   void fail_next(SimIoOp op, uint32_t count = 1, uint32_t skip = 0);
 
+  // Called for every injected I/O error, as it is injected (the world's fault log records them so
+  // judges can excuse the outcomes they cause). Never changes behaviour.
+  void set_fault_observer(std::function<void(SimIoOp)> observer) { fault_observer_ = std::move(observer); }
+
   // A crash of the node (see the model above). Fences every currently open handle.
   void crash(bool lose_unsynced = true);
 
@@ -143,6 +147,7 @@ class SimVfs {
   };
   Trigger triggers_[3];
   SimVfsStats stats_;
+  std::function<void(SimIoOp)> fault_observer_;
 };
 
 }  // namespace fl::sim::storage

@@ -89,6 +89,24 @@ int64_t SqlServer::charge_disk_us(int64_t cost_us) {
   return disk_free_at_us_ - now_us;
 }
 
+void SqlServer::log_request(const SqlRequest& req, const SqlResult& result) {
+  World& world = process_.world();
+  const uint64_t seq = options_.commit_log ? options_.commit_log->size() + 1 : stats_.requests;
+  world.trace().fold_recorded(world.now_us(), TraceKind::kObserve, seq, result.ok() ? 1 : 0, process_.node_name(),
+                              process_.process_name(),
+                              [&] { return req.describe() + " -> " + result.describe(); });
+  if (!options_.commit_log) return;
+  SqlCommitRecord r;
+  r.seq = seq;
+  r.time_us = world.now_us();
+  r.client = req.client;
+  r.incarnation = process_.incarnation();
+  r.transaction = req.transaction;
+  r.statements = req.statements;
+  r.result = result;
+  options_.commit_log->push_back(std::move(r));
+}
+
 Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   const SqlRequest* req = message_as<SqlRequest>(request);
   assert(req != nullptr);
@@ -108,6 +126,7 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   } else {
     result = SqlResult::failure(SqlStatus::kError, "execute takes exactly one statement");
   }
+  log_request(*req, result);
   done_.emplace(key, result);
   done_order_.push_back(key);
   if (done_order_.size() > options_.dedupe_capacity) {

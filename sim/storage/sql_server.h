@@ -28,12 +28,28 @@
 #include <vector>
 
 #include "sim/storage/sim_vfs.h"
+#include "sim/storage/sql_wire.h"
 #include "sim/storage/sqlite_exec.h"
 #include "sim/storage/sqlite_settings.h"
 #include "sim/world.h"
 
 namespace fl::sim::storage {
 
+
+// One request the SQL server executed, as the world observed it at the DB node: what was
+// committed (result.ok()) or refused, whatever the client later heard (its reply may be lost).
+// The judges' view of the database during a run; the final state is read back from the VFS.
+// A commit acknowledged here can still be lost by a power loss when synchronous is not FULL.
+struct SqlCommitRecord {
+  uint64_t seq = 0;            // execution order at this database
+  int64_t time_us = 0;         // world time
+  std::string client;          // the calling process
+  uint32_t incarnation = 0;    // of the DB process
+  bool transaction = false;
+  std::vector<SqlStatement> statements;
+  SqlResult result;
+};
+using SqlCommitLog = std::vector<SqlCommitRecord>;
 
 struct SqlServerOptions {
   std::string service = "sql";
@@ -45,6 +61,8 @@ struct SqlServerOptions {
   int64_t statement_cost_us = 20;       // CPU time per statement, besides the disk
   int64_t open_retry_us = 100'000;
   size_t dedupe_capacity = 4096;        // remembered request ids
+  // Where executed requests are logged (shared across incarnations; null: not kept, only traced).
+  std::shared_ptr<SqlCommitLog> commit_log;
 
   std::string describe() const;
 };
@@ -72,6 +90,7 @@ class SqlServer {
   void close_dead();
   Task<MessagePtr> handle(MessagePtr request);
   int64_t charge_disk_us(int64_t cost_us);
+  void log_request(const SqlRequest& req, const SqlResult& result);
 
   Process& process_;
   std::shared_ptr<SimVfs> vfs_;

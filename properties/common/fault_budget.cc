@@ -1,0 +1,116 @@
+#include "properties/common/fault_budget.h"
+
+#include "sim/node_clock.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace fl::props {
+
+namespace {
+
+using sim::FaultKind;
+using sim::FaultRecord;
+
+std::string at_text(int64_t time_us) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " at %.3f s", static_cast<double>(time_us - sim::kEpochUs) / 1e6);
+  return buf;
+}
+
+std::string who(const FaultRecord& r) { return r.process.empty() ? r.node : r.process; }
+
+}  // namespace
+
+void FaultBudget::add(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what) {
+  if (place.empty()) return;
+  assert(from_us <= to_us);
+  spans_.push_back(FaultSpan{place, from_us, to_us, what});
+}
+
+FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
+  std::map<std::string, std::pair<int64_t, std::string>> down;  // process -> (since, what)
+  using Link = std::pair<std::string, std::string>;
+  std::map<Link, std::pair<int64_t, std::string>> partitioned;
+  auto close_link = [&](const Link& link, int64_t t) {
+    auto it = partitioned.find(link);
+    if (it == partitioned.end()) return;
+    add(link.first, it->second.first, t, it->second.second);
+    add(link.second, it->second.first, t, it->second.second);
+    partitioned.erase(it);
+  };
+  for (const FaultRecord& r : log) {
+    const std::string what = std::string(sim::fault_kind_name(r.kind)) + " of " +
+                             (r.peer_node.empty() ? who(r) : who(r) + "|" + (r.peer_process.empty() ? r.peer_node : r.peer_process)) +
+                             at_text(r.time_us);
+    switch (r.kind) {
+      case FaultKind::kCrash:
+        down.emplace(r.process, std::make_pair(r.time_us, what));
+        break;
+      case FaultKind::kRestart: {
+        auto it = down.find(r.process);
+        if (it != down.end()) {
+          add(r.process, it->second.first, r.time_us, it->second.second);
+          add(r.node, it->second.first, r.time_us, it->second.second);
+          down.erase(it);
+        }
+        break;
+      }
+      case FaultKind::kPause:
+        add(r.process, r.time_us, r.time_us + r.duration_us, what);
+        add(r.node, r.time_us, r.time_us + r.duration_us, what);
+        break;
+      case FaultKind::kPartition:
+        partitioned.emplace(Link{std::min(r.node, r.peer_node), std::max(r.node, r.peer_node)},
+                            std::make_pair(r.time_us, what));
+        break;
+      case FaultKind::kHeal:
+        if (r.node.empty()) {
+          while (!partitioned.empty()) close_link(partitioned.begin()->first, r.time_us);
+        } else {
+          close_link(Link{std::min(r.node, r.peer_node), std::max(r.node, r.peer_node)}, r.time_us);
+        }
+        break;
+      case FaultKind::kClog:
+        add(r.node, r.time_us, r.time_us + r.duration_us, what);
+        add(r.peer_node, r.time_us, r.time_us + r.duration_us, what);
+        break;
+      case FaultKind::kClockDrift:
+        add(r.node, r.time_us, end_us, what);
+        break;
+      case FaultKind::kMessageLost:
+        add(r.process, r.time_us, r.time_us, what);
+        add(r.peer_process, r.time_us, r.time_us, what);
+        add(r.node, r.time_us, r.time_us, what);
+        add(r.peer_node, r.time_us, r.time_us, what);
+        break;
+      case FaultKind::kReset:
+      case FaultKind::kClockJump:
+      case FaultKind::kStorageError:
+      case FaultKind::kRedisError:
+        add(r.process, r.time_us, r.time_us, what);
+        add(r.node, r.time_us, r.time_us, what);
+        break;
+    }
+  }
+  for (const auto& [process, since] : down) add(process, since.first, end_us, since.second);
+  while (!partitioned.empty()) close_link(partitioned.begin()->first, end_us);
+  std::stable_sort(spans_.begin(), spans_.end(),
+                   [](const FaultSpan& a, const FaultSpan& b) { return a.from_us < b.from_us; });
+}
+
+std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& places, int64_t from_us,
+                                                int64_t to_us, int64_t slack_us) const {
+  const int64_t lo = from_us - slack_us;
+  for (const FaultSpan& s : spans_) {
+    if (s.from_us > to_us) break;  // sorted by start
+    if (s.to_us < lo) continue;
+    if (std::find(places.begin(), places.end(), s.place) != places.end()) return s.what;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fl::props

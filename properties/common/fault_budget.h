@@ -1,0 +1,53 @@
+// FaultBudget: the judges' answer to "could an injected fault explain this degraded, alerted or
+// indeterminate outcome?". Built from the world's fault log (sim/fault_log.h), never from what the
+// service under test says about itself.
+//
+// Contract
+// - A fault *touches* a place (a node or process name) over an interval:
+//     crash .. restart of a process            down (until the restart, or the end of the run)
+//     pause of a process                       [t, t + duration]
+//     partition of a link                      [t, heal of that link or heal-all] on both ends
+//     clog of a link                           [t, t + duration] on both ends
+//     reset, clock jump, storage or Redis error, a lost message: the instant t (lost message: at
+//     both the sender and the receiver)
+//     clock drift                              from t to the end of the run
+// - explain(places, from, to, slack) returns the first fault touching any of `places` whose
+//   interval meets [from - slack, to], described for the verdict's exemption reason; nullopt
+//   when none does (then the outcome is unexplained: a fault-free run explains nothing).
+// - Deterministic; no allocation on the query path besides the returned description.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/fault_log.h"
+
+namespace fl::props {
+
+struct FaultSpan {
+  std::string place;        // node or process name the fault touches
+  int64_t from_us = 0;
+  int64_t to_us = 0;        // inclusive
+  std::string what;         // e.g. "crash of replica-1 at 5.210 s"
+};
+
+class FaultBudget {
+ public:
+  FaultBudget() = default;
+  // `end_us`: the run's end; faults never healed last until then.
+  FaultBudget(const sim::FaultLog& log, int64_t end_us);
+
+  std::optional<std::string> explain(const std::vector<std::string>& places, int64_t from_us, int64_t to_us,
+                                     int64_t slack_us = 0) const;
+  // True when the world injected any fault at all.
+  bool any() const { return !spans_.empty(); }
+  const std::vector<FaultSpan>& spans() const { return spans_; }
+
+ private:
+  void add(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what);
+  std::vector<FaultSpan> spans_;
+};
+
+}  // namespace fl::props

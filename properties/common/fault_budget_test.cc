@@ -1,0 +1,53 @@
+#include "properties/common/fault_budget.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/node_clock.h"
+
+namespace fl::props {
+namespace {
+
+using sim::FaultKind;
+using sim::FaultRecord;
+constexpr int64_t T0 = sim::kEpochUs;
+
+TEST(FaultBudget, FaultFreeRunExplainsNothing) {
+  FaultBudget b(sim::FaultLog{}, T0 + 10'000'000);
+  EXPECT_FALSE(b.any());
+  EXPECT_FALSE(b.explain({"redis", "replica-1"}, T0, T0 + 10'000'000).has_value());
+}
+
+TEST(FaultBudget, CrashCoversTheDowntimeOnlyAndOnlyItsPlace) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kCrash, .node = "redis", .process = "redis"},
+      FaultRecord{.time_us = T0 + 2'000'000, .kind = FaultKind::kRestart, .node = "redis", .process = "redis"},
+  };
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_TRUE(b.explain({"redis"}, T0 + 1'500'000, T0 + 1'600'000).has_value());
+  EXPECT_FALSE(b.explain({"db"}, T0 + 1'500'000, T0 + 1'600'000).has_value());
+  EXPECT_FALSE(b.explain({"redis"}, T0 + 3'000'000, T0 + 4'000'000).has_value());
+  EXPECT_TRUE(b.explain({"redis"}, T0 + 3'000'000, T0 + 4'000'000, /*slack_us=*/1'000'001).has_value());
+}
+
+TEST(FaultBudget, PartitionLastsUntilHealOnBothEnds) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kPartition, .node = "replica-1", .peer_node = "redis"},
+      FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kHeal},
+  };
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_TRUE(b.explain({"redis"}, T0 + 4'000'000, T0 + 4'000'000).has_value());
+  EXPECT_TRUE(b.explain({"replica-1"}, T0 + 4'000'000, T0 + 4'000'000).has_value());
+  EXPECT_FALSE(b.explain({"replica-1"}, T0 + 6'000'000, T0 + 7'000'000).has_value());
+}
+
+TEST(FaultBudget, UnhealedCrashLastsToTheEnd) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kCrash, .node = "n", .process = "p"},
+  };
+  FaultBudget b(log, T0 + 10'000'000);
+  ASSERT_TRUE(b.explain({"p"}, T0 + 9'000'000, T0 + 9'500'000).has_value());
+  EXPECT_NE(b.explain({"p"}, T0 + 9'000'000, T0 + 9'500'000)->find("crash of p"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fl::props

@@ -1,0 +1,49 @@
+// FaultLog: every fault the world injected, as structured records, so that a judge can allow a
+// degraded, alerted or indeterminate outcome only where an actual fault explains it (never on
+// the service's own word), and can say which fault that was.
+//
+// Contract
+// - The world appends a record for each process crash, restart, pause and resume, each link
+//   partition, heal and clog, each connection reset, each clock jump and drift change, and each
+//   message the network lost (dropped by the link, blocked by a partition, or sent to a dead
+//   incarnation / reset connection). Storage and Redis fault injectors append their own
+//   (kStorageError, kRedisError) through World::record_fault.
+// - Records are in world-time order. Appending never changes a run (no randomness, no trace).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fl::sim {
+
+enum class FaultKind : uint8_t {
+  kCrash,         // process `process` on `node` died
+  kRestart,       // ... booted again
+  kPause,         // ... froze for duration_us
+  kPartition,     // link node -> peer_node blocked (both ways unless one_way)
+  kHeal,          // link node <-> peer_node healed ("" nodes: every link)
+  kClog,          // link node -> peer_node delayed for duration_us
+  kReset,         // process's connections reset (its calls end indeterminate)
+  kClockJump,     // node's clock jumped by value
+  kClockDrift,    // node's clock drifts value ppm from now on
+  kMessageLost,   // a message from process to peer_process was lost
+  kStorageError,  // the storage of `node` failed an I/O (value: the SQLite error code)
+  kRedisError,    // the Redis node refused a command with an error reply
+};
+const char* fault_kind_name(FaultKind k);
+
+struct FaultRecord {
+  int64_t time_us = 0;
+  FaultKind kind = FaultKind::kCrash;
+  std::string node, process;             // where it happened
+  std::string peer_node, peer_process;   // the other end (links, lost messages)
+  int64_t duration_us = 0;               // pause, clog, partition when known
+  int64_t value = 0;                     // clock jump us, drift ppm, error code
+  bool one_way = false;
+  std::string describe() const;
+};
+
+using FaultLog = std::vector<FaultRecord>;
+
+}  // namespace fl::sim
