@@ -5,8 +5,8 @@
 // Sides
 // - EngineSide: the simulated Redis (sim/redis Engine) in-process, on the wall clock (ms since
 //   the epoch), three sessions (= three client connections).
-// - HiredisSide: anything speaking RESP2 through hiredis: a real redis-server (harness/real) or
-//   `faultline redis-serve` (harness/resp), three connections.
+// - HiredisSide (harness/redis_diff/hiredis_side.h, real mode): anything speaking RESP2 through
+//   hiredis: a real redis-server or `faultline redis-serve`, three connections.
 //
 // Normalisations (everything else must be byte-for-byte equal, error strings included):
 // - N1 nil: hiredis 0.14 cannot tell `*-1` from `$-1`, so a nil multi-bulk equals a nil bulk.
@@ -43,7 +43,6 @@
 #include <utility>
 #include <vector>
 
-#include "harness/real/hiredis_client.h"
 #include "impl/ports/redis.h"
 #include "impl/ports/redis_reply.h"
 #include "impl/ports/redis_script.h"
@@ -125,30 +124,6 @@ class EngineSide final : public Side {
   std::vector<RedisPubSubMessage> inbox_[kClients];
 };
 
-class HiredisSide final : public Side {
- public:
-  // `make_connection` returns a fresh unconnected connection to the server under test.
-  HiredisSide(std::string name, std::function<real::RedisConnection()> make_connection);
-  std::string name() const override { return name_; }
-  void reset() override;
-  void begin(int client, const std::vector<std::string>& argv) override;
-  RedisReply finish(int client) override;
-  std::vector<RedisPubSubMessage> take_messages(int client, int64_t wait_ms) override;
-
- private:
-  // Reads the next reply of `client`, setting aside pub/sub pushes that arrive first.
-  RedisReply read(int client);
-  RedisReply read_subscription_replies(int client, const std::vector<std::string>& argv);
-
-  std::string name_;
-  std::function<real::RedisConnection()> make_connection_;
-  std::vector<real::RedisConnection> conns_;
-  std::optional<std::vector<std::string>> pending_[kClients];
-  bool send_failed_[kClients] = {};
-  std::set<std::string> subscribed_[kClients];
-  std::vector<RedisPubSubMessage> inbox_[kClients];
-};
-
 struct CompareOptions {
   int64_t pttl_tolerance_ms = 40;
   int64_t idle_tolerance_ms = 40;
@@ -170,5 +145,8 @@ RunResult run_and_compare(Side& a, Side& b, const std::vector<Step>& steps, cons
 
 // Upper-cased copy.
 std::string upper(std::string s);
+// A pub/sub "message" push, and a (un)subscribe confirmation (RESP2 shapes).
+bool is_message_push(const RedisReply& r);
+bool is_confirmation(const RedisReply& r);
 
 }  // namespace fl::redis_diff

@@ -17,6 +17,7 @@
 #include "harness/real/redis_server.h"
 #include "harness/resp/resp_server.h"
 #include "properties/redis/diff_scripts.h"
+#include "harness/redis_diff/hiredis_side.h"
 #include "properties/redis/redis_diff.h"
 #include "properties/redis/redis_diff_gen.h"
 
