@@ -11,10 +11,12 @@
 #include <sstream>
 
 #include "harness/commands.h"
+#include "harness/fix_kill.h"
 #include "harness/runner.h"
 #include "harness/scenario_loader.h"
 #include "harness/shrink.h"
 #include "harness/sweep.h"
+#include "reports/json.h"
 #include "reports/report.h"
 #include "reports/timeline.h"
 
@@ -193,6 +195,8 @@ const char* kSweepUsage =
     "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
     "       faultline sweep FILE --crash-points [--effects K] [--seed N] [--jobs J] [--json OUT]\n"
     "                       [--found DIR]\n"
+    "       faultline sweep HARDENED.yaml --each-fix [--seeds N] [--crash-scenario FILE] [--effects K]\n"
+    "                       [--only FIX,...] [--found DIR] [--json OUT]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
     "  seed (over --timeout-s wall seconds, default 120) is that seed's failure. --shard i/n runs\n"
     "  every n-th seed starting at the i-th, so n machines cover N seeds; merge their --json files\n"
@@ -201,6 +205,12 @@ const char* kSweepUsage =
     "  seed once per effect (the first K with --effects), crashing the caller right before and\n"
     "  right after it; the crashed process restarts 1 s later. --found DIR writes each broken\n"
     "  property's first crash point as a replayable scenario (crash_point: + seed:).\n"
+    "  --each-fix proves each named fix needed: hardened runs without one fix at a time over seeds\n"
+    "  S..S+N-1 (default 200, stopping at the first failure), then, if nothing failed, through the\n"
+    "  crash points of --crash-scenario. Prints per fix: killed (property, seed or crash point,\n"
+    "  seconds) or SURVIVED; --found DIR writes each kill, shrunk, as DIR/without-<FIX>.yaml.\n"
+    "  Exit 1 when a fix survived.\n"
+    "  --without FIX,... runs hardened without these fixes (see `faultline fixes`).\n"
     "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
 
 int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeout_s) {
@@ -276,6 +286,63 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeou
   return (broken.empty() == expect_clean) ? 0 : 1;
 }
 
+// `--each-fix`: hardened without each named fix in turn (harness/fix_kill.h).
+int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t first, int jobs, double timeout_s) {
+  if (s.variant != "hardened" || !s.without.empty()) {
+    return f.error("--each-fix sweeps a hardened scenario with every fix in place");
+  }
+  const SystemUnderTest* sys = find_system(s.system);
+  if (sys == nullptr || sys->fixes().empty()) return f.error("system '" + s.system + "' declares no named fixes");
+  FixKillOptions o;
+  o.first_seed = first;
+  o.seeds = seeds == 0 ? 200 : seeds;
+  o.jobs = jobs;
+  o.timeout_s = timeout_s;
+  o.found_dir = f.str("--found");
+  o.only = f.list("--only");
+  for (const std::string& id : o.only) {
+    if (!find_fix(sys->fixes(), id)) return f.error("system '" + s.system + "' has no fix '" + id + "'");
+  }
+  std::optional<Scenario> crash;
+  if (f.has("--crash-scenario")) {
+    crash = load_scenario_or_print(f.str("--crash-scenario"));
+    if (!crash) return 2;
+    if (crash->system != s.system || crash->variant != "hardened") {
+      return f.error("--crash-scenario must be a hardened scenario of system '" + s.system + "'");
+    }
+    o.crash_scenario = &*crash;
+  }
+  uint64_t effects = 0;
+  if (!f.u64("--effects", &effects)) return f.error("bad number");
+  o.crash_effects = effects;
+  o.log = [](const std::string& line) { std::printf("  %s\n", line.c_str()), std::fflush(stdout); };
+  std::printf("fix-kill sweep of %s: %zu fixes, up to %llu seeds each%s\n", s.source_file.c_str(),
+              o.only.empty() ? sys->fixes().size() : o.only.size(), static_cast<unsigned long long>(o.seeds),
+              crash ? (", then the crash points of " + crash->source_file).c_str() : "");
+  const std::vector<FixKill> kills = fix_kill_sweep(s, o);
+  std::printf("\n%s", fix_kill_table(kills).c_str());
+  size_t survived = 0;
+  for (const FixKill& k : kills) survived += k.killed ? 0 : 1;
+  std::printf("%zu of %zu fixes killed%s\n", kills.size() - survived, kills.size(),
+              survived ? "; a SURVIVED fix is unneeded or shows a gap in the judges or the faults" : "");
+  if (f.has("--json")) {
+    std::ostringstream o2;
+    o2 << "{\"scenario\":" << reports::json_quote(s.source_file) << ",\"system\":" << reports::json_quote(s.system)
+       << ",\"fixes\":[";
+    for (size_t i = 0; i < kills.size(); ++i) {
+      const FixKill& k = kills[i];
+      o2 << (i ? ",\n" : "") << "{\"id\":" << reports::json_quote(k.fix.id) << ",\"killed\":" << (k.killed ? "true" : "false")
+         << ",\"property\":" << reports::json_quote(k.property) << ",\"via\":" << reports::json_quote(k.via)
+         << ",\"seed\":" << k.seed << ",\"seeds_run\":" << k.seeds_run
+         << ",\"wall_seconds\":" << reports::json_number(k.wall_seconds)
+         << ",\"counterexample\":" << reports::json_quote(k.counterexample) << "}";
+    }
+    o2 << "]}\n";
+    if (!write_text(f.str("--json"), o2.str())) return f.error("cannot write --json");
+  }
+  return survived == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int sweep_main(const Args& args) {
@@ -283,7 +350,7 @@ int sweep_main(const Args& args) {
   if (f.has("--help")) return std::fputs(kSweepUsage, stdout), 0;
   if (std::string u = f.unknown({"--seeds", "--first-seed", "--jobs", "--shard", "--json",
                                  "--timeout-s", "--quiet", "--crash-points", "--effects", "--found",
-                                 "--seed", "--without"});
+                                 "--seed", "--without", "--each-fix", "--crash-scenario", "--only"});
       !u.empty()) {
     return f.error("unknown flag '" + u + "'");
   }
@@ -303,6 +370,7 @@ int sweep_main(const Args& args) {
   RunOptions run_options;
   run_options.without = f.list("--without");
   if (std::string why = apply_without(*s, run_options.without); !why.empty()) return f.error(why);
+  if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout_s);
   if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout_s);
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
   const std::vector<uint64_t> list = shard_seeds(first, seeds, shard, shards);
@@ -395,17 +463,44 @@ int shrink_main(const Args& args) {
 // ---------------------------------------------------------------- replay
 namespace {
 const char* kReplayUsage =
-    "usage: faultline replay FILE [--timeout-s T]\n"
+    "usage: faultline replay FILE [--timeout-s T] [--with-fixes]\n"
     "  Runs a saved scenario with its seed and checks the failure reproduces exactly: the\n"
     "  expected property fails and, when the file records expect.fingerprint, the trace\n"
     "  fingerprint is the same.\n"
-    "exit: 0 reproduced, 1 not reproduced, 2 usage or input error\n";
+    "  --with-fixes  for a counterexample of hardened `without: [FIX]`: restore the removed\n"
+    "                fixes and check that every property now passes (the fix is what kills it)\n"
+    "exit: 0 reproduced (with --with-fixes: all passed), 1 not, 2 usage or input error\n";
+}  // namespace
+
+namespace {
+
+// The other half of a fix's evidence: the counterexample that fails without the fix passes, with
+// the same seed, once the fix is back.
+int replay_with_fixes(Scenario s, const std::string& path, double timeout_s, const Flags& f) {
+  if (s.without.empty()) return f.error("--with-fixes needs a scenario with 'without: [FIX]'");
+  const std::vector<std::string> restored = s.without;
+  s.without.clear();
+  s.expect = Expectation{};
+  RunOptions opt;
+  opt.scenario_path = path;
+  const RunResult r = run_isolated(s, *s.seed, opt, timeout_s);
+  std::string fixes;
+  for (const std::string& id : restored) fixes += (fixes.empty() ? "" : ", ") + id;
+  std::printf("replay %s seed %llu with %s restored:", s.name.c_str(), static_cast<unsigned long long>(*s.seed),
+              fixes.c_str());
+  for (const std::string& p : failed_properties(r)) std::printf(" FAIL %s", p.c_str());
+  if (!r.error.empty()) std::printf(" (%s)", r.error.c_str());
+  const bool ok = r.error.empty() && r.all_passed;
+  std::printf("\n%s\n", ok ? "FIXED: every property passes with the fix" : "NOT FIXED: a property still fails with the fix");
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int replay_main(const Args& args) {
   Flags f(args, kReplayUsage);
   if (f.has("--help")) return std::fputs(kReplayUsage, stdout), 0;
-  if (std::string u = f.unknown({"--timeout-s"}); !u.empty()) return f.error("unknown flag '" + u + "'");
+  if (std::string u = f.unknown({"--timeout-s", "--with-fixes"}); !u.empty()) return f.error("unknown flag '" + u + "'");
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   double timeout_s = 120;
   if (!f.number("--timeout-s", &timeout_s)) return f.error("bad number");
@@ -416,6 +511,7 @@ int replay_main(const Args& args) {
                  f.positional()[0].c_str());
     return 2;
   }
+  if (f.has("--with-fixes")) return replay_with_fixes(*s, f.positional()[0], timeout_s, f);
   RunOptions opt;
   opt.scenario_path = f.positional()[0];
   const RunResult r = run_isolated(*s, *s->seed, opt, timeout_s);

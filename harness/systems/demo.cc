@@ -49,6 +49,7 @@ class DemoSystem final : public SystemUnderTest {
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     return {{"client timeout", param_ms(s, "client_timeout_ms", 100) * 1000}};
   }
+  const std::vector<FixInfo>& fixes() const override { return demo::demo_fixes(); }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 
  private:
@@ -60,10 +61,11 @@ class DemoSystem final : public SystemUnderTest {
 
 std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) const {
   auto run = std::make_unique<DemoRun>();
-  const demo::Variant variant = s.variant == "spec" ? demo::Variant::kSpec : demo::Variant::kHardened;
+  const demo::Fixes fixes = s.variant == "spec" ? demo::Fixes::spec()
+                                                 : demo::Fixes::hardened_without(demo::demo_fixes(), s.without);
   DemoRun* r = run.get();
-  Process& store = world.add_process(world.add_node("store"), "store", [r, variant](Process& p) {
-    return demo::store_main(p, p.rpc(), r->store, variant);
+  Process& store = world.add_process(world.add_node("store"), "store", [r, fixes](Process& p) {
+    return demo::store_main(p, p.rpc(), r->store, fixes);
   });
   world.start(store);
   const int64_t store_timeout_us = param_ms(s, "client_timeout_ms", 100) * 500;

@@ -4,16 +4,24 @@
 
 namespace fl::demo {
 
+const std::vector<FixInfo>& demo_fixes() {
+  static const std::vector<FixInfo> fixes = {
+      {"DM-DEDUP-IDS", "demo: the store applies every request", {"DEMO-1"},
+       "a retried or duplicated increment carries the same request id; apply it once"},
+  };
+  return fixes;
+}
+
 namespace {
 
-Task<MessagePtr> store_inc(StoreState& state, Variant variant, MessagePtr request) {
+Task<MessagePtr> store_inc(StoreState& state, Fixes fixes, MessagePtr request) {
   const IncRequest* inc = message_as<IncRequest>(request);
   IncReply reply;
   if (inc != nullptr) {
     ++state.requests_seen;
     const bool fresh = state.applied_ids.insert(inc->request_id).second;
-    // hardened: apply each request id once (DEMO-1). spec: apply whatever arrives.
-    if (fresh || variant == Variant::kSpec) ++state.counter;
+    // spec applies whatever arrives; DM-DEDUP-IDS applies each request id once (DEMO-1).
+    if (fresh || !fixes.has(Fix::kDedupIds)) ++state.counter;
     reply.applied = true;
   }
   co_return make_message(reply);
@@ -34,9 +42,9 @@ int64_t next_gap_us(Runtime& rt, double rate_per_s) {
 
 }  // namespace
 
-Task<void> store_main(Runtime& rt, Rpc& rpc, StoreState& state, Variant variant) {
+Task<void> store_main(Runtime& rt, Rpc& rpc, StoreState& state, Fixes fixes) {
   (void)rt;
-  rpc.serve("store.inc", [&state, variant](MessagePtr request) { return store_inc(state, variant, std::move(request)); });
+  rpc.serve("store.inc", [&state, fixes](MessagePtr request) { return store_inc(state, fixes, std::move(request)); });
   co_return;
 }
 

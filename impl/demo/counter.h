@@ -4,14 +4,16 @@
 // of a system). Topology: clients -> replicas ("counter.inc") -> store ("store.inc").
 //   spec      clients retry a timed-out increment with the same request id and the store applies
 //             every request it receives: retries and network duplicates double-count.
-//   hardened  the store remembers applied request ids and applies each at most once
-//             (protects DEMO-1: no increment counted twice).
+//   hardened  spec plus one named fix, DM-DEDUP-IDS: the store remembers applied request ids and
+//             applies each at most once (protects DEMO-1: no increment counted twice).
 #pragma once
 
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "impl/ports/fixes.h"
 #include "impl/ports/history.h"
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
@@ -19,7 +21,10 @@
 
 namespace fl::demo {
 
-enum class Variant : uint8_t { kSpec, kHardened };
+// The demo's named fixes (impl/ports/fixes.h); demo_fixes()[i] describes value i.
+enum class Fix : uint8_t { kDedupIds };
+using Fixes = FixSet<Fix>;
+const std::vector<FixInfo>& demo_fixes();
 
 struct IncRequest {
   std::string request_id;
@@ -45,7 +50,7 @@ struct ClientOptions {
   int64_t stop_at_local_us = 0;  // no new operations at or after this local time
 };
 
-Task<void> store_main(Runtime& rt, Rpc& rpc, StoreState& state, Variant variant);
+Task<void> store_main(Runtime& rt, Rpc& rpc, StoreState& state, Fixes fixes);
 Task<void> replica_main(Runtime& rt, Rpc& rpc, int64_t store_timeout_us);
 Task<void> client_main(Runtime& rt, Rpc& rpc, Recorder& history, ClientOptions options);
 
