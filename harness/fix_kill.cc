@@ -117,6 +117,7 @@ void save_counterexample(const Scenario& s, const FixKillOptions& o, const Scena
     how = "shrank " + res.summary;
   }
   minimal.name = "without-" + k->fix.id;
+  minimal.matrix_rows.clear();  // evidence for the fix, not for hardened's matrix rows
   minimal.description = "hardened without " + k->fix.id + " (" + k->fix.why + "): " + k->property + " fails; " +
                         "with the fix restored every property passes.";
   const std::string header = "# Kill of fix " + k->fix.id + " found by `faultline sweep --each-fix` on " +

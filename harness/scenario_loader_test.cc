@@ -26,6 +26,12 @@ class FakeSystem : public SystemUnderTest {
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override { return {}; }
   std::unique_ptr<SystemRun> build(sim::World&, const Scenario&) const override { return nullptr; }
+  const std::vector<FixInfo>& fixes() const override {
+    static const std::vector<FixInfo> fixes = {{"DM-DEDUP-IDS", "demo", {"DEMO-1"}, "dedup"}};
+    return fixes;
+  }
+  // The fake demo needs a 1 s quiet tail to judge liveness.
+  int64_t min_quiet_tail_ms(const Scenario&) const override { return name_ == "demo" ? 1000 : 0; }
 
  private:
   std::string name_;
@@ -229,6 +235,28 @@ TEST(ScenarioLoader, ExpectForms) {
   EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: maybe\n").ok());
 }
 
+TEST(ScenarioLoader, WithoutNamesFixesOfHardened) {
+  LoadResult r = load("name: m\nsystem: demo\nvariant: hardened\nwithout: [DM-DEDUP-IDS]\n");
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  EXPECT_EQ(r.scenario->without, std::vector<std::string>{"DM-DEDUP-IDS"});
+  EXPECT_EQ(load_scenario_text(scenario_to_yaml(*r.scenario), "t.yaml").scenario->without, r.scenario->without);
+  Diagnostic d = only_error("name: m\nsystem: demo\nvariant: hardened\nwithout: [DM-DEDUP-ID]\n");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_EQ(d.hint, "did you mean 'DM-DEDUP-IDS'?");
+  EXPECT_NE(only_error("name: m\nsystem: demo\nvariant: spec\nwithout: [DM-DEDUP-IDS]\n").message.find("hardened"),
+            std::string::npos);
+  EXPECT_NE(only_error("name: m\nsystem: demo\nwithout: [DM-DEDUP-IDS, DM-DEDUP-IDS]\n").message.find("twice"),
+            std::string::npos);
+}
+
+TEST(ScenarioLoader, QuietTailShorterThanTheSystemNeedsIsRejected) {
+  Diagnostic d = only_error("name: m\nsystem: demo\nquiescent_tail_ms: 999\n");
+  EXPECT_EQ(d.line, 3);
+  EXPECT_NE(d.message.find("shorter"), std::string::npos);
+  EXPECT_EQ(d.hint, "set quiescent_tail_ms: 1000 or more");
+  EXPECT_TRUE(load("name: m\nsystem: demo\nquiescent_tail_ms: 1000\n").ok());
+}
+
 TEST(ScenarioLoader, ReportsEveryErrorNotOnlyTheFirst) {
   LoadResult r = load("name: m\nsystem: combo\nbogus: 1\ntopology: {replicas: -1}\nvariant: x\n");
   EXPECT_EQ(r.errors.size(), 3u) << r.error_text();
@@ -305,7 +333,7 @@ rc::Gen<Scenario> gen_scenario() {
     s.swarm.enabled = *rc::gen::arbitrary<bool>();
     if (s.swarm.enabled) s.swarm.kinds = {"pause"};
     s.swarm.faults_per_s = *rc::gen::inRange(0, 9000) / 9.0;
-    s.quiescent_tail_ms = *rc::gen::inRange(0, 100000);
+    s.quiescent_tail_ms = *rc::gen::inRange(1000, 100000);  // the fake demo needs >= 1000
     if (*rc::gen::arbitrary<bool>()) s.properties = {"quantity-conservation"};
     if (*rc::gen::arbitrary<bool>()) {
       s.expect = Expectation{.pass = false, .failing = {"quantity-conservation"}};

@@ -72,6 +72,40 @@ std::string expected_text(const RunRecord& r) {
   return (r.expected_any && r.expected_failing.size() > 1 ? "one of " : "") + join(r.expected_failing, ", ");
 }
 
+// The named fixes: why each exists, and the run that proves it is needed.
+void write_fixes_markdown(std::ostream& o, const std::vector<FixRecord>& fixes) {
+  if (fixes.empty()) return;
+  o << "\n## Named fixes: why hardened departs from each seed\n\n"
+       "Each fix is needed: its counterexample fails without it and passes, same seed, with it.\n\n"
+       "| system | fix | seed line | invariants | why | without it | evidence | status |\n"
+       "|---|---|---|---|---|---|---|---|\n";
+  for (const FixRecord& x : fixes) {
+    o << "| " << x.system << " | " << x.id << " | " << x.seed_line << " | " << join(x.invariants, ", ") << " | "
+      << x.why << " | " << (x.property.empty() ? "-" : x.property) << " | ";
+    if (x.counterexample.empty()) o << "none saved";
+    else o << "`" << x.counterexample << "` seed " << x.seed << ", fingerprint `" << hex16(x.fingerprint) << "`";
+    o << " | " << x.status() << " |\n";
+  }
+}
+
+void write_fixes_html(std::ostream& o, const std::vector<FixRecord>& fixes) {
+  if (fixes.empty()) return;
+  o << "<h2 id=\"fixes\">Named fixes: why hardened departs from each seed</h2>\n<p>Each fix is needed: its "
+       "counterexample fails without it and passes, same seed, with it.</p>\n<table><tr><th>system</th><th>fix</th>"
+       "<th>seed line</th><th>invariants</th><th>why</th><th>without it</th><th>evidence</th><th>status</th></tr>\n";
+  for (const FixRecord& x : fixes) {
+    const char* cls = std::string(x.status()) == "PROVEN" ? "PASS" : "FAIL";
+    o << "<tr><td>" << xml_escape(x.system) << "</td><td>" << xml_escape(x.id) << "</td><td>" << xml_escape(x.seed_line)
+      << "</td><td>" << xml_escape(join(x.invariants, ", ")) << "</td><td>" << xml_escape(x.why) << "</td><td>"
+      << xml_escape(x.property.empty() ? "-" : x.property) << "</td><td>";
+    if (x.counterexample.empty()) o << "none saved";
+    else o << "<code>" << xml_escape(x.counterexample) << "</code> seed " << x.seed << ", fingerprint <code>"
+           << hex16(x.fingerprint) << "</code><br><code>" << xml_escape(x.replay_command) << "</code>";
+    o << "</td><td class=\"" << cls << "\">" << x.status() << "</td></tr>\n";
+  }
+  o << "</table>\n";
+}
+
 std::string anchor(const RowVerdict& v) { return "ev-" + v.row->id + "-" + v.variant; }
 
 // ---------------------------------------------------------------- JSON
@@ -341,6 +375,18 @@ std::string to_json(const Report& report) {
     o << (i ? ",\n" : "");
     write_run_json(o, report.runs[i]);
   }
+  o << "],\n\"fixes\":[\n";
+  for (size_t i = 0; i < report.fixes.size(); ++i) {
+    const FixRecord& x = report.fixes[i];
+    o << (i ? ",\n" : "") << "{\"system\":" << json_quote(x.system) << ",\"id\":" << json_quote(x.id)
+      << ",\"seed_line\":" << json_quote(x.seed_line) << ",\"why\":" << json_quote(x.why) << ",\"invariants\":[";
+    for (size_t k = 0; k < x.invariants.size(); ++k) o << (k ? "," : "") << json_quote(x.invariants[k]);
+    o << "],\"counterexample\":" << json_quote(x.counterexample) << ",\"seed\":" << x.seed
+      << ",\"fingerprint\":" << json_quote(hex16(x.fingerprint)) << ",\"property\":" << json_quote(x.property)
+      << ",\"fails_without\":" << (x.fails_without ? "true" : "false")
+      << ",\"passes_with\":" << (x.passes_with ? "true" : "false")
+      << ",\"replay_command\":" << json_quote(x.replay_command) << ",\"status\":" << json_quote(x.status()) << "}";
+  }
   o << "],\n\"rows\":[\n";
   const std::vector<RowVerdict> rows = judge_rows(report);
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -370,6 +416,24 @@ std::optional<Report> report_from_json(const std::string& text, std::string* err
   if (const Json* runs = j->get("runs"); runs && runs->type == Json::Type::kArray) {
     for (const Json& run : runs->items) r.runs.push_back(read_run_json(run));
   }
+  if (const Json* fixes = j->get("fixes"); fixes && fixes->type == Json::Type::kArray) {
+    for (const Json& x : fixes->items) {
+      FixRecord f;
+      f.system = x.str("system");
+      f.id = x.str("id");
+      f.seed_line = x.str("seed_line");
+      f.why = x.str("why");
+      f.invariants = x.strings("invariants");
+      f.counterexample = x.str("counterexample");
+      f.seed = x.u64("seed");
+      f.fingerprint = parse_hex16(x.str("fingerprint"));
+      f.property = x.str("property");
+      f.fails_without = x.flag("fails_without");
+      f.passes_with = x.flag("passes_with");
+      f.replay_command = x.str("replay_command");
+      r.fixes.push_back(std::move(f));
+    }
+  }
   return r;
 }
 
@@ -395,6 +459,7 @@ std::string to_markdown(const Report& report) {
     }
     o << "\n";
   }
+  write_fixes_markdown(o, report.fixes);
   o << "\n## Evidence\n";
   for (const RowVerdict& v : rows) {
     if (v.status == RowStatus::kNotRun) continue;
@@ -454,7 +519,9 @@ std::string to_html(const Report& report) {
     for (size_t k = 0; k < variants.size(); ++k) html_status_cell(o, rows[i + k]);
     o << "</tr>\n";
   }
-  o << "</tbody></table>\n<h2>Evidence</h2>\n";
+  o << "</tbody></table>\n";
+  write_fixes_html(o, report.fixes);
+  o << "<h2>Evidence</h2>\n";
   for (const RowVerdict& v : rows) {
     if (v.status == RowStatus::kNotRun) continue;
     o << "<div class=\"ev\" id=\"" << anchor(v) << "\"><h3>" << xml_escape(v.row->id) << " ("
@@ -543,6 +610,12 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
   for (const Report& s : shards) {
     matrices.insert(s.matrices.begin(), s.matrices.end());
     commits.insert(s.commit);
+    for (const FixRecord& x : s.fixes) {  // one record per fix: a proven one wins
+      auto same = std::find_if(out.fixes.begin(), out.fixes.end(),
+                               [&](const FixRecord& o) { return o.system == x.system && o.id == x.id; });
+      if (same == out.fixes.end()) out.fixes.push_back(x);
+      else if (std::string(same->status()) != "PROVEN" && std::string(x.status()) == "PROVEN") *same = x;
+    }
     for (const RunRecord& r : s.runs) {
       auto same = std::find_if(out.runs.begin(), out.runs.end(), [&](const RunRecord& o) {
         return o.scenario == r.scenario && o.variant == r.variant &&
@@ -588,6 +661,10 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
 int report_exit_code(const Report& report) {
   for (const RunRecord& r : report.runs) {
     if (!r.as_expected()) return 1;
+  }
+  // A saved fix counterexample that no longer proves its fix is a regression of the evidence.
+  for (const FixRecord& x : report.fixes) {
+    if (!x.counterexample.empty() && std::string(x.status()) != "PROVEN") return 1;
   }
   return 0;
 }

@@ -76,12 +76,33 @@ struct RunRecord {
   bool is_evidence() const;
 };
 
+// A named fix of a system's hardened variant and its evidence: the counterexample that fails
+// without it (found/without-<FIX>.yaml) and passes, same seed, with it.
+struct FixRecord {
+  std::string system, id, seed_line, why;
+  std::vector<std::string> invariants;
+  std::string counterexample;         // scenario file, "" when none was saved
+  uint64_t seed = 0;
+  uint64_t fingerprint = 0;           // of the run without the fix
+  std::string property;               // what fails without the fix
+  bool fails_without = false;         // the counterexample reproduced
+  bool passes_with = false;           // every property passed with the fix restored
+  std::string replay_command;
+  bool operator==(const FixRecord&) const = default;
+  // "PROVEN" (fails without, passes with), "NO_COUNTEREXAMPLE", or "NOT_REPRODUCED".
+  const char* status() const {
+    if (counterexample.empty()) return "NO_COUNTEREXAMPLE";
+    return fails_without && passes_with ? "PROVEN" : "NOT_REPRODUCED";
+  }
+};
+
 struct Report {
   std::string title = "faultline report";
   std::string produced_at;            // ISO-8601 UTC
   std::string commit;                 // git rev-parse HEAD (+ "-dirty"), or "unknown"
   std::vector<std::string> matrices;  // selected matrices ("all" or names)
   std::vector<RunRecord> runs;
+  std::vector<FixRecord> fixes;       // the named fixes of the reported systems, with evidence
   bool operator==(const Report&) const = default;
 };
 
@@ -118,7 +139,8 @@ std::optional<Report> report_from_json(const std::string& text, std::string* err
 Report merge_reports(const std::vector<Report>& shards, const std::string& now,
                      const std::string& commit);
 
-// Exit code for a report: 0 every run as expected, 1 otherwise.
+// Exit code for a report: 0 every run as expected and every saved fix counterexample proven,
+// 1 otherwise.
 int report_exit_code(const Report& report);
 
 }  // namespace fl::reports

@@ -150,6 +150,42 @@ TEST(Report, RowsArePassFailOnlyWithEvidence) {
   EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kFail);
 }
 
+TEST(Report, AVacuousRunIsNeverAPass) {
+  Report rep = sample();
+  rep.runs[1].assertions[0].checks = 0;  // hardened "passed" having checked nothing
+  EXPECT_STREQ(rep.runs[1].assertions[0].status(), "VACUOUS");
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kVacuous);
+  EXPECT_NE(to_markdown(rep).find("VACUOUS"), std::string::npos);
+  EXPECT_NE(to_html(rep).find("VACUOUS"), std::string::npos);
+}
+
+TEST(Report, FixesNeedTheirCounterexampleBothWays) {
+  Report rep = sample();
+  FixRecord x;
+  x.system = "combo";
+  x.id = "CB-EXAMPLE";
+  x.seed_line = "000:L1";
+  x.why = "because";
+  x.invariants = {"COMBO-2"};
+  EXPECT_STREQ(x.status(), "NO_COUNTEREXAMPLE");
+  x.counterexample = "scenarios/combo/found/without-CB-EXAMPLE.yaml";
+  x.fails_without = true;
+  EXPECT_STREQ(x.status(), "NOT_REPRODUCED");  // it must also pass with the fix
+  rep.fixes = {x};
+  EXPECT_EQ(report_exit_code(rep), 1);
+  rep.fixes[0].passes_with = true;
+  EXPECT_STREQ(rep.fixes[0].status(), "PROVEN");
+  EXPECT_EQ(report_exit_code(rep), 0);
+  EXPECT_NE(to_markdown(rep).find("| combo | CB-EXAMPLE | 000:L1 |"), std::string::npos);
+  EXPECT_NE(to_html(rep).find("CB-EXAMPLE"), std::string::npos);
+  std::string err;
+  std::optional<Report> back = report_from_json(to_json(rep), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->fixes, rep.fixes);
+  Report merged = merge_reports({rep, rep}, "2025-02-02T00:00:00Z", "cafe");
+  EXPECT_EQ(merged.fixes.size(), 1u);
+}
+
 TEST(Report, ExpectationsAndExitCode) {
   Report rep = sample();
   EXPECT_TRUE(rep.runs[0].as_expected());  // spec fails the expected property
@@ -161,6 +197,10 @@ TEST(Report, ExpectationsAndExitCode) {
   rep = sample();
   rep.runs[0].expected_failing = {"one-push-per-window"};
   EXPECT_FALSE(rep.runs[0].as_expected());
+  rep.runs[0].expected_failing = {"one-push-per-window", "quantity-conservation"};
+  EXPECT_FALSE(rep.runs[0].as_expected());  // match: all needs both
+  rep.runs[0].expected_any = true;
+  EXPECT_TRUE(rep.runs[0].as_expected());   // match: any needs one
 }
 
 TEST(Report, JsonRoundTrips) {

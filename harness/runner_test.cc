@@ -1,0 +1,57 @@
+// The runner's judgement of a run against the scenario's expectation, on the kernel demo.
+#include "harness/runner.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/scenario_loader.h"
+
+namespace fl {
+namespace {
+
+Scenario demo(const std::string& variant, const std::string& expect) {
+  const std::string text = "name: t\nsystem: demo\nvariant: " + variant +
+                           "\ntopology: {replicas: 2, clients: 4}\nworkload: [{kind: increments, rate_per_s: 5}]\n"
+                           "network: {duplicate_probability: 0.05, fifo: false}\n"
+                           "duration_ms: 10000\nquiescent_tail_ms: 2000\nexpect: " + expect + "\n";
+  LoadResult r = load_scenario_text(text, "t.yaml");
+  EXPECT_TRUE(r.ok()) << r.error_text();
+  return r.ok() ? *r.scenario : Scenario{};
+}
+
+TEST(Runner, NamedFailureIsExpectedAndOthersAreFurtherFindings) {
+  RunResult r = run_scenario(demo("spec", "{verdict: fail, properties: [no-double-count]}"), 3, {});
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_FALSE(r.all_passed);
+  EXPECT_TRUE(r.as_expected);
+  // Expecting the wrong property: not as expected, and what did fail is a further finding.
+  r = run_scenario(demo("spec", "{verdict: fail, properties: [no-lost-increment]}"), 3, {});
+  EXPECT_FALSE(r.as_expected);
+  ASSERT_EQ(r.further_findings.size(), 1u);
+  EXPECT_EQ(r.further_findings[0], "no-double-count");
+  // match: any is satisfied by one of them.
+  r = run_scenario(demo("spec", "{verdict: fail, properties: [no-lost-increment, no-double-count], match: any}"), 3, {});
+  EXPECT_TRUE(r.as_expected);
+}
+
+TEST(Runner, APropertyThatCheckedNothingIsVacuousNotPass) {
+  Scenario s = demo("hardened", "pass");
+  s.topology.clients = 0;  // nobody increments: nothing to judge
+  const RunResult r = run_scenario(s, 1, {});
+  ASSERT_EQ(r.verdicts.size(), 2u);
+  for (const Verdict& v : r.verdicts) EXPECT_EQ(v.status(), VerdictStatus::kVacuous) << v.property;
+  EXPECT_EQ(r.vacuous.size(), 2u);
+}
+
+TEST(Runner, WithoutRemovesANamedFixAndIsCheckedAgainstTheRegistry) {
+  Scenario s = demo("hardened", "pass");
+  EXPECT_EQ(apply_without(s, {"NO-SUCH-FIX"}).find("has no fix 'NO-SUCH-FIX'") != std::string::npos, true);
+  EXPECT_TRUE(s.without.empty());  // unchanged on error
+  ASSERT_EQ(apply_without(s, {"DM-DEDUP-IDS"}), "");
+  const RunResult r = run_scenario(s, 3, {});
+  EXPECT_FALSE(r.all_passed);  // hardened without its only fix double-counts like spec
+  Scenario spec = demo("spec", "{verdict: fail, properties: [no-double-count]}");
+  EXPECT_NE(apply_without(spec, {"DM-DEDUP-IDS"}), "");  // spec has no fixes to remove
+}
+
+}  // namespace
+}  // namespace fl
