@@ -116,25 +116,33 @@ std::string read_text(const std::string& path, bool* ok) {
 }
 
 // ---------------------------------------------------------------- progress
+// The sweep's progress: seeds done, failures so far by property, seeds per second and time left.
+// On a terminal one line redrawn in place; otherwise one line per finished seed.
 class Progress {
  public:
-  Progress(size_t total, bool quiet) : total_(total), tty_(::isatty(STDERR_FILENO)), quiet_(quiet) {}
+  Progress(size_t total, bool quiet)
+      : total_(total), tty_(::isatty(STDERR_FILENO)), quiet_(quiet), start_(WallClock::now()) {}
   void update(const WorkerOutcome& o, size_t done) {
-    const bool failed = !o.result.error.empty() || !o.result.all_passed;
-    failures_ += failed;
+    const std::vector<std::string> failed = failed_properties(o.result);
+    for (const std::string& p : failed) ++by_property_[p];
+    failures_ += failed.empty() ? 0 : 1;
     if (quiet_) return;
+    const double elapsed_s = std::chrono::duration<double>(WallClock::now() - start_).count();
+    const double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+    const double left_s = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+    std::string props;
+    for (const auto& [p, n] : by_property_) props += " " + p + "=" + std::to_string(n);
     if (tty_) {
-      const int width = 40;
+      const int width = 30;
       const int filled = static_cast<int>(width * done / std::max<size_t>(1, total_));
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu  failures %zu ", std::string(filled, '#').c_str(),
-                   std::string(width - filled, '.').c_str(), done, total_, failures_);
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu seeds, %.1f seeds/s, %.0f s left, failures %zu%s\033[K",
+                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), done, total_, rate,
+                   left_s, failures_, props.c_str());
       if (done == total_) std::fprintf(stderr, "\n");
     } else {
-      std::string props;
-      for (const std::string& p : failed_properties(o.result)) props += " " + p;
-      std::printf("[%zu/%zu] seed %llu: %s%s%s\n", done, total_,
-                  static_cast<unsigned long long>(o.result.seed), failed ? "FAIL" : "pass",
-                  props.c_str(), o.result.error.empty() ? "" : (" (" + o.result.error + ")").c_str());
+      std::printf("[%zu/%zu %.1f seeds/s, %.0f s left, failures %zu%s] seed %llu: %s\n", done, total_, rate, left_s,
+                  failures_, props.c_str(), static_cast<unsigned long long>(o.result.seed),
+                  failed.empty() ? "pass" : ("FAIL" + (o.result.error.empty() ? "" : " (" + o.result.error + ")")).c_str());
       std::fflush(stdout);
     }
   }
@@ -142,7 +150,9 @@ class Progress {
  private:
   size_t total_;
   bool tty_, quiet_;
+  WallClock::time_point start_;
   size_t failures_ = 0;
+  std::map<std::string, size_t> by_property_;  // property -> failing seeds so far
 };
 
 // Re-runs a failing seed with its trace recorded and attaches the counterexample to `rec`.
@@ -539,12 +549,15 @@ namespace {
 const char* kReportUsage =
     "usage: faultline report --matrix NAME|all --out DIR [--scenarios DIR] [--seeds N]\n"
     "                        [--jobs J] [--timeout-s T] [--max-shrink-runs R] [--no-shrink]\n"
-    "       faultline report --merge A.json B.json ... --out DIR\n"
+    "                        [--summary FILE|-]\n"
+    "       faultline report --merge A.json B.json ... --out DIR [--summary FILE|-]\n"
     "  Runs every scenario under --scenarios (default scenarios/) whose matrix_rows hit the\n"
-    "  matrix, N seeds each (default 10), shrinks each failure to a minimal counterexample, and\n"
-    "  writes report.md, report.html, junit.xml and report.json into DIR. --merge combines the\n"
-    "  JSON of sharded sweeps/reports into one report. Matrices: ranking, combo, likes, gifts,\n"
-    "  demo, all.\n"
+    "  matrix, N seeds each (default 10), shrinks each failure to a minimal counterexample,\n"
+    "  replays each named fix's counterexample both ways, and writes report.md, report.html,\n"
+    "  junit.xml, report.json, summary.md and counterexamples/ into DIR. --summary also writes\n"
+    "  the summary (at most 64 KB of Markdown, for a pull-request comment or a CI job summary)\n"
+    "  to FILE or standard output. --merge combines the JSON of sharded sweeps/reports into one\n"
+    "  report. Matrices: ranking, combo, likes, gifts, demo, all.\n"
     "exit: 0 every run as expected, 1 some run was not, 2 usage or input error\n";
 
 std::vector<std::string> scenario_files(const std::string& dir) {
@@ -570,6 +583,18 @@ bool hits_matrix(const Scenario& s, const std::string& matrix) {
   return false;
 }
 
+// --summary FILE: the pull-request summary (at most 64 KB of Markdown); "-" is standard output.
+std::string write_summary(const Flags& f, const reports::Report& rep) {
+  if (!f.has("--summary")) return "";
+  const std::string text = reports::to_summary_markdown(rep);
+  const std::string path = f.str("--summary");
+  if (path.empty() || path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return "";
+  }
+  return write_text(path, text) ? "" : "cannot write " + path;
+}
+
 int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std::string& out) {
   std::vector<reports::Report> shards;
   for (const std::string& path : inputs) {
@@ -585,6 +610,7 @@ int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std
   }
   reports::Report merged = reports::merge_reports(shards, utc_now_iso8601(), git_commit());
   if (std::string err = reports::write_report_files(merged, out); !err.empty()) return f.error(err);
+  if (std::string err = write_summary(f, merged); !err.empty()) return f.error(err);
   std::printf("merged %zu reports (%zu runs) into %s/report.{md,html,json} and junit.xml\n",
               shards.size(), merged.runs.size(), out.c_str());
   return reports::report_exit_code(merged);
@@ -623,7 +649,7 @@ int report_main(const Args& args) {
   Flags f(args, kReportUsage);
   if (f.has("--help")) return std::fputs(kReportUsage, stdout), 0;
   if (std::string u = f.unknown({"--matrix", "--out", "--scenarios", "--seeds", "--jobs",
-                                 "--timeout-s", "--max-shrink-runs", "--no-shrink", "--merge"});
+                                 "--timeout-s", "--max-shrink-runs", "--no-shrink", "--merge", "--summary"});
       !u.empty()) {
     return f.error("unknown flag '" + u + "'");
   }
@@ -673,6 +699,7 @@ int report_main(const Args& args) {
   std::fflush(stdout);
   rep.fixes = fix_evidence(f.str("--scenarios", "scenarios"), matrix, static_cast<int>(jobs), timeout_s);
   if (std::string err = reports::write_report_files(rep, out); !err.empty()) return f.error(err);
+  if (std::string err = write_summary(f, rep); !err.empty()) return f.error(err);
   size_t counts[4] = {0, 0, 0, 0};  // by RowStatus
   for (const reports::RowVerdict& v : reports::judge_rows(rep)) ++counts[static_cast<int>(v.status)];
   size_t proven = 0;

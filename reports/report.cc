@@ -7,106 +7,10 @@
 #include <sstream>
 
 #include "reports/json.h"
+#include "reports/report_text.h"
 
 namespace fl::reports {
 namespace {
-
-bool meets(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  for (const std::string& x : a) {
-    if (std::find(b.begin(), b.end(), x) != b.end()) return true;
-  }
-  return false;
-}
-
-// The assertions of `run` that speak for `row` (see the header's contract).
-std::vector<const AssertionRecord*> relevant(const RunRecord& run, const MatrixRow& row) {
-  std::vector<const AssertionRecord*> out;
-  for (const AssertionRecord& a : run.assertions) {
-    if (meets(a.invariants, row.invariants)) out.push_back(&a);
-  }
-  if (out.empty()) {
-    for (const AssertionRecord& a : run.assertions) out.push_back(&a);
-  }
-  return out;
-}
-
-std::vector<std::string> selected_matrices(const Report& r) {
-  std::set<std::string> names(r.matrices.begin(), r.matrices.end());
-  if (names.count("all")) return {"all"};
-  if (names.empty()) {
-    for (const RunRecord& run : r.runs) {
-      for (const std::string& id : run.matrix_rows) {
-        if (const MatrixRow* row = find_matrix_row(id)) names.insert(row->matrix);
-      }
-    }
-  }
-  return {names.begin(), names.end()};
-}
-
-std::vector<std::string> variants_of(const Report& r) {
-  std::vector<std::string> v = {"spec", "hardened"};
-  for (const RunRecord& run : r.runs) {
-    if (std::find(v.begin(), v.end(), run.variant) == v.end()) v.push_back(run.variant);
-  }
-  return v;
-}
-
-std::string seeds_text(const std::vector<uint64_t>& seeds, size_t max_shown = 12) {
-  std::string out;
-  for (size_t i = 0; i < seeds.size() && i < max_shown; ++i) {
-    if (i) out += ", ";
-    out += std::to_string(seeds[i]);
-  }
-  if (seeds.size() > max_shown) out += ", ... (" + std::to_string(seeds.size()) + " seeds)";
-  return out;
-}
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
-}
-
-// "a, b" or "one of a, b" (match: any).
-std::string expected_text(const RunRecord& r) {
-  return (r.expected_any && r.expected_failing.size() > 1 ? "one of " : "") + join(r.expected_failing, ", ");
-}
-
-// The named fixes: why each exists, and the run that proves it is needed.
-void write_fixes_markdown(std::ostream& o, const std::vector<FixRecord>& fixes) {
-  if (fixes.empty()) return;
-  o << "\n## Named fixes: why hardened departs from each seed\n\n"
-       "Each fix is needed: its counterexample fails without it and passes, same seed, with it.\n\n"
-       "| system | fix | seed line | invariants | why | without it | evidence | status |\n"
-       "|---|---|---|---|---|---|---|---|\n";
-  for (const FixRecord& x : fixes) {
-    o << "| " << x.system << " | " << x.id << " | " << x.seed_line << " | " << join(x.invariants, ", ") << " | "
-      << x.why << " | " << (x.property.empty() ? "-" : x.property) << " | ";
-    if (x.counterexample.empty()) o << "none saved";
-    else o << "`" << x.counterexample << "` seed " << x.seed << ", fingerprint `" << hex16(x.fingerprint) << "`";
-    o << " | " << x.status() << " |\n";
-  }
-}
-
-void write_fixes_html(std::ostream& o, const std::vector<FixRecord>& fixes) {
-  if (fixes.empty()) return;
-  o << "<h2 id=\"fixes\">Named fixes: why hardened departs from each seed</h2>\n<p>Each fix is needed: its "
-       "counterexample fails without it and passes, same seed, with it.</p>\n<table><tr><th>system</th><th>fix</th>"
-       "<th>seed line</th><th>invariants</th><th>why</th><th>without it</th><th>evidence</th><th>status</th></tr>\n";
-  for (const FixRecord& x : fixes) {
-    const char* cls = std::string(x.status()) == "PROVEN" ? "PASS" : "FAIL";
-    o << "<tr><td>" << xml_escape(x.system) << "</td><td>" << xml_escape(x.id) << "</td><td>" << xml_escape(x.seed_line)
-      << "</td><td>" << xml_escape(join(x.invariants, ", ")) << "</td><td>" << xml_escape(x.why) << "</td><td>"
-      << xml_escape(x.property.empty() ? "-" : x.property) << "</td><td>";
-    if (x.counterexample.empty()) o << "none saved";
-    else o << "<code>" << xml_escape(x.counterexample) << "</code> seed " << x.seed << ", fingerprint <code>"
-           << hex16(x.fingerprint) << "</code><br><code>" << xml_escape(x.replay_command) << "</code>";
-    o << "</td><td class=\"" << cls << "\">" << x.status() << "</td></tr>\n";
-  }
-  o << "</table>\n";
-}
-
-std::string anchor(const RowVerdict& v) { return "ev-" + v.row->id + "-" + v.variant; }
 
 // ---------------------------------------------------------------- JSON
 void write_assertion_json(std::ostream& o, const AssertionRecord& a) {
@@ -239,65 +143,6 @@ RunRecord read_run_json(const Json& j) {
   r.produced_at = j.str("produced_at");
   r.commit = j.str("commit");
   return r;
-}
-
-// ---------------------------------------------------------------- HTML pieces
-const char* kCss = R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222}
-table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:4px 8px;
-vertical-align:top;font-size:13px}th{background:#f0f3f7}td.PASS{background:#c8efc8}
-td.FAIL{background:#f6c4c0}td.NOT_RUN{background:#eee;color:#777}td.VACUOUS{background:#f6e7b0}td.status a{color:inherit;
-font-weight:bold}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}
-.meta{color:#555}.ev{border-top:2px solid #ccd;margin-top:24px;padding-top:8px}
-.timeline-box{overflow:auto;max-height:600px;border:1px solid #ddd})";
-
-void html_status_cell(std::ostream& o, const RowVerdict& v) {
-  const char* s = row_status_name(v.status);
-  o << "<td class=\"status " << s << "\">";
-  if (v.status == RowStatus::kNotRun) o << s;
-  else o << "<a href=\"#" << anchor(v) << "\">" << s << "</a>";
-  o << "</td>";
-}
-
-void html_run(std::ostream& o, const RunRecord& r) {
-  o << "<table><tr><th>scenario</th><td>" << xml_escape(r.scenario) << " (<code>"
-    << xml_escape(r.scenario_file) << "</code>)</td></tr>"
-    << "<tr><th>system / variant</th><td>" << xml_escape(r.system + " / " + r.variant)
-    << "</td></tr><tr><th>seeds</th><td>" << xml_escape(seeds_text(r.seeds)) << "</td></tr>"
-    << "<tr><th>failing seeds</th><td>" << xml_escape(seeds_text(r.failing_seeds)) << "</td></tr>"
-    << "<tr><th>config digest</th><td><code>" << hex16(r.config_digest) << "</code></td></tr>"
-    << "<tr><th>trace fingerprint</th><td><code>" << hex16(r.fingerprint) << "</code></td></tr>"
-    << "<tr><th>expected</th><td>"
-    << (r.expected_pass ? "pass" : "fail " + xml_escape(expected_text(r)))
-    << (r.as_expected() ? " (as expected)" : " <b>(NOT as expected)</b>") << "</td></tr>"
-    << "<tr><th>produced</th><td>" << xml_escape(r.produced_at) << " at commit <code>"
-    << xml_escape(r.commit) << "</code></td></tr>";
-  if (!r.error.empty()) o << "<tr><th>error</th><td>" << xml_escape(r.error) << "</td></tr>";
-  o << "</table>\n<table><tr><th>property</th><th>invariants</th><th>verdict</th><th>checks</th>"
-       "<th>assertion</th><th>evidence</th></tr>";
-  for (const AssertionRecord& a : r.assertions) {
-    o << "<tr><td>" << xml_escape(a.property) << "</td><td>" << xml_escape(join(a.invariants, ", "))
-      << "</td><td class=\"" << a.status() << "\">"
-      << a.status() << "</td><td>" << a.checks << "</td><td>"
-      << xml_escape(a.assertion) << "</td><td>";
-    for (size_t i = 0; i < a.evidence.size() && i < 20; ++i) {
-      o << xml_escape(a.evidence[i]) << "<br>";
-    }
-    o << "</td></tr>";
-  }
-  o << "</table>\n";
-  if (r.counterexample) {
-    const Counterexample& c = *r.counterexample;
-    o << "<h4>Minimal counterexample: seed " << c.seed << ", property " << xml_escape(c.property)
-      << ", fingerprint <code>" << hex16(c.fingerprint) << "</code></h4>"
-      << "<p>Replay: <code>" << xml_escape(c.replay_command) << "</code></p>";
-    if (!c.scenario_file.empty()) {
-      o << "<p>Scenario file: <code>" << xml_escape(c.scenario_file) << "</code></p>";
-    }
-    if (!c.scenario_yaml.empty()) o << "<pre>" << xml_escape(c.scenario_yaml) << "</pre>";
-    if (!c.timeline.empty()) {
-      o << "<div class=\"timeline-box\">" << to_svg(c.timeline) << "</div>";
-    }
-  }
 }
 
 }  // namespace
@@ -437,166 +282,51 @@ std::optional<Report> report_from_json(const std::string& text, std::string* err
   return r;
 }
 
-std::string to_markdown(const Report& report) {
+std::string counterexample_markdown(const RunRecord& r) {
+  const Counterexample& c = *r.counterexample;
   std::ostringstream o;
-  const std::vector<RowVerdict> rows = judge_rows(report);
-  const std::vector<std::string> variants = variants_of(report);
-  o << "# " << report.title << "\n\nProduced " << report.produced_at << " at commit `"
-    << report.commit << "`. Matrices: " << join(selected_matrices(report), ", ") << ".\n\n";
-  o << "| row | scenario | pass condition | invariants | source |";
-  for (const std::string& v : variants) o << " " << v << " |";
-  o << "\n|---|---|---|---|---|";
-  for (size_t i = 0; i < variants.size(); ++i) o << "---|";
-  o << "\n";
-  for (size_t i = 0; i < rows.size(); i += variants.size()) {
-    const MatrixRow& r = *rows[i].row;
-    o << "| " << r.id << " | " << r.scenario << " | " << r.pass_condition << " | "
-      << join(r.invariants, ", ") << " | " << r.source << " |";
-    for (size_t k = 0; k < variants.size(); ++k) {
-      const RowVerdict& v = rows[i + k];
-      if (v.status == RowStatus::kNotRun) o << " NOT_RUN |";
-      else o << " [" << row_status_name(v.status) << "](#" << anchor(v) << ") |";
-    }
-    o << "\n";
-  }
-  write_fixes_markdown(o, report.fixes);
-  o << "\n## Evidence\n";
-  for (const RowVerdict& v : rows) {
-    if (v.status == RowStatus::kNotRun) continue;
-    o << "\n<a id=\"" << anchor(v) << "\"></a>\n### " << v.row->id << " (" << v.variant
-      << "): " << row_status_name(v.status) << "\n\n";
-    for (size_t idx : v.runs) {
-      const RunRecord& r = report.runs[idx];
-      o << "- scenario `" << r.scenario_file << "` (" << r.scenario << "), seeds "
-        << seeds_text(r.seeds) << "; failing seeds " << seeds_text(r.failing_seeds)
-        << "\n- config digest `" << hex16(r.config_digest) << "`, trace fingerprint `"
-        << hex16(r.fingerprint) << "`, produced " << r.produced_at << " at `" << r.commit
-        << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + expected_text(r))
-        << (r.as_expected() ? " (as expected)" : " (**NOT as expected**)") << "\n";
-      if (!r.error.empty()) o << "- error: " << r.error << "\n";
-      for (const AssertionRecord& a : r.assertions) {
-        o << "  - " << a.status() << " `" << a.property << "` ("
-          << join(a.invariants, ", ") << "), " << a.checks << " checks: " << a.assertion << "\n";
-        for (size_t e = 0; e < a.evidence.size() && e < 10; ++e) {
-          o << "    - " << a.evidence[e] << "\n";
-        }
-      }
-      if (r.counterexample) {
-        o << "- minimal counterexample: seed " << r.counterexample->seed << ", replay: `"
-          << r.counterexample->replay_command << "`\n";
-        if (!r.counterexample->scenario_yaml.empty()) {
-          o << "\n```yaml\n" << r.counterexample->scenario_yaml << "```\n";
-        }
-      }
-    }
+  o << "# Counterexample: " << r.scenario << " (" << r.system << " / " << r.variant << ")\n\n"
+    << "- property: `" << c.property << "`\n- seed " << c.seed << ", trace fingerprint `" << hex16(c.fingerprint)
+    << "`\n- replay: `" << c.replay_command << "`\n";
+  if (!c.scenario_file.empty()) o << "- scenario file: `" << c.scenario_file << "`\n";
+  if (!c.scenario_yaml.empty()) o << "\n## The shrunk scenario\n\n```yaml\n" << c.scenario_yaml << "```\n";
+  if (!c.timeline.empty()) {
+    o << "\n## Sequence diagram\n\n```mermaid\n" << to_mermaid(c.timeline) << "```\n\nAs SVG: ["
+      << std::filesystem::path(counterexample_page(r)).stem().string() << ".svg]("
+      << std::filesystem::path(counterexample_page(r)).stem().string() << ".svg)\n";
   }
   return o.str();
 }
 
-std::string to_html(const Report& report) {
-  std::ostringstream o;
-  const std::vector<RowVerdict> rows = judge_rows(report);
-  const std::vector<std::string> variants = variants_of(report);
-  size_t counts[4] = {0, 0, 0, 0};
-  for (const RowVerdict& v : rows) ++counts[static_cast<int>(v.status)];
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
-    << xml_escape(report.title) << "</title><style>" << kCss << "</style></head><body>\n"
-    << "<h1>" << xml_escape(report.title) << "</h1>\n<p class=\"meta\">Produced "
-    << xml_escape(report.produced_at) << " at commit <code>" << xml_escape(report.commit)
-    << "</code>. Matrices: " << xml_escape(join(selected_matrices(report), ", "))
-    << ". Row verdicts: " << counts[1] << " PASS, " << counts[2] << " FAIL, " << counts[3]
-    << " VACUOUS, " << counts[0] << " NOT_RUN. A row is PASS or FAIL only with evidence.</p>\n";
-  o << "<table id=\"matrix\"><thead><tr><th>row</th><th>matrix</th><th>scenario</th>"
-       "<th>pass condition</th><th>invariants</th><th>source</th>";
-  for (const std::string& v : variants) o << "<th>" << xml_escape(v) << "</th>";
-  o << "</tr></thead><tbody>\n";
-  for (size_t i = 0; i < rows.size(); i += variants.size()) {
-    const MatrixRow& r = *rows[i].row;
-    o << "<tr id=\"row-" << xml_escape(r.id) << "\"><td>" << xml_escape(r.id) << "</td><td>"
-      << xml_escape(r.matrix + " / " + r.group) << "</td><td>" << xml_escape(r.scenario)
-      << "</td><td>" << xml_escape(r.pass_condition) << "</td><td>"
-      << xml_escape(join(r.invariants, ", ")) << "</td><td>" << xml_escape(r.source) << "</td>";
-    for (size_t k = 0; k < variants.size(); ++k) html_status_cell(o, rows[i + k]);
-    o << "</tr>\n";
-  }
-  o << "</tbody></table>\n";
-  write_fixes_html(o, report.fixes);
-  o << "<h2>Evidence</h2>\n";
-  for (const RowVerdict& v : rows) {
-    if (v.status == RowStatus::kNotRun) continue;
-    o << "<div class=\"ev\" id=\"" << anchor(v) << "\"><h3>" << xml_escape(v.row->id) << " ("
-      << xml_escape(v.variant) << "): " << row_status_name(v.status) << "</h3><p>"
-      << xml_escape(v.row->pass_condition) << "</p>\n";
-    for (size_t idx : v.runs) html_run(o, report.runs[idx]);
-    o << "</div>\n";
-  }
-  o << "</body></html>\n";
-  return o.str();
-}
-
-std::string to_junit_xml(const Report& report) {
-  // One testcase per (row, variant). A testcase fails when a covering run was not as expected
-  // (a spec FAIL that the scenario expects is a passing test); NOT_RUN rows are skipped.
-  const std::vector<RowVerdict> rows = judge_rows(report);
-  std::map<std::string, std::vector<const RowVerdict*>> by_suite;
-  for (const RowVerdict& v : rows) by_suite[v.row->matrix + "." + v.variant].push_back(&v);
-  std::ostringstream o;
-  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\""
-    << xml_escape(report.title) << "\" timestamp=\"" << xml_escape(report.produced_at) << "\">\n";
-  for (const auto& [suite, cases] : by_suite) {
-    size_t failures = 0, skipped = 0;
-    for (const RowVerdict* v : cases) {
-      if (v->status == RowStatus::kNotRun) ++skipped;
-      for (size_t idx : v->runs) {
-        if (!report.runs[idx].as_expected()) { ++failures; break; }
-      }
-    }
-    o << "<testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << cases.size()
-      << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n"
-      << "<properties><property name=\"commit\" value=\"" << xml_escape(report.commit)
-      << "\"/></properties>\n";
-    for (const RowVerdict* v : cases) {
-      o << "<testcase classname=\"" << xml_escape(suite) << "\" name=\""
-        << xml_escape(v->row->id + " " + v->row->scenario) << "\">";
-      if (v->status == RowStatus::kNotRun) {
-        o << "<skipped message=\"NOT_RUN: no run gives evidence for this row\"/>";
-      } else {
-        std::string unexpected;
-        for (size_t idx : v->runs) {
-          const RunRecord& r = report.runs[idx];
-          if (!r.as_expected()) unexpected += r.scenario_file + " ";
-        }
-        if (!unexpected.empty()) {
-          o << "<failure message=\"" << row_status_name(v->status)
-            << " not as expected\">" << xml_escape("unexpected verdicts in: " + unexpected)
-            << "</failure>";
-        }
-        o << "<system-out>" << row_status_name(v->status) << " "
-          << xml_escape(join(v->failed_properties, ", ")) << "</system-out>";
-      }
-      o << "</testcase>\n";
-    }
-    o << "</testsuite>\n";
-  }
-  o << "</testsuites>\n";
-  return o.str();
+// Writes `text` to dir/name; "" or what went wrong.
+std::string write_file(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return out ? "" : "cannot write " + path;
 }
 
 std::string write_report_files(const Report& report, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
-  const std::pair<const char*, std::string> files[] = {
-      {"report.md", to_markdown(report)},
-      {"report.html", to_html(report)},
-      {"junit.xml", to_junit_xml(report)},
-      {"report.json", to_json(report)},
+  const std::pair<std::string, std::string> files[] = {
+      {"report.md", to_markdown(report)},   {"report.html", to_html(report)},
+      {"junit.xml", to_junit_xml(report)},  {"report.json", to_json(report)},
+      {"summary.md", to_summary_markdown(report)},
   };
   for (const auto& [name, text] : files) {
-    const std::string path = dir + "/" + name;
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    if (!out) return "cannot write " + path;
+    if (std::string err = write_file(dir, name, text); !err.empty()) return err;
+  }
+  // One page per counterexample: replay command, shrunk scenario, Mermaid and SVG diagrams.
+  for (const RunRecord& r : report.runs) {
+    if (!r.counterexample) continue;
+    const std::string page = counterexample_page(r);
+    if (std::string err = write_file(dir, page, counterexample_markdown(r)); !err.empty()) return err;
+    if (r.counterexample->timeline.empty()) continue;
+    const std::string svg = page.substr(0, page.size() - 3) + ".svg";
+    if (std::string err = write_file(dir, svg, to_svg(r.counterexample->timeline)); !err.empty()) return err;
   }
   return "";
 }

@@ -121,13 +121,20 @@ struct RowVerdict {
 // One verdict per (row of the report's matrices) × variant ("spec", "hardened"), registry order.
 std::vector<RowVerdict> judge_rows(const Report& report);
 
-// Writers. Each returns the document text; write_report_files writes all four into `dir`
-// (created if missing) and returns "" or an error message.
+// Writers. Each returns the document text; write_report_files writes report.md, report.html,
+// junit.xml, report.json and summary.md into `dir` (created if missing), and one page per
+// counterexample under dir/counterexamples/ (its replay command, shrunk scenario, Mermaid and SVG
+// sequence diagrams); it returns "" or an error message.
 std::string to_markdown(const Report& report);
+// A Markdown summary for a pull-request comment or a CI job summary: counts per system and
+// variant, the unexpected results, the failing rows and the named fixes; at most max_bytes.
+std::string to_summary_markdown(const Report& report, size_t max_bytes = 64 * 1024);
 std::string to_html(const Report& report);
 std::string to_junit_xml(const Report& report);
 std::string to_json(const Report& report);
 std::string write_report_files(const Report& report, const std::string& dir);
+// The Markdown page of one run's counterexample (REQUIRES: r.counterexample).
+std::string counterexample_markdown(const RunRecord& r);
 
 // Parses a report.json written by to_json. Returns nullopt and sets *error on malformed input.
 std::optional<Report> report_from_json(const std::string& text, std::string* error);

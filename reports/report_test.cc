@@ -203,6 +203,43 @@ TEST(Report, ExpectationsAndExitCode) {
   EXPECT_TRUE(rep.runs[0].as_expected());   // match: any needs one
 }
 
+TEST(Report, OpensWithTheSummaryThenTheUnexpectedThenTheMatrix) {
+  Report rep = sample();
+  rep.runs[1].failing_seeds = {3};  // hardened failed: unexpected
+  rep.runs[1].failures_per_property["quantity-conservation"] = 1;
+  rep.runs[1].assertions[0].passed = false;
+  const std::string md = to_markdown(rep);
+  const size_t summary = md.find("## Summary"), unexpected = md.find("## Unexpected results"),
+               failing = md.find("## Failing rows"), matrix = md.find("## Matrix"), runs = md.find("## Runs");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_LT(summary, unexpected);
+  EXPECT_LT(unexpected, failing);
+  EXPECT_LT(failing, matrix);
+  EXPECT_LT(matrix, runs);
+  EXPECT_NE(md.find("| combo | hardened | 0 | 1 |"), std::string::npos) << md.substr(0, 800);
+  EXPECT_NE(md.find("`scenarios/combo/s.yaml` (hardened): expected pass"), std::string::npos);
+  // Evidence is capped on the page; report.json keeps every line.
+  rep.runs[0].assertions[0].evidence.assign(40, "line");
+  EXPECT_NE(to_markdown(rep).find("35 more (report.json has every line)"), std::string::npos);
+  EXPECT_NE(to_json(rep).find("\"line\",\"line\""), std::string::npos);
+  const std::string summary_md = to_summary_markdown(rep);
+  EXPECT_NE(summary_md.find("## Unexpected results"), std::string::npos);
+  EXPECT_EQ(summary_md.find("## Matrix"), std::string::npos);
+}
+
+TEST(Report, SummaryStaysUnderItsLimit) {
+  Report rep = sample();
+  for (int i = 0; i < 3000; ++i) {
+    RunRecord r = run("hardened", false, {"COMBO-T6"});
+    r.scenario_file = "scenarios/combo/unexpected-" + std::to_string(i) + ".yaml";
+    rep.runs.push_back(r);
+  }
+  const std::string text = to_summary_markdown(rep, 64 * 1024);
+  EXPECT_LE(text.size(), 64u * 1024);
+  EXPECT_NE(text.find("## Summary"), std::string::npos);
+  EXPECT_NE(text.find("more"), std::string::npos);
+}
+
 TEST(Report, JsonRoundTrips) {
   Report rep = sample();
   rep.runs[0].seeds.push_back(18446744073709551615ULL);
@@ -244,8 +281,9 @@ TEST(Report, WritersCarryEvidenceAndCommit) {
   EXPECT_NE(md.find("abcdef0123456789"), std::string::npos);
   const std::string html = to_html(rep);
   EXPECT_NE(html.find("<table id=\"matrix\">"), std::string::npos);
-  EXPECT_NE(html.find("href=\"#ev-COMBO-T6-spec\""), std::string::npos);
-  EXPECT_NE(html.find("id=\"ev-COMBO-T6-spec\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"ev-COMBO-T6-spec\""), std::string::npos);  // the row's cell
+  EXPECT_NE(html.find("href=\"#run-0\""), std::string::npos);            // links to the run's evidence
+  EXPECT_NE(html.find("id=\"run-0\""), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_EQ(html.find("<b>&"), std::string::npos);  // escaped
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);  // self-contained
@@ -333,6 +371,12 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   const std::string dom = read_file(dom_path);
   EXPECT_NE(dom.find("id=\"matrix\""), std::string::npos) << dom.substr(0, 500);
   EXPECT_NE(dom.find("COMBO-T6"), std::string::npos);
+  EXPECT_NE(dom.find("id=\"summary\""), std::string::npos);       // opens with the summary
+  EXPECT_NE(dom.find("id=\"f-status\""), std::string::npos);      // a filter
+  EXPECT_NE(dom.find("class=\"timeline-box diagram\""), std::string::npos);  // a counterexample's diagram
+  EXPECT_NE(dom.find("<svg"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "summary.md"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "counterexamples" / "s-spec-spec-seed2.md"));
   const std::string shot = chromium + flags + " --window-size=1400,1800 --screenshot=" + png +
                            " " + url + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(shot.c_str()), 0) << shot;

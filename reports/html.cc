@@ -1,0 +1,217 @@
+// The self-contained HTML report: the same order as the Markdown one (summary, unexpected
+// results, failing rows, named fixes, matrix, runs), with filters by system, variant and status,
+// evidence folded per run, and each counterexample's sequence diagram embedded as SVG.
+#include <algorithm>
+#include <sstream>
+
+#include "reports/json.h"
+#include "reports/report.h"
+#include "reports/report_text.h"
+#include "reports/timeline.h"
+
+namespace fl::reports {
+
+namespace {
+
+// Timeline events drawn inline per counterexample (the full diagram is in counterexamples/).
+constexpr size_t kInlineDiagramEvents = 60;
+
+const char* kCss = R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222}
+table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:4px 8px;
+vertical-align:top;font-size:13px}th{background:#f0f3f7}.PASS{background:#c8efc8}
+.FAIL{background:#f6c4c0}.NOT_RUN{background:#eee;color:#777}.VACUOUS{background:#f6e7b0}
+td.status a{color:inherit;font-weight:bold}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}
+.meta{color:#555}details.run{border-top:2px solid #ccd;margin-top:12px;padding-top:6px}
+details.run>summary{cursor:pointer;font-weight:600}.timeline-box{overflow:auto;max-height:600px;border:1px solid #ddd}
+#filters label{margin-right:16px})";
+
+// Hides matrix rows and runs that do not match the selected system, variant and status.
+const char* kFilterJs = R"(function flFilter(){var s=document.getElementById('f-system').value,
+v=document.getElementById('f-variant').value,st=document.getElementById('f-status').value;
+document.querySelectorAll('#matrix tbody tr').forEach(function(tr){var ok=s===''||tr.dataset.system===s;
+if(ok&&st!==''){var vs=v===''?tr.dataset.variants.split(' '):[v];ok=vs.some(function(x){return tr.getAttribute('data-'+x)===st;});}
+tr.style.display=ok?'':'none';});
+document.querySelectorAll('details.run').forEach(function(d){var ok=(s===''||d.dataset.system===s)&&
+(v===''||d.dataset.variant===v)&&(st===''||d.dataset.status===st);d.style.display=ok?'':'none';});})";
+
+std::string esc(const std::string& s) { return xml_escape(s); }
+
+void write_summary(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
+  o << "<h2 id=\"summary\">Summary</h2>\n<table><tr><th>system</th><th>variant</th><th>PASS</th><th>FAIL</th>"
+       "<th>VACUOUS</th><th>NOT_RUN</th></tr>\n";
+  for (const Tally& t : tally_rows(rows)) {
+    o << "<tr><td>" << esc(t.matrix) << "</td><td>" << esc(t.variant) << "</td><td class=\"PASS\">" << t.count[1]
+      << "</td><td class=\"FAIL\">" << t.count[2] << "</td><td class=\"VACUOUS\">" << t.count[3]
+      << "</td><td class=\"NOT_RUN\">" << t.count[0] << "</td></tr>\n";
+  }
+  size_t proven = 0;
+  for (const FixRecord& x : report.fixes) proven += std::string(x.status()) == "PROVEN" ? 1 : 0;
+  o << "</table>\n<p>" << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
+    << " not as expected. Named fixes: " << proven << " of " << report.fixes.size()
+    << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.</p>\n";
+}
+
+void write_unexpected(std::ostream& o, const Report& report) {
+  const std::vector<size_t> bad = unexpected_runs(report);
+  o << "<h2 id=\"unexpected\">Unexpected results</h2>\n";
+  if (bad.empty()) {
+    o << "<p>None: every run matched its scenario's expectation.</p>\n";
+    return;
+  }
+  o << "<ul>\n";
+  for (size_t i : bad) {
+    const RunRecord& r = report.runs[i];
+    o << "<li><a href=\"#" << run_anchor(i) << "\"><code>" << esc(r.scenario_file) << "</code></a> (" << esc(r.variant)
+      << "): expected " << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << ", failed: "
+      << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", ")) << "</li>\n";
+  }
+  o << "</ul>\n";
+}
+
+void write_failing_rows(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
+  o << "<h2 id=\"failing\">Failing rows</h2>\n<table><tr><th>row</th><th>variant</th><th>failed properties</th>"
+       "<th>expected</th></tr>\n";
+  for (const RowVerdict& v : rows) {
+    if (v.status != RowStatus::kFail) continue;
+    bool expected = true;
+    for (size_t i : v.runs) expected = expected && report.runs[i].as_expected();
+    o << "<tr><td><a href=\"#" << run_anchor(v.runs.front()) << "\">" << esc(v.row->id) << "</a></td><td>"
+      << esc(v.variant) << "</td><td>" << esc(join(v.failed_properties, ", ")) << "</td><td>"
+      << (expected ? "yes" : "<b>no</b>") << "</td></tr>\n";
+  }
+  o << "</table>\n";
+}
+
+void write_fixes(std::ostream& o, const std::vector<FixRecord>& fixes) {
+  if (fixes.empty()) return;
+  o << "<h2 id=\"fixes\">Named fixes: why hardened departs from each seed</h2>\n<p>Each fix is needed: its "
+       "counterexample fails without it and passes, same seed, with it.</p>\n<table><tr><th>system</th><th>fix</th>"
+       "<th>seed line</th><th>invariants</th><th>why</th><th>without it</th><th>evidence</th><th>status</th></tr>\n";
+  for (const FixRecord& x : fixes) {
+    const char* cls = std::string(x.status()) == "PROVEN" ? "PASS" : "FAIL";
+    o << "<tr><td>" << esc(x.system) << "</td><td>" << esc(x.id) << "</td><td>" << esc(x.seed_line) << "</td><td>"
+      << esc(join(x.invariants, ", ")) << "</td><td>" << esc(x.why) << "</td><td>"
+      << esc(x.property.empty() ? "-" : x.property) << "</td><td>";
+    if (x.counterexample.empty()) o << "none saved";
+    else o << "<code>" << esc(x.counterexample) << "</code> seed " << x.seed << ", fingerprint <code>"
+           << hex16(x.fingerprint) << "</code>";
+    o << "</td><td class=\"" << cls << "\">" << x.status() << "</td></tr>\n";
+  }
+  o << "</table>\n";
+}
+
+void write_filters(std::ostream& o, const std::vector<RowVerdict>& rows, const std::vector<std::string>& variants) {
+  std::vector<std::string> systems;
+  for (const RowVerdict& v : rows) {
+    if (std::find(systems.begin(), systems.end(), v.row->matrix) == systems.end()) systems.push_back(v.row->matrix);
+  }
+  o << "<p id=\"filters\"><label>system <select id=\"f-system\" onchange=\"flFilter()\"><option value=\"\">all</option>";
+  for (const std::string& s : systems) o << "<option>" << esc(s) << "</option>";
+  o << "</select></label><label>variant <select id=\"f-variant\" onchange=\"flFilter()\"><option value=\"\">all</option>";
+  for (const std::string& v : variants) o << "<option>" << esc(v) << "</option>";
+  o << "</select></label><label>status <select id=\"f-status\" onchange=\"flFilter()\"><option value=\"\">all</option>"
+       "<option>PASS</option><option>FAIL</option><option>VACUOUS</option><option>NOT_RUN</option></select></label></p>\n";
+}
+
+void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const std::vector<std::string>& variants) {
+  o << "<h2 id=\"matrix-title\">Matrix</h2>\n";
+  write_filters(o, rows, variants);
+  o << "<table id=\"matrix\"><thead><tr><th>row</th><th>matrix</th><th>scenario</th><th>pass condition</th>"
+       "<th>invariants</th><th>source</th>";
+  for (const std::string& v : variants) o << "<th>" << esc(v) << "</th>";
+  o << "</tr></thead><tbody>\n";
+  for (size_t i = 0; i < rows.size(); i += variants.size()) {
+    const MatrixRow& r = *rows[i].row;
+    o << "<tr id=\"row-" << esc(r.id) << "\" data-system=\"" << esc(r.matrix) << "\" data-variants=\""
+      << esc(join(variants, " ")) << "\"";
+    for (size_t k = 0; k < variants.size(); ++k) {
+      o << " data-" << esc(variants[k]) << "=\"" << row_status_name(rows[i + k].status) << "\"";
+    }
+    o << "><td>" << esc(r.id) << "</td><td>" << esc(r.matrix + " / " + r.group) << "</td><td>" << esc(r.scenario)
+      << "</td><td>" << esc(r.pass_condition) << "</td><td>" << esc(join(r.invariants, ", ")) << "</td><td>"
+      << esc(r.source) << "</td>";
+    for (size_t k = 0; k < variants.size(); ++k) {
+      const RowVerdict& v = rows[i + k];
+      const char* s = row_status_name(v.status);
+      o << "<td id=\"" << esc(row_anchor(v)) << "\" class=\"status " << s << "\">";
+      if (v.status == RowStatus::kNotRun) o << s;
+      else o << "<a href=\"#" << run_anchor(v.runs.front()) << "\">" << s << "</a>";
+      o << "</td>";
+    }
+    o << "</tr>\n";
+  }
+  o << "</tbody></table>\n";
+}
+
+void write_assertions(std::ostream& o, const RunRecord& r) {
+  o << "<table><tr><th>property</th><th>invariants</th><th>verdict</th><th>checks</th><th>exempted</th>"
+       "<th>assertion</th><th>evidence</th></tr>";
+  for (const AssertionRecord& a : r.assertions) {
+    o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
+      << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>"
+      << esc(a.assertion) << "</td><td>";
+    for (size_t i = 0; i < a.evidence.size() && i < kEvidenceShown; ++i) o << esc(a.evidence[i]) << "<br>";
+    if (a.evidence.size() > kEvidenceShown) {
+      o << "<i>... " << a.evidence.size() - kEvidenceShown << " more in report.json</i>";
+    }
+    o << "</td></tr>";
+  }
+  o << "</table>\n";
+}
+
+void write_counterexample(std::ostream& o, const RunRecord& r) {
+  const Counterexample& c = *r.counterexample;
+  o << "<h4>Minimal counterexample: seed " << c.seed << ", property " << esc(c.property) << ", fingerprint <code>"
+    << hex16(c.fingerprint) << "</code></h4><p>Replay: <code>" << esc(c.replay_command) << "</code>; scenario and "
+    << "full diagram: <a href=\"" << esc(counterexample_page(r)) << "\">" << esc(counterexample_page(r)) << "</a></p>";
+  if (!c.scenario_yaml.empty()) o << "<details><summary>shrunk scenario</summary><pre>" << esc(c.scenario_yaml) << "</pre></details>";
+  if (!c.timeline.empty()) {
+    std::vector<TimelineEvent> head(c.timeline.begin(),
+                                    c.timeline.begin() + std::min(c.timeline.size(), kInlineDiagramEvents));
+    o << "<div class=\"timeline-box diagram\">" << to_svg(head) << "</div>";
+  }
+}
+
+void write_run(std::ostream& o, const RunRecord& r, size_t index) {
+  const char* status = r.passed() ? "PASS" : "FAIL";
+  o << "<details class=\"run\" id=\"" << run_anchor(index) << "\" data-system=\"" << esc(r.system)
+    << "\" data-variant=\"" << esc(r.variant) << "\" data-status=\"" << status << "\""
+    << (r.as_expected() ? "" : " open") << "><summary>" << esc(r.scenario) << " (" << esc(r.system + " / " + r.variant)
+    << "): <span class=\"" << status << "\">" << status << "</span>" << (r.as_expected() ? ", as expected" : ", <b>NOT as expected</b>")
+    << "</summary>\n<table><tr><th>scenario</th><td><code>" << esc(r.scenario_file) << "</code></td></tr>"
+    << "<tr><th>rows</th><td>" << esc(join(r.matrix_rows, ", ")) << "</td></tr>"
+    << "<tr><th>seeds</th><td>" << esc(seeds_text(r.seeds)) << "</td></tr>"
+    << "<tr><th>failing seeds</th><td>" << esc(seeds_text(r.failing_seeds)) << "</td></tr>"
+    << "<tr><th>config digest</th><td><code>" << hex16(r.config_digest) << "</code></td></tr>"
+    << "<tr><th>trace fingerprint</th><td><code>" << hex16(r.fingerprint) << "</code></td></tr>"
+    << "<tr><th>expected</th><td>" << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << "</td></tr>"
+    << "<tr><th>produced</th><td>" << esc(r.produced_at) << " at commit <code>" << esc(r.commit) << "</code></td></tr>";
+  if (!r.error.empty()) o << "<tr><th>error</th><td>" << esc(r.error) << "</td></tr>";
+  o << "</table>\n";
+  write_assertions(o, r);
+  if (r.counterexample) write_counterexample(o, r);
+  o << "</details>\n";
+}
+
+}  // namespace
+
+std::string to_html(const Report& report) {
+  std::ostringstream o;
+  const std::vector<RowVerdict> rows = judge_rows(report);
+  const std::vector<std::string> variants = variants_of(report);
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << esc(report.title)
+    << "</title><style>" << kCss << "</style><script>" << kFilterJs << "</script></head><body>\n<h1>"
+    << esc(report.title) << "</h1>\n<p class=\"meta\">Produced " << esc(report.produced_at) << " at commit <code>"
+    << esc(report.commit) << "</code>. Matrices: " << esc(join(selected_matrices(report), ", ")) << ".</p>\n";
+  write_summary(o, report, rows);
+  write_unexpected(o, report);
+  write_failing_rows(o, report, rows);
+  write_fixes(o, report.fixes);
+  write_matrix(o, rows, variants);
+  o << "<h2 id=\"runs\">Runs: the evidence</h2>\n";
+  for (size_t i = 0; i < report.runs.size(); ++i) write_run(o, report.runs[i], i);
+  o << "</body></html>\n";
+  return o.str();
+}
+
+}  // namespace fl::reports
