@@ -189,6 +189,11 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
   for (const auto& [p, n] : rec.failures_per_property) {
     std::printf("  failures of %-32s %lld\n", p.c_str(), static_cast<long long>(n));
   }
+  // Per property over all seeds: checks evaluated and operations exempted; 0 checks is VACUOUS.
+  for (const reports::AssertionRecord& a : rec.assertions) {
+    std::printf("  %-7s %-32s %lld checks, %lld exempted\n", a.status(), a.property.c_str(),
+                static_cast<long long>(a.checks), static_cast<long long>(a.exempted));
+  }
   for (size_t i = 0; i < rec.failing_seeds.size() && i < 5; ++i) {
     std::string without;
     for (const std::string& id : s.without) without += " --without " + id;
