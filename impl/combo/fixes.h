@@ -23,6 +23,7 @@ enum class Fix : unsigned {
   kFeNoIdFilter,     // CB-FE-NO-ID-FILTER
   kFeNewestFirst,    // CB-FE-NEWEST-FIRST
   kFePollAll,        // CB-FE-POLL-ALL
+  kFeKeepLarger,     // CB-FE-KEEP-LARGER
 };
 
 using Fixes = FixSet<Fix>;
@@ -53,6 +54,8 @@ inline const std::vector<FixInfo>& combo_fixes() {
        "both paths keep the list newest-first and drop the oldest beyond MAX_RECORDS"},
       {"CB-FE-POLL-ALL", "000:L387-394", {"COMBO-13"},
        "every polled window replaces its displayed copy, not only rows newer than the last timestamp"},
+      {"CB-FE-KEEP-LARGER", "000:L356", {"COMBO-12", "COMBO-13"},
+       "two copies of one id (a window re-published after Redis lost part of it) keep the larger quantity, not the first"},
   };
   return registry;
 }

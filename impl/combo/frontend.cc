@@ -67,22 +67,30 @@ JsArray merge_combo_records_spec(const JsArray& records) {
   return result;
 }
 
-JsArray merge_combo_records_dedup(const JsArray& records) {
+JsArray merge_combo_records_dedup(const JsArray& records, bool keep_larger) {
   // CB-FE-DEDUP-MERGE (COMBO-12): the server already merged each window into one record with
-  // id = first_id, so the page only de-duplicates by id (the first copy stays, never summation),
-  // skips nulls and never mutates its input.
+  // id = first_id, so the page only de-duplicates by id (replacement, never summation), skips
+  // nulls and never mutates its input. 000:L356 "existing.quantity+=r.quantity" sums instead.
   JsArray result;
   std::map<int64_t, size_t> index_by_id;
   for (const JsRecordPtr& r : records) {
-    if (!r || index_by_id.count(r->id)) continue;
-    index_by_id[r->id] = result.size();
-    result.push_back(std::make_shared<JsRecord>(*r));
+    if (!r) continue;
+    auto it = index_by_id.find(r->id);
+    if (it == index_by_id.end()) {
+      index_by_id[r->id] = result.size();
+      result.push_back(std::make_shared<JsRecord>(*r));
+    } else if (keep_larger && r->quantity > result[it->second]->quantity) {
+      // CB-FE-KEEP-LARGER (COMBO-12/13): a window re-published after a Redis data loss, or an
+      // older display, must not shrink what is shown.
+      result[it->second] = std::make_shared<JsRecord>(*r);
+    }
   }
   return result;
 }
 
 JsArray merge_combo_records(const Fixes& fixes, const JsArray& records) {
-  return fixes.has(Fix::kFeDedupMerge) ? merge_combo_records_dedup(records) : merge_combo_records_spec(records);
+  return fixes.has(Fix::kFeDedupMerge) ? merge_combo_records_dedup(records, fixes.has(Fix::kFeKeepLarger))
+                                        : merge_combo_records_spec(records);
 }
 
 std::vector<ContributionRecord> snapshot(const JsArray& records) {

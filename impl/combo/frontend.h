@@ -9,7 +9,8 @@
 // - merge_combo_records_spec: §5.2 line by line (reverse walk, indexByKey kept across splice,
 //   |Δcreated_at| <= 3000, id = min, in-place mutation).
 // - merge_combo_records_dedup (CB-FE-DEDUP-MERGE): de-duplicates by id (the server already merged
-//   windows): keeps the first occurrence, never mutates its input.
+//   windows) at the first occurrence's position, never mutates its input; with CB-FE-KEEP-LARGER
+//   the copy with the larger quantity wins.
 // - ContributionView: records.value plus the WS handler (§5.3 onWsMessage) and the polling
 //   handler (§5.3 fetchLatest) of one page, bounded by kMaxRecords (slice(-5) in §1.3).
 #pragma once
@@ -39,7 +40,7 @@ using JsRecordPtr = std::shared_ptr<JsRecord>;
 using JsArray = std::vector<JsRecordPtr>;  // a null element is JS `null`
 
 JsArray merge_combo_records_spec(const JsArray& records);
-JsArray merge_combo_records_dedup(const JsArray& records);
+JsArray merge_combo_records_dedup(const JsArray& records, bool keep_larger);
 JsArray merge_combo_records(const Fixes& fixes, const JsArray& records);
 
 // One call of mergeComboRecords as the page made it: what it was given and what it returned
