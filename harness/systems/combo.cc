@@ -294,9 +294,12 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
     };
     const bool service = is_service(f.process) || is_service(f.node);  // clock faults name the node
     if (!service) continue;
-    if (f.kind == sim::FaultKind::kClockJump) run.clock_shifts.push_back({f.time_us, std::llabs(f.value), f.describe()});
+    const int64_t w_us = run.window_ms * kUsPerMs;
+    if (f.kind == sim::FaultKind::kClockJump) {
+      run.clock_shifts.push_back({f.time_us - w_us, f.time_us + w_us, std::llabs(f.value), f.describe()});
+    }
     if (f.kind == sim::FaultKind::kClockDrift) {
-      run.clock_shifts.push_back({f.time_us, std::llabs(f.value) * (run.end_us - f.time_us) / 1'000'000 + 1, f.describe()});
+      run.clock_shifts.push_back({f.time_us - w_us, run.end_us, std::llabs(f.value) * w_us / 1'000'000 + 1, f.describe()});
     }
   }
   run.stream_maxlen = stream_maxlen;

@@ -50,8 +50,8 @@ class Search {
     for (int ri : it->second) {
       const ObservedRecord& r = recs_[ri];
       if (r.publish_us < 0 || r.loose) continue;
-      if (o_.early) hi = std::min(hi, r.publish_us - w_);
-      if (o_.late_us) lo = std::max(lo, r.publish_us - w_ - *o_.late_us);
+      if (o_.early) hi = std::min(hi, r.publish_us + r.slack_us - w_);
+      if (o_.late_us) lo = std::max(lo, r.publish_us - r.slack_us - w_ - *o_.late_us);
     }
     return {lo, hi};
   }

@@ -53,6 +53,7 @@ struct ObservedRecord {
   // Loose: evidence only that its window (id = min pid) was published; its content and time are
   // not judged (e.g. a record of a window that lived through a Redis data loss).
   bool loose = false;
+  int64_t slack_us = 0;     // the publish time may be this far off (a clock fault timed its window)
 };
 
 struct FitOptions {

@@ -93,10 +93,12 @@ struct ComboRun {
   // aof_loss_ms before may be lost): COMBO-2's precondition "does not lose Redis data".
   std::vector<std::pair<int64_t, int64_t>> redis_outages;
   int64_t aof_loss_ms = 2000;
-  // Clock jumps (and drift, as the most it moves a clock by the end) of service nodes: a window
-  // timed by a node whose clock jumped by J spans J more or less of world time.
+  // Clock faults of service nodes: a window timed by a node whose clock jumped by J while the
+  // window was open spans up to J more or less of world time; a drifting clock (ppm) stretches
+  // every window after the drift began by ppm * window. Purchases in [from_us, to_us] may have
+  // been timed magnitude_us off.
   struct ClockShift {
-    int64_t time_us = 0, magnitude_us = 0;
+    int64_t from_us = 0, to_us = 0, magnitude_us = 0;
     std::string what;
   };
   std::vector<ClockShift> clock_shifts;
