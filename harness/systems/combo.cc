@@ -97,6 +97,8 @@ class ComboRunImpl final : public SystemRun {
   std::vector<combo::UnackedSample> unacked;
   int64_t stream_len_max = 0;
   int64_t stream_maxlen = 0;
+  int64_t redis_loss_ms = 2000;
+  bool redis_loses_all = false;
 };
 
 // "sql-io-error": the next `value` writes of the DB's storage fail (SQLITE_IOERR); recorded in
@@ -303,6 +305,8 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
     }
   }
   run.stream_maxlen = stream_maxlen;
+  run.redis_loss_ms = redis_loss_ms;
+  run.redis_loses_all = redis_loses_all;
   read_history(w, run);
   run.rows_known = read_rows(*vfs, db_file, &run.rows);
   read_command_log(*redis, run);
@@ -466,6 +470,10 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = scripts;
   r->redis = std::make_unique<sim::redis::Server>(ro);
+  r->redis_loss_ms = ro.engine.persistence == sim::redis::PersistenceMode::kSnapshot ? ro.engine.snapshot_interval_ms + 1000
+                     : ro.engine.persistence == sim::redis::PersistenceMode::kNone   ? 1000
+                                                                                      : 2000;
+  r->redis_loses_all = ro.engine.persistence == sim::redis::PersistenceMode::kNone;
   Process& redis = world.add_process(world.add_node("redis"), "redis", r->redis->boot_fn());
   world.start(redis);
 

@@ -6,7 +6,7 @@ namespace fl::combo {
 
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us) {
   for (const auto& [down_us, up_us] : run.redis_outages) {
-    if (from_us <= up_us && to_us >= down_us - run.aof_loss_ms * 1000) return true;
+    if (from_us <= up_us && to_us >= down_us - run.redis_loss_ms * 1000) return true;
   }
   return false;
 }

@@ -90,9 +90,13 @@ struct ComboRun {
   props::FaultBudget faults;           // what the world injected
   std::vector<std::string> service_places;  // replicas, redis, db (a purchase's path)
   // Redis lost data ([crash, restart] world us of the redis process; writes acked up to
-  // aof_loss_ms before may be lost): COMBO-2's precondition "does not lose Redis data".
+  // redis_loss_ms before may be lost): COMBO-2's precondition "does not lose Redis data".
   std::vector<std::pair<int64_t, int64_t>> redis_outages;
-  int64_t aof_loss_ms = 2000;
+  // How far before a crash acked writes may be lost, from the scenario's persistence mode:
+  // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was
+  // alive at the crash matters: everything is gone).
+  int64_t redis_loss_ms = 2000;
+  bool redis_loses_all = false;        // persistence none: a restart forgets every window
   // Clock faults of service nodes: a window timed by a node whose clock jumped by J while the
   // window was open spans up to J more or less of world time; a drifting clock (ppm) stretches
   // every window after the drift began by ppm * window. Purchases in [from_us, to_us] may have
@@ -124,7 +128,7 @@ struct ComboRun {
 // Derived views shared by the checkers.
 std::vector<model::combo::Purchase> purchases_of(const ComboRun& run);
 model::combo::Key key_of(const ContributionRecord& r);
-// True when [from_us, to_us] comes within aof_loss_ms before (or during) a Redis outage.
+// True when [from_us, to_us] comes within redis_loss_ms before (or during) a Redis outage.
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us);
 // The places a purchase of `op` passes: its client, every replica, redis, db.
 std::vector<std::string> path_of(const ComboRun& run, const PurchaseOp& op);
