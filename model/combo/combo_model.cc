@@ -24,7 +24,11 @@ class Search {
     std::sort(ps_.begin(), ps_.end(), [](const Purchase& a, const Purchase& b) {
       return std::tie(a.lo_us, a.pid) < std::tie(b.lo_us, b.pid);
     });
-    for (size_t i = 0; i < recs_.size(); ++i) by_id_[recs_[i].id].push_back(static_cast<int>(i));
+    for (size_t i = 0; i < recs_.size(); ++i) {
+      // A loose record only shows that the window holding its id was published.
+      if (recs_[i].loose) loose_.emplace(recs_[i].id, static_cast<int>(i));
+      else by_id_[recs_[i].id].push_back(static_cast<int>(i));
+    }
   }
 
   Fit run() {
@@ -49,7 +53,7 @@ class Search {
     if (it == by_id_.end()) return {lo, hi};
     for (int ri : it->second) {
       const ObservedRecord& r = recs_[ri];
-      if (r.publish_us < 0 || r.loose) continue;
+      if (r.publish_us < 0) continue;
       if (o_.early) hi = std::min(hi, r.publish_us + r.slack_us - w_);
       if (o_.late_us) lo = std::max(lo, r.publish_us - r.slack_us - w_ - *o_.late_us);
     }
@@ -64,14 +68,15 @@ class Search {
     auto it = by_id_.find(g.min_pid);
     if (it == by_id_.end()) {
       if (!closed || !o_.all_certain_published) return true;
+      bool certain = false, loosely_published = false;
       for (size_t m : g.members) {
-        if (!ps_[m].optional) return false;  // a window the client saw succeed, never published
+        certain = certain || !ps_[m].optional;
+        loosely_published = loosely_published || loose_.count(ps_[m].pid);
       }
-      return true;
+      return !certain || loosely_published;  // else: a window the client saw succeed, never published
     }
     for (int ri : it->second) {
       const ObservedRecord& r = recs_[ri];
-      if (r.loose) continue;
       if (g.qty > r.quantity) return false;
       if (closed && (g.qty != r.quantity || g.first_created != r.created_at_ms)) return false;
     }
@@ -125,7 +130,7 @@ class Search {
       groups_.erase(groups_.begin() + static_cast<int64_t>(pos));
       if (steps_ > o_.budget) return false;
     }
-    if (p.optional && !by_id_.count(p.pid)) {
+    if (p.optional && !by_id_.count(p.pid) && !loose_.count(p.pid)) {
       absent_.push_back(i);
       if (dfs(i + 1)) return true;
       absent_.pop_back();
@@ -156,6 +161,10 @@ class Search {
       prev = w.t_lo_us;
       auto it = by_id_.find(g.min_pid);
       if (it != by_id_.end()) w.record = it->second.front();
+      for (size_t m : g.members) {
+        auto l = loose_.find(ps_[m].pid);
+        if (w.record < 0 && l != loose_.end()) w.record = l->second;
+      }
       fit.windows.push_back(std::move(w));
     }
     for (size_t i : absent_) fit.absent.push_back(ps_[i].pid);
@@ -165,7 +174,8 @@ class Search {
   const std::vector<ObservedRecord>& recs_;
   FitOptions o_;
   int64_t w_;
-  std::map<int64_t, std::vector<int>> by_id_;
+  std::map<int64_t, std::vector<int>> by_id_;  // strict records by id
+  std::map<int64_t, int> loose_;               // loose records: id -> index
   std::vector<Group> groups_;
   std::vector<size_t> absent_;
   int64_t steps_ = 0;

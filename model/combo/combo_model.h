@@ -50,8 +50,9 @@ struct ObservedRecord {
   int64_t id = 0, quantity = 0, created_at_ms = 0;
   int64_t publish_us = -1;  // when Redis executed its PUBLISH (-1: not a publish, no timing)
   std::string what;         // for evidence
-  // Loose: evidence only that its window (id = min pid) was published; its content and time are
-  // not judged (e.g. a record of a window that lived through a Redis data loss).
+  // Loose: evidence only that the window holding its id was published; its content, time and
+  // whether its id is the window's first are not judged (e.g. a record of a window that lived
+  // through a Redis data loss, re-published from partly restored state).
   bool loose = false;
   int64_t slack_us = 0;     // the publish time may be this far off (a clock fault timed its window)
 };
