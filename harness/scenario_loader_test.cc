@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/system.h"
 #include "reports/matrix.h"
 
 namespace fl {
@@ -93,7 +94,7 @@ swarm:
   max_downtime_ms: 300
   timing_aware: false
 duration_ms: 12000
-quiescent_tail_ms: 8000
+quiescent_tail_ms: 14000
 properties: [quantity-conservation, one-push-per-window]
 expect: {verdict: fail, property: quantity-conservation}
 matrix_rows: [COMBO-T6, COMBO-G5]
@@ -146,7 +147,7 @@ TEST(ScenarioLoader, EveryFieldIsRead) {
   EXPECT_EQ(s.swarm.kinds, (std::vector<std::string>{"pause", "partition"}));
   EXPECT_FALSE(s.swarm.timing_aware);
   EXPECT_EQ(s.duration_ms, 12000);
-  EXPECT_EQ(s.quiescent_tail_ms, 8000);
+  EXPECT_EQ(s.quiescent_tail_ms, 14000);
   EXPECT_FALSE(s.expect.pass);
   EXPECT_EQ(s.expect.failing, std::vector<std::string>{"quantity-conservation"});
   EXPECT_EQ(s.matrix_rows, (std::vector<std::string>{"COMBO-T6", "COMBO-G5"}));
@@ -344,6 +345,10 @@ rc::Gen<Scenario> gen_scenario() {
     if (*rc::gen::arbitrary<bool>()) s.params["window_ms"] = *gen_text();
     if (*rc::gen::arbitrary<bool>()) s.seed = *rc::gen::arbitrary<uint64_t>();
     s.source_file = "t.yaml";
+    // The loader rejects a tail shorter than the system's declared minimum (combo: 13 s).
+    for (const SystemUnderTest* sys : all_systems()) {
+      if (sys->name() == s.system) s.quiescent_tail_ms = std::max(s.quiescent_tail_ms, sys->min_quiet_tail_ms(s));
+    }
     return s;
   });
 }

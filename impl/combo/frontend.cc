@@ -32,7 +32,7 @@ ContributionRecord record_of_row(const ContributionRow& row, int64_t quantity) {
   return r;
 }
 
-// Hardened order of the displayed list: newest window (largest first_id) first. COMBO-16.
+// CB-FE-NEWEST-FIRST: newest window (largest first_id) first. COMBO-16.
 void sort_newest_first(JsArray& a) {
   std::stable_sort(a.begin(), a.end(), [](const JsRecordPtr& x, const JsRecordPtr& y) { return x->id > y->id; });
 }
@@ -67,10 +67,10 @@ JsArray merge_combo_records_spec(const JsArray& records) {
   return result;
 }
 
-JsArray merge_combo_records_hardened(const JsArray& records) {
-  // COMBO-12: the server already merged each window into one record with id = first_id, so the
-  // front end only de-duplicates by id (replacement with the larger quantity, never summation),
-  // keeps the first occurrence's position, skips nulls and never mutates its input.
+JsArray merge_combo_records_dedup(const JsArray& records, bool keep_larger) {
+  // CB-FE-DEDUP-MERGE (COMBO-12): the server already merged each window into one record with
+  // id = first_id, so the page only de-duplicates by id (replacement, never summation), skips
+  // nulls and never mutates its input. 000:L356 "existing.quantity+=r.quantity" sums instead.
   JsArray result;
   std::map<int64_t, size_t> index_by_id;
   for (const JsRecordPtr& r : records) {
@@ -79,15 +79,18 @@ JsArray merge_combo_records_hardened(const JsArray& records) {
     if (it == index_by_id.end()) {
       index_by_id[r->id] = result.size();
       result.push_back(std::make_shared<JsRecord>(*r));
-    } else if (r->quantity > result[it->second]->quantity) {
+    } else if (keep_larger && r->quantity > result[it->second]->quantity) {
+      // CB-FE-KEEP-LARGER (COMBO-12/13): a window re-published after a Redis data loss, or an
+      // older display, must not shrink what is shown.
       result[it->second] = std::make_shared<JsRecord>(*r);
     }
   }
   return result;
 }
 
-JsArray merge_combo_records(Variant v, const JsArray& records) {
-  return v == Variant::kSpec ? merge_combo_records_spec(records) : merge_combo_records_hardened(records);
+JsArray merge_combo_records(const Fixes& fixes, const JsArray& records) {
+  return fixes.has(Fix::kFeDedupMerge) ? merge_combo_records_dedup(records, fixes.has(Fix::kFeKeepLarger))
+                                        : merge_combo_records_spec(records);
 }
 
 std::vector<ContributionRecord> snapshot(const JsArray& records) {
@@ -104,10 +107,23 @@ JsArray to_js(const std::vector<ContributionRecord>& records) {
 }
 
 JsArray ContributionView::merge(const JsArray& input) {
-  std::vector<ContributionRecord> copy;
-  for (const JsRecordPtr& r : input) copy.push_back(r ? *r : ContributionRecord{});
-  merge_inputs_.push_back(std::move(copy));
-  return merge_combo_records(variant_, input);
+  MergeCall call;
+  for (const JsRecordPtr& r : input) {
+    call.input.push_back(r ? *r : ContributionRecord{});
+    call.input_null.push_back(!r);
+  }
+  try {
+    JsArray out = merge_combo_records(fixes_, input);
+    call.output = snapshot(out);
+    call.input_after = snapshot(input);
+    merge_calls_.push_back(std::move(call));
+    return out;
+  } catch (const JsTypeError& e) {
+    call.error = e.what();
+    call.input_after = snapshot(input);
+    merge_calls_.push_back(std::move(call));
+    throw;
+  }
 }
 
 int64_t ContributionView::highest_id() const {
@@ -116,68 +132,64 @@ int64_t ContributionView::highest_id() const {
   return best;
 }
 
+void ContributionView::keep_bounded(JsArray merged, bool from_ws) {
+  if (fixes_.has(Fix::kFeNewestFirst)) {
+    // CB-FE-NEWEST-FIRST (COMBO-16): one order for both paths, newest window first; the oldest go.
+    sort_newest_first(merged);
+    if (merged.size() > kMaxRecords) merged.resize(kMaxRecords);
+  } else if (from_ws) {
+    // 000:L380 "records.value=merged.slice(-MAX_RECORDS)": keeps the LAST five, whatever the order.
+    const size_t from = merged.size() > kMaxRecords ? merged.size() - kMaxRecords : 0;
+    merged.erase(merged.begin(), merged.begin() + static_cast<int64_t>(from));
+  } else if (merged.size() > kMaxRecords) {
+    merged.resize(kMaxRecords);  // 000:L390 "records.value=combined.slice(0,MAX_RECORDS)"
+  }
+  records_ = std::move(merged);
+}
+
 void ContributionView::on_ws_message(const std::optional<Payload>& payload) {
   if (!payload || payload->activity_id != activity_id_) return;
   if (!payload->record) return;
   JsRecordPtr record = std::make_shared<JsRecord>(*payload->record);
-  if (variant_ == Variant::kSpec) {
-    if (record->id > highest_id()) {  // useContributionRealtime.js:31-34, kept by §5.4
-      JsArray combined = records_;
-      combined.push_back(record);
-      JsArray merged = merge(combined);
-      // merged.slice(-MAX_RECORDS): keeps the LAST five, whatever the array's order.
-      const size_t from = merged.size() > kMaxRecords ? merged.size() - kMaxRecords : 0;
-      records_.assign(merged.begin() + static_cast<int64_t>(from), merged.end());
-    }
-    return;
-  }
-  // hardened: no `id > highest` filter (COMBO-14: a merged window's id is its OLDEST pid, so it
-  // is usually below ids already shown); replace by id, newest first, keep the newest five
-  // (COMBO-16).
+  // 000:L378 "if(record.id>highestIdRef()){": CB-FE-NO-ID-FILTER (COMBO-14) drops it, as a
+  // merged window's id is its OLDEST pid, usually below ids already shown.
+  if (!fixes_.has(Fix::kFeNoIdFilter) && record->id <= highest_id()) return;
   JsArray combined = records_;
   combined.push_back(record);
-  JsArray merged = merge(combined);
-  sort_newest_first(merged);
-  if (merged.size() > kMaxRecords) merged.resize(kMaxRecords);
-  records_ = std::move(merged);
+  keep_bounded(merge(combined), true);
 }
 
 void ContributionView::on_poll_response(const std::vector<std::optional<ContributionRecord>>& list) {
   JsArray js;
   for (const auto& r : list) js.push_back(r ? std::make_shared<JsRecord>(*r) : nullptr);
-  if (variant_ == Variant::kSpec) {
-    // fetchLatest as §5.3 shows it; the lines the seed does not show are reconstructed (see
-    // docs/systems/combo.md): the first record decides whether anything is new, records newer
-    // than the last seen timestamp are prepended.
-    if (js.empty()) return;
-    const JsRecord& first_record = deref(js[0], "id");
-    const bool is_new = first_record.id != latest_id_ || first_record.created_at != latest_timestamp_;
-    JsArray new_records;
+  if (fixes_.has(Fix::kFePollAll)) {
+    // CB-FE-POLL-ALL (COMBO-13): every returned window replaces its displayed copy by id; nulls
+    // are skipped.
+    JsArray combined;
     for (const JsRecordPtr& r : js) {
-      if (deref(r, "created_at").created_at > latest_timestamp_) new_records.push_back(r);
+      if (r) combined.push_back(r);
     }
-    if (is_new) {
-      JsArray combined = new_records;
-      combined.insert(combined.end(), records_.begin(), records_.end());
-      JsArray merged = merge(combined);
-      if (merged.size() > kMaxRecords) merged.resize(kMaxRecords);  // slice(0, MAX_RECORDS)
-      records_ = std::move(merged);
-      latest_timestamp_ = first_record.created_at;
-      latest_id_ = first_record.id;
-    }
+    combined.insert(combined.end(), records_.begin(), records_.end());
+    keep_bounded(merge(combined), false);
     return;
   }
-  // hardened: every returned window replaces its displayed copy by id (COMBO-13), nulls are
-  // skipped (COMBO-11 defence), newest five kept (COMBO-16).
-  JsArray combined;
+  // fetchLatest as 000:L387-394 shows it; the lines the seed does not show are reconstructed (see
+  // docs/systems/combo.md): the first record decides whether anything is new, records newer than
+  // the last seen timestamp are prepended.
+  if (js.empty()) return;
+  const JsRecord& first_record = deref(js[0], "id");
+  const bool is_new = first_record.id != latest_id_ || first_record.created_at != latest_timestamp_;
+  JsArray new_records;
   for (const JsRecordPtr& r : js) {
-    if (r && r->activity_id == activity_id_) combined.push_back(r);  // COMBO-15
+    if (deref(r, "created_at").created_at > latest_timestamp_) new_records.push_back(r);
   }
+  if (!is_new) return;
+  JsArray combined = new_records;
   combined.insert(combined.end(), records_.begin(), records_.end());
-  JsArray merged = merge(combined);
-  sort_newest_first(merged);
-  if (merged.size() > kMaxRecords) merged.resize(kMaxRecords);
-  records_ = std::move(merged);
+  keep_bounded(merge(combined), false);
+  // Read after the merge, as JS does: mergeComboRecords may have mutated firstRecord.
+  latest_timestamp_ = first_record.created_at;
+  latest_id_ = first_record.id;
 }
 
 std::vector<std::optional<ContributionRecord>> merge_latest_spec(const std::vector<ContributionRow>& rows) {
@@ -199,7 +211,7 @@ std::vector<std::optional<ContributionRecord>> merge_latest_spec(const std::vect
   return records;
 }
 
-std::vector<std::optional<ContributionRecord>> merge_latest_hardened(const std::vector<ContributionRow>& rows) {
+std::vector<std::optional<ContributionRecord>> merge_latest_by_window(const std::vector<ContributionRow>& rows) {
   // COMBO-11: group by the window the server assigned (never by time or adjacency).
   struct Group {
     const ContributionRow* first = nullptr;

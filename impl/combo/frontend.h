@@ -8,8 +8,9 @@
 //
 // - merge_combo_records_spec: §5.2 line by line (reverse walk, indexByKey kept across splice,
 //   |Δcreated_at| <= 3000, id = min, in-place mutation).
-// - merge_combo_records_hardened: de-duplicates by id (the server already merged windows):
-//   keeps the first occurrence's position, the larger quantity, never mutates its input.
+// - merge_combo_records_dedup (CB-FE-DEDUP-MERGE): de-duplicates by id (the server already merged
+//   windows) at the first occurrence's position, never mutates its input; with CB-FE-KEEP-LARGER
+//   the copy with the larger quantity wins.
 // - ContributionView: records.value plus the WS handler (§5.3 onWsMessage) and the polling
 //   handler (§5.3 fetchLatest) of one page, bounded by kMaxRecords (slice(-5) in §1.3).
 #pragma once
@@ -23,7 +24,7 @@
 #include <vector>
 
 #include "impl/combo/record.h"
-#include "impl/combo/variant.h"
+#include "impl/combo/fixes.h"
 
 namespace fl::combo {
 
@@ -39,8 +40,17 @@ using JsRecordPtr = std::shared_ptr<JsRecord>;
 using JsArray = std::vector<JsRecordPtr>;  // a null element is JS `null`
 
 JsArray merge_combo_records_spec(const JsArray& records);
-JsArray merge_combo_records_hardened(const JsArray& records);
-JsArray merge_combo_records(Variant v, const JsArray& records);
+JsArray merge_combo_records_dedup(const JsArray& records, bool keep_larger);
+JsArray merge_combo_records(const Fixes& fixes, const JsArray& records);
+
+// One call of mergeComboRecords as the page made it: what it was given and what it returned
+// (deep copies), or the TypeError it threw. What the client computed, for COMBO-12's judge.
+struct MergeCall {
+  std::vector<ContributionRecord> input, output;
+  std::vector<ContributionRecord> input_after;  // the input's objects after the call (mutation)
+  std::vector<bool> input_null;  // JS null elements of the input
+  std::string error;
+};
 
 // Deep copy (to snapshot a UI state: later mutations must not change a recorded snapshot).
 std::vector<ContributionRecord> snapshot(const JsArray& records);
@@ -48,7 +58,7 @@ JsArray to_js(const std::vector<ContributionRecord>& records);
 
 class ContributionView {
  public:
-  ContributionView(Variant variant, int64_t activity_id) : variant_(variant), activity_id_(activity_id) {}
+  ContributionView(Fixes fixes, int64_t activity_id) : fixes_(fixes), activity_id_(activity_id) {}
 
   // useContributionRealtime.js onWsMessage. May throw JsTypeError (spec).
   void on_ws_message(const std::optional<Payload>& payload);
@@ -57,8 +67,8 @@ class ContributionView {
   void on_poll_response(const std::vector<std::optional<ContributionRecord>>& list);
 
   const JsArray& records() const { return records_; }
-  // Deep copies of the arrays handed to mergeComboRecords since the last take (for checkers).
-  std::vector<std::vector<ContributionRecord>> take_merge_inputs() { return std::exchange(merge_inputs_, {}); }
+  // The mergeComboRecords calls since the last take (what the page computed).
+  std::vector<MergeCall> take_merge_calls() { return std::exchange(merge_calls_, {}); }
   std::vector<ContributionRecord> displayed() const { return snapshot(records_); }
   int64_t activity_id() const { return activity_id_; }
 
@@ -66,10 +76,12 @@ class ContributionView {
   int64_t highest_id() const;
   JsArray merge(const JsArray& input);
 
-  Variant variant_;
+  void keep_bounded(JsArray merged, bool from_ws);
+
+  Fixes fixes_;
   int64_t activity_id_;
   JsArray records_;
-  std::vector<std::vector<ContributionRecord>> merge_inputs_;
+  std::vector<MergeCall> merge_calls_;
   int64_t latest_timestamp_ = 0;
   int64_t latest_id_ = 0;
 };
@@ -84,14 +96,14 @@ struct ContributionRow {
   std::string item_type, item_name, item_icon, nickname, avatar_url;
   int64_t quantity = 0;
   int64_t created_at = 0;
-  std::optional<int64_t> window_id;  // hardened only: the window the server assigned
+  std::optional<int64_t> window_id;  // CB-POLL-BY-WINDOW: the window the server bound
 };
 
 // spec: `rows` ordered created_at DESC (as its SQL returns them); returns len(rows) slots, the
 // ones not starting a group left nil, exactly as `records[i] = ...; i = j` does.
 std::vector<std::optional<ContributionRecord>> merge_latest_spec(const std::vector<ContributionRow>& rows);
-// hardened (COMBO-11): one record per server-assigned window (window_id, or the row itself when
-// the window is unknown), id = min pid, quantity = Σ, newest window first, no nils.
-std::vector<std::optional<ContributionRecord>> merge_latest_hardened(const std::vector<ContributionRow>& rows);
+// CB-POLL-BY-WINDOW (COMBO-11): one record per server-bound window (window_id, or the row itself
+// when the window is unknown), id = min pid, quantity = Σ, newest window first, no nils.
+std::vector<std::optional<ContributionRecord>> merge_latest_by_window(const std::vector<ContributionRow>& rows);
 
 }  // namespace fl::combo

@@ -19,7 +19,7 @@ struct GatewayState {
 };
 
 struct ClientState {
-  ClientState(Variant v, int64_t activity) : view(v, activity) {}
+  ClientState(Fixes f, int64_t activity) : view(f, activity) {}
   ContributionView view;
   uint64_t next_ref = 0;
 };
@@ -35,7 +35,7 @@ int64_t draw_exponential_ms(Runtime& rt, double mean_ms) {
   return static_cast<int64_t>(-mean_ms * std::log(u)) + 1;
 }
 
-void apply_ui(Runtime& rt, Probe* probe, ClientState& st, UiEvent ev, const std::function<void()>& change) {
+void apply_ui(Runtime& rt, ClientObserver* probe, ClientState& st, UiEvent ev, const std::function<void()>& change) {
   ev.client = std::string(rt.process_name());
   ev.activity_id = st.view.activity_id();
   ev.before = st.view.displayed();
@@ -45,7 +45,7 @@ void apply_ui(Runtime& rt, Probe* probe, ClientState& st, UiEvent ev, const std:
     ev.error = e.what();  // an uncaught TypeError in the handler: the update is lost
   }
   ev.after = st.view.displayed();
-  ev.merge_inputs = st.view.take_merge_inputs();
+  ev.merges = st.view.take_merge_calls();
   if (probe) probe->ui_changed(ev);
 }
 
@@ -108,6 +108,8 @@ Task<void> click_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientState* st,
     co_return;
   }
   if (o.bursts_per_s <= 0) co_return;
+  const int64_t warm_up = o.start_clicking_local_ms - rt->clock().now_ms();
+  if (warm_up > 0) co_await rt->clock().sleep_ms(warm_up);
   for (;;) {
     co_await rt->clock().sleep_ms(draw_exponential_ms(*rt, 1000.0 / o.bursts_per_s));
     if (rt->clock().now_ms() >= o.stop_clicking_local_ms) co_return;
@@ -115,7 +117,7 @@ Task<void> click_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientState* st,
   }
 }
 
-Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, Probe* probe, ClientState* st, ClientOptions o) {
+Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientObserver* probe, ClientState* st, ClientOptions o) {
   for (;;) {
     co_await rt->clock().sleep_ms(o.poll_interval_ms);
     PollEvent pe;
@@ -154,14 +156,13 @@ Task<void> ranking_once(Runtime* rt, Rpc* rpc, Recorder* history, ClientOptions 
   }
 }
 
-Task<void> subscribe_loop(Runtime* rt, Rpc* rpc, Redis* redis, Probe* probe, GatewayState* st, GatewayOptions o) {
+Task<void> subscribe_loop(Runtime* rt, Rpc* rpc, Redis* redis, GatewayState* st, GatewayOptions o) {
   std::vector<std::string> channels;
   for (int64_t a : o.activities) channels.push_back(channel_of(a));
   for (;;) {
     auto broken = std::make_shared<bool>(false);
     RedisSubscriptionHandlers h;
-    h.on_message = [rpc, probe, st](const RedisPubSubMessage& m) {
-      if (probe) probe->gateway_received(m.channel, m.payload);
+    h.on_message = [rpc, st](const RedisPubSubMessage& m) {
       const std::optional<int64_t> activity = activity_of_channel(m.channel);
       if (!activity) return;
       auto it = st->connections.find(*activity);
@@ -179,17 +180,17 @@ Task<void> subscribe_loop(Runtime* rt, Rpc* rpc, Redis* redis, Probe* probe, Gat
 
 std::string push_service_of(std::string_view client_name) { return "ws." + std::string(client_name); }
 
-Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, Probe* probe, GatewayOptions options) {
+Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, GatewayOptions options) {
   GatewayState st;
   GatewayState* s = &st;
   rpc.on_message(kGatewayService, [s](MessagePtr m) {
     if (const ConnectMessage* c = message_as<ConnectMessage>(m)) s->connections[c->activity_id].insert(c->client_service);
   });
-  co_await subscribe_loop(&rt, &rpc, &redis, probe, &st, options);
+  co_await subscribe_loop(&rt, &rpc, &redis, &st, options);
 }
 
-Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, Probe* probe, ClientOptions o) {
-  ClientState st(o.variant, o.activity_id);
+Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, ClientObserver* probe, ClientOptions o) {
+  ClientState st(o.fixes, o.activity_id);
   ClientState* s = &st;
   Runtime* r = &rt;
   const std::string push = push_service_of(rt.process_name());

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "impl/combo/probe.h"
-#include "impl/combo/variant.h"
+#include "impl/combo/fixes.h"
 #include "impl/ports/history.h"
 #include "impl/ports/redis.h"
 #include "impl/ports/rpc.h"
@@ -30,10 +30,10 @@ struct GatewayOptions {
   int64_t resubscribe_delay_ms = 200;
 };
 
-Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, Probe* probe, GatewayOptions options);
+Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, GatewayOptions options);
 
 struct ClientOptions {
-  Variant variant = Variant::kSpec;
+  Fixes fixes = Fixes::spec();
   int64_t user_id = 1;
   int64_t activity_id = 1;               // the page this client shows and buys on
   std::vector<std::string> items;        // item types this user clicks (empty: all)
@@ -44,6 +44,7 @@ struct ClientOptions {
   int64_t poll_interval_ms = 2000;
   int64_t connect_interval_ms = 2000;
   int64_t rpc_timeout_ms = 2000;
+  int64_t start_clicking_local_ms = 0;   // absolute: random bursts start once the service is up
   int64_t stop_clicking_local_ms = 0;    // absolute, on the client's clock
   int64_t ranking_local_ms = 0;          // absolute; 0 = never
   // Scripted clicks instead of random bursts: (offset from boot ms, item type, quantity).
@@ -51,7 +52,7 @@ struct ClientOptions {
   std::vector<Click> script;
 };
 
-Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, Probe* probe, ClientOptions options);
+Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, ClientObserver* probe, ClientOptions options);
 
 // The service name a client receives its pushes on.
 std::string push_service_of(std::string_view client_name);

@@ -32,7 +32,7 @@ TEST(ComboRecord, PayloadRoundTrips) {
 
 TEST(ContributionView, SpecDropsAMergedPushBehindANewerRow) {
   // §5.4's `record.id > highestIdRef()`: the merged window (id 5, qty 3) loses to a newer row 9.
-  ContributionView v(Variant::kSpec, 1);
+  ContributionView v(Fixes::spec(), 1);
   v.on_poll_response({rec(9, 1, 2000, 2)});
   v.on_ws_message(Payload{1, "contributions_response", rec(5, 3, 1000)});
   ASSERT_EQ(v.displayed().size(), 1u);
@@ -40,7 +40,7 @@ TEST(ContributionView, SpecDropsAMergedPushBehindANewerRow) {
 }
 
 TEST(ContributionView, HardenedReplacesByIdAndKeepsTheNewestFive) {
-  ContributionView v(Variant::kHardened, 1);
+  ContributionView v(Fixes::hardened(combo_fixes()), 1);
   v.on_poll_response({rec(5, 1, 1000)});
   v.on_ws_message(Payload{1, "contributions_response", rec(5, 3, 1000)});
   ASSERT_EQ(v.displayed().size(), 1u);
@@ -52,7 +52,7 @@ TEST(ContributionView, HardenedReplacesByIdAndKeepsTheNewestFive) {
 }
 
 TEST(ContributionView, SpecPollThrowsOnGoNilSlots) {
-  ContributionView v(Variant::kSpec, 1);
+  ContributionView v(Fixes::spec(), 1);
   EXPECT_THROW(v.on_poll_response({rec(2, 2, 1000), std::nullopt}), JsTypeError);
 }
 

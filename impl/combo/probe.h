@@ -1,5 +1,8 @@
-// Probe: what the combo processes tell an observer (the harness in simulation, a log in real
-// mode) besides the operation history. It observes; it never changes behaviour.
+// ClientObserver: what the front ends of the combo system received and displayed (the world's
+// view at the clients: each poll response, each UI state after a push or a poll, and each
+// mergeComboRecords call the page made). Service code (replicas, workers) reports nothing: the
+// judges read what Redis and the DB executed and what the clients saw, never a service's own
+// account. It observes; it never changes behaviour.
 //
 // Times are not passed in: mark() returns a token the observer maps to its own notion of "now"
 // (world time in simulation), so impl code never reads a global clock.
@@ -10,25 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "impl/combo/frontend.h"
 #include "impl/combo/record.h"
 
 namespace fl::combo {
-
-enum class PublishOutcome : uint8_t { kOk, kMaybe, kFailed };
-
-struct PublishEvent {
-  std::string process;
-  uint64_t begin_mark = 0;         // mark() taken right before the attempt
-  std::string entry_id;            // stream entry that led to this publish ("" for fallbacks)
-  int64_t entry_first_id = 0;      // first_id field of the entry
-  int64_t entry_window_id = 0;     // hardened: window_id field of the entry (0 in spec)
-  int64_t entry_activity_id = 0;
-  int64_t entry_user_id = 0;
-  std::string entry_item_type;
-  std::string channel;
-  std::string payload;             // what was published (empty when unknown)
-  PublishOutcome outcome = PublishOutcome::kOk;
-};
 
 struct UiEvent {
   std::string client;
@@ -38,7 +26,7 @@ struct UiEvent {
   std::vector<std::optional<ContributionRecord>> poll_records;  // the poll response
   std::vector<ContributionRecord> before, after;
   std::string error;                          // a JS TypeError thrown by the handler
-  std::vector<std::vector<ContributionRecord>> merge_inputs;  // arrays given to mergeComboRecords
+  std::vector<MergeCall> merges;              // mergeComboRecords calls of this update
 };
 
 struct PollEvent {
@@ -48,14 +36,10 @@ struct PollEvent {
   std::vector<std::optional<ContributionRecord>> records;
 };
 
-class Probe {
+class ClientObserver {
  public:
-  virtual ~Probe() = default;
+  virtual ~ClientObserver() = default;
   virtual uint64_t mark() = 0;
-  // A Redis command of the purchase path for row `pid` failed (any variant; spec ignores it).
-  virtual void redis_degraded(const std::string& process, int64_t pid, const std::string& what) = 0;
-  virtual void published(const PublishEvent& e) = 0;
-  virtual void gateway_received(const std::string& channel, const std::string& payload) = 0;
   virtual void ui_changed(const UiEvent& e) = 0;
   virtual void poll_returned(const PollEvent& e) = 0;
 };

@@ -33,11 +33,6 @@ std::string as_text(const SqlValue& v) {
   return v.type() == SqlValue::Type::kText || v.type() == SqlValue::Type::kBlob ? v.as_text() : std::string();
 }
 
-PublishOutcome outcome_of(const RedisReply& r) {
-  if (r.ok_reply()) return PublishOutcome::kOk;
-  return r.is_transport_error() && r.indeterminate ? PublishOutcome::kMaybe : PublishOutcome::kFailed;
-}
-
 constexpr const char* kRowColumns =
     "id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
     "quantity, created_at, window_id";
@@ -66,8 +61,7 @@ std::vector<ContributionRow> rows_of(const SqlResult& r) {
 
 class Replica {
  public:
-  Replica(Runtime& rt, Redis& redis, Sql& sql, Probe* probe, ServiceOptions o)
-      : rt_(rt), redis_(redis), sql_(sql), probe_(probe), o_(o) {}
+  Replica(Runtime& rt, Redis& redis, Sql& sql, ServiceOptions o) : rt_(rt), redis_(redis), sql_(sql), o_(o) {}
 
   Task<MessagePtr> purchase(MessagePtr m);
   Task<MessagePtr> latest(MessagePtr m);
@@ -82,24 +76,22 @@ class Replica {
     int64_t pid = 0;
     int64_t created_at = 0;
   };
-  Task<void> spec_aggregate(const Line& l);
-  Task<bool> hardened_aggregate(const Line& l);
-  Task<bool> fallback_publish(const Line& l);
+  bool has(Fix f) const { return o_.fixes.has(f); }
+  Task<bool> spec_aggregate(const Line& l);
+  Task<bool> window_aggregate(const Line& l);
   Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members);
-  Task<void> spec_worker();
+  Task<void> process(const StreamEntry& e);
   Task<void> spec_process(const StreamEntry& e);
-  Task<void> hardened_worker();
-  Task<void> hardened_process(const StreamEntry& e);
+  Task<void> window_process(const StreamEntry& e);
+  Task<void> ack_window(const StreamEntry& e, const std::string& marker);
   Task<void> ensure_group();
-  void degraded(int64_t pid, const RedisReply& r, const char* step) {
-    if (probe_ && !r.ok_reply()) probe_->redis_degraded(std::string(rt_.process_name()), pid, std::string(step) + ": " + r.describe());
-  }
+  std::string key_suffix(const std::string& activity, const std::string& user, const std::string& item_id,
+                         const std::string& item_type) const;
   std::string consumer_name();
 
   Runtime& rt_;
   Redis& redis_;
   Sql& sql_;
-  Probe* probe_;
   ServiceOptions o_;
 };
 
@@ -118,7 +110,7 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
       reply.db_not_applied = reply.pids.empty();
       co_return make_message(reply);
     }
-    // 1. DB 写入不变: one row per purchase (COMBO-1).
+    // 000:L110 "err=s.activityRepo.CreateContribution(contribution)": one row per purchase (COMBO-1).
     l.created_at = rt_.clock().now_ms();
     SqlResult ins = co_await sql_.execute(
         "INSERT INTO activity_contributions (activity_id, user_id, star_id, item_id, item_type, item_name, "
@@ -126,20 +118,6 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
         {req->activity_id, req->user_id, req->star_id, l.item.item_id, pl.item_type, l.item.name, l.item.icon,
          nickname_of(req->user_id), avatar_of(req->user_id), pl.quantity, l.created_at,
          req->client_ref + "#" + str(static_cast<int64_t>(&pl - req->lines.data()))});
-    if (ins.constraint() && o_.variant == Variant::kHardened) {
-      // COMBO-1: a duplicated or retried request (same client_ref) reuses its row.
-      SqlResult again = co_await sql_.query("SELECT id, window_id FROM activity_contributions WHERE client_ref = ?",
-                                            {req->client_ref + "#" + str(static_cast<int64_t>(&pl - req->lines.data()))});
-      if (again.ok() && !again.rows().empty()) {
-        l.pid = as_int(again.rows()[0][0]);
-        reply.pids.push_back(l.pid);
-        // COMBO-2/10: the first delivery of the request owns the row's Redis step. A duplicate
-        // neither repeats it (a repeat landing after the pid marker expired would count the
-        // purchase twice) nor vouches for it: until the window is bound, it answers alerted.
-        if (again.rows()[0][1].is_null()) reply.alerted = true;
-        continue;
-      }
-    }
     if (!ins.ok()) {
       reply.error = std::string("db: ") + sql_status_name(ins.status);
       reply.db_not_applied = ins.certainly_not_applied() && reply.pids.empty();
@@ -147,10 +125,9 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
     }
     l.pid = ins.last_insert_rowid();
     reply.pids.push_back(l.pid);
-    if (o_.variant == Variant::kSpec) {
-      co_await spec_aggregate(l);
-    } else if (!co_await hardened_aggregate(l)) {
-      reply.alerted = true;  // COMBO-10: explicit, alerted failure instead of a silent drop
+    const bool secured = has(Fix::kWindowScripts) ? co_await window_aggregate(l) : co_await spec_aggregate(l);
+    if (!secured && has(Fix::kAlert)) {
+      reply.alerted = true;  // CB-ALERT (COMBO-10): an explicit failure instead of a silent drop
       rt_.note("ALERT combo push not secured for pid " + str(l.pid));
     }
   }
@@ -158,13 +135,15 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
   co_return make_message(reply);
 }
 
-// §4.2 as written: every error ignored, each command its own round trip.
-Task<void> Replica::spec_aggregate(const Line& l) {
+// 000:L114-152 as written: every error ignored, each command its own round trip. Returns whether
+// every command succeeded (spec does not look; CB-ALERT does).
+Task<bool> Replica::spec_aggregate(const Line& l) {
   const PurchaseRequest& req = *l.req;
   const std::string agg_key = "combo:agg:" + str(req.user_id) + ":" + l.line.item_type;
   const std::string lock_key = "combo:agg:lock:" + str(req.user_id) + ":" + l.line.item_type;
+  bool ok = true;
   RedisReply r = co_await redis_.command({"HINCRBY", agg_key, "quantity", str(l.line.quantity)});
-  degraded(l.pid, r, "HINCRBY");
+  ok = ok && r.ok_reply();
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"activity_id", str(req.activity_id)}, {"user_id", str(req.user_id)},     {"star_id", str(req.star_id)},
       {"item_id", str(l.item.item_id)},      {"item_name", l.item.name},        {"item_icon", l.item.icon},
@@ -172,13 +151,13 @@ Task<void> Replica::spec_aggregate(const Line& l) {
       {"first_id", str(l.pid)},              {"first_created_at", str(l.created_at)}};
   for (const auto& [f, v] : fields) {
     r = co_await redis_.command({"HSETNX", agg_key, f, v});
-    degraded(l.pid, r, "HSETNX");
+    ok = ok && r.ok_reply();
   }
   r = co_await redis_.command({"EXPIRE", agg_key, str(o_.agg_ttl_s)});
-  degraded(l.pid, r, "EXPIRE");
-  // isFirst, _ := SetNX(...).Result(): an error reads as false.
+  ok = ok && r.ok_reply();
+  // 000:L136 "isFirst,_:=s.redisClient.SetNX(ctx,lockKey,"1",3*time.Second).Result()": an error reads as false.
   RedisReply set = co_await redis_.command({"SET", lock_key, "1", "EX", str(o_.lock_ttl_s), "NX"});
-  degraded(l.pid, set, "SETNX");
+  ok = ok && (set.ok_reply() || set.is_nil());
   const bool is_first = set.kind == RedisReply::Kind::kStatus;
   if (is_first) {
     const int64_t expire_at = rt_.clock().now_ms() + o_.window_ms;
@@ -190,63 +169,38 @@ Task<void> Replica::spec_aggregate(const Line& l) {
                              {"first_created_at", str(l.created_at)},
                              {"expire_at_ms", str(expire_at)}},
                             o_.stream_maxlen);
-    degraded(l.pid, r, "XADD");
+    ok = ok && r.ok_reply();
   }
+  co_return ok;
 }
 
-Task<bool> Replica::hardened_aggregate(const Line& l) {
+std::string Replica::key_suffix(const std::string& activity, const std::string& user, const std::string& item_id,
+                                const std::string& item_type) const {
+  // CB-KEY-ACTIVITY (COMBO-15): 000:L115 keys by (user, item_type) only; two activities share it.
+  return has(Fix::kKeyActivity) ? activity + ":" + user + ":" + item_id : user + ":" + item_type;
+}
+
+// CB-WINDOW-SCRIPTS: one atomic script (combo_aggregate, scripts.cc) counts, opens the window and
+// enqueues it, one attempt, as the seed makes one call per command. The row is NOT bound to its
+// window here: the worker binds every member after publishing (CB-POLL-BY-WINDOW), so the DB
+// never shows a window before its membership is final.
+Task<bool> Replica::window_aggregate(const Line& l) {
   const PurchaseRequest& req = *l.req;
-  // COMBO-15: keys carry the activity and the item id, not only (user, item_type).
-  const std::string suffix = str(req.activity_id) + ":" + str(req.user_id) + ":" + str(l.item.item_id);
+  const std::string suffix = key_suffix(str(req.activity_id), str(req.user_id), str(l.item.item_id), l.line.item_type);
+  // CB-LONG-AGG-TTL: 000:L133 "s.redisClient.Expire(ctx,aggKey,5*time.Second)" lets a stalled worker find nothing.
+  const int64_t agg_ttl_ms = has(Fix::kLongAggTtl) ? o_.hardened_agg_ttl_ms : o_.agg_ttl_s * 1000;
   const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + str(l.pid)};
   const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
                                          str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
                                          l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
-                                         str(l.created_at), str(o_.window_ms), str(o_.hardened_agg_ttl_ms),
+                                         str(l.created_at), str(o_.window_ms), str(agg_ttl_ms),
                                          str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":"};
-  RedisReply r;
-  for (int attempt = 0; attempt < o_.redis_attempts; ++attempt) {
-    // COMBO-2: the script is idempotent per pid (marker), so an indeterminate attempt is retried.
-    r = co_await redis_.script("combo_aggregate", keys, args);
-    degraded(l.pid, r, "combo_aggregate");
-    if (!r.is_transport_error() || !r.indeterminate) break;
-  }
-  // COMBO-3/11/13: the row is NOT bound to its window here. The worker binds every member of the
-  // window in one UPDATE after publishing (bind_window), so the DB never shows a window before
-  // its membership is final: a smaller pid whose script runs after a larger pid opened the window
-  // (two replicas, or a delayed request) cannot make a poll show the larger id first.
-  if (r.kind == RedisReply::Kind::kBulk) co_return true;
-  if (r.is_transport_error() && r.indeterminate) co_return false;  // may have counted: alert only
-  co_return co_await fallback_publish(l);  // §6: Redis refused -> publish the single record now
+  RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
+  co_return r.kind == RedisReply::Kind::kBulk;
 }
 
-Task<bool> Replica::fallback_publish(const Line& l) {
-  ContributionRecord rec;
-  rec.id = l.pid;
-  rec.activity_id = l.req->activity_id;
-  rec.user_id = l.req->user_id;
-  rec.nickname = nickname_of(rec.user_id);
-  rec.avatar_url = avatar_of(rec.user_id);
-  rec.star_id = l.req->star_id;
-  rec.item_id = l.item.item_id;
-  rec.item_type = l.line.item_type;
-  rec.item_name = l.item.name;
-  rec.item_icon = l.item.icon;
-  rec.quantity = rec.combo_count = l.line.quantity;
-  rec.created_at = l.created_at;
-  PublishEvent e;
-  e.process = std::string(rt_.process_name());
-  e.begin_mark = probe_ ? probe_->mark() : 0;
-  e.channel = channel_of(rec.activity_id);
-  e.payload = encode_payload(rec.activity_id, rec);
-  RedisReply r = co_await redis_.command({"PUBLISH", e.channel, e.payload});
-  e.outcome = outcome_of(r);
-  if (probe_) probe_->published(e);
-  if (e.outcome != PublishOutcome::kOk) co_return false;
-  // COMBO-11: the row is a window of its own; bind it so polls show it like the push.
-  co_return co_await bind_window(l.pid, {l.pid});
-}
-
+// CB-POLL-BY-WINDOW: one UPDATE binds the window's members; one attempt: if it does not land the
+// entry stays pending and whoever reclaims it finishes the binding.
 Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members) {
   if (members.empty()) co_return true;
   SqlStatement up;
@@ -257,14 +211,8 @@ Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members)
     up.params.push_back(members[i]);
   }
   up.sql += ")";
-  // Idempotent: retried while the DB is unreachable; the caller keeps the entry pending if it
-  // never lands, so another worker finishes the binding (COMBO-3/11).
-  for (int attempt = 0; attempt < o_.bind_attempts; ++attempt) {
-    SqlResult res = co_await sql_.execute(up);
-    if (res.ok()) co_return true;
-    co_await rt_.clock().sleep_ms(500);
-  }
-  co_return false;
+  SqlResult res = co_await sql_.execute(up);
+  co_return res.ok();
 }
 
 Task<MessagePtr> Replica::latest(MessagePtr m) {
@@ -272,17 +220,17 @@ Task<MessagePtr> Replica::latest(MessagePtr m) {
   LatestReply reply;
   if (req == nullptr) co_return make_message(reply);
   SqlResult r;
-  if (o_.variant == Variant::kSpec) {
+  if (!has(Fix::kPollByWindow)) {
     r = co_await sql_.query(std::string("SELECT ") + kRowColumns +
                                 " FROM activity_contributions WHERE activity_id = ? ORDER BY created_at DESC, id DESC "
                                 "LIMIT ?",
                             {req->activity_id, o_.latest_limit});
   } else {
-    // COMBO-11: whole windows (the newest latest_limit of them), never a window cut in half.
+    // CB-POLL-BY-WINDOW (COMBO-11): whole windows (the newest latest_limit of them), never a
+    // window cut in half; a window is shown once its opening row is bound (COMBO-11/13).
     r = co_await sql_.query(std::string("SELECT ") + kRowColumns +
                                 " FROM activity_contributions WHERE activity_id = ?1 AND window_id IN (SELECT DISTINCT "
                                 "window_id FROM activity_contributions WHERE activity_id = ?1 AND window_id IS NOT NULL "
-                                // a window is shown once its opening row is bound (COMBO-11/13)
                                 "AND window_id IN (SELECT id FROM activity_contributions WHERE id = window_id) "
                                 "ORDER BY window_id DESC LIMIT ?2)",
                             {req->activity_id, o_.latest_limit});
@@ -292,7 +240,7 @@ Task<MessagePtr> Replica::latest(MessagePtr m) {
     co_return make_message(reply);
   }
   const std::vector<ContributionRow> rows = rows_of(r);
-  reply.records = o_.variant == Variant::kSpec ? merge_latest_spec(rows) : merge_latest_hardened(rows);
+  reply.records = has(Fix::kPollByWindow) ? merge_latest_by_window(rows) : merge_latest_spec(rows);
   reply.ok = true;
   co_return make_message(reply);
 }
@@ -313,40 +261,53 @@ Task<MessagePtr> Replica::ranking(MessagePtr m) {
 }
 
 std::string Replica::consumer_name() {
-  if (o_.variant == Variant::kSpec) {
-    // fmt.Sprintf("worker-%d", time.Now().UnixNano()%100000)
-    return "worker-" + str((rt_.clock().now_us() * 1000) % 100000);
-  }
-  // hardened: unique per incarnation, so restarts never collide (stranded entries are claimed).
-  return std::string(rt_.process_name()) + "-" + str(rt_.incarnation());
+  // 000:L175 "consumerName:=fmt.Sprintf("worker-%d",time.Now().UnixNano()%100000)"
+  return "worker-" + str((rt_.clock().now_us() * 1000) % 100000);
+}
+
+Task<void> Replica::ensure_group() {
+  // 000:L178 "_=s.redisClient.XGroupCreateMkStream(ctx,streamKey,consumerGroup,"0").Err()"
+  co_await redis_.command({"XGROUP", "CREATE", kStreamKey, kConsumerGroup, "0", "MKSTREAM"});
 }
 
 Task<void> Replica::worker() {
-  if (o_.variant == Variant::kSpec) {
-    co_await spec_worker();
-  } else {
-    co_await hardened_worker();
-  }
-}
-
-Task<void> Replica::spec_worker() {
   const std::string consumer = consumer_name();
-  // _ = XGroupCreateMkStream(...).Err(): once, at start, error ignored.
-  co_await redis_.command({"XGROUP", "CREATE", kStreamKey, kConsumerGroup, "0", "MKSTREAM"});
+  co_await ensure_group();  // once, at start, error ignored
+  int64_t last_claim_ms = rt_.clock().now_ms() - o_.claim_interval_ms;
   for (;;) {
-    RedisReply r = co_await redis_xreadgroup(redis_, kConsumerGroup, consumer, kStreamKey, ">", o_.read_count,
-                                             o_.block_ms);
+    const int64_t now_ms = rt_.clock().now_ms();
+    if (has(Fix::kAutoclaim) && (now_ms - last_claim_ms >= o_.claim_interval_ms || now_ms < last_claim_ms)) {
+      last_claim_ms = now_ms;
+      // CB-XAUTOCLAIM (COMBO-7/4): entries stranded in the PEL of a crashed or stalled consumer
+      // are claimed by a live one (000:L420's promise, absent from the code at L189-195).
+      RedisReply c = co_await redis_.command({"XAUTOCLAIM", kStreamKey, kConsumerGroup, consumer,
+                                              str(o_.claim_min_idle_ms), "0-0", "COUNT", str(o_.read_count)});
+      for (const StreamEntry& e : parse_xautoclaim(c)) co_await process(e);
+    }
+    const int64_t block = has(Fix::kAutoclaim) ? std::min(o_.block_ms, o_.claim_interval_ms) : o_.block_ms;
+    RedisReply r = co_await redis_xreadgroup(redis_, kConsumerGroup, consumer, kStreamKey, ">", o_.read_count, block);
     if (r.is_nil()) continue;  // redis.Nil
     if (!r.ok_reply()) {
+      // CB-NOGROUP (COMBO-2/7): a Redis restart that lost the group would fail every read forever.
+      if (has(Fix::kNogroup) && r.is_error() && r.str.find("NOGROUP") != std::string::npos) {
+        co_await ensure_group();
+        continue;
+      }
       rt_.note("XReadGroup error " + r.describe());
       co_await rt_.clock().sleep_ms(o_.error_sleep_ms);
       continue;
     }
-    for (const StreamEntry& e : parse_xreadgroup(r)) {
-      co_await spec_process(e);
-      co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // 确认消费, error ignored
-    }
+    for (const StreamEntry& e : parse_xreadgroup(r)) co_await process(e);
   }
+}
+
+Task<void> Replica::process(const StreamEntry& e) {
+  if (has(Fix::kWindowScripts)) {
+    co_await window_process(e);
+    co_return;
+  }
+  co_await spec_process(e);
+  co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // 000:L210 确认消费, error ignored
 }
 
 Task<void> Replica::spec_process(const StreamEntry& e) {
@@ -388,66 +349,22 @@ Task<void> Replica::spec_process(const StreamEntry& e) {
   rec.quantity = static_cast<int32_t>(num("quantity"));
   rec.combo_count = rec.quantity;
   rec.created_at = num("first_created_at");
-  PublishEvent ev;
-  ev.process = std::string(rt_.process_name());
-  ev.begin_mark = probe_ ? probe_->mark() : 0;
-  ev.entry_id = e.id;
-  try { ev.entry_first_id = std::stoll(e.field("first_id")); } catch (...) {}
-  ev.entry_activity_id = activity_id;
-  ev.entry_user_id = user_id;
-  ev.entry_item_type = item_type;
-  ev.channel = channel_of(activity_id);
-  ev.payload = encode_payload(activity_id, rec);
-  RedisReply p = co_await redis_publish(redis_, ev.channel, ev.payload);
-  ev.outcome = outcome_of(p);
-  if (probe_) probe_->published(ev);
+  co_await redis_publish(redis_, channel_of(activity_id), encode_payload(activity_id, rec));
   co_await redis_.command({"DEL", agg_key, lock_key});
 }
 
-Task<void> Replica::ensure_group() {
-  co_await redis_.command({"XGROUP", "CREATE", kStreamKey, kConsumerGroup, "0", "MKSTREAM"});
-}
-
-Task<void> Replica::hardened_worker() {
-  const std::string consumer = consumer_name();
-  co_await ensure_group();
-  int64_t last_claim_ms = rt_.clock().now_ms() - o_.claim_interval_ms;
-  for (;;) {
-    const int64_t now_ms = rt_.clock().now_ms();
-    if (now_ms - last_claim_ms >= o_.claim_interval_ms || now_ms < last_claim_ms) {
-      last_claim_ms = now_ms;
-      // COMBO-7 / COMBO-4: entries stranded in the PEL of a crashed or stalled consumer are
-      // claimed by a live one (the seed's §6 promise, absent from its code).
-      RedisReply c = co_await redis_.command({"XAUTOCLAIM", kStreamKey, kConsumerGroup, consumer,
-                                              str(o_.claim_min_idle_ms), "0-0", "COUNT", str(o_.read_count)});
-      for (const StreamEntry& e : parse_xautoclaim(c)) co_await hardened_process(e);
-    }
-    RedisReply r = co_await redis_xreadgroup(redis_, kConsumerGroup, consumer, kStreamKey, ">", o_.read_count,
-                                             std::min(o_.block_ms, o_.claim_interval_ms));
-    if (r.is_nil()) continue;
-    if (!r.ok_reply()) {
-      // COMBO-2: a Redis restart without persistence drops the group; recreate it.
-      if (r.is_error() && r.str.find("NOGROUP") != std::string::npos) co_await ensure_group();
-      else co_await rt_.clock().sleep_ms(o_.error_sleep_ms);
-      continue;
-    }
-    for (const StreamEntry& e : parse_xreadgroup(r)) co_await hardened_process(e);
-  }
-}
-
-Task<void> Replica::hardened_process(const StreamEntry& e) {
+// CB-WINDOW-SCRIPTS: publish + delete in one script (combo_flush), only for the entry's window,
+// once its lock is gone on Redis's clock; then bind (CB-POLL-BY-WINDOW) and ack.
+Task<void> Replica::window_process(const StreamEntry& e) {
   const std::string activity = e.field("activity_id"), user = e.field("user_id"), item_id = e.field("item_id");
-  const std::string wid = e.field("window_id");
-  const std::string suffix = activity + ":" + user + ":" + item_id;
-  PublishEvent ev;
-  ev.process = std::string(rt_.process_name());
-  ev.entry_id = e.id;
+  const std::string wid = e.field("window_id"), item_type = e.field("item_type");
+  int64_t window_id = 0;
+  std::string channel;
   bool malformed = false;
   try {
-    ev.entry_first_id = std::stoll(e.field("first_id"));
-    ev.entry_window_id = std::stoll(wid);
-    ev.entry_activity_id = std::stoll(activity);
-    ev.entry_user_id = std::stoll(user);
+    window_id = std::stoll(wid);
+    channel = channel_of(std::stoll(activity));
+    (void)std::stoll(user);
   } catch (...) {
     malformed = true;
   }
@@ -455,17 +372,13 @@ Task<void> Replica::hardened_process(const StreamEntry& e) {
     co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // malformed: drop it
     co_return;
   }
-  ev.entry_item_type = e.field("item_type");
-  ev.channel = channel_of(ev.entry_activity_id);
+  const std::string suffix = key_suffix(activity, user, item_id, item_type);
   const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, "combo:agg:" + suffix + ":" + wid, kStreamKey,
                                          "combo:pub:" + suffix + ":" + wid};
   const std::string owner = consumer_name() + "@" + str(rt_.clock().now_us()) + "#" + e.id;
-  const std::vector<std::string> args = {kConsumerGroup, e.id, wid, ev.channel, activity, user,
-                                         ev.entry_item_type, str(o_.published_marker_ttl_ms), owner};
-  bool began = false;
+  const std::vector<std::string> args = {kConsumerGroup, e.id, wid, channel, activity, user, item_type,
+                                         str(o_.published_marker_ttl_ms), owner};
   for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
-    if (!began && probe_) ev.begin_mark = probe_->mark();
-    began = true;
     RedisReply r = co_await redis_.script("combo_flush", keys, args);
     if (r.kind == RedisReply::Kind::kArray && !r.elements.empty()) {
       const std::string& what = r.elements[0].str;
@@ -473,40 +386,40 @@ Task<void> Replica::hardened_process(const StreamEntry& e) {
         // COMBO-5: the window ends when its lock expires on Redis's clock, not on ours.
         const int64_t pttl = r.elements.size() > 1 ? r.elements[1].integer : 0;
         co_await rt_.clock().sleep_ms(std::clamp<int64_t>(pttl, 1, o_.window_ms) + 2);
-        began = false;
         continue;
       }
       if (what == "gone") co_return;  // nothing left of the window: acked by the script
-      // "already" counts as ours only when the marker names this attempt's owner (an earlier
-      // attempt of ours was indeterminate); otherwise another worker published it.
       const bool published = what == "published" && r.elements.size() > 2;
       const bool already = what == "already" && r.elements.size() > 3;
       if (!published && !already) co_return;  // malformed reply: stays pending, reclaimed later
-      if (published || r.elements[2].str == owner) {
-        ev.payload = r.elements[1].str;
-        ev.outcome = PublishOutcome::kOk;
-        if (probe_) probe_->published(ev);
-      }
-      // COMBO-3/11/13: bind every member row to the window before acking, so the DB groups
-      // exactly as the record did; if the DB is unreachable the entry stays pending and whoever
-      // claims it next finds the marker ("already") and finishes the binding. COMBO-7: then ack.
       std::vector<int64_t> members;
-      std::string list = r.elements[published ? 2 : 3].str;
+      const std::string& list = r.elements[published ? 2 : 3].str;
       for (size_t from = 0; from < list.size();) {
         size_t comma = list.find(',', from);
         if (comma == std::string::npos) comma = list.size();
         try { members.push_back(std::stoll(list.substr(from, comma - from))); } catch (...) {}
         from = comma + 1;
       }
-      if (!co_await bind_window(ev.entry_window_id, std::move(members))) co_return;
-      // COMBO-7/9: ack and drop the marker together, only while the marker (the flush) exists.
-      co_await redis_.script("combo_ack", {kStreamKey, keys[3]}, {kConsumerGroup, e.id});
+      // CB-POLL-BY-WINDOW (COMBO-11/13): bind the members before acking; if the DB is unreachable
+      // the entry stays pending and whoever claims it next finds "already" and finishes.
+      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, std::move(members))) co_return;
+      co_await ack_window(e, keys[3]);
       co_return;
     }
-    if (r.is_transport_error() && r.indeterminate) continue;  // retry: the script is idempotent
-    // Redis down or erroring: leave the entry pending; XAUTOCLAIM brings it back (COMBO-7).
+    if (r.is_transport_error() && r.indeterminate) continue;  // retry: the flush is idempotent (marker)
+    co_return;  // Redis down or erroring: the entry stays pending (CB-XAUTOCLAIM brings it back)
+  }
+}
+
+Task<void> Replica::ack_window(const StreamEntry& e, const std::string& marker) {
+  if (has(Fix::kConditionalAck)) {
+    // CB-CONDITIONAL-ACK (COMBO-2/7): ack and drop the marker only while the marker exists; a
+    // Redis restart that forgot the flush restored the window, which must be flushed again.
+    co_await redis_.script("combo_ack", {kStreamKey, marker}, {kConsumerGroup, e.id});
     co_return;
   }
+  co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // 000:L210: unconditional
+  co_await redis_.command({"DEL", marker});
 }
 
 }  // namespace
@@ -541,13 +454,13 @@ const char* combo_schema_sql() {
          " nickname TEXT NOT NULL, avatar_url TEXT NOT NULL,"
          " quantity INTEGER NOT NULL CHECK (quantity > 0),"
          " created_at INTEGER NOT NULL,"
-         " window_id INTEGER,"    // hardened: the window the server assigned (NULL in spec)
+         " window_id INTEGER,"    // CB-POLL-BY-WINDOW: the window the server bound (NULL in spec)
          " client_ref TEXT);"     // instrumentation: joins a row to the client operation
          "CREATE INDEX IF NOT EXISTS idx_ac_activity_created ON activity_contributions(activity_id, created_at);"
          "CREATE INDEX IF NOT EXISTS idx_ac_activity_window ON activity_contributions(activity_id, window_id);";
 }
 
-Task<void> replica_main(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Probe* probe, ServiceOptions options) {
+Task<void> replica_main(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, ServiceOptions options) {
   // Schema: one statement at a time (the port runs one statement per execute()).
   const std::string schema = combo_schema_sql();
   size_t from = 0;
@@ -563,16 +476,7 @@ Task<void> replica_main(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Probe* pr
       co_await rt.clock().sleep_ms(200);  // DB not up yet
     }
   }
-  if (options.variant == Variant::kHardened) {
-    // COMBO-1: the client's request id is an idempotency key (duplicated requests, retries).
-    for (;;) {
-      SqlResult r = co_await sql.execute(
-          SqlStatement("CREATE UNIQUE INDEX IF NOT EXISTS ux_ac_client_ref ON activity_contributions(client_ref)"));
-      if (r.ok()) break;
-      co_await rt.clock().sleep_ms(200);
-    }
-  }
-  Replica replica(rt, redis, sql, probe, options);
+  Replica replica(rt, redis, sql, options);
   Replica* self = &replica;
   rpc.serve(std::string(kActivityService) + ".purchase", [self](MessagePtr m) { return self->purchase(std::move(m)); });
   rpc.serve(std::string(kActivityService) + ".latest", [self](MessagePtr m) { return self->latest(std::move(m)); });

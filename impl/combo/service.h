@@ -6,16 +6,15 @@
 // - replica_main() creates the schema if missing, serves kActivityService on `rpc`, then runs the
 //   stream worker until the process dies (it never returns). Every reference must outlive it
 //   (the boot coroutine of the process owns the clients).
-// - spec follows the seed's code statement by statement; hardened differs only where a comment
-//   names the invariant it protects.
+// - spec (no fix) follows the seed's code statement by statement; each named fix (fixes.h) is a
+//   `fixes.has(...)` branch at the place it departs.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "impl/combo/probe.h"
-#include "impl/combo/variant.h"
+#include "impl/combo/fixes.h"
 #include "impl/ports/redis.h"
 #include "impl/ports/redis_script.h"
 #include "impl/ports/rpc.h"
@@ -28,7 +27,7 @@ inline constexpr const char* kStreamKey = "combo:stream:contributions";
 inline constexpr const char* kConsumerGroup = "combo-publishers";
 
 struct ServiceOptions {
-  Variant variant = Variant::kSpec;
+  Fixes fixes = Fixes::spec();
   int64_t window_ms = 3000;            // expire_at_ms = now + 3000; hardened lock PX
   int64_t agg_ttl_s = 5;               // spec: Expire(aggKey, 5s)
   int64_t lock_ttl_s = 3;              // spec: SetNX(lockKey, "1", 3s)
@@ -37,19 +36,14 @@ struct ServiceOptions {
   int64_t block_ms = 1000;             // XREADGROUP BLOCK
   int64_t error_sleep_ms = 1000;       // time.Sleep(time.Second) after a read error
   int64_t latest_limit = 20;           // rows GetLatestContributions reads (not in the seed)
-  // hardened only
-  int64_t hardened_agg_ttl_ms = 600'000;  // COMBO-2/9: long enough to survive stalls, never -1
-  int64_t marker_ttl_ms = 8000;           // idempotency markers of retried scripts (COMBO-2)
-  // The published marker of a window (owner, members, payload) lives until the worker that
-  // bound the window's rows acks the entry and deletes it; the TTL only bounds a leak.
+  // fixes only
+  int64_t hardened_agg_ttl_ms = 600'000;  // CB-LONG-AGG-TTL
+  int64_t marker_ttl_ms = 8000;           // CB-WINDOW-SCRIPTS: per-pid marker of the aggregate script
+  // CB-WINDOW-SCRIPTS: the published marker of a window (owner, members, payload) lives until the
+  // worker acks the entry and deletes it; the TTL only bounds a leak.
   int64_t published_marker_ttl_ms = 60'000;
-  int bind_attempts = 6;                  // UPDATE window_id tries (500 ms apart) before leaving the entry pending
-  int64_t claim_min_idle_ms = 5000;       // XAUTOCLAIM min-idle (COMBO-4/7)
+  int64_t claim_min_idle_ms = 5000;       // CB-XAUTOCLAIM min-idle
   int64_t claim_interval_ms = 1000;
-  // Attempts of the aggregate script. 1: a retry executed after the idempotency marker expired
-  // (a clogged link delays it past marker_ttl_ms) would open the same window twice (COMBO-2/3);
-  // an indeterminate first attempt is therefore alerted (COMBO-10), never retried.
-  int redis_attempts = 1;
 };
 
 // The scripts hardened uses (Lua text + C++ twin). Build once per run and hand the same
@@ -59,7 +53,7 @@ std::shared_ptr<ScriptRegistry> combo_scripts();
 // SQL schema of activity_contributions (one row per purchase).
 const char* combo_schema_sql();
 
-Task<void> replica_main(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Probe* probe, ServiceOptions options);
+Task<void> replica_main(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, ServiceOptions options);
 
 // Catalog lookups (the seed reads items and users from their tables; fixed here).
 struct ItemInfo {

@@ -9,66 +9,182 @@ std::string Key::describe() const {
   return "(a=" + std::to_string(activity) + ",u=" + std::to_string(user) + ",item=" + std::to_string(item_id) + ")";
 }
 
-Assignment assigned_groups(const std::vector<Purchase>& purchases, const std::map<Key, std::vector<int64_t>>& record_ids,
-                           const std::map<int64_t, int64_t>& window_of_record) {
-  // A row without a recorded window joins the window of the record of its key with the largest
-  // id <= its pid (ids are first pids; pids grow with time): that record's recorded window when
-  // its first row has one, else the record itself.
-  std::map<int64_t, int64_t> window_of_pid(window_of_record.begin(), window_of_record.end());
-  std::set<int64_t> window_ids;
-  for (const Purchase& p : purchases) {
-    if (p.window_id) {
-      window_of_pid[p.pid] = *p.window_id;
-      window_ids.insert(*p.window_id);
+namespace {
+
+struct Group {
+  std::vector<size_t> members;  // indices into the sorted purchases
+  int64_t min_lo = INT64_MAX, max_lo = INT64_MIN, min_hi = INT64_MAX;
+  int64_t min_pid = INT64_MAX, qty = 0, first_created = 0;
+};
+
+class Search {
+ public:
+  Search(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records, const FitOptions& o)
+      : ps_(purchases), recs_(records), o_(o), w_(o.window_ms * 1000) {
+    std::sort(ps_.begin(), ps_.end(), [](const Purchase& a, const Purchase& b) {
+      return std::tie(a.lo_us, a.pid) < std::tie(b.lo_us, b.pid);
+    });
+    for (size_t i = 0; i < recs_.size(); ++i) {
+      // A loose record only shows that the window holding its id was published.
+      if (recs_[i].loose) loose_.emplace(recs_[i].id, static_cast<int>(i));
+      else by_id_[recs_[i].id].push_back(static_cast<int>(i));
     }
   }
-  std::map<std::pair<Key, std::string>, std::vector<const Purchase*>> buckets;
-  for (const Purchase& p : purchases) {
-    std::string label;
-    auto said = window_of_record.find(p.pid);
-    if (!p.window_id && said != window_of_record.end()) {
-      label = "w:" + std::to_string(said->second);
-    } else if (p.window_id) {
-      label = "w:" + std::to_string(*p.window_id);
-    } else {
-      int64_t best = -1;
-      auto it = record_ids.find(p.key);
-      if (it != record_ids.end()) {
-        for (int64_t id : it->second) {
-          if (id <= p.pid && id > best) best = id;
-        }
+
+  Fit run() {
+    Fit fit;
+    std::set<int64_t> pids;
+    for (const Purchase& p : ps_) pids.insert(p.pid);
+    for (const ObservedRecord& r : recs_) {
+      if (!pids.count(r.id)) return fit;  // a record whose id is no purchase of the key
+    }
+    fit.found = dfs(0);
+    fit.inconclusive = !fit.found && steps_ > o_.budget;
+    if (fit.found) fill(fit);
+    return fit;
+  }
+
+ private:
+  // The feasible opening times of `g`; closed groups also honour their records' publish times.
+  std::pair<int64_t, int64_t> range(const Group& g, bool closed) const {
+    int64_t lo = std::max(g.min_lo, g.max_lo - w_ + 1), hi = g.min_hi;
+    if (!closed) return {lo, hi};
+    auto it = by_id_.find(g.min_pid);
+    if (it == by_id_.end()) return {lo, hi};
+    for (int ri : it->second) {
+      const ObservedRecord& r = recs_[ri];
+      if (r.publish_us < 0) continue;
+      if (o_.early) hi = std::min(hi, r.publish_us + r.slack_us - w_);
+      if (o_.late_us) lo = std::max(lo, r.publish_us - r.slack_us - w_ - *o_.late_us);
+    }
+    return {lo, hi};
+  }
+
+  // Conditions that can only get worse as members join (min pid only decreases, Σ only grows).
+  bool records_allow(const Group& g, bool closed) const {
+    for (size_t m : g.members) {
+      if (ps_[m].pid != g.min_pid && by_id_.count(ps_[m].pid)) return false;  // a record id not first
+    }
+    auto it = by_id_.find(g.min_pid);
+    if (it == by_id_.end()) {
+      if (!closed || !o_.all_certain_published) return true;
+      bool certain = false, loosely_published = false;
+      for (size_t m : g.members) {
+        certain = certain || !ps_[m].optional;
+        loosely_published = loosely_published || loose_.count(ps_[m].pid);
       }
-      // A record whose window the server recorded (rows carrying its window id) has a known
-      // membership: a row that is not among its members belongs to no published window and
-      // stays alone. Only a record with no recorded membership (spec) takes rows by pid order.
-      const bool recorded = window_of_pid.count(best) > 0 || window_ids.count(best) > 0;
-      label = best < 0 || recorded ? "p:" + std::to_string(p.pid) : "r:" + std::to_string(best);
+      return !certain || loosely_published;  // else: a window the client saw succeed, never published
     }
-    buckets[{p.key, label}].push_back(&p);
-  }
-  Assignment a;
-  for (auto& [k, members] : buckets) {
-    std::sort(members.begin(), members.end(), [](const Purchase* x, const Purchase* y) { return x->pid < y->pid; });
-    Group g;
-    g.key = k.first;
-    g.label = k.second;
-    g.min_pid = members.front()->pid;
-    g.first_created_at_ms = members.front()->created_at_ms;
-    g.first_lo_us = members.front()->lo_us;
-    g.first_hi_us = members.front()->hi_us;
-    for (const Purchase* p : members) {
-      g.pids.push_back(p->pid);
-      g.qty_all += p->qty;
-      if (p->certainty == Certainty::kOk) g.qty_ok += p->qty;
+    for (int ri : it->second) {
+      const ObservedRecord& r = recs_[ri];
+      if (g.qty > r.quantity) return false;
+      if (closed && (g.qty != r.quantity || g.first_created != r.created_at_ms)) return false;
     }
-    a.groups.push_back(std::move(g));
+    return true;
   }
-  std::sort(a.groups.begin(), a.groups.end(),
-            [](const Group& x, const Group& y) { return std::tie(x.key, x.min_pid) < std::tie(y.key, y.min_pid); });
-  for (size_t i = 0; i < a.groups.size(); ++i) {
-    for (int64_t pid : a.groups[i].pids) a.group_of_pid[pid] = i;
+
+  bool feasible(int64_t next_lo) const {
+    int64_t prev = INT64_MIN / 2;
+    for (const Group& g : groups_) {
+      const bool closed = next_lo == INT64_MAX || g.min_hi + w_ <= next_lo;
+      if (!records_allow(g, closed)) return false;
+      auto [lo, hi] = range(g, closed);
+      lo = std::max(lo, prev + w_);
+      if (lo > hi) return false;
+      prev = lo;
+    }
+    return true;
   }
-  return a;
+
+  static void add(Group& g, const Purchase& p, size_t i) {
+    g.members.push_back(i);
+    g.min_lo = std::min(g.min_lo, p.lo_us);
+    g.max_lo = std::max(g.max_lo, p.lo_us);
+    g.min_hi = std::min(g.min_hi, p.hi_us);
+    g.qty += p.qty;
+    if (p.pid < g.min_pid) {
+      g.min_pid = p.pid;
+      g.first_created = p.created_at_ms;
+    }
+  }
+
+  bool dfs(size_t i) {
+    if (++steps_ > o_.budget) return false;
+    const int64_t next_lo = i < ps_.size() ? ps_[i].lo_us : INT64_MAX;
+    if (!feasible(next_lo)) return false;
+    if (i == ps_.size()) return all_records_matched();
+    const Purchase& p = ps_[i];
+    // Join an existing window (the latest first), open a new one (at the end first), or stay out.
+    for (size_t k = groups_.size(); k-- > 0;) {
+      const Group saved = groups_[k];
+      add(groups_[k], p, i);
+      if (dfs(i + 1)) return true;
+      groups_[k] = saved;
+      if (steps_ > o_.budget) return false;
+    }
+    for (size_t pos = groups_.size() + 1; pos-- > 0;) {
+      Group g;
+      add(g, p, i);
+      groups_.insert(groups_.begin() + static_cast<int64_t>(pos), g);
+      if (dfs(i + 1)) return true;
+      groups_.erase(groups_.begin() + static_cast<int64_t>(pos));
+      if (steps_ > o_.budget) return false;
+    }
+    if (p.optional && !by_id_.count(p.pid) && !loose_.count(p.pid)) {
+      absent_.push_back(i);
+      if (dfs(i + 1)) return true;
+      absent_.pop_back();
+    }
+    return false;
+  }
+
+  bool all_records_matched() const {
+    std::set<int64_t> firsts;
+    for (const Group& g : groups_) firsts.insert(g.min_pid);
+    for (const auto& entry : by_id_) {
+      if (!firsts.count(entry.first)) return false;
+    }
+    return true;
+  }
+
+  void fill(Fit& fit) const {
+    int64_t prev = INT64_MIN / 2;
+    for (const Group& g : groups_) {
+      Window w;
+      for (size_t m : g.members) w.pids.push_back(ps_[m].pid);
+      std::sort(w.pids.begin(), w.pids.end());
+      w.min_pid = g.min_pid;
+      w.qty = g.qty;
+      auto [lo, hi] = range(g, true);
+      w.t_lo_us = std::max(lo, prev + w_);
+      w.t_hi_us = hi;
+      prev = w.t_lo_us;
+      auto it = by_id_.find(g.min_pid);
+      if (it != by_id_.end()) w.record = it->second.front();
+      for (size_t m : g.members) {
+        auto l = loose_.find(ps_[m].pid);
+        if (w.record < 0 && l != loose_.end()) w.record = l->second;
+      }
+      fit.windows.push_back(std::move(w));
+    }
+    for (size_t i : absent_) fit.absent.push_back(ps_[i].pid);
+  }
+
+  std::vector<Purchase> ps_;
+  const std::vector<ObservedRecord>& recs_;
+  FitOptions o_;
+  int64_t w_;
+  std::map<int64_t, std::vector<int>> by_id_;  // strict records by id
+  std::map<int64_t, int> loose_;               // loose records: id -> index
+  std::vector<Group> groups_;
+  std::vector<size_t> absent_;
+  int64_t steps_ = 0;
+};
+
+}  // namespace
+
+Fit fit_windows(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records, const FitOptions& o) {
+  return Search(purchases, records, o).run();
 }
 
 std::vector<std::vector<int64_t>> intended_windows(const std::vector<Purchase>& purchases, int64_t window_ms) {

@@ -1,20 +1,24 @@
-// The combo reference model (INVARIANTS.md, COMBO): from the purchases a run made, the windows
-// they form and the one record each window must produce. Independent of impl/combo: it knows
-// the definition of a window, not how any variant computes one.
+// The combo reference model (INVARIANTS.md, COMBO): the windows a run's purchases form by the
+// definition (000:L39, L81, L302), judged from what the clients saw. Independent of impl/combo:
+// it knows the definition of a window, never how a service chose one.
 //
 // Definitions
 // - Key = (activity, user, item_id). A purchase is known by its DB row id (pid).
-// - A purchase's real time is uncertain: it happened somewhere in [lo_us, hi_us] (the client's
-//   invocation and completion; hi_us = INT64_MAX when the client never learnt the outcome).
-// - assigned_groups(): the partition the SERVER chose, as evidenced by the run: purchases carrying
-//   a window id (recorded by the server) are grouped by it; the others are attributed to the
-//   published record of their key with the largest id <= their pid (ids are first pids and pids
-//   grow with time) when the server recorded no membership for that record's window, or stay
-//   alone (a server that records every member of a published window left them out of it).
-// - intended_windows(): the definition itself, for purchases with certain times: a window opens
-//   at the first purchase f of a key not inside an open window and holds every purchase of the
-//   key with t < t_f + window_ms. Used where the run's timing is certain.
-// - expected_record(): id = min pid, quantity = combo_count = Σ qty, created_at of the min pid.
+// - A purchase's real time t is uncertain: it happened somewhere in [lo_us, hi_us] (the client's
+//   invocation and completion; hi_us = the run's end when the client never learnt the outcome).
+//   An `optional` purchase (answered alerted or indeterminate) may never have reached Redis: the
+//   search may leave it out of every window.
+// - A window opens at the first purchase f of a key not inside an open window and holds every
+//   purchase of the key with t < t_f + window_ms. Windows of a key are therefore a partition of
+//   its purchases into groups with opening times T_1 < T_2 < ... where T_{j+1} >= T_j + window_ms
+//   and every member m of group j has t_m in [T_j, T_j + window_ms). For a fixed group, the
+//   feasible T form one interval: [max(min lo, max lo - window_ms + 1us), min hi].
+// - fit_windows() searches (backtracking, per key) for times in the intervals whose windows
+//   explain every observed record: a record (id, quantity, created_at) matches a window when
+//   id = min pid, quantity = Σ qty and created_at = the first row's. With `publish_us` and the
+//   early/late bounds, a record must also have been published in [T + window, T + window + late].
+//   Windows without a record are allowed (loss is judged by quantity, not here).
+// - intended_windows(): the definition applied to purchases taken at their earliest time lo_us.
 #pragma once
 
 #include <compare>
@@ -32,43 +36,51 @@ struct Key {
   std::string describe() const;
 };
 
-enum class Certainty : uint8_t { kOk, kUncertain };  // kUncertain: info, or push alerted
-
 struct Purchase {
   int64_t pid = 0;
   Key key;
   int64_t qty = 0;
   int64_t created_at_ms = 0;
   int64_t lo_us = 0, hi_us = INT64_MAX;
-  Certainty certainty = Certainty::kOk;
-  std::optional<int64_t> window_id;  // the server's assignment, when it recorded one
+  bool optional = false;  // may have missed Redis (answered alerted / indeterminate)
 };
 
-struct Group {
-  Key key;
-  std::string label;               // "w:<window>" | "r:<record id>" | "p:<pid>"
-  std::vector<int64_t> pids;       // ascending
-  int64_t min_pid = 0;
-  int64_t qty_ok = 0;              // Σ qty of certain purchases
-  int64_t qty_all = 0;             // Σ qty of all purchases
-  int64_t first_created_at_ms = 0;
-  int64_t first_lo_us = 0, first_hi_us = 0;
+// A record some observer saw for a key: published on the channel, displayed, or polled.
+struct ObservedRecord {
+  int64_t id = 0, quantity = 0, created_at_ms = 0;
+  int64_t publish_us = -1;  // when Redis executed its PUBLISH (-1: not a publish, no timing)
+  std::string what;         // for evidence
+  // Loose: evidence only that the window holding its id was published; its content, time and
+  // whether its id is the window's first are not judged (e.g. a record of a window that lived
+  // through a Redis data loss, re-published from partly restored state).
+  bool loose = false;
+  int64_t slack_us = 0;     // the publish time may be this far off (a clock fault timed its window)
 };
 
-struct Assignment {
-  std::vector<Group> groups;                 // sorted by (key, min_pid)
-  std::map<int64_t, size_t> group_of_pid;    // pid -> index in groups
-  const Group* group_of(int64_t pid) const {
-    auto it = group_of_pid.find(pid);
-    return it == group_of_pid.end() ? nullptr : &groups[it->second];
-  }
+struct FitOptions {
+  int64_t window_ms = 3000;
+  bool early = false;                 // a record's publish is >= its window's end
+  std::optional<int64_t> late_us;     // a record's publish is <= window end + late
+  bool all_certain_published = false; // every window holding a non-optional purchase has a record
+  int64_t budget = 200'000;           // search steps before giving up (inconclusive)
 };
 
-// `record_ids` = ids of records published for each key (any order, duplicates allowed).
-// `window_of_record` = the window a publisher said a record closed (record id -> window id),
-// when it said so: evidence of the server's assignment like a row's window id.
-Assignment assigned_groups(const std::vector<Purchase>& purchases, const std::map<Key, std::vector<int64_t>>& record_ids,
-                           const std::map<int64_t, int64_t>& window_of_record = {});
+struct Window {
+  std::vector<int64_t> pids;          // ascending
+  int64_t min_pid = 0, qty = 0;
+  int64_t t_lo_us = 0, t_hi_us = 0;   // feasible opening times
+  int record = -1;                    // index of the matched record, -1: none
+};
+
+struct Fit {
+  bool found = false;
+  bool inconclusive = false;          // budget exhausted before an answer
+  std::vector<Window> windows;        // the first consistent assignment found (time order)
+  std::vector<int64_t> absent;        // optional purchases left out of every window
+};
+
+// `purchases` and `records` of ONE key.
+Fit fit_windows(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records, const FitOptions& o);
 
 // Windows per the definition, over purchases ordered by lo_us (their earliest possible time).
 std::vector<std::vector<int64_t>> intended_windows(const std::vector<Purchase>& purchases, int64_t window_ms);

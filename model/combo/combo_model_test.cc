@@ -10,9 +10,14 @@ Purchase p(int64_t pid, int64_t t_ms, int64_t item = 1) {
   x.pid = pid;
   x.key = Key{1, 7, item};
   x.qty = 1;
+  x.created_at_ms = t_ms;
   x.lo_us = t_ms * 1000;
   x.hi_us = t_ms * 1000 + 500;
   return x;
+}
+
+ObservedRecord rec(int64_t id, int64_t qty, int64_t created, int64_t publish_ms = -1) {
+  return ObservedRecord{id, qty, created, publish_ms < 0 ? -1 : publish_ms * 1000, "r"};
 }
 
 TEST(ComboModel, IntendedWindowsFollowTheDefinition) {
@@ -24,37 +29,50 @@ TEST(ComboModel, IntendedWindowsFollowTheDefinition) {
   EXPECT_EQ(w[2], (std::vector<int64_t>{5}));
 }
 
-TEST(ComboModel, AttributesToRecordsByFirstPid) {
-  std::map<Key, std::vector<int64_t>> ids{{Key{1, 7, 1}, {1, 4}}};
-  Assignment a = assigned_groups({p(1, 0), p(2, 1000), p(3, 2900), p(4, 3000)}, ids);
-  ASSERT_EQ(a.groups.size(), 2u);
-  EXPECT_EQ(a.groups[0].qty_all, 3);
-  EXPECT_EQ(a.groups[1].pids, (std::vector<int64_t>{4}));
-  EXPECT_EQ(a.group_of(3)->min_pid, 1);
+TEST(ComboModel, FitsRecordsThatFollowTheDefinition) {
+  Fit f = fit_windows({p(1, 0), p(2, 1000), p(3, 2000), p(4, 3600)}, {rec(1, 3, 0), rec(4, 1, 3600)}, {});
+  ASSERT_TRUE(f.found);
+  ASSERT_EQ(f.windows.size(), 2u);
+  EXPECT_EQ(f.windows[0].pids, (std::vector<int64_t>{1, 2, 3}));
 }
 
-TEST(ComboModel, ServerWindowIdsWin) {
-  auto a1 = p(1, 0), a2 = p(2, 10), a3 = p(3, 20);
-  a1.window_id = 2;
-  a2.window_id = 2;
-  a3.window_id = 3;
-  Assignment a = assigned_groups({a1, a2, a3}, {});
-  ASSERT_EQ(a.groups.size(), 2u);
-  EXPECT_EQ(a.groups[0].min_pid, 1);
-  EXPECT_EQ(a.groups[0].qty_all, 2);
+TEST(ComboModel, RejectsAWindowThatAbsorbedALatePurchase) {
+  // pid 4 was bought 3.6 s after pid 1 (certainly): no window can hold all four.
+  Fit f = fit_windows({p(1, 0), p(2, 1000), p(3, 2000), p(4, 3600)}, {rec(1, 4, 0)}, {});
+  EXPECT_FALSE(f.found);
+  EXPECT_FALSE(f.inconclusive);
 }
 
-TEST(ComboModel, RowsLeftOutOfARecordedWindowStayAlone) {
-  // Window 1 was recorded with members {1, 2}; row 3 (no window) is not among them, so it is not
-  // attributed to record 1 by pid order: it belongs to no published window.
-  auto a1 = p(1, 0), a2 = p(2, 10), a3 = p(3, 20);
-  a1.window_id = 1;
-  a2.window_id = 1;
-  std::map<Key, std::vector<int64_t>> ids{{Key{1, 7, 1}, {1}}};
-  Assignment a = assigned_groups({a1, a2, a3}, ids);
-  ASSERT_EQ(a.groups.size(), 2u);
-  EXPECT_EQ(a.group_of(1)->qty_all, 2);
-  EXPECT_EQ(a.group_of(3)->label, "p:3");
+TEST(ComboModel, RejectsASplitWindow) {
+  Fit f = fit_windows({p(1, 0), p(2, 1000)}, {rec(1, 1, 0), rec(2, 1, 1000)}, {});
+  EXPECT_FALSE(f.found);
+}
+
+TEST(ComboModel, UncertainTimesMayFallInEitherWindow) {
+  // pid 2's outcome was unknown until the end: it may have reached Redis in the second window.
+  Purchase late = p(2, 1000);
+  late.hi_us = 10'000'000;
+  late.optional = true;
+  Fit f = fit_windows({p(1, 0), late, p(3, 4000)}, {rec(1, 1, 0), rec(2, 2, 1000)}, {});
+  ASSERT_TRUE(f.found);
+  EXPECT_EQ(f.windows[1].pids, (std::vector<int64_t>{2, 3}));
+  // ... or never: an optional purchase may be left out, even where every window must be published.
+  FitOptions all;
+  all.all_certain_published = true;
+  Fit g = fit_windows({p(1, 0), late, p(3, 4000)}, {rec(1, 1, 0), rec(3, 1, 4000)}, all);
+  ASSERT_TRUE(g.found);
+  // A certain purchase in no published window is never explained away.
+  EXPECT_FALSE(fit_windows({p(1, 0), p(3, 4000)}, {rec(1, 1, 0)}, all).found);
+}
+
+TEST(ComboModel, EarlyPublishIsJudgedAgainstTheWindowEnd) {
+  FitOptions early;
+  early.early = true;
+  EXPECT_TRUE(fit_windows({p(1, 0)}, {rec(1, 1, 0, 3100)}, early).found);
+  EXPECT_FALSE(fit_windows({p(1, 0)}, {rec(1, 1, 0, 2000)}, early).found);
+  FitOptions late;
+  late.late_us = 1'000'000;
+  EXPECT_FALSE(fit_windows({p(1, 0)}, {rec(1, 1, 0, 6000)}, late).found);
 }
 
 }  // namespace

@@ -38,5 +38,7 @@ const std::vector<ComboProperty>& combo_properties();
 // COMBO-12's laws (a)-(g) for one input: the violated laws, in words (empty: all hold).
 using MergeFn = std::function<JsArray(const JsArray&)>;
 std::vector<std::string> merge_law_violations(const MergeFn& merge, const std::vector<ContributionRecord>& input);
+// Laws (a)-(e), (g) on one call a page made (what it was given, returned, and left of its input).
+std::vector<std::string> observed_merge_violations(const MergeCall& call);
 
 }  // namespace fl::combo

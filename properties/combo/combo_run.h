@@ -1,25 +1,32 @@
-// ComboRun: everything a finished combo run offers its checkers, as plain data.
-//
-// Times are world microseconds. A publish happened somewhere in [begin_us, end_us]; a purchase in
-// [invoke_us, complete_us]. Built by the harness adapter (harness/systems/combo.cc) from the
-// history, the probe, and the final Redis and SQL state; tests build it by hand.
+// ComboRun: everything a finished combo run offers its checkers, as plain data, all of it world
+// observations (never what a service said about itself):
+// - the clients' history (purchase invocations, completions, outcomes; ranking answers),
+// - the rows read back from the DB's storage after the run,
+// - every PUBLISH the Redis server executed (time, channel, payload) and, from its command log,
+//   every stream entry added (XADD) with which PUBLISH each entry's processing made,
+// - the Redis keyspace sampled every 100 ms and at the end,
+// - what the front ends received (poll responses) and displayed, with each mergeComboRecords call,
+// - the faults the world injected (fault budget).
+// Bounds come from the seed's constants and the scenario, the same for every variant. Times are
+// world microseconds. Built by harness/systems/combo.cc; tests build it by hand.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "impl/combo/frontend.h"
 #include "impl/combo/probe.h"
 #include "impl/combo/record.h"
 #include "model/combo/combo_model.h"
+#include "properties/common/fault_budget.h"
 
 namespace fl::combo {
 
 struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem call
-  std::string ref;
+  std::string ref, process;
   int64_t activity = 0, user = 0;
   int64_t lines = 1;
   enum class Result : uint8_t { kOk, kFail, kInfo } result = Result::kInfo;
@@ -28,15 +35,21 @@ struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem c
 };
 
 struct RowObs {
-  ContributionRow row;
+  ContributionRow row;                 // window_id is the service's own bookkeeping: never judged
   std::string client_ref;              // "<op ref>#<line>"
 };
 
-struct PublishObs {
-  PublishEvent event;
-  int64_t begin_us = 0, end_us = 0;
+struct PublishObs {                    // one PUBLISH the Redis server executed
+  int64_t time_us = 0;
+  std::string channel, payload;
   std::optional<ContributionRecord> record;  // decoded payload
-  bool definite = false;               // outcome ok, or the gateway received the payload
+  std::string entry_id;                // the stream entry whose processing made it ("" unknown)
+};
+
+struct EntryObs {                      // one XADD to the combo stream (command log)
+  std::string id;
+  int64_t time_us = 0;
+  std::map<std::string, std::string> fields;
 };
 
 struct UiObs {
@@ -61,56 +74,63 @@ struct RedisKeyObs {
   int64_t time_us = 0;
 };
 
-// COMBO-6 sampled: the unacknowledged stream entries (pending in the group, or not yet
-// delivered) that, at one instant, would all process the same live window state.
-struct UnackedObs {
+// COMBO-6 sampled: at one instant, the unacknowledged entries (pending in the group, or not yet
+// delivered) of the stream, by their fields (the seed's entry fields, 000:L81).
+struct UnackedSample {
   int64_t time_us = 0;
-  std::string window_state;             // the live Redis key holding the window's state
-  std::vector<std::string> entry_ids;   // >= 2 entries bound to it
+  std::vector<EntryObs> entries;
 };
 
 struct ComboRun {
-  Variant variant = Variant::kSpec;
-  int64_t window_ms = 3000;
+  int64_t window_ms = 3000;            // 000:L39 "3 秒内", L291 COMBO_WINDOW_MS
   int64_t timely_slack_ms = 1000;      // Δ of COMBO-4 without faults
-  bool faults_injected = false;
-  // The run's only fault was one service process crashing and restarting (a crash point):
-  // COMBO-4's second clause applies, publish by t_first + window + recover_slack_ms.
-  bool single_crash = false;
   int64_t recover_slack_ms = 10'000;   // Δ_recover of COMBO-4
-  bool redis_lost_data = false;        // the Redis process restarted (persistence may lose writes)
-  // When Redis was down or restarting ([from, to] world us, observed by sampling). Writes acked
-  // up to aof_loss_ms before a crash may be lost (AOF everysec), so windows alive then are exempt
-  // from the exact-quantity checks (COMBO-2's precondition: "does not lose Redis data").
+  int64_t stream_maxlen = 100000;      // 000:L84 "MAXLEN ~ 100000" (or the scenario's)
+  bool single_crash = false;           // the only fault was one crash point (COMBO-4 clause 2)
+  props::FaultBudget faults;           // what the world injected
+  std::vector<std::string> service_places;  // replicas, redis, db (a purchase's path)
+  // Redis lost data ([crash, restart] world us of the redis process; writes acked up to
+  // redis_loss_ms before may be lost): COMBO-2's precondition "does not lose Redis data".
   std::vector<std::pair<int64_t, int64_t>> redis_outages;
-  int64_t aof_loss_ms = 2000;
+  // How far before a crash acked writes may be lost, from the scenario's persistence mode:
+  // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was
+  // alive at the crash matters: everything is gone).
+  int64_t redis_loss_ms = 2000;
+  bool redis_loses_all = false;        // persistence none: a restart forgets every window
+  // Clock faults of service nodes: a window timed by a node whose clock jumped by J while the
+  // window was open spans up to J more or less of world time; a drifting clock (ppm) stretches
+  // every window after the drift began by ppm * window. Purchases in [from_us, to_us] may have
+  // been timed magnitude_us off.
+  struct ClockShift {
+    int64_t from_us = 0, to_us = 0, magnitude_us = 0;
+    std::string what;
+  };
+  std::vector<ClockShift> clock_shifts;
   int64_t end_us = 0;
 
   std::vector<PurchaseOp> ops;
   bool rows_known = false;
-  std::vector<RowObs> rows;            // final activity_contributions
+  std::vector<RowObs> rows;
   std::vector<PublishObs> publishes;
-  std::vector<std::pair<int64_t, std::string>> degraded;  // (pid, what)
+  std::vector<EntryObs> entries;
   std::vector<UiObs> ui;
   std::vector<PollObs> polls;
   std::vector<RankingObs> rankings;
   bool redis_known = false;
-  std::vector<RedisKeyObs> final_keys;  // every live key at the end
-  std::vector<RedisKeyObs> no_ttl_samples;  // combo:agg* keys seen with TTL -1 during the run
-  int64_t final_pending = -1;          // XPENDING count at the end (-1 unknown)
-  int64_t unacked_samples_taken = 0;   // COMBO-6 samples of the stream (every 100 ms)
-  int64_t stream_maxlen = 0;           // XADD MAXLEN ~ the services use (0: unknown)
-  int64_t stream_len_max = 0;          // longest the stream was at any sample
-  std::vector<UnackedObs> unacked_shared;  // samples where >= 2 unacked entries shared a window
+  std::vector<RedisKeyObs> final_keys;       // every live key at the end
+  std::vector<RedisKeyObs> no_ttl_samples;   // combo:agg* keys seen with TTL -1 during the run
+  int64_t ttl_keys_sampled = 0;              // (sample, combo:agg* key) pairs examined
+  int64_t final_pending = -1;                // XPENDING count at the end (-1 unknown)
+  std::vector<UnackedSample> unacked;        // every 100 ms
+  int64_t stream_len_max = 0;                // longest the stream was at any sample
 };
 
 // Derived views shared by the checkers.
 std::vector<model::combo::Purchase> purchases_of(const ComboRun& run);
-// Definite records with their publish events.
-std::vector<const PublishObs*> definite_publishes(const ComboRun& run);
-model::combo::Assignment assignment_of(const ComboRun& run);
 model::combo::Key key_of(const ContributionRecord& r);
-// True when [from_us, to_us] comes within aof_loss_ms before (or during) a Redis outage.
+// True when [from_us, to_us] comes within redis_loss_ms before (or during) a Redis outage.
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us);
+// The places a purchase of `op` passes: its client, every replica, redis, db.
+std::vector<std::string> path_of(const ComboRun& run, const PurchaseOp& op);
 
 }  // namespace fl::combo
