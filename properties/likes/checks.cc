@@ -6,6 +6,9 @@
 #include <set>
 #include <tuple>
 
+#include "properties/common/fault_budget.h"
+#include "properties/likes/truth.h"
+
 namespace fl::likes::props {
 namespace {
 
@@ -27,7 +30,30 @@ struct Judge {
     v.passed = false;
     if (v.evidence.size() < kMaxEvidence) v.evidence.push_back(evidence());
   }
+  // A violation unless an injected fault explains it: then the item is exempted, naming the fault.
+  void check_or_exempt(bool ok, const std::optional<std::string>& fault, const std::string& what,
+                       const std::function<std::string()>& evidence) {
+    if (!ok && fault) {
+      v.exempt(what + " explained by " + *fault);
+      return;
+    }
+    check(ok, evidence);
+  }
 };
+
+// Every place a like/unlike/count/state request may pass: the client, any replica (the history does
+// not say which one served it), Redis and the DB.
+std::vector<std::string> path_of(const LikesRun& run, const std::string& client) {
+  std::vector<std::string> out{client, "redis", "db"};
+  out.insert(out.end(), run.replicas.begin(), run.replicas.end());
+  return out;
+}
+std::vector<std::string> stores_and_replicas(const LikesRun& run) { return path_of(run, "redis"); }
+
+// The Redis restart that opened the grace window over [s, e], for the exemption's reason.
+std::string grace_reason(const fl::props::FaultBudget& budget, int64_t s_us, int64_t e_us) {
+  return budget.explain({"redis"}, s_us, e_us, 0).value_or("a Redis restart");
+}
 
 int64_t arg_value(const std::string& args, const std::string& key) {
   const std::string k = key + "=";
@@ -92,10 +118,28 @@ std::string pair_ops(const LikesRun& run, const HistoryOp& h, size_t n) {
 
 }  // namespace
 
+std::string RedisWrite::describe() const {
+  std::string s = "redis#" + std::to_string(seq) + " t=" + std::to_string(time_us) + " " + client + " " + cmd + " " +
+                  (count ? "asset:like_count:" + std::to_string(asset)
+                         : "asset:like:" + std::to_string(asset) + ":" + std::to_string(user));
+  s += after ? " -> " + std::to_string(*after) : std::string(" -> (none)");
+  if (!changed) s += " (no change)";
+  return s;
+}
+
+std::string DbChange::describe() const {
+  std::string s = "db#" + std::to_string(seq) + " t=" + std::to_string(time_us) + " " + client + " ";
+  s += row ? (delta > 0 ? "INSERT asset_likes " : "DELETE asset_likes ") : (delta > 0 ? "like_count+1 " : "like_count-1 ");
+  s += "asset=" + std::to_string(asset);
+  if (user != 0) s += " user=" + std::to_string(user);
+  s += applied ? " applied" : " (changed nothing)";
+  return s;
+}
+
 std::vector<PropertyInfo> likes_properties() {
   return {
       {"like-uniqueness", {"LIKE-1"}, "at most one asset_likes row per (asset,user) (002:L67 uk_asset_likes_user_asset)"},
-      {"like-single-effect", {"LIKE-2"}, "concurrent/retried likes change the Redis count by +1 at most per pair (002 3.1)"},
+      {"like-single-effect", {"LIKE-2"}, "concurrent/retried likes of a pair move the Redis count (INCR/DECR at the server) by net +-1 at most and the DB counter only with a row (002 3.1)"},
       {"like-db-count", {"LIKE-3"}, "assets.like_count = rows once async writes drained (002 3.1 step 4, 4.2)"},
       {"like-cache-count", {"LIKE-4"}, "GET asset:like_count:a is nil or T(a) after quiescence and one reconciliation (002 6.1-6.2)"},
       {"like-non-negative", {"LIKE-5"}, "Redis and DB counts are never negative (002 3.2, 4.2)"},
@@ -103,8 +147,9 @@ std::vector<PropertyInfo> likes_properties() {
       {"like-per-user-order", {"LIKE-7"}, "the final row presence is the state after the user's last acknowledged op (002 1.2)"},
       {"like-state-cache", {"LIKE-8"}, "asset:like:a:u agrees with the truth; a cached 0 never blocks a like; fills never overwrite newer values (002 3.4)"},
       {"like-expiry-safety", {"LIKE-9"}, "expiry or loss of Redis keys never double counts, makes a count jump, or blocks an unlike (002 2.2.2, 6.3)"},
-      {"like-reconciliation", {"LIKE-10"}, "warm-up/sync/consistency writes never move a count away from the truth (002 4.3, 6.2)"},
+      {"like-reconciliation", {"LIKE-10"}, "a count write outside a like/unlike (fill, warm-up, sync, consistency check) never moves the Redis count farther from T(a) (002 4.3, 6.2)"},
       {"like-idempotence", {"LIKE-11"}, "a like of a liked asset / unlike of a not-liked one changes no counter (002 1.2)"},
+      {"like-degradation-budget", {"LIKE-6", "LIKE-8", "LIKE-9"}, "every like/unlike/read answered failed or indeterminate overlaps an injected fault on its path (002 6.3)"},
   };
 }
 
@@ -135,57 +180,33 @@ Verdict check_uniqueness(const LikesRun& run, const LikesModel&) {
   return j.v;
 }
 
-// LIKE-2: per pair, the certain Redis count deltas never sum above 1 (or below -1): two likes of
-// one pair (double tap, retry) counted twice.
+// LIKE-2, from what the servers executed: per pair, the INCR/DECRs of the count that came with a
+// write of the pair's state key sum to -1..1 at every step (a restart of Redis starts over: what it
+// lost is not counted), and every committed like_count change is paid for by a row change of its
+// writer (a like whose INSERT inserted nothing must not add 1).
 Verdict check_single_effect(const LikesRun& run, const LikesModel&) {
   Judge j("like-single-effect", {"LIKE-2"},
-          "per (asset,user), the running sum of Redis count deltas stays within [-1, 1] and the DB's net delta within [0, 1]");
-  std::map<Pair, std::vector<const EffectRecord*>> redis, db;
-  std::set<Pair> uncertain_redis, uncertain_db;
-  // An intent without an outcome (the writer died waiting) is an unknown effect.
-  std::map<std::tuple<std::string, uint64_t, int, std::string, int64_t, int64_t>, int> open_intents;
-  for (const EffectRecord& e : run.effects) {
-    const Effect& f = e.effect;
-    if (f.kind != EffectKind::kRedisCountDelta && f.kind != EffectKind::kDbCountDelta) continue;
-    auto key = std::make_tuple(e.process, f.request_id, static_cast<int>(f.kind), f.source, f.asset, f.user);
-    open_intents[key] += f.intent ? 1 : -1;
-    if (f.intent) continue;
-    const Pair p{f.asset, f.user};
-    const bool is_redis = f.kind == EffectKind::kRedisCountDelta;
-    if (f.certain) (is_redis ? redis : db)[p].push_back(&e);
-    else (is_redis ? uncertain_redis : uncertain_db).insert(p);
-  }
-  for (const auto& kv : open_intents) {
-    if (kv.second <= 0) continue;
-    const Pair p{std::get<4>(kv.first), std::get<5>(kv.first)};
-    (std::get<2>(kv.first) == static_cast<int>(EffectKind::kRedisCountDelta) ? uncertain_redis : uncertain_db).insert(p);
-  }
-  for (const auto& kv_ : redis) {
-    const auto& pair = kv_.first;
-    const auto& list = kv_.second;
-    if (uncertain_redis.count(pair)) continue;
-    int64_t sum = 0;
-    for (const EffectRecord* e : list) {
-      sum += e->effect.value;
-      j.check(sum <= 1 && sum >= -1, [&] {
-        return "Redis count of " + str_pair(pair) + " moved to net " + std::to_string(sum) + " by " +
-               e->effect.describe() + " at t=" + std::to_string(e->start_us);
-      });
+          "per (asset,user), the running sum of INCR/DECRs executed with the pair's state key stays within [-1, 1]; "
+          "every committed like_count change comes with a row change");
+  std::map<Pair, int64_t> sum;
+  uint32_t incarnation = 0;
+  for (const RedisDelta& d : redis_deltas(run)) {
+    if (d.write->incarnation != incarnation) {
+      sum.clear();
+      incarnation = d.write->incarnation;
     }
+    if (!d.user) continue;
+    const Pair p{d.write->asset, *d.user};
+    const int64_t s = sum[p] += d.delta;
+    j.check(s >= -1 && s <= 1, [&] {
+      return "Redis count of " + str_pair(p) + " moved to net " + std::to_string(s) + " by " + d.write->describe() +
+             " (with " + d.state->describe() + ")";
+    });
   }
-  for (const auto& kv_ : db) {
-    const auto& pair = kv_.first;
-    const auto& list = kv_.second;
-    if (uncertain_db.count(pair)) continue;
-    int64_t sum = 0;
-    for (const EffectRecord* e : list) sum += e->effect.value;
-    j.check(sum == 0 || sum == 1, [&] {
-      std::string s = "DB like_count of " + str_pair(pair) + " changed by net " + std::to_string(sum) + " over " +
-                      std::to_string(list.size()) + " effects:";
-      for (size_t i = list.size() > 8 ? list.size() - 8 : 0; i < list.size(); ++i) {
-        s += " [" + list[i]->process + " t=" + std::to_string(list[i]->start_us) + " " + list[i]->effect.describe() + "]";
-      }
-      return s;
+  for (const CounterChange& c : counter_changes(run)) {
+    j.check(c.row != nullptr, [&] {
+      return c.counter->describe() + " with no row change of its writer" +
+             (c.refused_row ? "; its row write: " + c.refused_row->describe() : std::string());
     });
   }
   return j.v;
@@ -299,6 +320,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
           "final state keys equal the truth; no like answered 'already' when certainly not liked; state reads and "
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const auto& kv_ : f.redis_state) {
     const auto& pair = kv_.first;
     const auto& value = kv_.second;
@@ -320,42 +342,57 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
                pair_ops(run, h, 4);
       });
     }
-    if (h.op == "state" && !run.in_grace(h.invoke_us, end_of(h))) {
+    if (h.op == "state" && run.in_grace(h.invoke_us, end_of(h))) {
+      j.v.exempt("state read after " + grace_reason(budget, h.invoke_us, end_of(h)));
+    } else if (h.op == "state") {
       const int64_t a = arg_value(h.args, "asset"), u = arg_value(h.args, "user");
       const Possible p = m.possible_during(a, u, h.invoke_us, end_of(h));
       const bool liked = arg_value(h.result, "state") == 1;
       j.check(p.allows(liked), [&] { return "state read " + h.describe() + " but model " + p.describe(); });
     }
   }
-  for (const EffectRecord& e : run.effects) {
-    if (e.effect.source != "fill" || !e.effect.certain) continue;
-    if (run.in_grace(e.start_us, e.end_us)) continue;
-    if (e.effect.kind == EffectKind::kRedisStateWrite) {
-      const Possible p = m.possible_during(e.effect.asset, e.effect.user, e.start_us, e.end_us);
-      j.check(p.allows(e.effect.value == 1), [&] { return "stale state fill " + e.effect.describe() + ", model " + p.describe(); });
-    } else if (e.effect.kind == EffectKind::kRedisCountWrite) {
-      const Range r = m.count_range(e.effect.asset, e.start_us, e.end_us);
-      j.check(r.contains(e.effect.value), [&] { return "stale count fill " + e.effect.describe() + ", model " + r.describe(); });
+  // Every value the server wrote into a state key agrees with the truth at that instant (a fill
+  // never overwrites a concurrent like or unlike).
+  for (const RedisWrite& w : run.redis_writes) {
+    if (w.count || !w.changed || !w.after) continue;
+    if (run.in_grace(w.time_us, w.time_us)) {
+      j.v.exempt("state write after " + grace_reason(budget, w.time_us, w.time_us));
+      continue;
     }
+    const Possible p = m.possible_during(w.asset, w.user, w.time_us, w.time_us);
+    j.check(p.allows(*w.after == 1), [&] { return "stale state write " + w.describe() + ", model " + p.describe(); });
   }
   return j.v;
 }
 
-// LIKE-9.
+// LIKE-9: at every sample, the Redis count is a value T(a) (the row count) takes within the lag of
+// one request with its retries; count reads agree with the model of the history; no unlike is
+// answered "not liked" while certainly liked. Samples after a Redis restart, until a repair had
+// time (GraceTracker), or while a fault on the stores or replicas explains the lag are exempted.
 Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
   Judge j("like-expiry-safety", {"LIKE-9"},
-          "the Redis count stays within the model's range at every sample and count read; no unlike answered "
-          "'not liked' while certainly liked");
+          "the Redis count is within T(a)'s values over [t - lag, t + lag] at every sample; count reads within the "
+          "model's range; no unlike answered 'not liked' while certainly liked");
+  const TruthTimeline truth(run);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  const int64_t lag = run.timing.lag_us();
   for (const StoreSnapshot& s : run.samples) {
-    if (!s.redis_up || run.in_grace(s.time_us, s.time_us)) continue;
-    for (const auto& kv_ : s.redis_count) {
-    const auto& asset = kv_.first;
-    const auto& value = kv_.second;
+    if (!s.redis_up) continue;
+    if (run.in_grace(s.time_us, s.time_us)) {
+      j.v.exempt("sample after " + grace_reason(budget, s.time_us, s.time_us));
+      continue;
+    }
+    for (const auto& kv : s.redis_count) {
+      const int64_t asset = kv.first;
+      const std::optional<int64_t>& value = kv.second;
       if (!value) continue;
-      const Range r = m.count_range(asset, s.time_us, s.time_us);
-      j.check(r.contains(*value), [&] {
+      const Range r = truth.over(asset, s.time_us - lag, s.time_us + lag);
+      const bool ok = r.contains(*value);
+      const auto fault = ok ? std::nullopt
+                            : budget.explain(stores_and_replicas(run), s.time_us - lag, s.time_us, run.timing.sync_interval_us);
+      j.check_or_exempt(ok, fault, "sample", [&] {
         return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " Redis count " +
-               std::to_string(*value) + " outside model " + r.describe() + " (rows " + std::to_string(s.rows_of(asset)) + ")";
+               std::to_string(*value) + " but T(a) was " + r.describe() + " within " + std::to_string(lag) + " us";
       });
     }
   }
@@ -368,7 +405,9 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
                pair_ops(run, h, 4);
       });
     }
-    if (h.op == "count" && !run.in_grace(h.invoke_us, end_of(h))) {
+    if (h.op == "count" && run.in_grace(h.invoke_us, end_of(h))) {
+      j.v.exempt("count read after " + grace_reason(budget, h.invoke_us, end_of(h)));
+    } else if (h.op == "count") {
       const Range r = m.count_range(arg_value(h.args, "asset"), h.invoke_us, end_of(h));
       const int64_t v = arg_value(h.result, "count");
       j.check(r.contains(v), [&] { return "count read " + h.describe() + " outside model " + r.describe(); });
@@ -377,40 +416,134 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
   return j.v;
 }
 
-// LIKE-10.
-Verdict check_reconciliation(const LikesRun& run, const LikesModel& m) {
+// LIKE-10: a write of an absolute count that comes without a state-key write (a fill, warm-up,
+// sync, consistency check or reconciliation; like/unlike requests write the pair's state key too)
+// never moves the Redis count farther from T(a) at that instant. The value it replaced is followed
+// through the command log; after a Redis restart or an expiry it is unknown until the next write
+// (such writes are exempted, naming the restart).
+Verdict check_reconciliation(const LikesRun& run, const LikesModel&) {
   Judge j("like-reconciliation", {"LIKE-10"},
-          "every warm-up/sync/consistency/reconcile write of a count lies within the model's range while it runs");
-  for (const EffectRecord& e : run.effects) {
-    const std::string& src = e.effect.source;
-    if (src != "warmup" && src != "sync" && src != "consistency" && src != "reconcile") continue;
-    if (e.effect.kind != EffectKind::kRedisCountWrite || !e.effect.certain) continue;
-    const Range r = m.count_range(e.effect.asset, e.start_us, e.end_us);
-    j.check(r.contains(e.effect.value), [&] {
-      return "t=" + std::to_string(e.start_us) + " " + e.effect.describe() + " outside model " + r.describe();
+          "|written - T(a)| <= |replaced - T(a)| for every count write of a request that writes no state key (onto a "
+          "missing key: a value T(a) took within the lag)");
+  const TruthTimeline truth(run);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  struct Known {
+    std::optional<int64_t> value;
+    std::optional<int64_t> expires_ms;
+    uint32_t incarnation = 0;
+    bool known = true;  // the initial keyspace is empty
+  };
+  std::map<int64_t, Known> cur;
+  std::set<uint64_t> with_state;
+  for (const RedisWrite& w : run.redis_writes) {
+    if (!w.count) with_state.insert(w.request);
+  }
+  for (const RedisWrite& w : run.redis_writes) {
+    if (!w.count) continue;
+    Known& k = cur[w.asset];
+    if (k.incarnation != w.incarnation) {
+      k = Known{std::nullopt, std::nullopt, w.incarnation, false};
+    }
+    if (k.expires_ms && w.node_ms >= *k.expires_ms) k = Known{std::nullopt, std::nullopt, w.incarnation, true};
+    const bool absolute = w.cmd == "SET" && w.changed && w.after;
+    if (absolute && with_state.count(w.request) == 0) {
+      if (!k.known) {
+        j.v.exempt("count write whose replaced value a " +
+                   budget.explain({"redis"}, 0, w.time_us, 0).value_or(std::string("Redis restart")) + " made unknown");
+      } else if (!k.value) {
+        // Replacing nothing (a miss or an expired key): the value must be one T(a) took within the
+        // lag of one request, or the repair put a counter where none was, farther than any.
+        const Range r = truth.over(w.asset, w.time_us - run.timing.lag_us(), w.time_us);
+        const bool ok = r.contains(*w.after);
+        const auto fault = ok ? std::nullopt
+                              : budget.explain(stores_and_replicas(run), w.time_us - run.timing.lag_us(), w.time_us,
+                                               run.timing.sync_interval_us);
+        j.check_or_exempt(ok, fault, "count write onto a missing key", [&] {
+          return w.describe() + " onto a missing key while T(a) was " + r.describe() + " within " +
+                 std::to_string(run.timing.lag_us()) + " us";
+        });
+      } else {
+        const int64_t t = truth.at(w.asset, w.time_us);
+        const int64_t before = std::llabs(*k.value - t), after = std::llabs(*w.after - t);
+        const bool ok = after <= before;
+        const auto fault = ok || !truth.rebased(w.time_us - run.timing.lag_us(), w.time_us + run.timing.lag_us())
+                               ? std::nullopt
+                               : budget.explain({"db"}, w.time_us - run.timing.lag_us(), w.time_us, 0);
+        j.check_or_exempt(ok, fault, "count write", [&] {
+          return w.describe() + " replaced " + std::to_string(*k.value) + " while T(a)=" + std::to_string(t);
+        });
+      }
+    }
+    if (w.cmd == "SET" && w.changed) {
+      k.value = w.after;
+      k.expires_ms = w.ttl_ms ? std::optional<int64_t>(w.node_ms + *w.ttl_ms) : std::nullopt;
+      k.known = true;
+    } else if ((w.cmd == "INCR" || w.cmd == "DECR") && k.known) {
+      k.value = w.after;
+    } else if (w.cmd == "DEL" && w.changed) {
+      k.value.reset();
+      k.known = true;
+    }
+  }
+  return j.v;
+}
+
+// LIKE-11, from what the servers executed: an INCR/DECR of the count that came with the pair's
+// state key, while the pair was certainly already in the requested state (per the history, the
+// requests that may have sent it — invoked before it and not answered before it — left out), and a
+// committed like_count change whose writer's row write changed nothing (the pair already was in
+// that state at the DB) are counter changes by an idempotent request.
+Verdict check_idempotence(const LikesRun& run, const LikesModel& m) {
+  Judge j("like-idempotence", {"LIKE-11"},
+          "no INCR/DECR with the pair's state key while the pair was certainly in the requested state; no committed "
+          "like_count change whose row write changed nothing");
+  for (const RedisDelta& d : redis_deltas(run)) {
+    if (!d.user) continue;
+    const bool like = d.delta > 0;
+    const int64_t t = d.write->time_us;
+    // The ops that may have sent it.
+    std::vector<const HistoryOp*> senders;
+    for (const HistoryOp& h : run.history) {
+      if (h.op != (like ? "like" : "unlike") || h.outcome == Outcome::kFail) continue;
+      if (arg_value(h.args, "asset") != d.write->asset || arg_value(h.args, "user") != *d.user) continue;
+      if (h.invoke_us <= t && t <= end_of(h)) senders.push_back(&h);
+    }
+    if (senders.empty()) continue;
+    bool some_sender_legit = false;
+    for (const HistoryOp* h : senders) {
+      if (!pre_state(m, run, *h, true, std::make_pair(t, t)).only(like)) some_sender_legit = true;
+    }
+    j.check(some_sender_legit, [&] {
+      return d.write->describe() + " though the pair was certainly " + (like ? "liked" : "not liked") + ": " +
+             senders.front()->describe() + "; earlier ops of the pair:" + pair_ops(run, *senders.front(), 4);
+    });
+  }
+  for (const CounterChange& c : counter_changes(run)) {
+    const bool idempotent = c.row == nullptr && c.refused_row != nullptr;
+    j.check(!idempotent, [&] {
+      return c.counter->describe() + " after its writer's row write changed nothing: " + c.refused_row->describe();
     });
   }
   return j.v;
 }
 
-// LIKE-11.
-Verdict check_idempotence(const LikesRun& run, const LikesModel& m) {
-  Judge j("like-idempotence", {"LIKE-11"},
-          "no counter change is made by a like of a certainly-liked pair or an unlike of a certainly-not-liked pair");
-  auto requests = by_request(run);
-  for (const EffectRecord& e : run.effects) {
-    if (e.effect.kind != EffectKind::kRedisCountDelta && e.effect.kind != EffectKind::kDbCountDelta) continue;
-    if (!e.effect.certain || e.effect.request_id == 0 || e.effect.value == 0) continue;  // 0: no change
-    auto it = requests.find(e.effect.request_id);
-    if (it == requests.end() || it->second.empty()) continue;
-    const HistoryOp& h = *it->second.front();
-    const bool like = e.effect.value > 0;
-    // The pair's state when the effect happened (an indeterminate request may land late).
-    const Possible pre = pre_state(m, run, h, true, std::make_pair(e.start_us, e.end_us));
-    j.check(!pre.only(like), [&] {
-      return e.effect.describe() + " though the pair was certainly " + (like ? "liked" : "not liked") + ": " +
-             h.describe() + "; earlier ops of the pair:" + pair_ops(run, h, 4);
-    });
+// The degradation budget (issue 10): a like/unlike/count/state answered failed or indeterminate
+// (or never answered) is allowed only where an injected fault on its path (the client, a replica,
+// Redis, the DB) overlaps it; a fault-free run allows none. The slack is one client timeout: a
+// fault just before the invocation can still be felt (a connection being re-established).
+Verdict check_degradation_budget(const LikesRun& run, const LikesModel&) {
+  Judge j("like-degradation-budget", {"LIKE-6", "LIKE-8", "LIKE-9"},
+          "every operation answered failed or indeterminate overlaps an injected fault on its path");
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  for (const HistoryOp& h : run.history) {
+    if (h.outcome == Outcome::kOk) {
+      j.check(true, [] { return std::string(); });
+      continue;
+    }
+    const int64_t end = h.complete_us >= 0 ? h.complete_us : run.end_us;
+    const auto fault = budget.explain(path_of(run, h.process), h.invoke_us, end, run.timing.client_timeout_us);
+    j.check_or_exempt(false, fault, std::string(h.op) + (h.outcome == Outcome::kFail ? " failed" : " indeterminate"),
+                      [&] { return "degraded without a fault: " + h.describe(); });
   }
   return j.v;
 }
@@ -424,7 +557,7 @@ std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::str
       {"like-non-negative", check_non_negative},  {"like-durability", check_durability},
       {"like-per-user-order", check_per_user_order}, {"like-state-cache", check_state_cache},
       {"like-expiry-safety", check_expiry_safety}, {"like-reconciliation", check_reconciliation},
-      {"like-idempotence", check_idempotence},
+      {"like-idempotence", check_idempotence},   {"like-degradation-budget", check_degradation_budget},
   };
   std::vector<std::string> names = properties;
   if (names.empty()) {
