@@ -118,14 +118,30 @@ std::string upper(std::string s) {
 
 std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis::CommandRecord>& log) {
   static const std::set<std::string> kWrites = {"SET", "SETNX", "DEL", "UNLINK", "INCR", "DECR", "INCRBY", "DECRBY", "GETDEL"};
+  static const std::set<std::string> kWrappers = {"EVALSHA", "EVAL", "EXEC"};
+  // Request boundaries: a script's or EXEC's inner commands are logged right before it; a pipeline's
+  // commands run back to back for one client at one instant. (Requests of one client that a paused
+  // server runs at one instant may be merged; judges only use this to ask "did the request name a
+  // state key".)
+  std::vector<uint64_t> request(log.size());
+  std::map<uint64_t, bool> names_state;
+  uint64_t id = 0;
+  for (size_t i = 0; i < log.size(); ++i) {
+    const sim::redis::CommandRecord& r = log[i];
+    const sim::redis::CommandRecord* prev = i > 0 ? &log[i - 1] : nullptr;
+    const bool boundary = prev == nullptr || prev->client != r.client || prev->time_us != r.time_us ||
+                          prev->incarnation != r.incarnation ||
+                          (prev->depth == 0 && !prev->argv.empty() && kWrappers.count(upper(prev->argv[0])) > 0);
+    if (boundary) ++id;
+    request[i] = id;
+    for (size_t k = 1; k < r.argv.size(); ++k) {
+      likes::props::RedisWrite probe;
+      if (parse_seed_key(r.argv[k], &probe) && !probe.count) names_state[id] = true;
+    }
+  }
   std::vector<likes::props::RedisWrite> out;
-  uint64_t request = 0;
-  const sim::redis::CommandRecord* prev = nullptr;
-  for (const sim::redis::CommandRecord& r : log) {
-    // A request's commands (a pipeline; a script's inner commands, logged before it) run at one
-    // instant for one client.
-    if (prev == nullptr || prev->client != r.client || prev->time_us != r.time_us || prev->incarnation != r.incarnation) ++request;
-    prev = &r;
+  for (size_t i = 0; i < log.size(); ++i) {
+    const sim::redis::CommandRecord& r = log[i];
     if (r.argv.size() < 2) continue;
     const std::string cmd = upper(r.argv[0]);
     if (kWrites.count(cmd) == 0) continue;
@@ -136,15 +152,16 @@ std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis:
     w.node_ms = r.node_ms;
     w.client = r.client;
     w.incarnation = r.incarnation;
-    w.request = request;
+    w.request = request[i];
+    w.request_names_state = names_state[request[i]];
     w.cmd = cmd;
     if (cmd == "SET" || cmd == "SETNX") {
       w.changed = r.reply.kind == RedisReply::Kind::kStatus || (cmd == "SETNX" && r.reply.integer == 1);
       if (r.argv.size() >= 3) w.after = to_int(r.argv[2]);
-      for (size_t i = 3; i + 1 < r.argv.size(); ++i) {
-        const std::string opt = upper(r.argv[i]);
-        if (opt == "PX") w.ttl_ms = to_int(r.argv[i + 1]);
-        if (opt == "EX") w.ttl_ms = to_int(r.argv[i + 1]).value_or(0) * 1000;
+      for (size_t k = 3; k + 1 < r.argv.size(); ++k) {
+        const std::string opt = upper(r.argv[k]);
+        if (opt == "PX") w.ttl_ms = to_int(r.argv[k + 1]);
+        if (opt == "EX") w.ttl_ms = to_int(r.argv[k + 1]).value_or(0) * 1000;
       }
     } else if (cmd == "DEL" || cmd == "UNLINK" || cmd == "GETDEL") {
       w.changed = (r.reply.kind == RedisReply::Kind::kInteger && r.reply.integer > 0) || r.reply.kind == RedisReply::Kind::kBulk;

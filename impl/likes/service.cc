@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
+#include <map>
 #include <utility>
 
 #include "impl/likes/scripts.h"
@@ -551,26 +552,60 @@ Task<void> LikeService::sync_like_count_job() {
 // from the DB through likes_put. A read error skips the item (never writes a guess, LIKE-10); a
 // newer cached version wins (never discards a concurrent change, LIKE-10); values lost by a Redis
 // restart or expired while a stale fill was in flight are restored within one period (LIKE-4,
-// LIKE-8, LIKE-9).
+// LIKE-8, LIKE-9). A cached version that the DB, read after it, does not have was never kept by
+// the DB (it lost that commit in a power loss: only committed versions reach Redis, after their
+// commit): then the DB's value wins, written one version above the cached one.
 Task<void> LikeService::reconcile() {
+  std::vector<std::string> count_keys;
+  for (int64_t a = 1; a <= config_.asset_count; ++a) count_keys.push_back(count_version_key(a));
+  std::vector<std::optional<int64_t>> cached = co_await cached_versions(count_keys);
   SqlResult counts = co_await sql_.query("SELECT id, like_count, like_version FROM assets ORDER BY id");
   if (counts.ok()) {
     for (const SqlRow& row : counts.rows()) {
-      co_await put_versioned(count_key(row[0].as_int()), count_version_key(row[0].as_int()), str(row[1].as_int()),
-                             row[2].as_int(), 0);
+      const int64_t asset = row[0].as_int();
+      co_await put_repairing(count_key(asset), count_version_key(asset), str(row[1].as_int()), row[2].as_int(), 0,
+                             asset >= 1 && asset <= static_cast<int64_t>(cached.size()) ? cached[asset - 1] : std::nullopt);
     }
   }
+  const std::string states_sql =
+      "SELECT asset_id, user_id, liked, version FROM like_state WHERE changed_ms >= ? ORDER BY asset_id, user_id";
   const int64_t since_ms = runtime_.clock().now_ms() - config_.reconcile_window_ms;
-  SqlResult states = co_await sql_.query(
-      "SELECT asset_id, user_id, liked, version FROM like_state WHERE changed_ms >= ? ORDER BY asset_id, user_id",
-      {since_ms});
+  SqlResult before = co_await sql_.query(states_sql, {since_ms});
+  if (!before.ok()) co_return;
+  std::map<std::pair<int64_t, int64_t>, std::optional<int64_t>> state_versions;
+  std::vector<std::string> keys;
+  for (const SqlRow& row : before.rows()) keys.push_back(like_version_key(row[0].as_int(), row[1].as_int()));
+  std::vector<std::optional<int64_t>> vers = co_await cached_versions(keys);
+  for (size_t i = 0; i < before.rows().size() && i < vers.size(); ++i) {
+    state_versions[{before.rows()[i][0].as_int(), before.rows()[i][1].as_int()}] = vers[i];
+  }
+  SqlResult states = co_await sql_.query(states_sql, {since_ms});
   if (!states.ok()) co_return;
   for (const SqlRow& row : states.rows()) {
     const int64_t asset = row[0].as_int();
     const int64_t user = row[1].as_int();
-    co_await put_versioned(like_key(asset, user), like_version_key(asset, user), row[2].as_int() != 0 ? "1" : "0",
-                           row[3].as_int(), config_.state_ttl_ms);
+    auto it = state_versions.find({asset, user});
+    co_await put_repairing(like_key(asset, user), like_version_key(asset, user), row[2].as_int() != 0 ? "1" : "0",
+                           row[3].as_int(), config_.state_ttl_ms, it == state_versions.end() ? std::nullopt : it->second);
   }
+}
+
+Task<std::vector<std::optional<int64_t>>> LikeService::cached_versions(std::vector<std::string> keys) {
+  std::vector<std::optional<int64_t>> out(keys.size());
+  if (keys.empty()) co_return out;
+  std::vector<std::string> argv{"MGET"};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  RedisReply r = co_await redis_.command(std::move(argv));
+  redis_result(r);
+  if (r.kind != RedisReply::Kind::kArray) co_return out;
+  for (size_t i = 0; i < out.size() && i < r.elements.size(); ++i) out[i] = reply_as_int64(r.elements[i]);
+  co_return out;
+}
+
+Task<bool> LikeService::put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
+                                      int64_t ttl_ms, std::optional<int64_t> cached_before) {
+  const int64_t v = cached_before && *cached_before > version ? *cached_before + 1 : version;
+  co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), v, ttl_ms);
 }
 
 }  // namespace fl::likes

@@ -23,6 +23,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -132,6 +133,12 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   // (every statement is idempotent). Fills each write's outcome.
   Task<void> commit_batch(std::vector<std::shared_ptr<PendingWrite>>& batch);
   std::vector<SqlStatement> write_statements(const PendingWrite& w) const;
+  // LK-RECONCILE: the cached versions of `keys` (nullopt: absent or unreadable), read before the DB.
+  Task<std::vector<std::optional<int64_t>>> cached_versions(std::vector<std::string> keys);
+  // likes_put, one version above `cached_before` when that is newer than the DB's `version` (a
+  // version the DB lost).
+  Task<bool> put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
+                           int64_t ttl_ms, std::optional<int64_t> cached_before);
   // Versioned cache write; returns whether Redis answered (written or skipped).
   Task<bool> put_versioned(std::string key, std::string version_key, std::string value, int64_t version,
                            int64_t ttl_ms);

@@ -116,6 +116,30 @@ std::string pair_ops(const LikesRun& run, const HistoryOp& h, size_t n) {
   return s;
 }
 
+// Whether the DB lost a commit of the pair (a power loss with synchronous below FULL; observed as
+// a sample that disagrees with the committed rows) between an acknowledged write and [s, e]: the
+// clients' history no longer decides the pair's state until its next acknowledged write. Returns
+// the fault that explains it.
+std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline& truth, const fl::props::FaultBudget& budget,
+                                       const Pair& p, int64_t s_us, int64_t e_us) {
+  int64_t from = 0;
+  for (;;) {
+    const std::optional<int64_t> lost = truth.lost_at(p, from);
+    if (!lost || *lost > e_us) return std::nullopt;
+    // The pair's first acknowledged write invoked after the loss re-decides it.
+    int64_t until = model::kNever;
+    for (const HistoryOp& h : run.history) {
+      if ((h.op != "like" && h.op != "unlike") || h.outcome != Outcome::kOk || h.invoke_us < *lost) continue;
+      if (arg_value(h.args, "asset") != p.first || arg_value(h.args, "user") != p.second) continue;
+      until = std::min(until, h.complete_us);
+    }
+    if (s_us <= until) {
+      return budget.explain({"db"}, 0, *lost, 0).value_or("a DB power loss") + " (commit lost)";
+    }
+    from = *lost + 1;
+  }
+}
+
 }  // namespace
 
 std::string RedisWrite::describe() const {
@@ -277,9 +301,15 @@ Verdict check_durability(const LikesRun& run, const LikesModel& m) {
   Judge j("like-durability", {"LIKE-6"},
           "for every pair whose last acknowledged op decides the state, asset_likes has the row iff that op was a like");
   const StoreSnapshot& f = run.final_state;
+  const TruthTimeline truth(run);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const Pair& pair : m.pairs()) {
     const Possible p = m.possible_final(pair.first, pair.second);
     if (!(p.only(true) || p.only(false))) continue;
+    if (auto lost = lost_commit(run, truth, budget, pair, model::kNever - 1, model::kNever - 1)) {
+      j.v.exempt("pair whose row " + *lost);
+      continue;
+    }
     auto it = f.db_rows.find(pair);
     const bool present = it != f.db_rows.end() && it->second > 0;
     j.check(p.allows(present), [&] {
@@ -297,10 +327,16 @@ Verdict check_per_user_order(const LikesRun& run, const LikesModel& m) {
   Judge j("like-per-user-order", {"LIKE-7"},
           "for a user's likes and unlikes of one asset, the final row presence is a state the last acknowledged ops allow");
   const StoreSnapshot& f = run.final_state;
+  const TruthTimeline truth(run);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const Pair& pair : m.pairs()) {
     bool likes = false, unlikes = false;
     for (const model::WriteOp& w : m.writes(pair.first, pair.second)) (w.like ? likes : unlikes) = true;
     if (!(likes && unlikes)) continue;
+    if (auto lost = lost_commit(run, truth, budget, pair, model::kNever - 1, model::kNever - 1)) {
+      j.v.exempt("pair whose row " + *lost);
+      continue;
+    }
     const Possible p = m.possible_final(pair.first, pair.second);
     auto it = f.db_rows.find(pair);
     const bool present = it != f.db_rows.end() && it->second > 0;
@@ -321,6 +357,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
   const fl::props::FaultBudget budget(run.faults, run.end_us);
+  const TruthTimeline truth(run);
   for (const auto& kv_ : f.redis_state) {
     const auto& pair = kv_.first;
     const auto& value = kv_.second;
@@ -328,7 +365,8 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
     const bool present = it != f.db_rows.end() && it->second > 0;
     const bool cached_liked = value == "1";
     const Possible p = m.possible_final(pair.first, pair.second);
-    j.check(cached_liked == present && p.allows(cached_liked), [&] {
+    const bool model_void = lost_commit(run, truth, budget, pair, model::kNever - 1, model::kNever - 1).has_value();
+    j.check(cached_liked == present && (model_void || p.allows(cached_liked)), [&] {
       return "final asset:like:" + std::to_string(pair.first) + ":" + std::to_string(pair.second) + " = \"" + value +
              "\" but row " + (present ? "present" : "absent") + ", model " + p.describe();
     });
@@ -346,6 +384,10 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
       j.v.exempt("state read after " + grace_reason(budget, h.invoke_us, end_of(h)));
     } else if (h.op == "state") {
       const int64_t a = arg_value(h.args, "asset"), u = arg_value(h.args, "user");
+      if (auto lost = lost_commit(run, truth, budget, {a, u}, h.invoke_us, end_of(h))) {
+        j.v.exempt("state read of a pair whose row " + *lost);
+        continue;
+      }
       const Possible p = m.possible_during(a, u, h.invoke_us, end_of(h));
       const bool liked = arg_value(h.result, "state") == 1;
       j.check(p.allows(liked), [&] { return "state read " + h.describe() + " but model " + p.describe(); });
@@ -357,6 +399,10 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
     if (w.count || !w.changed || !w.after) continue;
     if (run.in_grace(w.time_us, w.time_us)) {
       j.v.exempt("state write after " + grace_reason(budget, w.time_us, w.time_us));
+      continue;
+    }
+    if (auto lost = lost_commit(run, truth, budget, {w.asset, w.user}, w.time_us, w.time_us)) {
+      j.v.exempt("state write of a pair whose row " + *lost);
       continue;
     }
     const Possible p = m.possible_during(w.asset, w.user, w.time_us, w.time_us);
@@ -407,6 +453,9 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
     }
     if (h.op == "count" && run.in_grace(h.invoke_us, end_of(h))) {
       j.v.exempt("count read after " + grace_reason(budget, h.invoke_us, end_of(h)));
+    } else if (h.op == "count" && truth.any_lost(arg_value(h.args, "asset"), 0, end_of(h))) {
+      j.v.exempt("count read of an asset after " + budget.explain({"db"}, 0, h.invoke_us, 0).value_or("a DB power loss") +
+                 " lost commits");
     } else if (h.op == "count") {
       const Range r = m.count_range(arg_value(h.args, "asset"), h.invoke_us, end_of(h));
       const int64_t v = arg_value(h.result, "count");
@@ -416,14 +465,14 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
   return j.v;
 }
 
-// LIKE-10: a write of an absolute count that comes without a state-key write (a fill, warm-up,
-// sync, consistency check or reconciliation; like/unlike requests write the pair's state key too)
+// LIKE-10: a write of an absolute count in a request that names no state key (a fill, warm-up,
+// sync, consistency check or reconciliation; like/unlike requests name the pair's state key too)
 // never moves the Redis count farther from T(a) at that instant. The value it replaced is followed
 // through the command log; after a Redis restart or an expiry it is unknown until the next write
 // (such writes are exempted, naming the restart).
 Verdict check_reconciliation(const LikesRun& run, const LikesModel&) {
   Judge j("like-reconciliation", {"LIKE-10"},
-          "|written - T(a)| <= |replaced - T(a)| for every count write of a request that writes no state key (onto a "
+          "|written - T(a)| <= |replaced - T(a)| for every count write of a request that names no state key (onto a "
           "missing key: a value T(a) took within the lag)");
   const TruthTimeline truth(run);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -434,10 +483,6 @@ Verdict check_reconciliation(const LikesRun& run, const LikesModel&) {
     bool known = true;  // the initial keyspace is empty
   };
   std::map<int64_t, Known> cur;
-  std::set<uint64_t> with_state;
-  for (const RedisWrite& w : run.redis_writes) {
-    if (!w.count) with_state.insert(w.request);
-  }
   for (const RedisWrite& w : run.redis_writes) {
     if (!w.count) continue;
     Known& k = cur[w.asset];
@@ -446,7 +491,7 @@ Verdict check_reconciliation(const LikesRun& run, const LikesModel&) {
     }
     if (k.expires_ms && w.node_ms >= *k.expires_ms) k = Known{std::nullopt, std::nullopt, w.incarnation, true};
     const bool absolute = w.cmd == "SET" && w.changed && w.after;
-    if (absolute && with_state.count(w.request) == 0) {
+    if (absolute && !w.request_names_state) {
       if (!k.known) {
         j.v.exempt("count write whose replaced value a " +
                    budget.explain({"redis"}, 0, w.time_us, 0).value_or(std::string("Redis restart")) + " made unknown");

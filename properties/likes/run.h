@@ -45,6 +45,7 @@ struct RedisWrite {
   std::string client;         // the calling process
   uint32_t incarnation = 0;   // of the Redis process
   uint64_t request = 0;       // commands of one client request (pipeline, script) share it
+  bool request_names_state = false;  // some command of the request names a state key (a like/unlike)
   bool count = true;          // asset:like_count:{a}; else asset:like:{a}:{u}
   int64_t asset = 0, user = 0;
   std::string cmd;            // upper case: INCR, DECR, INCRBY, DECRBY, SET, DEL, ...

@@ -28,6 +28,12 @@ TruthTimeline::TruthTimeline(const LikesRun& run) {
     }
     if (seen == rows) return;
     rebases_.push_back(s.time_us);
+    for (const Pair& p : rows) {
+      if (seen.count(p) == 0) lost_[p].push_back(s.time_us);
+    }
+    for (const Pair& p : seen) {
+      if (rows.count(p) == 0) lost_[p].push_back(s.time_us);
+    }
     std::set<int64_t> assets;
     for (const Pair& p : rows) assets.insert(p.first);
     for (const Pair& p : seen) assets.insert(p.first);
@@ -82,6 +88,25 @@ model::Range TruthTimeline::over(int64_t asset, int64_t s_us, int64_t e_us) cons
 bool TruthTimeline::rebased(int64_t s_us, int64_t e_us) const {
   for (int64_t t : rebases_) {
     if (t >= s_us && t <= e_us) return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> TruthTimeline::lost_at(const Pair& p, int64_t s_us) const {
+  auto it = lost_.find(p);
+  if (it == lost_.end()) return std::nullopt;
+  for (int64_t t : it->second) {
+    if (t >= s_us) return t;
+  }
+  return std::nullopt;
+}
+
+bool TruthTimeline::any_lost(int64_t asset, int64_t s_us, int64_t e_us) const {
+  for (const auto& [p, times] : lost_) {
+    if (p.first != asset) continue;
+    for (int64_t t : times) {
+      if (t >= s_us && t <= e_us) return true;
+    }
   }
   return false;
 }
@@ -145,19 +170,12 @@ std::vector<RedisDelta> redis_deltas(const LikesRun& run) {
     RedisDelta rd;
     rd.write = &w;
     rd.delta = d;
-    // The state key of the same request and asset (before or after it in the request).
-    for (size_t j = i; j-- > 0 && ws[j].request == w.request;) {
-      if (!ws[j].count && ws[j].asset == w.asset) {
-        rd.user = ws[j].user;
-        rd.state = &ws[j];
-        break;
-      }
-    }
-    for (size_t j = i + 1; !rd.user && j < ws.size() && ws[j].request == w.request; ++j) {
-      if (!ws[j].count && ws[j].asset == w.asset) {
-        rd.user = ws[j].user;
-        rd.state = &ws[j];
-      }
+    // The state-key write of the same asset executed right before it in the same request (the
+    // seed's pipeline: SETNX then INCR, DEL then DECR).
+    if (i > 0 && ws[i - 1].request == w.request && !ws[i - 1].count && ws[i - 1].asset == w.asset &&
+        ws[i - 1].seq + 1 == w.seq) {
+      rd.user = ws[i - 1].user;
+      rd.state = &ws[i - 1];
     }
     out.push_back(rd);
   }

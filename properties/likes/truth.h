@@ -31,11 +31,16 @@ class TruthTimeline {
   model::Range over(int64_t asset, int64_t s_us, int64_t e_us) const;
   // Whether the replay had to be re-based on a sample in [s, e] (the DB lost commits).
   bool rebased(int64_t s_us, int64_t e_us) const;
+  // The first re-base after which the pair's row differs from the replay (a commit of it lost),
+  // at or after s; nullopt when none.
+  std::optional<int64_t> lost_at(const Pair& p, int64_t s_us) const;
+  bool any_lost(int64_t asset, int64_t s_us, int64_t e_us) const;
 
  private:
   void set(int64_t asset, int64_t t_us, int64_t value);
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> steps_;  // asset -> (time, T) ascending
   std::vector<int64_t> rebases_;
+  std::map<Pair, std::vector<int64_t>> lost_;  // pair -> re-base times that changed it
 };
 
 struct CounterChange {
