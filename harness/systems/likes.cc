@@ -420,6 +420,7 @@ class LikesSystem final : public SystemUnderTest {
         {"state_weight", "op mix weight of state reads", "2"},
         {"redis_timeout_ms", "replica -> Redis timeout", "300"},
         {"sql_timeout_ms", "replica -> DB timeout", "500"},
+        {"client_start_ms", "when the apps start (after the backend booted)", "200"},
         {"sample_interval_ms", "how often the checker samples Redis and the DB", "100"},
     };
   }
@@ -543,6 +544,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
     cc.state_weight = static_cast<double>(param(s, "state_weight", 2));
     cc.timeout_us = param(s, "client_timeout_ms", 500) * 1000;
     cc.stop = sh->stop;
+    // The DB and Redis take a few ms to open at boot; a backend still booting is no fault.
+    cc.start_delay_us = param(s, "client_start_ms", 200) * 1000;
     auto boot = [cc, &world](Process& self) -> Task<void> {
       auto client = std::make_shared<likes::LikesClient>(self, self.rpc(), world.history(), cc);
       return likes::LikesClient::run(client);

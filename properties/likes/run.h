@@ -82,6 +82,9 @@ struct Timing {
   // How long a value may take from the DB to Redis or back on a healthy path: one client request
   // with its retries.
   int64_t lag_us() const { return client_timeout_us * (max_retries + 1); }
+  // How old the DB value a repair writes may be on a healthy path: its DB read and its Redis write,
+  // each within its timeout.
+  int64_t repair_window_us() const { return sql_timeout_us + redis_timeout_us; }
 };
 
 struct StoreSnapshot {
