@@ -28,11 +28,16 @@ TruthTimeline::TruthTimeline(const LikesRun& run) {
     }
     if (seen == rows) return;
     rebases_.push_back(s.time_us);
+    // The commits were lost when the DB last crashed (the sample only shows it later).
+    int64_t lost_at = s.time_us;
+    for (const sim::FaultRecord& f : run.faults) {
+      if (f.kind == sim::FaultKind::kCrash && f.process == "db" && f.time_us <= s.time_us) lost_at = f.time_us;
+    }
     for (const Pair& p : rows) {
-      if (seen.count(p) == 0) lost_[p].push_back(s.time_us);
+      if (seen.count(p) == 0) lost_[p].push_back(lost_at);
     }
     for (const Pair& p : seen) {
-      if (rows.count(p) == 0) lost_[p].push_back(s.time_us);
+      if (rows.count(p) == 0) lost_[p].push_back(lost_at);
     }
     std::set<int64_t> assets;
     for (const Pair& p : rows) assets.insert(p.first);
