@@ -343,20 +343,28 @@ std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) c
   const int64_t a = w.asset, u = w.user;
   const char* row_exists = "EXISTS (SELECT 1 FROM asset_likes WHERE asset_id = ? AND user_id = ?)";
   const std::string changes = std::string(w.like ? "NOT " : "") + row_exists;
-  const std::string version =
-      config_.has(LikesFix::kCommitTimeVersion)
-          ? "like_version = MAX(like_version + 1, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)"
-          : "like_version = like_version + 1";
+  const std::string commit_time = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000";
+  const std::string version = config_.has(LikesFix::kCommitTimeVersion)
+                                  ? "like_version = MAX(like_version + 1, " + commit_time + ")"
+                                  : "like_version = like_version + 1";
   std::vector<SqlStatement> out;
   out.reserve(4);
   out.emplace_back(std::string("UPDATE assets SET like_count = like_count ") + (w.like ? "+ 1" : "- 1") + ", " +
                        version + " WHERE id = ? AND " + (w.like ? "" : "like_count >= 1 AND ") + changes,
                    std::vector<SqlValue>{a, a, u});
+  // The pair's state after this write is the requested one whether or not it changed; its version
+  // moves even when nothing changed, above the asset's and the pair's last ones (and, with
+  // LK-COMMIT-TIME-VERSION, the commit time): after the DB lost the commit that Redis holds, a
+  // repeated like/unlike is what repairs the cached state (its version beats the lost one).
+  const std::string state_version =
+      "MAX((SELECT like_version FROM assets WHERE id = ?),"
+      " COALESCE((SELECT version FROM like_state WHERE asset_id = ? AND user_id = ?), 0) + 1" +
+      std::string(config_.has(LikesFix::kCommitTimeVersion) ? ", " + commit_time : "") + ")";
   out.emplace_back("INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
-                   " SELECT ?, ?, ?, (SELECT like_version FROM assets WHERE id = ?), ? WHERE " + changes +
-                       " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
-                       " version = excluded.version, changed_ms = excluded.changed_ms",
-                   std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, w.now_ms, a, u});
+                   " SELECT ?, ?, ?, " + state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)"
+                   " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
+                   " version = excluded.version, changed_ms = excluded.changed_ms",
+                   std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a});
   if (w.like) {
     out.emplace_back("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
                      " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" +
