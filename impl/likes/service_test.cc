@@ -20,8 +20,8 @@ using testing::DirectSql;
 using testing::MemoryDb;
 
 struct Rig {
-  explicit Rig(Variant v) : world(sim::WorldOptions{.seed = 3}) {
-    config.variant = v;
+  explicit Rig(LikesFixes fixes) : world(sim::WorldOptions{.seed = 3}) {
+    config.fixes = fixes;
     config.asset_count = 2;
     for (const std::string& s : schema_statements()) {
       EXPECT_TRUE(db.exec().execute(SqlStatement(s)).ok()) << s;
@@ -36,7 +36,7 @@ struct Rig {
     sim::Process& p = world.add_process(node, "p" + std::to_string(next++), [this, body](sim::Process& self) -> Task<void> {
       redis = std::make_unique<DirectRedis>(self, engine, scripts);
       sql = std::make_unique<DirectSql>(self, db);
-      auto svc = std::make_shared<LikeService>(self, *redis, *sql, config, nullptr);
+      auto svc = std::make_shared<LikeService>(self, *redis, *sql, config);
       co_await body(self, svc);
     });
     world.start(p);
@@ -79,7 +79,7 @@ Task<void> concurrent_likes(sim::Process& p, std::shared_ptr<LikeService> svc, s
 }
 
 TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   std::vector<ReplyStatus> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
   ASSERT_EQ(replies.size(), 2u);
@@ -91,7 +91,7 @@ TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
 }
 
 TEST(LikeServiceTest, HardenedDoubleTapCountsOnce) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<ReplyStatus> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
   ASSERT_EQ(replies.size(), 2u);
@@ -102,7 +102,7 @@ TEST(LikeServiceTest, HardenedDoubleTapCountsOnce) {
 }
 
 TEST(LikeServiceTest, SpecCachedZeroBlocksALike) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   LikeReply state, like;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     state = co_await svc->state(1, 5);  // miss -> fill "0"
@@ -115,7 +115,7 @@ TEST(LikeServiceTest, SpecCachedZeroBlocksALike) {
 }
 
 TEST(LikeServiceTest, HardenedLikeUnlikeRoundTripKeepsStoresEqual) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> r;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     r.push_back(co_await svc->state(1, 5));      // fill "0"
@@ -141,7 +141,7 @@ TEST(LikeServiceTest, HardenedLikeUnlikeRoundTripKeepsStoresEqual) {
 }
 
 TEST(LikeServiceTest, SpecUnlikeOnCachedZeroDecrementsBelowZero) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   LikeReply unlike;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->state(1, 5);
@@ -153,7 +153,7 @@ TEST(LikeServiceTest, SpecUnlikeOnCachedZeroDecrementsBelowZero) {
 }
 
 TEST(LikeServiceTest, SpecConsistencyCheckWritesZeroAfterARedisError) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   rig.config.consistency_threshold = 10;
   ASSERT_TRUE(rig.db.exec().execute(SqlStatement("UPDATE assets SET like_count = 20 WHERE id = 1")).ok());
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
@@ -168,7 +168,7 @@ TEST(LikeServiceTest, SpecConsistencyCheckWritesZeroAfterARedisError) {
 }
 
 TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadErrors) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->like(1, 5, 1, 1);
     (void)co_await svc->like(1, 6, 1, 2);
@@ -190,7 +190,7 @@ TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadE
 // Group commit (LIKE-6, LIKE-12): writes waiting while a batch is in the DB share the next
 // transaction; every reply still follows the commit, and stores agree afterwards.
 TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     for (int i = 0; i < 10; ++i) {
@@ -213,7 +213,7 @@ TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
 // read at its own place in the batch; before group commit a repeat re-read them afterwards and
 // wrote "liked" with the later unlike's version (swarm-hardened seed 424).
 TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->like(1, 5, 1, 1);
@@ -247,7 +247,7 @@ TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
 // never applied, since "failed" promised the client nothing happened (LIKE-6/7/11; found by
 // swarm-hardened seeds 289, 564, 797, 1254, 1713 once batches made the copy land later).
 TEST(LikeServiceTest, HardenedDuplicatedRequestsJoinOrStayFailed) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies;
   LikeReply failed, copy_of_failed, fresh;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
@@ -278,7 +278,7 @@ TEST(LikeServiceTest, HardenedDuplicatedRequestsJoinOrStayFailed) {
 
 // A write the DB refuses does not fail the others in its batch.
 TEST(LikeServiceTest, HardenedBatchIsolatesAWriteOfAMissingAsset) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies(3);
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     auto write = [](std::shared_ptr<LikeService> s, LikeReply* out, int64_t asset, uint64_t req) -> Task<void> {

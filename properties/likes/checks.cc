@@ -134,7 +134,9 @@ std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline&
       until = std::min(until, h.complete_us);
     }
     if (s_us <= until) {
-      return budget.explain({"db"}, 0, *lost, 0).value_or("a DB power loss") + " (commit lost)";
+      // Only a crash of the DB explains a lost commit; without one the service lost the row.
+      const std::optional<std::string> crash = budget.explain({"db"}, *lost, *lost, 0);
+      return crash ? std::optional<std::string>(*crash + " (commit lost)") : std::nullopt;
     }
     from = *lost + 1;
   }
