@@ -206,8 +206,8 @@ TEST(LikesChecksTest, ExpirySafetyFailsWhenTheCountJumpsToOne) {
   LikesRun run = clean_run();
   for (int u = 10; u < 15; ++u) {
     run.history.push_back(op(100 + u, "like", 1, u, 100 + u, 0, 10, Outcome::kOk, "ok"));
-    run.db_changes.push_back(dc(100 + u, true, 1, u, +1, true, 1));
-    run.db_changes.push_back(dc(100 + u, false, 1, u, +1, true, 1));
+    run.db_changes.insert(run.db_changes.begin(), dc(100 + u, true, 1, u, +1, true, 1));
+    run.db_changes.insert(run.db_changes.begin() + 1, dc(100 + u, false, 1, u, +1, true, 1));
     run.final_state.db_rows[{1, u}] = 1;
     run.samples[0].db_rows[{1, u}] = 1;
   }
@@ -249,8 +249,8 @@ TEST(LikesChecksTest, GraceWindowEndsOnlyAfterARepairablePeriod) {
   LikesRun run = clean_run();
   for (int u = 10; u < 15; ++u) {
     run.history.push_back(op(100 + u, "like", 1, u, 100 + u, 0, 10, Outcome::kOk, "ok"));
-    run.db_changes.push_back(dc(100 + u, true, 1, u, +1, true, 1));
-    run.db_changes.push_back(dc(100 + u, false, 1, u, +1, true, 1));
+    run.db_changes.insert(run.db_changes.begin(), dc(100 + u, true, 1, u, +1, true, 1));
+    run.db_changes.insert(run.db_changes.begin() + 1, dc(100 + u, false, 1, u, +1, true, 1));
     run.final_state.db_rows[{1, u}] = 1;
     run.samples[0].db_rows[{1, u}] = 1;
   }
