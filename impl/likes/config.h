@@ -33,7 +33,7 @@ struct LikesConfig {
   // Assets 1..asset_count exist (the jobs iterate them; `assets` is pre-populated).
   int64_t asset_count = 4;
 
-  // 002:L406-407 "定时任务重试 / 如果重试失败，人工介入": how often the job retries one failed DB write
+  // 002:L406 "定时任务重试", 002:L407 "如果重试失败，人工介入": how often the job retries one failed DB write
   // before leaving it to a human (the seed gives no number; 3).
   int compensation_attempts = 3;
 

@@ -152,7 +152,7 @@ Task<void> LikeService::async_statement(SqlStatement statement, const char* what
   failed_writes_.push_back(FailedWrite{std::move(statement), 0});
 }
 
-// 002:L406-L407 "定时任务重试 / 如果重试失败，人工介入": the scheduled job re-runs each failed write as
+// 002:L406 "定时任务重试", 002:L407 "如果重试失败，人工介入": the scheduled job re-runs each failed write as
 // it was; after compensation_attempts failures it is left to a human (logged, dropped). A retry of
 // a write whose first outcome was unknown may apply it twice, as the seed's retry would.
 Task<void> LikeService::retry_failed_writes() {

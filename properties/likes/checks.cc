@@ -164,7 +164,7 @@ std::string DbChange::describe() const {
 
 std::vector<PropertyInfo> likes_properties() {
   return {
-      {"like-uniqueness", {"LIKE-1"}, "at most one asset_likes row per (asset,user) (002:L67 uk_asset_likes_user_asset)"},
+      {"like-uniqueness", {"LIKE-1"}, "at most one asset_likes row per (asset,user) (002:L62 uk_asset_likes_user_asset)"},
       {"like-single-effect", {"LIKE-2"}, "concurrent/retried likes of a pair move the Redis count (INCR/DECR at the server) by net +-1 at most and the DB counter only with a row (002 3.1)"},
       {"like-db-count", {"LIKE-3"}, "assets.like_count = rows once async writes drained (002 3.1 step 4, 4.2)"},
       {"like-cache-count", {"LIKE-4"}, "GET asset:like_count:a is nil or T(a) after quiescence and one reconciliation (002 6.1-6.2)"},
