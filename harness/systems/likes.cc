@@ -470,6 +470,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
     Process& p = world.add_process(world.add_node("redis"), "redis",
                                    [server](Process& self) { return server->run(self); });
     world.start(p);
+    sh->redis_incarnation = p.incarnation();  // the first boot is no restart
   }
 
   // DB.

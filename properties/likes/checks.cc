@@ -51,8 +51,11 @@ std::vector<std::string> path_of(const LikesRun& run, const std::string& client)
 std::vector<std::string> stores_and_replicas(const LikesRun& run) { return path_of(run, "redis"); }
 
 // The Redis restart that opened the grace window over [s, e], for the exemption's reason.
-std::string grace_reason(const fl::props::FaultBudget& budget, int64_t s_us, int64_t e_us) {
-  return budget.explain({"redis"}, s_us, e_us, 0).value_or("a Redis restart");
+std::string grace_reason(const LikesRun& run, const fl::props::FaultBudget& budget, int64_t s_us, int64_t e_us) {
+  for (const auto& [from, to] : run.redis_grace) {
+    if (s_us < to && e_us >= from) return budget.explain({"redis"}, from, to, 0).value_or("a Redis restart");
+  }
+  return "a Redis restart";
 }
 
 int64_t arg_value(const std::string& args, const std::string& key) {
@@ -383,7 +386,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
       });
     }
     if (h.op == "state" && run.in_grace(h.invoke_us, end_of(h))) {
-      j.v.exempt("state read after " + grace_reason(budget, h.invoke_us, end_of(h)));
+      j.v.exempt("state read after " + grace_reason(run, budget, h.invoke_us, end_of(h)));
     } else if (h.op == "state") {
       const int64_t a = arg_value(h.args, "asset"), u = arg_value(h.args, "user");
       if (auto lost = lost_commit(run, truth, budget, {a, u}, h.invoke_us, end_of(h))) {
@@ -400,7 +403,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
   for (const RedisWrite& w : run.redis_writes) {
     if (w.count || !w.changed || !w.after) continue;
     if (run.in_grace(w.time_us, w.time_us)) {
-      j.v.exempt("state write after " + grace_reason(budget, w.time_us, w.time_us));
+      j.v.exempt("state write after " + grace_reason(run, budget, w.time_us, w.time_us));
       continue;
     }
     if (auto lost = lost_commit(run, truth, budget, {w.asset, w.user}, w.time_us, w.time_us)) {
@@ -427,7 +430,7 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
   for (const StoreSnapshot& s : run.samples) {
     if (!s.redis_up) continue;
     if (run.in_grace(s.time_us, s.time_us)) {
-      j.v.exempt("sample after " + grace_reason(budget, s.time_us, s.time_us));
+      j.v.exempt("sample after " + grace_reason(run, budget, s.time_us, s.time_us));
       continue;
     }
     for (const auto& kv : s.redis_count) {
@@ -454,7 +457,7 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
       });
     }
     if (h.op == "count" && run.in_grace(h.invoke_us, end_of(h))) {
-      j.v.exempt("count read after " + grace_reason(budget, h.invoke_us, end_of(h)));
+      j.v.exempt("count read after " + grace_reason(run, budget, h.invoke_us, end_of(h)));
     } else if (h.op == "count" && truth.any_lost(arg_value(h.args, "asset"), 0, end_of(h))) {
       j.v.exempt("count read of an asset after " + budget.explain({"db"}, 0, h.invoke_us, 0).value_or("a DB power loss") +
                  " lost commits");
