@@ -10,8 +10,6 @@ const std::vector<FixInfo>& likes_fixes() {
         {"LK-DB-FIRST", "002:L218-L229 (LikeAsset: Redis first, then go asyncWriteLike)", {"LIKE-2", "LIKE-3", "LIKE-6", "LIKE-7", "LIKE-11"},
          "like/unlike commit row, counter and state in one idempotent DB transaction before the reply, then copy "
          "the DB's values to Redis; no blind INCR/DECR, no detached writer that dies with the process"},
-        {"LK-DB-RETRY", "002:L239-L241 (asyncWriteLike: log the error)", {"LIKE-6"},
-         "retry the (idempotent) transaction while its outcome is unknown instead of one attempt"},
         {"LK-COMMIT-TIME-VERSION", "002:L257 (IncrementLikeCount)", {"LIKE-4", "LIKE-9"},
          "like_version = max(v+1, commit time): a DB that lost an unsynced commit never reissues a version Redis "
          "already holds with the lost value"},

@@ -15,7 +15,6 @@ namespace fl::likes {
 // Index i describes likes_fixes()[i].
 enum class LikesFix : uint8_t {
   kDbFirst,            // LK-DB-FIRST
-  kDbRetry,            // LK-DB-RETRY
   kCommitTimeVersion,  // LK-COMMIT-TIME-VERSION
   kVersionedCountFill, // LK-VERSIONED-COUNT-FILL
   kVersionedStateFill, // LK-VERSIONED-STATE-FILL

@@ -230,7 +230,6 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
       co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.error);
     case TxOutcome::kUnknown:
       co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
-    case TxOutcome::kAppliedEarlier:  // an earlier attempt whose answer was lost made the change
     case TxOutcome::kApplied:
       break;
   }
@@ -388,21 +387,11 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
   for (const std::shared_ptr<PendingWrite>& w : batch) {
     for (SqlStatement& s : write_statements(*w)) stmts.push_back(std::move(s));
   }
-  bool maybe_applied = false;
-  SqlResult result;
-  // LK-DB-RETRY: the statements are idempotent, so an attempt whose outcome is unknown is retried
-  // (the seed logs and gives up, 002:L239-L241).
-  const int attempts = config_.has(LikesFix::kDbRetry) ? config_.db_attempts : 1;
-  for (int attempt = 0; attempt < attempts; ++attempt) {
-    result = co_await sql_.transaction(stmts);
-    if (result.ok()) break;
-    if (result.status == SqlStatus::kIoError || result.status == SqlStatus::kIndeterminate) {
-      maybe_applied = true;
-    } else if (result.status != SqlStatus::kBusy && result.status != SqlStatus::kUnavailable) {
-      break;  // kConstraint / kError / kConditionFailed: nothing of this attempt was applied
-    }
-    if (attempt + 1 < attempts) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms << attempt);
-  }
+  // One attempt, as the seed's writer (002:L238-L241): an unknown outcome is answered
+  // indeterminate and the app's retry (same request id; every statement is idempotent) is the
+  // retry. (LK-DB-RETRY, retrying here, was removed: no sweep needed it, see docs/systems/likes.md.)
+  const SqlResult result = co_await sql_.transaction(stmts);
+  const bool maybe_applied = result.status == SqlStatus::kIoError || result.status == SqlStatus::kIndeterminate;
   if (!result.ok()) {
     const bool refused = result.status == SqlStatus::kConstraint || result.status == SqlStatus::kError ||
                          result.status == SqlStatus::kConditionFailed;
@@ -431,7 +420,7 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
       out.error = "no such asset";
       continue;
     }
-    out.kind = changed ? TxOutcome::kApplied : (maybe_applied ? TxOutcome::kAppliedEarlier : TxOutcome::kNoop);
+    out.kind = changed ? TxOutcome::kApplied : TxOutcome::kNoop;
     out.count = now.rows[0][0].as_int();
     out.version = now.rows[0][1].as_int();
     out.state_version = now.rows[0][2].as_int();

@@ -93,9 +93,7 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
 
   // LK-DB-FIRST: what the DB did with one like/unlike, and the values to copy to the cache.
   struct TxOutcome {
-    // kAppliedEarlier: nothing to do after an attempt whose outcome was unknown — that attempt
-    // (or a concurrent request) committed the change.
-    enum Kind { kApplied, kAppliedEarlier, kNoop, kFailed, kUnknown } kind = kFailed;
+    enum Kind { kApplied, kNoop, kFailed, kUnknown } kind = kFailed;
     std::string error;  // kFailed / kUnknown
     // After this operation, read in its transaction (valid unless kFailed / kUnknown).
     int64_t count = 0, version = 0, state_version = 0;
@@ -129,8 +127,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<TxOutcome> commit_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
   static Task<TxOutcome> await_write(std::shared_ptr<PendingWrite> w);
   static Task<void> group_commit_loop(std::shared_ptr<LikeService> self);
-  // One batch: every write's statements in one transaction, retried while the outcome is unknown
-  // (every statement is idempotent). Fills each write's outcome.
+  // One batch: every write's statements in one transaction (every statement is idempotent). Fills
+  // each write's outcome.
   Task<void> commit_batch(std::vector<std::shared_ptr<PendingWrite>>& batch);
   std::vector<SqlStatement> write_statements(const PendingWrite& w) const;
   // LK-RECONCILE: the cached versions of `keys` (nullopt: absent or unreadable), read before the DB.
