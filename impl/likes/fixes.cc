@@ -28,8 +28,6 @@ const std::vector<FixInfo>& likes_fixes() {
          "answer indeterminate, not ok, when the cache could not be updated after the commit"},
         {"LK-CACHE-RETRY", "002:L223-L226 (pipe.Exec error returned)", {"LIKE-8"},
          "retry the versioned cache update after the commit before giving up"},
-        {"LK-BATCH-SPLIT", "002:L340-L341 (BatchWriteLikes)", {"LIKE-6"},
-         "a group commit the DB refuses is re-run one write at a time, so one bad write never fails the others"},
         {"LK-IDEMPOTENT-INSERT", "002:L125 (plain INSERT)", {"LIKE-1", "LIKE-6"},
          "INSERT ... ON CONFLICT DO NOTHING: a like of an already-liked pair changes nothing instead of failing"},
         {"LK-FAILED-IDS", "002:L240-L241 (asyncWriteLike: log the error)", {"LIKE-6", "LIKE-7"},

@@ -23,7 +23,6 @@ enum class LikesFix : uint8_t {
   kReconcile,          // LK-RECONCILE
   kCacheAck,           // LK-CACHE-ACK
   kCacheRetry,         // LK-CACHE-RETRY
-  kBatchSplit,         // LK-BATCH-SPLIT
   kIdempotentInsert,   // LK-IDEMPOTENT-INSERT
   kFailedIds,          // LK-FAILED-IDS
   kJoinDuplicate,      // LK-JOIN-DUPLICATE

@@ -393,17 +393,9 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
   const SqlResult result = co_await sql_.transaction(stmts);
   const bool maybe_applied = result.status == SqlStatus::kIoError || result.status == SqlStatus::kIndeterminate;
   if (!result.ok()) {
-    const bool refused = result.status == SqlStatus::kConstraint || result.status == SqlStatus::kError ||
-                         result.status == SqlStatus::kConditionFailed;
-    if (refused && !maybe_applied && batch.size() > 1 && config_.has(LikesFix::kBatchSplit)) {
-      // LK-BATCH-SPLIT: one write the DB refuses must not fail the others: nothing was applied,
-      // so run each alone.
-      for (const std::shared_ptr<PendingWrite>& w : batch) {
-        std::vector<std::shared_ptr<PendingWrite>> one{w};
-        co_await commit_batch(one);
-      }
-      co_return;
-    }
+    // Every write fails with its batch. No write the DB could refuse is in one: every statement is
+    // conditional or idempotent (LK-IDEMPOTENT-INSERT), so only I/O and availability fail a batch.
+    // (LK-BATCH-SPLIT, re-running a refused batch one write at a time, was removed as unneeded.)
     for (const std::shared_ptr<PendingWrite>& w : batch) {
       w->outcome.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
       w->outcome.error = result.describe();
