@@ -312,5 +312,21 @@ TEST(LikeScriptsTest, PutRejectsOlderVersions) {
   EXPECT_EQ(put("1", 3), 0);
 }
 
+// swarm-hardened seed 12184 (LIKE-8): the value and its version expired together, and a reconcile
+// pass that had read the state before an acknowledged unlike wrote "1" back. The version key now
+// outlives its value, so the older put stays refused after the value expired.
+TEST(LikeScriptsTest, AnOlderPutStaysRefusedAfterTheValueExpired) {
+  sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
+  sim::redis::Session s;
+  const std::string lua = likes_scripts()->by_name(kPutScript)->lua;
+  auto put = [&](const std::string& v, int ver, int64_t now_ms) {
+    return engine.execute(s, {"EVAL", lua, "2", "k", "kv", v, std::to_string(ver), "3000"}, now_ms).integer;
+  };
+  EXPECT_EQ(put("0", 5, 1000), 1);  // the unlike's state, TTL 3 s
+  EXPECT_TRUE(engine.execute(s, {"GET", "k"}, 4500).is_nil());  // expired
+  EXPECT_EQ(put("1", 4, 4500), 0);  // the stale repair: refused
+  EXPECT_EQ(put("0", 5, 4500), 1);  // the current version may refill
+}
+
 }  // namespace
 }  // namespace fl::likes
