@@ -13,6 +13,9 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+// LK-FAILED-IDS: how many failed request ids a replica remembers (for duplicated messages, which
+// arrive within a network delay of their original).
+constexpr size_t kRememberedFailures = 4096;
 
 std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
   if (!r.ok() || r.rows().empty() || r.rows()[0].size() <= column) return std::nullopt;
@@ -200,11 +203,24 @@ Task<void> LikeService::async_write_unlike(std::shared_ptr<LikeService> self, in
 // LK-DB-FIRST LikeAsset / UnlikeAsset.
 Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t user, int64_t star,
                                             uint64_t request_id) {
-  // LIKE-6: the DB — durable — is written before the reply (in this replica's next group commit);
-  // no detached writer can be lost. A retry of the request (same id) simply writes again: every
-  // statement is idempotent. (LK-FAILED-IDS and LK-JOIN-DUPLICATE, which deduplicated copies of one
-  // request, were removed: without network duplication no sweep needed them.)
-  const TxOutcome tx = co_await commit_write(like, asset, user, star, request_id);
+  // LK-FAILED-IDS (LIKE-6/7/11): a copy of a request answered "failed" is never applied later.
+  if (config_.has(LikesFix::kFailedIds) && request_id != 0 && failed_requests_.count(request_id) > 0) {
+    co_return reply(ReplyStatus::kFailed, 0, "db: failed (duplicate of a failed request)");
+  }
+  // LK-JOIN-DUPLICATE: a copy of a request still queued or in a batch waits for the original's
+  // outcome.
+  auto original = config_.has(LikesFix::kJoinDuplicate) && request_id != 0 ? inflight_.find(request_id)
+                                                                            : inflight_.end();
+  const bool joined = original != inflight_.end() && original->second->like == like &&
+                      original->second->asset == asset && original->second->user == user;
+  TxOutcome tx;
+  if (joined) {
+    tx = co_await await_write(original->second);
+  } else {
+    // LIKE-6: the DB — durable — is written before the reply (in this replica's next group
+    // commit); no detached writer can be lost.
+    tx = co_await commit_write(like, asset, user, star, request_id);
+  }
   switch (tx.kind) {
     case TxOutcome::kNoop:
       // A repeated like/unlike (double tap, retry) is a success: the state is the requested one
@@ -226,9 +242,11 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
   // DB's, not the requested one: a concurrent opposite request may have committed after ours in
   // the same batch, and "requested value + that request's version" would pin a wrong state in
   // the cache that the version guard then protects from every repair.
-  bool applied = false;  // whether Redis answered (evidence in the trace; the reply is ok either way)
-  // One attempt, as the seed's pipeline (002:L223-L226); the sync job repairs a missed update.
-  {
+  bool applied = false;
+  // LK-CACHE-RETRY: more than the seed's one attempt (002:L223-L226 returns the pipeline's error).
+  const int attempts = config_.has(LikesFix::kCacheRetry) ? config_.redis_attempts : 1;
+  for (int attempt = 0; attempt < attempts && !applied; ++attempt) {
+    if (attempt > 0) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms);
     RedisReply r = co_await redis_.script(kApplyScript,
                                           {like_key(asset, user), like_version_key(asset, user),
                                            count_key(asset), count_version_key(asset)},
@@ -237,10 +255,13 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
     redis_result(r);
     applied = r.kind == RedisReply::Kind::kArray && r.elements.size() == 2;
   }
-  // The change is durable: the reply is ok even when the cache could not be updated (as the seed's
-  // `return nil`, 002:L231); the sync job makes it visible within one period (LK-RECONCILE).
-  // (LK-CACHE-ACK, answering indeterminate then, and LK-CACHE-RETRY were removed as unneeded.)
-  (void)applied;
+  // LK-CACHE-ACK (LIKE-8/9): the reply says "done" only once readers of the cache see it too.
+  // When the cache could not be updated the change is durable but not yet visible everywhere:
+  // answer indeterminate (the client retries; a retry is idempotent and re-applies the cache);
+  // the reconciler makes it visible within one period anyway.
+  if (!applied && config_.has(LikesFix::kCacheAck)) {
+    co_return reply(ReplyStatus::kUnknown, tx.count, "committed; cache update failed");
+  }
   if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
   co_return reply(ReplyStatus::kOk, tx.count, like ? "liked" : "unliked");
 }
@@ -267,6 +288,7 @@ Task<LikeService::TxOutcome> LikeService::commit_write(bool like, int64_t asset,
   w->request_id = request_id;
   w->now_ms = runtime_.clock().now_ms();
   pending_.push_back(w);
+  if (request_id != 0) inflight_.emplace(request_id, w);
   if (!committer_running_) {
     committer_running_ = true;
     runtime_.spawn("likes-group-commit", group_commit_loop(shared_from_this()));
@@ -283,7 +305,19 @@ Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
     batch.assign(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     self->pending_.erase(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     co_await self->commit_batch(batch);
-    for (const std::shared_ptr<PendingWrite>& w : batch) w->done = true;
+    for (const std::shared_ptr<PendingWrite>& w : batch) {
+      w->done = true;
+      if (w->request_id == 0) continue;
+      auto it = self->inflight_.find(w->request_id);
+      if (it != self->inflight_.end() && it->second == w) self->inflight_.erase(it);
+      if (w->outcome.kind == TxOutcome::kFailed && self->failed_requests_.insert(w->request_id).second) {
+        self->failed_order_.push_back(w->request_id);
+        if (self->failed_order_.size() > kRememberedFailures) {
+          self->failed_requests_.erase(self->failed_order_.front());
+          self->failed_order_.pop_front();
+        }
+      }
+    }
     // Resume the requests only now, in queue order (a request whose process died removed its
     // handle when it was destroyed).
     for (const std::shared_ptr<PendingWrite>& w : batch) {
@@ -421,7 +455,8 @@ Task<LikeReply> LikeService::count(int64_t asset) {
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
   if (cached.is_nil()) {
-    co_await cache_write(false, key, count_version_key(asset), str(*value),
+    // LK-VERSIONED-COUNT-FILL (LIKE-8): the fill never overwrites a newer value.
+    co_await cache_write(config_.has(LikesFix::kVersionedCountFill), key, count_version_key(asset), str(*value),
                          first_int(db, 1).value_or(0), config_.count_fill_ttl_ms);
   }
   co_return reply(ReplyStatus::kOk, *value, "db");
@@ -444,7 +479,8 @@ Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
   if (!rows) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
   const int64_t liked = *rows > 0 ? 1 : 0;
   if (cached.is_nil()) {
-    co_await cache_write(false, key, like_version_key(asset, user),
+    // LK-VERSIONED-STATE-FILL (LIKE-8): a stale read never overwrites a concurrent like/unlike.
+    co_await cache_write(config_.has(LikesFix::kVersionedStateFill), key, like_version_key(asset, user),
                          liked ? "1" : "0", first_int(db, 1).value_or(0), config_.state_ttl_ms);
   }
   co_return reply(ReplyStatus::kOk, liked, "db");
@@ -485,7 +521,8 @@ Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
   SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return;  // `return err`
-  co_await cache_write(false, count_key(asset), count_version_key(asset), str(*value),
+  // LK-VERSIONED-SYNC (LIKE-8, LIKE-10): never overwrites a newer value.
+  co_await cache_write(config_.has(LikesFix::kVersionedSync), count_key(asset), count_version_key(asset), str(*value),
                        first_int(db, 1).value_or(0), 0);
 }
 
