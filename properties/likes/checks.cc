@@ -85,54 +85,27 @@ std::map<uint64_t, std::vector<const HistoryOp*>> by_request(const LikesRun& run
   return out;
 }
 
-// One logical like/unlike: every attempt of one request id (the app retries a timed-out request
-// with its id; the service answers a retry for the request, whose effect may be an earlier
-// attempt's). It took effect once in [first invoke, the acknowledged attempt's completion] when an
-// attempt was acknowledged, else at any time after the first invoke or never. (Judging each
-// attempt alone, as before issue 10, required a retry's effect inside the retry's own interval:
-// swarm-hardened seed 10669, LIKE-11.)
-std::vector<model::WriteOp> logical_writes(const LikesRun& run) {
-  std::map<uint64_t, model::WriteOp> by_req;
-  std::vector<uint64_t> order;
-  for (const HistoryOp& o : run.history) {
-    if (!is_write(o) || o.outcome == Outcome::kFail) continue;
-    const uint64_t req = static_cast<uint64_t>(arg_value(o.args, "req"));
-    auto it = by_req.find(req);
-    if (it == by_req.end()) {
-      by_req.emplace(req, model::WriteOp{o.id, arg_value(o.args, "asset"), arg_value(o.args, "user"), o.op == "like",
-                                         definite(o), o.invoke_us, definite(o) ? o.complete_us : model::kNever,
-                                         o.describe()});
-      order.push_back(req);
-      continue;
-    }
-    model::WriteOp& w = it->second;
-    w.invoke_us = std::min(w.invoke_us, o.invoke_us);
-    if (definite(o) && (!w.definite || o.complete_us < w.complete_us)) {
-      w.definite = true;
-      w.complete_us = o.complete_us;
-    }
-    w.label += " / retry " + o.describe();
-  }
-  std::vector<model::WriteOp> out;
-  for (uint64_t req : order) out.push_back(by_req.at(req));
-  return out;
-}
-
-// The pair's possible values just before `h`'s request took effect: every attempt of h's request
-// is left out (requests are one logical write, see logical_writes).
-Possible pre_state(const LikesModel& m, const LikesRun& run, const HistoryOp& h, bool /*whole_request*/,
+// The pair's possible values just before `h` took effect. `whole_request`: every attempt of h's
+// request is left out (an effect attributed to a request came from one of its attempts);
+// otherwise only h itself (an earlier attempt of a retried request may have landed before it).
+// Each attempt is its own write: an attempt that timed out may still land at any later time (the
+// service does not deduplicate attempts), and an acknowledged attempt took effect inside its own
+// interval (swarm-hardened seed 10669 showed a service answering a retry with an earlier
+// attempt's effect, which linearized before an unlike acknowledged before the retry was sent).
+Possible pre_state(const LikesModel& m, const LikesRun& run, const HistoryOp& h, bool whole_request,
                    std::optional<std::pair<int64_t, int64_t>> at = std::nullopt) {
   const int64_t asset = arg_value(h.args, "asset");
   const int64_t user = arg_value(h.args, "user");
   const uint64_t req = static_cast<uint64_t>(arg_value(h.args, "req"));
   LikesModel reduced;
-  LikesRun others;
   for (const HistoryOp& o : run.history) {
-    if (!is_write(o) || arg_value(o.args, "asset") != asset || arg_value(o.args, "user") != user) continue;
-    if (static_cast<uint64_t>(arg_value(o.args, "req")) == req) continue;
-    others.history.push_back(o);
+    if (!is_write(o) || o.outcome == Outcome::kFail) continue;
+    if (arg_value(o.args, "asset") != asset || arg_value(o.args, "user") != user) continue;
+    if (o.id == h.id) continue;
+    if (whole_request && static_cast<uint64_t>(arg_value(o.args, "req")) == req) continue;
+    reduced.add(model::WriteOp{o.id, asset, user, o.op == "like", definite(o), o.invoke_us,
+                               definite(o) ? o.complete_us : model::kNever, o.describe()});
   }
-  for (model::WriteOp& w : logical_writes(others)) reduced.add(std::move(w));
   (void)m;
   if (at) return reduced.possible_during(asset, user, at->first, at->second);
   return reduced.possible_during(asset, user, h.invoke_us, end_of(h));
@@ -216,7 +189,11 @@ std::vector<PropertyInfo> likes_properties() {
 
 model::LikesModel build_model(const LikesRun& run) {
   LikesModel m;
-  for (model::WriteOp& w : logical_writes(run)) m.add(std::move(w));
+  for (const HistoryOp& h : run.history) {
+    if (!is_write(h) || h.outcome == Outcome::kFail) continue;
+    m.add(model::WriteOp{h.id, arg_value(h.args, "asset"), arg_value(h.args, "user"), h.op == "like",
+                         definite(h), h.invoke_us, definite(h) ? h.complete_us : model::kNever, h.describe()});
+  }
   return m;
 }
 

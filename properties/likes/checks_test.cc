@@ -345,10 +345,10 @@ TEST(LikesChecksTest, TruthTimelineReplaysRowsAndRebasesOnSamples) {
 }
 
 // swarm-hardened seed 10669 (LIKE-11 before issue 10): a like whose first attempt timed out, an
-// acknowledged unlike, then the like's retry (same request id) answered ok. The request's effect
-// may be its first attempt's, before the unlike, so the pair may end not liked: the checker must
-// judge the request as one write over [first invoke, acknowledgement], not the retry alone.
-TEST(LikesChecksTest, ARetriedRequestIsOneWriteFromItsFirstAttempt) {
+// acknowledged unlike, then the like's retry (same request id) answered ok. The retry's ok must be
+// an effect inside the retry's own interval: the pair ends liked. Hardened answered the retry with
+// its first attempt's outcome (LK-JOIN-DUPLICATE), an effect before the unlike: the row was gone.
+TEST(LikesChecksTest, ARetrysAcknowledgementIsAnEffectInsideTheRetry) {
   LikesRun run;
   run.replicas = {"replica-1"};
   run.end_us = 1000;
@@ -356,16 +356,12 @@ TEST(LikesChecksTest, ARetriedRequestIsOneWriteFromItsFirstAttempt) {
   run.history.push_back(op(2, "unlike", 3, 1300, 17, 600, 650, Outcome::kOk, "ok"));
   run.history.push_back(op(3, "like", 3, 1300, 13, 700, 750, Outcome::kOk, "ok"));  // the retry
   run.final_state.time_us = 1000;
-  run.final_state.db_like_count[3] = 0;  // the first attempt's like landed before the unlike
-  run.faults.push_back(crash_of("replica-1", 100));
-  const model::LikesModel m = build_model(run);
-  EXPECT_TRUE(m.possible_final(3, 1300).not_liked);
-  EXPECT_TRUE(only(run, "like-durability").passed);
-  EXPECT_TRUE(only(run, "like-per-user-order").passed);
-  // A like invoked only after the unlike completed must still win.
-  run.history[0].invoke_us = 660;
-  run.history[0].complete_us = 690;
+  run.final_state.db_like_count[3] = 0;  // the row is gone: the retry's "ok" was the first attempt's
+  EXPECT_TRUE(build_model(run).possible_final(3, 1300).only(true));
   EXPECT_FALSE(only(run, "like-per-user-order").passed);
+  EXPECT_FALSE(only(run, "like-durability").passed);
+  run.final_state.db_rows[{3, 1300}] = 1;
+  EXPECT_TRUE(only(run, "like-per-user-order").passed);
 }
 
 TEST(LikesChecksTest, UnknownPropertyIsAFailedVerdict) {
