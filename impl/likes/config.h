@@ -40,7 +40,7 @@ struct LikesConfig {
   // ---- used by fixes only.
   // LK-RECONCILE: states changed within this window are re-applied with the counts.
   int64_t reconcile_window_ms = 300'000;
-  int redis_attempts = 3;          // LK-CACHE-RETRY: cache apply attempts after the commit (LIKE-8)
+  int redis_attempts = 3;          // LK-CACHE-ACK: cache apply attempts after the commit (LIKE-8)
   int64_t retry_backoff_ms = 20;
   // LK-DB-FIRST's group commit: at most this many like/unlike requests share one DB transaction
   // (LIKE-12).

@@ -16,16 +16,11 @@ namespace fl::likes {
 enum class LikesFix : uint8_t {
   kDbFirst,            // LK-DB-FIRST
   kCommitTimeVersion,  // LK-COMMIT-TIME-VERSION
-  kVersionedCountFill, // LK-VERSIONED-COUNT-FILL
   kVersionedStateFill, // LK-VERSIONED-STATE-FILL
   kVersionedWarmup,    // LK-VERSIONED-WARMUP
-  kVersionedSync,      // LK-VERSIONED-SYNC
   kReconcile,          // LK-RECONCILE
   kCacheAck,           // LK-CACHE-ACK
-  kCacheRetry,         // LK-CACHE-RETRY
   kIdempotentInsert,   // LK-IDEMPOTENT-INSERT
-  kFailedIds,          // LK-FAILED-IDS
-  kJoinDuplicate,      // LK-JOIN-DUPLICATE
 };
 
 const std::vector<FixInfo>& likes_fixes();

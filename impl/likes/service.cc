@@ -13,9 +13,6 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-// LK-FAILED-IDS: how many failed request ids a replica remembers (for duplicated messages, which
-// arrive within a network delay of their original).
-constexpr size_t kRememberedFailures = 4096;
 
 std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
   if (!r.ok() || r.rows().empty() || r.rows()[0].size() <= column) return std::nullopt;
@@ -203,24 +200,13 @@ Task<void> LikeService::async_write_unlike(std::shared_ptr<LikeService> self, in
 // LK-DB-FIRST LikeAsset / UnlikeAsset.
 Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t user, int64_t star,
                                             uint64_t request_id) {
-  // LK-FAILED-IDS (LIKE-6/7/11): a copy of a request answered "failed" is never applied later.
-  if (config_.has(LikesFix::kFailedIds) && request_id != 0 && failed_requests_.count(request_id) > 0) {
-    co_return reply(ReplyStatus::kFailed, 0, "db: failed (duplicate of a failed request)");
-  }
-  // LK-JOIN-DUPLICATE: a copy of a request still queued or in a batch waits for the original's
-  // outcome.
-  auto original = config_.has(LikesFix::kJoinDuplicate) && request_id != 0 ? inflight_.find(request_id)
-                                                                            : inflight_.end();
-  const bool joined = original != inflight_.end() && original->second->like == like &&
-                      original->second->asset == asset && original->second->user == user;
-  TxOutcome tx;
-  if (joined) {
-    tx = co_await await_write(original->second);
-  } else {
-    // LIKE-6: the DB — durable — is written before the reply (in this replica's next group
-    // commit); no detached writer can be lost.
-    tx = co_await commit_write(like, asset, user, star, request_id);
-  }
+  // LIKE-6: the DB — durable — is written before the reply (in this replica's next group commit);
+  // no detached writer can be lost. A retry of the request (same id) writes again: every statement
+  // is idempotent, and its effect lies inside its own interval. (LK-JOIN-DUPLICATE answered a retry
+  // with its first attempt's outcome, an effect before an unlike acknowledged before the retry was
+  // sent: issue 10's swarm-hardened seed 10669. It and LK-FAILED-IDS, which deduplicated network
+  // copies, were removed.)
+  const TxOutcome tx = co_await commit_write(like, asset, user, star, request_id);
   switch (tx.kind) {
     case TxOutcome::kNoop:
       // A repeated like/unlike (double tap, retry) is a success: the state is the requested one
@@ -243,8 +229,8 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
   // the same batch, and "requested value + that request's version" would pin a wrong state in
   // the cache that the version guard then protects from every repair.
   bool applied = false;
-  // LK-CACHE-RETRY: more than the seed's one attempt (002:L223-L226 returns the pipeline's error).
-  const int attempts = config_.has(LikesFix::kCacheRetry) ? config_.redis_attempts : 1;
+  // LK-CACHE-ACK: more than the seed's one attempt (002:L223-L226 returns the pipeline's error)...
+  const int attempts = config_.has(LikesFix::kCacheAck) ? config_.redis_attempts : 1;
   for (int attempt = 0; attempt < attempts && !applied; ++attempt) {
     if (attempt > 0) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms);
     RedisReply r = co_await redis_.script(kApplyScript,
@@ -255,7 +241,7 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
     redis_result(r);
     applied = r.kind == RedisReply::Kind::kArray && r.elements.size() == 2;
   }
-  // LK-CACHE-ACK (LIKE-8/9): the reply says "done" only once readers of the cache see it too.
+  // ... and (LIKE-8/9) the reply says "done" only once readers of the cache see it too.
   // When the cache could not be updated the change is durable but not yet visible everywhere:
   // answer indeterminate (the client retries; a retry is idempotent and re-applies the cache);
   // the reconciler makes it visible within one period anyway.
@@ -288,7 +274,6 @@ Task<LikeService::TxOutcome> LikeService::commit_write(bool like, int64_t asset,
   w->request_id = request_id;
   w->now_ms = runtime_.clock().now_ms();
   pending_.push_back(w);
-  if (request_id != 0) inflight_.emplace(request_id, w);
   if (!committer_running_) {
     committer_running_ = true;
     runtime_.spawn("likes-group-commit", group_commit_loop(shared_from_this()));
@@ -305,19 +290,7 @@ Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
     batch.assign(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     self->pending_.erase(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     co_await self->commit_batch(batch);
-    for (const std::shared_ptr<PendingWrite>& w : batch) {
-      w->done = true;
-      if (w->request_id == 0) continue;
-      auto it = self->inflight_.find(w->request_id);
-      if (it != self->inflight_.end() && it->second == w) self->inflight_.erase(it);
-      if (w->outcome.kind == TxOutcome::kFailed && self->failed_requests_.insert(w->request_id).second) {
-        self->failed_order_.push_back(w->request_id);
-        if (self->failed_order_.size() > kRememberedFailures) {
-          self->failed_requests_.erase(self->failed_order_.front());
-          self->failed_order_.pop_front();
-        }
-      }
-    }
+    for (const std::shared_ptr<PendingWrite>& w : batch) w->done = true;
     // Resume the requests only now, in queue order (a request whose process died removed its
     // handle when it was destroyed).
     for (const std::shared_ptr<PendingWrite>& w : batch) {
@@ -455,8 +428,8 @@ Task<LikeReply> LikeService::count(int64_t asset) {
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
   if (cached.is_nil()) {
-    // LK-VERSIONED-COUNT-FILL (LIKE-8): the fill never overwrites a newer value.
-    co_await cache_write(config_.has(LikesFix::kVersionedCountFill), key, count_version_key(asset), str(*value),
+    // The seed's plain SET (LK-VERSIONED-COUNT-FILL was removed: no sweep needed it).
+    co_await cache_write(false, key, count_version_key(asset), str(*value),
                          first_int(db, 1).value_or(0), config_.count_fill_ttl_ms);
   }
   co_return reply(ReplyStatus::kOk, *value, "db");
@@ -521,8 +494,8 @@ Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
   SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return;  // `return err`
-  // LK-VERSIONED-SYNC (LIKE-8, LIKE-10): never overwrites a newer value.
-  co_await cache_write(config_.has(LikesFix::kVersionedSync), count_key(asset), count_version_key(asset), str(*value),
+  // The seed's plain SET (LK-VERSIONED-SYNC was removed: no sweep needed it).
+  co_await cache_write(false, count_key(asset), count_version_key(asset), str(*value),
                        first_int(db, 1).value_or(0), 0);
 }
 

@@ -153,12 +153,6 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   std::vector<FailedWrite> failed_writes_;              // 002:L240 "记录日志，定时任务补偿"
   std::vector<std::shared_ptr<PendingWrite>> pending_;  // LK-DB-FIRST: writes for the next batch
   bool committer_running_ = false;
-  // LK-JOIN-DUPLICATE: writes queued or in a batch, by request id. LK-FAILED-IDS: ids answered
-  // "failed" (bounded, oldest forgotten first): "failed" means certainly not applied, so no copy
-  // of a failed request may be applied later (LIKE-6/7, LIKE-11).
-  std::map<uint64_t, std::shared_ptr<PendingWrite>> inflight_;
-  std::set<uint64_t> failed_requests_;
-  std::deque<uint64_t> failed_order_;
   std::vector<std::shared_ptr<void>> owned_;
 };
 
