@@ -15,8 +15,6 @@ const std::vector<FixInfo>& likes_fixes() {
          "already holds with the lost value"},
         {"LK-VERSIONED-STATE-FILL", "002:L195 (3.4 fill)", {"LIKE-8"},
          "the 3.4 fill of a like state is a versioned write: a stale read never overwrites a concurrent like/unlike"},
-        {"LK-VERSIONED-WARMUP", "002:L288 (WarmupCache SET)", {"LIKE-8", "LIKE-10"},
-         "WarmupCache writes counts with a version guard instead of a plain SET"},
         {"LK-RECONCILE", "002:L388-L390 (CheckConsistency)", {"LIKE-4", "LIKE-8", "LIKE-10"},
          "the sync job re-applies every count (and recently changed states) from the DB with version guards, "
          "instead of CheckConsistency's threshold of 10 and read errors read as 0"},

@@ -17,7 +17,6 @@ enum class LikesFix : uint8_t {
   kDbFirst,            // LK-DB-FIRST
   kCommitTimeVersion,  // LK-COMMIT-TIME-VERSION
   kVersionedStateFill, // LK-VERSIONED-STATE-FILL
-  kVersionedWarmup,    // LK-VERSIONED-WARMUP
   kReconcile,          // LK-RECONCILE
   kCacheAck,           // LK-CACHE-ACK
   kIdempotentInsert,   // LK-IDEMPOTENT-INSERT

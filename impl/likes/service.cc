@@ -468,8 +468,8 @@ Task<void> LikeService::warmup_cache() {
   if (!hot.ok()) co_return;  // an error reads as no hot asset
   for (const SqlRow& row : hot.rows()) {
     const int64_t asset = row[0].as_int();
-    // LK-VERSIONED-WARMUP (LIKE-8, LIKE-10): never overwrites a newer value.
-    co_await cache_write(config_.has(LikesFix::kVersionedWarmup), count_key(asset), count_version_key(asset),
+    // The seed's plain SET (LK-VERSIONED-WARMUP was removed: no sweep needed it).
+    co_await cache_write(false, count_key(asset), count_version_key(asset),
                          str(row[1].as_int()), row[2].as_int(), 0);
   }
 }
