@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
   auto scripts = fl::likes::likes_scripts();
 
   fl::likes::LikesConfig config;
-  config.variant = fl::likes::Variant::kHardened;
+  config.fixes = fl::likes::LikesFixes::hardened(fl::likes::likes_fixes());
   config.asset_count = assets;
 
   // The replica.
@@ -410,7 +410,7 @@ int main(int argc, char** argv) {
   for (const std::string& name : scripts->names()) pr.connection().command({"SCRIPT", "LOAD", scripts->by_name(name)->lua});
   Mailbox mailbox;
   auto sql = std::make_unique<ThreadedSql>(sqlite, mailbox);
-  auto svc = std::make_shared<fl::likes::LikeService>(rt, pr, *sql, config, nullptr);
+  auto svc = std::make_shared<fl::likes::LikeService>(rt, pr, *sql, config);
 
   std::atomic<bool> stop{false};
   std::atomic<int> clients_left{connections};

@@ -3,11 +3,16 @@
 // Topology: one simulated Redis node ("redis", persistence from the scenario), one SQLite DB node
 // ("db", SimVfs with the scenario's storage faults), `replicas` social-service replicas
 // ("replica-N", each serving "likes" with its own background jobs) and `clients` apps
-// ("client-N"). A sampler reads Redis and the DB directly every sample_interval_ms (no network,
-// no fault draws on the service's path) for the checkers' during-the-run properties.
+// ("client-N"). A sampler reads Redis's keyspace (the seed's key names only, 002:L84, L90) and the DB
+// (through its VFS) every sample_interval_ms (no network, no fault draws on the service's path).
+// The checkers also get the Redis server's command log, the SQL server's commit log and the world's
+// fault log, translated here into plain records (properties/likes/run.h) without judging them.
+// Nothing here reads the variant or the fixes beyond building the service.
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +22,7 @@
 #include "harness/system.h"
 #include "impl/likes/client.h"
 #include "impl/likes/config.h"
+#include "impl/likes/fixes.h"
 #include "impl/likes/schema.h"
 #include "impl/likes/scripts.h"
 #include "impl/likes/service.h"
@@ -48,7 +54,8 @@ int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
 
 likes::LikesConfig config_of(const Scenario& s) {
   likes::LikesConfig c;
-  c.variant = likes::parse_variant(s.variant).value_or(likes::Variant::kHardened);
+  c.fixes = s.variant == "spec" ? likes::LikesFixes::spec()
+                                : likes::LikesFixes::hardened_without(likes::likes_fixes(), s.without);
   c.state_ttl_ms = param(s, "state_ttl_ms", c.state_ttl_ms);
   c.count_fill_ttl_ms = param(s, "count_ttl_ms", c.count_fill_ttl_ms);
   c.sync_interval_ms = param(s, "sync_interval_ms", c.sync_interval_ms);
@@ -56,28 +63,174 @@ likes::LikesConfig config_of(const Scenario& s) {
   c.hot_threshold = param(s, "hot_threshold", c.hot_threshold);
   c.warmup_interval_ms = param(s, "warmup_interval_ms", c.warmup_interval_ms);
   c.asset_count = param(s, "assets", 3);
-  c.reconcile_interval_ms = param(s, "reconcile_interval_ms", c.reconcile_interval_ms);
   return c;
 }
 
-class Effects final : public likes::EffectObserver {
- public:
-  Effects(World& world, Process& process, std::vector<likes::props::EffectRecord>* out)
-      : world_(world), process_(process), out_(out) {}
-  void on_effect(const likes::Effect& e) override {
-    likes::props::EffectRecord r;
-    r.effect = e;
-    r.end_us = world_.now_us();
-    r.start_us = r.end_us - std::max<int64_t>(0, process_.now_us() - e.start_us);
-    r.process = std::string(process_.process_name());
-    out_->push_back(std::move(r));
-  }
+// The judges' timing: scenario parameters and the seed's constants only.
+likes::props::Timing timing_of(const Scenario& s) {
+  likes::props::Timing t;
+  t.sync_interval_us = config_of(s).sync_interval_ms * 1000;
+  t.client_timeout_us = param(s, "client_timeout_ms", 500) * 1000;
+  t.max_retries = static_cast<int>(param(s, "max_retries", 2));
+  t.redis_timeout_us = param(s, "redis_timeout_ms", 300) * 1000;
+  t.sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
+  t.sample_interval_us = param(s, "sample_interval_ms", 100) * 1000;
+  return t;
+}
 
- private:
-  World& world_;
-  Process& process_;
-  std::vector<likes::props::EffectRecord>* out_;
-};
+// ---- Translating the servers' logs (no judgement: every command / statement on the seed's keys
+// and tables, as executed).
+
+std::optional<int64_t> to_int(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return x;
+}
+
+// "asset:like_count:{a}" or "asset:like:{a}:{u}" (002:L84, L90); false for any other key.
+bool parse_seed_key(const std::string& key, likes::props::RedisWrite* w) {
+  const std::string count = "asset:like_count:", state = "asset:like:";
+  if (key.rfind(count, 0) == 0) {
+    std::optional<int64_t> a = to_int(key.substr(count.size()));
+    if (!a) return false;
+    w->count = true;
+    w->asset = *a;
+    return true;
+  }
+  if (key.rfind(state, 0) != 0) return false;
+  const std::string rest = key.substr(state.size());
+  const size_t colon = rest.find(':');
+  if (colon == std::string::npos) return false;
+  std::optional<int64_t> a = to_int(rest.substr(0, colon)), u = to_int(rest.substr(colon + 1));
+  if (!a || !u) return false;
+  w->count = false;
+  w->asset = *a;
+  w->user = *u;
+  return true;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis::CommandRecord>& log) {
+  static const std::set<std::string> kWrites = {"SET", "SETNX", "DEL", "UNLINK", "INCR", "DECR", "INCRBY", "DECRBY", "GETDEL"};
+  static const std::set<std::string> kWrappers = {"EVALSHA", "EVAL", "EXEC"};
+  // Request boundaries: a script's or EXEC's inner commands are logged right before it; a pipeline's
+  // commands run back to back for one client at one instant. (Requests of one client that a paused
+  // server runs at one instant may be merged; judges only use this to ask "did the request name a
+  // state key".)
+  std::vector<uint64_t> request(log.size());
+  std::map<uint64_t, bool> names_state;
+  uint64_t id = 0;
+  for (size_t i = 0; i < log.size(); ++i) {
+    const sim::redis::CommandRecord& r = log[i];
+    const sim::redis::CommandRecord* prev = i > 0 ? &log[i - 1] : nullptr;
+    const bool boundary = prev == nullptr || prev->client != r.client || prev->time_us != r.time_us ||
+                          prev->incarnation != r.incarnation ||
+                          (prev->depth == 0 && !prev->argv.empty() && kWrappers.count(upper(prev->argv[0])) > 0);
+    if (boundary) ++id;
+    request[i] = id;
+    for (size_t k = 1; k < r.argv.size(); ++k) {
+      likes::props::RedisWrite probe;
+      if (parse_seed_key(r.argv[k], &probe) && !probe.count) names_state[id] = true;
+    }
+  }
+  std::vector<likes::props::RedisWrite> out;
+  for (size_t i = 0; i < log.size(); ++i) {
+    const sim::redis::CommandRecord& r = log[i];
+    if (r.argv.size() < 2) continue;
+    const std::string cmd = upper(r.argv[0]);
+    if (kWrites.count(cmd) == 0) continue;
+    likes::props::RedisWrite w;
+    if (!parse_seed_key(r.argv[1], &w)) continue;
+    w.seq = r.seq;
+    w.time_us = r.time_us;
+    w.node_ms = r.node_ms;
+    w.client = r.client;
+    w.incarnation = r.incarnation;
+    w.request = request[i];
+    w.request_names_state = names_state[request[i]];
+    w.cmd = cmd;
+    if (cmd == "SET" || cmd == "SETNX") {
+      w.changed = r.reply.kind == RedisReply::Kind::kStatus || (cmd == "SETNX" && r.reply.integer == 1);
+      if (r.argv.size() >= 3) w.after = to_int(r.argv[2]);
+      for (size_t k = 3; k + 1 < r.argv.size(); ++k) {
+        const std::string opt = upper(r.argv[k]);
+        if (opt == "PX") w.ttl_ms = to_int(r.argv[k + 1]);
+        if (opt == "EX") w.ttl_ms = to_int(r.argv[k + 1]).value_or(0) * 1000;
+      }
+    } else if (cmd == "DEL" || cmd == "UNLINK" || cmd == "GETDEL") {
+      w.changed = (r.reply.kind == RedisReply::Kind::kInteger && r.reply.integer > 0) || r.reply.kind == RedisReply::Kind::kBulk;
+    } else {
+      w.changed = r.reply.kind == RedisReply::Kind::kInteger;
+      if (w.changed) w.after = r.reply.integer;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+// The value bound to the placeholder that ends `marker` (e.g. "user_id = ?") in a statement.
+std::optional<int64_t> param_of(const SqlStatement& st, const std::string& marker) {
+  const size_t pos = st.sql.find(marker);
+  if (pos == std::string::npos) return std::nullopt;
+  const size_t q = pos + marker.size() - 1;
+  const size_t index = static_cast<size_t>(std::count(st.sql.begin(), st.sql.begin() + static_cast<long>(q), '?'));
+  if (index >= st.params.size() || st.params[index].type() != SqlValue::Type::kInteger) return std::nullopt;
+  return st.params[index].as_int();
+}
+
+// A statement's change of asset_likes rows or assets.like_count (002:L50-L72), if it is one.
+std::optional<likes::props::DbChange> db_change(const SqlStatement& st) {
+  likes::props::DbChange c;
+  const std::string& sql = st.sql;
+  if (sql.rfind("INSERT INTO asset_likes(asset_id, user_id", 0) == 0 && st.params.size() >= 2) {
+    c.row = true;
+    c.delta = 1;
+    c.asset = st.params[0].as_int();
+    c.user = st.params[1].as_int();
+    return c;
+  }
+  if (sql.rfind("DELETE FROM asset_likes", 0) == 0) {
+    c.row = true;
+    c.delta = -1;
+    c.asset = param_of(st, "asset_id = ?").value_or(0);
+    c.user = param_of(st, "user_id = ?").value_or(0);
+    return c;
+  }
+  for (int sign : {1, -1}) {
+    const std::string set = std::string("like_count = like_count ") + (sign > 0 ? "+" : "-");
+    if (sql.rfind("UPDATE assets SET ", 0) != 0 || sql.find(set) == std::string::npos) continue;
+    c.row = false;
+    c.delta = sign;
+    c.asset = param_of(st, "WHERE id = ?").value_or(0);
+    c.user = param_of(st, "user_id = ?").value_or(0);
+    return c;
+  }
+  return std::nullopt;
+}
+
+std::vector<likes::props::DbChange> db_changes(const sim::storage::SqlCommitLog& log) {
+  std::vector<likes::props::DbChange> out;
+  for (const sim::storage::SqlCommitRecord& r : log) {
+    for (size_t i = 0; i < r.statements.size(); ++i) {
+      std::optional<likes::props::DbChange> c = db_change(r.statements[i]);
+      if (!c) continue;
+      c->seq = r.seq;
+      c->time_us = r.time_us;
+      c->client = r.client;
+      c->incarnation = r.incarnation;
+      c->applied = r.result.ok() && i < r.result.sets.size() && r.result.sets[i].changes > 0;
+      c->refused = !c->applied;
+      out.push_back(std::move(*c));
+    }
+  }
+  return out;
+}
 
 struct Shared {
   std::shared_ptr<sim::redis::Server> redis;
@@ -85,7 +238,7 @@ struct Shared {
   std::string db_file = "likes.db";
   likes::LikesConfig config;
   LikesRun record;
-  std::map<std::string, std::unique_ptr<Effects>> observers;  // per replica, across restarts
+  std::shared_ptr<sim::storage::SqlCommitLog> commit_log = std::make_shared<sim::storage::SqlCommitLog>();
   std::shared_ptr<bool> stop = std::make_shared<bool>(false);
   uint32_t redis_incarnation = 0;
   std::optional<likes::props::GraceTracker> grace;
@@ -150,6 +303,11 @@ class LikesSystemRun final : public SystemRun {
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     LikesRun& run = shared->record;
     run.redis_grace = shared->grace->windows(world.now_us());
+    run.redis_writes = redis_writes(shared->redis->command_log());
+    run.db_changes = db_changes(*shared->commit_log);
+    run.faults = world.fault_log();
+    run.end_us = world.now_us();
+    run.replicas = replicas;
     for (const sim::Operation& o : world.history().operations()) {
       likes::props::HistoryOp h;
       h.id = o.id;
@@ -179,6 +337,15 @@ class LikesSystemRun final : public SystemRun {
     if (role == "db") return {"db"};
     return {};
   }
+  // "sql-io-error": the DB's next `value` I/O calls (writes or syncs, alternating) fail.
+  bool apply_fault(const FaultSpec& f) override {
+    if (f.kind != "sql-io-error" || f.target != "db" || world_ == nullptr) return false;
+    const uint32_t n = static_cast<uint32_t>(std::max<int64_t>(1, f.value));
+    shared->vfs->fail_next(f.value % 2 == 0 ? sim::storage::SimIoOp::kSync : sim::storage::SimIoOp::kWrite, n);
+    return true;
+  }
+
+  World* world_ = nullptr;
 
   std::shared_ptr<Shared> shared;
   std::vector<std::string> replicas, clients;
@@ -241,7 +408,6 @@ class LikesSystem final : public SystemUnderTest {
         {"consistency_threshold", "CheckConsistency repairs above this difference (002: 10)", "10"},
         {"hot_threshold", "WarmupCache covers assets with like_count above this (002: 100)", "100"},
         {"warmup_interval_ms", "period of WarmupCache", "300000"},
-        {"reconcile_interval_ms", "hardened: reconciliation period", "1000"},
         {"assets", "number of assets", "3"},
         {"users_per_client", "users each client acts for", "3"},
         {"shared_users", "users shared by every client (one user on several devices)", "1"},
@@ -254,6 +420,7 @@ class LikesSystem final : public SystemUnderTest {
         {"state_weight", "op mix weight of state reads", "2"},
         {"redis_timeout_ms", "replica -> Redis timeout", "300"},
         {"sql_timeout_ms", "replica -> DB timeout", "500"},
+        {"client_start_ms", "when the apps start (after the backend booted)", "200"},
         {"sample_interval_ms", "how often the checker samples Redis and the DB", "100"},
     };
   }
@@ -266,8 +433,18 @@ class LikesSystem final : public SystemUnderTest {
     };
     if (c.state_ttl_ms <= 3'600'000) out.push_back({"state key TTL", c.state_ttl_ms * 1000});
     if (c.sync_interval_ms <= 3'600'000) out.push_back({"sync interval", c.sync_interval_ms * 1000});
-    if (c.hardened()) out.push_back({"reconcile interval", c.reconcile_interval_ms * 1000});
     return out;
+  }
+  const std::vector<FixInfo>& fixes() const override { return likes::likes_fixes(); }
+  // The final audit needs every write drained and the cache repaired: the last client operation
+  // may wait for its timeouts and retries ((max_retries + 1) x (client_timeout + the 100 ms retry
+  // delay)); its failed DB write is retried by the seed's job one sync interval later (002:L406)
+  // and the cache is re-synced by the same job (002:L358, LIKE-4 "after one reconciliation
+  // period"); that pass itself may wait for a Redis and a DB timeout, twice.
+  int64_t min_quiet_tail_ms(const Scenario& s) const override {
+    const likes::props::Timing t = timing_of(s);
+    const int64_t request_ms = (t.max_retries + 1) * (t.client_timeout_us / 1000 + 100);
+    return request_ms + t.sync_interval_us / 1000 + 2 * (t.redis_timeout_us + t.sql_timeout_us) / 1000;
   }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 };
@@ -287,11 +464,13 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = scripts;
   sh->redis = std::make_shared<sim::redis::Server>(ro);
+  run->world_ = &world;
   {
     std::shared_ptr<sim::redis::Server> server = sh->redis;
     Process& p = world.add_process(world.add_node("redis"), "redis",
                                    [server](Process& self) { return server->run(self); });
     world.start(p);
+    sh->redis_incarnation = p.incarnation();  // the first boot is no restart
   }
 
   // DB.
@@ -304,11 +483,22 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const uint32_t db_node = world.add_node("db");
   sh->vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("likes.vfs"),
                                                    [&world] { return world.now_us(); });
+  // Every injected I/O error (scheduled or drawn from io_error_probability) goes to the fault log.
+  sh->vfs->set_fault_observer([&world](sim::storage::SimIoOp op) {
+    sim::FaultRecord r;
+    r.time_us = world.now_us();
+    r.kind = sim::FaultKind::kStorageError;
+    r.node = "db";
+    r.process = "db";
+    r.value = static_cast<int64_t>(op);
+    world.record_fault(std::move(r));
+  });
   sim::storage::SqlServerOptions so;
   so.db_file = sh->db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = likes::schema_statements();
+  so.commit_log = sh->commit_log;
   for (int64_t id = 1; id <= config.asset_count; ++id) {
     so.schema.push_back("INSERT OR IGNORE INTO assets(id, like_count, like_version) VALUES (" + std::to_string(id) +
                         ", 0, 0)");
@@ -320,14 +510,12 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const int64_t sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
   for (int i = 0; i < std::max(1, s.topology.replicas); ++i) {
     const std::string name = "replica-" + std::to_string(i + 1);
-    auto boot = [sh, scripts, config, redis_timeout_us, sql_timeout_us, &world](Process& self) -> Task<void> {
-      std::unique_ptr<Effects>& observer = sh->observers[std::string(self.process_name())];
-      if (!observer) observer = std::make_unique<Effects>(world, self, &sh->record.effects);
+    auto boot = [scripts, config, redis_timeout_us, sql_timeout_us](Process& self) -> Task<void> {
       auto redis = std::make_shared<sim::redis::Client>(
           self, sim::redis::ClientOptions{.timeout_us = redis_timeout_us, .scripts = scripts});
       auto sql = std::make_shared<sim::storage::SqlClient>(
           self, self.rpc(), sim::storage::SqlClientOptions{.timeout_us = sql_timeout_us});
-      auto svc = std::make_shared<likes::LikeService>(self, *redis, *sql, config, observer.get());
+      auto svc = std::make_shared<likes::LikeService>(self, *redis, *sql, config);
       svc->keep_alive(redis);
       svc->keep_alive(sql);
       svc->start(self.rpc());
@@ -357,6 +545,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
     cc.state_weight = static_cast<double>(param(s, "state_weight", 2));
     cc.timeout_us = param(s, "client_timeout_ms", 500) * 1000;
     cc.stop = sh->stop;
+    // The DB and Redis take a few ms to open at boot; a backend still booting is no fault.
+    cc.start_delay_us = param(s, "client_start_ms", 200) * 1000;
     auto boot = [cc, &world](Process& self) -> Task<void> {
       auto client = std::make_shared<likes::LikesClient>(self, self.rpc(), world.history(), cc);
       return likes::LikesClient::run(client);
@@ -368,9 +558,10 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
 
   // Sampler.
   const int64_t interval_us = param(s, "sample_interval_ms", 100) * 1000;
-  sh->grace.emplace((config.hardened() ? config.reconcile_interval_ms * 1000 : 0) + 2 * redis_timeout_us +
-                        2 * sql_timeout_us + interval_us,
+  // One sync period (002:L358, the scenario's sync_interval_ms) with its timeouts, for every variant.
+  sh->grace.emplace(config.sync_interval_ms * 1000 + 2 * redis_timeout_us + 2 * sql_timeout_us + interval_us,
                     world.now_us());
+  sh->record.timing = timing_of(s);
   sh->replica_names = run->replicas;
   const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000;
   world.at(world.now_us() + interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });

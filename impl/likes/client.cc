@@ -41,6 +41,7 @@ LikeRequest LikesClient::next_request() {
 }
 
 Task<void> LikesClient::run(std::shared_ptr<LikesClient> self) {
+  if (self->config_.start_delay_us > 0) co_await self->runtime_.clock().sleep_us(self->config_.start_delay_us);
   for (;;) {
     const double gap_s = -std::log(1.0 - self->uniform()) / self->config_.rate_per_s;
     co_await self->runtime_.clock().sleep_us(static_cast<int64_t>(gap_s * 1e6) + 1);

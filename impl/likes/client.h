@@ -35,6 +35,7 @@ struct ClientConfig {
   int64_t timeout_us = 500'000;
   int64_t retry_delay_us = 100'000;
   std::shared_ptr<const bool> stop; // set by the harness: stop issuing new operations
+  int64_t start_delay_us = 0;       // the app opens after the backend booted (not a fault)
 };
 
 class LikesClient {

@@ -2,14 +2,6 @@
 
 namespace fl::likes {
 
-const char* variant_name(Variant v) { return v == Variant::kSpec ? "spec" : "hardened"; }
-
-std::optional<Variant> parse_variant(std::string_view name) {
-  if (name == "spec") return Variant::kSpec;
-  if (name == "hardened") return Variant::kHardened;
-  return std::nullopt;
-}
-
 std::string like_key(int64_t asset, int64_t user) {
   return "asset:like:" + std::to_string(asset) + ":" + std::to_string(user);
 }

@@ -22,16 +22,6 @@ const char* reply_status_name(ReplyStatus s) {
   return "?";
 }
 
-const char* effect_kind_name(EffectKind k) {
-  switch (k) {
-    case EffectKind::kRedisCountDelta: return "redis-count-delta";
-    case EffectKind::kDbCountDelta: return "db-count-delta";
-    case EffectKind::kRedisCountWrite: return "redis-count-write";
-    case EffectKind::kRedisStateWrite: return "redis-state-write";
-  }
-  return "?";
-}
-
 std::string LikeRequest::describe() const {
   std::string s = std::string(op_name(op)) + " asset=" + std::to_string(asset);
   if (op != Op::kCount) s += " user=" + std::to_string(user);
@@ -43,16 +33,6 @@ std::string LikeReply::describe() const {
   std::string s = reply_status_name(status);
   s += " value=" + std::to_string(value);
   if (!detail.empty()) s += " (" + detail + ")";
-  return s;
-}
-
-std::string Effect::describe() const {
-  std::string s = std::string(intent ? "intent " : "") + effect_kind_name(kind) + " asset=" + std::to_string(asset);
-  if (user != 0) s += " user=" + std::to_string(user);
-  s += " value=" + std::to_string(value);
-  if (!certain) s += " (maybe)";
-  s += " by " + source;
-  if (request_id != 0) s += " req=" + std::to_string(request_id);
   return s;
 }
 

@@ -7,6 +7,14 @@
 namespace fl::likes {
 namespace {
 
+// A version key outlives its value by this much (5 min, the reconciler's window): once a value
+// expired, a put of an older version — a repair or fill that read the DB before the newer write,
+// delayed by a pause or a slow pass — is still refused. With equal TTLs both expired together and
+// such a put wrote the old state back (swarm-hardened seed 12184, LIKE-8: a reconcile pass that
+// read "liked" before an acknowledged unlike wrote "1" 3 s later, just after the unlike's key and
+// version expired). The Lua below writes the same number.
+constexpr int64_t kVersionOutlivesValueMs = 300'000;
+
 const char* kPutLua = R"(local function put(vk, verk, val, ver, ttl)
   local cur = redis.call('GET', verk)
   local has = redis.call('EXISTS', vk)
@@ -14,7 +22,7 @@ const char* kPutLua = R"(local function put(vk, verk, val, ver, ttl)
   if cur and has == 0 and tonumber(cur) > tonumber(ver) then return 0 end
   if tonumber(ttl) > 0 then
     redis.call('SET', vk, val, 'PX', ttl)
-    redis.call('SET', verk, ver, 'PX', ttl)
+    redis.call('SET', verk, ver, 'PX', tonumber(ttl) + 300000)
   else
     redis.call('SET', vk, val)
     redis.call('SET', verk, ver)
@@ -46,7 +54,7 @@ int64_t put(ScriptCalls& redis, const std::string& vk, const std::string& verk, 
   if (cur_present && !value_present && to_i64(cur.str) > to_i64(ver)) return 0;
   if (to_i64(ttl) > 0) {
     redis.call({"SET", vk, val, "PX", ttl});
-    redis.call({"SET", verk, ver, "PX", ttl});
+    redis.call({"SET", verk, ver, "PX", std::to_string(to_i64(ttl) + kVersionOutlivesValueMs)});
   } else {
     redis.call({"SET", vk, val});
     redis.call({"SET", verk, ver});

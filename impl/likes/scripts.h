@@ -1,7 +1,8 @@
 // Redis scripts of the hardened likes service (spec uses none: its writes are a plain pipeline).
 //
 // likes_put (KEYS value_key version_key; ARGV value version ttl_ms):
-//   writes value_key=value and version_key=version (with PX ttl_ms when ttl_ms > 0) unless the
+//   writes value_key=value and version_key=version (with PX ttl_ms when ttl_ms > 0; the version key
+//   lives 5 min longer than its value, so an older put stays refused after the value expired) unless the
 //   cached value is at least as new: skipped when version_key holds a version >= `version` and
 //   value_key exists, or a version > `version` (value expired). Returns 1 when written, else 0.
 //   Every cache write of hardened goes through it, so no fill, warm-up or reconciliation

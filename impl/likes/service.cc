@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdlib>
+#include <map>
 #include <utility>
 
 #include "impl/likes/scripts.h"
@@ -12,9 +13,6 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-// hardened: how many failed request ids a replica remembers (for duplicated messages, which
-// arrive within a network delay of their original).
-constexpr size_t kRememberedFailures = 4096;
 
 std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
   if (!r.ok() || r.rows().empty() || r.rows()[0].size() <= column) return std::nullopt;
@@ -29,25 +27,10 @@ LikeReply reply(ReplyStatus s, int64_t value, std::string detail) {
 
 }  // namespace
 
-LikeService::LikeService(Runtime& runtime, Redis& redis, Sql& sql, LikesConfig config,
-                         EffectObserver* effects)
-    : runtime_(runtime), redis_(redis), sql_(sql), config_(config), effects_(effects) {
+LikeService::LikeService(Runtime& runtime, Redis& redis, Sql& sql, LikesConfig config)
+    : runtime_(runtime), redis_(redis), sql_(sql), config_(config) {
   assert(config_.asset_count >= 0);
   assert(config_.state_ttl_ms > 0);
-}
-
-void LikeService::observe(EffectKind kind, int64_t asset, int64_t user, int64_t value, bool certain,
-                          uint64_t request_id, const char* source, int64_t start_us) {
-  if (effects_ == nullptr) return;
-  effects_->on_effect(Effect{kind, asset, user, value, certain, request_id, source, start_us});
-}
-
-void LikeService::intent(EffectKind kind, int64_t asset, int64_t user, int64_t value, uint64_t request_id,
-                         const char* source) {
-  if (effects_ == nullptr) return;
-  Effect e{kind, asset, user, value, false, request_id, source, runtime_.clock().now_us()};
-  e.intent = true;
-  effects_->on_effect(e);
 }
 
 void LikeService::redis_result(const RedisReply& r) {
@@ -55,8 +38,8 @@ void LikeService::redis_result(const RedisReply& r) {
     redis_failed_ = true;
     return;
   }
-  if (redis_failed_ && !config_.hardened()) {
-    // 002:L418 "Redis 恢复后，从数据库同步数据": once Redis answers again, copy every count from
+  if (redis_failed_) {
+    // 002:L401 "Redis 恢复后，从数据库同步数据": once Redis answers again, copy every count from
     // the DB (SyncLikeCountFromDB), whatever async writes are still in flight.
     redis_failed_ = false;
     runtime_.spawn("sync-after-redis-recovery", sync_all_from_db(shared_from_this()));
@@ -69,12 +52,8 @@ void LikeService::redis_result(const RedisReply& r) {
 void LikeService::start(Rpc& rpc) {
   std::shared_ptr<LikeService> self = shared_from_this();
   rpc.serve(kService, [self](MessagePtr m) { return handle(self, std::move(m)); });
-  if (config_.hardened()) {
-    runtime_.spawn("likes-reconcile", reconcile_loop(self));
-  } else {
-    runtime_.spawn("likes-warmup", warmup_loop(self));
-    runtime_.spawn("likes-sync-job", sync_loop(self));
-  }
+  runtime_.spawn("likes-warmup", warmup_loop(self));
+  runtime_.spawn("likes-sync-job", sync_loop(self));
 }
 
 Task<MessagePtr> LikeService::handle(std::shared_ptr<LikeService> self, MessagePtr request) {
@@ -91,7 +70,7 @@ Task<MessagePtr> LikeService::handle(std::shared_ptr<LikeService> self, MessageP
 }
 
 Task<void> LikeService::warmup_loop(std::shared_ptr<LikeService> self) {
-  // 002:L313: a scheduled job; also run once at boot ("缓存预热").
+  // 002:L281: a scheduled job ("定时任务"); also run once at boot (cache warm-up).
   for (;;) {
     co_await self->warmup_cache();
     co_await self->runtime_.clock().sleep_ms(self->config_.warmup_interval_ms);
@@ -105,13 +84,6 @@ Task<void> LikeService::sync_loop(std::shared_ptr<LikeService> self) {
   }
 }
 
-Task<void> LikeService::reconcile_loop(std::shared_ptr<LikeService> self) {
-  for (;;) {
-    co_await self->reconcile();
-    co_await self->runtime_.clock().sleep_ms(self->config_.reconcile_interval_ms);
-  }
-}
-
 Task<void> LikeService::sync_all_from_db(std::shared_ptr<LikeService> self) {
   for (int64_t asset = 1; asset <= self->config_.asset_count; ++asset) {
     co_await self->sync_like_count_from_db(asset);
@@ -121,16 +93,16 @@ Task<void> LikeService::sync_all_from_db(std::shared_ptr<LikeService> self) {
 // ---------------------------------------------------------------- writes
 
 Task<LikeReply> LikeService::like(int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
-  if (config_.hardened()) co_return co_await hardened_write(true, asset, user, star, request_id);
+  if (config_.has(LikesFix::kDbFirst)) co_return co_await db_first_write(true, asset, user, star, request_id);
   co_return co_await spec_like(asset, user, star, request_id);
 }
 
 Task<LikeReply> LikeService::unlike(int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
-  if (config_.hardened()) co_return co_await hardened_write(false, asset, user, star, request_id);
+  if (config_.has(LikesFix::kDbFirst)) co_return co_await db_first_write(false, asset, user, star, request_id);
   co_return co_await spec_unlike(asset, user, request_id);
 }
 
-// 002:L244-268, as written.
+// 002:L206-L232 LikeAsset, as written.
 Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
   const std::string key = like_key(asset, user);
   RedisReply exists = co_await redis_.command({"EXISTS", key});
@@ -140,18 +112,11 @@ Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star
   if (exists.integer > 0) co_return reply(ReplyStatus::kAlready, 0, "already liked");
 
   const std::string ckey = count_key(asset);
-  const int64_t start_us = runtime_.clock().now_us();
-  intent(EffectKind::kRedisCountDelta, asset, user, +1, request_id, "like");
   std::vector<RedisReply> replies = co_await redis_.pipeline(
       {{"SET", key, "1", "PX", str(config_.state_ttl_ms), "NX"}, {"INCR", ckey}});
   assert(replies.size() == 2);
   redis_result(replies[1]);
   const RedisReply& incr = replies[1];
-  if (incr.kind == RedisReply::Kind::kInteger) {
-    observe(EffectKind::kRedisCountDelta, asset, user, +1, true, request_id, "like", start_us);
-  } else if (incr.is_transport_error() && incr.indeterminate) {
-    observe(EffectKind::kRedisCountDelta, asset, user, +1, false, request_id, "like", start_us);
-  }
   // go-redis's Pipeline.Exec returns the first failed command's error; SETNX losing is no error.
   for (const RedisReply& r : replies) {
     if (!r.ok_reply()) co_return reply(ReplyStatus::kUnknown, 0, "redis: " + r.describe());
@@ -161,27 +126,47 @@ Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star
   co_return reply(ReplyStatus::kOk, incr.integer, "liked");
 }
 
-// 002:L271-286 asyncWriteLike and L291-296 IncrementLikeCount.
+// 002:L234-L249 asyncWriteLike and L253-L258 IncrementLikeCount.
 Task<void> LikeService::async_write_like(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
-                                         int64_t star, uint64_t request_id) {
-  SqlResult ins = co_await self->sql_.execute(SqlStatement(
-      "INSERT INTO asset_likes(asset_id, user_id, star_id, created_at) VALUES (?, ?, ?, ?)",
-      {asset, user, star, self->runtime_.clock().now_ms()}));
-  if (!ins.ok()) self->log("Failed to write like record: " + ins.describe());
+                                         int64_t star, uint64_t /*request_id*/) {
+  co_await self->async_statement(
+      SqlStatement("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at) VALUES (?, ?, ?, ?)",
+                   {asset, user, star, self->runtime_.clock().now_ms()}),
+      "Failed to write like record");
   // The seed increments whatever the INSERT said (a duplicate included).
-  const int64_t start_us = self->runtime_.clock().now_us();
-  self->intent(EffectKind::kDbCountDelta, asset, user, +1, request_id, "async-like");
-  SqlResult upd = co_await self->sql_.execute(
-      SqlStatement("UPDATE assets SET like_count = like_count + ? WHERE id = ?", {int64_t{1}, asset}));
-  if (upd.ok() && upd.changes() > 0) {
-    self->observe(EffectKind::kDbCountDelta, asset, user, +1, true, request_id, "async-like", start_us);
-  } else if (!upd.ok() && upd.maybe_applied()) {
-    self->observe(EffectKind::kDbCountDelta, asset, user, +1, false, request_id, "async-like", start_us);
-  }
-  if (!upd.ok()) self->log("Failed to update like count: " + upd.describe());
+  co_await self->async_statement(
+      SqlStatement("UPDATE assets SET like_count = like_count + ? WHERE id = ?", {int64_t{1}, asset}),
+      "Failed to update like count");
 }
 
-// 3.2 (002:L144-166), written like LikeAsset since the seed gives no code for it.
+// 002:L239-L241 `if err != nil { // 记录日志，定时任务补偿`: the failed write is logged and kept for
+// the scheduled job (retry_failed_writes). The log lives in this process, like the seed's logger's
+// buffer: it dies with it.
+Task<void> LikeService::async_statement(SqlStatement statement, const char* what) {
+  SqlResult r = co_await sql_.execute(statement);
+  if (r.ok()) co_return;
+  log(std::string(what) + ": " + r.describe());
+  failed_writes_.push_back(FailedWrite{std::move(statement), 0});
+}
+
+// 002:L406 "定时任务重试", 002:L407 "如果重试失败，人工介入": the scheduled job re-runs each failed write as
+// it was; after compensation_attempts failures it is left to a human (logged, dropped). A retry of
+// a write whose first outcome was unknown may apply it twice, as the seed's retry would.
+Task<void> LikeService::retry_failed_writes() {
+  std::vector<FailedWrite> todo;
+  todo.swap(failed_writes_);
+  for (FailedWrite& w : todo) {
+    SqlResult r = co_await sql_.execute(w.statement);
+    if (r.ok()) continue;
+    if (++w.attempts >= config_.compensation_attempts) {
+      log("retry failed, manual intervention needed: " + r.describe());
+      continue;
+    }
+    failed_writes_.push_back(std::move(w));
+  }
+}
+
+// 3.2 (002:L135-L157), written like LikeAsset since the seed gives no code for it.
 Task<LikeReply> LikeService::spec_unlike(int64_t asset, int64_t user, uint64_t request_id) {
   const std::string key = like_key(asset, user);
   RedisReply exists = co_await redis_.command({"EXISTS", key});
@@ -189,17 +174,10 @@ Task<LikeReply> LikeService::spec_unlike(int64_t asset, int64_t user, uint64_t r
   if (!exists.ok_reply()) co_return reply(ReplyStatus::kFailed, 0, "redis: " + exists.describe());
   if (exists.integer == 0) co_return reply(ReplyStatus::kAlready, 0, "not liked");
 
-  const int64_t start_us = runtime_.clock().now_us();
-  intent(EffectKind::kRedisCountDelta, asset, user, -1, request_id, "unlike");
   std::vector<RedisReply> replies = co_await redis_.pipeline({{"DEL", key}, {"DECR", count_key(asset)}});
   assert(replies.size() == 2);
   redis_result(replies[1]);
   const RedisReply& decr = replies[1];
-  if (decr.kind == RedisReply::Kind::kInteger) {
-    observe(EffectKind::kRedisCountDelta, asset, user, -1, true, request_id, "unlike", start_us);
-  } else if (decr.is_transport_error() && decr.indeterminate) {
-    observe(EffectKind::kRedisCountDelta, asset, user, -1, false, request_id, "unlike", start_us);
-  }
   for (const RedisReply& r : replies) {
     if (!r.ok_reply()) co_return reply(ReplyStatus::kUnknown, 0, "redis: " + r.describe());
   }
@@ -207,70 +185,38 @@ Task<LikeReply> LikeService::spec_unlike(int64_t asset, int64_t user, uint64_t r
   co_return reply(ReplyStatus::kOk, decr.integer, "unliked");
 }
 
-// 3.2 step 4 and 002:L300-305 DecrementLikeCount.
+// 3.2 step 4 (002:L155-L157) and 002:L260-L265 DecrementLikeCount; failures as in asyncWriteLike.
 Task<void> LikeService::async_write_unlike(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
-                                           uint64_t request_id) {
-  SqlResult del = co_await self->sql_.execute(
-      SqlStatement("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?", {asset, user}));
-  if (!del.ok()) self->log("Failed to delete like record: " + del.describe());
-  const int64_t start_us = self->runtime_.clock().now_us();
-  self->intent(EffectKind::kDbCountDelta, asset, user, -1, request_id, "async-unlike");
-  SqlResult upd = co_await self->sql_.execute(SqlStatement(
-      "UPDATE assets SET like_count = like_count - ? WHERE id = ? AND like_count >= ?",
-      {int64_t{1}, asset, int64_t{1}}));
-  if (upd.ok() && upd.changes() > 0) {
-    self->observe(EffectKind::kDbCountDelta, asset, user, -1, true, request_id, "async-unlike", start_us);
-  } else if (!upd.ok() && upd.maybe_applied()) {
-    self->observe(EffectKind::kDbCountDelta, asset, user, -1, false, request_id, "async-unlike", start_us);
-  }
-  if (!upd.ok()) self->log("Failed to update like count: " + upd.describe());
+                                           uint64_t /*request_id*/) {
+  co_await self->async_statement(
+      SqlStatement("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?", {asset, user}),
+      "Failed to delete like record");
+  co_await self->async_statement(
+      SqlStatement("UPDATE assets SET like_count = like_count - ? WHERE id = ? AND like_count >= ?",
+                   {int64_t{1}, asset, int64_t{1}}),
+      "Failed to update like count");
 }
 
-// hardened LikeAsset / UnlikeAsset.
-Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t user, int64_t star,
+// LK-DB-FIRST LikeAsset / UnlikeAsset.
+Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t user, int64_t star,
                                             uint64_t request_id) {
-  const int64_t start_us = runtime_.clock().now_us();
-  const char* source = like ? "like" : "unlike";
-  // LIKE-6/7/11: a copy of a request answered "failed" is never applied later.
-  if (request_id != 0 && failed_requests_.count(request_id) > 0) {
-    co_return reply(ReplyStatus::kFailed, 0, "db: failed (duplicate of a failed request)");
-  }
-  // A copy of a request still queued or in a batch waits for the original's outcome; the
-  // original reports the DB effect.
-  auto original = request_id != 0 ? inflight_.find(request_id) : inflight_.end();
-  const bool joined = original != inflight_.end() && original->second->like == like &&
-                      original->second->asset == asset && original->second->user == user;
-  TxOutcome tx;
-  if (joined) {
-    tx = co_await await_write(original->second);
-  } else {
-    intent(EffectKind::kDbCountDelta, asset, user, like ? 1 : -1, request_id, source);
-    // LIKE-6: the DB — durable — is written before the reply (in this replica's next group
-    // commit); no detached writer can be lost.
-    tx = co_await commit_write(like, asset, user, star, request_id);
-  }
-  auto effect = [&](int64_t value, bool certain) {
-    if (!joined) observe(EffectKind::kDbCountDelta, asset, user, value, certain, request_id, source, start_us);
-  };
+  // LIKE-6: the DB — durable — is written before the reply (in this replica's next group commit);
+  // no detached writer can be lost. A retry of the request (same id) writes again: every statement
+  // is idempotent, and its effect lies inside its own interval. (LK-JOIN-DUPLICATE answered a retry
+  // with its first attempt's outcome, an effect before an unlike acknowledged before the retry was
+  // sent: issue 10's swarm-hardened seed 10669. It and LK-FAILED-IDS, which deduplicated network
+  // copies, were removed.)
+  const TxOutcome tx = co_await commit_write(like, asset, user, star, request_id);
   switch (tx.kind) {
     case TxOutcome::kNoop:
-      // A repeated like/unlike (double tap, retry, duplicated request) is a success: the state
-      // is the requested one and nothing changed (LIKE-11). The seed answers an error here.
-      effect(0, true);
+      // A repeated like/unlike (double tap, retry) is a success: the state is the requested one
+      // and nothing changed (LIKE-11). The seed answers an error here.
       break;
     case TxOutcome::kFailed:
-      effect(0, true);
       co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.error);
     case TxOutcome::kUnknown:
-      effect(like ? 1 : -1, false);
       co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
-    case TxOutcome::kAppliedEarlier:
-      // An earlier attempt whose answer was lost may have made the change.
-      effect(like ? 1 : -1, false);
-      break;
     case TxOutcome::kApplied:
-      effect(like ? 1 : -1, true);
-      if (tx.earlier_unknown) effect(like ? 1 : -1, false);
       break;
   }
   assert(tx.count >= 0);
@@ -282,9 +228,10 @@ Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t us
   // DB's, not the requested one: a concurrent opposite request may have committed after ours in
   // the same batch, and "requested value + that request's version" would pin a wrong state in
   // the cache that the version guard then protects from every repair.
-  const int64_t apply_us = runtime_.clock().now_us();
   bool applied = false;
-  for (int attempt = 0; attempt < config_.redis_attempts && !applied; ++attempt) {
+  // LK-CACHE-ACK: more than the seed's one attempt (002:L223-L226 returns the pipeline's error)...
+  const int attempts = config_.has(LikesFix::kCacheAck) ? config_.redis_attempts : 1;
+  for (int attempt = 0; attempt < attempts && !applied; ++attempt) {
     if (attempt > 0) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms);
     RedisReply r = co_await redis_.script(kApplyScript,
                                           {like_key(asset, user), like_version_key(asset, user),
@@ -292,18 +239,15 @@ Task<LikeReply> LikeService::hardened_write(bool like, int64_t asset, int64_t us
                                           {tx.liked ? "1" : "0", str(tx.state_version), str(config_.state_ttl_ms),
                                            str(tx.count), "0", str(tx.version)});
     redis_result(r);
-    if (r.kind == RedisReply::Kind::kArray && r.elements.size() == 2) {
-      applied = true;
-      if (r.elements[1].integer == 1) {
-        observe(EffectKind::kRedisCountWrite, asset, 0, tx.count, true, request_id, source, apply_us);
-      }
-    }
+    applied = r.kind == RedisReply::Kind::kArray && r.elements.size() == 2;
   }
-  // LIKE-8/9: the reply says "done" only once readers of the cache see it too. When the cache
-  // could not be updated the change is durable but not yet visible everywhere: answer
-  // indeterminate (the client retries; a retry is idempotent and re-applies the cache); the
-  // reconciler makes it visible within one period anyway.
-  if (!applied) co_return reply(ReplyStatus::kUnknown, tx.count, "committed; cache update failed");
+  // ... and (LIKE-8/9) the reply says "done" only once readers of the cache see it too.
+  // When the cache could not be updated the change is durable but not yet visible everywhere:
+  // answer indeterminate (the client retries; a retry is idempotent and re-applies the cache);
+  // the reconciler makes it visible within one period anyway.
+  if (!applied && config_.has(LikesFix::kCacheAck)) {
+    co_return reply(ReplyStatus::kUnknown, tx.count, "committed; cache update failed");
+  }
   if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
   co_return reply(ReplyStatus::kOk, tx.count, like ? "liked" : "unliked");
 }
@@ -330,7 +274,6 @@ Task<LikeService::TxOutcome> LikeService::commit_write(bool like, int64_t asset,
   w->request_id = request_id;
   w->now_ms = runtime_.clock().now_ms();
   pending_.push_back(w);
-  if (request_id != 0) inflight_.emplace(request_id, w);
   if (!committer_running_) {
     committer_running_ = true;
     runtime_.spawn("likes-group-commit", group_commit_loop(shared_from_this()));
@@ -347,19 +290,7 @@ Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
     batch.assign(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     self->pending_.erase(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     co_await self->commit_batch(batch);
-    for (const std::shared_ptr<PendingWrite>& w : batch) {
-      w->done = true;
-      if (w->request_id == 0) continue;
-      auto it = self->inflight_.find(w->request_id);
-      if (it != self->inflight_.end() && it->second == w) self->inflight_.erase(it);
-      if (w->outcome.kind == TxOutcome::kFailed && self->failed_requests_.insert(w->request_id).second) {
-        self->failed_order_.push_back(w->request_id);
-        if (self->failed_order_.size() > kRememberedFailures) {
-          self->failed_requests_.erase(self->failed_order_.front());
-          self->failed_order_.pop_front();
-        }
-      }
-    }
+    for (const std::shared_ptr<PendingWrite>& w : batch) w->done = true;
     // Resume the requests only now, in queue order (a request whose process died removed its
     // handle when it was destroyed).
     for (const std::shared_ptr<PendingWrite>& w : batch) {
@@ -378,27 +309,40 @@ Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
 // below 0. LIKE-8: like_state carries the pair's state with the version that orders every cache
 // write of it. Versions are the DB's commit time in us (or +1): a DB that lost a commit (failed
 // fsync, then a crash) never reissues a version Redis already holds with the lost value (LIKE-4,
-// LIKE-9). The last statement reads the values the cache gets, after this write.
-std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) {
+// LIKE-9) — LK-COMMIT-TIME-VERSION; without it, like_version + 1. The last statement reads the
+// values the cache gets, after this write.
+std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) const {
   const int64_t a = w.asset, u = w.user;
   const char* row_exists = "EXISTS (SELECT 1 FROM asset_likes WHERE asset_id = ? AND user_id = ?)";
   const std::string changes = std::string(w.like ? "NOT " : "") + row_exists;
-  const std::string version =
-      "like_version = MAX(like_version + 1, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000)";
+  const std::string commit_time = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000";
+  const std::string version = config_.has(LikesFix::kCommitTimeVersion)
+                                  ? "like_version = MAX(like_version + 1, " + commit_time + ")"
+                                  : "like_version = like_version + 1";
   std::vector<SqlStatement> out;
   out.reserve(4);
   out.emplace_back(std::string("UPDATE assets SET like_count = like_count ") + (w.like ? "+ 1" : "- 1") + ", " +
                        version + " WHERE id = ? AND " + (w.like ? "" : "like_count >= 1 AND ") + changes,
                    std::vector<SqlValue>{a, a, u});
+  // The pair's state after this write is the requested one whether or not it changed; its version
+  // moves even when nothing changed, above the asset's and the pair's last ones (and, with
+  // LK-COMMIT-TIME-VERSION, the commit time): after the DB lost the commit that Redis holds, a
+  // repeated like/unlike is what repairs the cached state (its version beats the lost one).
+  const std::string state_version =
+      "MAX((SELECT like_version FROM assets WHERE id = ?),"
+      " COALESCE((SELECT version FROM like_state WHERE asset_id = ? AND user_id = ?), 0) + 1" +
+      std::string(config_.has(LikesFix::kCommitTimeVersion) ? ", " + commit_time : "") + ")";
   out.emplace_back("INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
-                   " SELECT ?, ?, ?, (SELECT like_version FROM assets WHERE id = ?), ? WHERE " + changes +
-                       " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
-                       " version = excluded.version, changed_ms = excluded.changed_ms",
-                   std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, w.now_ms, a, u});
+                   " SELECT ?, ?, ?, " + state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)"
+                   " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
+                   " version = excluded.version, changed_ms = excluded.changed_ms",
+                   std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a});
   if (w.like) {
     out.emplace_back("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
-                     " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)"
-                     " ON CONFLICT(asset_id, user_id) DO NOTHING",
+                     " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" +
+                         std::string(config_.has(LikesFix::kIdempotentInsert)  // LK-IDEMPOTENT-INSERT
+                                         ? " ON CONFLICT(asset_id, user_id) DO NOTHING"
+                                         : ""),
                      std::vector<SqlValue>{a, u, w.star, w.now_ms, a});
   } else {
     out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?", std::vector<SqlValue>{a, u});
@@ -416,30 +360,15 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
   for (const std::shared_ptr<PendingWrite>& w : batch) {
     for (SqlStatement& s : write_statements(*w)) stmts.push_back(std::move(s));
   }
-  bool maybe_applied = false;
-  SqlResult result;
-  for (int attempt = 0; attempt < config_.db_attempts; ++attempt) {
-    result = co_await sql_.transaction(stmts);
-    if (result.ok()) break;
-    if (result.status == SqlStatus::kIoError || result.status == SqlStatus::kIndeterminate) {
-      maybe_applied = true;
-    } else if (result.status != SqlStatus::kBusy && result.status != SqlStatus::kUnavailable) {
-      break;  // kConstraint / kError / kConditionFailed: nothing of this attempt was applied
-    }
-    if (attempt + 1 < config_.db_attempts) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms << attempt);
-  }
+  // One attempt, as the seed's writer (002:L238-L241): an unknown outcome is answered
+  // indeterminate and the app's retry (same request id; every statement is idempotent) is the
+  // retry. (LK-DB-RETRY, retrying here, was removed: no sweep needed it, see docs/systems/likes.md.)
+  const SqlResult result = co_await sql_.transaction(stmts);
+  const bool maybe_applied = result.status == SqlStatus::kIoError || result.status == SqlStatus::kIndeterminate;
   if (!result.ok()) {
-    const bool refused = result.status == SqlStatus::kConstraint || result.status == SqlStatus::kError ||
-                         result.status == SqlStatus::kConditionFailed;
-    if (refused && !maybe_applied && batch.size() > 1) {
-      // One write the DB refuses must not fail the others: nothing was applied, so run each
-      // alone.
-      for (const std::shared_ptr<PendingWrite>& w : batch) {
-        std::vector<std::shared_ptr<PendingWrite>> one{w};
-        co_await commit_batch(one);
-      }
-      co_return;
-    }
+    // Every write fails with its batch. No write the DB could refuse is in one: every statement is
+    // conditional or idempotent (LK-IDEMPOTENT-INSERT), so only I/O and availability fail a batch.
+    // (LK-BATCH-SPLIT, re-running a refused batch one write at a time, was removed as unneeded.)
     for (const std::shared_ptr<PendingWrite>& w : batch) {
       w->outcome.kind = maybe_applied ? TxOutcome::kUnknown : TxOutcome::kFailed;
       w->outcome.error = result.describe();
@@ -456,8 +385,7 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
       out.error = "no such asset";
       continue;
     }
-    out.kind = changed ? TxOutcome::kApplied : (maybe_applied ? TxOutcome::kAppliedEarlier : TxOutcome::kNoop);
-    out.earlier_unknown = changed && maybe_applied;
+    out.kind = changed ? TxOutcome::kApplied : TxOutcome::kNoop;
     out.count = now.rows[0][0].as_int();
     out.version = now.rows[0][1].as_int();
     out.state_version = now.rows[0][2].as_int();
@@ -475,133 +403,80 @@ Task<bool> LikeService::put_versioned(std::string key, std::string version_key, 
 
 // ---------------------------------------------------------------- reads
 
+Task<bool> LikeService::cache_write(bool versioned, std::string key, std::string version_key, std::string value,
+                                    int64_t version, int64_t ttl_ms) {
+  if (versioned) co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), version, ttl_ms);
+  std::vector<std::string> argv{"SET", std::move(key), std::move(value)};
+  if (ttl_ms > 0) {
+    argv.push_back("PX");
+    argv.push_back(str(ttl_ms));
+  }
+  RedisReply set = co_await redis_.command(std::move(argv));
+  redis_result(set);
+  co_return set.ok_reply();
+}
+
+// 3.3 (002:L159-L177) and 6.3's fallback to the DB (002:L400).
 Task<LikeReply> LikeService::count(int64_t asset) {
-  if (config_.hardened()) co_return co_await hardened_count(asset);
-  co_return co_await spec_count(asset);
-}
-
-Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
-  if (config_.hardened()) co_return co_await hardened_state(asset, user);
-  co_return co_await spec_state(asset, user);
-}
-
-// 3.3 (002:L168-186) and 6.3's fallback to the DB.
-Task<LikeReply> LikeService::spec_count(int64_t asset) {
   const std::string key = count_key(asset);
   RedisReply cached = co_await redis_.command({"GET", key});
   redis_result(cached);
   if (cached.kind == RedisReply::Kind::kBulk) {
     co_return reply(ReplyStatus::kOk, reply_as_int64(cached).value_or(0), "redis");
   }
-  SqlResult db = co_await sql_.query("SELECT like_count FROM assets WHERE id = ?", {asset});
-  std::optional<int64_t> value = first_int(db);
+  SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
+  std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
   if (cached.is_nil()) {
-    const int64_t start_us = runtime_.clock().now_us();
-    RedisReply set = co_await redis_.command({"SET", key, str(*value), "PX", str(config_.count_fill_ttl_ms)});
-    redis_result(set);
-    if (set.ok_reply() || set.indeterminate) {
-      observe(EffectKind::kRedisCountWrite, asset, 0, *value, set.ok_reply(), 0, "fill", start_us);
-    }
+    // The seed's plain SET (LK-VERSIONED-COUNT-FILL was removed: no sweep needed it).
+    co_await cache_write(false, key, count_version_key(asset), str(*value),
+                         first_int(db, 1).value_or(0), config_.count_fill_ttl_ms);
   }
   co_return reply(ReplyStatus::kOk, *value, "db");
 }
 
-// 3.4 (002:L188-207).
-Task<LikeReply> LikeService::spec_state(int64_t asset, int64_t user) {
+// 3.4 (002:L179-L198): the value is read, not its existence ("0" means not liked). The version
+// read with it orders the versioned fill (like_state is written by LK-DB-FIRST; 0 without it).
+Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
   const std::string key = like_key(asset, user);
   RedisReply cached = co_await redis_.command({"GET", key});
   redis_result(cached);
   if (cached.kind == RedisReply::Kind::kBulk) {
     co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis");
   }
-  SqlResult db = co_await sql_.query("SELECT COUNT(*) FROM asset_likes WHERE asset_id = ? AND user_id = ?",
-                                     {asset, user});
-  std::optional<int64_t> rows = first_int(db);
+  SqlResult db = co_await sql_.query(
+      "SELECT (SELECT COUNT(*) FROM asset_likes WHERE asset_id = ? AND user_id = ?),"
+      " COALESCE((SELECT version FROM like_state WHERE asset_id = ? AND user_id = ?), 0)",
+      {asset, user, asset, user});
+  std::optional<int64_t> rows = first_int(db, 0);
   if (!rows) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
   const int64_t liked = *rows > 0 ? 1 : 0;
   if (cached.is_nil()) {
-    const int64_t start_us = runtime_.clock().now_us();
-    RedisReply set = co_await redis_.command({"SET", key, liked ? "1" : "0", "PX", str(config_.state_ttl_ms)});
-    redis_result(set);
-    if (set.ok_reply() || set.indeterminate) {
-      observe(EffectKind::kRedisStateWrite, asset, user, liked, set.ok_reply(), 0, "fill", start_us);
-    }
-  }
-  co_return reply(ReplyStatus::kOk, liked, "db");
-}
-
-Task<LikeReply> LikeService::hardened_count(int64_t asset) {
-  RedisReply cached = co_await redis_.command({"GET", count_key(asset)});
-  redis_result(cached);
-  if (cached.kind == RedisReply::Kind::kBulk) {
-    co_return reply(ReplyStatus::kOk, reply_as_int64(cached).value_or(0), "redis");
-  }
-  SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
-  std::optional<int64_t> value = first_int(db, 0);
-  std::optional<int64_t> version = first_int(db, 1);
-  if (!value || !version) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
-  if (cached.is_nil()) {
-    // LIKE-8: a fill never overwrites a newer value (likes_put compares versions).
-    const int64_t start_us = runtime_.clock().now_us();
-    if (co_await put_versioned(count_key(asset), count_version_key(asset), str(*value), *version, 0)) {
-      observe(EffectKind::kRedisCountWrite, asset, 0, *value, true, 0, "fill", start_us);
-    }
-  }
-  co_return reply(ReplyStatus::kOk, *value, "db");
-}
-
-Task<LikeReply> LikeService::hardened_state(int64_t asset, int64_t user) {
-  RedisReply cached = co_await redis_.command({"GET", like_key(asset, user)});
-  redis_result(cached);
-  // LIKE-8: the cached value is read, not its existence: "0" means not liked.
-  if (cached.kind == RedisReply::Kind::kBulk) {
-    co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis");
-  }
-  SqlResult db = co_await sql_.query("SELECT liked, version FROM like_state WHERE asset_id = ? AND user_id = ?",
-                                     {asset, user});
-  if (!db.ok()) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
-  const int64_t liked = first_int(db, 0).value_or(0);
-  const int64_t version = first_int(db, 1).value_or(0);
-  if (cached.is_nil()) {
-    const int64_t start_us = runtime_.clock().now_us();
-    if (co_await put_versioned(like_key(asset, user), like_version_key(asset, user), liked ? "1" : "0",
-                               version, config_.state_ttl_ms)) {
-      observe(EffectKind::kRedisStateWrite, asset, user, liked, true, 0, "fill", start_us);
-    }
+    // LK-VERSIONED-STATE-FILL (LIKE-8): a stale read never overwrites a concurrent like/unlike.
+    co_await cache_write(config_.has(LikesFix::kVersionedStateFill), key, like_version_key(asset, user),
+                         liked ? "1" : "0", first_int(db, 1).value_or(0), config_.state_ttl_ms);
   }
   co_return reply(ReplyStatus::kOk, liked, "db");
 }
 
 // ---------------------------------------------------------------- background jobs
 
-// 002:L315-324 WarmupCache; errors ignored as in the seed. hardened: versioned writes (LIKE-10).
+// 002:L281-L290 WarmupCache; errors ignored as in the seed (`hotAssets, _ :=`).
 Task<void> LikeService::warmup_cache() {
   SqlResult hot = co_await sql_.query("SELECT id, like_count, like_version FROM assets WHERE like_count > ?",
                                       {config_.hot_threshold});
-  if (!hot.ok()) co_return;  // `hotAssets, _ :=`: an error reads as no hot asset
+  if (!hot.ok()) co_return;  // an error reads as no hot asset
   for (const SqlRow& row : hot.rows()) {
     const int64_t asset = row[0].as_int();
-    const int64_t value = row[1].as_int();
-    const int64_t start_us = runtime_.clock().now_us();
-    if (config_.hardened()) {
-      if (co_await put_versioned(count_key(asset), count_version_key(asset), str(value), row[2].as_int(), 0)) {
-        observe(EffectKind::kRedisCountWrite, asset, 0, value, true, 0, "warmup", start_us);
-      }
-      continue;
-    }
-    RedisReply set = co_await redis_.command({"SET", count_key(asset), str(value)});
-    redis_result(set);
-    if (set.ok_reply() || set.indeterminate) {
-      observe(EffectKind::kRedisCountWrite, asset, 0, value, set.ok_reply(), 0, "warmup", start_us);
-    }
+    // The seed's plain SET (LK-VERSIONED-WARMUP was removed: no sweep needed it).
+    co_await cache_write(false, count_key(asset), count_version_key(asset),
+                         str(row[1].as_int()), row[2].as_int(), 0);
   }
 }
 
-// 002:L385-397 CheckConsistency, as written: both read errors are ignored (`redisCount, _ :=`,
+// 002:L380-L394 CheckConsistency, as written: both read errors are ignored (`redisCount, _ :=`,
 // `dbCount, _ :=`) and read as 0; only a difference above the threshold is repaired.
 Task<void> LikeService::check_consistency(int64_t asset) {
-  if (config_.hardened()) co_return;  // hardened: reconcile() replaces it (LIKE-4, LIKE-10)
   const std::string key = count_key(asset);
   RedisReply cached = co_await redis_.command({"GET", key});
   redis_result(cached);
@@ -609,73 +484,90 @@ Task<void> LikeService::check_consistency(int64_t asset) {
   SqlResult db = co_await sql_.query("SELECT like_count FROM assets WHERE id = ?", {asset});
   const int64_t db_count = first_int(db).value_or(0);
   if (std::llabs(redis_count - db_count) > config_.consistency_threshold) {
-    const int64_t start_us = runtime_.clock().now_us();
     RedisReply set = co_await redis_.command({"SET", key, str(db_count)});
     redis_result(set);
-    if (set.ok_reply() || set.indeterminate) {
-      observe(EffectKind::kRedisCountWrite, asset, 0, db_count, set.ok_reply(), 0, "consistency", start_us);
-    }
   }
 }
 
-// 002:L300-310 SyncLikeCountFromDB.
+// 002:L269-L279 SyncLikeCountFromDB.
 Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
   SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return;  // `return err`
-  const int64_t start_us = runtime_.clock().now_us();
-  if (config_.hardened()) {
-    if (co_await put_versioned(count_key(asset), count_version_key(asset), str(*value),
-                               first_int(db, 1).value_or(0), 0)) {
-      observe(EffectKind::kRedisCountWrite, asset, 0, *value, true, 0, "sync", start_us);
-    }
-    co_return;
-  }
-  RedisReply set = co_await redis_.command({"SET", count_key(asset), str(*value)});
-  redis_result(set);
-  if (set.ok_reply() || set.indeterminate) {
-    observe(EffectKind::kRedisCountWrite, asset, 0, *value, set.ok_reply(), 0, "sync", start_us);
-  }
+  // The seed's plain SET (LK-VERSIONED-SYNC was removed: no sweep needed it).
+  co_await cache_write(false, count_key(asset), count_version_key(asset), str(*value),
+                       first_int(db, 1).value_or(0), 0);
 }
 
-// 002:L368-376 SyncLikeCountJob: "compare Redis and DB; repair above the threshold".
+// 002:L358-L363 SyncLikeCountJob ("compare Redis and DB; repair above the threshold"), which also
+// retries the failed DB writes (002:L240, L406). LK-RECONCILE replaces the comparison.
 Task<void> LikeService::sync_like_count_job() {
-  for (int64_t asset = 1; asset <= config_.asset_count; ++asset) co_await check_consistency(asset);
+  if (config_.has(LikesFix::kReconcile)) {
+    co_await reconcile();
+  } else {
+    for (int64_t asset = 1; asset <= config_.asset_count; ++asset) co_await check_consistency(asset);
+  }
+  co_await retry_failed_writes();
 }
 
-// hardened: the reconciler. Every asset's count and every state changed within the window are
-// re-applied from the DB through likes_put. A read error skips the item (never writes a guess,
-// LIKE-10); a newer cached version wins (never discards a concurrent change, LIKE-10); values
-// lost by a Redis restart or expired while a stale fill was in flight are restored within one
-// period (LIKE-4, LIKE-8, LIKE-9).
+// LK-RECONCILE: every asset's count and every state changed within the window are re-applied
+// from the DB through likes_put. A read error skips the item (never writes a guess, LIKE-10); a
+// newer cached version wins (never discards a concurrent change, LIKE-10); values lost by a Redis
+// restart or expired while a stale fill was in flight are restored within one period (LIKE-4,
+// LIKE-8, LIKE-9). A cached version that the DB, read after it, does not have was never kept by
+// the DB (it lost that commit in a power loss: only committed versions reach Redis, after their
+// commit): then the DB's value wins, written one version above the cached one.
 Task<void> LikeService::reconcile() {
-  if (!config_.hardened()) co_return;
+  std::vector<std::string> count_keys;
+  for (int64_t a = 1; a <= config_.asset_count; ++a) count_keys.push_back(count_version_key(a));
+  std::vector<std::optional<int64_t>> cached = co_await cached_versions(count_keys);
   SqlResult counts = co_await sql_.query("SELECT id, like_count, like_version FROM assets ORDER BY id");
   if (counts.ok()) {
     for (const SqlRow& row : counts.rows()) {
       const int64_t asset = row[0].as_int();
-      const int64_t start_us = runtime_.clock().now_us();
-      if (co_await put_versioned(count_key(asset), count_version_key(asset), str(row[1].as_int()),
-                                 row[2].as_int(), 0)) {
-        observe(EffectKind::kRedisCountWrite, asset, 0, row[1].as_int(), true, 0, "reconcile", start_us);
-      }
+      co_await put_repairing(count_key(asset), count_version_key(asset), str(row[1].as_int()), row[2].as_int(), 0,
+                             asset >= 1 && asset <= static_cast<int64_t>(cached.size()) ? cached[asset - 1] : std::nullopt);
     }
   }
+  const std::string states_sql =
+      "SELECT asset_id, user_id, liked, version FROM like_state WHERE changed_ms >= ? ORDER BY asset_id, user_id";
   const int64_t since_ms = runtime_.clock().now_ms() - config_.reconcile_window_ms;
-  SqlResult states = co_await sql_.query(
-      "SELECT asset_id, user_id, liked, version FROM like_state WHERE changed_ms >= ? ORDER BY asset_id, user_id",
-      {since_ms});
+  SqlResult before = co_await sql_.query(states_sql, {since_ms});
+  if (!before.ok()) co_return;
+  std::map<std::pair<int64_t, int64_t>, std::optional<int64_t>> state_versions;
+  std::vector<std::string> keys;
+  for (const SqlRow& row : before.rows()) keys.push_back(like_version_key(row[0].as_int(), row[1].as_int()));
+  std::vector<std::optional<int64_t>> vers = co_await cached_versions(keys);
+  for (size_t i = 0; i < before.rows().size() && i < vers.size(); ++i) {
+    state_versions[{before.rows()[i][0].as_int(), before.rows()[i][1].as_int()}] = vers[i];
+  }
+  SqlResult states = co_await sql_.query(states_sql, {since_ms});
   if (!states.ok()) co_return;
   for (const SqlRow& row : states.rows()) {
     const int64_t asset = row[0].as_int();
     const int64_t user = row[1].as_int();
-    const int64_t liked = row[2].as_int();
-    const int64_t start_us = runtime_.clock().now_us();
-    if (co_await put_versioned(like_key(asset, user), like_version_key(asset, user), liked ? "1" : "0",
-                               row[3].as_int(), config_.state_ttl_ms)) {
-      observe(EffectKind::kRedisStateWrite, asset, user, liked, true, 0, "reconcile", start_us);
-    }
+    auto it = state_versions.find({asset, user});
+    co_await put_repairing(like_key(asset, user), like_version_key(asset, user), row[2].as_int() != 0 ? "1" : "0",
+                           row[3].as_int(), config_.state_ttl_ms, it == state_versions.end() ? std::nullopt : it->second);
   }
+}
+
+Task<std::vector<std::optional<int64_t>>> LikeService::cached_versions(std::vector<std::string> keys) {
+  std::vector<std::optional<int64_t>> out(keys.size());
+  if (keys.empty()) co_return out;
+  std::vector<std::string> argv{"MGET"};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  RedisReply r = co_await redis_.command(std::move(argv));
+  redis_result(r);
+  if (r.kind != RedisReply::Kind::kArray) co_return out;
+  for (size_t i = 0; i < out.size() && i < r.elements.size(); ++i) out[i] = reply_as_int64(r.elements[i]);
+  co_return out;
+}
+
+Task<bool> LikeService::put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
+                                      int64_t ttl_ms, std::optional<int64_t> cached_before) {
+  const int64_t v = cached_before && *cached_before > version ? *cached_before + 1 : version;
+  co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), v, ttl_ms);
 }
 
 }  // namespace fl::likes

@@ -1,25 +1,21 @@
 // LikeService: one replica of the seed's Social Service (002 sections 3 and 4).
 //
-// Variant spec (the seed's code as written, 002:L244-L400):
+// With no fix (spec, the seed's code as written, 002:L206-L391):
 //   LikeAsset    EXISTS state key -> "already liked"; else pipeline {SET key 1 PX ttl NX; INCR
 //                count} (not MULTI; the INCR runs whatever SETNX answered); then a detached task
-//                (`go asyncWriteLike`) INSERTs the row and, whatever the INSERT said, adds 1 to
-//                assets.like_count. The task dies with the process.
+//                (`go s.asyncWriteLike`, 002:L229) INSERTs the row and, whatever the INSERT said,
+//                adds 1 to assets.like_count. The task dies with the process.
 //   UnlikeAsset  mirror of LikeAsset (3.2): EXISTS -> "not liked"; pipeline {DEL; DECR}; detached
 //                DELETE + `like_count - 1 WHERE like_count >= 1`.
 //   count/state  cache-aside (3.3/3.4): GET; on a miss read the DB and SET the key (count: 1 h
 //                TTL, state "1"/"0": 7 d TTL); on a Redis error fall back to the DB (6.3).
-//   jobs         WarmupCache at boot and every warmup_interval (4.3); SyncLikeCountJob every
-//                sync_interval = CheckConsistency of every asset (6.2: threshold 10, read errors
-//                read as 0); after Redis errors clear, SyncLikeCountFromDB for every asset (6.3).
-// Variant hardened: the DB is written first, atomically and idempotently, before the reply
-//   (LIKE-1,2,3,6,7,11); Redis holds only versioned copies of DB values written through the
-//   likes_put/likes_apply scripts (LIKE-4,5,8,9,10); a reconciler re-applies them every
-//   reconcile_interval (LIKE-4,8,9). Details in service.cc, each marked with its invariant.
+//   jobs         WarmupCache at boot and every warmup_interval (4.3); every sync_interval the
+//                SyncLikeCountJob = CheckConsistency of every asset (6.2: threshold 10, read errors
+//                read as 0) and the retry of failed DB writes (002:L240 "定时任务补偿", L406
+//                "定时任务重试"); after Redis errors clear, SyncLikeCountFromDB for every asset
+//                (002:L401 "Redis 恢复后，从数据库同步数据").
+// Each fix of impl/likes/fixes.h changes one of these where `config.has(LikesFix::kX)` is asked.
 //
-// Lifetime: create with std::make_shared; handlers and detached tasks hold a shared_ptr, so the
-// object lives until the last frame of its process incarnation is destroyed. The Runtime, Redis
-// and Sql passed in must outlive it. Not thread-safe (one process).
 #pragma once
 
 #include <coroutine>
@@ -27,11 +23,13 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "impl/likes/config.h"
+#include "impl/likes/fixes.h"
 #include "impl/likes/messages.h"
 #include "impl/ports/redis.h"
 #include "impl/ports/rpc.h"
@@ -43,8 +41,7 @@ namespace fl::likes {
 
 class LikeService : public std::enable_shared_from_this<LikeService> {
  public:
-  // `effects` may be null.
-  LikeService(Runtime& runtime, Redis& redis, Sql& sql, LikesConfig config, EffectObserver* effects);
+  LikeService(Runtime& runtime, Redis& redis, Sql& sql, LikesConfig config);
   LikeService(const LikeService&) = delete;
   LikeService& operator=(const LikeService&) = delete;
 
@@ -58,7 +55,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<void> check_consistency(int64_t asset);
   Task<void> sync_like_count_from_db(int64_t asset);
   Task<void> sync_like_count_job();
-  Task<void> reconcile();  // hardened
+  Task<void> reconcile();                  // LK-RECONCILE
+  Task<void> retry_failed_writes();        // 002:L240, L406
 
   // Registers the Rpc handler for kService and spawns the background loops on the runtime.
   void start(Rpc& rpc);
@@ -80,27 +78,28 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
 
   Task<LikeReply> spec_like(int64_t asset, int64_t user, int64_t star, uint64_t request_id);
   Task<LikeReply> spec_unlike(int64_t asset, int64_t user, uint64_t request_id);
-  Task<LikeReply> hardened_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
-  Task<LikeReply> spec_count(int64_t asset);
-  Task<LikeReply> spec_state(int64_t asset, int64_t user);
-  Task<LikeReply> hardened_count(int64_t asset);
-  Task<LikeReply> hardened_state(int64_t asset, int64_t user);
+  Task<LikeReply> db_first_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
+  // A count or state the seed writes with a plain SET (fills, warm-up, sync); `versioned` (a fix)
+  // writes it through likes_put instead. Returns whether Redis answered.
+  Task<bool> cache_write(bool versioned, std::string key, std::string version_key, std::string value,
+                         int64_t version, int64_t ttl_ms);
+  // A DB write of the seed's async writers that failed: kept for the compensating job.
+  struct FailedWrite {
+    SqlStatement statement;
+    int attempts = 0;
+  };
+  // Runs one async-writer statement; a failure is logged and kept for the job (002:L240-L241).
+  Task<void> async_statement(SqlStatement statement, const char* what);
 
-  // hardened: what the DB did with one like/unlike, and the values to copy to the cache.
+  // LK-DB-FIRST: what the DB did with one like/unlike, and the values to copy to the cache.
   struct TxOutcome {
-    // kAppliedEarlier: nothing to do after an attempt whose outcome was unknown — that attempt
-    // (or a concurrent request) committed the change.
-    enum Kind { kApplied, kAppliedEarlier, kNoop, kFailed, kUnknown } kind = kFailed;
+    enum Kind { kApplied, kNoop, kFailed, kUnknown } kind = kFailed;
     std::string error;  // kFailed / kUnknown
-    // kApplied after an attempt whose outcome is unknown: that attempt may have applied the
-    // change too (then an opposite request undid it in between), so the effect log gets an
-    // unknown effect besides this attempt's certain one.
-    bool earlier_unknown = false;
     // After this operation, read in its transaction (valid unless kFailed / kUnknown).
     int64_t count = 0, version = 0, state_version = 0;
     bool liked = false;
   };
-  // hardened group commit (LIKE-6 and LIKE-12): like/unlike requests waiting in this replica are
+  // LK-DB-FIRST's group commit (LIKE-6 and LIKE-12): like/unlike requests waiting in this replica are
   // written in ONE idempotent SQLite transaction (one fsync); each request resumes after that
   // transaction committed (or failed), so an acknowledgement still follows durability.
   struct PendingWrite {
@@ -128,18 +127,21 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<TxOutcome> commit_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
   static Task<TxOutcome> await_write(std::shared_ptr<PendingWrite> w);
   static Task<void> group_commit_loop(std::shared_ptr<LikeService> self);
-  // One batch: every write's statements in one transaction, retried while the outcome is unknown
-  // (every statement is idempotent). Fills each write's outcome.
+  // One batch: every write's statements in one transaction (every statement is idempotent). Fills
+  // each write's outcome.
   Task<void> commit_batch(std::vector<std::shared_ptr<PendingWrite>>& batch);
-  static std::vector<SqlStatement> write_statements(const PendingWrite& w);
-  // hardened: versioned cache write; returns whether Redis answered (written or skipped).
+  std::vector<SqlStatement> write_statements(const PendingWrite& w) const;
+  // LK-RECONCILE: the cached versions of `keys` (nullopt: absent or unreadable), read before the DB.
+  Task<std::vector<std::optional<int64_t>>> cached_versions(std::vector<std::string> keys);
+  // likes_put, one version above `cached_before` when that is newer than the DB's `version` (a
+  // version the DB lost).
+  Task<bool> put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
+                           int64_t ttl_ms, std::optional<int64_t> cached_before);
+  // Versioned cache write; returns whether Redis answered (written or skipped).
   Task<bool> put_versioned(std::string key, std::string version_key, std::string value, int64_t version,
                            int64_t ttl_ms);
 
-  void observe(EffectKind kind, int64_t asset, int64_t user, int64_t value, bool certain,
-               uint64_t request_id, const char* source, int64_t start_us);
-  void intent(EffectKind kind, int64_t asset, int64_t user, int64_t value, uint64_t request_id, const char* source);
-  // Tracks Redis health for spec's "sync from the DB after Redis recovers" (002:L418).
+  // Tracks Redis health for the seed's "sync from the DB after Redis recovers" (002:L401).
   void redis_result(const RedisReply& r);
   void log(const std::string& text) { runtime_.note(text); }
 
@@ -147,17 +149,10 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Redis& redis_;
   Sql& sql_;
   LikesConfig config_;
-  EffectObserver* effects_;
   bool redis_failed_ = false;
-  std::vector<std::shared_ptr<PendingWrite>> pending_;  // hardened: writes for the next batch
+  std::vector<FailedWrite> failed_writes_;              // 002:L240 "记录日志，定时任务补偿"
+  std::vector<std::shared_ptr<PendingWrite>> pending_;  // LK-DB-FIRST: writes for the next batch
   bool committer_running_ = false;
-  // hardened: writes queued or in a batch, by request id; ids answered "failed" (bounded, oldest
-  // forgotten first). A duplicated request (the network delivers some messages twice) joins its
-  // original or gets its "failed" again: "failed" means certainly not applied, so no copy of a
-  // failed request may be applied later (LIKE-6/7, LIKE-11).
-  std::map<uint64_t, std::shared_ptr<PendingWrite>> inflight_;
-  std::set<uint64_t> failed_requests_;
-  std::deque<uint64_t> failed_order_;
   std::vector<std::shared_ptr<void>> owned_;
 };
 

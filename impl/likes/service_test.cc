@@ -20,8 +20,8 @@ using testing::DirectSql;
 using testing::MemoryDb;
 
 struct Rig {
-  explicit Rig(Variant v) : world(sim::WorldOptions{.seed = 3}) {
-    config.variant = v;
+  explicit Rig(LikesFixes fixes) : world(sim::WorldOptions{.seed = 3}) {
+    config.fixes = fixes;
     config.asset_count = 2;
     for (const std::string& s : schema_statements()) {
       EXPECT_TRUE(db.exec().execute(SqlStatement(s)).ok()) << s;
@@ -36,7 +36,7 @@ struct Rig {
     sim::Process& p = world.add_process(node, "p" + std::to_string(next++), [this, body](sim::Process& self) -> Task<void> {
       redis = std::make_unique<DirectRedis>(self, engine, scripts);
       sql = std::make_unique<DirectSql>(self, db);
-      auto svc = std::make_shared<LikeService>(self, *redis, *sql, config, nullptr);
+      auto svc = std::make_shared<LikeService>(self, *redis, *sql, config);
       co_await body(self, svc);
     });
     world.start(p);
@@ -79,7 +79,7 @@ Task<void> concurrent_likes(sim::Process& p, std::shared_ptr<LikeService> svc, s
 }
 
 TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   std::vector<ReplyStatus> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
   ASSERT_EQ(replies.size(), 2u);
@@ -91,7 +91,7 @@ TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
 }
 
 TEST(LikeServiceTest, HardenedDoubleTapCountsOnce) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<ReplyStatus> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
   ASSERT_EQ(replies.size(), 2u);
@@ -102,7 +102,7 @@ TEST(LikeServiceTest, HardenedDoubleTapCountsOnce) {
 }
 
 TEST(LikeServiceTest, SpecCachedZeroBlocksALike) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   LikeReply state, like;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     state = co_await svc->state(1, 5);  // miss -> fill "0"
@@ -115,7 +115,7 @@ TEST(LikeServiceTest, SpecCachedZeroBlocksALike) {
 }
 
 TEST(LikeServiceTest, HardenedLikeUnlikeRoundTripKeepsStoresEqual) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> r;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     r.push_back(co_await svc->state(1, 5));      // fill "0"
@@ -141,7 +141,7 @@ TEST(LikeServiceTest, HardenedLikeUnlikeRoundTripKeepsStoresEqual) {
 }
 
 TEST(LikeServiceTest, SpecUnlikeOnCachedZeroDecrementsBelowZero) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   LikeReply unlike;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->state(1, 5);
@@ -153,7 +153,7 @@ TEST(LikeServiceTest, SpecUnlikeOnCachedZeroDecrementsBelowZero) {
 }
 
 TEST(LikeServiceTest, SpecConsistencyCheckWritesZeroAfterARedisError) {
-  Rig rig(Variant::kSpec);
+  Rig rig(LikesFixes::spec());
   rig.config.consistency_threshold = 10;
   ASSERT_TRUE(rig.db.exec().execute(SqlStatement("UPDATE assets SET like_count = 20 WHERE id = 1")).ok());
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
@@ -168,7 +168,7 @@ TEST(LikeServiceTest, SpecConsistencyCheckWritesZeroAfterARedisError) {
 }
 
 TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadErrors) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->like(1, 5, 1, 1);
     (void)co_await svc->like(1, 6, 1, 2);
@@ -190,7 +190,7 @@ TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadE
 // Group commit (LIKE-6, LIKE-12): writes waiting while a batch is in the DB share the next
 // transaction; every reply still follows the commit, and stores agree afterwards.
 TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     for (int i = 0; i < 10; ++i) {
@@ -213,7 +213,7 @@ TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
 // read at its own place in the batch; before group commit a repeat re-read them afterwards and
 // wrote "liked" with the later unlike's version (swarm-hardened seed 424).
 TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->like(1, 5, 1, 1);
@@ -246,10 +246,12 @@ TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
 // joins it (one write); a copy of a request answered "failed" is answered "failed" again and
 // never applied, since "failed" promised the client nothing happened (LIKE-6/7/11; found by
 // swarm-hardened seeds 289, 564, 797, 1254, 1713 once batches made the copy land later).
-TEST(LikeServiceTest, HardenedDuplicatedRequestsJoinOrStayFailed) {
-  Rig rig(Variant::kHardened);
+// A retry of a request (same id; the app retries after a timeout) writes again, idempotently:
+// one row, one count, both answered ok; a retry of a failed request applies it once.
+TEST(LikeServiceTest, HardenedRetriedRequestsAreIdempotent) {
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies;
-  LikeReply failed, copy_of_failed, fresh;
+  LikeReply failed, retry_of_failed;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     auto write = [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out, int64_t asset,
                     uint64_t req) -> Task<void> { out->push_back(co_await s->like(asset, 5, 1, req)); };
@@ -257,28 +259,24 @@ TEST(LikeServiceTest, HardenedDuplicatedRequestsJoinOrStayFailed) {
     co_await p.clock().sleep_us(1);
     p.spawn("original", write(svc, &replies, 1, 9));
     co_await p.clock().sleep_us(1);
-    p.spawn("copy", write(svc, &replies, 1, 9));
+    p.spawn("retry", write(svc, &replies, 1, 9));
     co_await p.clock().sleep_ms(100);
     rig.sql->down = true;
     failed = co_await svc->like(1, 6, 1, 10);
     rig.sql->down = false;
-    copy_of_failed = co_await svc->like(1, 6, 1, 10);
-    fresh = co_await svc->like(1, 6, 1, 11);
+    retry_of_failed = co_await svc->like(1, 6, 1, 10);
   });
   ASSERT_EQ(replies.size(), 3u);
   for (const LikeReply& r : replies) EXPECT_EQ(r.status, ReplyStatus::kOk) << r.detail;
-  EXPECT_EQ(replies[1].detail, "liked");  // the copy shares the original's outcome (not "already")
-  EXPECT_EQ(replies[2].detail, "liked");
   EXPECT_EQ(failed.status, ReplyStatus::kFailed);
-  EXPECT_EQ(copy_of_failed.status, ReplyStatus::kFailed);
-  EXPECT_EQ(fresh.status, ReplyStatus::kOk);
+  EXPECT_EQ(retry_of_failed.status, ReplyStatus::kOk);
   EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes WHERE asset_id = 1"), 2);
   EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 2);
 }
 
 // A write the DB refuses does not fail the others in its batch.
 TEST(LikeServiceTest, HardenedBatchIsolatesAWriteOfAMissingAsset) {
-  Rig rig(Variant::kHardened);
+  Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> replies(3);
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     auto write = [](std::shared_ptr<LikeService> s, LikeReply* out, int64_t asset, uint64_t req) -> Task<void> {
@@ -312,6 +310,22 @@ TEST(LikeScriptsTest, PutRejectsOlderVersions) {
   engine.execute(s, {"DEL", "k"}, 1000);
   EXPECT_EQ(put("6", 4), 1);  // value gone, same version: refill allowed
   EXPECT_EQ(put("1", 3), 0);
+}
+
+// swarm-hardened seed 12184 (LIKE-8): the value and its version expired together, and a reconcile
+// pass that had read the state before an acknowledged unlike wrote "1" back. The version key now
+// outlives its value, so the older put stays refused after the value expired.
+TEST(LikeScriptsTest, AnOlderPutStaysRefusedAfterTheValueExpired) {
+  sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
+  sim::redis::Session s;
+  const std::string lua = likes_scripts()->by_name(kPutScript)->lua;
+  auto put = [&](const std::string& v, int ver, int64_t now_ms) {
+    return engine.execute(s, {"EVAL", lua, "2", "k", "kv", v, std::to_string(ver), "3000"}, now_ms).integer;
+  };
+  EXPECT_EQ(put("0", 5, 1000), 1);  // the unlike's state, TTL 3 s
+  EXPECT_TRUE(engine.execute(s, {"GET", "k"}, 4500).is_nil());  // expired
+  EXPECT_EQ(put("1", 4, 4500), 0);  // the stale repair: refused
+  EXPECT_EQ(put("0", 5, 4500), 1);  // the current version may refill
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The likes checkers: one per invariant family of ../shared/INVARIANTS.md (LIKE-1..LIKE-11), each
-// a pure function of a LikesRun judged against model/likes. Evidence lists the history ops,
-// effects and samples that show a violation (at most kMaxEvidence lines).
+// The likes checkers: one per invariant family of ../shared/INVARIANTS.md (LIKE-1..LIKE-11) plus the
+// degradation budget, each a pure function of a LikesRun (what the world observed) judged against
+// model/likes and T(a) (properties/likes/truth.h). Evidence lists the history ops, server commands,
+// commits and samples that show a violation (at most kMaxEvidence lines).
 #pragma once
 
 #include <string>
@@ -31,6 +32,7 @@ Verdict check_state_cache(const LikesRun& run, const model::LikesModel& m);     
 Verdict check_expiry_safety(const LikesRun& run, const model::LikesModel& m);       // LIKE-9
 Verdict check_reconciliation(const LikesRun& run, const model::LikesModel& m);      // LIKE-10
 Verdict check_idempotence(const LikesRun& run, const model::LikesModel& m);         // LIKE-11
+Verdict check_degradation_budget(const LikesRun& run, const model::LikesModel& m);  // LIKE-6/8/9 budget
 
 // Runs the named properties (empty = all). Unknown names give a failed verdict saying so.
 std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::string>& properties);

@@ -1,5 +1,6 @@
 // Every likes checker passes on a clean run and FAILS on a run built to violate its invariant.
 #include "properties/likes/checks.h"
+#include "properties/likes/truth.h"
 
 #include <gtest/gtest.h>
 
@@ -20,27 +21,68 @@ HistoryOp op(uint64_t id, std::string kind, int64_t asset, int64_t user, uint64_
   return h;
 }
 
-EffectRecord eff(EffectKind k, int64_t asset, int64_t user, int64_t value, uint64_t req, std::string source,
-                 int64_t t) {
-  EffectRecord r;
-  r.effect = Effect{k, asset, user, value, true, req, std::move(source), t};
-  r.start_us = t;
-  r.end_us = t + 1;
-  return r;
+uint64_t g_seq = 0;
+
+RedisWrite rw(std::string cmd, bool count, int64_t asset, int64_t user, std::optional<int64_t> after, bool changed,
+              uint64_t request, int64_t t, bool names_state = false) {
+  RedisWrite w;
+  w.seq = ++g_seq;
+  w.time_us = t;
+  w.node_ms = t / 1000;
+  w.client = "replica-1";
+  w.request = request;
+  w.request_names_state = names_state || !count;
+  w.count = count;
+  w.asset = asset;
+  w.user = user;
+  w.cmd = std::move(cmd);
+  w.after = after;
+  w.changed = changed;
+  return w;
 }
 
-// User 7 likes asset 1 at [0,10] and reads its count at [20,30]; everything consistent.
+DbChange dc(uint64_t seq, bool row, int64_t asset, int64_t user, int64_t delta, bool applied, int64_t t) {
+  DbChange c;
+  c.seq = seq;
+  c.time_us = t;
+  c.client = "replica-1";
+  c.row = row;
+  c.asset = asset;
+  c.user = user;
+  c.delta = delta;
+  c.applied = applied;
+  c.refused = !applied;
+  return c;
+}
+
+// User 7 likes asset 1 at [0,10] (the seed's pipeline SETNX+INCR, then the row and the counter)
+// and reads its count at [20,30]; a reconciliation re-writes the right count; user 8 likes then
+// unlikes asset 2 (one transaction each). Everything consistent.
 LikesRun clean_run() {
   LikesRun run;
+  run.replicas = {"replica-1"};
+  run.end_us = 100;
+  // Microsecond-scale timeouts to match the tiny times below.
+  run.timing.client_timeout_us = 10;
+  run.timing.max_retries = 0;
+  run.timing.sql_timeout_us = 10;
+  run.timing.redis_timeout_us = 10;
+  run.timing.sync_interval_us = 20;
   run.history.push_back(op(1, "like", 1, 7, 1, 0, 10, Outcome::kOk, "ok"));
   run.history.push_back(op(2, "count", 1, 0, 2, 20, 30, Outcome::kOk, "count=1"));
   run.history.push_back(op(3, "state", 1, 7, 3, 20, 30, Outcome::kOk, "state=1"));
-  run.effects.push_back(eff(EffectKind::kRedisCountDelta, 1, 7, +1, 1, "like", 5));
-  run.effects.push_back(eff(EffectKind::kDbCountDelta, 1, 7, +1, 1, "async-like", 12));
-  run.effects.push_back(eff(EffectKind::kRedisCountWrite, 1, 0, 1, 0, "reconcile", 60));
+  run.redis_writes.push_back(rw("SET", false, 1, 7, 1, true, 1, 5));
+  run.redis_writes.push_back(rw("INCR", true, 1, 0, 1, true, 1, 5));
+  run.redis_writes.push_back(rw("SET", true, 1, 0, 1, true, 2, 60));  // a repair
+  run.db_changes.push_back(dc(1, true, 1, 7, +1, true, 12));
+  run.db_changes.push_back(dc(2, false, 1, 0, +1, true, 13));
   // User 8 likes then unlikes asset 2.
   run.history.push_back(op(8, "like", 2, 8, 8, 0, 10, Outcome::kOk, "ok"));
   run.history.push_back(op(9, "unlike", 2, 8, 9, 20, 30, Outcome::kOk, "ok"));
+  run.db_changes.push_back(dc(3, false, 2, 8, +1, true, 5));
+  run.db_changes.push_back(dc(3, true, 2, 8, +1, true, 5));
+  run.db_changes.push_back(dc(4, false, 2, 8, -1, true, 25));
+  run.db_changes.push_back(dc(4, true, 2, 8, -1, true, 25));
   StoreSnapshot s;
   s.time_us = 15;
   s.redis_count[1] = 1;
@@ -55,6 +97,15 @@ LikesRun clean_run() {
   run.final_state.db_rows.erase({2, 8});
   run.final_state.redis_state[{1, 7}] = "1";
   return run;
+}
+
+sim::FaultRecord crash_of(const std::string& process, int64_t t) {
+  sim::FaultRecord f;
+  f.time_us = t;
+  f.kind = sim::FaultKind::kCrash;
+  f.node = process;
+  f.process = process;
+  return f;
 }
 
 Verdict only(const LikesRun& run, const std::string& name) {
@@ -79,30 +130,22 @@ TEST(LikesChecksTest, UniquenessFailsOnDuplicateRows) {
   EXPECT_EQ(v.invariants, std::vector<std::string>{"LIKE-1"});
 }
 
+// The seed's double tap: both taps pass EXISTS, the second SETNX sets nothing, both INCRs run.
 TEST(LikesChecksTest, SingleEffectFailsOnDoubleCountedDoubleTap) {
   LikesRun run = clean_run();
   run.history.push_back(op(4, "like", 1, 7, 4, 1, 9, Outcome::kOk, "ok"));
-  run.effects.push_back(eff(EffectKind::kRedisCountDelta, 1, 7, +1, 4, "like", 6));
+  run.redis_writes.push_back(rw("SET", false, 1, 7, 1, false, 3, 6));
+  run.redis_writes.push_back(rw("INCR", true, 1, 0, 2, true, 3, 6));
   EXPECT_FALSE(only(run, "like-single-effect").passed);
 }
 
-// An intent closed by a certain zero delta (the write changed nothing) leaves the pair judged; an
-// intent left open makes it unknown (skipped). A second counted like of the pair then fails.
-TEST(LikesChecksTest, SingleEffectJudgesPairsWhoseIntentsClosedWithNoChange) {
+// The seed's asyncWriteLike adds 1 whatever the INSERT said: a refused INSERT then +1.
+TEST(LikesChecksTest, SingleEffectAndIdempotenceFailOnACounterChangeWithoutItsRow) {
   LikesRun run = clean_run();
-  EffectRecord intent = eff(EffectKind::kDbCountDelta, 1, 7, +1, 5, "like", 40);
-  intent.effect.intent = true;
-  intent.effect.certain = false;
-  run.history.push_back(op(5, "like", 1, 7, 5, 39, 45, Outcome::kOk, "ok"));
-  run.effects.push_back(intent);
-  run.effects.push_back(eff(EffectKind::kDbCountDelta, 1, 7, 0, 5, "like", 41));  // no change
-  EXPECT_TRUE(only(run, "like-single-effect").passed);
-  EXPECT_TRUE(only(run, "like-idempotence").passed);  // a zero delta is no counter change
-  run.effects.push_back(intent);
-  run.effects.push_back(eff(EffectKind::kDbCountDelta, 1, 7, +1, 5, "like", 42));  // counted twice
+  run.db_changes.push_back(dc(5, true, 1, 7, +1, false, 41));   // duplicate key: nothing inserted
+  run.db_changes.push_back(dc(6, false, 1, 0, +1, true, 42));   // like_count + 1 anyway
   EXPECT_FALSE(only(run, "like-single-effect").passed);
-  run.effects.push_back(intent);  // an intent left open: the pair's DB effect is unknown
-  EXPECT_TRUE(only(run, "like-single-effect").passed);
+  EXPECT_FALSE(only(run, "like-idempotence").passed);
 }
 
 TEST(LikesChecksTest, DbCountFailsWhenCounterDriftsFromRows) {
@@ -163,6 +206,10 @@ TEST(LikesChecksTest, ExpirySafetyFailsWhenTheCountJumpsToOne) {
   LikesRun run = clean_run();
   for (int u = 10; u < 15; ++u) {
     run.history.push_back(op(100 + u, "like", 1, u, 100 + u, 0, 10, Outcome::kOk, "ok"));
+    run.db_changes.insert(run.db_changes.begin(), dc(100 + u, true, 1, u, +1, true, 1));
+    run.db_changes.insert(run.db_changes.begin() + 1, dc(100 + u, false, 1, u, +1, true, 1));
+    run.final_state.db_rows[{1, u}] = 1;
+    run.samples[0].db_rows[{1, u}] = 1;
   }
   // T = 6 after t=10; a sample at t=15 shows 1 (the key was lost and INCR restarted it).
   run.samples[0].redis_count[1] = 1;
@@ -202,6 +249,10 @@ TEST(LikesChecksTest, GraceWindowEndsOnlyAfterARepairablePeriod) {
   LikesRun run = clean_run();
   for (int u = 10; u < 15; ++u) {
     run.history.push_back(op(100 + u, "like", 1, u, 100 + u, 0, 10, Outcome::kOk, "ok"));
+    run.db_changes.insert(run.db_changes.begin(), dc(100 + u, true, 1, u, +1, true, 1));
+    run.db_changes.insert(run.db_changes.begin() + 1, dc(100 + u, false, 1, u, +1, true, 1));
+    run.final_state.db_rows[{1, u}] = 1;
+    run.samples[0].db_rows[{1, u}] = 1;
   }
   run.samples[0].time_us = 1200;
   run.samples[0].redis_count[1] = 1;
@@ -217,19 +268,100 @@ TEST(LikesChecksTest, ExpirySafetyFailsWhenALegitUnlikeIsBlocked) {
   EXPECT_FALSE(only(run, "like-expiry-safety").passed);
 }
 
+// CheckConsistency's `redisCount, _ :=` / `dbCount, _ :=`: a read error writes 0 over a right count.
 TEST(LikesChecksTest, ReconciliationFailsOnWritingZeroAfterAReadError) {
   LikesRun run = clean_run();
-  run.effects.push_back(eff(EffectKind::kRedisCountWrite, 1, 0, 0, 0, "consistency", 60));
+  run.redis_writes.push_back(rw("SET", true, 1, 0, 0, true, 9, 70));
   Verdict v = only(run, "like-reconciliation");
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.invariants, std::vector<std::string>{"LIKE-10"});
 }
 
+// A like/unlike request's own count write (it names the pair's state key) is not a repair.
+TEST(LikesChecksTest, ReconciliationJudgesOnlyRequestsThatNameNoStateKey) {
+  LikesRun run = clean_run();
+  run.redis_writes.push_back(rw("SET", true, 1, 0, 0, true, 9, 70, /*names_state=*/true));
+  EXPECT_TRUE(only(run, "like-reconciliation").passed);
+}
+
 TEST(LikesChecksTest, IdempotenceFailsWhenAnUnlikeOfANeverLikedPairDecrements) {
   LikesRun run = clean_run();
   run.history.push_back(op(7, "unlike", 2, 9, 7, 40, 50, Outcome::kOk, "ok"));
-  run.effects.push_back(eff(EffectKind::kRedisCountDelta, 2, 9, -1, 7, "unlike", 45));
+  run.redis_writes.push_back(rw("DEL", false, 2, 9, std::nullopt, true, 8, 45));
+  run.redis_writes.push_back(rw("DECR", true, 2, 0, -1, true, 8, 45));
   EXPECT_FALSE(only(run, "like-idempotence").passed);
+}
+
+TEST(LikesChecksTest, StateCacheFailsOnAStaleFillOverAConcurrentUnlike) {
+  LikesRun run = clean_run();
+  run.history.push_back(op(10, "unlike", 1, 7, 10, 40, 50, Outcome::kOk, "ok"));
+  run.final_state.db_rows.clear();
+  run.final_state.redis_state.clear();
+  run.redis_writes.push_back(rw("SET", false, 1, 7, 1, true, 11, 70));  // "1" after the unlike
+  EXPECT_FALSE(only(run, "like-state-cache").passed);
+}
+
+// The degradation budget: an indeterminate like with no fault fails; a crash of the DB while it
+// ran exempts it, naming the crash.
+TEST(LikesChecksTest, DegradationNeedsAFaultOnThePath) {
+  LikesRun run = clean_run();
+  run.history.push_back(op(11, "like", 3, 7, 11, 40, 50, Outcome::kInfo, "timeout"));
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  run.faults.push_back(crash_of("db", 45));
+  Verdict v = only(run, "like-degradation-budget");
+  EXPECT_TRUE(v.passed);
+  ASSERT_EQ(v.exemptions.size(), 1u);
+  EXPECT_NE(v.exemptions[0].first.find("crash of db"), std::string::npos);
+}
+
+// A DB power loss (synchronous below FULL) that drops an acknowledged like is the DB's, not the
+// service's: the pair is exempted, naming the crash; without the crash it fails.
+TEST(LikesChecksTest, DurabilityExemptsACommitTheDbLost) {
+  LikesRun run = clean_run();
+  run.final_state.db_rows.clear();
+  run.final_state.db_like_count[1] = 0;
+  EXPECT_FALSE(only(run, "like-durability").passed);
+  run.faults.push_back(crash_of("db", 50));
+  Verdict v = only(run, "like-durability");
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+}
+
+// T(a) is the replayed row count, re-based on samples (a lost commit).
+TEST(LikesChecksTest, TruthTimelineReplaysRowsAndRebasesOnSamples) {
+  LikesRun run = clean_run();
+  TruthTimeline t(run);
+  EXPECT_EQ(t.at(1, 11), 0);
+  EXPECT_EQ(t.at(1, 12), 1);
+  EXPECT_EQ(t.at(2, 5), 1);
+  EXPECT_EQ(t.at(2, 25), 0);
+  EXPECT_EQ(t.over(2, 0, 30).lo, 0);
+  EXPECT_EQ(t.over(2, 0, 30).hi, 1);
+  EXPECT_FALSE(t.rebased(0, 1000));
+  run.final_state.db_rows.clear();
+  TruthTimeline lost(run);
+  EXPECT_TRUE(lost.rebased(0, 1000));
+  EXPECT_EQ(lost.at(1, 100), 0);
+}
+
+// swarm-hardened seed 10669 (LIKE-11 before issue 10): a like whose first attempt timed out, an
+// acknowledged unlike, then the like's retry (same request id) answered ok. The retry's ok must be
+// an effect inside the retry's own interval: the pair ends liked. Hardened answered the retry with
+// its first attempt's outcome (LK-JOIN-DUPLICATE), an effect before the unlike: the row was gone.
+TEST(LikesChecksTest, ARetrysAcknowledgementIsAnEffectInsideTheRetry) {
+  LikesRun run;
+  run.replicas = {"replica-1"};
+  run.end_us = 1000;
+  run.history.push_back(op(1, "like", 3, 1300, 13, 0, 500, Outcome::kInfo, "timeout"));
+  run.history.push_back(op(2, "unlike", 3, 1300, 17, 600, 650, Outcome::kOk, "ok"));
+  run.history.push_back(op(3, "like", 3, 1300, 13, 700, 750, Outcome::kOk, "ok"));  // the retry
+  run.final_state.time_us = 1000;
+  run.final_state.db_like_count[3] = 0;  // the row is gone: the retry's "ok" was the first attempt's
+  EXPECT_TRUE(build_model(run).possible_final(3, 1300).only(true));
+  EXPECT_FALSE(only(run, "like-per-user-order").passed);
+  EXPECT_FALSE(only(run, "like-durability").passed);
+  run.final_state.db_rows[{3, 1300}] = 1;
+  EXPECT_TRUE(only(run, "like-per-user-order").passed);
 }
 
 TEST(LikesChecksTest, UnknownPropertyIsAFailedVerdict) {

@@ -1,6 +1,13 @@
-// LikesRun: everything the likes checkers read about one finished run, as plain data — the client
-// history, the effect log of the replicas, periodic samples of Redis and the DB taken during the
-// run, the final state after the quiescent tail, and the windows after Redis restarts.
+// LikesRun: everything the likes checkers read about one finished run, as plain data, all of it
+// observed by the world, never reported by the service under test:
+//   - the clients' history (invocations and replies, indeterminate included);
+//   - the writes of the seed's keys (002:L84 asset:like_count:{a}, L90 asset:like:{a}:{u}) that the
+//     Redis server executed, from its command log (sim/redis/server.h), with the request they came in;
+//   - the row and counter changes the SQL server executed, from its commit log (sim/storage);
+//   - samples of Redis's keyspace and of the DB read back from its VFS during the run, and both at
+//     the end;
+//   - the world's fault log (what was injected, for the degradation budget and exemptions);
+//   - the scenario's timing parameters and the seed's constants (never the variant or its fixes).
 // The harness adapter (harness/systems/likes.cc) fills it; tests build it by hand.
 #pragma once
 
@@ -11,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "impl/likes/messages.h"
 #include "impl/ports/history.h"
+#include "sim/fault_log.h"
 
 namespace fl::likes::props {
 
@@ -30,11 +37,54 @@ struct HistoryOp {
   std::string describe() const;
 };
 
-struct EffectRecord {
-  Effect effect;
-  int64_t start_us = 0;   // world time the write was sent
-  int64_t end_us = 0;     // world time its reply was seen
-  std::string process;
+// One command on a seed key, executed by the Redis server (its command log).
+struct RedisWrite {
+  uint64_t seq = 0;           // execution order at the server
+  int64_t time_us = 0;        // world time
+  int64_t node_ms = 0;        // the Redis node's clock (TTLs)
+  std::string client;         // the calling process
+  uint32_t incarnation = 0;   // of the Redis process
+  uint64_t request = 0;       // commands of one client request (pipeline, script) share it
+  bool request_names_state = false;  // some command of the request names a state key (a like/unlike)
+  bool count = true;          // asset:like_count:{a}; else asset:like:{a}:{u}
+  int64_t asset = 0, user = 0;
+  std::string cmd;            // upper case: INCR, DECR, INCRBY, DECRBY, SET, DEL, ...
+  bool changed = false;       // the command changed the key (a SET NX that set, a DEL that deleted)
+  std::optional<int64_t> after;  // the value after it (count; state 1/0); nullopt: deleted or not a number
+  std::optional<int64_t> ttl_ms;  // a SET's PX/EX, when given
+  std::string describe() const;
+};
+
+// One change of asset_likes rows or assets.like_count that the SQL server executed, from its
+// commit log: statement by statement, with the changes it reported.
+struct DbChange {
+  uint64_t seq = 0;           // the commit record (one client request; a transaction or one statement)
+  int64_t time_us = 0;
+  std::string client;
+  uint32_t incarnation = 0;   // of the DB process
+  bool row = true;            // asset_likes insert/delete; else an assets.like_count update
+  int64_t asset = 0, user = 0;  // user 0 when the statement names none (counter updates)
+  int64_t delta = 0;          // +1 insert / like_count + 1; -1 delete / like_count - 1
+  bool applied = false;       // committed and changed a row
+  bool refused = false;       // the request was refused (constraint, error) or the statement changed nothing
+  std::string describe() const;
+};
+
+// Timing the judges may use: the scenario's parameters and the seed's constants, the same for
+// every variant.
+struct Timing {
+  int64_t sync_interval_us = 60'000'000;  // 002:L358 SyncLikeCountJob period (scenario param)
+  int64_t client_timeout_us = 500'000;
+  int max_retries = 2;
+  int64_t redis_timeout_us = 300'000;
+  int64_t sql_timeout_us = 500'000;
+  int64_t sample_interval_us = 100'000;
+  // How long a value may take from the DB to Redis or back on a healthy path: one client request
+  // with its retries.
+  int64_t lag_us() const { return client_timeout_us * (max_retries + 1); }
+  // How old the DB value a repair writes may be on a healthy path: its DB read and its Redis write,
+  // each within its timeout.
+  int64_t repair_window_us() const { return sql_timeout_us + redis_timeout_us; }
 };
 
 struct StoreSnapshot {
@@ -50,7 +100,8 @@ struct StoreSnapshot {
 
 struct LikesRun {
   std::vector<HistoryOp> history;
-  std::vector<EffectRecord> effects;
+  std::vector<RedisWrite> redis_writes;  // in execution order
+  std::vector<DbChange> db_changes;      // in execution order
   std::vector<StoreSnapshot> samples;  // during the run
   StoreSnapshot final_state;           // after the quiescent tail
   // [start, end) windows in which cached values may be stale because Redis restarted (from the
@@ -58,6 +109,10 @@ struct LikesRun {
   // GraceTracker). Reads and samples inside are not judged.
   std::vector<std::pair<int64_t, int64_t>> redis_grace;
   bool in_grace(int64_t s_us, int64_t e_us) const;
+  sim::FaultLog faults;
+  int64_t end_us = 0;
+  std::vector<std::string> replicas;     // service process names (where a request may run)
+  Timing timing;
 };
 
 // Computes LikesRun::redis_grace from the sampler's observations.
@@ -65,7 +120,8 @@ struct LikesRun {
 // A Redis restart may roll cached values back (AOF everysec, snapshots): values acknowledged
 // just before the crash are gone, and only a repair — a reconciliation pass, which reads the DB
 // and writes Redis — brings them back. The invariants allow that staleness for one
-// reconciliation period (INVARIANTS LIKE-4 "after one reconciliation period"), but a period can
+// reconciliation period (INVARIANTS LIKE-4 "after one reconciliation period": the seed's sync job,
+// 002:L358, every sync_interval_ms of the scenario, whatever the variant), but a period can
 // only repair when a repair is possible: Redis and the DB both up and reachable from a live
 // replica. So a window opens at the sample before a restart is seen and closes only after
 // `repair_us` (a reconciliation period plus its timeouts) of continuous repairable samples;

@@ -1,0 +1,31 @@
+#include "impl/likes/fixes.h"
+
+#include <cassert>
+
+namespace fl::likes {
+
+const std::vector<FixInfo>& likes_fixes() {
+  static const std::vector<FixInfo> kFixes = [] {
+    std::vector<FixInfo> f = {
+        {"LK-DB-FIRST", "002:L218-L229 (LikeAsset: Redis first, then go asyncWriteLike)", {"LIKE-2", "LIKE-3", "LIKE-6", "LIKE-7", "LIKE-11"},
+         "like/unlike commit row, counter and state in one idempotent DB transaction before the reply, then copy "
+         "the DB's values to Redis; no blind INCR/DECR, no detached writer that dies with the process"},
+        {"LK-COMMIT-TIME-VERSION", "002:L257 (IncrementLikeCount)", {"LIKE-4", "LIKE-9"},
+         "like_version = max(v+1, commit time): a DB that lost an unsynced commit never reissues a version Redis "
+         "already holds with the lost value"},
+        {"LK-VERSIONED-STATE-FILL", "002:L195 (3.4 fill)", {"LIKE-8"},
+         "the 3.4 fill of a like state is a versioned write: a stale read never overwrites a concurrent like/unlike"},
+        {"LK-RECONCILE", "002:L388-L390 (CheckConsistency)", {"LIKE-4", "LIKE-8", "LIKE-10"},
+         "the sync job re-applies every count (and recently changed states) from the DB with version guards, "
+         "instead of CheckConsistency's threshold of 10 and read errors read as 0"},
+        {"LK-CACHE-ACK", "002:L223-L231 (pipe.Exec once, then return nil)", {"LIKE-8", "LIKE-9"},
+         "retry the cache update after the commit, and answer indeterminate, not ok, when it still failed"},
+        {"LK-IDEMPOTENT-INSERT", "002:L125 (plain INSERT)", {"LIKE-1", "LIKE-6"},
+         "INSERT ... ON CONFLICT DO NOTHING: a like of an already-liked pair changes nothing instead of failing"},
+    };
+    return f;
+  }();
+  return kFixes;
+}
+
+}  // namespace fl::likes

@@ -1,0 +1,190 @@
+#include "properties/likes/truth.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <tuple>
+
+namespace fl::likes::props {
+
+TruthTimeline::TruthTimeline(const LikesRun& run) {
+  std::set<Pair> rows;
+  std::map<int64_t, int64_t> t;  // asset -> T
+  auto apply = [&](const DbChange& c) {
+    if (!c.row || !c.applied) return;
+    const Pair p{c.asset, c.user};
+    const bool had = rows.count(p) > 0;
+    if (c.delta > 0 && !had) rows.insert(p);
+    else if (c.delta < 0 && had) rows.erase(p);
+    else return;
+    t[c.asset] += c.delta > 0 ? 1 : -1;
+    set(c.asset, c.time_us, t[c.asset]);
+  };
+  auto rebase = [&](const StoreSnapshot& s) {
+    if (!s.db_read) return;
+    std::set<Pair> seen;
+    for (const auto& [pair, n] : s.db_rows) {
+      if (n > 0) seen.insert(pair);
+    }
+    if (seen == rows) return;
+    rebases_.push_back(s.time_us);
+    // The commits were lost when the DB last crashed (the sample only shows it later).
+    int64_t lost_at = s.time_us;
+    for (const sim::FaultRecord& f : run.faults) {
+      if (f.kind == sim::FaultKind::kCrash && f.process == "db" && f.time_us <= s.time_us) lost_at = f.time_us;
+    }
+    for (const Pair& p : rows) {
+      if (seen.count(p) == 0) lost_[p].push_back(lost_at);
+    }
+    for (const Pair& p : seen) {
+      if (rows.count(p) == 0) lost_[p].push_back(lost_at);
+    }
+    std::set<int64_t> assets;
+    for (const Pair& p : rows) assets.insert(p.first);
+    for (const Pair& p : seen) assets.insert(p.first);
+    rows = seen;
+    for (int64_t a : assets) {
+      t[a] = s.rows_of(a);
+      set(a, s.time_us, t[a]);
+    }
+  };
+  size_t i = 0;
+  std::vector<const StoreSnapshot*> samples;
+  for (const StoreSnapshot& s : run.samples) samples.push_back(&s);
+  samples.push_back(&run.final_state);
+  for (const StoreSnapshot* s : samples) {
+    for (; i < run.db_changes.size() && run.db_changes[i].time_us <= s->time_us; ++i) apply(run.db_changes[i]);
+    rebase(*s);
+  }
+  for (; i < run.db_changes.size(); ++i) apply(run.db_changes[i]);
+}
+
+void TruthTimeline::set(int64_t asset, int64_t t_us, int64_t value) {
+  auto& v = steps_[asset];
+  if (!v.empty() && v.back().first == t_us) {
+    v.back().second = value;
+    return;
+  }
+  v.emplace_back(t_us, value);
+}
+
+int64_t TruthTimeline::at(int64_t asset, int64_t t_us) const {
+  auto it = steps_.find(asset);
+  if (it == steps_.end()) return 0;
+  const auto& v = it->second;
+  auto pos = std::upper_bound(v.begin(), v.end(), std::make_pair(t_us, INT64_MAX));
+  return pos == v.begin() ? 0 : std::prev(pos)->second;
+}
+
+model::Range TruthTimeline::over(int64_t asset, int64_t s_us, int64_t e_us) const {
+  const int64_t first = at(asset, s_us);
+  model::Range r{first, first};
+  auto it = steps_.find(asset);
+  if (it == steps_.end()) return r;
+  for (const auto& [time, value] : it->second) {
+    if (time <= s_us) continue;
+    if (time > e_us) break;
+    r.lo = std::min(r.lo, value);
+    r.hi = std::max(r.hi, value);
+  }
+  return r;
+}
+
+bool TruthTimeline::rebased(int64_t s_us, int64_t e_us) const {
+  for (int64_t t : rebases_) {
+    if (t >= s_us && t <= e_us) return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> TruthTimeline::lost_at(const Pair& p, int64_t s_us) const {
+  auto it = lost_.find(p);
+  if (it == lost_.end()) return std::nullopt;
+  for (int64_t t : it->second) {
+    if (t >= s_us) return t;
+  }
+  return std::nullopt;
+}
+
+bool TruthTimeline::any_lost(int64_t asset, int64_t s_us, int64_t e_us) const {
+  for (const auto& [p, times] : lost_) {
+    if (p.first != asset) continue;
+    for (int64_t t : times) {
+      if (t >= s_us && t <= e_us) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<CounterChange> counter_changes(const LikesRun& run) {
+  using Writer = std::tuple<std::string, int64_t, int64_t>;  // process, asset, direction
+  std::map<Writer, std::deque<const DbChange*>> unpaid;      // applied row changes not yet paid
+  std::map<Writer, const DbChange*> refused;                 // latest refused row change
+  std::vector<CounterChange> out;
+  // One commit record at a time: its row changes first (a transaction may update the counter
+  // before it inserts or deletes the row).
+  const auto& all = run.db_changes;
+  for (size_t begin = 0; begin < all.size();) {
+    size_t end = begin;
+    while (end < all.size() && all[end].seq == all[begin].seq) ++end;
+    for (size_t i = begin; i < end; ++i) {
+      const DbChange& c = all[i];
+      if (!c.row) continue;
+      const Writer w{c.client, c.asset, c.delta};
+      if (c.applied) unpaid[w].push_back(&c);
+      else refused[w] = &c;
+    }
+    for (size_t i = begin; i < end; ++i) {
+      const DbChange& c = all[i];
+      if (c.row || !c.applied) continue;
+      const Writer w{c.client, c.asset, c.delta};
+      CounterChange cc;
+      cc.counter = &c;
+      // A row change of the same request pays first (a transaction writes both).
+      auto& q = unpaid[w];
+      for (auto it = q.rbegin(); it != q.rend(); ++it) {
+        if ((*it)->seq == c.seq) {
+          cc.row = *it;
+          q.erase(std::next(it).base());
+          break;
+        }
+      }
+      if (cc.row == nullptr && !q.empty()) {
+        cc.row = q.back();
+        q.pop_back();
+      }
+      auto r = refused.find(w);
+      if (r != refused.end()) cc.refused_row = r->second;
+      out.push_back(cc);
+    }
+    begin = end;
+  }
+  return out;
+}
+
+std::vector<RedisDelta> redis_deltas(const LikesRun& run) {
+  std::vector<RedisDelta> out;
+  const auto& ws = run.redis_writes;
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const RedisWrite& w = ws[i];
+    if (!w.count) continue;
+    int64_t d = 0;
+    if (w.cmd == "INCR") d = 1;
+    else if (w.cmd == "DECR") d = -1;
+    else continue;
+    RedisDelta rd;
+    rd.write = &w;
+    rd.delta = d;
+    // The state-key write of the same asset executed right before it in the same request (the
+    // seed's pipeline: SETNX then INCR, DEL then DECR).
+    if (i > 0 && ws[i - 1].request == w.request && !ws[i - 1].count && ws[i - 1].asset == w.asset &&
+        ws[i - 1].seq + 1 == w.seq) {
+      rd.user = ws[i - 1].user;
+      rd.state = &ws[i - 1];
+    }
+    out.push_back(rd);
+  }
+  return out;
+}
+
+}  // namespace fl::likes::props
