@@ -1,0 +1,45 @@
+#include "properties/gifts/run.h"
+
+#include <algorithm>
+
+namespace fl::gifts::props {
+namespace {
+
+// The commit that wrote the order of (user, request): a committed request whose gift_order
+// statement carries both.
+int64_t commit_time(const GiftsRun& run, const model::Order& o) {
+  const std::string user = std::to_string(o.user);
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.sql.find("gift_order") == std::string::npos || s.sql.rfind("INSERT", 0) != 0) continue;
+      const bool has_user = std::find(s.params.begin(), s.params.end(), user) != s.params.end();
+      const bool has_req = std::find(s.params.begin(), s.params.end(), o.request_id) != s.params.end();
+      if (has_user && has_req) return c.time_us;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
+  std::map<std::string, int64_t> first_append;
+  for (const LogRecordObs& r : run.log) {
+    const std::string id = r.value.substr(0, r.value.find('|'));
+    auto [it, inserted] = first_append.try_emplace(id, r.time_us);
+    if (!inserted) it->second = std::min(it->second, r.time_us);
+  }
+  std::vector<model::ChargedGift> out;
+  for (const model::Order& o : run.orders) {
+    model::ChargedGift g;
+    g.order = o;
+    g.commit_us = commit_time(run, o);
+    auto it = first_append.find(o.msg_id);
+    g.first_append_us = it == first_append.end() ? -1 : it->second;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace fl::gifts::props
