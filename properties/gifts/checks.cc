@@ -7,6 +7,7 @@
 #include <set>
 
 #include "properties/common/fault_budget.h"
+#include "sim/node_clock.h"
 
 namespace fl::gifts::props {
 namespace {
@@ -14,7 +15,9 @@ namespace {
 using model::arg_int;
 using model::parse_args;
 
+// Run time (from the simulation's epoch) or a duration, in seconds.
 std::string secs(int64_t us) {
+  if (us >= sim::kEpochUs) us -= sim::kEpochUs;
   char b[32];
   std::snprintf(b, sizeof b, "%.3f s", static_cast<double>(us) / 1e6);
   return b;
@@ -359,6 +362,10 @@ Verdict check_lock(const GiftsRun& run) {
     if (c.argv.size() < 2) continue;
     const std::string& cmd = c.argv[0];
     const std::string& key = c.argv[1];
+    if (c.depth == 0 && (cmd == "EVALSHA" || cmd == "EVAL")) {
+      ++v.checks;  // a script runs atomically: whatever combo state it touches is read-modify-flushed at once
+      continue;
+    }
     auto it = held.find(key);
     if (it != held.end() && (it->second.incarnation != c.incarnation || c.node_ms >= it->second.until_ms)) {
       held.erase(it);  // lease ran out, or Redis restarted
