@@ -31,6 +31,7 @@ struct ChargedGift {
   Order order;
   int64_t commit_us = -1;        // -1: no commit observed (the row survived without one: impossible)
   int64_t first_append_us = -1;  // -1: never reached the log
+  std::string creator;           // the process whose commit wrote it (its clock stamped the message)
 };
 
 // (room, sender, giftId): the unit of GIFT-6's conservation.

@@ -154,7 +154,8 @@ Verdict check_outcome(const GiftsRun& run) {
     auto it = by_request.find({arg_int(a, "user"), a.count("req") ? a.at("req") : ""});
     const model::Order* order = it == by_request.end() ? nullptr : it->second.front();
     ++v.checks;
-    if (o->outcome == Outcome::kInfo || o->result == "error") {
+    // No answer from the service (timeout, reset, nobody serving, or its own error): degraded.
+    if (o->outcome == Outcome::kInfo || o->result == "error" || o->result == "unavailable") {
       std::vector<std::string> places = run.services;
       places.push_back(o->process);
       if (std::optional<std::string> why = budget.explain(places, o->invoke_us, o->complete_us, 500'000)) {
@@ -219,16 +220,29 @@ std::string steady_room(const GiftsRun& run, const std::vector<const HistoryOp*>
   return a.count("room") ? a.at("room") : "";
 }
 
+// A clock fault on the process that stamped the gift or on a service that judged its age, before
+// the gift could have been pushed: the 10 s expiry (003:L199-202) compares two clocks, so the skew
+// may drop a fresh gift.
+bool clock_skewed(const GiftsRun& run, const model::ChargedGift& g, int64_t horizon_us) {
+  for (const sim::FaultRecord& f : run.faults) {
+    if (f.kind != sim::FaultKind::kClockJump && f.kind != sim::FaultKind::kClockDrift) continue;
+    if (f.time_us > horizon_us) continue;
+    const bool service = std::find(run.services.begin(), run.services.end(), f.process) != run.services.end();
+    if (f.process == g.creator || service) return true;
+  }
+  return false;
+}
+
 // Gifts an allowed cause may have removed: late enough for the 10 s expiry, or written while a
 // Redis restart could lose the combo state.
 std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<model::GiftKey, int64_t> out;
   for (const model::ChargedGift& g : gifts) {
-    const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + run.params.expiry_ms * 1000;
+    const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
     const bool late = model::expiry_may_drop(g, run.params.expiry_ms * 1000, run.params.window_ms * 1000);
     const bool redis_loss = budget.explain({"redis"}, std::max<int64_t>(g.commit_us, 0), horizon).has_value();
-    if (late || redis_loss) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+    if (late || redis_loss || clock_skewed(run, g, horizon)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
   }
   return out;
 }
@@ -434,8 +448,12 @@ Verdict check_play_order(const GiftsRun& run) {
       }
       if (o->result == "played") plays.push_back(o);
     }
-    std::stable_sort(plays.begin(), plays.end(),
-                     [](const HistoryOp* a, const HistoryOp* b) { return a->complete_us < b->complete_us; });
+    // Plays of one instant (a drained buffer) have no observable order among themselves: they
+    // count as played in seq order.
+    std::stable_sort(plays.begin(), plays.end(), [](const HistoryOp* a, const HistoryOp* b) {
+      if (a->complete_us != b->complete_us) return a->complete_us < b->complete_us;
+      return arg_int(parse_args(a->args), "seq") < arg_int(parse_args(b->args), "seq");
+    });
     for (size_t i = 1; i < plays.size(); ++i) {
       ++v.checks;
       if (arg_int(parse_args(plays[i]->args), "seq") <= arg_int(parse_args(plays[i - 1]->args), "seq")) {
@@ -491,17 +509,30 @@ Verdict check_reconnect(const GiftsRun& run) {
                    "is dropped as seq < expectedSeq unless already played");
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     int64_t baseline = -1;
+    int64_t played_since = -1;  // the highest seq played since the last connect
     std::set<std::string> played;
-    for (const HistoryOp* o : ops) {
+    std::vector<const HistoryOp*> by_decision(ops.begin(), ops.end());
+    std::stable_sort(by_decision.begin(), by_decision.end(), [](const HistoryOp* a, const HistoryOp* b) {
+      const int64_t ta = a->op == "connect" || a->complete_us < 0 ? a->invoke_us : a->complete_us;
+      const int64_t tb = b->op == "connect" || b->complete_us < 0 ? b->invoke_us : b->complete_us;
+      return ta < tb;
+    });
+    for (const HistoryOp* o : by_decision) {
       if (o->op == "connect") {
         if (o->outcome != Outcome::kOk) continue;
         const int64_t last = arg_int(parse_args(o->args), "lastSeq");
         baseline = last > 0 ? last : arg_int(parse_args(o->result), "seq");
+        played_since = -1;
         continue;
       }
       const auto a = parse_args(o->args);
-      if (o->result == "played") played.insert(a.at("msg"));
-      if (baseline < 0 || arg_int(a, "seq") <= baseline) continue;
+      const int64_t seq = arg_int(a, "seq");
+      if (o->result == "played") {
+        played.insert(a.at("msg"));
+        played_since = std::max(played_since, seq);
+      }
+      // A drop below a seq the client played since (a gap it skipped, GIFT-9) is not the reset's.
+      if (baseline < 0 || seq <= baseline || seq <= played_since) continue;
       ++v.checks;
       if (dropped_below_expected(*o) && !played.count(a.at("msg"))) {
         fail(v, viewer + " dropped seq " + std::to_string(arg_int(a, "seq")) + " > baseline " +

@@ -36,7 +36,7 @@ struct Builder {
     const std::string msg = "m" + std::to_string(id);
     run.orders.push_back(model::Order{id, user, req, "r1", "g1", 1, 10, msg});
     run.outbox.push_back(OutboxRow{msg, "SENT"});
-    run.commits.push_back(SqlCommit{t + 50'000, true, {{"INSERT INTO gift_order ...", {std::to_string(user), req}}}});
+    run.commits.push_back(SqlCommit{t + 50'000, true, "gift-1", {{"INSERT INTO gift_order ...", {std::to_string(user), req}}}});
     run.log.push_back(LogRecordObs{"r1", msg + "|r1|" + std::to_string(user) + "|g1|1|0|0", t + 60'000});
     run.balances[user] = run.params.initial_balance - 10 * static_cast<int64_t>(run.orders.size());
   }

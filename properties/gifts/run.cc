@@ -7,7 +7,7 @@ namespace {
 
 // The commit that wrote the order of (user, request): a committed request whose gift_order
 // statement carries both.
-int64_t commit_time(const GiftsRun& run, const model::Order& o) {
+const SqlCommit* commit_of(const GiftsRun& run, const model::Order& o) {
   const std::string user = std::to_string(o.user);
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
@@ -15,10 +15,10 @@ int64_t commit_time(const GiftsRun& run, const model::Order& o) {
       if (s.sql.find("gift_order") == std::string::npos || s.sql.rfind("INSERT", 0) != 0) continue;
       const bool has_user = std::find(s.params.begin(), s.params.end(), user) != s.params.end();
       const bool has_req = std::find(s.params.begin(), s.params.end(), o.request_id) != s.params.end();
-      if (has_user && has_req) return c.time_us;
+      if (has_user && has_req) return &c;
     }
   }
-  return -1;
+  return nullptr;
 }
 
 }  // namespace
@@ -34,7 +34,9 @@ std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
   for (const model::Order& o : run.orders) {
     model::ChargedGift g;
     g.order = o;
-    g.commit_us = commit_time(run, o);
+    const SqlCommit* c = commit_of(run, o);
+    g.commit_us = c ? c->time_us : -1;
+    g.creator = c ? c->client : "";
     auto it = first_append.find(o.msg_id);
     g.first_append_us = it == first_append.end() ? -1 : it->second;
     out.push_back(std::move(g));

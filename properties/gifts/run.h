@@ -42,6 +42,7 @@ struct SqlStatementObs {
 struct SqlCommit {
   int64_t time_us = 0;
   bool ok = false;  // committed
+  std::string client;  // the calling process
   std::vector<SqlStatementObs> statements;
 };
 
