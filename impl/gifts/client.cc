@@ -75,12 +75,19 @@ Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions op
     const uint64_t op = v->history.invoke(v->rt.process_name(), "deliver", deliver_args(p->msg));
     v->player.receive(p->msg, op, v->rt.clock().now_us());
   });
+  if (v->options.player.fixes.has(GiftFix::kGapTimeout)) {
+    rt.spawn("gap-timer", [](std::shared_ptr<ViewerState> v) -> Task<void> {
+      for (;;) {
+        co_await v->rt.clock().sleep_ms(200);
+        v->player.tick(v->rt.clock().now_us());
+      }
+    }(v));
+  }
   co_await rt.clock().sleep_us(v->options.start_delay_us);
   co_await connect(*v);
   const double p_reconnect = v->options.reconnects_per_min * static_cast<double>(v->options.ping_interval_us) / 60e6;
   for (;;) {
     co_await rt.clock().sleep_us(v->options.ping_interval_us);
-    v->player.tick(rt.clock().now_us());
     const std::string gw = v->options.gateways[v->gateway % v->options.gateways.size()];
     const bool voluntary = rt.clock().now_us() < v->options.stop_reconnects_at_us &&
                            static_cast<double>(rt.random_u64() % 1'000'000) < p_reconnect * 1e6;

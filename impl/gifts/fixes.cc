@@ -24,6 +24,9 @@ const std::vector<FixInfo>& gifts_fixes() {
       {"GF-RECONNECT-KEEP-SEQ", "003:L206", {"GIFT-11"},
        "a client with history keeps expectedSeq = lastSeq + 1 on reconnect instead of jumping to the "
        "server's current seq, so messages already numbered are not dropped"},
+      {"GF-EXPIRY-AT-GATEWAY", "003:L197-202", {"GIFT-10"},
+       "the gateway applies the 10 s expiry again when it forwards, so a message delayed after the push "
+       "server's check (a paused pusher) never reaches a client old"},
   };
   return kFixes;
 }

@@ -18,6 +18,7 @@ enum class GiftFix : uint8_t {
   kPushSeq,             // GF-PUSH-SEQ
   kGapTimeout,          // GF-GAP-TIMEOUT
   kReconnectKeepSeq,    // GF-RECONNECT-KEEP-SEQ
+  kExpiryAtGateway,     // GF-EXPIRY-AT-GATEWAY
 };
 using GiftFixes = FixSet<GiftFix>;
 

@@ -4,6 +4,10 @@
 
 namespace fl::gifts {
 
+namespace {
+constexpr int64_t kExpiryMs = 10'000;  // 003:L200
+}  // namespace
+
 Gateway::Gateway(Runtime& rt, Rpc& rpc, Redis& redis, std::string name, GiftFixes fixes)
     : rt_(rt), rpc_(rpc), redis_(redis), name_(std::move(name)), fixes_(fixes) {}
 
@@ -50,6 +54,9 @@ Task<MessagePtr> Gateway::ping(Ping request) {
 }
 
 void Gateway::deliver(const Deliver& d) {
+  // GF-EXPIRY-AT-GATEWAY: 003:L197-202's check once more at the last server hop.
+  const bool expired = rt_.clock().now_ms() - d.msg.timestamp_ms > kExpiryMs;
+  if (fixes_.has(GiftFix::kExpiryAtGateway) && expired) return;
   for (int64_t user : d.users) {
     auto it = connections_.find(user);
     if (it == connections_.end() || it->second.room != d.msg.room) continue;

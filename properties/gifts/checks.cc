@@ -233,6 +233,15 @@ bool clock_skewed(const GiftsRun& run, const model::ChargedGift& g, int64_t hori
   return false;
 }
 
+// A fault on the push path (push instances, the log, Redis, gateways) while the gift was between
+// its commit and the latest time it could still be pushed fresh: the delay may age it past the
+// 10 s expiry, which then drops it legitimately (GIFT-5's explicit expiry policy).
+bool delayed(const GiftsRun& run, const fl::props::FaultBudget& budget, const model::ChargedGift& g) {
+  if (g.commit_us < 0) return true;
+  const int64_t until = g.commit_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
+  return budget.explain(run.services, g.commit_us, until).has_value();
+}
+
 // Gifts an allowed cause may have removed: late enough for the 10 s expiry, or written while a
 // Redis restart could lose the combo state.
 std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
@@ -241,8 +250,22 @@ std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vect
   for (const model::ChargedGift& g : gifts) {
     const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
     const bool late = model::expiry_may_drop(g, run.params.expiry_ms * 1000, run.params.window_ms * 1000);
-    const bool redis_loss = budget.explain({"redis"}, std::max<int64_t>(g.commit_us, 0), horizon).has_value();
-    if (late || redis_loss || clock_skewed(run, g, horizon)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+  }
+  return out;
+}
+
+// Keys whose combo state (Redis) a Redis restart could have rolled back while one of their gifts
+// was in flight, with the fault: counts may then be lost or repeated (AOF everysec loses up to a
+// second of writes; hardened does not make the combo state durable beyond Redis).
+std::map<model::GiftKey, std::string> redis_rollback(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  std::map<model::GiftKey, std::string> out;
+  for (const model::ChargedGift& g : gifts) {
+    const int64_t horizon = g.first_append_us < 0 ? run.end_us
+                                                  : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
+    std::optional<std::string> why = budget.explain({"redis"}, std::max<int64_t>(g.commit_us, 0), horizon);
+    if (why) out.try_emplace(model::GiftKey{g.order.room, g.order.user, g.order.gift}, *why);
   }
   return out;
 }
@@ -276,6 +299,7 @@ Verdict check_delivery(const GiftsRun& run) {
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
   const auto charged = model::totals(gifts);
   const auto excused = excusable(run, gifts);
+  const auto rolled_back = redis_rollback(run, gifts);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   const int64_t first_send = first_send_us(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
@@ -291,6 +315,10 @@ Verdict check_delivery(const GiftsRun& run) {
     for (const auto& [k, n] : played) keys.insert(k);
     for (const model::GiftKey& k : keys) {
       if (std::get<0>(k) != room) continue;
+      if (rolled_back.count(k)) {
+        v.exempt("combo state rolled back: " + rolled_back.at(k));
+        continue;
+      }
       ++v.checks;
       const int64_t want = charged.count(k) ? charged.at(k) : 0;
       const int64_t got = played.count(k) ? played.at(k) : 0;
@@ -313,13 +341,16 @@ Verdict check_batch_conservation(const GiftsRun& run) {
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
   const auto charged = model::totals(gifts);
   const auto excused = excusable(run, gifts);
+  const auto rolled_back = redis_rollback(run, gifts);
   std::map<std::string, std::pair<model::GiftKey, int64_t>> pushed;  // msgId -> (key, count)
-  std::set<std::string> rooms_seen;
   for (const HistoryOp* o : ops_named(run, "deliver")) {
     const auto a = parse_args(o->args);
     const model::GiftKey k{a.at("room"), arg_int(a, "sender"), a.at("gift")};
     auto [it, inserted] = pushed.try_emplace(a.at("msg"), k, arg_int(a, "count"));
-    if (!inserted && it->second != std::make_pair(k, arg_int(a, "count"))) {
+    if (inserted || it->second == std::make_pair(k, arg_int(a, "count"))) continue;
+    if (rolled_back.count(k)) {
+      v.exempt("combo state rolled back: " + rolled_back.at(k));
+    } else {
       fail(v, "msgId " + a.at("msg") + " pushed with two contents");
     }
   }
@@ -337,6 +368,10 @@ Verdict check_batch_conservation(const GiftsRun& run) {
   for (const model::GiftKey& k : keys) {
     if (!watched.count(std::get<0>(k))) {
       v.exempt("no viewer in room " + std::get<0>(k));
+      continue;
+    }
+    if (rolled_back.count(k)) {
+      v.exempt("combo state rolled back: " + rolled_back.at(k));
       continue;
     }
     ++v.checks;
