@@ -208,6 +208,7 @@ class GiftsSystem final : public SystemUnderTest {
             {"gateways", "WebSocket gateways", "2"},
             {"initial_balance", "every wallet's starting balance", "100000"},
             {"burst_percent", "actions that are bursts of 10 clicks in 3 s (003:L105)", "30"},
+            {"burst_min_clicks", "the fewest clicks of a burst (up to 10)", "10"},
             {"double_tap_percent", "actions that are double taps (003:L41)", "20"},
             {"max_retries", "retries of a timed-out click, same requestId (003:L43)", "2"},
             {"long_retry_percent", "retries delayed past the 10 s dedup TTL", "0"},
@@ -353,6 +354,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     o.fixes = sh->fixes;
     o.actions_per_s = rate;
     o.burst_percent = static_cast<int>(param(s, "burst_percent", 30));
+    o.burst_min_clicks = static_cast<int>(param(s, "burst_min_clicks", 10));
     o.double_tap_percent = static_cast<int>(param(s, "double_tap_percent", 20));
     o.max_retries = static_cast<int>(param(s, "max_retries", 2));
     o.long_retry_percent = static_cast<int>(param(s, "long_retry_percent", 0));

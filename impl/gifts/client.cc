@@ -1,5 +1,6 @@
 #include "impl/gifts/client.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -159,8 +160,9 @@ Task<void> run_sender(Runtime& rt, Rpc& rpc, Recorder& history, SenderOptions o)
     const std::string room = o.rooms[rt.random_u64() % o.rooms.size()];
     const std::string gift = o.gifts[rt.random_u64() % o.gifts.size()];
     const std::string base = std::to_string(o.user) + "-" + std::to_string(++intents);
-    if (percent(rt, o.burst_percent)) {  // 003:L105: 10 clicks in 3 s, each an intended gift
-      for (int i = 0; i < 10; ++i) {
+    if (percent(rt, o.burst_percent)) {  // 003:L105: up to 10 clicks in 3 s, each an intended gift
+      const int clicks = static_cast<int>(uniform(rt, std::min(o.burst_min_clicks, 10), 10));
+      for (int i = 0; i < clicks; ++i) {
         click(room, gift, base + "." + std::to_string(i));
         co_await rt.clock().sleep_ms(uniform(rt, 250, 320));
       }

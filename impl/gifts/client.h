@@ -48,6 +48,7 @@ struct SenderOptions {
   GiftFixes fixes = GiftFixes::spec();
   double actions_per_s = 0.5;
   int burst_percent = 30;
+  int burst_min_clicks = 10;           // a burst is burst_min_clicks..10 clicks
   int double_tap_percent = 20;
   int max_retries = 2;
   int64_t timeout_us = 1'000'000;
