@@ -37,6 +37,7 @@ Task<void> PushService::run() {
   while ((co_await consumer->join({options_.topic})).status != LogStatus::kOk) co_await rt_.clock().sleep_ms(200);
   for (;;) {
     PollResult p = co_await consumer->poll(20, 200'000);
+    if (p.status == LogStatus::kOk && p.records.empty()) co_await rt_.clock().sleep_ms(50);  // idle back-off
     if (p.status != LogStatus::kOk) {
       co_await rt_.clock().sleep_ms(100);
       continue;

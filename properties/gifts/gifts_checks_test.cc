@@ -125,6 +125,12 @@ TEST(GiftsChecks, DeliveryCatchesALostAndADoubledGift) {
   EXPECT_FALSE(check_batch_conservation(doubled.run).passed);
 }
 
+TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
+  Builder b = clean();
+  b.deliver("viewer-1", "m9", 0, 1, 6 * kS, 6 * kS, "dropped:seq-below-expected");
+  EXPECT_FALSE(check_delivery(b.run).passed);
+}
+
 TEST(GiftsChecks, LockCatchesACountWriteAfterTheLeaseRanOut) {
   Builder b = clean();
   auto cmd = [&](const std::string& client, int64_t ms, int depth, std::vector<std::string> argv) {
