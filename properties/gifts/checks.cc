@@ -276,13 +276,17 @@ std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vect
 // was in flight, with the fault: counts may then be lost or repeated (AOF everysec loses up to a
 // second of writes; hardened does not make the combo state durable beyond Redis).
 std::map<model::GiftKey, std::string> redis_rollback(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
-  const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<model::GiftKey, std::string> out;
   for (const model::ChargedGift& g : gifts) {
     const int64_t horizon = g.first_append_us < 0 ? run.end_us
                                                   : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
-    std::optional<std::string> why = budget.explain({"redis"}, std::max<int64_t>(g.commit_us, 0), horizon);
-    if (why) out.try_emplace(model::GiftKey{g.order.room, g.order.user, g.order.gift}, *why);
+    for (const sim::FaultRecord& f : run.faults) {
+      // Only a crash loses what Redis held in memory (pauses, clogs and partitions do not).
+      const bool redis_crash = f.kind == sim::FaultKind::kCrash && (f.process == "redis" || f.node == "redis");
+      if (!redis_crash || f.time_us < g.commit_us || f.time_us > horizon) continue;
+      out.try_emplace(model::GiftKey{g.order.room, g.order.user, g.order.gift}, f.describe());
+      break;
+    }
   }
   return out;
 }
