@@ -4,7 +4,7 @@ namespace fl::gifts {
 
 void Player::on_join(int64_t current_seq) {
   if (options_.fixes.has(GiftFix::kReconnectKeepSeq) && has_history()) return;
-  // 003:L206: "直接返回当前 seq，客户端从此开始接收".
+  // 003:L206: "客户端从此开始接收" from the current seq the server answers.
   expected_seq_ = current_seq + 1;
   while (!buffer_.empty() && buffer_.begin()->first < expected_seq_) {
     sink_(buffer_.begin()->second.token, "dropped:seq-below-expected");

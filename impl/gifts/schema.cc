@@ -5,7 +5,7 @@ namespace fl::gifts {
 std::vector<std::string> schema_statements() {
   return {
       "CREATE TABLE IF NOT EXISTS wallet (user_id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)",
-      // 003:L64 "唯一索引 (userId, requestId)"
+      // 003:L64: "唯一索引" on (userId, requestId)
       "CREATE TABLE IF NOT EXISTS gift_order (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id INTEGER NOT NULL, "
       "request_id TEXT NOT NULL, room_id TEXT NOT NULL, gift_id TEXT NOT NULL, gift_count INTEGER NOT NULL, "
       "amount INTEGER NOT NULL, msg_id TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER)",

@@ -37,6 +37,16 @@ void fail(Verdict& v, std::string evidence) {
   if (v.evidence.size() < 12) v.evidence.push_back(std::move(evidence));
 }
 
+// A questionable outcome is exempted when an injected fault explains it (`why`), else it fails.
+void exempt_or_fail(Verdict& v, const std::optional<std::string>& why, const std::string& exemption,
+                    std::string failure) {
+  if (why) {
+    v.exempt(exemption + ": " + *why);
+  } else {
+    fail(v, std::move(failure));
+  }
+}
+
 std::string describe(const HistoryOp& o) {
   return o.process + " " + o.op + " " + o.args + " @" + secs(o.invoke_us) + " -> " +
          (o.complete_us < 0 ? std::string("(open)") : o.result + " @" + secs(o.complete_us));
@@ -158,11 +168,8 @@ Verdict check_outcome(const GiftsRun& run) {
     if (o->outcome == Outcome::kInfo || o->result == "error" || o->result == "unavailable") {
       std::vector<std::string> places = run.services;
       places.push_back(o->process);
-      if (std::optional<std::string> why = budget.explain(places, o->invoke_us, o->complete_us, 500'000)) {
-        v.exempt("indeterminate answer: " + *why);
-      } else {
-        fail(v, "indeterminate answer without any fault: " + describe(*o));
-      }
+      exempt_or_fail(v, budget.explain(places, o->invoke_us, o->complete_us, 500'000), "indeterminate answer",
+                   "indeterminate answer without any fault: " + describe(*o));
     } else if (order != nullptr && o->result != "order=" + std::to_string(order->id)) {
       fail(v, "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o));
     } else if (order == nullptr && (o->outcome == Outcome::kOk || o->result == "duplicate")) {
@@ -330,11 +337,8 @@ void check_received_played(const GiftsRun& run, const std::string& viewer, const
     std::vector<std::string> places = run.services;
     places.push_back(viewer);
     const int64_t from = o->invoke_us - (run.params.expiry_ms + run.params.window_ms) * 1000;
-    if (std::optional<std::string> why = budget.explain(places, from, o->invoke_us)) {
-      v.exempt("received copy dropped after a fault on its path: " + *why);
-    } else {
-      fail(v, viewer + " received but never played: " + describe(*o));
-    }
+    exempt_or_fail(v, budget.explain(places, from, o->invoke_us), "received copy dropped after a fault on its path",
+                   viewer + " received but never played: " + describe(*o));
   }
 }
 
@@ -587,11 +591,8 @@ Verdict check_expiry(const GiftsRun& run) {
     if (age_us <= bound_us) continue;
     // Past the last server hop (a gateway forwards at once) only the link to the viewer can age
     // it: a clog, partition or loss touching the viewer explains it; a paused server does not.
-    if (std::optional<std::string> why = last_hop_delay(run, o->process, o->invoke_us - age_us + bound_us, o->invoke_us)) {
-      v.exempt("delivery delayed on the last hop: " + *why);
-    } else {
-      fail(v, "received " + secs(age_us) + " old: " + describe(*o));
-    }
+    exempt_or_fail(v, last_hop_delay(run, o->process, o->invoke_us - age_us + bound_us, o->invoke_us), "delivery delayed on the last hop",
+                   "received " + secs(age_us) + " old: " + describe(*o));
   }
   if (!run.db_read) return v;
   std::set<std::pair<int64_t, std::string>> rows;
@@ -601,11 +602,8 @@ Verdict check_expiry(const GiftsRun& run) {
     const auto a = parse_args(o->args);
     ++v.checks;
     if (!rows.count({arg_int(a, "user"), a.at("req")})) {
-      if (std::optional<std::string> why = budget.explain({"db"}, o->complete_us, run.end_us)) {
-        v.exempt("charged order lost with the DB's unsynced writes: " + *why);
-      } else {
-        fail(v, "answered charged but no order row remains: " + describe(*o));
-      }
+      exempt_or_fail(v, budget.explain({"db"}, o->complete_us, run.end_us), "charged order lost with the DB's unsynced writes",
+                   "answered charged but no order row remains: " + describe(*o));
     }
   }
   return v;
