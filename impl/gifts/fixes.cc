@@ -35,7 +35,7 @@ const std::vector<FixInfo>& gifts_fixes() {
       {"GF-EXPIRY-AT-GATEWAY", "003:L197-202",
        {"GIFT-10"},
        "the gateway applies the 10 s expiry again when it forwards, so a message delayed after the push "
-       "server's check (a paused pusher) never reaches a client old"},
+       "server's check (a slow push-to-gateway link) never reaches a client old"},
   };
   return kFixes;
 }
