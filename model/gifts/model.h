@@ -29,6 +29,7 @@ struct Order {
 
 struct ChargedGift {
   Order order;
+  int64_t sent_us = -1;          // the first attempt of its request (the message is stamped after it)
   int64_t commit_us = -1;        // -1: no commit observed (the row survived without one: impossible)
   int64_t first_append_us = -1;  // -1: never reached the log
   std::string creator;           // the process whose commit wrote it (its clock stamped the message)

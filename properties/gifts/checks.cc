@@ -257,11 +257,12 @@ bool clock_skewed(const GiftsRun& run, const model::ChargedGift& g, int64_t hori
 constexpr int64_t kHeldUs = 3'000'000;
 bool delayed(const GiftsRun& run, const fl::props::FaultBudget& budget, const model::ChargedGift& g) {
   if (g.commit_us < 0) return true;
-  const int64_t until = g.commit_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
+  const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;  // the message's stamp is after it
+  const int64_t until = born + (run.params.expiry_ms + run.params.window_ms) * 1000;
   int64_t held = 0;
   for (const fl::props::FaultSpan& f : budget.spans()) {
     if (std::find(run.services.begin(), run.services.end(), f.place) == run.services.end()) continue;
-    held += std::max<int64_t>(0, std::min(f.to_us, until) - std::max(f.from_us, g.commit_us));
+    held += std::max<int64_t>(0, std::min(f.to_us, until) - std::max(f.from_us, born));
   }
   return held >= kHeldUs;
 }

@@ -30,6 +30,13 @@ std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
     auto [it, inserted] = first_append.try_emplace(id, r.time_us);
     if (!inserted) it->second = std::min(it->second, r.time_us);
   }
+  std::map<std::pair<int64_t, std::string>, int64_t> first_sent;  // (user, request) -> first invoke
+  for (const HistoryOp& h : run.history) {
+    if (h.op != "send") continue;
+    const auto a = model::parse_args(h.args);
+    auto [it, inserted] = first_sent.try_emplace({model::arg_int(a, "user"), a.count("req") ? a.at("req") : ""}, h.invoke_us);
+    if (!inserted) it->second = std::min(it->second, h.invoke_us);
+  }
   std::vector<model::ChargedGift> out;
   for (const model::Order& o : run.orders) {
     model::ChargedGift g;
@@ -37,6 +44,8 @@ std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
     const SqlCommit* c = commit_of(run, o);
     g.commit_us = c ? c->time_us : -1;
     g.creator = c ? c->client : "";
+    auto sent = first_sent.find({o.user, o.request_id});
+    g.sent_us = sent == first_sent.end() ? -1 : sent->second;
     auto it = first_append.find(o.msg_id);
     g.first_append_us = it == first_append.end() ? -1 : it->second;
     out.push_back(std::move(g));
