@@ -14,6 +14,7 @@ struct Builder {
     run.db_read = true;
     run.end_us = 60 * kS;
     run.services = {"gift-1", "push-1", "redis", "db", "log"};
+    run.charge_path = {"gift-1", "redis", "db", "log"};
   }
   HistoryOp& op(const std::string& process, const std::string& name, const std::string& args, int64_t t0, int64_t t1,
                 Outcome outcome, const std::string& result) {

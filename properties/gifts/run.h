@@ -79,7 +79,8 @@ struct GiftsRun {
   sim::FaultLog faults;
   int64_t end_us = 0;
   // Process names by role (the topology the scenario asked for).
-  std::vector<std::string> services;  // gift service, push, redis, db, log
+  std::vector<std::string> services;    // gift service, push, gateways, log, redis, db
+  std::vector<std::string> charge_path;  // gift service, log, redis, db
 };
 
 // The charged gifts with their commit and first-append times.
