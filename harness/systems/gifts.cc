@@ -169,6 +169,7 @@ class GiftsRun final : public SystemRun {
     run.services = replicas;
     for (const auto* group : {&workers, &gateways}) run.services.insert(run.services.end(), group->begin(), group->end());
     for (const char* p : {"redis", "db"}) run.services.push_back(p);
+    run.gateways = gateways;
     run.charge_path = replicas;
     for (const char* p : {"log", "redis", "db"}) run.charge_path.push_back(p);
     return gifts::props::check_gifts(run, properties);

@@ -267,6 +267,18 @@ bool delayed(const GiftsRun& run, const fl::props::FaultBudget& budget, const mo
   return held >= kHeldUs;
 }
 
+// Every gateway faulted while the gift could be pushed: its batch may have reached no viewer
+// (a viewer that reconnects gets no history, 003:L206), so what was pushed is not observable.
+bool unobservable(const GiftsRun& run, const fl::props::FaultBudget& budget, const model::ChargedGift& g) {
+  if (run.gateways.empty() || g.commit_us < 0) return false;
+  const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;
+  const int64_t until = born + (run.params.expiry_ms + run.params.window_ms) * 1000;
+  for (const std::string& gw : run.gateways) {
+    if (!budget.explain({gw}, born, until)) return false;
+  }
+  return true;
+}
+
 // Gifts an allowed cause may have removed: late enough for the 10 s expiry, or written while a
 // Redis restart could lose the combo state.
 std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
@@ -275,7 +287,7 @@ std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vect
   for (const model::ChargedGift& g : gifts) {
     const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
     const bool late = model::expiry_may_drop(g, run.params.expiry_ms * 1000, run.params.window_ms * 1000);
-    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g) || unobservable(run, budget, g)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
   }
   return out;
 }

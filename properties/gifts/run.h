@@ -81,6 +81,7 @@ struct GiftsRun {
   // Process names by role (the topology the scenario asked for).
   std::vector<std::string> services;    // gift service, push, gateways, log, redis, db
   std::vector<std::string> charge_path;  // gift service, log, redis, db
+  std::vector<std::string> gateways;
 };
 
 // The charged gifts with their commit and first-append times.
