@@ -8,6 +8,7 @@ namespace fl {
 
 const SystemUnderTest& combo_system();
 const SystemUnderTest& demo_system();
+const SystemUnderTest& gifts_system();
 const SystemUnderTest& likes_system();
 
 const std::vector<const SystemUnderTest*>& all_systems() {
@@ -15,6 +16,7 @@ const std::vector<const SystemUnderTest*>& all_systems() {
     std::vector<const SystemUnderTest*> v = {
         &combo_system(),
         &demo_system(),
+        &gifts_system(),
         &likes_system(),
     };
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name() < b->name(); });

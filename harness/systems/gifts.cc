@@ -1,0 +1,381 @@
+// Adapter of the live-gifts system (impl/gifts, seed 003) to the harness.
+//
+// Topology: Redis ("redis"), the DB ("db", SQLite on SimVfs), the log broker ("log", topic
+// gift_topic with 4 partitions), `replicas` gift-service processes ("gift-N", role replica),
+// `workers` push-service instances ("push-N", role worker; the broker is in that role too),
+// `gateways` gateways ("gw-N", role gateway), viewers ("viewer-N") and senders ("sender-N")
+// (role client). The judges get world observations only (properties/gifts/run.h).
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "harness/system.h"
+#include "impl/gifts/charge.h"
+#include "impl/gifts/client.h"
+#include "impl/gifts/fixes.h"
+#include "impl/gifts/gateway.h"
+#include "impl/gifts/push.h"
+#include "impl/gifts/schema.h"
+#include "impl/gifts/scripts.h"
+#include "properties/gifts/checks.h"
+#include "sim/log/client.h"
+#include "sim/log/server.h"
+#include "sim/redis/client.h"
+#include "sim/redis/server.h"
+#include "sim/storage/sim_vfs.h"
+#include "sim/storage/sql_client.h"
+#include "sim/storage/sql_server.h"
+#include "sim/world.h"
+
+namespace fl {
+
+namespace {
+
+using sim::Process;
+using sim::World;
+
+constexpr const char* kTopic = "gift_topic";
+
+int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
+  auto it = s.params.find(key);
+  if (it != s.params.end()) return std::stoll(it->second);
+  for (const WorkloadSpec& w : s.workload) {
+    auto wt = w.params.find(key);
+    if (wt != w.params.end()) return std::stoll(wt->second);
+  }
+  return fallback;
+}
+
+struct Shared {
+  std::shared_ptr<const ScriptRegistry> scripts = gifts::gifts_scripts();
+  std::shared_ptr<sim::redis::Server> redis;
+  std::shared_ptr<sim::storage::SimVfs> vfs;
+  std::shared_ptr<sim::storage::SqlCommitLog> commits = std::make_shared<sim::storage::SqlCommitLog>();
+  std::shared_ptr<sim::log::BrokerServer> broker;
+  std::string db_file = "gifts.db";
+  gifts::GiftFixes fixes = gifts::GiftFixes::spec();
+  int64_t redis_timeout_us = 300'000;
+  int64_t sql_timeout_us = 500'000;
+};
+
+Task<void> gift_main(Process& self, std::shared_ptr<Shared> sh, gifts::ChargeOptions o) {
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = sh->redis_timeout_us, .scripts = sh->scripts});
+  sim::storage::SqlClient sql(self, self.rpc(), sim::storage::SqlClientOptions{.timeout_us = sh->sql_timeout_us});
+  sim::log::LogClient log(self, self.rpc());
+  gifts::GiftService service(self, redis, sql, log, std::move(o));
+  co_await service.run(self.rpc());
+}
+
+Task<void> push_main(Process& self, std::shared_ptr<Shared> sh, gifts::PushOptions o) {
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = sh->redis_timeout_us, .scripts = sh->scripts});
+  sim::log::LogClient log(self, self.rpc());
+  gifts::PushService service(self, self.rpc(), redis, log, std::move(o));
+  co_await service.run();
+}
+
+Task<void> gateway_main(Process& self, std::shared_ptr<Shared> sh, std::string name) {
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = sh->redis_timeout_us, .scripts = sh->scripts});
+  gifts::Gateway gateway(self, self.rpc(), redis, std::move(name), sh->fixes);
+  co_await gateway.run();
+}
+
+// ---- Observations.
+
+std::string render(const SqlValue& v) {
+  if (v.type() == SqlValue::Type::kInteger) return std::to_string(v.as_int());
+  if (v.type() == SqlValue::Type::kText || v.type() == SqlValue::Type::kBlob) return v.as_text();
+  return v.describe();
+}
+
+// The DB's final state read back from its VFS (the run is over: storage faults off).
+void read_db(Shared& sh, gifts::props::GiftsRun* run) {
+  sim::storage::SimVfsOptions quiet = sh.vfs->options();
+  quiet.read_error_probability = quiet.write_error_probability = quiet.sync_error_probability = 0;
+  sh.vfs->set_options(quiet);
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(sh.db_file.c_str(), &db, SQLITE_OPEN_READONLY, sh.vfs->vfs_name()) != SQLITE_OK) {
+    sqlite3_close(db);
+    return;
+  }
+  bool ok = true;
+  auto each = [&](const char* sql, auto&& fn) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) { ok = false; return; }
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    if (rc != SQLITE_DONE) ok = false;
+    sqlite3_finalize(st);
+  };
+  auto text = [](sqlite3_stmt* st, int i) {
+    const unsigned char* t = sqlite3_column_text(st, i);
+    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+  };
+  each("SELECT user_id, balance FROM wallet", [&](sqlite3_stmt* st) {
+    run->balances[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
+  });
+  each("SELECT id, user_id, request_id, room_id, gift_id, gift_count, amount, msg_id FROM gift_order ORDER BY id",
+       [&](sqlite3_stmt* st) {
+         run->orders.push_back(gifts::model::Order{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), text(st, 2),
+                                                   text(st, 3), text(st, 4), sqlite3_column_int64(st, 5),
+                                                   sqlite3_column_int64(st, 6), text(st, 7)});
+       });
+  each("SELECT msg_id, status FROM outbox_message ORDER BY id", [&](sqlite3_stmt* st) {
+    run->outbox.push_back(gifts::props::OutboxRow{text(st, 0), text(st, 1)});
+  });
+  sqlite3_close(db);
+  run->db_read = ok;
+}
+
+void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {
+  for (const sim::storage::SqlCommitRecord& c : *sh.commits) {
+    gifts::props::SqlCommit out{c.time_us, c.result.ok(), c.client, {}};
+    for (const SqlStatement& s : c.statements) {
+      gifts::props::SqlStatementObs o{s.sql, {}};
+      for (const SqlValue& v : s.params) o.params.push_back(render(v));
+      out.statements.push_back(std::move(o));
+    }
+    run->commits.push_back(std::move(out));
+  }
+  for (const sim::redis::CommandRecord& c : sh.redis->command_log()) {
+    run->redis.push_back(gifts::props::RedisCommand{c.time_us, c.node_ms, c.client, c.incarnation, c.depth, c.argv});
+  }
+  sim::log::Broker& broker = sh.broker->broker();
+  for (int32_t p = 0; p < broker.partition_count(kTopic); ++p) {
+    for (int64_t offset = 0;;) {
+      sim::log::FetchReply f = broker.fetch(TopicPartition{kTopic, p}, offset, 1000);
+      if (f.status != LogStatus::kOk || f.records.empty()) break;
+      for (const LogRecord& r : f.records) run->log.push_back(gifts::props::LogRecordObs{r.key, r.value, r.timestamp_us});
+      offset = f.records.back().offset + 1;
+    }
+  }
+  run->faults = world.fault_log();
+}
+
+class GiftsRun final : public SystemRun {
+ public:
+  std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
+    gifts::props::GiftsRun run;
+    run.params = params;
+    run.end_us = world.now_us();
+    for (const sim::Operation& o : world.history().operations()) {
+      run.history.push_back(gifts::props::HistoryOp{o.id, o.process, o.op, o.args, o.invoke_us,
+                                                    o.completed() ? o.complete_us : -1,
+                                                    o.completed() ? o.outcome : Outcome::kInfo, o.result});
+    }
+    read_db(*shared, &run);
+    read_logs(world, *shared, &run);
+    run.services = replicas;
+    for (const auto* group : {&workers, &gateways}) run.services.insert(run.services.end(), group->begin(), group->end());
+    for (const char* p : {"redis", "db"}) run.services.push_back(p);
+    run.gateways = gateways;
+    run.charge_path = replicas;
+    for (const char* p : {"log", "redis", "db"}) run.charge_path.push_back(p);
+    return gifts::props::check_gifts(run, properties);
+  }
+  std::vector<std::string> fault_targets(const std::string& role) const override {
+    if (role == "replica") return replicas;
+    if (role == "worker") return workers;
+    if (role == "gateway") return gateways;
+    if (role == "client") return clients;
+    if (role == "redis") return {"redis"};
+    if (role == "db") return {"db"};
+    return {};
+  }
+  bool apply_fault(const FaultSpec& f) override {
+    if (f.kind != "sql-io-error" || f.target != "db") return false;
+    // The observer (set in build) records each failing call in the world's fault log.
+    shared->vfs->fail_next(sim::storage::SimIoOp::kWrite, static_cast<uint32_t>(std::max<int64_t>(f.value, 1)));
+    return true;
+  }
+
+  std::shared_ptr<Shared> shared;
+  gifts::props::GiftsParams params;
+  std::vector<std::string> replicas, workers, gateways, clients;
+};
+
+class GiftsSystem final : public SystemUnderTest {
+ public:
+  std::string name() const override { return "gifts"; }
+  std::string description() const override {
+    return "seed 003: live-room gifts — dedup and charge with an outbox, a log, push instances with a combo lock, "
+           "gateways and clients that reorder";
+  }
+  std::vector<PropertyInfo> properties() const override { return gifts::props::gifts_properties(); }
+  std::vector<std::string> workload_kinds() const override { return {"gifts"}; }
+  std::vector<ParamInfo> params() const override {
+    return {{"rooms", "live rooms", "2"},
+            {"viewers_per_room", "viewers per room", "3"},
+            {"senders", "sending users", "2"},
+            {"gateways", "WebSocket gateways", "2"},
+            {"initial_balance", "every wallet's starting balance", "100000"},
+            {"burst_percent", "actions that are bursts of 10 clicks in 3 s (003:L105)", "30"},
+            {"burst_min_clicks", "the fewest clicks of a burst (up to 10)", "10"},
+            {"double_tap_percent", "actions that are double taps (003:L41)", "20"},
+            {"max_retries", "retries of a timed-out click, same requestId (003:L43)", "2"},
+            {"long_retry_percent", "retries delayed past the 10 s dedup TTL", "0"},
+            {"client_timeout_ms", "sender -> gift service timeout", "1000"},
+            {"viewer_reconnects_per_min", "voluntary viewer reconnects", "0"},
+            {"client_link_drop_percent", "gateway -> viewer message loss", "0"},
+            {"client_link_reorder_percent", "gateway -> viewer reordering", "0"},
+            {"t_gap_ms", "GIFT-9's bound on a stalled message", "5000"},
+            {"redis_timeout_ms", "Redis client timeout", "300"},
+            {"sql_timeout_ms", "DB client timeout", "500"}};
+  }
+  std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
+    return {{"dedup TTL (003:L54)", 10'000'000},
+            {"combo lock lease (003:L118)", 3'000'000},
+            {"combo lock wait (003:L118)", 100'000},
+            {"message expiry (003:L200)", 10'000'000},
+            {"push dedup TTL (003:L93)", 60'000'000},
+            {"combo window (003:L105)", 3'000'000},
+            {"T_gap", param(s, "t_gap_ms", 5000) * 1000}};
+  }
+  const std::vector<FixInfo>& fixes() const override { return gifts::gifts_fixes(); }
+  // A gift charged at the end of the workload needs: the outbox poller (1 s), a redelivery after
+  // a consumer eviction (6 s session), the 3 s window, a ready-set lease (2 s), the pushes, and
+  // T_gap on the client: 20 s covers it with room.
+  int64_t min_quiet_tail_ms(const Scenario& s) const override { return 15'000 + param(s, "t_gap_ms", 5000); }
+  std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
+
+ private:
+  void build_stores(World& world, const Scenario& s, Shared& sh, const std::vector<int64_t>& users) const;
+};
+
+void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, const std::vector<int64_t>& users) const {
+  sim::redis::ServerOptions ro;
+  ro.engine.persistence =
+      sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kNone);
+  ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
+  ro.engine.scripts = sh.scripts;
+  sh.redis = std::make_shared<sim::redis::Server>(ro);
+  {
+    std::shared_ptr<sim::redis::Server> server = sh.redis;
+    world.start(world.add_process(world.add_node("redis"), "redis", [server](Process& p) { return server->run(p); }));
+  }
+  sim::storage::SimVfsOptions vo;
+  vo.name = "gifts";
+  vo.sync_cost_us = s.storage.sync_latency_us;
+  vo.torn_writes = s.storage.torn_writes;
+  vo.write_error_probability = s.storage.io_error_probability;
+  vo.sync_error_probability = s.storage.io_error_probability;
+  const uint32_t db_node = world.add_node("db");
+  sh.vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("gifts.vfs"), [&world] { return world.now_us(); });
+  sh.vfs->set_fault_observer([&world](sim::storage::SimIoOp op) {
+    world.record_fault(sim::FaultRecord{world.now_us(), sim::FaultKind::kStorageError, "db", "db", "", "", 0,
+                                        static_cast<int64_t>(op)});
+  });
+  sim::storage::SqlServerOptions so;
+  so.db_file = sh.db_file;
+  so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
+  so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
+  so.schema = gifts::schema_statements();
+  const int64_t balance = param(s, "initial_balance", 100000);
+  for (int64_t u : users) {
+    so.schema.push_back("INSERT OR IGNORE INTO wallet(user_id, balance) VALUES (" + std::to_string(u) + ", " +
+                        std::to_string(balance) + ")");
+  }
+  so.commit_log = sh.commits;
+  world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
+  sh.broker = std::make_shared<sim::log::BrokerServer>();
+  sh.broker->broker().create_topic(kTopic, sim::log::TopicConfig{.partitions = 4});
+  world.start(world.add_process(world.add_node("log"), "log", sh.broker->boot_fn()));
+}
+
+std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) const {
+  auto run = std::make_unique<GiftsRun>();
+  auto sh = std::make_shared<Shared>();
+  run->shared = sh;
+  sh->fixes = s.variant == "spec" ? gifts::GiftFixes::spec()
+                                  : gifts::GiftFixes::hardened_without(gifts::gifts_fixes(), s.without);
+  sh->redis_timeout_us = param(s, "redis_timeout_ms", 300) * 1000;
+  sh->sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
+  const int64_t senders = param(s, "senders", 2);
+  std::vector<int64_t> users;
+  for (int64_t i = 1; i <= senders; ++i) users.push_back(i);
+  build_stores(world, s, *sh, users);
+  run->params.initial_balance = param(s, "initial_balance", 100000);
+  run->params.t_gap_ms = param(s, "t_gap_ms", 5000);
+
+  // Services start 10 ms after the stores, clients later (1 s for senders).
+  auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
+  for (int i = 1; i <= std::max(1, s.topology.replicas); ++i) {
+    const std::string name = "gift-" + std::to_string(i);
+    gifts::ChargeOptions o;
+    o.fixes = sh->fixes;
+    later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return gift_main(p, sh, o); }), 10'000);
+    run->replicas.push_back(name);
+  }
+  for (int i = 1; i <= std::max(1, s.topology.workers > 0 ? s.topology.workers : 2); ++i) {
+    const std::string name = "push-" + std::to_string(i);
+    gifts::PushOptions o;
+    o.fixes = sh->fixes;
+    later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return push_main(p, sh, o); }), 10'000);
+    run->workers.push_back(name);
+  }
+  run->workers.push_back("log");
+  for (int i = 1; i <= param(s, "gateways", 2); ++i) {
+    const std::string name = "gw-" + std::to_string(i);
+    later(world.add_process(world.add_node(name), name, [sh, name](Process& p) { return gateway_main(p, sh, name); }),
+          10'000);
+    run->gateways.push_back(name);
+  }
+  sim::LinkOptions to_viewer;
+  to_viewer.drop_probability = static_cast<double>(param(s, "client_link_drop_percent", 0)) / 100.0;
+  to_viewer.reorder_probability = static_cast<double>(param(s, "client_link_reorder_percent", 0)) / 100.0;
+  to_viewer.fifo = to_viewer.reorder_probability == 0;
+  const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
+  int viewer = 0;
+  for (int64_t r = 1; r <= param(s, "rooms", 2); ++r) {
+    for (int64_t k = 0; k < param(s, "viewers_per_room", 3); ++k) {
+      const std::string name = "viewer-" + std::to_string(++viewer);
+      gifts::ViewerOptions o;
+      o.user = 1000 + viewer;
+      o.room = "room_" + std::to_string(r);
+      o.gateways = run->gateways;
+      o.first_gateway = static_cast<size_t>(viewer) % run->gateways.size();
+      o.player.fixes = sh->fixes;
+      o.reconnects_per_min = static_cast<double>(param(s, "viewer_reconnects_per_min", 0));
+      o.stop_reconnects_at_us = end_us;
+      o.start_delay_us = 100'000;
+      const uint32_t node = world.add_node(name);
+      for (const std::string& gw : run->gateways) world.network().set_link(*world.find_node(gw), node, to_viewer);
+      world.start(world.add_process(node, name, [&world, o](Process& p) {
+        return gifts::run_viewer(p, p.rpc(), world.history(), o);
+      }));
+      run->clients.push_back(name);
+    }
+  }
+  const double rate = s.workload.empty() ? 0.5 : s.workload.front().rate_per_s;
+  for (int64_t i = 1; i <= senders; ++i) {
+    const std::string name = "sender-" + std::to_string(i);
+    gifts::SenderOptions o;
+    o.user = i;
+    for (int64_t r = 1; r <= param(s, "rooms", 2); ++r) o.rooms.push_back("room_" + std::to_string(r));
+    o.gifts = {"gift_aurora_town", "gift_cloud_whale"};
+    o.fixes = sh->fixes;
+    o.actions_per_s = rate;
+    o.burst_percent = static_cast<int>(param(s, "burst_percent", 30));
+    o.burst_min_clicks = static_cast<int>(param(s, "burst_min_clicks", 10));
+    o.double_tap_percent = static_cast<int>(param(s, "double_tap_percent", 20));
+    o.max_retries = static_cast<int>(param(s, "max_retries", 2));
+    o.long_retry_percent = static_cast<int>(param(s, "long_retry_percent", 0));
+    o.timeout_us = param(s, "client_timeout_ms", 1000) * 1000;
+    o.stop_at_us = end_us;
+    world.start(world.add_process(world.add_node(name), name, [&world, o](Process& p) {
+      return gifts::run_sender(p, p.rpc(), world.history(), o);
+    }));
+    run->clients.push_back(name);
+  }
+  return run;
+}
+
+}  // namespace
+
+const SystemUnderTest& gifts_system() {
+  static const GiftsSystem system;
+  return system;
+}
+
+}  // namespace fl

@@ -1,0 +1,52 @@
+// The gift service (003:L47-70, L212-223): a click's request is de-duplicated in Redis, charged in
+// one DB transaction with its order and outbox row, and produced to the log keyed by roomId; a
+// poller re-pushes PENDING outbox rows and marks them SENT.
+//
+// spec follows the seed as written (docs/systems/gifts.md): the Redis dedup answers 重复请求, the
+// order insert is the upsert of 003:L66-68, the seq is assigned here (INCR before the transaction).
+// hardened departs only through the named fixes GF-ORDER-INSERT-ONCE, GF-DEDUP-DEFERS-TO-DB and
+// GF-PUSH-SEQ (impl/gifts/fixes.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "impl/gifts/fixes.h"
+#include "impl/gifts/messages.h"
+#include "impl/ports/log.h"
+#include "impl/ports/redis.h"
+#include "impl/ports/rpc.h"
+#include "impl/ports/runtime.h"
+#include "impl/ports/sql.h"
+
+namespace fl::gifts {
+
+struct ChargeOptions {
+  GiftFixes fixes = GiftFixes::spec();
+  int64_t price = 10;                      // per gift (the seed has no prices)
+  int64_t dedup_ttl_s = 10;                // 003:L54
+  int64_t poll_interval_us = 1'000'000;    // outbox poller
+  std::string topic = "gift_topic";        // 003:L165
+};
+
+class GiftService {
+ public:
+  GiftService(Runtime& rt, Redis& redis, Sql& sql, Log& log, ChargeOptions options);
+  // Serves `gift.send` and runs the outbox poller until the process dies.
+  Task<void> run(Rpc& rpc);
+  Task<SendReply> send(SendGift request);
+
+ private:
+  Task<SendReply> charge(const SendGift& request, int64_t seq);
+  Task<void> publish(std::string msg_id, std::string room, std::string payload);
+  Task<void> poll_outbox();
+
+  Runtime& rt_;
+  Redis& redis_;
+  Sql& sql_;
+  std::unique_ptr<LogProducer> producer_;
+  ChargeOptions options_;
+};
+
+}  // namespace fl::gifts

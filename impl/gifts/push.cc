@@ -1,0 +1,172 @@
+#include "impl/gifts/push.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "impl/gifts/schema.h"
+#include "impl/gifts/scripts.h"
+
+namespace fl::gifts {
+namespace {
+
+constexpr const char* kOpenKey = "gift:win:open";
+constexpr const char* kReadyKey = "gift:ready";
+constexpr const char* kDueKey = "gift:ready:due";
+
+std::string window_key(const GiftMsg& m) {
+  return "gift:win:" + m.room + ":" + std::to_string(m.sender) + ":" + m.gift;
+}
+
+bool failed(const RedisReply& r) { return r.is_transport_error() || r.is_error(); }
+
+}  // namespace
+
+PushService::PushService(Runtime& rt, Rpc& rpc, Redis& redis, Log& log, PushOptions options)
+    : rt_(rt), rpc_(rpc), redis_(redis), log_(log), options_(std::move(options)) {}
+
+std::string PushService::owner() const {
+  // Redisson's owner is the client id plus the thread id; each instance has one consumer thread.
+  return std::string(rt_.process_name()) + ":" + std::to_string(rt_.incarnation()) + ":consumer";
+}
+
+Task<void> PushService::run() {
+  if (options_.fixes.has(GiftFix::kComboAtomic)) rt_.spawn("sweeper", sweep());
+  std::unique_ptr<LogConsumer> consumer = log_.consumer(ConsumerOptions{
+      .group = options_.group, .client_id = owner(), .session_timeout_us = options_.session_timeout_us});
+  while ((co_await consumer->join({options_.topic})).status != LogStatus::kOk) co_await rt_.clock().sleep_ms(200);
+  for (;;) {
+    PollResult p = co_await consumer->poll(20, 200'000);
+    if (p.status == LogStatus::kOk && p.records.empty()) co_await rt_.clock().sleep_ms(50);  // idle back-off
+    if (p.status != LogStatus::kOk) {
+      co_await rt_.clock().sleep_ms(100);
+      continue;
+    }
+    OffsetMap next;
+    for (const LogRecord& rec : p.records) {
+      std::optional<GiftMsg> m = GiftMsg::decode(rec.value);
+      for (int attempt = 0; m && attempt < options_.handling_attempts; ++attempt) {
+        if (co_await handle(*m)) break;  // a thrown handling is redelivered
+      }
+      next[TopicPartition{rec.topic, rec.partition}] = rec.offset + 1;
+    }
+    if (!next.empty()) co_await consumer->commit(next);  // process, then commit: at least once
+  }
+}
+
+Task<bool> PushService::handle(GiftMsg msg) {
+  // 003:L199-202: "now - msg.timestamp > 10_000" drops the message.
+  if (rt_.clock().now_ms() - msg.timestamp_ms > options_.expiry_ms) co_return true;
+  if (!options_.fixes.has(GiftFix::kPushDedupAfterSend)) {
+    // 003:L92-96: the dedup key is written before the push.
+    RedisReply d = co_await redis_.command({"SET", push_dedup_key(msg.room, msg.msg_id), "1", "NX", "EX",
+                                            std::to_string(options_.push_dedup_ttl_s)});
+    if (failed(d)) co_return false;
+    if (d.is_nil()) co_return true;  // "已推送，跳过"
+  }
+  if (options_.fixes.has(GiftFix::kComboAtomic)) co_return co_await combo_atomic(msg);
+  co_return co_await combo_with_lock(msg);
+}
+
+// 003:L113-133 as written.
+Task<bool> PushService::combo_with_lock(const GiftMsg& msg) {
+  const std::string lock = lock_key(msg.room, msg.sender, msg.gift);
+  bool ok = true;
+  if (co_await try_lock(lock)) {
+    const std::string count = count_key(msg.room, msg.sender, msg.gift);
+    // 003:L121-122: INCR by giftCount, EXPIRE 3 s.
+    RedisReply c = co_await redis_.command({"INCRBY", count, std::to_string(msg.count)});
+    RedisReply e = co_await redis_.command({"EXPIRE", count, std::to_string(options_.window_ms / 1000)});
+    // isWindowExpired(countKey): the key's TTL ran out (docs/systems/gifts.md).
+    RedisReply ttl = co_await redis_.command({"PTTL", count});
+    ok = reply_integer(c).has_value() && !failed(e) && reply_integer(ttl).has_value();
+    const bool expired = ok && *reply_integer(ttl) <= 0;
+    if (ok && (*reply_integer(c) >= options_.threshold || expired)) {
+      GiftMsg batch = msg;  // pushBatchedGift(roomId, senderId, giftId, currentCount) (003:L127)
+      batch.count = *reply_integer(c);
+      ok = co_await fan_out(batch);
+      ok = !failed(co_await redis_.command({"DEL", count})) && ok;
+    }
+  }
+  // 003:L131-132: finally { lock.unlock(); }, which throws when this thread does not hold it.
+  const bool unlocked = co_await unlock(lock);
+  co_return ok && unlocked;
+}
+
+Task<bool> PushService::try_lock(const std::string& key) {
+  const int64_t deadline_us = rt_.clock().now_us() + options_.lock_wait_ms * 1000;
+  for (;;) {
+    RedisReply r = co_await redis_.script(kLockScript, {key}, {std::to_string(options_.lease_ms), owner()});
+    if (r.kind == RedisReply::Kind::kNil) co_return true;
+    if (failed(r) || rt_.clock().now_us() >= deadline_us) co_return false;
+    co_await rt_.clock().sleep_us(std::min<int64_t>(20'000, deadline_us - rt_.clock().now_us()));
+  }
+}
+
+Task<bool> PushService::unlock(const std::string& key) {
+  RedisReply r = co_await redis_.script(kUnlockScript, {key}, {owner()});
+  co_return r.kind == RedisReply::Kind::kInteger;  // nil: IllegalMonitorStateException
+}
+
+// GF-COMBO-ATOMIC: the window lives in one script, idempotent per msgId; the sweeper flushes it.
+Task<bool> PushService::combo_atomic(const GiftMsg& msg) {
+  RedisReply r = co_await redis_.script(
+      kBatchAddScript, {window_key(msg), "gift:member:" + msg.msg_id, kOpenKey, kReadyKey, kDueKey},
+      {msg.msg_id, std::to_string(msg.count), std::to_string(rt_.clock().now_ms()), std::to_string(options_.window_ms),
+       std::to_string(options_.threshold), msg.room, std::to_string(msg.sender), msg.gift});
+  co_return !failed(r);
+}
+
+Task<void> PushService::sweep() {
+  for (;;) {
+    co_await rt_.clock().sleep_us(options_.sweep_interval_us);
+    co_await sweep_once();
+  }
+}
+
+Task<void> PushService::sweep_once() {
+  const int64_t now_ms = rt_.clock().now_ms();
+  co_await redis_.script(kBatchCloseScript, {kOpenKey, kReadyKey, kDueKey}, {std::to_string(now_ms)});
+  RedisReply claimed = co_await redis_.script(
+      kReadyClaimScript, {kReadyKey, kDueKey}, {std::to_string(now_ms), std::to_string(options_.ready_lease_ms), "20"});
+  if (claimed.kind != RedisReply::Kind::kArray) co_return;
+  for (const RedisReply& p : claimed.elements) {
+    std::optional<GiftMsg> batch = GiftMsg::decode(p.str);
+    if (!batch) continue;
+    // 003:L199-202 at this push point too: an expired batch is dropped (its orders stay recorded).
+    const bool expired = rt_.clock().now_ms() - batch->timestamp_ms > options_.expiry_ms;
+    if (!expired && !(co_await fan_out(*batch))) continue;  // claim lapses; another pusher retries
+    co_await redis_.pipeline({{"HDEL", kReadyKey, batch->msg_id}, {"ZREM", kDueKey, batch->msg_id}});
+  }
+}
+
+// 003:L19: the room's online users (sorted set by heartbeat), one message per gateway.
+Task<bool> PushService::fan_out(GiftMsg msg) {
+  const bool dedup_after = options_.fixes.has(GiftFix::kPushDedupAfterSend);
+  const std::string dedup = push_dedup_key(msg.room, msg.msg_id);
+  if (dedup_after) {
+    RedisReply seen = co_await redis_.command({"EXISTS", dedup});
+    if (failed(seen)) co_return false;
+    if (reply_integer(seen).value_or(0) == 1) co_return true;
+  }
+  if (options_.fixes.has(GiftFix::kPushSeq)) {
+    RedisReply s = co_await redis_.command({"INCR", seq_key(msg.room, true)});
+    if (!reply_integer(s)) co_return false;
+    msg.seq = *reply_integer(s);
+  }
+  RedisReply members = co_await redis_.command({"ZRANGE", online_key(msg.room), "0", "-1"});
+  if (members.kind != RedisReply::Kind::kArray) co_return false;
+  std::map<std::string, std::vector<int64_t>> by_gateway;
+  for (const RedisReply& m : members.elements) {
+    const size_t at = m.str.find('@');
+    if (at == std::string::npos) continue;
+    by_gateway[m.str.substr(at + 1)].push_back(std::stoll(m.str.substr(0, at)));
+  }
+  for (auto& [gateway, users] : by_gateway) rpc_.send(gateway + ".deliver", make_message(Deliver{msg, users}));
+  if (dedup_after) {
+    co_await redis_.command({"SET", dedup, "1", "EX", std::to_string(options_.push_dedup_ttl_s)});
+  }
+  co_return true;
+}
+
+}  // namespace fl::gifts

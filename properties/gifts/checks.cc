@@ -1,0 +1,703 @@
+#include "properties/gifts/checks.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "properties/common/fault_budget.h"
+#include "sim/node_clock.h"
+
+namespace fl::gifts::props {
+namespace {
+
+using model::arg_int;
+using model::parse_args;
+
+// Run time (from the simulation's epoch) or a duration, in seconds.
+std::string secs(int64_t us) {
+  if (us >= sim::kEpochUs) us -= sim::kEpochUs;
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f s", static_cast<double>(us) / 1e6);
+  return b;
+}
+
+Verdict make(const std::string& property, std::vector<std::string> invariants, std::string assertion) {
+  Verdict v;
+  v.property = property;
+  v.invariants = std::move(invariants);
+  v.assertion = std::move(assertion);
+  v.passed = true;
+  return v;
+}
+
+void fail(Verdict& v, std::string evidence) {
+  v.passed = false;
+  if (v.evidence.size() < 12) v.evidence.push_back(std::move(evidence));
+}
+
+// A questionable outcome is exempted when an injected fault explains it (`why`), else it fails.
+void exempt_or_fail(Verdict& v, const std::optional<std::string>& why, const std::string& exemption,
+                    std::string failure) {
+  if (why) {
+    v.exempt(exemption + ": " + *why);
+  } else {
+    fail(v, std::move(failure));
+  }
+}
+
+std::string describe(const HistoryOp& o) {
+  return o.process + " " + o.op + " " + o.args + " @" + secs(o.invoke_us) + " -> " +
+         (o.complete_us < 0 ? std::string("(open)") : o.result + " @" + secs(o.complete_us));
+}
+
+// (user, request) -> its order rows.
+std::map<std::pair<int64_t, std::string>, std::vector<const model::Order*>> orders_by_request(const GiftsRun& run) {
+  std::map<std::pair<int64_t, std::string>, std::vector<const model::Order*>> out;
+  for (const model::Order& o : run.orders) out[{o.user, o.request_id}].push_back(&o);
+  return out;
+}
+
+std::vector<const HistoryOp*> ops_named(const GiftsRun& run, const std::string& op) {
+  std::vector<const HistoryOp*> out;
+  for (const HistoryOp& o : run.history) {
+    if (o.op == op) out.push_back(&o);
+  }
+  return out;
+}
+
+// The viewers' connect and deliver operations, per process, in invocation order.
+std::map<std::string, std::vector<const HistoryOp*>> viewer_ops(const GiftsRun& run) {
+  std::map<std::string, std::vector<const HistoryOp*>> out;
+  for (const HistoryOp& o : run.history) {
+    if (o.op == "connect" || o.op == "deliver") out[o.process].push_back(&o);
+  }
+  return out;
+}
+
+bool dropped_below_expected(const HistoryOp& o) { return o.result == "dropped:seq-below-expected"; }
+
+bool db_unreadable(const GiftsRun& run, Verdict& v) {
+  if (run.db_read) return false;
+  fail(v, "the DB could not be read back after the run");
+  return true;
+}
+
+}  // namespace
+
+std::vector<PropertyInfo> gifts_properties() {
+  return {
+      {"gift-charge-once", {"GIFT-1"}, "at most one debit and one gift_order per (user, requestId) (003 §2)"},
+      {"gift-intent-once", {"GIFT-2"}, "a double tap (one intent, 003:L41) is at most one charge"},
+      {"gift-outcome", {"GIFT-3"}, "a retry gets the original outcome, never 重复请求 for an uncharged request (003:L55)"},
+      {"gift-outbox", {"GIFT-4"}, "each order has exactly one outbox row, and every row ends SENT (003 §7)"},
+      {"gift-delivery", {"GIFT-5"}, "every viewer online throughout plays each charged gift's count exactly once (003 §1)"},
+      {"gift-batch-conservation", {"GIFT-6"}, "Σ pushed batch counts = Σ charged per (room, sender, gift) (003 §4)"},
+      {"gift-lock", {"GIFT-7"}, "the combo read-modify-flush runs under the lock or atomically (003:L113-133)"},
+      {"gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client (003 §3)"},
+      {"gift-play-order", {"GIFT-9"}, "plays in increasing seq; a received message plays within T_gap (003 §5)"},
+      {"gift-expiry", {"GIFT-10"}, "no client receives a message older than 10 s; expiry keeps the order (003 §6)"},
+      {"gift-reconnect", {"GIFT-11"}, "after (re)connecting, nothing following the baseline seq is dropped (003:L206)"},
+  };
+}
+
+// GIFT-1: one row per (user, request) and each wallet debited exactly by its orders.
+Verdict check_charge_once(const GiftsRun& run) {
+  Verdict v = make("gift-charge-once", {"GIFT-1"},
+                   "per (user, requestId) at most one gift_order row, and initial - final balance = Σ order amounts");
+  if (db_unreadable(run, v)) return v;
+  for (const auto& [key, rows] : orders_by_request(run)) {
+    ++v.checks;
+    if (rows.size() > 1) fail(v, "user " + std::to_string(key.first) + " request " + key.second + ": " +
+                                     std::to_string(rows.size()) + " orders");
+  }
+  std::map<int64_t, int64_t> spent;
+  for (const model::Order& o : run.orders) spent[o.user] += o.amount;
+  for (const auto& [user, balance] : run.balances) {
+    ++v.checks;
+    const int64_t debited = run.params.initial_balance - balance;
+    if (debited != spent[user]) {
+      fail(v, "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) + ", orders total " +
+                  std::to_string(spent[user]));
+    }
+  }
+  return v;
+}
+
+// GIFT-2: the requests of one intent (the user's one click, or one double tap) make <= 1 order.
+Verdict check_intent_once(const GiftsRun& run) {
+  Verdict v = make("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
+  if (db_unreadable(run, v)) return v;
+  std::map<std::pair<int64_t, std::string>, std::set<std::string>> requests;  // (user, intent) -> requests
+  for (const HistoryOp* o : ops_named(run, "send")) {
+    const auto a = parse_args(o->args);
+    requests[{arg_int(a, "user"), a.count("intent") ? a.at("intent") : ""}].insert(a.count("req") ? a.at("req") : "");
+  }
+  const auto by_request = orders_by_request(run);
+  for (const auto& [intent, reqs] : requests) {
+    size_t charges = 0;
+    for (const std::string& r : reqs) {
+      auto it = by_request.find({intent.first, r});
+      if (it != by_request.end()) charges += it->second.size();
+    }
+    ++v.checks;
+    if (charges > 1) {
+      fail(v, "user " + std::to_string(intent.first) + " intent " + intent.second + ": " + std::to_string(reqs.size()) +
+                  " requests, " + std::to_string(charges) + " charges");
+    }
+  }
+  return v;
+}
+
+// GIFT-3: answers match the request's fate; indeterminate answers need a fault to explain them.
+Verdict check_outcome(const GiftsRun& run) {
+  Verdict v = make("gift-outcome", {"GIFT-3"},
+                   "a charged request is answered with its order id, an uncharged one never ok nor 重复请求; "
+                   "indeterminate answers only under a fault");
+  if (db_unreadable(run, v)) return v;
+  const auto by_request = orders_by_request(run);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  for (const HistoryOp* o : ops_named(run, "send")) {
+    if (o->complete_us < 0) continue;
+    const auto a = parse_args(o->args);
+    auto it = by_request.find({arg_int(a, "user"), a.count("req") ? a.at("req") : ""});
+    const model::Order* order = it == by_request.end() ? nullptr : it->second.front();
+    ++v.checks;
+    // No answer from the service (timeout, reset, nobody serving, or its own error): degraded.
+    if (o->outcome == Outcome::kInfo || o->result == "error" || o->result == "unavailable") {
+      std::vector<std::string> places = run.charge_path;
+      places.push_back(o->process);
+      exempt_or_fail(v, budget.explain(places, o->invoke_us, o->complete_us, 500'000), "indeterminate answer",
+                   "indeterminate answer without any fault: " + describe(*o));
+    } else if (order != nullptr && o->result != "order=" + std::to_string(order->id)) {
+      fail(v, "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o));
+    } else if (order == nullptr && (o->outcome == Outcome::kOk || o->result == "duplicate")) {
+      fail(v, "request never charged but answered: " + describe(*o));
+    }
+  }
+  return v;
+}
+
+// GIFT-4: order <-> outbox one to one; every outbox row SENT at the end.
+Verdict check_outbox(const GiftsRun& run) {
+  Verdict v = make("gift-outbox", {"GIFT-4"},
+                   "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
+                   "order, and every row is SENT at the end");
+  if (db_unreadable(run, v)) return v;
+  std::map<std::string, int> outbox_rows;
+  for (const OutboxRow& r : run.outbox) ++outbox_rows[r.msg_id];
+  std::set<std::string> order_msgs;
+  for (const model::Order& o : run.orders) {
+    order_msgs.insert(o.msg_id);
+    ++v.checks;
+    if (outbox_rows[o.msg_id] != 1) {
+      fail(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(outbox_rows[o.msg_id]) +
+                  " outbox rows");
+    }
+  }
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  // A fault still active when the run ends (a long pause or clog) can hold a row PENDING.
+  const std::optional<std::string> lingering = budget.explain(run.services, run.end_us - 1000, run.end_us);
+  for (const OutboxRow& r : run.outbox) {
+    ++v.checks;
+    if (!order_msgs.count(r.msg_id)) fail(v, "outbox row " + r.msg_id + " has no order (a second charge's message)");
+    if (r.status == "SENT") continue;
+    if (lingering) {
+      v.exempt("row left " + r.status + " while a fault lasts past the end: " + *lingering);
+    } else {
+      fail(v, "outbox row " + r.msg_id + " still " + r.status + " at the end");
+    }
+  }
+  return v;
+}
+
+namespace {
+
+// A viewer judged for delivery: one connection from before the first send to the end, untouched
+// by faults. Returns its room, or "" (with the exemption reason in *why).
+std::string steady_room(const GiftsRun& run, const std::vector<const HistoryOp*>& ops, int64_t first_send_us,
+                        const fl::props::FaultBudget& budget, std::string* why) {
+  std::vector<const HistoryOp*> connects;
+  for (const HistoryOp* o : ops) {
+    if (o->op == "connect") connects.push_back(o);
+  }
+  if (connects.size() != 1 || connects[0]->outcome != Outcome::kOk || connects[0]->complete_us > first_send_us) {
+    *why = "viewer reconnected or joined after the first send (judged by gift-reconnect)";
+    return "";
+  }
+  const auto a = parse_args(connects[0]->args);
+  std::vector<std::string> places{connects[0]->process, a.count("gw") ? a.at("gw") : ""};
+  if (std::optional<std::string> f = budget.explain(places, connects[0]->complete_us, run.end_us)) {
+    *why = "viewer or its gateway faulted: " + *f;
+    return "";
+  }
+  return a.count("room") ? a.at("room") : "";
+}
+
+// A clock fault on the process that stamped the gift or on a service that judged its age, before
+// the gift could have been pushed: the 10 s expiry (003:L199-202) compares two clocks, so the skew
+// may drop a fresh gift.
+bool clock_skewed(const GiftsRun& run, const model::ChargedGift& g, int64_t horizon_us) {
+  for (const sim::FaultRecord& f : run.faults) {
+    if (f.kind != sim::FaultKind::kClockJump && f.kind != sim::FaultKind::kClockDrift) continue;
+    if (f.time_us > horizon_us) continue;
+    const std::string& where = f.process.empty() ? f.node : f.process;  // clock faults hit a node
+    const bool service = std::find(run.services.begin(), run.services.end(), where) != run.services.end();
+    if (where == g.creator || service) return true;
+  }
+  return false;
+}
+
+// A fault on the push path (push instances, the log, Redis, gateways) while the gift was between
+// its commit and the latest time it could still be pushed fresh: the delay may age it past the
+// 10 s expiry, which then drops it legitimately (GIFT-5's explicit expiry policy).
+// Only a long hold counts: the faults' time on those processes, clipped to the gift's flight,
+// must reach kHeldUs (a consumer-group rebalance after it can stretch that to the 10 s expiry).
+constexpr int64_t kHeldUs = 3'000'000;
+bool delayed(const GiftsRun& run, const fl::props::FaultBudget& budget, const model::ChargedGift& g) {
+  if (g.commit_us < 0) return true;
+  const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;  // the message's stamp is after it
+  const int64_t until = born + (run.params.expiry_ms + run.params.window_ms) * 1000;
+  int64_t held = 0;
+  for (const fl::props::FaultSpan& f : budget.spans()) {
+    if (std::find(run.services.begin(), run.services.end(), f.place) == run.services.end()) continue;
+    held += std::max<int64_t>(0, std::min(f.to_us, until) - std::max(f.from_us, born));
+  }
+  return held >= kHeldUs;
+}
+
+// Every gateway faulted while the gift could be pushed: its batch may have reached no viewer
+// (a viewer that reconnects gets no history, 003:L206), so what was pushed is not observable.
+bool unobservable(const GiftsRun& run, const fl::props::FaultBudget& budget, const model::ChargedGift& g) {
+  if (run.gateways.empty() || g.commit_us < 0) return false;
+  const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;
+  const int64_t until = born + (run.params.expiry_ms + run.params.window_ms) * 1000;
+  for (const std::string& gw : run.gateways) {
+    if (!budget.explain({gw}, born, until)) return false;
+  }
+  return true;
+}
+
+// Gifts an allowed cause may have removed: late enough for the 10 s expiry, or written while a
+// Redis restart could lose the combo state.
+std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  std::map<model::GiftKey, int64_t> out;
+  for (const model::ChargedGift& g : gifts) {
+    const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
+    const bool late = model::expiry_may_drop(g, run.params.expiry_ms * 1000, run.params.window_ms * 1000);
+    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g) || unobservable(run, budget, g)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+  }
+  return out;
+}
+
+// Keys whose combo state (Redis) a Redis restart could have rolled back while one of their gifts
+// was in flight, with the fault: counts may then be lost or repeated (AOF everysec loses up to a
+// second of writes; hardened does not make the combo state durable beyond Redis).
+std::map<model::GiftKey, std::string> redis_rollback(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
+  std::map<model::GiftKey, std::string> out;
+  for (const model::ChargedGift& g : gifts) {
+    const int64_t horizon = g.first_append_us < 0 ? run.end_us
+                                                  : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
+    for (const sim::FaultRecord& f : run.faults) {
+      // Only a crash loses what Redis held in memory (pauses, clogs and partitions do not).
+      const bool redis_crash = f.kind == sim::FaultKind::kCrash && (f.process == "redis" || f.node == "redis");
+      if (!redis_crash || f.time_us < g.commit_us || f.time_us > horizon) continue;
+      out.try_emplace(model::GiftKey{g.order.room, g.order.user, g.order.gift}, f.describe());
+      break;
+    }
+  }
+  return out;
+}
+
+// Σ count per key of what `ops` played (deliver ops completed "played").
+std::map<model::GiftKey, int64_t> played_totals(const std::vector<const HistoryOp*>& ops) {
+  std::map<model::GiftKey, int64_t> out;
+  for (const HistoryOp* o : ops) {
+    if (o->op != "deliver" || o->result != "played") continue;
+    const auto a = parse_args(o->args);
+    out[model::GiftKey{a.at("room"), arg_int(a, "sender"), a.at("gift")}] += arg_int(a, "count");
+  }
+  return out;
+}
+
+int64_t first_send_us(const GiftsRun& run) {
+  int64_t t = run.end_us;
+  for (const HistoryOp* o : ops_named(run, "send")) t = std::min(t, o->invoke_us);
+  return t;
+}
+
+}  // namespace
+
+namespace {
+
+// Every msgId a viewer received is played by it at least once: a dropped copy is fine only when
+// another copy played. A gap skipped after a fault on the push path may drop a late copy.
+void check_received_played(const GiftsRun& run, const std::string& viewer, const std::vector<const HistoryOp*>& ops,
+                           const fl::props::FaultBudget& budget, Verdict& v) {
+  std::map<std::string, const HistoryOp*> unplayed;
+  std::set<std::string> played;
+  for (const HistoryOp* o : ops) {
+    if (o->op != "deliver") continue;
+    const std::string id = parse_args(o->args)["msg"];
+    if (o->result == "played") played.insert(id);
+    if (o->complete_us >= 0 && o->result != "played") unplayed.try_emplace(id, o);
+  }
+  std::set<std::string> received;
+  for (const HistoryOp* o : ops) {
+    if (o->op == "deliver") received.insert(parse_args(o->args)["msg"]);
+  }
+  v.checks += static_cast<int64_t>(received.size());  // one assertion per received msgId
+  for (const auto& [id, o] : unplayed) {
+    if (played.count(id)) continue;
+    std::vector<std::string> places = run.services;
+    places.push_back(viewer);
+    const int64_t from = o->invoke_us - (run.params.expiry_ms + run.params.window_ms) * 1000;
+    exempt_or_fail(v, budget.explain(places, from, o->invoke_us), "received copy dropped after a fault on its path",
+                   viewer + " received but never played: " + describe(*o));
+  }
+}
+
+}  // namespace
+
+// GIFT-5: each steady viewer plays, per (room, sender, gift), exactly the charged count (less
+// what expiry or a Redis data loss may excuse).
+Verdict check_delivery(const GiftsRun& run) {
+  Verdict v = make("gift-delivery", {"GIFT-5"},
+                   "every viewer connected throughout plays Σ charged giftCount per (room, sender, gift), "
+                   "no more, and no less than what expiry or a Redis data loss excuses");
+  if (db_unreadable(run, v)) return v;
+  const std::vector<model::ChargedGift> gifts = charged_gifts(run);
+  const auto charged = model::totals(gifts);
+  const auto excused = excusable(run, gifts);
+  const auto rolled_back = redis_rollback(run, gifts);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  const int64_t first_send = first_send_us(run);
+  for (const auto& [viewer, ops] : viewer_ops(run)) {
+    check_received_played(run, viewer, ops, budget, v);
+    std::string why;
+    const std::string room = steady_room(run, ops, first_send, budget, &why);
+    if (room.empty()) {
+      v.exempt(why);
+      continue;
+    }
+    const auto played = played_totals(ops);
+    std::set<model::GiftKey> keys;
+    for (const auto& [k, n] : charged) keys.insert(k);
+    for (const auto& [k, n] : played) keys.insert(k);
+    for (const model::GiftKey& k : keys) {
+      if (std::get<0>(k) != room) continue;
+      if (rolled_back.count(k)) {
+        v.exempt("combo state rolled back: " + rolled_back.at(k));
+        continue;
+      }
+      ++v.checks;
+      const int64_t want = charged.count(k) ? charged.at(k) : 0;
+      const int64_t got = played.count(k) ? played.at(k) : 0;
+      const int64_t slack = excused.count(k) ? excused.at(k) : 0;
+      if (got > want || got < want - slack) {
+        fail(v, viewer + " played " + std::to_string(got) + " of " + model::describe(k) + ", charged " +
+                    std::to_string(want) + (slack ? " (" + std::to_string(slack) + " excusable)" : ""));
+      }
+    }
+  }
+  return v;
+}
+
+// GIFT-6: the distinct messages pushed into a room (as any viewer received them) carry, per key,
+// the charged count: never more; less only by what expiry or a Redis data loss excuses.
+Verdict check_batch_conservation(const GiftsRun& run) {
+  Verdict v = make("gift-batch-conservation", {"GIFT-6"},
+                   "Σ giftCount over distinct pushed messages = Σ charged per (room, sender, gift); one msgId, one count");
+  if (db_unreadable(run, v)) return v;
+  const std::vector<model::ChargedGift> gifts = charged_gifts(run);
+  const auto charged = model::totals(gifts);
+  const auto excused = excusable(run, gifts);
+  const auto rolled_back = redis_rollback(run, gifts);
+  std::map<std::string, std::pair<model::GiftKey, int64_t>> pushed;  // msgId -> (key, count)
+  for (const HistoryOp* o : ops_named(run, "deliver")) {
+    const auto a = parse_args(o->args);
+    const model::GiftKey k{a.at("room"), arg_int(a, "sender"), a.at("gift")};
+    auto [it, inserted] = pushed.try_emplace(a.at("msg"), k, arg_int(a, "count"));
+    if (inserted || it->second == std::make_pair(k, arg_int(a, "count"))) continue;
+    if (rolled_back.count(k)) {
+      v.exempt("combo state rolled back: " + rolled_back.at(k));
+    } else {
+      fail(v, "msgId " + a.at("msg") + " pushed with two contents");
+    }
+  }
+  std::map<model::GiftKey, int64_t> sums;
+  for (const auto& [id, kc] : pushed) sums[kc.first] += kc.second;
+  std::set<std::string> watched;  // rooms with a viewer connected at the end
+  for (const auto& [viewer, ops] : viewer_ops(run)) {
+    for (const HistoryOp* o : ops) {
+      if (o->op == "connect" && o->outcome == Outcome::kOk) watched.insert(parse_args(o->args)["room"]);
+    }
+  }
+  std::set<model::GiftKey> keys;
+  for (const auto& [k, n] : charged) keys.insert(k);
+  for (const auto& [k, n] : sums) keys.insert(k);
+  for (const model::GiftKey& k : keys) {
+    if (!watched.count(std::get<0>(k))) {
+      v.exempt("no viewer in room " + std::get<0>(k));
+      continue;
+    }
+    if (rolled_back.count(k)) {
+      v.exempt("combo state rolled back: " + rolled_back.at(k));
+      continue;
+    }
+    ++v.checks;
+    const int64_t want = charged.count(k) ? charged.at(k) : 0;
+    const int64_t got = sums.count(k) ? sums.at(k) : 0;
+    const int64_t slack = excused.count(k) ? excused.at(k) : 0;
+    if (got > want || got < want - slack) {
+      fail(v, model::describe(k) + ": pushed " + std::to_string(got) + ", charged " + std::to_string(want) +
+                  (slack ? " (" + std::to_string(slack) + " excusable)" : ""));
+    }
+  }
+  return v;
+}
+
+namespace {
+
+// The holder of one Redisson lock key as the Redis command log shows it.
+struct Holding {
+  std::string client;
+  int64_t until_ms = 0;  // node clock
+  uint32_t incarnation = 0;
+};
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+// GIFT-7: every command a client runs on a combo count key outside a script happens while that
+// client holds the matching lock (003:L113: gift:batch:{room}:{sender}:{gift}); scripts are atomic.
+Verdict check_lock(const GiftsRun& run) {
+  Verdict v = make("gift-lock", {"GIFT-7"},
+                   "commands on gift:batch:count:* run inside a script or while their client holds "
+                   "gift:batch:{room}:{sender}:{gift} (lease by the Redis clock); only the holder deletes a lock");
+  std::map<std::string, Holding> held;  // lock key -> holder
+  for (size_t i = 0; i < run.redis.size(); ++i) {
+    const RedisCommand& c = run.redis[i];
+    if (c.argv.size() < 2) continue;
+    const std::string& cmd = c.argv[0];
+    const std::string& key = c.argv[1];
+    if (c.depth == 0 && (cmd == "EVALSHA" || cmd == "EVAL")) {
+      ++v.checks;  // a script runs atomically: whatever combo state it touches is read-modify-flushed at once
+      continue;
+    }
+    auto it = held.find(key);
+    if (it != held.end() && (it->second.incarnation != c.incarnation || c.node_ms >= it->second.until_ms)) {
+      held.erase(it);  // lease ran out, or Redis restarted
+    }
+    if (starts_with(key, "gift:batch:count:")) {
+      ++v.checks;
+      if (c.depth == 1) continue;  // atomic with its script
+      const std::string lock = "gift:batch:" + key.substr(std::string("gift:batch:count:").size());
+      auto h = held.find(lock);
+      if (h != held.end() && (h->second.incarnation != c.incarnation || c.node_ms >= h->second.until_ms)) {
+        held.erase(h);
+        h = held.end();
+      }
+      if (h == held.end() || h->second.client != c.client) {
+        fail(v, c.client + " ran " + cmd + " " + key + " at " + secs(c.time_us) + " without holding " + lock +
+                    (h == held.end() ? " (nobody holds it)" : " (held by " + h->second.client + ")"));
+      }
+      continue;
+    }
+    if (!starts_with(key, "gift:batch:")) continue;
+    // Lock keys: Redisson's hash (HINCRBY owner 1 + PEXPIRE lease) or a plain SET NX PX / DEL.
+    if (cmd == "HINCRBY" && c.argv.size() >= 4 && c.argv[3] == "1") {
+      held[key] = Holding{c.client, INT64_MAX, c.incarnation};  // no TTL until its PEXPIRE
+    } else if (cmd == "PEXPIRE" && c.argv.size() >= 3) {
+      auto h = held.find(key);
+      if (h != held.end()) h->second.until_ms = c.node_ms + std::stoll(c.argv[2]);
+    } else if (cmd == "DEL") {
+      ++v.checks;
+      auto h = held.find(key);
+      if (h != held.end() && h->second.client != c.client) {
+        fail(v, c.client + " deleted lock " + key + " held by " + h->second.client + " at " + secs(c.time_us));
+      }
+      held.erase(key);
+    }
+  }
+  return v;
+}
+
+// GIFT-8: each msgId is played at most once per client.
+Verdict check_play_once(const GiftsRun& run) {
+  Verdict v = make("gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client");
+  std::map<std::pair<std::string, std::string>, const HistoryOp*> first;
+  for (const HistoryOp* o : ops_named(run, "deliver")) {
+    if (o->result != "played") continue;
+    ++v.checks;
+    const std::string id = parse_args(o->args)["msg"];
+    auto [it, inserted] = first.try_emplace({o->process, id}, o);
+    if (!inserted) fail(v, "played twice: " + describe(*it->second) + " and " + describe(*o));
+  }
+  return v;
+}
+
+// GIFT-9: per client, plays in increasing seq; every received message is decided within T_gap.
+Verdict check_play_order(const GiftsRun& run) {
+  Verdict v = make("gift-play-order", {"GIFT-9"},
+                   "per client, played seqs increase; each received message is played or dropped within T_gap");
+  const int64_t t_gap_us = run.params.t_gap_ms * 1000;
+  for (const auto& [viewer, ops] : viewer_ops(run)) {
+    std::vector<const HistoryOp*> plays;
+    for (const HistoryOp* o : ops) {
+      if (o->op != "deliver") continue;
+      ++v.checks;
+      const int64_t decided = o->complete_us < 0 ? run.end_us : o->complete_us;
+      if (decided - o->invoke_us > t_gap_us) {
+        fail(v, viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " + describe(*o));
+      }
+      if (o->result == "played") plays.push_back(o);
+    }
+    // Plays of one instant (a drained buffer) have no observable order among themselves: they
+    // count as played in seq order.
+    std::stable_sort(plays.begin(), plays.end(), [](const HistoryOp* a, const HistoryOp* b) {
+      if (a->complete_us != b->complete_us) return a->complete_us < b->complete_us;
+      return arg_int(parse_args(a->args), "seq") < arg_int(parse_args(b->args), "seq");
+    });
+    for (size_t i = 1; i < plays.size(); ++i) {
+      ++v.checks;
+      if (arg_int(parse_args(plays[i]->args), "seq") <= arg_int(parse_args(plays[i - 1]->args), "seq")) {
+        fail(v, viewer + " played out of order: " + describe(*plays[i - 1]) + " then " + describe(*plays[i]));
+      }
+    }
+  }
+  return v;
+}
+
+namespace {
+
+// A link fault (clog, partition, lost message) touching `viewer` over [from, to].
+std::optional<std::string> last_hop_delay(const GiftsRun& run, const std::string& viewer, int64_t from_us, int64_t to_us) {
+  for (const sim::FaultRecord& f : run.faults) {
+    const bool link = f.kind == sim::FaultKind::kClog || f.kind == sim::FaultKind::kPartition ||
+                      f.kind == sim::FaultKind::kMessageLost;
+    const bool touches = f.process == viewer || f.peer_process == viewer || f.node == viewer || f.peer_node == viewer;
+    const int64_t end = f.kind == sim::FaultKind::kPartition ? run.end_us : f.time_us + f.duration_us;
+    if (link && touches && f.time_us <= to_us && end >= from_us) return f.describe();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// GIFT-10: nothing older than 10 s reaches a client; a committed order is never removed.
+Verdict check_expiry(const GiftsRun& run) {
+  Verdict v = make("gift-expiry", {"GIFT-10"},
+                   "no client receives a message older than 10 s (+ slack); every committed order stays recorded");
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  bool clock_fault = false;
+  for (const sim::FaultRecord& f : run.faults) {
+    clock_fault = clock_fault || f.kind == sim::FaultKind::kClockJump || f.kind == sim::FaultKind::kClockDrift;
+  }
+  const int64_t bound_us = (run.params.expiry_ms + run.params.slack_ms) * 1000;
+  for (const HistoryOp* o : ops_named(run, "deliver")) {
+    if (clock_fault) {
+      v.exempt("message age unjudgeable: a clock fault skewed the timestamps");
+      continue;
+    }
+    ++v.checks;
+    const int64_t age_us = o->invoke_us - arg_int(parse_args(o->args), "ts") * 1000;
+    if (age_us <= bound_us) continue;
+    // Past the last server hop (a gateway forwards at once) only the link to the viewer can age
+    // it: a clog, partition or loss touching the viewer explains it; a paused server does not.
+    exempt_or_fail(v, last_hop_delay(run, o->process, o->invoke_us - age_us + bound_us, o->invoke_us), "delivery delayed on the last hop",
+                   "received " + secs(age_us) + " old: " + describe(*o));
+  }
+  if (!run.db_read) return v;
+  std::set<std::pair<int64_t, std::string>> rows;
+  for (const model::Order& o : run.orders) rows.insert({o.user, o.request_id});
+  for (const HistoryOp* o : ops_named(run, "send")) {
+    if (o->outcome != Outcome::kOk) continue;
+    const auto a = parse_args(o->args);
+    ++v.checks;
+    if (!rows.count({arg_int(a, "user"), a.at("req")})) {
+      exempt_or_fail(v, budget.explain({"db"}, o->complete_us, run.end_us), "charged order lost with the DB's unsynced writes",
+                   "answered charged but no order row remains: " + describe(*o));
+    }
+  }
+  return v;
+}
+
+namespace {
+
+bool redis_crashed_before(const GiftsRun& run, int64_t t_us) {
+  for (const sim::FaultRecord& f : run.faults) {
+    if (f.kind == sim::FaultKind::kCrash && (f.process == "redis" || f.node == "redis") && f.time_us <= t_us) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// GIFT-11: after a (re)connect whose baseline is B (lastSeq, or the server's seq without history),
+// no received message with seq > B is dropped as a duplicate unless its msgId was played.
+Verdict check_reconnect(const GiftsRun& run) {
+  Verdict v = make("gift-reconnect", {"GIFT-11"},
+                   "after a (re)connect, no message with seq > lastSeq (or > the answered seq without history) "
+                   "is dropped as seq < expectedSeq unless already played");
+  for (const auto& [viewer, ops] : viewer_ops(run)) {
+    int64_t baseline = -1;
+    int64_t played_since = -1;  // the highest seq played since the last connect
+    std::set<std::string> played;
+    std::vector<const HistoryOp*> by_decision(ops.begin(), ops.end());
+    std::stable_sort(by_decision.begin(), by_decision.end(), [](const HistoryOp* a, const HistoryOp* b) {
+      const int64_t ta = a->op == "connect" || a->complete_us < 0 ? a->invoke_us : a->complete_us;
+      const int64_t tb = b->op == "connect" || b->complete_us < 0 ? b->invoke_us : b->complete_us;
+      return ta < tb;
+    });
+    for (const HistoryOp* o : by_decision) {
+      if (o->op == "connect") {
+        if (o->outcome != Outcome::kOk) continue;
+        const int64_t last = arg_int(parse_args(o->args), "lastSeq");
+        baseline = last > 0 ? last : arg_int(parse_args(o->result), "seq");
+        played_since = -1;
+        continue;
+      }
+      const auto a = parse_args(o->args);
+      const int64_t seq = arg_int(a, "seq");
+      if (o->result == "played") {
+        played.insert(a.at("msg"));
+        played_since = std::max(played_since, seq);
+      }
+      if (baseline < 0) continue;
+      ++v.checks;
+      // A drop below a seq the client played since (a gap it skipped, GIFT-9) is not the reset's.
+      if (seq <= baseline || seq <= played_since) continue;
+      if (dropped_below_expected(*o) && !played.count(a.at("msg")) && redis_crashed_before(run, o->invoke_us)) {
+        v.exempt("the room's seq counter may have been rolled back by a Redis crash");
+      } else if (dropped_below_expected(*o) && !played.count(a.at("msg"))) {
+        fail(v, viewer + " dropped seq " + std::to_string(arg_int(a, "seq")) + " > baseline " +
+                    std::to_string(baseline) + ": " + describe(*o));
+      }
+    }
+  }
+  return v;
+}
+
+std::vector<Verdict> check_gifts(const GiftsRun& run, const std::vector<std::string>& properties) {
+  std::vector<Verdict> out;
+  for (const std::string& p : properties) {
+    if (p == "gift-charge-once") out.push_back(check_charge_once(run));
+    if (p == "gift-intent-once") out.push_back(check_intent_once(run));
+    if (p == "gift-outcome") out.push_back(check_outcome(run));
+    if (p == "gift-outbox") out.push_back(check_outbox(run));
+    if (p == "gift-delivery") out.push_back(check_delivery(run));
+    if (p == "gift-batch-conservation") out.push_back(check_batch_conservation(run));
+    if (p == "gift-lock") out.push_back(check_lock(run));
+    if (p == "gift-play-once") out.push_back(check_play_once(run));
+    if (p == "gift-play-order") out.push_back(check_play_order(run));
+    if (p == "gift-expiry") out.push_back(check_expiry(run));
+    if (p == "gift-reconnect") out.push_back(check_reconnect(run));
+  }
+  return out;
+}
+
+}  // namespace fl::gifts::props

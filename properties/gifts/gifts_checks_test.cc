@@ -1,0 +1,177 @@
+// Each gifts checker catches a hand-built run that violates its invariant, and passes a clean one.
+#include "properties/gifts/checks.h"
+
+#include <gtest/gtest.h>
+
+namespace fl::gifts::props {
+namespace {
+
+constexpr int64_t kS = 1'000'000;
+
+struct Builder {
+  Builder() {
+    run.params.initial_balance = 1000;
+    run.db_read = true;
+    run.end_us = 60 * kS;
+    run.services = {"gift-1", "push-1", "redis", "db", "log"};
+    run.charge_path = {"gift-1", "redis", "db", "log"};
+  }
+  HistoryOp& op(const std::string& process, const std::string& name, const std::string& args, int64_t t0, int64_t t1,
+                Outcome outcome, const std::string& result) {
+    HistoryOp o;
+    o.id = run.history.size() + 1;
+    o.process = process;
+    o.op = name;
+    o.args = args;
+    o.invoke_us = t0;
+    o.complete_us = t1;
+    o.outcome = outcome;
+    o.result = result;
+    run.history.push_back(o);
+    return run.history.back();
+  }
+  // A charged gift: send ok, order row, outbox SENT, commit, log record.
+  void charge(int64_t id, int64_t user, const std::string& req, const std::string& intent, int64_t t) {
+    op("sender-1", "send", "user=" + std::to_string(user) + " room=r1 gift=g1 count=1 req=" + req + " intent=" + intent,
+       t, t + 100'000, Outcome::kOk, "order=" + std::to_string(id));
+    const std::string msg = "m" + std::to_string(id);
+    run.orders.push_back(model::Order{id, user, req, "r1", "g1", 1, 10, msg});
+    run.outbox.push_back(OutboxRow{msg, "SENT"});
+    run.commits.push_back(SqlCommit{t + 50'000, true, "gift-1", {{"INSERT INTO gift_order ...", {std::to_string(user), req}}}});
+    run.log.push_back(LogRecordObs{"r1", msg + "|r1|" + std::to_string(user) + "|g1|1|0|0", t + 60'000});
+    run.balances[user] = run.params.initial_balance - 10 * static_cast<int64_t>(run.orders.size());
+  }
+  void viewer_joins(const std::string& v, int64_t t = 0) {
+    op(v, "connect", "user=9 room=r1 gw=gw-1 lastSeq=0", t, t + 1000, Outcome::kOk, "seq=0");
+  }
+  void deliver(const std::string& v, const std::string& msg, int64_t seq, int64_t count, int64_t t, int64_t played_at,
+               const std::string& result = "played", int64_t ts_ms = -1) {
+    op(v, "deliver",
+       "msg=" + msg + " room=r1 sender=1 gift=g1 count=" + std::to_string(count) + " seq=" + std::to_string(seq) +
+           " ts=" + std::to_string(ts_ms < 0 ? t / 1000 : ts_ms),
+       t, played_at, result == "played" ? Outcome::kOk : Outcome::kFail, result);
+  }
+  GiftsRun run;
+};
+
+Builder clean() {
+  Builder b;
+  b.viewer_joins("viewer-1");
+  b.charge(1, 1, "a", "1-1", 1 * kS);
+  b.charge(2, 1, "b", "1-2", 2 * kS);
+  b.deliver("viewer-1", "m2", 1, 2, 5 * kS, 5 * kS);
+  return b;
+}
+
+TEST(GiftsChecks, CleanRunPassesEveryProperty) {
+  Builder b = clean();
+  std::vector<std::string> names;
+  for (const PropertyInfo& p : gifts_properties()) names.push_back(p.name);
+  for (const Verdict& v : check_gifts(b.run, names)) {
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+  }
+}
+
+TEST(GiftsChecks, ChargeOnceCatchesADoubleDebit) {
+  Builder b = clean();
+  b.run.balances[1] -= 10;  // the upsert's second debit
+  EXPECT_FALSE(check_charge_once(b.run).passed);
+}
+
+TEST(GiftsChecks, IntentOnceCatchesADoubleTapChargedTwice) {
+  Builder b = clean();
+  b.charge(3, 1, "c", "1-9", 3 * kS);
+  b.charge(4, 1, "d", "1-9", 3 * kS + 80'000);
+  EXPECT_FALSE(check_intent_once(b.run).passed);
+}
+
+TEST(GiftsChecks, OutcomeCatchesDuplicateAnswers) {
+  Builder charged = clean();
+  charged.op("sender-1", "send", "user=1 room=r1 gift=g1 count=1 req=a intent=1-1", 3 * kS, 3 * kS + 1, Outcome::kFail,
+             "duplicate");
+  EXPECT_FALSE(check_outcome(charged.run).passed);
+  Builder uncharged = clean();
+  uncharged.op("sender-1", "send", "user=1 room=r1 gift=g1 count=1 req=z intent=1-7", 3 * kS, 3 * kS + 1,
+               Outcome::kFail, "duplicate");
+  EXPECT_FALSE(check_outcome(uncharged.run).passed);
+}
+
+TEST(GiftsChecks, OutcomeNeedsAFaultForIndeterminateAnswers) {
+  Builder b = clean();
+  b.op("sender-1", "send", "user=1 room=r1 gift=g1 count=1 req=q intent=1-5", 3 * kS, 4 * kS, Outcome::kInfo, "timeout");
+  EXPECT_FALSE(check_outcome(b.run).passed);
+  b.run.faults.push_back(sim::FaultRecord{3 * kS + 10, sim::FaultKind::kPause, "db", "db", "", "", kS});
+  const Verdict v = check_outcome(b.run);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+}
+
+TEST(GiftsChecks, OutboxCatchesOrphanAndPendingRows) {
+  Builder orphan = clean();
+  orphan.run.outbox.push_back(OutboxRow{"m9", "SENT"});
+  EXPECT_FALSE(check_outbox(orphan.run).passed);
+  Builder pending = clean();
+  pending.run.outbox[0].status = "PENDING";
+  EXPECT_FALSE(check_outbox(pending.run).passed);
+}
+
+TEST(GiftsChecks, DeliveryCatchesALostAndADoubledGift) {
+  Builder lost = clean();
+  lost.run.history.pop_back();  // the batch never played
+  EXPECT_FALSE(check_delivery(lost.run).passed);
+  EXPECT_FALSE(check_batch_conservation(lost.run).passed);
+  Builder doubled = clean();
+  doubled.deliver("viewer-1", "m3", 2, 2, 6 * kS, 6 * kS);
+  EXPECT_FALSE(check_delivery(doubled.run).passed);
+  EXPECT_FALSE(check_batch_conservation(doubled.run).passed);
+}
+
+TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
+  Builder b = clean();
+  b.deliver("viewer-1", "m9", 0, 1, 6 * kS, 6 * kS, "dropped:seq-below-expected");
+  EXPECT_FALSE(check_delivery(b.run).passed);
+}
+
+TEST(GiftsChecks, LockCatchesACountWriteAfterTheLeaseRanOut) {
+  Builder b = clean();
+  auto cmd = [&](const std::string& client, int64_t ms, int depth, std::vector<std::string> argv) {
+    b.run.redis.push_back(RedisCommand{ms * 1000, ms, client, 1, depth, std::move(argv)});
+  };
+  cmd("push-1", 1000, 1, {"HINCRBY", "gift:batch:r1:1:g1", "push-1:1:consumer", "1"});
+  cmd("push-1", 1000, 1, {"PEXPIRE", "gift:batch:r1:1:g1", "3000"});
+  cmd("push-1", 1001, 0, {"INCRBY", "gift:batch:count:r1:1:g1", "1"});
+  EXPECT_TRUE(check_lock(b.run).passed);
+  cmd("push-1", 4500, 0, {"DEL", "gift:batch:count:r1:1:g1"});  // paused past the 3 s lease
+  EXPECT_FALSE(check_lock(b.run).passed);
+}
+
+TEST(GiftsChecks, PlayOnceCatchesASecondPlay) {
+  Builder b = clean();
+  b.deliver("viewer-1", "m2", 1, 2, 6 * kS, 6 * kS);
+  EXPECT_FALSE(check_play_once(b.run).passed);
+}
+
+TEST(GiftsChecks, PlayOrderCatchesAStallAndADecrease) {
+  Builder stall = clean();
+  stall.deliver("viewer-1", "m7", 5, 1, 7 * kS, -1, "");
+  EXPECT_FALSE(check_play_order(stall.run).passed);
+  Builder order = clean();
+  order.deliver("viewer-1", "m8", 0, 1, 7 * kS, 7 * kS);
+  EXPECT_FALSE(check_play_order(order.run).passed);
+}
+
+TEST(GiftsChecks, ExpiryCatchesAnOldMessage) {
+  Builder b = clean();
+  b.deliver("viewer-1", "m2x", 2, 1, 20 * kS, 20 * kS, "played", 5'000);
+  EXPECT_FALSE(check_expiry(b.run).passed);
+}
+
+TEST(GiftsChecks, ReconnectCatchesADropAfterTheBaseline) {
+  Builder b = clean();
+  b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-2 lastSeq=1", 8 * kS, 8 * kS + 1000, Outcome::kOk, "seq=5");
+  b.deliver("viewer-1", "m5", 3, 1, 9 * kS, 9 * kS, "dropped:seq-below-expected");
+  EXPECT_FALSE(check_reconnect(b.run).passed);
+}
+
+}  // namespace
+}  // namespace fl::gifts::props

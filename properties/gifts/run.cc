@@ -1,0 +1,56 @@
+#include "properties/gifts/run.h"
+
+#include <algorithm>
+
+namespace fl::gifts::props {
+namespace {
+
+// The commit that wrote the order of (user, request): a committed request whose gift_order
+// statement carries both.
+const SqlCommit* commit_of(const GiftsRun& run, const model::Order& o) {
+  const std::string user = std::to_string(o.user);
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.sql.find("gift_order") == std::string::npos || s.sql.rfind("INSERT", 0) != 0) continue;
+      const bool has_user = std::find(s.params.begin(), s.params.end(), user) != s.params.end();
+      const bool has_req = std::find(s.params.begin(), s.params.end(), o.request_id) != s.params.end();
+      if (has_user && has_req) return &c;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
+  std::map<std::string, int64_t> first_append;
+  for (const LogRecordObs& r : run.log) {
+    const std::string id = r.value.substr(0, r.value.find('|'));
+    auto [it, inserted] = first_append.try_emplace(id, r.time_us);
+    if (!inserted) it->second = std::min(it->second, r.time_us);
+  }
+  std::map<std::pair<int64_t, std::string>, int64_t> first_sent;  // (user, request) -> first invoke
+  for (const HistoryOp& h : run.history) {
+    if (h.op != "send") continue;
+    const auto a = model::parse_args(h.args);
+    auto [it, inserted] = first_sent.try_emplace({model::arg_int(a, "user"), a.count("req") ? a.at("req") : ""}, h.invoke_us);
+    if (!inserted) it->second = std::min(it->second, h.invoke_us);
+  }
+  std::vector<model::ChargedGift> out;
+  for (const model::Order& o : run.orders) {
+    model::ChargedGift g;
+    g.order = o;
+    const SqlCommit* c = commit_of(run, o);
+    g.commit_us = c ? c->time_us : -1;
+    g.creator = c ? c->client : "";
+    auto sent = first_sent.find({o.user, o.request_id});
+    g.sent_us = sent == first_sent.end() ? -1 : sent->second;
+    auto it = first_append.find(o.msg_id);
+    g.first_append_us = it == first_append.end() ? -1 : it->second;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace fl::gifts::props
