@@ -31,12 +31,15 @@ void clamp_faults(Scenario& s) {
                  s.faults.end());
 }
 
+// Never below the system's declared minimum either: a shorter tail would not load.
 int64_t quiescent_tail_floor_ms(const Scenario& s) {
   int64_t longest_us = 0;
+  int64_t declared_ms = 0;
   if (const SystemUnderTest* sys = find_system(s.system)) {
     for (const CriticalDuration& c : sys->critical_durations(s)) longest_us = std::max(longest_us, c.duration_us);
+    declared_ms = sys->min_quiet_tail_ms(s);
   }
-  return 2 * (longest_us / 1000) + 1000;
+  return std::max(2 * (longest_us / 1000) + 1000, declared_ms);
 }
 
 // Candidate reductions of `s`, most aggressive first.
