@@ -153,7 +153,8 @@ Task<void> run_sender(Runtime& rt, Rpc& rpc, Recorder& history, SenderOptions o)
     last = {now, req};
     rt.spawn("click", send_click(rt, rpc, history, o, Click{room, gift, req, intent}));
   };
-  while (rt.clock().now_us() < o.stop_at_us) {
+  // A rate of 0 (a shrunk scenario) means no clicks: never divide by it.
+  while (o.actions_per_s > 0 && rt.clock().now_us() < o.stop_at_us) {
     const double u = static_cast<double>(rt.random_u64() % 1'000'000 + 1) / 1e6;
     co_await rt.clock().sleep_us(static_cast<int64_t>(-std::log(u) / o.actions_per_s * 1e6));
     if (rt.clock().now_us() >= o.stop_at_us) break;
