@@ -708,7 +708,7 @@ int report_main(const Args& args) {
   size_t counts[4] = {0, 0, 0, 0};  // by RowStatus
   for (const reports::RowVerdict& v : reports::judge_rows(rep)) ++counts[static_cast<int>(v.status)];
   size_t proven = 0;
-  for (const reports::FixRecord& x : rep.fixes) proven += std::string(x.status()) == "PROVEN" ? 1 : 0;
+  for (const reports::FixRecord& x : rep.fixes) proven += x.proven() ? 1 : 0;
   std::printf("report %s: %zu scenarios; rows x variants: %zu PASS, %zu FAIL, %zu VACUOUS, %zu NOT_RUN; "
               "named fixes: %zu of %zu proven needed\n"
               "  wrote %s/report.md, report.html, junit.xml, report.json\n",

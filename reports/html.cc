@@ -45,7 +45,7 @@ void write_summary(std::ostream& o, const Report& report, const std::vector<RowV
       << "</td><td class=\"NOT_RUN\">" << t.count[0] << "</td></tr>\n";
   }
   size_t proven = 0;
-  for (const FixRecord& x : report.fixes) proven += std::string(x.status()) == "PROVEN" ? 1 : 0;
+  for (const FixRecord& x : report.fixes) proven += x.proven() ? 1 : 0;
   o << "</table>\n<p>" << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
     << " not as expected. Named fixes: " << proven << " of " << report.fixes.size()
     << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.</p>\n";
@@ -88,7 +88,7 @@ void write_fixes(std::ostream& o, const std::vector<FixRecord>& fixes) {
        "counterexample fails without it and passes, same seed, with it.</p>\n<table><tr><th>system</th><th>fix</th>"
        "<th>seed line</th><th>invariants</th><th>why</th><th>without it</th><th>evidence</th><th>status</th></tr>\n";
   for (const FixRecord& x : fixes) {
-    const char* cls = std::string(x.status()) == "PROVEN" ? "PASS" : "FAIL";
+    const char* cls = x.proven() ? "PASS" : "FAIL";
     o << "<tr><td>" << esc(x.system) << "</td><td>" << esc(x.id) << "</td><td>" << esc(x.seed_line) << "</td><td>"
       << esc(join(x.invariants, ", ")) << "</td><td>" << esc(x.why) << "</td><td>"
       << esc(x.property.empty() ? "-" : x.property) << "</td><td>";

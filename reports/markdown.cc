@@ -19,7 +19,7 @@ void write_summary_table(std::ostream& o, const Report& report, const std::vecto
       << " | " << t.count[0] << " |\n";
   }
   size_t proven = 0;
-  for (const FixRecord& x : report.fixes) proven += std::string(x.status()) == "PROVEN" ? 1 : 0;
+  for (const FixRecord& x : report.fixes) proven += x.proven() ? 1 : 0;
   o << "\n" << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
     << " not as expected. Named fixes: " << proven << " of " << report.fixes.size()
     << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.\n\n";

@@ -344,7 +344,7 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
       auto same = std::find_if(out.fixes.begin(), out.fixes.end(),
                                [&](const FixRecord& o) { return o.system == x.system && o.id == x.id; });
       if (same == out.fixes.end()) out.fixes.push_back(x);
-      else if (std::string(same->status()) != "PROVEN" && std::string(x.status()) == "PROVEN") *same = x;
+      else if (!same->proven() && x.proven()) *same = x;
     }
     for (const RunRecord& r : s.runs) {
       auto same = std::find_if(out.runs.begin(), out.runs.end(), [&](const RunRecord& o) {
@@ -394,7 +394,7 @@ int report_exit_code(const Report& report) {
   }
   // A saved fix counterexample that no longer proves its fix is a regression of the evidence.
   for (const FixRecord& x : report.fixes) {
-    if (!x.counterexample.empty() && std::string(x.status()) != "PROVEN") return 1;
+    if (!x.counterexample.empty() && !x.proven()) return 1;
   }
   return 0;
 }

@@ -89,10 +89,12 @@ struct FixRecord {
   bool passes_with = false;           // every property passed with the fix restored
   std::string replay_command;
   bool operator==(const FixRecord&) const = default;
-  // "PROVEN" (fails without, passes with), "NO_COUNTEREXAMPLE", or "NOT_REPRODUCED".
+  // Its counterexample fails without the fix and passes with it.
+  bool proven() const { return !counterexample.empty() && fails_without && passes_with; }
+  // "PROVEN", "NO_COUNTEREXAMPLE", or "NOT_REPRODUCED".
   const char* status() const {
     if (counterexample.empty()) return "NO_COUNTEREXAMPLE";
-    return fails_without && passes_with ? "PROVEN" : "NOT_REPRODUCED";
+    return proven() ? "PROVEN" : "NOT_REPRODUCED";
   }
 };
 

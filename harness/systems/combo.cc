@@ -16,6 +16,7 @@
 #include "sim/redis/client.h"
 #include "sim/redis/server.h"
 #include "sim/storage/sim_vfs.h"
+#include "sim/storage/vfs_reader.h"
 #include "sim/storage/sqlite_settings.h"
 #include <sqlite3.h>
 #include "properties/common/fault_budget.h"
@@ -191,45 +192,28 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
 // The final activity_contributions, read back from the DB's storage after the run through a
 // read-only connection (storage faults off: the run is over).
 bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<combo::RowObs>* rows) {
-  sim::storage::SimVfsOptions quiet = vfs.options();
-  quiet.read_error_probability = quiet.write_error_probability = quiet.sync_error_probability = 0;
-  vfs.set_options(quiet);
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READONLY, vfs.vfs_name()) != SQLITE_OK) {
-    sqlite3_close(db);
-    return false;
-  }
-  sqlite3_stmt* st = nullptr;
-  const char* sql =
-      "SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
-      "quantity, created_at, client_ref FROM activity_contributions ORDER BY id";
-  bool ok = sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK;
-  auto text = [&](int col) {
-    const unsigned char* v = sqlite3_column_text(st, col);
-    return v ? std::string(reinterpret_cast<const char*>(v)) : std::string();
-  };
-  int rc = SQLITE_DONE;
-  while (ok && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    combo::RowObs o;
-    o.row.id = sqlite3_column_int64(st, 0);
-    o.row.activity_id = sqlite3_column_int64(st, 1);
-    o.row.user_id = sqlite3_column_int64(st, 2);
-    o.row.star_id = sqlite3_column_int64(st, 3);
-    o.row.item_id = sqlite3_column_int64(st, 4);
-    o.row.item_type = text(5);
-    o.row.item_name = text(6);
-    o.row.item_icon = text(7);
-    o.row.nickname = text(8);
-    o.row.avatar_url = text(9);
-    o.row.quantity = sqlite3_column_int64(st, 10);
-    o.row.created_at = sqlite3_column_int64(st, 11);
-    o.client_ref = text(12);
-    rows->push_back(std::move(o));
-  }
-  ok = ok && rc == SQLITE_DONE;
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return ok;
+  sim::storage::VfsReader db(vfs, file, /*quiet=*/true);
+  using R = sim::storage::VfsReader;
+  db.each("SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
+          "quantity, created_at, client_ref FROM activity_contributions ORDER BY id",
+          [&](sqlite3_stmt* st) {
+            combo::RowObs o;
+            o.row.id = sqlite3_column_int64(st, 0);
+            o.row.activity_id = sqlite3_column_int64(st, 1);
+            o.row.user_id = sqlite3_column_int64(st, 2);
+            o.row.star_id = sqlite3_column_int64(st, 3);
+            o.row.item_id = sqlite3_column_int64(st, 4);
+            o.row.item_type = R::text(st, 5);
+            o.row.item_name = R::text(st, 6);
+            o.row.item_icon = R::text(st, 7);
+            o.row.nickname = R::text(st, 8);
+            o.row.avatar_url = R::text(st, 9);
+            o.row.quantity = sqlite3_column_int64(st, 10);
+            o.row.created_at = sqlite3_column_int64(st, 11);
+            o.client_ref = R::text(st, 12);
+            rows->push_back(std::move(o));
+          });
+  return db.ok();
 }
 
 // [crash, restart] of the Redis process, from the world's fault log.

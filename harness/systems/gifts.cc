@@ -25,6 +25,7 @@
 #include "sim/redis/client.h"
 #include "sim/redis/server.h"
 #include "sim/storage/sim_vfs.h"
+#include "sim/storage/vfs_reader.h"
 #include "sim/storage/sql_client.h"
 #include "sim/storage/sql_server.h"
 #include "sim/world.h"
@@ -91,41 +92,21 @@ std::string render(const SqlValue& v) {
 
 // The DB's final state read back from its VFS (the run is over: storage faults off).
 void read_db(Shared& sh, gifts::props::GiftsRun* run) {
-  sim::storage::SimVfsOptions quiet = sh.vfs->options();
-  quiet.read_error_probability = quiet.write_error_probability = quiet.sync_error_probability = 0;
-  sh.vfs->set_options(quiet);
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(sh.db_file.c_str(), &db, SQLITE_OPEN_READONLY, sh.vfs->vfs_name()) != SQLITE_OK) {
-    sqlite3_close(db);
-    return;
-  }
-  bool ok = true;
-  auto each = [&](const char* sql, auto&& fn) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) { ok = false; return; }
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
-    if (rc != SQLITE_DONE) ok = false;
-    sqlite3_finalize(st);
-  };
-  auto text = [](sqlite3_stmt* st, int i) {
-    const unsigned char* t = sqlite3_column_text(st, i);
-    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-  };
-  each("SELECT user_id, balance FROM wallet", [&](sqlite3_stmt* st) {
+  sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
+  auto text = &sim::storage::VfsReader::text;
+  db.each("SELECT user_id, balance FROM wallet", [&](sqlite3_stmt* st) {
     run->balances[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
   });
-  each("SELECT id, user_id, request_id, room_id, gift_id, gift_count, amount, msg_id FROM gift_order ORDER BY id",
-       [&](sqlite3_stmt* st) {
+  db.each("SELECT id, user_id, request_id, room_id, gift_id, gift_count, amount, msg_id FROM gift_order ORDER BY id",
+          [&](sqlite3_stmt* st) {
          run->orders.push_back(gifts::model::Order{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), text(st, 2),
                                                    text(st, 3), text(st, 4), sqlite3_column_int64(st, 5),
                                                    sqlite3_column_int64(st, 6), text(st, 7)});
        });
-  each("SELECT msg_id, status FROM outbox_message ORDER BY id", [&](sqlite3_stmt* st) {
+  db.each("SELECT msg_id, status FROM outbox_message ORDER BY id", [&](sqlite3_stmt* st) {
     run->outbox.push_back(gifts::props::OutboxRow{text(st, 0), text(st, 1)});
   });
-  sqlite3_close(db);
-  run->db_read = ok;
+  run->db_read = db.ok();
 }
 
 void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {

@@ -30,6 +30,7 @@
 #include "sim/redis/client.h"
 #include "sim/redis/server.h"
 #include "sim/storage/sim_vfs.h"
+#include "sim/storage/vfs_reader.h"
 #include "sim/storage/sql_client.h"
 #include "sim/storage/sql_server.h"
 #include "sim/world.h"
@@ -267,32 +268,18 @@ void read_redis(const Shared& sh, Process* redis, int64_t now_ms, StoreSnapshot*
   }
 }
 
-// Reads the DB through its VFS with a short-lived read-only connection.
+// Reads the DB through its VFS with a short-lived read-only connection (faults stay on: this
+// also samples during the run).
 void read_db(const Shared& sh, StoreSnapshot* s) {
-  sqlite3* db = nullptr;
-  s->db_read = false;
-  if (sqlite3_open_v2(sh.db_file.c_str(), &db, SQLITE_OPEN_READONLY, sh.vfs->vfs_name()) != SQLITE_OK) {
-    sqlite3_close(db);
-    return;
-  }
-  bool ok = true;
-  auto each = [&](const char* sql, auto&& fn) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) { ok = false; return; }
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
-    if (rc != SQLITE_DONE) ok = false;
-    sqlite3_finalize(st);
-  };
-  each("SELECT id, like_count FROM assets", [&](sqlite3_stmt* st) {
+  sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/false);
+  db.each("SELECT id, like_count FROM assets", [&](sqlite3_stmt* st) {
     s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
   });
-  each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
+  db.each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
     s->db_rows[{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)}] = sqlite3_column_int64(st, 2);
   });
-  sqlite3_close(db);
-  s->db_read = ok;
-  if (!ok) {
+  s->db_read = db.ok();
+  if (!s->db_read) {
     s->db_like_count.clear();
     s->db_rows.clear();
   }
