@@ -130,6 +130,7 @@ void print_result(const RunResult& r, bool quiet) {
   };
   if (!r.further_findings.empty()) std::printf("further findings (failed, not expected): %s\n", list(r.further_findings).c_str());
   if (!r.vacuous.empty()) std::printf("vacuous (checked nothing): %s\n", list(r.vacuous).c_str());
+  for (const std::string& c : r.caveats) std::printf("caveat: %s\n", c.c_str());
   std::printf("%s: %s; fingerprint %s; config %s; %llu events; %.1f simulated s in %.2f wall s\n",
               r.as_expected ? "AS EXPECTED" : "UNEXPECTED", r.all_passed ? "all properties passed" : "a property failed",
               sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),

@@ -51,7 +51,12 @@ struct RunResult {
   std::string error;                     // non-empty: the run could not be built or crashed
   std::vector<std::string> effects;      // with list_effects: "#i t_ms process -> service: request"
   bool crash_point_fired = false;        // with crash_point: the armed effect was reached
+  std::vector<std::string> caveats;      // guarantees the scenario's environment voids (scenario_caveats)
 };
+
+// The guarantees a scenario's environment voids, one sentence each, for whoever reads its verdicts:
+// e.g. a disk that lies about fsync voids durability and atomicity across a DB power loss.
+std::vector<std::string> scenario_caveats(const Scenario& s);
 
 RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& options);
 

@@ -29,6 +29,10 @@ struct StorageSettings {
   bool torn_writes = false;              // a crash keeps a random subset of unsynced writes
   double io_error_probability = 0;
   int64_t sync_latency_us = 2000;
+  // A disk that lies: fsync returns with the data only in a volatile cache, durable
+  // write_cache_flush_ms later (sim/storage/sim_vfs.h). Voids durability across power loss.
+  bool volatile_write_cache = false;
+  int64_t write_cache_flush_ms = 1000;
   bool operator==(const StorageSettings&) const = default;  // field-wise (round-trip tests)
 };
 

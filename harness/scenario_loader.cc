@@ -296,7 +296,7 @@ class Loader {
   void read_storage(const YAML::Node& n, StorageSettings& st) {
     if (!expect_map(n, "storage")) return;
     check_keys(n, {"journal_mode", "synchronous", "torn_writes", "io_error_probability",
-                   "sync_latency_us"});
+                   "sync_latency_us", "volatile_write_cache", "write_cache_flush_ms"});
     static const std::vector<std::string> kJournal = {"delete", "truncate", "wal", "memory"};
     static const std::vector<std::string> kSync = {"off", "normal", "full"};
     read_string(n, "journal_mode", st.journal_mode, &kJournal);
@@ -304,6 +304,8 @@ class Loader {
     read_bool(n, "torn_writes", st.torn_writes);
     read_double(n, "io_error_probability", st.io_error_probability, 0, 1);
     read_int(n, "sync_latency_us", st.sync_latency_us, 0, 10'000'000);
+    read_bool(n, "volatile_write_cache", st.volatile_write_cache);
+    read_int(n, "write_cache_flush_ms", st.write_cache_flush_ms, 1, 600'000);
   }
   void read_faults(const YAML::Node& n, Scenario& s) {
     if (!n.IsSequence()) {
@@ -622,6 +624,11 @@ void emit_network_storage(YAML::Emitter& e, const LinkSettings& l, const Storage
   e << YAML::Key << "torn_writes" << YAML::Value << (s.torn_writes ? "true" : "false");
   e << YAML::Key << "io_error_probability" << YAML::Value << num(s.io_error_probability);
   e << YAML::Key << "sync_latency_us" << YAML::Value << s.sync_latency_us;
+  // Written only when chosen, so files (and config digests) of honest disks stay as they were.
+  if (s.volatile_write_cache) {
+    e << YAML::Key << "volatile_write_cache" << YAML::Value << "true";
+    e << YAML::Key << "write_cache_flush_ms" << YAML::Value << s.write_cache_flush_ms;
+  }
   e << YAML::EndMap;
 }
 

@@ -320,6 +320,8 @@ rc::Gen<Scenario> gen_scenario() {
     s.network.fifo = *rc::gen::arbitrary<bool>();
     s.storage.torn_writes = *rc::gen::arbitrary<bool>();
     s.storage.io_error_probability = *rc::gen::inRange(0, 1000) / 997.0;
+    s.storage.volatile_write_cache = *rc::gen::arbitrary<bool>();
+    if (s.storage.volatile_write_cache) s.storage.write_cache_flush_ms = *rc::gen::inRange(1, 600001);
     s.duration_ms = *rc::gen::inRange(1, 100000);
     const int nf = *rc::gen::inRange(0, 4);
     for (int i = 0; i < nf; ++i) {

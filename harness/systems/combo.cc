@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/db_node.h"
 #include "harness/system.h"
 #include "impl/combo/frontend_process.h"
 #include "impl/combo/service.h"
@@ -466,29 +467,12 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   world.start(redis);
 
   World* w = &world;
-  sim::storage::SimVfsOptions vo;
-  vo.name = "combo";
-  vo.sync_cost_us = s.storage.sync_latency_us;
-  vo.torn_writes = s.storage.torn_writes;
-  vo.write_error_probability = s.storage.io_error_probability;
-  vo.sync_error_probability = s.storage.io_error_probability;
-  const uint32_t db_node = world.add_node("db");
-  r->vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("storage/db"), [w] { return w->now_us(); });
-  r->vfs->set_fault_observer([w, db_node](sim::storage::SimIoOp op) {
-    sim::FaultRecord f;
-    f.time_us = w->now_us();
-    f.kind = sim::FaultKind::kStorageError;
-    f.node = "db";
-    f.process = "db";
-    f.value = static_cast<int64_t>(op);
-    (void)db_node;
-    w->record_fault(std::move(f));
-  });
+  const DbNode db_disk = add_db_node(world, s.storage, "combo", "storage/db");
+  const uint32_t db_node = db_disk.node;
+  r->vfs = db_disk.vfs;
   r->commit_log = std::make_shared<sim::storage::SqlCommitLog>();
-  sim::storage::SqlServerOptions so;
+  sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = r->db_file;
-  so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
-  so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = split_statements(combo::combo_schema_sql());
   so.commit_log = r->commit_log;
   Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->vfs, so));

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "harness/db_node.h"
 #include "harness/system.h"
 #include "impl/gifts/charge.h"
 #include "impl/gifts/client.h"
@@ -235,22 +236,11 @@ void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, cons
     std::shared_ptr<sim::redis::Server> server = sh.redis;
     world.start(world.add_process(world.add_node("redis"), "redis", [server](Process& p) { return server->run(p); }));
   }
-  sim::storage::SimVfsOptions vo;
-  vo.name = "gifts";
-  vo.sync_cost_us = s.storage.sync_latency_us;
-  vo.torn_writes = s.storage.torn_writes;
-  vo.write_error_probability = s.storage.io_error_probability;
-  vo.sync_error_probability = s.storage.io_error_probability;
-  const uint32_t db_node = world.add_node("db");
-  sh.vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("gifts.vfs"), [&world] { return world.now_us(); });
-  sh.vfs->set_fault_observer([&world](sim::storage::SimIoOp op) {
-    world.record_fault(sim::FaultRecord{world.now_us(), sim::FaultKind::kStorageError, "db", "db", "", "", 0,
-                                        static_cast<int64_t>(op)});
-  });
-  sim::storage::SqlServerOptions so;
+  const DbNode db_disk = add_db_node(world, s.storage, "gifts", "gifts.vfs");
+  const uint32_t db_node = db_disk.node;
+  sh.vfs = db_disk.vfs;
+  sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh.db_file;
-  so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
-  so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = gifts::schema_statements();
   const int64_t balance = param(s, "initial_balance", 100000);
   for (int64_t u : users) {

@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 
+#include "harness/db_node.h"
 #include "harness/system.h"
 #include "impl/likes/client.h"
 #include "impl/likes/config.h"
@@ -461,29 +462,11 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   }
 
   // DB.
-  sim::storage::SimVfsOptions vo;
-  vo.name = "likes";
-  vo.sync_cost_us = s.storage.sync_latency_us;
-  vo.torn_writes = s.storage.torn_writes;
-  vo.write_error_probability = s.storage.io_error_probability;
-  vo.sync_error_probability = s.storage.io_error_probability;
-  const uint32_t db_node = world.add_node("db");
-  sh->vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("likes.vfs"),
-                                                   [&world] { return world.now_us(); });
-  // Every injected I/O error (scheduled or drawn from io_error_probability) goes to the fault log.
-  sh->vfs->set_fault_observer([&world](sim::storage::SimIoOp op) {
-    sim::FaultRecord r;
-    r.time_us = world.now_us();
-    r.kind = sim::FaultKind::kStorageError;
-    r.node = "db";
-    r.process = "db";
-    r.value = static_cast<int64_t>(op);
-    world.record_fault(std::move(r));
-  });
-  sim::storage::SqlServerOptions so;
+  const DbNode db_disk = add_db_node(world, s.storage, "likes", "likes.vfs");
+  const uint32_t db_node = db_disk.node;
+  sh->vfs = db_disk.vfs;
+  sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh->db_file;
-  so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
-  so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = likes::schema_statements();
   so.commit_log = sh->commit_log;
   for (int64_t id = 1; id <= config.asset_count; ++id) {

@@ -25,6 +25,13 @@ struct SimVfs::File {
   std::string current;
   std::string durable;
   std::vector<PendingOp> pending;
+  // Lying disk: xSync acknowledged the first `ops` entries of `pending` (cumulative counts, in
+  // order), to become durable at `due_us`. Empty unless options.volatile_write_cache.
+  struct CachedBatch {
+    int64_t due_us = 0;
+    size_t ops = 0;
+  };
+  std::vector<CachedBatch> cached;
   // File locks: number of SHARED holders and the one handle at RESERVED or above.
   int shared_holders = 0;
   Handle* writer = nullptr;
@@ -138,10 +145,19 @@ struct SimVfsGlue {
     ++vfs->stats_.syncs;
     vfs->cost_us_ += vfs->options_.sync_cost_us;
     if (vfs->draw_fault(SimIoOp::kSync)) return SQLITE_IOERR_FSYNC;
-    // Replay the pending operations onto the durable image: O(bytes written), not O(file size).
     File& f = h->f();
+    if (vfs->options_.volatile_write_cache) {
+      // The drive acknowledges with the data only in its cache (see the header).
+      const int64_t now_us = vfs->now_us_();
+      vfs->settle_write_cache(f, now_us);
+      ++vfs->stats_.lied_syncs;
+      if (!f.pending.empty()) f.cached.push_back({now_us + vfs->options_.write_cache_flush_us, f.pending.size()});
+      return SQLITE_OK;
+    }
+    // Replay the pending operations onto the durable image: O(bytes written), not O(file size).
     for (const PendingOp& op : f.pending) apply(f.durable, op);
     f.pending.clear();
+    f.cached.clear();
     assert(f.durable.size() == f.current.size());
     return SQLITE_OK;
   }
@@ -400,7 +416,10 @@ std::string SimVfsOptions::describe() const {
                 static_cast<long long>(sync_cost_us), sector_size, torn_writes ? 1 : 0,
                 torn_keep_probability, read_error_probability, write_error_probability,
                 sync_error_probability);
-  return buf;
+  std::string out = buf;
+  // Only a lying disk adds to the description, so existing config digests stay as they were.
+  if (volatile_write_cache) out += " volatile_cache_flush_us=" + std::to_string(write_cache_flush_us);
+  return out;
 }
 
 const char* sim_io_op_name(SimIoOp op) {
@@ -490,16 +509,38 @@ std::string SimVfs::temp_name() {
   return "~temp-" + std::to_string(++temp_counter_);
 }
 
+void SimVfs::settle_write_cache(File& f, int64_t now_us) {
+  size_t settled = 0;
+  size_t batches = 0;
+  for (const File::CachedBatch& b : f.cached) {
+    if (b.due_us > now_us) break;
+    settled = b.ops;
+    ++batches;
+  }
+  if (batches == 0) return;
+  assert(settled <= f.pending.size());
+  for (size_t i = 0; i < settled; ++i) SimVfsGlue::apply(f.durable, f.pending[i]);
+  f.pending.erase(f.pending.begin(), f.pending.begin() + static_cast<std::ptrdiff_t>(settled));
+  f.cached.erase(f.cached.begin(), f.cached.begin() + static_cast<std::ptrdiff_t>(batches));
+  for (File::CachedBatch& b : f.cached) b.ops -= settled;
+}
+
 void SimVfs::crash(bool lose_unsynced) {
   ++stats_.crashes;
   ++epoch_;
   fenced_handles_open_ = open_handles_;
   if (!lose_unsynced) return;
   const size_t sector = static_cast<size_t>(options_.sector_size);
+  const int64_t now_us = now_us_();
   for (auto& [name, file] : files_) {
     File& f = *file;
+    settle_write_cache(f, now_us);
+    // What the drive acknowledged but still held in its cache is lost like unsynced data.
+    const size_t acked = f.cached.empty() ? 0 : f.cached.back().ops;
     std::string image = f.durable;
-    for (const PendingOp& op : f.pending) {
+    for (size_t i = 0; i < f.pending.size(); ++i) {
+      const PendingOp& op = f.pending[i];
+      if (i < acked) ++stats_.acked_ops_lost;
       if (op.truncate) {
         const bool keep = options_.torn_writes && rng_.chance(options_.torn_keep_probability);
         if (keep) image.resize(static_cast<size_t>(op.offset), '\0');
@@ -523,6 +564,7 @@ void SimVfs::crash(bool lose_unsynced) {
     f.current = image;
     f.durable = std::move(image);
     f.pending.clear();
+    f.cached.clear();
   }
 }
 

@@ -17,6 +17,13 @@
 //   probabilities, or on one-shot triggers (fail_next). A failed xWrite changes nothing; a failed
 //   xSync makes nothing durable (the data stays pending: it may or may not survive a crash in
 //   torn mode, as after a real fsync error).
+// - A disk that lies (options.volatile_write_cache): xSync returns SQLITE_OK once the data is in
+//   the drive's volatile cache, and the data reaches the durable image only
+//   options.write_cache_flush_us later (a consumer drive that ignores flush requests). A power loss
+//   before then loses it like unsynced data (or keeps a torn subset), although SQLite was told it
+//   was durable: such a disk voids every "an acknowledged commit survives a power loss" guarantee,
+//   whatever `synchronous` says. Acknowledged data is settled onto the durable image at the next
+//   xSync or crash whose time is past its flush time, so inspection sees it as of that moment.
 // - Time: each xSync adds options.sync_cost_us to an accumulated cost that the SQL server charges
 //   as latency (take_cost_us). xCurrentTime/xCurrentTimeInt64 read the `now_us` function given at
 //   construction; xRandomness draws from the Rng; xSleep returns at once and adds its time to the
@@ -53,6 +60,9 @@ struct SimVfsOptions {
   // Crash behaviour.
   bool torn_writes = false;             // a crash keeps a random subset of unsynced sectors
   double torn_keep_probability = 0.5;   // per pending sector, when torn_writes
+  // A disk that lies about fsync (see the model above).
+  bool volatile_write_cache = false;
+  int64_t write_cache_flush_us = 1'000'000;  // how long acknowledged data stays in the volatile cache
   // Random I/O errors (per call).
   double read_error_probability = 0;
   double write_error_probability = 0;
@@ -72,6 +82,8 @@ struct SimVfsStats {
   uint64_t crashes = 0;
   uint64_t pending_ops_dropped = 0;   // write/truncate pieces lost by crashes
   uint64_t pending_ops_kept = 0;      // pieces a torn crash kept anyway
+  uint64_t lied_syncs = 0;            // xSync acknowledged with the data only in the volatile cache
+  uint64_t acked_ops_lost = 0;        // acknowledged (synced) operations a power loss dropped or tore
 };
 
 class SimVfs {
@@ -128,6 +140,8 @@ class SimVfs {
   friend struct SimVfsGlue;
 
   bool draw_fault(SimIoOp op);
+  // Moves acknowledged data whose flush time has come from the volatile cache to the durable image.
+  void settle_write_cache(File& f, int64_t now_us);
   std::string temp_name();
 
   SimVfsOptions options_;

@@ -219,6 +219,44 @@ TEST(SimVfs, TornCrashKeepsSomeUnsyncedWrites) {
   EXPECT_GT(vfs->stats().pending_ops_dropped, 0u);
 }
 
+// A disk that lies: synchronous=FULL commits are acknowledged, yet a power loss inside the cache's
+// flush delay loses them; after the delay they survive like on an honest disk.
+TEST(SimVfs, LyingDiskLosesAcknowledgedCommitsUntilTheCacheFlushes) {
+  SimVfsOptions o;
+  o.volatile_write_cache = true;
+  o.write_cache_flush_us = 1'000'000;
+  int64_t now_us = kNowUs;
+  auto vfs = std::make_unique<SimVfs>(o, Rng(3), [&now_us] { return now_us; });
+  {
+    Db d(*vfs, pragmas("WAL", "FULL"));
+    now_us += 2'000'000;  // the schema is flushed before the first row
+    ASSERT_TRUE(d.exec->execute({"INSERT INTO t VALUES(1, 'a')"}).ok());
+    now_us += 2'000'000;  // row 1 leaves the cache at the next sync
+    ASSERT_TRUE(d.exec->execute({"INSERT INTO t VALUES(2, 'b')"}).ok());
+    ASSERT_EQ(d.count(), 2);
+    now_us += 500'000;  // row 2 is still only in the cache
+    vfs->crash(true);
+  }
+  EXPECT_GT(vfs->stats().lied_syncs, 0u);
+  EXPECT_GT(vfs->stats().acked_ops_lost, 0u);
+  Db after(*vfs, "");
+  EXPECT_EQ(after.count(), 1);
+}
+
+TEST(SimVfs, HonestDiskKeepsAcknowledgedCommits) {
+  auto vfs = make_vfs(3);
+  {
+    Db d(*vfs, pragmas("WAL", "FULL"));
+    ASSERT_TRUE(d.exec->execute({"INSERT INTO t VALUES(1, 'a')"}).ok());
+    ASSERT_TRUE(d.exec->execute({"INSERT INTO t VALUES(2, 'b')"}).ok());
+    vfs->crash(true);
+  }
+  EXPECT_EQ(vfs->stats().lied_syncs, 0u);
+  EXPECT_EQ(vfs->stats().acked_ops_lost, 0u);
+  Db after(*vfs, "");
+  EXPECT_EQ(after.count(), 2);
+}
+
 TEST(SimVfs, SameSeedSameBytes) {
   auto run = [](uint64_t seed) {
     SimVfsOptions o;
