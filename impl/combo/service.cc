@@ -189,12 +189,17 @@ Task<bool> Replica::window_aggregate(const Line& l) {
   const std::string suffix = key_suffix(str(req.activity_id), str(req.user_id), str(l.item.item_id), l.line.item_type);
   // CB-LONG-AGG-TTL: 000:L133 "s.redisClient.Expire(ctx,aggKey,5*time.Second)" lets a stalled worker find nothing.
   const int64_t agg_ttl_ms = has(Fix::kLongAggTtl) ? o_.hardened_agg_ttl_ms : o_.agg_ttl_s * 1000;
-  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + str(l.pid)};
+  // The purchase's and its window's Redis identity is its pid AND created_at: a DB power loss
+  // (synchronous NORMAL/OFF) forgets rows with AUTOINCREMENT's counter and hands their pids out
+  // again, which must neither hit the old purchase's marker nor reuse an old window's keys.
+  const std::string token = str(l.pid) + "." + str(l.created_at);
+  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + token};
   const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
                                          str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
                                          l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
                                          str(l.created_at), str(o_.window_ms), str(agg_ttl_ms),
-                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":"};
+                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":",
+                                         token};
   RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
   co_return r.kind == RedisReply::Kind::kBulk;
 }
@@ -362,7 +367,7 @@ Task<void> Replica::window_process(const StreamEntry& e) {
   std::string channel;
   bool malformed = false;
   try {
-    window_id = std::stoll(wid);
+    window_id = std::stoll(wid);  // the token "<pid>.<created_at>": the DB binds by the pid
     channel = channel_of(std::stoll(activity));
     (void)std::stoll(user);
   } catch (...) {
