@@ -402,8 +402,14 @@ void Engine::recover(int64_t now_ms) {
     case PersistenceMode::kSnapshot: live_ = durable_; break;
   }
   unsynced_.clear();
-  // Loading an AOF or RDB drops keys that expired meanwhile.
+  // Loading an AOF or RDB drops keys that expired meanwhile; Redis's expiry then appends their
+  // DELs to the AOF, so a later restart on a clock that went back does not bring them back.
+  std::vector<std::string> expired;
+  for (const auto& [key, at_ms] : live_.expires()) {
+    if (at_ms <= now_ms) expired.push_back(key);
+  }
   live_.purge_expired(now_ms);
+  for (const std::string& key : expired) journal_write({"DEL", key}, now_ms);
   channels_.clear();
   deliveries_.clear();
   signaled_.clear();

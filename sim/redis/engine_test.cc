@@ -470,6 +470,18 @@ TEST(PersistenceTest2, AnExpiryIsJournaledSoAClockGoingBackDoesNotResurrectTheKe
     Session s2;
     EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)") << (lazy ? "lazy" : "active");
   }
+  // The expiry's DEL was lost (a crash before the fsync); the restart drops the expired key and
+  // journals that too, so a second restart after the clock went back does not restore it.
+  Engine aof(options);
+  Session s;
+  aof.tick(kT0);
+  aof.execute(s, {"SET", "lock", "w", "PX", "300"}, kT0 + 1);
+  aof.tick(kT0 + 1000);               // the SET is durable
+  aof.recover(kT0 + 1500);            // expired meanwhile: dropped
+  aof.tick(kT0 + 2600);               // fsync
+  aof.recover(kT0 - 5000);            // the clock went back 6.5 s
+  Session s2;
+  EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)");
 }
 
 }  // namespace
