@@ -318,7 +318,10 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
     if (!service) continue;
     const int64_t w_us = run.window_ms * kUsPerMs;
     if (f.kind == sim::FaultKind::kClockJump) {
-      run.clock_shifts.push_back({f.time_us - w_us, f.time_us + w_us, std::llabs(f.value), f.describe()});
+      // A clock sent back by J keeps the windows it times open J longer: purchases up to
+      // window + J after the jump may still join them.
+      const int64_t back_us = std::max<int64_t>(0, -f.value);
+      run.clock_shifts.push_back({f.time_us - w_us, f.time_us + w_us + back_us, std::llabs(f.value), f.describe()});
     }
     if (f.kind == sim::FaultKind::kClockDrift) {
       run.clock_shifts.push_back({f.time_us - w_us, run.end_us, std::llabs(f.value) * w_us / 1'000'000 + 1, f.describe()});
