@@ -79,7 +79,7 @@ class Replica {
   bool has(Fix f) const { return o_.fixes.has(f); }
   Task<bool> spec_aggregate(const Line& l);
   Task<bool> window_aggregate(const Line& l);
-  Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members);
+  Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e);
   Task<void> process(const StreamEntry& e);
   Task<void> spec_process(const StreamEntry& e);
   Task<void> window_process(const StreamEntry& e);
@@ -206,11 +206,18 @@ Task<bool> Replica::window_aggregate(const Line& l) {
 
 // CB-POLL-BY-WINDOW: one UPDATE binds the window's members; one attempt: if it does not land the
 // entry stays pending and whoever reclaims it finishes the binding.
-Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members) {
+// Only rows of the entry's key: a DB power loss (synchronous NORMAL/OFF) may have forgotten a
+// member and handed its pid to another purchase, whose row must not join this window.
+Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e) {
   if (members.empty()) co_return true;
   SqlStatement up;
-  up.sql = "UPDATE activity_contributions SET window_id = ? WHERE id IN (";
+  up.sql = "UPDATE activity_contributions SET window_id = ? WHERE activity_id = ? AND user_id = ? AND item_id = ? AND id IN (";
   up.params.push_back(window_id);
+  for (const char* f : {"activity_id", "user_id", "item_id"}) {
+    int64_t v = 0;
+    try { v = std::stoll(e.field(f)); } catch (...) {}
+    up.params.push_back(v);
+  }
   for (size_t i = 0; i < members.size(); ++i) {
     up.sql += i == 0 ? "?" : ",?";
     up.params.push_back(members[i]);
@@ -407,7 +414,7 @@ Task<void> Replica::window_process(const StreamEntry& e) {
       }
       // CB-POLL-BY-WINDOW (COMBO-11/13): bind the members before acking; if the DB is unreachable
       // the entry stays pending and whoever claims it next finds "already" and finishes.
-      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, std::move(members))) co_return;
+      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, std::move(members), e)) co_return;
       co_await ack_window(e, keys[3]);
       co_return;
     }

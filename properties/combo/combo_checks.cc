@@ -82,6 +82,16 @@ struct Views {
   }
 };
 
+// (key, pid) pairs the DB handed to two purchases of one key (see unjudge_pid_clashes); a pid
+// reissued to another key is no clash: records carry their key.
+std::set<std::pair<Key, int64_t>> key_pid_clashes(const ComboRun& run) {
+  std::map<std::pair<Key, int64_t>, int> n;
+  for (const Purchase& p : purchases_of(run)) ++n[{p.key, p.pid}];
+  std::set<std::pair<Key, int64_t>> out;
+  for (const auto& [kp, count] : n) if (count > 1) out.insert(kp);
+  return out;
+}
+
 // The DB power loss that may have taken a member of the window of `key` whose first row was
 // created at `created_at_ms` (a lost row of the key within two windows of it, widened by the
 // clock faults; rows carry the replicas' clock), so that the DB now shows the rest of it as a smaller window.
@@ -589,7 +599,7 @@ Verdict check_polling_merge(const ComboRun& run) {
   Judge j("polling-merge", {"COMBO-11"},
           "GetLatestContributions: one record per window, id = min pid, Σ qty of exactly that window, newest first, no nil, no duplicate");
   const Views v = run.rows_known ? views_of(run) : Views{};
-  const std::set<int64_t> reused = reused_pids(run);
+  const auto clashes = key_pid_clashes(run);
   std::map<std::tuple<Key, int64_t, int64_t, int64_t>, bool> judged;  // (key, id, qty, created) -> fits
   std::map<Key, bool> base_found;
   for (const PollObs& poll : run.polls) {
@@ -603,8 +613,8 @@ Verdict check_polling_merge(const ComboRun& run) {
       j.expect(r->id < prev, [&] { return "poll at " + t(poll.end_us) + ": not newest first at " + rec(*r); });
       prev = r->id;
       if (!run.rows_known) continue;
-      if (reused.count(r->id)) {
-        j.v.exempt("polled window whose id the DB handed out twice after a power loss");
+      if (clashes.count({key_of(*r), r->id})) {
+        j.v.exempt("polled window whose id the DB handed out twice in its key after a power loss");
         continue;
       }
       if (auto loss = lost_member(run, key_of(*r), r->created_at)) {
@@ -748,7 +758,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
   if (!run.rows_known) return j.v;
   const Views v = views_of(run);
   add_exemptions(j, v);
-  const std::set<int64_t> reused = reused_pids(run);
+  const auto clashes = key_pid_clashes(run);
   std::map<std::string, const UiObs*> last;
   for (const UiObs& u : run.ui) last[u.event.client] = &u;
   std::map<int64_t, int64_t> lo_of_pid;
@@ -758,8 +768,8 @@ Verdict check_ui_convergence(const ComboRun& run) {
   for (const auto& [client, u] : last) {
     std::map<Key, std::vector<ObservedRecord>> shown;
     for (const ContributionRecord& r : u->event.after) {
-      if (reused.count(r.id)) {
-        j.v.exempt("displayed window whose id the DB handed out twice after a power loss");
+      if (clashes.count({key_of(r), r.id})) {
+        j.v.exempt("displayed window whose id the DB handed out twice in its key after a power loss");
         continue;
       }
       if (auto loss = lost_member(run, key_of(r), r.created_at)) {
