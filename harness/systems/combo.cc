@@ -101,6 +101,7 @@ class ComboRunImpl final : public SystemRun {
   int64_t stream_maxlen = 0;
   int64_t redis_loss_ms = 2000;
   bool redis_loses_all = false;
+  bool db_loses_unsynced = false;   // the scenario's synchronous is below FULL: a DB crash is a lossy power loss
 };
 
 // "sql-io-error": the next `value` writes of the DB's storage fail (SQLITE_IOERR); recorded in
@@ -217,6 +218,41 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
   return db.ok();
 }
 
+// Rows the SQL server committed (its commit log: every INSERT of a purchase line that returned
+// ok, with the rowid it handed out) that are missing from the final table: a power loss of the DB
+// forgot them (synchronous below FULL), or the service lost them. The judges decide which.
+std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, const std::vector<combo::RowObs>& final_rows) {
+  std::set<std::string> present;
+  for (const combo::RowObs& r : final_rows) present.insert(r.client_ref);
+  std::vector<combo::RowObs> out;
+  for (const sim::storage::SqlCommitRecord& c : log) {
+    if (!c.result.ok() || c.statements.size() != 1) continue;
+    const SqlStatement& st = c.statements[0];
+    if (st.sql.rfind("INSERT INTO activity_contributions", 0) != 0 || st.params.size() < 12) continue;
+    auto text = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kText ? st.params[i].as_text() : std::string(); };
+    auto num = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kInteger ? st.params[i].as_int() : 0; };
+    combo::RowObs o;
+    o.client_ref = text(11);
+    if (present.count(o.client_ref)) continue;
+    o.row.id = c.result.last_insert_rowid();
+    o.row.activity_id = num(0);
+    o.row.user_id = num(1);
+    o.row.star_id = num(2);
+    o.row.item_id = num(3);
+    o.row.item_type = text(4);
+    o.row.item_name = text(5);
+    o.row.item_icon = text(6);
+    o.row.nickname = text(7);
+    o.row.avatar_url = text(8);
+    o.row.quantity = num(9);
+    o.row.created_at = num(10);
+    o.committed_us = c.time_us;
+    present.insert(o.client_ref);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 // [crash, restart] of the Redis process, from the world's fault log.
 std::vector<std::pair<int64_t, int64_t>> redis_outages(const sim::FaultLog& log, int64_t end_us) {
   std::vector<std::pair<int64_t, int64_t>> out;
@@ -283,7 +319,10 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
     if (!service) continue;
     const int64_t w_us = run.window_ms * kUsPerMs;
     if (f.kind == sim::FaultKind::kClockJump) {
-      run.clock_shifts.push_back({f.time_us - w_us, f.time_us + w_us, std::llabs(f.value), f.describe()});
+      // A clock sent back by J keeps the windows it times open J longer: purchases up to
+      // window + J after the jump may still join them.
+      const int64_t back_us = std::max<int64_t>(0, -f.value);
+      run.clock_shifts.push_back({f.time_us - w_us, f.time_us + w_us + back_us, std::llabs(f.value), f.describe()});
     }
     if (f.kind == sim::FaultKind::kClockDrift) {
       run.clock_shifts.push_back({f.time_us - w_us, run.end_us, std::llabs(f.value) * w_us / 1'000'000 + 1, f.describe()});
@@ -294,6 +333,12 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.redis_loses_all = redis_loses_all;
   read_history(w, run);
   run.rows_known = read_rows(*vfs, db_file, &run.rows);
+  if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
+  if (db_loses_unsynced) {
+    for (const sim::FaultRecord& f : w.fault_log()) {
+      if (f.process == "db" && f.kind == sim::FaultKind::kCrash) run.db_power_losses.push_back(f.time_us);
+    }
+  }
   read_command_log(*redis, run);
   run.ui = view->ui;
   run.polls = view->polls;
@@ -323,6 +368,12 @@ void dump(const combo::ComboRun& run) {
                  (long long)r.row.activity_id, (long long)r.row.user_id, (long long)r.row.item_id, (long long)r.row.quantity,
                  (long long)r.row.created_at, r.client_ref.c_str());
   }
+  for (const combo::RowObs& r : run.lost_rows) {
+    std::fprintf(stderr, "lost row pid=%lld a=%lld u=%lld item=%lld qty=%lld committed=%lld ref=%s\n", (long long)r.row.id,
+                 (long long)r.row.activity_id, (long long)r.row.user_id, (long long)r.row.item_id, (long long)r.row.quantity,
+                 (long long)r.committed_us / 1000, r.client_ref.c_str());
+  }
+  for (int64_t at : run.db_power_losses) std::fprintf(stderr, "db power loss at %lld\n", (long long)at / 1000);
   for (const combo::PublishObs& p : run.publishes) {
     std::fprintf(stderr, "pub %lld entry=%s %s\n", (long long)p.time_us / 1000, p.entry_id.c_str(),
                  p.record ? p.record->describe().c_str() : "-");
@@ -473,6 +524,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   r->commit_log = std::make_shared<sim::storage::SqlCommitLog>();
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = r->db_file;
+  r->db_loses_unsynced = so.synchronous < sim::storage::Synchronous::kFull;
   so.schema = split_statements(combo::combo_schema_sql());
   so.commit_log = r->commit_log;
   Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->vfs, so));

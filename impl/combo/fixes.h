@@ -31,7 +31,7 @@ using Fixes = FixSet<Fix>;
 inline const std::vector<FixInfo>& combo_fixes() {
   static const std::vector<FixInfo> registry = {
       {"CB-WINDOW-SCRIPTS", "000:L114-152 §4.2, L220-264 §4.3", {"COMBO-2", "COMBO-3", "COMBO-5", "COMBO-6", "COMBO-8"},
-       "count+open+enqueue and publish+delete as two atomic scripts bound to a window id; the window ends on Redis's clock"},
+       "count+open+enqueue and publish+delete as two atomic scripts bound to a window token (pid + created_at, unique even when a DB power loss reissues pids); the window ends on Redis's clock"},
       {"CB-KEY-ACTIVITY", "000:L115-116 §4.2", {"COMBO-15"},
        "window keys carry the activity and the item id, not only (user, item_type)"},
       {"CB-LONG-AGG-TTL", "000:L133 §4.2", {"COMBO-2", "COMBO-9"},

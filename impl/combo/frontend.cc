@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 
 namespace fl::combo {
 
@@ -217,9 +218,11 @@ std::vector<std::optional<ContributionRecord>> merge_latest_by_window(const std:
     const ContributionRow* first = nullptr;
     int64_t quantity = 0;
   };
-  std::map<std::pair<int64_t, int64_t>, Group> groups;  // (activity, window) -> group
+  // (activity, user, item, window) -> group: a window id is its opener's pid, which a DB power
+  // loss (synchronous NORMAL/OFF) may hand to another key's purchase too.
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, Group> groups;
   for (const ContributionRow& row : rows) {
-    Group& g = groups[{row.activity_id, row.window_id.value_or(row.id)}];
+    Group& g = groups[{row.activity_id, row.user_id, row.item_id, row.window_id.value_or(row.id)}];
     if (g.first == nullptr || row.id < g.first->id) g.first = &row;
     g.quantity += row.quantity;
   }

@@ -16,13 +16,15 @@ namespace {
 // unit bound to a window id, so no purchase can land between a read and a delete, a window is
 // never reopened by a late HSETNX, and a retried call (marker) is counted once.
 // KEYS: lock, stream, marker.  ARGV: pid qty activity user star item_id item_type item_name
-// item_icon nickname avatar created_at window_ms agg_ttl_ms marker_ttl_ms maxlen agg_prefix.
+// item_icon nickname avatar created_at window_ms agg_ttl_ms marker_ttl_ms maxlen agg_prefix
+// window_token (the opener's pid and created_at: a window's Redis identity must not be its pid
+// alone, which a DB power loss under synchronous NORMAL/OFF can hand out again).
 const char* kAggregateLua = R"LUA(
 local done = redis.call('GET', KEYS[3])
 if done then return done end
 local wid = redis.call('GET', KEYS[1])
 if not wid then
-  wid = ARGV[1]
+  wid = ARGV[18]
   redis.call('SET', KEYS[1], wid, 'PX', ARGV[13])
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[16], '*', 'activity_id', ARGV[3], 'user_id', ARGV[4],
     'item_type', ARGV[7], 'item_id', ARGV[6], 'window_id', wid, 'first_id', ARGV[1], 'first_created_at', ARGV[12])
@@ -44,7 +46,7 @@ return wid
 )LUA";
 
 RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
-  if (k.size() != 3 || a.size() != 17) return RedisReply::error("ERR combo_aggregate: wrong arity");
+  if (k.size() != 3 || a.size() != 18) return RedisReply::error("ERR combo_aggregate: wrong arity");
   RedisReply done = r.call({"GET", k[2]});
   if (done.kind == RedisReply::Kind::kBulk) return done;
   RedisReply lock = r.call({"GET", k[0]});
@@ -52,7 +54,7 @@ RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const
   if (lock.kind == RedisReply::Kind::kBulk) {
     wid = lock.str;
   } else {
-    wid = a[0];
+    wid = a[17];
     r.call({"SET", k[0], wid, "PX", a[12]});
     r.call({"XADD", k[1], "MAXLEN", "~", a[15], "*", "activity_id", a[2], "user_id", a[3], "item_type", a[6],
             "item_id", a[5], "window_id", wid, "first_id", a[0], "first_created_at", a[11]});

@@ -79,7 +79,7 @@ class Replica {
   bool has(Fix f) const { return o_.fixes.has(f); }
   Task<bool> spec_aggregate(const Line& l);
   Task<bool> window_aggregate(const Line& l);
-  Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members);
+  Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e);
   Task<void> process(const StreamEntry& e);
   Task<void> spec_process(const StreamEntry& e);
   Task<void> window_process(const StreamEntry& e);
@@ -189,23 +189,35 @@ Task<bool> Replica::window_aggregate(const Line& l) {
   const std::string suffix = key_suffix(str(req.activity_id), str(req.user_id), str(l.item.item_id), l.line.item_type);
   // CB-LONG-AGG-TTL: 000:L133 "s.redisClient.Expire(ctx,aggKey,5*time.Second)" lets a stalled worker find nothing.
   const int64_t agg_ttl_ms = has(Fix::kLongAggTtl) ? o_.hardened_agg_ttl_ms : o_.agg_ttl_s * 1000;
-  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + str(l.pid)};
+  // The purchase's and its window's Redis identity is its pid AND created_at: a DB power loss
+  // (synchronous NORMAL/OFF) forgets rows with AUTOINCREMENT's counter and hands their pids out
+  // again, which must neither hit the old purchase's marker nor reuse an old window's keys.
+  const std::string token = str(l.pid) + "." + str(l.created_at);
+  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + token};
   const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
                                          str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
                                          l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
                                          str(l.created_at), str(o_.window_ms), str(agg_ttl_ms),
-                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":"};
+                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":",
+                                         token};
   RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
   co_return r.kind == RedisReply::Kind::kBulk;
 }
 
 // CB-POLL-BY-WINDOW: one UPDATE binds the window's members; one attempt: if it does not land the
 // entry stays pending and whoever reclaims it finishes the binding.
-Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members) {
+// Only rows of the entry's key: a DB power loss (synchronous NORMAL/OFF) may have forgotten a
+// member and handed its pid to another purchase, whose row must not join this window.
+Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e) {
   if (members.empty()) co_return true;
   SqlStatement up;
-  up.sql = "UPDATE activity_contributions SET window_id = ? WHERE id IN (";
+  up.sql = "UPDATE activity_contributions SET window_id = ? WHERE activity_id = ? AND user_id = ? AND item_id = ? AND id IN (";
   up.params.push_back(window_id);
+  for (const char* f : {"activity_id", "user_id", "item_id"}) {
+    int64_t v = 0;
+    try { v = std::stoll(e.field(f)); } catch (...) {}
+    up.params.push_back(v);
+  }
   for (size_t i = 0; i < members.size(); ++i) {
     up.sql += i == 0 ? "?" : ",?";
     up.params.push_back(members[i]);
@@ -362,7 +374,7 @@ Task<void> Replica::window_process(const StreamEntry& e) {
   std::string channel;
   bool malformed = false;
   try {
-    window_id = std::stoll(wid);
+    window_id = std::stoll(wid);  // the token "<pid>.<created_at>": the DB binds by the pid
     channel = channel_of(std::stoll(activity));
     (void)std::stoll(user);
   } catch (...) {
@@ -402,7 +414,7 @@ Task<void> Replica::window_process(const StreamEntry& e) {
       }
       // CB-POLL-BY-WINDOW (COMBO-11/13): bind the members before acking; if the DB is unreachable
       // the entry stays pending and whoever claims it next finds "already" and finishes.
-      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, std::move(members))) co_return;
+      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, std::move(members), e)) co_return;
       co_await ack_window(e, keys[3]);
       co_return;
     }

@@ -107,6 +107,55 @@ TEST(ComboChecks, DbGranularityFailsOnAMissingRow) {
   expect_fails(run, check_db_granularity);
 }
 
+// A committed row (commit log) gone from the final table: a DB power loss after its commit
+// (synchronous below FULL) explains it, and only that purchase is exempted; without one, or with
+// one before the commit, it is a lost row. The other judges still count the purchase.
+TEST(ComboChecks, DbGranularityExcusesALostRowOnlyAfterADbPowerLoss) {
+  ComboRun run = clean_run();
+  RowObs lost = run.rows.back();
+  run.rows.pop_back();
+  lost.committed_us = kT0 + 501'000;
+  run.lost_rows.push_back(lost);
+  expect_fails(run, check_db_granularity);  // no power loss: the service lost the row
+  run.db_power_losses = {kT0 + 400'000};     // a power loss before the commit explains nothing
+  expect_fails(run, check_db_granularity);
+  run.db_power_losses = {kT0 + 2'000'000};
+  const Verdict v = check_db_granularity(run);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 2);  // the row, and the ranking read while it was there
+  for (auto* check : {check_quantity_conservation, check_one_push_per_window, check_timeliness}) {
+    const Verdict w = check(run);
+    EXPECT_TRUE(w.passed) << w.property << ": " << (w.evidence.empty() ? "" : w.evidence[0]);
+  }
+  // The lost purchase still counts: a record without it is short.
+  run.publishes[0].record->quantity = 1;
+  expect_fails(run, check_quantity_conservation);
+}
+
+// A pid the DB handed out twice (the power loss also forgot AUTOINCREMENT's counter): a record of
+// that id is not judged as the other purchase's window, but a key without a clash still is.
+TEST(ComboChecks, APidHandedOutTwiceLeavesOnlyItsWindowsUnjudged) {
+  ComboRun run = clean_run();
+  RowObs lost = run.rows[0];
+  lost.row.item_id = 3;  // another key's purchase held pid 1 before the power loss
+  lost.client_ref = "c9-0#0";
+  lost.committed_us = kT0 - 2'000'000;
+  run.lost_rows.push_back(lost);
+  run.db_power_losses = {kT0 - 1'000'000};
+  PurchaseOp op = run.ops[0];
+  op.ref = "c9-0";
+  op.invoke_us = kT0 - 2'100'000;
+  op.complete_us = kT0 - 1'990'000;
+  run.ops.push_back(op);
+  EXPECT_EQ(reused_pids(run), std::set<int64_t>{1});
+  const Verdict g = check_no_garbage(run);
+  EXPECT_TRUE(g.passed) << (g.evidence.empty() ? "" : g.evidence[0]);
+  EXPECT_GE(g.exempted(), 1);
+  // Key (1,7,2) has no clash inside it: its lost quantity is still found.
+  run.publishes[0].record->quantity = 1;
+  expect_fails(run, check_quantity_conservation);
+}
+
 TEST(ComboChecks, ConservationFailsOnLostAndDoubleCounts) {
   ComboRun lost = clean_run();
   lost.publishes[0].record->quantity = 1;

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "sim/node_clock.h"
+
 namespace fl::combo {
 
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us) {
@@ -19,11 +21,33 @@ std::vector<std::string> path_of(const ComboRun& run, const PurchaseOp& op) {
   return places;
 }
 
+std::optional<std::string> db_loss_of(const ComboRun& run, int64_t committed_us) {
+  for (int64_t at : run.db_power_losses) {
+    if (at >= committed_us) {
+      return "power loss of db at " + std::to_string((at - sim::kEpochUs) / 1000) + "ms (synchronous below FULL)";
+    }
+  }
+  return std::nullopt;
+}
+
+std::set<int64_t> reused_pids(const ComboRun& run) {
+  std::map<int64_t, int> n;
+  for (const RowObs& r : run.rows) ++n[r.row.id];
+  for (const RowObs& r : run.lost_rows) ++n[r.row.id];
+  std::set<int64_t> out;
+  for (const auto& [pid, count] : n) if (count > 1) out.insert(pid);
+  return out;
+}
+
 std::vector<model::combo::Purchase> purchases_of(const ComboRun& run) {
   std::map<std::string, const PurchaseOp*> op_by_ref;
   for (const PurchaseOp& op : run.ops) op_by_ref[op.ref] = &op;
   std::vector<model::combo::Purchase> out;
-  for (const RowObs& r : run.rows) {
+  std::vector<const RowObs*> rows;
+  for (const RowObs& r : run.rows) rows.push_back(&r);
+  for (const RowObs& r : run.lost_rows) rows.push_back(&r);  // lost later, purchased all the same
+  for (const RowObs* rp : rows) {
+    const RowObs& r = *rp;
     model::combo::Purchase p;
     p.pid = r.row.id;
     p.key = {r.row.activity_id, r.row.user_id, r.row.item_id};

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,7 @@ struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem c
 struct RowObs {
   ContributionRow row;                 // window_id is the service's own bookkeeping: never judged
   std::string client_ref;              // "<op ref>#<line>"
+  int64_t committed_us = -1;           // lost rows: when the SQL server committed it (commit log)
 };
 
 struct PublishObs {                    // one PUBLISH the Redis server executed
@@ -111,6 +113,11 @@ struct ComboRun {
   std::vector<PurchaseOp> ops;
   bool rows_known = false;
   std::vector<RowObs> rows;
+  // Rows the SQL server's commit log shows committed that the final table lacks. A power loss of
+  // the DB (a crash while the scenario's synchronous is below FULL) after the commit explains
+  // one; nothing else does. They are still purchases (their Redis step ran).
+  std::vector<RowObs> lost_rows;
+  std::vector<int64_t> db_power_losses;      // crashes of the db that lose unsynced commits
   std::vector<PublishObs> publishes;
   std::vector<EntryObs> entries;
   std::vector<UiObs> ui;
@@ -130,6 +137,10 @@ std::vector<model::combo::Purchase> purchases_of(const ComboRun& run);
 model::combo::Key key_of(const ContributionRecord& r);
 // True when [from_us, to_us] comes within redis_loss_ms before (or during) a Redis outage.
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us);
+// The DB power loss that explains losing a row committed at `committed_us` (nullopt: none).
+std::optional<std::string> db_loss_of(const ComboRun& run, int64_t committed_us);
+// Row ids the DB handed out twice (a power loss forgot the rows and AUTOINCREMENT's counter).
+std::set<int64_t> reused_pids(const ComboRun& run);
 // The places a purchase of `op` passes: its client, every replica, redis, db.
 std::vector<std::string> path_of(const ComboRun& run, const PurchaseOp& op);
 

@@ -130,7 +130,14 @@ const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
 
 // ---- Ctx (declared in commands.h).
 
-Entry* Ctx::find(const std::string& key) { return ks.find(key, now_ms, &engine.stats_.expired_lazy); }
+Entry* Ctx::find(const std::string& key) {
+  const uint64_t before = engine.stats_.expired_lazy;
+  Entry* e = ks.find(key, now_ms, &engine.stats_.expired_lazy);
+  // Redis propagates an expiry as a DEL to the AOF (deleteExpiredKeyAndPropagate): a restart must
+  // not bring back a key that had expired and been deleted, even if the clock went back meanwhile.
+  if (&ks == &engine.live_ && engine.stats_.expired_lazy != before) engine.journal_write({"DEL", key}, now_ms);
+  return e;
+}
 
 void Ctx::signal(const std::string& key) {
   if (&ks == &engine.live_) engine.signaled_.insert(key);
@@ -341,6 +348,7 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
       auto at = expires.find(key);
       if (at != expires.end() && at->second <= now_ms) {
         live_.erase(key);
+        journal_write({"DEL", key}, now_ms);  // propagated like a lazy expiry (Ctx::find)
         ++expired;
       }
     }
@@ -394,8 +402,14 @@ void Engine::recover(int64_t now_ms) {
     case PersistenceMode::kSnapshot: live_ = durable_; break;
   }
   unsynced_.clear();
-  // Loading an AOF or RDB drops keys that expired meanwhile.
+  // Loading an AOF or RDB drops keys that expired meanwhile; Redis's expiry then appends their
+  // DELs to the AOF, so a later restart on a clock that went back does not bring them back.
+  std::vector<std::string> expired;
+  for (const auto& [key, at_ms] : live_.expires()) {
+    if (at_ms <= now_ms) expired.push_back(key);
+  }
   live_.purge_expired(now_ms);
+  for (const std::string& key : expired) journal_write({"DEL", key}, now_ms);
   channels_.clear();
   deliveries_.clear();
   signaled_.clear();

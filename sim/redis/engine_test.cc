@@ -449,5 +449,40 @@ TEST(PersistenceTest2, SnapshotLosesEverythingSinceTheLastSnapshotAndAofReplaysS
   EXPECT_EQ(aof.execute(s2, {"PTTL", "t"}, kT0 + 1500).describe(), "(integer) 3504");
 }
 
+// An expiry reaches the AOF as a DEL, as in Redis: a key that expired and was deleted before the
+// last fsync stays deleted after a restart, even when the node's clock went back meanwhile (the
+// key's absolute deadline would otherwise lie in the future again).
+TEST(PersistenceTest2, AnExpiryIsJournaledSoAClockGoingBackDoesNotResurrectTheKey) {
+  EngineOptions options;
+  options.persistence = PersistenceMode::kAofEverysec;
+  for (bool lazy : {true, false}) {
+    Engine aof(options);
+    Session s;
+    aof.tick(kT0);
+    aof.execute(s, {"SET", "lock", "w", "PX", "300"}, kT0 + 1);
+    if (lazy) {
+      EXPECT_EQ(aof.execute(s, {"GET", "lock"}, kT0 + 400).describe(), "(nil)");
+    } else {
+      EXPECT_EQ(aof.active_expire_cycle(kT0 + 400), 1u);
+    }
+    aof.tick(kT0 + 1000);  // fsync
+    aof.recover(kT0 - 5000);  // the clock went back 6 s
+    Session s2;
+    EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)") << (lazy ? "lazy" : "active");
+  }
+  // The expiry's DEL was lost (a crash before the fsync); the restart drops the expired key and
+  // journals that too, so a second restart after the clock went back does not restore it.
+  Engine aof(options);
+  Session s;
+  aof.tick(kT0);
+  aof.execute(s, {"SET", "lock", "w", "PX", "300"}, kT0 + 1);
+  aof.tick(kT0 + 1000);               // the SET is durable
+  aof.recover(kT0 + 1500);            // expired meanwhile: dropped
+  aof.tick(kT0 + 2600);               // fsync
+  aof.recover(kT0 - 5000);            // the clock went back 6.5 s
+  Session s2;
+  EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)");
+}
+
 }  // namespace
 }  // namespace fl::sim::redis
