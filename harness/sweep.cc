@@ -28,6 +28,9 @@ struct Running {
   size_t job = 0;
   Clock::time_point started;
   std::string output;
+  bool eof = false;         // the worker closed its end of the pipe
+  bool reaped = false;      // waitpid returned its status
+  int status = 0;
 };
 
 [[noreturn]] void worker_child(int fd, size_t job, const WorkerFn& fn) {
@@ -80,11 +83,23 @@ bool drain(Running& w) {
   }
 }
 
+// Whether the worker has exited (reaps it, keeping its status). Never blocks: a worker that
+// closed its pipe but does not exit must still meet the timeout (a blocking waitpid after EOF hung
+// the whole sweep at 0% CPU, outside --timeout-s).
+bool reap(Running& w) {
+  if (w.reaped) return true;
+  pid_t r;
+  while ((r = ::waitpid(w.pid, &w.status, WNOHANG)) < 0 && errno == EINTR) {
+  }
+  w.reaped = r == w.pid || r < 0;
+  return w.reaped;
+}
+
 WorkerOutcome finish(Running& w, bool timed_out, double timeout_s) {
   if (timed_out) ::kill(w.pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+  while (!w.reaped && ::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {
   }
+  const int status = w.status;
   if (!timed_out) drain(w);
   ::close(w.fd);
   WorkerOutcome out;
@@ -168,13 +183,14 @@ std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int p
     ::poll(fds.data(), fds.size(), 50);
     for (size_t i = 0; i < running.size();) {
       Running& w = running[i];
-      const bool eof = drain(w);
+      if (!w.eof) w.eof = drain(w);
+      const bool done = w.eof && reap(w);
       const bool late = std::chrono::duration<double>(Clock::now() - w.started).count() > timeout_s;
-      if (!eof && !late) {
+      if (!done && !late) {
         ++i;
         continue;
       }
-      WorkerOutcome out = finish(w, !eof && late, timeout_s);
+      WorkerOutcome out = finish(w, !done, timeout_s);
       results[out.job] = out;
       ++finished;
       if (progress) progress(results[out.job], finished, jobs);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -66,6 +67,30 @@ TEST(Sweep, CrashesAndHangsAreThatJobsFailure) {
   EXPECT_TRUE(out[4].completed);
   EXPECT_EQ(failed_properties(out[4].result), std::vector<std::string>{"p"});
   EXPECT_EQ(failed_properties(out[1].result), std::vector<std::string>{"<error>"});
+}
+
+// A worker that closes its pipe without exiting (here: every descriptor, then a long sleep) is
+// still held to the timeout; the sweep used to wait for it in a blocking waitpid, at 0% CPU.
+TEST(Sweep, AWorkerThatClosesItsPipeButNeverExitsTimesOut) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto out = run_in_workers(
+      2,
+      [](size_t job) {
+        if (job == 0) {
+          for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+          ::sleep(30);
+        }
+        RunResult r;
+        r.seed = 7;
+        r.all_passed = true;
+        return r;
+      },
+      2, 1.0);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_FALSE(out[0].completed);
+  EXPECT_NE(out[0].result.error.find("timeout"), std::string::npos) << out[0].result.error;
+  EXPECT_TRUE(out[1].completed);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
 }
 
 TEST(Sweep, RunResultJsonRoundTrips) {

@@ -400,6 +400,8 @@ class LikesSystem final : public SystemUnderTest {
         {"users_per_client", "users each client acts for", "3"},
         {"shared_users", "users shared by every client (one user on several devices)", "1"},
         {"double_tap_percent", "percent of likes/unlikes sent twice at once", "15"},
+        {"view_percent", "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count without waiting, the tap follows", "0"},
+        {"view_gap_ms", "mean think time between the page's reads and the tap", "100"},
         {"client_timeout_ms", "client timeout per attempt", "500"},
         {"max_retries", "client retries after a timeout", "2"},
         {"like_weight", "op mix weight of likes", "4"},
@@ -508,6 +510,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
     for (int64_t u = 0; u < shared_users; ++u) cc.users.push_back(1 + u);
     cc.rate_per_s = rate;
     cc.double_tap_probability = static_cast<double>(param(s, "double_tap_percent", 15)) / 100.0;
+    cc.view_probability = static_cast<double>(param(s, "view_percent", 0)) / 100.0;
+    cc.view_gap_us = param(s, "view_gap_ms", 100) * 1000;
     cc.max_retries = static_cast<int>(param(s, "max_retries", 2));
     cc.like_weight = static_cast<double>(param(s, "like_weight", 4));
     cc.unlike_weight = static_cast<double>(param(s, "unlike_weight", 3));

@@ -35,9 +35,26 @@ LikeRequest LikesClient::next_request() {
   r.asset = 1 + static_cast<int64_t>(runtime_.random_u64() % static_cast<uint64_t>(config_.asset_count));
   r.user = config_.users[runtime_.random_u64() % config_.users.size()];
   r.star = config_.star;
-  // Request ids are unique per client incarnation: process name is part of the history anyway.
-  r.request_id = (config_.client_id << 48) + (static_cast<uint64_t>(runtime_.incarnation()) << 40) + next_request_++;
+  r.request_id = next_request_id();
   return r;
+}
+
+// Request ids are unique per client incarnation: process name is part of the history anyway.
+uint64_t LikesClient::next_request_id() {
+  return (config_.client_id << 48) + (static_cast<uint64_t>(runtime_.incarnation()) << 40) + next_request_++;
+}
+
+Task<void> LikesClient::view_then_tap(std::shared_ptr<LikesClient> self, LikeRequest tap, int64_t gap_us) {
+  LikeRequest state = tap;
+  state.op = Op::kState;
+  state.request_id = self->next_request_id();
+  LikeRequest count = tap;
+  count.op = Op::kCount;
+  count.request_id = self->next_request_id();
+  self->runtime_.spawn("view-state", perform(self, state));
+  self->runtime_.spawn("view-count", perform(self, count));
+  co_await self->runtime_.clock().sleep_us(gap_us);
+  co_await perform(self, tap);
 }
 
 Task<void> LikesClient::run(std::shared_ptr<LikesClient> self) {
@@ -48,9 +65,14 @@ Task<void> LikesClient::run(std::shared_ptr<LikesClient> self) {
     if (self->config_.stop && *self->config_.stop) co_return;
     LikeRequest r = self->next_request();
     const bool write = r.op == Op::kLike || r.op == Op::kUnlike;
+    if (write && self->config_.view_probability > 0 && self->uniform() < self->config_.view_probability) {
+      const double gap_us = -std::log(1.0 - self->uniform()) * static_cast<double>(self->config_.view_gap_us);
+      self->runtime_.spawn("view", view_then_tap(self, r, static_cast<int64_t>(gap_us) + 1));
+      continue;
+    }
     if (write && self->uniform() < self->config_.double_tap_probability) {
       LikeRequest second = r;
-      second.request_id = (self->config_.client_id << 48) + (static_cast<uint64_t>(self->runtime_.incarnation()) << 40) + self->next_request_++;
+      second.request_id = self->next_request_id();
       self->runtime_.spawn("double-tap", perform(self, second));
     }
     self->runtime_.spawn("op", perform(self, r));

@@ -31,6 +31,11 @@ struct ClientConfig {
   // Op mix (weights).
   double like_weight = 4, unlike_weight = 3, count_weight = 2, state_weight = 2;
   double double_tap_probability = 0.15;  // a like/unlike sent twice at once
+  // The asset page: the app fetches the pair's state (and the count) when it shows the button and
+  // does not wait for them; the user's tap follows after an exponential think time of mean
+  // view_gap_us. A like/unlike comes from such a page view with this probability.
+  double view_probability = 0;
+  int64_t view_gap_us = 100'000;
   int max_retries = 2;              // resend the same request after a timeout/reset
   int64_t timeout_us = 500'000;
   int64_t retry_delay_us = 100'000;
@@ -47,10 +52,13 @@ class LikesClient {
   static Task<void> run(std::shared_ptr<LikesClient> self);
   // One logical operation with its retries.
   static Task<void> perform(std::shared_ptr<LikesClient> self, LikeRequest request);
+  // A page view: state and count reads of the pair, then the tap `gap_us` later.
+  static Task<void> view_then_tap(std::shared_ptr<LikesClient> self, LikeRequest tap, int64_t gap_us);
 
  private:
   double uniform();
   LikeRequest next_request();
+  uint64_t next_request_id();
 
   Runtime& runtime_;
   Rpc& rpc_;

@@ -22,6 +22,10 @@ const std::vector<FixInfo>& likes_fixes() {
          "retry the cache update after the commit, and answer indeterminate, not ok, when it still failed"},
         {"LK-IDEMPOTENT-INSERT", "002:L125 (plain INSERT)", {"LIKE-1", "LIKE-6"},
          "INSERT ... ON CONFLICT DO NOTHING: a like of an already-liked pair changes nothing instead of failing"},
+        {"LK-VERSIONED-COUNT-WRITES", "002:L174, L278, L288 (3.3 fill, SyncLikeCountFromDB, WarmupCache: plain SET)",
+         {"LIKE-4", "LIKE-8", "LIKE-9"},
+         "the count fill, the sync from the DB and the warm-up write through the version guard: a count read "
+         "before a concurrent like/unlike never overwrites that write's value and then sits under its version"},
     };
     return f;
   }();

@@ -20,6 +20,7 @@ enum class LikesFix : uint8_t {
   kReconcile,          // LK-RECONCILE
   kCacheAck,           // LK-CACHE-ACK
   kIdempotentInsert,   // LK-IDEMPOTENT-INSERT
+  kVersionedCountWrites,  // LK-VERSIONED-COUNT-WRITES
 };
 
 const std::vector<FixInfo>& likes_fixes();

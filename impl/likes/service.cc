@@ -428,8 +428,10 @@ Task<LikeReply> LikeService::count(int64_t asset) {
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
   if (cached.is_nil()) {
-    // The seed's plain SET (LK-VERSIONED-COUNT-FILL was removed: no sweep needed it).
-    co_await cache_write(false, key, count_version_key(asset), str(*value),
+    // 002:L174 "写入 Redis 缓存": the seed's plain SET; LK-VERSIONED-COUNT-WRITES (LIKE-8/9) puts it
+    // through the version guard (swarm-hardened seed 2199: a fill that read 0 before a like landed
+    // after the like's write and answered 0 to the next read).
+    co_await cache_write(config_.has(LikesFix::kVersionedCountWrites), key, count_version_key(asset), str(*value),
                          first_int(db, 1).value_or(0), config_.count_fill_ttl_ms);
   }
   co_return reply(ReplyStatus::kOk, *value, "db");
@@ -468,8 +470,10 @@ Task<void> LikeService::warmup_cache() {
   if (!hot.ok()) co_return;  // an error reads as no hot asset
   for (const SqlRow& row : hot.rows()) {
     const int64_t asset = row[0].as_int();
-    // The seed's plain SET (LK-VERSIONED-WARMUP was removed: no sweep needed it).
-    co_await cache_write(false, count_key(asset), count_version_key(asset),
+    // 002:L288 `s.redis.Set(ctx, countKey, asset.LikeCount, 0)`; LK-VERSIONED-COUNT-WRITES (LIKE-4/9):
+    // versioned (swarm-hardened seed 1359: a warm-up at boot wrote 6 over an unlike's 5 and, under
+    // the unlike's version, no repair could replace it).
+    co_await cache_write(config_.has(LikesFix::kVersionedCountWrites), count_key(asset), count_version_key(asset),
                          str(row[1].as_int()), row[2].as_int(), 0);
   }
 }
@@ -494,8 +498,10 @@ Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
   SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return;  // `return err`
-  // The seed's plain SET (LK-VERSIONED-SYNC was removed: no sweep needed it).
-  co_await cache_write(false, count_key(asset), count_version_key(asset), str(*value),
+  // 002:L278 `s.redis.Set(ctx, countKey, asset.LikeCount, 0)`; LK-VERSIONED-COUNT-WRITES (LIKE-4/9):
+  // versioned (swarm-hardened seed 1757: a sync after Redis recovered read 8, the replica paused
+  // 3.4 s, and its SET 8 outlived the run under a newer version of 7).
+  co_await cache_write(config_.has(LikesFix::kVersionedCountWrites), count_key(asset), count_version_key(asset), str(*value),
                        first_int(db, 1).value_or(0), 0);
 }
 

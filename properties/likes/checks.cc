@@ -150,6 +150,21 @@ std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline&
   }
 }
 
+// A sample is taken at one instant; a client read of the key at that instant takes at least a
+// network round trip, so the model is asked over the millisecond before it.
+constexpr int64_t kSampleSlackUs = 1000;
+
+// The last few writes of the pair invoked before t (evidence).
+std::string sample_ops(const LikesModel& m, const Pair& p, int64_t t_us) {
+  std::vector<const model::WriteOp*> ops;
+  for (const model::WriteOp& w : m.writes(p.first, p.second)) {
+    if (w.invoke_us <= t_us) ops.push_back(&w);
+  }
+  std::string s;
+  for (size_t i = ops.size() > 3 ? ops.size() - 3 : 0; i < ops.size(); ++i) s += " " + ops[i]->label + ";";
+  return s;
+}
+
 }  // namespace
 
 std::string RedisWrite::describe() const {
@@ -363,7 +378,7 @@ Verdict check_per_user_order(const LikesRun& run, const LikesModel& m) {
 // LIKE-8.
 Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
   Judge j("like-state-cache", {"LIKE-8"},
-          "final state keys equal the truth; no like answered 'already' when certainly not liked; state reads and "
+          "final and sampled state keys equal the truth; no like answered 'already' when certainly not liked; state reads and "
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -401,6 +416,31 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
       const Possible p = m.possible_during(a, u, h.invoke_us, end_of(h));
       const bool liked = arg_value(h.result, "state") == 1;
       j.check(p.allows(liked), [&] { return "state read " + h.describe() + " but model " + p.describe(); });
+    }
+  }
+  // LIKE-8 "whenever the key is present": every sampled state key agrees with the model at the
+  // sample (judged as a read of the key at that instant would be: a state read answers the cached
+  // value; same exemptions). A fill that overwrote a concurrent like or unlike shows here for as
+  // long as its stale value stays, not only when a client happens to read it.
+  for (const StoreSnapshot& s : run.samples) {
+    if (!s.redis_up) continue;
+    for (const auto& kv : s.redis_state) {
+      const Pair& pair = kv.first;
+      const std::string& value = kv.second;
+      if (run.in_grace(s.time_us, s.time_us)) {
+        j.v.exempt("sampled state key after " + grace_reason(run, budget, s.time_us, s.time_us));
+        continue;
+      }
+      if (auto lost = lost_commit(run, truth, budget, pair, s.time_us, s.time_us)) {
+        j.v.exempt("sampled state key of a pair whose row " + *lost);
+        continue;
+      }
+      const Possible p = m.possible_during(pair.first, pair.second, s.time_us - kSampleSlackUs, s.time_us);
+      j.check(p.allows(value == "1"), [&] {
+        return "t=" + std::to_string(s.time_us) + " sampled asset:like:" + std::to_string(pair.first) + ":" +
+               std::to_string(pair.second) + " = \"" + value + "\" but model " + p.describe() + "; ops:" +
+               sample_ops(m, pair, s.time_us);
+      });
     }
   }
   // Every value the server wrote into a state key agrees with the truth at that instant (a fill

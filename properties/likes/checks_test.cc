@@ -202,6 +202,22 @@ TEST(LikesChecksTest, StateCacheFailsOnAStaleFinalKey) {
   EXPECT_FALSE(only(run, "like-state-cache").passed);
 }
 
+// LIKE-8 "whenever the key is present": a sampled state key of a pair certainly liked that reads
+// "0" (a stale fill that stayed) fails, though no client read it; the right value passes.
+TEST(LikesChecksTest, StateCacheFailsOnAStaleSampledKey) {
+  LikesRun run = clean_run();
+  StoreSnapshot s = run.samples.back();
+  s.time_us = 5000;
+  s.redis_state[{1, 7}] = "1";
+  run.samples.push_back(s);
+  EXPECT_TRUE(only(run, "like-state-cache").passed);
+  run.samples.back().redis_state[{1, 7}] = "0";
+  Verdict v = only(run, "like-state-cache");
+  EXPECT_FALSE(v.passed);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("sampled asset:like:1:7 = \"0\""), std::string::npos) << v.evidence[0];
+}
+
 TEST(LikesChecksTest, ExpirySafetyFailsWhenTheCountJumpsToOne) {
   LikesRun run = clean_run();
   for (int u = 10; u < 15; ++u) {
