@@ -206,6 +206,7 @@ class GiftsSystem final : public SystemUnderTest {
             {"long_retry_percent", "retries delayed past the 10 s dedup TTL", "0"},
             {"client_timeout_ms", "sender -> gift service timeout", "1000"},
             {"viewer_reconnects_per_min", "voluntary viewer reconnects", "0"},
+            {"viewer_switches_per_min", "viewer room switches (003:L193)", "0"},
             {"client_link_drop_percent", "gateway -> viewer message loss", "0"},
             {"client_link_reorder_percent", "gateway -> viewer reordering", "0"},
             {"t_gap_ms", "GIFT-9's bound on a stalled message", "5000"},
@@ -340,6 +341,8 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
       o.first_gateway = static_cast<size_t>(viewer) % run->gateways.size();
       o.player.fixes = sh->fixes;
       o.reconnects_per_min = static_cast<double>(param(s, "viewer_reconnects_per_min", 0));
+      o.switches_per_min = static_cast<double>(param(s, "viewer_switches_per_min", 0));
+      for (int64_t q = 1; q <= param(s, "rooms", 2); ++q) o.rooms.push_back("room_" + std::to_string(q));
       o.stop_reconnects_at_us = end_us;
       o.start_delay_us = 100'000;
       const uint32_t node = world.add_node(name);

@@ -149,6 +149,27 @@ TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
   EXPECT_FALSE(check_delivery(b.run).passed);
 }
 
+// A room switch (003:L193) excuses a drop of the room left, not of the room joined.
+TEST(GiftsChecks, DeliveryExcusesLeftRoomDropsOnlyAfterTheSwitch) {
+  Builder switched = clean();
+  switched.op("viewer-1", "connect", "user=9 room=r2 gw=gw-1 lastSeq=0", 6 * kS, 6 * kS + 1000, Outcome::kOk, "seq=0");
+  switched.deliver("viewer-1", "m9", 2, 1, 6 * kS + 2000, 6 * kS + 2000, "dropped:left-room");
+  EXPECT_TRUE(check_delivery(switched.run).passed);
+  Builder still_there = clean();
+  still_there.deliver("viewer-1", "m9", 2, 1, 6 * kS + 2000, 6 * kS + 2000, "dropped:left-room");
+  EXPECT_FALSE(check_delivery(still_there.run).passed);
+}
+
+TEST(GiftsChecks, PlayOrderIsPerRoom) {
+  Builder b = clean();
+  b.op("viewer-1", "connect", "user=9 room=r2 gw=gw-1 lastSeq=0", 6 * kS, 6 * kS + 1000, Outcome::kOk, "seq=0");
+  b.op("viewer-1", "deliver", "msg=m7 room=r2 sender=1 gift=g1 count=1 seq=1 ts=7000", 7 * kS, 7 * kS, Outcome::kOk,
+       "played");
+  EXPECT_TRUE(check_play_order(b.run).passed);
+  b.deliver("viewer-1", "m8", 1, 1, 8 * kS, 8 * kS);  // room r1 seq 1 after r1 seq 1 played
+  EXPECT_FALSE(check_play_order(b.run).passed);
+}
+
 TEST(GiftsChecks, LockCatchesACountWriteAfterTheLeaseRanOut) {
   Builder b = clean();
   auto cmd = [&](const std::string& client, int64_t ms, int depth, std::vector<std::string> argv) {
