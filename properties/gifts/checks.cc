@@ -319,6 +319,34 @@ bool unobservable(const GiftsRun& run, const fl::props::FaultBudget& budget, con
   return true;
 }
 
+// The room had no joined viewer at some instant of [from, to] (viewers switch rooms, 003:L193):
+// a batch pushed then reached nobody, so what was pushed is not observable. A viewer is in the
+// room of a successful connect from its completion to its next connect's invocation.
+bool room_unwatched(const GiftsRun& run, const std::string& room, int64_t from_us, int64_t to_us) {
+  std::vector<std::pair<int64_t, int64_t>> watched;
+  for (const auto& [viewer, ops] : viewer_ops(run)) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const HistoryOp* c = ops[i];
+      if (c->op != "connect" || c->outcome != Outcome::kOk || parse_args(c->args)["room"] != room) continue;
+      int64_t until = run.end_us;
+      for (size_t j = i + 1; j < ops.size(); ++j) {
+        if (ops[j]->op == "connect") {
+          until = ops[j]->invoke_us;
+          break;
+        }
+      }
+      watched.push_back({c->complete_us, until});
+    }
+  }
+  std::sort(watched.begin(), watched.end());
+  int64_t covered = from_us;
+  for (const auto& [a, b] : watched) {
+    if (a > covered) break;
+    covered = std::max(covered, b);
+  }
+  return covered < to_us;
+}
+
 // Gifts an allowed cause may have removed: late enough for the 10 s expiry, or written while a
 // Redis restart could lose the combo state.
 std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
@@ -327,7 +355,9 @@ std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vect
   for (const model::ChargedGift& g : gifts) {
     const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
     const bool late = model::expiry_may_drop(g, run.params.expiry_ms * 1000, run.params.window_ms * 1000);
-    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g) || unobservable(run, budget, g)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+    const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;
+    const bool unwatched = g.commit_us >= 0 && room_unwatched(run, g.order.room, born, horizon);
+    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g) || unobservable(run, budget, g) || unwatched) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
   }
   return out;
 }
