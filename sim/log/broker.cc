@@ -125,20 +125,10 @@ int64_t Broker::append(const TopicPartition& tp, std::string key, std::string va
 
 ProduceReply Broker::produce_half(const ProduceRequest& r, const std::string& producer_group, int64_t now_us) {
   tick(now_us);
-  ProduceReply reply;
-  const int32_t n = partition_count(r.topic);
-  if (n < 0) {
-    reply.status = LogStatus::kUnknownTopic;
-    return reply;
-  }
-  const int32_t partition = r.partition >= 0 ? r.partition : partition_for_key(r.key, n);
-  if (partition >= n) {
-    reply.status = LogStatus::kInvalidArgument;
-    return reply;
-  }
-  reply.partition = partition;
+  ProduceReply reply = route(r);
+  if (reply.status != LogStatus::kOk) return reply;
   reply.half_id = next_half_id_++;
-  halves_[reply.half_id] = Half{TopicPartition{r.topic, partition}, r.key, r.value, producer_group, now_us_, 0};
+  halves_[reply.half_id] = Half{TopicPartition{r.topic, reply.partition}, r.key, r.value, producer_group, now_us_, 0};
   ++stats_.halves;
   return reply;
 }
@@ -265,8 +255,7 @@ void Broker::record_sequence(const ProduceRequest& r, const TopicPartition& tp, 
   while (ss.recent.size() > kDedupWindow) ss.recent.pop_front();
 }
 
-ProduceReply Broker::produce(const ProduceRequest& r, int64_t now_us) {
-  tick(now_us);
+ProduceReply Broker::route(const ProduceRequest& r) const {
   ProduceReply reply;
   const int32_t n = partition_count(r.topic);
   if (n < 0) {
@@ -274,10 +263,14 @@ ProduceReply Broker::produce(const ProduceRequest& r, int64_t now_us) {
     return reply;
   }
   reply.partition = r.partition < 0 ? partition_for_key(r.key, n) : r.partition;
-  if (reply.partition >= n) {
-    reply.status = LogStatus::kInvalidArgument;
-    return reply;
-  }
+  if (reply.partition >= n) reply.status = LogStatus::kInvalidArgument;
+  return reply;
+}
+
+ProduceReply Broker::produce(const ProduceRequest& r, int64_t now_us) {
+  tick(now_us);
+  ProduceReply reply = route(r);
+  if (reply.status != LogStatus::kOk) return reply;
   const TopicPartition tp{r.topic, reply.partition};
   Transaction* txn = nullptr;
   if (r.transactional) {

@@ -314,6 +314,8 @@ class Broker {
   void expire_transactions();
   void apply_retention();
   void scan_halves();
+  // The partition a produce request goes to (kUnknownTopic / kInvalidArgument otherwise).
+  ProduceReply route(const ProduceRequest& r) const;
   std::string pick_checker(const std::string& producer_group);
   void rebalance(Group& group);
   void compute_target(Group& group);
