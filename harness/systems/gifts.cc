@@ -50,6 +50,14 @@ int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
   return fallback;
 }
 
+std::string param_text(const Scenario& s, const std::string& key, const std::string& fallback) {
+  auto it = s.params.find(key);
+  return it != s.params.end() ? it->second : fallback;
+}
+
+// Scenario option consistency: outbox (003:L214-223, default) or txmsg (003:L225-231).
+bool txmsg(const Scenario& s) { return param_text(s, "consistency", "outbox") == "txmsg"; }
+
 struct Shared {
   std::shared_ptr<const ScriptRegistry> scripts = gifts::gifts_scripts();
   std::shared_ptr<sim::redis::Server> redis;
@@ -199,20 +207,27 @@ class GiftsSystem final : public SystemUnderTest {
             {"long_retry_percent", "retries delayed past the 10 s dedup TTL", "0"},
             {"client_timeout_ms", "sender -> gift service timeout", "1000"},
             {"viewer_reconnects_per_min", "voluntary viewer reconnects", "0"},
+            {"viewer_switches_per_min", "viewer room switches (003:L193)", "0"},
             {"client_link_drop_percent", "gateway -> viewer message loss", "0"},
             {"client_link_reorder_percent", "gateway -> viewer reordering", "0"},
             {"t_gap_ms", "GIFT-9's bound on a stalled message", "5000"},
             {"redis_timeout_ms", "Redis client timeout", "300"},
-            {"sql_timeout_ms", "DB client timeout", "500"}};
+            {"sql_timeout_ms", "DB client timeout", "500"},
+            {"consistency", "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)", "outbox"},
+            {"lock", "combo lock: redisson (RLock, 003:L114-118) or lua (the hand-written script, 003:L147-152)",
+             "redisson"}};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
-    return {{"dedup TTL (003:L54)", 10'000'000},
+    std::vector<CriticalDuration> out = {{"dedup TTL (003:L54)", 10'000'000},
             {"combo lock lease (003:L118)", 3'000'000},
             {"combo lock wait (003:L118)", 100'000},
             {"message expiry (003:L200)", 10'000'000},
             {"push dedup TTL (003:L93)", 60'000'000},
             {"combo window (003:L105)", 3'000'000},
             {"T_gap", param(s, "t_gap_ms", 5000) * 1000}};
+    // RocketMQ checks a half back once it is older than transactionTimeout (6 s).
+    if (txmsg(s)) out.push_back({"half message check timeout", 6'000'000});
+    return out;
   }
   const std::vector<FixInfo>& fixes() const override { return gifts::gifts_fixes(); }
   // A gift charged at the end of the workload needs: the outbox poller (1 s), a redelivery after
@@ -241,7 +256,7 @@ void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, cons
   sh.vfs = db_disk.vfs;
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh.db_file;
-  so.schema = gifts::schema_statements();
+  so.schema = gifts::schema_statements(txmsg(s));
   const int64_t balance = param(s, "initial_balance", 100000);
   for (int64_t u : users) {
     so.schema.push_back("INSERT OR IGNORE INTO wallet(user_id, balance) VALUES (" + std::to_string(u) + ", " +
@@ -249,7 +264,11 @@ void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, cons
   }
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
-  sh.broker = std::make_shared<sim::log::BrokerServer>();
+  sim::log::BrokerConfig bc;
+  // RocketMQ's transactionTimeOut (6 s) and transactionCheckMax (15) as they default; its 60 s
+  // check interval shortened to 2 s so that check-backs happen within a run (docs/systems/gifts.md).
+  bc.half_check_interval_us = 2'000'000;
+  sh.broker = std::make_shared<sim::log::BrokerServer>(bc);
   sh.broker->broker().create_topic(kTopic, sim::log::TopicConfig{.partitions = 4});
   world.start(world.add_process(world.add_node("log"), "log", sh.broker->boot_fn()));
 }
@@ -268,6 +287,8 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   build_stores(world, s, *sh, users);
   run->params.initial_balance = param(s, "initial_balance", 100000);
   run->params.t_gap_ms = param(s, "t_gap_ms", 5000);
+  run->params.txmsg = txmsg(s);
+  const bool lua_lock = param_text(s, "lock", "redisson") == "lua";
 
   // Services start 10 ms after the stores, clients later (1 s for senders).
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
@@ -275,6 +296,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     const std::string name = "gift-" + std::to_string(i);
     gifts::ChargeOptions o;
     o.fixes = sh->fixes;
+    o.txmsg = run->params.txmsg;
     later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return gift_main(p, sh, o); }), 10'000);
     run->replicas.push_back(name);
   }
@@ -282,6 +304,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     const std::string name = "push-" + std::to_string(i);
     gifts::PushOptions o;
     o.fixes = sh->fixes;
+    o.lua_lock = lua_lock;
     later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return push_main(p, sh, o); }), 10'000);
     run->workers.push_back(name);
   }
@@ -308,6 +331,8 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
       o.first_gateway = static_cast<size_t>(viewer) % run->gateways.size();
       o.player.fixes = sh->fixes;
       o.reconnects_per_min = static_cast<double>(param(s, "viewer_reconnects_per_min", 0));
+      o.switches_per_min = static_cast<double>(param(s, "viewer_switches_per_min", 0));
+      for (int64_t q = 1; q <= param(s, "rooms", 2); ++q) o.rooms.push_back("room_" + std::to_string(q));
       o.stop_reconnects_at_us = end_us;
       o.start_delay_us = 100'000;
       const uint32_t node = world.add_node(name);

@@ -32,7 +32,14 @@ Task<void> GiftService::run(Rpc& rpc) {
     if (r == nullptr) co_return make_message(reply(SendReply::Status::kError));
     co_return make_message(co_await send(*r));
   });
-  co_await poll_outbox();
+  if (!options_.txmsg) {
+    co_await poll_outbox();
+    co_return;
+  }
+  rpc.on_message(check_service(), [this](MessagePtr m) {
+    if (const HalfCheck* c = message_as<HalfCheck>(m)) rt_.spawn("check-back", check_back(*c));
+  });
+  co_await keep_checker_registered();
 }
 
 Task<SendReply> GiftService::send(SendGift request) {
@@ -55,6 +62,10 @@ Task<SendReply> GiftService::charge(const SendGift& request, int64_t seq) {
   const int64_t now_ms = rt_.clock().now_ms();
   GiftMsg msg{"gift_" + request.request_id + "_" + std::to_string(now_ms), request.room, request.user, request.gift,
               request.count, now_ms, seq};
+  // 003:L35 "msgId 全局唯一": two attempts of one request in the same millisecond (a retry and a
+  // tap served together after a pause) would share gift_<requestId>_<ms>; a half message is
+  // resolved by its msgId, so txmsg adds a random suffix.
+  if (options_.txmsg) msg.msg_id += "_" + std::to_string(rt_.random_u64() % 1'000'000'000);
   const int64_t amount = request.count * options_.price;
   // 003:L66-68 as SQLite writes it; GF-ORDER-INSERT-ONCE: a plain INSERT, so a conflict refuses
   // the whole transaction instead of letting the debit and the outbox row run again.
@@ -69,6 +80,7 @@ Task<SendReply> GiftService::charge(const SendGift& request, int64_t seq) {
                              amount, msg.msg_id, now_ms));
   tx.push_back(SqlStatement("UPDATE wallet SET balance = balance - ? WHERE user_id = ? AND balance >= ?",
                             {amount, request.user, amount}, SqlExpect::kChanged));
+  if (options_.txmsg) co_return co_await charge_txmsg(request, std::move(msg), std::move(tx));
   // 003:L220: the outbox row in the same transaction.
   tx.push_back(sql_statement("INSERT INTO outbox_message (msg_id, payload, status, created_at) VALUES (?, ?, "
                              "'PENDING', ?)",
@@ -86,6 +98,64 @@ Task<SendReply> GiftService::charge(const SendGift& request, int64_t seq) {
     if (o.ok() && order_id_of(o.last()) != 0) co_return reply(SendReply::Status::kOk, order_id_of(o.last()));
   }
   co_return reply(SendReply::Status::kError);
+}
+
+// 003:L227-231: half message, local transaction, then commit or roll back the half.
+Task<SendReply> GiftService::charge_txmsg(const SendGift& request, GiftMsg msg, std::vector<SqlStatement> tx) {
+  // sendMessageInTransaction (003:L229): the half first; a failed send runs no local transaction.
+  ProduceResult half = co_await producer_->produce_half(options_.topic, msg.room, msg.encode(), options_.producer_group);
+  if (!half.ok()) co_return reply(SendReply::Status::kError);
+  if (options_.fixes.has(GiftFix::kTxmsgCheckFence)) {
+    // The local transaction claims its msg_id; a check-back that fenced it first makes it fail.
+    tx.push_back(sql_statement("INSERT INTO gift_tx (msg_id, state) VALUES (?, 'COMMIT')", msg.msg_id));
+  }
+  const size_t select_at = tx.size();
+  tx.push_back(select_order(request));
+  SqlResult r = co_await sql_.transaction(std::move(tx));
+  if (r.ok()) {
+    co_await producer_->end_half(half.half_id, HalfResolution::kCommit);  // 003:L227
+    co_return reply(SendReply::Status::kOk, order_id_of(r.sets[select_at]));
+  }
+  if (!r.certainly_not_applied()) co_return reply(SendReply::Status::kError);  // UNKNOWN: the check-back decides
+  co_await producer_->end_half(half.half_id, HalfResolution::kRollback);  // 003:L231
+  if (r.status == SqlStatus::kConditionFailed) co_return reply(SendReply::Status::kInsufficient);
+  if (r.constraint() && r.failed_index == 0) {
+    SqlResult o = co_await sql_.execute(select_order(request));
+    if (o.ok() && order_id_of(o.last()) != 0) co_return reply(SendReply::Status::kOk, order_id_of(o.last()));
+  }
+  co_return reply(SendReply::Status::kError);
+}
+
+std::string GiftService::check_service() const { return std::string(rt_.process_name()) + ".txcheck"; }
+
+// RocketMQ producers heartbeat their group to the broker, which checks back through them.
+Task<void> GiftService::keep_checker_registered() {
+  for (;;) {
+    co_await producer_->register_checker(options_.producer_group, check_service());
+    co_await rt_.clock().sleep_us(options_.poll_interval_us);
+  }
+}
+
+// checkLocalTransaction: spec reads the order (docs/systems/gifts.md); GF-TXMSG-CHECK-FENCE first
+// writes a ROLLBACK row unless the local transaction wrote its COMMIT row, and answers that state.
+Task<void> GiftService::check_back(HalfCheck check) {
+  std::optional<GiftMsg> m = GiftMsg::decode(check.value);
+  if (!m) co_return;
+  HalfResolution answer = HalfResolution::kUnknown;
+  if (options_.fixes.has(GiftFix::kTxmsgCheckFence)) {
+    std::vector<SqlStatement> tx;
+    tx.push_back(sql_statement("INSERT INTO gift_tx (msg_id, state) VALUES (?, 'ROLLBACK') ON CONFLICT(msg_id) DO NOTHING",
+                               m->msg_id));
+    tx.push_back(sql_statement("SELECT state FROM gift_tx WHERE msg_id = ?", m->msg_id));
+    SqlResult r = co_await sql_.transaction(std::move(tx));
+    if (r.ok() && !r.sets[1].rows.empty() && !r.sets[1].rows.front().empty()) {
+      answer = r.sets[1].rows.front()[0].as_text() == "COMMIT" ? HalfResolution::kCommit : HalfResolution::kRollback;
+    }
+  } else {
+    SqlResult r = co_await sql_.execute(sql_statement("SELECT id FROM gift_order WHERE msg_id = ?", m->msg_id));
+    if (r.ok()) answer = order_id_of(r.last()) != 0 ? HalfResolution::kCommit : HalfResolution::kRollback;
+  }
+  co_await producer_->end_half(check.half_id, answer);
 }
 
 // 003:L17: the business service writes the message to the log; the row becomes SENT once stored.

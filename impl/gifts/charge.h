@@ -4,8 +4,16 @@
 //
 // spec follows the seed as written (docs/systems/gifts.md): the Redis dedup answers 重复请求, the
 // order insert is the upsert of 003:L66-68, the seq is assigned here (INCR before the transaction).
-// hardened departs only through the named fixes GF-ORDER-INSERT-ONCE, GF-DEDUP-DEFERS-TO-DB and
-// GF-PUSH-SEQ (impl/gifts/fixes.h).
+// hardened departs only through the named fixes GF-ORDER-INSERT-ONCE, GF-DEDUP-DEFERS-TO-DB,
+// GF-PUSH-SEQ and GF-TXMSG-CHECK-FENCE (impl/gifts/fixes.h).
+//
+// With `txmsg` (scenario option consistency: txmsg) the second scheme of 003:L225-231 replaces the
+// outbox: a half message (invisible) is produced first, the local transaction (order + debit)
+// runs, and the half is committed or rolled back after it (003:L227 "本地事务提交后再 commit 半消息",
+// L231 "如果本地事务回滚，半消息自动删除"); an indeterminate local transaction leaves it UNKNOWN. The
+// broker checks back a half it never heard about; spec's checkLocalTransaction answers from the DB
+// as written nowhere in the seed but most naturally: COMMIT when the order row exists, ROLLBACK
+// when it does not, UNKNOWN when the DB cannot be read.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +36,8 @@ struct ChargeOptions {
   int64_t dedup_ttl_s = 10;                // 003:L54
   int64_t poll_interval_us = 1'000'000;    // outbox poller
   std::string topic = "gift_topic";        // 003:L165
+  bool txmsg = false;                      // 003:L225-231 instead of the outbox (003:L214-223)
+  std::string producer_group = "gift";     // RocketMQ's producer group of the gift services
 };
 
 class GiftService {
@@ -41,6 +51,10 @@ class GiftService {
   Task<SendReply> charge(const SendGift& request, int64_t seq);
   Task<void> publish(std::string msg_id, std::string room, std::string payload);
   Task<void> poll_outbox();
+  Task<SendReply> charge_txmsg(const SendGift& request, GiftMsg msg, std::vector<SqlStatement> tx);
+  Task<void> keep_checker_registered();
+  Task<void> check_back(HalfCheck check);
+  std::string check_service() const;
 
   Runtime& rt_;
   Redis& redis_;

@@ -38,6 +38,7 @@ struct ViewerState {
   ViewerOptions options;
   Player player;
   size_t gateway = 0;
+  std::string room = options.room;  // the room joined (changes with a room switch)
 };
 
 std::string service_of(const ViewerState& v) { return std::string(v.rt.process_name()) + ".push"; }
@@ -48,10 +49,10 @@ Task<void> connect(ViewerState& v) {
     const std::string gw = v.options.gateways[v.gateway % v.options.gateways.size()];
     const int64_t last = v.player.last_seq();
     const uint64_t op = v.history.invoke(v.rt.process_name(), "connect",
-                                         "user=" + std::to_string(v.options.user) + " room=" + v.options.room +
+                                         "user=" + std::to_string(v.options.user) + " room=" + v.room +
                                              " gw=" + gw + " lastSeq=" + std::to_string(last));
     RpcResult r = co_await v.rpc.call(gw + ".join",
-                                      make_message(JoinRoom{v.options.user, v.options.room, service_of(v), last}),
+                                      make_message(JoinRoom{v.options.user, v.room, service_of(v), last}),
                                       v.options.rpc_timeout_us);
     const JoinReply* j = r.ok() ? message_as<JoinReply>(r.reply) : nullptr;
     if (j != nullptr && j->ok) {
@@ -65,6 +66,16 @@ Task<void> connect(ViewerState& v) {
   }
 }
 
+// 003:L193: leave the room and join another; the client keeps nothing of the room it left.
+Task<void> switch_room(ViewerState& v, const std::string& gw) {
+  v.rpc.send(gw + ".leave", make_message(Ping{v.options.user, v.room}));
+  const auto& rooms = v.options.rooms;
+  const size_t at = static_cast<size_t>(std::find(rooms.begin(), rooms.end(), v.room) - rooms.begin());
+  v.room = rooms[(at + 1 + v.rt.random_u64() % (rooms.size() - 1)) % rooms.size()];
+  v.player.reset();
+  co_await connect(v);
+}
+
 }  // namespace
 
 Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions options) {
@@ -74,6 +85,10 @@ Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions op
     const ClientPush* p = message_as<ClientPush>(m);
     if (p == nullptr) return;
     const uint64_t op = v->history.invoke(v->rt.process_name(), "deliver", deliver_args(p->msg));
+    if (p->msg.room != v->room) {  // still in flight when the viewer switched rooms (003:L193)
+      v->history.complete(op, Outcome::kFail, "dropped:left-room");
+      return;
+    }
     v->player.receive(p->msg, op, v->rt.clock().now_us());
   });
   if (v->options.player.fixes.has(GiftFix::kGapTimeout)) {
@@ -92,13 +107,20 @@ Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions op
     const std::string gw = v->options.gateways[v->gateway % v->options.gateways.size()];
     const bool voluntary = rt.clock().now_us() < v->options.stop_reconnects_at_us &&
                            static_cast<double>(rt.random_u64() % 1'000'000) < p_reconnect * 1e6;
+    if (v->options.switches_per_min > 0 && rt.clock().now_us() < v->options.stop_reconnects_at_us &&
+        v->options.rooms.size() > 1 &&
+        static_cast<double>(rt.random_u64() % 1'000'000) < v->options.switches_per_min * 1e6 *
+                                                                static_cast<double>(v->options.ping_interval_us) / 60e6) {
+      co_await switch_room(*v, gw);
+      continue;
+    }
     if (voluntary) {
-      rpc.send(gw + ".leave", make_message(Ping{v->options.user, v->options.room}));
+      rpc.send(gw + ".leave", make_message(Ping{v->options.user, v->room}));
       ++v->gateway;
       co_await connect(*v);
       continue;
     }
-    RpcResult r = co_await rpc.call(gw + ".ping", make_message(Ping{v->options.user, v->options.room}),
+    RpcResult r = co_await rpc.call(gw + ".ping", make_message(Ping{v->options.user, v->room}),
                                     v->options.rpc_timeout_us);
     const PingReply* pr = r.ok() ? message_as<PingReply>(r.reply) : nullptr;
     if (pr == nullptr || !pr->known) {

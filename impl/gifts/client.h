@@ -2,7 +2,8 @@
 //
 // Viewer (003:L78-86, L173-189, L206): joins a room through a gateway, pings it every second,
 // reconnects (to the next gateway, reporting lastSeq) when the ping fails or at random, and plays
-// pushed messages through a Player. History: op `connect` (args `user= room= gw= lastSeq=`,
+// pushed messages through a Player; it may switch rooms (leave, join another, Player reset; a
+// message of a room it left is completed `dropped:left-room`). History: op `connect` (args `user= room= gw= lastSeq=`,
 // result `seq=C`), op `deliver` per received message (args `msg= room= sender= gift= count= seq=
 // ts=`), invoked on receipt and completed `played` (ok) or `dropped:<reason>` (fail) when the
 // Player decides; a message still buffered at the end stays open.
@@ -37,6 +38,10 @@ struct ViewerOptions {
   double reconnects_per_min = 0;       // voluntary reconnects
   int64_t start_delay_us = 0;
   int64_t stop_reconnects_at_us = 0;   // no voluntary reconnects after (local time)
+  // Room switching (003:L193): leave the room, join another of `rooms` (same gateway); the
+  // Player starts over. Also stops at stop_reconnects_at_us.
+  std::vector<std::string> rooms;
+  double switches_per_min = 0;
 };
 
 Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions options);

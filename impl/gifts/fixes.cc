@@ -36,6 +36,11 @@ const std::vector<FixInfo>& gifts_fixes() {
        {"GIFT-10"},
        "the gateway applies the 10 s expiry again when it forwards, so a message delayed after the push "
        "server's check (a slow push-to-gateway link) never reaches a client old"},
+      {"GF-TXMSG-CHECK-FENCE", "003:L227-231",
+       {"GIFT-4", "GIFT-5"},
+       "transactional messages: the check-back answers ROLLBACK only after fencing the local transaction "
+       "(a gift_tx row the charge transaction must insert), so a charge still in flight when the broker "
+       "checks back cannot commit after its half message was rolled back"},
   };
   return kFixes;
 }

@@ -19,6 +19,7 @@ enum class GiftFix : uint8_t {
   kGapTimeout,          // GF-GAP-TIMEOUT
   kReconnectKeepSeq,    // GF-RECONNECT-KEEP-SEQ
   kExpiryAtGateway,     // GF-EXPIRY-AT-GATEWAY
+  kTxmsgCheckFence,     // GF-TXMSG-CHECK-FENCE
 };
 using GiftFixes = FixSet<GiftFix>;
 

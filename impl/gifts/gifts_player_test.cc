@@ -33,6 +33,21 @@ TEST(GiftsPlayer, PlaysInOrderAndReordersFromTheBuffer) {
   EXPECT_EQ(h.player.last_seq(), 2);
 }
 
+// 003:L193: a room switch drops what the old room left buffered and forgets its history.
+TEST(GiftsPlayer, ResetDropsTheBufferAndStartsWithoutHistory) {
+  Harness h;
+  h.player.on_join(0);
+  h.receive(1, 1, "a");
+  h.receive(2, 3, "c");  // buffered behind seq 2
+  h.player.reset();
+  EXPECT_EQ(h.outcome[2], "dropped:left-room");
+  EXPECT_FALSE(h.player.has_history());
+  EXPECT_EQ(h.player.last_seq(), 0);
+  h.player.on_join(40);  // the new room's current seq
+  h.receive(3, 41, "a");  // same msgId in the new room plays: playedMsgIds was reset
+  EXPECT_EQ(h.outcome[3], "played");
+}
+
 TEST(GiftsPlayer, DropsDuplicatesByMsgIdAndBySeq) {
   Harness h;
   h.player.on_join(0);

@@ -13,6 +13,14 @@ void Player::on_join(int64_t current_seq) {
   drain();
 }
 
+void Player::reset() {
+  for (const auto& [seq, e] : buffer_) sink_(e.token, "dropped:left-room");
+  buffer_.clear();
+  played_order_.clear();
+  played_set_.clear();
+  expected_seq_ = 0;
+}
+
 void Player::receive(const GiftMsg& msg, uint64_t token, int64_t now_us) {
   if (played(msg.msg_id)) {  // 003:L80-82
     sink_(token, "dropped:played-msg-id");

@@ -19,6 +19,7 @@ std::string window_key(const GiftMsg& m) {
 }
 
 bool failed(const RedisReply& r) { return r.is_transport_error() || r.is_error(); }
+bool is_one_reply(const RedisReply& r) { return r.kind == RedisReply::Kind::kInteger && r.integer == 1; }
 
 }  // namespace
 
@@ -96,6 +97,14 @@ Task<bool> PushService::combo_with_lock(const GiftMsg& msg) {
 Task<bool> PushService::try_lock(const std::string& key) {
   const int64_t deadline_us = rt_.clock().now_us() + options_.lock_wait_ms * 1000;
   for (;;) {
+    if (options_.lua_lock) {
+      // 003:L147-152: 1 = taken (SET ... PX lease), 0 = held by someone.
+      RedisReply r = co_await redis_.script(kSeedLockScript, {key}, {owner(), std::to_string(options_.lease_ms)});
+      if (is_one_reply(r)) co_return true;
+      if (failed(r) || rt_.clock().now_us() >= deadline_us) co_return false;
+      co_await rt_.clock().sleep_us(std::min<int64_t>(20'000, deadline_us - rt_.clock().now_us()));
+      continue;
+    }
     RedisReply r = co_await redis_.script(kLockScript, {key}, {std::to_string(options_.lease_ms), owner()});
     if (r.kind == RedisReply::Kind::kNil) co_return true;
     if (failed(r) || rt_.clock().now_us() >= deadline_us) co_return false;
@@ -104,6 +113,10 @@ Task<bool> PushService::try_lock(const std::string& key) {
 }
 
 Task<bool> PushService::unlock(const std::string& key) {
+  if (options_.lua_lock) {
+    co_await redis_.script(kSeedUnlockScript, {key}, {owner()});  // a 0 (not the owner) throws nothing
+    co_return true;
+  }
   RedisReply r = co_await redis_.script(kUnlockScript, {key}, {owner()});
   co_return r.kind == RedisReply::Kind::kInteger;  // nil: IllegalMonitorStateException
 }

@@ -7,6 +7,7 @@
 // 3 s lease, so no watchdog; unlock() in finally throws IllegalMonitorStateException when this
 // instance does not hold the lock). A handling that throws is redelivered (re-run, up to
 // `handling_attempts` times, as Spring Kafka's DefaultErrorHandler does), then skipped.
+// With lua_lock, the lock is the hand-written script of 003:L147-152 instead.
 // hardened: GF-COMBO-ATOMIC (scripted windows + sweeper), GF-PUSH-DEDUP-AFTER-SEND, GF-PUSH-SEQ.
 #pragma once
 
@@ -36,6 +37,10 @@ struct PushOptions {
   int64_t session_timeout_us = 6'000'000;
   int64_t sweep_interval_us = 200'000;  // GF-COMBO-ATOMIC
   int64_t ready_lease_ms = 2000;        // GF-COMBO-ATOMIC: a claimed batch returns after this
+  // Scenario option lock: lua: the hand-written lock of 003:L147-152 (SET NX PX in a script,
+  // compare-and-delete on release) instead of Redisson's RLock. Its release has no exception to
+  // throw: a failed compare-and-delete is ignored, so nothing is redelivered for it.
+  bool lua_lock = false;
 };
 
 class PushService {

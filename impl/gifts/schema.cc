@@ -2,8 +2,8 @@
 
 namespace fl::gifts {
 
-std::vector<std::string> schema_statements() {
-  return {
+std::vector<std::string> schema_statements(bool txmsg) {
+  std::vector<std::string> out = {
       "CREATE TABLE IF NOT EXISTS wallet (user_id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)",
       // 003:L64: "唯一索引" on (userId, requestId)
       "CREATE TABLE IF NOT EXISTS gift_order (id INTEGER PRIMARY KEY AUTOINCREMENT, user_id INTEGER NOT NULL, "
@@ -14,6 +14,8 @@ std::vector<std::string> schema_statements() {
       "CREATE TABLE IF NOT EXISTS outbox_message (id INTEGER PRIMARY KEY AUTOINCREMENT, msg_id TEXT NOT NULL, "
       "payload TEXT NOT NULL, status TEXT NOT NULL, created_at INTEGER NOT NULL)",
   };
+  if (txmsg) out.push_back("CREATE TABLE IF NOT EXISTS gift_tx (msg_id TEXT PRIMARY KEY, state TEXT NOT NULL)");
+  return out;
 }
 
 std::string dedup_key(const std::string& request_id) { return "gift:dedup:" + request_id; }

@@ -7,7 +7,9 @@
 
 namespace fl::gifts {
 
-std::vector<std::string> schema_statements();
+// `txmsg`: the transactional-message scheme (003:L225-231) adds gift_tx, the local transaction's
+// state row that GF-TXMSG-CHECK-FENCE's check-back fences against.
+std::vector<std::string> schema_statements(bool txmsg = false);
 
 // Redis keys of the seed (003:L53, L92, L113, L120) and the room keys this build chose
 // (docs/systems/gifts.md).

@@ -46,6 +46,37 @@ RedisReply unlock(ScriptCalls& redis, const Args& keys, const Args& args) {
   return RedisReply::integer_of(1);
 }
 
+// 003:L147-152 as written: KEYS lock; ARGV owner lease_ms.
+const char* kSeedLockLua = R"(if redis.call("exists", KEYS[1]) == 0 then
+    redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2])
+    return 1
+else
+    return 0
+end
+)";
+
+RedisReply seed_lock(ScriptCalls& redis, const Args& keys, const Args& args) {
+  if (keys.size() != 1 || args.size() != 2) return RedisReply::error("ERR gift_lua_lock: wrong arity");
+  if (is_one(redis.call({"EXISTS", keys[0]}))) return RedisReply::integer_of(0);
+  redis.call({"SET", keys[0], args[0], "PX", args[1]});
+  return RedisReply::integer_of(1);
+}
+
+// The owner check the seed asks for on release (003:L154): compare-and-delete.
+const char* kSeedUnlockLua = R"(if redis.call("get", KEYS[1]) == ARGV[1] then
+    return redis.call("del", KEYS[1])
+else
+    return 0
+end
+)";
+
+RedisReply seed_unlock(ScriptCalls& redis, const Args& keys, const Args& args) {
+  if (keys.size() != 1 || args.size() != 1) return RedisReply::error("ERR gift_lua_unlock: wrong arity");
+  RedisReply held = redis.call({"GET", keys[0]});
+  if (held.kind != RedisReply::Kind::kBulk || held.str != args[0]) return RedisReply::integer_of(0);
+  return redis.call({"DEL", keys[0]});
+}
+
 // Shared Lua: move a window to the ready set (KEYS[ready], KEYS[due] passed in).
 const char* kMoveLua = R"(local function move(win, ready, due)
   local f = {}
@@ -163,6 +194,8 @@ std::shared_ptr<const ScriptRegistry> gifts_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{kLockScript, kLockLua, lock});
   registry->add(RedisScript{kUnlockScript, kUnlockLua, unlock});
+  registry->add(RedisScript{kSeedLockScript, kSeedLockLua, seed_lock});
+  registry->add(RedisScript{kSeedUnlockScript, kSeedUnlockLua, seed_unlock});
   registry->add(RedisScript{kBatchAddScript, batch_add_lua(), batch_add});
   registry->add(RedisScript{kBatchCloseScript, batch_close_lua(), batch_close});
   registry->add(RedisScript{kReadyClaimScript, kClaimLua, ready_claim});

@@ -6,6 +6,11 @@
 //                   the holder's PTTL.
 //   redisson_unlock KEYS lock; ARGV owner. nil when `owner` does not hold it (the client throws
 //                   IllegalMonitorStateException), else 0 (still re-entered) or 1 (released).
+// spec with the scenario option lock: lua (003:L143-154, the hand-written script):
+//   gift_lua_lock    KEYS lock; ARGV owner lease_ms. 003:L147-152 verbatim: 1 when it SET the key
+//                    (value owner, PX lease), 0 when the key exists. No renewal.
+//   gift_lua_unlock  KEYS lock; ARGV owner. Compare-and-delete (the owner check of 003:L154):
+//                    1 when it deleted the owner's key, 0 otherwise.
 // hardened (GF-COMBO-ATOMIC):
 //   gift_batch_add   KEYS window member open ready due; ARGV msgId count now_ms window_ms threshold
 //                    room sender gift. 0 when msgId was already counted (redelivery), else adds it
@@ -26,6 +31,8 @@ namespace fl::gifts {
 
 inline constexpr const char* kLockScript = "redisson_lock";
 inline constexpr const char* kUnlockScript = "redisson_unlock";
+inline constexpr const char* kSeedLockScript = "gift_lua_lock";
+inline constexpr const char* kSeedUnlockScript = "gift_lua_unlock";
 inline constexpr const char* kBatchAddScript = "gift_batch_add";
 inline constexpr const char* kBatchCloseScript = "gift_batch_close";
 inline constexpr const char* kReadyClaimScript = "gift_ready_claim";

@@ -26,4 +26,17 @@ std::string LogRecord::describe() const {
          " value=" + value;
 }
 
+const char* half_resolution_name(HalfResolution r) {
+  switch (r) {
+    case HalfResolution::kCommit: return "COMMIT";
+    case HalfResolution::kRollback: return "ROLLBACK";
+    case HalfResolution::kUnknown: return "UNKNOWN";
+  }
+  return "?";
+}
+
+std::string HalfCheck::describe() const {
+  return "half-check id=" + std::to_string(half_id) + " " + topic + " key=" + key + " check=" + std::to_string(check);
+}
+
 }  // namespace fl

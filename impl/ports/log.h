@@ -33,6 +33,16 @@
 //   the commit (read_committed). The broker also aborts a transaction open longer than its
 //   transaction timeout and bumps the epoch, fencing a producer that was only paused (KIP-588).
 //   commit_transaction() may return kIndeterminate (the commit happened or not).
+// - Half messages (RocketMQ's transactional messages, a second scheme next to Kafka's
+//   transactions): produce_half() stores a message the broker keeps invisible until end_half()
+//   commits it (appended to its partition then, offsets assigned at commit) or rolls it back
+//   (deleted). A half nobody resolved is checked back: once it is older than the broker's check
+//   timeout (RocketMQ's transactionTimeout), the broker's periodic check (transactionCheckInterval)
+//   sends a HalfCheck one-way message to a check service registered by a producer of the half's
+//   producer group (register_checker(), RocketMQ's producer heartbeat), which answers with
+//   end_half(COMMIT | ROLLBACK | UNKNOWN). A half checked transactionCheckMax times without an
+//   answer is discarded. end_half() of a half no longer held (resolved or discarded) returns
+//   kNotInTransaction. Both calls may return kIndeterminate.
 //
 // Consumer contract
 // - join() makes this consumer a member of `group`, subscribed to `topics`; it returns the
@@ -124,6 +134,7 @@ struct ProduceResult {
   int32_t partition = -1;
   int64_t offset = -1;     // -1 when unknown (acks=none, transactional before commit, error)
   bool duplicate = false;  // the broker recognised a retried send and returned the first offset
+  int64_t half_id = -1;    // produce_half: the broker's id of the half message
   bool ok() const { return status == LogStatus::kOk; }
   bool indeterminate() const { return status == LogStatus::kIndeterminate; }
 };
@@ -161,6 +172,18 @@ struct TxnOffsets {  // consumer offsets committed atomically with a transaction
   OffsetMap offsets;
 };
 
+// How a producer resolves a half message (RocketMQ's LocalTransactionState).
+enum class HalfResolution : uint8_t { kCommit, kRollback, kUnknown };
+const char* half_resolution_name(HalfResolution r);
+
+// The broker's check-back of an unresolved half message (checkLocalTransaction's argument).
+struct HalfCheck {
+  int64_t half_id = -1;
+  std::string topic, key, value;
+  int32_t check = 0;  // 1 for the first check-back
+  std::string describe() const;
+};
+
 class LogProducer {
  public:
   virtual ~LogProducer() = default;
@@ -171,6 +194,22 @@ class LogProducer {
   virtual Task<LogStatus> begin_transaction() = 0;
   virtual Task<LogStatus> commit_transaction(TxnOffsets offsets = {}) = 0;
   virtual Task<LogStatus> abort_transaction() = 0;
+  // Half messages (see the header); a producer that does not support them answers kInvalidArgument.
+  virtual Task<ProduceResult> produce_half(std::string topic, std::string key, std::string value,
+                                           std::string producer_group) {
+    (void)topic, (void)key, (void)value, (void)producer_group;
+    co_return ProduceResult{LogStatus::kInvalidArgument};
+  }
+  virtual Task<LogStatus> end_half(int64_t half_id, HalfResolution resolution) {
+    (void)half_id, (void)resolution;
+    co_return LogStatus::kInvalidArgument;
+  }
+  // Registers (and keeps alive: call it periodically) `check_service` as a receiver of the
+  // check-backs of `producer_group`'s half messages.
+  virtual Task<LogStatus> register_checker(std::string producer_group, std::string check_service) {
+    (void)producer_group, (void)check_service;
+    co_return LogStatus::kInvalidArgument;
+  }
   virtual int64_t producer_id() const = 0;  // -1 before init()
   virtual int32_t epoch() const = 0;        // -1 before init()
 };

@@ -179,8 +179,48 @@ Verdict check_outcome(const GiftsRun& run) {
   return v;
 }
 
+namespace {
+
+// The msgId of a log record's value (`msgId|roomId|...`, impl's GiftMsg encoding of 003:L25-33).
+std::string record_msg_id(const LogRecordObs& r) { return r.value.substr(0, r.value.find('|')); }
+
+// GIFT-4 under transactional messages (003:L225-231): the message table is the log itself. Each
+// committed order's message reaches the log exactly once, and no message reaches it without its
+// order (a half message whose local transaction rolled back is deleted, 003:L231).
+Verdict check_txmsg(const GiftsRun& run) {
+  Verdict v = make("gift-outbox", {"GIFT-4"},
+                   "transactional messages: each gift_order's msg_id is in the log exactly once, and each log "
+                   "record's msg_id belongs to an order");
+  if (db_unreadable(run, v)) return v;
+  std::map<std::string, int> records;
+  for (const LogRecordObs& r : run.log) ++records[record_msg_id(r)];
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  // A fault still active at the end (a long pause of every gift service) can hold a half unresolved.
+  const std::optional<std::string> lingering = budget.explain(run.charge_path, run.end_us - 1000, run.end_us);
+  std::set<std::string> order_msgs;
+  for (const model::Order& o : run.orders) {
+    order_msgs.insert(o.msg_id);
+    ++v.checks;
+    const int n = records[o.msg_id];
+    if (n == 0 && lingering) {
+      v.exempt("order " + std::to_string(o.id) + "'s half message unresolved while a fault lasts past the end: " +
+               *lingering);
+    } else if (n != 1) {
+      fail(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(n) + " log records");
+    }
+  }
+  for (const auto& [msg_id, n] : records) {
+    ++v.checks;
+    if (!order_msgs.count(msg_id)) fail(v, "log record " + msg_id + " has no order (its charge never committed)");
+  }
+  return v;
+}
+
+}  // namespace
+
 // GIFT-4: order <-> outbox one to one; every outbox row SENT at the end.
 Verdict check_outbox(const GiftsRun& run) {
+  if (run.params.txmsg) return check_txmsg(run);
   Verdict v = make("gift-outbox", {"GIFT-4"},
                    "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
                    "order, and every row is SENT at the end");
@@ -279,6 +319,34 @@ bool unobservable(const GiftsRun& run, const fl::props::FaultBudget& budget, con
   return true;
 }
 
+// The room had no joined viewer at some instant of [from, to] (viewers switch rooms, 003:L193):
+// a batch pushed then reached nobody, so what was pushed is not observable. A viewer is in the
+// room of a successful connect from its completion to its next connect's invocation.
+bool room_unwatched(const GiftsRun& run, const std::string& room, int64_t from_us, int64_t to_us) {
+  std::vector<std::pair<int64_t, int64_t>> watched;
+  for (const auto& [viewer, ops] : viewer_ops(run)) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const HistoryOp* c = ops[i];
+      if (c->op != "connect" || c->outcome != Outcome::kOk || parse_args(c->args)["room"] != room) continue;
+      int64_t until = run.end_us;
+      for (size_t j = i + 1; j < ops.size(); ++j) {
+        if (ops[j]->op == "connect") {
+          until = ops[j]->invoke_us;
+          break;
+        }
+      }
+      watched.push_back({c->complete_us, until});
+    }
+  }
+  std::sort(watched.begin(), watched.end());
+  int64_t covered = from_us;
+  for (const auto& [a, b] : watched) {
+    if (a > covered) break;
+    covered = std::max(covered, b);
+  }
+  return covered < to_us;
+}
+
 // Gifts an allowed cause may have removed: late enough for the 10 s expiry, or written while a
 // Redis restart could lose the combo state.
 std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
@@ -287,7 +355,9 @@ std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vect
   for (const model::ChargedGift& g : gifts) {
     const int64_t horizon = g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
     const bool late = model::expiry_may_drop(g, run.params.expiry_ms * 1000, run.params.window_ms * 1000);
-    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g) || unobservable(run, budget, g)) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
+    const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;
+    const bool unwatched = g.commit_us >= 0 && room_unwatched(run, g.order.room, born, horizon);
+    if (late || clock_skewed(run, g, horizon) || delayed(run, budget, g) || unobservable(run, budget, g) || unwatched) out[model::GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;
   }
   return out;
 }
@@ -332,6 +402,15 @@ int64_t first_send_us(const GiftsRun& run) {
 
 namespace {
 
+// The room of the viewer's last successful connect invoked at or before t_us ("" if none).
+std::string joined_room_at(const std::vector<const HistoryOp*>& ops, int64_t t_us) {
+  std::string room;
+  for (const HistoryOp* o : ops) {
+    if (o->op == "connect" && o->invoke_us <= t_us && o->outcome == Outcome::kOk) room = parse_args(o->args)["room"];
+  }
+  return room;
+}
+
 // Every msgId a viewer received is played by it at least once: a dropped copy is fine only when
 // another copy played. A gap skipped after a fault on the push path may drop a late copy.
 void check_received_played(const GiftsRun& run, const std::string& viewer, const std::vector<const HistoryOp*>& ops,
@@ -351,6 +430,8 @@ void check_received_played(const GiftsRun& run, const std::string& viewer, const
   v.checks += static_cast<int64_t>(received.size());  // one assertion per received msgId
   for (const auto& [id, o] : unplayed) {
     if (played.count(id)) continue;
+    // A room switch (003:L193) drops what the viewer still held or received of the room it left.
+    if (o->result == "dropped:left-room" && joined_room_at(ops, o->complete_us) != parse_args(o->args)["room"]) continue;
     std::vector<std::string> places = run.services;
     places.push_back(viewer);
     const int64_t from = o->invoke_us - (run.params.expiry_ms + run.params.window_ms) * 1000;
@@ -511,6 +592,8 @@ Verdict check_lock(const GiftsRun& run) {
     // Lock keys: Redisson's hash (HINCRBY owner 1 + PEXPIRE lease) or a plain SET NX PX / DEL.
     if (cmd == "HINCRBY" && c.argv.size() >= 4 && c.argv[3] == "1") {
       held[key] = Holding{c.client, INT64_MAX, c.incarnation};  // no TTL until its PEXPIRE
+    } else if (cmd == "SET" && c.argv.size() >= 5 && c.argv[3] == "PX") {
+      held[key] = Holding{c.client, c.node_ms + std::stoll(c.argv[4]), c.incarnation};  // 003:L148
     } else if (cmd == "PEXPIRE" && c.argv.size() >= 3) {
       auto h = held.find(key);
       if (h != held.end()) h->second.until_ms = c.node_ms + std::stoll(c.argv[2]);
@@ -562,10 +645,16 @@ Verdict check_play_order(const GiftsRun& run) {
       if (a->complete_us != b->complete_us) return a->complete_us < b->complete_us;
       return arg_int(parse_args(a->args), "seq") < arg_int(parse_args(b->args), "seq");
     });
-    for (size_t i = 1; i < plays.size(); ++i) {
+    // seq is per room (003:L173): a viewer that switched rooms is judged per room.
+    std::map<std::string, const HistoryOp*> previous;  // room -> last play
+    for (const HistoryOp* o : plays) {
+      const std::string room = parse_args(o->args)["room"];
+      const HistoryOp* before = previous[room];
+      previous[room] = o;
+      if (before == nullptr) continue;
       ++v.checks;
-      if (arg_int(parse_args(plays[i]->args), "seq") <= arg_int(parse_args(plays[i - 1]->args), "seq")) {
-        fail(v, viewer + " played out of order: " + describe(*plays[i - 1]) + " then " + describe(*plays[i]));
+      if (arg_int(parse_args(o->args), "seq") <= arg_int(parse_args(before->args), "seq")) {
+        fail(v, viewer + " played out of order: " + describe(*before) + " then " + describe(*o));
       }
     }
   }

@@ -115,6 +115,23 @@ TEST(GiftsChecks, OutboxCatchesOrphanAndPendingRows) {
   EXPECT_FALSE(check_outbox(pending.run).passed);
 }
 
+// Transactional messages (003:L225-231): no outbox table; the log is judged instead.
+TEST(GiftsChecks, TxmsgOutboxCatchesAChargeWithoutItsMessageAndAMessageWithoutItsCharge) {
+  Builder ok = clean();
+  ok.run.params.txmsg = true;
+  ok.run.outbox.clear();
+  EXPECT_TRUE(check_outbox(ok.run).passed);
+  Builder lost = ok;  // the check-back rolled the half back, then the local transaction committed
+  lost.run.log.erase(lost.run.log.begin());
+  EXPECT_FALSE(check_outbox(lost.run).passed);
+  Builder orphan = ok;  // a half committed although its local transaction never did
+  orphan.run.log.push_back(LogRecordObs{"r1", "m9|r1|1|g1|1|0|0", 9 * kS});
+  EXPECT_FALSE(check_outbox(orphan.run).passed);
+  Builder twice = ok;
+  twice.run.log.push_back(twice.run.log.front());
+  EXPECT_FALSE(check_outbox(twice.run).passed);
+}
+
 TEST(GiftsChecks, DeliveryCatchesALostAndADoubledGift) {
   Builder lost = clean();
   lost.run.history.pop_back();  // the batch never played
@@ -132,6 +149,27 @@ TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
   EXPECT_FALSE(check_delivery(b.run).passed);
 }
 
+// A room switch (003:L193) excuses a drop of the room left, not of the room joined.
+TEST(GiftsChecks, DeliveryExcusesLeftRoomDropsOnlyAfterTheSwitch) {
+  Builder switched = clean();
+  switched.op("viewer-1", "connect", "user=9 room=r2 gw=gw-1 lastSeq=0", 6 * kS, 6 * kS + 1000, Outcome::kOk, "seq=0");
+  switched.deliver("viewer-1", "m9", 2, 1, 6 * kS + 2000, 6 * kS + 2000, "dropped:left-room");
+  EXPECT_TRUE(check_delivery(switched.run).passed);
+  Builder still_there = clean();
+  still_there.deliver("viewer-1", "m9", 2, 1, 6 * kS + 2000, 6 * kS + 2000, "dropped:left-room");
+  EXPECT_FALSE(check_delivery(still_there.run).passed);
+}
+
+TEST(GiftsChecks, PlayOrderIsPerRoom) {
+  Builder b = clean();
+  b.op("viewer-1", "connect", "user=9 room=r2 gw=gw-1 lastSeq=0", 6 * kS, 6 * kS + 1000, Outcome::kOk, "seq=0");
+  b.op("viewer-1", "deliver", "msg=m7 room=r2 sender=1 gift=g1 count=1 seq=1 ts=7000", 7 * kS, 7 * kS, Outcome::kOk,
+       "played");
+  EXPECT_TRUE(check_play_order(b.run).passed);
+  b.deliver("viewer-1", "m8", 1, 1, 8 * kS, 8 * kS);  // room r1 seq 1 after r1 seq 1 played
+  EXPECT_FALSE(check_play_order(b.run).passed);
+}
+
 TEST(GiftsChecks, LockCatchesACountWriteAfterTheLeaseRanOut) {
   Builder b = clean();
   auto cmd = [&](const std::string& client, int64_t ms, int depth, std::vector<std::string> argv) {
@@ -142,6 +180,22 @@ TEST(GiftsChecks, LockCatchesACountWriteAfterTheLeaseRanOut) {
   cmd("push-1", 1001, 0, {"INCRBY", "gift:batch:count:r1:1:g1", "1"});
   EXPECT_TRUE(check_lock(b.run).passed);
   cmd("push-1", 4500, 0, {"DEL", "gift:batch:count:r1:1:g1"});  // paused past the 3 s lease
+  EXPECT_FALSE(check_lock(b.run).passed);
+}
+
+// The hand-written lock of 003:L147-152: SET key owner PX lease inside the script.
+TEST(GiftsChecks, LockCatchesACountWriteAfterTheLuaLockLeaseRanOut) {
+  Builder b = clean();
+  auto cmd = [&](const std::string& client, int64_t ms, int depth, std::vector<std::string> argv) {
+    b.run.redis.push_back(RedisCommand{ms * 1000, ms, client, 1, depth, std::move(argv)});
+  };
+  cmd("push-1", 1000, 1, {"SET", "gift:batch:r1:1:g1", "push-1:1:consumer", "PX", "3000"});
+  cmd("push-1", 1001, 0, {"INCRBY", "gift:batch:count:r1:1:g1", "1"});
+  EXPECT_TRUE(check_lock(b.run).passed);
+  cmd("push-2", 4100, 1, {"SET", "gift:batch:r1:1:g1", "push-2:1:consumer", "PX", "3000"});
+  cmd("push-2", 4101, 0, {"INCRBY", "gift:batch:count:r1:1:g1", "1"});
+  EXPECT_TRUE(check_lock(b.run).passed);
+  cmd("push-1", 4500, 0, {"DEL", "gift:batch:count:r1:1:g1"});  // push-1 paused past its lease
   EXPECT_FALSE(check_lock(b.run).passed);
 }
 

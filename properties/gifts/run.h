@@ -64,6 +64,7 @@ struct GiftsParams {
   int64_t expiry_ms = 10'000;   // 003:L200
   int64_t t_gap_ms = 5000;      // GIFT-9's bound (scenario param)
   int64_t slack_ms = 1000;      // network and timer slack on top of the seed's durations
+  bool txmsg = false;           // scenario option consistency: txmsg (003:L225-231, no outbox table)
 };
 
 struct GiftsRun {

@@ -23,6 +23,10 @@ void Broker::tick(int64_t now_us) {
   evict_expired();
   expire_transactions();
   apply_retention();
+  if (config_.half_check_interval_us > 0 && now_us_ - last_half_scan_us_ >= config_.half_check_interval_us) {
+    last_half_scan_us_ = now_us_;
+    scan_halves();
+  }
   if (config_.broken_ack_before_sync && now_us_ - last_sync_us_ >= config_.sync_interval_us) {
     for (auto& [name, topic] : topics_)
       for (auto& p : topic.partitions) p.synced_end = p.end();
@@ -51,6 +55,8 @@ void Broker::restart(int64_t now_us) {
     group.rebalancing = false;
   }
   for (auto& [id, txn] : transactions_) abort_transaction(txn);
+  checkers_.clear();  // producers re-register; halves are durable
+  due_checks_.clear();
   tick(now_us);
 }
 
@@ -115,6 +121,79 @@ int64_t Broker::append(const TopicPartition& tp, std::string key, std::string va
   return offset;
 }
 
+// ---------------------------------------------------------------- half messages
+
+ProduceReply Broker::produce_half(const ProduceRequest& r, const std::string& producer_group, int64_t now_us) {
+  tick(now_us);
+  ProduceReply reply = route(r);
+  if (reply.status != LogStatus::kOk) return reply;
+  reply.half_id = next_half_id_++;
+  halves_[reply.half_id] = Half{TopicPartition{r.topic, reply.partition}, r.key, r.value, producer_group, now_us_, 0};
+  ++stats_.halves;
+  return reply;
+}
+
+LogStatus Broker::end_half(int64_t half_id, fl::HalfResolution resolution, int64_t now_us) {
+  tick(now_us);
+  auto it = halves_.find(half_id);
+  if (it == halves_.end()) return LogStatus::kNotInTransaction;
+  if (resolution == fl::HalfResolution::kUnknown) return LogStatus::kOk;
+  if (resolution == fl::HalfResolution::kCommit) {
+    append(it->second.tp, std::move(it->second.key), std::move(it->second.value));
+    ++stats_.halves_committed;
+  } else {
+    ++stats_.halves_rolled_back;
+  }
+  halves_.erase(it);
+  return LogStatus::kOk;
+}
+
+void Broker::register_checker(const std::string& producer_group, const std::string& service, int64_t now_us) {
+  tick(now_us);
+  checkers_[producer_group].services[service] = now_us_;
+}
+
+std::vector<HalfCheckDue> Broker::take_half_checks() {
+  std::vector<HalfCheckDue> out;
+  out.swap(due_checks_);
+  return out;
+}
+
+std::string Broker::pick_checker(const std::string& producer_group) {
+  auto it = checkers_.find(producer_group);
+  if (it == checkers_.end()) return "";
+  std::vector<std::string> live;
+  for (const auto& [service, heard_us] : it->second.services) {
+    if (now_us_ - heard_us <= config_.checker_expiry_us) live.push_back(service);
+  }
+  if (live.empty()) return "";
+  return live[it->second.cursor++ % live.size()];
+}
+
+// RocketMQ's TransactionalMessageCheckService: halves past the timeout are checked back, up to
+// half_check_max times, then discarded.
+void Broker::scan_halves() {
+  for (auto it = halves_.begin(); it != halves_.end();) {
+    Half& h = it->second;
+    if (now_us_ - h.born_us < config_.half_check_timeout_us) {
+      ++it;
+      continue;
+    }
+    if (h.checks >= config_.half_check_max) {
+      ++stats_.halves_discarded;
+      it = halves_.erase(it);
+      continue;
+    }
+    ++h.checks;
+    ++stats_.half_checks;
+    const std::string service = pick_checker(h.producer_group);
+    if (!service.empty()) {
+      due_checks_.push_back(HalfCheckDue{service, fl::HalfCheck{it->first, h.tp.topic, h.key, h.value, h.checks}});
+    }
+    ++it;
+  }
+}
+
 // ---------------------------------------------------------------- producing
 
 InitProducerReply Broker::init_producer(const std::string& transactional_id, int64_t now_us) {
@@ -176,8 +255,7 @@ void Broker::record_sequence(const ProduceRequest& r, const TopicPartition& tp, 
   while (ss.recent.size() > kDedupWindow) ss.recent.pop_front();
 }
 
-ProduceReply Broker::produce(const ProduceRequest& r, int64_t now_us) {
-  tick(now_us);
+ProduceReply Broker::route(const ProduceRequest& r) const {
   ProduceReply reply;
   const int32_t n = partition_count(r.topic);
   if (n < 0) {
@@ -185,10 +263,14 @@ ProduceReply Broker::produce(const ProduceRequest& r, int64_t now_us) {
     return reply;
   }
   reply.partition = r.partition < 0 ? partition_for_key(r.key, n) : r.partition;
-  if (reply.partition >= n) {
-    reply.status = LogStatus::kInvalidArgument;
-    return reply;
-  }
+  if (reply.partition >= n) reply.status = LogStatus::kInvalidArgument;
+  return reply;
+}
+
+ProduceReply Broker::produce(const ProduceRequest& r, int64_t now_us) {
+  tick(now_us);
+  ProduceReply reply = route(r);
+  if (reply.status != LogStatus::kOk) return reply;
   const TopicPartition tp{r.topic, reply.partition};
   Transaction* txn = nullptr;
   if (r.transactional) {

@@ -31,6 +31,16 @@
 //   until end_transaction(commit) appends them atomically (so consumers read committed data
 //   only; offsets are assigned at commit). A transaction open longer than
 //   transaction_timeout_us is aborted and its epoch bumped (KIP-588), fencing a paused producer.
+// - Half messages (RocketMQ's transactional messages): produce_half() stores a record invisibly
+//   (durable, like RocketMQ's RMQ_SYS_TRANS_HALF_TOPIC); end_half() commits it (appended, offset
+//   assigned then) or rolls it back (deleted); UNKNOWN leaves it. Every half_check_interval_us the
+//   broker scans the halves (transactionCheckInterval); one older than half_check_timeout_us
+//   (transactionTimeout) is checked back: its check count grows and a HalfCheck for a check service
+//   of its producer group is queued (take_half_checks(); the server sends them); a half already
+//   checked half_check_max times (transactionCheckMax) is discarded instead. Check services are
+//   registered by producers (register_checker, RocketMQ's producer heartbeat), volatile, and
+//   chosen round robin among those heard within checker_expiry_us (RocketMQ's 120 s channel
+//   expiry). A scan with no live check service still counts the check.
 // - Retention: records older than retention_us or beyond retention_bytes (oldest first) are
 //   deleted; the log start offset advances; a fetch below it starts at the log start
 //   (auto.offset.reset=earliest). Kafka deletes whole segments; we delete single records.
@@ -52,6 +62,7 @@
 
 namespace fl::sim::log {
 
+using fl::HalfResolution;
 using fl::LogRecord;
 using fl::LogStatus;
 using fl::OffsetMap;
@@ -77,6 +88,18 @@ struct BrokerConfig {
   bool broken_resume_at_end = false;        // newly owned partitions start at the log end,
                                             // not at the committed offset
   bool broken_fetch_reversed = false;       // a fetch returns its records newest first
+  // Half messages (RocketMQ broker defaults: transactionTimeOut 6 s, transactionCheckMax 15,
+  // transactionCheckInterval 60 s).
+  int64_t half_check_timeout_us = 6'000'000;
+  int64_t half_check_interval_us = 60'000'000;
+  int32_t half_check_max = 15;
+  int64_t checker_expiry_us = 120'000'000;
+};
+
+// A check-back the broker wants sent to `service` (a producer's check listener).
+struct HalfCheckDue {
+  std::string service;
+  fl::HalfCheck check;
 };
 
 inline constexpr size_t kDedupWindow = 5;  // Kafka keeps the last 5 batches per producer
@@ -99,6 +122,7 @@ struct ProduceReply {
   int32_t partition = -1;
   int64_t offset = -1;  // -1 for transactional (assigned at commit) and unknown duplicates
   bool duplicate = false;
+  int64_t half_id = -1;  // produce_half
 };
 
 struct InitProducerReply {
@@ -130,7 +154,8 @@ struct FetchReply {
 struct BrokerStats {
   uint64_t produced = 0, duplicates = 0, fenced = 0, fetched = 0, commits = 0,
            commits_rejected = 0, rebalances = 0, evictions = 0, txn_committed = 0,
-           txn_aborted = 0, retained_away = 0, restarts = 0;
+           txn_aborted = 0, retained_away = 0, restarts = 0, halves = 0, halves_committed = 0,
+           halves_rolled_back = 0, halves_discarded = 0, half_checks = 0;
 };
 
 class Broker {
@@ -172,6 +197,15 @@ class Broker {
   // returns kCommitFailed. Committing with no open transaction commits just the offsets.
   LogStatus end_transaction(const std::string& transactional_id, int64_t producer_id, int32_t epoch,
                             bool commit, const fl::TxnOffsets& offsets, int64_t now_us);
+
+  // ---- Half messages (see the header comment).
+  ProduceReply produce_half(const ProduceRequest& request, const std::string& producer_group, int64_t now_us);
+  // kNotInTransaction: no such half (already resolved, discarded or never stored).
+  LogStatus end_half(int64_t half_id, fl::HalfResolution resolution, int64_t now_us);
+  void register_checker(const std::string& producer_group, const std::string& service, int64_t now_us);
+  // The check-backs queued by the scans so far (and forgets them).
+  std::vector<HalfCheckDue> take_half_checks();
+  size_t open_halves() const { return halves_.size(); }
 
   // ---- Reading (committed data only). Up to max_records from `offset` (clamped to log start).
   FetchReply fetch(const TopicPartition& tp, int64_t offset, size_t max_records) const;
@@ -239,6 +273,16 @@ class Broker {
     int64_t started_us = 0;
     std::vector<PendingRecord> pending;
   };
+  struct Half {
+    TopicPartition tp;
+    std::string key, value, producer_group;
+    int64_t born_us = 0;
+    int32_t checks = 0;
+  };
+  struct Checker {
+    std::map<std::string, int64_t> services;  // service -> last heard
+    size_t cursor = 0;
+  };
   struct Member {
     std::string client_id;
     std::vector<std::string> topics;  // sorted
@@ -269,6 +313,10 @@ class Broker {
   void evict_expired();
   void expire_transactions();
   void apply_retention();
+  void scan_halves();
+  // The partition a produce request goes to (kUnknownTopic / kInvalidArgument otherwise).
+  ProduceReply route(const ProduceRequest& r) const;
+  std::string pick_checker(const std::string& producer_group);
   void rebalance(Group& group);
   void compute_target(Group& group);
   void sync_member(Group& group, const std::string& member_id, Member& member);
@@ -286,6 +334,11 @@ class Broker {
   std::map<std::string, Transaction> transactions_;
   std::map<std::string, Group> groups_;
   int64_t next_producer_id_ = 1000;
+  std::map<int64_t, Half> halves_;           // durable
+  int64_t next_half_id_ = 1;                 // durable
+  int64_t last_half_scan_us_ = 0;
+  std::map<std::string, Checker> checkers_;  // volatile
+  std::vector<HalfCheckDue> due_checks_;     // volatile
 };
 
 }  // namespace fl::sim::log

@@ -247,5 +247,78 @@ TEST(Broker, SessionTimeoutEvictsAndBumpsGeneration) {
   EXPECT_EQ(b.commit("g", a.member_id, gen, {{{"t", 0}, 0}}, kT0 + 1'502), LogStatus::kCommitFailed);
 }
 
+// ---- Half messages (RocketMQ transactional messages).
+
+size_t visible(const Broker& b, const TopicPartition& tp) { return b.fetch(tp, 0, 100).records.size(); }
+
+TEST(Broker, HalfMessageIsInvisibleUntilCommittedAndGoneWhenRolledBack) {
+  Broker b = make_broker({}, 1);
+  const TopicPartition tp{"t", 0};
+  ProduceReply h1 = b.produce_half(req("room", "a"), "g", kT0);
+  ProduceReply h2 = b.produce_half(req("room", "b"), "g", kT0);
+  ASSERT_EQ(h1.status, LogStatus::kOk);
+  EXPECT_NE(h1.half_id, h2.half_id);
+  EXPECT_EQ(visible(b, tp), 0u);
+  EXPECT_EQ(b.end_half(h1.half_id, HalfResolution::kUnknown, kT0), LogStatus::kOk);
+  EXPECT_EQ(visible(b, tp), 0u);
+  EXPECT_EQ(b.end_half(h1.half_id, HalfResolution::kCommit, kT0), LogStatus::kOk);
+  EXPECT_EQ(b.end_half(h2.half_id, HalfResolution::kRollback, kT0), LogStatus::kOk);
+  ASSERT_EQ(visible(b, tp), 1u);
+  EXPECT_EQ(b.fetch(tp, 0, 10).records[0].value, "a");
+  // Resolved: a second end (the producer's own after a check-back's) changes nothing.
+  EXPECT_EQ(b.end_half(h1.half_id, HalfResolution::kCommit, kT0), LogStatus::kNotInTransaction);
+  EXPECT_EQ(b.end_half(h2.half_id, HalfResolution::kCommit, kT0), LogStatus::kNotInTransaction);
+  EXPECT_EQ(visible(b, tp), 1u);
+}
+
+TEST(Broker, UnresolvedHalfIsCheckedBackAfterTheTimeoutThenDiscarded) {
+  BrokerConfig c;
+  c.half_check_timeout_us = 6'000'000;
+  c.half_check_interval_us = 1'000'000;
+  c.half_check_max = 3;
+  Broker b = make_broker(c, 1);
+  b.register_checker("g", "p1.check", kT0);
+  b.register_checker("g", "p2.check", kT0);
+  ProduceReply h = b.produce_half(req("room", "a"), "g", kT0);
+  for (int64_t t = kT0; t < kT0 + 6'000'000; t += 500'000) b.tick(t);
+  EXPECT_TRUE(b.take_half_checks().empty());  // younger than the timeout: not checked
+  std::vector<std::string> services;
+  for (int64_t t = kT0 + 6'000'000; t <= kT0 + 12'000'000; t += 500'000) {
+    b.tick(t);
+    for (const HalfCheckDue& d : b.take_half_checks()) {
+      EXPECT_EQ(d.check.half_id, h.half_id);
+      EXPECT_EQ(d.check.value, "a");
+      EXPECT_EQ(d.check.check, static_cast<int32_t>(services.size()) + 1);
+      services.push_back(d.service);
+    }
+  }
+  // Three checks, round robin over the live check services, then the half is discarded.
+  EXPECT_EQ(services, (std::vector<std::string>{"p1.check", "p2.check", "p1.check"}));
+  EXPECT_EQ(b.open_halves(), 0u);
+  EXPECT_EQ(b.stats().halves_discarded, 1u);
+  EXPECT_EQ(b.end_half(h.half_id, HalfResolution::kCommit, kT0 + 13'000'000), LogStatus::kNotInTransaction);
+  EXPECT_EQ(visible(b, TopicPartition{"t", 0}), 0u);
+}
+
+TEST(Broker, HalvesSurviveRestartButCheckersMustReRegister) {
+  BrokerConfig c;
+  c.half_check_interval_us = 1'000'000;
+  Broker b = make_broker(c, 1);
+  b.register_checker("g", "p1.check", kT0);
+  ProduceReply h = b.produce_half(req("room", "a"), "g", kT0);
+  b.restart(kT0 + 1'000'000);
+  EXPECT_EQ(b.open_halves(), 1u);
+  b.tick(kT0 + 7'000'000);
+  EXPECT_TRUE(b.take_half_checks().empty());  // nobody registered since the restart
+  b.register_checker("g", "p2.check", kT0 + 7'500'000);
+  b.tick(kT0 + 8'000'000);
+  std::vector<HalfCheckDue> due = b.take_half_checks();
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].service, "p2.check");
+  EXPECT_EQ(due[0].check.check, 2);  // the scan without a checker counted too
+  EXPECT_EQ(b.end_half(h.half_id, HalfResolution::kCommit, kT0 + 8'100'000), LogStatus::kOk);
+  EXPECT_EQ(visible(b, TopicPartition{"t", 0}), 1u);
+}
+
 }  // namespace
 }  // namespace fl::sim::log

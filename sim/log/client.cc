@@ -112,6 +112,44 @@ class Producer final : public fl::LogProducer {
   int64_t producer_id() const override { return producer_id_; }
   int32_t epoch() const override { return epoch_; }
 
+  // Half messages: one broker call each, no client-side retry (RocketMQ's sendMessageInTransaction
+  // fails the send; the check-back resolves a half whose end_half was lost).
+  Task<ProduceResult> produce_half(std::string topic, std::string key, std::string value,
+                                   std::string producer_group) override {
+    LogRequest r;
+    r.kind = LogRequest::Kind::kProduceHalf;
+    r.produce.topic = std::move(topic);
+    r.produce.key = std::move(key);
+    r.produce.value = std::move(value);
+    r.producer_group = std::move(producer_group);
+    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    ProduceResult result;
+    result.status = out.transport != LogStatus::kOk ? out.transport : out.reply.status;
+    if (result.status == LogStatus::kOk) {
+      result.partition = out.reply.produce.partition;
+      result.half_id = out.reply.produce.half_id;
+    }
+    co_return result;
+  }
+
+  Task<LogStatus> end_half(int64_t half_id, fl::HalfResolution resolution) override {
+    LogRequest r;
+    r.kind = LogRequest::Kind::kEndHalf;
+    r.half_id = half_id;
+    r.resolution = resolution;
+    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    co_return out.transport != LogStatus::kOk ? out.transport : out.reply.status;
+  }
+
+  Task<LogStatus> register_checker(std::string producer_group, std::string check_service) override {
+    LogRequest r;
+    r.kind = LogRequest::Kind::kRegisterChecker;
+    r.producer_group = std::move(producer_group);
+    r.check_service = std::move(check_service);
+    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    co_return out.transport != LogStatus::kOk ? out.transport : out.reply.status;
+  }
+
  private:
   Task<int32_t> partition_count(const std::string& topic, LogStatus* status) {
     auto it = partitions_.find(topic);

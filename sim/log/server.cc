@@ -26,6 +26,9 @@ const char* kind_name(LogRequest::Kind k) {
     case LogRequest::Kind::kHeartbeat: return "heartbeat";
     case LogRequest::Kind::kLeave: return "leave";
     case LogRequest::Kind::kCommit: return "commit";
+    case LogRequest::Kind::kProduceHalf: return "produce_half";
+    case LogRequest::Kind::kEndHalf: return "end_half";
+    case LogRequest::Kind::kRegisterChecker: return "register_checker";
   }
   return "?";
 }
@@ -49,12 +52,17 @@ std::string LogRequest::describe() const {
     case Kind::kCommit:
       return out + " " + group + " " + member_id + " gen=" + std::to_string(generation) + " " +
              describe_offsets(offsets);
+    case Kind::kProduceHalf: return out + " " + produce.topic + " key=" + produce.key + " group=" + producer_group;
+    case Kind::kEndHalf:
+      return out + " id=" + std::to_string(half_id) + " " + fl::half_resolution_name(resolution);
+    case Kind::kRegisterChecker: return out + " " + producer_group + " " + check_service;
     default: return out + " " + group + " " + member_id;
   }
 }
 
 std::string LogReply::describe() const {
   std::string out = log_status_name(status);
+  if (produce.half_id >= 0) out += " half=" + std::to_string(produce.half_id);
   if (produce.offset >= 0) out += " offset=" + std::to_string(produce.partition) + "@" + std::to_string(produce.offset);
   if (join.generation >= 0) out += " member=" + join.member_id + " gen=" + std::to_string(join.generation);
   if (poll.generation >= 0)
@@ -99,6 +107,16 @@ LogReply handle_log_request(Broker& b, const LogRequest& r, int64_t now_us) {
     case LogRequest::Kind::kCommit:
       reply.status = b.commit(r.group, r.member_id, r.generation, r.offsets, now_us);
       break;
+    case LogRequest::Kind::kProduceHalf:
+      reply.produce = b.produce_half(r.produce, r.producer_group, now_us);
+      reply.status = reply.produce.status;
+      break;
+    case LogRequest::Kind::kEndHalf:
+      reply.status = b.end_half(r.half_id, r.resolution, now_us);
+      break;
+    case LogRequest::Kind::kRegisterChecker:
+      b.register_checker(r.producer_group, r.check_service, now_us);
+      break;
   }
   return reply;
 }
@@ -134,6 +152,7 @@ Task<void> BrokerServer::boot(Process& p) {
   for (;;) {
     co_await p.clock().sleep_us(tick_interval_us_);
     broker_.tick(p.clock().now_us());
+    for (HalfCheckDue& due : broker_.take_half_checks()) p.rpc().send(due.service, make_message(std::move(due.check)));
   }
 }
 

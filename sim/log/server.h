@@ -4,7 +4,8 @@
 // incarnations. boot() (the process's BootFn) recovers the broker (Broker::restart: volatile
 // state dropped, acked = synced data kept) on every incarnation after the first, serves the
 // Rpc service (default "log") and runs a tick loop, so session timeouts, transaction timeouts
-// and retention happen even when no request arrives. The broker's clock is the local clock of
+// and retention happen even when no request arrives; after each tick it sends the queued half
+// message check-backs (one-way HalfCheck messages to the producers' check services). The broker's clock is the local clock of
 // the node it runs on (Broker ignores a clock that jumps backwards).
 //
 // LogRequest / LogReply are the messages; one flat struct each (the fields a kind does not use
@@ -22,11 +23,16 @@ namespace fl::sim::log {
 
 struct LogRequest {
   enum class Kind : uint8_t {
-    kMetadata, kInitProducer, kProduce, kEndTxn, kJoin, kPoll, kHeartbeat, kLeave, kCommit
+    kMetadata, kInitProducer, kProduce, kEndTxn, kJoin, kPoll, kHeartbeat, kLeave, kCommit,
+    kProduceHalf, kEndHalf, kRegisterChecker
   };
   Kind kind = Kind::kMetadata;
   std::string topic;                 // kMetadata
-  ProduceRequest produce;            // kProduce
+  ProduceRequest produce;            // kProduce, kProduceHalf
+  std::string producer_group;        // kProduceHalf, kRegisterChecker
+  std::string check_service;         // kRegisterChecker
+  int64_t half_id = -1;              // kEndHalf
+  fl::HalfResolution resolution = fl::HalfResolution::kUnknown;  // kEndHalf
   std::string transactional_id;      // kInitProducer, kEndTxn
   int64_t producer_id = -1;          // kEndTxn
   int32_t epoch = -1;                // kEndTxn
