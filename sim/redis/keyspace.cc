@@ -52,6 +52,8 @@ Entry& Keyspace::put(const std::string& key, Value value) {
   Entry& e = entries_[key];
   e.value = std::move(value);
   e.expire_at_ms.reset();
+  e.big_encoding = false;
+  e.lfu_counter = 5;
   return e;
 }
 
