@@ -418,14 +418,21 @@ std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, c
     else o.*(p.number) = *v;
     return std::nullopt;
   }
-  for (const auto& [fixed, v] : fixed_params(o)) {
-    if (name == fixed) {
-      return config_set_failed(name, "faultline: fixed in the simulated Redis (set it in the scenario's redis options)");
-    }
+  // Real parameters the model fixes or ignores get a clear error; names Redis does not know
+  // get Redis's own.
+  static const std::set<std::string> kNotModelled = {
+      "timeout", "tcp-keepalive", "notify-keyspace-events", "requirepass", "loglevel", "appendfsync",
+      "slowlog-log-slower-than", "slowlog-max-len", "lua-time-limit", "busy-reply-threshold", "maxclients",
+      "lazyfree-lazy-eviction", "activedefrag", "maxmemory-eviction-tenacity", "maxmemory-clients",
+      "client-output-buffer-limit", "latency-tracking", "list-max-listpack-size", "dir", "dbfilename"};
+  bool fixed = kNotModelled.count(name) > 0;
+  for (const auto& kv : fixed_params(o)) fixed |= kv.first == name;
+  if (fixed) {
+    return config_set_failed(name, "faultline: not modelled by the simulated Redis (it honours maxmemory, "
+                                   "maxmemory-policy, maxmemory-samples, lfu-log-factor, lfu-decay-time and the "
+                                   "encoding thresholds; persistence is set in the scenario)");
   }
-  return RedisReply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + name +
-                           "' (faultline models: maxmemory, maxmemory-policy, maxmemory-samples, lfu-log-factor, "
-                           "lfu-decay-time and the encoding thresholds)");
+  return RedisReply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
 }
 
 }  // namespace
