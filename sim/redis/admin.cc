@@ -67,6 +67,8 @@ RedisReply cmd_move(Ctx& c) {
   Entry& placed = dst.put(c.arg(1), std::move(moved.value));
   placed.big_encoding = moved.big_encoding;
   placed.access_ms = moved.access_ms;
+  placed.lfu_counter = moved.lfu_counter;
+  placed.lfu_minute = moved.lfu_minute;
   if (moved.expire_at_ms) dst.set_expire(c.arg(1), moved.expire_at_ms);
   return RedisReply::integer_of(1);
 }
@@ -624,6 +626,8 @@ RedisReply rename_generic(Ctx& c, bool nx) {
   Entry& placed = c.ks.put(c.arg(2), std::move(moved.value));
   placed.big_encoding = moved.big_encoding;
   placed.access_ms = moved.access_ms;
+  placed.lfu_counter = moved.lfu_counter;
+  placed.lfu_minute = moved.lfu_minute;
   if (moved.expire_at_ms) c.ks.set_expire(c.arg(2), moved.expire_at_ms);
   if (placed.type() == ValueType::kStream) c.signal(c.arg(2));
   return nx ? RedisReply::integer_of(1) : RedisReply::ok();

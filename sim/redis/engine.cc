@@ -176,6 +176,7 @@ Entry* Ctx::find(const std::string& key) {
   e->access_ms = now_ms;
   if (engine.options_.maxmemory_policy.find("lfu") != std::string::npos) {
     const int64_t minute = now_ms / 60'000;
+    if (e->lfu_minute == 0) e->lfu_minute = minute;  // a new object: its counter starts now
     const int64_t decay = engine.options_.lfu_decay_time;
     if (decay > 0 && minute > e->lfu_minute) {
       const int64_t periods = (minute - e->lfu_minute) / decay;
@@ -230,14 +231,18 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
   if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
   // A script's writes meet the same walls as a client's (scriptCall's deny-write and OOM checks).
   const Refusal r = engine.refusal_;
+  std::optional<RedisReply> refused;
   if (live() && (((r == Refusal::kReadonly) && (spec->flags & kWrite)) ||
                  ((r == Refusal::kOom) && (spec->flags & kDenyOom)))) {
     ++engine.stats_.refused;
-    return RedisReply::error(refusal_error(r));
+    refused = RedisReply::error(refusal_error(r));
+  } else if (live() && engine.options_.maxmemory > 0 && (spec->flags & kDenyOom) &&
+             engine.used_memory() > engine.options_.maxmemory) {
+    refused = RedisReply::error(refusal_error(Refusal::kOom));
   }
-  if (live() && engine.options_.maxmemory > 0 && (spec->flags & kDenyOom) &&
-      engine.used_memory() > engine.options_.maxmemory) {
-    return RedisReply::error(refusal_error(Refusal::kOom));
+  if (refused) {
+    engine.observe(args, *refused, now_ms, 1);  // the judges see the refused call too
+    return *refused;
   }
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
   RedisReply reply = spec->fn(nested);
@@ -347,10 +352,8 @@ void Engine::after_write(Ctx& ctx, uint32_t flags) {
   if (it == ctx.ks.entries().end()) return;
   Entry& e = const_cast<Entry&>(it->second);
   update_encoding(e, options_);
-  if (e.access_ms == 0) {
-    e.access_ms = ctx.now_ms;
-    e.lfu_minute = ctx.now_ms / 60'000;
-  }
+  if (e.access_ms == 0) e.access_ms = ctx.now_ms;
+  if (e.lfu_minute == 0) e.lfu_minute = ctx.now_ms / 60'000;
 }
 
 // processCommand's gates before a command runs or is queued, in Redis 7.0's order: memory

@@ -212,6 +212,8 @@ class Engine {
   int64_t used_memory() const;
   // Refuse commands as a loading / busy / demoted / full node does, until set back to kNone.
   void set_refusal(Refusal r) { refusal_ = r; }
+  // Reseeds the engine's generator (the simulated server uses the world's seed).
+  void seed_random(uint64_t seed) { rng_state_ = seed; }
   Refusal refusal() const { return refusal_; }
   // Evicts per the policy until used memory fits maxmemory; false when it cannot.
   bool perform_evictions(int64_t now_ms);
