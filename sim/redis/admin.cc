@@ -41,6 +41,19 @@ RedisReply err_client_name() {
   return RedisReply::error("ERR Client names cannot contain spaces, newlines or special characters.");
 }
 
+// Moves the live entry `key` of `from` to `to` as `new_key`, with its TTL and object metadata
+// (MOVE, RENAME keep the object: encoding, LRU/LFU data).
+void move_entry(Keyspace& from, const std::string& key, Entry& e, Keyspace& to, const std::string& new_key) {
+  Entry moved = std::move(e);
+  from.erase(key);
+  Entry& placed = to.put(new_key, std::move(moved.value));
+  placed.big_encoding = moved.big_encoding;
+  placed.access_ms = moved.access_ms;
+  placed.lfu_counter = moved.lfu_counter;
+  placed.lfu_minute = moved.lfu_minute;
+  if (moved.expire_at_ms) to.set_expire(new_key, moved.expire_at_ms);
+}
+
 }  // namespace
 
 // ---- Databases.
@@ -62,14 +75,7 @@ RedisReply cmd_move(Ctx& c) {
   if (!e) return RedisReply::integer_of(0);
   Keyspace& dst = c.dbs()[static_cast<size_t>(*db)];
   if (dst.find(c.arg(1), c.now_ms)) return RedisReply::integer_of(0);
-  Entry moved = std::move(*e);
-  c.ks.erase(c.arg(1));
-  Entry& placed = dst.put(c.arg(1), std::move(moved.value));
-  placed.big_encoding = moved.big_encoding;
-  placed.access_ms = moved.access_ms;
-  placed.lfu_counter = moved.lfu_counter;
-  placed.lfu_minute = moved.lfu_minute;
-  if (moved.expire_at_ms) dst.set_expire(c.arg(1), moved.expire_at_ms);
+  move_entry(c.ks, c.arg(1), *e, dst, c.arg(1));
   return RedisReply::integer_of(1);
 }
 
@@ -621,15 +627,8 @@ RedisReply rename_generic(Ctx& c, bool nx) {
     c.ks.erase(c.arg(2));
     e = c.find(c.arg(1));
   }
-  Entry moved = std::move(*e);
-  c.ks.erase(c.arg(1));
-  Entry& placed = c.ks.put(c.arg(2), std::move(moved.value));
-  placed.big_encoding = moved.big_encoding;
-  placed.access_ms = moved.access_ms;
-  placed.lfu_counter = moved.lfu_counter;
-  placed.lfu_minute = moved.lfu_minute;
-  if (moved.expire_at_ms) c.ks.set_expire(c.arg(2), moved.expire_at_ms);
-  if (placed.type() == ValueType::kStream) c.signal(c.arg(2));
+  move_entry(c.ks, c.arg(1), *e, c.ks, c.arg(2));
+  if (c.ks.entries().at(c.arg(2)).type() == ValueType::kStream) c.signal(c.arg(2));
   return nx ? RedisReply::integer_of(1) : RedisReply::ok();
 }
 
