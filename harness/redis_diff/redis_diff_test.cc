@@ -442,6 +442,23 @@ TEST_F(RedisDiff, DirectedFixedDifferences) {
   EXPECT_TRUE(r.equal) << r.report;
 }
 
+// KD2, fixed: a reader woken by an entry that MAXLEN 0 trims at once gets [[key, []]].
+TEST_F(RedisDiff, DirectedWokenReaderOfATrimmedEntry) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  Step blocked;
+  blocked.kind = Step::Kind::kBlockedRead;
+  blocked.client = 0;
+  blocked.argv = {"XREADGROUP", "GROUP", "g1", "c1", "BLOCK", "1000", "STREAMS", "x:a", ">"};
+  blocked.writer = 1;
+  blocked.writer_argv = {"XADD", "x:a", "MAXLEN", "0", "*", "f", "v"};
+  std::vector<Step> steps = {cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}), blocked,
+                             cmd(0, {"XPENDING", "x:a", "g1"}), cmd(0, {"XLEN", "x:a"})};
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+  EXPECT_TRUE(r.known_hits.empty()) << r.report;
+}
+
 // ---- The suite must be able to fail: a deliberately broken engine is caught.
 
 TEST_F(RedisDiff, CatchesABrokenEngine) {

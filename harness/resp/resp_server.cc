@@ -323,7 +323,6 @@ void RespServer::wake_blocked(const std::vector<std::string>& keys) {
     });
     if (!hit) continue;
     std::vector<std::string> argv = *c.blocked_argv;
-    c.session.blocked.reset();
     RedisReply reply = engine_.execute(c.session, argv, now_ms());
     if (c.session.blocked) continue;  // still nothing for it (another reader took the entries)
     c.blocked_argv.reset();

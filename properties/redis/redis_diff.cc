@@ -133,8 +133,7 @@ RedisReply EngineSide::finish(int client) {
       woken = std::find(wanted.keys.begin(), wanted.keys.end(), signal_log_[i]) != wanted.keys.end();
     }
     if (woken) {
-      s.blocked.reset();
-      p.reply = execute(client, p.argv);  // answers, or blocks again (another reader took it)
+      p.reply = execute(client, p.argv);  // `blocked` still set: the engine knows it was woken  // answers, or blocks again (another reader took it)
     }
     if (!woken || s.blocked) {
       s.blocked.reset();

@@ -319,6 +319,7 @@ Engine::~Engine() = default;
 
 RedisReply Engine::execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms) {
   ++stats_.commands;
+  session.woken = session.blocked.has_value();
   session.blocked.reset();
   if (argv.empty()) return RedisReply::error("ERR empty command");
   if (start_ms_ < 0) start_ms_ = now_ms;
@@ -330,6 +331,7 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   client->second.db = session.db;
   client->second.last_ms = now_ms;
   client->second.last_command = lower(argv[0]);
+  session.woken = false;
   observe(argv, reply, now_ms, 0);
   return reply;
 }

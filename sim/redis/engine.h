@@ -35,7 +35,10 @@
 // - Blocking: XREADGROUP ... BLOCK ms STREAMS k > that finds nothing sets session.blocked and
 //   returns nil-array as a placeholder. The caller parks the request and re-executes the same
 //   argv when one of blocked->keys appears in take_signaled_keys() (then it either answers or
-//   blocks again), or answers nil-array itself when blocked->timeout_ms of its clock has passed
+//   blocks again; leave session.blocked set when re-executing: a woken read whose stream moved
+//   past the group's last id but has nothing left to deliver (XADD ... MAXLEN 0 trimmed the entry)
+//   answers [[key, []]] as Redis's serveClientsBlockedOnStreamKey does), or answers nil-array
+//   itself when blocked->timeout_ms of its clock has passed
 //   (0 = no timeout). Inside MULTI and scripts nothing blocks.
 // - Pub/sub: SUBSCRIBE/UNSUBSCRIBE reply with an ARRAY of per-channel confirmations
 //   [["subscribe", ch, count], ...]; a RESP server writes each element as its own reply. PUBLISH
@@ -131,6 +134,9 @@ struct Session {
   std::vector<std::vector<std::string>> queued;
   std::set<std::string> channels;
   std::optional<BlockRequest> blocked;  // set by execute() when the command must wait
+  // During execute(): the session came in blocked, i.e. this is the re-execution of a parked
+  // XREADGROUP that a write to one of its keys woke (callers leave `blocked` set for it).
+  bool woken = false;
 };
 
 struct PubSubDelivery {
