@@ -442,6 +442,42 @@ TEST_F(RedisDiff, DirectedFixedDifferences) {
   EXPECT_TRUE(r.equal) << r.report;
 }
 
+// Options and errors of GETDEL, GETEX, SINTERCARD.
+TEST_F(RedisDiff, DirectedGetexGetdelSintercard) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps = {
+      cmd(0, {"SET", "s:a", "v"}),
+      cmd(0, {"GETEX", "s:a", "EX", "100"}),
+      cmd(0, {"TTL", "s:a"}),
+      cmd(0, {"GETEX", "s:a", "PERSIST"}),
+      cmd(0, {"TTL", "s:a"}),
+      cmd(0, {"GETEX", "s:a", "PERSIST", "EX", "1"}),
+      cmd(0, {"GETEX", "s:a", "EX", "0"}),
+      cmd(0, {"GETEX", "s:a", "EX", "x"}),
+      cmd(0, {"GETEX", "missing", "EX", "0"}),   // nil before the expire is validated
+      cmd(0, {"GETEX", "s:a", "NX"}),
+      cmd(0, {"GETEX", "s:a", "PXAT", "1"}),    // in the past: the value, then the key is gone
+      cmd(0, {"EXISTS", "s:a"}),
+      cmd(0, {"SET", "s:b", "w"}),
+      cmd(0, {"GETDEL", "s:b"}),
+      cmd(0, {"GETDEL", "s:b"}),
+      cmd(0, {"SADD", "set:a", "a", "b", "c"}),
+      cmd(0, {"SADD", "set:b", "b", "c", "d"}),
+      cmd(0, {"GETDEL", "set:a"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "set:b"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "set:b", "LIMIT", "1"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "set:b", "LIMIT", "-1"}),
+      cmd(0, {"SINTERCARD", "0", "set:a"}),
+      cmd(0, {"SINTERCARD", "3", "set:a", "set:b"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "missing"}),
+      cmd(0, {"SINTERCARD", "1", "s:a"}),
+      cmd(0, {"SINTERCARD", "1", "set:a", "FOO", "1"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
 // KD2, fixed: a reader woken by an entry that MAXLEN 0 trims at once gets [[key, []]].
 TEST_F(RedisDiff, DirectedWokenReaderOfATrimmedEntry) {
   HiredisSide real = real_side();

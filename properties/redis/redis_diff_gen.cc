@@ -60,8 +60,19 @@ Step command(Strings argv, int c = -1) {
 
 Step strings() {
   const std::string k = key_of(kStringKeys);
-  switch (*gen::inRange(0, 11)) {
+  switch (*gen::inRange(0, 13)) {
     case 0: return command({"GET", k});
+    case 11: return command({"GETDEL", k});
+    case 12: {
+      Strings a{"GETEX", k};
+      const int r = *gen::inRange(0, 6);
+      if (r == 0) append(a, {"EX", pick(kTtlSeconds)});
+      if (r == 1) append(a, {"PX", pick(kTtlMillis)});
+      if (r == 2) a.push_back("PERSIST");
+      if (r == 3) append(a, {"PERSIST", "EX", "10"});  // syntax error
+      if (r == 4) append(a, {"PXAT", "1"});           // in the past: deletes
+      return command(a);
+    }
     case 1: {
       Strings a{"SET", k, pick(kValues)};
       if (chance(30)) a.push_back(*gen::element<std::string>("NX", "XX"));
@@ -158,6 +169,11 @@ Step hashes() {
 
 Step sets() {
   const std::string k = key_of(kSetKeys);
+  if (chance(12)) {
+    Strings a{"SINTERCARD", *gen::element<std::string>("1", "2", "2", "0", "5"), k, key_of(kSetKeys)};
+    if (chance(40)) append(a, {"LIMIT", *gen::element<std::string>("0", "1", "-1", "x")});
+    return command(a);
+  }
   switch (*gen::inRange(0, 5)) {
     case 0: {
       Strings a{"SADD", k};

@@ -104,6 +104,8 @@ RedisReply cmd_incrby(Ctx& c);
 RedisReply cmd_decr(Ctx& c);
 RedisReply cmd_decrby(Ctx& c);
 RedisReply cmd_mget(Ctx& c);
+RedisReply cmd_getdel(Ctx& c);
+RedisReply cmd_getex(Ctx& c);
 // keys.cc
 RedisReply cmd_del(Ctx& c);
 RedisReply cmd_exists(Ctx& c);
@@ -131,6 +133,7 @@ RedisReply cmd_srem(Ctx& c);
 RedisReply cmd_sismember(Ctx& c);
 RedisReply cmd_smembers(Ctx& c);
 RedisReply cmd_scard(Ctx& c);
+RedisReply cmd_sintercard(Ctx& c);
 // zsets.cc
 RedisReply cmd_zadd(Ctx& c);
 RedisReply cmd_zincrby(Ctx& c);

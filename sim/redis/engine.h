@@ -19,7 +19,7 @@
 //   SETNAME|GETNAME|ID|INFO|LIST, INFO, CONFIG GET|SET|RESETSTAT|REWRITE, COMMAND
 //   COUNT|INFO|DOCS|LIST, FUNCTION FLUSH|LIST (LOAD refused: no functions), FCALL, DEBUG (an
 //   explicit error), OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ, RENAME RENAMENX RANDOMKEY SCAN
-//   HSCAN SSCAN ZSCAN EXPIRETIME PEXPIRETIME.
+//   HSCAN SSCAN ZSCAN EXPIRETIME PEXPIRETIME; GETDEL GETEX SINTERCARD.
 //   Anything else: "ERR unknown command '<name>', with args beginning with: ...".
 // - Memory: with maxmemory > 0 every command first evicts (eviction.cc: Redis 7.0's policies,
 //   its approximated LRU/LFU with a 16-entry pool fed by maxmemory-samples random keys per
