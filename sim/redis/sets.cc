@@ -63,9 +63,10 @@ RedisReply cmd_sintercard(Ctx& c) {
   int64_t limit = 0;
   for (size_t j = end; j < c.argc(); j += 2) {
     if (!iequals(c.arg(j), "limit") || j + 1 >= c.argc()) return err_syntax();
+    // getPositiveLongFromObjectOrReply: one message for "not a number" and "negative" (found by
+    // the differential suite).
     auto v = parse_int64(c.arg(j + 1));
-    if (!v) return err_not_integer();
-    if (*v < 0) return RedisReply::error("ERR LIMIT can't be negative");
+    if (!v || *v < 0) return RedisReply::error("ERR LIMIT can't be negative");
     limit = *v;
   }
   std::vector<const Set*> sets;
