@@ -233,12 +233,14 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
   if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
   // A script's writes meet the same walls as a client's (scriptCall's deny-write and OOM checks).
   const Refusal r = engine.refusal_;
+  // scriptVerifyOOM: a denyoom call is refused only while the script has not written yet (a
+  // script that started writing runs to the end, so it is never left half done by OOM).
   std::optional<RedisReply> refused;
-  if (live() && (((r == Refusal::kReadonly) && (spec->flags & kWrite)) ||
-                 ((r == Refusal::kOom) && (spec->flags & kDenyOom)))) {
+  const bool oom_applies = (spec->flags & kDenyOom) && !engine.script_dirty_;
+  if (live() && (((r == Refusal::kReadonly) && (spec->flags & kWrite)) || ((r == Refusal::kOom) && oom_applies))) {
     ++engine.stats_.refused;
     refused = RedisReply::error(refusal_error(r));
-  } else if (live() && engine.options_.maxmemory > 0 && (spec->flags & kDenyOom) &&
+  } else if (live() && engine.options_.maxmemory > 0 && oom_applies &&
              engine.used_memory() > engine.options_.maxmemory) {
     refused = RedisReply::error(refusal_error(Refusal::kOom));
   }
@@ -249,6 +251,7 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
   RedisReply reply = spec->fn(nested);
   if (!reply.is_error()) engine.after_write(nested, spec->flags);
+  if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;
   if (live()) engine.observe(args, reply, now_ms, 1);
   return reply;
 }
@@ -322,6 +325,7 @@ Engine::~Engine() = default;
 RedisReply Engine::execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms) {
   ++stats_.commands;
   session.woken = session.blocked.has_value();
+  script_dirty_ = false;
   session.blocked.reset();
   if (argv.empty()) return RedisReply::error("ERR empty command");
   if (start_ms_ < 0) start_ms_ = now_ms;
