@@ -597,3 +597,37 @@ TEST_F(EngineTest, RefusalsAnswerAsRedisAndLiftWhenCleared) {
 
 }  // namespace
 }  // namespace fl::sim::redis
+
+namespace fl::sim::redis {
+namespace {
+
+// scriptVerifyOOM: under OOM a script's first denyoom call is refused (the script has not
+// written yet); once it has written (a DEL), its later denyoom calls run, so no script is left
+// half done by OOM.
+TEST(EngineScriptTest, OomRefusesAScriptOnlyBeforeItsFirstWrite) {
+  auto reg = std::make_shared<ScriptRegistry>();
+  reg->add(RedisScript{"del_then_set", "redis.call('DEL', KEYS[1])\nreturn redis.call('SET', KEYS[1], ARGV[1])\n",
+                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                         redis.call({"DEL", keys[0]});
+                         return redis.call({"SET", keys[0], args[0]});
+                       }});
+  reg->add(RedisScript{"set_only", "return redis.call('SET', KEYS[1], ARGV[1])\n",
+                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                         return redis.call({"SET", keys[0], args[0]});
+                       }});
+  EngineOptions options;
+  options.scripts = reg;
+  Engine engine(options);
+  Session s;
+  engine.set_refusal(Refusal::kOom);
+  EXPECT_EQ(engine.execute(s, {"EVAL", reg->by_name("set_only")->lua, "1", "k", "v"}, kT0).describe(),
+            "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(engine.execute(s, {"EVAL", reg->by_name("del_then_set")->lua, "1", "k", "v"}, kT0).describe(), "+OK");
+  engine.set_refusal(Refusal::kReadonly);
+  EXPECT_EQ(engine.execute(s, {"EVAL", reg->by_name("del_then_set")->lua, "1", "k", "w"}, kT0).describe(),
+            "(error) READONLY You can't write against a read only replica.");
+  EXPECT_EQ(engine.execute(s, {"GET", "k"}, kT0).describe(), "\"v\"");
+}
+
+}  // namespace
+}  // namespace fl::sim::redis
