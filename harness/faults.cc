@@ -27,9 +27,21 @@ const std::vector<std::string>& swarm_fault_kinds() {
 }
 
 const std::vector<std::string>& scheduled_fault_kinds() {
-  static const std::vector<std::string> kinds = {"crash",      "restart", "crash-restart", "pause",
-                                                 "partition",  "partition-oneway", "heal", "clog",
-                                                 "reset",      "clock-jump", "clock-drift", "sql-io-error"};
+  static const std::vector<std::string> kinds = {
+      "crash",       "restart",      "crash-restart", "pause",     "partition",     "partition-oneway",
+      "heal",        "clog",         "reset",         "clock-jump", "clock-drift",  "sql-io-error",
+      "redis-oom",   "redis-loading", "redis-busy",   "redis-readonly"};
+  return kinds;
+}
+
+const std::vector<std::string>& redis_error_fault_kinds() {
+  static const std::vector<std::string> kinds = {"redis-oom", "redis-loading", "redis-busy", "redis-readonly"};
+  return kinds;
+}
+
+std::vector<std::string> accepted_swarm_fault_kinds() {
+  std::vector<std::string> kinds = swarm_fault_kinds();
+  for (const std::string& k : redis_error_fault_kinds()) kinds.push_back(k);
   return kinds;
 }
 
@@ -67,6 +79,14 @@ void FaultInjector::apply(const FaultSpec& f) {
   const auto& own = system_fault_kinds();
   if (std::find(own.begin(), own.end(), f.kind) != own.end()) {
     if (!run_.apply_fault(f)) world_.note_fault(f.target, "ignored fault " + f.kind + " (the system has no such target)");
+    return;
+  }
+  const auto& redis_errors = redis_error_fault_kinds();
+  if (std::find(redis_errors.begin(), redis_errors.end(), f.kind) != redis_errors.end()) {
+    // The Redis node refuses commands for the duration (sim/redis/server.h), then recovers.
+    if (!world_.apply_component_fault(f.target, f.kind, std::max<int64_t>(duration_us, 1), f.value)) {
+      world_.note_fault(f.target, "ignored fault " + f.kind + " (no simulated Redis there)");
+    }
     return;
   }
   if (f.kind == "crash" && p) {
@@ -188,6 +208,11 @@ FaultSpec FaultInjector::draw_fault(const std::string& kind, int64_t at_ms) {
   } else if (kind == "clock-drift") {
     f.target = pick(every_process());
     f.value = rng_.between(-500, 500);  // ppm, as bad NTP-less clocks do
+  } else if (kind.rfind("redis-", 0) == 0 && kind != "redis-restart") {
+    // An error-reply window on the Redis node: as long as a downtime (a loading data set, a
+    // script running past its time limit, a failover, a full memory).
+    f.target = pick(run_.fault_targets("redis"));
+    f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_downtime_ms, 1));
   } else if (kind == "sql-io-error") {
     f.target = pick(run_.fault_targets("db"));
     f.value = rng_.between(1, 3);  // this many I/O calls of the DB fail (SQLITE_IOERR)

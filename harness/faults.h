@@ -27,6 +27,12 @@ const std::vector<std::string>& swarm_fault_kinds();
 const std::vector<std::string>& scheduled_fault_kinds();
 // The kinds the system applies itself (SystemRun::apply_fault): in both lists above.
 const std::vector<std::string>& system_fault_kinds();
+// The simulated Redis's error replies ("redis-oom", "redis-loading", "redis-busy",
+// "redis-readonly"): scheduled kinds, and swarm kinds a scenario opts into by naming them in
+// `swarm.kinds` (they are not in the default swarm mix, so existing scenarios draw as before).
+const std::vector<std::string>& redis_error_fault_kinds();
+// Every name `swarm.kinds` accepts: swarm_fault_kinds() plus redis_error_fault_kinds().
+std::vector<std::string> accepted_swarm_fault_kinds();
 
 class FaultInjector {
  public:

@@ -355,7 +355,7 @@ class Loader {
     if (const YAML::Node kinds = n["kinds"]; kinds && kinds.IsSequence()) {
       for (const YAML::Node& k : kinds) {
         if (!k.IsScalar()) continue;
-        const auto& valid = swarm_fault_kinds();
+        const std::vector<std::string> valid = accepted_swarm_fault_kinds();
         if (std::find(valid.begin(), valid.end(), k.Scalar()) == valid.end()) {
           error(k, "unknown swarm fault kind '" + k.Scalar() + "'", did_you_mean(k.Scalar(), valid));
         }

@@ -204,6 +204,18 @@ class World {
   void record_fault(FaultRecord r);
   // Shorthand for a fault at process `p` now.
   void record_process_fault(const Process& p, FaultKind kind, int64_t duration_us = 0, int64_t value = 0);
+  // Faults only a component can make (the simulated Redis's error replies): the component
+  // registers a handler under its process's name; apply_component_fault calls it and returns
+  // false when no handler took the kind.
+  using ComponentFaultHandler = std::function<bool(std::string_view kind, int64_t duration_us, int64_t value)>;
+  void set_component_fault_handler(const std::string& process, ComponentFaultHandler handler) {
+    component_faults_[process] = std::move(handler);
+  }
+  bool apply_component_fault(std::string_view process, std::string_view kind, int64_t duration_us,
+                             int64_t value) {
+    auto it = component_faults_.find(std::string(process));
+    return it != component_faults_.end() && it->second(kind, duration_us, value);
+  }
 
   // ---- External effects and crash points.
   // Calls made by these processes are numbered and kept as effects.
@@ -243,6 +255,7 @@ class World {
   std::vector<bool> watched_;  // by process index
   std::vector<EffectRecord> effects_;
   FaultLog fault_log_;
+  std::map<std::string, ComponentFaultHandler> component_faults_;
   std::optional<CrashPointPlan> crash_point_;
   bool crash_point_fired_ = false;
 };

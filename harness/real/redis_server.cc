@@ -50,7 +50,7 @@ std::vector<std::string> server_args(const std::string& binary, const std::strin
                                      const std::string& socket, const RedisServerOptions& o) {
   std::vector<std::string> a = {binary,          "--port",       "0",     "--unixsocket", socket,
                                 "--unixsocketperm", "700",       "--dir", dir,            "--daemonize",
-                                "no",            "--logfile",    "",      "--databases",  "1"};
+                                "no",            "--logfile",    "",      "--databases",  "16"};
   switch (o.persistence) {
     case RedisPersistence::kNone:
       a.insert(a.end(), {"--save", "", "--appendonly", "no"});

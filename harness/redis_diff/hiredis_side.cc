@@ -24,8 +24,14 @@ void HiredisSide::reset() {
   }
   RedisReply f = conns_[0].command({"FLUSHALL"});
   RedisReply s = conns_[0].command({"SCRIPT", "FLUSH"});
-  if (f != RedisReply::ok() || s != RedisReply::ok()) {
-    throw std::runtime_error(name_ + ": cannot reset: " + f.describe() + " / " + s.describe());
+  // What a sequence may have changed with CONFIG SET, back to Redis 7.0's defaults.
+  RedisReply c = conns_[0].command({"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction",
+                                    "maxmemory-samples", "5", "hash-max-listpack-entries", "128",
+                                    "hash-max-listpack-value", "64", "set-max-intset-entries", "512",
+                                    "zset-max-listpack-entries", "128", "zset-max-listpack-value", "64"});
+  if (f != RedisReply::ok() || s != RedisReply::ok() || c != RedisReply::ok()) {
+    throw std::runtime_error(name_ + ": cannot reset: " + f.describe() + " / " + s.describe() + " / " +
+                             c.describe());
   }
 }
 

@@ -221,6 +221,206 @@ TEST_F(RedisDiff, DirectedPubSubAndBlockedRead) {
   EXPECT_TRUE(r.equal) << r.report;
 }
 
+// Issue 14: the surface clients and tools use, where a real server's reply is deterministic.
+TEST_F(RedisDiff, DirectedDatabasesAndAdmin) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps = {
+      cmd(0, {"SET", "s:a", "v"}),
+      cmd(0, {"SELECT", "9"}),
+      cmd(0, {"DBSIZE"}),
+      cmd(0, {"SET", "s:a", "nine"}),
+      cmd(0, {"MOVE", "s:a", "0"}),        // exists in 0: not moved
+      cmd(0, {"MOVE", "s:a", "3"}),
+      cmd(0, {"MOVE", "s:a", "9"}),        // same database
+      cmd(0, {"SELECT", "16"}),
+      cmd(0, {"SELECT", "x"}),
+      cmd(1, {"GET", "s:a"}),              // connection 1 is still in database 0
+      cmd(1, {"SWAPDB", "0", "3"}),
+      cmd(1, {"GET", "s:a"}),
+      cmd(1, {"SWAPDB", "a", "1"}),
+      cmd(1, {"SWAPDB", "0", "b"}),
+      cmd(1, {"SWAPDB", "0", "99"}),
+      cmd(1, {"INFO", "keyspace"}),
+      cmd(1, {"FLUSHDB"}),
+      cmd(1, {"INFO", "keyspace"}),
+      cmd(1, {"SELECT", "3"}),
+      cmd(1, {"DBSIZE"}),
+      cmd(1, {"FLUSHALL"}),
+      cmd(1, {"DBSIZE"}),
+      cmd(2, {"CLIENT", "GETNAME"}),
+      cmd(2, {"CLIENT", "SETNAME", "a b"}),
+      cmd(2, {"CLIENT", "SETNAME", "worker-1"}),
+      cmd(2, {"CLIENT", "GETNAME"}),
+      cmd(2, {"CLIENT", "NOSUCH"}),
+      cmd(2, {"HELLO", "4"}),
+      cmd(2, {"HELLO", "x"}),
+      cmd(2, {"CONFIG", "GET", "maxmemory"}),
+      cmd(2, {"CONFIG", "GET", "maxmemory-policy"}),
+      cmd(2, {"CONFIG", "GET", "nosuch"}),
+      cmd(2, {"CONFIG", "SET", "nosuch", "1"}),
+      cmd(2, {"CONFIG", "SET", "maxmemory-policy", "bad"}),
+      cmd(2, {"CONFIG", "REWRITE"}),
+      cmd(2, {"FUNCTION", "FLUSH"}),
+      cmd(2, {"FUNCTION", "LIST"}),
+      cmd(2, {"FCALL", "f", "0"}),
+      cmd(0, {"SET", "s:b", "v", "PXAT", "1896085734900"}),
+      cmd(0, {"EXPIRETIME", "s:b"}),
+      cmd(0, {"PEXPIRETIME", "s:b"}),
+      cmd(0, {"EXPIRETIME", "missing"}),
+      cmd(0, {"RENAME", "missing", "x"}),
+      cmd(0, {"RENAME", "s:b", "s:c"}),
+      cmd(0, {"PEXPIRETIME", "s:c"}),
+      cmd(0, {"RENAMENX", "s:c", "s:c"}),
+      cmd(0, {"TYPE", "s:c"}),
+      cmd(0, {"SCAN", "0", "COUNT", "100"}),
+      cmd(0, {"SCAN", "x"}),
+      cmd(0, {"RANDOMKEY"}),               // one key: no choice to make
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+// OBJECT ENCODING's rules and thresholds (Redis 7.0: listpack, intset, hashtable, skiplist,
+// embstr, int, raw; never back to the compact encoding).
+TEST_F(RedisDiff, DirectedObjectEncodings) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  auto many = [](std::vector<std::string> argv, int n, bool pairs, const std::string& prefix) {
+    for (int i = 0; i < n; ++i) {
+      if (pairs) argv.push_back(std::to_string(i));
+      argv.push_back(prefix + std::to_string(i));
+    }
+    return argv;
+  };
+  std::vector<Step> steps = {
+      cmd(0, {"SET", "s:a", "12345"}),
+      cmd(0, {"OBJECT", "ENCODING", "s:a"}),
+      cmd(0, {"OBJECT", "REFCOUNT", "s:a"}),
+      cmd(0, {"SET", "s:a", std::string(44, 'x')}),
+      cmd(0, {"OBJECT", "ENCODING", "s:a"}),
+      cmd(0, {"SET", "s:a", std::string(45, 'x')}),
+      cmd(0, {"OBJECT", "ENCODING", "s:a"}),
+      cmd(0, {"OBJECT", "REFCOUNT", "s:a"}),
+      cmd(0, {"INCR", "n"}),
+      cmd(0, {"OBJECT", "ENCODING", "n"}),
+      cmd(0, {"HSET", "h:a", "f", "v"}),
+      cmd(0, {"OBJECT", "ENCODING", "h:a"}),
+      cmd(0, many({"HSET", "h:a"}, 128, true, "v")),
+      cmd(0, {"OBJECT", "ENCODING", "h:a"}),
+      cmd(0, many({"HDEL", "h:a"}, 128, false, "")),
+      cmd(0, {"HLEN", "h:a"}),
+      cmd(0, {"OBJECT", "ENCODING", "h:a"}),   // stays hashtable
+      cmd(0, {"HSET", "h:b", "f", std::string(65, 'v')}),
+      cmd(0, {"OBJECT", "ENCODING", "h:b"}),
+      cmd(0, many({"SADD", "set:a"}, 512, false, "")),
+      cmd(0, {"OBJECT", "ENCODING", "set:a"}),
+      cmd(0, {"SADD", "set:a", "512"}),
+      cmd(0, {"OBJECT", "ENCODING", "set:a"}),
+      cmd(0, {"SADD", "set:b", "1", "m"}),
+      cmd(0, {"OBJECT", "ENCODING", "set:b"}),
+      cmd(0, {"ZADD", "z:a", "1", "m"}),
+      cmd(0, {"OBJECT", "ENCODING", "z:a"}),
+      cmd(0, {"ZADD", "z:b", "1", std::string(65, 'm')}),
+      cmd(0, {"OBJECT", "ENCODING", "z:b"}),
+      cmd(0, {"CONFIG", "SET", "hash-max-listpack-entries", "2"}),
+      cmd(0, {"HSET", "h:c", "a", "1", "b", "2", "c", "3"}),
+      cmd(0, {"OBJECT", "ENCODING", "h:c"}),
+      cmd(0, {"XADD", "x:a", "1-1", "f", "v"}),
+      cmd(0, {"OBJECT", "ENCODING", "x:a"}),
+      cmd(0, {"OBJECT", "ENCODING", "missing"}),
+      cmd(0, {"OBJECT", "FREQ", "x:a"}),
+      cmd(0, {"OBJECT", "NOSUCH", "x:a"}),
+      cmd(0, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}),
+      cmd(0, {"SET", "s:b", "v"}),
+      cmd(0, {"OBJECT", "FREQ", "s:b"}),       // LFU_INIT_VAL
+      cmd(0, {"GET", "s:b"}),
+      cmd(0, {"OBJECT", "FREQ", "s:b"}),       // the first increment is certain
+      cmd(0, {"OBJECT", "IDLETIME", "s:b"}),
+      cmd(0, {"HSCAN", "h:b", "0"}),
+      cmd(0, {"ZSCAN", "z:a", "0", "MATCH", "m*"}),
+      cmd(0, {"SSCAN", "set:b", "0"}),
+      cmd(0, {"SSCAN", "s:b", "0"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+// Issue 16: noeviction answers -OOM to denyoom commands (and to anything queued in MULTI) while
+// reads and deletes still run; lifting the limit lets writes through again.
+TEST_F(RedisDiff, DirectedMaxmemoryNoeviction) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps = {
+      cmd(0, {"SET", "s:a", "1"}),
+      cmd(0, {"SET", "s:b", "2"}),
+      cmd(0, {"CONFIG", "SET", "maxmemory", "1"}),
+      cmd(0, {"SET", "s:c", "3"}),
+      cmd(0, {"INCR", "n"}),
+      cmd(0, {"HSET", "h:a", "f", "v"}),
+      cmd(0, {"XADD", "x:a", "1-1", "f", "v"}),
+      cmd(0, {"GET", "s:a"}),
+      cmd(0, {"EXPIRE", "s:a", "100"}),
+      cmd(0, {"DEL", "s:b"}),
+      cmd(1, {"MULTI"}),
+      cmd(1, {"GET", "s:a"}),
+      cmd(1, {"EXEC"}),
+      cmd(0, {"CONFIG", "SET", "maxmemory", "0"}),
+      cmd(0, {"SET", "s:c", "3"}),
+      cmd(0, {"DBSIZE"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+namespace {
+
+int64_t used_memory(Side& side) {
+  const RedisReply info = side.run(0, {"INFO", "memory"});
+  const std::string key = "used_memory:";
+  const size_t at = info.str.find(key);
+  return at == std::string::npos ? -1 : std::stoll(info.str.substr(at + key.size()));
+}
+
+// volatile-ttl on distinct TTLs: each lowering of maxmemory evicts the key that expires first,
+// never a key without a TTL; the observations of one side.
+std::vector<std::string> volatile_ttl_order(Side& side) {
+  side.reset();
+  const std::string big(100'000, 'v');
+  side.run(0, {"SET", "k3", big, "EX", "3000"});
+  side.run(0, {"SET", "k1", big, "EX", "1000"});
+  side.run(0, {"SET", "k2", big, "EX", "2000"});
+  side.run(0, {"SET", "p", big});
+  side.run(0, {"CONFIG", "SET", "maxmemory-policy", "volatile-ttl"});
+  std::vector<std::string> seen;
+  auto exists = [&] {
+    std::string s;
+    for (const char* k : {"k1", "k2", "k3", "p"}) s += side.run(0, {"EXISTS", k}).integer ? k : "-";
+    seen.push_back(s);
+  };
+  const int64_t used = used_memory(side);
+  side.run(0, {"CONFIG", "SET", "maxmemory", std::to_string(used - 50'000)});
+  exists();
+  side.run(0, {"CONFIG", "SET", "maxmemory", std::to_string(used - 150'000)});
+  exists();
+  side.run(0, {"CONFIG", "SET", "maxmemory", "1"});
+  exists();
+  seen.push_back(side.run(0, {"SET", "q", "1"}).describe());
+  side.run(0, {"CONFIG", "SET", "maxmemory", "0"});
+  return seen;
+}
+
+}  // namespace
+
+TEST_F(RedisDiff, DirectedVolatileTtlEvictionOrder) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  const std::vector<std::string> expected = {"-k2k3p", "--k3p", "---p",
+                                             "(error) OOM command not allowed when used memory > 'maxmemory'."};
+  EXPECT_EQ(volatile_ttl_order(real), expected);
+  EXPECT_EQ(volatile_ttl_order(sim), expected);
+}
+
 // Differences the suite found and that were fixed in the engine: kept as regression tests.
 TEST_F(RedisDiff, DirectedFixedDifferences) {
   HiredisSide real = real_side();
@@ -240,6 +440,59 @@ TEST_F(RedisDiff, DirectedFixedDifferences) {
   };
   RunResult r = run_and_compare(real, sim, steps);
   EXPECT_TRUE(r.equal) << r.report;
+}
+
+// Options and errors of GETDEL, GETEX, SINTERCARD.
+TEST_F(RedisDiff, DirectedGetexGetdelSintercard) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps = {
+      cmd(0, {"SET", "s:a", "v"}),
+      cmd(0, {"GETEX", "s:a", "EX", "100"}),
+      cmd(0, {"TTL", "s:a"}),
+      cmd(0, {"GETEX", "s:a", "PERSIST"}),
+      cmd(0, {"TTL", "s:a"}),
+      cmd(0, {"GETEX", "s:a", "PERSIST", "EX", "1"}),
+      cmd(0, {"GETEX", "s:a", "EX", "0"}),
+      cmd(0, {"GETEX", "s:a", "EX", "x"}),
+      cmd(0, {"GETEX", "missing", "EX", "0"}),   // nil before the expire is validated
+      cmd(0, {"GETEX", "s:a", "NX"}),
+      cmd(0, {"GETEX", "s:a", "PXAT", "1"}),    // in the past: the value, then the key is gone
+      cmd(0, {"EXISTS", "s:a"}),
+      cmd(0, {"SET", "s:b", "w"}),
+      cmd(0, {"GETDEL", "s:b"}),
+      cmd(0, {"GETDEL", "s:b"}),
+      cmd(0, {"SADD", "set:a", "a", "b", "c"}),
+      cmd(0, {"SADD", "set:b", "b", "c", "d"}),
+      cmd(0, {"GETDEL", "set:a"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "set:b"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "set:b", "LIMIT", "1"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "set:b", "LIMIT", "-1"}),
+      cmd(0, {"SINTERCARD", "0", "set:a"}),
+      cmd(0, {"SINTERCARD", "3", "set:a", "set:b"}),
+      cmd(0, {"SINTERCARD", "2", "set:a", "missing"}),
+      cmd(0, {"SINTERCARD", "1", "s:a"}),
+      cmd(0, {"SINTERCARD", "1", "set:a", "FOO", "1"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+// KD2, fixed: a reader woken by an entry that MAXLEN 0 trims at once gets [[key, []]].
+TEST_F(RedisDiff, DirectedWokenReaderOfATrimmedEntry) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  Step blocked;
+  blocked.kind = Step::Kind::kBlockedRead;
+  blocked.client = 0;
+  blocked.argv = {"XREADGROUP", "GROUP", "g1", "c1", "BLOCK", "1000", "STREAMS", "x:a", ">"};
+  blocked.writer = 1;
+  blocked.writer_argv = {"XADD", "x:a", "MAXLEN", "0", "*", "f", "v"};
+  std::vector<Step> steps = {cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}), blocked,
+                             cmd(0, {"XPENDING", "x:a", "g1"}), cmd(0, {"XLEN", "x:a"})};
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+  EXPECT_TRUE(r.known_hits.empty()) << r.report;
 }
 
 // ---- The suite must be able to fail: a deliberately broken engine is caught.

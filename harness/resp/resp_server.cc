@@ -323,7 +323,6 @@ void RespServer::wake_blocked(const std::vector<std::string>& keys) {
     });
     if (!hit) continue;
     std::vector<std::string> argv = *c.blocked_argv;
-    c.session.blocked.reset();
     RedisReply reply = engine_.execute(c.session, argv, now_ms());
     if (c.session.blocked) continue;  // still nothing for it (another reader took the entries)
     c.blocked_argv.reset();
@@ -372,13 +371,14 @@ void RespServer::reap_closed() {
 }
 
 const char* redis_serve_usage() {
-  return "usage: faultline redis-serve [--socket PATH | --port N] [--host ADDR] [--tick-ms N]\n"
+  return "usage: faultline redis-serve [--socket PATH | --port N] [--host ADDR] [--tick-ms N] [--scripts SYSTEM]\n"
          "  Serves the simulated Redis 7.0 (sim/redis) over RESP2 in real time (wall-clock TTLs),\n"
          "  so redis-cli, hiredis and other clients can talk to it. Stops on SIGINT/SIGTERM.\n"
          "  --socket PATH  listen on a unix socket\n"
          "  --port N       listen on TCP ADDR:N (default 6379; 0 picks a free port)\n"
          "  --host ADDR    IPv4 address for --port (default 127.0.0.1)\n"
-         "  --tick-ms N    period of active expiry (default 100)\n";
+         "  --tick-ms N    period of active expiry (default 100)\n"
+         "  --scripts SYSTEM  preload the scripts of combo, likes or gifts (EVAL/EVALSHA run them)\n";
 }
 
 namespace {

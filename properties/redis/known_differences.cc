@@ -10,21 +10,11 @@ namespace {
 //   XACK on a missing key/group validated its ids first (redis answers 0 before parsing them);
 //   EVAL/EVALSHA looked the script up before validating numkeys (redis validates numkeys first);
 //   a refused EXEC (e.g. in subscribed context) answered "ERR <reason>" instead of
-//   "EXECABORT Transaction discarded because of: <reason>".
+//   "EXECABORT Transaction discarded because of: <reason>";
+//   KD2: a blocked XREADGROUP woken by an XADD whose entry MAXLEN 0 trimmed at once re-blocked
+//   and timed out (nil); redis-server answers [[key, []]] (serveClientsBlockedOnStreamKey).
 std::vector<KnownDifference> build() {
   std::vector<KnownDifference> kds;
-  kds.push_back(
-      {"KD2",
-       "XREADGROUP BLOCK woken by an XADD whose entry is trimmed at once (XADD ... MAXLEN 0 *): "
-       "redis-server serves the blocked reader with an empty entry list [[key, []]]; the engine "
-       "re-executes the read, finds nothing, blocks again and times out (nil). Sequence: "
-       "c0 XGROUP CREATE x:a g1 $ MKSTREAM; c0 XREADGROUP GROUP g1 c1 BLOCK 100 STREAMS x:a > "
-       "while c1 XADD x:a MAXLEN 0 * f v.",
-       [](const std::vector<std::string>& argv, const RedisReply& a, const RedisReply& b) {
-         return upper(argv[0]) == "XREADGROUP" && b.is_nil() && a.kind == RedisReply::Kind::kArray &&
-                a.elements.size() == 1 && a.elements[0].elements.size() == 2 &&
-                a.elements[0].elements[1].kind == RedisReply::Kind::kArray && a.elements[0].elements[1].elements.empty();
-       }});
   kds.push_back(
       {"KD3",
        "DBSIZE after a key's TTL passed: DBSIZE counts logically expired keys until active expiry "

@@ -133,8 +133,7 @@ RedisReply EngineSide::finish(int client) {
       woken = std::find(wanted.keys.begin(), wanted.keys.end(), signal_log_[i]) != wanted.keys.end();
     }
     if (woken) {
-      s.blocked.reset();
-      p.reply = execute(client, p.argv);  // answers, or blocks again (another reader took it)
+      p.reply = execute(client, p.argv);  // `blocked` still set: the engine knows it was woken  // answers, or blocks again (another reader took it)
     }
     if (!woken || s.blocked) {
       s.blocked.reset();
@@ -267,6 +266,17 @@ RedisReply canonical(const std::vector<std::string>& argv, RedisReply r) {
     for (size_t i = 0; i < names.size(); ++i) r.elements[i].elements[1] = names[i];
   } else if (cmd == "SMEMBERS") {
     std::sort(r.elements.begin(), r.elements.end(), by_describe);
+  } else if ((cmd == "SCAN" || cmd == "SSCAN" || cmd == "HSCAN" || cmd == "ZSCAN") && r.elements.size() == 2 &&
+             r.elements[1].kind == Kind::kArray) {
+    // The SCAN family walks the server's hash tables (or a listpack's insertion order); with the
+    // cursor back at 0 the elements are compared as a set (HSCAN/ZSCAN as pairs).
+    std::vector<RedisReply>& items = r.elements[1].elements;
+    const size_t step = (cmd == "HSCAN" || cmd == "ZSCAN") ? 2 : 1;
+    std::vector<std::vector<RedisReply>> groups;
+    for (size_t i = 0; i + step <= items.size(); i += step) groups.emplace_back(items.begin() + i, items.begin() + i + step);
+    std::sort(groups.begin(), groups.end(), [&](const auto& x, const auto& y) { return by_describe(x[0], y[0]); });
+    items.clear();
+    for (auto& g : groups) items.insert(items.end(), g.begin(), g.end());
   } else if (cmd == "HGETALL" && r.elements.size() % 2 == 0) {
     std::vector<std::pair<RedisReply, RedisReply>> pairs;
     for (size_t i = 0; i + 1 < r.elements.size(); i += 2) pairs.emplace_back(r.elements[i], r.elements[i + 1]);
@@ -320,7 +330,8 @@ bool same_reply_strict(const std::vector<std::string>& argv, const RedisReply& a
                        std::map<std::string, int>* hits) {
   if (a == b) return true;
   const std::string cmd = upper(argv[0]);
-  if (cmd == "PTTL") return within(a, b, o.pttl_tolerance_ms);  // N4
+  if (cmd == "PTTL" || cmd == "PEXPIRETIME") return within(a, b, o.pttl_tolerance_ms);  // N4
+  if (cmd == "EXPIRETIME") return within(a, b, 1);
   if (cmd == "TTL") return within(a, b, 1);
   if ((cmd == "EVAL" || cmd == "EVALSHA") && a.is_error() && b.is_error()) {
     return strip_script_decoration(a.str) == strip_script_decoration(b.str);
@@ -376,7 +387,7 @@ bool timing_sensitive_step(const Step& s) {
     std::string u = upper(a);
     if (u == "EX" || u == "PX" || u == "EXPIRE" || u == "PEXPIRE" || u == "PTTL" || u == "TTL" ||
         u == "XAUTOCLAIM" || u == "XCLAIM" || u == "XPENDING" || u == "BLOCK" || u == "INCR_TTL" ||
-        u.find("PEXPIRE") != std::string::npos) {
+        u.find("PEXPIRE") != std::string::npos || u == "EXPIRETIME") {
       return true;
     }
   }

@@ -60,8 +60,19 @@ Step command(Strings argv, int c = -1) {
 
 Step strings() {
   const std::string k = key_of(kStringKeys);
-  switch (*gen::inRange(0, 11)) {
+  switch (*gen::inRange(0, 13)) {
     case 0: return command({"GET", k});
+    case 11: return command({"GETDEL", k});
+    case 12: {
+      Strings a{"GETEX", k};
+      const int r = *gen::inRange(0, 6);
+      if (r == 0) append(a, {"EX", pick(kTtlSeconds)});
+      if (r == 1) append(a, {"PX", pick(kTtlMillis)});
+      if (r == 2) a.push_back("PERSIST");
+      if (r == 3) append(a, {"PERSIST", "EX", "10"});  // syntax error
+      if (r == 4) append(a, {"PXAT", "1"});           // in the past: deletes
+      return command(a);
+    }
     case 1: {
       Strings a{"SET", k, pick(kValues)};
       if (chance(30)) a.push_back(*gen::element<std::string>("NX", "XX"));
@@ -99,12 +110,36 @@ Step strings() {
 
 Step keys() {
   const std::string k = pick(kAllKeys);
-  switch (*gen::inRange(0, 6)) {
+  switch (*gen::inRange(0, 16)) {
     case 0: return command({"EXPIRE", k, pick(kTtlSeconds)});
     case 1: return command({"PEXPIRE", k, pick(kTtlMillis)});
     case 2: return command({"TTL", k});
     case 3: return command({"PTTL", k});
     case 4: return command({"PERSIST", k});
+    case 5: return command({"EXPIRETIME", k});
+    case 6: return command({"PEXPIRETIME", k});
+    case 7: return command({*gen::element<std::string>("RENAME", "RENAMENX"), k, pick(kAllKeys)});
+    case 8: return command({"OBJECT", *gen::element<std::string>("ENCODING", "REFCOUNT", "FREQ", "NOSUCH"), k});
+    case 9: return command({"MOVE", k, *gen::element<std::string>("0", "1", "2", "16", "x")});
+    case 10: {
+      // COUNT large enough that a real server finishes in one call (cursor 0), as the engine does.
+      Strings a{"SCAN", *gen::element<std::string>("0", "0", "0", "x"), "COUNT", "1000"};
+      if (chance(40)) append(a, {"MATCH", *gen::element<std::string>("s:*", "*a", "?:b", "[hz]:*", "n")});
+      if (chance(30)) append(a, {"TYPE", *gen::element<std::string>("string", "hash", "stream", "zset")});
+      return command(a);
+    }
+    case 11: return command({"SELECT", *gen::element<std::string>("0", "1", "2", "15", "16", "-1", "x")});
+    case 12: return command({"SWAPDB", *gen::element<std::string>("0", "1", "x"), *gen::element<std::string>("0", "1", "2", "99")});
+    case 13: return command({"FLUSHDB"});
+    case 14: return command({"DBSIZE"});
+    case 15: {
+      static const Strings scans = {"HSCAN", "SSCAN", "ZSCAN"};
+      const size_t i = static_cast<size_t>(*gen::inRange(0, 3));
+      const std::string key = i == 0 ? key_of(kHashKeys) : i == 1 ? key_of(kSetKeys) : key_of(kZsetKeys);
+      Strings a{scans[i], key, "0"};
+      if (chance(30)) append(a, {"MATCH", *gen::element<std::string>("f*", "m?", "*1")});
+      return command(a);
+    }
     default: return command({"TYPE", k});
   }
 }
@@ -134,6 +169,11 @@ Step hashes() {
 
 Step sets() {
   const std::string k = key_of(kSetKeys);
+  if (chance(12)) {
+    Strings a{"SINTERCARD", *gen::element<std::string>("1", "2", "2", "0", "5"), k, key_of(kSetKeys)};
+    if (chance(40)) append(a, {"LIMIT", *gen::element<std::string>("0", "1", "-1", "x")});
+    return command(a);
+  }
   switch (*gen::inRange(0, 5)) {
     case 0: {
       Strings a{"SADD", k};
@@ -360,8 +400,8 @@ rc::Gen<Step> gen_step() {
     int r = *gen::inRange(0, 1000);
     Step s;
     if (r < 120) s = strings();
-    else if (r < 200) s = keys();
-    else if (r < 290) s = hashes();
+    else if (r < 230) s = keys();
+    else if (r < 300) s = hashes();
     else if (r < 360) s = sets();
     else if (r < 450) s = zsets();
     else if (r < 660) s = streams();

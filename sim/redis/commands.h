@@ -49,7 +49,34 @@ struct Ctx {
   EngineStats& stats();
   // redis.call from a script: runs argv atomically at this context's time, no blocking.
   RedisReply call_nested(const std::vector<std::string>& argv);
+
+  // The databases this command runs on (the live ones, or the durable copy an AOF replays into).
+  bool live() const;
+  std::vector<Keyspace>& dbs();
+  EngineOptions& options();
+  std::map<uint64_t, ClientInfo>& clients();
+  int64_t start_ms() const;
+  uint64_t random();
+  Refusal refusal() const;
 };
+
+// The command table's view of one command (COMMAND INFO/COUNT/DOCS, refusals).
+struct CommandMeta {
+  std::string_view name;
+  int arity;
+  bool write, denyoom, keyless, loading_ok;
+};
+// Every top-level command, in table order; and one by name (lower case), or null.
+std::vector<CommandMeta> command_table();
+std::optional<CommandMeta> command_meta(std::string_view lower_name);
+// Redis's stringmatchlen (glob: * ? [...] \\), case-sensitive unless nocase.
+bool glob_match(std::string_view pattern, std::string_view s, bool nocase = false);
+// OBJECT ENCODING's answer for an entry under the engine's thresholds.
+std::string encoding_of(const Entry& e, const EngineOptions& o);
+// Marks a collection that outgrew its compact encoding (after every write to it).
+void update_encoding(Entry& e, const EngineOptions& o);
+// Estimated bytes of one key and its value.
+int64_t entry_bytes(const std::string& key, const Entry& e);
 
 // ---- Shared replies and parsing (util.cc).
 RedisReply err_syntax();
@@ -77,6 +104,8 @@ RedisReply cmd_incrby(Ctx& c);
 RedisReply cmd_decr(Ctx& c);
 RedisReply cmd_decrby(Ctx& c);
 RedisReply cmd_mget(Ctx& c);
+RedisReply cmd_getdel(Ctx& c);
+RedisReply cmd_getex(Ctx& c);
 // keys.cc
 RedisReply cmd_del(Ctx& c);
 RedisReply cmd_exists(Ctx& c);
@@ -104,6 +133,7 @@ RedisReply cmd_srem(Ctx& c);
 RedisReply cmd_sismember(Ctx& c);
 RedisReply cmd_smembers(Ctx& c);
 RedisReply cmd_scard(Ctx& c);
+RedisReply cmd_sintercard(Ctx& c);
 // zsets.cc
 RedisReply cmd_zadd(Ctx& c);
 RedisReply cmd_zincrby(Ctx& c);
@@ -128,6 +158,29 @@ RedisReply cmd_xautoclaim(Ctx& c);
 RedisReply cmd_publish(Ctx& c);
 RedisReply cmd_subscribe(Ctx& c);
 RedisReply cmd_unsubscribe(Ctx& c);
+// admin.cc
+RedisReply cmd_select(Ctx& c);
+RedisReply cmd_move(Ctx& c);
+RedisReply cmd_swapdb(Ctx& c);
+RedisReply cmd_flushdb(Ctx& c);
+RedisReply cmd_hello(Ctx& c);
+RedisReply cmd_client(Ctx& c);
+RedisReply cmd_info(Ctx& c);
+RedisReply cmd_config(Ctx& c);
+RedisReply cmd_command(Ctx& c);
+RedisReply cmd_function(Ctx& c);
+RedisReply cmd_fcall(Ctx& c);
+RedisReply cmd_debug(Ctx& c);
+RedisReply cmd_object(Ctx& c);
+RedisReply cmd_rename(Ctx& c);
+RedisReply cmd_renamenx(Ctx& c);
+RedisReply cmd_randomkey(Ctx& c);
+RedisReply cmd_scan(Ctx& c);
+RedisReply cmd_hscan(Ctx& c);
+RedisReply cmd_sscan(Ctx& c);
+RedisReply cmd_zscan(Ctx& c);
+RedisReply cmd_expiretime(Ctx& c);
+RedisReply cmd_pexpiretime(Ctx& c);
 // scripts.cc
 RedisReply cmd_eval(Ctx& c);
 RedisReply cmd_evalsha(Ctx& c);

@@ -15,6 +15,9 @@ enum Flag : uint32_t {
   kWrite = 1,      // changes the keyspace: journaled for AOF
   kPubSubOk = 2,   // allowed in subscribed (RESP2 pub/sub) context
   kNoScript = 4,   // not allowed from scripts
+  kDenyOom = 8,    // refused with -OOM when used memory stays above maxmemory
+  kNoKeys = 16,    // takes no key (COMMAND INFO's key positions are 0)
+  kLoadingOk = 32, // runs while the node loads its data (Redis's CMD_LOADING)
 };
 
 struct Spec {
@@ -24,50 +27,81 @@ struct Spec {
   RedisReply (*fn)(Ctx&);
 };
 
+constexpr uint32_t kW = kWrite, kWD = kWrite | kDenyOom, kAdmin = kNoKeys | kLoadingOk;
+
 // Redis 7.0's arities and flags for the supported commands.
 constexpr Spec kCommands[] = {
-    {"get", 2, 0, cmd_get},           {"set", -3, kWrite, cmd_set},
-    {"setnx", 3, kWrite, cmd_setnx},  {"incr", 2, kWrite, cmd_incr},
-    {"incrby", 3, kWrite, cmd_incrby}, {"decr", 2, kWrite, cmd_decr},
-    {"decrby", 3, kWrite, cmd_decrby}, {"mget", -2, 0, cmd_mget},
-    {"del", -2, kWrite, cmd_del},     {"exists", -2, 0, cmd_exists},
-    {"expire", -3, kWrite, cmd_expire}, {"pexpire", -3, kWrite, cmd_pexpire},
-    {"ttl", 2, 0, cmd_ttl},           {"pttl", 2, 0, cmd_pttl},
-    {"persist", 2, kWrite, cmd_persist}, {"type", 2, 0, cmd_type},
-    {"hset", -4, kWrite, cmd_hset},   {"hsetnx", 4, kWrite, cmd_hsetnx},
-    {"hget", 3, 0, cmd_hget},         {"hgetall", 2, 0, cmd_hgetall},
-    {"hincrby", 4, kWrite, cmd_hincrby}, {"hdel", -3, kWrite, cmd_hdel},
-    {"hlen", 2, 0, cmd_hlen},         {"sadd", -3, kWrite, cmd_sadd},
-    {"srem", -3, kWrite, cmd_srem},   {"sismember", 3, 0, cmd_sismember},
-    {"smembers", 2, 0, cmd_smembers}, {"scard", 2, 0, cmd_scard},
-    {"zadd", -4, kWrite, cmd_zadd},   {"zincrby", 4, kWrite, cmd_zincrby},
-    {"zscore", 3, 0, cmd_zscore},     {"zrem", -3, kWrite, cmd_zrem},
-    {"zcard", 2, 0, cmd_zcard},       {"zrange", -4, 0, cmd_zrange},
-    {"zrevrange", -4, 0, cmd_zrevrange}, {"xadd", -5, kWrite, cmd_xadd},
-    {"xlen", 2, 0, cmd_xlen},         {"xrange", -4, 0, cmd_xrange},
-    {"xrevrange", -4, 0, cmd_xrevrange}, {"xdel", -3, kWrite, cmd_xdel},
-    {"xreadgroup", -7, kWrite, cmd_xreadgroup}, {"xack", -4, kWrite, cmd_xack},
-    {"xpending", -3, 0, cmd_xpending}, {"xclaim", -6, kWrite, cmd_xclaim},
-    {"xautoclaim", -6, kWrite, cmd_xautoclaim},
-    {"publish", 3, 0, cmd_publish},
-    {"subscribe", -2, kPubSubOk | kNoScript, cmd_subscribe},
-    {"unsubscribe", -1, kPubSubOk | kNoScript, cmd_unsubscribe},
-    {"eval", -3, kNoScript, cmd_eval}, {"evalsha", -3, kNoScript, cmd_evalsha},
-    {"ping", -1, kPubSubOk, cmd_ping}, {"echo", 2, 0, cmd_echo},
-    {"flushall", -1, kWrite, cmd_flushall}, {"dbsize", 1, 0, cmd_dbsize},
+    {"get", 2, 0, cmd_get},             {"set", -3, kWD, cmd_set},
+    {"setnx", 3, kWD, cmd_setnx},       {"incr", 2, kWD, cmd_incr},
+    {"incrby", 3, kWD, cmd_incrby},     {"decr", 2, kWD, cmd_decr},
+    {"decrby", 3, kWD, cmd_decrby},     {"mget", -2, 0, cmd_mget},
+    {"getdel", 2, kW, cmd_getdel},      {"getex", -2, kW, cmd_getex},
+    {"del", -2, kW, cmd_del},           {"exists", -2, 0, cmd_exists},
+    {"expire", -3, kW, cmd_expire},     {"pexpire", -3, kW, cmd_pexpire},
+    {"ttl", 2, 0, cmd_ttl},             {"pttl", 2, 0, cmd_pttl},
+    {"expiretime", 2, 0, cmd_expiretime}, {"pexpiretime", 2, 0, cmd_pexpiretime},
+    {"persist", 2, kW, cmd_persist},    {"type", 2, 0, cmd_type},
+    {"rename", 3, kW, cmd_rename},      {"renamenx", 3, kW, cmd_renamenx},
+    {"randomkey", 1, kNoKeys, cmd_randomkey}, {"scan", -2, kNoKeys, cmd_scan},
+    {"move", 3, kW, cmd_move},          {"object", -2, 0, nullptr},
+    {"hset", -4, kWD, cmd_hset},        {"hsetnx", 4, kWD, cmd_hsetnx},
+    {"hget", 3, 0, cmd_hget},           {"hgetall", 2, 0, cmd_hgetall},
+    {"hincrby", 4, kWD, cmd_hincrby},   {"hdel", -3, kW, cmd_hdel},
+    {"hlen", 2, 0, cmd_hlen},           {"hscan", -3, 0, cmd_hscan},
+    {"sadd", -3, kWD, cmd_sadd},        {"srem", -3, kW, cmd_srem},
+    {"sismember", 3, 0, cmd_sismember}, {"smembers", 2, 0, cmd_smembers},
+    {"scard", 2, 0, cmd_scard},         {"sscan", -3, 0, cmd_sscan},
+    {"sintercard", -3, 0, cmd_sintercard},
+    {"zadd", -4, kWD, cmd_zadd},        {"zincrby", 4, kWD, cmd_zincrby},
+    {"zscore", 3, 0, cmd_zscore},       {"zrem", -3, kW, cmd_zrem},
+    {"zcard", 2, 0, cmd_zcard},         {"zrange", -4, 0, cmd_zrange},
+    {"zrevrange", -4, 0, cmd_zrevrange}, {"zscan", -3, 0, cmd_zscan},
+    {"xadd", -5, kWD, cmd_xadd},
+    {"xlen", 2, 0, cmd_xlen},           {"xrange", -4, 0, cmd_xrange},
+    {"xrevrange", -4, 0, cmd_xrevrange}, {"xdel", -3, kW, cmd_xdel},
+    {"xreadgroup", -7, kW, cmd_xreadgroup}, {"xack", -4, kW, cmd_xack},
+    {"xpending", -3, 0, cmd_xpending},  {"xclaim", -6, kW, cmd_xclaim},
+    {"xautoclaim", -6, kW, cmd_xautoclaim},
+    {"publish", 3, kAdmin, cmd_publish},
+    {"subscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_subscribe},
+    {"unsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_unsubscribe},
+    {"eval", -3, kNoScript | kNoKeys, cmd_eval}, {"evalsha", -3, kNoScript | kNoKeys, cmd_evalsha},
+    {"fcall", -3, kNoScript | kNoKeys, cmd_fcall},
+    {"ping", -1, kPubSubOk | kNoKeys, cmd_ping}, {"echo", 2, kNoKeys, cmd_echo},
+    {"flushall", -1, kW | kNoKeys, cmd_flushall}, {"flushdb", -1, kW | kNoKeys, cmd_flushdb},
+    {"dbsize", 1, kNoKeys, cmd_dbsize},
+    {"select", 2, kAdmin, cmd_select},  {"swapdb", 3, kW | kNoKeys, cmd_swapdb},
+    {"hello", -1, kNoScript | kAdmin, cmd_hello}, {"info", -1, kAdmin, cmd_info},
+    {"debug", -2, kNoScript | kAdmin, cmd_debug},
     // Handled by the engine itself (fn unused), listed for lookup and arity.
-    {"multi", 1, kNoScript, nullptr}, {"exec", 1, kNoScript, nullptr},
-    {"discard", 1, kNoScript, nullptr},
+    {"multi", 1, kNoScript | kAdmin, nullptr}, {"exec", 1, kNoScript | kAdmin, nullptr},
+    {"discard", 1, kNoScript | kAdmin, nullptr},
+    // Containers: listed for COMMAND; resolve() dispatches on the subcommand.
+    {"xgroup", -2, 0, nullptr}, {"script", -2, kNoScript | kNoKeys, nullptr},
+    {"client", -2, kNoScript | kAdmin, nullptr}, {"config", -2, kAdmin, nullptr},
+    {"command", -1, kAdmin, cmd_command}, {"function", -2, kNoScript | kNoKeys, nullptr},
 };
 
-// Container commands: the subcommand decides arity and flags; cmd_xgroup / cmd_script switch
+// Container commands: the subcommand decides arity and flags; each family's function switches
 // on argv[1].
 constexpr Spec kSubcommands[] = {
-    {"xgroup|create", -5, kWrite, cmd_xgroup},     {"xgroup|destroy", 4, kWrite, cmd_xgroup},
-    {"xgroup|createconsumer", 5, kWrite, cmd_xgroup}, {"xgroup|delconsumer", 5, kWrite, cmd_xgroup},
-    {"xgroup|setid", -5, kWrite, cmd_xgroup},
-    {"script|load", 3, kNoScript, cmd_script},     {"script|exists", -3, kNoScript, cmd_script},
-    {"script|flush", -2, kNoScript, cmd_script},
+    {"xgroup|create", -5, kWD, cmd_xgroup},     {"xgroup|destroy", 4, kW, cmd_xgroup},
+    {"xgroup|createconsumer", 5, kWD, cmd_xgroup}, {"xgroup|delconsumer", 5, kW, cmd_xgroup},
+    {"xgroup|setid", -5, kW, cmd_xgroup},
+    {"script|load", 3, kNoScript | kNoKeys, cmd_script},
+    {"script|exists", -3, kNoScript | kNoKeys, cmd_script},
+    {"script|flush", -2, kNoScript | kNoKeys, cmd_script},
+    {"client|setname", 3, kNoScript | kAdmin, cmd_client}, {"client|getname", 2, kNoScript | kAdmin, cmd_client},
+    {"client|id", 2, kNoScript | kAdmin, cmd_client},      {"client|info", 2, kNoScript | kAdmin, cmd_client},
+    {"client|list", -2, kNoScript | kAdmin, cmd_client},
+    {"config|get", -3, kNoScript | kAdmin, cmd_config},   {"config|set", -4, kNoScript | kAdmin, cmd_config},
+    {"config|resetstat", 2, kNoScript | kAdmin, cmd_config}, {"config|rewrite", 2, kNoScript | kAdmin, cmd_config},
+    {"function|flush", -2, kNoScript | kW | kNoKeys, cmd_function},
+    {"function|list", -2, kNoScript | kNoKeys, cmd_function},
+    {"function|load", -3, kNoScript | kWD | kNoKeys, cmd_function},
+    {"object|encoding", 3, 0, cmd_object},  {"object|refcount", 3, 0, cmd_object},
+    {"object|idletime", 3, 0, cmd_object},  {"object|freq", 3, 0, cmd_object},
+    {"object|help", 2, kNoKeys | kLoadingOk, cmd_object},
 };
 
 const Spec* find_spec(std::string_view lower_name) {
@@ -80,7 +114,9 @@ const Spec* find_spec(std::string_view lower_name) {
   return nullptr;
 }
 
-bool is_container(std::string_view lower_name) { return lower_name == "xgroup" || lower_name == "script"; }
+bool is_container(std::string_view n) {
+  return n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" || n == "object";
+}
 
 bool arity_ok(const Spec& s, size_t argc) {
   return s.arity >= 0 ? argc == static_cast<size_t>(s.arity) : argc >= static_cast<size_t>(-s.arity);
@@ -133,14 +169,50 @@ const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
 Entry* Ctx::find(const std::string& key) {
   const uint64_t before = engine.stats_.expired_lazy;
   Entry* e = ks.find(key, now_ms, &engine.stats_.expired_lazy);
+  if (!live()) return e;
   // Redis propagates an expiry as a DEL to the AOF (deleteExpiredKeyAndPropagate): a restart must
   // not bring back a key that had expired and been deleted, even if the clock went back meanwhile.
-  if (&ks == &engine.live_ && engine.stats_.expired_lazy != before) engine.journal_write({"DEL", key}, now_ms);
+  if (engine.stats_.expired_lazy != before) {
+    engine.journal_write({"DEL", key}, now_ms, static_cast<int>(&ks - engine.live_.data()));
+  }
+  if (!e) {
+    ++engine.stats_.keyspace_misses;
+    return nullptr;
+  }
+  ++engine.stats_.keyspace_hits;
+  // Redis's lookupKey touches the object: LRU clock, or the LFU counter under an LFU policy.
+  e->access_ms = now_ms;
+  if (engine.options_.maxmemory_policy.find("lfu") != std::string::npos) {
+    const int64_t minute = now_ms / 60'000;
+    if (e->lfu_minute == 0) e->lfu_minute = minute;  // a new object: its counter starts now
+    const int64_t decay = engine.options_.lfu_decay_time;
+    if (decay > 0 && minute > e->lfu_minute) {
+      const int64_t periods = (minute - e->lfu_minute) / decay;
+      e->lfu_counter = static_cast<uint8_t>(periods > e->lfu_counter ? 0 : e->lfu_counter - periods);
+    }
+    e->lfu_minute = minute;
+    if (e->lfu_counter < 255) {
+      // LFULogIncr: p = 1 / ((counter - LFU_INIT_VAL) * lfu_log_factor + 1).
+      const double r = static_cast<double>(engine.next_random() >> 11) / 9007199254740992.0;
+      const double base = std::max(0, e->lfu_counter - 5);
+      if (r < 1.0 / (base * engine.options_.lfu_log_factor + 1)) ++e->lfu_counter;
+    }
+  }
   return e;
 }
 
+bool Ctx::live() const {
+  return &ks >= engine.live_.data() && &ks < engine.live_.data() + engine.live_.size();
+}
+std::vector<Keyspace>& Ctx::dbs() { return live() ? engine.live_ : engine.durable_; }
+EngineOptions& Ctx::options() { return engine.options_; }
+std::map<uint64_t, ClientInfo>& Ctx::clients() { return engine.clients_; }
+int64_t Ctx::start_ms() const { return engine.start_ms_; }
+uint64_t Ctx::random() { return engine.next_random(); }
+Refusal Ctx::refusal() const { return engine.refusal_; }
+
 void Ctx::signal(const std::string& key) {
-  if (&ks == &engine.live_) engine.signaled_.insert(key);
+  if (live()) engine.signaled_.insert(key);
 }
 
 std::string Ctx::name() const { return lower(argv[0]); }
@@ -148,7 +220,7 @@ std::string Ctx::name() const { return lower(argv[0]); }
 std::map<std::string, std::set<uint64_t>, std::less<>>& Ctx::channels() { return engine.channels_; }
 std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
 void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
-  if (engine.publish_observer_ && &ks == &engine.live_) engine.publish_observer_(channel, payload);
+  if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
 }
 std::set<std::string>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
 const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
@@ -165,13 +237,68 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
     return RedisReply::error("ERR Unknown Redis command called from script");
   }
   if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
-  Ctx nested{engine, ks, session, args, now_ms, /*in_script=*/true, in_exec};
-  RedisReply reply = spec->fn(nested);
-  if ((spec->flags & kWrite) && !reply.is_error() && &ks == &engine.live_) {
-    engine.journal_write(args, now_ms);
+  // A script's writes meet the same walls as a client's (scriptCall's deny-write and OOM checks).
+  const Refusal r = engine.refusal_;
+  // scriptVerifyOOM: a denyoom call is refused only while the script has not written yet (a
+  // script that started writing runs to the end, so it is never left half done by OOM).
+  std::optional<RedisReply> refused;
+  const bool oom_applies = (spec->flags & kDenyOom) && !engine.script_dirty_;
+  if (live() && (((r == Refusal::kReadonly) && (spec->flags & kWrite)) || ((r == Refusal::kOom) && oom_applies))) {
+    ++engine.stats_.refused;
+    refused = RedisReply::error(refusal_error(r));
+  } else if (live() && engine.options_.maxmemory > 0 && oom_applies &&
+             engine.used_memory() > engine.options_.maxmemory) {
+    refused = RedisReply::error(refusal_error(Refusal::kOom));
   }
-  if (&ks == &engine.live_) engine.observe(args, reply, now_ms, 1);
+  if (refused) {
+    engine.observe(args, *refused, now_ms, 1);  // the judges see the refused call too
+    return *refused;
+  }
+  Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
+  RedisReply reply = spec->fn(nested);
+  if (!reply.is_error()) engine.after_write(nested, spec->flags);
+  if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;
+  if (live()) engine.observe(args, reply, now_ms, 1);
   return reply;
+}
+
+std::vector<CommandMeta> command_table() {
+  std::vector<CommandMeta> out;
+  for (const Spec& s : kCommands) {
+    out.push_back(CommandMeta{s.name, s.arity, (s.flags & kWrite) != 0, (s.flags & kDenyOom) != 0,
+                              (s.flags & kNoKeys) != 0, (s.flags & kLoadingOk) != 0});
+  }
+  return out;
+}
+
+std::optional<CommandMeta> command_meta(std::string_view lower_name) {
+  for (const CommandMeta& m : command_table()) {
+    if (m.name == lower_name) return m;
+  }
+  return std::nullopt;
+}
+
+const char* refusal_name(Refusal r) {
+  switch (r) {
+    case Refusal::kNone: return "none";
+    case Refusal::kOom: return "oom";
+    case Refusal::kLoading: return "loading";
+    case Refusal::kBusy: return "busy";
+    case Refusal::kReadonly: return "readonly";
+  }
+  return "?";
+}
+
+std::string refusal_error(Refusal r) {
+  switch (r) {
+    case Refusal::kNone: return "";
+    case Refusal::kOom: return "OOM command not allowed when used memory > 'maxmemory'.";
+    case Refusal::kLoading: return "LOADING Redis is loading the dataset in memory";
+    case Refusal::kBusy:
+      return "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+    case Refusal::kReadonly: return "READONLY You can't write against a read only replica.";
+  }
+  return "";
 }
 
 // ---- Engine.
@@ -192,7 +319,8 @@ std::optional<PersistenceMode> parse_persistence_mode(std::string_view name) {
   return std::nullopt;
 }
 
-Engine::Engine(EngineOptions options) : options_(std::move(options)) {
+Engine::Engine(EngineOptions options)
+    : options_(std::move(options)), live_(kDatabases), durable_(kDatabases), rng_state_(options_.random_seed) {
   assert(options_.aof_fsync_interval_ms > 0);
   assert(options_.snapshot_interval_ms > 0);
   assert(options_.active_expire_keys_per_loop > 0);
@@ -202,11 +330,75 @@ Engine::~Engine() = default;
 
 RedisReply Engine::execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms) {
   ++stats_.commands;
+  session.woken = session.blocked.has_value();
+  script_dirty_ = false;
   session.blocked.reset();
   if (argv.empty()) return RedisReply::error("ERR empty command");
+  if (start_ms_ < 0) start_ms_ = now_ms;
+  auto [client, fresh] = clients_.try_emplace(session.id);
+  if (fresh) client->second.created_ms = now_ms;
   RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
+  client = clients_.try_emplace(session.id).first;  // CLIENT commands may have touched the map
+  client->second.name = session.name;
+  client->second.db = session.db;
+  client->second.last_ms = now_ms;
+  client->second.last_command = lower(argv[0]);
+  session.woken = false;
   observe(argv, reply, now_ms, 0);
   return reply;
+}
+
+uint64_t Engine::next_random() {
+  // splitmix64: the engine's own stream, seeded by EngineOptions::random_seed.
+  uint64_t z = (rng_state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// After a command that succeeded: journal a write for the AOF, and keep the object metadata of
+// the key it wrote (argv[1]) as Redis does for a new or modified object.
+void Engine::after_write(Ctx& ctx, uint32_t flags) {
+  if (!(flags & kWrite)) return;
+  if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db);
+  if ((flags & kNoKeys) || ctx.argv.size() < 2) return;
+  auto it = ctx.ks.entries().find(ctx.argv[1]);
+  if (it == ctx.ks.entries().end()) return;
+  Entry& e = const_cast<Entry&>(it->second);
+  update_encoding(e, options_);
+  if (e.access_ms == 0) e.access_ms = ctx.now_ms;
+  if (e.lfu_minute == 0) e.lfu_minute = ctx.now_ms / 60'000;
+}
+
+// processCommand's gates before a command runs or is queued, in Redis 7.0's order: memory
+// (evict, then -OOM for denyoom commands and anything queued in MULTI), a demoted master's
+// -READONLY for writes, -LOADING, -BUSY. An empty reply (kNil) lets the command through.
+RedisReply Engine::refuse_or_oom(Session& session, const std::vector<std::string>& argv, uint32_t flags,
+                                 int64_t now_ms) {
+  const std::string name = lower(argv[0]);
+  const bool multi_queue = session.in_multi && name != "exec" && name != "discard";
+  const bool denyoom = (flags & kDenyOom) || multi_queue;
+  if (options_.maxmemory > 0) {
+    const bool fits = perform_evictions(now_ms);
+    if (!fits && denyoom) return RedisReply::error(refusal_error(Refusal::kOom));
+  }
+  RedisReply refused = RedisReply::error(refusal_error(refusal_));
+  switch (refusal_) {
+    case Refusal::kNone: break;
+    case Refusal::kOom:
+      if (denyoom) return ++stats_.refused, refused;
+      break;
+    case Refusal::kReadonly:
+      if (flags & kWrite) return ++stats_.refused, refused;
+      break;
+    case Refusal::kLoading:
+      if (!(flags & kLoadingOk)) return ++stats_.refused, refused;
+      break;
+    case Refusal::kBusy:
+      if (name != "hello") return ++stats_.refused, refused;
+      break;
+  }
+  return RedisReply::nil();
 }
 
 namespace {
@@ -235,6 +427,10 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   const Spec* spec = resolve(argv, &error);
   if (!spec) return reject(session, argv, std::move(error));
   const std::string_view name = spec->name;
+  if (!in_script) {
+    RedisReply refused = refuse_or_oom(session, argv, spec->flags, now_ms);
+    if (refused.is_error()) return reject(session, argv, std::move(refused));
+  }
   if (!session.channels.empty() && !(spec->flags & kPubSubOk)) {
     return reject(session, argv,
                   RedisReply::error("ERR Can't execute '" + std::string(name) +
@@ -263,9 +459,9 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
     session.queued.push_back(argv);
     return RedisReply::status("QUEUED");
   }
-  Ctx ctx{*this, live_, session, argv, now_ms, in_script, /*in_exec=*/false};
+  Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, in_script, /*in_exec=*/false};
   RedisReply reply = spec->fn(ctx);
-  if ((spec->flags & kWrite) && !reply.is_error()) journal_write(argv, now_ms);
+  if (!reply.is_error()) after_write(ctx, spec->flags);
   return reply;
 }
 
@@ -286,9 +482,10 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
       replies.push_back(error);
       continue;
     }
-    Ctx ctx{*this, live_, session, argv, now_ms, /*in_script=*/true, /*in_exec=*/true};
+    Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, /*in_script=*/true,
+            /*in_exec=*/true};
     RedisReply reply = spec->fn(ctx);
-    if ((spec->flags & kWrite) && !reply.is_error()) journal_write(argv, now_ms);
+    if (!reply.is_error()) after_write(ctx, spec->flags);
     observe(argv, reply, now_ms, 1);
     replies.push_back(std::move(reply));
   }
@@ -308,6 +505,7 @@ std::vector<PubSubDelivery> Engine::take_deliveries() {
 }
 
 void Engine::close_session(Session& session) {
+  clients_.erase(session.id);
   for (const auto& ch : session.channels) {
     auto it = channels_.find(ch);
     if (it == channels_.end()) continue;
@@ -331,8 +529,11 @@ void Engine::tick(int64_t now_ms) {
 size_t Engine::active_expire_cycle(int64_t now_ms) {
   // Like Redis's activeExpireCycle, bounded work per cycle; a round-robin cursor over the keys
   // with a TTL replaces random sampling so that the cycle is deterministic.
+  // Databases 1-15 (unused by the seed systems) are purged whole; database 0 keeps the sampled
+  // cycle, so the work per tick and what it reclaims stay as before multiple databases.
   size_t total = 0;
-  const auto& expires = live_.expires();
+  for (size_t db = 1; db < live_.size(); ++db) total += live_[db].purge_expired(now_ms);
+  const auto& expires = live_[0].expires();
   for (int loop = 0; loop < options_.active_expire_max_loops && !expires.empty(); ++loop) {
     std::vector<std::string> sample;
     auto it = expires.upper_bound(expire_cursor_);
@@ -347,8 +548,8 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
     for (const auto& key : sample) {
       auto at = expires.find(key);
       if (at != expires.end() && at->second <= now_ms) {
-        live_.erase(key);
-        journal_write({"DEL", key}, now_ms);  // propagated like a lazy expiry (Ctx::find)
+        live_[0].erase(key);
+        journal_write({"DEL", key}, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
         ++expired;
       }
     }
@@ -361,9 +562,9 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
   return total;
 }
 
-void Engine::journal_write(const std::vector<std::string>& argv, int64_t now_ms) {
+void Engine::journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db) {
   if (options_.persistence != PersistenceMode::kAofEverysec) return;
-  unsynced_.emplace_back(argv, now_ms);
+  unsynced_.push_back(Journaled{argv, now_ms, db});
 }
 
 void Engine::persist_if_due(int64_t now_ms) {
@@ -377,12 +578,14 @@ void Engine::persist_if_due(int64_t now_ms) {
     // fsync: the journaled writes become durable. Replaying them on the durable copy reproduces
     // the live state because execution is a pure function of (state, argv, now_ms).
     Session replay_session;
-    for (const auto& [argv, at_ms] : unsynced_) {
+    for (const auto& [argv, at_ms, db] : unsynced_) {
       RedisReply error;
       const Spec* spec = resolve(argv, &error);
       assert(spec);
       if (!spec) continue;
-      Ctx ctx{*this, durable_, replay_session, argv, at_ms, /*in_script=*/true, /*in_exec=*/false};
+      replay_session.db = db;
+      Ctx ctx{*this, durable_[static_cast<size_t>(db)], replay_session, argv, at_ms, /*in_script=*/true,
+              /*in_exec=*/false};
       spec->fn(ctx);
     }
     unsynced_.clear();
@@ -397,19 +600,25 @@ void Engine::persist_if_due(int64_t now_ms) {
 
 void Engine::recover(int64_t now_ms) {
   switch (options_.persistence) {
-    case PersistenceMode::kNone: live_.clear(); break;
+    case PersistenceMode::kNone:
+      for (Keyspace& ks : live_) ks.clear();
+      break;
     case PersistenceMode::kAofEverysec: live_ = durable_; break;
     case PersistenceMode::kSnapshot: live_ = durable_; break;
   }
   unsynced_.clear();
   // Loading an AOF or RDB drops keys that expired meanwhile; Redis's expiry then appends their
   // DELs to the AOF, so a later restart on a clock that went back does not bring them back.
-  std::vector<std::string> expired;
-  for (const auto& [key, at_ms] : live_.expires()) {
-    if (at_ms <= now_ms) expired.push_back(key);
+  for (size_t db = 0; db < live_.size(); ++db) {
+    std::vector<std::string> expired;
+    for (const auto& [key, at_ms] : live_[db].expires()) {
+      if (at_ms <= now_ms) expired.push_back(key);
+    }
+    live_[db].purge_expired(now_ms);
+    for (const std::string& key : expired) journal_write({"DEL", key}, now_ms, static_cast<int>(db));
   }
-  live_.purge_expired(now_ms);
-  for (const std::string& key : expired) journal_write({"DEL", key}, now_ms);
+  clients_.clear();
+  evict_pool_.clear();
   channels_.clear();
   deliveries_.clear();
   signaled_.clear();

@@ -14,14 +14,31 @@
 //   XADD(NOMKSTREAM, MAXLEN|MINID ~|=) XLEN XRANGE XDEL XGROUP CREATE(MKSTREAM)
 //   XREADGROUP(COUNT, BLOCK, NOACK) XACK XPENDING XCLAIM XAUTOCLAIM; PUBLISH SUBSCRIBE UNSUBSCRIBE;
 //   MULTI EXEC DISCARD; EVAL EVALSHA SCRIPT LOAD|EXISTS|FLUSH; PING ECHO FLUSHALL DBSIZE.
+//   The surface clients and tools use (admin.cc): 16 databases (SELECT MOVE SWAPDB FLUSHDB,
+//   per-database DBSIZE), HELLO (RESP2 only: HELLO 3 answers NOPROTO), CLIENT
+//   SETNAME|GETNAME|ID|INFO|LIST, INFO, CONFIG GET|SET|RESETSTAT|REWRITE, COMMAND
+//   COUNT|INFO|DOCS|LIST, FUNCTION FLUSH|LIST (LOAD refused: no functions), FCALL, DEBUG (an
+//   explicit error), OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ, RENAME RENAMENX RANDOMKEY SCAN
+//   HSCAN SSCAN ZSCAN EXPIRETIME PEXPIRETIME; GETDEL GETEX SINTERCARD.
 //   Anything else: "ERR unknown command '<name>', with args beginning with: ...".
+// - Memory: with maxmemory > 0 every command first evicts (eviction.cc: Redis 7.0's policies,
+//   its approximated LRU/LFU with a 16-entry pool fed by maxmemory-samples random keys per
+//   database, drawn from the engine's own seeded generator) and a denyoom command that still
+//   finds used memory above maxmemory answers "OOM command not allowed when used memory >
+//   'maxmemory'.". Used memory is an estimate (a fixed base plus per-key sizes), not jemalloc's.
+// - Refusals (set_refusal): the error replies of a node that is loading its data (-LOADING),
+//   busy in a long script (-BUSY), demoted to a replica by a failover (-READONLY for writes) or
+//   out of memory (-OOM for denyoom commands), as Redis's processCommand gives them.
 // - Deterministic. Where real Redis's order is unspecified (HGETALL, SMEMBERS, the hash-table
 //   order of keys) the engine answers in sorted byte order; the differential suite compares
 //   those replies as sets/maps.
 // - Blocking: XREADGROUP ... BLOCK ms STREAMS k > that finds nothing sets session.blocked and
 //   returns nil-array as a placeholder. The caller parks the request and re-executes the same
 //   argv when one of blocked->keys appears in take_signaled_keys() (then it either answers or
-//   blocks again), or answers nil-array itself when blocked->timeout_ms of its clock has passed
+//   blocks again; leave session.blocked set when re-executing: a woken read whose stream moved
+//   past the group's last id but has nothing left to deliver (XADD ... MAXLEN 0 trimmed the entry)
+//   answers [[key, []]] as Redis's serveClientsBlockedOnStreamKey does), or answers nil-array
+//   itself when blocked->timeout_ms of its clock has passed
 //   (0 = no timeout). Inside MULTI and scripts nothing blocks.
 // - Pub/sub: SUBSCRIBE/UNSUBSCRIBE reply with an ARRAY of per-channel confirmations
 //   [["subscribe", ch, count], ...]; a RESP server writes each element as its own reply. PUBLISH
@@ -59,6 +76,8 @@
 
 namespace fl::sim::redis {
 
+struct Ctx;
+
 enum class PersistenceMode : uint8_t { kNone, kAofEverysec, kSnapshot };
 const char* persistence_mode_name(PersistenceMode m);  // "none", "aof-everysec", "snapshot"
 std::optional<PersistenceMode> parse_persistence_mode(std::string_view name);
@@ -74,7 +93,30 @@ struct EngineOptions {
   int active_expire_max_loops = 16;
   // Scripts EVAL/EVALSHA can run. May be null (then every script is unregistered).
   std::shared_ptr<const ScriptRegistry> scripts;
+  // Memory limit and eviction (CONFIG SET changes them at run time). 0 = no limit.
+  int64_t maxmemory = 0;
+  std::string maxmemory_policy = "noeviction";
+  int maxmemory_samples = 5;
+  int lfu_log_factor = 10;
+  int lfu_decay_time = 1;
+  // Encoding thresholds of OBJECT ENCODING (Redis 7.0 defaults).
+  int64_t hash_max_listpack_entries = 128;
+  int64_t hash_max_listpack_value = 64;
+  int64_t set_max_intset_entries = 512;
+  int64_t zset_max_listpack_entries = 128;
+  int64_t zset_max_listpack_value = 64;
+  // Seeds the engine's generator (RANDOMKEY, eviction sampling, LFU increments). The simulated
+  // server derives it from the world's seed, so runs stay deterministic.
+  uint64_t random_seed = 0x5eed;
 };
+
+inline constexpr int kDatabases = 16;
+
+// Why a node refuses commands for a while (see set_refusal).
+enum class Refusal : uint8_t { kNone, kOom, kLoading, kBusy, kReadonly };
+const char* refusal_name(Refusal r);  // "none", "oom", "loading", "busy", "readonly"
+// The error reply of each refusal, Redis 7.0's text.
+std::string refusal_error(Refusal r);
 
 struct BlockRequest {
   std::vector<std::string> keys;  // wake when one of these is signaled
@@ -85,11 +127,16 @@ struct BlockRequest {
 // connection goes away.
 struct Session {
   uint64_t id = 0;  // REQUIRES: unique among the open sessions of one engine (pub/sub routing)
+  int db = 0;       // SELECT
+  std::string name; // CLIENT SETNAME
   bool in_multi = false;
   bool multi_dirty = false;  // a command was rejected while queueing: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
   std::set<std::string> channels;
   std::optional<BlockRequest> blocked;  // set by execute() when the command must wait
+  // During execute(): the session came in blocked, i.e. this is the re-execution of a parked
+  // XREADGROUP that a write to one of its keys woke (callers leave `blocked` set for it).
+  bool woken = false;
 };
 
 struct PubSubDelivery {
@@ -105,6 +152,19 @@ struct EngineStats {
   uint64_t fsyncs = 0;
   uint64_t snapshots = 0;
   uint64_t recoveries = 0;
+  uint64_t evicted = 0;
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t refused = 0;  // commands answered with a refusal error
+};
+
+// What CLIENT LIST shows of a connection (kept per session id until close_session).
+struct ClientInfo {
+  std::string name;
+  int db = 0;
+  int64_t created_ms = 0;
+  int64_t last_ms = 0;
+  std::string last_command;
 };
 
 class Engine {
@@ -152,7 +212,17 @@ class Engine {
 
   // Inspection (tests, properties' final-state checks). Includes logically expired keys that
   // were not yet reclaimed, as DBSIZE does.
-  const Keyspace& keyspace() const { return live_; }
+  const Keyspace& keyspace() const { return live_[0]; }
+  const Keyspace& keyspace(int db) const { return live_.at(static_cast<size_t>(db)); }
+  // The estimated used memory (INFO used_memory, maxmemory checks).
+  int64_t used_memory() const;
+  // Refuse commands as a loading / busy / demoted / full node does, until set back to kNone.
+  void set_refusal(Refusal r) { refusal_ = r; }
+  // Reseeds the engine's generator (the simulated server uses the world's seed).
+  void seed_random(uint64_t seed) { rng_state_ = seed; }
+  Refusal refusal() const { return refusal_; }
+  // Evicts per the policy until used memory fits maxmemory; false when it cannot.
+  bool perform_evictions(int64_t now_ms);
   const EngineOptions& options() const { return options_; }
   const EngineStats& stats() const { return stats_; }
 
@@ -161,14 +231,39 @@ class Engine {
   RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
                       bool in_script);
   RedisReply run_exec(Session& session, int64_t now_ms);
-  void journal_write(const std::vector<std::string>& argv, int64_t now_ms);
+  void journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db);
   void persist_if_due(int64_t now_ms);
 
+  RedisReply refuse_or_oom(Session& session, const std::vector<std::string>& argv, uint32_t flags,
+                           int64_t now_ms);
+  void after_write(Ctx& ctx, uint32_t flags);
+  uint64_t next_random();
+  void evict_one(int db, const std::string& key, int64_t now_ms);
+  bool evict_round(int64_t now_ms);
+
   EngineOptions options_;
-  Keyspace live_;
+  std::vector<Keyspace> live_;  // the 16 databases
   // Persistence: what a crash would keep.
-  Keyspace durable_;
-  std::vector<std::pair<std::vector<std::string>, int64_t>> unsynced_;  // AOF writes since fsync
+  std::vector<Keyspace> durable_;
+  struct Journaled {
+    std::vector<std::string> argv;
+    int64_t at_ms;
+    int db;
+  };
+  std::vector<Journaled> unsynced_;  // AOF writes since fsync
+  std::map<uint64_t, ClientInfo> clients_;
+  int64_t start_ms_ = -1;  // first command: INFO uptime
+  Refusal refusal_ = Refusal::kNone;
+  uint64_t rng_state_;
+  // Redis's EVPOOL_SIZE eviction pool: best candidates last.
+  struct PoolEntry {
+    uint64_t idle;
+    int db;
+    std::string key;
+  };
+  std::vector<PoolEntry> evict_pool_;
+  int next_random_db_ = 0;
+  bool script_dirty_ = false;  // the running script (or EXEC) has written (scriptVerifyOOM)
   int64_t last_persist_ms_ = -1;
   // Pub/sub: channel -> subscribed session ids.
   std::map<std::string, std::set<uint64_t>, std::less<>> channels_;

@@ -486,3 +486,183 @@ TEST(PersistenceTest2, AnExpiryIsJournaledSoAClockGoingBackDoesNotResurrectTheKe
 
 }  // namespace
 }  // namespace fl::sim::redis
+
+// ---- Issue 14/16: databases, SCAN, eviction and refusals (engine_test2 section).
+namespace fl::sim::redis {
+namespace {
+
+std::vector<std::string> keys_of(const Engine& e, int db = 0) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : e.keyspace(db).entries()) out.push_back(k);
+  return out;
+}
+
+TEST_F(EngineTest, DatabasesAreSeparateAndPersistWithTheirIndex) {
+  EngineOptions o;
+  o.persistence = PersistenceMode::kAofEverysec;
+  Engine aof(o);
+  Session s;
+  aof.tick(kT0);
+  aof.execute(s, {"SELECT", "4"}, kT0);
+  aof.execute(s, {"SET", "k", "four"}, kT0);
+  aof.execute(s, {"SWAPDB", "4", "5"}, kT0);
+  aof.execute(s, {"SELECT", "0"}, kT0);
+  aof.execute(s, {"SET", "k", "zero"}, kT0);
+  aof.tick(kT0 + 1500);  // fsync
+  aof.recover(kT0 + 2000);
+  EXPECT_EQ(keys_of(aof, 0), std::vector<std::string>{"k"});
+  EXPECT_TRUE(keys_of(aof, 4).empty());
+  EXPECT_EQ(std::get<std::string>(aof.keyspace(5).entries().at("k").value), "four");
+}
+
+TEST_F(EngineTest, ScanReturnsEveryKeyPresentThroughoutExactlyOnce) {
+  for (int i = 0; i < 50; ++i) run({"SET", "k" + std::to_string(i), "v"});
+  std::vector<std::string> seen;
+  std::string cursor = "0";
+  int calls = 0;
+  do {
+    RedisReply r = raw({"SCAN", cursor, "COUNT", "7"});
+    cursor = r.elements[0].str;
+    for (const auto& e : r.elements[1].elements) seen.push_back(e.str);
+    // Keys come and go between calls.
+    run({"DEL", "k" + std::to_string(calls)});
+    run({"SET", "new" + std::to_string(calls), "v"});
+    ++calls;
+  } while (cursor != "0" && calls < 100);
+  EXPECT_LT(calls, 100);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end()) << "a key came back twice";
+  for (int i = calls; i < 50; ++i) {
+    EXPECT_TRUE(std::binary_search(seen.begin(), seen.end(), "k" + std::to_string(i))) << i;
+  }
+}
+
+TEST_F(EngineTest, RandomKeyIsDeterministicForASeed) {
+  auto draws = [](uint64_t seed) {
+    EngineOptions o;
+    o.random_seed = seed;
+    Engine e(o);
+    Session s;
+    for (int i = 0; i < 20; ++i) e.execute(s, {"SET", "k" + std::to_string(i), "v"}, kT0);
+    std::string out;
+    for (int i = 0; i < 10; ++i) out += e.execute(s, {"RANDOMKEY"}, kT0).str + ",";
+    return out;
+  };
+  EXPECT_EQ(draws(1), draws(1));
+  EXPECT_NE(draws(1), draws(2));
+  EXPECT_EQ(run({"RANDOMKEY"}), "(nil)");
+}
+
+// Fills 10 keys of ~10 KB (the odd ones with a TTL, key i expiring sooner for larger i), then
+// sets maxmemory so that about three must go; returns what survived.
+std::vector<std::string> survivors(const std::string& policy, uint64_t seed,
+                                   const std::vector<std::string>& touched = {}) {
+  EngineOptions o;
+  o.random_seed = seed;
+  Engine e(o);
+  Session s;
+  // The policy first: Redis tracks LFU counters only under an LFU policy.
+  e.execute(s, {"CONFIG", "SET", "maxmemory-policy", policy}, kT0);
+  // Ten samples of ten keys: the pool sees every key, so LRU/LFU are exact here (with the
+  // default five, a round samples a contiguous run from a random start and may miss the best).
+  e.execute(s, {"CONFIG", "SET", "maxmemory-samples", "10"}, kT0);
+  const std::string big(10'000, 'v');
+  for (int i = 0; i < 10; ++i) {
+    const std::string k = "k" + std::to_string(i);
+    if (i % 2) e.execute(s, {"SET", k, big, "PX", std::to_string(100'000 - i * 1000)}, kT0);
+    else e.execute(s, {"SET", k, big}, kT0);
+  }
+  for (const auto& k : touched) {
+    for (int n = 0; n < 20; ++n) e.execute(s, {"GET", k}, kT0 + 5000);
+  }
+  const int64_t used = e.used_memory();
+  e.execute(s, {"CONFIG", "SET", "maxmemory", std::to_string(used - 25'000)}, kT0 + 10'000);
+  return keys_of(e);
+}
+
+TEST_F(EngineTest, EvictionPoliciesPickTheirVictims) {
+  using V = std::vector<std::string>;
+  // volatile-ttl: the three keys with a TTL that expire first (k9, k7, k5).
+  EXPECT_EQ(survivors("volatile-ttl", 1), (V{"k0", "k1", "k2", "k3", "k4", "k6", "k8"}));
+  // volatile-*: keys without a TTL are never evicted.
+  for (const char* p : {"volatile-lru", "volatile-lfu", "volatile-random"}) {
+    const V left = survivors(p, 1);
+    EXPECT_EQ(left.size(), 7u) << p;
+    for (const char* k : {"k0", "k2", "k4", "k6", "k8"}) {
+      EXPECT_NE(std::find(left.begin(), left.end(), k), left.end()) << p << " evicted " << k;
+    }
+  }
+  // allkeys-*: keys without a TTL are evictable too; LRU keeps what was read recently, LFU what
+  // was read often.
+  const V lru = survivors("allkeys-lru", 1, {"k0", "k1", "k2", "k3", "k4", "k5", "k6"});
+  EXPECT_EQ(lru, (V{"k0", "k1", "k2", "k3", "k4", "k5", "k6"}));
+  const V lfu = survivors("allkeys-lfu", 1, {"k3", "k4", "k5", "k6", "k7", "k8", "k9"});
+  EXPECT_EQ(lfu, (V{"k3", "k4", "k5", "k6", "k7", "k8", "k9"}));
+  const V random = survivors("allkeys-random", 1);
+  EXPECT_EQ(random.size(), 7u);
+  EXPECT_EQ(random, survivors("allkeys-random", 1));  // the seed decides
+  bool differs = false;
+  for (uint64_t seed = 2; seed < 10 && !differs; ++seed) differs = survivors("allkeys-random", seed) != random;
+  EXPECT_TRUE(differs);
+  // noeviction keeps everything and refuses denyoom writes.
+  EXPECT_EQ(survivors("noeviction", 1).size(), 10u);
+}
+
+TEST_F(EngineTest, RefusalsAnswerAsRedisAndLiftWhenCleared) {
+  run({"SET", "k", "v"});
+  engine.set_refusal(Refusal::kReadonly);
+  EXPECT_EQ(run({"SET", "k", "w"}), "(error) READONLY You can't write against a read only replica.");
+  EXPECT_EQ(run({"GET", "k"}), "\"v\"");
+  engine.set_refusal(Refusal::kOom);
+  EXPECT_EQ(run({"SET", "k", "w"}), "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(run({"DEL", "k"}), "(integer) 1");
+  engine.set_refusal(Refusal::kLoading);
+  EXPECT_EQ(run({"GET", "k"}), "(error) LOADING Redis is loading the dataset in memory");
+  EXPECT_EQ(run({"PING"}), "(error) LOADING Redis is loading the dataset in memory");
+  EXPECT_NE(run({"INFO", "persistence"}).find("loading:1"), std::string::npos);
+  engine.set_refusal(Refusal::kBusy);
+  EXPECT_EQ(run({"GET", "k"}),
+            "(error) BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  EXPECT_EQ(run({"MULTI"}),
+            "(error) BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  engine.set_refusal(Refusal::kNone);
+  EXPECT_EQ(run({"SET", "k", "w"}), "+OK");
+  EXPECT_EQ(engine.stats().refused, 6u);
+}
+
+}  // namespace
+}  // namespace fl::sim::redis
+
+namespace fl::sim::redis {
+namespace {
+
+// scriptVerifyOOM: under OOM a script's first denyoom call is refused (the script has not
+// written yet); once it has written (a DEL), its later denyoom calls run, so no script is left
+// half done by OOM.
+TEST(EngineScriptTest, OomRefusesAScriptOnlyBeforeItsFirstWrite) {
+  auto reg = std::make_shared<ScriptRegistry>();
+  reg->add(RedisScript{"del_then_set", "redis.call('DEL', KEYS[1])\nreturn redis.call('SET', KEYS[1], ARGV[1])\n",
+                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                         redis.call({"DEL", keys[0]});
+                         return redis.call({"SET", keys[0], args[0]});
+                       }});
+  reg->add(RedisScript{"set_only", "return redis.call('SET', KEYS[1], ARGV[1])\n",
+                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                         return redis.call({"SET", keys[0], args[0]});
+                       }});
+  EngineOptions options;
+  options.scripts = reg;
+  Engine engine(options);
+  Session s;
+  engine.set_refusal(Refusal::kOom);
+  EXPECT_EQ(engine.execute(s, {"EVAL", reg->by_name("set_only")->lua, "1", "k", "v"}, kT0).describe(),
+            "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(engine.execute(s, {"EVAL", reg->by_name("del_then_set")->lua, "1", "k", "v"}, kT0).describe(), "+OK");
+  engine.set_refusal(Refusal::kReadonly);
+  EXPECT_EQ(engine.execute(s, {"EVAL", reg->by_name("del_then_set")->lua, "1", "k", "w"}, kT0).describe(),
+            "(error) READONLY You can't write against a read only replica.");
+  EXPECT_EQ(engine.execute(s, {"GET", "k"}, kT0).describe(), "\"v\"");
+}
+
+}  // namespace
+}  // namespace fl::sim::redis

@@ -122,7 +122,7 @@ RedisReply cmd_dbsize(Ctx& c) {
 RedisReply cmd_flushall(Ctx& c) {
   if (c.argc() > 2) return err_syntax();
   if (c.argc() == 2 && !iequals(c.arg(1), "sync") && !iequals(c.arg(1), "async")) return err_syntax();
-  c.ks.clear();
+  for (Keyspace& ks : c.dbs()) ks.clear();  // every database; FLUSHDB clears only the selected one
   return RedisReply::ok();
 }
 

@@ -52,6 +52,10 @@ Entry& Keyspace::put(const std::string& key, Value value) {
   Entry& e = entries_[key];
   e.value = std::move(value);
   e.expire_at_ms.reset();
+  e.big_encoding = false;
+  e.lfu_counter = 5;  // a new object (LFU_INIT_VAL); its clocks start at the write
+  e.lfu_minute = 0;
+  e.access_ms = 0;
   return e;
 }
 

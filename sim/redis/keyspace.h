@@ -80,6 +80,14 @@ const char* value_type_name(ValueType t);  // "string", "hash", "set", "zset", "
 struct Entry {
   Value value;
   std::optional<int64_t> expire_at_ms;  // absolute, on the Redis node's clock
+  // Object metadata Redis keeps in robj (OBJECT IDLETIME/FREQ, eviction): the last access on
+  // the node's clock, the LFU logarithmic counter and the minute it was last decremented.
+  int64_t access_ms = 0;
+  uint8_t lfu_counter = 5;  // LFU_INIT_VAL
+  int64_t lfu_minute = 0;
+  // The collection left its compact encoding (listpack/intset -> hashtable/skiplist): Redis
+  // never converts back, so this is sticky until the value is replaced.
+  bool big_encoding = false;
   ValueType type() const { return static_cast<ValueType>(value.index()); }
 };
 

@@ -42,6 +42,10 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   r.client = current_client_;
   r.incarnation = incarnation_;
   r.depth = c.depth;
+  const Refusal refusal = engine_.refusal();
+  if (refusal != Refusal::kNone && c.reply.is_error() && c.reply.str == refusal_error(refusal)) {
+    process_->world().record_process_fault(*process_, FaultKind::kRedisError, 0, static_cast<int64_t>(refusal));
+  }
   process_->world().trace().fold_recorded(
       r.time_us, TraceKind::kObserve, r.seq, static_cast<uint64_t>(r.depth), process_->node_name(),
       process_->process_name(), [&] {
@@ -72,9 +76,40 @@ Task<void> Server::run(Process& p) {
   parked_.clear();
   subscribers_.clear();
   if (restart) engine_.recover(now_ms());
+  // Eviction sampling and RANDOMKEY draw from the engine's own stream, seeded from the world's
+  // seed without drawing from the world's streams (so no other component's draws move).
+  if (!restart) engine_.seed_random(p.world().seed() * 0x9e3779b97f4a7c15ULL + 0x7265646973ULL);
+  p.world().set_component_fault_handler(std::string(p.process_name()),
+                                        [this](std::string_view kind, int64_t duration_us, int64_t) {
+                                          return apply_fault(kind, duration_us);
+                                        });
   p.rpc().serve(options_.service, [this](MessagePtr request) { return handle(std::move(request)); });
   if (options_.cron_interval_ms > 0) p.spawn("redis-cron", cron());
   co_return;
+}
+
+bool Server::apply_fault(std::string_view kind, int64_t duration_us) {
+  Refusal r = Refusal::kNone;
+  if (kind == "redis-oom") r = Refusal::kOom;
+  else if (kind == "redis-loading") r = Refusal::kLoading;
+  else if (kind == "redis-busy") r = Refusal::kBusy;
+  else if (kind == "redis-readonly") r = Refusal::kReadonly;
+  if (r == Refusal::kNone || process_ == nullptr || duration_us <= 0) return false;
+  World& world = process_->world();
+  if (r == Refusal::kLoading) {
+    // A restarted node answers -LOADING until its data set is loaded.
+    world.crash(*process_, "fault redis-loading");
+    world.restart(*process_);
+  }
+  if (!process_->alive()) return false;
+  engine_.set_refusal(r);
+  const uint64_t generation = ++refusal_generation_;
+  world.note_fault(process_->process_name(), std::string("redis refuses: ") + refusal_name(r) + " for " +
+                                                 std::to_string(duration_us) + "us");
+  world.after(duration_us, [this, generation] {
+    if (generation == refusal_generation_) engine_.set_refusal(Refusal::kNone);
+  });
+  return true;
 }
 
 int64_t Server::now_ms() const {

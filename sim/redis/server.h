@@ -20,6 +20,13 @@
 //   restarted or had its connections reset is dropped (lazily, at the next publish or check) and
 //   misses the message; a partitioned one loses it in the network. At most once, no redelivery.
 //   A reset of the server's own connections drops every subscription.
+// - Error-reply faults (World::apply_component_fault on the Redis process): "redis-oom",
+//   "redis-loading", "redis-busy", "redis-readonly" make the node refuse commands for the
+//   fault's duration as Redis does when it is out of memory under noeviction (denyoom commands),
+//   loading its data after a restart ("redis-loading" crashes and restarts the process first;
+//   everything but CMD_LOADING commands), running a long script (everything), or demoted to a
+//   replica by a failover (writes); then it recovers. Every refused command is recorded in the
+//   world's fault log (FaultKind::kRedisError, value = the Refusal) and in the command log.
 #pragma once
 
 #include <coroutine>
@@ -104,6 +111,7 @@ class Server {
   void push_deliveries();
   Task<void> cron();
   int64_t now_ms() const;
+  bool apply_fault(std::string_view kind, int64_t duration_us);
 
   ServerOptions options_;
   Engine engine_;
@@ -111,6 +119,7 @@ class Server {
   uint32_t incarnation_ = 0;
   uint64_t server_epoch_ = 0;
   uint64_t next_park_id_ = 1;
+  uint64_t refusal_generation_ = 0;  // the window a scheduled end of refusal belongs to
   std::map<uint64_t, std::shared_ptr<Parked>> parked_;  // park order
   std::map<uint64_t, Subscriber> subscribers_;         // by subscription id (= session id)
   ServerStats stats_;

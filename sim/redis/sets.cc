@@ -1,5 +1,7 @@
 // Set commands: SADD SREM SISMEMBER SMEMBERS SCARD. SMEMBERS answers in byte order (real Redis:
 // numeric order for small integer sets, unspecified otherwise).
+#include <algorithm>
+
 #include "sim/redis/commands.h"
 
 namespace fl::sim::redis {
@@ -44,6 +46,46 @@ RedisReply cmd_scard(Ctx& c) {
   RedisReply error;
   if (!c.lookup(c.arg(1), &s, &error)) return error;
   return RedisReply::integer_of(s ? static_cast<int64_t>(s->size()) : 0);
+}
+
+}  // namespace fl::sim::redis
+
+namespace fl::sim::redis {
+
+// SINTERCARD numkeys key [key ...] [LIMIT limit]
+RedisReply cmd_sintercard(Ctx& c) {
+  auto numkeys = parse_int64(c.arg(1));
+  if (!numkeys || *numkeys <= 0) return RedisReply::error("ERR numkeys should be greater than 0");
+  if (*numkeys > static_cast<int64_t>(c.argc()) - 2) {
+    return RedisReply::error("ERR Number of keys can't be greater than number of args");
+  }
+  const size_t first = 2, end = first + static_cast<size_t>(*numkeys);
+  int64_t limit = 0;
+  for (size_t j = end; j < c.argc(); j += 2) {
+    if (!iequals(c.arg(j), "limit") || j + 1 >= c.argc()) return err_syntax();
+    // getPositiveLongFromObjectOrReply: one message for "not a number" and "negative" (found by
+    // the differential suite).
+    auto v = parse_int64(c.arg(j + 1));
+    if (!v || *v < 0) return RedisReply::error("ERR LIMIT can't be negative");
+    limit = *v;
+  }
+  std::vector<const Set*> sets;
+  RedisReply error;
+  bool empty = false;
+  for (size_t j = first; j < end; ++j) {
+    Set* s = nullptr;
+    if (!c.lookup(c.arg(j), &s, &error)) return error;
+    if (!s) empty = true;
+    else sets.push_back(s);
+  }
+  if (empty) return RedisReply::integer_of(0);
+  std::sort(sets.begin(), sets.end(), [](const Set* a, const Set* b) { return a->size() < b->size(); });
+  int64_t n = 0;
+  for (const std::string& m : *sets.front()) {
+    if (std::all_of(sets.begin() + 1, sets.end(), [&](const Set* s) { return s->count(m) > 0; })) ++n;
+    if (limit && n >= limit) break;
+  }
+  return RedisReply::integer_of(n);
 }
 
 }  // namespace fl::sim::redis

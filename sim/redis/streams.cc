@@ -655,6 +655,19 @@ RedisReply cmd_xreadgroup(Ctx& c) {
     served.push_back(RedisReply::array({RedisReply::bulk(key), std::move(entries)}));
   }
   if (!served.empty()) return RedisReply::array(std::move(served));
+  if (c.session.woken && !c.in_script) {
+    // serveClientsBlockedOnStreamKey: the write that woke the reader moved the stream's last id
+    // past the group's; Redis answers with what is left of the range, even nothing (KD2).
+    for (size_t i = 0; i < a.streams_count; ++i) {
+      if (ids[i]) continue;
+      Stream* s = nullptr;
+      c.lookup(c.arg(a.streams_arg + i), &s, &error);
+      if (s && s->last_id > s->groups.at(*a.group).last_delivered) {
+        return RedisReply::array(
+            {RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array({})})});
+      }
+    }
+  }
   if (a.block_ms && !c.in_script) {
     BlockRequest block;
     for (size_t i = 0; i < a.streams_count; ++i) block.keys.push_back(c.arg(a.streams_arg + i));

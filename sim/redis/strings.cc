@@ -1,4 +1,4 @@
-// String commands: GET SET SETNX INCR INCRBY DECR DECRBY MGET.
+// String commands: GET SET SETNX INCR INCRBY DECR DECRBY MGET GETDEL GETEX.
 #include <limits>
 
 #include "sim/redis/commands.h"
@@ -7,7 +7,7 @@ namespace fl::sim::redis {
 
 namespace {
 
-RedisReply err_set_expire() { return RedisReply::error("ERR invalid expire time in 'set' command"); }
+RedisReply err_expire(const Ctx& c) { return RedisReply::error("ERR invalid expire time in '" + c.name() + "' command"); }
 
 enum class ExpireUnit : uint8_t { kNone, kEx, kPx, kExAt, kPxAt };
 
@@ -53,13 +53,13 @@ bool set_expire_at(const Ctx& c, const SetOptions& o, int64_t* at_ms, RedisReply
   }
   int64_t when = *v;
   if (when <= 0) {
-    *error = err_set_expire();
+    *error = err_expire(c);
     return false;
   }
   const bool seconds = o.unit == ExpireUnit::kEx || o.unit == ExpireUnit::kExAt;
   if (seconds) {
     if (when > std::numeric_limits<int64_t>::max() / 1000) {
-      *error = err_set_expire();
+      *error = err_expire(c);
       return false;
     }
     when *= 1000;
@@ -67,7 +67,7 @@ bool set_expire_at(const Ctx& c, const SetOptions& o, int64_t* at_ms, RedisReply
   const bool relative = o.unit == ExpireUnit::kEx || o.unit == ExpireUnit::kPx;
   if (relative) {
     if (when > std::numeric_limits<int64_t>::max() - c.now_ms) {
-      *error = err_set_expire();
+      *error = err_expire(c);
       return false;
     }
     when += c.now_ms;
@@ -163,6 +163,56 @@ RedisReply cmd_mget(Ctx& c) {
     out.push_back(s ? RedisReply::bulk(*s) : RedisReply::nil());
   }
   return RedisReply::array(std::move(out));
+}
+
+}  // namespace fl::sim::redis
+
+namespace fl::sim::redis {
+
+RedisReply cmd_getdel(Ctx& c) {
+  std::string* s = nullptr;
+  RedisReply error;
+  if (!c.lookup(c.arg(1), &s, &error)) return error;
+  if (!s) return RedisReply::nil();
+  RedisReply value = RedisReply::bulk(*s);
+  c.ks.erase(c.arg(1));
+  return value;
+}
+
+// GETEX key [EX s | PX ms | EXAT ts | PXAT ts | PERSIST]: the options are parsed first, then the
+// key is looked up, then the expire time validated (getexCommand's order).
+RedisReply cmd_getex(Ctx& c) {
+  SetOptions o;
+  bool persist = false;
+  for (size_t j = 2; j < c.argc(); ++j) {
+    const std::string& a = c.arg(j);
+    if (iequals(a, "persist") && o.unit == ExpireUnit::kNone && !persist) {
+      persist = true;
+    } else if (o.unit == ExpireUnit::kNone && !persist && j + 1 < c.argc() &&
+               (iequals(a, "ex") || iequals(a, "px") || iequals(a, "exat") || iequals(a, "pxat"))) {
+      o.unit = iequals(a, "ex") ? ExpireUnit::kEx
+               : iequals(a, "px") ? ExpireUnit::kPx
+               : iequals(a, "exat") ? ExpireUnit::kExAt
+                                    : ExpireUnit::kPxAt;
+      o.expire_arg = &c.arg(++j);
+    } else {
+      return err_syntax();
+    }
+  }
+  std::string* s = nullptr;
+  RedisReply error;
+  if (!c.lookup(c.arg(1), &s, &error)) return error;
+  if (!s) return RedisReply::nil();
+  int64_t at_ms = 0;
+  if (o.unit != ExpireUnit::kNone && !set_expire_at(c, o, &at_ms, &error)) return error;
+  RedisReply value = RedisReply::bulk(*s);
+  if (o.unit != ExpireUnit::kNone) {
+    if (at_ms <= c.now_ms) c.ks.erase(c.arg(1));  // an expiry in the past deletes the key
+    else c.ks.set_expire(c.arg(1), at_ms);
+  } else if (persist) {
+    c.ks.set_expire(c.arg(1), std::nullopt);
+  }
+  return value;
 }
 
 }  // namespace fl::sim::redis
