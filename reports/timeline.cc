@@ -135,16 +135,16 @@ std::vector<TimelineEvent> parse_trace_jsonl(const std::string& text, size_t* ba
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::optional<Json> j = parse_json(line);
-    if (!j || j->type != Json::Type::kObject) {
+    if (!j || !j->is_object()) {
       ++bad;
       continue;
     }
     TimelineEvent e;
-    e.t_us = j->i64("t_us");
-    e.kind = j->str("kind");
-    e.node = j->str("node");
-    e.process = j->str("process");
-    e.detail = j->str("detail");
+    e.t_us = json_i64(*j, "t_us");
+    e.kind = json_str(*j, "kind");
+    e.node = json_str(*j, "node");
+    e.process = json_str(*j, "process");
+    e.detail = json_str(*j, "detail");
     out.push_back(std::move(e));
   }
   if (bad_lines) *bad_lines = bad;
