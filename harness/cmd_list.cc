@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/faults.h"
 #include "harness/system.h"
@@ -13,8 +14,9 @@ namespace fl {
 namespace {
 
 const char* kListUsage =
-    "usage: faultline list [systems|properties|faults|rows [MATRIX]]\n"
-    "  Prints, as Markdown, what this binary knows (default: everything but rows).\n";
+    "usage: faultline list [systems|params|properties|faults|rows [MATRIX]]\n"
+    "  Prints, as Markdown, what this binary knows (default: everything but rows). `params` is each\n"
+    "  system's typed `params:` (type, unit, range, default), as in docs/scenario-format.md.\n";
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -26,7 +28,7 @@ void list_systems() {
   std::printf("## Systems\n\n| system | variants | workload kinds | params | description |\n|---|---|---|---|---|\n");
   for (const SystemUnderTest* s : all_systems()) {
     std::vector<std::string> params;
-    for (const ParamInfo& p : s->params()) params.push_back(p.name + "=" + p.default_value);
+    for (const ParamInfo& p : s->params()) params.push_back(p.name);
     std::printf("| %s | %s | %s | %s | %s |\n", s->name().c_str(), join(s->variants()).c_str(),
                 join(s->workload_kinds()).c_str(), join(params).c_str(), s->description().c_str());
   }
@@ -64,20 +66,23 @@ void list_rows(const std::string& matrix) {
 }  // namespace
 
 int list_main(const Args& args) {
-  const std::string what = args.empty() ? "" : args[0];
-  if (what == "--help" || what == "-h") return std::fputs(kListUsage, stdout), 0;
+  const CliFlags f(args, kListUsage, {});
+  if (f.status() >= 0) return f.status();
+  if (f.positional().size() > 2) return f.error("too many arguments");
+  const std::string what = f.positional().empty() ? "" : f.positional()[0];
   if (what.empty() || what == "systems") list_systems();
+  if (what.empty() || what == "params") std::printf("## Params\n\n%s\n", params_markdown(all_systems()).c_str());
   if (what.empty() || what == "properties") list_properties();
   if (what.empty() || what == "faults") list_faults();
   if (what == "rows") {
-    const std::string matrix = args.size() > 1 ? args[1] : "all";
+    const std::string matrix = f.positional().size() > 1 ? f.positional()[1] : "all";
     if (reports::rows_of_matrix(matrix).empty()) {
       std::fprintf(stderr, "faultline: unknown matrix '%s'\n%s", matrix.c_str(), kListUsage);
       return 2;
     }
     list_rows(matrix);
   }
-  if (!what.empty() && what != "systems" && what != "properties" && what != "faults" && what != "rows") {
+  if (!what.empty() && what != "systems" && what != "params" && what != "properties" && what != "faults" && what != "rows") {
     std::fprintf(stderr, "faultline: unknown list '%s'\n%s", what.c_str(), kListUsage);
     return 2;
   }
@@ -111,9 +116,10 @@ void print_fixes(const SystemUnderTest& sys) {
 }  // namespace
 
 int fixes_main(const Args& args) {
-  if (args.size() > 1) return std::fprintf(stderr, "faultline: too many arguments\n%s", kFixesUsage), 2;
-  const std::string what = args.empty() ? "" : args[0];
-  if (what == "--help" || what == "-h") return std::fputs(kFixesUsage, stdout), 0;
+  const CliFlags f(args, kFixesUsage, {});
+  if (f.status() >= 0) return f.status();
+  if (f.positional().size() > 1) return f.error("too many arguments");
+  const std::string what = f.positional().empty() ? "" : f.positional()[0];
   if (!what.empty()) {
     const SystemUnderTest* sys = find_system(what);
     if (sys == nullptr) return std::fprintf(stderr, "faultline: unknown system '%s'\n%s", what.c_str(), kFixesUsage), 2;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/runner.h"
 #include "harness/scenario_loader.h"
@@ -38,18 +39,6 @@ const char* kDeterminismUsage =
     "  Runs the scenario with the same seed in two separate processes and compares their traces.\n"
     "  Exit 0 when the fingerprints match; 1 (naming the first divergent event) when they do not.\n";
 
-bool parse_u64(const std::string& text, uint64_t* out) {
-  if (text.empty() || text.size() > 20) return false;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-  }
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno != 0) return false;
-  *out = v;
-  return true;
-}
-
 int usage_error(const char* usage, const std::string& message) {
   std::fprintf(stderr, "faultline: %s\n%s", message.c_str(), usage);
   return 2;
@@ -62,41 +51,26 @@ struct RunFlags {
   bool quiet = false;
 };
 
-// Returns an exit code (2) on a bad flag, or -1 when parsed.
+// Returns an exit code (0 after --help, 2 on a bad flag), or -1 when parsed. CLI11 parses
+// (harness/cli.h); `--without` repeats or takes a comma list.
 int parse_run_flags(const Args& args, const char* usage, RunFlags* flags, bool allow_outputs) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
-      return 0;
-    } else if (a == "--seed") {
-      uint64_t seed = 0;
-      if (!value(&v) || !parse_u64(v, &seed)) return usage_error(usage, "--seed takes a non-negative integer");
-      flags->seed = seed;
-    } else if (a == "--without") {
-      if (!value(&v) || v.empty()) return usage_error(usage, "--without takes a fix id (see 'faultline fixes')");
-      flags->options.without.push_back(v);
-    } else if (allow_outputs && a == "--trace") {
-      if (!value(&flags->options.trace_jsonl_path)) return usage_error(usage, "--trace takes a path");
-    } else if (allow_outputs && a == "--perfetto") {
-      if (!value(&flags->options.perfetto_path)) return usage_error(usage, "--perfetto takes a path");
-    } else if (allow_outputs && a == "--quiet") {
-      flags->quiet = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return usage_error(usage, "unknown flag '" + a + "'");
-    } else if (flags->file.empty()) {
-      flags->file = a;
-    } else {
-      return usage_error(usage, "unexpected argument '" + a + "'");
-    }
+  std::vector<FlagDef> defs = {{"--seed", FlagKind::kCount}, {"--without", FlagKind::kList}};
+  if (allow_outputs) {
+    defs.insert(defs.end(), {{"--trace", FlagKind::kText}, {"--perfetto", FlagKind::kText}, {"--quiet", FlagKind::kSwitch}});
   }
-  if (flags->file.empty()) return usage_error(usage, "missing scenario FILE");
+  const CliFlags f(args, usage, defs);
+  if (f.status() >= 0) return f.status();
+  if (f.has("--seed")) f.u64("--seed", &flags->seed.emplace());
+  flags->options.without = f.list("--without");
+  if (f.has("--without") && flags->options.without.empty()) {
+    return usage_error(usage, "--without takes a fix id (see 'faultline fixes')");
+  }
+  flags->options.trace_jsonl_path = f.str("--trace");
+  flags->options.perfetto_path = f.str("--perfetto");
+  flags->quiet = f.has("--quiet");
+  if (f.positional().empty()) return usage_error(usage, "missing scenario FILE");
+  if (f.positional().size() > 1) return usage_error(usage, "unexpected argument '" + f.positional()[1] + "'");
+  flags->file = f.positional()[0];
   return -1;
 }
 

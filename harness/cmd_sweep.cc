@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/fix_evidence.h"
 #include "harness/fix_kill.h"
@@ -28,78 +29,9 @@ namespace fs = std::filesystem;
 using WallClock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------- flags
-// A tiny flag reader: --name VALUE, --flag, and positional arguments.
-class Flags {
- public:
-  Flags(const Args& args, const char* usage) : usage_(usage) {
-    for (size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      if (a.rfind("--", 0) == 0 && a.size() > 2) {
-        const bool has_value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
-        named_[a] = has_value && !is_switch(a) ? args[++i] : "";
-        order_.push_back(a);
-      } else {
-        positional_.push_back(a);
-      }
-    }
-  }
-  bool has(const std::string& name) const { return named_.count(name) > 0; }
-  std::string str(const std::string& name, const std::string& fallback = "") const {
-    auto it = named_.find(name);
-    return it == named_.end() ? fallback : it->second;
-  }
-  // Fails (usage error) on a malformed number.
-  bool u64(const std::string& name, uint64_t* out) const {
-    if (!has(name)) return true;
-    const std::string v = str(name);
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-') return false;
-    *out = x;
-    return true;
-  }
-  bool number(const std::string& name, double* out) const {
-    if (!has(name)) return true;
-    const std::string v = str(name);
-    char* end = nullptr;
-    const double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(x > 0)) return false;
-    *out = x;
-    return true;
-  }
-  const std::vector<std::string>& positional() const { return positional_; }
-  // The first flag not in `known`, or "".
-  std::string unknown(const std::vector<std::string>& known) const {
-    for (const std::string& f : order_) {
-      if (std::find(known.begin(), known.end(), f) == known.end()) return f;
-    }
-    return "";
-  }
-  int error(const std::string& message) const {
-    std::fprintf(stderr, "faultline: %s\n%s", message.c_str(), usage_);
-    return 2;
-  }
-  // --without A,B: the named fixes to remove from hardened (comma-separated).
-  std::vector<std::string> list(const std::string& name) const {
-    std::vector<std::string> out;
-    std::stringstream in(str(name));
-    for (std::string item; std::getline(in, item, ',');) {
-      if (!item.empty()) out.push_back(item);
-    }
-    return out;
-  }
-
- private:
-  static bool is_switch(const std::string& a) {
-    return a == "--crash-points" || a == "--quiet" || a == "--help" || a == "--no-shrink";
-  }
-  const char* usage_;
-  std::map<std::string, std::string> named_;
-  std::vector<std::string> order_;
-  std::vector<std::string> positional_;
-};
-
+// Parsed by CLI11 (harness/cli.h says why CLI11).
+using Flags = CliFlags;
+using K = FlagKind;
 
 bool write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
@@ -342,19 +274,17 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
   std::printf("%zu of %zu fixes killed%s\n", kills.size() - survived, kills.size(),
               survived ? "; a SURVIVED fix is unneeded or shows a gap in the judges or the faults" : "");
   if (f.has("--json")) {
-    std::ostringstream o2;
-    o2 << "{\"scenario\":" << reports::json_quote(s.source_file) << ",\"system\":" << reports::json_quote(s.system)
-       << ",\"fixes\":[";
-    for (size_t i = 0; i < kills.size(); ++i) {
-      const FixKill& k = kills[i];
-      o2 << (i ? ",\n" : "") << "{\"id\":" << reports::json_quote(k.fix.id) << ",\"killed\":" << (k.killed ? "true" : "false")
-         << ",\"property\":" << reports::json_quote(k.property) << ",\"via\":" << reports::json_quote(k.via)
-         << ",\"seed\":" << k.seed << ",\"seeds_run\":" << k.seeds_run
-         << ",\"wall_seconds\":" << reports::json_number(k.wall_seconds)
-         << ",\"counterexample\":" << reports::json_quote(k.counterexample) << "}";
+    using reports::Json;
+    Json fixes = Json::array();
+    for (const FixKill& k : kills) {
+      fixes.push_back(Json{{"id", k.fix.id}, {"killed", k.killed}, {"property", k.property}, {"via", k.via},
+                           {"seed", k.seed}, {"seeds_run", k.seeds_run},
+                           {"wall_seconds", reports::json_double(k.wall_seconds)},
+                           {"counterexample", k.counterexample}});
     }
-    o2 << "]}\n";
-    if (!write_text(f.str("--json"), o2.str())) return f.error("cannot write --json");
+    const Json doc{{"scenario", s.source_file}, {"system", s.system}, {"fixes", std::move(fixes)}};
+    const std::string text = reports::json_dump(doc, reports::JsonLayout{{}, {"fixes"}}) + "\n";
+    if (!write_text(f.str("--json"), text)) return f.error("cannot write --json");
   }
   return survived == 0 ? 0 : 1;
 }
@@ -362,14 +292,12 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
 }  // namespace
 
 int sweep_main(const Args& args) {
-  Flags f(args, kSweepUsage);
-  if (f.has("--help")) return std::fputs(kSweepUsage, stdout), 0;
-  if (std::string u = f.unknown({"--seeds", "--first-seed", "--jobs", "--shard", "--json",
-                                 "--timeout-s", "--quiet", "--crash-points", "--effects", "--found",
-                                 "--seed", "--without", "--each-fix", "--crash-scenario", "--only"});
-      !u.empty()) {
-    return f.error("unknown flag '" + u + "'");
-  }
+  Flags f(args, kSweepUsage,
+          {{"--seeds", K::kCount}, {"--first-seed", K::kCount}, {"--jobs", K::kCount}, {"--shard", K::kText},
+           {"--json", K::kText}, {"--timeout-s", K::kPositive}, {"--quiet", K::kSwitch},
+           {"--crash-points", K::kSwitch}, {"--effects", K::kCount}, {"--found", K::kText}, {"--seed", K::kCount},
+           {"--without", K::kList}, {"--each-fix", K::kSwitch}, {"--crash-scenario", K::kText}, {"--only", K::kList}});
+  if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   uint64_t seeds = 0, first = 1, jobs = 2;
   double timeout_s = 120;
@@ -427,12 +355,10 @@ const char* kShrinkUsage =
 }  // namespace
 
 int shrink_main(const Args& args) {
-  Flags f(args, kShrinkUsage);
-  if (f.has("--help")) return std::fputs(kShrinkUsage, stdout), 0;
-  if (std::string u = f.unknown({"--seed", "--out", "--property", "--max-runs", "--timeout-s", "--without"});
-      !u.empty()) {
-    return f.error("unknown flag '" + u + "'");
-  }
+  Flags f(args, kShrinkUsage,
+          {{"--seed", K::kCount}, {"--out", K::kText}, {"--property", K::kText}, {"--max-runs", K::kCount},
+           {"--timeout-s", K::kPositive}, {"--without", K::kList}});
+  if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
@@ -514,9 +440,9 @@ int replay_with_fixes(Scenario s, const std::string& path, double timeout_s, con
 }  // namespace
 
 int replay_main(const Args& args) {
-  Flags f(args, kReplayUsage);
-  if (f.has("--help")) return std::fputs(kReplayUsage, stdout), 0;
-  if (std::string u = f.unknown({"--timeout-s", "--with-fixes"}); !u.empty()) return f.error("unknown flag '" + u + "'");
+  Flags f(args, kReplayUsage,
+          {{"--timeout-s", K::kPositive}, {"--with-fixes", K::kSwitch}});
+  if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   double timeout_s = 120;
   if (!f.number("--timeout-s", &timeout_s)) return f.error("bad number");
@@ -651,13 +577,11 @@ reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, u
 }  // namespace
 
 int report_main(const Args& args) {
-  Flags f(args, kReportUsage);
-  if (f.has("--help")) return std::fputs(kReportUsage, stdout), 0;
-  if (std::string u = f.unknown({"--matrix", "--out", "--scenarios", "--seeds", "--jobs",
-                                 "--timeout-s", "--max-shrink-runs", "--no-shrink", "--merge", "--summary"});
-      !u.empty()) {
-    return f.error("unknown flag '" + u + "'");
-  }
+  Flags f(args, kReportUsage,
+          {{"--matrix", K::kText}, {"--out", K::kText}, {"--scenarios", K::kText}, {"--seeds", K::kCount},
+           {"--jobs", K::kCount}, {"--timeout-s", K::kPositive}, {"--max-shrink-runs", K::kCount},
+           {"--no-shrink", K::kSwitch}, {"--merge", K::kOptionalText}, {"--summary", K::kText}});
+  if (f.status() >= 0) return f.status();
   const std::string out = f.str("--out");
   if (out.empty()) return f.error("--out DIR is required");
   if (f.has("--merge")) {
@@ -727,11 +651,9 @@ const char* kExplainUsage =
 }  // namespace
 
 int explain_main(const Args& args) {
-  Flags f(args, kExplainUsage);
-  if (f.has("--help")) return std::fputs(kExplainUsage, stdout), 0;
-  if (std::string u = f.unknown({"--out", "--max-events"}); !u.empty()) {
-    return f.error("unknown flag '" + u + "'");
-  }
+  Flags f(args, kExplainUsage,
+          {{"--out", K::kText}, {"--max-events", K::kCount}});
+  if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one TRACE.jsonl");
   uint64_t max_events = 200;
   if (!f.u64("--max-events", &max_events) || max_events == 0) return f.error("bad number");

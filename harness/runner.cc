@@ -134,11 +134,20 @@ std::vector<std::string> scenario_caveats(const Scenario& s) {
   return out;
 }
 
-RunResult run_scenario(const Scenario& s, uint64_t seed, const RunOptions& options) {
+RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   RunResult result;
-  result.scenario = s.name;
-  result.system = s.system;
+  result.scenario = given.name;
+  result.system = given.system;
+  Scenario s;
+  try {
+    s = with_config(given);  // typed params for a scenario built in code (a loaded one has them)
+  } catch (const std::invalid_argument& e) {
+    result.variant = given.variant;
+    result.seed = seed;
+    result.error = e.what();
+    return result;
+  }
   result.variant = s.variant;
   result.seed = seed;
   result.config_digest = scenario_digest(s);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/params.h"
+
 namespace fl {
 
 struct LinkSettings {
@@ -123,6 +125,9 @@ struct Scenario {
   Expectation expect;
   std::vector<std::string> matrix_rows;
   std::map<std::string, std::string> params;  // system-specific settings (ttl overrides, ...)
+  // `params` (and the workloads' params) typed and range-checked against the system's declaration
+  // (harness/params.h); filled by the loader, or by with_config() for a scenario built in code.
+  ParamValues config;
   std::optional<CrashPointSpec> crash_point;
   // Named fixes removed from `hardened` (ids from the system's fix registry; only with
   // variant: hardened). `faultline fixes SYSTEM` lists them.

@@ -433,7 +433,7 @@ class Loader {
   const std::vector<const SystemUnderTest*>& systems() const {
     return options_.systems ? *options_.systems : all_systems();
   }
-  void validate_names(const YAML::Node& root, const Scenario& s) {
+  void validate_names(const YAML::Node& root, Scenario& s) {
     validate_matrix_rows(root, s);
     if (s.system.empty() || !root["system"] || !root["system"].IsScalar()) return;
     const SystemUnderTest* sys = find(s.system);
@@ -454,15 +454,21 @@ class Loader {
     check_names(root["properties"], props, "property", s.system);
     validate_expectation(s, props);
     validate_without(root, s, *sys);
-    validate_quiet_tail(root, s, *sys);
     const std::vector<std::string> kinds = sys->workload_kinds();
-    std::vector<std::string> params;
-    for (const ParamInfo& p : sys->params()) params.push_back(p.name);
+    const std::vector<ParamInfo> declared = sys->params();
     for (const YAML::Node& g : workload_nodes_) {
       if (g["kind"] && g["kind"].IsScalar()) check_one(g["kind"], kinds, "workload kind", s.system);
-      check_param_keys(g["params"], params, s.system);
+      check_params(g["params"], declared, s.system);
     }
-    check_param_keys(root["params"], params, s.system);
+    check_params(root["params"], declared, s.system);
+    if (!errors_.empty()) return;
+    try {
+      s.config = resolve_params(declared, s);  // typed, for build() and critical_durations()
+    } catch (const std::exception& e) {
+      error(root["params"] ? root["params"] : root, e.what());
+      return;
+    }
+    validate_quiet_tail(root, s, *sys);  // the system's minimum may depend on its params
   }
   void validate_expectation(const Scenario& s, const std::vector<std::string>& props) {
     for (const std::string& name : s.expect.failing) {
@@ -515,11 +521,24 @@ class Loader {
       if (n.IsScalar()) check_one(n, valid, what, system);
     }
   }
-  void check_param_keys(const YAML::Node& map, const std::vector<std::string>& valid,
-                        const std::string& system) {
+  // Every param named in `map` is declared by the system, and its value parses and is in range.
+  void check_params(const YAML::Node& map, const std::vector<ParamInfo>& declared, const std::string& system) {
     if (!map || !map.IsMap()) return;
+    std::vector<std::string> names;
+    for (const ParamInfo& p : declared) names.push_back(p.name);
     for (auto it = map.begin(); it != map.end(); ++it) {
-      if (it->first.IsScalar()) check_one(it->first, valid, "param", system);
+      if (!it->first.IsScalar()) continue;
+      auto p = std::find_if(declared.begin(), declared.end(), [&](const ParamInfo& d) { return d.name == it->first.Scalar(); });
+      if (p == declared.end()) {
+        check_one(it->first, names, "param", system);
+        continue;
+      }
+      ParamValue v;
+      if (!it->second.IsScalar()) continue;  // read_string_map reported it
+      if (std::string why = parse_param(*p, it->second.Scalar(), &v); !why.empty()) {
+        error(it->second, why + " (system '" + system + "')",
+              p->default_value.empty() ? p->description : "default " + p->default_value + ": " + p->description);
+      }
     }
   }
   void validate_matrix_rows(const YAML::Node& root, const Scenario& s) {

@@ -23,7 +23,7 @@ class FakeSystem : public SystemUnderTest {
   }
   std::vector<std::string> workload_kinds() const override { return {"purchase", "burst"}; }
   std::vector<ParamInfo> params() const override {
-    return {{"window_ms", "", "3000"}, {"items", "", "3"}};
+    return {int_param("window_ms", "ms", 1, 600'000, 3000, "combo window"), text_param("items", "3", "item list")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override { return {}; }
   std::unique_ptr<SystemRun> build(sim::World&, const Scenario&) const override { return nullptr; }
@@ -311,7 +311,7 @@ rc::Gen<Scenario> gen_scenario() {
       w.kind = *rc::gen::element<std::string>("purchase", "burst");
       w.rate_per_s = *rc::gen::inRange(0, 100000) / 7.0;
       w.distribution = *rc::gen::elementOf(known_distributions());
-      if (*rc::gen::arbitrary<bool>()) w.params["items"] = *gen_text();
+      if (*rc::gen::arbitrary<bool>()) w.params["items"] = std::to_string(*rc::gen::inRange(1, 5));
       s.workload.push_back(w);
     }
     s.network.latency_min_us = *rc::gen::inRange(0, 100000);
@@ -344,12 +344,12 @@ rc::Gen<Scenario> gen_scenario() {
       if (*rc::gen::arbitrary<bool>()) s.expect.fingerprint = *rc::gen::arbitrary<uint64_t>();
     }
     if (s.system == "combo" && *rc::gen::arbitrary<bool>()) s.matrix_rows = {"COMBO-T1"};
-    if (*rc::gen::arbitrary<bool>()) s.params["window_ms"] = *gen_text();
+    if (*rc::gen::arbitrary<bool>()) s.params["window_ms"] = std::to_string(*rc::gen::inRange(1, 600'001));
     if (*rc::gen::arbitrary<bool>()) s.seed = *rc::gen::arbitrary<uint64_t>();
     s.source_file = "t.yaml";
     // The loader rejects a tail shorter than the system's declared minimum (combo: 13 s).
     for (const SystemUnderTest* sys : all_systems()) {
-      if (sys->name() == s.system) s.quiescent_tail_ms = std::max(s.quiescent_tail_ms, sys->min_quiet_tail_ms(s));
+      if (sys->name() == s.system) s.quiescent_tail_ms = std::max(s.quiescent_tail_ms, sys->min_quiet_tail_ms(with_config(s)));
     }
     return s;
   });
@@ -396,6 +396,89 @@ RC_GTEST_PROP(ScenarioLoaderProps, NeverCrashesOnMutatedInput, ()) {
   }
   RC_ASSERT(r.ok() != !r.errors.empty());
   for (const Diagnostic& d : r.errors) RC_ASSERT(d.file == "t.yaml");
+}
+
+// Params are typed at load: a value of the wrong type or out of the declared range is an error
+// at the value's line and column (exit 2 before anything runs), never an abort at run time.
+TEST(ScenarioLoader, ParamValuesAreTypedAndRangeChecked) {
+  Diagnostic d = only_error("name: m\nsystem: combo\nparams: {window_ms: two}\n");
+  EXPECT_EQ(d.line, 3);
+  EXPECT_EQ(d.column, 21);
+  EXPECT_NE(d.message.find("param 'window_ms' must be an integer in ms between 1 and 600000, got 'two'"), std::string::npos)
+      << d.message;
+  d = only_error("name: m\nsystem: combo\nparams:\n  window_ms: 0\n");
+  EXPECT_EQ(d.line, 4);
+  EXPECT_NE(d.message.find("got '0'"), std::string::npos) << d.message;
+  d = only_error("name: m\nsystem: combo\nparams: {windw_ms: 5}\n");
+  EXPECT_NE(d.hint.find("did you mean 'window_ms'?"), std::string::npos) << d.hint;
+  LoadResult ok = load("name: m\nsystem: combo\nparams: {window_ms: 2500}\n");
+  ASSERT_TRUE(ok.ok()) << ok.error_text();
+  EXPECT_EQ(ok.scenario->config.i64("window_ms"), 2500);
+  EXPECT_EQ(ok.scenario->config.text("items"), "3");  // the declared default
+}
+
+// The shipped systems' params: `hot_threshold: "two"` in a likes scenario is rejected at load
+// (it used to load and then abort the run with `stoll`).
+TEST(ScenarioLoader, ShippedSystemsRejectBadParamsAtLoad) {
+  LoadResult r = load_scenario_text("name: m\nsystem: likes\nparams: {hot_threshold: \"two\"}\n", "t.yaml");
+  ASSERT_EQ(r.errors.size(), 1u) << r.error_text();
+  EXPECT_EQ(r.errors[0].line, 3);
+  EXPECT_NE(r.errors[0].message.find("hot_threshold"), std::string::npos);
+  for (const SystemUnderTest* sys : all_systems()) {
+    for (const ParamInfo& p : sys->params()) {
+      ParamValue v;
+      if (!p.default_value.empty() || p.type == ParamType::kText) {
+        EXPECT_EQ(parse_param(p, p.default_value, &v), "") << sys->name() << " " << p.name;
+      }
+    }
+  }
+}
+
+// docs/scenario-format.md carries the params table generated from the same declarations
+// (`faultline list params`); it must not drift.
+TEST(ScenarioLoader, DocumentedParamsMatchTheDeclarations) {
+  std::ifstream in(std::filesystem::path(FAULTLINE_SOURCE_DIR) / "docs" / "scenario-format.md");
+  ASSERT_TRUE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string begin = "<!-- params:begin (generated: faultline list params) -->\n", end = "<!-- params:end -->";
+  const size_t b = doc.find(begin), e = doc.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), params_markdown(all_systems()))
+      << "regenerate the table in docs/scenario-format.md with `faultline list params`";
+}
+
+// Fuzz: a declared param given a value of the wrong type or out of range is always exactly one
+// error, at that value, naming the param; an in-range integer always loads and reads back typed.
+RC_GTEST_PROP(ScenarioLoaderProps, ParamValuesOfWrongTypeOrRangeAreRejected, ()) {
+  const int kind = *rc::gen::inRange(0, 4);
+  std::string value;
+  bool valid = false;
+  switch (kind) {
+    case 0: value = "\"" + *rc::gen::nonEmpty(rc::gen::container<std::string>(rc::gen::element('a', 'x', ' ', '.', '-'))) + "\""; break;
+    case 1: value = std::to_string(*rc::gen::inRange<int64_t>(-1'000'000'000, 1)); break;  // below 1
+    case 2: value = std::to_string(*rc::gen::inRange<int64_t>(600'001, 4'000'000'000'000'000'000)); break;
+    case 3: {
+      const int64_t v = *rc::gen::inRange<int64_t>(1, 600'001);
+      value = (*rc::gen::arbitrary<bool>() ? std::to_string(v) + ".5" : std::to_string(v));
+      valid = value.find('.') == std::string::npos;
+      break;
+    }
+  }
+  const bool in_workload = *rc::gen::arbitrary<bool>();
+  const std::string text = in_workload
+      ? "name: m\nsystem: combo\nworkload:\n  - kind: burst\n    params: {window_ms: " + value + "}\n"
+      : "name: m\nsystem: combo\nparams: {window_ms: " + value + "}\n";
+  LoadResult r = load(text);
+  RC_LOG() << text << r.error_text();
+  if (valid) {
+    RC_ASSERT(r.ok());
+    RC_ASSERT(std::to_string(r.scenario->config.i64("window_ms")) == value);
+  } else {
+    RC_ASSERT(r.errors.size() == 1u);
+    RC_ASSERT(r.errors[0].line == (in_workload ? 5 : 3));
+    RC_ASSERT(r.errors[0].message.find("param 'window_ms'") != std::string::npos);
+  }
 }
 
 TEST(ScenarioLoader, DeepNestingAndAliasesDoNotCrash) {

@@ -214,67 +214,67 @@ RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& optio
   return r;
 }
 
+// One line of the worker protocol: the same members, in the same order, as always.
 std::string run_result_to_json(const RunResult& r) {
-  using reports::json_quote;
-  std::ostringstream o;
-  o << "{\"scenario\":" << json_quote(r.scenario) << ",\"system\":" << json_quote(r.system)
-    << ",\"variant\":" << json_quote(r.variant) << ",\"seed\":" << r.seed
-    << ",\"config_digest\":" << r.config_digest << ",\"fingerprint\":" << r.fingerprint
-    << ",\"events\":" << r.events << ",\"simulated_us\":" << r.simulated_us
-    << ",\"wall_seconds\":" << reports::json_number(r.wall_seconds)
-    << ",\"all_passed\":" << (r.all_passed ? "true" : "false")
-    << ",\"as_expected\":" << (r.as_expected ? "true" : "false")
-    << ",\"replay_command\":" << json_quote(r.replay_command) << ",\"error\":"
-    << json_quote(r.error) << ",\"verdicts\":[";
-  for (size_t i = 0; i < r.verdicts.size(); ++i) {
-    const Verdict& v = r.verdicts[i];
-    o << (i ? "," : "") << "{\"property\":" << json_quote(v.property) << ",\"invariants\":[";
-    for (size_t k = 0; k < v.invariants.size(); ++k) o << (k ? "," : "") << json_quote(v.invariants[k]);
-    o << "],\"passed\":" << (v.passed ? "true" : "false") << ",\"assertion\":"
-      << json_quote(v.assertion) << ",\"checks\":" << v.checks << ",\"evidence\":[";
-    for (size_t k = 0; k < v.evidence.size() && k < 50; ++k) o << (k ? "," : "") << json_quote(v.evidence[k]);
-    o << "],\"exemptions\":[";
-    for (size_t k = 0; k < v.exemptions.size(); ++k) {
-      o << (k ? "," : "") << "{\"reason\":" << json_quote(v.exemptions[k].first)
-        << ",\"count\":" << v.exemptions[k].second << "}";
-    }
-    o << "]}";
+  using reports::Json;
+  Json verdicts = Json::array();
+  for (const Verdict& v : r.verdicts) {
+    Json exemptions = Json::array();
+    for (const auto& [reason, count] : v.exemptions) exemptions.push_back(Json{{"reason", reason}, {"count", count}});
+    const size_t evidence = std::min<size_t>(v.evidence.size(), 50);
+    verdicts.push_back(Json{{"property", v.property},
+                            {"invariants", v.invariants},
+                            {"passed", v.passed},
+                            {"assertion", v.assertion},
+                            {"checks", v.checks},
+                            {"evidence", std::vector<std::string>(v.evidence.begin(), v.evidence.begin() + evidence)},
+                            {"exemptions", std::move(exemptions)}});
   }
-  o << "],\"further_findings\":[";
-  for (size_t i = 0; i < r.further_findings.size(); ++i) o << (i ? "," : "") << json_quote(r.further_findings[i]);
-  o << "],\"vacuous\":[";
-  for (size_t i = 0; i < r.vacuous.size(); ++i) o << (i ? "," : "") << json_quote(r.vacuous[i]);
-  o << "]}";
-  return o.str();
+  const Json j{{"scenario", r.scenario},
+               {"system", r.system},
+               {"variant", r.variant},
+               {"seed", r.seed},
+               {"config_digest", r.config_digest},
+               {"fingerprint", r.fingerprint},
+               {"events", r.events},
+               {"simulated_us", r.simulated_us},
+               {"wall_seconds", reports::json_double(r.wall_seconds)},
+               {"all_passed", r.all_passed},
+               {"as_expected", r.as_expected},
+               {"replay_command", r.replay_command},
+               {"error", r.error},
+               {"verdicts", std::move(verdicts)},
+               {"further_findings", r.further_findings},
+               {"vacuous", r.vacuous}};
+  return reports::json_dump(j);
 }
 
 std::optional<RunResult> run_result_from_json(const std::string& line) {
-  std::optional<reports::Json> j = reports::parse_json(line);
-  if (!j || j->type != reports::Json::Type::kObject || !j->get("verdicts")) return std::nullopt;
+  using namespace reports;
+  std::optional<Json> j = parse_json(line);
+  if (!j || !j->is_object() || !json_get(*j, "verdicts")) return std::nullopt;
   RunResult r;
-  r.scenario = j->str("scenario");
-  r.system = j->str("system");
-  r.variant = j->str("variant");
-  r.seed = j->u64("seed");
-  r.config_digest = j->u64("config_digest");
-  r.fingerprint = j->u64("fingerprint");
-  r.events = j->u64("events");
-  r.simulated_us = j->i64("simulated_us");
-  r.wall_seconds = j->num("wall_seconds");
-  r.all_passed = j->flag("all_passed");
-  r.as_expected = j->flag("as_expected");
-  r.replay_command = j->str("replay_command");
-  r.error = j->str("error");
-  for (const reports::Json& v : j->get("verdicts")->items) {
-    Verdict verdict{v.str("property"), v.strings("invariants"), v.flag("passed"),
-                    v.str("assertion"), v.strings("evidence"), v.i64("checks"), {}};
-    if (const reports::Json* ex = v.get("exemptions"); ex && ex->type == reports::Json::Type::kArray) {
-      for (const reports::Json& e : ex->items) verdict.exempt(e.str("reason"), e.i64("count"));
-    }
+  r.scenario = json_str(*j, "scenario");
+  r.system = json_str(*j, "system");
+  r.variant = json_str(*j, "variant");
+  r.seed = json_u64(*j, "seed");
+  r.config_digest = json_u64(*j, "config_digest");
+  r.fingerprint = json_u64(*j, "fingerprint");
+  r.events = json_u64(*j, "events");
+  r.simulated_us = json_i64(*j, "simulated_us");
+  r.wall_seconds = json_num(*j, "wall_seconds");
+  r.all_passed = json_flag(*j, "all_passed");
+  r.as_expected = json_flag(*j, "as_expected");
+  r.replay_command = json_str(*j, "replay_command");
+  r.error = json_str(*j, "error");
+  for (const Json& v : json_items(*j, "verdicts")) {
+    Verdict verdict{json_str(v, "property"), json_strings(v, "invariants"), json_flag(v, "passed"),
+                    json_str(v, "assertion"), json_strings(v, "evidence"), json_i64(v, "checks"), {}};
+    for (const Json& e : json_items(v, "exemptions")) verdict.exempt(json_str(e, "reason"), json_i64(e, "count"));
     r.verdicts.push_back(std::move(verdict));
   }
-  r.further_findings = j->strings("further_findings");
-  r.vacuous = j->strings("vacuous");
+  r.further_findings = json_strings(*j, "further_findings");
+  r.vacuous = json_strings(*j, "vacuous");
   return r;
 }
 

@@ -19,12 +19,8 @@ namespace fl::sim { class World; }
 
 namespace fl {
 
-// A system-specific integer/string knob accepted under `params:` or a workload's `params:`.
-struct ParamInfo {
-  std::string name;
-  std::string description;
-  std::string default_value;
-};
+// ParamInfo (a system-specific knob under `params:` or a workload's `params:`, declared once with
+// type, unit, range, default and doc) lives in harness/params.h.
 
 struct CriticalDuration {
   std::string name;                      // "combo window", "state key TTL"

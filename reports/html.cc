@@ -2,6 +2,7 @@
 // results, failing rows, named fixes, matrix, runs), with filters by system, variant and status,
 // evidence folded per run, and each counterexample's sequence diagram embedded as SVG.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "reports/json.h"
@@ -14,7 +15,7 @@ namespace fl::reports {
 namespace {
 
 // Timeline events drawn inline per counterexample (the full diagram is in counterexamples/).
-constexpr size_t kInlineDiagramEvents = 60;
+constexpr size_t kInlineDiagramEvents = 30;
 
 const char* kCss = R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222}
 table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:4px 8px;
@@ -35,6 +36,16 @@ document.querySelectorAll('details.run').forEach(function(d){var ok=(s===''||d.d
 (v===''||d.dataset.variant===v)&&(st===''||d.dataset.status===st);d.style.display=ok?'':'none';});})";
 
 std::string esc(const std::string& s) { return xml_escape(s); }
+
+// One evidence line as the page shows it: at most kEvidenceChars bytes, cut at a UTF-8 character
+// boundary (report.json has the whole line).
+constexpr size_t kEvidenceChars = 160;
+std::string clipped(const std::string& s) {
+  if (s.size() <= kEvidenceChars) return s;
+  size_t n = kEvidenceChars;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "\u2026";
+}
 
 void write_summary(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
   o << "<h2 id=\"summary\">Summary</h2>\n<table><tr><th>system</th><th>variant</th><th>PASS</th><th>FAIL</th>"
@@ -144,13 +155,13 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
 }
 
 void write_assertions(std::ostream& o, const RunRecord& r) {
+  // What each property asserts is stated once, under "Properties", not in every run's table.
   o << "<table><tr><th>property</th><th>invariants</th><th>verdict</th><th>checks</th><th>exempted</th>"
-       "<th>assertion</th><th>evidence</th></tr>";
+       "<th>evidence</th></tr>";
   for (const AssertionRecord& a : r.assertions) {
     o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
-      << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>"
-      << esc(a.assertion) << "</td><td>";
-    for (size_t i = 0; i < a.evidence.size() && i < kEvidenceShown; ++i) o << esc(a.evidence[i]) << "<br>";
+      << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>";
+    for (size_t i = 0; i < a.evidence.size() && i < kEvidenceShown; ++i) o << esc(clipped(a.evidence[i])) << "<br>";
     if (a.evidence.size() > kEvidenceShown) {
       o << "<i>... " << a.evidence.size() - kEvidenceShown << " more in report.json</i>";
     }
@@ -168,8 +179,23 @@ void write_counterexample(std::ostream& o, const RunRecord& r) {
   if (!c.timeline.empty()) {
     std::vector<TimelineEvent> head(c.timeline.begin(),
                                     c.timeline.begin() + std::min(c.timeline.size(), kInlineDiagramEvents));
-    o << "<div class=\"timeline-box diagram\">" << to_svg(head) << "</div>";
+    o << "<div class=\"timeline-box diagram\">" << to_svg(head, false) << "</div>";
   }
+}
+
+// Each property the runs judged, with its invariants and what it asserts (once per system).
+void write_properties(std::ostream& o, const Report& report) {
+  std::map<std::pair<std::string, std::string>, const AssertionRecord*> seen;
+  for (const RunRecord& r : report.runs) {
+    for (const AssertionRecord& a : r.assertions) seen.emplace(std::make_pair(r.system, a.property), &a);
+  }
+  o << "<h2 id=\"properties\">Properties</h2>\n<table><tr><th>system</th><th>property</th><th>invariants</th>"
+       "<th>assertion</th></tr>";
+  for (const auto& [key, a] : seen) {
+    o << "<tr><td>" << esc(key.first) << "</td><td>" << esc(key.second) << "</td><td>" << esc(join(a->invariants, ", "))
+      << "</td><td>" << esc(a->assertion) << "</td></tr>";
+  }
+  o << "</table>\n";
 }
 
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
@@ -200,7 +226,7 @@ std::string to_html(const Report& report) {
   const std::vector<RowVerdict> rows = judge_rows(report);
   const std::vector<std::string> variants = variants_of(report);
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << esc(report.title)
-    << "</title><style>" << kCss << "</style><script>" << kFilterJs << "</script></head><body>\n<h1>"
+    << "</title><style>" << kCss << svg_css() << "</style><script>" << kFilterJs << "</script></head><body>\n<h1>"
     << esc(report.title) << "</h1>\n<p class=\"meta\">Produced " << esc(report.produced_at) << " at commit <code>"
     << esc(report.commit) << "</code>. Matrices: " << esc(join(selected_matrices(report), ", ")) << ".</p>\n";
   write_summary(o, report, rows);
@@ -208,6 +234,7 @@ std::string to_html(const Report& report) {
   write_failing_rows(o, report, rows);
   write_fixes(o, report.fixes);
   write_matrix(o, rows, variants);
+  write_properties(o, report);
   o << "<h2 id=\"runs\">Runs: the evidence</h2>\n";
   for (size_t i = 0; i < report.runs.size(); ++i) write_run(o, report.runs[i], i);
   o << "</body></html>\n";

@@ -13,135 +13,129 @@ namespace fl::reports {
 namespace {
 
 // ---------------------------------------------------------------- JSON
-void write_assertion_json(std::ostream& o, const AssertionRecord& a) {
-  o << "{\"property\":" << json_quote(a.property) << ",\"invariants\":[";
-  for (size_t i = 0; i < a.invariants.size(); ++i) o << (i ? "," : "") << json_quote(a.invariants[i]);
-  o << "],\"passed\":" << (a.passed ? "true" : "false") << ",\"assertion\":" << json_quote(a.assertion)
-    << ",\"checks\":" << a.checks << ",\"status\":" << json_quote(a.status())
-    << ",\"exempted\":" << a.exempted << ",\"evidence\":[";
-  for (size_t i = 0; i < a.evidence.size(); ++i) o << (i ? "," : "") << json_quote(a.evidence[i]);
-  o << "]}";
+// Records are built as nlohmann objects (members in the order report.json has always had) and
+// serialised by the library; kReportLayout keeps one run, fix, row and timeline event a line.
+const JsonLayout& report_layout() {
+  static const JsonLayout kLayout{{"runs", "fixes", "rows"}, {"timeline"}};
+  return kLayout;
 }
 
-void write_seeds_json(std::ostream& o, const std::vector<uint64_t>& seeds) {
-  o << "[";
-  for (size_t i = 0; i < seeds.size(); ++i) o << (i ? "," : "") << seeds[i];
-  o << "]";
+Json assertion_json(const AssertionRecord& a) {
+  return Json{{"property", a.property},   {"invariants", a.invariants}, {"passed", a.passed},
+              {"assertion", a.assertion}, {"checks", a.checks},         {"status", a.status()},
+              {"exempted", a.exempted},   {"evidence", a.evidence}};
 }
 
-void write_counterexample_json(std::ostream& o, const Counterexample& c) {
-  o << "{\"seed\":" << c.seed << ",\"fingerprint\":" << json_quote(hex16(c.fingerprint))
-    << ",\"property\":" << json_quote(c.property) << ",\"scenario_file\":"
-    << json_quote(c.scenario_file) << ",\"scenario_yaml\":" << json_quote(c.scenario_yaml)
-    << ",\"replay_command\":" << json_quote(c.replay_command) << ",\"timeline\":[";
-  for (size_t i = 0; i < c.timeline.size(); ++i) {
-    const TimelineEvent& e = c.timeline[i];
-    o << (i ? ",\n" : "") << "{\"t_us\":" << e.t_us << ",\"kind\":" << json_quote(e.kind)
-      << ",\"node\":" << json_quote(e.node) << ",\"process\":" << json_quote(e.process)
-      << ",\"detail\":" << json_quote(e.detail) << "}";
+Json counterexample_json(const Counterexample& c) {
+  Json timeline = Json::array();
+  for (const TimelineEvent& e : c.timeline) {
+    timeline.push_back(Json{{"t_us", e.t_us}, {"kind", e.kind}, {"node", e.node}, {"process", e.process},
+                            {"detail", e.detail}});
   }
-  o << "]}";
+  return Json{{"seed", c.seed},
+              {"fingerprint", hex16(c.fingerprint)},
+              {"property", c.property},
+              {"scenario_file", c.scenario_file},
+              {"scenario_yaml", c.scenario_yaml},
+              {"replay_command", c.replay_command},
+              {"timeline", std::move(timeline)}};
 }
 
-void write_run_json(std::ostream& o, const RunRecord& r) {
-  o << "{\"scenario\":" << json_quote(r.scenario) << ",\"scenario_file\":"
-    << json_quote(r.scenario_file) << ",\"system\":" << json_quote(r.system)
-    << ",\"variant\":" << json_quote(r.variant) << ",\"matrix_rows\":[";
-  for (size_t i = 0; i < r.matrix_rows.size(); ++i) o << (i ? "," : "") << json_quote(r.matrix_rows[i]);
-  o << "],\"expected_pass\":" << (r.expected_pass ? "true" : "false")
-    << ",\"expected_failing_properties\":[";
-  for (size_t i = 0; i < r.expected_failing.size(); ++i) o << (i ? "," : "") << json_quote(r.expected_failing[i]);
-  o << "],\"expected_match\":" << json_quote(r.expected_any ? "any" : "all") << ",\"seeds\":";
-  write_seeds_json(o, r.seeds);
-  o << ",\"failing_seeds\":";
-  write_seeds_json(o, r.failing_seeds);
-  o << ",\"config_digest\":" << json_quote(hex16(r.config_digest))
-    << ",\"fingerprint\":" << json_quote(hex16(r.fingerprint)) << ",\"assertions\":[";
-  for (size_t i = 0; i < r.assertions.size(); ++i) {
-    o << (i ? "," : "");
-    write_assertion_json(o, r.assertions[i]);
-  }
-  o << "],\"failures_per_property\":{";
-  bool first = true;
-  for (const auto& [k, n] : r.failures_per_property) {
-    o << (first ? "" : ",") << json_quote(k) << ":" << n;
-    first = false;
-  }
-  o << "},\"counterexample\":";
-  if (r.counterexample) write_counterexample_json(o, *r.counterexample);
-  else o << "null";
-  o << ",\"error\":" << json_quote(r.error) << ",\"simulated_us\":" << r.simulated_us
-    << ",\"wall_seconds\":" << json_number(r.wall_seconds) << ",\"produced_at\":"
-    << json_quote(r.produced_at) << ",\"commit\":" << json_quote(r.commit)
-    << ",\"passed\":" << (r.passed() ? "true" : "false")
-    << ",\"as_expected\":" << (r.as_expected() ? "true" : "false") << "}";
+Json run_json(const RunRecord& r) {
+  Json assertions = Json::array();
+  for (const AssertionRecord& a : r.assertions) assertions.push_back(assertion_json(a));
+  Json failures = Json::object();
+  for (const auto& [k, n] : r.failures_per_property) failures[k] = n;
+  return Json{{"scenario", r.scenario},
+              {"scenario_file", r.scenario_file},
+              {"system", r.system},
+              {"variant", r.variant},
+              {"matrix_rows", r.matrix_rows},
+              {"expected_pass", r.expected_pass},
+              {"expected_failing_properties", r.expected_failing},
+              {"expected_match", r.expected_any ? "any" : "all"},
+              {"seeds", r.seeds},
+              {"failing_seeds", r.failing_seeds},
+              {"config_digest", hex16(r.config_digest)},
+              {"fingerprint", hex16(r.fingerprint)},
+              {"assertions", std::move(assertions)},
+              {"failures_per_property", std::move(failures)},
+              {"counterexample", r.counterexample ? counterexample_json(*r.counterexample) : Json()},
+              {"error", r.error},
+              {"simulated_us", r.simulated_us},
+              {"wall_seconds", json_double(r.wall_seconds)},
+              {"produced_at", r.produced_at},
+              {"commit", r.commit},
+              {"passed", r.passed()},
+              {"as_expected", r.as_expected()}};
+}
+
+Json fix_json(const FixRecord& x) {
+  return Json{{"system", x.system},
+              {"id", x.id},
+              {"seed_line", x.seed_line},
+              {"why", x.why},
+              {"invariants", x.invariants},
+              {"counterexample", x.counterexample},
+              {"seed", x.seed},
+              {"fingerprint", hex16(x.fingerprint)},
+              {"property", x.property},
+              {"fails_without", x.fails_without},
+              {"passes_with", x.passes_with},
+              {"replay_command", x.replay_command},
+              {"status", x.status()}};
 }
 
 std::vector<uint64_t> read_seeds(const Json& j, std::string_view key) {
   std::vector<uint64_t> out;
-  const Json* a = j.get(key);
-  if (!a || a->type != Json::Type::kArray) return out;
-  for (const Json& s : a->items) {
-    Json holder;
-    holder.type = Json::Type::kObject;
-    holder.keys.push_back("v");
-    holder.values.push_back(s);
-    out.push_back(holder.u64("v"));
-  }
+  for (const Json& s : json_items(j, key)) out.push_back(s.is_number_unsigned() ? s.get<uint64_t>() : 0);
   return out;
+}
+
+Counterexample read_counterexample(const Json& c) {
+  Counterexample ce;
+  ce.seed = json_u64(c, "seed");
+  ce.fingerprint = parse_hex16(json_str(c, "fingerprint"));
+  ce.property = json_str(c, "property");
+  ce.scenario_file = json_str(c, "scenario_file");
+  ce.scenario_yaml = json_str(c, "scenario_yaml");
+  ce.replay_command = json_str(c, "replay_command");
+  for (const Json& e : json_items(c, "timeline")) {
+    ce.timeline.push_back(TimelineEvent{json_i64(e, "t_us"), json_str(e, "kind"), json_str(e, "node"),
+                                        json_str(e, "process"), json_str(e, "detail")});
+  }
+  return ce;
 }
 
 RunRecord read_run_json(const Json& j) {
   RunRecord r;
-  r.scenario = j.str("scenario");
-  r.scenario_file = j.str("scenario_file");
-  r.system = j.str("system");
-  r.variant = j.str("variant");
-  r.matrix_rows = j.strings("matrix_rows");
-  r.expected_pass = j.flag("expected_pass", true);
-  r.expected_failing = j.strings("expected_failing_properties");
-  r.expected_any = j.str("expected_match") == "any";
+  r.scenario = json_str(j, "scenario");
+  r.scenario_file = json_str(j, "scenario_file");
+  r.system = json_str(j, "system");
+  r.variant = json_str(j, "variant");
+  r.matrix_rows = json_strings(j, "matrix_rows");
+  r.expected_pass = json_flag(j, "expected_pass", true);
+  r.expected_failing = json_strings(j, "expected_failing_properties");
+  r.expected_any = json_str(j, "expected_match") == "any";
   r.seeds = read_seeds(j, "seeds");
   r.failing_seeds = read_seeds(j, "failing_seeds");
-  r.config_digest = parse_hex16(j.str("config_digest"));
-  r.fingerprint = parse_hex16(j.str("fingerprint"));
-  if (const Json* as = j.get("assertions"); as && as->type == Json::Type::kArray) {
-    for (const Json& a : as->items) {
-      r.assertions.push_back(AssertionRecord{a.str("property"), a.strings("invariants"),
-                                             a.flag("passed"), a.str("assertion"), a.i64("checks"),
-                                             a.strings("evidence"), a.i64("exempted")});
-    }
+  r.config_digest = parse_hex16(json_str(j, "config_digest"));
+  r.fingerprint = parse_hex16(json_str(j, "fingerprint"));
+  for (const Json& a : json_items(j, "assertions")) {
+    r.assertions.push_back(AssertionRecord{json_str(a, "property"), json_strings(a, "invariants"),
+                                           json_flag(a, "passed"), json_str(a, "assertion"),
+                                           json_i64(a, "checks"), json_strings(a, "evidence"),
+                                           json_i64(a, "exempted")});
   }
-  if (const Json* f = j.get("failures_per_property"); f && f->type == Json::Type::kObject) {
-    for (size_t i = 0; i < f->keys.size(); ++i) {
-      Json holder;
-      holder.type = Json::Type::kObject;
-      holder.keys.push_back("v");
-      holder.values.push_back(f->values[i]);
-      r.failures_per_property[f->keys[i]] = holder.i64("v");
-    }
+  if (const Json* f = json_get(j, "failures_per_property"); f && f->is_object()) {
+    for (const auto& [k, n] : f->items()) r.failures_per_property[k] = n.is_number() ? n.get<int64_t>() : 0;
   }
-  if (const Json* c = j.get("counterexample"); c && c->type == Json::Type::kObject) {
-    Counterexample ce;
-    ce.seed = c->u64("seed");
-    ce.fingerprint = parse_hex16(c->str("fingerprint"));
-    ce.property = c->str("property");
-    ce.scenario_file = c->str("scenario_file");
-    ce.scenario_yaml = c->str("scenario_yaml");
-    ce.replay_command = c->str("replay_command");
-    if (const Json* t = c->get("timeline"); t && t->type == Json::Type::kArray) {
-      for (const Json& e : t->items) {
-        ce.timeline.push_back(TimelineEvent{e.i64("t_us"), e.str("kind"), e.str("node"),
-                                            e.str("process"), e.str("detail")});
-      }
-    }
-    r.counterexample = std::move(ce);
-  }
-  r.error = j.str("error");
-  r.simulated_us = j.i64("simulated_us");
-  r.wall_seconds = j.num("wall_seconds");
-  r.produced_at = j.str("produced_at");
-  r.commit = j.str("commit");
+  if (const Json* c = json_get(j, "counterexample"); c && c->is_object()) r.counterexample = read_counterexample(*c);
+  r.error = json_str(j, "error");
+  r.simulated_us = json_i64(j, "simulated_us");
+  r.wall_seconds = json_num(j, "wall_seconds");
+  r.produced_at = json_str(j, "produced_at");
+  r.commit = json_str(j, "commit");
   return r;
 }
 
@@ -208,76 +202,48 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
 }
 
 std::string to_json(const Report& report) {
-  std::ostringstream o;
-  o << "{\"format\":\"faultline-report/1\",\"title\":" << json_quote(report.title)
-    << ",\"produced_at\":" << json_quote(report.produced_at)
-    << ",\"commit\":" << json_quote(report.commit) << ",\"matrices\":[";
-  for (size_t i = 0; i < report.matrices.size(); ++i) {
-    o << (i ? "," : "") << json_quote(report.matrices[i]);
+  Json runs = Json::array(), fixes = Json::array(), rows = Json::array();
+  for (const RunRecord& r : report.runs) runs.push_back(run_json(r));
+  for (const FixRecord& x : report.fixes) fixes.push_back(fix_json(x));
+  for (const RowVerdict& v : judge_rows(report)) {
+    rows.push_back(Json{{"id", v.row->id}, {"matrix", v.row->matrix}, {"variant", v.variant},
+                        {"status", row_status_name(v.status)}, {"runs", v.runs}});
   }
-  o << "],\n\"runs\":[\n";
-  for (size_t i = 0; i < report.runs.size(); ++i) {
-    o << (i ? ",\n" : "");
-    write_run_json(o, report.runs[i]);
-  }
-  o << "],\n\"fixes\":[\n";
-  for (size_t i = 0; i < report.fixes.size(); ++i) {
-    const FixRecord& x = report.fixes[i];
-    o << (i ? ",\n" : "") << "{\"system\":" << json_quote(x.system) << ",\"id\":" << json_quote(x.id)
-      << ",\"seed_line\":" << json_quote(x.seed_line) << ",\"why\":" << json_quote(x.why) << ",\"invariants\":[";
-    for (size_t k = 0; k < x.invariants.size(); ++k) o << (k ? "," : "") << json_quote(x.invariants[k]);
-    o << "],\"counterexample\":" << json_quote(x.counterexample) << ",\"seed\":" << x.seed
-      << ",\"fingerprint\":" << json_quote(hex16(x.fingerprint)) << ",\"property\":" << json_quote(x.property)
-      << ",\"fails_without\":" << (x.fails_without ? "true" : "false")
-      << ",\"passes_with\":" << (x.passes_with ? "true" : "false")
-      << ",\"replay_command\":" << json_quote(x.replay_command) << ",\"status\":" << json_quote(x.status()) << "}";
-  }
-  o << "],\n\"rows\":[\n";
-  const std::vector<RowVerdict> rows = judge_rows(report);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const RowVerdict& v = rows[i];
-    o << (i ? ",\n" : "") << "{\"id\":" << json_quote(v.row->id) << ",\"matrix\":"
-      << json_quote(v.row->matrix) << ",\"variant\":" << json_quote(v.variant)
-      << ",\"status\":" << json_quote(row_status_name(v.status)) << ",\"runs\":[";
-    for (size_t k = 0; k < v.runs.size(); ++k) o << (k ? "," : "") << v.runs[k];
-    o << "]}";
-  }
-  o << "]}\n";
-  return o.str();
+  const Json doc{{"format", "faultline-report/1"}, {"title", report.title},
+                 {"produced_at", report.produced_at}, {"commit", report.commit},
+                 {"matrices", report.matrices}, {"runs", std::move(runs)},
+                 {"fixes", std::move(fixes)}, {"rows", std::move(rows)}};
+  return json_dump(doc, report_layout()) + "\n";
 }
 
 std::optional<Report> report_from_json(const std::string& text, std::string* error) {
   std::string err;
   std::optional<Json> j = parse_json(text, &err);
-  if (!j || j->type != Json::Type::kObject || j->str("format") != "faultline-report/1") {
+  if (!j || !j->is_object() || json_str(*j, "format") != "faultline-report/1") {
     if (error) *error = j ? "not a faultline report (format != faultline-report/1)" : err;
     return std::nullopt;
   }
   Report r;
-  r.title = j->str("title");
-  r.produced_at = j->str("produced_at");
-  r.commit = j->str("commit");
-  r.matrices = j->strings("matrices");
-  if (const Json* runs = j->get("runs"); runs && runs->type == Json::Type::kArray) {
-    for (const Json& run : runs->items) r.runs.push_back(read_run_json(run));
-  }
-  if (const Json* fixes = j->get("fixes"); fixes && fixes->type == Json::Type::kArray) {
-    for (const Json& x : fixes->items) {
-      FixRecord f;
-      f.system = x.str("system");
-      f.id = x.str("id");
-      f.seed_line = x.str("seed_line");
-      f.why = x.str("why");
-      f.invariants = x.strings("invariants");
-      f.counterexample = x.str("counterexample");
-      f.seed = x.u64("seed");
-      f.fingerprint = parse_hex16(x.str("fingerprint"));
-      f.property = x.str("property");
-      f.fails_without = x.flag("fails_without");
-      f.passes_with = x.flag("passes_with");
-      f.replay_command = x.str("replay_command");
-      r.fixes.push_back(std::move(f));
-    }
+  r.title = json_str(*j, "title");
+  r.produced_at = json_str(*j, "produced_at");
+  r.commit = json_str(*j, "commit");
+  r.matrices = json_strings(*j, "matrices");
+  for (const Json& run : json_items(*j, "runs")) r.runs.push_back(read_run_json(run));
+  for (const Json& x : json_items(*j, "fixes")) {
+    FixRecord f;
+    f.system = json_str(x, "system");
+    f.id = json_str(x, "id");
+    f.seed_line = json_str(x, "seed_line");
+    f.why = json_str(x, "why");
+    f.invariants = json_strings(x, "invariants");
+    f.counterexample = json_str(x, "counterexample");
+    f.seed = json_u64(x, "seed");
+    f.fingerprint = parse_hex16(json_str(x, "fingerprint"));
+    f.property = json_str(x, "property");
+    f.fails_without = json_flag(x, "fails_without");
+    f.passes_with = json_flag(x, "passes_with");
+    f.replay_command = json_str(x, "replay_command");
+    r.fixes.push_back(std::move(f));
   }
   return r;
 }

@@ -331,14 +331,34 @@ TEST(Timeline, ParsesTraceAndDraws) {
 TEST(Json, ParsesAndRejects) {
   auto j = parse_json(R"({"a":[1,2,{"b":"\u4e2d\n"}],"n":-5,"t":true,"z":null})");
   ASSERT_TRUE(j);
-  EXPECT_EQ(j->i64("n"), -5);
-  EXPECT_TRUE(j->flag("t"));
-  EXPECT_EQ(j->get("a")->items[2].str("b"), "\xe4\xb8\xad\n");
+  EXPECT_EQ(json_i64(*j, "n"), -5);
+  EXPECT_TRUE(json_flag(*j, "t"));
+  EXPECT_EQ(json_str(json_items(*j, "a")[2], "b"), "\xe4\xb8\xad\n");
   for (const char* bad : {"", "{", "[1,", "{\"a\" 1}", "\"abc", "tru", "{}x"}) {
     EXPECT_FALSE(parse_json(bad)) << bad;
   }
   std::string deep(10000, '[');
   EXPECT_FALSE(parse_json(deep));
+}
+
+// 64-bit seeds, digests and fingerprints survive a write and a read exactly.
+TEST(Json, SixtyFourBitIntegersAreExact) {
+  const uint64_t big = 0xfedcba9876543210ull;
+  const int64_t neg = -9223372036854775807ll - 1;
+  const std::string text = json_dump(Json{{"u", big}, {"i", neg}, {"w", json_double(2.0)}, {"x", json_double(0.25)}});
+  EXPECT_EQ(text, "{\"u\":18364758544493064720,\"i\":-9223372036854775808,\"w\":2,\"x\":0.25}");
+  auto j = parse_json(text);
+  ASSERT_TRUE(j);
+  EXPECT_EQ(json_u64(*j, "u"), big);
+  EXPECT_EQ(json_i64(*j, "i"), neg);
+  EXPECT_EQ(json_quote("a\"b\\\n\x01"), "\"a\\\"b\\\\\\n\\u0001\"");
+}
+
+// The layout puts one record a line where asked, and nothing else changes.
+TEST(Json, LayoutPutsRecordsOnLines) {
+  const Json doc{{"a", 1}, {"runs", Json::array({Json{{"x", 1}}, Json{{"x", 2}}})}, {"t", {1, 2}}};
+  EXPECT_EQ(json_dump(doc, JsonLayout{{"runs"}, {"t"}}), "{\"a\":1,\n\"runs\":[\n{\"x\":1},\n{\"x\":2}],\"t\":[1,\n2]}");
+  EXPECT_EQ(json_dump(doc), "{\"a\":1,\"runs\":[{\"x\":1},{\"x\":2}],\"t\":[1,2]}");
 }
 
 // Renders report.html in headless Chromium: the DOM has the matrix table and a screenshot is

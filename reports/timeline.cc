@@ -135,16 +135,16 @@ std::vector<TimelineEvent> parse_trace_jsonl(const std::string& text, size_t* ba
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::optional<Json> j = parse_json(line);
-    if (!j || j->type != Json::Type::kObject) {
+    if (!j || !j->is_object()) {
       ++bad;
       continue;
     }
     TimelineEvent e;
-    e.t_us = j->i64("t_us");
-    e.kind = j->str("kind");
-    e.node = j->str("node");
-    e.process = j->str("process");
-    e.detail = j->str("detail");
+    e.t_us = json_i64(*j, "t_us");
+    e.kind = json_str(*j, "kind");
+    e.node = json_str(*j, "node");
+    e.process = json_str(*j, "process");
+    e.detail = json_str(*j, "detail");
     out.push_back(std::move(e));
   }
   if (bad_lines) *bad_lines = bad;
@@ -206,7 +206,29 @@ std::string to_mermaid(const std::vector<TimelineEvent>& events) {
   return out.str();
 }
 
-std::string to_svg(const std::vector<TimelineEvent>& events) {
+const char* svg_css() {
+  // Presentation as classes, not per-element attributes: a report embeds dozens of diagrams and
+  // the repeated attributes were most of their bytes.
+  return "svg.timeline{font-family:monospace;font-size:11px}"
+         ".tl-h{fill:#e8eef7;stroke:#456}.tl-n{text-anchor:middle}.tl-l{stroke:#bbb;stroke-dasharray:4,3}"
+         ".tl-a{marker-end:url(#arrow)}.tl-d{stroke-dasharray:5,3}.tl-b{fill-opacity:.15}"
+         "line.c0{stroke:#333}text.c0,circle.c0{fill:#333}line.cr{stroke:#c0392b}text.cr,circle.cr,rect.cr{fill:#c0392b}"
+         "line.cp{stroke:#d35400}text.cp,circle.cp,rect.cp{fill:#d35400}line.co{stroke:#2c6fbb}text.co,circle.co{fill:#2c6fbb}"
+         "line.cg{stroke:#27ae60}";
+}
+
+namespace {
+
+const char* colour_class(const std::string& kind) {
+  if (kind == "fault" || kind == "violation" || kind == "drop") return "cr";
+  if (kind == "process") return "cp";
+  if (kind == "op") return "co";
+  return "c0";
+}
+
+}  // namespace
+
+std::string to_svg(const std::vector<TimelineEvent>& events, bool standalone) {
   const std::vector<std::string> lanes = lanes_of(events);
   std::map<std::string, int> x_of;
   const int lane_w = 170, left = 20, top = 50, row_h = 22;
@@ -217,17 +239,16 @@ std::string to_svg(const std::vector<TimelineEvent>& events) {
   const int height = top + row_h * (static_cast<int>(events.size()) + 1) + 20;
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"" << width
-    << "\" height=\"" << height << "\" font-family=\"monospace\" font-size=\"11\">\n";
+    << "\" height=\"" << height << "\">\n";
+  if (standalone) o << "<style>" << svg_css() << "</style>\n";
   o << "<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" "
        "orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\n";
   for (const std::string& l : lanes) {
     const int x = x_of[l];
     o << "<rect x=\"" << x - lane_w / 2 + 5 << "\" y=\"8\" width=\"" << lane_w - 10
-      << "\" height=\"24\" fill=\"#e8eef7\" stroke=\"#456\"/>";
-    o << "<text x=\"" << x << "\" y=\"24\" text-anchor=\"middle\">" << xml_escape(l.substr(0, 22))
-      << "</text>";
-    o << "<line x1=\"" << x << "\" y1=\"32\" x2=\"" << x << "\" y2=\"" << height - 10
-      << "\" stroke=\"#bbb\" stroke-dasharray=\"4,3\"/>\n";
+      << "\" height=\"24\" class=\"tl-h\"/>";
+    o << "<text x=\"" << x << "\" y=\"24\" class=\"tl-n\">" << xml_escape(l.substr(0, 22)) << "</text>";
+    o << "<line x1=\"" << x << "\" y1=\"32\" x2=\"" << x << "\" y2=\"" << height - 10 << "\" class=\"tl-l\"/>\n";
   }
   const int text_x = left + lane_w * static_cast<int>(lanes.size()) + 10;
   const int64_t base = base_time(events);
@@ -237,30 +258,22 @@ std::string to_svg(const std::vector<TimelineEvent>& events) {
     const int x = x_of.count(e.lane()) ? x_of[e.lane()] : x_of[lanes[0]];
     const std::string peer = message_peer(e);
     const bool has_peer = !peer.empty() && x_of.count(peer) && peer != e.lane();
-    std::string colour = "#333";
-    if (e.kind == "fault" || e.kind == "violation" || e.kind == "drop") colour = "#c0392b";
-    else if (e.kind == "process") colour = "#d35400";
-    else if (e.kind == "op") colour = "#2c6fbb";
+    const std::string colour = colour_class(e.kind);
     if (e.kind == "fault" || e.kind == "violation") {
-      o << "<rect x=\"" << left << "\" y=\"" << y - 14 << "\" width=\""
-        << lane_w * static_cast<int>(lanes.size()) << "\" height=\"18\" fill=\"" << colour
-        << "\" fill-opacity=\"0.15\"/>";
+      o << "<rect x=\"" << left << "\" y=\"" << y - 14 << "\" width=\"" << lane_w * static_cast<int>(lanes.size())
+        << "\" height=\"18\" class=\"tl-b " << colour << "\"/>";
     }
     if ((e.kind == "send" || e.kind == "duplicate" || e.kind == "drop") && has_peer) {
-      const int x2 = x_of[peer];
-      o << "<line x1=\"" << x << "\" y1=\"" << y - 4 << "\" x2=\"" << x2 << "\" y2=\"" << y - 4
-        << "\" stroke=\"" << colour << "\"" << (e.kind == "drop" ? " stroke-dasharray=\"5,3\"" : "")
-        << " marker-end=\"url(#arrow)\"/>";
+      o << "<line x1=\"" << x << "\" y1=\"" << y - 4 << "\" x2=\"" << x_of[peer] << "\" y2=\"" << y - 4
+        << "\" class=\"tl-a " << colour << (e.kind == "drop" ? " tl-d" : "") << "\"/>";
     } else if (e.kind == "deliver" && has_peer) {
-      const int x1 = x_of[peer];
-      o << "<line x1=\"" << x1 << "\" y1=\"" << y - 4 << "\" x2=\"" << x << "\" y2=\"" << y - 4
-        << "\" stroke=\"#27ae60\" marker-end=\"url(#arrow)\"/>";
+      o << "<line x1=\"" << x_of[peer] << "\" y1=\"" << y - 4 << "\" x2=\"" << x << "\" y2=\"" << y - 4
+        << "\" class=\"tl-a cg\"/>";
     } else {
-      o << "<circle cx=\"" << x << "\" cy=\"" << y - 4 << "\" r=\"5\" fill=\"" << colour << "\"/>";
+      o << "<circle cx=\"" << x << "\" cy=\"" << y - 4 << "\" r=\"5\" class=\"" << colour << "\"/>";
     }
-    o << "<text x=\"" << text_x << "\" y=\"" << y << "\" fill=\"" << colour << "\">"
-      << xml_escape(seconds(e.t_us, base) + " [" + e.kind + "] " + e.lane() + ": " +
-                    e.detail.substr(0, 90))
+    o << "<text x=\"" << text_x << "\" y=\"" << y << "\" class=\"" << colour << "\">"
+      << xml_escape(seconds(e.t_us, base) + " [" + e.kind + "] " + e.lane() + ": " + e.detail.substr(0, 90))
       << "</text>\n";
   }
   o << "</svg>\n";

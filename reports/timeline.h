@@ -38,7 +38,10 @@ std::vector<TimelineEvent> select_timeline(const std::vector<TimelineEvent>& eve
 // Mermaid `sequenceDiagram` text.
 std::string to_mermaid(const std::vector<TimelineEvent>& events);
 // A standalone SVG document (no scripts, no external references).
-std::string to_svg(const std::vector<TimelineEvent>& events);
+// `standalone` = false leaves out the <style> (svg_css()), which a page embedding many
+// diagrams includes once.
+std::string to_svg(const std::vector<TimelineEvent>& events, bool standalone = true);
+const char* svg_css();
 
 // The peer a message event names in its detail, or "".
 std::string message_peer(const TimelineEvent& e);

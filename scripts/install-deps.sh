@@ -5,6 +5,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config clang-14 libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libabsl-dev
   libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
+  nlohmann-json3-dev  # JSON with exact 64-bit integers
+  libcli11-dev  # subcommand flags (header-only)
   chromium  # the HTML report test renders report.html headless
 )
 missing=()

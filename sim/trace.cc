@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 namespace fl::sim {
 
 const char* trace_kind_name(TraceKind k) {
@@ -23,27 +25,17 @@ const char* trace_kind_name(TraceKind k) {
   return "?";
 }
 
+// The JSON writing is nlohmann-json's (escapes, exact 64-bit integers); ordered_json keeps the
+// members in the order the trace has always been written in.
+namespace {
+using Json = nlohmann::ordered_json;
+
+std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+}  // namespace
+
 std::string json_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 8);
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
+  const std::string quoted = dump(Json(s));
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 std::string hex64(uint64_t v) {
@@ -66,10 +58,9 @@ void Trace::keep(int64_t time_us, TraceKind kind, std::string_view node, std::st
 
 void Trace::write_jsonl(std::ostream& out) const {
   for (const TraceEvent& e : events_) {
-    out << "{\"t_us\":" << e.time_us << ",\"kind\":\"" << trace_kind_name(e.kind)
-        << "\",\"node\":\"" << json_escape(e.node) << "\",\"process\":\"" << json_escape(e.process)
-        << "\",\"detail\":\"" << json_escape(e.detail) << "\",\"fp\":\"" << hex64(e.fingerprint)
-        << "\"}\n";
+    out << dump(Json{{"t_us", e.time_us}, {"kind", trace_kind_name(e.kind)}, {"node", e.node},
+                     {"process", e.process}, {"detail", e.detail}, {"fp", hex64(e.fingerprint)}})
+        << "\n";
   }
 }
 

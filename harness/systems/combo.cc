@@ -35,20 +35,9 @@ using sim::World;
 constexpr int64_t kUsPerMs = 1000;
 constexpr int64_t kWarmUpMs = 1000;
 
-std::string param(const Scenario& s, const std::string& key, const std::string& fallback) {
-  for (const WorkloadSpec& w : s.workload) {
-    auto it = w.params.find(key);
-    if (it != w.params.end()) return it->second;
-  }
-  auto it = s.params.find(key);
-  return it == s.params.end() ? fallback : it->second;
-}
-int64_t iparam(const Scenario& s, const std::string& key, int64_t fallback) {
-  return std::stoll(param(s, key, std::to_string(fallback)));
-}
-double dparam(const Scenario& s, const std::string& key, double fallback) {
-  return std::stod(param(s, key, std::to_string(fallback)));
-}
+// Typed and range-checked when the scenario loaded (harness/params.h); the defaults live in
+// ComboSystem::params().
+int64_t iparam(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
 // What the front ends received and displayed, stamped with world time.
 class ClientView final : public combo::ClientObserver {
@@ -415,12 +404,12 @@ combo::Fixes fixes_of(const Scenario& s) {
 combo::ServiceOptions service_options(const Scenario& s) {
   combo::ServiceOptions o;
   o.fixes = fixes_of(s);
-  o.window_ms = iparam(s, "window_ms", o.window_ms);
-  o.agg_ttl_s = iparam(s, "agg_ttl_s", o.agg_ttl_s);
-  o.lock_ttl_s = iparam(s, "lock_ttl_s", o.lock_ttl_s);
-  o.claim_min_idle_ms = iparam(s, "claim_min_idle_ms", o.claim_min_idle_ms);
-  o.hardened_agg_ttl_ms = iparam(s, "hardened_agg_ttl_ms", o.hardened_agg_ttl_ms);
-  o.stream_maxlen = iparam(s, "stream_maxlen", o.stream_maxlen);
+  o.window_ms = iparam(s, "window_ms");
+  o.agg_ttl_s = iparam(s, "agg_ttl_s");
+  o.lock_ttl_s = iparam(s, "lock_ttl_s");
+  o.claim_min_idle_ms = iparam(s, "claim_min_idle_ms");
+  o.hardened_agg_ttl_ms = iparam(s, "hardened_agg_ttl_ms");
+  o.stream_maxlen = iparam(s, "stream_maxlen");
   return o;
 }
 
@@ -452,20 +441,21 @@ class ComboSystem final : public SystemUnderTest {
   }
   std::vector<std::string> workload_kinds() const override { return {"bursts", "script"}; }
   std::vector<ParamInfo> params() const override {
-    return {{"users", "distinct users (clients share users round robin)", "clients"},
-            {"activities", "activities; clients of one user spread over them", "1"},
-            {"items", "item types clicked (1..4)", "2"},
-            {"max_clicks", "clicks per burst", "4"},
-            {"click_gap_max_ms", "max gap between clicks of a burst", "1200"},
-            {"batch_probability", "a burst sent as one BatchPurchaseItem", "0.1"},
-            {"poll_interval_ms", "front-end polling period", "2000"},
-            {"clicks", "script workload: client:at_ms:item[:qty];...", ""},
-            {"window_ms", "combo window", "3000"},
-            {"agg_ttl_s", "spec agg hash TTL", "5"},
-            {"lock_ttl_s", "spec lock TTL", "3"},
-            {"claim_min_idle_ms", "CB-XAUTOCLAIM min idle", "5000"},
-            {"hardened_agg_ttl_ms", "CB-LONG-AGG-TTL agg hash TTL", "600000"},
-            {"stream_maxlen", "XADD MAXLEN ~ of the combo stream", "100000"}};
+    const auto item_types = static_cast<int64_t>(combo::item_types().size());
+    return {derived_int_param("users", "", 1, 100'000, "distinct users (clients share users round robin; default: one per client)"),
+            int_param("activities", "", 1, 10'000, 1, "activities; clients of one user spread over them"),
+            int_param("items", "", 1, item_types, 2, "item types clicked"),
+            int_param("max_clicks", "", 1, 1000, 4, "clicks per burst"),
+            int_param("click_gap_max_ms", "ms", 0, 600'000, 1200, "max gap between clicks of a burst"),
+            number_param("batch_probability", "", 0, 1, 0.1, "a burst sent as one BatchPurchaseItem"),
+            int_param("poll_interval_ms", "ms", 1, 600'000, 2000, "front-end polling period"),
+            text_param("clicks", "", "script workload: client:at_ms:item[:qty];..."),
+            int_param("window_ms", "ms", 1, 600'000, 3000, "combo window"),
+            int_param("agg_ttl_s", "s", 1, 86'400, 5, "spec agg hash TTL"),
+            int_param("lock_ttl_s", "s", 1, 86'400, 3, "spec lock TTL"),
+            int_param("claim_min_idle_ms", "ms", 1, 3'600'000, 5000, "CB-XAUTOCLAIM min idle"),
+            int_param("hardened_agg_ttl_ms", "ms", 1, 86'400'000, 600'000, "CB-LONG-AGG-TTL agg hash TTL"),
+            int_param("stream_maxlen", "entries", 1, 100'000'000, 100000, "XADD MAXLEN ~ of the combo stream")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     const combo::ServiceOptions o = service_options(s);
@@ -484,11 +474,7 @@ class ComboSystem final : public SystemUnderTest {
   // (1 s) after the current XREADGROUP block (1 s), and a Redis error on the way sleeps 1 s
   // (000:L202) before the retry: 13 s.
   int64_t min_quiet_tail_ms(const Scenario& s) const override {
-    combo::ServiceOptions o;
-    try {
-      o = service_options(s);
-    } catch (const std::exception&) {  // unparsable params: the loader reports them; judge the defaults
-    }
+    const combo::ServiceOptions o = service_options(s);
     const combo::ClientOptions c;
     return c.rpc_timeout_ms + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms + o.error_sleep_ms;
   }
@@ -541,7 +527,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     r->replicas.push_back(name);
     world.start(p);
   }
-  const int64_t activities = iparam(s, "activities", 1);
+  const int64_t activities = iparam(s, "activities");
   combo::GatewayOptions go;
   go.activities.clear();
   for (int64_t a = 1; a <= activities; ++a) go.activities.push_back(a);
@@ -551,9 +537,9 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   });
   world.start(gw);
 
-  const int64_t users = iparam(s, "users", s.topology.clients);
-  const int64_t items = std::clamp<int64_t>(iparam(s, "items", 2), 1, static_cast<int64_t>(combo::item_types().size()));
-  const auto script = parse_script(param(s, "clicks", ""));
+  const int64_t users = s.config.i64_or("users", s.topology.clients);
+  const int64_t items = iparam(s, "items");
+  const auto script = parse_script(s.config.text("clicks"));
   const bool scripted = !s.workload.empty() && s.workload.front().kind == "script";
   const int64_t end_ms = sim::kEpochUs / kUsPerMs + s.duration_ms + s.quiescent_tail_ms;
   for (int i = 0; i < s.topology.clients; ++i) {
@@ -564,10 +550,10 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     co.activity_id = 1 + (i / std::max<int64_t>(users, 1)) % std::max<int64_t>(activities, 1);
     co.items.assign(combo::item_types().begin(), combo::item_types().begin() + items);
     co.bursts_per_s = scripted ? 0 : (s.workload.empty() ? 0.2 : s.workload.front().rate_per_s);
-    co.max_clicks = iparam(s, "max_clicks", 4);
-    co.click_gap_max_ms = iparam(s, "click_gap_max_ms", 1200);
-    co.batch_probability = dparam(s, "batch_probability", 0.1);
-    co.poll_interval_ms = iparam(s, "poll_interval_ms", 2000);
+    co.max_clicks = iparam(s, "max_clicks");
+    co.click_gap_max_ms = iparam(s, "click_gap_max_ms");
+    co.batch_probability = s.config.num("batch_probability");
+    co.poll_interval_ms = iparam(s, "poll_interval_ms");
     // The page opens after the service has booted (schema, worker): a purchase before any replica
     // serves would fail with no fault to explain it.
     co.start_clicking_local_ms = sim::kEpochUs / kUsPerMs + kWarmUpMs;

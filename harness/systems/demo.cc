@@ -43,20 +43,18 @@ class DemoSystem final : public SystemUnderTest {
   std::vector<PropertyInfo> properties() const override { return demo::counter_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"increments"}; }
   std::vector<ParamInfo> params() const override {
-    return {{"client_timeout_ms", "how long a client waits for one attempt", "100"},
-            {"max_attempts", "attempts per increment (retries reuse the request id)", "3"}};
+    return {int_param("client_timeout_ms", "ms", 1, 600'000, 100, "how long a client waits for one attempt"),
+            int_param("max_attempts", "", 1, 100, 3, "attempts per increment (retries reuse the request id)")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
-    return {{"client timeout", param_ms(s, "client_timeout_ms", 100) * 1000}};
+    return {{"client timeout", param_ms(s, "client_timeout_ms") * 1000}};
   }
   const std::vector<FixInfo>& fixes() const override { return demo::demo_fixes(); }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 
  private:
-  static int64_t param_ms(const Scenario& s, const std::string& key, int64_t fallback) {
-    auto it = s.params.find(key);
-    return it == s.params.end() ? fallback : std::stoll(it->second);
-  }
+  // Typed and range-checked when the scenario loaded (harness/params.h).
+  static int64_t param_ms(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 };
 
 std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) const {
@@ -68,7 +66,7 @@ std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) co
     return demo::store_main(p, p.rpc(), r->store, fixes);
   });
   world.start(store);
-  const int64_t store_timeout_us = param_ms(s, "client_timeout_ms", 100) * 500;
+  const int64_t store_timeout_us = param_ms(s, "client_timeout_ms") * 500;
   for (int i = 0; i < s.topology.replicas; ++i) {
     const std::string name = "replica-" + std::to_string(i + 1);
     Process& p = world.add_process(world.add_node(name), name, [store_timeout_us](Process& self) {
@@ -79,8 +77,8 @@ std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) co
   }
   demo::ClientOptions options;
   options.rate_per_s = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
-  options.timeout_us = param_ms(s, "client_timeout_ms", 100) * 1000;
-  options.max_attempts = static_cast<int>(param_ms(s, "max_attempts", 3));
+  options.timeout_us = param_ms(s, "client_timeout_ms") * 1000;
+  options.max_attempts = static_cast<int>(param_ms(s, "max_attempts"));
   options.stop_at_local_us = sim::kEpochUs + s.duration_ms * 1000;
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);

@@ -40,23 +40,14 @@ using sim::World;
 
 constexpr const char* kTopic = "gift_topic";
 
-int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
-  auto it = s.params.find(key);
-  if (it != s.params.end()) return std::stoll(it->second);
-  for (const WorkloadSpec& w : s.workload) {
-    auto wt = w.params.find(key);
-    if (wt != w.params.end()) return std::stoll(wt->second);
-  }
-  return fallback;
-}
+// Typed and range-checked when the scenario loaded (harness/params.h); the defaults live in
+// GiftsSystem::params().
+int64_t param(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
-std::string param_text(const Scenario& s, const std::string& key, const std::string& fallback) {
-  auto it = s.params.find(key);
-  return it != s.params.end() ? it->second : fallback;
-}
+std::string param_text(const Scenario& s, const std::string& key) { return s.config.text(key); }
 
 // Scenario option consistency: outbox (003:L214-223, default) or txmsg (003:L225-231).
-bool txmsg(const Scenario& s) { return param_text(s, "consistency", "outbox") == "txmsg"; }
+bool txmsg(const Scenario& s) { return param_text(s, "consistency") == "txmsg"; }
 
 struct Shared {
   std::shared_ptr<const ScriptRegistry> scripts = gifts::gifts_scripts();
@@ -195,27 +186,26 @@ class GiftsSystem final : public SystemUnderTest {
   std::vector<PropertyInfo> properties() const override { return gifts::props::gifts_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"gifts"}; }
   std::vector<ParamInfo> params() const override {
-    return {{"rooms", "live rooms", "2"},
-            {"viewers_per_room", "viewers per room", "3"},
-            {"senders", "sending users", "2"},
-            {"gateways", "WebSocket gateways", "2"},
-            {"initial_balance", "every wallet's starting balance", "100000"},
-            {"burst_percent", "actions that are bursts of 10 clicks in 3 s (003:L105)", "30"},
-            {"burst_min_clicks", "the fewest clicks of a burst (up to 10)", "10"},
-            {"double_tap_percent", "actions that are double taps (003:L41)", "20"},
-            {"max_retries", "retries of a timed-out click, same requestId (003:L43)", "2"},
-            {"long_retry_percent", "retries delayed past the 10 s dedup TTL", "0"},
-            {"client_timeout_ms", "sender -> gift service timeout", "1000"},
-            {"viewer_reconnects_per_min", "voluntary viewer reconnects", "0"},
-            {"viewer_switches_per_min", "viewer room switches (003:L193)", "0"},
-            {"client_link_drop_percent", "gateway -> viewer message loss", "0"},
-            {"client_link_reorder_percent", "gateway -> viewer reordering", "0"},
-            {"t_gap_ms", "GIFT-9's bound on a stalled message", "5000"},
-            {"redis_timeout_ms", "Redis client timeout", "300"},
-            {"sql_timeout_ms", "DB client timeout", "500"},
-            {"consistency", "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)", "outbox"},
-            {"lock", "combo lock: redisson (RLock, 003:L114-118) or lua (the hand-written script, 003:L147-152)",
-             "redisson"}};
+    return {int_param("rooms", "", 1, 1000, 2, "live rooms"),
+            int_param("viewers_per_room", "", 0, 10'000, 3, "viewers per room"),
+            int_param("senders", "", 1, 10'000, 2, "sending users"),
+            int_param("gateways", "", 1, 100, 2, "WebSocket gateways"),
+            int_param("initial_balance", "coins", 0, 1'000'000'000'000, 100000, "every wallet's starting balance"),
+            int_param("burst_percent", "percent", 0, 100, 30, "actions that are bursts of 10 clicks in 3 s (003:L105)"),
+            int_param("burst_min_clicks", "", 1, 10, 10, "the fewest clicks of a burst (up to 10)"),
+            int_param("double_tap_percent", "percent", 0, 100, 20, "actions that are double taps (003:L41)"),
+            int_param("max_retries", "", 0, 100, 2, "retries of a timed-out click, same requestId (003:L43)"),
+            int_param("long_retry_percent", "percent", 0, 100, 0, "retries delayed past the 10 s dedup TTL"),
+            int_param("client_timeout_ms", "ms", 1, 600'000, 1000, "sender -> gift service timeout"),
+            int_param("viewer_reconnects_per_min", "per min", 0, 600, 0, "voluntary viewer reconnects"),
+            int_param("viewer_switches_per_min", "per min", 0, 600, 0, "viewer room switches (003:L193)"),
+            int_param("client_link_drop_percent", "percent", 0, 100, 0, "gateway -> viewer message loss"),
+            int_param("client_link_reorder_percent", "percent", 0, 100, 0, "gateway -> viewer reordering"),
+            int_param("t_gap_ms", "ms", 1, 600'000, 5000, "GIFT-9's bound on a stalled message"),
+            int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "Redis client timeout"),
+            int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "DB client timeout"),
+            text_param("consistency", "outbox", "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)"),
+            text_param("lock", "redisson", "combo lock: redisson (RLock, 003:L114-118) or lua (the hand-written script, 003:L147-152)")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     std::vector<CriticalDuration> out = {{"dedup TTL (003:L54)", 10'000'000},
@@ -224,7 +214,7 @@ class GiftsSystem final : public SystemUnderTest {
             {"message expiry (003:L200)", 10'000'000},
             {"push dedup TTL (003:L93)", 60'000'000},
             {"combo window (003:L105)", 3'000'000},
-            {"T_gap", param(s, "t_gap_ms", 5000) * 1000}};
+            {"T_gap", param(s, "t_gap_ms") * 1000}};
     // RocketMQ checks a half back once it is older than transactionTimeout (6 s).
     if (txmsg(s)) out.push_back({"half message check timeout", 6'000'000});
     return out;
@@ -233,7 +223,7 @@ class GiftsSystem final : public SystemUnderTest {
   // A gift charged at the end of the workload needs: the outbox poller (1 s), a redelivery after
   // a consumer eviction (6 s session), the 3 s window, a ready-set lease (2 s), the pushes, and
   // T_gap on the client: 20 s covers it with room.
-  int64_t min_quiet_tail_ms(const Scenario& s) const override { return 15'000 + param(s, "t_gap_ms", 5000); }
+  int64_t min_quiet_tail_ms(const Scenario& s) const override { return 15'000 + param(s, "t_gap_ms"); }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 
  private:
@@ -257,7 +247,7 @@ void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, cons
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh.db_file;
   so.schema = gifts::schema_statements(txmsg(s));
-  const int64_t balance = param(s, "initial_balance", 100000);
+  const int64_t balance = param(s, "initial_balance");
   for (int64_t u : users) {
     so.schema.push_back("INSERT OR IGNORE INTO wallet(user_id, balance) VALUES (" + std::to_string(u) + ", " +
                         std::to_string(balance) + ")");
@@ -279,16 +269,16 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   run->shared = sh;
   sh->fixes = s.variant == "spec" ? gifts::GiftFixes::spec()
                                   : gifts::GiftFixes::hardened_without(gifts::gifts_fixes(), s.without);
-  sh->redis_timeout_us = param(s, "redis_timeout_ms", 300) * 1000;
-  sh->sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
-  const int64_t senders = param(s, "senders", 2);
+  sh->redis_timeout_us = param(s, "redis_timeout_ms") * 1000;
+  sh->sql_timeout_us = param(s, "sql_timeout_ms") * 1000;
+  const int64_t senders = param(s, "senders");
   std::vector<int64_t> users;
   for (int64_t i = 1; i <= senders; ++i) users.push_back(i);
   build_stores(world, s, *sh, users);
-  run->params.initial_balance = param(s, "initial_balance", 100000);
-  run->params.t_gap_ms = param(s, "t_gap_ms", 5000);
+  run->params.initial_balance = param(s, "initial_balance");
+  run->params.t_gap_ms = param(s, "t_gap_ms");
   run->params.txmsg = txmsg(s);
-  const bool lua_lock = param_text(s, "lock", "redisson") == "lua";
+  const bool lua_lock = param_text(s, "lock") == "lua";
 
   // Services start 10 ms after the stores, clients later (1 s for senders).
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
@@ -309,20 +299,20 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     run->workers.push_back(name);
   }
   run->workers.push_back("log");
-  for (int i = 1; i <= param(s, "gateways", 2); ++i) {
+  for (int i = 1; i <= param(s, "gateways"); ++i) {
     const std::string name = "gw-" + std::to_string(i);
     later(world.add_process(world.add_node(name), name, [sh, name](Process& p) { return gateway_main(p, sh, name); }),
           10'000);
     run->gateways.push_back(name);
   }
   sim::LinkOptions to_viewer;
-  to_viewer.drop_probability = static_cast<double>(param(s, "client_link_drop_percent", 0)) / 100.0;
-  to_viewer.reorder_probability = static_cast<double>(param(s, "client_link_reorder_percent", 0)) / 100.0;
+  to_viewer.drop_probability = static_cast<double>(param(s, "client_link_drop_percent")) / 100.0;
+  to_viewer.reorder_probability = static_cast<double>(param(s, "client_link_reorder_percent")) / 100.0;
   to_viewer.fifo = to_viewer.reorder_probability == 0;
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
   int viewer = 0;
-  for (int64_t r = 1; r <= param(s, "rooms", 2); ++r) {
-    for (int64_t k = 0; k < param(s, "viewers_per_room", 3); ++k) {
+  for (int64_t r = 1; r <= param(s, "rooms"); ++r) {
+    for (int64_t k = 0; k < param(s, "viewers_per_room"); ++k) {
       const std::string name = "viewer-" + std::to_string(++viewer);
       gifts::ViewerOptions o;
       o.user = 1000 + viewer;
@@ -330,9 +320,9 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
       o.gateways = run->gateways;
       o.first_gateway = static_cast<size_t>(viewer) % run->gateways.size();
       o.player.fixes = sh->fixes;
-      o.reconnects_per_min = static_cast<double>(param(s, "viewer_reconnects_per_min", 0));
-      o.switches_per_min = static_cast<double>(param(s, "viewer_switches_per_min", 0));
-      for (int64_t q = 1; q <= param(s, "rooms", 2); ++q) o.rooms.push_back("room_" + std::to_string(q));
+      o.reconnects_per_min = static_cast<double>(param(s, "viewer_reconnects_per_min"));
+      o.switches_per_min = static_cast<double>(param(s, "viewer_switches_per_min"));
+      for (int64_t q = 1; q <= param(s, "rooms"); ++q) o.rooms.push_back("room_" + std::to_string(q));
       o.stop_reconnects_at_us = end_us;
       o.start_delay_us = 100'000;
       const uint32_t node = world.add_node(name);
@@ -348,16 +338,16 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     const std::string name = "sender-" + std::to_string(i);
     gifts::SenderOptions o;
     o.user = i;
-    for (int64_t r = 1; r <= param(s, "rooms", 2); ++r) o.rooms.push_back("room_" + std::to_string(r));
+    for (int64_t r = 1; r <= param(s, "rooms"); ++r) o.rooms.push_back("room_" + std::to_string(r));
     o.gifts = {"gift_aurora_town", "gift_cloud_whale"};
     o.fixes = sh->fixes;
     o.actions_per_s = rate;
-    o.burst_percent = static_cast<int>(param(s, "burst_percent", 30));
-    o.burst_min_clicks = static_cast<int>(param(s, "burst_min_clicks", 10));
-    o.double_tap_percent = static_cast<int>(param(s, "double_tap_percent", 20));
-    o.max_retries = static_cast<int>(param(s, "max_retries", 2));
-    o.long_retry_percent = static_cast<int>(param(s, "long_retry_percent", 0));
-    o.timeout_us = param(s, "client_timeout_ms", 1000) * 1000;
+    o.burst_percent = static_cast<int>(param(s, "burst_percent"));
+    o.burst_min_clicks = static_cast<int>(param(s, "burst_min_clicks"));
+    o.double_tap_percent = static_cast<int>(param(s, "double_tap_percent"));
+    o.max_retries = static_cast<int>(param(s, "max_retries"));
+    o.long_retry_percent = static_cast<int>(param(s, "long_retry_percent"));
+    o.timeout_us = param(s, "client_timeout_ms") * 1000;
     o.stop_at_us = end_us;
     world.start(world.add_process(world.add_node(name), name, [&world, o](Process& p) {
       return gifts::run_sender(p, p.rpc(), world.history(), o);

@@ -44,27 +44,21 @@ using likes::props::StoreSnapshot;
 using sim::Process;
 using sim::World;
 
-int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
-  auto it = s.params.find(key);
-  if (it != s.params.end()) return std::stoll(it->second);
-  for (const WorkloadSpec& w : s.workload) {
-    auto jt = w.params.find(key);
-    if (jt != w.params.end()) return std::stoll(jt->second);
-  }
-  return fallback;
-}
+// Typed and range-checked when the scenario loaded (harness/params.h); the defaults live in
+// LikesSystem::params().
+int64_t param(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
 likes::LikesConfig config_of(const Scenario& s) {
   likes::LikesConfig c;
   c.fixes = s.variant == "spec" ? likes::LikesFixes::spec()
                                 : likes::LikesFixes::hardened_without(likes::likes_fixes(), s.without);
-  c.state_ttl_ms = param(s, "state_ttl_ms", c.state_ttl_ms);
-  c.count_fill_ttl_ms = param(s, "count_ttl_ms", c.count_fill_ttl_ms);
-  c.sync_interval_ms = param(s, "sync_interval_ms", c.sync_interval_ms);
-  c.consistency_threshold = param(s, "consistency_threshold", c.consistency_threshold);
-  c.hot_threshold = param(s, "hot_threshold", c.hot_threshold);
-  c.warmup_interval_ms = param(s, "warmup_interval_ms", c.warmup_interval_ms);
-  c.asset_count = param(s, "assets", 3);
+  c.state_ttl_ms = param(s, "state_ttl_ms");
+  c.count_fill_ttl_ms = param(s, "count_ttl_ms");
+  c.sync_interval_ms = param(s, "sync_interval_ms");
+  c.consistency_threshold = param(s, "consistency_threshold");
+  c.hot_threshold = param(s, "hot_threshold");
+  c.warmup_interval_ms = param(s, "warmup_interval_ms");
+  c.asset_count = param(s, "assets");
   return c;
 }
 
@@ -72,11 +66,11 @@ likes::LikesConfig config_of(const Scenario& s) {
 likes::props::Timing timing_of(const Scenario& s) {
   likes::props::Timing t;
   t.sync_interval_us = config_of(s).sync_interval_ms * 1000;
-  t.client_timeout_us = param(s, "client_timeout_ms", 500) * 1000;
-  t.max_retries = static_cast<int>(param(s, "max_retries", 2));
-  t.redis_timeout_us = param(s, "redis_timeout_ms", 300) * 1000;
-  t.sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
-  t.sample_interval_us = param(s, "sample_interval_ms", 100) * 1000;
+  t.client_timeout_us = param(s, "client_timeout_ms") * 1000;
+  t.max_retries = static_cast<int>(param(s, "max_retries"));
+  t.redis_timeout_us = param(s, "redis_timeout_ms") * 1000;
+  t.sql_timeout_us = param(s, "sql_timeout_ms") * 1000;
+  t.sample_interval_us = param(s, "sample_interval_ms") * 1000;
   return t;
 }
 
@@ -389,37 +383,38 @@ class LikesSystem final : public SystemUnderTest {
   std::vector<PropertyInfo> properties() const override { return likes::props::likes_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"likes"}; }
   std::vector<ParamInfo> params() const override {
+    constexpr int64_t kDayMs = 24 * 3600 * 1000;
     return {
-        {"state_ttl_ms", "TTL of asset:like:{a}:{u} (002: 7 days)", "604800000"},
-        {"count_ttl_ms", "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)", "3600000"},
-        {"sync_interval_ms", "period of SyncLikeCountJob / CheckConsistency", "60000"},
-        {"consistency_threshold", "CheckConsistency repairs above this difference (002: 10)", "10"},
-        {"hot_threshold", "WarmupCache covers assets with like_count above this (002: 100)", "100"},
-        {"warmup_interval_ms", "period of WarmupCache", "300000"},
-        {"assets", "number of assets", "3"},
-        {"users_per_client", "users each client acts for", "3"},
-        {"shared_users", "users shared by every client (one user on several devices)", "1"},
-        {"double_tap_percent", "percent of likes/unlikes sent twice at once", "15"},
-        {"view_percent", "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count without waiting, the tap follows", "0"},
-        {"view_gap_ms", "mean think time between the page's reads and the tap", "100"},
-        {"client_timeout_ms", "client timeout per attempt", "500"},
-        {"max_retries", "client retries after a timeout", "2"},
-        {"like_weight", "op mix weight of likes", "4"},
-        {"unlike_weight", "op mix weight of unlikes", "3"},
-        {"count_weight", "op mix weight of count reads", "2"},
-        {"state_weight", "op mix weight of state reads", "2"},
-        {"redis_timeout_ms", "replica -> Redis timeout", "300"},
-        {"sql_timeout_ms", "replica -> DB timeout", "500"},
-        {"client_start_ms", "when the apps start (after the backend booted)", "200"},
-        {"sample_interval_ms", "how often the checker samples Redis and the DB", "100"},
+        int_param("state_ttl_ms", "ms", 1, 365 * kDayMs, 7 * kDayMs, "TTL of asset:like:{a}:{u} (002: 7 days)"),
+        int_param("count_ttl_ms", "ms", 1, 365 * kDayMs, 3'600'000, "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)"),
+        int_param("sync_interval_ms", "ms", 1, kDayMs, 60'000, "period of SyncLikeCountJob / CheckConsistency"),
+        int_param("consistency_threshold", "likes", 0, 1'000'000'000, 10, "CheckConsistency repairs above this difference (002: 10)"),
+        int_param("hot_threshold", "likes", 0, 1'000'000'000, 100, "WarmupCache covers assets with like_count above this (002: 100)"),
+        int_param("warmup_interval_ms", "ms", 1, kDayMs, 300'000, "period of WarmupCache"),
+        int_param("assets", "", 1, 10'000, 3, "number of assets"),
+        int_param("users_per_client", "", 1, 10'000, 3, "users each client acts for"),
+        int_param("shared_users", "", 0, 10'000, 1, "users shared by every client (one user on several devices)"),
+        int_param("double_tap_percent", "percent", 0, 100, 15, "percent of likes/unlikes sent twice at once"),
+        int_param("view_percent", "percent", 0, 100, 0, "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count without waiting, the tap follows"),
+        int_param("view_gap_ms", "ms", 0, 600'000, 100, "mean think time between the page's reads and the tap"),
+        int_param("client_timeout_ms", "ms", 1, 600'000, 500, "client timeout per attempt"),
+        int_param("max_retries", "", 0, 100, 2, "client retries after a timeout"),
+        int_param("like_weight", "", 0, 1000, 4, "op mix weight of likes"),
+        int_param("unlike_weight", "", 0, 1000, 3, "op mix weight of unlikes"),
+        int_param("count_weight", "", 0, 1000, 2, "op mix weight of count reads"),
+        int_param("state_weight", "", 0, 1000, 2, "op mix weight of state reads"),
+        int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "replica -> Redis timeout"),
+        int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "replica -> DB timeout"),
+        int_param("client_start_ms", "ms", 0, 3'600'000, 200, "when the apps start (after the backend booted)"),
+        int_param("sample_interval_ms", "ms", 1, 3'600'000, 100, "how often the checker samples Redis and the DB"),
     };
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     likes::LikesConfig c = config_of(s);
     std::vector<CriticalDuration> out{
-        {"client timeout", param(s, "client_timeout_ms", 500) * 1000},
-        {"redis timeout", param(s, "redis_timeout_ms", 300) * 1000},
-        {"sql timeout", param(s, "sql_timeout_ms", 500) * 1000},
+        {"client timeout", param(s, "client_timeout_ms") * 1000},
+        {"redis timeout", param(s, "redis_timeout_ms") * 1000},
+        {"sql timeout", param(s, "sql_timeout_ms") * 1000},
     };
     if (c.state_ttl_ms <= 3'600'000) out.push_back({"state key TTL", c.state_ttl_ms * 1000});
     if (c.sync_interval_ms <= 3'600'000) out.push_back({"sync interval", c.sync_interval_ms * 1000});
@@ -478,8 +473,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh->vfs, so)));
 
   // Replicas.
-  const int64_t redis_timeout_us = param(s, "redis_timeout_ms", 300) * 1000;
-  const int64_t sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
+  const int64_t redis_timeout_us = param(s, "redis_timeout_ms") * 1000;
+  const int64_t sql_timeout_us = param(s, "sql_timeout_ms") * 1000;
   for (int i = 0; i < std::max(1, s.topology.replicas); ++i) {
     const std::string name = "replica-" + std::to_string(i + 1);
     auto boot = [scripts, config, redis_timeout_us, sql_timeout_us](Process& self) -> Task<void> {
@@ -498,8 +493,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   }
 
   // Clients.
-  const int64_t users_per_client = param(s, "users_per_client", 3);
-  const int64_t shared_users = param(s, "shared_users", 1);
+  const int64_t users_per_client = param(s, "users_per_client");
+  const int64_t shared_users = param(s, "shared_users");
   const double rate = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
@@ -509,18 +504,18 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
     for (int64_t u = 0; u < users_per_client; ++u) cc.users.push_back(1000 + i * 100 + u);
     for (int64_t u = 0; u < shared_users; ++u) cc.users.push_back(1 + u);
     cc.rate_per_s = rate;
-    cc.double_tap_probability = static_cast<double>(param(s, "double_tap_percent", 15)) / 100.0;
-    cc.view_probability = static_cast<double>(param(s, "view_percent", 0)) / 100.0;
-    cc.view_gap_us = param(s, "view_gap_ms", 100) * 1000;
-    cc.max_retries = static_cast<int>(param(s, "max_retries", 2));
-    cc.like_weight = static_cast<double>(param(s, "like_weight", 4));
-    cc.unlike_weight = static_cast<double>(param(s, "unlike_weight", 3));
-    cc.count_weight = static_cast<double>(param(s, "count_weight", 2));
-    cc.state_weight = static_cast<double>(param(s, "state_weight", 2));
-    cc.timeout_us = param(s, "client_timeout_ms", 500) * 1000;
+    cc.double_tap_probability = static_cast<double>(param(s, "double_tap_percent")) / 100.0;
+    cc.view_probability = static_cast<double>(param(s, "view_percent")) / 100.0;
+    cc.view_gap_us = param(s, "view_gap_ms") * 1000;
+    cc.max_retries = static_cast<int>(param(s, "max_retries"));
+    cc.like_weight = static_cast<double>(param(s, "like_weight"));
+    cc.unlike_weight = static_cast<double>(param(s, "unlike_weight"));
+    cc.count_weight = static_cast<double>(param(s, "count_weight"));
+    cc.state_weight = static_cast<double>(param(s, "state_weight"));
+    cc.timeout_us = param(s, "client_timeout_ms") * 1000;
     cc.stop = sh->stop;
     // The DB and Redis take a few ms to open at boot; a backend still booting is no fault.
-    cc.start_delay_us = param(s, "client_start_ms", 200) * 1000;
+    cc.start_delay_us = param(s, "client_start_ms") * 1000;
     auto boot = [cc, &world](Process& self) -> Task<void> {
       auto client = std::make_shared<likes::LikesClient>(self, self.rpc(), world.history(), cc);
       return likes::LikesClient::run(client);
@@ -531,7 +526,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   world.at(sim::kEpochUs + s.duration_ms * 1000, [sh] { *sh->stop = true; });
 
   // Sampler.
-  const int64_t interval_us = param(s, "sample_interval_ms", 100) * 1000;
+  const int64_t interval_us = param(s, "sample_interval_ms") * 1000;
   // One sync period (002:L358, the scenario's sync_interval_ms) with its timeouts, for every variant.
   sh->grace.emplace(config.sync_interval_ms * 1000 + 2 * redis_timeout_us + 2 * sql_timeout_us + interval_us,
                     world.now_us());
