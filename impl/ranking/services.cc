@@ -112,6 +112,7 @@ Task<void> run_producer(Runtime& rt, Rpc& rpc, Sql& sql, Recorder& history, Prod
     sent.push_back(e);
     co_await emit(rt, sql, history, e);
   }
+  for (;;) co_await rt.clock().sleep_ms(60'000);  // the relay keeps using this frame's clients
 }
 
 IngestService::IngestService(Runtime& rt, Sql& sql, Log& log, BoardConfig cfg)
