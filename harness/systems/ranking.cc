@@ -87,6 +87,19 @@ Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
   co_await ranking::run_aggregator(self, sql, log, ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes});
 }
 
+// A corrupted checkpoint (F06, 004:L487): at `at_us` every aggregation checkpoint's digest is
+// overwritten through the DB, recorded in the world's fault log as a storage fault of "db".
+Task<void> corrupt_main(Process& self, std::shared_ptr<Shared> sh, World& world, int64_t at_us) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  co_await self.clock().sleep_us(at_us - self.clock().now_us());
+  for (;;) {
+    SqlResult r = co_await sql.exec("UPDATE agg_checkpoint SET digest = 'corrupted'");
+    if (r.ok()) break;
+    co_await self.clock().sleep_ms(50);
+  }
+  world.record_fault(sim::FaultRecord{world.now_us(), sim::FaultKind::kStorageError, "db", "db", "", "", 0, -1});
+}
+
 // ---- Observations.
 
 std::string render(const SqlValue& v) {
@@ -207,7 +220,8 @@ class RankingSystem final : public SystemUnderTest {
             {"invalid_percent", "events breaking the contract", "5"},
             {"replay_percent", "events sent again with the same eventId", "5"},
             {"late_percent", "events whose time is up to 20 min old", "10"},
-            {"sql_timeout_ms", "DB client timeout", "500"}};
+            {"sql_timeout_ms", "DB client timeout", "500"},
+            {"corrupt_checkpoint_at_ms", "when every aggregation checkpoint is corrupted (F06); 0: never", "0"}};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
     return {{"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
@@ -279,6 +293,9 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     run->workers.push_back(agg);
   }
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
+  if (const int64_t at = param(s, "corrupt_checkpoint_at_ms", 0); at > 0) {
+    world.start(add("chaos", [sh, &world, at](Process& p) { return corrupt_main(p, sh, world, sim::kEpochUs + at * 1000); }));
+  }
   const double rate = s.workload.empty() ? 5.0 : s.workload.front().rate_per_s;
   for (const auto& [service, type] : std::vector<std::pair<std::string, std::string>>{
            {"search-service", "SEARCH_EXECUTED"}, {"post-service", "POST_CREATED"}, {"comment-service", "COMMENT_CREATED"}}) {

@@ -1,6 +1,8 @@
 #include "impl/ranking/aggregator.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -22,7 +24,7 @@ AggValue KeyState::value(int suspicious_repeats) const {
 // One line per fact, tab separated; the generators put no tab or newline in ids.
 std::string PartitionState::encode() const {
   std::ostringstream o;
-  o << "N\t" << next_offset << "\t" << max_event_time_ms << "\n";
+  o << "N\t" << next_offset << "\t" << max_event_time_ms << "\t" << generation << "\n";
   for (const auto& [ak, k] : keys) {
     o << "K\t" << k.key.topic_id << "\t" << k.key.scope_id << "\t" << k.key.window_type << "\t"
       << k.key.window_start_ms << "\t" << k.key.metric_type << "\t" << k.generation << "\t" << k.version << "\t"
@@ -44,9 +46,10 @@ PartitionState PartitionState::decode(const std::string& text) {
     std::istringstream ls(line);
     for (std::string x; std::getline(ls, x, '\t');) f.push_back(x);
     if (f.empty()) continue;
-    if (f[0] == "N" && f.size() == 3) {
+    if (f[0] == "N" && f.size() == 4) {
       s.next_offset = std::stoll(f[1]);
       s.max_event_time_ms = std::stoll(f[2]);
+      s.generation = std::stoll(f[3]);
     } else if (f[0] == "K" && f.size() == 9) {
       AggKey k{f[1], f[2], f[3], std::stoll(f[4]), f[5]};
       cur = &s.keys[k.str()];
@@ -81,7 +84,9 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec)
     const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
     for (const auto& [metric, distinct_of] : metrics_of(e.get("eventType"))) {
       AggKey key{e.get("topicId"), e.get("scopeId"), window_type, start, metric};
-      KeyState& k = ps.keys[key.str()];
+      auto [it, fresh] = ps.keys.try_emplace(key.str());
+      KeyState& k = it->second;
+      if (fresh) k.generation = ps.generation;
       k.key = key;
       k.counts_content = distinct_of == "content";
       if (!k.applied.insert(record).second) continue;  // already applied: idempotent
@@ -95,7 +100,7 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec)
 std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t partition, int64_t consumed_to,
                                            const PartitionState& ps) {
   std::vector<SqlStatement> tx;
-  const int64_t gen = 1;
+  const int64_t gen = ps.generation;
   const std::string cut = "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
   tx.push_back(sql_statement("INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) "
                              "VALUES (?, ?, ?, ?)", cut, partition, consumed_to, gen));
@@ -130,6 +135,11 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
   const std::string state = saved.encode();
   tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, state, "
                              "digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+  // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery.
+  tx.push_back(sql_statement("INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, generation, "
+                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, fnv_hex(state)));
+  tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
+                             partition, ps.next_offset));
   return tx;
 }
 
@@ -138,13 +148,102 @@ struct Partition {
   int64_t consumed_to = 0;  // next offset after what the state holds
 };
 
-// Loads a partition's checkpoint (004:L319); retried until the DB answers.
-Task<Partition> load(Runtime& rt, Sql& sql, int32_t partition) {
+// Replays keyed partition `partition` from `from` (its offset `from.next_offset`) up to `cut` with a
+// consumer group of its own (the online group's offsets are past the checkpoint).
+Task<bool> replay(Runtime& rt, Log& log, const AggregatorOptions& o, int32_t partition, int64_t cut,
+                  PartitionState& state) {
+  std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{
+      .group = "recovery-" + std::string(rt.process_name()) + "-" + std::to_string(rt.incarnation()) + "-" +
+               std::to_string(partition) + "-g" + std::to_string(state.generation) + "-" +
+               std::to_string(rt.random_u64() % 1000000),
+      .client_id = std::string(rt.process_name()),
+      .session_timeout_us = o.session_timeout_us});
+  if ((co_await in->join({kKeyedTopic})).status != LogStatus::kOk) co_return false;
+  for (int idle = 0; state.next_offset < cut && idle < 50;) {
+    PollResult p = co_await in->poll(200, 200'000);
+    if (p.status != LogStatus::kOk) co_return false;
+    idle = p.records.empty() ? idle + 1 : 0;
+    for (const LogRecord& rec : p.records) {
+      if (rec.partition != partition || rec.offset < state.next_offset || rec.offset >= cut) continue;
+      apply(o, state, rec);
+      state.next_offset = rec.offset + 1;
+    }
+  }
+  co_await in->leave();
+  co_return state.next_offset >= cut;
+}
+
+// 004:L320: a corrupted checkpoint is recovered in a new aggregation generation from the last
+// consistent checkpoint, replayed to the fixed cut the corrupted one claimed, appended as new
+// immutable versions, and switched onto the heads with the same double fence, all at once.
+Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o,
+                                            int32_t partition, int64_t cut) {
+  SqlResult hist = co_await sql.exec("SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? "
+                                     "ORDER BY next_offset DESC", partition);
+  SqlResult gens = co_await sql.exec("SELECT MAX(active_generation) FROM topic_window_metric");
+  SqlResult heads = co_await sql.exec("SELECT aggregate_key, active_generation, current_aggregate_version "
+                                      "FROM topic_window_metric");
+  if (!hist.ok() || !gens.ok() || !heads.ok()) co_return std::nullopt;
+  PartitionState s;
+  for (const SqlRow& r : hist.rows()) {
+    if (fnv_hex(r[0].as_text()) == r[1].as_text()) {
+      s = PartitionState::decode(r[0].as_text());
+      break;
+    }
+  }
+  const int64_t max_gen = gens.rows().empty() || gens.rows()[0][0].is_null() ? 1 : gens.rows()[0][0].as_int();
+  s.generation = std::max(max_gen, s.generation) + 1;
+  for (auto& [ak, k] : s.keys) k.generation = s.generation;
+  if (!(co_await replay(rt, log, o, partition, cut, s))) co_return std::nullopt;
+  std::map<std::string, std::pair<int64_t, int64_t>> current;
+  for (const SqlRow& r : heads.rows()) current[r[0].as_text()] = {r[1].as_int(), r[2].as_int()};
+  for (auto& [ak, k] : s.keys) {
+    k.generation = s.generation;
+    k.version = 0;
+    k.dirty = true;
+  }
+  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s);
+  for (SqlStatement& st : tx) {
+    // The head switch: the same double fence, from the head's current (generation, version).
+    if (st.sql.rfind("UPDATE topic_window_metric SET", 0) != 0) continue;
+    const std::string ak = st.params[1].as_text();
+    auto it = current.find(ak);
+    if (it == current.end()) continue;  // a new key: created in this generation
+    st = sql_statement("UPDATE topic_window_metric SET active_generation = ?, current_aggregate_version = ? WHERE "
+                       "aggregate_key = ? AND active_generation = ? AND current_aggregate_version = ?",
+                       s.generation, int64_t{1}, ak, it->second.first, it->second.second);
+    st.expect = SqlExpect::kChanged;
+  }
+  SqlResult r = co_await sql.transaction(std::move(tx));
+  if (!r.ok()) co_return std::nullopt;  // the switch failed: the recovery generation is abandoned
+  for (auto& [ak, k] : s.keys) {
+    k.version = 1;
+    k.dirty = false;
+  }
+  s.next_offset = cut;
+  co_return s;
+}
+
+// Loads a partition's checkpoint (004:L319), recovering a corrupted one; retried until it works.
+Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o, int32_t partition) {
   for (;;) {
-    SqlResult r = co_await sql.exec("SELECT state FROM agg_checkpoint WHERE keyed_partition = ?", partition);
+    SqlResult r = co_await sql.exec("SELECT state, digest, next_offset FROM agg_checkpoint WHERE keyed_partition = ?",
+                                    partition);
     if (r.ok()) {
       Partition p;
-      if (!r.rows().empty()) p.state = PartitionState::decode(r.rows()[0][0].as_text());
+      if (!r.rows().empty()) {
+        const SqlRow& row = r.rows()[0];
+        if (fnv_hex(row[0].as_text()) == row[1].as_text()) {
+          p.state = PartitionState::decode(row[0].as_text());
+        } else {
+          std::optional<PartitionState> s = co_await recover(rt, sql, log, o, partition, row[2].as_int());
+          if (!s) {
+            co_await rt.clock().sleep_ms(200);
+            continue;
+          }
+          p.state = std::move(*s);
+        }
+      }
       p.consumed_to = p.state.next_offset;
       co_return p;
     }
@@ -153,7 +252,7 @@ Task<Partition> load(Runtime& rt, Sql& sql, int32_t partition) {
 }
 
 // Consumes until a flush fails; the caller then starts over from the checkpoints.
-Task<void> consume(Runtime& rt, Sql& sql, LogConsumer& in, const AggregatorOptions& o) {
+Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const AggregatorOptions& o) {
   std::map<int32_t, Partition> parts;
   for (;;) {
     PollResult p = co_await in.poll(100, 200'000);
@@ -164,7 +263,7 @@ Task<void> consume(Runtime& rt, Sql& sql, LogConsumer& in, const AggregatorOptio
     for (const TopicPartition& tp : p.revoked) parts.erase(tp.partition);
     std::set<int32_t> touched;
     for (const LogRecord& rec : p.records) {
-      if (!parts.count(rec.partition)) parts[rec.partition] = co_await load(rt, sql, rec.partition);
+      if (!parts.count(rec.partition)) parts[rec.partition] = co_await load(rt, sql, log, o, rec.partition);
       Partition& part = parts[rec.partition];
       if (rec.offset < part.consumed_to) continue;  // already in the checkpoint
       apply(o, part.state, rec);
@@ -195,7 +294,7 @@ Task<void> run_aggregator(Runtime& rt, Sql& sql, Log& log, AggregatorOptions o) 
                                                                    .client_id = std::string(rt.process_name()),
                                                                    .session_timeout_us = o.session_timeout_us});
     while ((co_await in->join({kKeyedTopic})).status != LogStatus::kOk) co_await rt.clock().sleep_ms(200);
-    co_await consume(rt, sql, *in, o);
+    co_await consume(rt, sql, log, *in, o);
     co_await in->leave();
     co_await rt.clock().sleep_ms(100);
   }

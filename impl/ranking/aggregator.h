@@ -40,6 +40,7 @@ struct KeyState {
 };
 
 struct PartitionState {
+  int64_t generation = 1;         // the aggregation generation this state writes (004:L319-320)
   int64_t next_offset = 0;        // first offset not in the state
   int64_t max_event_time_ms = 0;
   std::map<std::string, KeyState> keys;  // by AggKey::str()

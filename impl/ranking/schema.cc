@@ -32,6 +32,10 @@ std::vector<std::string> schema_statements() {
       // 004:L319: window state has checkpoints with source offsets.
       "CREATE TABLE IF NOT EXISTS agg_checkpoint (keyed_partition INTEGER PRIMARY KEY, generation INTEGER NOT NULL, "
       "next_offset INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL)",
+      // The previous checkpoints, so a corrupted one falls back to the last consistent (004:L320).
+      "CREATE TABLE IF NOT EXISTS agg_checkpoint_history (keyed_partition INTEGER NOT NULL, next_offset INTEGER NOT NULL, "
+      "generation INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL, "
+      "PRIMARY KEY (keyed_partition, next_offset, generation))",
   };
 }
 

@@ -77,6 +77,7 @@ Verdict check_ingest_durable(const RankingRun& run) {
   for (const auto& [id, status] : run.outbox) {
     if (status == "PENDING") pending.insert(id);
   }
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<std::string, std::string> rejected;
   for (const auto& [payload, reason] : run.rejects) {
     const auto e = parse_event(payload);
@@ -93,7 +94,13 @@ Verdict check_ingest_durable(const RankingRun& run) {
     if (op.outcome == Outcome::kFail) continue;
     const std::string id = field(parse_event(op.payload), "eventId");
     if (op.outcome == Outcome::kInfo && !logged.count(id) && !rejected.count(id) && !pending.count(id)) {
-      v.exempt("emit indeterminate (its transaction may not have committed)");
+      // An indeterminate commit (or a producer that died mid-call) is excused only by a fault.
+      const std::optional<std::string> why = budget.explain({op.process, "db"}, op.invoke_us, op.invoke_us + 2'000'000);
+      if (why) {
+        v.exempt("emit indeterminate: " + *why);
+      } else {
+        fail(v, op.process + " emit of " + id + " indeterminate without a fault, and the event is nowhere");
+      }
       continue;
     }
     ++v.checks;
@@ -225,6 +232,18 @@ Verdict check_head_fence(const RankingRun& run) {
       if (s.changes == 0 || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (")) continue;
       if (s.sql.rfind("INSERT", 0) == 0 && s.params.size() >= 7) {
         heads[s.params[0]] = Head{std::stoll(s.params[6]), 0, {}};
+      } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 5) {
+        // A generation switch (004:L320): from the current head to a generation never seen on it.
+        Head& h = heads[s.params[2]];
+        const int64_t to_g = std::stoll(s.params[0]), from_g = std::stoll(s.params[3]);
+        ++v.checks;
+        if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
+          fail(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
+                      std::to_string(h.v) + " to g" + std::to_string(to_g));
+        }
+        h.left.insert(h.g);
+        h.g = to_g;
+        h.v = std::stoll(s.params[1]);
       } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 4) {
         // SET current_aggregate_version = new WHERE key, generation, version (the impl's shape) —
         // judged by its effect: what the head was and what it became.

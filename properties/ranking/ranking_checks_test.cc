@@ -79,6 +79,9 @@ TEST(RankingChecks, IngestDurableCatchesALostEvent) {
   wrong.emits.push_back(EmitOp{"producer-1", event("e4", "x", "t_1"), 0, Outcome::kOk});
   wrong.rejects.push_back({event("e4", "x", "t_1"), "replay"});
   expect_fail(check_ingest_durable(wrong));
+  RankingRun unexplained = clean();  // indeterminate, nowhere, and no fault to explain it
+  unexplained.emits.push_back(EmitOp{"producer-1", event("e5", "x", "t_1"), 0, Outcome::kInfo});
+  expect_fail(check_ingest_durable(unexplained));
 }
 
 TEST(RankingChecks, ScopeCanonicalCatchesAnEmptyDimensionAndAFallback) {
@@ -118,8 +121,12 @@ TEST(RankingChecks, HeadFenceCatchesAnOldGenerationWinningWithABiggerVersion) {
   RankingRun run = clean();
   const std::string ak = run.heads[0].aggregate_key;
   // g1/v1 -> recovery switches to g2/v1; then a paused g1 worker writes g1/v2 (004:L321).
-  run.commits.push_back(SqlCommit{2, true, "recovery", {{"UPDATE topic_window_metric SET ...", {"1", ak, "2", "1"}, 1}}});
+  run.commits.push_back(
+      SqlCommit{2, true, "recovery", {{"UPDATE topic_window_metric SET active_generation ...", {"2", "1", ak, "1", "1"}, 1}}});
+  run.heads[0].generation = 2;
+  expect_pass(check_head_fence(run));  // the switch itself is fenced and legitimate
   run.commits.push_back(SqlCommit{3, true, "agg-old", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 1}}});
+  run.heads[0].generation = 1;
   run.heads[0].version = 2;
   expect_fail(check_head_fence(run));
 }
