@@ -133,8 +133,22 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     k.dirty = false;
   }
   const std::string state = saved.encode();
-  tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, state, "
-                             "digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+  if (!o.fixes.has(RankFix::kCheckpointCas)) {
+    // Spec: the checkpoint of 004:L319 is simply the latest state written.
+    tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
+                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+  } else if (ps.persisted) {
+    // RK-CHECKPOINT-CAS: only over the checkpoint this state came from.
+    SqlStatement cas = sql_statement(
+        "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
+        "AND next_offset = ? AND generation = ?",
+        gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation);
+    cas.expect = SqlExpect::kChanged;
+    tx.push_back(std::move(cas));
+  } else {
+    tx.push_back(sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
+                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+  }
   // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery.
   tx.push_back(sql_statement("INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, generation, "
                              "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, fnv_hex(state)));
@@ -177,7 +191,7 @@ Task<bool> replay(Runtime& rt, Log& log, const AggregatorOptions& o, int32_t par
 // consistent checkpoint, replayed to the fixed cut the corrupted one claimed, appended as new
 // immutable versions, and switched onto the heads with the same double fence, all at once.
 Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o,
-                                            int32_t partition, int64_t cut) {
+                                            int32_t partition, int64_t cut, int64_t cut_generation) {
   SqlResult hist = co_await sql.exec("SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? "
                                      "ORDER BY next_offset DESC", partition);
   SqlResult gens = co_await sql.exec("SELECT MAX(active_generation) FROM topic_window_metric");
@@ -202,6 +216,9 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
     k.version = 0;
     k.dirty = true;
   }
+  s.persisted = true;  // the corrupted row is the one the recovery replaces
+  s.stored_next_offset = cut;
+  s.stored_generation = cut_generation;
   std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s);
   for (SqlStatement& st : tx) {
     // The head switch: the same double fence, from the head's current (generation, version).
@@ -221,13 +238,14 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
     k.dirty = false;
   }
   s.next_offset = cut;
+  s.stored_generation = s.generation;
   co_return s;
 }
 
 // Loads a partition's checkpoint (004:L319), recovering a corrupted one; retried until it works.
 Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o, int32_t partition) {
   for (;;) {
-    SqlResult r = co_await sql.exec("SELECT state, digest, next_offset FROM agg_checkpoint WHERE keyed_partition = ?",
+    SqlResult r = co_await sql.exec("SELECT state, digest, next_offset, generation FROM agg_checkpoint WHERE keyed_partition = ?",
                                     partition);
     if (r.ok()) {
       Partition p;
@@ -235,8 +253,12 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
         const SqlRow& row = r.rows()[0];
         if (fnv_hex(row[0].as_text()) == row[1].as_text()) {
           p.state = PartitionState::decode(row[0].as_text());
+          p.state.persisted = true;
+          p.state.stored_next_offset = row[2].as_int();
+          p.state.stored_generation = row[3].as_int();
         } else {
-          std::optional<PartitionState> s = co_await recover(rt, sql, log, o, partition, row[2].as_int());
+          std::optional<PartitionState> s =
+              co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int());
           if (!s) {
             co_await rt.clock().sleep_ms(200);
             continue;
@@ -276,6 +298,9 @@ Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const Aggre
       SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state));
       if (!r.ok()) co_return;  // fenced, refused or unknown: rebind from the checkpoints
       part.state.next_offset = part.consumed_to;
+      part.state.persisted = true;
+      part.state.stored_next_offset = part.consumed_to;
+      part.state.stored_generation = part.state.generation;
       for (auto& [ak, k] : part.state.keys) {
         if (k.dirty) ++k.version;
         k.dirty = false;

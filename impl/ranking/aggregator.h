@@ -44,6 +44,9 @@ struct PartitionState {
   int64_t next_offset = 0;        // first offset not in the state
   int64_t max_event_time_ms = 0;
   std::map<std::string, KeyState> keys;  // by AggKey::str()
+  // The DB checkpoint row this state was loaded from or last written as (not encoded).
+  bool persisted = false;
+  int64_t stored_next_offset = 0, stored_generation = 0;
   std::string encode() const;
   static PartitionState decode(const std::string& text);
 };

@@ -11,6 +11,7 @@ namespace fl::ranking {
 
 enum class RankFix : uint8_t {
   kDedupByEventId,  // RK-DEDUP-EVENT-ID
+  kCheckpointCas,   // RK-CHECKPOINT-CAS
 };
 using RankFixes = FixSet<RankFix>;
 
