@@ -10,6 +10,7 @@ const SystemUnderTest& combo_system();
 const SystemUnderTest& demo_system();
 const SystemUnderTest& gifts_system();
 const SystemUnderTest& likes_system();
+const SystemUnderTest& ranking_system();
 
 const std::vector<const SystemUnderTest*>& all_systems() {
   static const std::vector<const SystemUnderTest*> systems = [] {
@@ -18,6 +19,7 @@ const std::vector<const SystemUnderTest*>& all_systems() {
         &demo_system(),
         &gifts_system(),
         &likes_system(),
+        &ranking_system(),
     };
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
     return v;

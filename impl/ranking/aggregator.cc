@@ -1,0 +1,328 @@
+#include "impl/ranking/aggregator.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "impl/ranking/schema.h"
+
+namespace fl::ranking {
+
+AggValue KeyState::value(int suspicious_repeats) const {
+  AggValue v;
+  v.raw_count = static_cast<int64_t>(applied.size());
+  v.effective = static_cast<int64_t>(counts_content ? contents.size() : actors.size());
+  for (const auto& [actor, n] : actors) {
+    if (n > suspicious_repeats) ++v.suspicious;
+  }
+  v.risk_adjusted = v.effective - v.suspicious;
+  return v;
+}
+
+// One line per fact, tab separated; the generators put no tab or newline in ids.
+std::string PartitionState::encode() const {
+  std::ostringstream o;
+  o << "N\t" << next_offset << "\t" << max_event_time_ms << "\t" << generation << "\n";
+  for (const auto& [ak, k] : keys) {
+    o << "K\t" << k.key.topic_id << "\t" << k.key.scope_id << "\t" << k.key.window_type << "\t"
+      << k.key.window_start_ms << "\t" << k.key.metric_type << "\t" << k.generation << "\t" << k.version << "\t"
+      << (k.counts_content ? 1 : 0) << "\n";
+    for (const std::string& a : k.applied) o << "A\t" << a << "\n";
+    for (const auto& [actor, n] : k.actors) o << "C\t" << actor << "\t" << n << "\n";
+    for (const std::string& c : k.contents) o << "T\t" << c << "\n";
+  }
+  return o.str();
+}
+
+PartitionState PartitionState::decode(const std::string& text) {
+  PartitionState s;
+  std::istringstream in(text);
+  std::string line;
+  KeyState* cur = nullptr;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    for (std::string x; std::getline(ls, x, '\t');) f.push_back(x);
+    if (f.empty()) continue;
+    if (f[0] == "N" && f.size() == 4) {
+      s.next_offset = std::stoll(f[1]);
+      s.max_event_time_ms = std::stoll(f[2]);
+      s.generation = std::stoll(f[3]);
+    } else if (f[0] == "K" && f.size() == 9) {
+      AggKey k{f[1], f[2], f[3], std::stoll(f[4]), f[5]};
+      cur = &s.keys[k.str()];
+      cur->key = k;
+      cur->generation = std::stoll(f[6]);
+      cur->version = std::stoll(f[7]);
+      cur->counts_content = f[8] == "1";
+    } else if (cur && f[0] == "A" && f.size() == 2) {
+      cur->applied.insert(f[1]);
+    } else if (cur && f[0] == "C" && f.size() == 3) {
+      cur->actors[f[1]] = std::stoll(f[2]);
+    } else if (cur && f[0] == "T" && f.size() == 2) {
+      cur->contents.insert(f[1]);
+    }
+  }
+  return s;
+}
+
+namespace {
+
+// Applies one keyed record to every full key it feeds (004:L143): one per window type and metric.
+void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec) {
+  const Event e = Event::decode(rec.value);
+  const int64_t t = std::stoll(e.get("eventTime"));
+  ps.max_event_time_ms = std::max(ps.max_event_time_ms, t);
+  // Spec: the idempotency record of 004:L87, source_partition + source_offset + scope_id.
+  // RK-DEDUP-EVENT-ID: source + event_id (004:L98), so the same event at two offsets is one event.
+  const std::string record = o.fixes.has(RankFix::kDedupByEventId)
+                                 ? e.get("source") + ":" + e.get("eventId")
+                                 : e.get("sourcePartition") + ":" + e.get("sourceOffset") + ":" + e.get("scopeId");
+  for (const auto& [window_type, size] : o.cfg.windows) {
+    const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
+    for (const auto& [metric, distinct_of] : metrics_of(e.get("eventType"))) {
+      AggKey key{e.get("topicId"), e.get("scopeId"), window_type, start, metric};
+      auto [it, fresh] = ps.keys.try_emplace(key.str());
+      KeyState& k = it->second;
+      if (fresh) k.generation = ps.generation;
+      k.key = key;
+      k.counts_content = distinct_of == "content";
+      if (!k.applied.insert(record).second) continue;  // already applied: idempotent
+      ++k.actors[e.get("actorKey")];
+      k.contents.insert(e.get("contentOrQueryId"));
+      k.dirty = true;
+    }
+  }
+}
+
+std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t partition, int64_t consumed_to,
+                                           const PartitionState& ps) {
+  std::vector<SqlStatement> tx;
+  const int64_t gen = ps.generation;
+  const std::string cut = "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
+  tx.push_back(sql_statement("INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) "
+                             "VALUES (?, ?, ?, ?)", cut, partition, consumed_to, gen));
+  const int64_t watermark = ps.max_event_time_ms - o.out_of_orderness_ms;  // 004:L148
+  for (const auto& [ak, k] : ps.keys) {
+    if (!k.dirty) continue;
+    const AggValue v = k.value(o.cfg.suspicious_repeats);
+    tx.push_back(sql_statement(
+        "INSERT OR IGNORE INTO topic_window_metric (aggregate_key, topic_id, scope_id, window_type, window_start, "
+        "metric_type, active_generation, current_aggregate_version) VALUES (?, ?, ?, ?, ?, ?, ?, 0)",
+        ak, k.key.topic_id, k.key.scope_id, k.key.window_type, k.key.window_start_ms, k.key.metric_type, k.generation));
+    // 004:L98: first the immutable version row, then the head by the double CAS.
+    tx.push_back(sql_statement(
+        "INSERT INTO topic_window_metric_version (aggregate_key, aggregation_generation, aggregate_version, raw_count, "
+        "effective_value, suspicious_count, risk_adjusted_value, input_watermark, source_offset_cut_ref, value_digest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ak, k.generation, k.version + 1, v.raw_count, v.effective, v.suspicious, v.risk_adjusted, watermark, cut,
+        v.digest()));
+    SqlStatement cas = sql_statement(
+        "UPDATE topic_window_metric SET current_aggregate_version = ? WHERE aggregate_key = ? AND "
+        "active_generation = ? AND current_aggregate_version = ?",
+        k.version + 1, ak, k.generation, k.version);
+    cas.expect = SqlExpect::kChanged;
+    tx.push_back(std::move(cas));
+  }
+  PartitionState saved = ps;
+  saved.next_offset = consumed_to;
+  for (auto& [ak, k] : saved.keys) {
+    if (k.dirty) ++k.version;
+    k.dirty = false;
+  }
+  const std::string state = saved.encode();
+  if (!o.fixes.has(RankFix::kCheckpointCas)) {
+    // Spec: the checkpoint of 004:L319 is simply the latest state written.
+    tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
+                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+  } else if (ps.persisted) {
+    // RK-CHECKPOINT-CAS: only over the checkpoint this state came from.
+    SqlStatement cas = sql_statement(
+        "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
+        "AND next_offset = ? AND generation = ?",
+        gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation);
+    cas.expect = SqlExpect::kChanged;
+    tx.push_back(std::move(cas));
+  } else {
+    tx.push_back(sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
+                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+  }
+  // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery.
+  tx.push_back(sql_statement("INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, generation, "
+                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, fnv_hex(state)));
+  tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
+                             partition, ps.next_offset));
+  return tx;
+}
+
+struct Partition {
+  PartitionState state;
+  int64_t consumed_to = 0;  // next offset after what the state holds
+};
+
+// Replays keyed partition `partition` from `from` (its offset `from.next_offset`) up to `cut` with a
+// consumer group of its own (the online group's offsets are past the checkpoint).
+Task<bool> replay(Runtime& rt, Log& log, const AggregatorOptions& o, int32_t partition, int64_t cut,
+                  PartitionState& state) {
+  std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{
+      .group = "recovery-" + std::string(rt.process_name()) + "-" + std::to_string(rt.incarnation()) + "-" +
+               std::to_string(partition) + "-g" + std::to_string(state.generation) + "-" +
+               std::to_string(rt.random_u64() % 1000000),
+      .client_id = std::string(rt.process_name()),
+      .session_timeout_us = o.session_timeout_us});
+  if ((co_await in->join({kKeyedTopic})).status != LogStatus::kOk) co_return false;
+  for (int idle = 0; state.next_offset < cut && idle < 50;) {
+    PollResult p = co_await in->poll(200, 200'000);
+    if (p.status != LogStatus::kOk) co_return false;
+    idle = p.records.empty() ? idle + 1 : 0;
+    for (const LogRecord& rec : p.records) {
+      if (rec.partition != partition || rec.offset < state.next_offset || rec.offset >= cut) continue;
+      apply(o, state, rec);
+      state.next_offset = rec.offset + 1;
+    }
+  }
+  co_await in->leave();
+  co_return state.next_offset >= cut;
+}
+
+// 004:L320: a corrupted checkpoint is recovered in a new aggregation generation from the last
+// consistent checkpoint, replayed to the fixed cut the corrupted one claimed, appended as new
+// immutable versions, and switched onto the heads with the same double fence, all at once.
+Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o,
+                                            int32_t partition, int64_t cut, int64_t cut_generation) {
+  SqlResult hist = co_await sql.exec("SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? "
+                                     "ORDER BY next_offset DESC", partition);
+  SqlResult gens = co_await sql.exec("SELECT MAX(active_generation) FROM topic_window_metric");
+  SqlResult heads = co_await sql.exec("SELECT aggregate_key, active_generation, current_aggregate_version "
+                                      "FROM topic_window_metric");
+  if (!hist.ok() || !gens.ok() || !heads.ok()) co_return std::nullopt;
+  PartitionState s;
+  for (const SqlRow& r : hist.rows()) {
+    if (fnv_hex(r[0].as_text()) == r[1].as_text()) {
+      s = PartitionState::decode(r[0].as_text());
+      break;
+    }
+  }
+  const int64_t max_gen = gens.rows().empty() || gens.rows()[0][0].is_null() ? 1 : gens.rows()[0][0].as_int();
+  s.generation = std::max(max_gen, s.generation) + 1;
+  for (auto& [ak, k] : s.keys) k.generation = s.generation;
+  if (!(co_await replay(rt, log, o, partition, cut, s))) co_return std::nullopt;
+  std::map<std::string, std::pair<int64_t, int64_t>> current;
+  for (const SqlRow& r : heads.rows()) current[r[0].as_text()] = {r[1].as_int(), r[2].as_int()};
+  for (auto& [ak, k] : s.keys) {
+    k.generation = s.generation;
+    k.version = 0;
+    k.dirty = true;
+  }
+  s.persisted = true;  // the corrupted row is the one the recovery replaces
+  s.stored_next_offset = cut;
+  s.stored_generation = cut_generation;
+  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s);
+  for (SqlStatement& st : tx) {
+    // The head switch: the same double fence, from the head's current (generation, version).
+    if (st.sql.rfind("UPDATE topic_window_metric SET", 0) != 0) continue;
+    const std::string ak = st.params[1].as_text();
+    auto it = current.find(ak);
+    if (it == current.end()) continue;  // a new key: created in this generation
+    st = sql_statement("UPDATE topic_window_metric SET active_generation = ?, current_aggregate_version = ? WHERE "
+                       "aggregate_key = ? AND active_generation = ? AND current_aggregate_version = ?",
+                       s.generation, int64_t{1}, ak, it->second.first, it->second.second);
+    st.expect = SqlExpect::kChanged;
+  }
+  SqlResult r = co_await sql.transaction(std::move(tx));
+  if (!r.ok()) co_return std::nullopt;  // the switch failed: the recovery generation is abandoned
+  for (auto& [ak, k] : s.keys) {
+    k.version = 1;
+    k.dirty = false;
+  }
+  s.next_offset = cut;
+  s.stored_generation = s.generation;
+  co_return s;
+}
+
+// Loads a partition's checkpoint (004:L319), recovering a corrupted one; retried until it works.
+Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o, int32_t partition) {
+  for (;;) {
+    SqlResult r = co_await sql.exec("SELECT state, digest, next_offset, generation FROM agg_checkpoint WHERE keyed_partition = ?",
+                                    partition);
+    if (r.ok()) {
+      Partition p;
+      if (!r.rows().empty()) {
+        const SqlRow& row = r.rows()[0];
+        if (fnv_hex(row[0].as_text()) == row[1].as_text()) {
+          p.state = PartitionState::decode(row[0].as_text());
+          p.state.persisted = true;
+          p.state.stored_next_offset = row[2].as_int();
+          p.state.stored_generation = row[3].as_int();
+        } else {
+          std::optional<PartitionState> s =
+              co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int());
+          if (!s) {
+            co_await rt.clock().sleep_ms(200);
+            continue;
+          }
+          p.state = std::move(*s);
+        }
+      }
+      p.consumed_to = p.state.next_offset;
+      co_return p;
+    }
+    co_await rt.clock().sleep_ms(100);
+  }
+}
+
+// Consumes until a flush fails; the caller then starts over from the checkpoints.
+Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const AggregatorOptions& o) {
+  std::map<int32_t, Partition> parts;
+  for (;;) {
+    PollResult p = co_await in.poll(100, 200'000);
+    if (p.status != LogStatus::kOk) {
+      co_await rt.clock().sleep_ms(100);
+      continue;
+    }
+    for (const TopicPartition& tp : p.revoked) parts.erase(tp.partition);
+    std::set<int32_t> touched;
+    for (const LogRecord& rec : p.records) {
+      if (!parts.count(rec.partition)) parts[rec.partition] = co_await load(rt, sql, log, o, rec.partition);
+      Partition& part = parts[rec.partition];
+      if (rec.offset < part.consumed_to) continue;  // already in the checkpoint
+      apply(o, part.state, rec);
+      part.consumed_to = rec.offset + 1;
+      touched.insert(rec.partition);
+    }
+    OffsetMap next;
+    for (int32_t partition : touched) {
+      Partition& part = parts[partition];
+      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state));
+      if (!r.ok()) co_return;  // fenced, refused or unknown: rebind from the checkpoints
+      part.state.next_offset = part.consumed_to;
+      part.state.persisted = true;
+      part.state.stored_next_offset = part.consumed_to;
+      part.state.stored_generation = part.state.generation;
+      for (auto& [ak, k] : part.state.keys) {
+        if (k.dirty) ++k.version;
+        k.dirty = false;
+      }
+      next[TopicPartition{kKeyedTopic, partition}] = part.consumed_to;
+    }
+    if (!next.empty()) co_await in.commit(next);  // after the DB: at least once, and the state knows
+  }
+}
+
+}  // namespace
+
+Task<void> run_aggregator(Runtime& rt, Sql& sql, Log& log, AggregatorOptions o) {
+  for (;;) {
+    std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{.group = "aggregators",
+                                                                   .client_id = std::string(rt.process_name()),
+                                                                   .session_timeout_us = o.session_timeout_us});
+    while ((co_await in->join({kKeyedTopic})).status != LogStatus::kOk) co_await rt.clock().sleep_ms(200);
+    co_await consume(rt, sql, log, *in, o);
+    co_await in->leave();
+    co_await rt.clock().sleep_ms(100);
+  }
+}
+
+}  // namespace fl::ranking

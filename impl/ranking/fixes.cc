@@ -1,0 +1,22 @@
+#include "impl/ranking/fixes.h"
+
+namespace fl::ranking {
+
+const std::vector<FixInfo>& ranking_fixes() {
+  static const std::vector<FixInfo> kFixes = {
+      {"RK-DEDUP-EVENT-ID", "004:L87",
+       {"RANK-4", "RANK-41"},
+       "the aggregator's idempotency record per full key is source + event_id (004:L98) instead of "
+       "source_partition + source_offset + scope_id: an event appended twice to the stable log (a relay retry "
+       "through another ingest replica) has two offsets but is one event"},
+      {"RK-CHECKPOINT-CAS", "004:L319-320",
+       {"RANK-41", "RANK-4", "RANK-3"},
+       "the partition checkpoint is written by a compare-and-set on the (next_offset, generation) the worker "
+       "loaded or last wrote: the double fence covers only the heads a flush advances, so a stale worker whose "
+       "flush touches other keys overwrote the checkpoint with old state for a key another worker had advanced, "
+       "and every later flush of that key hit the existing version row (lost events, aggregation stuck)"},
+  };
+  return kFixes;
+}
+
+}  // namespace fl::ranking

@@ -1,0 +1,20 @@
+// The named fixes `hardened` adds to seed 004 (impl/ports/fixes.h). ranking_fixes()[i] describes
+// RankFix value i; `spec` has none of them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "impl/ports/fixes.h"
+
+namespace fl::ranking {
+
+enum class RankFix : uint8_t {
+  kDedupByEventId,  // RK-DEDUP-EVENT-ID
+  kCheckpointCas,   // RK-CHECKPOINT-CAS
+};
+using RankFixes = FixSet<RankFix>;
+
+const std::vector<FixInfo>& ranking_fixes();
+
+}  // namespace fl::ranking

@@ -1,0 +1,16 @@
+// The DB schema of seed 004 part 1 (004:L96-104): business facts and their outbox, ingest
+// rejects, the candidate-term queue, source-offset cuts, the window head TOPIC_WINDOW_METRIC and
+// the immutable TOPIC_WINDOW_METRIC_VERSION rows, and the aggregation checkpoints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fl::ranking {
+
+std::vector<std::string> schema_statements();
+
+inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
+inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)
+
+}  // namespace fl::ranking

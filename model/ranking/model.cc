@@ -1,0 +1,138 @@
+#include "model/ranking/model.h"
+
+#include <algorithm>
+
+namespace fl::ranking::model {
+namespace {
+
+std::string get(const std::map<std::string, std::string>& e, const std::string& k) {
+  auto it = e.find(k);
+  return it == e.end() ? std::string() : it->second;
+}
+bool in(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+std::vector<std::string> split(const std::string& s, char c) {
+  std::vector<std::string> out(1);
+  for (char ch : s) {
+    if (ch == c) out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+int topic_index(const std::string& digits, const Config& cfg) {
+  if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return 0;
+  const int i = std::stoi(digits);
+  return i >= 1 && i <= cfg.topics ? i : 0;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> parse_event(const std::string& text) {
+  std::map<std::string, std::string> e;
+  for (const std::string& pair : split(text, '\x1f')) {
+    const size_t eq = pair.find('=');
+    if (eq != std::string::npos) e[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return e;
+}
+
+bool is_canonical_scope(const std::string& scope_id, const Config& cfg) {
+  const std::vector<std::string> f = split(scope_id, '|');
+  if (f.size() != 4) return false;
+  const bool ch = f[1] != "ALL", rg = f[2] != "ALL", lg = f[3] != "ALL";
+  if ((ch && !in(cfg.channels, f[1])) || (rg && !in(cfg.regions, f[2])) || (lg && !in(cfg.languages, f[3]))) return false;
+  if (f[0] == "GLOBAL") return !ch && !rg;
+  if (f[0] == "REGION") return !ch && rg && !lg;
+  if (f[0] == "CHANNEL") return ch;
+  return false;
+}
+
+std::vector<std::string> scopes_of(const std::map<std::string, std::string>& e, const Config& cfg) {
+  const std::string ch = get(e, "channelId"), rg = get(e, "regionId"), lg = get(e, "language");
+  auto all = [](const std::string& v) { return v.empty() ? std::string("ALL") : v; };
+  std::vector<std::string> out = {"GLOBAL|ALL|ALL|ALL"};
+  if (!lg.empty()) out.push_back("GLOBAL|ALL|ALL|" + lg);
+  if (!rg.empty()) out.push_back("REGION|ALL|" + rg + "|ALL");
+  if (!ch.empty()) out.push_back("CHANNEL|" + ch + "|" + all(rg) + "|" + all(lg));
+  for (const std::string& s : out) {
+    if (!is_canonical_scope(s, cfg)) return {};
+  }
+  return out;
+}
+
+std::string main_topic(const std::string& hint, const Config& cfg) {
+  if (hint.rfind("t_", 0) == 0 && topic_index(hint.substr(2), cfg)) return hint;
+  if (hint.size() > 2 && hint[0] == 'a' && (hint.back() == 'x' || hint.back() == 'y')) {
+    const int i = topic_index(hint.substr(1, hint.size() - 2), cfg);
+    if (i) return "t_" + std::to_string(i);
+  }
+  return "";
+}
+
+std::string contract_violation(const std::map<std::string, std::string>& e, const Config& cfg) {
+  for (const char* f : {"eventId", "eventType", "eventTime", "receivedAt", "actorKey", "contentOrQueryId",
+                        "topicHints", "sourceService", "schemaVersion", "mappingVersion", "riskContextVersion"}) {
+    if (get(e, f).empty()) return std::string("missing:") + f;
+  }
+  static const std::map<std::string, std::string> kOwner = {{"SEARCH_EXECUTED", "search-service"},
+                                                             {"POST_CREATED", "post-service"},
+                                                             {"COMMENT_CREATED", "comment-service"}};
+  auto owner = kOwner.find(get(e, "eventType"));
+  if (owner == kOwner.end()) return "unknown-type";
+  if (owner->second != get(e, "sourceService")) return "forged-source";
+  const int64_t t = std::stoll(get(e, "eventTime")), r = std::stoll(get(e, "receivedAt"));
+  if (t > r + cfg.max_future_ms || t < r - cfg.max_age_ms) return "impossible-time";
+  if (scopes_of(e, cfg).empty()) return "invalid-scope";
+  return "";
+}
+
+std::string Value::describe() const {
+  return "raw=" + std::to_string(raw_count) + " eff=" + std::to_string(effective) + " susp=" +
+         std::to_string(suspicious) + " adj=" + std::to_string(risk_adjusted);
+}
+
+std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg) {
+  struct Acc {
+    std::set<std::string> events, contents;
+    std::map<std::string, int64_t> actors;
+    bool content = false;
+  };
+  std::map<std::string, Acc> acc;
+  std::set<std::string> seen;
+  for (const std::string& payload : accepted) {
+    const auto e = parse_event(payload);
+    // RANK-4: a function of the set of distinct (source, event_id).
+    if (!seen.insert(get(e, "sourceService") + ":" + get(e, "eventId")).second) continue;
+    const std::string topic = main_topic(get(e, "topicHints"), cfg);
+    if (topic.empty()) continue;  // RANK-31: never aggregated until confirmed
+    const std::string type = get(e, "eventType");
+    std::vector<std::pair<std::string, bool>> metrics;
+    if (type == "SEARCH_EXECUTED") metrics = {{"search_actors", false}};
+    if (type == "POST_CREATED") metrics = {{"post_actors", false}, {"content_count", true}};
+    if (type == "COMMENT_CREATED") metrics = {{"comment_actors", false}};
+    const int64_t t = std::stoll(get(e, "eventTime"));
+    for (const std::string& scope : scopes_of(e, cfg)) {
+      for (const auto& [wt, size] : cfg.windows) {
+        const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
+        for (const auto& [metric, content] : metrics) {
+          Acc& a = acc[topic + "#" + scope + "#" + wt + "#" + std::to_string(start) + "#" + metric];
+          a.content = content;
+          a.events.insert(get(e, "eventId"));
+          ++a.actors[get(e, "actorKey")];
+          a.contents.insert(get(e, "contentOrQueryId"));
+        }
+      }
+    }
+  }
+  std::map<std::string, Value> out;
+  for (const auto& [ak, a] : acc) {
+    Value v;
+    v.raw_count = static_cast<int64_t>(a.events.size());
+    v.effective = static_cast<int64_t>(a.content ? a.contents.size() : a.actors.size());
+    for (const auto& [actor, n] : a.actors) v.suspicious += n > cfg.suspicious_repeats ? 1 : 0;
+    v.risk_adjusted = v.effective - v.suspicious;
+    out[ak] = v;
+  }
+  return out;
+}
+
+}  // namespace fl::ranking::model

@@ -1,0 +1,48 @@
+// Reference model of seed 004 part 1: from the accepted events alone (the records of the
+// pre-normalization log), what every full aggregation key topic_id + scope_id + window_type +
+// window_start + metric_type (004:L143) must hold. Written from the seed, not from impl/ranking.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace fl::ranking::model {
+
+// `k=v` pairs separated by 0x1f (the wire format of the event contract, 004:L122-139).
+std::map<std::string, std::string> parse_event(const std::string& text);
+
+// The scenario's constants: board dimensions, topic count, windows, the repeat threshold.
+struct Config {
+  std::vector<std::string> channels = {"local-news", "technology", "sports"};
+  std::vector<std::string> regions = {"CN-SH", "CN-BJ"};
+  std::vector<std::string> languages = {"zh-CN", "en-US"};
+  std::map<std::string, int64_t> windows = {{"short", 10'000}, {"medium", 60'000}, {"long", 600'000}};
+  int topics = 20;
+  int suspicious_repeats = 3;
+  int64_t max_future_ms = 60'000;
+  int64_t max_age_ms = 3'600'000;
+};
+
+// 004:L16-19: GLOBAL|ALL|ALL|zh-CN, CHANNEL|technology|CN|zh-CN; nullopt if not canonical.
+bool is_canonical_scope(const std::string& scope_id, const Config& cfg);
+// The scopes an event with these dimensions belongs to (global, language, region, channel).
+std::vector<std::string> scopes_of(const std::map<std::string, std::string>& e, const Config& cfg);
+// The main topic of a hint under mapping version 1, or "" (low confidence, unmapped: 004:L78).
+std::string main_topic(const std::string& hint, const Config& cfg);
+// Why the contract rejects an event (004:L203 first layer), "" if it is valid (replays aside).
+std::string contract_violation(const std::map<std::string, std::string>& e, const Config& cfg);
+
+struct Value {
+  int64_t raw_count = 0, effective = 0, suspicious = 0, risk_adjusted = 0;
+  bool operator==(const Value&) const = default;
+  std::string describe() const;
+};
+
+// "topic#scope#window_type#window_start#metric" -> its value from the distinct accepted events.
+std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted_payloads, const Config& cfg);
+
+}  // namespace fl::ranking::model

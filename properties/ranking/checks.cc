@@ -1,0 +1,361 @@
+#include "properties/ranking/checks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <tuple>
+#include <map>
+#include <set>
+
+#include "properties/common/fault_budget.h"
+
+namespace fl::ranking::props {
+namespace {
+
+using model::parse_event;
+
+Verdict make(const std::string& property, std::vector<std::string> invariants, std::string assertion) {
+  Verdict v;
+  v.property = property;
+  v.invariants = std::move(invariants);
+  v.assertion = std::move(assertion);
+  v.passed = true;
+  return v;
+}
+
+void fail(Verdict& v, std::string evidence) {
+  v.passed = false;
+  if (v.evidence.size() < 12) v.evidence.push_back(std::move(evidence));
+}
+
+std::string field(const std::map<std::string, std::string>& e, const std::string& k) {
+  auto it = e.find(k);
+  return it == e.end() ? std::string() : it->second;
+}
+
+std::string where(const LogRecordObs& r) { return std::to_string(r.partition) + "@" + std::to_string(r.offset); }
+
+// Accepted payloads: the pre-normalization log's records (the log assigned their offsets).
+std::vector<std::string> accepted(const RankingRun& run) {
+  std::vector<std::string> out;
+  for (const LogRecordObs& r : run.stable) out.push_back(r.value);
+  return out;
+}
+
+std::map<std::string, const VersionRow*> versions_by_triple(const RankingRun& run) {
+  std::map<std::string, const VersionRow*> out;
+  for (const VersionRow& r : run.versions) {
+    out[r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" + std::to_string(r.version)] = &r;
+  }
+  return out;
+}
+
+bool mentions(const std::string& sql, const char* table) { return sql.find(table) != std::string::npos; }
+
+}  // namespace
+
+std::string value_digest(const model::Value& v) {
+  const std::string s = std::to_string(v.raw_count) + "|" + std::to_string(v.effective) + "|" +
+                        std::to_string(v.suspicious) + "|" + std::to_string(v.risk_adjusted);
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
+}
+
+// RANK-39 (004:L141, L145): every event whose fact committed reached the stable log, or was
+// rejected with the reason the contract gives, or is still visible as a PENDING outbox row.
+Verdict check_ingest_durable(const RankingRun& run) {
+  Verdict v = make("rank-ingest-durable", {"RANK-39"},
+                   "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
+                   "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
+  std::set<std::string> logged, pending;
+  for (const LogRecordObs& r : run.stable) logged.insert(field(parse_event(r.value), "eventId"));
+  for (const auto& [id, status] : run.outbox) {
+    if (status == "PENDING") pending.insert(id);
+  }
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  std::map<std::string, std::string> rejected;
+  for (const auto& [payload, reason] : run.rejects) {
+    const auto e = parse_event(payload);
+    const std::string id = field(e, "eventId");
+    ++v.checks;
+    const std::string why = model::contract_violation(e, run.config);
+    if (reason == "replay" ? !logged.count(id) : why.empty()) {
+      fail(v, "event " + id + " rejected as " + reason + " although " +
+                  (reason == "replay" ? "it never reached the log" : "it satisfies the contract"));
+    }
+    rejected[id] = reason;
+  }
+  for (const EmitOp& op : run.emits) {
+    if (op.outcome == Outcome::kFail) continue;
+    const std::string id = field(parse_event(op.payload), "eventId");
+    if (op.outcome == Outcome::kInfo && !logged.count(id) && !rejected.count(id) && !pending.count(id)) {
+      // An indeterminate commit (or a producer that died mid-call) is excused only by a fault.
+      const std::optional<std::string> why = budget.explain({op.process, "db"}, op.invoke_us, op.invoke_us + 2'000'000);
+      if (why) {
+        v.exempt("emit indeterminate: " + *why);
+      } else {
+        fail(v, op.process + " emit of " + id + " indeterminate without a fault, and the event is nowhere");
+      }
+      continue;
+    }
+    ++v.checks;
+    if (!logged.count(id) && !rejected.count(id) && !pending.count(id)) {
+      fail(v, op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING");
+    }
+  }
+  return v;
+}
+
+// RANK-1 (004:L16-19, L279): scope ids are canonical, and an invalid combination is rejected,
+// never accepted nor folded into the global scope.
+Verdict check_scope_canonical(const RankingRun& run) {
+  Verdict v = make("rank-scope-canonical", {"RANK-1"},
+                   "every aggregate's scope_id is canonical (fixed order, explicit ALL); no accepted event has an "
+                   "invalid scope combination; each keyed copy is in a scope its event derives");
+  for (const HeadRow& h : run.heads) {
+    ++v.checks;
+    if (!model::is_canonical_scope(h.scope_id, run.config)) fail(v, "head " + h.aggregate_key + ": scope not canonical");
+  }
+  std::map<std::pair<int32_t, int64_t>, std::map<std::string, std::string>> stable;
+  for (const LogRecordObs& r : run.stable) {
+    const auto e = parse_event(r.value);
+    ++v.checks;
+    if (model::scopes_of(e, run.config).empty()) fail(v, "stable " + where(r) + ": invalid scope dimensions accepted");
+    stable[{r.partition, r.offset}] = e;
+  }
+  for (const LogRecordObs& r : run.keyed) {
+    const auto k = parse_event(r.value);
+    auto it = stable.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
+    ++v.checks;
+    if (it == stable.end()) {
+      fail(v, "keyed " + where(r) + ": its source coordinates name no stable record");
+      continue;
+    }
+    const auto scopes = model::scopes_of(it->second, run.config);
+    if (std::find(scopes.begin(), scopes.end(), field(k, "scopeId")) == scopes.end()) {
+      fail(v, "keyed " + where(r) + ": scope " + field(k, "scopeId") + " is not one its event derives");
+    }
+  }
+  return v;
+}
+
+// RANK-3 (004:L143, L158, L179): all aggregate state is keyed by the full key; the heads are
+// exactly the keys the accepted events derive.
+Verdict check_full_key(const RankingRun& run) {
+  Verdict v = make("rank-full-key", {"RANK-3"},
+                   "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
+                   "accepted events derive (none missing, none extra)");
+  const auto expected = model::expected_values(accepted(run), run.config);
+  std::set<std::string> seen;
+  for (const HeadRow& h : run.heads) {
+    ++v.checks;
+    const std::string five = h.topic_id + "#" + h.scope_id + "#" + h.window_type + "#" +
+                             std::to_string(h.window_start) + "#" + h.metric_type;
+    if (five != h.aggregate_key) fail(v, "head " + h.aggregate_key + " holds the fields of " + five);
+    if (!expected.count(h.aggregate_key)) fail(v, "head " + h.aggregate_key + ": no accepted event derives this key");
+    seen.insert(h.aggregate_key);
+  }
+  for (const auto& [ak, value] : expected) {
+    ++v.checks;
+    if (!seen.count(ak)) fail(v, "key " + ak + " (" + value.describe() + ") has no head");
+  }
+  return v;
+}
+
+// RANK-4, RANK-5 (004:L61, L98, L204-209): each head's value is the function of the distinct
+// (source, event_id) accepted for its key: raw count, distinct actors, suspicious, adjusted.
+Verdict check_event_idempotence(const RankingRun& run) {
+  Verdict v = make("rank-event-idempotence", {"RANK-4", "RANK-5"},
+                   "the value each head points to equals the model's value from the distinct accepted events "
+                   "(raw, effective, suspicious and risk-adjusted kept apart)");
+  const auto expected = model::expected_values(accepted(run), run.config);
+  const auto versions = versions_by_triple(run);
+  for (const HeadRow& h : run.heads) {
+    auto e = expected.find(h.aggregate_key);
+    if (e == expected.end()) continue;  // rank-full-key's finding
+    ++v.checks;
+    auto it = versions.find(h.aggregate_key + "/g" + std::to_string(h.generation) + "/v" + std::to_string(h.version));
+    if (it == versions.end()) {
+      fail(v, "head " + h.aggregate_key + " points to a missing version");
+    } else if (!(it->second->value == e->second)) {
+      fail(v, "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" + std::to_string(h.version) +
+                  " holds " + it->second->value.describe() + ", the accepted events give " + e->second.describe());
+    }
+  }
+  return v;
+}
+
+// RANK-11 (004:L98, L319): versions are unique by triple, never updated, and carry their digest.
+Verdict check_version_immutable(const RankingRun& run) {
+  Verdict v = make("rank-version-immutable", {"RANK-11"},
+                   "no committed statement updates, replaces or deletes a TOPIC_WINDOW_METRIC_VERSION row; each row's "
+                   "value_digest is the digest of its value and names a source-offset cut");
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (!mentions(s.sql, "topic_window_metric_version")) continue;
+      ++v.checks;
+      if (s.sql.rfind("UPDATE", 0) == 0 || s.sql.rfind("DELETE", 0) == 0 || mentions(s.sql, "OR REPLACE")) {
+        fail(v, c.client + " committed `" + s.sql.substr(0, 60) + "...`");
+      }
+    }
+  }
+  for (const VersionRow& r : run.versions) {
+    ++v.checks;
+    if (value_digest(r.value) != r.digest || r.cut_ref.empty()) {
+      fail(v, "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" + std::to_string(r.version) +
+                  ": digest " + r.digest + " of " + r.value.describe() + " (cut '" + r.cut_ref + "')");
+    }
+  }
+  return v;
+}
+
+// RANK-12 (004:L98, L320-321): replaying the committed head changes, a head only ever moves from
+// (g, v) to (g, v+1), onto an existing version row, and never back to a generation it left.
+Verdict check_head_fence(const RankingRun& run) {
+  Verdict v = make("rank-head-fence", {"RANK-12"},
+                   "every committed head change moves (generation, version) from the current value by one version "
+                   "within a generation, and no generation returns after a switch");
+  struct Head {
+    int64_t g = 0, v = 0;
+    std::set<int64_t> left;
+  };
+  std::map<std::string, Head> heads;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0 || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (")) continue;
+      if (s.sql.rfind("INSERT", 0) == 0 && s.params.size() >= 7) {
+        heads[s.params[0]] = Head{std::stoll(s.params[6]), 0, {}};
+      } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 5) {
+        // A generation switch (004:L320): from the current head to a generation never seen on it.
+        Head& h = heads[s.params[2]];
+        const int64_t to_g = std::stoll(s.params[0]), from_g = std::stoll(s.params[3]);
+        ++v.checks;
+        if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
+          fail(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
+                      std::to_string(h.v) + " to g" + std::to_string(to_g));
+        }
+        h.left.insert(h.g);
+        h.g = to_g;
+        h.v = std::stoll(s.params[1]);
+      } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 4) {
+        // SET current_aggregate_version = new WHERE key, generation, version (the impl's shape) —
+        // judged by its effect: what the head was and what it became.
+        Head& h = heads[s.params[1]];
+        const int64_t to_v = std::stoll(s.params[0]), g = std::stoll(s.params[2]);
+        ++v.checks;
+        if (g != h.g || to_v != h.v + 1 || h.left.count(g)) {
+          fail(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
+                      std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
+        }
+        if (g != h.g) h.left.insert(h.g);
+        h.g = g;
+        h.v = to_v;
+      }
+    }
+  }
+  for (const HeadRow& r : run.heads) {
+    ++v.checks;
+    auto it = heads.find(r.aggregate_key);
+    if (it == heads.end() || it->second.g != r.generation || it->second.v != r.version) {
+      fail(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
+                  std::to_string(r.version) + ", which no committed change explains");
+    }
+  }
+  return v;
+}
+
+// RANK-41 (004:L152, L484 F03): every stable record is carried on exactly (its mapped scopes) or
+// parked as a candidate term, and each keyed partition's checkpoint has consumed the whole log.
+Verdict check_offset_continuity(const RankingRun& run) {
+  Verdict v = make("rank-offset-continuity", {"RANK-41"},
+                   "each stable offset reaches the keyed log for every scope it derives (or the candidate-term "
+                   "queue), and every keyed partition's checkpoint reaches its log end: no gap");
+  std::set<std::tuple<int32_t, int64_t, std::string>> carried;
+  for (const LogRecordObs& r : run.keyed) {
+    const auto k = parse_event(r.value);
+    carried.insert({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset")),
+                    field(k, "scopeId")});
+  }
+  std::set<std::pair<int32_t, int64_t>> parked(run.candidate_terms.begin(), run.candidate_terms.end());
+  for (const LogRecordObs& r : run.stable) {
+    const auto e = parse_event(r.value);
+    if (model::main_topic(field(e, "topicHints"), run.config).empty()) {
+      ++v.checks;
+      if (!parked.count({r.partition, r.offset})) fail(v, "stable " + where(r) + ": unmapped but not queued");
+      continue;
+    }
+    for (const std::string& scope : model::scopes_of(e, run.config)) {
+      ++v.checks;
+      if (!carried.count({r.partition, r.offset, scope})) fail(v, "stable " + where(r) + " never reached scope " + scope);
+    }
+  }
+  for (const auto& [p, end] : run.keyed_end) {
+    ++v.checks;
+    auto it = run.checkpoints.find(p);
+    const int64_t at = it == run.checkpoints.end() ? 0 : it->second;
+    if (at != end) {
+      fail(v, "keyed partition " + std::to_string(p) + ": checkpoint at " + std::to_string(at) + ", log end " +
+                  std::to_string(end));
+    }
+  }
+  return v;
+}
+
+// RANK-31 (004:L78, L485 F04): aggregates are keyed by main topics only; low-confidence and
+// unmapped terms never reach the keyed log.
+Verdict check_normalization(const RankingRun& run) {
+  Verdict v = make("rank-normalization", {"RANK-31"},
+                   "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
+                   "under the mapping version");
+  std::map<std::pair<int32_t, int64_t>, std::string> hint;
+  for (const LogRecordObs& r : run.stable) hint[{r.partition, r.offset}] = field(parse_event(r.value), "topicHints");
+  for (const LogRecordObs& r : run.keyed) {
+    const auto k = parse_event(r.value);
+    auto it = hint.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
+    if (it == hint.end()) continue;  // rank-scope-canonical's finding
+    ++v.checks;
+    const std::string main = model::main_topic(it->second, run.config);
+    if (main.empty() || main != field(k, "topicId")) {
+      fail(v, "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"));
+    }
+  }
+  for (const HeadRow& h : run.heads) {
+    ++v.checks;
+    if (model::main_topic(h.topic_id, run.config) != h.topic_id) fail(v, "head " + h.aggregate_key + ": not a main topic");
+  }
+  return v;
+}
+
+std::vector<PropertyInfo> ranking_properties() {
+  return {{"rank-ingest-durable", {"RANK-39"}, "004 §6.1-6.2: committed events reach the log, a recorded reject or a pending outbox row"},
+          {"rank-scope-canonical", {"RANK-1"}, "004 L16-19: canonical scope ids, invalid combinations rejected"},
+          {"rank-full-key", {"RANK-3"}, "004 §6.1, §6.4: heads keyed by exactly the full aggregation keys"},
+          {"rank-event-idempotence", {"RANK-4", "RANK-5"}, "004 §4.2, §9.2: values from the distinct accepted events"},
+          {"rank-version-immutable", {"RANK-11"}, "004 §4.2: version rows immutable, digest matches"},
+          {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
+          {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
+          {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"}};
+}
+
+std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
+  static const std::map<std::string, Verdict (*)(const RankingRun&)> kCheckers = {
+      {"rank-ingest-durable", check_ingest_durable},   {"rank-scope-canonical", check_scope_canonical},
+      {"rank-full-key", check_full_key},               {"rank-event-idempotence", check_event_idempotence},
+      {"rank-version-immutable", check_version_immutable}, {"rank-head-fence", check_head_fence},
+      {"rank-offset-continuity", check_offset_continuity}, {"rank-normalization", check_normalization}};
+  std::vector<Verdict> out;
+  for (const std::string& p : properties) {
+    auto it = kCheckers.find(p);
+    if (it != kCheckers.end()) out.push_back(it->second(run));
+  }
+  return out;
+}
+
+}  // namespace fl::ranking::props

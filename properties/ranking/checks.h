@@ -1,0 +1,24 @@
+// The ranking checkers of part 1, one per invariant family (../shared/INVARIANTS.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "properties/ranking/run.h"
+#include "properties/verdict.h"
+
+namespace fl::ranking::props {
+
+std::vector<PropertyInfo> ranking_properties();
+std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties);
+
+Verdict check_ingest_durable(const RankingRun& run);     // RANK-39
+Verdict check_scope_canonical(const RankingRun& run);    // RANK-1
+Verdict check_full_key(const RankingRun& run);           // RANK-3
+Verdict check_event_idempotence(const RankingRun& run);  // RANK-4, RANK-5
+Verdict check_version_immutable(const RankingRun& run);  // RANK-11
+Verdict check_head_fence(const RankingRun& run);         // RANK-12
+Verdict check_offset_continuity(const RankingRun& run);  // RANK-41
+Verdict check_normalization(const RankingRun& run);      // RANK-31
+
+}  // namespace fl::ranking::props
