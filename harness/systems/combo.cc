@@ -510,7 +510,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   r->commit_log = std::make_shared<sim::storage::SqlCommitLog>();
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = r->db_file;
-  r->db_loses_unsynced = so.synchronous < sim::storage::Synchronous::kFull;
+  r->db_loses_unsynced = so.synchronous < sim::storage::Synchronous::kFull || s.storage.volatile_write_cache;
   so.schema = split_statements(combo::combo_schema_sql());
   so.commit_log = r->commit_log;
   Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->vfs, so));
