@@ -14,8 +14,25 @@ namespace fl::reports {
 
 namespace {
 
-// Timeline events drawn inline per counterexample (the full diagram is in counterexamples/).
-constexpr size_t kInlineDiagramEvents = 30;
+// Timeline events drawn inline per counterexample (the full diagram is in counterexamples/), and
+// evidence lines shown per failing property (report.json and the Markdown report have more).
+constexpr size_t kInlineDiagramEvents = 20;
+constexpr size_t kHtmlEvidenceShown = 3;
+
+// The inline window of a counterexample's timeline: the kInlineDiagramEvents events that end at
+// the first violation (the last ones when none is marked), since the events leading to the
+// failure say more than the boot events at the start.
+std::vector<TimelineEvent> inline_window(const std::vector<TimelineEvent>& timeline) {
+  size_t end = timeline.size();
+  for (size_t i = 0; i < timeline.size(); ++i) {
+    if (timeline[i].kind == "violation") {
+      end = i + 1;
+      break;
+    }
+  }
+  const size_t begin = end > kInlineDiagramEvents ? end - kInlineDiagramEvents : 0;
+  return {timeline.begin() + static_cast<std::ptrdiff_t>(begin), timeline.begin() + static_cast<std::ptrdiff_t>(end)};
+}
 
 const char* kCss = R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222}
 table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:4px 8px;
@@ -154,18 +171,32 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
   o << "</tbody></table>\n";
 }
 
+void write_assertion_row(std::ostream& o, const AssertionRecord& a) {
+  o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
+    << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>";
+  for (size_t i = 0; i < a.evidence.size() && i < kHtmlEvidenceShown; ++i) o << esc(clipped(a.evidence[i])) << "<br>";
+  if (a.evidence.size() > kHtmlEvidenceShown) {
+    o << "<i>... " << a.evidence.size() - kHtmlEvidenceShown << " more in report.json</i>";
+  }
+  o << "</td></tr>";
+}
+
+// A property that passed with nothing exempted and nothing to show gets one line for all of them
+// (name and checks); what each asserts is stated once, under "Properties". Failing, vacuous and
+// exempting properties get a row each with their evidence.
 void write_assertions(std::ostream& o, const RunRecord& r) {
-  // What each property asserts is stated once, under "Properties", not in every run's table.
   o << "<table><tr><th>property</th><th>invariants</th><th>verdict</th><th>checks</th><th>exempted</th>"
        "<th>evidence</th></tr>";
+  std::string plain_passes;
   for (const AssertionRecord& a : r.assertions) {
-    o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
-      << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>";
-    for (size_t i = 0; i < a.evidence.size() && i < kEvidenceShown; ++i) o << esc(clipped(a.evidence[i])) << "<br>";
-    if (a.evidence.size() > kEvidenceShown) {
-      o << "<i>... " << a.evidence.size() - kEvidenceShown << " more in report.json</i>";
+    if (a.passed && a.checks > 0 && a.exempted == 0 && a.evidence.empty()) {
+      plain_passes += (plain_passes.empty() ? "" : ", ") + a.property + " (" + std::to_string(a.checks) + ")";
+      continue;
     }
-    o << "</td></tr>";
+    write_assertion_row(o, a);
+  }
+  if (!plain_passes.empty()) {
+    o << "<tr><td colspan=\"6\"><span class=\"PASS\">PASS</span> (checks): " << esc(plain_passes) << "</td></tr>";
   }
   o << "</table>\n";
 }
@@ -177,9 +208,7 @@ void write_counterexample(std::ostream& o, const RunRecord& r) {
     << "full diagram: <a href=\"" << esc(counterexample_page(r)) << "\">" << esc(counterexample_page(r)) << "</a></p>";
   if (!c.scenario_yaml.empty()) o << "<details><summary>shrunk scenario</summary><pre>" << esc(c.scenario_yaml) << "</pre></details>";
   if (!c.timeline.empty()) {
-    std::vector<TimelineEvent> head(c.timeline.begin(),
-                                    c.timeline.begin() + std::min(c.timeline.size(), kInlineDiagramEvents));
-    o << "<div class=\"timeline-box diagram\">" << to_svg(head, false) << "</div>";
+    o << "<div class=\"timeline-box diagram\">" << to_svg(inline_window(c.timeline), false) << "</div>";
   }
 }
 

@@ -295,6 +295,25 @@ TEST(Report, WritersCarryEvidenceAndCommit) {
   EXPECT_NE(to_junit_xml(rep).find("<failure"), std::string::npos);
 }
 
+// The page draws the events that lead to the violation, not the boot events before them, and
+// shows the first evidence lines of a failing property with a count of the rest.
+TEST(ReportHtml, InlineDiagramEndsAtTheViolationAndEvidenceIsCapped) {
+  Report rep = sample();
+  Counterexample& c = *rep.runs[0].counterexample;
+  c.timeline.clear();
+  for (int i = 0; i < 60; ++i) c.timeline.push_back({1000 * i, "op", "", "client-0", "step-" + std::to_string(i) + "."});
+  c.timeline[45] = {45000, "violation", "", "", "quantity-conservation"};
+  rep.runs[0].assertions[0].evidence = {"ev-a", "ev-b", "ev-c", "ev-d", "ev-e", "ev-f"};
+  const std::string html = to_html(rep);
+  EXPECT_NE(html.find("step-44."), std::string::npos);  // just before the violation
+  EXPECT_NE(html.find("step-26."), std::string::npos);  // the window's first event
+  EXPECT_EQ(html.find("step-25."), std::string::npos);
+  EXPECT_EQ(html.find("step-46."), std::string::npos);  // after the violation
+  EXPECT_NE(html.find("ev-c"), std::string::npos);
+  EXPECT_EQ(html.find("ev-d"), std::string::npos);
+  EXPECT_NE(html.find("... 3 more in report.json"), std::string::npos);
+}
+
 TEST(Timeline, ParsesTraceAndDraws) {
   const std::string jsonl =
       "{\"t_us\":5,\"kind\":\"resume\",\"node\":\"n1\",\"process\":\"a\",\"detail\":\"\",\"fp\":\"0\"}\n"
