@@ -60,14 +60,11 @@ ParamInfo derived_int_param(std::string name, std::string unit, int64_t min, int
                    static_cast<double>(min), static_cast<double>(max)};
 }
 
-std::string parse_param(const ParamInfo& p, const std::string& text, ParamValue* out) {
+absl::StatusOr<ParamValue> parse_param(const ParamInfo& p, const std::string& text) {
   ParamValue v;
   v.type = p.type;
   v.text = text;
-  if (p.type == ParamType::kText) {
-    *out = std::move(v);
-    return "";
-  }
+  if (p.type == ParamType::kText) return v;
   bool ok = false;
   double as_double = 0;
   if (p.type == ParamType::kInt) {
@@ -78,10 +75,9 @@ std::string parse_param(const ParamInfo& p, const std::string& text, ParamValue*
     as_double = v.d;
   }
   if (!ok || as_double < p.min || as_double > p.max) {
-    return absl::StrCat("param '", p.name, "' ", expectation(p), ", got '", text, "'");
+    return absl::InvalidArgumentError(absl::StrCat("param '", p.name, "' ", expectation(p), ", got '", text, "'"));
   }
-  *out = std::move(v);
-  return "";
+  return v;
 }
 
 const ParamValue& ParamValues::at(const std::string& name, ParamType type) const {
@@ -104,11 +100,12 @@ ParamValues resolve_params(const std::vector<ParamInfo>& declared, const Scenari
       if (auto it = s.workload[w].params.find(p.name); it != s.workload[w].params.end()) given = &it->second;
     }
     if (given == nullptr && p.default_value.empty() && p.type != ParamType::kText) continue;  // derived
-    ParamValue v;
-    if (std::string why = parse_param(p, given ? *given : p.default_value, &v); !why.empty()) {
+    absl::StatusOr<ParamValue> v = parse_param(p, given ? *given : p.default_value);
+    if (!v.ok()) {
+      const std::string why(v.status().message());
       throw std::invalid_argument(given ? why : "the declared default of " + why);
     }
-    out.values_[p.name] = std::move(v);
+    out.values_[p.name] = *std::move(v);
   }
   out.resolved_ = true;
   return out;

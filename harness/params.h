@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 namespace fl {
 
 struct Scenario;
@@ -48,9 +50,9 @@ struct ParamValue {
   std::string text;
 };
 
-// Parses `text` as `p` declares it: "" when valid (and *out set), else why not ("must be an
-// integer in ms between 1 and 600000, got 'two'").
-std::string parse_param(const ParamInfo& p, const std::string& text, ParamValue* out);
+// Parses `text` as `p` declares it: the value, or an InvalidArgument status saying why not
+// ("param 'window_ms' must be an integer in ms between 1 and 600000, got 'two'").
+absl::StatusOr<ParamValue> parse_param(const ParamInfo& p, const std::string& text);
 
 // A scenario's params, typed, with the declared defaults filled in.
 class ParamValues {

@@ -533,10 +533,9 @@ class Loader {
         check_one(it->first, names, "param", system);
         continue;
       }
-      ParamValue v;
       if (!it->second.IsScalar()) continue;  // read_string_map reported it
-      if (std::string why = parse_param(*p, it->second.Scalar(), &v); !why.empty()) {
-        error(it->second, why + " (system '" + system + "')",
+      if (absl::StatusOr<ParamValue> v = parse_param(*p, it->second.Scalar()); !v.ok()) {
+        error(it->second, std::string(v.status().message()) + " (system '" + system + "')",
               p->default_value.empty() ? p->description : "default " + p->default_value + ": " + p->description);
       }
     }

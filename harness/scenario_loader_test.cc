@@ -426,9 +426,14 @@ TEST(ScenarioLoader, ShippedSystemsRejectBadParamsAtLoad) {
   EXPECT_NE(r.errors[0].message.find("hot_threshold"), std::string::npos);
   for (const SystemUnderTest* sys : all_systems()) {
     for (const ParamInfo& p : sys->params()) {
-      ParamValue v;
       if (!p.default_value.empty() || p.type == ParamType::kText) {
-        EXPECT_EQ(parse_param(p, p.default_value, &v), "") << sys->name() << " " << p.name;
+        EXPECT_TRUE(parse_param(p, p.default_value).ok()) << sys->name() << " " << p.name;
+        if (p.type != ParamType::kText) {
+          const absl::StatusOr<ParamValue> bad = parse_param(p, "two");
+          ASSERT_FALSE(bad.ok()) << sys->name() << " " << p.name;
+          EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+          EXPECT_NE(bad.status().message().find("got 'two'"), std::string_view::npos);
+        }
       }
     }
   }
