@@ -10,7 +10,7 @@
 //                                                per core" (the goal: >= 1000 for combo, likes)
 //                               events_per_s     trace events per CPU second
 //                             and, printed at the end, events/s as a ratio of BM_Kernel's.
-//   BM_Sweep/<system>         kSweepSeeds seeds through run_in_workers (forked workers, as
+//   BM_Sweep/<system>         (combo, likes) kSweepSeeds seeds through run_in_workers (forked workers, as
 //                             `faultline sweep --jobs 2` runs them). Counters: seeds_per_min (wall)
 //                             and seeds_per_min_2_cores (seeds per minute if the workers' CPU time
 //                             were spread over 2 idle cores; the goal: >= 2000).
@@ -42,14 +42,15 @@ constexpr size_t kSweepSeeds = 100;
 struct SystemScenario {
   const char* system;
   const char* file;
+  bool sweep;  // also measured as a sweep (the systems the issue sets a seeds/min goal for)
 };
 const std::vector<SystemScenario>& systems() {
   static const std::vector<SystemScenario> list = {
-      {"combo", "scenarios/combo/explore-hardened.yaml"},
-      {"likes", "scenarios/likes/swarm-hardened.yaml"},
-      {"gifts", "scenarios/gifts/explore-hardened.yaml"},
-      {"ranking", "scenarios/ranking/explore-hardened.yaml"},
-      {"demo", "scenarios/demo/counter-retries.yaml"},
+      {"combo", "scenarios/combo/explore-hardened.yaml", true},
+      {"likes", "scenarios/likes/swarm-hardened.yaml", true},
+      {"gifts", "scenarios/gifts/explore-hardened.yaml", false},
+      {"ranking", "scenarios/ranking/explore-hardened.yaml", false},
+      {"demo", "scenarios/demo/counter-retries.yaml", false},
   };
   return list;
 }
@@ -180,6 +181,7 @@ int main(int argc, char** argv) {
         ->Iterations(20);
   }
   for (const SystemScenario& sys : systems()) {
+    if (!sys.sweep) continue;
     benchmark::RegisterBenchmark((std::string("BM_Sweep/") + sys.system).c_str(),
                                  [&sys](benchmark::State& st) { BM_Sweep(st, sys); })
         ->Unit(benchmark::kSecond)
