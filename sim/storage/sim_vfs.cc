@@ -128,8 +128,12 @@ struct SimVfsGlue {
     if (vfs->draw_fault(SimIoOp::kWrite)) return SQLITE_IOERR_WRITE;
     File& f = h->f();
     const size_t end = static_cast<size_t>(offset) + static_cast<size_t>(amount);
-    if (f.current.size() < end) f.current.resize(end, '\0');
-    std::memcpy(f.current.data() + offset, buf, static_cast<size_t>(amount));
+    if (static_cast<size_t>(offset) == f.current.size()) {
+      f.current.append(static_cast<const char*>(buf), static_cast<size_t>(amount));  // no zero fill first
+    } else {
+      if (f.current.size() < end) f.current.resize(end, '\0');
+      std::memcpy(f.current.data() + offset, buf, static_cast<size_t>(amount));
+    }
     f.pending.push_back(PendingOp{false, offset, static_cast<size_t>(amount),
                                   keeps_written_bytes(vfs->options_)
                                       ? std::string(static_cast<const char*>(buf), static_cast<size_t>(amount))
@@ -193,11 +197,17 @@ struct SimVfsGlue {
   // over its range (a later write over the same range is replayed after it; bytes a later
   // truncate removed are cut by that truncate).
   static void apply_from(std::string& image, const PendingOp& op, const std::string& current) {
-    const size_t end = static_cast<size_t>(op.offset) + op.size;
+    const size_t begin = static_cast<size_t>(op.offset);
+    const size_t end = begin + op.size;
+    const size_t available_end = std::min(end, current.size());
+    if (begin == image.size() && begin < available_end) {
+      image.append(current, begin, available_end - begin);  // an append (the WAL): no zero fill first
+    } else {
+      if (image.size() < end) image.resize(end, '\0');
+      const size_t from = std::min(begin, current.size());
+      if (available_end > from) std::memcpy(image.data() + from, current.data() + from, available_end - from);
+    }
     if (image.size() < end) image.resize(end, '\0');
-    const size_t from = std::min(static_cast<size_t>(op.offset), current.size());
-    const size_t n = std::min(end, current.size()) - from;
-    if (n > 0) std::memcpy(image.data() + from, current.data() + from, n);
   }
 
   // Switching torn writes or the lying cache on mid-run: pending writes kept without their bytes
