@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/commands.h"
+#include "harness/memory.h"
 #include "harness/redis_serve_cmd.h"
 
 namespace fl {
@@ -47,6 +48,7 @@ void print_usage(FILE* out) {
 }  // namespace
 
 int faultline_main(int argc, char** argv) {
+  keep_freed_memory();
   if (argc < 2) {
     print_usage(stderr);
     return 2;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,43 +23,77 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A worker process runs many jobs, one after another: the parent sends a job index (8 bytes)
+// over a socket pair, the worker answers with the job's RunResult as one JSON line. Forking once
+// per job cost a fork and, worse, page-faulting the whole heap in again for every run; a worker
+// that lives for kJobsPerWorker jobs reuses its heap. Jobs are pure functions of their index and
+// of what the parent held at fork time (run_scenario keeps no state between runs: combo_bench
+// checks that threaded and sequential sweeps give the same fingerprints), so which worker runs a
+// job changes nothing. A job that crashes or hangs still costs only its own result: the worker
+// is killed (on a timeout) and the next job goes to a fresh one.
+constexpr uint32_t kJobsPerWorker = 64;
+constexpr size_t kNoJob = static_cast<size_t>(-1);
+
 struct Running {
   pid_t pid = -1;
-  int fd = -1;
-  size_t job = 0;
-  Clock::time_point started;
+  int fd = -1;              // the parent's end of the socket pair
+  size_t job = kNoJob;      // the job it is running, kNoJob when idle
+  uint32_t jobs_started = 0;
+  Clock::time_point started;  // of the current job
   std::string output;
-  bool eof = false;         // the worker closed its end of the pipe
+  bool eof = false;         // the worker closed its end
   bool reaped = false;      // waitpid returned its status
   int status = 0;
 };
 
-[[noreturn]] void worker_child(int fd, size_t job, const WorkerFn& fn) {
-  std::string line;
-  try {
-    line = run_result_to_json(fn(job)) + "\n";
-  } catch (const std::exception& e) {
-    RunResult r;
-    r.error = std::string("exception: ") + e.what();
-    line = run_result_to_json(r) + "\n";
-  }
+bool write_all(int fd, const char* data, size_t size) {
   size_t off = 0;
-  while (off < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + off, line.size() - off);
-    if (n <= 0) break;
+  while (off < size) {
+    const ssize_t n = ::send(fd, data + off, size - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
     off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool read_job(int fd, uint64_t* job) {
+  char buf[sizeof(uint64_t)];
+  size_t off = 0;
+  while (off < sizeof buf) {
+    const ssize_t n = ::read(fd, buf + off, sizeof buf - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  std::memcpy(job, buf, sizeof buf);
+  return true;
+}
+
+[[noreturn]] void worker_child(int fd, const WorkerFn& fn) {
+  uint64_t job = 0;
+  while (read_job(fd, &job)) {
+    std::string line;
+    try {
+      line = run_result_to_json(fn(static_cast<size_t>(job))) + "\n";
+    } catch (const std::exception& e) {
+      RunResult r;
+      r.error = std::string("exception: ") + e.what();
+      line = run_result_to_json(r) + "\n";
+    }
+    if (!write_all(fd, line.data(), line.size())) break;
   }
   ::_exit(0);
 }
 
-Running start_worker(size_t job, const WorkerFn& fn) {
+Running start_worker(const WorkerFn& fn) {
   int fds[2];
-  if (::pipe(fds) != 0) return {};
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return {};
   std::fflush(nullptr);  // the child must not re-flush the parent's buffered output
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    worker_child(fds[1], job, fn);
+    worker_child(fds[1], fn);
   }
   ::close(fds[1]);
   if (pid < 0) {
@@ -66,7 +101,21 @@ Running start_worker(size_t job, const WorkerFn& fn) {
     return {};
   }
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
-  return Running{pid, fds[0], job, Clock::now(), ""};
+  Running w;
+  w.pid = pid;
+  w.fd = fds[0];
+  return w;
+}
+
+// Hands `job` to an idle worker. False if the worker is gone (its socket is closed).
+bool assign(Running& w, size_t job) {
+  const uint64_t index = job;
+  char buf[sizeof index];
+  std::memcpy(buf, &index, sizeof index);
+  w.job = job;
+  w.started = Clock::now();
+  ++w.jobs_started;
+  return write_all(w.fd, buf, sizeof buf);
 }
 
 // Drains what the worker wrote; true at EOF.
@@ -95,18 +144,22 @@ bool reap(Running& w) {
   return w.reaped;
 }
 
-WorkerOutcome finish(Running& w, bool timed_out, double timeout_s) {
-  if (timed_out) ::kill(w.pid, SIGKILL);
+// Kills (when still running) and reaps a worker, closing its socket.
+void stop(Running& w, bool kill) {
+  if (kill && !w.reaped) ::kill(w.pid, SIGKILL);
+  if (!kill) ::shutdown(w.fd, SHUT_WR);  // EOF on its job stream: it exits
   while (!w.reaped && ::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {
   }
-  const int status = w.status;
-  if (!timed_out) drain(w);
+  w.reaped = true;
   ::close(w.fd);
+}
+
+// The outcome of the worker's current job when the worker ended without answering it.
+WorkerOutcome failed_job(Running& w, bool timed_out, double timeout_s) {
   WorkerOutcome out;
   out.job = w.job;
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
-  std::optional<RunResult> parsed;
-  if (!timed_out) parsed = run_result_from_json(w.output);
+  const int status = w.status;
   if (timed_out) {
     char msg[96];
     std::snprintf(msg, sizeof msg, "timeout: no verdict after %.1f wall s (worker killed)",
@@ -115,15 +168,32 @@ WorkerOutcome finish(Running& w, bool timed_out, double timeout_s) {
   } else if (WIFSIGNALED(status)) {
     out.result.error = std::string("crash: worker killed by signal ") +
                        std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-  } else if (!parsed) {
+  } else {
     out.result.error = "crash: worker exited with status " +
                        std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
                        " without a result";
-  } else {
+  }
+  out.result.wall_seconds = out.wall_seconds;
+  return out;
+}
+
+// The outcome of a job the worker answered (its line), or nullopt while no full line is there.
+std::optional<WorkerOutcome> answered_job(Running& w) {
+  const size_t nl = w.output.find('\n');
+  if (nl == std::string::npos) return std::nullopt;
+  WorkerOutcome out;
+  out.job = w.job;
+  out.wall_seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
+  std::optional<RunResult> parsed = run_result_from_json(w.output.substr(0, nl));
+  w.output.erase(0, nl + 1);
+  if (parsed) {
     out.result = std::move(*parsed);
     out.completed = true;
+  } else {
+    out.result.error = "crash: worker answered without a result";
+    out.result.wall_seconds = out.wall_seconds;
   }
-  if (!out.completed) out.result.wall_seconds = out.wall_seconds;
+  w.job = kNoJob;
   return out;
 }
 
@@ -160,43 +230,61 @@ std::vector<uint64_t> shard_seeds(uint64_t first, uint64_t count, int shard_inde
 std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
                                           double timeout_s, const ProgressFn& progress) {
   std::vector<WorkerOutcome> results(jobs);
-  std::vector<Running> running;
+  std::vector<Running> workers;
   size_t next = 0, finished = 0;
   parallel = std::max(1, parallel);
+  auto report = [&](WorkerOutcome out) {
+    const size_t job = out.job;
+    results[job] = std::move(out);
+    ++finished;
+    if (progress) progress(results[job], finished, jobs);
+  };
   while (finished < jobs) {
-    while (next < jobs && static_cast<int>(running.size()) < parallel) {
-      Running w = start_worker(next, fn);
+    // Every idle worker gets the next job; workers are started while jobs wait for one.
+    for (Running& w : workers) {
+      if (w.job != kNoJob || w.eof || next >= jobs || w.jobs_started >= kJobsPerWorker) continue;
+      assign(w, next++);  // a worker gone meanwhile shows as EOF below: that job is its failure
+    }
+    while (next < jobs && static_cast<int>(workers.size()) < parallel) {
+      Running w = start_worker(fn);
       if (w.pid < 0) {  // fork failed: that job fails, the sweep goes on
-        results[next].job = next;
-        results[next].result.error = std::string("crash: cannot start worker: ") + strerror(errno);
-        ++finished;
-        if (progress) progress(results[next], finished, jobs);
-        ++next;
+        WorkerOutcome out;
+        out.job = next++;
+        out.result.error = std::string("crash: cannot start worker: ") + strerror(errno);
+        report(std::move(out));
         continue;
       }
-      running.push_back(std::move(w));
-      ++next;
+      assign(w, next++);
+      workers.push_back(std::move(w));
     }
-    if (running.empty()) continue;
+    if (workers.empty()) continue;
     std::vector<pollfd> fds;
-    for (const Running& w : running) fds.push_back(pollfd{w.fd, POLLIN, 0});
+    for (const Running& w : workers) fds.push_back(pollfd{w.fd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 50);
-    for (size_t i = 0; i < running.size();) {
-      Running& w = running[i];
+    for (size_t i = 0; i < workers.size();) {
+      Running& w = workers[i];
       if (!w.eof) w.eof = drain(w);
-      const bool done = w.eof && reap(w);
-      const bool late = std::chrono::duration<double>(Clock::now() - w.started).count() > timeout_s;
-      if (!done && !late) {
+      if (w.job != kNoJob) {
+        if (std::optional<WorkerOutcome> out = answered_job(w)) report(std::move(*out));
+      }
+      const bool idle = w.job == kNoJob;
+      const bool retire = idle && (w.eof || w.jobs_started >= kJobsPerWorker || next >= jobs);
+      const bool gone = w.eof && reap(w);
+      const bool late = !idle && std::chrono::duration<double>(Clock::now() - w.started).count() > timeout_s;
+      if (!retire && !gone && !late) {
         ++i;
         continue;
       }
-      WorkerOutcome out = finish(w, !done, timeout_s);
-      results[out.job] = out;
-      ++finished;
-      if (progress) progress(results[out.job], finished, jobs);
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+      if (idle) {
+        stop(w, /*kill=*/false);
+      } else {
+        stop(w, /*kill=*/!gone);
+        report(failed_job(w, !gone, timeout_s));
+      }
+      workers.erase(workers.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
+  for (Running& w : workers) stop(w, /*kill=*/false);
   return results;
 }
 

@@ -1,8 +1,10 @@
 // Sweeps: many runs of one scenario in parallel worker processes, and what they add up to.
 //
-// Each run happens in a fork()ed child that reports its RunResult as one JSON line over a pipe.
-// A child that dies (signal, abnormal exit) or outlives its time limit is killed and counted as
-// that run's failure (RunResult::error says which): never the sweep's. Results come back in job
+// Runs happen in fork()ed worker processes, each running up to 64 runs one after another (it
+// gets a job index over a socket and reports each RunResult as one JSON line). A worker that dies
+// (signal, abnormal exit) or outlives the time limit of its current run is killed and counted as
+// that run's failure (RunResult::error says which): never the sweep's; the next run goes to a
+// fresh worker. Results come back in job
 // order whatever order the workers finish in, so a sweep's output does not depend on timing.
 #pragma once
 
@@ -33,8 +35,10 @@ struct WorkerOutcome {
 using WorkerFn = std::function<RunResult(size_t job)>;
 using ProgressFn = std::function<void(const WorkerOutcome& done, size_t finished, size_t total)>;
 
-// Runs fn(0..jobs-1) in forked workers, at most `parallel` at once, each limited to timeout_s
-// wall seconds. REQUIRES: the calling process is single-threaded (fork()).
+// Runs fn(0..jobs-1) in forked workers, at most `parallel` at once, each run limited to
+// timeout_s wall seconds. REQUIRES: the calling process is single-threaded (fork()); fn(job)
+// depends only on `job` and on state fixed before the call, and leaves no state behind that
+// changes a later fn call in the same worker (run_scenario qualifies).
 std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
                                           double timeout_s, const ProgressFn& progress = {});
 

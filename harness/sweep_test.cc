@@ -93,6 +93,26 @@ TEST(Sweep, AWorkerThatClosesItsPipeButNeverExitsTimesOut) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
 }
 
+// A worker runs many seeds one after another: each must come out exactly as in a fresh process
+// (run_isolated starts a new worker per run), or reusing workers would leak state between runs.
+TEST(Sweep, AWorkerRunningManySeedsGivesEachTheFingerprintOfAFreshProcess) {
+  for (const char* file : {"scenarios/combo/explore-hardened.yaml", "scenarios/likes/swarm-hardened.yaml"}) {
+    LoadResult loaded = load_scenario_file((fs::path(FAULTLINE_SOURCE_DIR) / file).string());
+    ASSERT_TRUE(loaded.ok()) << loaded.error_text();
+    const Scenario& s = *loaded.scenario;
+    constexpr size_t kSeeds = 5;
+    const auto reused = run_in_workers(
+        kSeeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, 1, 120);
+    for (size_t job = 0; job < kSeeds; ++job) {
+      const RunResult fresh = run_isolated(s, job + 1, RunOptions{}, 120);
+      ASSERT_TRUE(reused[job].completed) << file << " seed " << job + 1 << ": " << reused[job].result.error;
+      EXPECT_TRUE(fresh.error.empty()) << fresh.error;
+      EXPECT_EQ(reused[job].result.fingerprint, fresh.fingerprint) << file << " seed " << job + 1;
+      EXPECT_EQ(reused[job].result.events, fresh.events) << file << " seed " << job + 1;
+    }
+  }
+}
+
 TEST(Sweep, RunResultJsonRoundTrips) {
   RunResult r;
   r.scenario = "s\"x";

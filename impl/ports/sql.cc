@@ -1,5 +1,7 @@
 #include "impl/ports/sql.h"
 
+#include <charconv>
+
 #include <cassert>
 #include <cinttypes>
 #include <cstdio>
@@ -42,6 +44,39 @@ const std::string& SqlValue::as_text() const {
   return std::get<std::string>(v_);
 }
 
+namespace {
+
+// SqlValue::describe() appended to `out` (row sets are described on every SQL reply: no
+// temporary string per value).
+void append_described(std::string& out, const SqlValue& v) {
+  switch (v.type()) {
+    case SqlValue::Type::kInteger: {
+      char buf[24];
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.as_int());
+      (void)ec;
+      out.append(buf, end);
+      return;
+    }
+    case SqlValue::Type::kText: {
+      const std::string& text = v.as_text();
+      out += '\'';
+      if (text.find('\'') == std::string::npos) {
+        out += text;
+      } else {
+        for (char c : text) {
+          if (c == '\'') out += '\'';
+          out += c;
+        }
+      }
+      out += '\'';
+      return;
+    }
+    default: out += v.describe(); return;
+  }
+}
+
+}  // namespace
+
 std::string SqlValue::describe() const {
   switch (type()) {
     case Type::kNull: return "NULL";
@@ -78,7 +113,7 @@ std::string SqlStatement::describe() const {
     out += " [";
     for (size_t i = 0; i < params.size(); ++i) {
       if (i) out += ", ";
-      out += params[i].describe();
+      append_described(out, params[i]);
     }
     out += "]";
   }
@@ -150,7 +185,7 @@ std::string SqlResult::describe() const {
         out += "(";
         for (size_t c = 0; c < s.rows[r].size(); ++c) {
           if (c) out += ", ";
-          out += s.rows[r][c].describe();
+          append_described(out, s.rows[r][c]);
         }
         out += ")";
       }

@@ -15,11 +15,19 @@ constexpr int64_t kJulianEpochMs = 210866760000000LL;  // Unix epoch as a Julian
 }  // namespace
 
 // A pending (unsynced) change to a file, kept so a torn crash can replay a subset of it.
+// The written bytes themselves are kept only when something may replay a subset of the pending
+// writes (torn writes, a lying disk's cache); otherwise a sync makes exactly `current` durable
+// and a power loss drops all of them, so the range is enough (no copy per xWrite).
 struct PendingOp {
   bool truncate = false;
   int64_t offset = 0;  // write offset, or the new size for a truncate
-  std::string data;
+  size_t size = 0;     // bytes written (writes)
+  std::string data;    // those bytes, when the VFS keeps them (see keeps_written_bytes)
 };
+
+namespace {
+bool keeps_written_bytes(const SimVfsOptions& o) { return o.torn_writes || o.volatile_write_cache; }
+}  // namespace
 
 struct SimVfs::File {
   std::string current;
@@ -120,9 +128,16 @@ struct SimVfsGlue {
     if (vfs->draw_fault(SimIoOp::kWrite)) return SQLITE_IOERR_WRITE;
     File& f = h->f();
     const size_t end = static_cast<size_t>(offset) + static_cast<size_t>(amount);
-    if (f.current.size() < end) f.current.resize(end, '\0');
-    std::memcpy(f.current.data() + offset, buf, static_cast<size_t>(amount));
-    f.pending.push_back(PendingOp{false, offset, std::string(static_cast<const char*>(buf), amount)});
+    if (static_cast<size_t>(offset) == f.current.size()) {
+      f.current.append(static_cast<const char*>(buf), static_cast<size_t>(amount));  // no zero fill first
+    } else {
+      if (f.current.size() < end) f.current.resize(end, '\0');
+      std::memcpy(f.current.data() + offset, buf, static_cast<size_t>(amount));
+    }
+    f.pending.push_back(PendingOp{false, offset, static_cast<size_t>(amount),
+                                  keeps_written_bytes(vfs->options_)
+                                      ? std::string(static_cast<const char*>(buf), static_cast<size_t>(amount))
+                                      : std::string()});
     vfs->stats_.bytes_written += static_cast<uint64_t>(amount);
     return SQLITE_OK;
   }
@@ -134,7 +149,7 @@ struct SimVfsGlue {
     ++vfs->stats_.truncates;
     File& f = h->f();
     f.current.resize(static_cast<size_t>(size), '\0');
-    f.pending.push_back(PendingOp{true, size, {}});
+    f.pending.push_back(PendingOp{true, size, 0, {}});
     return SQLITE_OK;
   }
 
@@ -155,7 +170,13 @@ struct SimVfsGlue {
       return SQLITE_OK;
     }
     // Replay the pending operations onto the durable image: O(bytes written), not O(file size).
-    for (const PendingOp& op : f.pending) apply(f.durable, op);
+    for (const PendingOp& op : f.pending) {
+      if (op.truncate || op.data.size() == op.size) {
+        apply(f.durable, op);
+      } else {
+        apply_from(f.durable, op, f.current);
+      }
+    }
     f.pending.clear();
     f.cached.clear();
     assert(f.durable.size() == f.current.size());
@@ -170,6 +191,38 @@ struct SimVfsGlue {
     const size_t end = static_cast<size_t>(op.offset) + op.data.size();
     if (image.size() < end) image.resize(end, '\0');
     std::memcpy(image.data() + op.offset, op.data.data(), op.data.size());
+  }
+
+  // A write kept without its bytes, replayed in order with the others: its bytes are `current`'s
+  // over its range (a later write over the same range is replayed after it; bytes a later
+  // truncate removed are cut by that truncate).
+  static void apply_from(std::string& image, const PendingOp& op, const std::string& current) {
+    const size_t begin = static_cast<size_t>(op.offset);
+    const size_t end = begin + op.size;
+    const size_t available_end = std::min(end, current.size());
+    if (begin == image.size() && begin < available_end) {
+      image.append(current, begin, available_end - begin);  // an append (the WAL): no zero fill first
+    } else {
+      if (image.size() < end) image.resize(end, '\0');
+      const size_t from = std::min(begin, current.size());
+      if (available_end > from) std::memcpy(image.data() + from, current.data() + from, available_end - from);
+    }
+    if (image.size() < end) image.resize(end, '\0');
+  }
+
+  // Switching torn writes or the lying cache on mid-run: pending writes kept without their bytes
+  // get them from the current image (exact unless a later pending write overlaps them).
+  static void keep_pending_bytes(SimVfs& vfs) {
+    for (auto& [name, file] : vfs.files_) {
+      for (PendingOp& op : file->pending) {
+        if (op.truncate || op.data.size() == op.size) continue;
+        op.data.assign(op.size, '\0');
+        const std::string& current = file->current;
+        const size_t from = std::min(static_cast<size_t>(op.offset), current.size());
+        const size_t n = std::min(static_cast<size_t>(op.offset) + op.size, current.size()) - from;
+        if (n > 0) std::memcpy(op.data.data(), current.data() + from, n);
+      }
+    }
   }
 
   static int file_size(sqlite3_file* pf, sqlite3_int64* size) {
@@ -466,6 +519,7 @@ SimVfs::~SimVfs() {
 void SimVfs::set_options(const SimVfsOptions& options) {
   assert(options.sector_size >= 512);
   const std::string keep_name = options_.name;
+  if (keeps_written_bytes(options) && !keeps_written_bytes(options_)) SimVfsGlue::keep_pending_bytes(*this);
   options_ = options;
   options_.name = keep_name;  // the registered name cannot change
 }
@@ -535,9 +589,13 @@ void SimVfs::crash(bool lose_unsynced) {
   for (auto& [name, file] : files_) {
     File& f = *file;
     settle_write_cache(f, now_us);
+    // Nothing unsynced: the current image is the durable one already (durable + pending ops =
+    // current), so there is nothing to lose and no image to copy.
+    if (f.pending.empty()) continue;
     // What the drive acknowledged but still held in its cache is lost like unsynced data.
     const size_t acked = f.cached.empty() ? 0 : f.cached.back().ops;
-    std::string image = f.durable;
+    // Without torn writes nothing pending survives: the durable image stays as it is.
+    std::string image = options_.torn_writes ? f.durable : std::string();
     for (size_t i = 0; i < f.pending.size(); ++i) {
       const PendingOp& op = f.pending[i];
       if (i < acked) ++stats_.acked_ops_lost;
@@ -549,9 +607,9 @@ void SimVfs::crash(bool lose_unsynced) {
       }
       // Cut the write at sector boundaries; each piece survives on its own.
       size_t pos = 0;
-      while (pos < op.data.size()) {
+      while (pos < op.size) {
         const size_t abs = static_cast<size_t>(op.offset) + pos;
-        const size_t piece = std::min(op.data.size() - pos, sector - abs % sector);
+        const size_t piece = std::min(op.size - pos, sector - abs % sector);
         const bool keep = options_.torn_writes && rng_.chance(options_.torn_keep_probability);
         if (keep) {
           if (image.size() < abs + piece) image.resize(abs + piece, '\0');
@@ -561,8 +619,8 @@ void SimVfs::crash(bool lose_unsynced) {
         pos += piece;
       }
     }
-    f.current = image;
-    f.durable = std::move(image);
+    if (options_.torn_writes) f.durable = std::move(image);
+    f.current = f.durable;
     f.pending.clear();
     f.cached.clear();
   }

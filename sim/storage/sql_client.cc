@@ -47,9 +47,10 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
   }
   RpcResult rpc = co_await rpc_.call(options_.service, make_message(std::move(req)), options_.timeout_us);
   SqlResult result;
+  const SqlReply* reply = nullptr;
   switch (rpc.status) {
     case RpcStatus::kOk: {
-      const SqlReply* reply = message_as<SqlReply>(rpc.reply);
+      reply = message_as<SqlReply>(rpc.reply);
       assert(reply != nullptr);
       result = reply ? reply->result : SqlResult::failure(SqlStatus::kIndeterminate, "malformed reply");
       break;
@@ -63,7 +64,9 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
       result = SqlResult::failure(SqlStatus::kUnavailable, "no SQL server serving " + options_.service);
       break;
   }
-  if (options_.history != nullptr) options_.history->complete(op_id, outcome_of(result), result.describe());
+  if (options_.history != nullptr) {
+    options_.history->complete(op_id, outcome_of(result), reply ? reply->result_text() : result.describe());
+  }
   co_return result;
 }
 

@@ -115,7 +115,7 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   RequestKey key{req->client, {req->incarnation, req->seq}};
   if (auto it = done_.find(key); it != done_.end()) {
     ++stats_.duplicates;
-    co_return make_message(SqlReply{it->second});
+    co_return it->second;
   }
   SqlResult result;
   vfs_->reseed_sqlite_prng();
@@ -127,7 +127,9 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
     result = SqlResult::failure(SqlStatus::kError, "execute takes exactly one statement");
   }
   log_request(*req, result);
-  done_.emplace(key, result);
+  // One reply message, shared by the cache and the network (no copy of the row sets).
+  MessagePtr reply = make_message(SqlReply{std::move(result)});
+  done_.emplace(key, reply);
   done_order_.push_back(key);
   if (done_order_.size() > options_.dedupe_capacity) {
     done_.erase(done_order_.front());
@@ -137,7 +139,7 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
                           options_.statement_cost_us * static_cast<int64_t>(req->statements.size());
   const int64_t wait_us = charge_disk_us(cost_us);
   if (wait_us > 0) co_await process_.clock().sleep_us(wait_us);
-  co_return make_message(SqlReply{std::move(result)});
+  co_return reply;
 }
 
 }  // namespace fl::sim::storage

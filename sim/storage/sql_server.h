@@ -99,7 +99,7 @@ class SqlServer {
   std::unique_ptr<SqliteExecutor> exec_;
   int64_t disk_free_at_us_ = 0;
   using RequestKey = std::pair<std::string, std::pair<uint32_t, uint64_t>>;
-  std::map<RequestKey, SqlResult> done_;
+  std::map<RequestKey, MessagePtr> done_;  // the reply sent, re-sent to a duplicate
   std::deque<RequestKey> done_order_;
   SqlServerStats stats_;
 };

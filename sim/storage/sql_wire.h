@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/ports/sql.h"
@@ -25,8 +27,20 @@ struct SqlRequest {
 };
 
 struct SqlReply {
+  SqlReply() = default;
+  explicit SqlReply(SqlResult r) : result(std::move(r)) {}
+
   SqlResult result;
-  std::string describe() const { return "sql reply " + result.describe(); }
+  // result.describe(), rendered once: the network digests the reply and the client's history
+  // records the same text (messages are immutable once sent; the world is single-threaded).
+  const std::string& result_text() const {
+    if (!result_text_) result_text_ = result.describe();
+    return *result_text_;
+  }
+  std::string describe() const { return "sql reply " + result_text(); }
+
+ private:
+  mutable std::optional<std::string> result_text_;
 };
 
 }  // namespace fl::sim::storage
