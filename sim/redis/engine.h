@@ -20,6 +20,14 @@
 //   COUNT|INFO|DOCS|LIST, FUNCTION FLUSH|LIST (LOAD refused: no functions), FCALL, DEBUG (an
 //   explicit error), OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ, RENAME RENAMENX RANDOMKEY SCAN
 //   HSCAN SSCAN ZSCAN EXPIRETIME PEXPIRETIME; GETDEL GETEX SINTERCARD.
+//   Issue 14's data-type surface, one file per family: zrange.cc (ZRANGE BYSCORE|BYLEX|REV|
+//   LIMIT|WITHSCORES, ZRANGESTORE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX, ZCOUNT, ZLEXCOUNT),
+//   zsetops.cc (ZUNION ZINTER ZDIFF [STORE] with WEIGHTS|AGGREGATE|WITHSCORES, ZINTERCARD),
+//   hrandfield.cc (HRANDFIELD, from the engine's random stream), strings_range.cc (SETRANGE
+//   GETRANGE SUBSTR STRLEN LCS), xinfo.cc (XINFO STREAM [FULL]|GROUPS|CONSUMERS|HELP, with
+//   Redis 7.0's entries-read/lag arithmetic).
+//   RESP3 (HELLO 3) stays out: RedisReply (impl/ports) is the RESP2 value every service, trace
+//   and judge shares; maps, sets, doubles and RESP3 nulls would need new kinds there.
 //   Anything else: "ERR unknown command '<name>', with args beginning with: ...".
 // - Memory: with maxmemory > 0 every command first evicts (eviction.cc: Redis 7.0's policies,
 //   its approximated LRU/LFU with a 16-entry pool fed by maxmemory-samples random keys per
