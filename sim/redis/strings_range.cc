@@ -1,5 +1,6 @@
 // String ranges and LCS, as t_string.c serves them: SETRANGE, GETRANGE (and its old name
 // SUBSTR), STRLEN, LCS [LEN] [IDX] [MINMATCHLEN n] [WITHMATCHLEN].
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 

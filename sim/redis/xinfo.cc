@@ -206,10 +206,15 @@ RedisReply xinfo_consumers(const Ctx& c, const Stream& s) {
 
 RedisReply cmd_xinfo(Ctx& c) {
   if (iequals(c.arg(1), "help")) {
-    return bulk_array({"XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                       "CONSUMERS <key> <groupname>", "    Show consumers of <groupname>.", "GROUPS <key>",
-                       "    Show the stream consumer groups.", "STREAM <key> [FULL [COUNT <count>]",
-                       "    Show information about the stream.", "HELP", "    Prints this help."});
+    // addReplyHelp: status lines, not bulk strings.
+    std::vector<RedisReply> lines;
+    for (const char* line : {"XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                             "CONSUMERS <key> <groupname>", "    Show consumers of <groupname>.", "GROUPS <key>",
+                             "    Show the stream consumer groups.", "STREAM <key> [FULL [COUNT <count>]",
+                             "    Show information about the stream.", "HELP", "    Prints this help."}) {
+      lines.push_back(RedisReply::status(line));
+    }
+    return RedisReply::array(std::move(lines));
   }
   Stream* s = nullptr;
   RedisReply error;
