@@ -506,6 +506,28 @@ TEST_F(RedisDiff, DirectedWokenReaderOfATrimmedEntry) {
 
 // ---- The suite must be able to fail: a deliberately broken engine is caught.
 
+// Found by the grown suite: an XADD to a same-named stream in another database must not wake a
+// reader blocked in database 0 (the engine signaled keys without their database).
+TEST_F(RedisDiff, DirectedBlockedReadIgnoresOtherDatabases) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  Step blocked;
+  blocked.kind = Step::Kind::kBlockedRead;
+  blocked.client = 0;
+  blocked.argv = {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "BLOCK", "100", "STREAMS", "x:a", ">"};
+  blocked.writer = 1;
+  blocked.writer_argv = {"XADD", "x:a", "MAXLEN", "5", "*", "f", "v"};
+  std::vector<Step> steps = {
+      cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}),
+      cmd(1, {"SELECT", "15"}),
+      blocked,
+      cmd(1, {"XLEN", "x:a"}),
+      cmd(0, {"XLEN", "x:a"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
 // Issue 14: sorted-set ranges in every form, with equal scores (what BYLEX is for) and mixed
 // ones (Redis walks the listpack: a deterministic "unspecified" answer).
 TEST_F(RedisDiff, DirectedZsetRanges) {

@@ -228,7 +228,11 @@ uint64_t Ctx::random() { return engine.next_random(); }
 Refusal Ctx::refusal() const { return engine.refusal_; }
 
 void Ctx::signal(const std::string& key) {
-  if (live()) engine.signaled_.insert(key);
+  if (live()) engine.signaled_.insert(Engine::wait_key(session.db, key));
+}
+
+std::string Engine::wait_key(int db, const std::string& key) {
+  return db == 0 ? key : std::to_string(db) + std::string(1, '\0') + key;
 }
 
 std::string Ctx::name() const { return lower(argv[0]); }

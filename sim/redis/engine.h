@@ -184,8 +184,13 @@ class Engine {
 
   RedisReply execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms);
 
-  // Keys made ready for blocked readers (XADD) since the last call; sorted, unique.
+  // Keys made ready for blocked readers (XADD) since the last call, as wait_key() names them;
+  // sorted, unique.
   std::vector<std::string> take_signaled_keys();
+  // The name under which a reader blocked on `key` in database `db` waits (BlockRequest::keys)
+  // and a write there is signaled: the key itself in database 0, "<db>\0<key>" in the others,
+  // so that a write to a same-named key of another database does not wake it.
+  static std::string wait_key(int db, const std::string& key);
   // Messages PUBLISH addressed to subscribed sessions since the last call, in publish order.
   std::vector<PubSubDelivery> take_deliveries();
   // Forgets a connection: unsubscribes it, drops a pending MULTI.
