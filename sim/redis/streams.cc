@@ -579,6 +579,7 @@ bool parse_readgroup(const Ctx& c, ReadGroupArgs* a, RedisReply* error) {
 // Entries after the group's last delivered id: deliver them to `consumer` (PEL unless NOACK).
 RedisReply serve_new(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a) {
   std::vector<RedisReply> out;
+  g.consumers[*a.consumer].seen_time_ms = c.now_ms;  // served: created and seen, NOACK or not
   for (auto it = s.entries.upper_bound(g.last_delivered); it != s.entries.end(); ++it) {
     // streamReplyWithRange: count the read while the counter is valid and no tombstone lies
     // ahead, else re-estimate it (Redis 7.0's lag tracking, XINFO GROUPS).
@@ -670,6 +671,7 @@ RedisReply cmd_xreadgroup(Ctx& c) {
       Stream* s = nullptr;
       c.lookup(c.arg(a.streams_arg + i), &s, &error);
       if (s && s->last_id > s->groups.at(*a.group).last_delivered) {
+        s->groups.at(*a.group).consumers[*a.consumer].seen_time_ms = c.now_ms;  // served, so created
         return RedisReply::array(
             {RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array({})})});
       }
