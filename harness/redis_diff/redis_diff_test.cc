@@ -139,6 +139,18 @@ Step wait(int64_t ms) {
   return s;
 }
 
+// A kBlockedRead step: `client` runs `argv` (XREADGROUP ... BLOCK) while `writer` runs
+// `writer_argv`.
+Step blocked_read(int client, std::vector<std::string> argv, int writer, std::vector<std::string> writer_argv) {
+  Step s;
+  s.kind = Step::Kind::kBlockedRead;
+  s.client = client;
+  s.argv = std::move(argv);
+  s.writer = writer;
+  s.writer_argv = std::move(writer_argv);
+  return s;
+}
+
 // Runs `cmds` on connection 0 of a real server and of the engine: every reply must agree.
 void expect_agree(HiredisSide& real, const std::vector<std::vector<std::string>>& cmds) {
   EngineSide sim(diff_scripts());
@@ -511,12 +523,9 @@ TEST_F(RedisDiff, DirectedWokenReaderOfATrimmedEntry) {
 TEST_F(RedisDiff, DirectedBlockedReadIgnoresOtherDatabases) {
   HiredisSide real = real_side();
   EngineSide sim(diff_scripts());
-  Step blocked;
-  blocked.kind = Step::Kind::kBlockedRead;
-  blocked.client = 0;
-  blocked.argv = {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "BLOCK", "100", "STREAMS", "x:a", ">"};
-  blocked.writer = 1;
-  blocked.writer_argv = {"XADD", "x:a", "MAXLEN", "5", "*", "f", "v"};
+  const Step blocked =
+      blocked_read(0, {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "BLOCK", "100", "STREAMS", "x:a", ">"}, 1,
+                   {"XADD", "x:a", "MAXLEN", "5", "*", "f", "v"});
   std::vector<Step> steps = {
       cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}),
       cmd(1, {"SELECT", "15"}),

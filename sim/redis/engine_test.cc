@@ -538,15 +538,25 @@ TEST_F(EngineTest, ScanReturnsEveryKeyPresentThroughoutExactlyOnce) {
   }
 }
 
+// Runs `argv` on a fresh engine whose random stream starts from `seed`, one session, at kT0.
+std::vector<RedisReply> run_seeded(uint64_t seed, const std::vector<std::vector<std::string>>& argv) {
+  EngineOptions o;
+  o.random_seed = seed;
+  Engine e(o);
+  Session s;
+  std::vector<RedisReply> out;
+  for (const auto& a : argv) out.push_back(e.execute(s, a, kT0));
+  return out;
+}
+
 TEST_F(EngineTest, RandomKeyIsDeterministicForASeed) {
   auto draws = [](uint64_t seed) {
-    EngineOptions o;
-    o.random_seed = seed;
-    Engine e(o);
-    Session s;
-    for (int i = 0; i < 20; ++i) e.execute(s, {"SET", "k" + std::to_string(i), "v"}, kT0);
+    std::vector<std::vector<std::string>> argv;
+    for (int i = 0; i < 20; ++i) argv.push_back({"SET", "k" + std::to_string(i), "v"});
+    for (int i = 0; i < 10; ++i) argv.push_back({"RANDOMKEY"});
+    const std::vector<RedisReply> replies = run_seeded(seed, argv);
     std::string out;
-    for (int i = 0; i < 10; ++i) out += e.execute(s, {"RANDOMKEY"}, kT0).str + ",";
+    for (size_t i = 20; i < replies.size(); ++i) out += replies[i].str + ",";
     return out;
   };
   EXPECT_EQ(draws(1), draws(1));
@@ -558,16 +568,13 @@ TEST_F(EngineTest, RandomKeyIsDeterministicForASeed) {
 // every field drawn belongs to the hash, a positive count draws distinct fields.
 TEST_F(EngineTest, HrandfieldIsDeterministicForASeedAndDrawsMembers) {
   auto draws = [](uint64_t seed) {
-    EngineOptions o;
-    o.random_seed = seed;
-    Engine e(o);
-    Session s;
-    for (int i = 0; i < 10; ++i) e.execute(s, {"HSET", "h", "f" + std::to_string(i), "v" + std::to_string(i)}, kT0);
-    std::vector<RedisReply> out;
-    out.push_back(e.execute(s, {"HRANDFIELD", "h"}, kT0));
-    out.push_back(e.execute(s, {"HRANDFIELD", "h", "4"}, kT0));
-    out.push_back(e.execute(s, {"HRANDFIELD", "h", "-6", "WITHVALUES"}, kT0));
-    return out;
+    std::vector<std::vector<std::string>> argv;
+    for (int i = 0; i < 10; ++i) argv.push_back({"HSET", "h", "f" + std::to_string(i), "v" + std::to_string(i)});
+    argv.push_back({"HRANDFIELD", "h"});
+    argv.push_back({"HRANDFIELD", "h", "4"});
+    argv.push_back({"HRANDFIELD", "h", "-6", "WITHVALUES"});
+    std::vector<RedisReply> replies = run_seeded(seed, argv);
+    return std::vector<RedisReply>(replies.end() - 3, replies.end());
   };
   const auto a = draws(1);
   EXPECT_EQ(a, draws(1));
@@ -589,7 +596,8 @@ TEST_F(EngineTest, XinfoReportsIdleAndSeenTimes) {
   EXPECT_EQ(run({"XGROUP", "CREATE", "x", "g", "0"}), "+OK");
   EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c", "STREAMS", "x", ">"}), "[[\"x\", [[\"1-1\", [\"f\", \"v\"]]]]]");
   now += 250;
-  EXPECT_EQ(run({"XINFO", "CONSUMERS", "x", "g"}), "[[\"name\", \"c\", \"pending\", (integer) 1, \"idle\", (integer) 250]]");
+  EXPECT_EQ(run({"XINFO", "CONSUMERS", "x", "g"}),
+            "[[\"name\", \"c\", \"pending\", (integer) 1, \"idle\", (integer) 250]]");
   const RedisReply full = raw({"XINFO", "STREAM", "x", "FULL"});
   const std::string t0 = std::to_string(kT0);
   EXPECT_NE(full.describe().find("\"seen-time\", (integer) " + t0), std::string::npos) << full.describe();

@@ -39,7 +39,9 @@ RedisReply with_count(Ctx& c, int64_t l, bool withvalues) {
   }
   // CASE 3/4: `l` distinct fields: drop random ones from a copy until `l` remain.
   Hash pool = *h;
-  while (pool.size() > static_cast<size_t>(l)) pool.erase(std::next(pool.begin(), static_cast<long>(c.random() % pool.size())));
+  while (pool.size() > static_cast<size_t>(l)) {
+    pool.erase(std::next(pool.begin(), static_cast<long>(c.random() % pool.size())));
+  }
   for (const auto& fv : pool) emit_field(&out, fv, withvalues);
   return RedisReply::array(std::move(out));
 }

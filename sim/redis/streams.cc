@@ -679,7 +679,9 @@ RedisReply cmd_xreadgroup(Ctx& c) {
   }
   if (a.block_ms && !c.in_script) {
     BlockRequest block;
-    for (size_t i = 0; i < a.streams_count; ++i) block.keys.push_back(Engine::wait_key(c.session.db, c.arg(a.streams_arg + i)));
+    for (size_t i = 0; i < a.streams_count; ++i) {
+      block.keys.push_back(Engine::wait_key(c.session.db, c.arg(a.streams_arg + i)));
+    }
     block.timeout_ms = *a.block_ms;
     c.session.blocked = std::move(block);
   }
