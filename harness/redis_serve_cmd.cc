@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "harness/cli.h"
 #include "harness/resp/resp_server.h"
 #include "impl/combo/service.h"
 #include "impl/gifts/scripts.h"
@@ -23,23 +24,32 @@ std::shared_ptr<const ScriptRegistry> system_scripts(const std::string& system) 
 }  // namespace
 
 int redis_serve_main(const std::vector<std::string>& args) {
+  const char* usage = resp::redis_serve_usage();
+  const CliFlags f(args, usage, {{"--socket", FlagKind::kText},
+                                 {"--port", FlagKind::kCount},
+                                 {"--host", FlagKind::kText},
+                                 {"--tick-ms", FlagKind::kCount},
+                                 {"--scripts", FlagKind::kText}});
+  if (f.status() >= 0) return f.status();
+  if (!f.positional().empty()) return f.error("unexpected argument '" + f.positional()[0] + "'");
+  resp::RespServerOptions o;
+  uint64_t port = 6379, tick_ms = 100;
+  f.u64("--port", &port);
+  f.u64("--tick-ms", &tick_ms);
+  if (port > 65535) return f.error("--port takes 0..65535, got " + std::to_string(port));
+  if (tick_ms < 1 || tick_ms > 60'000) return f.error("--tick-ms takes 1..60000, got " + std::to_string(tick_ms));
+  if (f.has("--socket") && f.has("--port")) return f.error("give --socket or --port, not both");
+  if (f.has("--socket") && f.str("--socket").empty()) return f.error("--socket needs a path");
+  o.unix_path = f.str("--socket");
+  o.tcp_port = o.unix_path.empty() ? static_cast<int>(port) : o.tcp_port;
+  o.tcp_host = f.str("--host", o.tcp_host);
+  o.tick_interval_ms = static_cast<int64_t>(tick_ms);
   // `--scripts SYSTEM` preloads that system's registry; without it EVAL of an unregistered text
-  // replies an error. Every other flag is the server's.
-  std::vector<std::string> rest;
-  std::shared_ptr<const ScriptRegistry> scripts;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] != "--scripts") {
-      rest.push_back(args[i]);
-      continue;
-    }
-    if (i + 1 >= args.size() || !(scripts = system_scripts(args[i + 1]))) {
-      std::cerr << "faultline redis-serve: --scripts needs a system with scripts: combo, likes or gifts\n"
-                << resp::redis_serve_usage();
-      return 2;
-    }
-    ++i;
+  // replies an error.
+  if (f.has("--scripts") && !(o.engine.scripts = system_scripts(f.str("--scripts")))) {
+    return f.error("--scripts needs a system with scripts: combo, likes or gifts");
   }
-  return resp::run_redis_serve(rest, std::move(scripts));
+  return resp::run_redis_serve(std::move(o));
 }
 
 int redis_serve_main(int argc, char** argv) {

@@ -100,6 +100,15 @@ TEST(RedisCli, TalksToRedisServe) {
   EXPECT_EQ(serve.cli("SELECT 16"), "ERR DB index is out of range\n\n");
   EXPECT_NE(serve.cli("DEBUG SLEEP 0").find("ERR faultline: DEBUG is not supported"), std::string::npos);
   EXPECT_NE(serve.cli("FUNCTION LOAD x").find("cannot load functions"), std::string::npos);
+  // The data-type surface as redis-cli prints it (nested replies, lag, a nil map value).
+  EXPECT_EQ(serve.cli("ZADD z 0 a 0 b 0 c"), "3\n");
+  EXPECT_EQ(serve.cli("ZRANGE z '(a' + BYLEX"), "b\nc\n");
+  EXPECT_EQ(serve.cli("ZUNION 2 z z WITHSCORES"), "a\n0\nb\n0\nc\n0\n");
+  EXPECT_EQ(serve.cli("XGROUP CREATE x g 0 MKSTREAM"), "OK\n");
+  EXPECT_EQ(serve.cli("XINFO GROUPS x"), "name\ng\nconsumers\n0\npending\n0\nlast-delivered-id\n0-0\n"
+                                         "entries-read\n\nlag\n0\n");
+  EXPECT_EQ(serve.cli("SET s ohmytext"), "OK\n");
+  EXPECT_EQ(serve.cli("LCS s s LEN"), "8\n");
 }
 
 TEST(RedisCli, RedisServeLoadsASystemsScripts) {

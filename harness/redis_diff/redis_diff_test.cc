@@ -139,6 +139,27 @@ Step wait(int64_t ms) {
   return s;
 }
 
+// A kBlockedRead step: `client` runs `argv` (XREADGROUP ... BLOCK) while `writer` runs
+// `writer_argv`.
+Step blocked_read(int client, std::vector<std::string> argv, int writer, std::vector<std::string> writer_argv) {
+  Step s;
+  s.kind = Step::Kind::kBlockedRead;
+  s.client = client;
+  s.argv = std::move(argv);
+  s.writer = writer;
+  s.writer_argv = std::move(writer_argv);
+  return s;
+}
+
+// Runs `cmds` on connection 0 of a real server and of the engine: every reply must agree.
+void expect_agree(HiredisSide& real, const std::vector<std::vector<std::string>>& cmds) {
+  EngineSide sim(diff_scripts());
+  std::vector<Step> steps;
+  for (const auto& c : cmds) steps.push_back(cmd(0, c));
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
 TEST_F(RedisDiff, DirectedConsumerGroupClaimFlow) {
   HiredisSide real = real_side();
   EngineSide sim(diff_scripts());
@@ -497,6 +518,272 @@ TEST_F(RedisDiff, DirectedWokenReaderOfATrimmedEntry) {
 
 // ---- The suite must be able to fail: a deliberately broken engine is caught.
 
+// Found by the grown suite: an XADD to a same-named stream in another database must not wake a
+// reader blocked in database 0 (the engine signaled keys without their database).
+TEST_F(RedisDiff, DirectedBlockedReadIgnoresOtherDatabases) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  const Step blocked =
+      blocked_read(0, {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "BLOCK", "100", "STREAMS", "x:a", ">"}, 1,
+                   {"XADD", "x:a", "MAXLEN", "5", "*", "f", "v"});
+  std::vector<Step> steps = {
+      cmd(0, {"XGROUP", "CREATE", "x:a", "g1", "$", "MKSTREAM"}),
+      cmd(1, {"SELECT", "15"}),
+      blocked,
+      cmd(1, {"XLEN", "x:a"}),
+      cmd(0, {"XLEN", "x:a"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
+// Issue 14: sorted-set ranges in every form, with equal scores (what BYLEX is for) and mixed
+// ones (Redis walks the listpack: a deterministic "unspecified" answer).
+TEST_F(RedisDiff, DirectedZsetRanges) {
+  HiredisSide real = real_side();
+  expect_agree(real, {
+      {"ZADD", "z:a", "0", "a", "0", "b", "0", "c", "0", "d", "0", "e"},
+      {"ZADD", "z:b", "1", "c", "2", "a", "3", "d", "3", "b", "-inf", "z", "inf", "y"},
+      {"ZRANGE", "z:a", "[b", "(e", "BYLEX"},
+      {"ZRANGE", "z:a", "(e", "[b", "BYLEX", "REV"},
+      {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "1", "2"},
+      {"ZRANGE", "z:a", "+", "-", "BYLEX", "REV", "LIMIT", "0", "3"},
+      {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "-1", "2"},
+      {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "2", "-1"},
+      {"ZRANGE", "z:a", "-", "+", "BYLEX", "WITHSCORES"},
+      {"ZRANGE", "z:a", "[c", "[b", "BYLEX"},
+      {"ZRANGE", "z:a", "(c", "(c", "BYLEX"},
+      {"ZRANGE", "z:a", "c", "+", "BYLEX"},
+      {"ZRANGE", "z:a", "[", "+", "BYLEX"},
+      {"ZRANGE", "z:a", "-", "+x", "BYLEX"},
+      {"ZRANGE", "z:b", "[b", "[d", "BYLEX"},
+      {"ZRANGE", "z:b", "[d", "[b", "BYLEX", "REV"},
+      {"ZRANGE", "z:b", "-inf", "+inf", "BYSCORE", "WITHSCORES"},
+      {"ZRANGE", "z:b", "(1", "3", "BYSCORE", "LIMIT", "1", "5", "WITHSCORES"},
+      {"ZRANGE", "z:b", "+inf", "(1", "BYSCORE", "REV", "WITHSCORES"},
+      {"ZRANGE", "z:b", "3", "3", "BYSCORE", "REV"},
+      {"ZRANGE", "z:b", "", "(", "BYSCORE"},
+      {"ZRANGE", "z:b", "x", "1", "BYSCORE"},
+      {"ZRANGE", "z:b", "0", "-1", "REV", "WITHSCORES"},
+      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0", "-1"},
+      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0", "1"},
+      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0"},
+      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "x", "1", "BYSCORE"},
+      {"ZRANGE", "z:b", "0", "-1", "BYSCORE", "BYLEX"},
+      {"ZRANGE", "z:b", "0", "-1", "REV", "REV"},
+      {"ZREVRANGE", "z:b", "0", "1", "WITHSCORES"},
+      {"ZREVRANGE", "z:b", "0", "1", "REV"},
+      {"ZRANGEBYSCORE", "z:b", "-inf", "3", "WITHSCORES", "LIMIT", "1", "2"},
+      {"ZRANGEBYSCORE", "z:b", "-inf", "3", "BYSCORE"},
+      {"ZREVRANGEBYSCORE", "z:b", "3", "(1"},
+      {"ZRANGEBYLEX", "z:a", "-", "[c"},
+      {"ZREVRANGEBYLEX", "z:a", "[c", "-", "LIMIT", "1", "1"},
+      {"ZRANGEBYLEX", "z:a", "-", "[c", "REV"},
+      {"ZLEXCOUNT", "z:a", "(a", "[d"},
+      {"ZLEXCOUNT", "z:a", "a", "[d"},
+      {"ZLEXCOUNT", "missing", "-", "+"},
+      {"ZCOUNT", "z:b", "(1", "+inf"},
+      {"ZCOUNT", "z:b", "x", "+inf"},
+      {"ZRANGESTORE", "z:c", "z:b", "1", "3", "BYSCORE"},
+      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+      {"ZRANGESTORE", "z:c", "z:a", "[b", "[c", "BYLEX", "REV", "LIMIT", "0", "1"},
+      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+      {"ZRANGESTORE", "z:c", "z:a", "0", "-1", "WITHSCORES"},
+      {"ZRANGESTORE", "z:c", "missing", "0", "-1"},
+      {"EXISTS", "z:c"},
+      {"ZRANGESTORE", "s:a", "z:a", "5", "9"},
+      {"SET", "s:a", "v"},
+      {"ZRANGESTORE", "z:c", "s:a", "0", "-1"},
+      {"ZRANGE", "s:a", "0", "-1"},
+      {"ZRANGE", "s:a", "x", "-1"},
+  });
+}
+
+// ZUNION/ZINTER/ZDIFF (+STORE), WEIGHTS, AGGREGATE, WITHSCORES, ZINTERCARD; plain sets score 1;
+// inf + -inf sums to 0 in the order Redis aggregates (smallest input first).
+TEST_F(RedisDiff, DirectedZsetAlgebra) {
+  HiredisSide real = real_side();
+  expect_agree(real, {
+      {"ZADD", "z:a", "1", "a", "2", "b", "3", "c", "inf", "i"},
+      {"ZADD", "z:b", "10", "b", "20", "c", "30", "d", "-inf", "i"},
+      {"SADD", "set:a", "a", "c", "x", "i"},
+      {"ZUNION", "2", "z:a", "z:b", "WITHSCORES"},
+      {"ZUNION", "3", "z:a", "z:b", "set:a", "WEIGHTS", "2", "0.5", "-1", "WITHSCORES"},
+      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "MIN", "WITHSCORES"},
+      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "max", "WEIGHTS", "1", "0", "WITHSCORES"},
+      {"ZUNION", "2", "z:a", "z:b", "WEIGHTS", "1"},
+      {"ZUNION", "2", "z:a", "z:b", "WEIGHTS", "1", "x"},
+      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "avg"},
+      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE"},
+      {"ZUNION", "0", "z:a"},
+      {"ZUNION", "x", "z:a"},
+      {"ZUNION", "3", "z:a", "z:b"},
+      {"ZUNION", "1", "missing", "WITHSCORES"},
+      {"ZINTER", "2", "z:a", "z:b", "WITHSCORES"},
+      {"ZINTER", "3", "z:a", "set:a", "z:b", "WITHSCORES"},
+      {"ZINTER", "2", "set:a", "z:a", "AGGREGATE", "MAX", "WITHSCORES"},
+      {"ZINTER", "2", "z:a", "missing"},
+      {"ZDIFF", "2", "z:a", "z:b", "WITHSCORES"},
+      {"ZDIFF", "2", "z:a", "set:a", "WITHSCORES"},
+      {"ZDIFF", "2", "z:a", "z:b", "WEIGHTS", "1", "1"},
+      {"ZDIFF", "1", "missing"},
+      {"ZINTERCARD", "2", "z:a", "z:b"},
+      {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "1"},
+      {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "-1"},
+      {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "x"},
+      {"ZINTERCARD", "2", "z:a", "z:b", "WITHSCORES"},
+      {"ZINTERCARD", "0", "z:a"},
+      {"ZINTERCARD", "3", "z:a", "z:b"},
+      {"ZUNIONSTORE", "z:c", "2", "z:a", "z:b", "WEIGHTS", "1", "2"},
+      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+      {"ZUNIONSTORE", "z:c", "2", "z:a", "z:b", "WITHSCORES"},
+      {"ZINTERSTORE", "z:c", "2", "z:a", "missing"},
+      {"EXISTS", "z:c"},
+      {"ZDIFFSTORE", "z:c", "2", "z:a", "z:b"},
+      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+      {"OBJECT", "ENCODING", "z:c"},
+      {"SET", "s:a", "v"},
+      {"ZUNION", "2", "z:a", "s:a"},
+      {"ZINTERSTORE", "s:a", "1", "z:a"},
+      {"TYPE", "s:a"},
+  });
+}
+
+// SETRANGE, GETRANGE/SUBSTR, LCS (LEN, IDX, MINMATCHLEN, WITHMATCHLEN) and the raw encoding a
+// string written in place gets.
+TEST_F(RedisDiff, DirectedStringRangesAndLcs) {
+  HiredisSide real = real_side();
+  expect_agree(real, {
+      {"SETRANGE", "s:a", "5", "hello"},
+      {"GET", "s:a"},
+      {"STRLEN", "s:a"},
+      {"SETRANGE", "s:a", "0", "HE"},
+      {"GETRANGE", "s:a", "0", "-1"},
+      {"OBJECT", "ENCODING", "s:a"},
+      {"SETRANGE", "s:a", "0", ""},
+      {"SETRANGE", "missing", "3", ""},
+      {"EXISTS", "missing"},
+      {"SETRANGE", "s:a", "-1", "x"},
+      {"SETRANGE", "s:a", "x", "x"},
+      {"SETRANGE", "s:a", "536870911", "xy"},
+      {"SET", "n", "12345"},
+      {"SETRANGE", "n", "1", "9"},
+      {"OBJECT", "ENCODING", "n"},
+      {"INCR", "n"},
+      {"OBJECT", "ENCODING", "n"},
+      {"GETRANGE", "n", "1", "2"},
+      {"GETRANGE", "n", "-3", "-1"},
+      {"GETRANGE", "n", "-1", "-3"},
+      {"GETRANGE", "n", "3", "1"},
+      {"GETRANGE", "n", "-100", "100"},
+      {"GETRANGE", "n", "x", "1"},
+      {"GETRANGE", "missing", "0", "1"},
+      {"SUBSTR", "n", "0", "0"},
+      {"SET", "s:a", "ohmytext"},
+      {"SET", "s:b", "mynewtext"},
+      {"LCS", "s:a", "s:b"},
+      {"LCS", "s:a", "s:b", "LEN"},
+      {"LCS", "s:a", "s:b", "IDX"},
+      {"LCS", "s:a", "s:b", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"},
+      {"LCS", "s:a", "s:b", "IDX", "WITHMATCHLEN"},
+      {"LCS", "s:a", "s:b", "IDX", "MINMATCHLEN", "-5"},
+      {"LCS", "s:a", "s:b", "MINMATCHLEN", "x"},
+      {"LCS", "s:a", "s:b", "MINMATCHLEN"},
+      {"LCS", "s:a", "s:b", "IDX", "LEN"},
+      {"LCS", "s:a", "missing", "IDX"},
+      {"LCS", "s:a", "s:a", "IDX", "WITHMATCHLEN"},
+      {"HSET", "h:a", "f", "v"},
+      {"LCS", "s:a", "h:a"},
+      {"SETRANGE", "h:a", "0", "x"},
+      {"GETRANGE", "h:a", "0", "1"},
+  });
+}
+
+// HRANDFIELD's deterministic parts: errors, empty and whole-hash answers, sizes, and with a
+// single field the only possible member.
+TEST_F(RedisDiff, DirectedHrandfield) {
+  HiredisSide real = real_side();
+  expect_agree(real, {
+      {"HRANDFIELD", "h:a"},
+      {"HRANDFIELD", "h:a", "3"},
+      {"HSET", "h:a", "only", "1"},
+      {"HRANDFIELD", "h:a"},
+      {"HRANDFIELD", "h:a", "-3", "WITHVALUES"},
+      {"HRANDFIELD", "h:a", "1"},
+      {"HSET", "h:a", "f2", "2", "f3", "3"},
+      {"HRANDFIELD", "h:a", "3", "WITHVALUES"},
+      {"HRANDFIELD", "h:a", "10"},
+      {"HRANDFIELD", "h:a", "2"},
+      {"HRANDFIELD", "h:a", "-7"},
+      {"HRANDFIELD", "h:a", "0"},
+      {"HRANDFIELD", "h:a", "x"},
+      {"HRANDFIELD", "h:a", "1", "WITHVALUES", "x"},
+      {"HRANDFIELD", "h:a", "1", "VALUES"},
+      {"HRANDFIELD", "h:a", "-9223372036854775808"},
+      {"HRANDFIELD", "h:a", "4611686018427387904", "WITHVALUES"},
+      {"HRANDFIELD", "h:a", "-4611686018427387904", "WITHVALUES"},
+      {"SET", "s:a", "v"},
+      {"HRANDFIELD", "s:a"},
+      {"HRANDFIELD", "s:a", "1"},
+      {"HRANDFIELD", "s:a", "x"},
+  });
+}
+
+// XINFO STREAM (and FULL), GROUPS with entries-read and lag (incl. a tombstone ahead of a
+// group), CONSUMERS, HELP and errors, on explicit ids so radix-tree-nodes is compared too.
+TEST_F(RedisDiff, DirectedXinfo) {
+  HiredisSide real = real_side();
+  std::vector<std::vector<std::string>> cmds = {
+      {"XINFO", "STREAM", "x:a"},
+      {"XGROUP", "CREATE", "x:a", "g1", "0", "MKSTREAM"},
+      {"XINFO", "STREAM", "x:a"},
+      {"XINFO", "GROUPS", "x:a"},
+  };
+  for (int i = 1; i <= 5; ++i) cmds.push_back({"XADD", "x:a", std::to_string(i) + "-1", "f", std::to_string(i)});
+  for (int i = 0; i < 260; ++i) cmds.push_back({"XADD", "x:a", std::to_string(1000 + i * 300) + "-0", "f", "v"});
+  const std::vector<std::vector<std::string>> rest = {
+      {"XGROUP", "CREATE", "x:a", "g2", "$"},
+      {"XGROUP", "CREATE", "x:a", "g3", "0", "ENTRIESREAD", "2"},
+      {"XINFO", "STREAM", "x:a"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "STREAMS", "x:a", ">"},
+      {"XREADGROUP", "GROUP", "g1", "c2", "COUNT", "1", "STREAMS", "x:a", ">"},
+      {"XREADGROUP", "GROUP", "g3", "c1", "COUNT", "1", "STREAMS", "x:a", ">"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XDEL", "x:a", "5-1"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "2", "STREAMS", "x:a", ">"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XDEL", "x:a", "1-1"},
+      {"XINFO", "STREAM", "x:a"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XGROUP", "SETID", "x:a", "g1", "2-1"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XINFO", "CONSUMERS", "x:a", "g1"},
+      {"XINFO", "CONSUMERS", "x:a", "nosuch"},
+      {"XINFO", "STREAM", "x:a", "FULL", "COUNT", "3"},
+      {"XINFO", "STREAM", "x:a", "FULL", "COUNT", "-1"},
+      {"XINFO", "STREAM", "x:a", "FULL", "COUNT", "x"},
+      {"XINFO", "STREAM", "x:a", "FULL", "LIMIT", "3"},
+      {"XINFO", "STREAM", "x:a", "FULL", "COUNT"},
+      {"XINFO", "STREAM", "x:a", "PARTIAL"},
+      {"XADD", "x:a", "MAXLEN", "~", "50", "*", "f", "v"},
+      {"XINFO", "GROUPS", "x:a"},
+      {"XADD", "x:b", "MAXLEN", "0", "7-7", "f", "v"},
+      {"XINFO", "STREAM", "x:b", "FULL"},
+      {"XINFO", "STREAM", "missing"},
+      {"XINFO", "GROUPS", "missing"},
+      {"SET", "s:a", "v"},
+      {"XINFO", "STREAM", "s:a"},
+      {"XINFO", "HELP"},
+      {"XINFO", "NOSUCH", "x:a"},
+      {"XINFO", "STREAM"},
+      {"XINFO", "GROUPS", "x:a", "extra"},
+  };
+  cmds.insert(cmds.end(), rest.begin(), rest.end());
+  expect_agree(real, cmds);
+}
+
 TEST_F(RedisDiff, CatchesABrokenEngine) {
   HiredisSide real = real_side();
   struct Case {
@@ -534,6 +821,27 @@ TEST_F(RedisDiff, CatchesABrokenEngine) {
        {cmd(0, {"MULTI"}), cmd(0, {"INCR", "n"}), cmd(0, {"EXEC"})},
        [&](const auto& argv, RedisReply r) {
          if (is(argv, "EXEC") && !r.elements.empty()) r.elements[0].integer = 7;
+         return r;
+       }},
+      {"HRANDFIELD sample one short (N6 compares sizes)",
+       {cmd(0, {"HSET", "h:a", "f1", "1", "f2", "2", "f3", "3"}), cmd(0, {"HRANDFIELD", "h:a", "-4"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "HRANDFIELD") && !r.elements.empty()) r.elements.pop_back();
+         return r;
+       }},
+      {"HRANDFIELD whole hash with a wrong field (N6 compares it as a set)",
+       {cmd(0, {"HSET", "h:a", "f1", "1", "f2", "2"}), cmd(0, {"HRANDFIELD", "h:a", "5", "WITHVALUES"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "HRANDFIELD") && !r.elements.empty()) r.elements[0].str = "f9";
+         return r;
+       }},
+      {"XINFO GROUPS lag (only clock readings are zeroed)",
+       {cmd(0, {"XGROUP", "CREATE", "x:a", "g", "0", "MKSTREAM"}), cmd(0, {"XADD", "x:a", "*", "f", "v"}),
+        cmd(0, {"XINFO", "GROUPS", "x:a"})},
+       [&](const auto& argv, RedisReply r) {
+         if (is(argv, "XINFO") && !r.elements.empty() && r.elements[0].elements.size() == 12) {
+           r.elements[0].elements[11] = RedisReply::integer_of(7);
+         }
          return r;
        }},
       {"stream id of a blocked read",

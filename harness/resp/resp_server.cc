@@ -381,59 +381,7 @@ const char* redis_serve_usage() {
          "  --scripts SYSTEM  preload the scripts of combo, likes or gifts (EVAL/EVALSHA run them)\n";
 }
 
-namespace {
-
-bool parse_int(const std::string& s, long long lo, long long hi, long long* out) {
-  try {
-    size_t used = 0;
-    long long v = std::stoll(s, &used);
-    if (used != s.size() || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
-
-}  // namespace
-
-int run_redis_serve(const std::vector<std::string>& args,
-                    std::shared_ptr<const ScriptRegistry> scripts) {
-  RespServerOptions o;
-  o.engine.scripts = std::move(scripts);
-  bool have_port = false;
-  auto bad = [](const std::string& why) {
-    std::cerr << "faultline redis-serve: " << why << "\n" << redis_serve_usage();
-    return 2;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << redis_serve_usage();
-      return 0;
-    }
-    if (a != "--socket" && a != "--port" && a != "--host" && a != "--tick-ms") return bad("unknown flag: " + a);
-    if (i + 1 >= args.size()) return bad("missing value for " + a);
-    const std::string& v = args[++i];
-    long long n = 0;
-    if (a == "--socket") {
-      o.unix_path = v;
-    } else if (a == "--port") {
-      if (!parse_int(v, 0, 65535, &n)) return bad("bad port: " + v);
-      o.tcp_port = static_cast<int>(n);
-      have_port = true;
-    } else if (a == "--host") {
-      o.tcp_host = v;
-    } else if (a == "--tick-ms") {
-      if (!parse_int(v, 1, 60'000, &n)) return bad("bad --tick-ms: " + v);
-      o.tick_interval_ms = n;
-    } else {
-      return bad("unknown flag: " + a);
-    }
-  }
-  if (!o.unix_path.empty() && have_port) return bad("give --socket or --port, not both");
-  if (o.unix_path.empty() && !have_port) o.tcp_port = 6379;
-
+int run_redis_serve(RespServerOptions o) {
   const std::string host = o.tcp_host;
   RespServer server(std::move(o));
   std::string error;

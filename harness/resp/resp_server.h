@@ -113,11 +113,10 @@ class RespServer {
   bool in_after_command_ = false;
 };
 
-// The `faultline redis-serve` command: parses [--socket PATH | --port N] [--host H]
-// [--tick-ms N], serves until SIGINT/SIGTERM. Returns 0 on a clean stop, 1 when the server
-// cannot listen, 2 on bad flags (after printing usage to `err`). `scripts` may be null.
-int run_redis_serve(const std::vector<std::string>& args,
-                    std::shared_ptr<const ScriptRegistry> scripts);
+// The serving half of `faultline redis-serve` (harness/redis_serve_cmd.cc parses its flags):
+// listens as `o` says and serves until SIGINT/SIGTERM. Returns 0 on a clean stop, 1 when the
+// server cannot listen.
+int run_redis_serve(RespServerOptions o);
 // Usage text for the subcommand.
 const char* redis_serve_usage();
 

@@ -235,6 +235,26 @@ RedisReply tokenize_key(const SideState& s, const std::string& key, RedisReply r
   return r;
 }
 
+// The value after each bulk `name` in a RESP2 map (flat key, value, ...), at any depth,
+// replaced by `value`.
+RedisReply replace_map_values(RedisReply r, const std::set<std::string>& names, const RedisReply& value) {
+  for (size_t i = 0; i + 1 < r.elements.size(); ++i) {
+    if (r.elements[i].kind == Kind::kBulk && names.count(r.elements[i].str)) r.elements[i + 1] = value;
+  }
+  for (auto& e : r.elements) e = replace_map_values(std::move(e), names, value);
+  return r;
+}
+
+// XINFO names its stream in argv[2]. N3 for XINFO: radix-tree-nodes counts the nodes of the
+// radix tree of the node ids' bytes, so once a side's clock chose ids it is not comparable.
+RedisReply tokenize_xinfo(const SideState& s, const std::string& key, RedisReply r) {
+  auto it = s.tokens.lower_bound({key, ""});
+  if (it != s.tokens.end() && it->first.first == key) {
+    r = replace_map_values(std::move(r), {"radix-tree-nodes"}, RedisReply::integer_of(0));
+  }
+  return tokenize_key(s, key, std::move(r));
+}
+
 // XREADGROUP names its streams in the reply ([[key, entries], ...]); other commands act on
 // argv[1].
 RedisReply tokenize(const SideState& s, const std::vector<std::string>& argv, RedisReply r) {
@@ -246,7 +266,35 @@ RedisReply tokenize(const SideState& s, const std::vector<std::string>& argv, Re
     }
     return tokenize_key(s, "", std::move(r));
   }
+  if (upper(argv[0]) == "XINFO" && argv.size() > 2) return tokenize_xinfo(s, argv[2], std::move(r));
   return tokenize_key(s, argv.size() > 1 ? argv[1] : "", std::move(r));
+}
+
+// XINFO STREAM FULL: [id, consumer, delivery-time, count] (group PEL) and [id, delivery-time,
+// count] (consumer PEL) under "pending" keys.
+RedisReply zero_delivery_times(RedisReply r) {
+  for (size_t i = 0; i + 1 < r.elements.size(); ++i) {
+    if (r.elements[i].kind != Kind::kBulk || r.elements[i].str != "pending") continue;
+    for (RedisReply& p : r.elements[i + 1].elements) {
+      if (p.kind == Kind::kArray && (p.elements.size() == 4 || p.elements.size() == 3)) {
+        p.elements[p.elements.size() - 2] = RedisReply::integer_of(0);
+      }
+    }
+  }
+  for (auto& e : r.elements) e = zero_delivery_times(std::move(e));
+  return r;
+}
+
+// N6: HRANDFIELD. Both sides answer the same shape and size; a positive count that exceeds the
+// hash (fewer fields came back than asked for) returns the whole hash, so then the sets agree.
+// (That a single random field belongs to the hash is checked by the directed tests.)
+bool same_random_sample(const std::vector<std::string>& argv, const RedisReply& a, const RedisReply& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind != Kind::kArray || argv.size() < 3) return a.kind == Kind::kBulk || a == b;
+  if (a.elements.size() != b.elements.size()) return false;
+  const long long count = std::atoll(argv[2].c_str());
+  const size_t n = a.elements.size() / (argv.size() == 4 ? 2 : 1);
+  return !(count > 0 && n < static_cast<size_t>(count));
 }
 
 // N2: a canonical order for replies whose order Redis does not specify.
@@ -277,6 +325,22 @@ RedisReply canonical(const std::vector<std::string>& argv, RedisReply r) {
     std::sort(groups.begin(), groups.end(), [&](const auto& x, const auto& y) { return by_describe(x[0], y[0]); });
     items.clear();
     for (auto& g : groups) items.insert(items.end(), g.begin(), g.end());
+  } else if (cmd == "XINFO") {
+    // N4 for XINFO: idle and seen times, and the delivery times of FULL's pending lists, are
+    // clock readings; they are zeroed (their arithmetic is unit-tested in the engine).
+    r = replace_map_values(std::move(r), {"idle", "seen-time"}, RedisReply::integer_of(0));
+    r = zero_delivery_times(std::move(r));
+  } else if (cmd == "HRANDFIELD") {
+    // N6: a random sample: compared as a set (of field/value pairs with WITHVALUES); see
+    // same_random_sample for what must agree.
+    const size_t step = argv.size() == 4 ? 2 : 1;
+    std::vector<std::vector<RedisReply>> groups;
+    for (size_t i = 0; i + step <= r.elements.size(); i += step) {
+      groups.emplace_back(r.elements.begin() + i, r.elements.begin() + i + step);
+    }
+    std::sort(groups.begin(), groups.end(), [&](const auto& x, const auto& y) { return by_describe(x[0], y[0]); });
+    r.elements.clear();
+    for (auto& g : groups) r.elements.insert(r.elements.end(), g.begin(), g.end());
   } else if (cmd == "HGETALL" && r.elements.size() % 2 == 0) {
     std::vector<std::pair<RedisReply, RedisReply>> pairs;
     for (size_t i = 0; i + 1 < r.elements.size(); i += 2) pairs.emplace_back(r.elements[i], r.elements[i + 1]);
@@ -333,6 +397,7 @@ bool same_reply_strict(const std::vector<std::string>& argv, const RedisReply& a
   if (cmd == "PTTL" || cmd == "PEXPIRETIME") return within(a, b, o.pttl_tolerance_ms);  // N4
   if (cmd == "EXPIRETIME") return within(a, b, 1);
   if (cmd == "TTL") return within(a, b, 1);
+  if (cmd == "HRANDFIELD") return same_random_sample(argv, a, b);
   if ((cmd == "EVAL" || cmd == "EVALSHA") && a.is_error() && b.is_error()) {
     return strip_script_decoration(a.str) == strip_script_decoration(b.str);
   }

@@ -22,6 +22,14 @@
 // - N4 clocks: PTTL replies >= 0 are equal within `pttl_tolerance_ms`; TTL replies >= 0 within
 //   1 s (Redis rounds); the idle time in an extended XPENDING entry within
 //   `idle_tolerance_ms`. The two sides run each step a few microseconds apart.
+//   XINFO: "idle" and "seen-time" values and the delivery times in STREAM FULL's pending lists
+//   are zeroed on both sides; XINFO names its stream in argv[2] for N3, and once a side's
+//   clock chose ids on that stream, "radix-tree-nodes" (which depends on the ids' bytes) is
+//   zeroed too.
+// - N6 HRANDFIELD: a random sample, compared as a set (of field/value pairs with WITHVALUES)
+//   that must have the same size on both sides; equal as sets when a positive count exceeded
+//   the hash (the whole hash came back). A single field's membership is checked by the
+//   directed tests (a one-field hash) and the engine's unit tests.
 // - N5 script errors: an error raised inside a Lua script carries Redis's decoration
 //   ("... script: <sha1>, on @user_script:<line>."), which a C++ script function cannot produce;
 //   EVAL/EVALSHA errors are compared up to that suffix.

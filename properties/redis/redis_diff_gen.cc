@@ -58,8 +58,29 @@ Step command(Strings argv, int c = -1) {
 
 // ---- Families. Each returns one command step.
 
+const Strings kOffsets = {"0", "1", "3", "10", "-1", "x", "536870912"};
+const Strings kLcsValues = {"ohmytext", "mynewtext", "abcde", "xbxdx", "", "10"};
+
+// SETRANGE, GETRANGE/SUBSTR and LCS with every option and error.
+Step string_ranges(const std::string& k) {
+  switch (*gen::inRange(0, 4)) {
+    case 0: return command({"SETRANGE", k, pick(kOffsets), chance(70) ? pick(kLcsValues) : pick(kValues)});
+    case 1: return command({chance(85) ? "GETRANGE" : "SUBSTR", k, pick(kIndexes), pick(kIndexes)});
+    case 2: return command({"SET", k, pick(kLcsValues)});
+    default: {
+      Strings a{"LCS", k, key_of(kStringKeys)};
+      if (chance(40)) a.push_back(*gen::element<std::string>("LEN", "IDX"));
+      if (chance(30)) append(a, {"MINMATCHLEN", *gen::element<std::string>("0", "2", "4", "-1", "x")});
+      if (chance(30)) a.push_back("WITHMATCHLEN");
+      if (chance(5)) a.push_back(*gen::element<std::string>("IDX", "LEN", "BOGUS", "MINMATCHLEN"));
+      return command(a);
+    }
+  }
+}
+
 Step strings() {
   const std::string k = key_of(kStringKeys);
+  if (chance(30)) return string_ranges(k);
   switch (*gen::inRange(0, 13)) {
     case 0: return command({"GET", k});
     case 11: return command({"GETDEL", k});
@@ -146,6 +167,15 @@ Step keys() {
 
 Step hashes() {
   const std::string k = key_of(kHashKeys);
+  if (chance(15)) {
+    Strings a{"HRANDFIELD", k};
+    if (chance(75)) {
+      a.push_back(*gen::element<std::string>("0", "1", "2", "3", "5", "-1", "-3", "x", "-9223372036854775808",
+                                             "9223372036854775807"));
+      if (chance(40)) a.push_back(chance(90) ? "WITHVALUES" : "BOGUS");
+    }
+    return command(a);
+  }
   switch (*gen::inRange(0, 7)) {
     case 0: {
       Strings a{"HSET", k};
@@ -192,8 +222,63 @@ Step sets() {
   }
 }
 
+const Strings kScoreBounds = {"-inf", "+inf", "1", "(1", "1.5", "(2", "0", "(0", "abc", "", "(", "inf"};
+const Strings kLexBounds = {"-", "+", "[m2", "(m2", "[m", "(m3", "[m4", "m1", "", "[", "(", "+x"};
+const Strings kLimits = {"0", "1", "2", "-1", "5", "x"};
+
+// ZRANGE with BYSCORE/BYLEX/REV/LIMIT/WITHSCORES, the older Z[REV]RANGEBY* spellings,
+// ZRANGESTORE, ZCOUNT and ZLEXCOUNT.
+Step zset_ranges(const std::string& k) {
+  const int by = *gen::inRange(0, 3);  // 0 rank, 1 score, 2 lex
+  const Strings& bounds = by == 0 ? kIndexes : by == 1 ? kScoreBounds : kLexBounds;
+  const int form = *gen::inRange(0, 5);
+  Strings a;
+  if (form == 0 || form == 1) {
+    a = form == 0 ? Strings{"ZRANGE", k} : Strings{"ZRANGESTORE", key_of(kZsetKeys), k};
+  } else if (form == 2) {
+    static const Strings older[3] = {{"ZREVRANGE"}, {"ZRANGEBYSCORE", "ZREVRANGEBYSCORE"},
+                                     {"ZRANGEBYLEX", "ZREVRANGEBYLEX"}};
+    a = {pick(older[by]), k};
+  } else if (form == 3) {
+    return command({by == 2 ? "ZLEXCOUNT" : "ZCOUNT", k, pick(bounds), pick(bounds)});
+  } else {
+    a = {"ZRANGE", k};
+  }
+  append(a, {pick(bounds), pick(bounds)});
+  if (form != 2 && by == 1 && chance(90)) a.push_back("BYSCORE");
+  if (form != 2 && by == 2 && chance(90)) a.push_back("BYLEX");
+  if (form != 2 && chance(35)) a.push_back("REV");
+  if (chance(35)) append(a, {"LIMIT", pick(kLimits), pick(kLimits)});
+  if (chance(30)) a.push_back("WITHSCORES");
+  if (chance(5)) a.push_back(*gen::element<std::string>("BYSCORE", "BYLEX", "REV", "LIMIT", "BOGUS"));
+  return command(a);
+}
+
+// ZUNION/ZINTER/ZDIFF (and STORE), ZINTERCARD, over sorted sets and plain sets.
+Step zset_algebra(const std::string& k) {
+  static const Strings ops = {"ZUNION", "ZINTER", "ZDIFF", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE", "ZINTERCARD"};
+  const std::string op = pick(ops);
+  const bool store = op.size() > 6 && op.substr(op.size() - 5) == "STORE";
+  Strings a{op};
+  if (store) a.push_back(key_of(kZsetKeys));
+  const int n = *gen::inRange(1, 4);
+  a.push_back(chance(92) ? std::to_string(n) : *gen::element<std::string>("0", "x", "9"));
+  a.push_back(k);
+  for (int i = 1; i < n; ++i) a.push_back(chance(75) ? key_of(kZsetKeys) : key_of(kSetKeys));
+  if (chance(30)) {
+    a.push_back("WEIGHTS");
+    for (int i = 0; i < n; ++i) a.push_back(*gen::element<std::string>("1", "2", "-1", "0", "0.5", "inf", "x"));
+  }
+  if (chance(30)) append(a, {"AGGREGATE", *gen::element<std::string>("SUM", "MIN", "MAX", "avg")});
+  if (chance(30)) a.push_back("WITHSCORES");
+  if (op == "ZINTERCARD" && chance(50)) append(a, {"LIMIT", *gen::element<std::string>("0", "1", "2", "-1", "x")});
+  return command(a);
+}
+
 Step zsets() {
   const std::string k = key_of(kZsetKeys);
+  if (chance(30)) return zset_ranges(k);
+  if (chance(15)) return zset_algebra(k);
   switch (*gen::inRange(0, 7)) {
     case 0: {
       Strings a{"ZADD", k};
@@ -243,6 +328,19 @@ Strings xadd_argv(const std::string& k) {
 Step streams() {
   const std::string k = chance(85) ? pick_mostly_first(kStreamKeys, 75) : pick(kAllKeys);
   const std::string g = pick_mostly_first(kGroups, 75);
+  if (chance(10)) {
+    switch (*gen::inRange(0, 5)) {
+      case 0: return command({"XINFO", "GROUPS", k});
+      case 1: return command({"XINFO", "CONSUMERS", k, g});
+      case 2: return command({"XINFO", *gen::element<std::string>("HELP", "BOGUS", "STREAM")});
+      default: {
+        Strings a{"XINFO", "STREAM", k};
+        if (chance(50)) a.push_back(chance(90) ? "FULL" : "PARTIAL");
+        if (chance(30)) append(a, {"COUNT", *gen::element<std::string>("0", "1", "2", "-1", "x")});
+        return command(a);
+      }
+    }
+  }
   switch (*gen::inRange(0, 14)) {
     case 0:
     case 1: return command(xadd_argv(k));

@@ -142,6 +142,37 @@ RedisReply cmd_zrem(Ctx& c);
 RedisReply cmd_zcard(Ctx& c);
 RedisReply cmd_zrange(Ctx& c);
 RedisReply cmd_zrevrange(Ctx& c);
+// zrange.cc
+RedisReply cmd_zrangestore(Ctx& c);
+RedisReply cmd_zrangebyscore(Ctx& c);
+RedisReply cmd_zrevrangebyscore(Ctx& c);
+RedisReply cmd_zrangebylex(Ctx& c);
+RedisReply cmd_zrevrangebylex(Ctx& c);
+RedisReply cmd_zcount(Ctx& c);
+RedisReply cmd_zlexcount(Ctx& c);
+// zsetops.cc
+RedisReply cmd_zunion(Ctx& c);
+RedisReply cmd_zinter(Ctx& c);
+RedisReply cmd_zdiff(Ctx& c);
+RedisReply cmd_zunionstore(Ctx& c);
+RedisReply cmd_zinterstore(Ctx& c);
+RedisReply cmd_zdiffstore(Ctx& c);
+RedisReply cmd_zintercard(Ctx& c);
+// hrandfield.cc
+RedisReply cmd_hrandfield(Ctx& c);
+// strings_range.cc
+RedisReply cmd_setrange(Ctx& c);
+RedisReply cmd_getrange(Ctx& c);
+RedisReply cmd_strlen(Ctx& c);
+RedisReply cmd_lcs(Ctx& c);
+// xinfo.cc
+RedisReply cmd_xinfo(Ctx& c);
+// Redis 7.0's consumer-group read counter arithmetic (xinfo.cc): the first live entry's id (0-0
+// when empty); whether an XDEL tombstone lies at or after `start`; the estimated entries-read
+// counter of `id` (streamEstimateDistanceFromFirstEverEntry), -1 when unknown.
+StreamId stream_first_id(const Stream& s);
+bool stream_range_has_tombstones(const Stream& s, const StreamId& start);
+int64_t stream_estimate_entries_read(const Stream& s, const StreamId& id);
 // streams.cc
 RedisReply cmd_xadd(Ctx& c);
 RedisReply cmd_xlen(Ctx& c);

@@ -56,6 +56,18 @@ constexpr Spec kCommands[] = {
     {"zscore", 3, 0, cmd_zscore},       {"zrem", -3, kW, cmd_zrem},
     {"zcard", 2, 0, cmd_zcard},         {"zrange", -4, 0, cmd_zrange},
     {"zrevrange", -4, 0, cmd_zrevrange}, {"zscan", -3, 0, cmd_zscan},
+    {"zrangestore", -5, kWD, cmd_zrangestore},
+    {"zrangebyscore", -4, 0, cmd_zrangebyscore}, {"zrevrangebyscore", -4, 0, cmd_zrevrangebyscore},
+    {"zrangebylex", -4, 0, cmd_zrangebylex}, {"zrevrangebylex", -4, 0, cmd_zrevrangebylex},
+    {"zcount", 4, 0, cmd_zcount},       {"zlexcount", 4, 0, cmd_zlexcount},
+    {"zunion", -3, kNoKeys, cmd_zunion}, {"zinter", -3, kNoKeys, cmd_zinter},
+    {"zdiff", -3, kNoKeys, cmd_zdiff},   {"zintercard", -3, kNoKeys, cmd_zintercard},
+    {"zunionstore", -4, kWD, cmd_zunionstore}, {"zinterstore", -4, kWD, cmd_zinterstore},
+    {"zdiffstore", -4, kWD, cmd_zdiffstore},
+    {"hrandfield", -2, 0, cmd_hrandfield},
+    {"setrange", 4, kWD, cmd_setrange}, {"getrange", 4, 0, cmd_getrange},
+    {"substr", 4, 0, cmd_getrange},     {"lcs", -3, 0, cmd_lcs},
+    {"strlen", 2, 0, cmd_strlen},
     {"xadd", -5, kWD, cmd_xadd},
     {"xlen", 2, 0, cmd_xlen},           {"xrange", -4, 0, cmd_xrange},
     {"xrevrange", -4, 0, cmd_xrevrange}, {"xdel", -3, kW, cmd_xdel},
@@ -80,6 +92,7 @@ constexpr Spec kCommands[] = {
     {"xgroup", -2, 0, nullptr}, {"script", -2, kNoScript | kNoKeys, nullptr},
     {"client", -2, kNoScript | kAdmin, nullptr}, {"config", -2, kAdmin, nullptr},
     {"command", -1, kAdmin, cmd_command}, {"function", -2, kNoScript | kNoKeys, nullptr},
+    {"xinfo", -2, 0, nullptr},
 };
 
 // Container commands: the subcommand decides arity and flags; each family's function switches
@@ -102,6 +115,8 @@ constexpr Spec kSubcommands[] = {
     {"object|encoding", 3, 0, cmd_object},  {"object|refcount", 3, 0, cmd_object},
     {"object|idletime", 3, 0, cmd_object},  {"object|freq", 3, 0, cmd_object},
     {"object|help", 2, kNoKeys | kLoadingOk, cmd_object},
+    {"xinfo|stream", -3, 0, cmd_xinfo},     {"xinfo|groups", 3, 0, cmd_xinfo},
+    {"xinfo|consumers", 4, 0, cmd_xinfo},   {"xinfo|help", 2, kNoKeys | kLoadingOk, cmd_xinfo},
 };
 
 const Spec* find_spec(std::string_view lower_name) {
@@ -115,7 +130,8 @@ const Spec* find_spec(std::string_view lower_name) {
 }
 
 bool is_container(std::string_view n) {
-  return n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" || n == "object";
+  return n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" || n == "object" ||
+         n == "xinfo";
 }
 
 bool arity_ok(const Spec& s, size_t argc) {
@@ -212,7 +228,11 @@ uint64_t Ctx::random() { return engine.next_random(); }
 Refusal Ctx::refusal() const { return engine.refusal_; }
 
 void Ctx::signal(const std::string& key) {
-  if (live()) engine.signaled_.insert(key);
+  if (live()) engine.signaled_.insert(Engine::wait_key(session.db, key));
+}
+
+std::string Engine::wait_key(int db, const std::string& key) {
+  return db == 0 ? key : std::to_string(db) + std::string(1, '\0') + key;
 }
 
 std::string Ctx::name() const { return lower(argv[0]); }

@@ -20,6 +20,14 @@
 //   COUNT|INFO|DOCS|LIST, FUNCTION FLUSH|LIST (LOAD refused: no functions), FCALL, DEBUG (an
 //   explicit error), OBJECT ENCODING|REFCOUNT|IDLETIME|FREQ, RENAME RENAMENX RANDOMKEY SCAN
 //   HSCAN SSCAN ZSCAN EXPIRETIME PEXPIRETIME; GETDEL GETEX SINTERCARD.
+//   Issue 14's data-type surface, one file per family: zrange.cc (ZRANGE BYSCORE|BYLEX|REV|
+//   LIMIT|WITHSCORES, ZRANGESTORE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX, ZCOUNT, ZLEXCOUNT),
+//   zsetops.cc (ZUNION ZINTER ZDIFF [STORE] with WEIGHTS|AGGREGATE|WITHSCORES, ZINTERCARD),
+//   hrandfield.cc (HRANDFIELD, from the engine's random stream), strings_range.cc (SETRANGE
+//   GETRANGE SUBSTR STRLEN LCS), xinfo.cc (XINFO STREAM [FULL]|GROUPS|CONSUMERS|HELP, with
+//   Redis 7.0's entries-read/lag arithmetic).
+//   RESP3 (HELLO 3) stays out: RedisReply (impl/ports) is the RESP2 value every service, trace
+//   and judge shares; maps, sets, doubles and RESP3 nulls would need new kinds there.
 //   Anything else: "ERR unknown command '<name>', with args beginning with: ...".
 // - Memory: with maxmemory > 0 every command first evicts (eviction.cc: Redis 7.0's policies,
 //   its approximated LRU/LFU with a 16-entry pool fed by maxmemory-samples random keys per
@@ -176,8 +184,13 @@ class Engine {
 
   RedisReply execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms);
 
-  // Keys made ready for blocked readers (XADD) since the last call; sorted, unique.
+  // Keys made ready for blocked readers (XADD) since the last call, as wait_key() names them;
+  // sorted, unique.
   std::vector<std::string> take_signaled_keys();
+  // The name under which a reader blocked on `key` in database `db` waits (BlockRequest::keys)
+  // and a write there is signaled: the key itself in database 0, "<db>\0<key>" in the others,
+  // so that a write to a same-named key of another database does not wake it.
+  static std::string wait_key(int db, const std::string& key);
   // Messages PUBLISH addressed to subscribed sessions since the last call, in publish order.
   std::vector<PubSubDelivery> take_deliveries();
   // Forgets a connection: unsubscribes it, drops a pending MULTI.

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -537,20 +538,70 @@ TEST_F(EngineTest, ScanReturnsEveryKeyPresentThroughoutExactlyOnce) {
   }
 }
 
+// Runs `argv` on a fresh engine whose random stream starts from `seed`, one session, at kT0.
+std::vector<RedisReply> run_seeded(uint64_t seed, const std::vector<std::vector<std::string>>& argv) {
+  EngineOptions o;
+  o.random_seed = seed;
+  Engine e(o);
+  Session s;
+  std::vector<RedisReply> out;
+  for (const auto& a : argv) out.push_back(e.execute(s, a, kT0));
+  return out;
+}
+
 TEST_F(EngineTest, RandomKeyIsDeterministicForASeed) {
   auto draws = [](uint64_t seed) {
-    EngineOptions o;
-    o.random_seed = seed;
-    Engine e(o);
-    Session s;
-    for (int i = 0; i < 20; ++i) e.execute(s, {"SET", "k" + std::to_string(i), "v"}, kT0);
+    std::vector<std::vector<std::string>> argv;
+    for (int i = 0; i < 20; ++i) argv.push_back({"SET", "k" + std::to_string(i), "v"});
+    for (int i = 0; i < 10; ++i) argv.push_back({"RANDOMKEY"});
+    const std::vector<RedisReply> replies = run_seeded(seed, argv);
     std::string out;
-    for (int i = 0; i < 10; ++i) out += e.execute(s, {"RANDOMKEY"}, kT0).str + ",";
+    for (size_t i = 20; i < replies.size(); ++i) out += replies[i].str + ",";
     return out;
   };
   EXPECT_EQ(draws(1), draws(1));
   EXPECT_NE(draws(1), draws(2));
   EXPECT_EQ(run({"RANDOMKEY"}), "(nil)");
+}
+
+// HRANDFIELD draws from the engine's random stream: the same seed replays the same answers,
+// every field drawn belongs to the hash, a positive count draws distinct fields.
+TEST_F(EngineTest, HrandfieldIsDeterministicForASeedAndDrawsMembers) {
+  auto draws = [](uint64_t seed) {
+    std::vector<std::vector<std::string>> argv;
+    for (int i = 0; i < 10; ++i) argv.push_back({"HSET", "h", "f" + std::to_string(i), "v" + std::to_string(i)});
+    argv.push_back({"HRANDFIELD", "h"});
+    argv.push_back({"HRANDFIELD", "h", "4"});
+    argv.push_back({"HRANDFIELD", "h", "-6", "WITHVALUES"});
+    std::vector<RedisReply> replies = run_seeded(seed, argv);
+    return std::vector<RedisReply>(replies.end() - 3, replies.end());
+  };
+  const auto a = draws(1);
+  EXPECT_EQ(a, draws(1));
+  EXPECT_NE(a, draws(2));
+  ASSERT_EQ(a[0].kind, RedisReply::Kind::kBulk);
+  EXPECT_EQ(a[0].str.rfind("f", 0), 0u);
+  ASSERT_EQ(a[1].elements.size(), 4u);
+  std::set<std::string> distinct;
+  for (const auto& f : a[1].elements) distinct.insert(f.str);
+  EXPECT_EQ(distinct.size(), 4u);
+  ASSERT_EQ(a[2].elements.size(), 12u);
+  for (size_t i = 0; i < 12; i += 2) EXPECT_EQ("v" + a[2].elements[i].str.substr(1), a[2].elements[i + 1].str);
+}
+
+// XINFO's clock readings (the differential suite zeroes them): idle = now - seen time, and
+// FULL reports the seen and delivery times themselves.
+TEST_F(EngineTest, XinfoReportsIdleAndSeenTimes) {
+  EXPECT_EQ(run({"XADD", "x", "1-1", "f", "v"}), "\"1-1\"");
+  EXPECT_EQ(run({"XGROUP", "CREATE", "x", "g", "0"}), "+OK");
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c", "STREAMS", "x", ">"}), "[[\"x\", [[\"1-1\", [\"f\", \"v\"]]]]]");
+  now += 250;
+  EXPECT_EQ(run({"XINFO", "CONSUMERS", "x", "g"}),
+            "[[\"name\", \"c\", \"pending\", (integer) 1, \"idle\", (integer) 250]]");
+  const RedisReply full = raw({"XINFO", "STREAM", "x", "FULL"});
+  const std::string t0 = std::to_string(kT0);
+  EXPECT_NE(full.describe().find("\"seen-time\", (integer) " + t0), std::string::npos) << full.describe();
+  EXPECT_NE(full.describe().find("[\"1-1\", \"c\", (integer) " + t0 + ", (integer) 1]"), std::string::npos);
 }
 
 // Fills 10 keys of ~10 KB (the odd ones with a TTL, key i expiring sooner for larger i), then

@@ -206,6 +206,7 @@ std::string encoding_of(const Entry& e, const EngineOptions& o) {
     case ValueType::kString: {
       // tryObjectEncoding: integers that fit a long are "int"; up to 44 bytes "embstr".
       const std::string& s = std::get<std::string>(e.value);
+      if (e.big_encoding) return "raw";  // written in place (SETRANGE): an unshared raw sds
       if (is_int_string(s)) return "int";
       return s.size() <= 44 ? "embstr" : "raw";
     }

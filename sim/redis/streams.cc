@@ -423,6 +423,7 @@ RedisReply cmd_xgroup(Ctx& c) {
   const std::string& key = c.arg(2);
   const std::string& group_name = c.arg(3);
   bool mkstream = false;
+  int64_t entries_read = -1;  // SCG_INVALID_ENTRIES_READ unless ENTRIESREAD says otherwise
   if (sub == "create") {
     for (size_t i = 5; i < c.argc();) {
       if (iequals(c.arg(i), "mkstream")) {
@@ -432,6 +433,7 @@ RedisReply cmd_xgroup(Ctx& c) {
         auto v = parse_int64(c.arg(i + 1));
         if (!v) return err_not_integer();
         if (*v < 0 && *v != -1) return RedisReply::error("ERR value for ENTRIESREAD must be positive or -1");
+        entries_read = *v;
         i += 2;
       } else {
         return RedisReply::error("ERR unknown subcommand or wrong number of arguments for '" + c.arg(1) +
@@ -467,6 +469,7 @@ RedisReply cmd_xgroup(Ctx& c) {
     if (!s) s = &std::get<Stream>(c.ks.put(key, Stream{}).value);
     if (s->groups.count(group_name)) return RedisReply::error("BUSYGROUP Consumer Group name already exists");
     s->groups[group_name].last_delivered = id;
+    s->groups[group_name].entries_read = entries_read;
     return RedisReply::ok();
   }
   if (sub == "setid") {
@@ -482,6 +485,7 @@ RedisReply cmd_xgroup(Ctx& c) {
       id = *parsed;
     }
     g->last_delivered = id;
+    g->entries_read = -1;
     return RedisReply::ok();
   }
   if (sub == "destroy") {
@@ -575,9 +579,13 @@ bool parse_readgroup(const Ctx& c, ReadGroupArgs* a, RedisReply* error) {
 // Entries after the group's last delivered id: deliver them to `consumer` (PEL unless NOACK).
 RedisReply serve_new(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a) {
   std::vector<RedisReply> out;
+  g.consumers[*a.consumer].seen_time_ms = c.now_ms;  // served: created and seen, NOACK or not
   for (auto it = s.entries.upper_bound(g.last_delivered); it != s.entries.end(); ++it) {
+    // streamReplyWithRange: count the read while the counter is valid and no tombstone lies
+    // ahead, else re-estimate it (Redis 7.0's lag tracking, XINFO GROUPS).
+    if (g.entries_read >= 0 && !stream_range_has_tombstones(s, it->first)) ++g.entries_read;
+    else if (s.entries_added) g.entries_read = stream_estimate_entries_read(s, it->first);
     g.last_delivered = it->first;
-    if (g.entries_read >= 0) ++g.entries_read;
     out.push_back(entry_reply(it->first, &it->second));
     if (!a.noack) {
       PendingEntry& p = pel_assign(g, it->first, *a.consumer, c.now_ms);
@@ -663,6 +671,7 @@ RedisReply cmd_xreadgroup(Ctx& c) {
       Stream* s = nullptr;
       c.lookup(c.arg(a.streams_arg + i), &s, &error);
       if (s && s->last_id > s->groups.at(*a.group).last_delivered) {
+        s->groups.at(*a.group).consumers[*a.consumer].seen_time_ms = c.now_ms;  // served, so created
         return RedisReply::array(
             {RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array({})})});
       }
@@ -670,7 +679,9 @@ RedisReply cmd_xreadgroup(Ctx& c) {
   }
   if (a.block_ms && !c.in_script) {
     BlockRequest block;
-    for (size_t i = 0; i < a.streams_count; ++i) block.keys.push_back(c.arg(a.streams_arg + i));
+    for (size_t i = 0; i < a.streams_count; ++i) {
+      block.keys.push_back(Engine::wait_key(c.session.db, c.arg(a.streams_arg + i)));
+    }
     block.timeout_ms = *a.block_ms;
     c.session.blocked = std::move(block);
   }

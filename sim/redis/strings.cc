@@ -93,6 +93,7 @@ RedisReply incr_by(Ctx& c, const std::string& key, int64_t delta) {
   const int64_t result = current + delta;
   if (s) {
     *s = std::to_string(result);  // keeps the TTL, as INCR does
+    c.find(key)->big_encoding = false;  // a new int-encoded object (after SETRANGE's raw one)
   } else {
     c.ks.put(key, std::to_string(result));
   }
