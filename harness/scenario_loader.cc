@@ -270,9 +270,9 @@ class Loader {
     read_int(r, "maxmemory_bytes", redis.maxmemory_bytes, 0, int64_t{1} << 40);
     read_string(r, "maxmemory_policy", redis.maxmemory_policy, &sim::redis::eviction_policies());
     read_int(r, "maxmemory_samples", redis.maxmemory_samples, 1, 64);
-    if (redis.maxmemory_bytes == 0 && (r["maxmemory_policy"] || r["maxmemory_samples"])) {
-      error(r["maxmemory_policy"] ? r["maxmemory_policy"] : r["maxmemory_samples"],
-            "an eviction setting without maxmemory_bytes does nothing (Redis evicts only above maxmemory)",
+    if (redis.maxmemory_bytes == 0 && redis.maxmemory_policy != "noeviction") {
+      error(r["maxmemory_policy"],
+            "an eviction policy without maxmemory_bytes does nothing (Redis evicts only above maxmemory)",
             "set topology.redis.maxmemory_bytes (the simulated Redis uses about 880000 bytes with no key)");
     }
   }
