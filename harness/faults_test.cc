@@ -85,6 +85,34 @@ TEST(RedisErrorFaults, EachKindIsReachableAsAScheduledFaultAndEnds) {
   }
 }
 
+// The exploratory mixes of combo and likes draw every error-reply kind (issue 16: "used by the
+// exploratory mixes of combo and likes").
+TEST(RedisErrorFaults, TheExploratoryMixesOfComboAndLikesDrawThem) {
+  for (const char* file : {"combo/explore-hardened.yaml", "combo/explore-spec.yaml", "likes/swarm-hardened.yaml",
+                           "likes/swarm-spec.yaml"}) {
+    LoadResult r = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/" + file);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    for (const std::string& k : redis_error_fault_kinds()) {
+      EXPECT_NE(std::find(r.scenario->swarm.kinds.begin(), r.scenario->swarm.kinds.end(), k),
+                r.scenario->swarm.kinds.end())
+          << file << " does not draw " << k;
+    }
+  }
+}
+
+// topology.redis.maxmemory_bytes reaches the node: with noeviction and a limit just above an
+// empty Redis's memory, writes are refused with -OOM without any injected window, and each
+// refusal is in the fault log (a full memory explains what it refused).
+TEST(RedisErrorFaults, AScenarioMaxmemoryRefusesWritesWithOom) {
+  Scenario s = likes_swarm();
+  s.swarm.enabled = false;
+  s.topology.redis.maxmemory_bytes = 885'000;
+  s.topology.redis.maxmemory_policy = "noeviction";
+  EXPECT_GT(refused_commands(s, 1, "redis-oom", nullptr), 0u);
+  s.topology.redis.maxmemory_bytes = 0;
+  EXPECT_EQ(refused_commands(s, 1, "redis-oom", nullptr), 0u);
+}
+
 TEST(RedisErrorFaults, TheLoaderAcceptsThemInSwarmKindsAndFaults) {
   const std::string text =
       "name: t\nsystem: likes\nvariant: hardened\nworkload: [{kind: likes, rate_per_s: 5}]\n"

@@ -41,6 +41,11 @@ struct StorageSettings {
 struct RedisSettings {
   std::string persistence = "aof-everysec";  // none | aof-everysec | snapshot
   int64_t snapshot_interval_ms = 60000;
+  // Memory limit (bytes of the engine's used-memory estimate, 0 = none) and Redis 7.0's eviction
+  // policy with its LRU/LFU sample size (sim/redis/eviction.cc); noeviction answers -OOM.
+  int64_t maxmemory_bytes = 0;
+  std::string maxmemory_policy = "noeviction";
+  int maxmemory_samples = 5;
   bool operator==(const RedisSettings&) const = default;  // field-wise (round-trip tests)
 };
 

@@ -13,6 +13,7 @@
 #include "harness/faults.h"
 #include "reports/matrix.h"
 #include "sim/hash.h"
+#include "sim/redis/eviction_policies.h"
 
 namespace fl {
 namespace {
@@ -258,10 +259,22 @@ class Loader {
     read_int(n, "clients", t.clients, 0, 100000);
     const YAML::Node r = n["redis"];
     if (!r || !expect_map(r, "topology.redis")) return;
-    check_keys(r, {"persistence", "snapshot_interval_ms"});
+    check_keys(r, {"persistence", "snapshot_interval_ms", "maxmemory_bytes", "maxmemory_policy", "maxmemory_samples"});
     static const std::vector<std::string> kPersistence = {"none", "aof-everysec", "snapshot"};
     read_string(r, "persistence", t.redis.persistence, &kPersistence);
     read_int(r, "snapshot_interval_ms", t.redis.snapshot_interval_ms, 1, kDayMs);
+    read_redis_memory(r, t.redis);
+  }
+  // maxmemory as Redis 7.0 takes it (CONFIG SET maxmemory, maxmemory-policy, maxmemory-samples).
+  void read_redis_memory(const YAML::Node& r, RedisSettings& redis) {
+    read_int(r, "maxmemory_bytes", redis.maxmemory_bytes, 0, int64_t{1} << 40);
+    read_string(r, "maxmemory_policy", redis.maxmemory_policy, &sim::redis::eviction_policies());
+    read_int(r, "maxmemory_samples", redis.maxmemory_samples, 1, 64);
+    if (redis.maxmemory_bytes == 0 && redis.maxmemory_policy != "noeviction") {
+      error(r["maxmemory_policy"],
+            "an eviction policy without maxmemory_bytes does nothing (Redis evicts only above maxmemory)",
+            "set topology.redis.maxmemory_bytes (the simulated Redis uses about 880000 bytes with no key)");
+    }
   }
   void read_workload(const YAML::Node& n, std::vector<WorkloadSpec>& out) {
     if (!n.IsSequence()) {
@@ -602,6 +615,13 @@ void emit_topology(YAML::Emitter& e, const Topology& t) {
   e << YAML::Key << "persistence" << YAML::Value;
   emit_string(e, t.redis.persistence);
   e << YAML::Key << "snapshot_interval_ms" << YAML::Value << t.redis.snapshot_interval_ms;
+  // Written only when set, so files (and config digests) without a memory limit stay as they were.
+  if (t.redis.maxmemory_bytes > 0) {
+    e << YAML::Key << "maxmemory_bytes" << YAML::Value << t.redis.maxmemory_bytes;
+    e << YAML::Key << "maxmemory_policy" << YAML::Value;
+    emit_string(e, t.redis.maxmemory_policy);
+    e << YAML::Key << "maxmemory_samples" << YAML::Value << t.redis.maxmemory_samples;
+  }
   e << YAML::EndMap << YAML::EndMap;
 }
 

@@ -211,6 +211,30 @@ TEST(ScenarioLoader, UnknownNamesGetHints) {
             std::string::npos);
 }
 
+// Redis memory (issue 16): maxmemory_bytes with a Redis 7.0 policy and sample size; a policy
+// without a limit would silently do nothing, so it is an error where it is written.
+TEST(ScenarioLoader, RedisMemorySettingsAreChecked) {
+  LoadResult ok = load(
+      "name: m\nsystem: combo\ntopology:\n  redis: {maxmemory_bytes: 1000000, maxmemory_policy: allkeys-lru, "
+      "maxmemory_samples: 10}\n");
+  ASSERT_TRUE(ok.ok()) << ok.error_text();
+  EXPECT_EQ(ok.scenario->topology.redis.maxmemory_bytes, 1000000);
+  EXPECT_EQ(ok.scenario->topology.redis.maxmemory_policy, "allkeys-lru");
+  EXPECT_EQ(ok.scenario->topology.redis.maxmemory_samples, 10);
+  Diagnostic d = only_error("name: m\nsystem: combo\ntopology:\n  redis:\n    maxmemory_bytes: 900000\n"
+                            "    maxmemory_policy: allkeys-lru-x\n");
+  EXPECT_EQ(d.to_string(),
+            "t.yaml:6:23: error: unknown maxmemory_policy 'allkeys-lru-x' (hint: did you mean 'allkeys-lru'?)");
+  d = only_error("name: m\nsystem: combo\ntopology:\n  redis:\n    maxmemory_policy: volatile-ttl\n");
+  EXPECT_EQ(d.line, 5);
+  EXPECT_NE(d.message.find("without maxmemory_bytes"), std::string::npos);
+  EXPECT_EQ(only_error("name: m\nsystem: combo\ntopology: {redis: {maxmemory_bytes: -1}}\n").message,
+            "maxmemory_bytes = -1 is out of range");
+  EXPECT_NE(only_error("name: m\nsystem: combo\ntopology: {redis: {maxmemory_bytes: 1, maxmemory_samples: 0}}\n")
+                .message.find("out of range"),
+            std::string::npos);
+}
+
 TEST(ScenarioLoader, MalformedYamlHasPosition) {
   LoadResult r = load("name: m\nsystem: [combo\n");
   ASSERT_FALSE(r.ok());
@@ -305,6 +329,11 @@ rc::Gen<Scenario> gen_scenario() {
     s.topology.workers = *rc::gen::inRange(0, 65);
     s.topology.clients = *rc::gen::inRange(0, 1000);
     s.topology.redis.persistence = *rc::gen::element<std::string>("none", "aof-everysec", "snapshot");
+    if (*rc::gen::arbitrary<bool>()) {
+      s.topology.redis.maxmemory_bytes = *rc::gen::inRange<int64_t>(1, int64_t{1} << 40);
+      s.topology.redis.maxmemory_policy = *rc::gen::element<std::string>("noeviction", "allkeys-lru", "volatile-ttl");
+      s.topology.redis.maxmemory_samples = *rc::gen::inRange(1, 65);
+    }
     const int nw = *rc::gen::inRange(0, 3);
     for (int i = 0; i < nw; ++i) {
       WorkloadSpec w;

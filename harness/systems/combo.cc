@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "harness/db_node.h"
+#include "harness/redis_node.h"
 #include "harness/system.h"
 #include "impl/combo/frontend_process.h"
 #include "impl/combo/service.h"
@@ -495,6 +496,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   ro.engine.persistence = sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kAofEverysec);
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = scripts;
+  apply_redis_memory(s.topology.redis, ro.engine);
   r->redis = std::make_unique<sim::redis::Server>(ro);
   r->redis_loss_ms = ro.engine.persistence == sim::redis::PersistenceMode::kSnapshot ? ro.engine.snapshot_interval_ms + 1000
                      : ro.engine.persistence == sim::redis::PersistenceMode::kNone   ? 1000

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "harness/db_node.h"
+#include "harness/redis_node.h"
 #include "harness/system.h"
 #include "impl/gifts/charge.h"
 #include "impl/gifts/client.h"
@@ -236,6 +237,7 @@ void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, cons
       sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kNone);
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = sh.scripts;
+  apply_redis_memory(s.topology.redis, ro.engine);
   sh.redis = std::make_shared<sim::redis::Server>(ro);
   {
     std::shared_ptr<sim::redis::Server> server = sh.redis;

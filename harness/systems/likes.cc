@@ -20,6 +20,7 @@
 #include <string>
 
 #include "harness/db_node.h"
+#include "harness/redis_node.h"
 #include "harness/system.h"
 #include "impl/likes/client.h"
 #include "impl/likes/config.h"
@@ -448,6 +449,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
       sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kNone);
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = scripts;
+  apply_redis_memory(s.topology.redis, ro.engine);
   sh->redis = std::make_shared<sim::redis::Server>(ro);
   run->world_ = &world;
   {

@@ -87,7 +87,7 @@ RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const
 // item_type marker_ttl_ms owner (who publishes: a retry by the same owner learns it was its own).
 // Replies: {'wait', pttl} | {'gone'} (nothing left, acked) | {'published', payload, members} |
 // {'already', payload, owner, members}.
-const char* kFlushLua = R"LUA(
+const char* kFlushHeadLua = R"LUA(
 if redis.call('GET', KEYS[1]) == ARGV[3] then return {'wait', redis.call('PTTL', KEYS[1])} end
 local prev = redis.call('GET', KEYS[4])
 if prev then
@@ -107,9 +107,20 @@ local payload = '{"activity_id":' .. ARGV[5] .. ',"type":"contributions_response
   ',"item_name":' .. s(h['item_name']) .. ',"item_icon":' .. s(h['item_icon']) .. ',"quantity":' .. q ..
   ',"combo_count":' .. q .. ',"created_at":' .. (h['first_created_at'] or '0') .. '}}'
 local members = h['pids'] or ''
-redis.call('PUBLISH', ARGV[4], payload)
+)LUA";
+// 000:L262-263 as the seed orders it: PUBLISH, then the deletes.
+const char* kFlushTailLua = R"LUA(redis.call('PUBLISH', ARGV[4], payload)
 redis.call('DEL', KEYS[2])
 redis.call('SET', KEYS[4], ARGV[9] .. '\n' .. members .. '\n' .. payload, 'PX', ARGV[8])
+return {'published', payload, members}
+)LUA";
+// CB-FLUSH-WRITES-FIRST: the writes first, PUBLISH last. A node that refuses writes (READONLY:
+// a failover demoted it) refuses the first DEL before anything went out; in the seed's order the
+// push is already out when the DEL is refused, no marker records it, and the retried flush
+// pushes the window again (COMBO-3, COMBO-8).
+const char* kFlushWritesFirstTailLua = R"LUA(redis.call('DEL', KEYS[2])
+redis.call('SET', KEYS[4], ARGV[9] .. '\n' .. members .. '\n' .. payload, 'PX', ARGV[8])
+redis.call('PUBLISH', ARGV[4], payload)
 return {'published', payload, members}
 )LUA";
 
@@ -142,7 +153,8 @@ std::string to_str(const std::map<std::string, std::string>& h, const char* k) {
   return it == h.end() ? std::string() : it->second;
 }
 
-RedisReply flush_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
+RedisReply flush(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a,
+                 bool writes_first) {
   if (k.size() != 4 || a.size() != 9) return RedisReply::error("ERR combo_flush: wrong arity");
   RedisReply lock = r.call({"GET", k[0]});
   if (lock.kind == RedisReply::Kind::kBulk && lock.str == a[2]) {
@@ -177,9 +189,10 @@ RedisReply flush_fn(ScriptCalls& r, const std::vector<std::string>& k, const std
   rec.created_at = to_i64(h, "first_created_at");
   const std::string payload = encode_payload(rec.activity_id, rec);
   const std::string members = to_str(h, "pids");
-  r.call({"PUBLISH", a[3], payload});
+  if (!writes_first) r.call({"PUBLISH", a[3], payload});
   r.call({"DEL", k[1]});
   r.call({"SET", k[3], a[8] + "\n" + members + "\n" + payload, "PX", a[7]});
+  if (writes_first) r.call({"PUBLISH", a[3], payload});
   return RedisReply::array({RedisReply::bulk("published"), RedisReply::bulk(payload), RedisReply::bulk(members)});
 }
 
@@ -188,7 +201,11 @@ RedisReply flush_fn(ScriptCalls& r, const std::vector<std::string>& k, const std
 std::shared_ptr<ScriptRegistry> combo_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{"combo_aggregate", kAggregateLua, aggregate_fn});
-  registry->add(RedisScript{"combo_flush", kFlushLua, flush_fn});
+  registry->add(RedisScript{"combo_flush", std::string(kFlushHeadLua) + kFlushTailLua, [](ScriptCalls& r, const auto& k, const auto& a) {
+                              return flush(r, k, a, /*writes_first=*/false);
+                            }});
+  registry->add(RedisScript{"combo_flush_writes_first", std::string(kFlushHeadLua) + kFlushWritesFirstTailLua,
+                            [](ScriptCalls& r, const auto& k, const auto& a) { return flush(r, k, a, true); }});
   registry->add(RedisScript{"combo_ack", kAckLua, ack_fn});
   return registry;
 }

@@ -391,7 +391,10 @@ Task<void> Replica::window_process(const StreamEntry& e) {
   const std::vector<std::string> args = {kConsumerGroup, e.id, wid, channel, activity, user, item_type,
                                          str(o_.published_marker_ttl_ms), owner};
   for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
-    RedisReply r = co_await redis_.script("combo_flush", keys, args);
+    // CB-FLUSH-WRITES-FIRST (COMBO-3/8): 000:L262-263 publishes, then deletes; a flush refused at
+    // its first write (READONLY) has then pushed with no marker to say so.
+    RedisReply r = co_await redis_.script(has(Fix::kFlushWritesFirst) ? "combo_flush_writes_first" : "combo_flush",
+                                          keys, args);
     if (r.kind == RedisReply::Kind::kArray && !r.elements.empty()) {
       const std::string& what = r.elements[0].str;
       if (what == "wait") {

@@ -8,7 +8,10 @@
 //   converts Lua values (number -> integer, truncated; string -> bulk; false/nil -> nil; true ->
 //   integer 1; {ok=...} -> status; {err=...} -> error; table -> array up to the first nil).
 // - `run` executes atomically: nothing else runs on that Redis until it returns. Like Lua's
-//   redis.call, a command that fails does not undo earlier writes of the same script.
+//   redis.call, a command that fails does not undo earlier writes of the same script, and it
+//   raises: the simulated Redis's ScriptCalls::call does not return an error reply, it ends the
+//   script (the C++ code after it never runs) and the script replies with that error (an -OOM,
+//   -READONLY, -WRONGTYPE ... of an inner call becomes the script's reply, as in Redis).
 // - A ScriptRegistry is an ordinary value (no global registry): a system builds one with its
 //   scripts and hands the same registry to the simulated Redis and to the real client, which
 //   look scripts up by name, by the SHA1 of their Lua text (EVALSHA) or by the text (EVAL).
@@ -24,7 +27,7 @@
 
 namespace fl {
 
-// What a C++ script sees of Redis: `redis.call(...)`. Replies, errors included, are values.
+// What a C++ script sees of Redis: `redis.call(...)`. An error reply raises (see above).
 class ScriptCalls {
  public:
   virtual ~ScriptCalls() = default;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "sim/redis/commands.h"
+#include "sim/redis/eviction_policies.h"
 
 namespace fl::sim::redis {
 
@@ -316,13 +317,13 @@ RedisReply cmd_info(Ctx& c) {
 
 // ---- CONFIG.
 
-namespace {
-
 const std::vector<std::string>& eviction_policies() {
   static const std::vector<std::string> p = {"volatile-lru", "volatile-lfu",   "volatile-random", "volatile-ttl",
                                              "allkeys-lru",  "allkeys-lfu",    "allkeys-random",  "noeviction"};
   return p;
 }
+
+namespace {
 
 // memtoull: a byte count with an optional b/k/kb/m/mb/g/gb unit.
 std::optional<int64_t> parse_memory(const std::string& s) {

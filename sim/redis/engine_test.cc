@@ -717,3 +717,39 @@ TEST(EngineScriptTest, OomRefusesAScriptOnlyBeforeItsFirstWrite) {
 
 }  // namespace
 }  // namespace fl::sim::redis
+
+namespace fl::sim::redis {
+namespace {
+
+// redis.call raises: a twin that ignores an inner call's error (as combo's aggregate twin did)
+// still stops at that call and replies with its error, as the Lua does; the calls after it never
+// run. Under OOM the aggregate's HINCRBY was refused, the twin went on and answered its window
+// id, and the purchase was answered "secured" with its quantity never counted.
+TEST(EngineScriptTest, AnInnerErrorEndsTheScriptWithThatError) {
+  auto reg = std::make_shared<ScriptRegistry>();
+  reg->add(RedisScript{"ignore_errors",
+                       "redis.call('INCR', KEYS[1])\nredis.call('SET', KEYS[2], 'after')\nreturn 'done'\n",
+                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>&) {
+                         redis.call({"INCR", keys[0]});  // the error is not looked at
+                         redis.call({"SET", keys[1], "after"});
+                         return RedisReply::bulk("done");
+                       }});
+  EngineOptions options;
+  options.scripts = reg;
+  Engine engine(options);
+  Session s;
+  const std::string lua = reg->by_name("ignore_errors")->lua;
+  engine.set_refusal(Refusal::kOom);
+  EXPECT_EQ(engine.execute(s, {"EVAL", lua, "2", "n", "m"}, kT0).describe(),
+            "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  engine.set_refusal(Refusal::kNone);
+  EXPECT_EQ(engine.execute(s, {"GET", "m"}, kT0).describe(), "(nil)");
+  EXPECT_EQ(engine.execute(s, {"SET", "n", "text"}, kT0).describe(), "+OK");
+  EXPECT_EQ(engine.execute(s, {"EVAL", lua, "2", "n", "m"}, kT0).describe(),
+            "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(engine.execute(s, {"GET", "m"}, kT0).describe(), "(nil)");
+  EXPECT_EQ(engine.execute(s, {"EVAL", lua, "2", "x", "m"}, kT0).describe(), "\"done\"");
+}
+
+}  // namespace
+}  // namespace fl::sim::redis

@@ -6,10 +6,23 @@ namespace fl::sim::redis {
 
 namespace {
 
+// redis.call raises on an error reply: the script stops there and its reply is that error (the
+// writes it made before stay, as in Redis). A C++ twin cannot forget to check: the error leaves
+// the twin as this exception and run_script turns it back into the reply. Real redis-server
+// appends " script: <sha>, on @user_script:<line>." to the message; the twin cannot know the
+// line, so the message is the failing call's own (the differential suite strips the suffix).
+struct ScriptRaised {
+  RedisReply error;
+};
+
 class CtxCalls final : public ScriptCalls {
  public:
   explicit CtxCalls(Ctx& c) : c_(c) {}
-  RedisReply call(const std::vector<std::string>& argv) override { return c_.call_nested(argv); }
+  RedisReply call(const std::vector<std::string>& argv) override {
+    RedisReply reply = c_.call_nested(argv);
+    if (reply.is_error()) throw ScriptRaised{std::move(reply)};
+    return reply;
+  }
 
  private:
   Ctx& c_;
@@ -29,7 +42,11 @@ RedisReply run_script(Ctx& c, const RedisScript& script) {
   const std::vector<std::string> keys(keys_begin, keys_end);
   const std::vector<std::string> args(keys_end, c.argv.end());
   CtxCalls calls(c);
-  return script.run(calls, keys, args);
+  try {
+    return script.run(calls, keys, args);
+  } catch (ScriptRaised& raised) {
+    return std::move(raised.error);
+  }
 }
 
 // Redis validates numkeys before it looks the script up (evalGenericCommand), so a bad count

@@ -42,8 +42,14 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   r.client = current_client_;
   r.incarnation = incarnation_;
   r.depth = c.depth;
-  const Refusal refusal = engine_.refusal();
-  if (refusal != Refusal::kNone && c.reply.is_error() && c.reply.str == refusal_error(refusal)) {
+  // A refused command is a fault the judges may weigh: an injected refusal window, or a full
+  // memory under the scenario's maxmemory (noeviction, or nothing left to evict).
+  Refusal refusal = engine_.refusal();
+  if (c.reply.is_error() && !(refusal != Refusal::kNone && c.reply.str == refusal_error(refusal))) {
+    refusal = engine_.options().maxmemory > 0 && c.reply.str == refusal_error(Refusal::kOom) ? Refusal::kOom
+                                                                                             : Refusal::kNone;
+  }
+  if (refusal != Refusal::kNone && c.reply.is_error()) {
     process_->world().record_process_fault(*process_, FaultKind::kRedisError, 0, static_cast<int64_t>(refusal));
   }
   process_->world().trace().fold_recorded(
