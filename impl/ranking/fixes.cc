@@ -15,6 +15,12 @@ const std::vector<FixInfo>& ranking_fixes() {
        "loaded or last wrote: the double fence covers only the heads a flush advances, so a stale worker whose "
        "flush touches other keys overwrote the checkpoint with old state for a key another worker had advanced, "
        "and every later flush of that key hit the existing version row (lost events, aggregation stuck)"},
+      {"RK-POINTER-FROM-DB", "004:L266, L317",
+       {"RANK-24"},
+       "the Redis pointer is written only from the DB pointer: a publisher advances an existing cache entry but "
+       "never creates one, and the cache repair refills a missing or behind entry from the DB pointer. The seed's "
+       "cache rejects older epochs, but after Redis loses the pointer an old publisher resuming after its DB "
+       "commit recreates it with its older epoch, which stays served although it is no longer the DB pointer"},
   };
   return kFixes;
 }
