@@ -57,6 +57,7 @@ struct Shared {
   int64_t sql_timeout_us = 500'000;
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
+  int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000;
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
   std::shared_ptr<const ScriptRegistry> scripts = ranking::ranking_scripts();
@@ -104,6 +105,7 @@ ranking::RunOptions run_options(const Shared& sh) {
   o.entry_score = sh.board_params.entry_score;
   o.window_type = sh.board_params.window_type;
   o.fixes = sh.fixes;
+  o.interval_us = sh.run_interval_us;
   return o;
 }
 
@@ -124,6 +126,7 @@ Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh) {
   o.scopes = sh->board_params.scopes;
   o.top_n = sh->board_params.top_n;
   o.fixes = sh->fixes;
+  o.interval_us = sh->publish_interval_us;
   co_await ranking::run_publisher(self, sql, redis, o);
 }
 
@@ -346,6 +349,8 @@ class RankingSystem final : public SystemUnderTest {
             {"top_k", "local Top K per candidate partition", "8"},
             {"top_n", "items per snapshot", "5"},
             {"entry_score", "score below which a manifest entry is REJECTED", "2"},
+            {"run_interval_ms", "how often the coordinator steps each scope's run", "1500"},
+            {"publish_interval_ms", "mean gap between a publisher's rounds", "1000"},
             {"corrupt_checkpoint_at_ms", "when every aggregation checkpoint is corrupted (F06); 0: never", "0"}};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
@@ -425,6 +430,8 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->board_params.top_k = static_cast<int>(param(s, "top_k", 8));
   sh->board_params.top_n = static_cast<int>(param(s, "top_n", 5));
   sh->board_params.entry_score = param(s, "entry_score", 2);
+  sh->run_interval_us = param(s, "run_interval_ms", 1500) * 1000;
+  sh->publish_interval_us = param(s, "publish_interval_ms", 1000) * 1000;
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {

@@ -12,24 +12,7 @@
 namespace fl::ranking::props {
 namespace {
 
-std::string fnv(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
-
-// The seed's set digests: over the lines in a stable (sorted) order (004:L100, L247, L249).
-std::string set_digest(std::vector<std::string> lines) {
-  std::sort(lines.begin(), lines.end());
-  std::string all;
-  for (const std::string& l : lines) all += l + "\n";
-  return fnv(all);
-}
+std::string fnv(const std::string& s) { return text_digest(s); }
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -414,6 +397,13 @@ std::map<std::string, std::vector<DbPointerSpan>> pointer_history(const RankingR
 }
 
 }  // namespace
+
+std::string set_digest(std::vector<std::string> lines) {
+  std::sort(lines.begin(), lines.end());
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  return text_digest(all);
+}
 
 // RANK-15, RANK-16 (004:L99, L247-249).
 Verdict check_run_partitions(const RankingRun& run) {

@@ -41,8 +41,11 @@ bool mentions(const std::string& sql, const char* table) { return sql.find(table
 }  // namespace
 
 std::string value_digest(const model::Value& v) {
-  const std::string s = std::to_string(v.raw_count) + "|" + std::to_string(v.effective) + "|" +
-                        std::to_string(v.suspicious) + "|" + std::to_string(v.risk_adjusted);
+  return text_digest(std::to_string(v.raw_count) + "|" + std::to_string(v.effective) + "|" +
+                     std::to_string(v.suspicious) + "|" + std::to_string(v.risk_adjusted));
+}
+
+std::string text_digest(const std::string& s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
     h ^= c;

@@ -169,5 +169,9 @@ struct RankingRun {
 
 // The value digest the seed stores with each version (004:L98), recomputed by the judge.
 std::string value_digest(const model::Value& v);
+// The digest the DB's digests use (FNV-1a 64, hex), and the seed's set digest over lines in a
+// stable (sorted) order (004:L100, L247, L249).
+std::string text_digest(const std::string& s);
+std::string set_digest(std::vector<std::string> lines);
 
 }  // namespace fl::ranking::props
