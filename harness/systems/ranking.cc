@@ -367,7 +367,7 @@ class RankingSystem final : public SystemUnderTest {
   void build_board(World& world, const Scenario& s, std::shared_ptr<Shared> sh, RankingRun& run, int workers) const;
 };
 
-// Part 2's processes: Redis, the run coordinator "coord", Top K workers "topk-N" and two
+// Part 2's processes: Redis, the run coordinators "coord-1", "coord-2", Top K workers "topk-N" and two
 // publishers "pub-1", "pub-2" racing for every scope (role worker).
 void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr<Shared> sh, RankingRun& run,
                                 int workers) const {
@@ -384,7 +384,8 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
     world.after(20'000, [&world, &p] { world.start(p); });
     run.workers.push_back(name);
   };
-  add("coord", [sh](Process& p) { return coordinator_main(p, sh); });
+  // Two coordinators, so a candidate write of one can race the other's seal (C25).
+  for (const char* name : {"coord-1", "coord-2"}) add(name, [sh](Process& p) { return coordinator_main(p, sh); });
   for (int i = 0; i < workers; ++i) {
     add("topk-" + std::to_string(i + 1), [sh, i, workers](Process& p) { return topk_main(p, sh, i, workers); });
   }
