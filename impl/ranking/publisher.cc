@@ -10,8 +10,18 @@ using Args = std::vector<std::string>;
 int64_t epoch_of(const std::string& pointer) { return std::strtoll(pointer.c_str(), nullptr, 10); }
 
 // 004:L266: "Redis 中的 current pointer 只是数据库发布指针的缓存，写入时也按 publication epoch 拒绝旧值".
+// KEYS pointer token; ARGV epoch snapshot_id mode nonce. An existing pointer is advanced only to a
+// higher epoch; a missing one is created in mode "create", or in mode "restore" only while the
+// token still holds the nonce (a Redis loss since the restorer read the DB pointer removed it).
 const char* kPointerSetLua = R"(local cur = redis.call('get', KEYS[1])
-if (not cur and ARGV[3] == '1') or (cur and tonumber(string.match(cur, '^(%d+)')) < tonumber(ARGV[1])) then
+if cur then
+  if tonumber(string.match(cur, '^(%d+)')) < tonumber(ARGV[1]) then
+    redis.call('set', KEYS[1], ARGV[1] .. '|' .. ARGV[2])
+    return 1
+  end
+  return 0
+end
+if ARGV[3] == 'create' or (ARGV[3] == 'restore' and redis.call('get', KEYS[2]) == ARGV[4]) then
   redis.call('set', KEYS[1], ARGV[1] .. '|' .. ARGV[2])
   return 1
 end
@@ -19,14 +29,20 @@ return 0
 )";
 
 RedisReply pointer_set(ScriptCalls& redis, const Args& keys, const Args& args) {
-  if (keys.size() != 1 || args.size() != 3) return RedisReply::error("ERR rank_pointer_set: wrong arity");
+  if (keys.size() != 2 || args.size() != 4) return RedisReply::error("ERR rank_pointer_set: wrong arity");
   const RedisReply cur = redis.call({"GET", keys[0]});
-  const bool missing = cur.kind != RedisReply::Kind::kBulk;
-  if ((missing && args[2] == "1") || (!missing && epoch_of(cur.str) < epoch_of(args[0]))) {
-    redis.call({"SET", keys[0], args[0] + "|" + args[1]});
-    return RedisReply::integer_of(1);
+  bool write = false;
+  if (cur.kind == RedisReply::Kind::kBulk) {
+    write = epoch_of(cur.str) < epoch_of(args[0]);
+  } else if (args[2] == "create") {
+    write = true;
+  } else if (args[2] == "restore") {
+    const RedisReply token = redis.call({"GET", keys[1]});
+    write = token.kind == RedisReply::Kind::kBulk && token.str == args[3];
   }
-  return RedisReply::integer_of(0);
+  if (!write) return RedisReply::integer_of(0);
+  redis.call({"SET", keys[0], args[0] + "|" + args[1]});
+  return RedisReply::integer_of(1);
 }
 
 SqlStatement expecting(SqlStatement s, SqlExpect e) {
@@ -62,19 +78,28 @@ Task<std::optional<std::string>> snapshot_items(Sql& sql, const std::string& sna
 }
 
 // 004:L317: a lost Redis pointer is restored from the DB pointer only, with its publication_epoch,
-// and only its PUBLISHED snapshot. RK-POINTER-FROM-DB also refreshes a pointer behind the DB's.
-Task<void> repair_cache(Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
+// and only its PUBLISHED snapshot. Spec restores by creating the key. RK-POINTER-FROM-DB first
+// takes a restore token, so a Redis loss between its DB read and its write voids the write, and
+// also refreshes a pointer that is behind the DB's.
+Task<void> repair_cache(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
   RedisReply cached = co_await redis.command({"GET", pointer_key(scope)});
   if (!cached.ok_reply()) co_return;
-  const bool missing = cached.kind != RedisReply::Kind::kBulk;
+  const bool missing = cached.kind != RedisReply::Kind::kBulk, fenced = o.fixes.has(RankFix::kPointerFromDb);
+  const std::string nonce = std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) + "." +
+                            std::to_string(rt.random_u64() % 1000000000);
+  if (missing && fenced) {
+    RedisReply token = co_await redis.command({"SET", restore_key(scope), nonce, "PX", "5000"});
+    if (!token.ok_reply()) co_return;
+  }
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
   if (!p || p->snapshot_id.empty()) co_return;
-  const bool behind = !missing && epoch_of(cached.str) < p->epoch && o.fixes.has(RankFix::kPointerFromDb);
+  const bool behind = !missing && epoch_of(cached.str) < p->epoch && fenced;
   if (!missing && !behind) co_return;
   std::optional<std::string> items = co_await snapshot_items(sql, p->snapshot_id);
   if (!items) co_return;
   co_await redis.command({"SET", snapshot_key(scope, p->snapshot_id), *items});
-  co_await redis.script(kPointerSetScript, {pointer_key(scope)}, {std::to_string(p->epoch), p->snapshot_id, "1"});
+  co_await redis.script(kPointerSetScript, {pointer_key(scope), restore_key(scope)},
+                        {std::to_string(p->epoch), p->snapshot_id, fenced ? "restore" : "create", nonce});
 }
 
 struct SealedRun {
@@ -154,7 +179,7 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   init.push_back(sql_statement("INSERT OR IGNORE INTO ranking_publish_pointer (scope_id, snapshot_id, version, "
                                "publication_epoch, input_watermark) VALUES (?, '', 0, 0, -1)", scope));
   if (!(co_await sql.transaction(std::move(init))).ok()) co_return;
-  co_await repair_cache(sql, redis, o, scope);
+  co_await repair_cache(rt, sql, redis, o, scope);
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
   SqlResult ctx = co_await sql.exec("SELECT version FROM ranking_scope_context WHERE scope_id = ?", scope);
   std::optional<SealedRun> run = co_await newest_sealed(sql, scope);
@@ -175,8 +200,9 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   co_await redis.command({"SET", snapshot_key(scope, id), *items});
   // Spec: the publisher's write rejects only older epochs (004:L266), so it creates a missing
   // pointer. RK-POINTER-FROM-DB: it only advances an existing one; creating is the DB restore's.
-  const std::string create = o.fixes.has(RankFix::kPointerFromDb) ? "0" : "1";
-  co_await redis.script(kPointerSetScript, {pointer_key(scope)}, {std::to_string(p->epoch + 1), id, create});
+  const std::string mode = o.fixes.has(RankFix::kPointerFromDb) ? "advance" : "create";
+  co_await redis.script(kPointerSetScript, {pointer_key(scope), restore_key(scope)},
+                        {std::to_string(p->epoch + 1), id, mode, ""});
 }
 
 }  // namespace
@@ -186,6 +212,7 @@ std::string pointer_key(const std::string& scope) { return "ranking:pointer:" + 
 std::string snapshot_key(const std::string& scope, const std::string& snapshot_id) {
   return "ranking:snapshot:" + scope + ":" + snapshot_id;
 }
+std::string restore_key(const std::string& scope) { return "ranking:restore:" + scope; }
 
 std::shared_ptr<const ScriptRegistry> ranking_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();

@@ -21,13 +21,15 @@
 
 namespace fl::ranking {
 
-// KEYS pointer; ARGV epoch snapshot_id create. Sets the pointer to "epoch|snapshot_id" when it holds
-// an older epoch, or is missing and create is "1"; returns 1 when it wrote, else 0.
+// KEYS pointer restore-token; ARGV epoch snapshot_id mode nonce. Sets the pointer to
+// "epoch|snapshot_id" when it holds an older epoch, or when it is missing and mode is "create", or
+// mode is "restore" and the token holds the nonce; returns 1 when it wrote, else 0.
 inline constexpr const char* kPointerSetScript = "rank_pointer_set";
 std::shared_ptr<const ScriptRegistry> ranking_scripts();
 
 std::string pointer_key(const std::string& scope);
 std::string snapshot_key(const std::string& scope, const std::string& snapshot_id);
+std::string restore_key(const std::string& scope);  // the restore token (RK-POINTER-FROM-DB)
 
 struct PublisherOptions {
   std::vector<std::string> scopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|zh-CN"};

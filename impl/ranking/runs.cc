@@ -98,7 +98,7 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const RunOptions& o, const
   co_return content;
 }
 
-// 004:L248: "把不可变的topk_object_ref + topk_item_count + topk_digest一次性提交后，才条件推进为COMPLETED";
+// 004:L247-248: "把不可变的topk_object_ref + topk_item_count + topk_digest一次性提交后，才条件推进为COMPLETED";
 // a resubmission succeeds only when identical.
 Task<void> submit_partition(Sql& sql, const RunOptions& o, const std::string& run, const std::string& scope,
                             int32_t p, const std::string& ref) {
