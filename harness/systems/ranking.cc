@@ -57,7 +57,7 @@ struct Shared {
   int64_t sql_timeout_us = 500'000;
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
-  int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000;
+  int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
   std::shared_ptr<const ScriptRegistry> scripts = ranking::ranking_scripts();
@@ -130,6 +130,11 @@ Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh) {
   co_await ranking::run_publisher(self, sql, redis, o);
 }
 
+Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us);
+}
+
 // A corrupted checkpoint (F06, 004:L487): at `at_us` every aggregation checkpoint's digest is
 // overwritten through the DB, recorded in the world's fault log as a storage fault of "db".
 Task<void> corrupt_main(Process& self, std::shared_ptr<Shared> sh, World& world, int64_t at_us) {
@@ -194,11 +199,12 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   });
   db.each("SELECT run_id, scope_id, status, source_offset_vector, seq, input_watermark, expected_partition_count, "
           "expected_partition_set_digest, partition_result_set_digest, input_manifest_count, input_manifest_set_digest, "
-          "candidate_count, candidate_set_digest FROM calculation_run ORDER BY scope_id, seq",
+          "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM "
+          "calculation_run ORDER BY scope_id, seq",
           [&](sqlite3_stmt* st) {
             b->runs.push_back(rp::RunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4), i64(st, 5),
                                          i64(st, 6), text(st, 7), text(st, 8), i64(st, 9), text(st, 10), i64(st, 11),
-                                         text(st, 12)});
+                                         text(st, 12), i64(st, 13), text(st, 14), i64(st, 15)});
           });
   db.each("SELECT run_id, candidate_partition_id, expected_source_cut_ref, status, topk_object_ref, topk_item_count, "
           "topk_digest FROM run_partition_cut ORDER BY run_id, candidate_partition_id",
@@ -221,16 +227,21 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
                                                      i64(st, 5)});
           });
   db.each("SELECT snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
-          "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch FROM ranking_snapshot "
-          "ORDER BY snapshot_id",
+          "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch, scope_context_version, "
+          "rule_version, rule_activation_epoch FROM ranking_snapshot ORDER BY snapshot_id",
           [&](sqlite3_stmt* st) {
             b->snapshots.push_back(rp::SnapshotRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
-                                                   i64(st, 5), text(st, 6), i64(st, 7), text(st, 8), i64(st, 9)});
+                                                   i64(st, 5), text(st, 6), i64(st, 7), text(st, 8), i64(st, 9),
+                                                   i64(st, 10), text(st, 11), i64(st, 12)});
           });
   db.each("SELECT snapshot_id, rank_no, topic_id, score, input_manifest_id FROM ranking_snapshot_item ORDER BY "
           "snapshot_id, rank_no",
           [&](sqlite3_stmt* st) {
             b->items.push_back(rp::SnapshotItemRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3), text(st, 4)});
+          });
+  db.each("SELECT scope_id, version, rule_version, rule_activation_epoch FROM ranking_scope_context",
+          [&](sqlite3_stmt* st) {
+            b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
           [&](sqlite3_stmt* st) {
@@ -351,6 +362,7 @@ class RankingSystem final : public SystemUnderTest {
             {"entry_score", "score below which a manifest entry is REJECTED", "2"},
             {"run_interval_ms", "how often the coordinator steps each scope's run", "1500"},
             {"publish_interval_ms", "mean gap between a publisher's rounds", "1000"},
+            {"control_interval_ms", "mean gap between rule activations/rollbacks (process control); 0: none", "0"},
             {"corrupt_checkpoint_at_ms", "when every aggregation checkpoint is corrupted (F06); 0: never", "0"}};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
@@ -390,6 +402,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
     add("topk-" + std::to_string(i + 1), [sh, i, workers](Process& p) { return topk_main(p, sh, i, workers); });
   }
   for (const char* name : {"pub-1", "pub-2"}) add(name, [sh](Process& p) { return publisher_main(p, sh); });
+  if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
 }
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
@@ -433,6 +446,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->board_params.entry_score = param(s, "entry_score", 2);
   sh->run_interval_us = param(s, "run_interval_ms", 1500) * 1000;
   sh->publish_interval_us = param(s, "publish_interval_ms", 1000) * 1000;
+  sh->control_interval_us = param(s, "control_interval_ms", 0) * 1000;
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {

@@ -106,18 +106,22 @@ struct SealedRun {
   std::string run_id;
   int64_t watermark = 0, manifest_count = 0, candidate_count = 0;
   std::string manifest_digest, candidate_digest;
+  int64_t ctx_version = 0;
+  std::string rule_version;
+  int64_t rule_epoch = 0;
 };
 
 Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope) {
   SqlResult r = co_await sql.exec(
       "SELECT run_id, input_watermark, input_manifest_count, input_manifest_set_digest, candidate_count, "
-      "candidate_set_digest FROM calculation_run r WHERE scope_id = ? AND status = 'SEALED' AND NOT EXISTS (SELECT 1 "
-      "FROM ranking_snapshot s WHERE s.run_id = r.run_id AND s.status = 'PUBLISHED') ORDER BY seq DESC LIMIT 1",
+      "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM calculation_run r WHERE "
+      "scope_id = ? AND status = 'SEALED' AND NOT EXISTS (SELECT 1 FROM ranking_snapshot s WHERE s.run_id = r.run_id "
+      "AND s.status = 'PUBLISHED') ORDER BY seq DESC LIMIT 1",
       scope);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
   co_return SealedRun{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[4].as_int(), row[3].as_text(),
-                      row[5].as_text()};
+                      row[5].as_text(), row[6].as_int(), row[7].as_text(), row[8].as_int()};
 }
 
 // PREPARED, then every item, then READY (004:L255: READY only says the content is complete).
@@ -128,9 +132,10 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
   if (!top.ok()) co_return false;
   SqlResult prepared = co_await sql.exec(
       "INSERT INTO ranking_snapshot (snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
-      "input_manifest_set_digest, candidate_count, candidate_set_digest) VALUES (?, ?, ?, 'PREPARED', ?, ?, ?, ?, ?)",
+      "input_manifest_set_digest, candidate_count, candidate_set_digest, scope_context_version, rule_version, "
+      "rule_activation_epoch) VALUES (?, ?, ?, 'PREPARED', ?, ?, ?, ?, ?, ?, ?, ?)",
       id, scope, run.run_id, run.watermark, run.manifest_count, run.manifest_digest, run.candidate_count,
-      run.candidate_digest);
+      run.candidate_digest, run.ctx_version, run.rule_version, run.rule_epoch);
   if (!prepared.ok()) co_return false;
   std::vector<SqlStatement> items;
   int64_t rank = 0;
@@ -145,14 +150,16 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
   co_return ready.ok() && ready.changes() == 1;
 }
 
-// 004:L255-266: one transaction locks and checks the context version, CASes the pointer on
-// (version, publication_epoch) with a watermark not below the published one, and moves the snapshot
-// READY -> PUBLISHED only while its run is SEALED with the snapshot's counts and digests.
+// 004:L255-266: one transaction checks the context is still the version the run and snapshot were
+// made under with the same rule_version + rule_activation_epoch, CASes the pointer on (version,
+// publication_epoch) with a watermark not below the published one, and moves the snapshot READY ->
+// PUBLISHED only while its run is SEALED with the snapshot's counts and digests.
 std::vector<SqlStatement> publish_tx(const std::string& scope, const SealedRun& run, const std::string& id,
-                                     const Pointer& p, int64_t ctx_version) {
+                                     const Pointer& p) {
   std::vector<SqlStatement> tx;
-  tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ?", scope,
-                                       ctx_version),
+  tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
+                                       "rule_version = ? AND rule_activation_epoch = ?",
+                                       scope, run.ctx_version, run.rule_version, run.rule_epoch),
                          SqlExpect::kSomeRows));
   tx.push_back(expecting(
       sql_statement("UPDATE ranking_publish_pointer SET snapshot_id = ?, version = version + 1, publication_epoch = "
@@ -183,11 +190,15 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
   SqlResult ctx = co_await sql.exec("SELECT version FROM ranking_scope_context WHERE scope_id = ?", scope);
   std::optional<SealedRun> run = co_await newest_sealed(sql, scope);
-  if (!p || !ctx.ok() || ctx.rows().empty() || !run || run->watermark < p->watermark) co_return;
+  // A run made under an older context can never publish (004:L260); wait for the next run.
+  if (!p || !ctx.ok() || ctx.rows().empty() || !run || run->watermark < p->watermark ||
+      run->ctx_version != ctx.rows()[0][0].as_int()) {
+    co_return;
+  }
   const std::string id = run->run_id + "/" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) +
                          "." + std::to_string(rt.random_u64() % 1000000);
   if (!(co_await prepare_snapshot(sql, o, scope, *run, id))) co_return;
-  SqlResult r = co_await sql.transaction(publish_tx(scope, *run, id, *p, ctx.rows()[0][0].as_int()));
+  SqlResult r = co_await sql.transaction(publish_tx(scope, *run, id, *p));
   if (!r.ok()) {
     // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
     if (r.certainly_not_applied()) {
@@ -206,6 +217,19 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
 }
 
 }  // namespace
+
+// 004:L297-303: a rule activation or rollback is a control transaction on the context row that
+// writes the target rule_version and adds one to rule_activation_epoch and to the context version.
+Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us) {
+  static const char* kRules[] = {"rule-v2", "rule-v3", "rule-v2"};  // A -> B -> A (004:L298-300)
+  for (int64_t n = 0;; ++n) {
+    co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(interval_us)));
+    const std::string& scope = scopes[rt.random_u64() % scopes.size()];
+    co_await sql.exec("UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = "
+                      "rule_activation_epoch + 1, version = version + 1 WHERE scope_id = ?",
+                      std::string(kRules[n % 3]), scope);
+  }
+}
 
 // 004:L281-283: the scope-isolated cache keys.
 std::string pointer_key(const std::string& scope) { return "ranking:pointer:" + scope; }

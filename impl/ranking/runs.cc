@@ -127,6 +127,9 @@ struct RunRow {
 // 004:L246-247: the frozen source-offset vector (the aggregation checkpoints' cuts now) and one
 // PENDING cut row per expected partition, with the expected-set digest over (partition, cut).
 Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope) {
+  SqlResult ctx = co_await sql.exec("INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
+                                    "rule_activation_epoch) VALUES (?, 1, 'rule-v1', 1)", scope);
+  if (!ctx.ok()) co_return;
   SqlResult cps = co_await sql.exec("SELECT keyed_partition, next_offset, generation FROM agg_checkpoint");
   SqlResult seq = co_await sql.exec("SELECT COALESCE(MAX(seq), 0) + 1 FROM calculation_run WHERE scope_id = ?", scope);
   if (!cps.ok() || !seq.ok()) co_return;
@@ -145,17 +148,25 @@ Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::str
     vector += (p ? "," : "") + refs[static_cast<size_t>(p)];
     expected.push_back(std::to_string(p) + "|" + refs[static_cast<size_t>(p)]);
   }
-  // A new run only for a new cut: the same frozen inputs would give the same run (004:L230).
-  SqlResult last = co_await sql.exec("SELECT source_offset_vector FROM calculation_run WHERE scope_id = ? ORDER BY "
-                                     "seq DESC LIMIT 1", scope);
-  if (!last.ok() || (!last.rows().empty() && last.rows()[0][0].as_text() == vector)) co_return;
+  // A new run only for a new cut or a new scope context: the same frozen inputs under the same
+  // context would give the same run (004:L230).
+  SqlResult last = co_await sql.exec(
+      "SELECT r.source_offset_vector, r.scope_context_version = c.version FROM calculation_run r JOIN "
+      "ranking_scope_context c ON c.scope_id = r.scope_id WHERE r.scope_id = ? ORDER BY r.seq DESC LIMIT 1", scope);
+  if (!last.ok() || (!last.rows().empty() && last.rows()[0][0].as_text() == vector && last.rows()[0][1].as_int() == 1)) {
+    co_return;
+  }
   const int64_t n = seq.rows()[0][0].as_int();
   const std::string run = scope + "#r" + std::to_string(n);
   std::vector<SqlStatement> tx;
-  tx.push_back(sql_statement("INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, "
-                             "input_watermark, expected_partition_count, expected_partition_set_digest) VALUES "
-                             "(?, ?, 'COLLECTING', ?, ?, ?, ?, ?)",
-                             run, scope, n, vector, watermark, int64_t{o.candidate_partitions}, sorted_digest(expected)));
+  // The run is created under the scope context as it is at commit (004:L101, L222-229).
+  tx.push_back(expecting(
+      sql_statement("INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, input_watermark, "
+                    "expected_partition_count, expected_partition_set_digest, scope_context_version, rule_version, "
+                    "rule_activation_epoch) SELECT ?, ?, 'COLLECTING', ?, ?, ?, ?, ?, version, rule_version, "
+                    "rule_activation_epoch FROM ranking_scope_context WHERE scope_id = ?",
+                    run, scope, n, vector, watermark, int64_t{o.candidate_partitions}, sorted_digest(expected), scope),
+      SqlExpect::kChanged));
   for (int32_t p = 0; p < o.candidate_partitions; ++p) {
     tx.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
                                "status) VALUES (?, ?, ?, 'PENDING')", run, p, refs[static_cast<size_t>(p)]));

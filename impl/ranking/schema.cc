@@ -43,7 +43,8 @@ std::vector<std::string> schema_statements() {
       "seq INTEGER NOT NULL, source_offset_vector TEXT NOT NULL, input_watermark INTEGER NOT NULL, "
       "expected_partition_count INTEGER NOT NULL, expected_partition_set_digest TEXT NOT NULL, "
       "partition_result_set_digest TEXT, input_manifest_count INTEGER, input_manifest_set_digest TEXT, "
-      "candidate_count INTEGER, candidate_set_digest TEXT, UNIQUE (scope_id, seq))",
+      "candidate_count INTEGER, candidate_set_digest TEXT, scope_context_version INTEGER NOT NULL, "
+      "rule_version TEXT NOT NULL, rule_activation_epoch INTEGER NOT NULL, UNIQUE (scope_id, seq))",
       // 004:L99: one PENDING row per expected candidate partition at run creation; the cut never changes.
       "CREATE TABLE IF NOT EXISTS run_partition_cut (run_id TEXT NOT NULL, candidate_partition_id INTEGER NOT NULL, "
       "expected_source_cut_ref TEXT NOT NULL, status TEXT NOT NULL, topk_object_ref TEXT, topk_item_count INTEGER, "
@@ -68,7 +69,8 @@ std::vector<std::string> schema_statements() {
       "CREATE TABLE IF NOT EXISTS ranking_snapshot (snapshot_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
       "run_id TEXT NOT NULL, status TEXT NOT NULL, input_watermark INTEGER NOT NULL, input_manifest_count INTEGER NOT NULL, "
       "input_manifest_set_digest TEXT NOT NULL, candidate_count INTEGER NOT NULL, candidate_set_digest TEXT NOT NULL, "
-      "publication_epoch INTEGER)",
+      "publication_epoch INTEGER, scope_context_version INTEGER NOT NULL, rule_version TEXT NOT NULL, "
+      "rule_activation_epoch INTEGER NOT NULL)",
       "CREATE TABLE IF NOT EXISTS ranking_snapshot_item (snapshot_id TEXT NOT NULL, rank_no INTEGER NOT NULL, "
       "topic_id TEXT NOT NULL, score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (snapshot_id, rank_no), "
       "UNIQUE (snapshot_id, topic_id))",

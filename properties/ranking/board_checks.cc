@@ -481,6 +481,61 @@ Verdict check_publish_fence(const RankingRun& run) {
   return v;
 }
 
+// RANK-21, RANK-22 (004:L101, L256-261, L297-303): replaying the committed control transactions,
+// each rule activation or rollback moves the scope's context version and rule_activation_epoch up
+// by one (never back, never reused); the final rows agree; every publish commits under exactly the
+// context (version, rule_version, epoch) its snapshot and run were made under.
+Verdict check_control_epochs(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22"},
+                              "each committed rule activation or rollback adds one to the scope's context version and "
+                              "rule_activation_epoch, the final context rows agree, and every PUBLISHED snapshot was "
+                              "published under the context (version, rule_version, epoch) it and its run carry");
+  struct Ctx {
+    int64_t version = 0, epoch = 0;
+    std::string rule;
+  };
+  std::map<std::string, Ctx> ctx;
+  std::map<std::string, const SnapshotRow*> snaps;
+  std::map<std::string, const RunRow*> runs;
+  for (const SnapshotRow& s : run.board.snapshots) snaps[s.snapshot_id] = &s;
+  for (const RunRow& r : run.board.runs) runs[r.run_id] = &r;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
+        ctx[s.params[0]] = Ctx{1, 1, "rule-v1"};
+      } else if (starts(s.sql, "UPDATE ranking_scope_context") && s.params.size() == 2) {
+        Ctx& x = ctx[s.params[1]];
+        x = Ctx{x.version + 1, x.epoch + 1, s.params[0]};
+      } else if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
+        auto sn = snaps.find(s.params[1]);
+        if (sn == snaps.end()) continue;  // rank-publish-fence's finding
+        const Ctx& x = ctx[s.params[2]];
+        auto r = runs.find(sn->second->run_id);
+        ++v.checks;
+        if (sn->second->ctx_version != x.version || sn->second->rule_version != x.rule ||
+            sn->second->rule_epoch != x.epoch || r == runs.end() || r->second->ctx_version != x.version) {
+          fail_verdict(v, c.client + " published " + s.params[1] + " (context v" + std::to_string(sn->second->ctx_version) +
+                              ", " + sn->second->rule_version + " epoch " + std::to_string(sn->second->rule_epoch) +
+                              ") while the context was v" + std::to_string(x.version) + ", " + x.rule + " epoch " +
+                              std::to_string(x.epoch));
+        }
+      }
+    }
+  }
+  for (const ContextRow& row : run.board.contexts) {
+    const Ctx& x = ctx[row.scope_id];
+    ++v.checks;
+    if (row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule) {
+      fail_verdict(v, "context of " + row.scope_id + " ends at v" + std::to_string(row.version) + " epoch " +
+                          std::to_string(row.rule_epoch) + " " + row.rule_version + "; its committed control "
+                          "transactions give v" + std::to_string(x.version) + " epoch " + std::to_string(x.epoch));
+    }
+  }
+  return v;
+}
+
 // RANK-24 (004:L266, L312, L317): every pointer the Redis server stored was the DB pointer at some
 // moment since Redis last lost its data; every cached snapshot is a PUBLISHED one with its items;
 // at the end the cached pointer is the DB pointer, or absent.

@@ -36,12 +36,14 @@ RankingRun clean() {
   const std::string cset = set_digest({"t_1|3|" + mid});
   b.runs.push_back(RunRow{kRun, kScope, "SEALED", "k0@5/g1", 1, 5, 1, set_digest({"0|k0@5/g1"}),
                           set_digest({"0|k0@5/g1|" + obj_ref + "|1|" + text_digest(object) + "|COMPLETED"}), 1, mset, 1,
-                          cset});
+                          cset, 1, "rule-v1", 1});
   const std::string snap = std::string(kRun) + "/pub-1.0.7";
-  b.snapshots.push_back(SnapshotRow{snap, kScope, kRun, "PUBLISHED", 5, 1, mset, 1, cset, 1});
+  b.snapshots.push_back(SnapshotRow{snap, kScope, kRun, "PUBLISHED", 5, 1, mset, 1, cset, 1, 1, "rule-v1", 1});
+  b.contexts.push_back(ContextRow{kScope, 1, "rule-v1", 1});
   b.items.push_back(SnapshotItemRow{snap, 1, "t_1", 3, mid});
   b.pointers.push_back(PointerRow{kScope, snap, 1, 1, 5});
   run.commits = {
+      {50, true, "coord", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kScope})}},
       {100, true, "coord", {st("UPDATE run_partition_cut SET status = 'COMPLETED'", {obj_ref, "1", "d", kRun, "0"})}},
       {200, true, "coord",
        {st("UPDATE calculation_run SET status = 'BUILDING'", {"r", "1", mset, kRun}),
@@ -66,7 +68,7 @@ RankingRun clean() {
 TEST(BoardChecks, CleanBoardPasses) {
   const RankingRun run = clean();
   for (auto* check : {check_run_partitions, check_manifest_frozen, check_run_seal, check_publish_fence,
-                      check_pointer_cache}) {
+                      check_pointer_cache, check_control_epochs}) {
     const Verdict v = check(run);
     EXPECT_EQ(v.status(), VerdictStatus::kPass) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
   }
@@ -111,6 +113,18 @@ TEST(BoardChecks, PublishFenceCatchesWrongCountsAndAPublishWithoutThePointerCas)
   run = clean();
   run.commits.push_back({1000, true, "pub-2", {st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", "s2", kScope})}});
   EXPECT_EQ(check_publish_fence(run).status(), VerdictStatus::kFail);  // C13, F10
+}
+
+TEST(BoardChecks, ControlEpochsCatchAPublishUnderAnOldRuleAndAnEpochGoingBack) {
+  RankingRun run = clean();
+  // A rule activation commits before the publish: the snapshot still carries context v1 (C22, F12).
+  run.commits.insert(run.commits.begin() + 6,
+                     {650, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
+  run.board.contexts[0] = ContextRow{kScope, 2, "rule-v2", 2};
+  EXPECT_EQ(check_control_epochs(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.board.contexts[0].rule_epoch = 0;  // a rollback that reused an older epoch
+  EXPECT_EQ(check_control_epochs(run).status(), VerdictStatus::kFail);
 }
 
 TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {

@@ -336,7 +336,8 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-manifest-frozen", {"RANK-14", "RANK-17"}, "004 §4.2, §9.2: manifests pinned to versions in the cut, frozen at BUILDING"},
           {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
           {"rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"}, "004 §10.1: publish by one transaction with the pointer CAS"},
-          {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"}};
+          {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
+          {"rank-control-epochs", {"RANK-21", "RANK-22"}, "004 §4.2, §11.1: control epochs only advance; publish under the current context"}};
 }
 
 std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
@@ -347,9 +348,9 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-offset-continuity", check_offset_continuity}, {"rank-normalization", check_normalization},
       {"rank-run-partitions", check_run_partitions},   {"rank-manifest-frozen", check_manifest_frozen},
       {"rank-run-seal", check_run_seal},               {"rank-publish-fence", check_publish_fence},
-      {"rank-pointer-cache", check_pointer_cache}};
+      {"rank-pointer-cache", check_pointer_cache},     {"rank-control-epochs", check_control_epochs}};
   static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
-                                               "rank-publish-fence", "rank-pointer-cache"};
+                                               "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario

@@ -27,5 +27,6 @@ Verdict check_manifest_frozen(const RankingRun& run);   // RANK-14, RANK-17
 Verdict check_run_seal(const RankingRun& run);          // RANK-18
 Verdict check_publish_fence(const RankingRun& run);     // RANK-22, RANK-23, RANK-36
 Verdict check_pointer_cache(const RankingRun& run);     // RANK-24
+Verdict check_control_epochs(const RankingRun& run);    // RANK-21, RANK-22
 
 }  // namespace fl::ranking::props

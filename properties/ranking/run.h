@@ -80,6 +80,16 @@ struct RunRow {  // CALCULATION_RUN; absent numbers read as -1, absent texts as 
   std::string manifest_digest;
   int64_t candidate_count = -1;
   std::string candidate_digest;
+  int64_t ctx_version = 0;  // the scope context the run was created under
+  std::string rule_version;
+  int64_t rule_epoch = 0;
+};
+
+struct ContextRow {  // RANKING_SCOPE_CONTEXT
+  std::string scope_id;
+  int64_t version = 0;
+  std::string rule_version;
+  int64_t rule_epoch = 0;
 };
 
 struct CutRow {  // RUN_PARTITION_CUT
@@ -110,6 +120,9 @@ struct SnapshotRow {
   int64_t candidate_count = 0;
   std::string candidate_digest;
   int64_t epoch = -1;
+  int64_t ctx_version = 0;
+  std::string rule_version;
+  int64_t rule_epoch = 0;
 };
 
 struct SnapshotItemRow {
@@ -142,6 +155,7 @@ struct BoardObs {
   std::vector<SnapshotRow> snapshots;
   std::vector<SnapshotItemRow> items;
   std::vector<PointerRow> pointers;
+  std::vector<ContextRow> contexts;
   std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
   std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
   std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
