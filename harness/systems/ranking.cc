@@ -58,6 +58,7 @@ struct Shared {
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
+  int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
   std::shared_ptr<const ScriptRegistry> scripts = ranking::ranking_scripts();
@@ -132,7 +133,7 @@ Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh) {
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us);
+  co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
 }
 
 // A corrupted checkpoint (F06, 004:L487): at `at_us` every aggregation checkpoint's digest is
@@ -447,6 +448,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->run_interval_us = param(s, "run_interval_ms", 1500) * 1000;
   sh->publish_interval_us = param(s, "publish_interval_ms", 1000) * 1000;
   sh->control_interval_us = param(s, "control_interval_ms", 0) * 1000;
+  sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {

@@ -220,9 +220,10 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
 
 // 004:L297-303: a rule activation or rollback is a control transaction on the context row that
 // writes the target rule_version and adds one to rule_activation_epoch and to the context version.
-Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us) {
+Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
+                            int64_t stop_at_us) {
   static const char* kRules[] = {"rule-v2", "rule-v3", "rule-v2"};  // A -> B -> A (004:L298-300)
-  for (int64_t n = 0;; ++n) {
+  for (int64_t n = 0; rt.clock().now_us() < stop_at_us; ++n) {
     co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(interval_us)));
     const std::string& scope = scopes[rt.random_u64() % scopes.size()];
     co_await sql.exec("UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = "

@@ -41,7 +41,9 @@ struct PublisherOptions {
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);
 
 // Rule activations and rollbacks at random moments on random scopes (rule-v2, v3, v2, ...): each a
-// control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1.
-Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us);
+// control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1;
+// none after stop_at_us (the workload's end).
+Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
+                            int64_t stop_at_us);
 
 }  // namespace fl::ranking
