@@ -423,7 +423,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements();
+  so.schema = ranking::schema_statements(sh.board);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();

@@ -2,8 +2,8 @@
 
 namespace fl::ranking {
 
-std::vector<std::string> schema_statements() {
-  return {
+std::vector<std::string> schema_statements(bool board) {
+  std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
       "created_at INTEGER NOT NULL)",
@@ -36,6 +36,9 @@ std::vector<std::string> schema_statements() {
       "CREATE TABLE IF NOT EXISTS agg_checkpoint_history (keyed_partition INTEGER NOT NULL, next_offset INTEGER NOT NULL, "
       "generation INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL, "
       "PRIMARY KEY (keyed_partition, next_offset, generation))",
+  };
+  if (!board) return part1;
+  const std::vector<std::string> part2 = {
       // Part 2 (004:L99-104, L245-255): calculation runs with their frozen source-offset vector and
       // expected partitions, the partitions' immutable local Top K objects, the frozen input
       // manifest, candidates, snapshots, the scope control context and the publish pointer.
@@ -80,6 +83,8 @@ std::vector<std::string> schema_statements() {
       "CREATE TABLE IF NOT EXISTS ranking_publish_pointer (scope_id TEXT PRIMARY KEY, snapshot_id TEXT NOT NULL, "
       "version INTEGER NOT NULL, publication_epoch INTEGER NOT NULL, input_watermark INTEGER NOT NULL)",
   };
+  part1.insert(part1.end(), part2.begin(), part2.end());
+  return part1;
 }
 
 }  // namespace fl::ranking
