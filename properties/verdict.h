@@ -11,6 +11,7 @@
 //   reason must name an injected fault that explains it); it is printed with every run.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -65,5 +66,24 @@ struct Verdict {
     return n;
   }
 };
+
+// A checker's starting verdict: passed until an assertion fails.
+inline Verdict passing_verdict(std::string property, std::vector<std::string> invariants, std::string assertion) {
+  Verdict v;
+  v.property = std::move(property);
+  v.invariants = std::move(invariants);
+  v.assertion = std::move(assertion);
+  v.passed = true;
+  return v;
+}
+
+// At most this many pieces of evidence are kept per verdict: enough to show the violation.
+inline constexpr size_t kVerdictEvidenceCap = 12;
+
+// Marks `v` failed and keeps `evidence` while fewer than kVerdictEvidenceCap are kept.
+inline void fail_verdict(Verdict& v, std::string evidence) {
+  v.passed = false;
+  if (v.evidence.size() < kVerdictEvidenceCap) v.evidence.push_back(std::move(evidence));
+}
 
 }  // namespace fl

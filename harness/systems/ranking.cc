@@ -14,11 +14,15 @@
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
 #include "impl/ranking/fixes.h"
+#include "impl/ranking/publisher.h"
+#include "impl/ranking/runs.h"
 #include "impl/ranking/schema.h"
 #include "impl/ranking/services.h"
 #include "properties/ranking/checks.h"
 #include "sim/log/client.h"
 #include "sim/log/server.h"
+#include "sim/redis/client.h"
+#include "sim/redis/server.h"
 #include "sim/storage/sim_vfs.h"
 #include "sim/storage/sql_client.h"
 #include "sim/storage/sql_server.h"
@@ -51,6 +55,13 @@ struct Shared {
   ranking::BoardConfig cfg;
   int topics = 20;
   int64_t sql_timeout_us = 500'000;
+  // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
+  bool board = false;
+  int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
+  int64_t end_us = 0;  // the workload's end: control transactions stop there
+  ranking::props::BoardParams board_params;
+  std::shared_ptr<sim::redis::Server> redis;
+  std::shared_ptr<const ScriptRegistry> scripts = ranking::ranking_scripts();
 };
 
 sim::storage::SqlClient sql_of(Process& self, const Shared& sh) {
@@ -85,6 +96,44 @@ Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::log::LogClient log(self, self.rpc());
   co_await ranking::run_aggregator(self, sql, log, ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes});
+}
+
+ranking::RunOptions run_options(const Shared& sh) {
+  ranking::RunOptions o;
+  o.scopes = sh.board_params.scopes;
+  o.candidate_partitions = sh.board_params.candidate_partitions;
+  o.top_k = sh.board_params.top_k;
+  o.entry_score = sh.board_params.entry_score;
+  o.window_type = sh.board_params.window_type;
+  o.fixes = sh.fixes;
+  o.interval_us = sh.run_interval_us;
+  return o;
+}
+
+Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  co_await ranking::run_coordinator(self, sql, run_options(*sh));
+}
+
+Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int workers) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  co_await ranking::run_topk_worker(self, sql, run_options(*sh), index, workers);
+}
+
+Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::PublisherOptions o;
+  o.scopes = sh->board_params.scopes;
+  o.top_n = sh->board_params.top_n;
+  o.fixes = sh->fixes;
+  o.interval_us = sh->publish_interval_us;
+  co_await ranking::run_publisher(self, sql, redis, o);
+}
+
+Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
 }
 
 // A corrupted checkpoint (F06, 004:L487): at `at_us` every aggregation checkpoint's digest is
@@ -138,6 +187,87 @@ void read_db(Shared& sh, ranking::props::RankingRun* run) {
   run->db_read = db.ok();
 }
 
+// Part 2's rows read back from the VFS (004:L99-104).
+void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
+  namespace rp = ranking::props;
+  sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
+  auto text = &sim::storage::VfsReader::text;
+  auto i64 = [](sqlite3_stmt* st, int c) {
+    return sqlite3_column_type(st, c) == SQLITE_NULL ? int64_t{-1} : static_cast<int64_t>(sqlite3_column_int64(st, c));
+  };
+  db.each("SELECT cut_id, keyed_partition, next_offset, generation FROM source_offset_cut", [&](sqlite3_stmt* st) {
+    b->offset_cuts[text(st, 0)] = rp::OffsetCutRow{static_cast<int32_t>(i64(st, 1)), i64(st, 2), i64(st, 3)};
+  });
+  db.each("SELECT run_id, scope_id, status, source_offset_vector, seq, input_watermark, expected_partition_count, "
+          "expected_partition_set_digest, partition_result_set_digest, input_manifest_count, input_manifest_set_digest, "
+          "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM "
+          "calculation_run ORDER BY scope_id, seq",
+          [&](sqlite3_stmt* st) {
+            b->runs.push_back(rp::RunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4), i64(st, 5),
+                                         i64(st, 6), text(st, 7), text(st, 8), i64(st, 9), text(st, 10), i64(st, 11),
+                                         text(st, 12), i64(st, 13), text(st, 14), i64(st, 15)});
+          });
+  db.each("SELECT run_id, candidate_partition_id, expected_source_cut_ref, status, topk_object_ref, topk_item_count, "
+          "topk_digest FROM run_partition_cut ORDER BY run_id, candidate_partition_id",
+          [&](sqlite3_stmt* st) {
+            b->cuts.push_back(rp::CutRow{text(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4), i64(st, 5),
+                                         text(st, 6)});
+          });
+  db.each("SELECT ref, content FROM partition_topk_object",
+          [&](sqlite3_stmt* st) { b->topk_objects[text(st, 0)] = text(st, 1); });
+  db.each("SELECT run_id, topic_id, input_manifest_id, manifest_digest, items, score, disposition, reason FROM "
+          "run_input_manifest ORDER BY run_id, topic_id",
+          [&](sqlite3_stmt* st) {
+            b->manifest.push_back(rp::ManifestRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
+                                                  i64(st, 5), text(st, 6), text(st, 7)});
+          });
+  db.each("SELECT scope_id, run_id, topic_id, score, input_manifest_id, candidate_revision FROM run_candidate ORDER BY "
+          "run_id, topic_id",
+          [&](sqlite3_stmt* st) {
+            b->candidates.push_back(rp::CandidateRow{text(st, 0), text(st, 1), text(st, 2), i64(st, 3), text(st, 4),
+                                                     i64(st, 5)});
+          });
+  db.each("SELECT snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
+          "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch, scope_context_version, "
+          "rule_version, rule_activation_epoch FROM ranking_snapshot ORDER BY snapshot_id",
+          [&](sqlite3_stmt* st) {
+            b->snapshots.push_back(rp::SnapshotRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
+                                                   i64(st, 5), text(st, 6), i64(st, 7), text(st, 8), i64(st, 9),
+                                                   i64(st, 10), text(st, 11), i64(st, 12)});
+          });
+  db.each("SELECT snapshot_id, rank_no, topic_id, score, input_manifest_id FROM ranking_snapshot_item ORDER BY "
+          "snapshot_id, rank_no",
+          [&](sqlite3_stmt* st) {
+            b->items.push_back(rp::SnapshotItemRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3), text(st, 4)});
+          });
+  db.each("SELECT scope_id, version, rule_version, rule_activation_epoch FROM ranking_scope_context",
+          [&](sqlite3_stmt* st) {
+            b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
+          });
+  db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
+          [&](sqlite3_stmt* st) {
+            b->pointers.push_back(rp::PointerRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4)});
+          });
+}
+
+// What the Redis server executed on ranking:* keys and holds at the end; when it lost its data.
+void read_board_redis(const Shared& sh, const sim::FaultLog& faults, ranking::props::BoardObs* b) {
+  if (!sh.redis) return;
+  b->redis_observed = true;
+  for (const sim::redis::CommandRecord& c : sh.redis->command_log()) {
+    if (c.argv.size() < 2 || c.argv[1].rfind("ranking:", 0) != 0) continue;
+    if (c.argv[0] != "SET" && c.argv[0] != "set" && c.argv[0] != "DEL" && c.argv[0] != "del") continue;
+    b->redis_writes.push_back(ranking::props::RedisWrite{c.time_us, c.client, c.argv});
+  }
+  for (const auto& [key, entry] : sh.redis->engine().keyspace().entries()) {
+    if (key.rfind("ranking:", 0) != 0) continue;
+    if (const std::string* v = std::get_if<std::string>(&entry.value)) b->redis_end[key] = *v;
+  }
+  for (const sim::FaultRecord& f : faults) {
+    if (f.kind == sim::FaultKind::kCrash && f.process == "redis") b->redis_losses.push_back(f.time_us);
+  }
+}
+
 void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::props::LogRecordObs>* out,
               std::map<int32_t, int64_t>* ends) {
   for (int32_t p = 0; p < broker.partition_count(topic); ++p) {
@@ -180,6 +310,11 @@ class RankingRun final : public SystemRun {
     read_log(shared->broker->broker(), ranking::kStableTopic, &run.stable, nullptr);
     read_log(shared->broker->broker(), ranking::kKeyedTopic, &run.keyed, &run.keyed_end);
     run.faults = world.fault_log();
+    if (shared->board) {
+      run.board.params = shared->board_params;
+      read_board_db(*shared, &run.board);
+      read_board_redis(*shared, run.faults, &run.board);
+    }
     return ranking::props::check_ranking(run, properties);
   }
   std::vector<std::string> fault_targets(const std::string& role) const override {
@@ -187,6 +322,7 @@ class RankingRun final : public SystemRun {
     if (role == "worker") return workers;
     if (role == "client") return clients;
     if (role == "db") return {"db"};
+    if (role == "redis" && shared->redis) return {"redis"};
     return {};
   }
   bool apply_fault(const FaultSpec& f) override {
@@ -221,6 +357,13 @@ class RankingSystem final : public SystemUnderTest {
             {"replay_percent", "events sent again with the same eventId", "5"},
             {"late_percent", "events whose time is up to 20 min old", "10"},
             {"sql_timeout_ms", "DB client timeout", "500"},
+            {"board", "1: part 2 runs, snapshots, publishing and the Redis cache", "0"},
+            {"top_k", "local Top K per candidate partition", "8"},
+            {"top_n", "items per snapshot", "5"},
+            {"entry_score", "score below which a manifest entry is REJECTED", "2"},
+            {"run_interval_ms", "how often the coordinator steps each scope's run", "1500"},
+            {"publish_interval_ms", "mean gap between a publisher's rounds", "1000"},
+            {"control_interval_ms", "mean gap between rule activations/rollbacks (process control); 0: none", "0"},
             {"corrupt_checkpoint_at_ms", "when every aggregation checkpoint is corrupted (F06); 0: never", "0"}};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
@@ -234,7 +377,34 @@ class RankingSystem final : public SystemUnderTest {
 
  private:
   void build_stores(World& world, const Scenario& s, Shared& sh) const;
+  void build_board(World& world, const Scenario& s, std::shared_ptr<Shared> sh, RankingRun& run, int workers) const;
 };
+
+// Part 2's processes: Redis, the run coordinators "coord-1", "coord-2", Top K workers "topk-N" and two
+// publishers "pub-1", "pub-2" racing for every scope (role worker).
+void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr<Shared> sh, RankingRun& run,
+                                int workers) const {
+  sim::redis::ServerOptions ro;
+  ro.engine.persistence =
+      sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kNone);
+  ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
+  ro.engine.scripts = sh->scripts;
+  sh->redis = std::make_shared<sim::redis::Server>(ro);
+  std::shared_ptr<sim::redis::Server> server = sh->redis;
+  world.start(world.add_process(world.add_node("redis"), "redis", [server](Process& p) { return server->run(p); }));
+  auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) {
+    Process& p = world.add_process(world.add_node(name), name, std::move(boot));
+    world.after(20'000, [&world, &p] { world.start(p); });
+    run.workers.push_back(name);
+  };
+  // Two coordinators, so a candidate write of one can race the other's seal (C25).
+  for (const char* name : {"coord-1", "coord-2"}) add(name, [sh](Process& p) { return coordinator_main(p, sh); });
+  for (int i = 0; i < workers; ++i) {
+    add("topk-" + std::to_string(i + 1), [sh, i, workers](Process& p) { return topk_main(p, sh, i, workers); });
+  }
+  for (const char* name : {"pub-1", "pub-2"}) add(name, [sh](Process& p) { return publisher_main(p, sh); });
+  if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
+}
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
   sim::storage::SimVfsOptions vo;
@@ -253,7 +423,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements();
+  so.schema = ranking::schema_statements(sh.board);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -270,6 +440,15 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
                                   : ranking::RankFixes::hardened_without(ranking::ranking_fixes(), s.without);
   sh->topics = static_cast<int>(param(s, "topics", 20));
   sh->sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
+  sh->board = param(s, "board", 0) != 0;
+  sh->board_params.scopes = ranking::RunOptions{}.scopes;
+  sh->board_params.top_k = static_cast<int>(param(s, "top_k", 8));
+  sh->board_params.top_n = static_cast<int>(param(s, "top_n", 5));
+  sh->board_params.entry_score = param(s, "entry_score", 2);
+  sh->run_interval_us = param(s, "run_interval_ms", 1500) * 1000;
+  sh->publish_interval_us = param(s, "publish_interval_ms", 1000) * 1000;
+  sh->control_interval_us = param(s, "control_interval_ms", 0) * 1000;
+  sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {
@@ -292,6 +471,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     run->workers.push_back(norm);
     run->workers.push_back(agg);
   }
+  if (sh->board) build_board(world, s, sh, *run, workers);
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
   if (const int64_t at = param(s, "corrupt_checkpoint_at_ms", 0); at > 0) {
     world.start(add("chaos", [sh, &world, at](Process& p) { return corrupt_main(p, sh, world, sim::kEpochUs + at * 1000); }));

@@ -15,6 +15,13 @@ const std::vector<FixInfo>& ranking_fixes() {
        "loaded or last wrote: the double fence covers only the heads a flush advances, so a stale worker whose "
        "flush touches other keys overwrote the checkpoint with old state for a key another worker had advanced, "
        "and every later flush of that key hit the existing version row (lost events, aggregation stuck)"},
+      {"RK-POINTER-FROM-DB", "004:L266, L317",
+       {"RANK-24"},
+       "the Redis pointer is created only by a restore from the DB pointer, fenced against Redis losses: a publisher "
+       "only advances an existing pointer, and the restorer takes a token in Redis before reading the DB pointer "
+       "and creates the pointer only while the token survives; it also refreshes a pointer behind the DB's. The "
+       "seed's cache rejects older epochs, but after Redis loses the pointer an old publisher (or restorer) that "
+       "read the DB before the loss recreates it with an epoch the DB pointer had already left"},
   };
   return kFixes;
 }

@@ -12,6 +12,7 @@ namespace fl::ranking {
 enum class RankFix : uint8_t {
   kDedupByEventId,  // RK-DEDUP-EVENT-ID
   kCheckpointCas,   // RK-CHECKPOINT-CAS
+  kPointerFromDb,   // RK-POINTER-FROM-DB
 };
 using RankFixes = FixSet<RankFix>;
 

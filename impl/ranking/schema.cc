@@ -2,8 +2,8 @@
 
 namespace fl::ranking {
 
-std::vector<std::string> schema_statements() {
-  return {
+std::vector<std::string> schema_statements(bool board) {
+  std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
       "created_at INTEGER NOT NULL)",
@@ -37,6 +37,54 @@ std::vector<std::string> schema_statements() {
       "generation INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL, "
       "PRIMARY KEY (keyed_partition, next_offset, generation))",
   };
+  if (!board) return part1;
+  const std::vector<std::string> part2 = {
+      // Part 2 (004:L99-104, L245-255): calculation runs with their frozen source-offset vector and
+      // expected partitions, the partitions' immutable local Top K objects, the frozen input
+      // manifest, candidates, snapshots, the scope control context and the publish pointer.
+      "CREATE TABLE IF NOT EXISTS calculation_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, status TEXT NOT NULL, "
+      "seq INTEGER NOT NULL, source_offset_vector TEXT NOT NULL, input_watermark INTEGER NOT NULL, "
+      "expected_partition_count INTEGER NOT NULL, expected_partition_set_digest TEXT NOT NULL, "
+      "partition_result_set_digest TEXT, input_manifest_count INTEGER, input_manifest_set_digest TEXT, "
+      "candidate_count INTEGER, candidate_set_digest TEXT, scope_context_version INTEGER NOT NULL, "
+      "rule_version TEXT NOT NULL, rule_activation_epoch INTEGER NOT NULL, UNIQUE (scope_id, seq))",
+      // 004:L99: one PENDING row per expected candidate partition at run creation; the cut never changes.
+      "CREATE TABLE IF NOT EXISTS run_partition_cut (run_id TEXT NOT NULL, candidate_partition_id INTEGER NOT NULL, "
+      "expected_source_cut_ref TEXT NOT NULL, status TEXT NOT NULL, topk_object_ref TEXT, topk_item_count INTEGER, "
+      "topk_digest TEXT, PRIMARY KEY (run_id, candidate_partition_id))",
+      "CREATE TABLE IF NOT EXISTS partition_topk_object (ref TEXT PRIMARY KEY, content TEXT NOT NULL)",
+      // 004:L100: each entry ends CANDIDATE or REJECTED with a reason.
+      "CREATE TABLE IF NOT EXISTS run_input_manifest (run_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
+      "input_manifest_id TEXT NOT NULL, manifest_digest TEXT NOT NULL, items TEXT NOT NULL, score INTEGER NOT NULL, "
+      "disposition TEXT NOT NULL, reason TEXT, PRIMARY KEY (run_id, topic_id))",
+      // 004:L101: candidates isolated by scope_id + calculation_run_id + topic_id.
+      "CREATE TABLE IF NOT EXISTS run_candidate (scope_id TEXT NOT NULL, run_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
+      "score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, candidate_revision INTEGER NOT NULL, "
+      "PRIMARY KEY (scope_id, run_id, topic_id))",
+      // 004:L101: "数据库拒绝对SEALEDrun 新增、更新或删除候选".
+      "CREATE TRIGGER IF NOT EXISTS run_candidate_sealed_insert BEFORE INSERT ON run_candidate WHEN "
+      "(SELECT status FROM calculation_run WHERE run_id = NEW.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run SEALED'); END",
+      "CREATE TRIGGER IF NOT EXISTS run_candidate_sealed_update BEFORE UPDATE ON run_candidate WHEN "
+      "(SELECT status FROM calculation_run WHERE run_id = OLD.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run SEALED'); END",
+      "CREATE TRIGGER IF NOT EXISTS run_candidate_sealed_delete BEFORE DELETE ON run_candidate WHEN "
+      "(SELECT status FROM calculation_run WHERE run_id = OLD.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run SEALED'); END",
+      // 004:L255: PREPARED -> READY -> PUBLISHED | REJECTED; 004:L102-103: items unique by rank and topic.
+      "CREATE TABLE IF NOT EXISTS ranking_snapshot (snapshot_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+      "run_id TEXT NOT NULL, status TEXT NOT NULL, input_watermark INTEGER NOT NULL, input_manifest_count INTEGER NOT NULL, "
+      "input_manifest_set_digest TEXT NOT NULL, candidate_count INTEGER NOT NULL, candidate_set_digest TEXT NOT NULL, "
+      "publication_epoch INTEGER, scope_context_version INTEGER NOT NULL, rule_version TEXT NOT NULL, "
+      "rule_activation_epoch INTEGER NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS ranking_snapshot_item (snapshot_id TEXT NOT NULL, rank_no INTEGER NOT NULL, "
+      "topic_id TEXT NOT NULL, score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (snapshot_id, rank_no), "
+      "UNIQUE (snapshot_id, topic_id))",
+      // 004:L104: one context row and one authoritative pointer per scope.
+      "CREATE TABLE IF NOT EXISTS ranking_scope_context (scope_id TEXT PRIMARY KEY, version INTEGER NOT NULL, "
+      "rule_version TEXT NOT NULL, rule_activation_epoch INTEGER NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS ranking_publish_pointer (scope_id TEXT PRIMARY KEY, snapshot_id TEXT NOT NULL, "
+      "version INTEGER NOT NULL, publication_epoch INTEGER NOT NULL, input_watermark INTEGER NOT NULL)",
+  };
+  part1.insert(part1.end(), part2.begin(), part2.end());
+  return part1;
 }
 
 }  // namespace fl::ranking

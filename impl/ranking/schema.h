@@ -8,7 +8,9 @@
 
 namespace fl::ranking {
 
-std::vector<std::string> schema_statements();
+// Part 1's tables; with `board`, also part 2's (runs, manifests, candidates, snapshots, context,
+// pointer), so part-1 scenarios keep their traces.
+std::vector<std::string> schema_statements(bool board);
 
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)

@@ -23,19 +23,6 @@ std::string secs(int64_t us) {
   return b;
 }
 
-Verdict make(const std::string& property, std::vector<std::string> invariants, std::string assertion) {
-  Verdict v;
-  v.property = property;
-  v.invariants = std::move(invariants);
-  v.assertion = std::move(assertion);
-  v.passed = true;
-  return v;
-}
-
-void fail(Verdict& v, std::string evidence) {
-  v.passed = false;
-  if (v.evidence.size() < 12) v.evidence.push_back(std::move(evidence));
-}
 
 // A questionable outcome is exempted when an injected fault explains it (`why`), else it fails.
 void exempt_or_fail(Verdict& v, const std::optional<std::string>& why, const std::string& exemption,
@@ -43,7 +30,7 @@ void exempt_or_fail(Verdict& v, const std::optional<std::string>& why, const std
   if (why) {
     v.exempt(exemption + ": " + *why);
   } else {
-    fail(v, std::move(failure));
+    fail_verdict(v, std::move(failure));
   }
 }
 
@@ -80,7 +67,7 @@ bool dropped_below_expected(const HistoryOp& o) { return o.result == "dropped:se
 
 bool db_unreadable(const GiftsRun& run, Verdict& v) {
   if (run.db_read) return false;
-  fail(v, "the DB could not be read back after the run");
+  fail_verdict(v, "the DB could not be read back after the run");
   return true;
 }
 
@@ -104,12 +91,12 @@ std::vector<PropertyInfo> gifts_properties() {
 
 // GIFT-1: one row per (user, request) and each wallet debited exactly by its orders.
 Verdict check_charge_once(const GiftsRun& run) {
-  Verdict v = make("gift-charge-once", {"GIFT-1"},
+  Verdict v = passing_verdict("gift-charge-once", {"GIFT-1"},
                    "per (user, requestId) at most one gift_order row, and initial - final balance = Σ order amounts");
   if (db_unreadable(run, v)) return v;
   for (const auto& [key, rows] : orders_by_request(run)) {
     ++v.checks;
-    if (rows.size() > 1) fail(v, "user " + std::to_string(key.first) + " request " + key.second + ": " +
+    if (rows.size() > 1) fail_verdict(v, "user " + std::to_string(key.first) + " request " + key.second + ": " +
                                      std::to_string(rows.size()) + " orders");
   }
   std::map<int64_t, int64_t> spent;
@@ -118,7 +105,7 @@ Verdict check_charge_once(const GiftsRun& run) {
     ++v.checks;
     const int64_t debited = run.params.initial_balance - balance;
     if (debited != spent[user]) {
-      fail(v, "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) + ", orders total " +
+      fail_verdict(v, "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) + ", orders total " +
                   std::to_string(spent[user]));
     }
   }
@@ -127,7 +114,7 @@ Verdict check_charge_once(const GiftsRun& run) {
 
 // GIFT-2: the requests of one intent (the user's one click, or one double tap) make <= 1 order.
 Verdict check_intent_once(const GiftsRun& run) {
-  Verdict v = make("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
+  Verdict v = passing_verdict("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
   if (db_unreadable(run, v)) return v;
   std::map<std::pair<int64_t, std::string>, std::set<std::string>> requests;  // (user, intent) -> requests
   for (const HistoryOp* o : ops_named(run, "send")) {
@@ -143,7 +130,7 @@ Verdict check_intent_once(const GiftsRun& run) {
     }
     ++v.checks;
     if (charges > 1) {
-      fail(v, "user " + std::to_string(intent.first) + " intent " + intent.second + ": " + std::to_string(reqs.size()) +
+      fail_verdict(v, "user " + std::to_string(intent.first) + " intent " + intent.second + ": " + std::to_string(reqs.size()) +
                   " requests, " + std::to_string(charges) + " charges");
     }
   }
@@ -152,7 +139,7 @@ Verdict check_intent_once(const GiftsRun& run) {
 
 // GIFT-3: answers match the request's fate; indeterminate answers need a fault to explain them.
 Verdict check_outcome(const GiftsRun& run) {
-  Verdict v = make("gift-outcome", {"GIFT-3"},
+  Verdict v = passing_verdict("gift-outcome", {"GIFT-3"},
                    "a charged request is answered with its order id, an uncharged one never ok nor 重复请求; "
                    "indeterminate answers only under a fault");
   if (db_unreadable(run, v)) return v;
@@ -171,9 +158,9 @@ Verdict check_outcome(const GiftsRun& run) {
       exempt_or_fail(v, budget.explain(places, o->invoke_us, o->complete_us, 500'000), "indeterminate answer",
                    "indeterminate answer without any fault: " + describe(*o));
     } else if (order != nullptr && o->result != "order=" + std::to_string(order->id)) {
-      fail(v, "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o));
+      fail_verdict(v, "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o));
     } else if (order == nullptr && (o->outcome == Outcome::kOk || o->result == "duplicate")) {
-      fail(v, "request never charged but answered: " + describe(*o));
+      fail_verdict(v, "request never charged but answered: " + describe(*o));
     }
   }
   return v;
@@ -188,7 +175,7 @@ std::string record_msg_id(const LogRecordObs& r) { return r.value.substr(0, r.va
 // committed order's message reaches the log exactly once, and no message reaches it without its
 // order (a half message whose local transaction rolled back is deleted, 003:L231).
 Verdict check_txmsg(const GiftsRun& run) {
-  Verdict v = make("gift-outbox", {"GIFT-4"},
+  Verdict v = passing_verdict("gift-outbox", {"GIFT-4"},
                    "transactional messages: each gift_order's msg_id is in the log exactly once, and each log "
                    "record's msg_id belongs to an order");
   if (db_unreadable(run, v)) return v;
@@ -206,12 +193,12 @@ Verdict check_txmsg(const GiftsRun& run) {
       v.exempt("order " + std::to_string(o.id) + "'s half message unresolved while a fault lasts past the end: " +
                *lingering);
     } else if (n != 1) {
-      fail(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(n) + " log records");
+      fail_verdict(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(n) + " log records");
     }
   }
   for (const auto& [msg_id, n] : records) {
     ++v.checks;
-    if (!order_msgs.count(msg_id)) fail(v, "log record " + msg_id + " has no order (its charge never committed)");
+    if (!order_msgs.count(msg_id)) fail_verdict(v, "log record " + msg_id + " has no order (its charge never committed)");
   }
   return v;
 }
@@ -221,7 +208,7 @@ Verdict check_txmsg(const GiftsRun& run) {
 // GIFT-4: order <-> outbox one to one; every outbox row SENT at the end.
 Verdict check_outbox(const GiftsRun& run) {
   if (run.params.txmsg) return check_txmsg(run);
-  Verdict v = make("gift-outbox", {"GIFT-4"},
+  Verdict v = passing_verdict("gift-outbox", {"GIFT-4"},
                    "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
                    "order, and every row is SENT at the end");
   if (db_unreadable(run, v)) return v;
@@ -232,7 +219,7 @@ Verdict check_outbox(const GiftsRun& run) {
     order_msgs.insert(o.msg_id);
     ++v.checks;
     if (outbox_rows[o.msg_id] != 1) {
-      fail(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(outbox_rows[o.msg_id]) +
+      fail_verdict(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(outbox_rows[o.msg_id]) +
                   " outbox rows");
     }
   }
@@ -241,12 +228,12 @@ Verdict check_outbox(const GiftsRun& run) {
   const std::optional<std::string> lingering = budget.explain(run.services, run.end_us - 1000, run.end_us);
   for (const OutboxRow& r : run.outbox) {
     ++v.checks;
-    if (!order_msgs.count(r.msg_id)) fail(v, "outbox row " + r.msg_id + " has no order (a second charge's message)");
+    if (!order_msgs.count(r.msg_id)) fail_verdict(v, "outbox row " + r.msg_id + " has no order (a second charge's message)");
     if (r.status == "SENT") continue;
     if (lingering) {
       v.exempt("row left " + r.status + " while a fault lasts past the end: " + *lingering);
     } else {
-      fail(v, "outbox row " + r.msg_id + " still " + r.status + " at the end");
+      fail_verdict(v, "outbox row " + r.msg_id + " still " + r.status + " at the end");
     }
   }
   return v;
@@ -445,7 +432,7 @@ void check_received_played(const GiftsRun& run, const std::string& viewer, const
 // GIFT-5: each steady viewer plays, per (room, sender, gift), exactly the charged count (less
 // what expiry or a Redis data loss may excuse).
 Verdict check_delivery(const GiftsRun& run) {
-  Verdict v = make("gift-delivery", {"GIFT-5"},
+  Verdict v = passing_verdict("gift-delivery", {"GIFT-5"},
                    "every viewer connected throughout plays Σ charged giftCount per (room, sender, gift), "
                    "no more, and no less than what expiry or a Redis data loss excuses");
   if (db_unreadable(run, v)) return v;
@@ -478,7 +465,7 @@ Verdict check_delivery(const GiftsRun& run) {
       const int64_t got = played.count(k) ? played.at(k) : 0;
       const int64_t slack = excused.count(k) ? excused.at(k) : 0;
       if (got > want || got < want - slack) {
-        fail(v, viewer + " played " + std::to_string(got) + " of " + model::describe(k) + ", charged " +
+        fail_verdict(v, viewer + " played " + std::to_string(got) + " of " + model::describe(k) + ", charged " +
                     std::to_string(want) + (slack ? " (" + std::to_string(slack) + " excusable)" : ""));
       }
     }
@@ -489,7 +476,7 @@ Verdict check_delivery(const GiftsRun& run) {
 // GIFT-6: the distinct messages pushed into a room (as any viewer received them) carry, per key,
 // the charged count: never more; less only by what expiry or a Redis data loss excuses.
 Verdict check_batch_conservation(const GiftsRun& run) {
-  Verdict v = make("gift-batch-conservation", {"GIFT-6"},
+  Verdict v = passing_verdict("gift-batch-conservation", {"GIFT-6"},
                    "Σ giftCount over distinct pushed messages = Σ charged per (room, sender, gift); one msgId, one count");
   if (db_unreadable(run, v)) return v;
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
@@ -505,7 +492,7 @@ Verdict check_batch_conservation(const GiftsRun& run) {
     if (rolled_back.count(k)) {
       v.exempt("combo state rolled back: " + rolled_back.at(k));
     } else {
-      fail(v, "msgId " + a.at("msg") + " pushed with two contents");
+      fail_verdict(v, "msgId " + a.at("msg") + " pushed with two contents");
     }
   }
   std::map<model::GiftKey, int64_t> sums;
@@ -533,7 +520,7 @@ Verdict check_batch_conservation(const GiftsRun& run) {
     const int64_t got = sums.count(k) ? sums.at(k) : 0;
     const int64_t slack = excused.count(k) ? excused.at(k) : 0;
     if (got > want || got < want - slack) {
-      fail(v, model::describe(k) + ": pushed " + std::to_string(got) + ", charged " + std::to_string(want) +
+      fail_verdict(v, model::describe(k) + ": pushed " + std::to_string(got) + ", charged " + std::to_string(want) +
                   (slack ? " (" + std::to_string(slack) + " excusable)" : ""));
     }
   }
@@ -556,7 +543,7 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 // GIFT-7: every command a client runs on a combo count key outside a script happens while that
 // client holds the matching lock (003:L113: gift:batch:{room}:{sender}:{gift}); scripts are atomic.
 Verdict check_lock(const GiftsRun& run) {
-  Verdict v = make("gift-lock", {"GIFT-7"},
+  Verdict v = passing_verdict("gift-lock", {"GIFT-7"},
                    "commands on gift:batch:count:* run inside a script or while their client holds "
                    "gift:batch:{room}:{sender}:{gift} (lease by the Redis clock); only the holder deletes a lock");
   std::map<std::string, Holding> held;  // lock key -> holder
@@ -583,7 +570,7 @@ Verdict check_lock(const GiftsRun& run) {
         h = held.end();
       }
       if (h == held.end() || h->second.client != c.client) {
-        fail(v, c.client + " ran " + cmd + " " + key + " at " + secs(c.time_us) + " without holding " + lock +
+        fail_verdict(v, c.client + " ran " + cmd + " " + key + " at " + secs(c.time_us) + " without holding " + lock +
                     (h == held.end() ? " (nobody holds it)" : " (held by " + h->second.client + ")"));
       }
       continue;
@@ -601,7 +588,7 @@ Verdict check_lock(const GiftsRun& run) {
       ++v.checks;
       auto h = held.find(key);
       if (h != held.end() && h->second.client != c.client) {
-        fail(v, c.client + " deleted lock " + key + " held by " + h->second.client + " at " + secs(c.time_us));
+        fail_verdict(v, c.client + " deleted lock " + key + " held by " + h->second.client + " at " + secs(c.time_us));
       }
       held.erase(key);
     }
@@ -611,21 +598,21 @@ Verdict check_lock(const GiftsRun& run) {
 
 // GIFT-8: each msgId is played at most once per client.
 Verdict check_play_once(const GiftsRun& run) {
-  Verdict v = make("gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client");
+  Verdict v = passing_verdict("gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client");
   std::map<std::pair<std::string, std::string>, const HistoryOp*> first;
   for (const HistoryOp* o : ops_named(run, "deliver")) {
     if (o->result != "played") continue;
     ++v.checks;
     const std::string id = parse_args(o->args)["msg"];
     auto [it, inserted] = first.try_emplace({o->process, id}, o);
-    if (!inserted) fail(v, "played twice: " + describe(*it->second) + " and " + describe(*o));
+    if (!inserted) fail_verdict(v, "played twice: " + describe(*it->second) + " and " + describe(*o));
   }
   return v;
 }
 
 // GIFT-9: per client, plays in increasing seq; every received message is decided within T_gap.
 Verdict check_play_order(const GiftsRun& run) {
-  Verdict v = make("gift-play-order", {"GIFT-9"},
+  Verdict v = passing_verdict("gift-play-order", {"GIFT-9"},
                    "per client, played seqs increase; each received message is played or dropped within T_gap");
   const int64_t t_gap_us = run.params.t_gap_ms * 1000;
   for (const auto& [viewer, ops] : viewer_ops(run)) {
@@ -635,7 +622,7 @@ Verdict check_play_order(const GiftsRun& run) {
       ++v.checks;
       const int64_t decided = o->complete_us < 0 ? run.end_us : o->complete_us;
       if (decided - o->invoke_us > t_gap_us) {
-        fail(v, viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " + describe(*o));
+        fail_verdict(v, viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " + describe(*o));
       }
       if (o->result == "played") plays.push_back(o);
     }
@@ -654,7 +641,7 @@ Verdict check_play_order(const GiftsRun& run) {
       if (before == nullptr) continue;
       ++v.checks;
       if (arg_int(parse_args(o->args), "seq") <= arg_int(parse_args(before->args), "seq")) {
-        fail(v, viewer + " played out of order: " + describe(*before) + " then " + describe(*o));
+        fail_verdict(v, viewer + " played out of order: " + describe(*before) + " then " + describe(*o));
       }
     }
   }
@@ -679,7 +666,7 @@ std::optional<std::string> last_hop_delay(const GiftsRun& run, const std::string
 
 // GIFT-10: nothing older than 10 s reaches a client; a committed order is never removed.
 Verdict check_expiry(const GiftsRun& run) {
-  Verdict v = make("gift-expiry", {"GIFT-10"},
+  Verdict v = passing_verdict("gift-expiry", {"GIFT-10"},
                    "no client receives a message older than 10 s (+ slack); every committed order stays recorded");
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   bool clock_fault = false;
@@ -729,7 +716,7 @@ bool redis_crashed_before(const GiftsRun& run, int64_t t_us) {
 // GIFT-11: after a (re)connect whose baseline is B (lastSeq, or the server's seq without history),
 // no received message with seq > B is dropped as a duplicate unless its msgId was played.
 Verdict check_reconnect(const GiftsRun& run) {
-  Verdict v = make("gift-reconnect", {"GIFT-11"},
+  Verdict v = passing_verdict("gift-reconnect", {"GIFT-11"},
                    "after a (re)connect, no message with seq > lastSeq (or > the answered seq without history) "
                    "is dropped as seq < expectedSeq unless already played");
   for (const auto& [viewer, ops] : viewer_ops(run)) {
@@ -763,7 +750,7 @@ Verdict check_reconnect(const GiftsRun& run) {
       if (dropped_below_expected(*o) && !played.count(a.at("msg")) && redis_crashed_before(run, o->invoke_us)) {
         v.exempt("the room's seq counter may have been rolled back by a Redis crash");
       } else if (dropped_below_expected(*o) && !played.count(a.at("msg"))) {
-        fail(v, viewer + " dropped seq " + std::to_string(arg_int(a, "seq")) + " > baseline " +
+        fail_verdict(v, viewer + " dropped seq " + std::to_string(arg_int(a, "seq")) + " > baseline " +
                     std::to_string(baseline) + ": " + describe(*o));
       }
     }

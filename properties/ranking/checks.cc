@@ -13,19 +13,6 @@ namespace {
 
 using model::parse_event;
 
-Verdict make(const std::string& property, std::vector<std::string> invariants, std::string assertion) {
-  Verdict v;
-  v.property = property;
-  v.invariants = std::move(invariants);
-  v.assertion = std::move(assertion);
-  v.passed = true;
-  return v;
-}
-
-void fail(Verdict& v, std::string evidence) {
-  v.passed = false;
-  if (v.evidence.size() < 12) v.evidence.push_back(std::move(evidence));
-}
 
 std::string field(const std::map<std::string, std::string>& e, const std::string& k) {
   auto it = e.find(k);
@@ -54,8 +41,11 @@ bool mentions(const std::string& sql, const char* table) { return sql.find(table
 }  // namespace
 
 std::string value_digest(const model::Value& v) {
-  const std::string s = std::to_string(v.raw_count) + "|" + std::to_string(v.effective) + "|" +
-                        std::to_string(v.suspicious) + "|" + std::to_string(v.risk_adjusted);
+  return text_digest(std::to_string(v.raw_count) + "|" + std::to_string(v.effective) + "|" +
+                     std::to_string(v.suspicious) + "|" + std::to_string(v.risk_adjusted));
+}
+
+std::string text_digest(const std::string& s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
     h ^= c;
@@ -69,7 +59,7 @@ std::string value_digest(const model::Value& v) {
 // RANK-39 (004:L141, L145): every event whose fact committed reached the stable log, or was
 // rejected with the reason the contract gives, or is still visible as a PENDING outbox row.
 Verdict check_ingest_durable(const RankingRun& run) {
-  Verdict v = make("rank-ingest-durable", {"RANK-39"},
+  Verdict v = passing_verdict("rank-ingest-durable", {"RANK-39"},
                    "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
                    "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
   std::set<std::string> logged, pending;
@@ -85,7 +75,7 @@ Verdict check_ingest_durable(const RankingRun& run) {
     ++v.checks;
     const std::string why = model::contract_violation(e, run.config);
     if (reason == "replay" ? !logged.count(id) : why.empty()) {
-      fail(v, "event " + id + " rejected as " + reason + " although " +
+      fail_verdict(v, "event " + id + " rejected as " + reason + " although " +
                   (reason == "replay" ? "it never reached the log" : "it satisfies the contract"));
     }
     rejected[id] = reason;
@@ -99,13 +89,13 @@ Verdict check_ingest_durable(const RankingRun& run) {
       if (why) {
         v.exempt("emit indeterminate: " + *why);
       } else {
-        fail(v, op.process + " emit of " + id + " indeterminate without a fault, and the event is nowhere");
+        fail_verdict(v, op.process + " emit of " + id + " indeterminate without a fault, and the event is nowhere");
       }
       continue;
     }
     ++v.checks;
     if (!logged.count(id) && !rejected.count(id) && !pending.count(id)) {
-      fail(v, op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING");
+      fail_verdict(v, op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING");
     }
   }
   return v;
@@ -114,18 +104,18 @@ Verdict check_ingest_durable(const RankingRun& run) {
 // RANK-1 (004:L16-19, L279): scope ids are canonical, and an invalid combination is rejected,
 // never accepted nor folded into the global scope.
 Verdict check_scope_canonical(const RankingRun& run) {
-  Verdict v = make("rank-scope-canonical", {"RANK-1"},
+  Verdict v = passing_verdict("rank-scope-canonical", {"RANK-1"},
                    "every aggregate's scope_id is canonical (fixed order, explicit ALL); no accepted event has an "
                    "invalid scope combination; each keyed copy is in a scope its event derives");
   for (const HeadRow& h : run.heads) {
     ++v.checks;
-    if (!model::is_canonical_scope(h.scope_id, run.config)) fail(v, "head " + h.aggregate_key + ": scope not canonical");
+    if (!model::is_canonical_scope(h.scope_id, run.config)) fail_verdict(v, "head " + h.aggregate_key + ": scope not canonical");
   }
   std::map<std::pair<int32_t, int64_t>, std::map<std::string, std::string>> stable;
   for (const LogRecordObs& r : run.stable) {
     const auto e = parse_event(r.value);
     ++v.checks;
-    if (model::scopes_of(e, run.config).empty()) fail(v, "stable " + where(r) + ": invalid scope dimensions accepted");
+    if (model::scopes_of(e, run.config).empty()) fail_verdict(v, "stable " + where(r) + ": invalid scope dimensions accepted");
     stable[{r.partition, r.offset}] = e;
   }
   for (const LogRecordObs& r : run.keyed) {
@@ -133,12 +123,12 @@ Verdict check_scope_canonical(const RankingRun& run) {
     auto it = stable.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     ++v.checks;
     if (it == stable.end()) {
-      fail(v, "keyed " + where(r) + ": its source coordinates name no stable record");
+      fail_verdict(v, "keyed " + where(r) + ": its source coordinates name no stable record");
       continue;
     }
     const auto scopes = model::scopes_of(it->second, run.config);
     if (std::find(scopes.begin(), scopes.end(), field(k, "scopeId")) == scopes.end()) {
-      fail(v, "keyed " + where(r) + ": scope " + field(k, "scopeId") + " is not one its event derives");
+      fail_verdict(v, "keyed " + where(r) + ": scope " + field(k, "scopeId") + " is not one its event derives");
     }
   }
   return v;
@@ -147,7 +137,7 @@ Verdict check_scope_canonical(const RankingRun& run) {
 // RANK-3 (004:L143, L158, L179): all aggregate state is keyed by the full key; the heads are
 // exactly the keys the accepted events derive.
 Verdict check_full_key(const RankingRun& run) {
-  Verdict v = make("rank-full-key", {"RANK-3"},
+  Verdict v = passing_verdict("rank-full-key", {"RANK-3"},
                    "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
                    "accepted events derive (none missing, none extra)");
   const auto expected = model::expected_values(accepted(run), run.config);
@@ -156,13 +146,13 @@ Verdict check_full_key(const RankingRun& run) {
     ++v.checks;
     const std::string five = h.topic_id + "#" + h.scope_id + "#" + h.window_type + "#" +
                              std::to_string(h.window_start) + "#" + h.metric_type;
-    if (five != h.aggregate_key) fail(v, "head " + h.aggregate_key + " holds the fields of " + five);
-    if (!expected.count(h.aggregate_key)) fail(v, "head " + h.aggregate_key + ": no accepted event derives this key");
+    if (five != h.aggregate_key) fail_verdict(v, "head " + h.aggregate_key + " holds the fields of " + five);
+    if (!expected.count(h.aggregate_key)) fail_verdict(v, "head " + h.aggregate_key + ": no accepted event derives this key");
     seen.insert(h.aggregate_key);
   }
   for (const auto& [ak, value] : expected) {
     ++v.checks;
-    if (!seen.count(ak)) fail(v, "key " + ak + " (" + value.describe() + ") has no head");
+    if (!seen.count(ak)) fail_verdict(v, "key " + ak + " (" + value.describe() + ") has no head");
   }
   return v;
 }
@@ -170,7 +160,7 @@ Verdict check_full_key(const RankingRun& run) {
 // RANK-4, RANK-5 (004:L61, L98, L204-209): each head's value is the function of the distinct
 // (source, event_id) accepted for its key: raw count, distinct actors, suspicious, adjusted.
 Verdict check_event_idempotence(const RankingRun& run) {
-  Verdict v = make("rank-event-idempotence", {"RANK-4", "RANK-5"},
+  Verdict v = passing_verdict("rank-event-idempotence", {"RANK-4", "RANK-5"},
                    "the value each head points to equals the model's value from the distinct accepted events "
                    "(raw, effective, suspicious and risk-adjusted kept apart)");
   const auto expected = model::expected_values(accepted(run), run.config);
@@ -181,9 +171,9 @@ Verdict check_event_idempotence(const RankingRun& run) {
     ++v.checks;
     auto it = versions.find(h.aggregate_key + "/g" + std::to_string(h.generation) + "/v" + std::to_string(h.version));
     if (it == versions.end()) {
-      fail(v, "head " + h.aggregate_key + " points to a missing version");
+      fail_verdict(v, "head " + h.aggregate_key + " points to a missing version");
     } else if (!(it->second->value == e->second)) {
-      fail(v, "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" + std::to_string(h.version) +
+      fail_verdict(v, "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" + std::to_string(h.version) +
                   " holds " + it->second->value.describe() + ", the accepted events give " + e->second.describe());
     }
   }
@@ -192,7 +182,7 @@ Verdict check_event_idempotence(const RankingRun& run) {
 
 // RANK-11 (004:L98, L319): versions are unique by triple, never updated, and carry their digest.
 Verdict check_version_immutable(const RankingRun& run) {
-  Verdict v = make("rank-version-immutable", {"RANK-11"},
+  Verdict v = passing_verdict("rank-version-immutable", {"RANK-11"},
                    "no committed statement updates, replaces or deletes a TOPIC_WINDOW_METRIC_VERSION row; each row's "
                    "value_digest is the digest of its value and names a source-offset cut");
   for (const SqlCommit& c : run.commits) {
@@ -201,14 +191,14 @@ Verdict check_version_immutable(const RankingRun& run) {
       if (!mentions(s.sql, "topic_window_metric_version")) continue;
       ++v.checks;
       if (s.sql.rfind("UPDATE", 0) == 0 || s.sql.rfind("DELETE", 0) == 0 || mentions(s.sql, "OR REPLACE")) {
-        fail(v, c.client + " committed `" + s.sql.substr(0, 60) + "...`");
+        fail_verdict(v, c.client + " committed `" + s.sql.substr(0, 60) + "...`");
       }
     }
   }
   for (const VersionRow& r : run.versions) {
     ++v.checks;
     if (value_digest(r.value) != r.digest || r.cut_ref.empty()) {
-      fail(v, "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" + std::to_string(r.version) +
+      fail_verdict(v, "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" + std::to_string(r.version) +
                   ": digest " + r.digest + " of " + r.value.describe() + " (cut '" + r.cut_ref + "')");
     }
   }
@@ -218,7 +208,7 @@ Verdict check_version_immutable(const RankingRun& run) {
 // RANK-12 (004:L98, L320-321): replaying the committed head changes, a head only ever moves from
 // (g, v) to (g, v+1), onto an existing version row, and never back to a generation it left.
 Verdict check_head_fence(const RankingRun& run) {
-  Verdict v = make("rank-head-fence", {"RANK-12"},
+  Verdict v = passing_verdict("rank-head-fence", {"RANK-12"},
                    "every committed head change moves (generation, version) from the current value by one version "
                    "within a generation, and no generation returns after a switch");
   struct Head {
@@ -238,7 +228,7 @@ Verdict check_head_fence(const RankingRun& run) {
         const int64_t to_g = std::stoll(s.params[0]), from_g = std::stoll(s.params[3]);
         ++v.checks;
         if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
-          fail(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
+          fail_verdict(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
                       std::to_string(h.v) + " to g" + std::to_string(to_g));
         }
         h.left.insert(h.g);
@@ -251,7 +241,7 @@ Verdict check_head_fence(const RankingRun& run) {
         const int64_t to_v = std::stoll(s.params[0]), g = std::stoll(s.params[2]);
         ++v.checks;
         if (g != h.g || to_v != h.v + 1 || h.left.count(g)) {
-          fail(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
+          fail_verdict(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
                       std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
         }
         if (g != h.g) h.left.insert(h.g);
@@ -264,7 +254,7 @@ Verdict check_head_fence(const RankingRun& run) {
     ++v.checks;
     auto it = heads.find(r.aggregate_key);
     if (it == heads.end() || it->second.g != r.generation || it->second.v != r.version) {
-      fail(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
+      fail_verdict(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
                   std::to_string(r.version) + ", which no committed change explains");
     }
   }
@@ -274,7 +264,7 @@ Verdict check_head_fence(const RankingRun& run) {
 // RANK-41 (004:L152, L484 F03): every stable record is carried on exactly (its mapped scopes) or
 // parked as a candidate term, and each keyed partition's checkpoint has consumed the whole log.
 Verdict check_offset_continuity(const RankingRun& run) {
-  Verdict v = make("rank-offset-continuity", {"RANK-41"},
+  Verdict v = passing_verdict("rank-offset-continuity", {"RANK-41"},
                    "each stable offset reaches the keyed log for every scope it derives (or the candidate-term "
                    "queue), and every keyed partition's checkpoint reaches its log end: no gap");
   std::set<std::tuple<int32_t, int64_t, std::string>> carried;
@@ -288,12 +278,12 @@ Verdict check_offset_continuity(const RankingRun& run) {
     const auto e = parse_event(r.value);
     if (model::main_topic(field(e, "topicHints"), run.config).empty()) {
       ++v.checks;
-      if (!parked.count({r.partition, r.offset})) fail(v, "stable " + where(r) + ": unmapped but not queued");
+      if (!parked.count({r.partition, r.offset})) fail_verdict(v, "stable " + where(r) + ": unmapped but not queued");
       continue;
     }
     for (const std::string& scope : model::scopes_of(e, run.config)) {
       ++v.checks;
-      if (!carried.count({r.partition, r.offset, scope})) fail(v, "stable " + where(r) + " never reached scope " + scope);
+      if (!carried.count({r.partition, r.offset, scope})) fail_verdict(v, "stable " + where(r) + " never reached scope " + scope);
     }
   }
   for (const auto& [p, end] : run.keyed_end) {
@@ -301,7 +291,7 @@ Verdict check_offset_continuity(const RankingRun& run) {
     auto it = run.checkpoints.find(p);
     const int64_t at = it == run.checkpoints.end() ? 0 : it->second;
     if (at != end) {
-      fail(v, "keyed partition " + std::to_string(p) + ": checkpoint at " + std::to_string(at) + ", log end " +
+      fail_verdict(v, "keyed partition " + std::to_string(p) + ": checkpoint at " + std::to_string(at) + ", log end " +
                   std::to_string(end));
     }
   }
@@ -311,7 +301,7 @@ Verdict check_offset_continuity(const RankingRun& run) {
 // RANK-31 (004:L78, L485 F04): aggregates are keyed by main topics only; low-confidence and
 // unmapped terms never reach the keyed log.
 Verdict check_normalization(const RankingRun& run) {
-  Verdict v = make("rank-normalization", {"RANK-31"},
+  Verdict v = passing_verdict("rank-normalization", {"RANK-31"},
                    "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
                    "under the mapping version");
   std::map<std::pair<int32_t, int64_t>, std::string> hint;
@@ -323,12 +313,12 @@ Verdict check_normalization(const RankingRun& run) {
     ++v.checks;
     const std::string main = model::main_topic(it->second, run.config);
     if (main.empty() || main != field(k, "topicId")) {
-      fail(v, "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"));
+      fail_verdict(v, "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"));
     }
   }
   for (const HeadRow& h : run.heads) {
     ++v.checks;
-    if (model::main_topic(h.topic_id, run.config) != h.topic_id) fail(v, "head " + h.aggregate_key + ": not a main topic");
+    if (model::main_topic(h.topic_id, run.config) != h.topic_id) fail_verdict(v, "head " + h.aggregate_key + ": not a main topic");
   }
   return v;
 }
@@ -341,7 +331,13 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-version-immutable", {"RANK-11"}, "004 §4.2: version rows immutable, digest matches"},
           {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
           {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
-          {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"}};
+          {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"},
+          {"rank-run-partitions", {"RANK-15", "RANK-16"}, "004 §4.2, §10.1: expected partitions, cuts and Top K results closed"},
+          {"rank-manifest-frozen", {"RANK-14", "RANK-17"}, "004 §4.2, §9.2: manifests pinned to versions in the cut, frozen at BUILDING"},
+          {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
+          {"rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"}, "004 §10.1: publish by one transaction with the pointer CAS"},
+          {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
+          {"rank-control-epochs", {"RANK-21", "RANK-22"}, "004 §4.2, §11.1: control epochs only advance; publish under the current context"}};
 }
 
 std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
@@ -349,9 +345,15 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-ingest-durable", check_ingest_durable},   {"rank-scope-canonical", check_scope_canonical},
       {"rank-full-key", check_full_key},               {"rank-event-idempotence", check_event_idempotence},
       {"rank-version-immutable", check_version_immutable}, {"rank-head-fence", check_head_fence},
-      {"rank-offset-continuity", check_offset_continuity}, {"rank-normalization", check_normalization}};
+      {"rank-offset-continuity", check_offset_continuity}, {"rank-normalization", check_normalization},
+      {"rank-run-partitions", check_run_partitions},   {"rank-manifest-frozen", check_manifest_frozen},
+      {"rank-run-seal", check_run_seal},               {"rank-publish-fence", check_publish_fence},
+      {"rank-pointer-cache", check_pointer_cache},     {"rank-control-epochs", check_control_epochs}};
+  static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
+                                               "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
+    if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario
     auto it = kCheckers.find(p);
     if (it != kCheckers.end()) out.push_back(it->second(run));
   }

@@ -21,4 +21,12 @@ Verdict check_head_fence(const RankingRun& run);         // RANK-12
 Verdict check_offset_continuity(const RankingRun& run);  // RANK-41
 Verdict check_normalization(const RankingRun& run);      // RANK-31
 
+// Part 2 (board_checks.cc); judged only when the scenario has a board (params.scopes non-empty).
+Verdict check_run_partitions(const RankingRun& run);    // RANK-15, RANK-16
+Verdict check_manifest_frozen(const RankingRun& run);   // RANK-14, RANK-17
+Verdict check_run_seal(const RankingRun& run);          // RANK-18
+Verdict check_publish_fence(const RankingRun& run);     // RANK-22, RANK-23, RANK-36
+Verdict check_pointer_cache(const RankingRun& run);     // RANK-24
+Verdict check_control_epochs(const RankingRun& run);    // RANK-21, RANK-22
+
 }  // namespace fl::ranking::props

@@ -55,6 +55,113 @@ struct SqlCommit {
   std::vector<SqlStatementObs> statements;
 };
 
+// ---- Part 2: runs, snapshots, the publish pointer and its Redis cache (004:L99-104, L245-266).
+
+// The board constants the scenario fixes (what each run and snapshot must contain depends on them).
+struct BoardParams {
+  std::vector<std::string> scopes;
+  int candidate_partitions = 4;
+  int top_k = 8;                     // local Top K per partition
+  int top_n = 5;                     // items per snapshot
+  int64_t entry_score = 2;           // entries below it are REJECTED
+  std::string window_type = "long";  // score rule v1: sum of risk-adjusted values of these windows
+};
+
+struct OffsetCutRow {  // SOURCE_OFFSET_CUT
+  int32_t partition = 0;
+  int64_t next_offset = 0, generation = 0;
+};
+
+struct RunRow {  // CALCULATION_RUN; absent numbers read as -1, absent texts as ""
+  std::string run_id, scope_id, status, vector;
+  int64_t seq = 0, watermark = 0, expected_count = 0;
+  std::string expected_digest, result_digest;
+  int64_t manifest_count = -1;
+  std::string manifest_digest;
+  int64_t candidate_count = -1;
+  std::string candidate_digest;
+  int64_t ctx_version = 0;  // the scope context the run was created under
+  std::string rule_version;
+  int64_t rule_epoch = 0;
+};
+
+struct ContextRow {  // RANKING_SCOPE_CONTEXT
+  std::string scope_id;
+  int64_t version = 0;
+  std::string rule_version;
+  int64_t rule_epoch = 0;
+};
+
+struct CutRow {  // RUN_PARTITION_CUT
+  std::string run_id;
+  int64_t partition = 0;
+  std::string ref, status, object_ref;
+  int64_t item_count = -1;
+  std::string digest;
+};
+
+struct ManifestRow {  // RUN_INPUT_MANIFEST
+  std::string run_id, topic_id, manifest_id, manifest_digest, items;
+  int64_t score = 0;
+  std::string disposition, reason;
+};
+
+struct CandidateRow {
+  std::string scope_id, run_id, topic_id;
+  int64_t score = 0;
+  std::string manifest_id;
+  int64_t revision = 0;
+};
+
+struct SnapshotRow {
+  std::string snapshot_id, scope_id, run_id, status;
+  int64_t watermark = 0, manifest_count = 0;
+  std::string manifest_digest;
+  int64_t candidate_count = 0;
+  std::string candidate_digest;
+  int64_t epoch = -1;
+  int64_t ctx_version = 0;
+  std::string rule_version;
+  int64_t rule_epoch = 0;
+};
+
+struct SnapshotItemRow {
+  std::string snapshot_id;
+  int64_t rank_no = 0;
+  std::string topic_id;
+  int64_t score = 0;
+  std::string manifest_id;
+};
+
+struct PointerRow {  // RANKING_PUBLISH_POINTER
+  std::string scope_id, snapshot_id;
+  int64_t version = 0, epoch = 0, watermark = 0;
+};
+
+struct RedisWrite {  // a write the Redis server executed (inside a script too)
+  int64_t time_us = 0;
+  std::string client;
+  std::vector<std::string> argv;
+};
+
+struct BoardObs {
+  BoardParams params;
+  std::map<std::string, OffsetCutRow> offset_cuts;  // by cut_id
+  std::vector<RunRow> runs;
+  std::vector<CutRow> cuts;
+  std::map<std::string, std::string> topk_objects;  // ref -> content
+  std::vector<ManifestRow> manifest;
+  std::vector<CandidateRow> candidates;
+  std::vector<SnapshotRow> snapshots;
+  std::vector<SnapshotItemRow> items;
+  std::vector<PointerRow> pointers;
+  std::vector<ContextRow> contexts;
+  std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
+  std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
+  std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
+  bool redis_observed = false;
+};
+
 struct RankingRun {
   model::Config config;
   std::vector<EmitOp> emits;
@@ -71,9 +178,14 @@ struct RankingRun {
   sim::FaultLog faults;
   int64_t end_us = 0;
   std::vector<std::string> chain;  // every process of the chain (for fault explanations)
+  BoardObs board;
 };
 
 // The value digest the seed stores with each version (004:L98), recomputed by the judge.
 std::string value_digest(const model::Value& v);
+// The digest the DB's digests use (FNV-1a 64, hex), and the seed's set digest over lines in a
+// stable (sorted) order (004:L100, L247, L249).
+std::string text_digest(const std::string& s);
+std::string set_digest(std::vector<std::string> lines);
 
 }  // namespace fl::ranking::props

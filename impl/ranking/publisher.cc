@@ -1,0 +1,255 @@
+#include "impl/ranking/publisher.h"
+
+#include <cstdlib>
+
+namespace fl::ranking {
+namespace {
+
+using Args = std::vector<std::string>;
+
+int64_t epoch_of(const std::string& pointer) { return std::strtoll(pointer.c_str(), nullptr, 10); }
+
+// 004:L266: "Redis 中的 current pointer 只是数据库发布指针的缓存，写入时也按 publication epoch 拒绝旧值".
+// KEYS pointer token; ARGV epoch snapshot_id mode nonce. An existing pointer is advanced only to a
+// higher epoch; a missing one is created in mode "create", or in mode "restore" only while the
+// token still holds the nonce (a Redis loss since the restorer read the DB pointer removed it).
+const char* kPointerSetLua = R"(local cur = redis.call('get', KEYS[1])
+if cur then
+  if tonumber(string.match(cur, '^(%d+)')) < tonumber(ARGV[1]) then
+    redis.call('set', KEYS[1], ARGV[1] .. '|' .. ARGV[2])
+    return 1
+  end
+  return 0
+end
+if ARGV[3] == 'create' or (ARGV[3] == 'restore' and redis.call('get', KEYS[2]) == ARGV[4]) then
+  redis.call('set', KEYS[1], ARGV[1] .. '|' .. ARGV[2])
+  return 1
+end
+return 0
+)";
+
+RedisReply pointer_set(ScriptCalls& redis, const Args& keys, const Args& args) {
+  if (keys.size() != 2 || args.size() != 4) return RedisReply::error("ERR rank_pointer_set: wrong arity");
+  const RedisReply cur = redis.call({"GET", keys[0]});
+  bool write = false;
+  if (cur.kind == RedisReply::Kind::kBulk) {
+    write = epoch_of(cur.str) < epoch_of(args[0]);
+  } else if (args[2] == "create") {
+    write = true;
+  } else if (args[2] == "restore") {
+    const RedisReply token = redis.call({"GET", keys[1]});
+    write = token.kind == RedisReply::Kind::kBulk && token.str == args[3];
+  }
+  if (!write) return RedisReply::integer_of(0);
+  redis.call({"SET", keys[0], args[0] + "|" + args[1]});
+  return RedisReply::integer_of(1);
+}
+
+SqlStatement expecting(SqlStatement s, SqlExpect e) {
+  s.expect = e;
+  return s;
+}
+
+struct Pointer {
+  std::string snapshot_id;
+  int64_t version = 0, epoch = 0, watermark = -1;
+};
+
+Task<std::optional<Pointer>> read_pointer(Sql& sql, const std::string& scope) {
+  SqlResult r = co_await sql.exec("SELECT snapshot_id, version, publication_epoch, input_watermark FROM "
+                                  "ranking_publish_pointer WHERE scope_id = ?", scope);
+  if (!r.ok() || r.rows().empty()) co_return std::nullopt;
+  const SqlRow& row = r.rows()[0];
+  co_return Pointer{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[3].as_int()};
+}
+
+// The items of a snapshot as cached: "rank_no:topic_id:score" joined by ';'.
+Task<std::optional<std::string>> snapshot_items(Sql& sql, const std::string& snapshot_id) {
+  SqlResult r = co_await sql.exec("SELECT i.rank_no, i.topic_id, i.score FROM ranking_snapshot_item i JOIN "
+                                  "ranking_snapshot s ON s.snapshot_id = i.snapshot_id WHERE i.snapshot_id = ? AND "
+                                  "s.status = 'PUBLISHED' ORDER BY i.rank_no", snapshot_id);
+  if (!r.ok()) co_return std::nullopt;
+  std::string out;
+  for (const SqlRow& row : r.rows()) {
+    out += (out.empty() ? "" : ";") + std::to_string(row[0].as_int()) + ":" + row[1].as_text() + ":" +
+           std::to_string(row[2].as_int());
+  }
+  co_return out;
+}
+
+// 004:L317: a lost Redis pointer is restored from the DB pointer only, with its publication_epoch,
+// and only its PUBLISHED snapshot. Spec restores by creating the key. RK-POINTER-FROM-DB first
+// takes a restore token, so a Redis loss between its DB read and its write voids the write, and
+// also refreshes a pointer that is behind the DB's.
+Task<void> repair_cache(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
+  RedisReply cached = co_await redis.command({"GET", pointer_key(scope)});
+  if (!cached.ok_reply()) co_return;
+  const bool missing = cached.kind != RedisReply::Kind::kBulk, fenced = o.fixes.has(RankFix::kPointerFromDb);
+  const std::string nonce = std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) + "." +
+                            std::to_string(rt.random_u64() % 1000000000);
+  if (missing && fenced) {
+    RedisReply token = co_await redis.command({"SET", restore_key(scope), nonce, "PX", "5000"});
+    if (!token.ok_reply()) co_return;
+  }
+  std::optional<Pointer> p = co_await read_pointer(sql, scope);
+  if (!p || p->snapshot_id.empty()) co_return;
+  const bool behind = !missing && epoch_of(cached.str) < p->epoch && fenced;
+  if (!missing && !behind) co_return;
+  std::optional<std::string> items = co_await snapshot_items(sql, p->snapshot_id);
+  if (!items) co_return;
+  co_await redis.command({"SET", snapshot_key(scope, p->snapshot_id), *items});
+  co_await redis.script(kPointerSetScript, {pointer_key(scope), restore_key(scope)},
+                        {std::to_string(p->epoch), p->snapshot_id, fenced ? "restore" : "create", nonce});
+}
+
+struct SealedRun {
+  std::string run_id;
+  int64_t watermark = 0, manifest_count = 0, candidate_count = 0;
+  std::string manifest_digest, candidate_digest;
+  int64_t ctx_version = 0;
+  std::string rule_version;
+  int64_t rule_epoch = 0;
+};
+
+Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope) {
+  SqlResult r = co_await sql.exec(
+      "SELECT run_id, input_watermark, input_manifest_count, input_manifest_set_digest, candidate_count, "
+      "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM calculation_run r WHERE "
+      "scope_id = ? AND status = 'SEALED' AND NOT EXISTS (SELECT 1 FROM ranking_snapshot s WHERE s.run_id = r.run_id "
+      "AND s.status = 'PUBLISHED') ORDER BY seq DESC LIMIT 1",
+      scope);
+  if (!r.ok() || r.rows().empty()) co_return std::nullopt;
+  const SqlRow& row = r.rows()[0];
+  co_return SealedRun{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[4].as_int(), row[3].as_text(),
+                      row[5].as_text(), row[6].as_int(), row[7].as_text(), row[8].as_int()};
+}
+
+// PREPARED, then every item, then READY (004:L255: READY only says the content is complete).
+Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::string& scope, const SealedRun& run,
+                            const std::string& id) {
+  SqlResult top = co_await sql.exec("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? "
+                                    "ORDER BY score DESC, topic_id ASC LIMIT ?", run.run_id, int64_t{o.top_n});
+  if (!top.ok()) co_return false;
+  SqlResult prepared = co_await sql.exec(
+      "INSERT INTO ranking_snapshot (snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
+      "input_manifest_set_digest, candidate_count, candidate_set_digest, scope_context_version, rule_version, "
+      "rule_activation_epoch) VALUES (?, ?, ?, 'PREPARED', ?, ?, ?, ?, ?, ?, ?, ?)",
+      id, scope, run.run_id, run.watermark, run.manifest_count, run.manifest_digest, run.candidate_count,
+      run.candidate_digest, run.ctx_version, run.rule_version, run.rule_epoch);
+  if (!prepared.ok()) co_return false;
+  std::vector<SqlStatement> items;
+  int64_t rank = 0;
+  for (const SqlRow& c : top.rows()) {
+    items.push_back(sql_statement("INSERT INTO ranking_snapshot_item (snapshot_id, rank_no, topic_id, score, "
+                                  "input_manifest_id) VALUES (?, ?, ?, ?, ?)",
+                                  id, ++rank, c[0].as_text(), c[1].as_int(), c[2].as_text()));
+  }
+  if (!items.empty() && !(co_await sql.transaction(std::move(items))).ok()) co_return false;
+  SqlResult ready = co_await sql.exec("UPDATE ranking_snapshot SET status = 'READY' WHERE snapshot_id = ? AND "
+                                      "status = 'PREPARED'", id);
+  co_return ready.ok() && ready.changes() == 1;
+}
+
+// 004:L255-266: one transaction checks the context is still the version the run and snapshot were
+// made under with the same rule_version + rule_activation_epoch, CASes the pointer on (version,
+// publication_epoch) with a watermark not below the published one, and moves the snapshot READY ->
+// PUBLISHED only while its run is SEALED with the snapshot's counts and digests.
+std::vector<SqlStatement> publish_tx(const std::string& scope, const SealedRun& run, const std::string& id,
+                                     const Pointer& p) {
+  std::vector<SqlStatement> tx;
+  tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
+                                       "rule_version = ? AND rule_activation_epoch = ?",
+                                       scope, run.ctx_version, run.rule_version, run.rule_epoch),
+                         SqlExpect::kSomeRows));
+  tx.push_back(expecting(
+      sql_statement("UPDATE ranking_publish_pointer SET snapshot_id = ?, version = version + 1, publication_epoch = "
+                    "publication_epoch + 1, input_watermark = ? WHERE scope_id = ? AND version = ? AND "
+                    "publication_epoch = ? AND input_watermark <= ?",
+                    id, run.watermark, scope, p.version, p.epoch, run.watermark),
+      SqlExpect::kChanged));
+  tx.push_back(expecting(
+      sql_statement("UPDATE ranking_snapshot SET status = 'PUBLISHED', publication_epoch = ? WHERE snapshot_id = ? AND "
+                    "scope_id = ? AND status = 'READY' AND EXISTS (SELECT 1 FROM calculation_run r WHERE r.run_id = "
+                    "ranking_snapshot.run_id AND r.scope_id = ranking_snapshot.scope_id AND r.status = 'SEALED' AND "
+                    "r.input_manifest_count = ranking_snapshot.input_manifest_count AND r.input_manifest_set_digest = "
+                    "ranking_snapshot.input_manifest_set_digest AND r.candidate_count = ranking_snapshot.candidate_count "
+                    "AND r.candidate_set_digest = ranking_snapshot.candidate_set_digest)",
+                    p.epoch + 1, id, scope),
+      SqlExpect::kChanged));
+  return tx;
+}
+
+Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
+  std::vector<SqlStatement> init;
+  init.push_back(sql_statement("INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
+                               "rule_activation_epoch) VALUES (?, 1, 'rule-v1', 1)", scope));
+  init.push_back(sql_statement("INSERT OR IGNORE INTO ranking_publish_pointer (scope_id, snapshot_id, version, "
+                               "publication_epoch, input_watermark) VALUES (?, '', 0, 0, -1)", scope));
+  if (!(co_await sql.transaction(std::move(init))).ok()) co_return;
+  co_await repair_cache(rt, sql, redis, o, scope);
+  std::optional<Pointer> p = co_await read_pointer(sql, scope);
+  SqlResult ctx = co_await sql.exec("SELECT version FROM ranking_scope_context WHERE scope_id = ?", scope);
+  std::optional<SealedRun> run = co_await newest_sealed(sql, scope);
+  // A run made under an older context can never publish (004:L260); wait for the next run.
+  if (!p || !ctx.ok() || ctx.rows().empty() || !run || run->watermark < p->watermark ||
+      run->ctx_version != ctx.rows()[0][0].as_int()) {
+    co_return;
+  }
+  const std::string id = run->run_id + "/" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) +
+                         "." + std::to_string(rt.random_u64() % 1000000);
+  if (!(co_await prepare_snapshot(sql, o, scope, *run, id))) co_return;
+  SqlResult r = co_await sql.transaction(publish_tx(scope, *run, id, *p));
+  if (!r.ok()) {
+    // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
+    if (r.certainly_not_applied()) {
+      co_await sql.exec("UPDATE ranking_snapshot SET status = 'REJECTED' WHERE snapshot_id = ? AND status = 'READY'", id);
+    }
+    co_return;
+  }
+  std::optional<std::string> items = co_await snapshot_items(sql, id);
+  if (!items) co_return;
+  co_await redis.command({"SET", snapshot_key(scope, id), *items});
+  // Spec: the publisher's write rejects only older epochs (004:L266), so it creates a missing
+  // pointer. RK-POINTER-FROM-DB: it only advances an existing one; creating is the DB restore's.
+  const std::string mode = o.fixes.has(RankFix::kPointerFromDb) ? "advance" : "create";
+  co_await redis.script(kPointerSetScript, {pointer_key(scope), restore_key(scope)},
+                        {std::to_string(p->epoch + 1), id, mode, ""});
+}
+
+}  // namespace
+
+// 004:L297-303: a rule activation or rollback is a control transaction on the context row that
+// writes the target rule_version and adds one to rule_activation_epoch and to the context version.
+Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
+                            int64_t stop_at_us) {
+  static const char* kRules[] = {"rule-v2", "rule-v3", "rule-v2"};  // A -> B -> A (004:L298-300)
+  for (int64_t n = 0; rt.clock().now_us() < stop_at_us; ++n) {
+    co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(interval_us)));
+    const std::string& scope = scopes[rt.random_u64() % scopes.size()];
+    co_await sql.exec("UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = "
+                      "rule_activation_epoch + 1, version = version + 1 WHERE scope_id = ?",
+                      std::string(kRules[n % 3]), scope);
+  }
+}
+
+// 004:L281-283: the scope-isolated cache keys.
+std::string pointer_key(const std::string& scope) { return "ranking:pointer:" + scope; }
+std::string snapshot_key(const std::string& scope, const std::string& snapshot_id) {
+  return "ranking:snapshot:" + scope + ":" + snapshot_id;
+}
+std::string restore_key(const std::string& scope) { return "ranking:restore:" + scope; }
+
+std::shared_ptr<const ScriptRegistry> ranking_scripts() {
+  auto registry = std::make_shared<ScriptRegistry>();
+  registry->add(RedisScript{kPointerSetScript, kPointerSetLua, pointer_set});
+  return registry;
+}
+
+Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o) {
+  for (;;) {
+    co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
+    for (const std::string& scope : o.scopes) co_await publish_scope(rt, sql, redis, o, scope);
+  }
+}
+
+}  // namespace fl::ranking

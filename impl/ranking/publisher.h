@@ -1,0 +1,49 @@
+// Snapshots and publishing of seed 004 part 2 (004:L255-266, L317): a publisher builds a snapshot of
+// the newest SEALED run of a scope (PREPARED, items, READY), then publishes it in one DB transaction
+// that locks and checks the scope context, CASes RANKING_PUBLISH_POINTER on (version,
+// publication_epoch) and sets the snapshot PUBLISHED; a lost CAS sets it REJECTED. Redis caches the
+// pointer (`ranking:pointer:{scope_id}` = "epoch|snapshot_id", written by a script that rejects
+// older epochs) and the snapshot (`ranking:snapshot:{scope_id}:{snapshot_id}`); a Redis pointer
+// found missing is restored from the DB pointer only (004:L317).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/ports/redis.h"
+#include "impl/ports/redis_script.h"
+#include "impl/ports/runtime.h"
+#include "impl/ports/sql.h"
+#include "impl/ports/task.h"
+#include "impl/ranking/fixes.h"
+
+namespace fl::ranking {
+
+// KEYS pointer restore-token; ARGV epoch snapshot_id mode nonce. Sets the pointer to
+// "epoch|snapshot_id" when it holds an older epoch, or when it is missing and mode is "create", or
+// mode is "restore" and the token holds the nonce; returns 1 when it wrote, else 0.
+inline constexpr const char* kPointerSetScript = "rank_pointer_set";
+std::shared_ptr<const ScriptRegistry> ranking_scripts();
+
+std::string pointer_key(const std::string& scope);
+std::string snapshot_key(const std::string& scope, const std::string& snapshot_id);
+std::string restore_key(const std::string& scope);  // the restore token (RK-POINTER-FROM-DB)
+
+struct PublisherOptions {
+  std::vector<std::string> scopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|zh-CN"};
+  int top_n = 5;  // items per snapshot
+  int64_t interval_us = 1'000'000;
+  RankFixes fixes = RankFixes::spec();
+};
+
+Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);
+
+// Rule activations and rollbacks at random moments on random scopes (rule-v2, v3, v2, ...): each a
+// control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1;
+// none after stop_at_us (the workload's end).
+Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
+                            int64_t stop_at_us);
+
+}  // namespace fl::ranking

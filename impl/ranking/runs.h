@@ -1,0 +1,53 @@
+// Calculation runs of seed 004 part 2 (004:L99-101, L245-253): a coordinator creates each run with
+// a frozen source-offset vector and one RUN_PARTITION_CUT(PENDING) row per expected candidate
+// partition (COLLECTING); Top K workers commit each partition's immutable local Top K once; the
+// coordinator checks the partition results, freezes RUN_INPUT_MANIFEST and moves the run to
+// BUILDING, gives every entry its disposition under the parent-run lock, and seals it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "impl/ports/runtime.h"
+#include "impl/ports/sql.h"
+#include "impl/ports/task.h"
+#include "impl/ranking/fixes.h"
+
+namespace fl::ranking {
+
+// The board the runs compute (the seed leaves sizes and the score rule to the product, 004:L14,
+// L166; docs/systems/ranking.md lists these choices).
+struct RunOptions {
+  std::vector<std::string> scopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|zh-CN"};
+  int candidate_partitions = 4;      // one candidate partition per keyed partition
+  int top_k = 8;                     // local Top K per partition
+  std::string window_type = "long";  // score rule v1 reads the long baseline windows
+  int64_t entry_score = 2;           // below it an entry is REJECTED ("below-entry-score")
+  int64_t interval_us = 1'500'000;
+  RankFixes fixes = RankFixes::spec();
+};
+
+// Digest of lines sorted first (the seed's stable ordering, 004:L247, L249, L100).
+std::string sorted_digest(std::vector<std::string> lines);
+
+// Cut reference of keyed partition p at next_offset n in aggregation generation g: "k<p>@<n>/g<g>".
+std::string cut_ref(int32_t partition, int64_t next_offset, int64_t generation);
+// Parses a cut reference; false if malformed.
+bool parse_cut_ref(const std::string& ref, int32_t* partition, int64_t* next_offset, int64_t* generation);
+
+// One local Top K entry: a topic, its score, and its manifest items
+// "aggregate_key,generation,version,value_digest,cut_ref" joined by ';' (004:L99, L214-220).
+struct TopkEntry {
+  std::string topic_id;
+  int64_t score = 0;
+  std::string items;
+  std::string encode() const;  // "topic\tscore\titems"
+  static bool decode(const std::string& line, TopkEntry* out);
+};
+
+Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o);
+// Computes the local Top K of the candidate partitions p with p % workers == index.
+Task<void> run_topk_worker(Runtime& rt, Sql& sql, RunOptions o, int index, int workers);
+
+}  // namespace fl::ranking

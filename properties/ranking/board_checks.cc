@@ -1,0 +1,603 @@
+// The part-2 checkers (runs, manifests, seals, publishing, the Redis pointer): one per invariant
+// family, from the DB rows read back, the SQL server's commit log and the Redis server's commands.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "model/ranking/board.h"
+#include "properties/ranking/checks.h"
+
+namespace fl::ranking::props {
+namespace {
+
+std::string fnv(const std::string& s) { return text_digest(s); }
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string x; std::getline(in, x, sep);) out.push_back(x);
+  return out;
+}
+
+bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+// The table a committed write changes (the one after INSERT [OR x] INTO, UPDATE or DELETE FROM).
+std::string target(const std::string& sql) {
+  std::istringstream in(sql);
+  std::string w;
+  in >> w;
+  if (w != "INSERT" && w != "UPDATE" && w != "DELETE") return "";
+  while (in >> w && (w == "OR" || w == "IGNORE" || w == "REPLACE" || w == "INTO" || w == "FROM")) {
+  }
+  return w;
+}
+bool writes(const SqlStatementObs& s, const char* table) { return s.changes > 0 && target(s.sql) == table; }
+
+// The order of committed run transitions: run -> index of the commit that moved it to BUILDING / SEALED.
+struct RunTimeline {
+  std::map<std::string, size_t> building, sealed;
+};
+RunTimeline run_timeline(const RankingRun& run) {
+  RunTimeline t;
+  for (size_t i = 0; i < run.commits.size(); ++i) {
+    if (!run.commits[i].ok) continue;
+    for (const SqlStatementObs& s : run.commits[i].statements) {
+      if (!starts(s.sql, "UPDATE calculation_run SET status") || s.changes == 0) continue;
+      if (has(s.sql, "'BUILDING'") && s.params.size() >= 4) t.building.emplace(s.params[3], i);
+      if (has(s.sql, "'SEALED'") && s.params.size() >= 3) t.sealed.emplace(s.params[2], i);
+    }
+  }
+  return t;
+}
+
+bool past_collecting(const RunRow& r) { return r.status == "BUILDING" || r.status == "SEALED"; }
+
+std::map<std::string, std::vector<const CutRow*>> cuts_by_run(const BoardObs& b) {
+  std::map<std::string, std::vector<const CutRow*>> out;
+  for (const CutRow& c : b.cuts) out[c.run_id].push_back(&c);
+  return out;
+}
+
+std::vector<model::VersionInput> version_inputs(const RankingRun& run) {
+  std::map<std::string, const HeadRow*> heads;
+  for (const HeadRow& h : run.heads) heads[h.aggregate_key] = &h;
+  std::vector<model::VersionInput> out;
+  for (const VersionRow& v : run.versions) {
+    auto h = heads.find(v.aggregate_key);
+    auto c = run.board.offset_cuts.find(v.cut_ref);
+    if (h == heads.end() || c == run.board.offset_cuts.end()) continue;
+    out.push_back(model::VersionInput{v.aggregate_key, h->second->topic_id, h->second->scope_id, h->second->window_type,
+                                      v.generation, v.version, v.value.risk_adjusted, v.digest, v.cut_ref,
+                                      c->second.partition, c->second.next_offset, c->second.generation});
+  }
+  return out;
+}
+
+std::string parse_ref(const std::string& ref, int32_t* p, int64_t* n, int64_t* g) {
+  long long a = 0, b = 0, c = 0;
+  if (std::sscanf(ref.c_str(), "k%lld@%lld/g%lld", &a, &b, &c) != 3) return "malformed cut " + ref;
+  *p = static_cast<int32_t>(a);
+  *n = b;
+  *g = c;
+  return "";
+}
+
+// ---- RANK-15, RANK-16.
+
+void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b) {
+  const std::vector<std::string> vector = split(r.vector, ',');
+  std::vector<std::string> expected, results;
+  std::set<int64_t> ids;
+  ++v.checks;
+  if (static_cast<int64_t>(vector.size()) != r.expected_count || static_cast<int64_t>(cuts.size()) != r.expected_count) {
+    fail_verdict(v, "run " + r.run_id + ": " + std::to_string(cuts.size()) + " cut rows, vector of " +
+                        std::to_string(vector.size()) + ", expected " + std::to_string(r.expected_count));
+    return;
+  }
+  for (const CutRow* c : cuts) {
+    ++v.checks;
+    if (c->partition < 0 || c->partition >= r.expected_count || !ids.insert(c->partition).second ||
+        c->ref != vector[static_cast<size_t>(c->partition)]) {
+      fail_verdict(v, "run " + r.run_id + " partition " + std::to_string(c->partition) + ": cut " + c->ref +
+                          " is not the run vector's");
+    }
+    expected.push_back(std::to_string(c->partition) + "|" + c->ref);
+    if (!past_collecting(r)) continue;
+    auto obj = b.topk_objects.find(c->object_ref);
+    ++v.checks;
+    if (c->status != "COMPLETED" || obj == b.topk_objects.end() || fnv(obj->second) != c->digest ||
+        std::count(obj->second.begin(), obj->second.end(), '\n') != c->item_count) {
+      fail_verdict(v, "run " + r.run_id + " is " + r.status + " but partition " + std::to_string(c->partition) +
+                          " is " + c->status + " with object '" + c->object_ref + "' (" + std::to_string(c->item_count) +
+                          " items, digest " + c->digest + ") that does not verify");
+    }
+    results.push_back(std::to_string(c->partition) + "|" + c->ref + "|" + c->object_ref + "|" +
+                      std::to_string(c->item_count) + "|" + c->digest + "|" + c->status);
+  }
+  ++v.checks;
+  if (set_digest(expected) != r.expected_digest) fail_verdict(v, "run " + r.run_id + ": expected_partition_set_digest does not recompute");
+  if (past_collecting(r)) {
+    ++v.checks;
+    if (set_digest(results) != r.result_digest) fail_verdict(v, "run " + r.run_id + ": partition_result_set_digest does not recompute");
+  }
+}
+
+// Committed cut-row changes: one PENDING -> COMPLETED write per (run, partition), none after BUILDING.
+void check_cut_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
+  std::map<std::pair<std::string, std::string>, int> completed;
+  for (size_t i = 0; i < run.commits.size(); ++i) {
+    if (!run.commits[i].ok) continue;
+    for (const SqlStatementObs& s : run.commits[i].statements) {
+      if (!writes(s, "run_partition_cut") || starts(s.sql, "INSERT")) continue;
+      ++v.checks;
+      if (!starts(s.sql, "UPDATE") || s.params.size() < 5) {
+        fail_verdict(v, run.commits[i].client + " committed `" + s.sql.substr(0, 50) + "...` on cut rows");
+        continue;
+      }
+      const std::string& r = s.params[3];
+      auto b = t.building.find(r);
+      if (++completed[{r, s.params[4]}] > 1 || (b != t.building.end() && b->second <= i)) {
+        fail_verdict(v, run.commits[i].client + " rewrote the cut of run " + r + " partition " + s.params[4] +
+                            (b != t.building.end() && b->second <= i ? " after BUILDING" : " a second time"));
+      }
+    }
+  }
+}
+
+// ---- RANK-14, RANK-17.
+
+void check_manifest_rows(Verdict& v, const RankingRun& run, const RunRow& r, const std::vector<const ManifestRow*>& rows,
+                         const std::vector<model::VersionInput>& inputs) {
+  std::map<std::string, const model::VersionInput*> triples;
+  for (const model::VersionInput& in : inputs) {
+    triples[in.aggregate_key + "," + std::to_string(in.generation) + "," + std::to_string(in.version)] = &in;
+  }
+  std::map<int32_t, std::pair<int64_t, int64_t>> cut;  // partition -> (next_offset, generation)
+  for (const std::string& ref : split(r.vector, ',')) {
+    int32_t p = 0;
+    int64_t n = 0, g = 0;
+    if (parse_ref(ref, &p, &n, &g).empty()) cut[p] = {n, g};
+  }
+  std::vector<std::string> lines;
+  for (const ManifestRow* m : rows) {
+    lines.push_back(m->topic_id + "|" + m->manifest_id + "|" + m->manifest_digest);
+    ++v.checks;
+    if (m->manifest_id != r.run_id + "/" + m->topic_id || fnv(m->items) != m->manifest_digest) {
+      fail_verdict(v, "manifest " + m->manifest_id + ": digest " + m->manifest_digest + " does not cover its items");
+    }
+    int64_t score = 0;
+    for (const std::string& item : split(m->items, ';')) {
+      const std::vector<std::string> f = split(item, ',');
+      ++v.checks;
+      auto it = f.size() == 5 ? triples.find(f[0] + "," + f[1] + "," + f[2]) : triples.end();
+      if (it == triples.end() || it->second->value_digest != f[3] || it->second->cut_ref != f[4] ||
+          it->second->topic_id != m->topic_id || it->second->scope_id != r.scope_id) {
+        fail_verdict(v, "manifest " + m->manifest_id + " item " + item + " names no version of its topic and scope");
+        continue;
+      }
+      auto c = cut.find(it->second->cut_partition);
+      if (c == cut.end() || it->second->cut_next_offset > c->second.first || it->second->cut_generation != c->second.second) {
+        fail_verdict(v, "manifest " + m->manifest_id + " item " + item + " lies outside the run's cut " + r.vector);
+      }
+      score += it->second->risk_adjusted;
+    }
+    ++v.checks;
+    if (score != m->score) {
+      fail_verdict(v, "manifest " + m->manifest_id + ": score " + std::to_string(m->score) + ", its versions give " +
+                          std::to_string(score));
+    }
+  }
+  ++v.checks;
+  if (static_cast<int64_t>(rows.size()) != r.manifest_count || set_digest(lines) != r.manifest_digest) {
+    fail_verdict(v, "run " + r.run_id + ": " + std::to_string(rows.size()) + " manifest rows, run says " +
+                        std::to_string(r.manifest_count) + " (set digest " + r.manifest_digest + ")");
+  }
+}
+
+// The model's Top K per partition, from the version rows the run's cut admits, against the objects.
+void check_topk_model(Verdict& v, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b,
+                      const std::vector<model::VersionInput>& inputs) {
+  for (const CutRow* c : cuts) {
+    auto obj = b.topk_objects.find(c->object_ref);
+    if (obj == b.topk_objects.end()) continue;  // rank-run-partitions' finding
+    int32_t p = 0;
+    int64_t n = 0, g = 0;
+    if (!parse_ref(c->ref, &p, &n, &g).empty()) continue;
+    const auto want = model::expected_local_topk(inputs, r.scope_id, b.params.window_type, p, n, g, b.params.top_k);
+    std::vector<model::TopkEntryModel> got;
+    for (const std::string& line : split(obj->second, '\n')) {
+      model::TopkEntryModel e;
+      if (model::parse_topk_line(line, &e)) got.push_back(std::move(e));
+    }
+    ++v.checks;
+    if (got != want) {
+      fail_verdict(v, "run " + r.run_id + " partition " + std::to_string(p) + ": local Top K of " +
+                          std::to_string(got.size()) + " entries (first " + (got.empty() ? "-" : got[0].describe()) +
+                          "), the cut's versions give " + std::to_string(want.size()) + " (first " +
+                          (want.empty() ? "-" : want[0].describe()) + ")");
+    }
+  }
+}
+
+// Manifest rows are inserted only by the commit that moves their run to BUILDING; afterwards only
+// a PENDING entry's disposition changes; nothing is deleted.
+void check_manifest_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
+  for (size_t i = 0; i < run.commits.size(); ++i) {
+    if (!run.commits[i].ok) continue;
+    for (const SqlStatementObs& s : run.commits[i].statements) {
+      if (!writes(s, "run_input_manifest")) continue;
+      ++v.checks;
+      const bool insert = starts(s.sql, "INSERT") && !s.params.empty();
+      const bool disposition = starts(s.sql, "UPDATE run_input_manifest SET disposition") && has(s.sql, "'PENDING'");
+      auto b = insert ? t.building.find(s.params[0]) : t.building.end();
+      if (!(insert && b != t.building.end() && b->second == i) && !disposition) {
+        fail_verdict(v, run.commits[i].client + " changed the frozen manifest: `" + s.sql.substr(0, 60) + "...`");
+      }
+    }
+  }
+}
+
+// ---- RANK-18.
+
+void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const std::vector<const ManifestRow*>& rows,
+                      const std::vector<const CandidateRow*>& cands) {
+  std::set<std::string> candidate_entries, candidate_topics;
+  for (const ManifestRow* m : rows) {
+    ++v.checks;
+    const bool want = model::is_candidate(m->score, run.board.params.entry_score);
+    if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") || (m->disposition == "REJECTED" && m->reason.empty()) ||
+        (m->disposition == "CANDIDATE") != want) {
+      fail_verdict(v, "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
+                          ") is " + m->disposition + " '" + m->reason + "'");
+    }
+    if (m->disposition == "CANDIDATE") candidate_entries.insert(m->topic_id);
+  }
+  std::vector<std::string> lines;
+  for (const CandidateRow* c : cands) {
+    candidate_topics.insert(c->topic_id);
+    lines.push_back(c->topic_id + "|" + std::to_string(c->score) + "|" + c->manifest_id);
+  }
+  ++v.checks;
+  if (candidate_topics != candidate_entries || static_cast<int64_t>(cands.size()) != r.candidate_count ||
+      set_digest(lines) != r.candidate_digest) {
+    fail_verdict(v, "sealed run " + r.run_id + ": " + std::to_string(cands.size()) + " candidates over " +
+                        std::to_string(candidate_topics.size()) + " topics, " + std::to_string(candidate_entries.size()) +
+                        " CANDIDATE entries, run says " + std::to_string(r.candidate_count) + " (digest " +
+                        r.candidate_digest + ")");
+  }
+}
+
+// Candidate writes commit only while their run is BUILDING (between the two transitions).
+void check_candidate_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
+  std::map<std::pair<std::string, std::string>, std::string> run_of;  // (scope, topic) rows -> run (for updates)
+  for (size_t i = 0; i < run.commits.size(); ++i) {
+    if (!run.commits[i].ok) continue;
+    for (const SqlStatementObs& s : run.commits[i].statements) {
+      if (!writes(s, "run_candidate")) continue;
+      ++v.checks;
+      if (!starts(s.sql, "INSERT") || s.params.size() < 2) {
+        fail_verdict(v, run.commits[i].client + " committed `" + s.sql.substr(0, 60) + "...` on candidates");
+        continue;
+      }
+      auto b = t.building.find(s.params[1]);
+      auto e = t.sealed.find(s.params[1]);
+      if (b == t.building.end() || b->second >= i || (e != t.sealed.end() && e->second <= i)) {
+        fail_verdict(v, run.commits[i].client + " wrote candidate " + (s.params.size() > 2 ? s.params[2] : "?") +
+                            " of run " + s.params[1] + " while the run was not BUILDING");
+      }
+    }
+  }
+}
+
+// ---- RANK-22, RANK-23, RANK-36.
+
+void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotRow& s,
+                              const std::vector<const SnapshotItemRow*>& items) {
+  const BoardObs& b = run.board;
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == s.run_id; });
+  ++v.checks;
+  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != s.scope_id || r->manifest_count != s.manifest_count ||
+      r->manifest_digest != s.manifest_digest || r->candidate_count != s.candidate_count ||
+      r->candidate_digest != s.candidate_digest) {
+    fail_verdict(v, "PUBLISHED snapshot " + s.snapshot_id + " does not match a SEALED run of its scope (counts, digests)");
+    return;
+  }
+  std::vector<std::pair<std::string, int64_t>> cands;
+  std::set<std::string> manifest_ids;
+  for (const CandidateRow& c : b.candidates) {
+    if (c.run_id == s.run_id) cands.emplace_back(c.topic_id, c.score);
+  }
+  for (const ManifestRow& m : b.manifest) {
+    if (m.run_id == s.run_id) manifest_ids.insert(m.manifest_id);
+  }
+  const auto want = model::expected_items(cands, b.params.top_n);
+  ++v.checks;
+  bool same = want.size() == items.size();
+  for (size_t i = 0; same && i < items.size(); ++i) {
+    same = items[i]->rank_no == static_cast<int64_t>(i + 1) && items[i]->topic_id == want[i].first &&
+           items[i]->score == want[i].second && manifest_ids.count(items[i]->manifest_id);
+  }
+  if (!same) {
+    fail_verdict(v, "PUBLISHED snapshot " + s.snapshot_id + " holds " + std::to_string(items.size()) +
+                        " items; its sealed run's candidates give " + std::to_string(want.size()) +
+                        (want.empty() ? std::string() : " starting " + want[0].first));
+  }
+}
+
+// Replays the committed publishes: each PUBLISHED status commits with the CAS of its scope's
+// pointer in one transaction; epochs of a scope go up by one, watermarks never down; no item of a
+// snapshot is written after it was READY.
+void check_publish_commits(Verdict& v, const RankingRun& run) {
+  std::map<std::string, int64_t> epoch, watermark;
+  std::set<std::string> ready;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    std::string published_scope, cas_scope;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'READY'") && !s.params.empty()) ready.insert(s.params[0]);
+      if (starts(s.sql, "INSERT INTO ranking_snapshot_item") && !s.params.empty()) {
+        ++v.checks;
+        if (ready.count(s.params[0])) fail_verdict(v, c.client + " wrote an item of snapshot " + s.params[0] + " after READY");
+      }
+      if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) published_scope = s.params[2];
+      if (starts(s.sql, "UPDATE ranking_publish_pointer") && s.params.size() >= 5) {
+        cas_scope = s.params[2];
+        const int64_t from = std::stoll(s.params[4]), wm = std::stoll(s.params[1]);
+        ++v.checks;
+        if (from != epoch[cas_scope] || (watermark.count(cas_scope) && wm < watermark[cas_scope])) {
+          fail_verdict(v, c.client + " moved the pointer of " + cas_scope + " from epoch " + std::to_string(from) +
+                              " (current " + std::to_string(epoch[cas_scope]) + ") to watermark " + std::to_string(wm));
+        }
+        epoch[cas_scope] = from + 1;
+        watermark[cas_scope] = wm;
+      }
+    }
+    if (published_scope.empty() && cas_scope.empty()) continue;
+    ++v.checks;
+    if (published_scope != cas_scope) {
+      fail_verdict(v, c.client + " published in " + published_scope + " and moved the pointer of " + cas_scope +
+                          " in one transaction");
+    }
+  }
+  for (const PointerRow& p : run.board.pointers) {
+    if (p.snapshot_id.empty()) continue;
+    auto s = std::find_if(run.board.snapshots.begin(), run.board.snapshots.end(),
+                          [&](const SnapshotRow& x) { return x.snapshot_id == p.snapshot_id; });
+    ++v.checks;
+    if (s == run.board.snapshots.end() || s->status != "PUBLISHED" || s->scope_id != p.scope_id || s->epoch != p.epoch) {
+      fail_verdict(v, "the DB pointer of " + p.scope_id + " names " + p.snapshot_id + " at epoch " +
+                          std::to_string(p.epoch) + ", not a PUBLISHED snapshot of that epoch and scope");
+    }
+  }
+}
+
+// ---- RANK-24.
+
+struct DbPointerSpan {  // the DB pointer held (epoch, snapshot) over [from, to)
+  int64_t epoch = 0;
+  std::string snapshot_id;
+  int64_t from = 0, to = INT64_MAX;
+};
+
+std::map<std::string, std::vector<DbPointerSpan>> pointer_history(const RankingRun& run) {
+  std::map<std::string, std::vector<DbPointerSpan>> out;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (!starts(s.sql, "UPDATE ranking_publish_pointer") || s.changes == 0 || s.params.size() < 5) continue;
+      auto& spans = out[s.params[2]];
+      if (!spans.empty()) spans.back().to = c.time_us;
+      spans.push_back(DbPointerSpan{std::stoll(s.params[4]) + 1, s.params[0], c.time_us, INT64_MAX});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string set_digest(std::vector<std::string> lines) {
+  std::sort(lines.begin(), lines.end());
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  return text_digest(all);
+}
+
+// RANK-15, RANK-16 (004:L99, L247-249).
+Verdict check_run_partitions(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16"},
+                              "each run has exactly its expected (partition, cut) rows with the run vector's cuts and a "
+                              "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
+                              "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
+                              "completed by one committed write and never written after BUILDING");
+  const auto cuts = cuts_by_run(run.board);
+  for (const RunRow& r : run.board.runs) {
+    auto it = cuts.find(r.run_id);
+    check_run_cuts(v, r, it == cuts.end() ? std::vector<const CutRow*>{} : it->second, run.board);
+  }
+  check_cut_writes(v, run, run_timeline(run));
+  return v;
+}
+
+// RANK-14, RANK-17 (004:L99-100, L214-220, L230, L249).
+Verdict check_manifest_frozen(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-manifest-frozen", {"RANK-14", "RANK-17"},
+                              "every BUILDING or SEALED run's manifest has the run's count and recomputable set digest; "
+                              "each entry's items name existing versions of its topic and scope inside the run's cut "
+                              "with matching value digests and sum to its score; each partition's Top K is what the "
+                              "model computes from the versions the cut admits; manifest rows are written only with the "
+                              "BUILDING transition and afterwards change only their disposition");
+  const auto inputs = version_inputs(run);
+  const auto cuts = cuts_by_run(run.board);
+  std::map<std::string, std::vector<const ManifestRow*>> rows;
+  for (const ManifestRow& m : run.board.manifest) rows[m.run_id].push_back(&m);
+  for (const RunRow& r : run.board.runs) {
+    if (!past_collecting(r)) continue;
+    check_manifest_rows(v, run, r, rows[r.run_id], inputs);
+    auto it = cuts.find(r.run_id);
+    if (it != cuts.end()) check_topk_model(v, r, it->second, run.board, inputs);
+  }
+  check_manifest_writes(v, run, run_timeline(run));
+  return v;
+}
+
+// RANK-18 (004:L100-101, L249-251).
+Verdict check_run_seal(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-run-seal", {"RANK-18"},
+                              "a SEALED run has every manifest entry terminal with the disposition the rule gives (a "
+                              "REJECTED one with its reason), candidates exactly the CANDIDATE entries, and the "
+                              "recomputed candidate count and set digest; candidates are written only while the run is "
+                              "BUILDING, never after SEALED");
+  std::map<std::string, std::vector<const ManifestRow*>> rows;
+  std::map<std::string, std::vector<const CandidateRow*>> cands;
+  for (const ManifestRow& m : run.board.manifest) rows[m.run_id].push_back(&m);
+  for (const CandidateRow& c : run.board.candidates) cands[c.run_id].push_back(&c);
+  for (const RunRow& r : run.board.runs) {
+    if (r.status == "SEALED") check_sealed_run(v, run, r, rows[r.run_id], cands[r.run_id]);
+  }
+  check_candidate_writes(v, run, run_timeline(run));
+  return v;
+}
+
+// RANK-22, RANK-23, RANK-36 (004:L101-104, L200, L255-266).
+Verdict check_publish_fence(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"},
+                              "every PUBLISHED snapshot matches its SEALED run (scope, counts, digests) and holds the "
+                              "run's top candidates in the fixed order; each publish commits with its own scope's "
+                              "pointer CAS from the current epoch, watermarks never go back, items never change after "
+                              "READY, and the DB pointer names a PUBLISHED snapshot of its epoch");
+  std::map<std::string, std::vector<const SnapshotItemRow*>> items;
+  for (const SnapshotItemRow& i : run.board.items) items[i.snapshot_id].push_back(&i);
+  for (const SnapshotRow& s : run.board.snapshots) {
+    ++v.checks;
+    if ((s.status == "PUBLISHED") != (s.epoch >= 0)) {
+      fail_verdict(v, "snapshot " + s.snapshot_id + " is " + s.status + " with epoch " + std::to_string(s.epoch));
+    }
+    if (s.status == "PUBLISHED") check_published_snapshot(v, run, s, items[s.snapshot_id]);
+  }
+  check_publish_commits(v, run);
+  return v;
+}
+
+// RANK-21, RANK-22 (004:L101, L256-261, L297-303): replaying the committed control transactions,
+// each rule activation or rollback moves the scope's context version and rule_activation_epoch up
+// by one (never back, never reused); the final rows agree; every publish commits under exactly the
+// context (version, rule_version, epoch) its snapshot and run were made under.
+Verdict check_control_epochs(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22"},
+                              "each committed rule activation or rollback adds one to the scope's context version and "
+                              "rule_activation_epoch, the final context rows agree, and every PUBLISHED snapshot was "
+                              "published under the context (version, rule_version, epoch) it and its run carry");
+  struct Ctx {
+    int64_t version = 0, epoch = 0;
+    std::string rule;
+  };
+  std::map<std::string, Ctx> ctx;
+  std::map<std::string, const SnapshotRow*> snaps;
+  std::map<std::string, const RunRow*> runs;
+  for (const SnapshotRow& s : run.board.snapshots) snaps[s.snapshot_id] = &s;
+  for (const RunRow& r : run.board.runs) runs[r.run_id] = &r;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
+        ctx[s.params[0]] = Ctx{1, 1, "rule-v1"};
+      } else if (starts(s.sql, "UPDATE ranking_scope_context") && s.params.size() == 2) {
+        Ctx& x = ctx[s.params[1]];
+        x = Ctx{x.version + 1, x.epoch + 1, s.params[0]};
+      } else if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
+        auto sn = snaps.find(s.params[1]);
+        if (sn == snaps.end()) continue;  // rank-publish-fence's finding
+        const Ctx& x = ctx[s.params[2]];
+        auto r = runs.find(sn->second->run_id);
+        ++v.checks;
+        if (sn->second->ctx_version != x.version || sn->second->rule_version != x.rule ||
+            sn->second->rule_epoch != x.epoch || r == runs.end() || r->second->ctx_version != x.version) {
+          fail_verdict(v, c.client + " published " + s.params[1] + " (context v" + std::to_string(sn->second->ctx_version) +
+                              ", " + sn->second->rule_version + " epoch " + std::to_string(sn->second->rule_epoch) +
+                              ") while the context was v" + std::to_string(x.version) + ", " + x.rule + " epoch " +
+                              std::to_string(x.epoch));
+        }
+      }
+    }
+  }
+  for (const ContextRow& row : run.board.contexts) {
+    const Ctx& x = ctx[row.scope_id];
+    ++v.checks;
+    if (row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule) {
+      fail_verdict(v, "context of " + row.scope_id + " ends at v" + std::to_string(row.version) + " epoch " +
+                          std::to_string(row.rule_epoch) + " " + row.rule_version + "; its committed control "
+                          "transactions give v" + std::to_string(x.version) + " epoch " + std::to_string(x.epoch));
+    }
+  }
+  return v;
+}
+
+// RANK-24 (004:L266, L312, L317): every pointer the Redis server stored was the DB pointer at some
+// moment since Redis last lost its data; every cached snapshot is a PUBLISHED one with its items;
+// at the end the cached pointer is the DB pointer, or absent.
+Verdict check_pointer_cache(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-pointer-cache", {"RANK-24"},
+                              "each Redis pointer write stores an (epoch, snapshot) the DB pointer held at some moment "
+                              "since Redis last lost its data, never a lower epoch than the key held; each cached "
+                              "snapshot is PUBLISHED with its items; the final cached pointer is the DB pointer or absent");
+  const BoardObs& b = run.board;
+  const auto history = pointer_history(run);
+  std::map<std::string, std::string> item_text;
+  std::map<std::string, std::string> status;
+  for (const SnapshotRow& s : b.snapshots) status[s.snapshot_id] = s.status;
+  for (const SnapshotItemRow& i : b.items) {
+    std::string& t = item_text[i.snapshot_id];
+    t += (t.empty() ? "" : ";") + std::to_string(i.rank_no) + ":" + i.topic_id + ":" + std::to_string(i.score);
+  }
+  std::map<std::string, int64_t> held;  // key -> epoch since the last loss
+  size_t loss = 0;
+  int64_t since = 0;
+  for (const RedisWrite& w : b.redis_writes) {
+    while (loss < b.redis_losses.size() && b.redis_losses[loss] <= w.time_us) {
+      since = b.redis_losses[loss++];
+      held.clear();
+    }
+    if (w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
+    const std::string& key = w.argv[1];
+    if (starts(key, "ranking:pointer:")) {
+      const std::string scope = key.substr(16);
+      const size_t bar = w.argv[2].find('|');
+      const int64_t e = std::stoll(w.argv[2].substr(0, bar));
+      const std::string id = bar == std::string::npos ? "" : w.argv[2].substr(bar + 1);
+      bool ok = false;
+      auto h = history.find(scope);
+      for (const DbPointerSpan& s : h == history.end() ? std::vector<DbPointerSpan>{} : h->second) {
+        if (s.epoch == e && s.snapshot_id == id && s.from <= w.time_us && s.to > since) ok = true;
+      }
+      ++v.checks;
+      if (!ok || (held.count(key) && held[key] > e)) {
+        fail_verdict(v, w.client + " stored pointer " + w.argv[2] + " for " + scope + " at " +
+                            std::to_string(w.time_us) + ": not the DB pointer at any moment since Redis last lost its "
+                            "data" + (held.count(key) ? " (the key held epoch " + std::to_string(held[key]) + ")" : ""));
+      }
+      held[key] = std::max(held[key], e);
+    } else if (starts(key, "ranking:snapshot:")) {
+      const std::string id = key.substr(key.find(':', 17) + 1);
+      ++v.checks;
+      if (status[id] != "PUBLISHED" || item_text[id] != w.argv[2]) {
+        fail_verdict(v, w.client + " cached snapshot " + id + " (" + status[id] + ") with items that are not its own");
+      }
+    }
+  }
+  for (const PointerRow& p : b.pointers) {
+    if (p.snapshot_id.empty()) continue;
+    auto it = b.redis_end.find("ranking:pointer:" + p.scope_id);
+    ++v.checks;
+    if (it != b.redis_end.end() && it->second != std::to_string(p.epoch) + "|" + p.snapshot_id) {
+      fail_verdict(v, "at the end Redis serves pointer " + it->second + " for " + p.scope_id + ", the DB pointer is " +
+                          std::to_string(p.epoch) + "|" + p.snapshot_id);
+    }
+  }
+  return v;
+}
+
+}  // namespace fl::ranking::props

@@ -1,0 +1,149 @@
+// Each part-2 checker passes a clean hand-built board and catches a deliberately broken one.
+#include <gtest/gtest.h>
+
+#include "properties/ranking/checks.h"
+
+namespace fl::ranking::props {
+namespace {
+
+const char* kScope = "GLOBAL|ALL|ALL|ALL";
+const char* kKey = "t_1#GLOBAL|ALL|ALL|ALL#long#0#search_actors";
+const char* kRun = "GLOBAL|ALL|ALL|ALL#r1";
+
+SqlStatementObs st(std::string sql, std::vector<std::string> params, int64_t changes = 1) {
+  return SqlStatementObs{std::move(sql), std::move(params), changes};
+}
+
+// One scope, one candidate partition at cut k0@5/g1, one key of t_1 (risk-adjusted 3), a sealed run
+// with one CANDIDATE entry, a published snapshot, the DB pointer at epoch 1 and its Redis cache.
+RankingRun clean() {
+  RankingRun run;
+  BoardObs& b = run.board;
+  b.params.scopes = {kScope};
+  b.params.candidate_partitions = 1;
+  run.heads.push_back(HeadRow{kKey, "t_1", kScope, "long", 0, "search_actors", 1, 2});
+  const model::Value value{4, 3, 0, 3};
+  run.versions.push_back(VersionRow{kKey, 1, 2, value, "k0@5/g1", value_digest(value)});
+  b.offset_cuts["k0@5/g1"] = OffsetCutRow{0, 5, 1};
+  const std::string item = std::string(kKey) + ",1,2," + value_digest(value) + ",k0@5/g1";
+  const std::string object = "t_1\t3\t" + item + "\n", obj_ref = "topk:r1:0";
+  b.topk_objects[obj_ref] = object;
+  b.cuts.push_back(CutRow{kRun, 0, "k0@5/g1", "COMPLETED", obj_ref, 1, text_digest(object)});
+  const std::string mid = std::string(kRun) + "/t_1";
+  b.manifest.push_back(ManifestRow{kRun, "t_1", mid, text_digest(item), item, 3, "CANDIDATE", ""});
+  b.candidates.push_back(CandidateRow{kScope, kRun, "t_1", 3, mid, 1});
+  const std::string mset = set_digest({"t_1|" + mid + "|" + text_digest(item)});
+  const std::string cset = set_digest({"t_1|3|" + mid});
+  b.runs.push_back(RunRow{kRun, kScope, "SEALED", "k0@5/g1", 1, 5, 1, set_digest({"0|k0@5/g1"}),
+                          set_digest({"0|k0@5/g1|" + obj_ref + "|1|" + text_digest(object) + "|COMPLETED"}), 1, mset, 1,
+                          cset, 1, "rule-v1", 1});
+  const std::string snap = std::string(kRun) + "/pub-1.0.7";
+  b.snapshots.push_back(SnapshotRow{snap, kScope, kRun, "PUBLISHED", 5, 1, mset, 1, cset, 1, 1, "rule-v1", 1});
+  b.contexts.push_back(ContextRow{kScope, 1, "rule-v1", 1});
+  b.items.push_back(SnapshotItemRow{snap, 1, "t_1", 3, mid});
+  b.pointers.push_back(PointerRow{kScope, snap, 1, 1, 5});
+  run.commits = {
+      {50, true, "coord", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kScope})}},
+      {100, true, "coord", {st("UPDATE run_partition_cut SET status = 'COMPLETED'", {obj_ref, "1", "d", kRun, "0"})}},
+      {200, true, "coord",
+       {st("UPDATE calculation_run SET status = 'BUILDING'", {"r", "1", mset, kRun}),
+        st("INSERT INTO run_input_manifest (run_id, ...)", {kRun, "t_1"})}},
+      {300, true, "coord",
+       {st("SELECT 1 FROM calculation_run", {kRun}, 0), st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {kScope, kRun, "t_1"}),
+        st("UPDATE run_input_manifest SET disposition = ? WHERE disposition = 'PENDING'", {"CANDIDATE", "", kRun, "t_1"})}},
+      {400, true, "coord", {st("UPDATE calculation_run SET status = 'SEALED'", {"1", cset, kRun})}},
+      {500, true, "pub-1", {st("INSERT INTO ranking_snapshot_item (snapshot_id)", {snap})}},
+      {600, true, "pub-1", {st("UPDATE ranking_snapshot SET status = 'READY'", {snap})}},
+      {700, true, "pub-1",
+       {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "0", "0", "5"}),
+        st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"1", snap, kScope})}},
+  };
+  b.redis_observed = true;
+  b.redis_writes = {{800, "pub-1", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + snap, "1:t_1:3"}},
+                    {900, "pub-1", {"SET", "ranking:pointer:" + std::string(kScope), "1|" + snap}}};
+  b.redis_end["ranking:pointer:" + std::string(kScope)] = "1|" + snap;
+  return run;
+}
+
+TEST(BoardChecks, CleanBoardPasses) {
+  const RankingRun run = clean();
+  for (auto* check : {check_run_partitions, check_manifest_frozen, check_run_seal, check_publish_fence,
+                      check_pointer_cache, check_control_epochs}) {
+    const Verdict v = check(run);
+    EXPECT_EQ(v.status(), VerdictStatus::kPass) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+  }
+}
+
+TEST(BoardChecks, RunPartitionsCatchesAMissingPartitionAndARewriteAfterBuilding) {
+  RankingRun run = clean();
+  run.board.cuts.clear();  // BUILDING without its partition's result (C31)
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.commits.push_back({1000, true, "topk-1",
+                         {st("UPDATE run_partition_cut SET status = 'COMPLETED'", {"x", "2", "d2", kRun, "0"})}});
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);  // C32
+}
+
+TEST(BoardChecks, ManifestFrozenCatchesAVersionOutsideTheCutAndALateInsert) {
+  RankingRun run = clean();
+  run.board.offset_cuts["k0@5/g1"].next_offset = 9;  // the version's cut lies beyond the run's
+  EXPECT_EQ(check_manifest_frozen(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.commits.push_back({1000, true, "coord", {st("INSERT INTO run_input_manifest (run_id, ...)", {kRun, "t_9"})}});
+  EXPECT_EQ(check_manifest_frozen(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.versions[0].value.risk_adjusted = 7;  // the cut's versions give another Top K than the object
+  run.versions[0].digest = value_digest(run.versions[0].value);
+  EXPECT_EQ(check_manifest_frozen(run).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, RunSealCatchesASwappedCandidateAndAWriteAfterSeal) {
+  RankingRun run = clean();
+  run.board.candidates[0].topic_id = "t_2";  // the count still matches (C26)
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.commits.push_back({1000, true, "coord", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, kRun, "t_2"})}});
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);  // C25
+}
+
+TEST(BoardChecks, PublishFenceCatchesWrongCountsAndAPublishWithoutThePointerCas) {
+  RankingRun run = clean();
+  run.board.snapshots[0].candidate_count = 2;  // right digests, wrong count (C33)
+  EXPECT_EQ(check_publish_fence(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.commits.push_back({1000, true, "pub-2", {st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", "s2", kScope})}});
+  EXPECT_EQ(check_publish_fence(run).status(), VerdictStatus::kFail);  // C13, F10
+}
+
+TEST(BoardChecks, ControlEpochsCatchAPublishUnderAnOldRuleAndAnEpochGoingBack) {
+  RankingRun run = clean();
+  // A rule activation commits before the publish: the snapshot still carries context v1 (C22, F12).
+  run.commits.insert(run.commits.begin() + 6,
+                     {650, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
+  run.board.contexts[0] = ContextRow{kScope, 2, "rule-v2", 2};
+  EXPECT_EQ(check_control_epochs(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.board.contexts[0].rule_epoch = 0;  // a rollback that reused an older epoch
+  EXPECT_EQ(check_control_epochs(run).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const std::string snap2 = std::string(kRun) + "/pub-2.0.1";
+  run.commits.push_back({1000, true, "pub-2",
+                         {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap2, "5", kScope, "1", "1", "5"}),
+                          st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap2, kScope})}});
+  b.pointers[0] = PointerRow{kScope, snap2, 2, 2, 5};
+  b.snapshots.push_back(SnapshotRow{snap2, kScope, kRun, "PUBLISHED", 5, 1, b.runs[0].manifest_digest, 1,
+                                    b.runs[0].candidate_digest, 2});
+  b.snapshots[0].status = "PUBLISHED";
+  b.redis_losses = {1500};
+  // The old publisher resumes after the loss and recreates the pointer at epoch 1 (F08, F10).
+  b.redis_writes.push_back({2000, "pub-1", {"SET", "ranking:pointer:" + std::string(kScope), "1|" + b.snapshots[0].snapshot_id}});
+  b.redis_end["ranking:pointer:" + std::string(kScope)] = "1|" + b.snapshots[0].snapshot_id;
+  EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
+}
+
+}  // namespace
+}  // namespace fl::ranking::props
