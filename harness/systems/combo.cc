@@ -243,17 +243,6 @@ std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, cons
   return out;
 }
 
-// [crash, restart] of the Redis process, from the world's fault log.
-std::vector<std::pair<int64_t, int64_t>> redis_outages(const sim::FaultLog& log, int64_t end_us) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (const sim::FaultRecord& f : log) {
-    if (f.process != "redis") continue;
-    if (f.kind == sim::FaultKind::kCrash) out.emplace_back(f.time_us, end_us);
-    if (f.kind == sim::FaultKind::kRestart && !out.empty() && out.back().second == end_us) out.back().second = f.time_us;
-  }
-  return out;
-}
-
 void read_history(World& world, combo::ComboRun& run) {
   for (const sim::Operation& op : world.history().operations()) {
     if (op.op == "purchase") {
@@ -300,24 +289,8 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.service_places = replicas;
   run.service_places.push_back("redis");
   run.service_places.push_back("db");
-  run.redis_outages = redis_outages(w.fault_log(), run.end_us);
-  for (const sim::FaultRecord& f : w.fault_log()) {
-    auto is_service = [&](const std::string& place) {
-      return std::find(run.service_places.begin(), run.service_places.end(), place) != run.service_places.end();
-    };
-    const bool service = is_service(f.process) || is_service(f.node);  // clock faults name the node
-    if (!service) continue;
-    const int64_t w_us = run.window_ms * kUsPerMs;
-    if (f.kind == sim::FaultKind::kClockJump) {
-      // A clock sent back by J keeps the windows it times open J longer: purchases up to
-      // window + J after the jump may still join them.
-      const int64_t back_us = std::max<int64_t>(0, -f.value);
-      run.clock_shifts.push_back({f.time_us - w_us, f.time_us + w_us + back_us, std::llabs(f.value), f.describe()});
-    }
-    if (f.kind == sim::FaultKind::kClockDrift) {
-      run.clock_shifts.push_back({f.time_us - w_us, run.end_us, std::llabs(f.value) * w_us / 1'000'000 + 1, f.describe()});
-    }
-  }
+  run.redis_outages = combo::redis_outages_of(w.fault_log(), run.end_us, redis_loss_ms * kUsPerMs);
+  run.clock_shifts = combo::clock_shifts_of(w.fault_log(), run.service_places, run.window_ms, run.end_us);
   run.stream_maxlen = stream_maxlen;
   run.redis_loss_ms = redis_loss_ms;
   run.redis_loses_all = redis_loses_all;
@@ -372,7 +345,10 @@ void dump(const combo::ComboRun& run) {
     std::fprintf(stderr, "op %s %s [%lld,%lld] result=%d alerted=%d\n", o.ref.c_str(), o.process.c_str(), (long long)o.invoke_us / 1000,
                  (long long)o.complete_us / 1000, (int)o.result, (int)o.alerted);
   }
-  for (auto& o : run.redis_outages) std::fprintf(stderr, "redis outage [%lld,%lld]\n", (long long)o.first / 1000, (long long)o.second / 1000);
+  for (auto& o : run.redis_outages) {
+    std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld\n", (long long)o.down_us / 1000, (long long)o.up_us / 1000,
+                 (long long)o.stalled_us / 1000);
+  }
 }
 
 std::vector<Verdict> ComboRunImpl::check(World& w, const std::vector<std::string>& properties) {

@@ -51,9 +51,10 @@ std::map<int64_t, const Purchase*> purchase_by_pid(const std::vector<Purchase>& 
 // `while_down`: whether the interval may also fall inside the outage (a record published after the
 // restart from restored state); a purchase made while Redis was down lost nothing, it failed.
 std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us, bool while_down = true) {
-  for (const auto& [down_us, up_us] : run.redis_outages) {
-    if (from_us <= (while_down ? up_us : down_us) && to_us >= down_us - run.redis_loss_ms * 1000) {
-      return "Redis down " + t(down_us) + ".." + t(up_us) + " (a restart may lose acked writes)";
+  for (const ComboRun::RedisOutage& o : run.redis_outages) {
+    if (from_us <= (while_down ? o.up_us : o.down_us) && to_us >= loss_from_us(run, o)) {
+      return "Redis down " + t(o.down_us) + ".." + t(o.up_us) + " (a restart may lose acked writes" +
+             (o.stalled_us > 0 ? " since " + t(loss_from_us(run, o)) + ": no fsync while paused or clock back" : "") + ")";
     }
   }
   return std::nullopt;
@@ -163,7 +164,7 @@ Views views_of(const ComboRun& run) {
   for (const auto& outage : run.redis_outages) {
     std::map<Key, int64_t> keys;
     const UnackedSample* last = nullptr;
-    for (const UnackedSample& u : run.unacked) if (u.time_us < outage.first) last = &u;
+    for (const UnackedSample& u : run.unacked) if (u.time_us < outage.down_us) last = &u;
     if (last != nullptr) {
       for (const EntryObs& e : last->entries) {
         auto f = e.fields.find("first_id");
@@ -186,7 +187,7 @@ Views views_of(const ComboRun& run) {
         }
       }
     }
-    pending_at_crash.emplace_back(outage.first, std::move(keys));
+    pending_at_crash.emplace_back(outage.down_us, std::move(keys));
   }
   for (Purchase p : all) {
     lo_of_pid[p.pid] = p.lo_us;

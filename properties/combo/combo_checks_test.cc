@@ -386,6 +386,113 @@ TEST(ComboChecks, UiConvergenceExemptsAWindowRepublishedFromStateRedisLost) {
   expect_fails(run, check_quantity_conservation);  // ... and counted twice
 }
 
+sim::FaultRecord redis_fault(sim::FaultKind kind, int64_t at_us, int64_t duration_us = 0, int64_t value = 0) {
+  sim::FaultRecord f;
+  f.time_us = at_us;
+  f.kind = kind;
+  f.node = f.process = "redis";
+  f.duration_us = duration_us;
+  f.value = value;
+  return f;
+}
+
+// Regression of `faultline run scenarios/combo/explore-hardened.yaml --seed 14210`: a purchase
+// acked at 2.19 s was never published. Redis was paused from 2.28 s for 7.66 s and crashed at
+// 9.45 s, still paused: its cron (which fsyncs AOF everysec) had not run since before the pause,
+// so the restart lost the window. The judge allowed a loss only for writes acked 2 s before the
+// crash: it was wrong. A pause (or a clock sent back) of Redis stretches the reach of the loss
+// back to 2 s before it; a crash alone does not.
+TEST(ComboChecks, RedisLossReachesBackThroughAPauseOfRedis) {
+  ComboRun run = clean_run();
+  run.publishes.clear();  // the window {1, 2} (acked by 0.51 s) was never published
+  run.ui.clear();
+  run.polls.clear();
+  sim::FaultLog log = {redis_fault(sim::FaultKind::kPause, kT0 + 600'000, 7'656'000),
+                       redis_fault(sim::FaultKind::kCrash, kT0 + 7'800'000),
+                       redis_fault(sim::FaultKind::kRestart, kT0 + 8'800'000)};
+  run.faults = props::FaultBudget(log, run.end_us);
+  run.redis_outages = redis_outages_of(log, run.end_us, 2'000'000);
+  ASSERT_EQ(run.redis_outages.size(), 1u);
+  EXPECT_EQ(loss_from_us(run, run.redis_outages[0]), kT0 + 600'000 - 2'000'000);
+  for (auto* check : {check_quantity_conservation, check_timeliness, check_degradation}) {
+    const Verdict v = check(run);
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+  }
+  EXPECT_GT(check_quantity_conservation(run).exempted(), 0);  // and names the restart it excused
+  // The same crash without the pause keeps what was acked 2 s before it: the window is lost.
+  log.erase(log.begin());
+  run.faults = props::FaultBudget(log, run.end_us);
+  run.redis_outages = redis_outages_of(log, run.end_us, 2'000'000);
+  EXPECT_EQ(run.redis_outages[0].stalled_us, 0);
+  expect_fails(run, check_quantity_conservation);
+  // A pause that ended long before the crash let the cron fsync again: no reach back either.
+  log.insert(log.begin(), redis_fault(sim::FaultKind::kPause, kT0 + 600'000, 1'000'000));
+  EXPECT_EQ(redis_outages_of(log, run.end_us, 2'000'000)[0].stalled_us, 0);
+  // Redis's clock sent back 3 s at 7 s: the fsync interval (on that clock) waits up to 3 s more.
+  log.front() = redis_fault(sim::FaultKind::kClockJump, kT0 + 7'000'000, 0, -3'000'000);
+  EXPECT_EQ(loss_from_us(run, redis_outages_of(log, run.end_us, 2'000'000)[0]), kT0 + 5'000'000);
+}
+
+// Regression of `faultline run scenarios/combo/explore-hardened.yaml --seed 17156` (and -none):
+// Redis's clock jumped 1.22 s forward while window {22} was open, so it closed 1.22 s early;
+// the next purchase opened a window that, on Redis's clock, ended 1.22 s later than the world's
+// time of its first purchase says. The judge widened only purchases within a window of the jump,
+// so the purchase after that window (88) stayed unwidened and looked like a member: it was
+// wrong. Here: purchases at 0, 3.3, 5.2, 7.9 and 8.6 s; Redis's clock jumps 1.2 s forward at
+// 5.0 s; the records are {1}, {2} (closed early), {3, 4} and {5}.
+TEST(ComboChecks, ClockJumpShiftsEveryLaterWindow) {
+  ComboRun run;
+  run.rows_known = true;
+  run.end_us = kT0 + 40'000'000;
+  const std::vector<int64_t> at_ms = {0, 3300, 5200, 7900, 8600};
+  for (size_t i = 0; i < at_ms.size(); ++i) {
+    PurchaseOp op;
+    op.ref = "c1-" + std::to_string(i);
+    op.activity = 1;
+    op.user = 7;
+    op.result = PurchaseOp::Result::kOk;
+    op.invoke_us = kT0 + at_ms[i] * 1000;
+    op.complete_us = op.invoke_us + 5'000;
+    run.ops.push_back(op);
+    RowObs row;
+    row.row = {static_cast<int64_t>(i + 1), 1, 7, 1, 2, "rose", "玫瑰", "icon-rose.png", "user7", "", 1, (op.invoke_us + 1000) / 1000};
+    row.client_ref = op.ref + "#0";
+    run.rows.push_back(row);
+  }
+  auto publish = [&](int64_t id, int64_t qty, int64_t at_us) {
+    PublishObs p;
+    p.channel = channel_of(1);
+    p.record = record(id, qty, run.rows[id - 1].row.created_at);
+    p.payload = encode_payload(1, *p.record);
+    p.time_us = at_us;
+    run.publishes.push_back(p);
+  };
+  publish(1, 1, kT0 + 3'050'000);
+  publish(2, 1, kT0 + 5'150'000);   // Redis time 6.35 s: its window's end
+  publish(3, 2, kT0 + 8'250'000);
+  publish(5, 1, kT0 + 11'650'000);
+  expect_fails(run, check_one_push_per_window);  // no clock fault: 3 belongs to 2's window
+  sim::FaultLog log = {redis_fault(sim::FaultKind::kClockJump, kT0 + 5'000'000, 0, 1'200'000)};
+  run.faults = props::FaultBudget(log, run.end_us);
+  run.service_places = {"replica-1", "redis", "db"};
+  run.clock_shifts = clock_shifts_of(log, run.service_places, run.window_ms, run.end_us);
+  for (auto* check : {check_one_push_per_window, check_no_early_or_split, check_quantity_conservation}) {
+    const Verdict v = check(run);
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+    EXPECT_GT(v.exempted(), 0) << v.property;
+  }
+  // The jump explains windows moved by 1.2 s, not more: a purchase at 11 s in 3's window (opened
+  // at 5.2 s) is still a window absorbing a purchase made after its end.
+  run.ops[4].invoke_us = kT0 + 11'000'000;
+  run.ops[4].complete_us = kT0 + 11'005'000;
+  run.rows[4].row.created_at = (kT0 + 11'001'000) / 1000;
+  run.publishes.pop_back();
+  run.publishes.back().record = record(3, 3, run.rows[2].row.created_at);
+  run.publishes.back().payload = encode_payload(1, *run.publishes.back().record);
+  run.publishes.back().time_us = kT0 + 11'100'000;
+  expect_fails(run, check_one_push_per_window);
+}
+
 TEST(ComboChecks, NoWrongfulDropFailsWhenAPushIsFiltered) {
   ComboRun run = clean_run();
   run.ui[0].event.after.clear();

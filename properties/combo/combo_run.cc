@@ -1,14 +1,76 @@
 #include "properties/combo/combo_run.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "sim/node_clock.h"
 
 namespace fl::combo {
 
+namespace {
+
+// How much further back than `reach_us` before a Redis crash at `down_us` acked writes may be
+// lost. The fsync (snapshot) runs in Redis's cron every interval of Redis's clock: a pause of the
+// process that lasted until within reach of the crash froze it (nothing written since the last
+// fsync before the pause is durable), and so did a jump of Redis's clock back by J within J +
+// reach of the crash (the interval is measured on that clock, as Redis 7's everysec compares
+// server.mstime with aof_last_fsync). The reach then starts `reach_us` before that fault.
+int64_t redis_stalled_us(const sim::FaultLog& log, int64_t down_us, int64_t reach_us) {
+  int64_t from = down_us - reach_us;
+  for (bool grew = true; grew;) {  // a stall may reach back to another stall
+    grew = false;
+    for (const sim::FaultRecord& f : log) {
+      if (f.process != "redis" && f.node != "redis") continue;
+      if (f.time_us >= down_us || f.time_us - reach_us >= from) continue;
+      const bool paused = f.kind == sim::FaultKind::kPause && f.time_us + f.duration_us >= from;
+      const bool clock_back = f.kind == sim::FaultKind::kClockJump && f.value < 0 && f.time_us - f.value >= from;
+      if (!paused && !clock_back) continue;
+      from = f.time_us - reach_us;
+      grew = true;
+    }
+  }
+  return down_us - reach_us - from;
+}
+
+}  // namespace
+
+std::vector<ComboRun::RedisOutage> redis_outages_of(const sim::FaultLog& log, int64_t end_us, int64_t reach_us) {
+  std::vector<ComboRun::RedisOutage> out;
+  for (const sim::FaultRecord& f : log) {
+    if (f.process != "redis") continue;
+    if (f.kind == sim::FaultKind::kCrash) out.push_back({f.time_us, end_us, redis_stalled_us(log, f.time_us, reach_us)});
+    if (f.kind == sim::FaultKind::kRestart && !out.empty() && out.back().up_us == end_us) out.back().up_us = f.time_us;
+  }
+  return out;
+}
+
+std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, const std::vector<std::string>& places,
+                                                  int64_t window_ms, int64_t end_us) {
+  std::vector<ComboRun::ClockShift> out;
+  const int64_t w_us = window_ms * 1000;
+  auto is_service = [&](const std::string& place) { return std::find(places.begin(), places.end(), place) != places.end(); };
+  for (const sim::FaultRecord& f : log) {
+    if (!is_service(f.process) && !is_service(f.node)) continue;  // clock faults name the node
+    // A clock that jumped by J at τ moves every window it times after τ by J against the windows
+    // before: the one open at τ lasts J less (forward) or more (back), and every later one is
+    // timed J off the world's time. So every purchase from one window before τ to the end may
+    // have been timed J off: a purchase made just after a shortened window closed opens a window
+    // that ends J later than the purchases before τ alone would say (seed 17156).
+    if (f.kind == sim::FaultKind::kClockJump) out.push_back({f.time_us - w_us, end_us, std::llabs(f.value), f.describe()});
+    // A drifting clock stretches every window after the drift began by ppm * window.
+    if (f.kind == sim::FaultKind::kClockDrift) out.push_back({f.time_us - w_us, end_us, std::llabs(f.value) * w_us / 1'000'000 + 1, f.describe()});
+  }
+  return out;
+}
+
+int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o) {
+  return o.down_us - run.redis_loss_ms * 1000 - o.stalled_us;
+}
+
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us) {
-  for (const auto& [down_us, up_us] : run.redis_outages) {
-    if (from_us <= up_us && to_us >= down_us - run.redis_loss_ms * 1000) return true;
+  for (const ComboRun::RedisOutage& o : run.redis_outages) {
+    if (from_us <= o.up_us && to_us >= loss_from_us(run, o)) return true;
   }
   return false;
 }

@@ -23,6 +23,7 @@
 #include "impl/combo/record.h"
 #include "model/combo/combo_model.h"
 #include "properties/common/fault_budget.h"
+#include "sim/fault_log.h"
 
 namespace fl::combo {
 
@@ -92,8 +93,16 @@ struct ComboRun {
   props::FaultBudget faults;           // what the world injected
   std::vector<std::string> service_places;  // replicas, redis, db (a purchase's path)
   // Redis lost data ([crash, restart] world us of the redis process; writes acked up to
-  // redis_loss_ms before may be lost): COMBO-2's precondition "does not lose Redis data".
-  std::vector<std::pair<int64_t, int64_t>> redis_outages;
+  // redis_loss_ms before may be lost, earlier when the Redis process could not fsync or snapshot
+  // meanwhile): COMBO-2's precondition "does not lose Redis data".
+  struct RedisOutage {
+    int64_t down_us = 0, up_us = 0;
+    // How much earlier than redis_loss_ms before the crash acked writes may be lost: the fsync
+    // (snapshot) runs in Redis's cron, which a pause of the process froze, and its interval is
+    // measured on Redis's clock, which a jump back stretched (from the world's fault log).
+    int64_t stalled_us = 0;
+  };
+  std::vector<RedisOutage> redis_outages;
   // How far before a crash acked writes may be lost, from the scenario's persistence mode:
   // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was
   // alive at the crash matters: everything is gone).
@@ -135,7 +144,16 @@ struct ComboRun {
 // Derived views shared by the checkers.
 std::vector<model::combo::Purchase> purchases_of(const ComboRun& run);
 model::combo::Key key_of(const ContributionRecord& r);
-// True when [from_us, to_us] comes within redis_loss_ms before (or during) a Redis outage.
+// From the world's fault log (the adapter builds the run with these):
+// - each crash .. restart of the Redis process, with how long before the crash Redis could not
+//   make writes durable (reach_us: redis_loss_ms of the persistence mode),
+// - the clock faults of the service nodes (`places`) and the purchases they may have mistimed.
+std::vector<ComboRun::RedisOutage> redis_outages_of(const sim::FaultLog& log, int64_t end_us, int64_t reach_us);
+std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, const std::vector<std::string>& places,
+                                                  int64_t window_ms, int64_t end_us);
+// The earliest acked write the Redis restart `o` may have lost.
+int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o);
+// True when [from_us, to_us] comes within reach of a Redis outage's loss (loss_from_us .. restart).
 bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us);
 // The DB power loss that explains losing a row committed at `committed_us` (nullopt: none).
 std::optional<std::string> db_loss_of(const ComboRun& run, int64_t committed_us);
