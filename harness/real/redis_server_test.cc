@@ -90,6 +90,11 @@ TEST(RedisServer, MoveTransfersOwnership) {
 TEST(RedisServer, DiesWithItsParentProcess) {
   // A child process starts a server, reports its pid, and is SIGKILLed (as a killed test would
   // be): PR_SET_PDEATHSIG must take the server down with it.
+  // The orphan's directory lives under a private TMPDIR: ctest runs other tests' start() in
+  // parallel, and each sweeps dead owners' directories from its own parent directory.
+  char private_tmp[] = "/tmp/fl-pdeath-XXXXXX";
+  ASSERT_NE(::mkdtemp(private_tmp), nullptr);
+  ASSERT_EQ(::setenv("TMPDIR", private_tmp, 1), 0);
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   pid_t child = ::fork();
@@ -121,6 +126,8 @@ TEST(RedisServer, DiesWithItsParentProcess) {
   EXPECT_TRUE(std::filesystem::exists(dir)) << dir;
   RedisServer next = RedisServer::start(test_options());
   EXPECT_FALSE(std::filesystem::exists(dir)) << dir << " was not swept";
+  next.stop();
+  std::filesystem::remove_all(private_tmp, ec);
 }
 
 TEST(RedisServer, KillThenRestartOnTheSameDirectoryKeepsAofWrites) {
