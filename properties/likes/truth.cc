@@ -32,7 +32,7 @@ TruthTimeline::TruthTimeline(const LikesRun& run) {
     if (!c.row || !c.applied) return;
     const Pair p{c.asset, c.user};
     const bool had = rows.count(p) > 0;
-    if (c.delta > 0 == had) {
+    if ((c.delta > 0) == had) {
       // The DB inserted a row the replay holds (or deleted one it lacks): it had lost the commit
       // that made them agree (swarm-hardened-none-normal seed 6095: a like re-inserted the row a
       // power loss had taken, before the next sample could show the loss).
