@@ -128,7 +128,13 @@ void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {
     for (int64_t offset = 0;;) {
       sim::log::FetchReply f = broker.fetch(TopicPartition{kTopic, p}, offset, 1000);
       if (f.status != LogStatus::kOk || f.records.empty()) break;
-      for (const LogRecord& r : f.records) run->log.push_back(gifts::props::LogRecordObs{r.key, r.value, r.timestamp_us});
+      for (const LogRecord& r : f.records) {
+        // World time of the append: the record's own stamp is the log node's clock, which the
+        // swarm's clock jumps skew (explore-hardened seed 15699: a jump back froze it at 2 s).
+        auto at = sh.broker->append_times().find({r.topic, r.partition, r.offset});
+        const int64_t t = at == sh.broker->append_times().end() ? r.timestamp_us : at->second;
+        run->log.push_back(gifts::props::LogRecordObs{r.key, r.value, t});
+      }
       offset = f.records.back().offset + 1;
     }
   }

@@ -111,7 +111,7 @@ struct LogRecord {
   int64_t offset = 0;
   std::string key;
   std::string value;
-  int64_t timestamp_us = 0;  // broker append time (world time in simulation)
+  int64_t timestamp_us = 0;  // broker append time, by the broker node's clock
   std::string describe() const;
 };
 

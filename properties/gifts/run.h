@@ -54,7 +54,7 @@ struct OutboxRow {
 struct LogRecordObs {
   std::string key;
   std::string value;   // the message of 003:L25-33 as `msgId|roomId|...`
-  int64_t time_us = 0; // broker append time
+  int64_t time_us = 0; // broker append time (world time, from the log server)
 };
 
 // The seed's constants and the scenario's parameters.

@@ -124,11 +124,20 @@ std::string pair_ops(const LikesRun& run, const HistoryOp& h, size_t n) {
   return s;
 }
 
+// The DB crash at exactly t_us (TruthTimeline dates a lost commit at it), described; nullopt if
+// none: only a power loss of the DB loses a commit, no other fault explains one.
+std::optional<std::string> db_crash_at(const LikesRun& run, int64_t t_us) {
+  for (const sim::FaultRecord& f : run.faults) {
+    if (f.kind == sim::FaultKind::kCrash && f.process == "db" && f.time_us == t_us) return f.describe();
+  }
+  return std::nullopt;
+}
+
 // Whether the DB lost a commit of the pair (a power loss with synchronous below FULL; observed as
 // a sample that disagrees with the committed rows) between an acknowledged write and [s, e]: the
 // clients' history no longer decides the pair's state until its next acknowledged write. Returns
 // the fault that explains it.
-std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline& truth, const fl::props::FaultBudget& budget,
+std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline& truth,
                                        const Pair& p, int64_t s_us, int64_t e_us) {
   int64_t from = 0;
   for (;;) {
@@ -142,12 +151,20 @@ std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline&
       until = std::min(until, h.complete_us);
     }
     if (s_us <= until) {
-      // Only a crash of the DB explains a lost commit; without one the service lost the row.
-      const std::optional<std::string> crash = budget.explain({"db"}, *lost, *lost, 0);
+      // Only a crash of the DB explains a lost commit (TruthTimeline dates the loss at it); without
+      // one the service lost the row. Another fault on the DB at that instant explains nothing.
+      const std::optional<std::string> crash = db_crash_at(run, *lost);
       return crash ? std::optional<std::string>(*crash + " (commit lost)") : std::nullopt;
     }
     from = *lost + 1;
   }
+}
+
+// The DB crash that lost commits of the read asset at or before the read's end (the history no
+// longer decides its count), described; nullopt if none.
+std::optional<std::string> count_loss(const LikesRun& run, const TruthTimeline& truth, const HistoryOp& h) {
+  const std::optional<int64_t> t = truth.last_lost(arg_value(h.args, "asset"), 0, end_of(h));
+  return t ? db_crash_at(run, *t) : std::nullopt;
 }
 
 // A sample is taken at one instant; a client read of the key at that instant takes at least a
@@ -327,11 +344,10 @@ Verdict check_durability(const LikesRun& run, const LikesModel& m) {
           "for every pair whose last acknowledged op decides the state, asset_likes has the row iff that op was a like");
   const StoreSnapshot& f = run.final_state;
   const TruthTimeline truth(run);
-  const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const Pair& pair : m.pairs()) {
     const Possible p = m.possible_final(pair.first, pair.second);
     if (!(p.only(true) || p.only(false))) continue;
-    if (auto lost = lost_commit(run, truth, budget, pair, model::kNever - 1, model::kNever - 1)) {
+    if (auto lost = lost_commit(run, truth, pair, model::kNever - 1, model::kNever - 1)) {
       j.v.exempt("pair whose row " + *lost);
       continue;
     }
@@ -353,12 +369,11 @@ Verdict check_per_user_order(const LikesRun& run, const LikesModel& m) {
           "for a user's likes and unlikes of one asset, the final row presence is a state the last acknowledged ops allow");
   const StoreSnapshot& f = run.final_state;
   const TruthTimeline truth(run);
-  const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const Pair& pair : m.pairs()) {
     bool likes = false, unlikes = false;
     for (const model::WriteOp& w : m.writes(pair.first, pair.second)) (w.like ? likes : unlikes) = true;
     if (!(likes && unlikes)) continue;
-    if (auto lost = lost_commit(run, truth, budget, pair, model::kNever - 1, model::kNever - 1)) {
+    if (auto lost = lost_commit(run, truth, pair, model::kNever - 1, model::kNever - 1)) {
       j.v.exempt("pair whose row " + *lost);
       continue;
     }
@@ -390,7 +405,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
     const bool present = it != f.db_rows.end() && it->second > 0;
     const bool cached_liked = value == "1";
     const Possible p = m.possible_final(pair.first, pair.second);
-    const bool model_void = lost_commit(run, truth, budget, pair, model::kNever - 1, model::kNever - 1).has_value();
+    const bool model_void = lost_commit(run, truth, pair, model::kNever - 1, model::kNever - 1).has_value();
     j.check(cached_liked == present && (model_void || p.allows(cached_liked)), [&] {
       return "final asset:like:" + std::to_string(pair.first) + ":" + std::to_string(pair.second) + " = \"" + value +
              "\" but row " + (present ? "present" : "absent") + ", model " + p.describe();
@@ -409,7 +424,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
       j.v.exempt("state read after " + grace_reason(run, budget, h.invoke_us, end_of(h)));
     } else if (h.op == "state") {
       const int64_t a = arg_value(h.args, "asset"), u = arg_value(h.args, "user");
-      if (auto lost = lost_commit(run, truth, budget, {a, u}, h.invoke_us, end_of(h))) {
+      if (auto lost = lost_commit(run, truth, {a, u}, h.invoke_us, end_of(h))) {
         j.v.exempt("state read of a pair whose row " + *lost);
         continue;
       }
@@ -431,7 +446,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
         j.v.exempt("sampled state key after " + grace_reason(run, budget, s.time_us, s.time_us));
         continue;
       }
-      if (auto lost = lost_commit(run, truth, budget, pair, s.time_us, s.time_us)) {
+      if (auto lost = lost_commit(run, truth, pair, s.time_us, s.time_us)) {
         j.v.exempt("sampled state key of a pair whose row " + *lost);
         continue;
       }
@@ -451,7 +466,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
       j.v.exempt("state write after " + grace_reason(run, budget, w.time_us, w.time_us));
       continue;
     }
-    if (auto lost = lost_commit(run, truth, budget, {w.asset, w.user}, w.time_us, w.time_us)) {
+    if (auto lost = lost_commit(run, truth, {w.asset, w.user}, w.time_us, w.time_us)) {
       j.v.exempt("state write of a pair whose row " + *lost);
       continue;
     }
@@ -503,9 +518,8 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
     }
     if (h.op == "count" && run.in_grace(h.invoke_us, end_of(h))) {
       j.v.exempt("count read after " + grace_reason(run, budget, h.invoke_us, end_of(h)));
-    } else if (h.op == "count" && truth.any_lost(arg_value(h.args, "asset"), 0, end_of(h))) {
-      j.v.exempt("count read of an asset after " + budget.explain({"db"}, 0, h.invoke_us, 0).value_or("a DB power loss") +
-                 " lost commits");
+    } else if (h.op == "count" && count_loss(run, truth, h)) {
+      j.v.exempt("count read of an asset after " + *count_loss(run, truth, h) + " lost commits");
     } else if (h.op == "count") {
       const Range r = m.count_range(arg_value(h.args, "asset"), h.invoke_us, end_of(h));
       const int64_t v = arg_value(h.result, "count");

@@ -58,16 +58,21 @@ DbChange dc(uint64_t seq, bool row, int64_t asset, int64_t user, int64_t delta, 
 // User 7 likes asset 1 at [0,10] (the seed's pipeline SETNX+INCR, then the row and the counter)
 // and reads its count at [20,30]; a reconciliation re-writes the right count; user 8 likes then
 // unlikes asset 2 (one transaction each). Everything consistent.
-LikesRun clean_run() {
+// One replica, microsecond-scale timeouts to match the tiny times of these runs.
+LikesRun tiny_run(int64_t end_us) {
   LikesRun run;
   run.replicas = {"replica-1"};
-  run.end_us = 100;
-  // Microsecond-scale timeouts to match the tiny times below.
+  run.end_us = end_us;
   run.timing.client_timeout_us = 10;
   run.timing.max_retries = 0;
   run.timing.sql_timeout_us = 10;
   run.timing.redis_timeout_us = 10;
   run.timing.sync_interval_us = 20;
+  return run;
+}
+
+LikesRun clean_run() {
+  LikesRun run = tiny_run(100);
   run.history.push_back(op(1, "like", 1, 7, 1, 0, 10, Outcome::kOk, "ok"));
   run.history.push_back(op(2, "count", 1, 0, 2, 20, 30, Outcome::kOk, "count=1"));
   run.history.push_back(op(3, "state", 1, 7, 3, 20, 30, Outcome::kOk, "state=1"));
@@ -358,6 +363,58 @@ TEST(LikesChecksTest, TruthTimelineReplaysRowsAndRebasesOnSamples) {
   TruthTimeline lost(run);
   EXPECT_TRUE(lost.rebased(0, 1000));
   EXPECT_EQ(lost.at(1, 100), 0);
+}
+
+// A DB power loss shows only when the DB is read again: in a sample after it came back, or in a
+// commit that contradicts the replay. The loss is dated at the DB's first crash after the pair's
+// last change, not its latest crash before the observation (swarm-hardened-none-normal seeds 16818
+// and 19418: the DB crashed again before the first sample after its reboot).
+TEST(LikesChecksTest, ALostCommitIsDatedAtTheFirstCrashAfterIt) {
+  LikesRun run;
+  run.db_changes.push_back(dc(1, true, 1, 7, +1, true, 10));
+  run.faults.push_back(crash_of("db", 20));
+  run.faults.push_back(crash_of("db", 40));
+  StoreSnapshot s;  // the first readable sample, after both crashes: the row is gone
+  s.time_us = 50;
+  s.db_read = true;
+  run.samples.push_back(s);
+  run.final_state = s;
+  run.final_state.time_us = 100;
+  TruthTimeline t(run);
+  EXPECT_EQ(t.lost_at({1, 7}, 0), 20);
+  EXPECT_TRUE(t.any_lost(1, 0, 30));
+  // Without a crash the loss is dated where it was seen (and no fault explains it).
+  run.faults.clear();
+  EXPECT_EQ(TruthTimeline(run).lost_at({1, 7}, 0), 50);
+}
+
+// swarm-hardened-none-normal seeds 6095 and 14402 (LIKE-8): a power loss of the DB took an
+// acknowledged like; after the reboot a state read answered "not liked" from the DB, and a new
+// like re-inserted the row before the next sample, so no sample ever disagreed with the replay.
+// The re-insert itself shows the loss: the read is exempted, naming the crash; without a crash
+// the same history fails.
+TEST(LikesChecksTest, ACommitThatContradictsTheReplayShowsALostCommit) {
+  LikesRun run = tiny_run(1000);
+  run.history.push_back(op(1, "like", 1, 7, 1, 0, 10, Outcome::kOk, "ok"));
+  run.history.push_back(op(2, "state", 1, 7, 2, 300, 310, Outcome::kOk, "state=0"));
+  run.history.push_back(op(3, "like", 1, 7, 3, 320, 330, Outcome::kOk, "ok"));
+  run.db_changes.push_back(dc(1, true, 1, 7, +1, true, 5));
+  run.db_changes.push_back(dc(2, true, 1, 7, +1, true, 325));  // inserted again: it was gone
+  StoreSnapshot s;
+  s.time_us = 400;
+  s.db_read = true;
+  s.db_rows[{1, 7}] = 1;
+  s.db_like_count[1] = 1;
+  run.final_state = s;
+  run.final_state.time_us = 1000;
+  run.final_state.redis_state[{1, 7}] = "1";
+  EXPECT_FALSE(only(run, "like-state-cache").passed);
+  EXPECT_EQ(TruthTimeline(run).lost_at({1, 7}, 0), 325);
+  run.faults.push_back(crash_of("db", 100));
+  EXPECT_EQ(TruthTimeline(run).lost_at({1, 7}, 0), 100);
+  const Verdict v = only(run, "like-state-cache");
+  EXPECT_TRUE(v.passed);
+  EXPECT_GE(v.exempted(), 1);
 }
 
 // swarm-hardened seed 10669 (LIKE-11 before issue 10): a like whose first attempt timed out, an

@@ -34,7 +34,9 @@ class TruthTimeline {
   // The first re-base after which the pair's row differs from the replay (a commit of it lost),
   // at or after s; nullopt when none.
   std::optional<int64_t> lost_at(const Pair& p, int64_t s_us) const;
-  bool any_lost(int64_t asset, int64_t s_us, int64_t e_us) const;
+  bool any_lost(int64_t asset, int64_t s_us, int64_t e_us) const { return last_lost(asset, s_us, e_us).has_value(); }
+  // The latest loss of a commit of the asset dated in [s, e]; nullopt when none.
+  std::optional<int64_t> last_lost(int64_t asset, int64_t s_us, int64_t e_us) const;
 
  private:
   void set(int64_t asset, int64_t t_us, int64_t value);

@@ -65,6 +65,35 @@ TEST(LogClient, ProducesAndConsumesInPartitionOrder) {
   for (const auto& r : got) EXPECT_EQ(r.offset, next[r.partition]++) << r.describe();
 }
 
+// Records carry the broker node's clock; a jump back freezes it (the broker never goes back),
+// so their stamps stop telling when they were appended. append_times() keeps the world time.
+TEST(LogClient, AppendTimesAreWorldTimeWhateverTheBrokersClock) {
+  Cluster s(1);
+  s.world.at(kEpochUs + 500'000, [&s] { s.world.clock_jump(s.broker_node, -60 * kSecondUs); });
+  std::vector<int64_t> sent_at;
+  s.client("app", [&](Process& self) -> Task<void> {
+    LogClient log(self, self.rpc());
+    auto producer = log.producer({});
+    for (int i = 0; i < 3; ++i) {
+      co_await self.clock().sleep_us(400'000);
+      sent_at.push_back(self.world().now_us());
+      ProduceResult r = co_await producer->produce("t", "k", std::to_string(i));
+      EXPECT_TRUE(r.ok());
+    }
+  });
+  s.world.run_until(kEpochUs + 3 * kSecondUs);
+  const int32_t p = partition_for_key("k", 3);
+  FetchReply f = s.server.broker().fetch({"t", p}, 0, 10);
+  ASSERT_EQ(f.records.size(), 3u);
+  EXPECT_EQ(f.records[1].timestamp_us, f.records[2].timestamp_us);  // frozen after the jump
+  for (size_t i = 0; i < 3; ++i) {
+    const auto it = s.server.append_times().find({"t", p, static_cast<int64_t>(i)});
+    ASSERT_NE(it, s.server.append_times().end());
+    EXPECT_GE(it->second, sent_at[i]);
+    EXPECT_LT(it->second, sent_at[i] + 100'000);
+  }
+}
+
 // A network that loses replies from the broker: produce acks get lost.
 void lose_replies(Cluster& s, double p) {
   LinkOptions lossy;

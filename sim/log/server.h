@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/log/broker.h"
@@ -72,6 +74,11 @@ class BrokerServer {
 
   Broker& broker() { return broker_; }
   const std::string& service() const { return service_; }
+  // The world time at which each record was appended, by (topic, partition, offset) (an offset a
+  // restart reused: its latest append). Records carry the broker node's clock, which clock faults
+  // skew or (jumping back) freeze; judges that place an append in world time read this.
+  using AppendKey = std::tuple<std::string, int32_t, int64_t>;
+  const std::map<AppendKey, int64_t>& append_times() const { return append_times_; }
   // The BootFn of the broker process. REQUIRES: this BrokerServer outlives the process.
   BootFn boot_fn();
 
@@ -79,9 +86,14 @@ class BrokerServer {
   Task<void> boot(Process& p);
   static Task<MessagePtr> serve_one(BrokerServer* self, Process* p, MessagePtr request);
 
+  // Records what `request` appended (the log end offsets grew) at world time now_us.
+  void note_appends(const std::map<TopicPartition, int64_t>& ends_before, int64_t now_us);
+  std::map<TopicPartition, int64_t> log_ends() const;
+
   Broker broker_;
   std::string service_;
   int64_t tick_interval_us_;
+  std::map<AppendKey, int64_t> append_times_;
 };
 
 }  // namespace fl::sim::log
