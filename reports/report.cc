@@ -189,7 +189,11 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
             if (a->checks > 0) checked = true;
             if (!a->passed) {
               failed = true;
-              v.failed_properties.push_back(a->property);
+              // Each property once, however many runs and seeds of the row failed it.
+              if (std::find(v.failed_properties.begin(), v.failed_properties.end(), a->property) ==
+                  v.failed_properties.end()) {
+                v.failed_properties.push_back(a->property);
+              }
             }
           }
         }

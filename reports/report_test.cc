@@ -150,6 +150,18 @@ TEST(Report, RowsArePassFailOnlyWithEvidence) {
   EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kFail);
 }
 
+// A row failed by several runs names each failed property once.
+TEST(Report, FailingRowNamesEachPropertyOnce) {
+  Report rep = sample();
+  rep.runs.push_back(run("spec", false, {"COMBO-T6"}));
+  rep.runs.back().assertions.push_back(rep.runs.back().assertions.front());
+  const std::vector<RowVerdict> rows = judge_rows(rep);
+  const RowVerdict& v = verdict(rows, "COMBO-T6", "spec");
+  EXPECT_EQ(v.status, RowStatus::kFail);
+  EXPECT_EQ(v.runs.size(), 2u);
+  EXPECT_EQ(v.failed_properties, std::vector<std::string>{"quantity-conservation"});
+}
+
 TEST(Report, AVacuousRunIsNeverAPass) {
   Report rep = sample();
   rep.runs[1].assertions[0].checks = 0;  // hardened "passed" having checked nothing
