@@ -36,16 +36,6 @@ namespace {
 using sim::Process;
 using sim::World;
 
-int64_t param(const Scenario& s, const std::string& key, int64_t fallback) {
-  auto it = s.params.find(key);
-  if (it != s.params.end()) return std::stoll(it->second);
-  for (const WorkloadSpec& w : s.workload) {
-    auto wt = w.params.find(key);
-    if (wt != w.params.end()) return std::stoll(wt->second);
-  }
-  return fallback;
-}
-
 struct Shared {
   std::shared_ptr<sim::storage::SimVfs> vfs;
   std::shared_ptr<sim::storage::SqlCommitLog> commits = std::make_shared<sim::storage::SqlCommitLog>();
@@ -345,26 +335,28 @@ class RankingSystem final : public SystemUnderTest {
   std::vector<PropertyInfo> properties() const override { return ranking::props::ranking_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"ranking"}; }
   std::vector<ParamInfo> params() const override {
-    return {{"topics", "main topics t_1..t_N (each with aliases aNx, aNy)", "20"},
-            {"events_per_s", "events per second per producer", "5"},
-            {"hot_percent", "events on the hot topic t_1", "0"},
-            {"alias_percent", "events whose hint is an alias", "20"},
-            {"unmapped_percent", "events with an unmapped hint", "5"},
-            {"lowconf_percent", "events with a low-confidence hint", "5"},
-            {"actors", "distinct actors", "50"},
-            {"repeat_actor_percent", "events by the previous actor again (004:L6)", "10"},
-            {"invalid_percent", "events breaking the contract", "5"},
-            {"replay_percent", "events sent again with the same eventId", "5"},
-            {"late_percent", "events whose time is up to 20 min old", "10"},
-            {"sql_timeout_ms", "DB client timeout", "500"},
-            {"board", "1: part 2 runs, snapshots, publishing and the Redis cache", "0"},
-            {"top_k", "local Top K per candidate partition", "8"},
-            {"top_n", "items per snapshot", "5"},
-            {"entry_score", "score below which a manifest entry is REJECTED", "2"},
-            {"run_interval_ms", "how often the coordinator steps each scope's run", "1500"},
-            {"publish_interval_ms", "mean gap between a publisher's rounds", "1000"},
-            {"control_interval_ms", "mean gap between rule activations/rollbacks (process control); 0: none", "0"},
-            {"corrupt_checkpoint_at_ms", "when every aggregation checkpoint is corrupted (F06); 0: never", "0"}};
+    constexpr int64_t kHourMs = 3'600'000;
+    return {int_param("topics", "", 1, 10'000, 20, "main topics t_1..t_N (each with aliases aNx, aNy)"),
+            int_param("hot_percent", "percent", 0, 100, 0, "events on the hot topic t_1"),
+            int_param("alias_percent", "percent", 0, 100, 20, "events whose hint is an alias"),
+            int_param("unmapped_percent", "percent", 0, 100, 5, "events with an unmapped hint"),
+            int_param("lowconf_percent", "percent", 0, 100, 5, "events with a low-confidence hint"),
+            int_param("actors", "", 1, 1'000'000, 50, "distinct actors"),
+            int_param("repeat_actor_percent", "percent", 0, 100, 10, "events by the previous actor again (004:L6)"),
+            int_param("invalid_percent", "percent", 0, 100, 5, "events breaking the contract"),
+            int_param("replay_percent", "percent", 0, 100, 5, "events sent again with the same eventId"),
+            int_param("late_percent", "percent", 0, 100, 10, "events whose time is up to 20 min old"),
+            int_param("sql_timeout_ms", "ms", 1, 60'000, 500, "DB client timeout"),
+            int_param("board", "", 0, 1, 0, "1: part 2 runs, snapshots, publishing and the Redis cache"),
+            int_param("top_k", "", 1, 1'000, 8, "local Top K per candidate partition"),
+            int_param("top_n", "", 1, 1'000, 5, "items per snapshot"),
+            int_param("entry_score", "", 0, 1'000'000'000, 2, "score below which a manifest entry is REJECTED"),
+            int_param("run_interval_ms", "ms", 1, kHourMs, 1500, "how often the coordinator steps each scope's run"),
+            int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
+            int_param("control_interval_ms", "ms", 0, kHourMs, 0,
+                      "mean gap between rule activations/rollbacks (process control); 0: none"),
+            int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
+                      "when every aggregation checkpoint is corrupted (F06); 0: never")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
     return {{"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
@@ -438,16 +430,16 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   run->shared = sh;
   sh->fixes = s.variant == "spec" ? ranking::RankFixes::spec()
                                   : ranking::RankFixes::hardened_without(ranking::ranking_fixes(), s.without);
-  sh->topics = static_cast<int>(param(s, "topics", 20));
-  sh->sql_timeout_us = param(s, "sql_timeout_ms", 500) * 1000;
-  sh->board = param(s, "board", 0) != 0;
+  sh->topics = static_cast<int>(s.config.i64("topics"));
+  sh->sql_timeout_us = s.config.i64("sql_timeout_ms") * 1000;
+  sh->board = s.config.i64("board") != 0;
   sh->board_params.scopes = ranking::RunOptions{}.scopes;
-  sh->board_params.top_k = static_cast<int>(param(s, "top_k", 8));
-  sh->board_params.top_n = static_cast<int>(param(s, "top_n", 5));
-  sh->board_params.entry_score = param(s, "entry_score", 2);
-  sh->run_interval_us = param(s, "run_interval_ms", 1500) * 1000;
-  sh->publish_interval_us = param(s, "publish_interval_ms", 1000) * 1000;
-  sh->control_interval_us = param(s, "control_interval_ms", 0) * 1000;
+  sh->board_params.top_k = static_cast<int>(s.config.i64("top_k"));
+  sh->board_params.top_n = static_cast<int>(s.config.i64("top_n"));
+  sh->board_params.entry_score = s.config.i64("entry_score");
+  sh->run_interval_us = s.config.i64("run_interval_ms") * 1000;
+  sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;
+  sh->control_interval_us = s.config.i64("control_interval_ms") * 1000;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
@@ -473,7 +465,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   }
   if (sh->board) build_board(world, s, sh, *run, workers);
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
-  if (const int64_t at = param(s, "corrupt_checkpoint_at_ms", 0); at > 0) {
+  if (const int64_t at = s.config.i64("corrupt_checkpoint_at_ms"); at > 0) {
     world.start(add("chaos", [sh, &world, at](Process& p) { return corrupt_main(p, sh, world, sim::kEpochUs + at * 1000); }));
   }
   const double rate = s.workload.empty() ? 5.0 : s.workload.front().rate_per_s;
@@ -485,15 +477,15 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     o.events_per_s = rate;
     o.stop_at_us = end_us;
     o.topics = sh->topics;
-    o.hot_percent = static_cast<int>(param(s, "hot_percent", 0));
-    o.alias_percent = static_cast<int>(param(s, "alias_percent", 20));
-    o.unmapped_percent = static_cast<int>(param(s, "unmapped_percent", 5));
-    o.lowconf_percent = static_cast<int>(param(s, "lowconf_percent", 5));
-    o.actors = static_cast<int>(param(s, "actors", 50));
-    o.repeat_actor_percent = static_cast<int>(param(s, "repeat_actor_percent", 10));
-    o.invalid_percent = static_cast<int>(param(s, "invalid_percent", 5));
-    o.replay_percent = static_cast<int>(param(s, "replay_percent", 5));
-    o.late_percent = static_cast<int>(param(s, "late_percent", 10));
+    o.hot_percent = static_cast<int>(s.config.i64("hot_percent"));
+    o.alias_percent = static_cast<int>(s.config.i64("alias_percent"));
+    o.unmapped_percent = static_cast<int>(s.config.i64("unmapped_percent"));
+    o.lowconf_percent = static_cast<int>(s.config.i64("lowconf_percent"));
+    o.actors = static_cast<int>(s.config.i64("actors"));
+    o.repeat_actor_percent = static_cast<int>(s.config.i64("repeat_actor_percent"));
+    o.invalid_percent = static_cast<int>(s.config.i64("invalid_percent"));
+    o.replay_percent = static_cast<int>(s.config.i64("replay_percent"));
+    o.late_percent = static_cast<int>(s.config.i64("late_percent"));
     o.ingest = ingest;
     const std::string name = "producer-" + service.substr(0, service.find('-'));
     world.start(add(name, [sh, &world, o](Process& p) { return producer_main(p, sh, world.history(), o); }));
