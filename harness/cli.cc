@@ -1,5 +1,6 @@
 #include "harness/cli.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,23 @@ CLI::Validator non_negative_integer() {
       "N");
 }
 
+// CLI::PositiveNumber's message prints the whole double range; this one says what is wanted.
+CLI::Validator positive_number() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = 0;
+        size_t used = 0;
+        try {
+          x = std::stod(v, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        const bool ok = used == v.size() && used > 0 && std::isfinite(x) && x > 0;
+        return ok ? std::string() : "takes a number greater than 0, got '" + v + "'";
+      },
+      "X");
+}
+
 }  // namespace
 
 CliFlags::CliFlags(const Args& args, const char* usage, const std::vector<FlagDef>& defs) : usage_(usage) {
@@ -32,7 +50,7 @@ CliFlags::CliFlags(const Args& args, const char* usage, const std::vector<FlagDe
       case FlagKind::kText: app.add_option(d.name, text_[d.name]); break;
       case FlagKind::kOptionalText: app.add_option(d.name, text_[d.name])->expected(0, 1); break;
       case FlagKind::kCount: app.add_option(d.name, counts_[d.name])->check(non_negative_integer()); break;
-      case FlagKind::kPositive: app.add_option(d.name, numbers_[d.name])->check(CLI::PositiveNumber); break;
+      case FlagKind::kPositive: app.add_option(d.name, numbers_[d.name])->check(positive_number()); break;
       case FlagKind::kList: app.add_option(d.name, lists_[d.name])->delimiter(',')->allow_extra_args(false); break;
       case FlagKind::kSwitch: app.add_flag(d.name); break;
     }

@@ -31,6 +31,14 @@ using WallClock = std::chrono::steady_clock;
 // ---------------------------------------------------------------- flags
 // Parsed by CLI11 (harness/cli.h says why CLI11).
 using Flags = CliFlags;
+
+// --timeout-s: each run's wall-time limit (the flag table already requires a positive number).
+bool timeout_flag(const Flags& f, absl::Duration* out) {
+  double seconds = 120;
+  if (!f.number("--timeout-s", &seconds)) return false;
+  *out = absl::Seconds(seconds);
+  return true;
+}
 using K = FlagKind;
 
 bool write_text(const std::string& path, const std::string& text) {
@@ -90,11 +98,11 @@ class Progress {
 // Re-runs a failing seed with its trace recorded and attaches the counterexample to `rec`.
 void attach_counterexample(reports::RunRecord& rec, const Scenario& s, uint64_t seed,
                            const std::string& trace_path, const std::string& minimal_file,
-                           double timeout_s) {
+                           absl::Duration timeout) {
   RunOptions opt;
   opt.trace_jsonl_path = trace_path;
   opt.scenario_path = minimal_file.empty() ? s.source_file : minimal_file;
-  const RunResult r = run_isolated(s, seed, opt, timeout_s);
+  const RunResult r = run_isolated(s, seed, opt, timeout);
   reports::Counterexample c;
   c.seed = seed;
   c.fingerprint = r.fingerprint;
@@ -161,7 +169,7 @@ const char* kSweepUsage =
     "  --without FIX,... runs hardened without these fixes (see `faultline fixes`).\n"
     "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
 
-int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeout_s) {
+int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration timeout) {
   uint64_t effects = 0, seed = default_seed(s);
   if (!f.u64("--effects", &effects) || !f.u64("--seed", &seed)) return f.error("bad number");
   // Discovery: run once, listing every external effect of the service processes.
@@ -186,7 +194,7 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeou
         opt.crash_point = points[job];
         return run_scenario(s, seed, opt);
       },
-      jobs, timeout_s);
+      jobs, timeout);
   std::map<std::string, std::vector<std::string>> broken;  // property -> crash points
   std::map<std::string, CrashPoint> first_break;            // property -> its first crash point
   for (const WorkerOutcome& o : out) {
@@ -235,7 +243,7 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, double timeou
 }
 
 // `--each-fix`: hardened without each named fix in turn (harness/fix_kill.h).
-int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t first, int jobs, double timeout_s) {
+int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t first, int jobs, absl::Duration timeout) {
   if (s.variant != "hardened" || !s.without.empty()) {
     return f.error("--each-fix sweeps a hardened scenario with every fix in place");
   }
@@ -245,7 +253,7 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
   o.first_seed = first;
   o.seeds = seeds == 0 ? 200 : seeds;
   o.jobs = jobs;
-  o.timeout_s = timeout_s;
+  o.timeout = timeout;
   o.found_dir = f.str("--found");
   o.only = f.list("--only");
   for (const std::string& id : o.only) {
@@ -300,9 +308,9 @@ int sweep_main(const Args& args) {
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   uint64_t seeds = 0, first = 1, jobs = 2;
-  double timeout_s = 120;
+  absl::Duration timeout;
   if (!f.u64("--seeds", &seeds) || !f.u64("--first-seed", &first) || !f.u64("--jobs", &jobs) ||
-      !f.number("--timeout-s", &timeout_s) || jobs == 0 || jobs > 256) {
+      !timeout_flag(f, &timeout) || jobs == 0 || jobs > 256) {
     return f.error("bad number");
   }
   int shard = 0, shards = 1;
@@ -314,15 +322,15 @@ int sweep_main(const Args& args) {
   RunOptions run_options;
   run_options.without = f.list("--without");
   if (std::string why = apply_without(*s, run_options.without); !why.empty()) return f.error(why);
-  if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout_s);
-  if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout_s);
+  if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
+  if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout);
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
   const std::vector<uint64_t> list = shard_seeds(first, seeds, shard, shards);
   Progress progress(list.size(), f.has("--quiet"));
   const auto start = WallClock::now();
   std::vector<WorkerOutcome> out = run_in_workers(
       list.size(), [&](size_t job) { return run_scenario(*s, list[job], run_options); },
-      static_cast<int>(jobs), timeout_s,
+      static_cast<int>(jobs), timeout,
       [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, done); });
   for (WorkerOutcome& o : out) o.result.seed = list[o.job];  // crashed workers report no seed
   const double wall_s = std::chrono::duration<double>(WallClock::now() - start).count();
@@ -334,7 +342,7 @@ int sweep_main(const Args& args) {
   if (f.has("--json")) {
     if (!rec.failing_seeds.empty()) {
       attach_counterexample(rec, *s, rec.failing_seeds[0], f.str("--json") + ".trace.jsonl", "",
-                            timeout_s);
+                            timeout);
     }
     rep.runs.push_back(rec);
     if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
@@ -365,9 +373,9 @@ int shrink_main(const Args& args) {
   // The minimal file carries the removed fixes in its `without:` list.
   if (std::string why = apply_without(*s, f.list("--without")); !why.empty()) return f.error(why);
   uint64_t seed = default_seed(*s), max_runs = 200;
-  double timeout_s = 120;
+  absl::Duration timeout;
   if (!f.u64("--seed", &seed) || !f.u64("--max-runs", &max_runs) ||
-      !f.number("--timeout-s", &timeout_s) || max_runs == 0) {
+      !timeout_flag(f, &timeout) || max_runs == 0) {
     return f.error("bad number");
   }
   const std::string base = f.positional()[0];
@@ -379,7 +387,7 @@ int shrink_main(const Args& args) {
       [&](const Scenario& c, uint64_t sd) {
         RunOptions opt;
         opt.scenario_path = out_path;
-        return run_isolated(c, sd, opt, timeout_s);
+        return run_isolated(c, sd, opt, timeout);
       },
       static_cast<int>(max_runs), f.str("--property"));
   if (!res.reproduced) {
@@ -418,14 +426,14 @@ namespace {
 
 // The other half of a fix's evidence: the counterexample that fails without the fix passes, with
 // the same seed, once the fix is back.
-int replay_with_fixes(Scenario s, const std::string& path, double timeout_s, const Flags& f) {
+int replay_with_fixes(Scenario s, const std::string& path, absl::Duration timeout, const Flags& f) {
   if (s.without.empty()) return f.error("--with-fixes needs a scenario with 'without: [FIX]'");
   const std::vector<std::string> restored = s.without;
   s.without.clear();
   s.expect = Expectation{};
   RunOptions opt;
   opt.scenario_path = path;
-  const RunResult r = run_isolated(s, *s.seed, opt, timeout_s);
+  const RunResult r = run_isolated(s, *s.seed, opt, timeout);
   std::string fixes;
   for (const std::string& id : restored) fixes += (fixes.empty() ? "" : ", ") + id;
   std::printf("replay %s seed %llu with %s restored:", s.name.c_str(), static_cast<unsigned long long>(*s.seed),
@@ -444,8 +452,8 @@ int replay_main(const Args& args) {
           {{"--timeout-s", K::kPositive}, {"--with-fixes", K::kSwitch}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
-  double timeout_s = 120;
-  if (!f.number("--timeout-s", &timeout_s)) return f.error("bad number");
+  absl::Duration timeout;
+  if (!timeout_flag(f, &timeout)) return f.error("bad number");
   std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
   if (!s) return 2;
   if (!s->seed) {
@@ -453,10 +461,10 @@ int replay_main(const Args& args) {
                  f.positional()[0].c_str());
     return 2;
   }
-  if (f.has("--with-fixes")) return replay_with_fixes(*s, f.positional()[0], timeout_s, f);
+  if (f.has("--with-fixes")) return replay_with_fixes(*s, f.positional()[0], timeout, f);
   RunOptions opt;
   opt.scenario_path = f.positional()[0];
-  const RunResult r = run_isolated(*s, *s->seed, opt, timeout_s);
+  const RunResult r = run_isolated(*s, *s->seed, opt, timeout);
   const std::vector<std::string> failed = failed_properties(r);
   std::printf("replay %s seed %llu: fingerprint %016llx", s->name.c_str(),
               static_cast<unsigned long long>(*s->seed),
@@ -548,10 +556,10 @@ int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std
 }
 
 reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, uint64_t seeds,
-                                int jobs, double timeout_s, int max_shrink_runs,
+                                int jobs, absl::Duration timeout, int max_shrink_runs,
                                 const std::string& now, const std::string& commit) {
   std::vector<WorkerOutcome> out = run_in_workers(
-      seeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, jobs, timeout_s);
+      seeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, jobs, timeout);
   for (WorkerOutcome& o : out) o.result.seed = o.job + 1;
   reports::RunRecord rec = make_run_record(s, out, now, commit);
   if (rec.failing_seeds.empty()) return rec;
@@ -563,7 +571,7 @@ reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, u
   if (max_shrink_runs > 0) {
     ShrinkResult sr = shrink_failure(
         s, seed,
-        [&](const Scenario& c, uint64_t sd) { return run_isolated(c, sd, RunOptions{}, timeout_s); },
+        [&](const Scenario& c, uint64_t sd) { return run_isolated(c, sd, RunOptions{}, timeout); },
         max_shrink_runs);
     if (sr.reproduced) minimal = sr.minimal;
     std::printf("  shrunk seed %llu: %s\n", static_cast<unsigned long long>(seed), sr.summary.c_str());
@@ -571,7 +579,7 @@ reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, u
   minimal.seed = seed;
   minimal.source_file = stem + ".yaml";
   write_text(stem + ".yaml", scenario_to_yaml(minimal));
-  attach_counterexample(rec, minimal, seed, stem + ".trace.jsonl", stem + ".yaml", timeout_s);
+  attach_counterexample(rec, minimal, seed, stem + ".trace.jsonl", stem + ".yaml", timeout);
   return rec;
 }
 }  // namespace
@@ -596,8 +604,8 @@ int report_main(const Args& args) {
     return f.error("--matrix takes one of: all, ranking, combo, likes, gifts, demo");
   }
   uint64_t seeds = 10, jobs = 2, shrink_runs = 60;
-  double timeout_s = 120;
-  if (!f.u64("--seeds", &seeds) || !f.u64("--jobs", &jobs) || !f.number("--timeout-s", &timeout_s) ||
+  absl::Duration timeout;
+  if (!f.u64("--seeds", &seeds) || !f.u64("--jobs", &jobs) || !timeout_flag(f, &timeout) ||
       !f.u64("--max-shrink-runs", &shrink_runs) || seeds == 0 || jobs == 0) {
     return f.error("bad number");
   }
@@ -621,12 +629,12 @@ int report_main(const Args& args) {
     std::printf("running %s (%s/%s), %llu seeds\n", s.source_file.c_str(), s.system.c_str(),
                 s.variant.c_str(), static_cast<unsigned long long>(seeds));
     std::fflush(stdout);
-    rep.runs.push_back(evidence_for(s, out, seeds, static_cast<int>(jobs), timeout_s,
+    rep.runs.push_back(evidence_for(s, out, seeds, static_cast<int>(jobs), timeout,
                                     static_cast<int>(shrink_runs), rep.produced_at, rep.commit));
   }
   std::printf("replaying each named fix's counterexample both ways\n");
   std::fflush(stdout);
-  rep.fixes = fix_evidence(f.str("--scenarios", "scenarios"), matrix, static_cast<int>(jobs), timeout_s);
+  rep.fixes = fix_evidence(f.str("--scenarios", "scenarios"), matrix, static_cast<int>(jobs), timeout);
   if (std::string err = reports::write_report_files(rep, out); !err.empty()) return f.error(err);
   if (std::string err = write_summary(f, rep); !err.empty()) return f.error(err);
   size_t counts[4] = {0, 0, 0, 0};  // by RowStatus

@@ -31,7 +31,7 @@ reports::FixRecord record_of(const SystemUnderTest& sys, const FixInfo& f) {
 }  // namespace
 
 std::vector<reports::FixRecord> fix_evidence(const std::string& scenarios_dir, const std::string& matrix, int jobs,
-                                             double timeout_s) {
+                                             absl::Duration timeout) {
   std::vector<reports::FixRecord> records;
   std::vector<Job> runs;
   for (const SystemUnderTest* sys : all_systems()) {
@@ -57,7 +57,7 @@ std::vector<reports::FixRecord> fix_evidence(const std::string& scenarios_dir, c
   }
   const std::vector<WorkerOutcome> out = run_in_workers(
       runs.size(), [&](size_t i) { return run_scenario(runs[i].scenario, *runs[i].scenario.seed, RunOptions{}); },
-      jobs, timeout_s);
+      jobs, timeout);
   for (const WorkerOutcome& w : out) {
     const Job& job = runs[w.job];
     reports::FixRecord& r = records[job.fix];

@@ -3,6 +3,8 @@
 // every fix in place.
 #pragma once
 
+#include "absl/time/time.h"
+
 #include <string>
 #include <vector>
 
@@ -13,6 +15,6 @@ namespace fl {
 // One record per fix of every system named by `matrix` ("all" or a system name), in registry
 // order; runs the counterexamples under `scenarios_dir` in `jobs` worker processes.
 std::vector<reports::FixRecord> fix_evidence(const std::string& scenarios_dir, const std::string& matrix, int jobs,
-                                             double timeout_s);
+                                             absl::Duration timeout);
 
 }  // namespace fl

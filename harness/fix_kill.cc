@@ -34,7 +34,7 @@ void explore(const Scenario& s, const FixKillOptions& o, FixKill* k) {
   for (uint64_t from = o.first_seed; from < o.first_seed + o.seeds && !k->killed; from += batch) {
     const uint64_t n = std::min(batch, o.first_seed + o.seeds - from);
     std::vector<WorkerOutcome> out = run_in_workers(
-        n, [&](size_t job) { return run_scenario(s, from + job, RunOptions{}); }, o.jobs, o.timeout_s);
+        n, [&](size_t job) { return run_scenario(s, from + job, RunOptions{}); }, o.jobs, o.timeout);
     k->seeds_run += n;
     for (const WorkerOutcome& w : out) {  // job order = seed order
       const std::vector<std::string> failed = failed_properties(w.result);
@@ -67,7 +67,7 @@ void crash_points(const Scenario& s, const FixKillOptions& o, FixKill* k, Scenar
           opt.crash_point = CrashPoint{(from + job) / 2, (from + job) % 2 == 0};
           return run_scenario(s, seed, opt);
         },
-        o.jobs, o.timeout_s);
+        o.jobs, o.timeout);
     for (const WorkerOutcome& w : out) {
       const std::vector<std::string> failed = failed_properties(w.result);
       if (failed.empty() || failed.front()[0] == '<') continue;
@@ -108,7 +108,7 @@ void save_counterexample(const Scenario& s, const FixKillOptions& o, const Scena
         [&](const Scenario& c, uint64_t seed) {
           RunOptions opt;
           opt.scenario_path = path;
-          return run_isolated(c, seed, opt, o.timeout_s);
+          return run_isolated(c, seed, opt, o.timeout);
         },
         o.shrink_runs, k->property);
     if (!res.reproduced) return;

@@ -6,6 +6,8 @@
 // not needed or shows a gap in the judges or the faults.
 #pragma once
 
+#include "absl/time/time.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -20,7 +22,7 @@ struct FixKillOptions {
   uint64_t first_seed = 1;
   uint64_t seeds = 200;                  // exploratory seeds per fix (stops at the first failure)
   int jobs = 2;
-  double timeout_s = 120;
+  absl::Duration timeout = absl::Seconds(120);
   const Scenario* crash_scenario = nullptr;  // hardened crash-point scenario for the survivors
   uint64_t crash_effects = 0;            // 0: every effect of the discovery run
   std::string found_dir;                 // "" : do not shrink or write counterexamples

@@ -155,7 +155,7 @@ void stop(Running& w, bool kill) {
 }
 
 // The outcome of the worker's current job when the worker ended without answering it.
-WorkerOutcome failed_job(Running& w, bool timed_out, double timeout_s) {
+WorkerOutcome failed_job(Running& w, bool timed_out, absl::Duration timeout) {
   WorkerOutcome out;
   out.job = w.job;
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
@@ -163,7 +163,7 @@ WorkerOutcome failed_job(Running& w, bool timed_out, double timeout_s) {
   if (timed_out) {
     char msg[96];
     std::snprintf(msg, sizeof msg, "timeout: no verdict after %.1f wall s (worker killed)",
-                  timeout_s);
+                  absl::ToDoubleSeconds(timeout));
     out.result.error = msg;
   } else if (WIFSIGNALED(status)) {
     out.result.error = std::string("crash: worker killed by signal ") +
@@ -228,7 +228,7 @@ std::vector<uint64_t> shard_seeds(uint64_t first, uint64_t count, int shard_inde
 }
 
 std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
-                                          double timeout_s, const ProgressFn& progress) {
+                                          absl::Duration timeout, const ProgressFn& progress) {
   std::vector<WorkerOutcome> results(jobs);
   std::vector<Running> workers;
   size_t next = 0, finished = 0;
@@ -270,7 +270,7 @@ std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int p
       const bool idle = w.job == kNoJob;
       const bool retire = idle && (w.eof || w.jobs_started >= kJobsPerWorker || next >= jobs);
       const bool gone = w.eof && reap(w);
-      const bool late = !idle && std::chrono::duration<double>(Clock::now() - w.started).count() > timeout_s;
+      const bool late = !idle && absl::FromChrono(Clock::now() - w.started) > timeout;
       if (!retire && !gone && !late) {
         ++i;
         continue;
@@ -279,7 +279,7 @@ std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int p
         stop(w, /*kill=*/false);
       } else {
         stop(w, /*kill=*/!gone);
-        report(failed_job(w, !gone, timeout_s));
+        report(failed_job(w, !gone, timeout));
       }
       workers.erase(workers.begin() + static_cast<std::ptrdiff_t>(i));
     }
@@ -289,9 +289,9 @@ std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int p
 }
 
 RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options,
-                       double timeout_s) {
+                       absl::Duration timeout) {
   std::vector<WorkerOutcome> out = run_in_workers(
-      1, [&](size_t) { return run_scenario(s, seed, options); }, 1, timeout_s);
+      1, [&](size_t) { return run_scenario(s, seed, options); }, 1, timeout);
   RunResult r = std::move(out[0].result);
   if (!out[0].completed) {
     r.seed = seed;

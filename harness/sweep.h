@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
+
 #include "harness/runner.h"
 #include "harness/scenario.h"
 #include "reports/report.h"
@@ -36,15 +38,15 @@ using WorkerFn = std::function<RunResult(size_t job)>;
 using ProgressFn = std::function<void(const WorkerOutcome& done, size_t finished, size_t total)>;
 
 // Runs fn(0..jobs-1) in forked workers, at most `parallel` at once, each run limited to
-// timeout_s wall seconds. REQUIRES: the calling process is single-threaded (fork()); fn(job)
+// `timeout` of wall time. REQUIRES: the calling process is single-threaded (fork()); fn(job)
 // depends only on `job` and on state fixed before the call, and leaves no state behind that
 // changes a later fn call in the same worker (run_scenario qualifies).
 std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
-                                          double timeout_s, const ProgressFn& progress = {});
+                                          absl::Duration timeout, const ProgressFn& progress = {});
 
 // One run in a worker process (crash/hang isolation for shrink and replay).
 RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options,
-                       double timeout_s);
+                       absl::Duration timeout);
 
 // The worker protocol: a RunResult as one JSON line and back.
 std::string run_result_to_json(const RunResult& r);

@@ -52,7 +52,7 @@ TEST(Sweep, CrashesAndHangsAreThatJobsFailure) {
         r.verdicts.push_back(Verdict{"p", {"X-1"}, job != 4, "checked", {}, 7});
         return r;
       },
-      3, 1.0, [&](const WorkerOutcome& o, size_t, size_t) { order.push_back(o.job); });
+      3, absl::Seconds(1), [&](const WorkerOutcome& o, size_t, size_t) { order.push_back(o.job); });
   ASSERT_EQ(out.size(), 6u);
   EXPECT_EQ(order.size(), 6u);
   for (size_t j = 0; j < 6; ++j) EXPECT_EQ(out[j].job, j);
@@ -85,7 +85,7 @@ TEST(Sweep, AWorkerThatClosesItsPipeButNeverExitsTimesOut) {
         r.all_passed = true;
         return r;
       },
-      2, 1.0);
+      2, absl::Seconds(1));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_FALSE(out[0].completed);
   EXPECT_NE(out[0].result.error.find("timeout"), std::string::npos) << out[0].result.error;
@@ -102,9 +102,9 @@ TEST(Sweep, AWorkerRunningManySeedsGivesEachTheFingerprintOfAFreshProcess) {
     const Scenario& s = *loaded.scenario;
     constexpr size_t kSeeds = 5;
     const auto reused = run_in_workers(
-        kSeeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, 1, 120);
+        kSeeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, 1, absl::Seconds(120));
     for (size_t job = 0; job < kSeeds; ++job) {
-      const RunResult fresh = run_isolated(s, job + 1, RunOptions{}, 120);
+      const RunResult fresh = run_isolated(s, job + 1, RunOptions{}, absl::Seconds(120));
       ASSERT_TRUE(reused[job].completed) << file << " seed " << job + 1 << ": " << reused[job].result.error;
       EXPECT_TRUE(fresh.error.empty()) << fresh.error;
       EXPECT_EQ(reused[job].result.fingerprint, fresh.fingerprint) << file << " seed " << job + 1;
