@@ -76,15 +76,6 @@ std::string str_pair(const Pair& p) {
 
 std::string opt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("nil"); }
 
-// Ops by request id (a retried request shares its id), for pre-state questions.
-std::map<uint64_t, std::vector<const HistoryOp*>> by_request(const LikesRun& run) {
-  std::map<uint64_t, std::vector<const HistoryOp*>> out;
-  for (const HistoryOp& h : run.history) {
-    if (is_write(h)) out[static_cast<uint64_t>(arg_value(h.args, "req"))].push_back(&h);
-  }
-  return out;
-}
-
 // The pair's possible values just before `h` took effect. `whole_request`: every attempt of h's
 // request is left out (an effect attributed to a request came from one of its attempts);
 // otherwise only h itself (an earlier attempt of a retried request may have landed before it).

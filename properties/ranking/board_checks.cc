@@ -148,7 +148,7 @@ void check_cut_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
 
 // ---- RANK-14, RANK-17.
 
-void check_manifest_rows(Verdict& v, const RankingRun& run, const RunRow& r, const std::vector<const ManifestRow*>& rows,
+void check_manifest_rows(Verdict& v, const RunRow& r, const std::vector<const ManifestRow*>& rows,
                          const std::vector<model::VersionInput>& inputs) {
   std::map<std::string, const model::VersionInput*> triples;
   for (const model::VersionInput& in : inputs) {
@@ -435,7 +435,7 @@ Verdict check_manifest_frozen(const RankingRun& run) {
   for (const ManifestRow& m : run.board.manifest) rows[m.run_id].push_back(&m);
   for (const RunRow& r : run.board.runs) {
     if (!past_collecting(r)) continue;
-    check_manifest_rows(v, run, r, rows[r.run_id], inputs);
+    check_manifest_rows(v, r, rows[r.run_id], inputs);
     auto it = cuts.find(r.run_id);
     if (it != cuts.end()) check_topk_model(v, r, it->second, run.board, inputs);
   }
