@@ -54,7 +54,7 @@ RequestParser::Status RequestParser::next(std::vector<std::string>* argv, std::s
   }
   while (pos_ < buf_.size()) {
     argv->clear();
-    size_t before = pos_;
+    [[maybe_unused]] const size_t before = pos_;  // only the assert reads it
     Status s = buf_[pos_] == '*' ? parse_multibulk(argv, error) : parse_inline(argv, error);
     if (s != Status::kCommand) return s;
     assert(pos_ > before);
