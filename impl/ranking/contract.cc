@@ -99,17 +99,6 @@ std::string AggKey::str() const {
   return topic_id + "#" + scope_id + "#" + window_type + "#" + std::to_string(window_start_ms) + "#" + metric_type;
 }
 
-std::string fnv_hex(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
-
 std::string AggValue::digest() const {
   return fnv_hex(std::to_string(raw_count) + "|" + std::to_string(effective) + "|" + std::to_string(suspicious) +
                  "|" + std::to_string(risk_adjusted));

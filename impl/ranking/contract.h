@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "impl/ports/digest.h"  // fnv_hex
+
 namespace fl::ranking {
 
 // One business event as the producers send it (004:L122-139). A field the producer left out is
@@ -70,7 +72,5 @@ struct AggValue {
   std::string digest() const;  // value digest stored with every version (004:L98)
   bool operator==(const AggValue&) const = default;
 };
-
-std::string fnv_hex(const std::string& s);
 
 }  // namespace fl::ranking

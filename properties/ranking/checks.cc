@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "impl/ports/digest.h"
 #include "properties/common/fault_budget.h"
 
 namespace fl::ranking::props {
@@ -45,16 +46,7 @@ std::string value_digest(const model::Value& v) {
                      std::to_string(v.suspicious) + "|" + std::to_string(v.risk_adjusted));
 }
 
-std::string text_digest(const std::string& s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
+std::string text_digest(const std::string& s) { return fnv_hex(s); }
 
 // RANK-39 (004:L141, L145): every event whose fact committed reached the stable log, or was
 // rejected with the reason the contract gives, or is still visible as a PENDING outbox row.
