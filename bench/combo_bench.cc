@@ -28,24 +28,14 @@
 #include <vector>
 
 #include "harness/runner.h"
+#include "bench/bench_scenario.h"
 #include "harness/scenario_loader.h"
 
 namespace {
 
-constexpr uint64_t kSweepSeeds = 40;
+using fl::bench::scenario;
 
-const fl::Scenario& scenario(const std::string& relative) {
-  // One load per file for the whole process (benchmarks run sequentially).
-  static std::map<std::string, fl::Scenario> cache;
-  auto it = cache.find(relative);
-  if (it != cache.end()) return it->second;
-  fl::LoadResult r = fl::load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/" + relative);
-  if (!r.ok()) {
-    std::fprintf(stderr, "%s\n", r.error_text().c_str());
-    std::abort();
-  }
-  return cache.emplace(relative, *r.scenario).first->second;
-}
+constexpr uint64_t kSweepSeeds = 40;
 
 void run_one(benchmark::State& state, const char* file) {
   const fl::Scenario& s = scenario(file);

@@ -17,22 +17,12 @@
 #include <string>
 
 #include "harness/runner.h"
+#include "bench/bench_scenario.h"
 #include "harness/scenario_loader.h"
 
 namespace {
 
-const fl::Scenario& fanout_scenario() {
-  static const fl::Scenario s = [] {
-    fl::LoadResult r =
-        fl::load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/gifts/fanout-10000-hardened.yaml");
-    if (!r.ok()) {
-      std::fprintf(stderr, "%s\n", r.error_text().c_str());
-      std::abort();
-    }
-    return *r.scenario;
-  }();
-  return s;
-}
+const fl::Scenario& fanout_scenario() { return fl::bench::scenario("scenarios/gifts/fanout-10000-hardened.yaml"); }
 
 void BM_GiftsFanout10000(benchmark::State& state) {
   const fl::Scenario& s = fanout_scenario();

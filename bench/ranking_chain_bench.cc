@@ -16,23 +16,13 @@
 #include <string>
 
 #include "harness/runner.h"
+#include "bench/bench_scenario.h"
 #include "harness/scenario_loader.h"
 #include "model/ranking/model.h"
 
 namespace {
 
-const fl::Scenario& chain_scenario() {
-  static const fl::Scenario s = [] {
-    fl::LoadResult r =
-        fl::load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/ranking/bench-chain-hardened.yaml");
-    if (!r.ok()) {
-      std::fprintf(stderr, "%s\n", r.error_text().c_str());
-      std::abort();
-    }
-    return *r.scenario;
-  }();
-  return s;
-}
+const fl::Scenario& chain_scenario() { return fl::bench::scenario("scenarios/ranking/bench-chain-hardened.yaml"); }
 
 void BM_RankingChain(benchmark::State& state) {
   const fl::Scenario& s = chain_scenario();

@@ -31,6 +31,7 @@
 
 #include "harness/memory.h"
 #include "harness/runner.h"
+#include "bench/bench_scenario.h"
 #include "harness/scenario_loader.h"
 #include "harness/sweep.h"
 #include "sim/world.h"
@@ -53,15 +54,6 @@ const std::vector<SystemScenario>& systems() {
       {"demo", "scenarios/demo/counter-retries.yaml", false},
   };
   return list;
-}
-
-const fl::Scenario* scenario(const std::string& relative) {
-  static std::map<std::string, fl::Scenario> cache;  // benchmarks run sequentially
-  auto it = cache.find(relative);
-  if (it != cache.end()) return &it->second;
-  fl::LoadResult r = fl::load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/" + relative);
-  if (!r.ok()) return nullptr;
-  return &cache.emplace(relative, *r.scenario).first->second;
 }
 
 double& kernel_events_per_s() {
@@ -110,7 +102,7 @@ void BM_Kernel(benchmark::State& state) {
 BENCHMARK(BM_Kernel)->Iterations(2'000'000);
 
 void BM_Explore(benchmark::State& state, const SystemScenario& sys) {
-  const fl::Scenario* s = scenario(sys.file);
+  const fl::Scenario* s = fl::bench::find_scenario(sys.file);
   if (s == nullptr) {
     state.SkipWithError((std::string("cannot load ") + sys.file).c_str());
     return;
@@ -133,7 +125,7 @@ void BM_Explore(benchmark::State& state, const SystemScenario& sys) {
 }
 
 void BM_Sweep(benchmark::State& state, const SystemScenario& sys) {
-  const fl::Scenario* s = scenario(sys.file);
+  const fl::Scenario* s = fl::bench::find_scenario(sys.file);
   if (s == nullptr) {
     state.SkipWithError((std::string("cannot load ") + sys.file).c_str());
     return;
