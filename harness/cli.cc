@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "absl/strings/numbers.h"
+
 namespace fl {
 namespace {
 
@@ -23,13 +25,7 @@ CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& v) {
         double x = 0;
-        size_t used = 0;
-        try {
-          x = std::stod(v, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        const bool ok = used == v.size() && used > 0 && std::isfinite(x) && x > 0;
+        const bool ok = absl::SimpleAtod(v, &x) && std::isfinite(x) && x > 0;
         return ok ? std::string() : "takes a number greater than 0, got '" + v + "'";
       },
       "X");
