@@ -336,12 +336,15 @@ class LikesSystemRun final : public SystemRun {
 
 bool running(const Process* p) { return p != nullptr && p->state() == sim::ProcessState::kRunning; }
 
-// Whether a reconciliation pass could repair the cache right now: Redis and the DB running, and
-// some running replica connected to both in both directions (GraceTracker).
+// Whether a reconciliation pass could repair the cache right now: Redis and the DB running, Redis
+// accepting writes (no -LOADING / -BUSY / -OOM / -READONLY refusal: a repair's SET would be refused,
+// swarm-hardened seed 411), and some running replica connected to both in both directions
+// (GraceTracker).
 bool repairable(World& world, const Shared& sh) {
   Process* redis = world.find_process("redis");
   Process* db = world.find_process("db");
   if (!running(redis) || !running(db)) return false;
+  if (sh.redis != nullptr && sh.redis->engine().refusal() != sim::redis::Refusal::kNone) return false;
   sim::Network& net = world.network();
   for (const std::string& name : sh.replica_names) {
     Process* r = world.find_process(name);
