@@ -649,6 +649,60 @@ TEST_F(RedisDiff, DirectedZsetAlgebra) {
   });
 }
 
+// SINTER/SUNION/SDIFF (+STORE), ZMSCORE, ZPOPMIN/ZPOPMAX and non-blocking XREAD, with their
+// errors: replies and the keyspace they leave.
+TEST_F(RedisDiff, DirectedSetAlgebraPopsAndXread) {
+  HiredisSide real = real_side();
+  expect_agree(real, {
+      {"SADD", "set:a", "1", "2", "3", "4"},
+      {"SADD", "set:b", "3", "4", "5"},
+      {"SINTER", "set:a", "set:b"},
+      {"SINTER", "set:a", "missing"},
+      {"SUNION", "set:a", "set:b", "missing"},
+      {"SDIFF", "set:a", "set:b"},
+      {"SDIFF", "missing", "set:a"},
+      {"SINTERSTORE", "set:c", "set:a", "set:b"},
+      {"SMEMBERS", "set:c"},
+      {"SDIFFSTORE", "set:c", "set:b", "set:b"},
+      {"EXISTS", "set:c"},
+      {"SET", "s:a", "v"},
+      {"SUNIONSTORE", "s:a", "set:a", "set:b"},
+      {"TYPE", "s:a"},
+      {"SINTER", "set:a", "s:a"},
+      {"SINTER"},
+      {"ZADD", "z:a", "1", "a", "2", "b", "3", "c", "-inf", "m"},
+      {"ZMSCORE", "z:a", "a", "nope", "m"},
+      {"ZMSCORE", "missing", "a"},
+      {"ZMSCORE", "set:a", "a"},
+      {"ZPOPMIN", "z:a"},
+      {"ZPOPMAX", "z:a", "2"},
+      {"ZPOPMIN", "z:a", "0"},
+      {"ZPOPMIN", "z:a", "-1"},
+      {"ZPOPMIN", "z:a", "x"},
+      {"ZPOPMIN", "z:a", "1", "2"},
+      {"ZPOPMAX", "z:a", "10"},
+      {"EXISTS", "z:a"},
+      {"ZPOPMIN", "missing"},
+      {"ZPOPMAX", "set:a"},
+      {"XADD", "x:a", "1-1", "f", "v"},
+      {"XADD", "x:a", "2-1", "g", "w"},
+      {"XADD", "x:b", "7-1", "h", "u"},
+      {"XREAD", "STREAMS", "x:a", "x:b", "0", "0"},
+      {"XREAD", "COUNT", "1", "STREAMS", "x:a", "x:b", "1-1", "0-0"},
+      {"XREAD", "STREAMS", "x:a", "$"},
+      {"XREAD", "STREAMS", "x:a", "2"},
+      {"XREAD", "STREAMS", "missing", "0"},
+      {"XREAD", "STREAMS", "x:a", ">"},
+      {"XREAD", "STREAMS", "x:a", "x:b", "0"},
+      {"XREAD", "STREAMS", "s:a", "0"},
+      {"XREAD", "STREAMS", "x:a", "bad"},
+      {"XREAD", "GROUP", "g", "c", "STREAMS", "x:a", "0"},
+      {"XREAD", "NOACK", "STREAMS", "x:a", "0"},
+      {"XREAD", "BLOCK", "-1", "STREAMS", "x:a", "0"},
+      {"XREAD", "COUNT", "x", "STREAMS", "x:a", "0"},
+  });
+}
+
 // SETRANGE, GETRANGE/SUBSTR, LCS (LEN, IDX, MINMATCHLEN, WITHMATCHLEN) and the raw encoding a
 // string written in place gets.
 TEST_F(RedisDiff, DirectedStringRangesAndLcs) {

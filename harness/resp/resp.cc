@@ -193,11 +193,31 @@ bool split_inline_args(std::string_view line, std::vector<std::string>* out) {
   }
 }
 
-void encode(const RedisReply& r, std::string* out) {
+namespace {
+
+void encode_bulk(const std::string& s, std::string* out) {
+  out->append("$").append(std::to_string(s.size())).append("\r\n").append(s).append("\r\n");
+}
+
+// RESP3's aggregate type prefix for an array (addReplyMapLen / addReplySetLen / push).
+char aggregate_prefix(RedisReply::Resp3 t) {
+  switch (t) {
+    case RedisReply::Resp3::kMap: return '%';
+    case RedisReply::Resp3::kSet: return '~';
+    case RedisReply::Resp3::kPush: return '>';
+    default: return '*';
+  }
+}
+
+}  // namespace
+
+void encode(const RedisReply& r, int protocol, std::string* out) {
   using Kind = RedisReply::Kind;
+  using Resp3 = RedisReply::Resp3;
+  const bool resp3 = protocol >= 3;
   switch (r.kind) {
-    case Kind::kNil: out->append("$-1\r\n"); return;
-    case Kind::kNilArray: out->append("*-1\r\n"); return;
+    case Kind::kNil: out->append(resp3 ? "_\r\n" : "$-1\r\n"); return;
+    case Kind::kNilArray: out->append(resp3 ? "_\r\n" : "*-1\r\n"); return;
     case Kind::kStatus: out->append("+").append(one_line(r.str)).append("\r\n"); return;
     case Kind::kError: out->append("-").append(one_line(r.str)).append("\r\n"); return;
     case Kind::kTransportError:
@@ -205,15 +225,27 @@ void encode(const RedisReply& r, std::string* out) {
       return;
     case Kind::kInteger: out->append(":").append(std::to_string(r.integer)).append("\r\n"); return;
     case Kind::kBulk:
-      out->append("$").append(std::to_string(r.str.size())).append("\r\n");
-      out->append(r.str).append("\r\n");
+      if (resp3 && r.resp3 == Resp3::kDouble) {
+        out->append(",").append(r.str).append("\r\n");
+      } else if (resp3 && r.resp3 == Resp3::kVerbatim) {
+        out->append("=").append(std::to_string(r.str.size() + 4)).append("\r\ntxt:").append(r.str).append("\r\n");
+      } else {
+        encode_bulk(r.str, out);
+      }
       return;
-    case Kind::kArray:
-      out->append("*").append(std::to_string(r.elements.size())).append("\r\n");
-      for (const auto& e : r.elements) encode(e, out);
+    case Kind::kArray: {
+      const bool map = resp3 && r.resp3 == Resp3::kMap;
+      assert(!map || r.elements.size() % 2 == 0);
+      const size_t n = map ? r.elements.size() / 2 : r.elements.size();
+      out->push_back(resp3 ? aggregate_prefix(r.resp3) : '*');
+      out->append(std::to_string(n)).append("\r\n");
+      for (const auto& e : r.elements) encode(e, protocol, out);
       return;
+    }
   }
 }
+
+void encode(const RedisReply& r, std::string* out) { encode(r, 2, out); }
 
 std::string encode(const RedisReply& reply) {
   std::string out;
@@ -251,13 +283,33 @@ bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply) {
       *reply = RedisReply::bulk(std::string(bytes.substr(after, static_cast<size_t>(n))));
       *consumed = after + static_cast<size_t>(n) + 2;
       return true;
-    case '*': {
+    case '_': *reply = RedisReply::nil(); *consumed = after; return true;
+    case ',': *reply = RedisReply::bulk(std::string(line)).as_resp3(RedisReply::Resp3::kDouble); *consumed = after; return true;
+    case '#':  // RESP3 boolean: as RESP2 would say it
+      if (line != "t" && line != "f") break;
+      *reply = line == "t" ? RedisReply::integer_of(1) : RedisReply::nil();
+      *consumed = after;
+      return true;
+    case '=': {
+      if (!parse_ll(line, &n) || n < 4) break;
+      if (bytes.size() < after + static_cast<size_t>(n) + 2) return false;
+      *reply = RedisReply::bulk(std::string(bytes.substr(after + 4, static_cast<size_t>(n) - 4)))
+                   .as_resp3(RedisReply::Resp3::kVerbatim);
+      *consumed = after + static_cast<size_t>(n) + 2;
+      return true;
+    }
+    case '*':
+    case '%':
+    case '~':
+    case '>': {
       if (!parse_ll(line, &n) || n < -1) break;
       if (n == -1) {
         *reply = RedisReply::nil_array();
         *consumed = after;
         return true;
       }
+      const char type = bytes[0];
+      if (type == '%') n *= 2;
       std::vector<RedisReply> elements;
       size_t p = after;
       for (long long i = 0; i < n; ++i) {
@@ -268,6 +320,9 @@ bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply) {
         p += used;
       }
       *reply = RedisReply::array(std::move(elements));
+      if (type == '%') reply->resp3 = RedisReply::Resp3::kMap;
+      if (type == '~') reply->resp3 = RedisReply::Resp3::kSet;
+      if (type == '>') reply->resp3 = RedisReply::Resp3::kPush;
       *consumed = p;
       return true;
     }

@@ -1,4 +1,4 @@
-// RESP2 wire format for `faultline redis-serve`: an incremental request parser (multi-bulk and
+// RESP2 and RESP3 wire format for `faultline redis-serve`: an incremental request parser (multi-bulk and
 // inline commands, as redis-server accepts them) and a reply encoder.
 //
 // Contract
@@ -52,9 +52,14 @@ bool split_inline_args(std::string_view line, std::vector<std::string>* out);
 
 void encode(const RedisReply& reply, std::string* out);
 std::string encode(const RedisReply& reply);
+// encode() for a connection's protocol (HELLO 2|3). RESP3 writes nil as `_` and the types the
+// reply's RedisReply::resp3 hint names: `%` maps, `~` sets, `,` doubles, `=` verbatim text, `>`
+// pushes; with protocol 2 the hint is ignored.
+void encode(const RedisReply& reply, int protocol, std::string* out);
 
-// Incremental RESP2 *reply* parser (the client side), used by tests and benchmarks that need to
-// read raw server output. Returns true and fills *reply when a complete reply is at the front of
+// Incremental *reply* parser (the client side), used by tests and benchmarks that need to read
+// raw server output. RESP3 types decode to their RESP2 shape with the RedisReply::resp3 hint set
+// (a boolean to 1 / nil, as RESP2 would say it). Returns true and fills *reply when a complete reply is at the front of
 // `bytes`, advancing *consumed; false when more bytes are needed. Malformed input: returns true
 // with a kTransportError reply.
 bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply);

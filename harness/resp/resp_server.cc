@@ -269,7 +269,7 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
   const int64_t now = now_ms();
   RedisReply reply = engine_.execute(c.session, argv, now);
   if (c.session.blocked) {
-    c.blocked_argv = argv;
+    c.blocked_argv = c.session.blocked->argv.empty() ? argv : c.session.blocked->argv;
     c.blocked_deadline_ms = c.session.blocked->timeout_ms > 0 ? now + c.session.blocked->timeout_ms : 0;
     blocked_order_.push_back(c.session.id);
   } else {
@@ -284,10 +284,16 @@ void RespServer::write_reply(Client& c, const std::vector<std::string>& argv, co
                !reply.elements.empty() &&
                std::all_of(reply.elements.begin(), reply.elements.end(),
                            [](const RedisReply& e) { return e.kind == RedisReply::Kind::kArray; });
+  const int protocol = c.session.protocol;
   if (split) {
-    for (const auto& e : reply.elements) encode(e, &c.out);
+    // RESP3 sends subscription confirmations as pushes.
+    for (const auto& e : reply.elements) {
+      RedisReply confirm = e;
+      confirm.resp3 = RedisReply::Resp3::kPush;
+      encode(confirm, protocol, &c.out);
+    }
   } else {
-    encode(reply, &c.out);
+    encode(reply, protocol, &c.out);
   }
 }
 
@@ -300,8 +306,9 @@ void RespServer::after_command() {
       auto it = clients_.find(d.session_id);
       if (it == clients_.end() || it->second->closed) continue;
       encode(RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk(d.channel),
-                                RedisReply::bulk(d.payload)}),
-             &it->second->out);
+                                RedisReply::bulk(d.payload)})
+                 .as_resp3(RedisReply::Resp3::kPush),
+             it->second->session.protocol, &it->second->out);
     }
     std::vector<std::string> keys = engine_.take_signaled_keys();
     if (deliveries.empty() && keys.empty()) break;
@@ -352,7 +359,7 @@ void RespServer::expire_blocked() {
     c.session.blocked.reset();
     c.blocked_argv.reset();
     std::erase(blocked_order_, id);
-    encode(RedisReply::nil_array(), &c.out);  // XREADGROUP's timeout reply
+    encode(RedisReply::nil_array(), c.session.protocol, &c.out);  // XREADGROUP's timeout reply
     process_client(c);
   }
 }
@@ -372,7 +379,7 @@ void RespServer::reap_closed() {
 
 const char* redis_serve_usage() {
   return "usage: faultline redis-serve [--socket PATH | --port N] [--host ADDR] [--tick-ms N] [--scripts SYSTEM]\n"
-         "  Serves the simulated Redis 7.0 (sim/redis) over RESP2 in real time (wall-clock TTLs),\n"
+         "  Serves the simulated Redis 7.0 (sim/redis) over RESP2, or RESP3 after HELLO 3, in real time (wall-clock TTLs),\n"
          "  so redis-cli, hiredis and other clients can talk to it. Stops on SIGINT/SIGTERM.\n"
          "  --socket PATH  listen on a unix socket\n"
          "  --port N       listen on TCP ADDR:N (default 6379; 0 picks a free port)\n"

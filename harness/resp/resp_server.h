@@ -1,4 +1,4 @@
-// RespServer: the simulated Redis (sim/redis Engine) served over RESP2 in real time, so that
+// RespServer: the simulated Redis (sim/redis Engine) served over RESP2 or RESP3 in real time, so that
 // redis-cli, hiredis and any Redis client can talk to it (`faultline redis-serve`).
 //
 // Contract
@@ -8,7 +8,8 @@
 // - Each connection gets its own engine Session. Commands run one at a time, atomically, in the
 //   order their bytes were read; the engine's clock is options.now_ms (default: the wall clock,
 //   ms since the Unix epoch), so TTLs and stream ids behave as on a real server.
-// - Replies are written in RESP2. Pub/sub: each (un)subscribe confirmation is its own reply and
+// - Replies are written in RESP2, or in RESP3 after the connection's HELLO 3 (then pub/sub
+//   confirmations and messages are pushes, `>`). Pub/sub: each (un)subscribe confirmation is its own reply and
 //   published messages are pushed as ["message", channel, payload]. XREADGROUP ... BLOCK parks
 //   the connection (its later commands wait behind it, as in Redis) until an XADD to one of its
 //   keys (re-executed then) or its timeout (nil multi-bulk). The engine's tick() (active expiry)

@@ -12,41 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "harness/real/hiredis_client.h"
+#include "harness/resp/served_engine_testing.h"
 
 namespace fl::resp {
 namespace {
 
 using real::RedisConnection;
-
-// A RespServer on a unix socket in a fresh directory, serving on a background thread.
-class ServedEngine {
- public:
-  explicit ServedEngine(RespServerOptions o = {}) {
-    char templ[] = "/tmp/fl-resp-XXXXXX";
-    dir_ = ::mkdtemp(templ);
-    o.unix_path = dir_ + "/resp.sock";
-    server_ = std::make_unique<RespServer>(std::move(o));
-    std::string error;
-    listening_ = server_->listen(&error);
-    EXPECT_TRUE(listening_) << error;
-    if (listening_) thread_ = std::thread([this] { server_->serve(); });
-  }
-  ~ServedEngine() {
-    server_->request_stop();
-    if (thread_.joinable()) thread_.join();
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  RedisConnection connect() { return RedisConnection::unix_socket(server_->unix_path(), 3'000); }
-  const std::string& socket_path() const { return server_->unix_path(); }
-  RespServer& server() { return *server_; }
-
- private:
-  std::string dir_;
-  std::unique_ptr<RespServer> server_;
-  bool listening_ = false;
-  std::thread thread_;
-};
 
 TEST(RespServer, ServesCommandsAndPipelines) {
   ServedEngine s;

@@ -1,6 +1,11 @@
 // RedisReply: a RESP2 reply as a plain value, shared by the simulated Redis (sim/redis), the
 // real client (harness/real) and service code (through impl/ports/redis.h).
 //
+// RESP3 (HELLO 3) is carried as a hint on the RESP2 shape (`resp3`), the way Redis itself writes
+// one reply for both protocols (addReplyMapLen is `*2n` in RESP2 and `%n` in RESP3): a map or set
+// is an array, a double or verbatim text a bulk string. Only the RESP3 encoder reads the hint;
+// service code, describe() and == see the RESP2 value.
+//
 // Transport outcomes that are not Redis replies (a timeout, a reset connection, an unreachable
 // server) are represented too, so that service code handles them as values: `kind ==
 // Kind::kTransportError` with `indeterminate` telling whether the command may have executed.
@@ -14,12 +19,17 @@ namespace fl {
 
 struct RedisReply {
   enum class Kind : uint8_t { kNil, kStatus, kError, kInteger, kBulk, kArray, kNilArray, kTransportError };
+  // The RESP3 type of this value: kMap = an array of key, value, key, value...; kSet = an array of
+  // members; kDouble = a bulk holding a double as Redis formats it (%.17g, inf, -inf); kVerbatim =
+  // a bulk of text (INFO, CLIENT LIST); kPush = an out-of-band array (pub/sub).
+  enum class Resp3 : uint8_t { kNone, kMap, kSet, kDouble, kVerbatim, kPush };
 
   Kind kind = Kind::kNil;
   int64_t integer = 0;              // kInteger
   std::string str;                  // kStatus, kError, kBulk, kTransportError (reason)
   std::vector<RedisReply> elements; // kArray
   bool indeterminate = false;       // kTransportError: the command may or may not have run
+  Resp3 resp3 = Resp3::kNone;       // read by the RESP3 encoder only
 
   static RedisReply nil() { return {}; }
   static RedisReply nil_array() { RedisReply r; r.kind = Kind::kNilArray; return r; }
@@ -38,7 +48,13 @@ struct RedisReply {
   bool is_transport_error() const { return kind == Kind::kTransportError; }
   bool ok_reply() const { return kind != Kind::kError && kind != Kind::kTransportError; }
 
-  bool operator==(const RedisReply&) const = default;
+  // Compares the RESP2 value; the RESP3 hint is not part of it.
+  bool operator==(const RedisReply& o) const {
+    return kind == o.kind && integer == o.integer && str == o.str && elements == o.elements &&
+           indeterminate == o.indeterminate;
+  }
+  // This reply with its RESP3 type set.
+  RedisReply as_resp3(Resp3 t) && { resp3 = t; return std::move(*this); }
 
   // Human-readable, stable rendering (used in traces, diffs and evidence), e.g. `(integer) 3`.
   std::string describe() const;

@@ -101,12 +101,12 @@ RedisReply cmd_flushdb(Ctx& c) {
 
 RedisReply cmd_hello(Ctx& c) {
   size_t j = 1;
+  int protocol = c.session.protocol;  // HELLO without a version keeps the connection's protocol
   if (c.argc() >= 2) {
     auto ver = parse_int64(c.arg(1));
     if (!ver) return RedisReply::error("ERR Protocol version is not an integer or out of range");
-    // RESP3 is not carried by the simulated protocol layer: HELLO 3 answers as for an
-    // unsupported version, and clients fall back to RESP2.
-    if (*ver != 2) return RedisReply::error("NOPROTO unsupported protocol version");
+    if (*ver != 2 && *ver != 3) return RedisReply::error("NOPROTO unsupported protocol version");
+    protocol = static_cast<int>(*ver);
     j = 2;
   }
   std::string name;
@@ -128,16 +128,17 @@ RedisReply cmd_hello(Ctx& c) {
     }
   }
   if (set_name) c.session.name = name;
+  c.session.protocol = protocol;
   auto kv = [](const char* k, RedisReply v) { return std::vector<RedisReply>{RedisReply::bulk(k), std::move(v)}; };
   std::vector<RedisReply> out;
   for (auto pair : {kv("server", RedisReply::bulk("redis")), kv("version", RedisReply::bulk(kVersion)),
-                    kv("proto", RedisReply::integer_of(2)),
+                    kv("proto", RedisReply::integer_of(protocol)),
                     kv("id", RedisReply::integer_of(static_cast<int64_t>(c.session.id))),
                     kv("mode", RedisReply::bulk("standalone")), kv("role", RedisReply::bulk("master")),
                     kv("modules", RedisReply::array({}))}) {
     for (auto& r : pair) out.push_back(std::move(r));
   }
-  return RedisReply::array(std::move(out));
+  return RedisReply::array(std::move(out)).as_resp3(RedisReply::Resp3::kMap);
 }
 
 namespace {
@@ -154,7 +155,8 @@ std::string client_line(uint64_t id, const ClientInfo& info, const Session* self
          " age=" + std::to_string(age) + " idle=" + std::to_string(self ? 0 : idle) + " flags=N db=" +
          std::to_string(db) + " sub=" + std::to_string(sub) + " psub=0 ssub=0 multi=" + std::to_string(multi) +
          " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=" +
-         (self ? cmd : info.last_command) + " user=default redir=-1 resp=2\n";
+         (self ? cmd : info.last_command) + " user=default redir=-1 resp=" +
+         std::to_string(self ? self->protocol : info.protocol) + "\n";
 }
 
 }  // namespace

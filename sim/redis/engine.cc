@@ -1,6 +1,7 @@
 // Engine: command table, dispatch, MULTI/EXEC, pub/sub routing state, maintenance and
 // persistence. The commands themselves live in one file per family.
 #include "sim/redis/engine.h"
+#include "sim/redis/resp3.h"
 
 #include <algorithm>
 #include <cassert>
@@ -52,8 +53,13 @@ constexpr Spec kCommands[] = {
     {"sismember", 3, 0, cmd_sismember}, {"smembers", 2, 0, cmd_smembers},
     {"scard", 2, 0, cmd_scard},         {"sscan", -3, 0, cmd_sscan},
     {"sintercard", -3, 0, cmd_sintercard},
+    {"sinter", -2, 0, cmd_sinter},      {"sunion", -2, 0, cmd_sunion},
+    {"sdiff", -2, 0, cmd_sdiff},        {"sinterstore", -3, kWD, cmd_sinterstore},
+    {"sunionstore", -3, kWD, cmd_sunionstore}, {"sdiffstore", -3, kWD, cmd_sdiffstore},
     {"zadd", -4, kWD, cmd_zadd},        {"zincrby", 4, kWD, cmd_zincrby},
     {"zscore", 3, 0, cmd_zscore},       {"zrem", -3, kW, cmd_zrem},
+    {"zmscore", -3, 0, cmd_zmscore},
+    {"zpopmin", -2, kW, cmd_zpopmin},   {"zpopmax", -2, kW, cmd_zpopmax},
     {"zcard", 2, 0, cmd_zcard},         {"zrange", -4, 0, cmd_zrange},
     {"zrevrange", -4, 0, cmd_zrevrange}, {"zscan", -3, 0, cmd_zscan},
     {"zrangestore", -5, kWD, cmd_zrangestore},
@@ -72,6 +78,7 @@ constexpr Spec kCommands[] = {
     {"xlen", 2, 0, cmd_xlen},           {"xrange", -4, 0, cmd_xrange},
     {"xrevrange", -4, 0, cmd_xrevrange}, {"xdel", -3, kW, cmd_xdel},
     {"xreadgroup", -7, kW, cmd_xreadgroup}, {"xack", -4, kW, cmd_xack},
+    {"xread", -4, 0, cmd_xread},
     {"xpending", -3, 0, cmd_xpending},  {"xclaim", -6, kW, cmd_xclaim},
     {"xautoclaim", -6, kW, cmd_xautoclaim},
     {"publish", 3, kAdmin, cmd_publish},
@@ -358,9 +365,11 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   auto [client, fresh] = clients_.try_emplace(session.id);
   if (fresh) client->second.created_ms = now_ms;
   RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
+  if (session.protocol == 3) shape_for_resp3(argv, &reply);
   client = clients_.try_emplace(session.id).first;  // CLIENT commands may have touched the map
   client->second.name = session.name;
   client->second.db = session.db;
+  client->second.protocol = session.protocol;
   client->second.last_ms = now_ms;
   client->second.last_command = lower(argv[0]);
   session.woken = false;
@@ -507,6 +516,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
     RedisReply reply = spec->fn(ctx);
     if (!reply.is_error()) after_write(ctx, spec->flags);
     observe(argv, reply, now_ms, 1);
+    if (session.protocol == 3) shape_for_resp3(argv, &reply);
     replies.push_back(std::move(reply));
   }
   return RedisReply::array(std::move(replies));

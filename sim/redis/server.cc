@@ -165,7 +165,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
       auto parked = std::make_shared<Parked>();
       parked->id = next_park_id_++;
       parked->session = session;
-      parked->argv = argv;
+      parked->argv = session.blocked->argv.empty() ? argv : session.blocked->argv;
       parked->client = req.client;
       const int64_t timeout_ms = session.blocked->timeout_ms;
       parked_.emplace(parked->id, parked);

@@ -1,5 +1,6 @@
-// Set commands: SADD SREM SISMEMBER SMEMBERS SCARD. SMEMBERS answers in byte order (real Redis:
-// numeric order for small integer sets, unspecified otherwise).
+// Set commands: SADD SREM SISMEMBER SMEMBERS SCARD SINTER SUNION SDIFF (and their STORE forms)
+// SINTERCARD. Members answer in byte order (real Redis: numeric order for small integer sets,
+// unspecified otherwise).
 #include <algorithm>
 
 #include "sim/redis/commands.h"
@@ -87,5 +88,61 @@ RedisReply cmd_sintercard(Ctx& c) {
   }
   return RedisReply::integer_of(n);
 }
+
+}  // namespace fl::sim::redis
+
+namespace fl::sim::redis {
+
+namespace {
+
+enum class SetAlgebra : uint8_t { kInter, kUnion, kDiff };
+
+// sinterGenericCommand / sunionDiffGenericCommand: the keys from argv[first] on. A missing key is
+// the empty set (so SINTER with one missing key is empty); a key of another type is WRONGTYPE.
+bool set_algebra(Ctx& c, size_t first, SetAlgebra op, Set* out, RedisReply* error) {
+  for (size_t j = first; j < c.argc(); ++j) {
+    Set* s = nullptr;
+    if (!c.lookup(c.arg(j), &s, error)) return false;
+    const Set empty;
+    const Set& in = s ? *s : empty;
+    if (j == first) {
+      *out = in;
+    } else if (op == SetAlgebra::kUnion) {
+      out->insert(in.begin(), in.end());
+    } else if (op == SetAlgebra::kInter) {
+      std::erase_if(*out, [&](const std::string& m) { return in.count(m) == 0; });
+    } else {
+      std::erase_if(*out, [&](const std::string& m) { return in.count(m) > 0; });
+    }
+  }
+  return true;
+}
+
+RedisReply set_algebra_reply(Ctx& c, SetAlgebra op) {
+  Set result;
+  RedisReply error;
+  if (!set_algebra(c, 1, op, &result, &error)) return error;
+  return bulk_array(std::vector<std::string>(result.begin(), result.end()));
+}
+
+// The STORE forms overwrite the destination whatever its type, and delete it when empty.
+RedisReply set_algebra_store(Ctx& c, SetAlgebra op) {
+  Set result;
+  RedisReply error;
+  if (!set_algebra(c, 2, op, &result, &error)) return error;
+  const int64_t n = static_cast<int64_t>(result.size());
+  c.ks.erase(c.arg(1));
+  if (n > 0) c.ks.put(c.arg(1), std::move(result));
+  return RedisReply::integer_of(n);
+}
+
+}  // namespace
+
+RedisReply cmd_sinter(Ctx& c) { return set_algebra_reply(c, SetAlgebra::kInter); }
+RedisReply cmd_sunion(Ctx& c) { return set_algebra_reply(c, SetAlgebra::kUnion); }
+RedisReply cmd_sdiff(Ctx& c) { return set_algebra_reply(c, SetAlgebra::kDiff); }
+RedisReply cmd_sinterstore(Ctx& c) { return set_algebra_store(c, SetAlgebra::kInter); }
+RedisReply cmd_sunionstore(Ctx& c) { return set_algebra_store(c, SetAlgebra::kUnion); }
+RedisReply cmd_sdiffstore(Ctx& c) { return set_algebra_store(c, SetAlgebra::kDiff); }
 
 }  // namespace fl::sim::redis

@@ -520,7 +520,8 @@ struct ReadGroupArgs {
   size_t streams_count = 0;
 };
 
-bool parse_readgroup(const Ctx& c, ReadGroupArgs* a, RedisReply* error) {
+// xreadCommand's option parsing, for XREADGROUP (`group`) and XREAD.
+bool parse_read(const Ctx& c, bool group, ReadGroupArgs* a, RedisReply* error) {
   for (size_t i = 1; i < c.argc(); ++i) {
     const size_t more = c.argc() - i - 1;
     const std::string& o = c.arg(i);
@@ -548,17 +549,27 @@ bool parse_readgroup(const Ctx& c, ReadGroupArgs* a, RedisReply* error) {
       a->streams_arg = i + 1;
       const size_t n = c.argc() - a->streams_arg;
       if (n % 2 != 0) {
-        *error = RedisReply::error(
-            "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified.");
+        *error = RedisReply::error(group ? "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an "
+                                           "ID or '>' must be specified."
+                                         : "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' "
+                                           "must be specified.");
         return false;
       }
       a->streams_count = n / 2;
       break;
     } else if (iequals(o, "group") && more >= 2) {
+      if (!group) {
+        *error = RedisReply::error("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
       a->group = &c.arg(i + 1);
       a->consumer = &c.arg(i + 2);
       i += 2;
     } else if (iequals(o, "noack")) {
+      if (!group) {
+        *error = RedisReply::error("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.");
+        return false;
+      }
       a->noack = true;
     } else {
       *error = err_syntax();
@@ -569,7 +580,7 @@ bool parse_readgroup(const Ctx& c, ReadGroupArgs* a, RedisReply* error) {
     *error = err_syntax();
     return false;
   }
-  if (!a->group) {
+  if (group && !a->group) {
     *error = RedisReply::error("ERR Missing GROUP option for XREADGROUP");
     return false;
   }
@@ -623,7 +634,7 @@ RedisReply serve_history(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArg
 RedisReply cmd_xreadgroup(Ctx& c) {
   ReadGroupArgs a;
   RedisReply error;
-  if (!parse_readgroup(c, &a, &error)) return error;
+  if (!parse_read(c, /*group=*/true, &a, &error)) return error;
   std::vector<std::optional<StreamId>> ids(a.streams_count);  // nullopt = ">"
   for (size_t i = 0; i < a.streams_count; ++i) {
     const std::string& key = c.arg(a.streams_arg + i);
@@ -681,6 +692,55 @@ RedisReply cmd_xreadgroup(Ctx& c) {
     BlockRequest block;
     for (size_t i = 0; i < a.streams_count; ++i) {
       block.keys.push_back(Engine::wait_key(c.session.db, c.arg(a.streams_arg + i)));
+    }
+    block.timeout_ms = *a.block_ms;
+    c.session.blocked = std::move(block);
+  }
+  return RedisReply::nil_array();
+}
+
+// XREAD [COUNT count] [BLOCK ms] STREAMS key [key ...] id [id ...]: entries after each id; `$`
+// is the stream's last id at the time of the call (a blocked read waits for entries after it).
+RedisReply cmd_xread(Ctx& c) {
+  ReadGroupArgs a;
+  RedisReply error;
+  if (!parse_read(c, /*group=*/false, &a, &error)) return error;
+  std::vector<StreamId> after(a.streams_count);
+  for (size_t i = 0; i < a.streams_count; ++i) {
+    const std::string& id_arg = c.arg(a.streams_arg + a.streams_count + i);
+    Stream* s = nullptr;
+    if (!c.lookup(c.arg(a.streams_arg + i), &s, &error)) return error;
+    if (id_arg == "$") {
+      after[i] = s ? s->last_id : StreamId{};
+      continue;
+    }
+    if (id_arg == ">") {
+      return RedisReply::error(
+          "ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.");
+    }
+    auto id = parse_id(id_arg, true, 0);
+    if (!id) return err_invalid_id();
+    after[i] = *id;
+  }
+  std::vector<RedisReply> served;
+  for (size_t i = 0; i < a.streams_count; ++i) {
+    Stream* s = nullptr;
+    c.lookup(c.arg(a.streams_arg + i), &s, &error);
+    if (!s || s->last_id <= after[i]) continue;
+    std::vector<RedisReply> entries;
+    for (auto it = s->entries.upper_bound(after[i]); it != s->entries.end(); ++it) {
+      if (a.count && static_cast<int64_t>(entries.size()) == a.count) break;
+      entries.push_back(entry_reply(it->first, &it->second));
+    }
+    served.push_back(RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array(std::move(entries))}));
+  }
+  if (!served.empty()) return RedisReply::array(std::move(served));
+  if (a.block_ms && !c.in_script) {
+    BlockRequest block;
+    block.argv = c.argv;
+    for (size_t i = 0; i < a.streams_count; ++i) {
+      block.keys.push_back(Engine::wait_key(c.session.db, c.arg(a.streams_arg + i)));
+      block.argv[a.streams_arg + a.streams_count + i] = after[i].str();
     }
     block.timeout_ms = *a.block_ms;
     c.session.blocked = std::move(block);

@@ -1,4 +1,4 @@
-// Sorted-set commands: ZADD ZINCRBY ZSCORE ZREM ZCARD. Order is Redis's: score, then member
+// Sorted-set commands: ZADD ZINCRBY ZSCORE ZMSCORE ZREM ZCARD ZPOPMIN ZPOPMAX. Order is Redis's: score, then member
 // bytes. The range family is in zrange.cc, the set operations in zsetops.cc.
 #include <algorithm>
 #include <cmath>
@@ -108,6 +108,55 @@ RedisReply cmd_zscore(Ctx& c) {
   auto it = z->scores.find(c.arg(2));
   return it == z->scores.end() ? RedisReply::nil() : RedisReply::bulk(format_double(it->second));
 }
+
+RedisReply cmd_zmscore(Ctx& c) {
+  ZSet* z = nullptr;
+  RedisReply error;
+  if (!c.lookup(c.arg(1), &z, &error)) return error;
+  std::vector<RedisReply> out;
+  for (size_t j = 2; j < c.argc(); ++j) {
+    const double* score = nullptr;
+    if (z) {
+      auto it = z->scores.find(c.arg(j));
+      if (it != z->scores.end()) score = &it->second;
+    }
+    out.push_back(score ? RedisReply::bulk(format_double(*score)) : RedisReply::nil());
+  }
+  return RedisReply::array(std::move(out));
+}
+
+namespace {
+
+// genericZpopCommand: up to `count` members from the low (min) or high end, as a flat
+// [member, score, ...] array (resp3.h nests it into pairs when a count was given).
+RedisReply zpop(Ctx& c, bool min) {
+  int64_t count = 1;
+  if (c.argc() > 3) return err_syntax();
+  if (c.argc() == 3) {
+    // getPositiveLongFromObjectOrReply: one message for "not a number" and "negative".
+    auto v = parse_int64(c.arg(2));
+    if (!v || *v < 0) return RedisReply::error("ERR value is out of range, must be positive");
+    count = *v;
+  }
+  ZSet* z = nullptr;
+  RedisReply error;
+  if (!c.lookup(c.arg(1), &z, &error)) return error;
+  std::vector<RedisReply> out;
+  while (z && count-- > 0 && z->size() > 0) {
+    auto it = min ? z->order.begin() : std::prev(z->order.end());
+    const auto [score, member] = *it;
+    out.push_back(RedisReply::bulk(member));
+    out.push_back(RedisReply::bulk(format_double(score)));
+    z->erase(member);
+  }
+  if (z && z->size() == 0) c.ks.erase(c.arg(1));
+  return RedisReply::array(std::move(out));
+}
+
+}  // namespace
+
+RedisReply cmd_zpopmin(Ctx& c) { return zpop(c, true); }
+RedisReply cmd_zpopmax(Ctx& c) { return zpop(c, false); }
 
 RedisReply cmd_zrem(Ctx& c) {
   ZSet* z = nullptr;

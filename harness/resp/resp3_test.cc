@@ -1,0 +1,222 @@
+// RESP3 (HELLO 3) as redis-serve writes it, compared byte for byte with a real redis-server (the
+// binary CMake found) on the same commands: maps, sets, doubles, nulls, WITHSCORES pairs,
+// XREAD's map, verbatim text and pub/sub pushes. Commands whose reply text is time- or
+// process-dependent (INFO, CLIENT INFO, HELLO's id) are compared by type only.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "harness/real/redis_server.h"
+#include "harness/resp/resp.h"
+#include "harness/resp/served_engine_testing.h"
+
+namespace fl::resp {
+namespace {
+
+// A raw RESP connection: sends argv as a multi-bulk and returns each reply's exact bytes.
+class RawConnection {
+ public:
+  explicit RawConnection(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      throw std::runtime_error("connect " + path);
+    }
+    timeval tv{5, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~RawConnection() { ::close(fd_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  void send(const std::vector<std::string>& argv) {
+    std::string out = "*" + std::to_string(argv.size()) + "\r\n";
+    for (const auto& a : argv) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+    for (size_t sent = 0; sent < out.size();) {
+      const ssize_t n = ::write(fd_, out.data() + sent, out.size() - sent);
+      if (n <= 0) throw std::runtime_error("write");
+      sent += static_cast<size_t>(n);
+    }
+  }
+  // The bytes of the next complete reply.
+  std::string read_raw() {
+    for (;;) {
+      size_t used = 0;
+      RedisReply r;
+      if (!buf_.empty() && decode_reply(buf_, &used, &r)) {
+        std::string raw = buf_.substr(0, used);
+        buf_.erase(0, used);
+        return raw;
+      }
+      char tmp[4096];
+      const ssize_t n = ::read(fd_, tmp, sizeof tmp);
+      if (n <= 0) throw std::runtime_error("read: connection closed or timed out");
+      buf_.append(tmp, static_cast<size_t>(n));
+    }
+  }
+  std::string call(const std::vector<std::string>& argv) {
+    send(argv);
+    return read_raw();
+  }
+
+ private:
+  int fd_ = -1;
+  std::string buf_;
+};
+
+std::string printable(const std::string& raw) {
+  std::string out;
+  for (char ch : raw) {
+    if (ch == '\r') out += "\\r";
+    else if (ch == '\n') out += "\\n";
+    else out += ch;
+  }
+  return out;
+}
+
+// One real redis-server and one redis-serve engine, each with a RESP3 connection.
+class Resp3VsReal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    real::RedisServerOptions o;
+    o.binary_path = REDIS_SERVER_PATH;
+    real_ = std::make_unique<real::RedisServer>(real::RedisServer::start(o));
+    real_conn_ = std::make_unique<RawConnection>(real_->socket_path());
+    sim_conn_ = std::make_unique<RawConnection>(sim_.socket_path());
+    for (RawConnection* c : {real_conn_.get(), sim_conn_.get()}) {
+      const std::string hello = c->call({"HELLO", "3"});
+      ASSERT_EQ(hello.substr(0, 4), "%7\r\n") << printable(hello);
+    }
+  }
+  void TearDown() override {
+    real_conn_.reset();
+    if (real_) real_->stop();
+  }
+  // Runs argv on both and expects the same bytes.
+  void same(const std::vector<std::string>& argv) {
+    const std::string want = real_conn_->call(argv);
+    const std::string got = sim_conn_->call(argv);
+    EXPECT_EQ(printable(got), printable(want)) << "command: " << argv[0] << (argv.size() > 1 ? " " + argv[1] : "");
+  }
+  // Runs argv on both and expects the same first byte (the RESP3 type).
+  void same_type(const std::vector<std::string>& argv) {
+    const std::string want = real_conn_->call(argv);
+    const std::string got = sim_conn_->call(argv);
+    ASSERT_FALSE(want.empty());
+    ASSERT_FALSE(got.empty());
+    EXPECT_EQ(got[0], want[0]) << argv[0] << ": " << printable(got) << " vs " << printable(want);
+  }
+
+  ServedEngine sim_;
+  std::unique_ptr<real::RedisServer> real_;
+  std::unique_ptr<RawConnection> real_conn_, sim_conn_;
+};
+
+TEST_F(Resp3VsReal, NullsMapsSetsAndScalars) {
+  same({"GET", "missing"});
+  same({"SET", "k", "v"});
+  same({"GET", "k"});
+  same({"INCR", "n"});
+  same({"HSET", "h", "a", "1", "b", "2"});
+  same({"HGETALL", "h"});
+  same({"HGETALL", "missing"});
+  same({"SADD", "s", "1", "2", "3"});
+  same({"SADD", "t", "2", "3", "4"});
+  same({"SMEMBERS", "s"});
+  same({"SINTER", "s", "t"});
+  same({"SUNION", "s", "t"});
+  same({"SDIFF", "s", "t"});
+  same({"CONFIG", "GET", "maxmemory-policy"});
+  same({"SINTERSTORE", "u", "s", "t"});
+  same({"SMEMBERS", "u"});
+  same({"SDIFF", "missing", "s"});
+  same({"HGET", "k", "f"});  // WRONGTYPE, unchanged
+  same({"HELLO", "4"});
+}
+
+TEST_F(Resp3VsReal, SortedSetsAnswerDoublesAndPairs) {
+  same({"ZADD", "z", "1", "a", "2.5", "b", "-3", "c"});
+  same({"ZSCORE", "z", "b"});
+  same({"ZSCORE", "z", "nope"});
+  same({"ZINCRBY", "z", "1", "a"});
+  same({"ZMSCORE", "z", "a", "nope", "c"});
+  same({"ZADD", "z", "INCR", "0.5", "a"});
+  same({"ZRANGE", "z", "0", "-1"});
+  same({"ZRANGE", "z", "0", "-1", "WITHSCORES"});
+  same({"ZRANGEBYSCORE", "z", "-inf", "+inf", "WITHSCORES"});
+  same({"ZREVRANGE", "z", "0", "-1", "WITHSCORES"});
+  same({"ZADD", "y", "10", "a"});
+  same({"ZUNION", "2", "z", "y", "WITHSCORES"});
+  same({"ZINTER", "2", "z", "y", "WITHSCORES"});
+  same({"ZDIFF", "2", "z", "y", "WITHSCORES"});
+  same({"ZPOPMIN", "z"});
+  same({"ZPOPMAX", "z", "2"});
+  same({"ZPOPMIN", "z", "5"});
+  same({"ZADD", "w", "1e300", "big", "inf", "top"});
+  same({"ZRANGE", "w", "0", "-1", "WITHSCORES"});
+}
+
+TEST_F(Resp3VsReal, StreamsReadAsMaps) {
+  same({"XADD", "st", "1-1", "f", "v"});
+  same({"XADD", "st", "1-2", "g", "w"});
+  same({"XREAD", "COUNT", "10", "STREAMS", "st", "0"});
+  same({"XREAD", "STREAMS", "st", "$"});
+  same({"XGROUP", "CREATE", "st", "grp", "0"});
+  same({"XREADGROUP", "GROUP", "grp", "c", "COUNT", "1", "STREAMS", "st", ">"});
+  same({"XINFO", "GROUPS", "st"});
+  same({"XRANGE", "st", "-", "+"});
+  same({"XREAD", "STREAMS", "st", ">"});
+  same({"XREAD", "GROUP", "g", "c", "STREAMS", "st", "0"});
+  same({"XREAD", "STREAMS", "st"});
+}
+
+TEST_F(Resp3VsReal, BlockedXreadWaitsForEntriesAfterDollar) {
+  same({"XADD", "bs", "5-1", "f", "v"});
+  real_conn_->send({"XREAD", "BLOCK", "3000", "STREAMS", "bs", "$"});
+  sim_conn_->send({"XREAD", "BLOCK", "3000", "STREAMS", "bs", "$"});
+  RawConnection real_writer(real_->socket_path());
+  RawConnection sim_writer(sim_.socket_path());
+  EXPECT_EQ(printable(sim_writer.call({"XADD", "bs", "6-1", "g", "w"})), printable(real_writer.call({"XADD", "bs", "6-1", "g", "w"})));
+  EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));
+  same({"XREAD", "BLOCK", "50", "STREAMS", "bs", "$"});  // times out: null
+}
+
+TEST_F(Resp3VsReal, TransactionsShapeEachReply) {
+  same({"HSET", "h", "a", "1"});
+  same({"ZADD", "z", "2", "m"});
+  same({"MULTI"});
+  same({"HGETALL", "h"});
+  same({"ZSCORE", "z", "m"});
+  same({"GET", "missing"});
+  same({"EXEC"});
+}
+
+TEST_F(Resp3VsReal, VerbatimTextAndBackToResp2) {
+  same_type({"INFO", "keyspace"});
+  same_type({"CLIENT", "INFO"});
+  same_type({"CLIENT", "LIST"});
+  same_type({"HELLO", "2"});  // a map: *14 in RESP2 now
+  same({"GET", "missing"});   // $-1 again
+  same({"HGETALL", "missing"});
+}
+
+TEST_F(Resp3VsReal, PubSubUsesPushes) {
+  same({"SUBSCRIBE", "ch1", "ch2"});
+  EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));  // ch2's confirmation
+  RawConnection real_pub(real_->socket_path());
+  RawConnection sim_pub(sim_.socket_path());
+  EXPECT_EQ(printable(sim_pub.call({"PUBLISH", "ch2", "hello"})), printable(real_pub.call({"PUBLISH", "ch2", "hello"})));
+  EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));
+}
+
+}  // namespace
+}  // namespace fl::resp
