@@ -190,6 +190,19 @@ TEST_F(Resp3VsReal, BlockedXreadWaitsForEntriesAfterDollar) {
   same({"XREAD", "BLOCK", "50", "STREAMS", "bs", "$"});  // times out: null
 }
 
+// SWAPDB wakes a reader blocked on a stream of a swapped database when the stream swapped in has
+// entries after the one it waits for (Redis 7.0 dbSwapDatabases -> scanDatabaseForReadyKeys).
+TEST_F(Resp3VsReal, SwapdbWakesABlockedReader) {
+  for (RawConnection* c : {real_conn_.get(), sim_conn_.get()}) c->send({"XREAD", "BLOCK", "3000", "STREAMS", "sw", "0"});
+  RawConnection real_writer(real_->socket_path());
+  RawConnection sim_writer(sim_.socket_path());
+  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
+           {"SELECT", "1"}, {"XADD", "sw", "3-1", "f", "v"}, {"SWAPDB", "0", "1"}}) {
+    EXPECT_EQ(printable(sim_writer.call(argv)), printable(real_writer.call(argv))) << argv[0];
+  }
+  EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));
+}
+
 TEST_F(Resp3VsReal, TransactionsShapeEachReply) {
   same({"HSET", "h", "a", "1"});
   same({"ZADD", "z", "2", "m"});

@@ -87,6 +87,13 @@ RedisReply cmd_swapdb(Ctx& c) {
   if (!b) return RedisReply::error("ERR invalid second DB index");
   if (*a < 0 || *a >= kDatabases || *b < 0 || *b >= kDatabases) return err_db_range();
   std::swap(c.dbs()[static_cast<size_t>(*a)], c.dbs()[static_cast<size_t>(*b)]);
+  // scanDatabaseForReadyKeys on both: a reader blocked on a stream of either database is re-run
+  // against the stream now there (Redis 7.0 dbSwapDatabases).
+  for (int db : {*a, *b}) {
+    for (const auto& [key, entry] : c.dbs()[static_cast<size_t>(db)].entries()) {
+      if (std::holds_alternative<Stream>(entry.value)) c.signal_in(db, key);
+    }
+  }
   return RedisReply::ok();
 }
 

@@ -36,6 +36,8 @@ struct Ctx {
   bool lookup(const std::string& key, T** out, RedisReply* error);
   // Marks `key` ready for blocked stream readers.
   void signal(const std::string& key);
+  // A key of database `db` (not the session's) made ready for blocked readers (SWAPDB).
+  void signal_in(int db, const std::string& key);
   // The command name in lower case, as Redis prints it in errors.
   std::string name() const;
 

@@ -234,8 +234,9 @@ int64_t Ctx::start_ms() const { return engine.start_ms_; }
 uint64_t Ctx::random() { return engine.next_random(); }
 Refusal Ctx::refusal() const { return engine.refusal_; }
 
-void Ctx::signal(const std::string& key) {
-  if (live()) engine.signaled_.insert(Engine::wait_key(session.db, key));
+void Ctx::signal(const std::string& key) { signal_in(session.db, key); }
+void Ctx::signal_in(int db, const std::string& key) {
+  if (live()) engine.signaled_.insert(Engine::wait_key(db, key));
 }
 
 std::string Engine::wait_key(int db, const std::string& key) {
