@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/real_loop.h"
 #include "harness/real/hiredis_client.h"
 #include "harness/real/redis_server.h"
 #include "harness/real_sql/sqlite_sql.h"
@@ -50,156 +51,7 @@
 
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
-int64_t wall_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A fire-and-forget coroutine that owns a spawned Task; its frame frees itself when done.
-struct Detached {
-  struct promise_type {
-    Detached get_return_object() { return Detached{std::coroutine_handle<promise_type>::from_promise(*this)}; }
-    std::suspend_always initial_suspend() noexcept { return {}; }
-    std::suspend_never final_suspend() noexcept { return {}; }
-    void return_void() {}
-    void unhandled_exception() { std::abort(); }
-  };
-  std::coroutine_handle<promise_type> handle;
-};
-Detached detach(fl::Task<void> task) { co_await std::move(task); }
-
-// The replica's executor: one thread, a ready queue and timers, wall time.
-class LoopRuntime final : public fl::Runtime, private fl::Clock {
- public:
-  fl::Clock& clock() override { return *this; }
-  void spawn(std::string_view, fl::Task<void> task) override { ready_.push_back(detach(std::move(task)).handle); }
-  uint64_t random_u64() override { return rng_(); }
-  std::string_view process_name() const override { return "replica-1"; }
-  std::string_view node_name() const override { return "bench"; }
-  uint32_t incarnation() const override { return 1; }
-  void note(std::string_view) override {}
-  int64_t now_us() const override { return wall_us(); }
-
-  void ready(std::coroutine_handle<> h) { ready_.push_back(h); }
-  // Runs every ready task (and due timer) until none is left.
-  void run_ready() {
-    for (;;) {
-      const int64_t now = wall_us();
-      while (!timers_.empty() && timers_.top().first <= now) {
-        ready_.push_back(timers_.top().second);
-        timers_.pop();
-      }
-      if (ready_.empty()) return;
-      std::coroutine_handle<> h = ready_.front();
-      ready_.pop_front();
-      h.resume();
-    }
-  }
-  bool has_timers() const { return !timers_.empty(); }
-
- private:
-  void resume_after_us(std::coroutine_handle<> h, int64_t delay_us) override {
-    if (delay_us <= 0) ready_.push_back(h);
-    else timers_.push({wall_us() + delay_us, h});
-  }
-  using Timer = std::pair<int64_t, std::coroutine_handle<>>;
-  struct Later {
-    bool operator()(const Timer& a, const Timer& b) const { return a.first > b.first; }
-  };
-  std::deque<std::coroutine_handle<>> ready_;
-  std::priority_queue<Timer, std::vector<Timer>, Later> timers_;
-  std::mt19937_64 rng_{42};
-};
-
-// The Redis port on one real connection, auto-pipelined: a command suspends its task; flush()
-// writes every queued command at once, reads the replies in order and readies the tasks.
-class PipelinedRedis final : public fl::Redis {
- public:
-  PipelinedRedis(LoopRuntime& rt, fl::real::RedisConnection conn, std::shared_ptr<const fl::ScriptRegistry> scripts)
-      : rt_(rt), conn_(std::move(conn)), scripts_(std::move(scripts)) {}
-
-  fl::Task<fl::RedisReply> command(std::vector<std::string> argv) override {
-    Slot slot;
-    slot.argv = std::move(argv);
-    co_await Queue{this, &slot};
-    co_return std::move(slot.reply);
-  }
-  fl::Task<std::vector<fl::RedisReply>> pipeline(std::vector<std::vector<std::string>> cmds) override {
-    std::vector<fl::RedisReply> out;
-    for (auto& c : cmds) out.push_back(co_await command(std::move(c)));
-    co_return out;
-  }
-  fl::Task<fl::RedisReply> script(std::string_view name, std::vector<std::string> keys,
-                                  std::vector<std::string> args) override {
-    const fl::RedisScript* s = scripts_->by_name(name);
-    if (s == nullptr) co_return fl::RedisReply::error("ERR faultline: unknown script");
-    std::vector<std::string> argv{"EVALSHA", scripts_->sha1_of(name), std::to_string(keys.size())};
-    for (auto& k : keys) argv.push_back(std::move(k));
-    for (auto& a : args) argv.push_back(a);
-    fl::RedisReply r = co_await command(argv);
-    if (r.kind == fl::RedisReply::Kind::kError && r.str.rfind("NOSCRIPT", 0) == 0) {
-      argv[0] = "EVAL";
-      argv[1] = s->lua;
-      r = co_await command(std::move(argv));
-    }
-    co_return r;
-  }
-  fl::Task<fl::RedisSubscribeResult> subscribe(std::vector<std::string>, fl::RedisSubscriptionHandlers) override {
-    co_return fl::RedisSubscribeResult{fl::RedisReply::error("ERR not supported"), nullptr};
-  }
-
-  // Returns the number of commands sent (one round trip).
-  size_t flush() {
-    if (pending_.empty()) return 0;
-    std::vector<Slot*> batch;
-    batch.swap(pending_);
-    std::vector<std::vector<std::string>> cmds;
-    cmds.reserve(batch.size());
-    for (Slot* s : batch) cmds.push_back(std::move(s->argv));
-    std::vector<fl::RedisReply> replies = conn_.pipeline(cmds);
-    for (size_t i = 0; i < batch.size(); ++i) {
-      batch[i]->reply = i < replies.size() ? std::move(replies[i]) : fl::RedisReply::transport_error("short", true);
-      rt_.ready(batch[i]->handle);
-    }
-    return batch.size();
-  }
-  bool idle() const { return pending_.empty(); }
-  fl::real::RedisConnection& connection() { return conn_; }
-
- private:
-  struct Slot {
-    std::vector<std::string> argv;
-    fl::RedisReply reply;
-    std::coroutine_handle<> handle;
-  };
-  struct Queue {
-    PipelinedRedis* redis;
-    Slot* slot;
-    bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> h) {
-      slot->handle = h;
-      redis->pending_.push_back(slot);
-    }
-    void await_resume() const noexcept {}
-  };
-  LoopRuntime& rt_;
-  fl::real::RedisConnection conn_;
-  std::shared_ptr<const fl::ScriptRegistry> scripts_;
-  std::vector<Slot*> pending_;
-};
-
-// Blocking wait/wake on a 32-bit word (std::atomic::wait spins with sched_yield first, which
-// steals the 2 cores from the service and redis-server).
-void futex_wait(std::atomic<uint32_t>* word, uint32_t value) {
-  while (word->load(std::memory_order_acquire) == value) {
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
-  }
-}
-void futex_wake(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-}
+using namespace fl::bench;
 
 // One client request in flight; the client thread waits on `done`.
 struct Request {
@@ -210,160 +62,11 @@ struct Request {
   std::atomic<uint32_t> done{0};
 };
 
-// Everything that wakes the replica's loop: client requests and tasks resumed by the DB thread.
-class Mailbox {
- public:
-  void push(Request* r) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      requests_.push_back(r);
-    }
-    cv_.notify_one();
-  }
-  void resume(std::coroutine_handle<> h) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      resumed_.push_back(h);
-    }
-    cv_.notify_one();
-  }
-  // Takes everything queued; waits up to wait_us when nothing is (0: does not wait).
-  void take(int64_t wait_us, std::vector<Request*>* requests, std::vector<std::coroutine_handle<>>* resumed) {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (requests_.empty() && resumed_.empty() && wait_us > 0) cv_.wait_for(lock, std::chrono::microseconds(wait_us));
-    requests->swap(requests_);
-    resumed->swap(resumed_);
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Request*> requests_;
-  std::vector<std::coroutine_handle<>> resumed_;
-};
-
-// The Sql port on a DB thread of its own (as the DB is a node of its own in simulation): the
-// replica's loop keeps serving while a transaction — its fsync included — runs; the task that
-// awaits it is resumed on the loop. Group commit then forms the next batch meanwhile.
-class ThreadedSql final : public fl::Sql {
- public:
-  ThreadedSql(fl::real::SqliteSql& db, Mailbox& loop) : db_(db), loop_(loop), thread_([this] { run(); }) {}
-  ~ThreadedSql() override { stop(); }
-  void stop() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-  }
-  using fl::Sql::execute;
-  fl::Task<fl::SqlResult> execute(fl::SqlStatement s) override {
-    Job job;
-    job.statements.push_back(std::move(s));
-    job.single = true;
-    co_await Submit{this, &job};
-    co_return std::move(job.result);
-  }
-  fl::Task<fl::SqlResult> transaction(std::vector<fl::SqlStatement> s) override {
-    Job job;
-    job.statements = std::move(s);
-    co_await Submit{this, &job};
-    co_return std::move(job.result);
-  }
-  int64_t transactions() const { return transactions_.load(); }
-  // After destruction-time join only: the DB thread's CPU seconds and wall time inside SQLite.
-  double cpu_s() const { return cpu_s_; }
-  double busy_s() const { return static_cast<double>(busy_us_) / 1e6; }
-
- private:
-  struct Job {
-    std::vector<fl::SqlStatement> statements;
-    bool single = false;
-    fl::SqlResult result;
-    std::coroutine_handle<> handle;
-  };
-  struct Submit {
-    ThreadedSql* sql;
-    Job* job;
-    bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> h) {
-      job->handle = h;
-      {
-        std::lock_guard<std::mutex> lock(sql->mu_);
-        sql->jobs_.push_back(job);
-      }
-      sql->cv_.notify_one();
-    }
-    void await_resume() const noexcept {}
-  };
-  void run() {
-    for (;;) {
-      Job* job = nullptr;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
-        if (jobs_.empty()) {
-          struct rusage ru {};
-          getrusage(RUSAGE_THREAD, &ru);
-          cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-          return;
-        }
-        job = jobs_.front();
-        jobs_.pop_front();
-      }
-      const auto t0 = SteadyClock::now();
-      if (job->single) {
-        job->result = db_.execute_now(job->statements.front());
-      } else {
-        job->result = db_.transaction_now(job->statements);
-        transactions_.fetch_add(1);
-      }
-      busy_us_ += std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - t0).count();
-      loop_.resume(job->handle);
-    }
-  }
-  fl::real::SqliteSql& db_;
-  Mailbox& loop_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Job*> jobs_;
-  bool stop_ = false;
-  std::atomic<int64_t> transactions_{0};
-  double cpu_s_ = 0;
-  int64_t busy_us_ = 0;
-  std::thread thread_;
-};
-
 fl::Task<void> serve(std::shared_ptr<fl::likes::LikeService> svc, Request* r, int64_t* outstanding) {
   r->reply = r->like ? co_await svc->like(r->asset, r->user, 1, r->id) : co_await svc->unlike(r->asset, r->user, 1, r->id);
   --*outstanding;
   r->done.store(1, std::memory_order_release);
   futex_wake(&r->done);
-}
-
-int64_t percentile(const std::vector<int64_t>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  size_t i = static_cast<size_t>(p * static_cast<double>(sorted.size() - 1));
-  return sorted[i];
-}
-
-double run_redis_benchmark(const std::string& socket, int connections, int64_t requests, int pipeline) {
-  std::string cmd = std::string(REDIS_BENCHMARK_PATH) + " -s " + socket + " -c " + std::to_string(connections) +
-                    " -n " + std::to_string(requests) + " -P " + std::to_string(std::max(1, pipeline)) +
-                    " -t set -q 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return 0;
-  char buf[4096];
-  std::string out;
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  // "SET: 123456.79 requests per second, p50=..." (the last \r-separated segment).
-  size_t pos = out.rfind("SET: ");
-  if (pos == std::string::npos) return 0;
-  return std::strtod(out.c_str() + pos + 5, nullptr);
 }
 
 }  // namespace
@@ -408,8 +111,8 @@ int main(int argc, char** argv) {
   LoopRuntime rt;
   PipelinedRedis pr(rt, fl::real::RedisConnection::unix_socket(redis.socket_path()), scripts);
   for (const std::string& name : scripts->names()) pr.connection().command({"SCRIPT", "LOAD", scripts->by_name(name)->lua});
-  Mailbox mailbox;
-  auto sql = std::make_unique<ThreadedSql>(sqlite, mailbox);
+  Mailbox<Request> mailbox;
+  auto sql = std::make_unique<ThreadedSql>(sqlite, [&mailbox](std::coroutine_handle<> h) { mailbox.resume(h); });
   auto svc = std::make_shared<fl::likes::LikeService>(rt, pr, *sql, config);
 
   std::atomic<bool> stop{false};
@@ -447,32 +150,14 @@ int main(int argc, char** argv) {
   }
 
   // The replica's loop: take requests, run tasks (the group commit runs here), flush Redis.
-  int64_t outstanding = 0, flushes = 0, commands = 0;
   std::thread timer([&] {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     stop = true;
   });
-  std::vector<Request*> arrived;
-  std::vector<std::coroutine_handle<>> resumed;
-  while (clients_left.load() > 0 || outstanding > 0) {
-    // Nothing to run here until a request arrives or the DB thread finishes a transaction.
-    mailbox.take(rt.has_timers() ? 200 : 1000, &arrived, &resumed);
-    for (Request* r : arrived) {
-      ++outstanding;
-      rt.spawn("request", serve(svc, r, &outstanding));
-    }
-    for (std::coroutine_handle<> h : resumed) rt.ready(h);
-    arrived.clear();
-    resumed.clear();
-    rt.run_ready();
-    for (;;) {
-      const size_t sent = pr.flush();
-      if (sent == 0) break;
-      ++flushes;
-      commands += static_cast<int64_t>(sent);
-      rt.run_ready();
-    }
-  }
+  const LoopCounts sent = serve_loop(
+      rt, pr, mailbox, [&](Request* r, int64_t* outstanding) { return serve(svc, r, outstanding); },
+      [&] { return clients_left.load() == 0; });
+  const int64_t flushes = sent.flushes, commands = sent.commands;
   const int64_t transactions = sql->transactions();
   struct rusage loop_ru {};
   getrusage(RUSAGE_THREAD, &loop_ru);
