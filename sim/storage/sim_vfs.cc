@@ -81,6 +81,7 @@ struct SimVfsGlue {
   static int close(sqlite3_file* pf) {
     Handle* h = of(pf);
     SimVfs* vfs = h->vfs;
+    ++vfs->changes_;
     shm_unmap(pf, 0);
     unlock(pf, SQLITE_LOCK_NONE);
     if (h->fenced()) {
@@ -129,6 +130,7 @@ struct SimVfsGlue {
     assert(amount >= 0 && offset >= 0);
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_WRITE);
     ++vfs->stats_.writes;
+    ++vfs->changes_;
     if (vfs->draw_fault(SimIoOp::kWrite)) return SQLITE_IOERR_WRITE;
     File& f = h->f();
     const size_t end = static_cast<size_t>(offset) + static_cast<size_t>(amount);
@@ -151,6 +153,7 @@ struct SimVfsGlue {
     SimVfs* vfs = h->vfs;
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_TRUNCATE);
     ++vfs->stats_.truncates;
+    ++vfs->changes_;
     File& f = h->f();
     f.current.resize(static_cast<size_t>(size), '\0');
     f.pending.push_back(PendingOp{true, size, 0, {}});
@@ -247,6 +250,7 @@ struct SimVfsGlue {
       if (f.writer != nullptr && f.writer != h && f.writer_level >= SQLITE_LOCK_PENDING) return SQLITE_BUSY;
       ++f.shared_holders;
       h->lock_level = SQLITE_LOCK_SHARED;
+      ++h->vfs->changes_;
       return SQLITE_OK;
     }
     assert(h->lock_level >= SQLITE_LOCK_SHARED);
@@ -254,15 +258,18 @@ struct SimVfsGlue {
     if (level == SQLITE_LOCK_RESERVED) {
       f.writer = h;
       f.writer_level = h->lock_level = SQLITE_LOCK_RESERVED;
+      ++h->vfs->changes_;
       return SQLITE_OK;
     }
     assert(level == SQLITE_LOCK_EXCLUSIVE);
     f.writer = h;
     if (f.shared_holders > 1) {  // other readers remain: hold PENDING so no new one comes in
       f.writer_level = h->lock_level = SQLITE_LOCK_PENDING;
+      ++h->vfs->changes_;
       return SQLITE_BUSY;
     }
     f.writer_level = h->lock_level = SQLITE_LOCK_EXCLUSIVE;
+    ++h->vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -279,6 +286,7 @@ struct SimVfsGlue {
       --f.shared_holders;
     }
     h->lock_level = level;
+    ++h->vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -311,6 +319,7 @@ struct SimVfsGlue {
         auto block = std::make_unique<char[]>(static_cast<size_t>(region_bytes));
         std::memset(block.get(), 0, static_cast<size_t>(region_bytes));
         f.shm_regions.push_back(std::move(block));
+        ++h->vfs->changes_;
       }
     }
     *out = f.shm_regions[static_cast<size_t>(region)].get();
@@ -368,6 +377,7 @@ struct SimVfsGlue {
     assert(f.shm_refs > 0);
     // The last connection gone: the wal-index is rebuilt from the WAL by the next one.
     if (--f.shm_refs == 0) f.shm_regions.clear();
+    ++h->vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -386,6 +396,7 @@ struct SimVfsGlue {
     if (it == vfs->files_.end()) {
       if (!(flags & SQLITE_OPEN_CREATE)) return SQLITE_CANTOPEN;
       it = vfs->files_.emplace(name, std::make_shared<File>()).first;
+      ++vfs->changes_;
     } else if ((flags & SQLITE_OPEN_EXCLUSIVE) && (flags & SQLITE_OPEN_CREATE)) {
       return SQLITE_CANTOPEN;
     }
@@ -413,6 +424,7 @@ struct SimVfsGlue {
     if (it == vfs->files_.end()) return SQLITE_IOERR_DELETE_NOENT;
     vfs->files_.erase(it);
     ++vfs->stats_.deletes;
+    ++vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -776,6 +788,7 @@ void SimVfs::settle_write_cache(File& f, int64_t now_us) {
 
 void SimVfs::crash(bool lose_unsynced) {
   ++stats_.crashes;
+  ++changes_;
   ++epoch_;
   fenced_handles_open_ = open_handles_;
   if (!lose_unsynced) return;

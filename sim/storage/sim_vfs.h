@@ -142,6 +142,10 @@ class SimVfs {
   std::optional<std::string> durable_bytes(std::string_view name) const;
   // Bytes written but not yet synced, over all files.
   uint64_t unsynced_ops() const;
+  // Counts every change a reader could see: writes and truncates (attempted), file creations and
+  // deletions, lock changes, WAL shared memory mapped or dropped, crashes. Equal counts at two
+  // instants mean a reader would read the same thing at both (observers skip re-reading).
+  uint64_t change_count() const { return changes_; }
   // Stable hash of every file's name and durable bytes.
   uint64_t durable_fingerprint() const;
   const SimVfsStats& stats() const { return stats_; }
@@ -174,6 +178,7 @@ class SimVfs {
   size_t fenced_handles_open_ = 0;
   uint64_t temp_counter_ = 0;
   int64_t cost_us_ = 0;
+  uint64_t changes_ = 0;
   struct Trigger {
     uint32_t skip = 0;
     uint32_t count = 0;

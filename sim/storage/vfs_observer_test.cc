@@ -56,7 +56,9 @@ TEST(VfsObserver, SeesTheCommittedStateOfEachInstant) {
     EXPECT_EQ(observed_rows(observer), -1) << "no database yet";
     sqlite3* w = open_writer(*vfs, journal, "OFF");
     for (int i = 0; i < 30; ++i) {
+      const uint64_t before = vfs->change_count();
       ASSERT_EQ(exec(w, "INSERT INTO t(v) VALUES('x')"), SQLITE_OK);
+      EXPECT_GT(vfs->change_count(), before) << "a commit is a change readers can see";
       EXPECT_EQ(observed_rows(observer), i + 1) << journal;
     }
     // An open write transaction is not committed state.
@@ -89,6 +91,7 @@ std::string disk_state(const SimVfs& vfs) {
                     std::to_string(s.syncs) + " " + std::to_string(s.injected_read_errors) + " " +
                     std::to_string(s.injected_write_errors) + " " + std::to_string(s.injected_sync_errors) + " " +
                     std::to_string(s.pending_ops_kept) + " " + std::to_string(vfs.unsynced_ops()) + " " +
+                    std::to_string(vfs.change_count()) + " " +
                     std::to_string(vfs.durable_fingerprint());
   for (const std::string& name : vfs.file_names()) out += " " + name + ":" + std::to_string(stable_hash(*vfs.file_bytes(name)));
   return out;
