@@ -27,6 +27,7 @@ const char* stop_reason_name(StopReason r) {
 World::World(const WorldOptions& options)
     : seed_(options.seed),
       tiebreak_rng_(Rng(options.seed).fork("scheduler")),
+      observer_tiebreak_rng_(Rng(options.seed).fork("observers")),
       trace_(options.record_trace),
       history_([this] { return now_us_; },
                [this](const Operation& op, bool completed) {
@@ -99,6 +100,14 @@ void World::at(int64_t time_us, std::function<void()> fn) {
   e.time_us = std::max(time_us, now_us_);
   e.action = scheduler_.store_action(std::move(fn));
   schedule(e);
+}
+
+void World::observe_at(int64_t time_us, std::function<void()> fn) {
+  Event e;
+  e.time_us = std::max(time_us, now_us_);
+  e.action = scheduler_.store_action(std::move(fn));
+  e.tiebreak = observer_tiebreak_rng_.next_u64();
+  scheduler_.push(e);
 }
 
 void World::resume_at(Process& p, int64_t time_us, std::coroutine_handle<> h) {

@@ -175,6 +175,10 @@ class World {
   // A world-level action (workload arrivals, scheduled faults, checkers).
   void at(int64_t time_us, std::function<void()> fn);
   void after(int64_t delay_us, std::function<void()> fn) { at(now_us_ + delay_us, std::move(fn)); }
+  // An observer's action (a checker sampling the stores): its tie-break comes from a stream of its
+  // own, so adding, removing or moving observers never reorders the world's other events. The
+  // action itself must only read the world.
+  void observe_at(int64_t time_us, std::function<void()> fn);
   // Process-owned events: dropped if that incarnation dies, deferred while it is paused.
   void resume_at(Process& p, int64_t time_us, std::coroutine_handle<> h);
   void post(Process& p, int64_t time_us, std::function<void()> fn);
@@ -241,6 +245,7 @@ class World {
 
   uint64_t seed_;
   Rng tiebreak_rng_;
+  Rng observer_tiebreak_rng_;
   std::map<std::string, Rng, std::less<>> streams_;
   int64_t now_us_ = kEpochUs;
   Scheduler scheduler_;

@@ -29,6 +29,28 @@ Task<void> thrower(Clock& clock) {
   throw std::runtime_error("boom");
 }
 
+// The order in which simultaneous world actions run, with one more action scheduled before them
+// (none, an observer's, or an ordinary one).
+std::vector<int> simultaneous_order(uint64_t seed, int extra) {
+  World w(WorldOptions{.seed = seed});
+  std::vector<int> order;
+  if (extra == 1) w.observe_at(kEpochUs + 10, [] {});
+  if (extra == 2) w.at(kEpochUs + 10, [] {});
+  for (int i = 0; i < 20; ++i) w.at(kEpochUs + 10, [&order, i] { order.push_back(i); });
+  w.run_until(kEpochUs + 1000);
+  return order;
+}
+
+TEST(WorldTest, ObserverActionsNeverReorderTheWorldsEvents) {
+  int reordered_by_plain_action = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    EXPECT_EQ(simultaneous_order(seed, 1), simultaneous_order(seed, 0)) << "seed " << seed;
+    reordered_by_plain_action += simultaneous_order(seed, 2) != simultaneous_order(seed, 0) ? 1 : 0;
+  }
+  // The check is sensitive: an ordinary action draws a tie-break from the world's stream.
+  EXPECT_GT(reordered_by_plain_action, 0);
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");

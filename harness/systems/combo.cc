@@ -48,9 +48,10 @@ class ClientView final : public combo::ClientObserver {
     marks_.push_back(world_.now_us());
     return marks_.size() - 1;
   }
-  void ui_changed(const combo::UiEvent& e) override { ui.push_back({e, world_.now_us()}); }
-  void poll_returned(const combo::PollEvent& e) override {
-    polls.push_back({e, e.begin_mark < marks_.size() ? marks_[e.begin_mark] : 0, world_.now_us()});
+  void ui_changed(combo::UiEvent e) override { ui.push_back({std::move(e), world_.now_us()}); }
+  void poll_returned(combo::PollEvent e) override {
+    const int64_t began = e.begin_mark < marks_.size() ? marks_[e.begin_mark] : 0;
+    polls.push_back({std::move(e), began, world_.now_us()});
   }
 
   std::vector<combo::UiObs> ui;
@@ -303,8 +304,9 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
     }
   }
   read_command_log(*redis, run);
-  run.ui = view->ui;
-  run.polls = view->polls;
+  // Moved, not copied: collect() runs once, when the run is over.
+  run.ui = std::move(view->ui);
+  run.polls = std::move(view->polls);
   // Final Redis state, read from the node's memory.
   run.redis_known = true;
   const int64_t now_ms = redis_now_ms(w);
@@ -318,9 +320,9 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   session.id = 0x7fffffff;
   RedisReply pending = redis->engine().execute(session, {"XPENDING", combo::kStreamKey, combo::kConsumerGroup}, now_ms);
   run.final_pending = pending.kind == RedisReply::Kind::kArray && !pending.elements.empty() ? pending.elements[0].integer : 0;
-  run.no_ttl_samples = no_ttl_samples;
+  run.no_ttl_samples = std::move(no_ttl_samples);
   run.ttl_keys_sampled = ttl_keys_sampled;
-  run.unacked = unacked;
+  run.unacked = std::move(unacked);
   run.stream_len_max = stream_len_max;
   return run;
 }

@@ -4,7 +4,8 @@
 // ("db", SimVfs with the scenario's storage faults), `replicas` social-service replicas
 // ("replica-N", each serving "likes" with its own background jobs) and `clients` apps
 // ("client-N"). A sampler reads Redis's keyspace (the seed's key names only, 002:L84, L90) and the DB
-// (through its VFS) every sample_interval_ms (no network, no fault draws on the service's path).
+// (through its VFS's inspection door) every sample_interval_ms, as an observer: no network, no fault
+// or randomness draws, no I/O of the service, no reordering of the world's events (World::observe_at).
 // The checkers also get the Redis server's command log, the SQL server's commit log and the world's
 // fault log, translated here into plain records (properties/likes/run.h) without judging them.
 // Nothing here reads the variant or the fixes beyond building the service.
@@ -240,6 +241,11 @@ struct Shared {
   uint32_t redis_incarnation = 0;
   std::optional<likes::props::GraceTracker> grace;
   std::vector<std::string> replica_names;
+  // After `vfs`, so it is closed first.
+  std::unique_ptr<sim::storage::VfsObserver> db;
+  // The last DB read and the VFS's change count it was taken at.
+  uint64_t db_last_change = UINT64_MAX;
+  StoreSnapshot db_last;
 };
 
 // Reads the Redis node's memory (logically expired keys are absent).
@@ -264,21 +270,32 @@ void read_redis(const Shared& sh, Process* redis, int64_t now_ms, StoreSnapshot*
   }
 }
 
-// Reads the DB through its VFS with a short-lived read-only connection (faults stay on: this
-// also samples during the run).
-void read_db(const Shared& sh, StoreSnapshot* s) {
-  sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/false);
-  db.each("SELECT id, like_count FROM assets", [&](sqlite3_stmt* st) {
-    s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
+// Reads the DB's committed state through the VFS's inspection door: the judge's reads draw no
+// fault and no randomness, count as no I/O of the service and change no file (SimVfs). Nothing a
+// reader could see changed since the last read (SimVfs::change_count): the same answer again.
+void read_db(Shared& sh, StoreSnapshot* s) {
+  if (sh.db_last_change == sh.vfs->change_count()) {
+    s->db_read = sh.db_last.db_read;
+    s->db_like_count = sh.db_last.db_like_count;
+    s->db_rows = sh.db_last.db_rows;
+    return;
+  }
+  s->db_read = sh.db->read([&](sim::storage::VfsObserver& db) {
+    db.each("SELECT id, like_count FROM assets", [&](sqlite3_stmt* st) {
+      s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
+    });
+    db.each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
+      s->db_rows[{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)}] = sqlite3_column_int64(st, 2);
+    });
   });
-  db.each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
-    s->db_rows[{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)}] = sqlite3_column_int64(st, 2);
-  });
-  s->db_read = db.ok();
   if (!s->db_read) {
     s->db_like_count.clear();
     s->db_rows.clear();
   }
+  sh.db_last_change = sh.vfs->change_count();
+  sh.db_last.db_read = s->db_read;
+  sh.db_last.db_like_count = s->db_like_count;
+  sh.db_last.db_rows = s->db_rows;
 }
 
 class LikesSystemRun final : public SystemRun {
@@ -303,10 +320,6 @@ class LikesSystemRun final : public SystemRun {
       h.result = o.result;
       run.history.push_back(std::move(h));
     }
-    // The final state, read with storage faults off (the run is over).
-    sim::storage::SimVfsOptions quiet = shared->vfs->options();
-    quiet.read_error_probability = quiet.write_error_probability = quiet.sync_error_probability = 0;
-    shared->vfs->set_options(quiet);
     run.final_state = StoreSnapshot{};
     run.final_state.time_us = world.now_us();
     read_redis(*shared, world.find_process("redis"), world.now_us() / 1000, &run.final_state);
@@ -370,7 +383,8 @@ void sample(World& world, std::shared_ptr<Shared> sh, int64_t interval_us, int64
   read_db(*sh, &s);
   sh->record.samples.push_back(std::move(s));
   if (world.now_us() + interval_us <= end_us) {
-    world.after(interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
+    world.observe_at(world.now_us() + interval_us,
+                     [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
   }
 }
 
@@ -467,6 +481,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const DbNode db_disk = add_db_node(world, s.storage, "likes", "likes.vfs");
   const uint32_t db_node = db_disk.node;
   sh->vfs = db_disk.vfs;
+  sh->db = std::make_unique<sim::storage::VfsObserver>(*sh->vfs, sh->db_file);
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh->db_file;
   so.schema = likes::schema_statements();
@@ -538,7 +553,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   sh->record.timing = timing_of(s);
   sh->replica_names = run->replicas;
   const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000;
-  world.at(world.now_us() + interval_us, [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
+  world.observe_at(world.now_us() + interval_us,
+                   [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });
   return run;
 }
 

@@ -46,7 +46,7 @@ void apply_ui(Runtime& rt, ClientObserver* probe, ClientState& st, UiEvent ev, c
   }
   ev.after = st.view.displayed();
   ev.merges = st.view.take_merge_calls();
-  if (probe) probe->ui_changed(ev);
+  if (probe) probe->ui_changed(std::move(ev));
 }
 
 Task<void> purchase_task(Runtime* rt, Rpc* rpc, Recorder* history, PurchaseRequest req, int64_t timeout_ms) {
@@ -133,8 +133,10 @@ Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientObserver* p
       continue;
     }
     history->complete(op, Outcome::kOk, reply->describe());
-    pe.records = reply->records;
-    if (probe) probe->poll_returned(pe);
+    if (probe) {
+      pe.records = reply->records;
+      probe->poll_returned(std::move(pe));
+    }
     UiEvent ev;
     ev.cause = "poll";
     ev.poll_records = reply->records;

@@ -40,8 +40,9 @@ class ClientObserver {
  public:
   virtual ~ClientObserver() = default;
   virtual uint64_t mark() = 0;
-  virtual void ui_changed(const UiEvent& e) = 0;
-  virtual void poll_returned(const PollEvent& e) = 0;
+  // By value: the front end hands its event over (no copy of the records it carries).
+  virtual void ui_changed(UiEvent e) = 0;
+  virtual void poll_returned(PollEvent e) = 0;
 };
 
 }  // namespace fl::combo

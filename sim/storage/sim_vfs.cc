@@ -81,6 +81,7 @@ struct SimVfsGlue {
   static int close(sqlite3_file* pf) {
     Handle* h = of(pf);
     SimVfs* vfs = h->vfs;
+    ++vfs->changes_;
     shm_unmap(pf, 0);
     unlock(pf, SQLITE_LOCK_NONE);
     if (h->fenced()) {
@@ -107,7 +108,11 @@ struct SimVfsGlue {
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_READ);
     ++vfs->stats_.reads;
     if (vfs->draw_fault(SimIoOp::kRead)) return SQLITE_IOERR_READ;
-    const std::string& data = h->f().current;
+    return copy_out(h->f().current, buf, amount, offset);
+  }
+
+  // xRead's answer from an image: its bytes at `offset`, zero-filled past its end.
+  static int copy_out(const std::string& data, void* buf, int amount, sqlite3_int64 offset) {
     const int64_t size = static_cast<int64_t>(data.size());
     const int64_t available = std::clamp<int64_t>(size - offset, 0, amount);
     if (available > 0) std::memcpy(buf, data.data() + offset, static_cast<size_t>(available));
@@ -125,6 +130,7 @@ struct SimVfsGlue {
     assert(amount >= 0 && offset >= 0);
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_WRITE);
     ++vfs->stats_.writes;
+    ++vfs->changes_;
     if (vfs->draw_fault(SimIoOp::kWrite)) return SQLITE_IOERR_WRITE;
     File& f = h->f();
     const size_t end = static_cast<size_t>(offset) + static_cast<size_t>(amount);
@@ -147,6 +153,7 @@ struct SimVfsGlue {
     SimVfs* vfs = h->vfs;
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_TRUNCATE);
     ++vfs->stats_.truncates;
+    ++vfs->changes_;
     File& f = h->f();
     f.current.resize(static_cast<size_t>(size), '\0');
     f.pending.push_back(PendingOp{true, size, 0, {}});
@@ -243,6 +250,7 @@ struct SimVfsGlue {
       if (f.writer != nullptr && f.writer != h && f.writer_level >= SQLITE_LOCK_PENDING) return SQLITE_BUSY;
       ++f.shared_holders;
       h->lock_level = SQLITE_LOCK_SHARED;
+      ++h->vfs->changes_;
       return SQLITE_OK;
     }
     assert(h->lock_level >= SQLITE_LOCK_SHARED);
@@ -250,15 +258,18 @@ struct SimVfsGlue {
     if (level == SQLITE_LOCK_RESERVED) {
       f.writer = h;
       f.writer_level = h->lock_level = SQLITE_LOCK_RESERVED;
+      ++h->vfs->changes_;
       return SQLITE_OK;
     }
     assert(level == SQLITE_LOCK_EXCLUSIVE);
     f.writer = h;
     if (f.shared_holders > 1) {  // other readers remain: hold PENDING so no new one comes in
       f.writer_level = h->lock_level = SQLITE_LOCK_PENDING;
+      ++h->vfs->changes_;
       return SQLITE_BUSY;
     }
     f.writer_level = h->lock_level = SQLITE_LOCK_EXCLUSIVE;
+    ++h->vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -275,6 +286,7 @@ struct SimVfsGlue {
       --f.shared_holders;
     }
     h->lock_level = level;
+    ++h->vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -307,6 +319,7 @@ struct SimVfsGlue {
         auto block = std::make_unique<char[]>(static_cast<size_t>(region_bytes));
         std::memset(block.get(), 0, static_cast<size_t>(region_bytes));
         f.shm_regions.push_back(std::move(block));
+        ++h->vfs->changes_;
       }
     }
     *out = f.shm_regions[static_cast<size_t>(region)].get();
@@ -364,6 +377,7 @@ struct SimVfsGlue {
     assert(f.shm_refs > 0);
     // The last connection gone: the wal-index is rebuilt from the WAL by the next one.
     if (--f.shm_refs == 0) f.shm_regions.clear();
+    ++h->vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -382,6 +396,7 @@ struct SimVfsGlue {
     if (it == vfs->files_.end()) {
       if (!(flags & SQLITE_OPEN_CREATE)) return SQLITE_CANTOPEN;
       it = vfs->files_.emplace(name, std::make_shared<File>()).first;
+      ++vfs->changes_;
     } else if ((flags & SQLITE_OPEN_EXCLUSIVE) && (flags & SQLITE_OPEN_CREATE)) {
       return SQLITE_CANTOPEN;
     }
@@ -409,6 +424,7 @@ struct SimVfsGlue {
     if (it == vfs->files_.end()) return SQLITE_IOERR_DELETE_NOENT;
     vfs->files_.erase(it);
     ++vfs->stats_.deletes;
+    ++vfs->changes_;
     return SQLITE_OK;
   }
 
@@ -460,6 +476,176 @@ const sqlite3_io_methods SimVfsGlue::kMethods = {
     &SimVfsGlue::shm_unmap,     nullptr,                  nullptr,
 };
 
+// ---- The inspection door (see the header): observer connections that leave no trace.
+
+// An observer's file handle. It names its file instead of holding it, so a file the service
+// deletes and creates again (a WAL) is seen as a fresh reader would see it.
+struct SimVfs::InspectHandle {
+  sqlite3_file base;
+  SimVfs* vfs;
+  std::string* name;
+  int lock_level;
+  std::vector<std::unique_ptr<char[]>>* shm;  // private copy of the wal-index, once mapped
+  int shm_region_bytes;
+};
+
+struct SimVfsInspectGlue {
+  using Handle = SimVfs::InspectHandle;
+  using File = SimVfs::File;
+
+  static Handle* of(sqlite3_file* f) { return reinterpret_cast<Handle*>(f); }
+  static const File* file_of(const Handle* h) {
+    auto it = h->vfs->files_.find(*h->name);
+    return it == h->vfs->files_.end() ? nullptr : it->second.get();
+  }
+
+  static int close(sqlite3_file* pf) {
+    Handle* h = of(pf);
+    auto& open = h->vfs->inspect_handles_;
+    open.erase(std::find(open.begin(), open.end(), h));
+    delete h->shm;
+    delete h->name;
+    h->shm = nullptr;
+    h->name = nullptr;
+    return SQLITE_OK;
+  }
+
+  static int read(sqlite3_file* pf, void* buf, int amount, sqlite3_int64 offset) {
+    static const std::string kMissing;
+    const File* f = file_of(of(pf));
+    return SimVfsGlue::copy_out(f ? f->current : kMissing, buf, amount, offset);
+  }
+
+  // An observer changes nothing on the disk.
+  static int write(sqlite3_file*, const void*, int, sqlite3_int64) { return SQLITE_IOERR_WRITE; }
+  static int truncate(sqlite3_file*, sqlite3_int64) { return SQLITE_IOERR_TRUNCATE; }
+  static int sync(sqlite3_file*, int) { return SQLITE_IOERR_FSYNC; }
+
+  static int file_size(sqlite3_file* pf, sqlite3_int64* size) {
+    const File* f = file_of(of(pf));
+    *size = f ? static_cast<sqlite3_int64>(f->current.size()) : 0;
+    return SQLITE_OK;
+  }
+
+  // SHARED only, and refused while the service is committing in rollback mode (PENDING or
+  // EXCLUSIVE), as for any reader; the service never sees this lock.
+  static int lock(sqlite3_file* pf, int level) {
+    Handle* h = of(pf);
+    if (h->lock_level >= level) return SQLITE_OK;
+    if (level != SQLITE_LOCK_SHARED) return SQLITE_BUSY;
+    const File* f = file_of(h);
+    if (f != nullptr && f->writer != nullptr && f->writer_level >= SQLITE_LOCK_PENDING) return SQLITE_BUSY;
+    h->lock_level = SQLITE_LOCK_SHARED;
+    return SQLITE_OK;
+  }
+
+  static int unlock(sqlite3_file* pf, int level) {
+    Handle* h = of(pf);
+    h->lock_level = std::min(h->lock_level, level);
+    return SQLITE_OK;
+  }
+
+  // The service's RESERVED lock is visible, so a hot journal is recognised as it would be.
+  static int check_reserved(sqlite3_file* pf, int* out) {
+    const File* f = file_of(of(pf));
+    *out = f != nullptr && f->writer != nullptr ? 1 : 0;
+    return SQLITE_OK;
+  }
+
+  static int sector_size(sqlite3_file* pf) { return of(pf)->vfs->options_.sector_size; }
+
+  static int shm_map(sqlite3_file* pf, int region, int region_bytes, int extend, void volatile** out) {
+    Handle* h = of(pf);
+    if (h->shm == nullptr) {
+      h->shm = new std::vector<std::unique_ptr<char[]>>();
+      h->shm_region_bytes = region_bytes;
+    }
+    assert(h->shm_region_bytes == region_bytes);
+    auto& regions = *h->shm;
+    const size_t i = static_cast<size_t>(region);
+    if (i >= regions.size()) {
+      const File* f = file_of(h);
+      const bool service_has = f != nullptr && i < f->shm_regions.size();
+      if (!extend && !service_has) {
+        *out = nullptr;
+        return SQLITE_OK;
+      }
+      while (regions.size() <= i) {
+        regions.push_back(std::make_unique<char[]>(static_cast<size_t>(region_bytes)));
+        copy_region(h, f, regions.size() - 1);
+      }
+    }
+    *out = regions[i].get();
+    return SQLITE_OK;
+  }
+
+  // Region i of the private copy := the service's region i, or zeros when it has none.
+  static void copy_region(Handle* h, const File* f, size_t i) {
+    char* to = (*h->shm)[i].get();
+    const size_t n = static_cast<size_t>(h->shm_region_bytes);
+    if (f != nullptr && i < f->shm_regions.size() && f->shm_region_bytes == h->shm_region_bytes) {
+      std::memcpy(to, f->shm_regions[i].get(), n);
+    } else {
+      std::memset(to, 0, n);
+    }
+  }
+
+  static void refresh(Handle* h) {
+    if (h->shm == nullptr) return;
+    const File* f = file_of(h);
+    for (size_t i = 0; i < h->shm->size(); ++i) copy_region(h, f, i);
+  }
+
+  // The wal-index copy is private: every lock is granted at once.
+  static int shm_lock(sqlite3_file*, int, int, int) { return SQLITE_OK; }
+
+  static int shm_unmap(sqlite3_file* pf, int /*delete_flag*/) {
+    Handle* h = of(pf);
+    delete h->shm;
+    h->shm = nullptr;
+    return SQLITE_OK;
+  }
+
+  static int open(sqlite3_vfs* pv, const char* zname, sqlite3_file* pf, int flags, int* out_flags) {
+    SimVfs* vfs = SimVfsGlue::of(pv);
+    Handle* h = of(pf);
+    h->base.pMethods = nullptr;  // SQLite must not call xClose if we fail
+    // No temporary files (an observer connection keeps temp_store in memory), and no database
+    // that does not exist yet: opening creates nothing.
+    if (zname == nullptr) return SQLITE_CANTOPEN;
+    if ((flags & SQLITE_OPEN_MAIN_DB) && !vfs->exists(zname)) return SQLITE_CANTOPEN;
+    h->vfs = vfs;
+    h->name = new std::string(zname);
+    h->lock_level = SQLITE_LOCK_NONE;
+    h->shm = nullptr;
+    h->shm_region_bytes = 0;
+    h->base.pMethods = &kMethods;
+    vfs->inspect_handles_.push_back(h);
+    if (out_flags) *out_flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
+    return SQLITE_OK;
+  }
+
+  static int remove(sqlite3_vfs*, const char*, int) { return SQLITE_IOERR_DELETE; }
+  // Not the VFS's Rng: an observer must not move the world's randomness.
+  static int randomness(sqlite3_vfs*, int n, char* out) {
+    std::memset(out, 0, static_cast<size_t>(n));
+    return n;
+  }
+  static int sleep(sqlite3_vfs*, int microseconds) { return microseconds; }  // costs the service nothing
+
+  static const sqlite3_io_methods kMethods;
+};
+
+const sqlite3_io_methods SimVfsInspectGlue::kMethods = {
+    2,
+    &SimVfsInspectGlue::close,        &SimVfsInspectGlue::read,             &SimVfsInspectGlue::write,
+    &SimVfsInspectGlue::truncate,     &SimVfsInspectGlue::sync,             &SimVfsInspectGlue::file_size,
+    &SimVfsInspectGlue::lock,         &SimVfsInspectGlue::unlock,           &SimVfsInspectGlue::check_reserved,
+    &SimVfsGlue::file_control,        &SimVfsInspectGlue::sector_size,      &SimVfsGlue::device_characteristics,
+    &SimVfsInspectGlue::shm_map,      &SimVfsInspectGlue::shm_lock,         &SimVfsGlue::shm_barrier,
+    &SimVfsInspectGlue::shm_unmap,    nullptr,                              nullptr,
+};
+
 // ---------------------------------------------------------------------------------------------
 
 std::string SimVfsOptions::describe() const {
@@ -509,11 +695,32 @@ SimVfs::SimVfs(SimVfsOptions options, Rng rng, std::function<int64_t()> now_us)
   const int rc = sqlite3_vfs_register(&vfs_, /*makeDflt=*/0);
   assert(rc == SQLITE_OK);
   (void)rc;
+  register_inspection();
+}
+
+void SimVfs::register_inspection() {
+  inspect_name_ = name_ + "-inspect";
+  inspect_vfs_ = vfs_;
+  inspect_vfs_.szOsFile = static_cast<int>(sizeof(InspectHandle));
+  inspect_vfs_.zName = inspect_name_.c_str();
+  inspect_vfs_.xOpen = &SimVfsInspectGlue::open;
+  inspect_vfs_.xDelete = &SimVfsInspectGlue::remove;
+  inspect_vfs_.xRandomness = &SimVfsInspectGlue::randomness;
+  inspect_vfs_.xSleep = &SimVfsInspectGlue::sleep;
+  const int rc = sqlite3_vfs_register(&inspect_vfs_, /*makeDflt=*/0);
+  assert(rc == SQLITE_OK);
+  (void)rc;
 }
 
 SimVfs::~SimVfs() {
   assert(open_handles_ == 0 && "close every connection before destroying its SimVfs");
+  assert(inspect_handles_.empty() && "close every observer connection before destroying its SimVfs");
+  sqlite3_vfs_unregister(&inspect_vfs_);
   sqlite3_vfs_unregister(&vfs_);
+}
+
+void SimVfs::refresh_inspection() {
+  for (InspectHandle* h : inspect_handles_) SimVfsInspectGlue::refresh(h);
 }
 
 void SimVfs::set_options(const SimVfsOptions& options) {
@@ -581,6 +788,7 @@ void SimVfs::settle_write_cache(File& f, int64_t now_us) {
 
 void SimVfs::crash(bool lose_unsynced) {
   ++stats_.crashes;
+  ++changes_;
   ++epoch_;
   fenced_handles_open_ = open_handles_;
   if (!lose_unsynced) return;

@@ -32,9 +32,18 @@
 //   memory, per file, across all connections of this VFS (one simulated process may open several
 //   connections). WAL works: xShmMap hands out zeroed in-memory regions, dropped when the last
 //   connection unmaps (SQLite then rebuilds the wal-index from the WAL, as after a reboot).
+// - Inspection door (inspection_vfs_name()): a second registered name for observers, such as a
+//   checker sampling the DB during a run. Its connections must be invisible to the world: they read
+//   the files' current images with no fault draws, no one-shot triggers, no stats and no fencing
+//   by crashes; they never write, truncate, sync, delete or create a file, and never draw from the
+//   Rng; their file and WAL locks are their own (they never block the service; only a SHARED lock
+//   is refused while the service holds PENDING or EXCLUSIVE, as for any reader). Their WAL shared
+//   memory is a private copy of the service's, refreshed by refresh_inspection() (call it before
+//   each read: the observer then sees the service's wal-index of that instant, or rebuilds its own
+//   from the WAL when no service connection has one, as a fresh reader would).
 // - Registration: the constructor registers the VFS with SQLite under a unique name (vfs_name(),
 //   never the default VFS); the destructor unregisters it. REQUIRES at destruction: no file of this
-//   VFS is open. Several SimVfs (one per world or per node) coexist.
+//   VFS is open, through either name. Several SimVfs (one per world or per node) coexist.
 // - Single-threaded, like the world that owns it. No global state besides SQLite's VFS list.
 #pragma once
 
@@ -97,6 +106,10 @@ class SimVfs {
 
   // The name to pass to sqlite3_open_v2 as zVfs.
   const char* vfs_name() const { return name_.c_str(); }
+  // The inspection door's name (see the model above), for read-only observer connections.
+  const char* inspection_vfs_name() const { return inspect_name_.c_str(); }
+  // Copies the service's WAL shared memory into every open observer connection's private copy.
+  void refresh_inspection();
   const SimVfsOptions& options() const { return options_; }
   // Fault settings may change during a run (a scenario switching faults on and off).
   void set_options(const SimVfsOptions& options);
@@ -129,6 +142,10 @@ class SimVfs {
   std::optional<std::string> durable_bytes(std::string_view name) const;
   // Bytes written but not yet synced, over all files.
   uint64_t unsynced_ops() const;
+  // Counts every change a reader could see: writes and truncates (attempted), file creations and
+  // deletions, lock changes, WAL shared memory mapped or dropped, crashes. Equal counts at two
+  // instants mean a reader would read the same thing at both (observers skip re-reading).
+  uint64_t change_count() const { return changes_; }
   // Stable hash of every file's name and durable bytes.
   uint64_t durable_fingerprint() const;
   const SimVfsStats& stats() const { return stats_; }
@@ -137,24 +154,31 @@ class SimVfs {
  private:
   struct File;
   struct Handle;
+  struct InspectHandle;
   friend struct SimVfsGlue;
+  friend struct SimVfsInspectGlue;
 
   bool draw_fault(SimIoOp op);
   // Moves acknowledged data whose flush time has come from the volatile cache to the durable image.
   void settle_write_cache(File& f, int64_t now_us);
   std::string temp_name();
+  void register_inspection();
 
   SimVfsOptions options_;
   Rng rng_;
   std::function<int64_t()> now_us_;
   std::string name_;
   sqlite3_vfs vfs_{};
+  std::string inspect_name_;
+  sqlite3_vfs inspect_vfs_{};
+  std::vector<InspectHandle*> inspect_handles_;  // open observer handles, in opening order
   std::map<std::string, std::shared_ptr<File>, std::less<>> files_;
   uint64_t epoch_ = 0;          // bumped by crash(); handles from older epochs are fenced
   size_t open_handles_ = 0;
   size_t fenced_handles_open_ = 0;
   uint64_t temp_counter_ = 0;
   int64_t cost_us_ = 0;
+  uint64_t changes_ = 0;
   struct Trigger {
     uint32_t skip = 0;
     uint32_t count = 0;
