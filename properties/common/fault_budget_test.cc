@@ -49,5 +49,24 @@ TEST(FaultBudget, UnhealedCrashLastsToTheEnd) {
   EXPECT_NE(b.explain({"p"}, T0 + 9'000'000, T0 + 9'500'000)->find("crash of p"), std::string::npos);
 }
 
+// An eviction explains the loss of its key only: not another key, not the Redis node as a whole.
+TEST(FaultBudget, AnEvictionExplainsOnlyItsKey) {
+  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kEviction, .node = "redis",
+                                   .process = "redis", .detail = "combo:agg:1"}};
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_TRUE(b.explain({FaultBudget::eviction_place("combo:agg:1")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.explain({FaultBudget::eviction_place("combo:agg:2")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.explain({"redis"}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.explain({FaultBudget::eviction_place("combo:agg:1")}, T0 + 1'000'001, T0 + 2'000'000).has_value());
+}
+
+// A late duplicate is no excuse: an at-least-once transport is the design's to handle.
+TEST(FaultBudget, ALateDuplicateExplainsNothing) {
+  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kLateDuplicate, .node = "c",
+                                   .process = "client-0", .peer_process = "replica-0", .value = 3'000'000}};
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_FALSE(b.explain({"client-0", "replica-0", "c"}, T0, T0 + 10'000'000).has_value());
+}
+
 }  // namespace
 }  // namespace fl::props
