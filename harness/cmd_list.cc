@@ -48,9 +48,10 @@ void list_properties() {
 
 void list_faults() {
   std::printf("## Fault kinds\n\nscheduled (`faults:`): %s\n\nswarm (`swarm.kinds`): %s\n\n"
-              "swarm, opt-in (name them in `swarm.kinds`): %s\n\n",
+              "swarm, opt-in (name them in `swarm.kinds`): %s\n\n"
+              "swarm, opt-in, only with `network.at_least_once: true`: %s\n\n",
               join(scheduled_fault_kinds()).c_str(), join(swarm_fault_kinds()).c_str(),
-              join(redis_error_fault_kinds()).c_str());
+              join(redis_error_fault_kinds()).c_str(), join(at_least_once_fault_kinds()).c_str());
 }
 
 void list_rows(const std::string& matrix) {

@@ -22,6 +22,9 @@ struct LinkSettings {
   double duplicate_probability = 0;
   double reorder_probability = 0;
   bool fifo = true;
+  // The transport is at-least-once (a proxy that re-sends, a retrying client library): the
+  // late-duplicate fault kind is allowed. Changes nothing by itself.
+  bool at_least_once = false;
   bool operator==(const LinkSettings&) const = default;  // field-wise (round-trip tests)
 };
 

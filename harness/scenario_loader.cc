@@ -87,6 +87,7 @@ class Loader {
       if (read_u64(root["seed"], seed)) s.seed = seed;
     }
     validate_names(root, s);
+    validate_at_least_once(root, s);
   }
 
  private:
@@ -298,13 +299,14 @@ class Loader {
   void read_network(const YAML::Node& n, LinkSettings& l) {
     if (!expect_map(n, "network")) return;
     check_keys(n, {"latency_min_us", "latency_mean_us", "drop_probability",
-                   "duplicate_probability", "reorder_probability", "fifo"});
+                   "duplicate_probability", "reorder_probability", "fifo", "at_least_once"});
     read_int(n, "latency_min_us", l.latency_min_us, 0, 60'000'000);
     read_double(n, "latency_mean_us", l.latency_mean_us, 0, 60'000'000);
     read_double(n, "drop_probability", l.drop_probability, 0, 1);
     read_double(n, "duplicate_probability", l.duplicate_probability, 0, 1);
     read_double(n, "reorder_probability", l.reorder_probability, 0, 1);
     read_bool(n, "fifo", l.fifo);
+    read_bool(n, "at_least_once", l.at_least_once);
   }
   void read_storage(const YAML::Node& n, StorageSettings& st) {
     if (!expect_map(n, "storage")) return;
@@ -346,7 +348,7 @@ class Loader {
       error(f, "fault '" + spec.kind + "' needs a target",
             "name a process, a node, or a link 'a|b'");
     }
-    static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog",
+    static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog", "late-duplicate",
                                                  "crash-restart"};
     if (kTimed.count(spec.kind) && spec.duration_ms <= 0) {
       error(f, "fault '" + spec.kind + "' needs duration_ms > 0");
@@ -482,6 +484,19 @@ class Loader {
       return;
     }
     validate_quiet_tail(root, s, *sys);  // the system's minimum may depend on its params
+  }
+  // Late duplicates exist only where the scenario declares an at-least-once transport.
+  void validate_at_least_once(const YAML::Node& root, const Scenario& s) {
+    if (s.network.at_least_once) return;
+    const auto& kinds = at_least_once_fault_kinds();
+    auto late = [&](const std::string& k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); };
+    const std::string hint = "declare the transport with 'network: {at_least_once: true}'";
+    for (const std::string& k : s.swarm.kinds) {
+      if (late(k)) error(root["swarm"], "swarm kind '" + k + "' needs an at-least-once transport", hint);
+    }
+    for (const FaultSpec& f : s.faults) {
+      if (late(f.kind)) error(root["faults"], "fault '" + f.kind + "' needs an at-least-once transport", hint);
+    }
   }
   void validate_expectation(const Scenario& s, const std::vector<std::string>& props) {
     for (const std::string& name : s.expect.failing) {
@@ -653,6 +668,8 @@ void emit_network_storage(YAML::Emitter& e, const LinkSettings& l, const Storage
   e << YAML::Key << "duplicate_probability" << YAML::Value << num(l.duplicate_probability);
   e << YAML::Key << "reorder_probability" << YAML::Value << num(l.reorder_probability);
   e << YAML::Key << "fifo" << YAML::Value << (l.fifo ? "true" : "false");
+  // Written only when declared, so files (and config digests) of other scenarios stay as they were.
+  if (l.at_least_once) e << YAML::Key << "at_least_once" << YAML::Value << "true";
   e << YAML::EndMap;
   e << YAML::Key << "storage" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "journal_mode" << YAML::Value;
