@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 
+#include "harness/params.h"
 #include "sim/world.h"
 
 namespace fl {
@@ -54,6 +56,38 @@ std::vector<std::string> accepted_swarm_fault_kinds() {
 const std::vector<std::string>& system_fault_kinds() {
   static const std::vector<std::string> kinds = {"sql-io-error"};
   return kinds;
+}
+
+namespace {
+
+Scenario with_patience(const Scenario& s, const SystemUnderTest& sys,
+                       const std::function<int64_t(const PatienceParam&)>& value, std::string* drawn) {
+  Scenario out = s;
+  for (const PatienceParam& p : sys.patience(s)) {
+    const int64_t v = value(p);
+    out.params[p.param] = std::to_string(v);
+    if (drawn) *drawn += (drawn->empty() ? "" : " ") + p.param + "=" + std::to_string(v);
+  }
+  out.config = resolve_params(sys.params(), out);
+  return out;
+}
+
+}  // namespace
+
+Scenario draw_patience(const Scenario& s, const SystemUnderTest& sys, sim::Rng rng, std::string* drawn) {
+  if (!s.swarm.enabled || !s.swarm.patience) return s;
+  return with_patience(s, sys, [&rng](const PatienceParam& p) {
+    // Half the draws less patient than the server's budget, half more (never equal: each side
+    // of the budget is what a run tests).
+    const bool shorter = rng.chance(0.5);
+    const int64_t lo = shorter ? p.min : std::min(p.budget + 1, p.max);
+    const int64_t hi = shorter ? std::max(p.budget - 1, p.min) : p.max;
+    return rng.between(lo, std::max(lo, hi));
+  }, drawn);
+}
+
+Scenario most_patient(const Scenario& s, const SystemUnderTest& sys) {
+  return with_patience(s, sys, [](const PatienceParam& p) { return p.max; }, nullptr);
 }
 
 FaultInjector::FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,

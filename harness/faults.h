@@ -39,6 +39,14 @@ const std::vector<std::string>& at_least_once_fault_kinds();
 // at_least_once_fault_kinds().
 std::vector<std::string> accepted_swarm_fault_kinds();
 
+// Clients with patience (issue 16, `swarm.patience: true`): `s` with each of the system's
+// patience params (SystemUnderTest::patience) drawn from `rng`, half below and half above the
+// server's internal budget, typed config re-resolved. `drawn` (if given) says what was drawn,
+// e.g. "client_timeout_ms=1412 max_retries=4". Without patience, `s` unchanged.
+Scenario draw_patience(const Scenario& s, const SystemUnderTest& sys, sim::Rng rng, std::string* drawn = nullptr);
+// `s` with every patience param at its maximum: the loader checks the quiet tail against it.
+Scenario most_patient(const Scenario& s, const SystemUnderTest& sys);
+
 class FaultInjector {
  public:
   FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,

@@ -88,6 +88,7 @@ struct SwarmSpec {
   int64_t max_clock_jump_ms = 5000;
   int64_t max_downtime_ms = 5000;
   bool timing_aware = true;              // cluster durations around the system's critical ones
+  bool patience = false;                 // draw the clients' timeouts and retries per seed
   bool operator==(const SwarmSpec&) const = default;  // field-wise (round-trip tests)
 };
 

@@ -363,7 +363,7 @@ class Loader {
   void read_swarm(const YAML::Node& n, SwarmSpec& sw) {
     if (!expect_map(n, "swarm")) return;
     check_keys(n, {"enabled", "kinds", "faults_per_s", "max_pause_ms", "max_clock_jump_ms",
-                   "max_downtime_ms", "timing_aware"});
+                   "max_downtime_ms", "timing_aware", "patience"});
     sw.enabled = true;  // a swarm section switches it on unless it says otherwise
     read_bool(n, "enabled", sw.enabled);
     read_string_list(n, "kinds", sw.kinds);
@@ -381,6 +381,7 @@ class Loader {
     read_int(n, "max_clock_jump_ms", sw.max_clock_jump_ms, 0, 3'600'000);
     read_int(n, "max_downtime_ms", sw.max_downtime_ms, 0, 3'600'000);
     read_bool(n, "timing_aware", sw.timing_aware);
+    read_bool(n, "patience", sw.patience);
   }
   void read_expect(const YAML::Node& n, Expectation& e) {
     expect_node_.reset(n);
@@ -528,7 +529,8 @@ class Loader {
     }
   }
   void validate_quiet_tail(const YAML::Node& root, const Scenario& s, const SystemUnderTest& sys) {
-    const int64_t min_ms = sys.min_quiet_tail_ms(s);
+    // With drawn patience the tail must suffice for the most patient client the swarm can draw.
+    const int64_t min_ms = sys.min_quiet_tail_ms(s.swarm.enabled && s.swarm.patience ? most_patient(s, sys) : s);
     if (s.quiescent_tail_ms >= min_ms) return;
     const YAML::Node n = root["quiescent_tail_ms"];
     error(n ? n : root,
@@ -718,6 +720,7 @@ void emit_swarm(YAML::Emitter& e, const SwarmSpec& s) {
   e << YAML::Key << "max_clock_jump_ms" << YAML::Value << s.max_clock_jump_ms;
   e << YAML::Key << "max_downtime_ms" << YAML::Value << s.max_downtime_ms;
   e << YAML::Key << "timing_aware" << YAML::Value << (s.timing_aware ? "true" : "false");
+  if (s.patience) e << YAML::Key << "patience" << YAML::Value << "true";  // only when on: digests stay
   e << YAML::EndMap;
 }
 

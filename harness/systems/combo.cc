@@ -426,6 +426,7 @@ class ComboSystem final : public SystemUnderTest {
             int_param("click_gap_max_ms", "ms", 0, 600'000, 1200, "max gap between clicks of a burst"),
             number_param("batch_probability", "", 0, 1, 0.1, "a burst sent as one BatchPurchaseItem"),
             int_param("poll_interval_ms", "ms", 1, 600'000, 2000, "front-end polling period"),
+            int_param("client_timeout_ms", "ms", 1, 600'000, 2000, "front-end RPC timeout (a purchase, a poll)"),
             text_param("clicks", "", "script workload: client:at_ms:item[:qty];..."),
             int_param("window_ms", "ms", 1, 600'000, 3000, "combo window"),
             int_param("agg_ttl_s", "s", 1, 86'400, 5, "spec agg hash TTL"),
@@ -452,8 +453,15 @@ class ComboSystem final : public SystemUnderTest {
   // (000:L202) before the retry: 13 s.
   int64_t min_quiet_tail_ms(const Scenario& s) const override {
     const combo::ServiceOptions o = service_options(s);
-    const combo::ClientOptions c;
-    return c.rpc_timeout_ms + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms + o.error_sleep_ms;
+    return iparam(s, "client_timeout_ms") + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms + o.error_sleep_ms;
+  }
+  // Clients with patience (issue 16): a front end waits for a purchase shorter or longer than the
+  // replica may take to answer it — one DB insert and one Redis call (hardened's script; spec's
+  // commands each), each up to its client's timeout. The front end never retries (000: the seed's
+  // clients do not), so only the timeout is drawn.
+  std::vector<PatienceParam> patience(const Scenario&) const override {
+    const int64_t budget_ms = (sim::storage::SqlClientOptions{}.timeout_us + sim::redis::ClientOptions{}.timeout_us) / kUsPerMs;
+    return {{"client_timeout_ms", budget_ms, 200, 2 * budget_ms}};
   }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 };
@@ -532,6 +540,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     co.click_gap_max_ms = iparam(s, "click_gap_max_ms");
     co.batch_probability = s.config.num("batch_probability");
     co.poll_interval_ms = iparam(s, "poll_interval_ms");
+    co.rpc_timeout_ms = iparam(s, "client_timeout_ms");
     // The page opens after the service has booted (schema, worker): a purchase before any replica
     // serves would fail with no fault to explain it.
     co.start_clicking_local_ms = sim::kEpochUs / kUsPerMs + kWarmUpMs;
