@@ -518,5 +518,29 @@ TEST(ComboChecks, BoundedListFailsOnSixItemsAndOnDroppingTheNewest) {
   expect_fails(newest, check_bounded_list);
 }
 
+// Completeness (issue 16): a published window that no front end displays and no poll returns
+// afterwards fails; a poll that came back full of newer windows excuses it (it left the page).
+TEST(ComboChecks, PublishedVisibleFailsWhenNoFrontEndEverSeesARecord) {
+  ComboRun run = clean_run();
+  EXPECT_GE(check_published_visible(run).checks, 1);
+  run.ui[0].event.after.clear();
+  run.polls[0].event.records.clear();
+  expect_fails(run, check_published_visible);
+  // Seen only before it was published (a stale copy) does not count.
+  ComboRun early = clean_run();
+  early.ui.clear();
+  early.polls[0].begin_us = kT0 + 1'000'000;
+  early.polls[0].end_us = kT0 + 1'010'000;
+  expect_fails(early, check_published_visible);
+  // A full poll of only newer windows: the record left the page before anyone looked.
+  ComboRun pushed_off = run;
+  PollObs full = run.polls[0];
+  full.event.records = {record(50, 1, 9000), record(40, 1, 8000)};
+  pushed_off.polls = {full};
+  Verdict v = check_published_visible(pushed_off);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+}
+
 }  // namespace
 }  // namespace fl::combo
