@@ -477,7 +477,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   sh->vfs = db_disk.vfs;
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh->db_file;
-  so.schema = likes::schema_statements();
+  so.schema = likes::schema_statements(config.has(likes::LikesFix::kRequestIds));
   so.commit_log = sh->commit_log;
   for (int64_t id = 1; id <= config.asset_count; ++id) {
     so.schema.push_back("INSERT OR IGNORE INTO assets(id, like_count, like_version) VALUES (" + std::to_string(id) +

@@ -23,7 +23,7 @@ struct Rig {
   explicit Rig(LikesFixes fixes) : world(sim::WorldOptions{.seed = 3}) {
     config.fixes = fixes;
     config.asset_count = 2;
-    for (const std::string& s : schema_statements()) {
+    for (const std::string& s : schema_statements(/*request_ids=*/true)) {
       EXPECT_TRUE(db.exec().execute(SqlStatement(s)).ok()) << s;
     }
     for (const SqlStatement& s : seed_asset_statements(config.asset_count)) {
