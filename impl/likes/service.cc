@@ -222,7 +222,7 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
       // LK-REQUEST-IDS: nothing recorded this request id as refused, so a copy of it still on
       // its way (a retry overtaken by this answer, an at-least-once transport's re-send) may
       // apply it later: "failed" would be a promise the replica cannot keep.
-      if (config_.has(LikesFix::kRequestIds)) co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
+      if (config_.has(LikesFix::kRequestIds) && !tx.permanent) co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
       co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.error);
     case TxOutcome::kUnknown:
       co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
@@ -407,6 +407,7 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
     if (now.rows.empty()) {
       out.kind = TxOutcome::kFailed;
       out.error = "no such asset";
+      out.permanent = true;
       continue;
     }
     out.kind = changed ? TxOutcome::kApplied : TxOutcome::kNoop;

@@ -96,6 +96,7 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
     // kRepeated (LK-REQUEST-IDS): this request id was applied before; nothing changed now.
     enum Kind { kApplied, kNoop, kRepeated, kFailed, kUnknown } kind = kFailed;
     std::string error;  // kFailed / kUnknown
+    bool permanent = false;  // kFailed for good (no such asset): no copy can ever apply it
     // After this operation, read in its transaction (valid unless kFailed / kUnknown).
     int64_t count = 0, version = 0, state_version = 0;
     bool liked = false;
