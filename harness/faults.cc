@@ -142,9 +142,11 @@ void FaultInjector::apply(const FaultSpec& f) {
   } else if (f.kind == "pause" && p) {
     world_.pause(*p, duration_us);
   } else if (f.kind == "late-duplicate" && p) {
-    // The at-least-once transport re-sends each request `p` sends in the window, value ms late.
+    // The at-least-once transport re-sends each request `p` sends in the window, value ms late;
+    // the window ends with the active phase at the latest (the quiet tail has no faults).
+    const int64_t active_end_us = sim::kEpochUs + scenario_.duration_ms * kUsPerMs;
     world_.network().late_duplicates(*p, std::max<int64_t>(f.value, 1) * kUsPerMs,
-                                     world_.now_us() + std::max<int64_t>(duration_us, 1));
+                                     std::min(world_.now_us() + std::max<int64_t>(duration_us, 1), active_end_us));
   } else if (f.kind == "reset" && p) {
     world_.network().reset_connections(*p);
   } else if ((f.kind == "clock-jump" || f.kind == "clock-drift") && node_of(f.target, &node)) {

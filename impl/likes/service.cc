@@ -215,8 +215,7 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
       // and nothing changed (LIKE-11). The seed answers an error here.
       break;
     case TxOutcome::kRepeated:
-      // LK-REQUEST-IDS: an earlier copy or attempt of this request was applied, at a time this one
-      // cannot tell (before or after the user's other writes): the outcome is indeterminate.
+      // LK-REQUEST-IDS: an earlier copy or attempt of this request was applied (see below).
       break;
     case TxOutcome::kFailed:
       // LK-REQUEST-IDS: nothing recorded this request id as refused, so a copy of it still on
@@ -258,8 +257,13 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
   if (!applied && config_.has(LikesFix::kCacheAck)) {
     co_return reply(ReplyStatus::kUnknown, tx.count, "committed; cache update failed");
   }
-  if (tx.kind == TxOutcome::kRepeated) co_return reply(ReplyStatus::kUnknown, tx.count, "request applied before");
-  if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
+  // A repeated id whose pair is still in the requested state is a like of a liked pair (an unlike
+  // of an unliked one): a no-op now, answered ok. Otherwise another write came in between and the
+  // request's effect lies before it: indeterminate (answering ok would put it after; seed 10669).
+  if (tx.kind == TxOutcome::kRepeated && tx.liked != like) {
+    co_return reply(ReplyStatus::kUnknown, tx.count, "request applied before");
+  }
+  if (tx.kind != TxOutcome::kApplied) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
   co_return reply(ReplyStatus::kOk, tx.count, like ? "liked" : "unliked");
 }
 

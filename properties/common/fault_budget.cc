@@ -98,6 +98,8 @@ FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
         add(eviction_place(r.detail), r.time_us, r.time_us, what + " (key " + r.detail + ")");
         break;
       case FaultKind::kLateDuplicate:
+        add(r.process, r.time_us, r.time_us, what);
+        add(r.peer_process, r.time_us, r.time_us, what);
         break;
     }
   }

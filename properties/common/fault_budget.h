@@ -14,8 +14,11 @@
 //     eviction of a key by Redis's maxmemory     the instant t, at eviction_place(key) only: an
 //                                              eviction explains the loss of that key and of no
 //                                              other, and no outcome of the node as a whole
-//     late duplicate of a request              nothing (an at-least-once transport is the
-//                                              design's to handle, not an excuse)
+//     late duplicate of a request              the instant the copy was sent, at the client and
+//                                              the server it went to: an indeterminate answer
+//                                              there is excusable (a server cannot tell which
+//                                              copy came first), a wrong result never is (the
+//                                              safety judges do not ask the budget about them)
 // - explain(places, from, to, slack) returns the first fault touching any of `places` whose
 //   interval meets [from - slack, to], described for the verdict's exemption reason; nullopt
 //   when none does (then the outcome is unexplained: a fault-free run explains nothing).
