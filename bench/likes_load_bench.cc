@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   // instead of 1k (a hot page is copied to the DB file once per checkpoint, not once per 1k
   // frames). Every commit still fsyncs the WAL (synchronous=full): LIKE-6 is unchanged.
   so.schema = {"PRAGMA cache_size = -65536", "PRAGMA wal_autocheckpoint = 16384"};
-  for (const std::string& st : fl::likes::schema_statements()) so.schema.push_back(st);
+  for (const std::string& st : fl::likes::schema_statements(/*request_ids=*/true)) so.schema.push_back(st);
   fl::real::SqliteSql sqlite(so);
   if (!sqlite.ok()) {
     std::fprintf(stderr, "sqlite: %s\n", sqlite.error().c_str());

@@ -6,6 +6,7 @@
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/faults.h"
+#include "harness/params.h"
 #include "harness/system.h"
 #include "reports/matrix.h"
 
@@ -48,9 +49,27 @@ void list_properties() {
 
 void list_faults() {
   std::printf("## Fault kinds\n\nscheduled (`faults:`): %s\n\nswarm (`swarm.kinds`): %s\n\n"
-              "swarm, opt-in (name them in `swarm.kinds`): %s\n\n",
+              "swarm, opt-in (name them in `swarm.kinds`): %s\n\n"
+              "swarm, opt-in, only with `network.at_least_once: true`: %s\n\n",
               join(scheduled_fault_kinds()).c_str(), join(swarm_fault_kinds()).c_str(),
-              join(redis_error_fault_kinds()).c_str());
+              join(redis_error_fault_kinds()).c_str(), join(at_least_once_fault_kinds()).c_str());
+  // Issue 16's kinds that are not injected faults: drawn client patience, exact boundaries, and
+  // what the fault log records besides injected faults.
+  std::printf("swarm option `patience: true` (clients' timeouts and retries drawn per seed, both sides of the "
+              "server's internal budget):");
+  for (const SystemUnderTest* s : all_systems()) {
+    Scenario probe;
+    probe.system = s->name();
+    probe = with_config(probe);
+    for (const PatienceParam& p : s->patience(probe)) {
+      std::printf(" %s.%s (budget %lld, %lld..%lld)", s->name().c_str(), p.param.c_str(), static_cast<long long>(p.budget),
+                  static_cast<long long>(p.min), static_cast<long long>(p.max));
+    }
+  }
+  std::printf("\n\nexact boundaries: combo param `boundary_percent` (second click a critical duration -1/0/+1 ms "
+              "after the first; judged at Redis's certain instants)\n\n"
+              "fault log records besides injected faults: message-lost, redis-error (refusals), eviction (key), "
+              "late-duplicate\n\n");
 }
 
 void list_rows(const std::string& matrix) {

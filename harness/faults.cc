@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 
+#include "harness/params.h"
 #include "sim/world.h"
 
 namespace fl {
@@ -30,7 +32,12 @@ const std::vector<std::string>& scheduled_fault_kinds() {
   static const std::vector<std::string> kinds = {
       "crash",       "restart",      "crash-restart", "pause",     "partition",     "partition-oneway",
       "heal",        "clog",         "reset",         "clock-jump", "clock-drift",  "sql-io-error",
-      "redis-oom",   "redis-loading", "redis-busy",   "redis-readonly"};
+      "redis-oom",   "redis-loading", "redis-busy",   "redis-readonly", "late-duplicate"};
+  return kinds;
+}
+
+const std::vector<std::string>& at_least_once_fault_kinds() {
+  static const std::vector<std::string> kinds = {"late-duplicate"};
   return kinds;
 }
 
@@ -42,12 +49,45 @@ const std::vector<std::string>& redis_error_fault_kinds() {
 std::vector<std::string> accepted_swarm_fault_kinds() {
   std::vector<std::string> kinds = swarm_fault_kinds();
   for (const std::string& k : redis_error_fault_kinds()) kinds.push_back(k);
+  for (const std::string& k : at_least_once_fault_kinds()) kinds.push_back(k);
   return kinds;
 }
 
 const std::vector<std::string>& system_fault_kinds() {
   static const std::vector<std::string> kinds = {"sql-io-error"};
   return kinds;
+}
+
+namespace {
+
+Scenario with_patience(const Scenario& s, const SystemUnderTest& sys,
+                       const std::function<int64_t(const PatienceParam&)>& value, std::string* drawn) {
+  Scenario out = s;
+  for (const PatienceParam& p : sys.patience(s)) {
+    const int64_t v = value(p);
+    out.params[p.param] = std::to_string(v);
+    if (drawn) *drawn += (drawn->empty() ? "" : " ") + p.param + "=" + std::to_string(v);
+  }
+  out.config = resolve_params(sys.params(), out);
+  return out;
+}
+
+}  // namespace
+
+Scenario draw_patience(const Scenario& s, const SystemUnderTest& sys, sim::Rng rng, std::string* drawn) {
+  if (!s.swarm.enabled || !s.swarm.patience) return s;
+  return with_patience(s, sys, [&rng](const PatienceParam& p) {
+    // Half the draws less patient than the server's budget, half more (never equal: each side
+    // of the budget is what a run tests).
+    const bool shorter = rng.chance(0.5);
+    const int64_t lo = shorter ? p.min : std::min(p.budget + 1, p.max);
+    const int64_t hi = shorter ? std::max(p.budget - 1, p.min) : p.max;
+    return rng.between(lo, std::max(lo, hi));
+  }, drawn);
+}
+
+Scenario most_patient(const Scenario& s, const SystemUnderTest& sys) {
+  return with_patience(s, sys, [](const PatienceParam& p) { return p.max; }, nullptr);
 }
 
 FaultInjector::FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,
@@ -101,6 +141,12 @@ void FaultInjector::apply(const FaultSpec& f) {
     });
   } else if (f.kind == "pause" && p) {
     world_.pause(*p, duration_us);
+  } else if (f.kind == "late-duplicate" && p) {
+    // The at-least-once transport re-sends each request `p` sends in the window, value ms late;
+    // the window ends with the active phase at the latest (the quiet tail has no faults).
+    const int64_t active_end_us = sim::kEpochUs + scenario_.duration_ms * kUsPerMs;
+    world_.network().late_duplicates(*p, std::max<int64_t>(f.value, 1) * kUsPerMs,
+                                     std::min(world_.now_us() + std::max<int64_t>(duration_us, 1), active_end_us));
   } else if (f.kind == "reset" && p) {
     world_.network().reset_connections(*p);
   } else if ((f.kind == "clock-jump" || f.kind == "clock-drift") && node_of(f.target, &node)) {
@@ -213,6 +259,13 @@ FaultSpec FaultInjector::draw_fault(const std::string& kind, int64_t at_ms) {
     // script running past its time limit, a failover, a full memory).
     f.target = pick(run_.fault_targets("redis"));
     f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_downtime_ms, 1));
+  } else if (kind == "late-duplicate") {
+    // A client's requests are re-sent for a while, each copy arriving late by a drawn interval:
+    // clustered around the system's critical durations (a copy landing just after the window
+    // closed, the lock or the dedup record expired) or anywhere up to max_downtime_ms.
+    f.target = pick(run_.fault_targets("client"));
+    f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_downtime_ms, 1));
+    f.value = draw_duration_ms(std::max<int64_t>(sw.max_downtime_ms, 1));
   } else if (kind == "sql-io-error") {
     f.target = pick(run_.fault_targets("db"));
     f.value = rng_.between(1, 3);  // this many I/O calls of the DB fail (SQLITE_IOERR)

@@ -31,8 +31,21 @@ const std::vector<std::string>& system_fault_kinds();
 // "redis-readonly"): scheduled kinds, and swarm kinds a scenario opts into by naming them in
 // `swarm.kinds` (they are not in the default swarm mix, so existing scenarios draw as before).
 const std::vector<std::string>& redis_error_fault_kinds();
-// Every name `swarm.kinds` accepts: swarm_fault_kinds() plus redis_error_fault_kinds().
+// Faults an at-least-once transport makes ("late-duplicate": a client's requests delivered again,
+// late). Only a scenario that declares `network.at_least_once: true` may schedule them or name
+// them in `swarm.kinds` (opt-in, never in the default mix).
+const std::vector<std::string>& at_least_once_fault_kinds();
+// Every name `swarm.kinds` accepts: swarm_fault_kinds(), redis_error_fault_kinds() and
+// at_least_once_fault_kinds().
 std::vector<std::string> accepted_swarm_fault_kinds();
+
+// Clients with patience (issue 16, `swarm.patience: true`): `s` with each of the system's
+// patience params (SystemUnderTest::patience) drawn from `rng`, half below and half above the
+// server's internal budget, typed config re-resolved. `drawn` (if given) says what was drawn,
+// e.g. "client_timeout_ms=1412 max_retries=4". Without patience, `s` unchanged.
+Scenario draw_patience(const Scenario& s, const SystemUnderTest& sys, sim::Rng rng, std::string* drawn = nullptr);
+// `s` with every patience param at its maximum: the loader checks the quiet tail against it.
+Scenario most_patient(const Scenario& s, const SystemUnderTest& sys);
 
 class FaultInjector {
  public:

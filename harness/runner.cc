@@ -167,15 +167,20 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   world->trace().record(world->now_us(), sim::TraceKind::kUser, "", "",
                         "system " + s.system + " variant " + s.variant + " config " +
                             sim::hex64(result.config_digest));
+  // Clients with patience drawn per seed (swarm.patience): the run, its faults and its judges all
+  // see the drawn params.
+  std::string patience;
+  const Scenario drawn = draw_patience(s, *sys, world->stream("patience"), &patience);
+  if (!patience.empty()) world->note_fault("", "patience " + patience);
   try {
-    world->network().set_default_link(link_options(s.network));
-    run = sys->build(*world, s);
-    watch_service_effects(*world, *run, s, options);
-    FaultInjector faults(*world, *run, s, sys->critical_durations(s));
+    world->network().set_default_link(link_options(drawn.network));
+    run = sys->build(*world, drawn);
+    watch_service_effects(*world, *run, drawn, options);
+    FaultInjector faults(*world, *run, drawn, sys->critical_durations(drawn));
     faults.schedule_all();
-    const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * kUsPerMs;
+    const int64_t end_us = sim::kEpochUs + (drawn.duration_ms + drawn.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
-    result.verdicts = run->check(*world, requested_properties(s, *sys));
+    result.verdicts = run->check(*world, requested_properties(drawn, *sys));
     for (const Verdict& v : result.verdicts) {
       // Failing properties are marked in the trace so timelines and `explain` can show them.
       if (!v.passed) {

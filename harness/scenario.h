@@ -22,6 +22,9 @@ struct LinkSettings {
   double duplicate_probability = 0;
   double reorder_probability = 0;
   bool fifo = true;
+  // The transport is at-least-once (a proxy that re-sends, a retrying client library): the
+  // late-duplicate fault kind is allowed. Changes nothing by itself.
+  bool at_least_once = false;
   bool operator==(const LinkSettings&) const = default;  // field-wise (round-trip tests)
 };
 
@@ -85,6 +88,7 @@ struct SwarmSpec {
   int64_t max_clock_jump_ms = 5000;
   int64_t max_downtime_ms = 5000;
   bool timing_aware = true;              // cluster durations around the system's critical ones
+  bool patience = false;                 // draw the clients' timeouts and retries per seed
   bool operator==(const SwarmSpec&) const = default;  // field-wise (round-trip tests)
 };
 

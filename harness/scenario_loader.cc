@@ -87,6 +87,7 @@ class Loader {
       if (read_u64(root["seed"], seed)) s.seed = seed;
     }
     validate_names(root, s);
+    validate_at_least_once(root, s);
   }
 
  private:
@@ -298,13 +299,14 @@ class Loader {
   void read_network(const YAML::Node& n, LinkSettings& l) {
     if (!expect_map(n, "network")) return;
     check_keys(n, {"latency_min_us", "latency_mean_us", "drop_probability",
-                   "duplicate_probability", "reorder_probability", "fifo"});
+                   "duplicate_probability", "reorder_probability", "fifo", "at_least_once"});
     read_int(n, "latency_min_us", l.latency_min_us, 0, 60'000'000);
     read_double(n, "latency_mean_us", l.latency_mean_us, 0, 60'000'000);
     read_double(n, "drop_probability", l.drop_probability, 0, 1);
     read_double(n, "duplicate_probability", l.duplicate_probability, 0, 1);
     read_double(n, "reorder_probability", l.reorder_probability, 0, 1);
     read_bool(n, "fifo", l.fifo);
+    read_bool(n, "at_least_once", l.at_least_once);
   }
   void read_storage(const YAML::Node& n, StorageSettings& st) {
     if (!expect_map(n, "storage")) return;
@@ -346,7 +348,7 @@ class Loader {
       error(f, "fault '" + spec.kind + "' needs a target",
             "name a process, a node, or a link 'a|b'");
     }
-    static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog",
+    static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog", "late-duplicate",
                                                  "crash-restart"};
     if (kTimed.count(spec.kind) && spec.duration_ms <= 0) {
       error(f, "fault '" + spec.kind + "' needs duration_ms > 0");
@@ -361,7 +363,7 @@ class Loader {
   void read_swarm(const YAML::Node& n, SwarmSpec& sw) {
     if (!expect_map(n, "swarm")) return;
     check_keys(n, {"enabled", "kinds", "faults_per_s", "max_pause_ms", "max_clock_jump_ms",
-                   "max_downtime_ms", "timing_aware"});
+                   "max_downtime_ms", "timing_aware", "patience"});
     sw.enabled = true;  // a swarm section switches it on unless it says otherwise
     read_bool(n, "enabled", sw.enabled);
     read_string_list(n, "kinds", sw.kinds);
@@ -379,6 +381,7 @@ class Loader {
     read_int(n, "max_clock_jump_ms", sw.max_clock_jump_ms, 0, 3'600'000);
     read_int(n, "max_downtime_ms", sw.max_downtime_ms, 0, 3'600'000);
     read_bool(n, "timing_aware", sw.timing_aware);
+    read_bool(n, "patience", sw.patience);
   }
   void read_expect(const YAML::Node& n, Expectation& e) {
     expect_node_.reset(n);
@@ -483,6 +486,19 @@ class Loader {
     }
     validate_quiet_tail(root, s, *sys);  // the system's minimum may depend on its params
   }
+  // Late duplicates exist only where the scenario declares an at-least-once transport.
+  void validate_at_least_once(const YAML::Node& root, const Scenario& s) {
+    if (s.network.at_least_once) return;
+    const auto& kinds = at_least_once_fault_kinds();
+    auto late = [&](const std::string& k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); };
+    const std::string hint = "declare the transport with 'network: {at_least_once: true}'";
+    for (const std::string& k : s.swarm.kinds) {
+      if (late(k)) error(root["swarm"], "swarm kind '" + k + "' needs an at-least-once transport", hint);
+    }
+    for (const FaultSpec& f : s.faults) {
+      if (late(f.kind)) error(root["faults"], "fault '" + f.kind + "' needs an at-least-once transport", hint);
+    }
+  }
   void validate_expectation(const Scenario& s, const std::vector<std::string>& props) {
     for (const std::string& name : s.expect.failing) {
       if (std::find(props.begin(), props.end(), name) == props.end()) {
@@ -513,7 +529,8 @@ class Loader {
     }
   }
   void validate_quiet_tail(const YAML::Node& root, const Scenario& s, const SystemUnderTest& sys) {
-    const int64_t min_ms = sys.min_quiet_tail_ms(s);
+    // With drawn patience the tail must suffice for the most patient client the swarm can draw.
+    const int64_t min_ms = sys.min_quiet_tail_ms(s.swarm.enabled && s.swarm.patience ? most_patient(s, sys) : s);
     if (s.quiescent_tail_ms >= min_ms) return;
     const YAML::Node n = root["quiescent_tail_ms"];
     error(n ? n : root,
@@ -653,6 +670,8 @@ void emit_network_storage(YAML::Emitter& e, const LinkSettings& l, const Storage
   e << YAML::Key << "duplicate_probability" << YAML::Value << num(l.duplicate_probability);
   e << YAML::Key << "reorder_probability" << YAML::Value << num(l.reorder_probability);
   e << YAML::Key << "fifo" << YAML::Value << (l.fifo ? "true" : "false");
+  // Written only when declared, so files (and config digests) of other scenarios stay as they were.
+  if (l.at_least_once) e << YAML::Key << "at_least_once" << YAML::Value << "true";
   e << YAML::EndMap;
   e << YAML::Key << "storage" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "journal_mode" << YAML::Value;
@@ -701,6 +720,7 @@ void emit_swarm(YAML::Emitter& e, const SwarmSpec& s) {
   e << YAML::Key << "max_clock_jump_ms" << YAML::Value << s.max_clock_jump_ms;
   e << YAML::Key << "max_downtime_ms" << YAML::Value << s.max_downtime_ms;
   e << YAML::Key << "timing_aware" << YAML::Value << (s.timing_aware ? "true" : "false");
+  if (s.patience) e << YAML::Key << "patience" << YAML::Value << "true";  // only when on: digests stay
   e << YAML::EndMap;
 }
 

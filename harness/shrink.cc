@@ -37,7 +37,8 @@ int64_t quiescent_tail_floor_ms(const Scenario& s) {
   int64_t declared_ms = 0;
   if (const SystemUnderTest* sys = find_system(s.system)) {
     for (const CriticalDuration& c : sys->critical_durations(s)) longest_us = std::max(longest_us, c.duration_us);
-    declared_ms = sys->min_quiet_tail_ms(s);
+    // With drawn patience, the most patient draw's tail (what the loader checks).
+    declared_ms = sys->min_quiet_tail_ms(s.swarm.enabled && s.swarm.patience ? most_patient(s, *sys) : s);
   }
   return std::max(2 * (longest_us / 1000) + 1000, declared_ms);
 }

@@ -42,6 +42,17 @@ class SystemRun {
   virtual bool apply_fault(const FaultSpec& /*fault*/) { return false; }
 };
 
+// A client's patience the swarm draws per seed (issue 16, `swarm.patience: true`): an integer
+// param, drawn half below and half above `budget` — the server's internal retry budget in the
+// param's unit (the longest the server may take to answer, retries included, or the number of
+// internal attempts) — within [min, max], so an answer given after internal retries sometimes
+// reaches a client and sometimes finds it gone.
+struct PatienceParam {
+  std::string param;
+  int64_t budget = 0;
+  int64_t min = 0, max = 0;
+};
+
 class SystemUnderTest {
  public:
   virtual ~SystemUnderTest() = default;
@@ -61,6 +72,8 @@ class SystemUnderTest {
   // The shortest quiescent tail after which the system's liveness properties can be judged
   // (work still in flight when the tail ends would read as lost). The loader rejects shorter.
   virtual int64_t min_quiet_tail_ms(const Scenario& /*s*/) const { return 0; }
+  // The client patience params the swarm may draw per seed (see PatienceParam); none by default.
+  virtual std::vector<PatienceParam> patience(const Scenario& /*s*/) const { return {}; }
   // Builds topology and workload into `world` (processes added and started, arrivals scheduled).
   virtual std::unique_ptr<SystemRun> build(sim::World& world, const Scenario& s) const = 0;
 };

@@ -16,6 +16,8 @@ const char* fault_kind_name(FaultKind k) {
     case FaultKind::kMessageLost: return "message-lost";
     case FaultKind::kStorageError: return "storage-error";
     case FaultKind::kRedisError: return "redis-error";
+    case FaultKind::kEviction: return "eviction";
+    case FaultKind::kLateDuplicate: return "late-duplicate";
   }
   return "?";
 }
@@ -28,6 +30,7 @@ std::string FaultRecord::describe() const {
   else if (!peer_node.empty()) out += (one_way ? " -> " : " <-> ") + peer_node;
   if (duration_us > 0) out += " for " + std::to_string(duration_us) + "us";
   if (value != 0) out += " value " + std::to_string(value);
+  if (!detail.empty()) out += " key " + detail;
   return out;
 }
 

@@ -7,7 +7,8 @@
 //   partition, heal and clog, each connection reset, each clock jump and drift change, and each
 //   message the network lost (dropped by the link, blocked by a partition, or sent to a dead
 //   incarnation / reset connection). Storage and Redis fault injectors append their own
-//   (kStorageError, kRedisError) through World::record_fault.
+//   (kStorageError, kRedisError, kEviction) through World::record_fault; the network records each
+//   late duplicate it injects (kLateDuplicate).
 // - Records are in world-time order. Appending never changes a run (no randomness, no trace).
 #pragma once
 
@@ -30,6 +31,8 @@ enum class FaultKind : uint8_t {
   kMessageLost,   // a message from process to peer_process was lost
   kStorageError,  // the storage of `node` failed an I/O (value: the SQLite error code)
   kRedisError,    // the Redis node refused a command with an error reply
+  kEviction,      // the Redis node evicted key `detail` under its maxmemory policy (value: db)
+  kLateDuplicate, // a request of `process` was delivered again to `peer_process`, late (value: delay us)
 };
 const char* fault_kind_name(FaultKind k);
 
@@ -41,6 +44,7 @@ struct FaultRecord {
   int64_t duration_us = 0;               // pause, clog, partition when known
   int64_t value = 0;                     // clock jump us, drift ppm, error code
   bool one_way = false;
+  std::string detail;                    // eviction: the evicted key
   std::string describe() const;
 };
 

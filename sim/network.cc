@@ -64,7 +64,48 @@ void Network::reset_connections(Process& p) {
   for (const auto& [id, call] : pending_) {
     if (call.caller == p.index_ || call.server == p.index_) broken.push_back(id);
   }
+  // An at-least-once transport re-sends the requests the reset broke once it has reconnected.
+  if (late_duplicating(p.index_)) {
+    for (uint64_t id : broken) {
+      const PendingCall& call = pending_.at(id);
+      if (call.caller == p.index_) resend_late(p.index_, call.service, call.request, 1);
+    }
+  }
   for (uint64_t id : broken) finish_call(id, RpcStatus::kReset, nullptr);
+}
+
+void Network::late_duplicates(Process& p, int64_t delay_us, int64_t until_us) {
+  assert(delay_us > 0);
+  late_duplicates_[p.index_] = LateDuplicates{delay_us, until_us};
+  world_.note_fault(p.name_, "late duplicates of its requests, " + std::to_string(delay_us) + "us late, until " +
+                                 std::to_string(until_us) + "us");
+}
+
+bool Network::late_duplicating(uint32_t process) const {
+  auto it = late_duplicates_.find(process);
+  return it != late_duplicates_.end() && world_.now_us() < it->second.until_us;
+}
+
+// The copy is a new request on a new connection (the proxy's, or the client library's), to a
+// server picked again; it has a call id of its own, so its reply finds no caller.
+void Network::resend_late(uint32_t from, const std::string& service, MessagePtr request, int64_t delay_us) {
+  world_.at(world_.now_us() + delay_us, [this, from, service, request, delay_us] {
+    Process& sender = world_.process(from);
+    Process* server = pick_server(service);
+    if (server == nullptr) return;
+    ++stats_.duplicated;
+    world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kLateDuplicate,
+                                    .node = world_.node(sender.node_).name, .process = sender.name_,
+                                    .peer_node = world_.node(server->node_).name, .peer_process = server->name_,
+                                    .value = delay_us});
+    Envelope env;
+    env.from = from;
+    env.to = server->index_;
+    env.call_id = next_call_id_++;
+    env.service = service;
+    env.message = request;
+    transmit(std::move(env));
+  });
 }
 
 void Network::serve(Process& p, std::string_view service, RpcHandler handler) {
@@ -133,6 +174,11 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
   const uint64_t call_id = next_call_id_++;
   Process* server = pick_server(service);
   PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot, effect};
+  if (late_duplicating(caller.index_)) {
+    call.service = std::string(service);
+    call.request = request;
+    resend_late(caller.index_, call.service, request, late_duplicates_.at(caller.index_).delay_us);
+  }
   pending_.emplace(call_id, call);
   if (server == nullptr) {
     // Connection refused: certainly not executed. Resolved as a separate event (no re-entrancy).

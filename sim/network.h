@@ -10,6 +10,13 @@
 // - A connection reset of a process breaks every connection it has: messages in flight to or
 //   from it are dropped, and its outstanding calls, and calls outstanding at it, end with kReset.
 // - A call's reply may be lost; the caller then sees kTimeout — an indeterminate outcome.
+// - Late duplicates (an at-least-once transport: a proxy or load balancer that re-sends a
+//   request, or a client library that retries on its own): while late_duplicates() is on for a
+//   process, every request it sends is delivered once more, delay_us after it was sent, to a
+//   server picked again, on a fresh connection, so the copy arrives after its original completed
+//   and after later requests of the same client (reordered with them); its reply goes nowhere.
+//   A connection reset of that process re-sends each of its outstanding requests right after
+//   the reconnect. Each copy is in the fault log (kLateDuplicate, value = its delay).
 //
 // The network is part of a World and schedules through it; it owns the table of services.
 #pragma once
@@ -61,6 +68,8 @@ class Network {
   bool blocked(uint32_t from_node, uint32_t to_node) const;
   void clog(uint32_t from_node, uint32_t to_node, int64_t duration_us);
   void reset_connections(Process& p);
+  // Re-sends every request `p` sends until until_us once more, delay_us late (see above).
+  void late_duplicates(Process& p, int64_t delay_us, int64_t until_us);
 
   // Services.
   void serve(Process& p, std::string_view service, RpcHandler handler);
@@ -94,6 +103,12 @@ class Network {
     std::coroutine_handle<> waiter;
     RpcResult* slot = nullptr;
     int64_t effect = -1;  // index in World::effects(), -1 when not watched
+    std::string service;  // kept to re-send it after a reconnect (late duplicates)
+    MessagePtr request;
+  };
+  struct LateDuplicates {
+    int64_t delay_us = 0;
+    int64_t until_us = 0;
   };
 
   void transmit(Envelope env);
@@ -105,6 +120,8 @@ class Network {
   Process* pick_server(std::string_view service);
   int64_t draw_latency_us(const LinkOptions& link);
   bool connection_alive(const Envelope& env) const;
+  bool late_duplicating(uint32_t process) const;
+  void resend_late(uint32_t from, const std::string& service, MessagePtr request, int64_t delay_us);
 
   World& world_;
   Rng rng_;
@@ -115,6 +132,7 @@ class Network {
   std::map<std::pair<uint32_t, uint32_t>, int64_t> fifo_last_us_;  // per process pair
   std::map<std::string, std::vector<uint32_t>, std::less<>> servers_;
   std::map<uint64_t, PendingCall> pending_;
+  std::map<uint32_t, LateDuplicates> late_duplicates_;  // by sending process
   uint64_t next_call_id_ = 1;
   NetworkStats stats_;
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -233,6 +234,84 @@ TEST(WorldTest, CrashPointsCrashTheCallerRightBeforeOrAfterAnEffect) {
     EXPECT_EQ(executed, before ? 1 : 2);        // "after": the effect did happen
     EXPECT_EQ(client.incarnation(), 2u);        // restarted
   }
+}
+
+// Issue 16, late and reordered duplicates: while late_duplicates() is on for a client, each of its
+// requests reaches a server once more, `delay` after it was sent: after the original completed
+// and after the client's later request (reordered with it), with its reply going nowhere. Each
+// copy is in the fault log.
+TEST(WorldTest, LateDuplicatesArriveAfterTheOriginalCompletedAndAfterLaterRequests) {
+  World world(WorldOptions{.seed = 5});
+  const uint32_t a = world.add_node("a");
+  const uint32_t b = world.add_node("b");
+  std::vector<std::pair<std::string, int64_t>> seen;  // request text, arrival (world us)
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("rec", [&seen, &self](MessagePtr req) -> Task<MessagePtr> {
+      seen.emplace_back(message_as<Text>(req)->text, self.world().now_us());
+      co_return make_message(Text{"ok"});
+    });
+    co_return;
+  });
+  std::map<std::string, int64_t> completed;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(1);
+    world.network().late_duplicates(self, 30'000, world.now_us() + 100'000);
+    for (const char* text : {"first", "second"}) {
+      RpcResult r = co_await self.rpc().call("rec", make_message(Text{text}), 100'000);
+      EXPECT_TRUE(r.ok());
+      completed[text] = world.now_us();
+    }
+  });
+  world.start(server);
+  world.start(client);
+  world.run_until(kEpochUs + 10'000'000);
+  auto arrivals = [&](const std::string& text) {
+    std::vector<int64_t> out;
+    for (const auto& [t, at] : seen) if (t == text) out.push_back(at);
+    return out;
+  };
+  ASSERT_EQ(arrivals("first").size(), 2u);
+  ASSERT_EQ(arrivals("second").size(), 2u);
+  EXPECT_GT(arrivals("first")[1], completed["first"]);        // after its original completed
+  EXPECT_GT(arrivals("first")[1], arrivals("second")[0]);     // after the client's later request
+  size_t late = 0;
+  for (const FaultRecord& r : world.fault_log()) {
+    if (r.kind == FaultKind::kLateDuplicate) {
+      ++late;
+      EXPECT_EQ(r.process, "client");
+      EXPECT_EQ(r.peer_process, "server");
+    }
+  }
+  EXPECT_EQ(late, 2u);
+}
+
+TEST(WorldTest, AResetUnderLateDuplicatesReSendsTheOutstandingRequest) {
+  World world(WorldOptions{.seed = 6});
+  const uint32_t a = world.add_node("a");
+  const uint32_t b = world.add_node("b");
+  int arrivals = 0;
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("slow", [&arrivals, &self](MessagePtr) -> Task<MessagePtr> {
+      ++arrivals;
+      co_await self.clock().sleep_ms(50);
+      co_return make_message(Text{"ok"});
+    });
+    co_return;
+  });
+  RpcStatus status = RpcStatus::kOk;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(1);
+    // A long delay: only the reconnect's re-send can arrive within the run.
+    world.network().late_duplicates(self, 60'000'000, world.now_us() + 100'000);
+    RpcResult r = co_await self.rpc().call("slow", make_message(Text{"slow"}), 100'000);
+    status = r.status;
+  });
+  world.start(server);
+  world.start(client);
+  world.after(10'000, [&] { world.network().reset_connections(client); });
+  world.run_until(kEpochUs + 1'000'000);
+  EXPECT_EQ(status, RpcStatus::kReset);
+  EXPECT_EQ(arrivals, 2);  // the original, and the re-send after the reconnect
 }
 
 }  // namespace

@@ -182,6 +182,26 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
   }
 }
 
+// Exact boundaries (issue 16): the instant Redis counted each row, from the first call carrying
+// the row's purchase marker (combo:pid:<pid>.<created_at>) that executed with a window id for
+// reply, when the Redis node's clock read world time then (no clock fault on Redis: the window
+// is judged on Redis's clock, and only then is that instant a world time). Rows counted by
+// separate commands without a marker (spec) keep their client intervals.
+void read_redis_times(const sim::redis::Server& server, std::vector<combo::RowObs>& rows) {
+  std::map<std::string, int64_t> counted;  // marker key -> world us (ms-floored)
+  for (const sim::redis::CommandRecord& c : server.command_log()) {
+    if (c.depth != 0 || c.argv.empty() || (c.argv[0] != "EVALSHA" && c.argv[0] != "EVAL")) continue;
+    if (c.reply.kind != RedisReply::Kind::kBulk || c.node_ms != c.time_us / kUsPerMs) continue;
+    for (const std::string& a : c.argv) {
+      if (a.rfind("combo:pid:", 0) == 0) counted.emplace(a, c.node_ms * kUsPerMs);
+    }
+  }
+  for (combo::RowObs& r : rows) {
+    auto it = counted.find("combo:pid:" + std::to_string(r.row.id) + "." + std::to_string(r.row.created_at));
+    if (it != counted.end()) r.redis_us = it->second;
+  }
+}
+
 // The final activity_contributions, read back from the DB's storage after the run through a
 // read-only connection (storage faults off: the run is over).
 bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<combo::RowObs>* rows) {
@@ -298,6 +318,10 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   read_history(w, run);
   run.rows_known = read_rows(*vfs, db_file, &run.rows);
   if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
+  if (run.rows_known) {
+    read_redis_times(*redis, run.rows);
+    read_redis_times(*redis, run.lost_rows);
+  }
   if (db_loses_unsynced) {
     for (const sim::FaultRecord& f : w.fault_log()) {
       if (f.process == "db" && f.kind == sim::FaultKind::kCrash) run.db_power_losses.push_back(f.time_us);
@@ -428,6 +452,9 @@ class ComboSystem final : public SystemUnderTest {
             int_param("click_gap_max_ms", "ms", 0, 600'000, 1200, "max gap between clicks of a burst"),
             number_param("batch_probability", "", 0, 1, 0.1, "a burst sent as one BatchPurchaseItem"),
             int_param("poll_interval_ms", "ms", 1, 600'000, 2000, "front-end polling period"),
+            int_param("client_timeout_ms", "ms", 1, 600'000, 2000, "front-end RPC timeout (a purchase, a poll)"),
+            int_param("boundary_percent", "percent", 0, 100, 0,
+                      "bursts of two clicks the second exactly a critical duration -1/0/+1 ms after the first"),
             text_param("clicks", "", "script workload: client:at_ms:item[:qty];..."),
             int_param("window_ms", "ms", 1, 600'000, 3000, "combo window"),
             int_param("agg_ttl_s", "s", 1, 86'400, 5, "spec agg hash TTL"),
@@ -454,8 +481,15 @@ class ComboSystem final : public SystemUnderTest {
   // (000:L202) before the retry: 13 s.
   int64_t min_quiet_tail_ms(const Scenario& s) const override {
     const combo::ServiceOptions o = service_options(s);
-    const combo::ClientOptions c;
-    return c.rpc_timeout_ms + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms + o.error_sleep_ms;
+    return iparam(s, "client_timeout_ms") + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms + o.error_sleep_ms;
+  }
+  // Clients with patience (issue 16): a front end waits for a purchase shorter or longer than the
+  // replica may take to answer it — one DB insert and one Redis call (hardened's script; spec's
+  // commands each), each up to its client's timeout. The front end never retries (000: the seed's
+  // clients do not), so only the timeout is drawn.
+  std::vector<PatienceParam> patience(const Scenario&) const override {
+    const int64_t budget_ms = (sim::storage::SqlClientOptions{}.timeout_us + sim::redis::ClientOptions{}.timeout_us) / kUsPerMs;
+    return {{"client_timeout_ms", budget_ms, 200, 2 * budget_ms}};
   }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 };
@@ -522,6 +556,16 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   const auto script = parse_script(s.config.text("clicks"));
   const bool scripted = !s.workload.empty() && s.workload.front().kind == "script";
   const int64_t end_ms = sim::kEpochUs / kUsPerMs + s.duration_ms + s.quiescent_tail_ms;
+  // Exact boundaries: each critical duration up to a minute (the window, the lock TTL, the TTLs,
+  // the claim idle time) and its neighbours, -1 ms, 0, +1 ms.
+  std::vector<int64_t> boundary_gaps;
+  for (const CriticalDuration& c : critical_durations(s)) {
+    const int64_t ms = c.duration_us / kUsPerMs;
+    if (ms <= 0 || ms > 60'000) continue;
+    for (int64_t d : {ms - 1, ms, ms + 1}) {
+      if (std::find(boundary_gaps.begin(), boundary_gaps.end(), d) == boundary_gaps.end()) boundary_gaps.push_back(d);
+    }
+  }
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
     combo::ClientOptions co;
@@ -534,6 +578,9 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     co.click_gap_max_ms = iparam(s, "click_gap_max_ms");
     co.batch_probability = s.config.num("batch_probability");
     co.poll_interval_ms = iparam(s, "poll_interval_ms");
+    co.rpc_timeout_ms = iparam(s, "client_timeout_ms");
+    co.boundary_probability = static_cast<double>(iparam(s, "boundary_percent")) / 100.0;
+    co.boundary_gaps_ms = boundary_gaps;
     // The page opens after the service has booted (schema, worker): a purchase before any replica
     // serves would fail with no fault to explain it.
     co.start_clicking_local_ms = sim::kEpochUs / kUsPerMs + kWarmUpMs;

@@ -449,6 +449,17 @@ class LikesSystem final : public SystemUnderTest {
     const int64_t request_ms = (t.max_retries + 1) * (t.client_timeout_us / 1000 + 100);
     return request_ms + t.sync_interval_us / 1000 + 2 * (t.redis_timeout_us + t.sql_timeout_us) / 1000;
   }
+  // Clients with patience (issue 16): an app waits per attempt shorter or longer than hardened's
+  // internal budget — a DB transaction (sql_timeout_ms) then LK-CACHE-ACK's cache attempts, each up
+  // to redis_timeout_ms plus its back-off — and retries fewer or more times than the replica's own
+  // cache attempts.
+  std::vector<PatienceParam> patience(const Scenario& s) const override {
+    const likes::LikesConfig c = config_of(s);
+    const int64_t budget_ms =
+        param(s, "sql_timeout_ms") + c.redis_attempts * (param(s, "redis_timeout_ms") + c.retry_backoff_ms);
+    return {{"client_timeout_ms", budget_ms, 100, 2 * budget_ms},
+            {"max_retries", c.redis_attempts, 0, 2 * c.redis_attempts - 1}};
+  }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 };
 
@@ -484,7 +495,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   sh->db = std::make_unique<sim::storage::VfsObserver>(*sh->vfs, sh->db_file);
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh->db_file;
-  so.schema = likes::schema_statements();
+  so.schema = likes::schema_statements(config.has(likes::LikesFix::kRequestIds));
   so.commit_log = sh->commit_log;
   for (int64_t id = 1; id <= config.asset_count; ++id) {
     so.schema.push_back("INSERT OR IGNORE INTO assets(id, like_count, like_version) VALUES (" + std::to_string(id) +

@@ -81,6 +81,14 @@ Task<void> burst_task(Runtime* rt, Rpc* rpc, Recorder* history, ClientState* st,
     for (int64_t i = 0; i < n; ++i) req.lines.push_back(PurchaseLine{item, 1});
     return req;
   };
+  if (o.boundary_probability > 0 && !o.boundary_gaps_ms.empty() && draw_unit(*rt) < o.boundary_probability) {
+    const int64_t gap = o.boundary_gaps_ms[rt->random_u64() % o.boundary_gaps_ms.size()];
+    rt->spawn("click", purchase_task(rt, rpc, history, request(1), o.rpc_timeout_ms));
+    co_await rt->clock().sleep_ms(gap);
+    if (rt->clock().now_ms() >= o.stop_clicking_local_ms) co_return;
+    rt->spawn("click", purchase_task(rt, rpc, history, request(1), o.rpc_timeout_ms));
+    co_return;
+  }
   if (draw_unit(*rt) < o.batch_probability) {
     rt->spawn("batch", purchase_task(rt, rpc, history, request(clicks), o.rpc_timeout_ms));
     co_return;

@@ -41,6 +41,11 @@ struct ClientOptions {
   int64_t max_clicks = 4;                // clicks per burst: 1..max
   int64_t click_gap_max_ms = 1200;       // gap between clicks of a burst: 50..max
   double batch_probability = 0.1;        // a burst sent as one BatchPurchaseItem
+  // Exact boundaries (issue 16): this share of bursts is two clicks, the second exactly one of
+  // boundary_gaps_ms after the first (the test harness's critical durations and their
+  // neighbours, -1/0/+1 ms, on the client's clock). 0 draws nothing (runs stay as they were).
+  double boundary_probability = 0;
+  std::vector<int64_t> boundary_gaps_ms;
   int64_t poll_interval_ms = 2000;
   int64_t connect_interval_ms = 2000;
   int64_t rpc_timeout_ms = 2000;

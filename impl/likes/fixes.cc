@@ -26,6 +26,10 @@ const std::vector<FixInfo>& likes_fixes() {
          {"LIKE-4", "LIKE-8", "LIKE-9"},
          "the count fill, the sync from the DB and the warm-up write through the version guard: a count read "
          "before a concurrent like/unlike never overwrites that write's value and then sits under its version"},
+        {"LK-REQUEST-IDS", "002:L111 (已点赞 → 返回错误（防重复）: duplicates judged by state only)", {"LIKE-2", "LIKE-7"},
+         "the write transaction records the app's request id and applies a request id once: a copy delivered late "
+         "(an at-least-once transport, a retry overtaken by the app's next tap) never re-applies a like after the "
+         "user's later unlike"},
     };
     return f;
   }();

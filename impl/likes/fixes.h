@@ -21,6 +21,7 @@ enum class LikesFix : uint8_t {
   kCacheAck,           // LK-CACHE-ACK
   kIdempotentInsert,   // LK-IDEMPOTENT-INSERT
   kVersionedCountWrites,  // LK-VERSIONED-COUNT-WRITES
+  kRequestIds,         // LK-REQUEST-IDS
 };
 
 const std::vector<FixInfo>& likes_fixes();

@@ -4,8 +4,8 @@
 
 namespace fl::likes {
 
-std::vector<std::string> schema_statements() {
-  return {
+std::vector<std::string> schema_statements(bool request_ids) {
+  std::vector<std::string> out = {
       "CREATE TABLE IF NOT EXISTS assets ("
       " id INTEGER PRIMARY KEY,"
       " like_count INTEGER NOT NULL DEFAULT 0,"
@@ -29,6 +29,9 @@ std::vector<std::string> schema_statements() {
       " PRIMARY KEY (asset_id, user_id)) WITHOUT ROWID",
       "CREATE INDEX IF NOT EXISTS idx_like_state_changed ON like_state(changed_ms)",
   };
+  // LK-REQUEST-IDS: the request ids of the like/unlike writes applied (one row per app request).
+  if (request_ids) out.push_back("CREATE TABLE IF NOT EXISTS like_requests (request_id INTEGER PRIMARY KEY)");
+  return out;
 }
 
 std::vector<SqlStatement> seed_asset_statements(int64_t asset_count) {

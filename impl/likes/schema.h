@@ -19,7 +19,8 @@
 namespace fl::likes {
 
 // CREATE TABLE / INDEX statements, idempotent (IF NOT EXISTS), in order.
-std::vector<std::string> schema_statements();
+// request_ids: LK-REQUEST-IDS's table of applied request ids too.
+std::vector<std::string> schema_statements(bool request_ids = false);
 // Inserts assets 1..asset_count with like_count 0 (INSERT OR IGNORE).
 std::vector<SqlStatement> seed_asset_statements(int64_t asset_count);
 

@@ -205,14 +205,23 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
   // is idempotent, and its effect lies inside its own interval. (LK-JOIN-DUPLICATE answered a retry
   // with its first attempt's outcome, an effect before an unlike acknowledged before the retry was
   // sent: issue 10's swarm-hardened seed 10669. It and LK-FAILED-IDS, which deduplicated network
-  // copies, were removed.)
+  // copies, were removed.) With LK-REQUEST-IDS a request id applies once: a retry or copy of an
+  // applied request changes nothing and is answered indeterminate (its effect was earlier, at a
+  // time it cannot tell), so a late copy never re-applies a like after the user's later unlike.
   const TxOutcome tx = co_await commit_write(like, asset, user, star, request_id);
   switch (tx.kind) {
     case TxOutcome::kNoop:
       // A repeated like/unlike (double tap, retry) is a success: the state is the requested one
       // and nothing changed (LIKE-11). The seed answers an error here.
       break;
+    case TxOutcome::kRepeated:
+      // LK-REQUEST-IDS: an earlier copy or attempt of this request was applied (see below).
+      break;
     case TxOutcome::kFailed:
+      // LK-REQUEST-IDS: nothing recorded this request id as refused, so a copy of it still on
+      // its way (a retry overtaken by this answer, an at-least-once transport's re-send) may
+      // apply it later: "failed" would be a promise the replica cannot keep.
+      if (config_.has(LikesFix::kRequestIds) && !tx.permanent) co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
       co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.error);
     case TxOutcome::kUnknown:
       co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
@@ -248,7 +257,13 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
   if (!applied && config_.has(LikesFix::kCacheAck)) {
     co_return reply(ReplyStatus::kUnknown, tx.count, "committed; cache update failed");
   }
-  if (tx.kind == TxOutcome::kNoop) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
+  // A repeated id whose pair is still in the requested state is a like of a liked pair (an unlike
+  // of an unliked one): a no-op now, answered ok. Otherwise another write came in between and the
+  // request's effect lies before it: indeterminate (answering ok would put it after; seed 10669).
+  if (tx.kind == TxOutcome::kRepeated && tx.liked != like) {
+    co_return reply(ReplyStatus::kUnknown, tx.count, "request applied before");
+  }
+  if (tx.kind != TxOutcome::kApplied) co_return reply(ReplyStatus::kOk, tx.count, like ? "already liked" : "not liked");
   co_return reply(ReplyStatus::kOk, tx.count, like ? "liked" : "unliked");
 }
 
@@ -314,7 +329,15 @@ Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
 std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) const {
   const int64_t a = w.asset, u = w.user;
   const char* row_exists = "EXISTS (SELECT 1 FROM asset_likes WHERE asset_id = ? AND user_id = ?)";
-  const std::string changes = std::string(w.like ? "NOT " : "") + row_exists;
+  // LK-REQUEST-IDS (LIKE-2, LIKE-7): a request id already applied changes nothing — not the
+  // counter, the state or the row. The seed judges duplicates by state only (002:L111), so a copy
+  // of a like delivered after the user's later unlike (an at-least-once transport, or an attempt
+  // overtaken by its own retry and the next tap) would like the pair again.
+  const bool ids = config_.has(LikesFix::kRequestIds);
+  const std::string fresh = ids ? " AND NOT EXISTS (SELECT 1 FROM like_requests WHERE request_id = " +
+                                      std::to_string(static_cast<int64_t>(w.request_id)) + ")"
+                                : "";
+  const std::string changes = std::string(w.like ? "NOT " : "") + row_exists + fresh;
   const std::string commit_time = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000";
   const std::string version = config_.has(LikesFix::kCommitTimeVersion)
                                   ? "like_version = MAX(like_version + 1, " + commit_time + ")"
@@ -333,28 +356,33 @@ std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) c
       " COALESCE((SELECT version FROM like_state WHERE asset_id = ? AND user_id = ?), 0) + 1" +
       std::string(config_.has(LikesFix::kCommitTimeVersion) ? ", " + commit_time : "") + ")";
   out.emplace_back("INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
-                   " SELECT ?, ?, ?, " + state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)"
+                   " SELECT ?, ?, ?, " + state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
                    " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
                    " version = excluded.version, changed_ms = excluded.changed_ms",
                    std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a});
   if (w.like) {
     out.emplace_back("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
-                     " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" +
+                     " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
                          std::string(config_.has(LikesFix::kIdempotentInsert)  // LK-IDEMPOTENT-INSERT
                                          ? " ON CONFLICT(asset_id, user_id) DO NOTHING"
                                          : ""),
                      std::vector<SqlValue>{a, u, w.star, w.now_ms, a});
   } else {
-    out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?", std::vector<SqlValue>{a, u});
+    out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?" + fresh, std::vector<SqlValue>{a, u});
   }
   out.emplace_back("SELECT a.like_count, a.like_version, COALESCE(s.version, 0), COALESCE(s.liked, 0) FROM assets a"
                    " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
                    std::vector<SqlValue>{u, a});
+  // LK-REQUEST-IDS: record the request id last, after every statement above judged it fresh.
+  if (ids) {
+    out.emplace_back("INSERT INTO like_requests(request_id) VALUES (?) ON CONFLICT(request_id) DO NOTHING",
+                     std::vector<SqlValue>{static_cast<int64_t>(w.request_id)});
+  }
   return out;
 }
 
 Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>& batch) {
-  constexpr size_t kPerWrite = 4;
+  const size_t kPerWrite = config_.has(LikesFix::kRequestIds) ? 5 : 4;
   std::vector<SqlStatement> stmts;
   stmts.reserve(batch.size() * kPerWrite);
   for (const std::shared_ptr<PendingWrite>& w : batch) {
@@ -383,9 +411,12 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
     if (now.rows.empty()) {
       out.kind = TxOutcome::kFailed;
       out.error = "no such asset";
+      out.permanent = true;
       continue;
     }
     out.kind = changed ? TxOutcome::kApplied : TxOutcome::kNoop;
+    // LK-REQUEST-IDS: the id was already recorded, so an earlier copy or attempt applied it.
+    if (kPerWrite == 5 && result.sets[i * kPerWrite + 4].changes == 0) out.kind = TxOutcome::kRepeated;
     out.count = now.rows[0][0].as_int();
     out.version = now.rows[0][1].as_int();
     out.state_version = now.rows[0][2].as_int();

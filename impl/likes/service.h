@@ -93,8 +93,10 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
 
   // LK-DB-FIRST: what the DB did with one like/unlike, and the values to copy to the cache.
   struct TxOutcome {
-    enum Kind { kApplied, kNoop, kFailed, kUnknown } kind = kFailed;
+    // kRepeated (LK-REQUEST-IDS): this request id was applied before; nothing changed now.
+    enum Kind { kApplied, kNoop, kRepeated, kFailed, kUnknown } kind = kFailed;
     std::string error;  // kFailed / kUnknown
+    bool permanent = false;  // kFailed for good (no such asset): no copy can ever apply it
     // After this operation, read in its transaction (valid unless kFailed / kUnknown).
     int64_t count = 0, version = 0, state_version = 0;
     bool liked = false;

@@ -886,6 +886,96 @@ Verdict check_bounded_list(const ComboRun& run) {
   return j.v;
 }
 
+namespace {
+
+// Where users look: every id some front end showed (a UI state after a push or a poll) or a poll
+// returned, with the times it was seen (what the clients observed; nothing the service says).
+std::map<int64_t, std::vector<int64_t>> sightings(const ComboRun& run) {
+  std::map<int64_t, std::vector<int64_t>> seen;
+  for (const UiObs& u : run.ui) {
+    for (const ContributionRecord& r : u.event.after) seen[r.id].push_back(u.time_us);
+  }
+  for (const PollObs& p : run.polls) {
+    for (const auto& r : p.event.records) if (r) seen[r->id].push_back(p.end_us);
+  }
+  return seen;
+}
+
+// True when a poll of `activity` that began after `from_us` came back full (as many records as
+// the longest poll answer of the run) with only windows newer than `id`: `id` had left the page.
+bool superseded(const ComboRun& run, int64_t activity, int64_t id, int64_t from_us, size_t full) {
+  for (const PollObs& p : run.polls) {
+    if (p.event.activity_id != activity || p.begin_us < from_us || p.event.records.empty() ||
+        p.event.records.size() < full) {
+      continue;
+    }
+    bool newer = true;
+    for (const auto& r : p.event.records) newer = newer && r && r->id > id;
+    if (newer) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Completeness of what was published (issue 16): a record the worker published reaches users —
+// 000:L39 "前端只看到 1 条 UI 项", L284 the polling path as the WS path's fallback — so each
+// published window id is, at some time after its first PUBLISH, displayed by a front end or
+// returned by a poll, unless newer windows pushed it off the page first (a full poll of only
+// newer windows), the DB lost its rows, or no front end of its activity exists.
+Verdict check_published_visible(const ComboRun& run) {
+  Judge j("published-visible", {"COMBO-13"},
+          "every published window id is eventually displayed by a front end or returned by a poll, unless "
+          "newer windows filled the page first");
+  const auto seen = sightings(run);
+  std::set<int64_t> activities_with_clients;
+  size_t full = 0;
+  for (const PollObs& p : run.polls) {
+    activities_with_clients.insert(p.event.activity_id);
+    full = std::max(full, p.event.records.size());
+  }
+  for (const UiObs& u : run.ui) activities_with_clients.insert(u.event.activity_id);
+  const std::set<int64_t> reused = reused_pids(run);
+  std::map<int64_t, const PublishObs*> first;  // id -> its first PUBLISH
+  for (const PublishObs& p : run.publishes) {
+    if (p.record) first.emplace(p.record->id, &p);
+  }
+  for (const auto& entry : first) {
+    const int64_t id = entry.first;
+    const PublishObs* p = entry.second;
+    const ContributionRecord& r = *p->record;
+    const int64_t activity = activity_of_channel(p->channel).value_or(r.activity_id);
+    if (!activities_with_clients.count(activity)) {
+      j.v.exempt("record published to an activity no front end watches");
+      continue;
+    }
+    if (reused.count(id)) {
+      j.v.exempt("record whose id the DB handed out twice after a power loss");
+      continue;
+    }
+    auto it = seen.find(id);
+    const bool visible = it != seen.end() && std::any_of(it->second.begin(), it->second.end(),
+                                                         [&](int64_t at) { return at >= p->time_us; });
+    if (visible) {
+      ++j.v.checks;
+      continue;
+    }
+    if (superseded(run, activity, id, p->time_us, full)) {
+      j.v.exempt("record pushed off the page by newer windows before a poll saw it");
+      continue;
+    }
+    if (auto loss = lost_member(run, key_of(r), r.created_at)) {
+      j.v.exempt("record whose rows may have been lost to a " + *loss);
+      continue;
+    }
+    j.expect(false, [&] {
+      return "record " + rec(r) + " published on " + p->channel + " at " + t(p->time_us) +
+             " never displayed nor polled afterwards";
+    });
+  }
+  return j.v;
+}
+
 const std::vector<ComboProperty>& combo_properties() {
   static const std::vector<ComboProperty> props = {
       {{"db-granularity", {"COMBO-1"}, "one activity_contributions row per purchase; ranking = Σ qty (§1.4, §7.2)"}, check_db_granularity},
@@ -905,6 +995,8 @@ const std::vector<ComboProperty>& combo_properties() {
       {{"no-wrongful-drop", {"COMBO-14"}, "the id > highestId filter never loses a record (§5.4)"}, check_no_wrongful_drop},
       {{"activity-isolation", {"COMBO-15"}, "records aggregate one activity only (§6 跨 activity)"}, check_activity_isolation},
       {{"bounded-list", {"COMBO-16"}, "at most MAX_RECORDS, oldest dropped (§1.3 slice(-5))"}, check_bounded_list},
+      {{"published-visible", {"COMBO-13"}, "every published record is eventually displayed or polled (§1.4 用户感知, §4.6)"},
+       check_published_visible},
   };
   return props;
 }

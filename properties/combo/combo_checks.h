@@ -28,6 +28,7 @@ Verdict check_ui_convergence(const ComboRun& run);          // COMBO-13
 Verdict check_no_wrongful_drop(const ComboRun& run);        // COMBO-14
 Verdict check_activity_isolation(const ComboRun& run);      // COMBO-15
 Verdict check_bounded_list(const ComboRun& run);            // COMBO-16
+Verdict check_published_visible(const ComboRun& run);       // COMBO-13 (completeness: published -> seen)
 
 struct ComboProperty {
   PropertyInfo info;

@@ -518,5 +518,51 @@ TEST(ComboChecks, BoundedListFailsOnSixItemsAndOnDroppingTheNewest) {
   expect_fails(newest, check_bounded_list);
 }
 
+// Completeness (issue 16): a published window that no front end displays and no poll returns
+// afterwards fails; a poll that came back full of newer windows excuses it (it left the page).
+TEST(ComboChecks, PublishedVisibleFailsWhenNoFrontEndEverSeesARecord) {
+  ComboRun run = clean_run();
+  EXPECT_GE(check_published_visible(run).checks, 1);
+  run.ui[0].event.after.clear();
+  run.polls[0].event.records.clear();
+  expect_fails(run, check_published_visible);
+  // Seen only before it was published (a stale copy) does not count.
+  ComboRun early = clean_run();
+  early.ui.clear();
+  early.polls[0].begin_us = kT0 + 1'000'000;
+  early.polls[0].end_us = kT0 + 1'010'000;
+  expect_fails(early, check_published_visible);
+  // A full poll of only newer windows: the record left the page before anyone looked.
+  ComboRun pushed_off = run;
+  PollObs full = run.polls[0];
+  full.event.records = {record(50, 1, 9000), record(40, 1, 8000)};
+  pushed_off.polls = {full};
+  Verdict v = check_published_visible(pushed_off);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+}
+
+// Exact boundaries (issue 16): where the Redis command log makes the instants certain, a second
+// purchase exactly 3 s after the window opened belongs to the next window ([T, T + 3 s) on
+// Redis's clock), 1 ms earlier to the same one; the client's interval straddling the boundary
+// alone could not tell.
+TEST(ComboChecks, CertainRedisInstantsJudgeTheWindowBoundaryExactly) {
+  auto at_offset = [](int64_t offset_us) {
+    ComboRun run = clean_run();
+    run.ops[1].invoke_us = kT0 + 2'990'000;
+    run.ops[1].complete_us = kT0 + 3'020'000;
+    run.rows[1].row.created_at = (run.ops[1].invoke_us + 1000) / 1000;
+    run.rows[0].redis_us = kT0 + 1000;
+    run.rows[1].redis_us = kT0 + 1000 + offset_us;
+    run.publishes[0].time_us = kT0 + 3'100'000;
+    return run;
+  };
+  ComboRun loose = at_offset(3'000'000);
+  loose.rows[0].redis_us = loose.rows[1].redis_us = -1;
+  EXPECT_TRUE(check_one_push_per_window(loose).passed);  // the client's interval allows either window
+  EXPECT_TRUE(check_one_push_per_window(at_offset(2'999'000)).passed);
+  expect_fails(at_offset(3'000'000), check_one_push_per_window);
+}
+
 }  // namespace
 }  // namespace fl::combo

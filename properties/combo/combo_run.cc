@@ -128,6 +128,8 @@ std::vector<model::combo::Purchase> purchases_of(const ComboRun& run) {
       p.hi_us = certain ? op.complete_us : run.end_us;
       p.optional = !certain;
     }
+    // Exact boundaries: the instant Redis counted it, where the history makes it certain.
+    if (r.redis_us >= 0) p.lo_us = p.hi_us = r.redis_us;
     out.push_back(p);
   }
   return out;

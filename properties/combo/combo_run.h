@@ -40,6 +40,11 @@ struct RowObs {
   ContributionRow row;                 // window_id is the service's own bookkeeping: never judged
   std::string client_ref;              // "<op ref>#<line>"
   int64_t committed_us = -1;           // lost rows: when the SQL server committed it (commit log)
+  // When Redis counted it into its window, where the command log makes that certain (the call
+  // carrying its purchase marker, executed with a window id for reply) and the Redis node's clock
+  // reads world time then: the window is judged on Redis's clock (CB-WINDOW-SCRIPTS), so at its
+  // millisecond, floored as Redis's clock is. -1: not certain (the client's interval stands).
+  int64_t redis_us = -1;
 };
 
 struct PublishObs {                    // one PUBLISH the Redis server executed

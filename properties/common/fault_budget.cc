@@ -94,6 +94,13 @@ FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
         add(r.process, r.time_us, r.time_us, what);
         add(r.node, r.time_us, r.time_us, what);
         break;
+      case FaultKind::kEviction:
+        add(eviction_place(r.detail), r.time_us, r.time_us, what + " (key " + r.detail + ")");
+        break;
+      case FaultKind::kLateDuplicate:
+        add(r.process, r.time_us, r.time_us, what);
+        add(r.peer_process, r.time_us, r.time_us, what);
+        break;
     }
   }
   for (const auto& [process, since] : down) add(process, since.first, end_us, since.second);

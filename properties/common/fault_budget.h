@@ -11,6 +11,14 @@
 //     reset, clock jump, storage or Redis error, a lost message: the instant t (lost message: at
 //     both the sender and the receiver)
 //     clock drift                              from t to the end of the run
+//     eviction of a key by Redis's maxmemory     the instant t, at eviction_place(key) only: an
+//                                              eviction explains the loss of that key and of no
+//                                              other, and no outcome of the node as a whole
+//     late duplicate of a request              the instant the copy was sent, at the client and
+//                                              the server it went to: an indeterminate answer
+//                                              there is excusable (a server cannot tell which
+//                                              copy came first), a wrong result never is (the
+//                                              safety judges do not ask the budget about them)
 // - explain(places, from, to, slack) returns the first fault touching any of `places` whose
 //   interval meets [from - slack, to], described for the verdict's exemption reason; nullopt
 //   when none does (then the outcome is unexplained: a fault-free run explains nothing).
@@ -41,6 +49,8 @@ class FaultBudget {
 
   std::optional<std::string> explain(const std::vector<std::string>& places, int64_t from_us, int64_t to_us,
                                      int64_t slack_us = 0) const;
+  // The place an eviction of `key` touches (pass it to explain to excuse the loss of that key).
+  static std::string eviction_place(const std::string& key) { return "evicted:" + key; }
   // True when the world injected any fault at all.
   bool any() const { return !spans_.empty(); }
   const std::vector<FaultSpan>& spans() const { return spans_; }

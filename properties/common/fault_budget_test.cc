@@ -49,5 +49,28 @@ TEST(FaultBudget, UnhealedCrashLastsToTheEnd) {
   EXPECT_NE(b.explain({"p"}, T0 + 9'000'000, T0 + 9'500'000)->find("crash of p"), std::string::npos);
 }
 
+// An eviction explains the loss of its key only: not another key, not the Redis node as a whole.
+TEST(FaultBudget, AnEvictionExplainsOnlyItsKey) {
+  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kEviction, .node = "redis",
+                                   .process = "redis", .detail = "combo:agg:1"}};
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_TRUE(b.explain({FaultBudget::eviction_place("combo:agg:1")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.explain({FaultBudget::eviction_place("combo:agg:2")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.explain({"redis"}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.explain({FaultBudget::eviction_place("combo:agg:1")}, T0 + 1'000'001, T0 + 2'000'000).has_value());
+}
+
+// A late duplicate touches its client and the server it reached at the instant it was sent (an
+// indeterminate answer of an operation in flight then is excusable), nothing else, never later.
+TEST(FaultBudget, ALateDuplicateTouchesOnlyItsEndsAtItsInstant) {
+  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kLateDuplicate, .node = "c",
+                                   .process = "client-0", .peer_process = "replica-0", .value = 3'000'000}};
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_TRUE(b.explain({"client-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
+  EXPECT_TRUE(b.explain({"replica-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
+  EXPECT_FALSE(b.explain({"replica-1", "redis", "c"}, T0, T0 + 10'000'000).has_value());
+  EXPECT_FALSE(b.explain({"client-0"}, T0 + 1'000'001, T0 + 10'000'000).has_value());
+}
+
 }  // namespace
 }  // namespace fl::props

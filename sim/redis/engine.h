@@ -220,6 +220,10 @@ class Engine {
   };
   using CommandObserver = std::function<void(const ObservedCommand&)>;
   void set_command_observer(CommandObserver observer) { command_observer_ = std::move(observer); }
+  // Observation hook (never changes behaviour): called for every key maxmemory evicts, with its
+  // database, so the world's fault log can say which loss an eviction explains.
+  using EvictionObserver = std::function<void(int db, const std::string& key)>;
+  void set_eviction_observer(EvictionObserver observer) { eviction_observer_ = std::move(observer); }
 
   // Periodic maintenance, as Redis's serverCron: active expiry, then AOF fsync or snapshot when
   // due. Call it every ~100 ms of the server's clock (Redis's hz 10).
@@ -289,6 +293,7 @@ class Engine {
   std::vector<PubSubDelivery> deliveries_;
   PublishObserver publish_observer_;
   CommandObserver command_observer_;
+  EvictionObserver eviction_observer_;
   void observe(const std::vector<std::string>& argv, const RedisReply& reply, int64_t now_ms, int depth) {
     if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth});
   }

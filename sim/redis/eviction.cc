@@ -73,6 +73,7 @@ void Engine::evict_one(int db, const std::string& key, int64_t now_ms) {
   // An eviction is a DEL as far as the AOF and the judges' command log are concerned.
   const std::vector<std::string> del = {"DEL", key};
   journal_write(del, now_ms, db);
+  if (eviction_observer_) eviction_observer_(db, key);
 }
 
 // One round of the pool policies (evictionPoolPopulate + the pick); false when no key exists.

@@ -31,6 +31,22 @@ struct ParkAwaiter {
 Server::Server(ServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
   assert(options_.cron_interval_ms >= 0);
   engine_.set_command_observer([this](const Engine::ObservedCommand& c) { log_command(c); });
+  engine_.set_eviction_observer([this](int db, const std::string& key) { log_eviction(db, key); });
+}
+
+// An eviction is in the world's fault log, naming the key, so a judge may excuse the loss of
+// exactly that key (and no other) by it.
+void Server::log_eviction(int db, const std::string& key) {
+  if (process_ == nullptr) return;
+  World& world = process_->world();
+  FaultRecord r;
+  r.time_us = world.now_us();
+  r.kind = FaultKind::kEviction;
+  r.node = process_->node_name();
+  r.process = process_->process_name();
+  r.value = db;
+  r.detail = key;
+  world.record_fault(std::move(r));
 }
 
 void Server::log_command(const Engine::ObservedCommand& c) {

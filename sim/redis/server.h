@@ -27,6 +27,9 @@
 //   everything but CMD_LOADING commands), running a long script (everything), or demoted to a
 //   replica by a failover (writes); then it recovers. Every refused command is recorded in the
 //   world's fault log (FaultKind::kRedisError, value = the Refusal) and in the command log.
+// - Every key maxmemory evicts is in the world's fault log (FaultKind::kEviction, detail = the
+//   key, value = its database): the command log has only the commands clients sent, and an
+//   eviction is no command of theirs.
 #pragma once
 
 #include <coroutine>
@@ -126,6 +129,7 @@ class Server {
   std::string current_client_;  // the client whose request is executing (command log)
   std::vector<CommandRecord> command_log_;
   void log_command(const Engine::ObservedCommand& c);
+  void log_eviction(int db, const std::string& key);
 };
 
 }  // namespace fl::sim::redis
