@@ -22,6 +22,12 @@ const std::vector<FixInfo>& ranking_fixes() {
        "and creates the pointer only while the token survives; it also refreshes a pointer behind the DB's. The "
        "seed's cache rejects older epochs, but after Redis loses the pointer an old publisher (or restorer) that "
        "read the DB before the loss recreates it with an epoch the DB pointer had already left"},
+      {"RK-NEW-PARTITION-CATCHUP", "004:L152",
+       {"RANK-7"},
+       "a source partition first seen after the window watermark exists joins the non-idle set through "
+       "CATCHING_UP, as a returning idle partition does: the formula of 004:L148-150 takes the minimum over every "
+       "non-idle partition, so a partition whose first record is old (a late event, a lagging normalizer) pulled "
+       "the window watermark back, and the seed guards only the idle partition's return against that"},
   };
   return kFixes;
 }
