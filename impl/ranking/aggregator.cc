@@ -117,7 +117,7 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
 }
 
 std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t partition, int64_t consumed_to,
-                                           const PartitionState& ps) {
+                                           const PartitionState& ps, std::string* digest_out = nullptr) {
   std::vector<SqlStatement> tx;
   const int64_t gen = ps.generation;
   const std::string cut = "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
@@ -153,6 +153,7 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     k.dirty = false;
   }
   const std::string state = saved.encode();
+  if (digest_out) *digest_out = fnv_hex(state);
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
     // Spec: the checkpoint of 004:L319 is simply the latest state written.
     tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
@@ -163,6 +164,15 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
         "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
         "AND next_offset = ? AND generation = ?",
         gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation);
+    if (o.wm.enabled) {
+      // Idle marks and purges flush without moving next_offset, so (offset, generation) no longer
+      // tells one checkpoint from the next: the CAS also names the digest of the one it replaces.
+      cas = sql_statement(
+          "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
+          "AND next_offset = ? AND generation = ? AND digest = ?",
+          gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation,
+          ps.stored_digest);
+    }
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
   } else {
@@ -240,7 +250,8 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   s.persisted = true;  // the corrupted row is the one the recovery replaces
   s.stored_next_offset = cut;
   s.stored_generation = cut_generation;
-  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s);
+  std::string digest;
+  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s, &digest);
   for (SqlStatement& st : tx) {
     // The head switch: the same double fence, from the head's current (generation, version).
     if (st.sql.rfind("UPDATE topic_window_metric SET", 0) != 0) continue;
@@ -260,6 +271,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   }
   s.next_offset = cut;
   s.stored_generation = s.generation;
+  s.stored_digest = digest;
   co_return s;
 }
 
@@ -277,6 +289,7 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
           p.state.persisted = true;
           p.state.stored_next_offset = row[2].as_int();
           p.state.stored_generation = row[3].as_int();
+          p.state.stored_digest = row[1].as_text();
         } else {
           std::optional<PartitionState> s =
               co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int());
@@ -297,7 +310,8 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
 }
 
 // The state after a committed flush of `part` up to its consumed offset.
-void committed(Partition& part) {
+void committed(Partition& part, std::string digest) {
+  part.state.stored_digest = std::move(digest);
   part.state.next_offset = part.consumed_to;
   part.state.persisted = true;
   part.state.stored_next_offset = part.consumed_to;
@@ -381,9 +395,10 @@ Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partit
       return window_id(k.scope_id, k.window_type, k.window_start_ms, end) == ev.id;
     });
   }
-  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next))).ok()) co_return false;
+  std::string digest;
+  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &digest))).ok()) co_return false;
   part.state = std::move(next);
-  committed(part);
+  committed(part, std::move(digest));
   co_return true;
 }
 
@@ -414,9 +429,10 @@ Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const Aggre
     OffsetMap next;
     for (int32_t partition : touched) {
       Partition& part = parts[partition];
-      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state));
+      std::string digest;
+      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state, &digest));
       if (!r.ok()) co_return;  // fenced, refused or unknown: rebind from the checkpoints
-      committed(part);
+      committed(part, std::move(digest));
       if (o.wm.enabled && !(co_await purge(sql, o, partition, part))) co_return;
       next[TopicPartition{kKeyedTopic, partition}] = part.consumed_to;
     }

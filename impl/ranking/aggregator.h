@@ -50,6 +50,7 @@ struct PartitionState {
   // The DB checkpoint row this state was loaded from or last written as (not encoded).
   bool persisted = false;
   int64_t stored_next_offset = 0, stored_generation = 0;
+  std::string stored_digest;  // its digest: with watermarks a flush may leave the offset where it was
   std::string encode() const;
   static PartitionState decode(const std::string& text);
 };
