@@ -12,7 +12,8 @@ const std::vector<FixInfo>& ranking_fixes() {
       {"RK-CHECKPOINT-CAS", "004:L319-320",
        {"RANK-41", "RANK-4", "RANK-3"},
        "the partition checkpoint is written by a compare-and-set on the (next_offset, generation) the worker "
-       "loaded or last wrote: the double fence covers only the heads a flush advances, so a stale worker whose "
+       "loaded or last wrote (with watermarks also on its digest, since idle marks and purges flush without moving "
+       "next_offset): the double fence covers only the heads a flush advances, so a stale worker whose "
        "flush touches other keys overwrote the checkpoint with old state for a key another worker had advanced, "
        "and every later flush of that key hit the existing version row (lost events, aggregation stuck)"},
       {"RK-POINTER-FROM-DB", "004:L266, L317",
