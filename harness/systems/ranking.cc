@@ -45,6 +45,9 @@ struct Shared {
   ranking::BoardConfig cfg;
   int topics = 20;
   int64_t sql_timeout_us = 500'000;
+  // §6.3 (scenario param watermarks: "1"): watermarks, idle partitions, window states, side output.
+  ranking::WatermarkOptions wm;
+  ranking::props::WatermarkParams wm_params;
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
@@ -85,7 +88,10 @@ Task<void> normalizer_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::log::LogClient log(self, self.rpc());
-  co_await ranking::run_aggregator(self, sql, log, ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes});
+  co_await ranking::run_aggregator(self, sql, log,
+                                   ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes,
+                                                              .out_of_orderness_ms = sh->wm.out_of_orderness_ms,
+                                                              .wm = sh->wm});
 }
 
 ranking::RunOptions run_options(const Shared& sh) {
@@ -139,6 +145,33 @@ Task<void> corrupt_main(Process& self, std::shared_ptr<Shared> sh, World& world,
   world.record_fault(sim::FaultRecord{world.now_us(), sim::FaultKind::kStorageError, "db", "db", "", "", 0, -1});
 }
 
+// Historical events injected (C10): at `at_us` every record then in the pre-normalization log is
+// appended to it again (same payload, so the same eventId, at a new offset), as a replay of the
+// log's history would; dedup state that expired lets them count again.
+Task<void> replayer_main(Process& self, std::shared_ptr<Shared> sh, int64_t at_us) {
+  co_await self.clock().sleep_us(at_us - self.clock().now_us());
+  sim::log::LogClient log(self, self.rpc());
+  std::unique_ptr<LogProducer> out = log.producer(fl::ProducerOptions{});
+  sim::log::Broker& broker = sh->broker->broker();
+  std::vector<LogRecord> history;
+  for (int32_t p = 0; p < broker.partition_count(ranking::kStableTopic); ++p) {
+    const int64_t end = broker.log_end_offset(TopicPartition{ranking::kStableTopic, p});
+    for (int64_t offset = 0; offset < end;) {
+      sim::log::FetchReply f = broker.fetch(TopicPartition{ranking::kStableTopic, p}, offset, 1000);
+      if (f.status != LogStatus::kOk || f.records.empty()) break;
+      for (const LogRecord& r : f.records) {
+        if (r.offset < end) history.push_back(r);
+      }
+      offset = f.records.back().offset + 1;
+    }
+  }
+  for (const LogRecord& r : history) {
+    while ((co_await out->produce(ranking::kStableTopic, r.key, r.value)).status != LogStatus::kOk) {
+      co_await self.clock().sleep_ms(100);
+    }
+  }
+}
+
 // ---- Observations.
 
 std::string render(const SqlValue& v) {
@@ -175,6 +208,36 @@ void read_db(Shared& sh, ranking::props::RankingRun* run) {
     run->checkpoints[static_cast<int32_t>(i64(st, 0))] = i64(st, 1);
   });
   run->db_read = db.ok();
+}
+
+// The §6.3 rows read back from the VFS (004:L146-155).
+void read_watermark_db(const Shared& sh, ranking::props::WatermarkObs* w) {
+  namespace rp = ranking::props;
+  sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
+  auto text = &sim::storage::VfsReader::text;
+  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
+  auto i32 = [&](sqlite3_stmt* st, int c) { return static_cast<int32_t>(i64(st, c)); };
+  db.each("SELECT keyed_partition, source, source_partition, idle_start_us, last_event_us, last_source_offset, "
+          "idle_end_us, resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, late_count FROM partition_idle "
+          "ORDER BY keyed_partition, source, source_partition, idle_start_us",
+          [&](sqlite3_stmt* st) {
+            w->idle.push_back(rp::IdleRow{i32(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4), i64(st, 5),
+                                          i64(st, 6), i64(st, 7), i64(st, 8), i64(st, 9), i64(st, 10), i64(st, 11)});
+          });
+  db.each("SELECT keyed_partition, keyed_offset, window_type, event_id, scope_id, window_start, window_state, "
+          "watermark FROM late_side_output ORDER BY keyed_partition, keyed_offset, window_type",
+          [&](sqlite3_stmt* st) {
+            w->side.push_back(rp::SideOutputRow{i32(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4),
+                                                i64(st, 5), text(st, 6), i64(st, 7)});
+          });
+  db.each("SELECT keyed_partition, window_id, offset_digest, final_versions, checkpoint_ref, reconciliation, "
+          "input_watermark FROM window_archive ORDER BY keyed_partition, window_id",
+          [&](sqlite3_stmt* st) {
+            w->archive.push_back(rp::WindowArchiveRow{i32(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
+                                                      text(st, 5), i64(st, 6)});
+          });
+  db.each("SELECT keyed_partition, source, complete FROM source_status",
+          [&](sqlite3_stmt* st) { w->complete[{i32(st, 0), text(st, 1)}] = i64(st, 2); });
 }
 
 // Part 2's rows read back from the VFS (004:L99-104).
@@ -265,7 +328,9 @@ void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::
     for (int64_t offset = 0;;) {
       sim::log::FetchReply f = broker.fetch(TopicPartition{topic, p}, offset, 1000);
       if (f.status != LogStatus::kOk || f.records.empty()) break;
-      for (const LogRecord& r : f.records) out->push_back(ranking::props::LogRecordObs{p, r.offset, r.key, r.value});
+      for (const LogRecord& r : f.records) {
+        out->push_back(ranking::props::LogRecordObs{p, r.offset, r.key, r.value, r.timestamp_us});
+      }
       offset = f.records.back().offset + 1;
     }
   }
@@ -300,6 +365,8 @@ class RankingRun final : public SystemRun {
     read_log(shared->broker->broker(), ranking::kStableTopic, &run.stable, nullptr);
     read_log(shared->broker->broker(), ranking::kKeyedTopic, &run.keyed, &run.keyed_end);
     run.faults = world.fault_log();
+    run.wm.params = shared->wm_params;
+    if (shared->wm.enabled) read_watermark_db(*shared, &run.wm);
     if (shared->board) {
       run.board.params = shared->board_params;
       read_board_db(*shared, &run.board);
@@ -355,6 +422,19 @@ class RankingSystem final : public SystemUnderTest {
             int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
             int_param("control_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between rule activations/rollbacks (process control); 0: none"),
+            int_param("watermarks", "", 0, 1, 0,
+                      "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
+            int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
+            int_param("allowed_lateness_ms", "ms", 0, kHourMs, 20'000, "CLOSED until watermark >= end + this (004:L154)"),
+            int_param("idle_partition_timeout_ms", "ms", 1, kHourMs, 3000, "idle_partition_timeout (004:L151)"),
+            int_param("max_replay_range_ms", "ms", 0, kHourMs, 30'000, "longest automatic replay (004:L155)"),
+            int_param("redelivery_window_ms", "ms", 0, kHourMs, 6000, "longest message redelivery (004:L155)"),
+            int_param("future_percent", "percent", 0, 100, 0, "events whose time is up to 60 s ahead"),
+            int_param("stall_source", "", 0, 3, 0, "1 search, 2 post, 3 comment: its relay stops (0: none)"),
+            int_param("stall_from_ms", "ms", 0, 24 * kHourMs, 0, "when the stalled source stops sending"),
+            int_param("stall_ms", "ms", 0, 24 * kHourMs, 0, "how long it sends nothing (its outbox fills)"),
+            int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
+                      "when the whole pre-normalization log is appended again (C10); 0: never"),
             int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
                       "when every aggregation checkpoint is corrupted (F06); 0: never")};
   }
@@ -415,13 +495,29 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(sh.board);
+  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
   sh.broker->broker().create_topic(ranking::kStableTopic, sim::log::TopicConfig{.partitions = 4});
   sh.broker->broker().create_topic(ranking::kKeyedTopic, sim::log::TopicConfig{.partitions = 4});
   world.start(world.add_process(world.add_node("log"), "log", sh.broker->boot_fn()));
+}
+
+// §6.3's constants, the same for the aggregators and the judges (scenario params).
+void configure_watermarks(const Scenario& s, Shared& sh) {
+  sh.wm.enabled = s.config.i64("watermarks") != 0;
+  sh.wm.out_of_orderness_ms = s.config.i64("out_of_orderness_ms");
+  sh.wm.allowed_lateness_ms = s.config.i64("allowed_lateness_ms");
+  sh.wm.idle_timeout_us = s.config.i64("idle_partition_timeout_ms") * 1000;
+  sh.wm_params = ranking::props::WatermarkParams{sh.wm.enabled,
+                                                 sh.wm.out_of_orderness_ms,
+                                                 sh.wm.allowed_lateness_ms,
+                                                 sh.wm.idle_timeout_us,
+                                                 s.config.i64("max_replay_range_ms"),
+                                                 s.config.i64("redelivery_window_ms")};
+  // 004:L155: "去重状态的保留期不得短于“最大允许迟到时间、最大自动重放范围、消息最大重投窗口”三者中的最大值"
+  sh.wm.retention_ms = sh.wm_params.retention_ms();
 }
 
 std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s) const {
@@ -441,6 +537,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;
   sh->control_interval_us = s.config.i64("control_interval_ms") * 1000;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
+  configure_watermarks(s, *sh);
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {
@@ -465,10 +562,14 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   }
   if (sh->board) build_board(world, s, sh, *run, workers);
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
+  if (const int64_t at = s.config.i64("history_replay_at_ms"); at > 0) {
+    world.start(add("replayer", [sh, at](Process& p) { return replayer_main(p, sh, sim::kEpochUs + at * 1000); }));
+  }
   if (const int64_t at = s.config.i64("corrupt_checkpoint_at_ms"); at > 0) {
     world.start(add("chaos", [sh, &world, at](Process& p) { return corrupt_main(p, sh, world, sim::kEpochUs + at * 1000); }));
   }
   const double rate = s.workload.empty() ? 5.0 : s.workload.front().rate_per_s;
+  int64_t index = 1;  // stall_source: 1 search, 2 post, 3 comment
   for (const auto& [service, type] : std::vector<std::pair<std::string, std::string>>{
            {"search-service", "SEARCH_EXECUTED"}, {"post-service", "POST_CREATED"}, {"comment-service", "COMMENT_CREATED"}}) {
     ranking::ProducerOptions o;
@@ -486,6 +587,12 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     o.invalid_percent = static_cast<int>(s.config.i64("invalid_percent"));
     o.replay_percent = static_cast<int>(s.config.i64("replay_percent"));
     o.late_percent = static_cast<int>(s.config.i64("late_percent"));
+    o.future_percent = static_cast<int>(s.config.i64("future_percent"));
+    if (s.config.i64("stall_source") == index) {
+      o.stall_from_us = sim::kEpochUs + s.config.i64("stall_from_ms") * 1000;
+      o.stall_until_us = o.stall_from_us + s.config.i64("stall_ms") * 1000;
+    }
+    ++index;
     o.ingest = ingest;
     const std::string name = "producer-" + service.substr(0, service.find('-'));
     world.start(add(name, [sh, &world, o](Process& p) { return producer_main(p, sh, world.history(), o); }));

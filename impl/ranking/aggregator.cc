@@ -33,7 +33,9 @@ std::string PartitionState::encode() const {
     for (const auto& [actor, n] : k.actors) o << "C\t" << actor << "\t" << n << "\n";
     for (const std::string& c : k.contents) o << "T\t" << c << "\n";
   }
-  return o.str();
+  std::string out = o.str();
+  if (wm.watermark != kNoWatermark || !wm.sources.empty() || !wm.windows.empty()) wm.encode(out);
+  return out;
 }
 
 PartitionState PartitionState::decode(const std::string& text) {
@@ -63,6 +65,8 @@ PartitionState PartitionState::decode(const std::string& text) {
       cur->actors[f[1]] = std::stoll(f[2]);
     } else if (cur && f[0] == "T" && f.size() == 2) {
       cur->contents.insert(f[1]);
+    } else {
+      s.wm.decode_line(f);
     }
   }
   return s;
@@ -71,10 +75,15 @@ PartitionState PartitionState::decode(const std::string& text) {
 namespace {
 
 // Applies one keyed record to every full key it feeds (004:L143): one per window type and metric.
-void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec) {
+void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec, int64_t now_us) {
   const Event e = Event::decode(rec.value);
   const int64_t t = std::stoll(e.get("eventTime"));
   ps.max_event_time_ms = std::max(ps.max_event_time_ms, t);
+  const std::string source_key = e.get("source") + "|" + e.get("sourcePartition");
+  if (o.wm.enabled) {
+    observe_record(ps.wm, o.wm, o.fixes, rec.partition, rec.offset, e.get("source"), e.get("sourcePartition"),
+                   std::stoll(e.get("sourceOffset")), t, now_us);
+  }
   // Spec: the idempotency record of 004:L87, source_partition + source_offset + scope_id.
   // RK-DEDUP-EVENT-ID: source + event_id (004:L98), so the same event at two offsets is one event.
   const std::string record = o.fixes.has(RankFix::kDedupByEventId)
@@ -82,6 +91,16 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec)
                                  : e.get("sourcePartition") + ":" + e.get("sourceOffset") + ":" + e.get("scopeId");
   for (const auto& [window_type, size] : o.cfg.windows) {
     const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
+    if (o.wm.enabled) {
+      // 004:L154: OPEN and CLOSED windows take the event (a CLOSED one as a correction, a new
+      // version for later snapshots); FINAL and PURGED ones send it to the late side output.
+      const std::string id = window_id(e.get("scopeId"), window_type, start, start + size);
+      const std::string state = window_state_for(ps.wm, o.wm, rec.partition, id);
+      if (state == "FINAL" || state == "PURGED") {
+        side_output(ps.wm, rec.partition, rec.offset, window_type, e.get("eventId"), source_key, id, state);
+        continue;
+      }
+    }
     for (const auto& [metric, distinct_of] : metrics_of(e.get("eventType"))) {
       AggKey key{e.get("topicId"), e.get("scopeId"), window_type, start, metric};
       auto [it, fresh] = ps.keys.try_emplace(key.str());
@@ -98,13 +117,13 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec)
 }
 
 std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t partition, int64_t consumed_to,
-                                           const PartitionState& ps) {
+                                           const PartitionState& ps, std::string* digest_out = nullptr) {
   std::vector<SqlStatement> tx;
   const int64_t gen = ps.generation;
   const std::string cut = "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
   tx.push_back(sql_statement("INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) "
                              "VALUES (?, ?, ?, ?)", cut, partition, consumed_to, gen));
-  const int64_t watermark = ps.max_event_time_ms - o.out_of_orderness_ms;  // 004:L148
+  const int64_t watermark = o.wm.enabled ? ps.wm.watermark : ps.max_event_time_ms - o.out_of_orderness_ms;  // 004:L148
   for (const auto& [ak, k] : ps.keys) {
     if (!k.dirty) continue;
     const AggValue v = k.value(o.cfg.suspicious_repeats);
@@ -127,12 +146,14 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     tx.push_back(std::move(cas));
   }
   PartitionState saved = ps;
+  saved.wm.pending.clear();
   saved.next_offset = consumed_to;
   for (auto& [ak, k] : saved.keys) {
     if (k.dirty) ++k.version;
     k.dirty = false;
   }
   const std::string state = saved.encode();
+  if (digest_out) *digest_out = fnv_hex(state);
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
     // Spec: the checkpoint of 004:L319 is simply the latest state written.
     tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
@@ -143,6 +164,15 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
         "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
         "AND next_offset = ? AND generation = ?",
         gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation);
+    if (o.wm.enabled) {
+      // Idle marks and purges flush without moving next_offset, so (offset, generation) no longer
+      // tells one checkpoint from the next: the CAS also names the digest of the one it replaces.
+      cas = sql_statement(
+          "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
+          "AND next_offset = ? AND generation = ? AND digest = ?",
+          gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation,
+          ps.stored_digest);
+    }
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
   } else {
@@ -154,6 +184,7 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
                              "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, fnv_hex(state)));
   tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
                              partition, ps.next_offset));
+  tx.insert(tx.end(), ps.wm.pending.begin(), ps.wm.pending.end());
   return tx;
 }
 
@@ -179,7 +210,7 @@ Task<bool> replay(Runtime& rt, Log& log, const AggregatorOptions& o, int32_t par
     idle = p.records.empty() ? idle + 1 : 0;
     for (const LogRecord& rec : p.records) {
       if (rec.partition != partition || rec.offset < state.next_offset || rec.offset >= cut) continue;
-      apply(o, state, rec);
+      apply(o, state, rec, rt.clock().now_us());
       state.next_offset = rec.offset + 1;
     }
   }
@@ -219,7 +250,8 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   s.persisted = true;  // the corrupted row is the one the recovery replaces
   s.stored_next_offset = cut;
   s.stored_generation = cut_generation;
-  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s);
+  std::string digest;
+  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s, &digest);
   for (SqlStatement& st : tx) {
     // The head switch: the same double fence, from the head's current (generation, version).
     if (st.sql.rfind("UPDATE topic_window_metric SET", 0) != 0) continue;
@@ -239,6 +271,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   }
   s.next_offset = cut;
   s.stored_generation = s.generation;
+  s.stored_digest = digest;
   co_return s;
 }
 
@@ -256,6 +289,7 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
           p.state.persisted = true;
           p.state.stored_next_offset = row[2].as_int();
           p.state.stored_generation = row[3].as_int();
+          p.state.stored_digest = row[1].as_text();
         } else {
           std::optional<PartitionState> s =
               co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int());
@@ -267,10 +301,105 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
         }
       }
       p.consumed_to = p.state.next_offset;
+      // The silence of a partition is measured by this worker's clock from when it took it over.
+      for (auto& [key, sp] : p.state.wm.sources) sp.last_event_us = std::max(sp.last_event_us, rt.clock().now_us());
       co_return p;
     }
     co_await rt.clock().sleep_ms(100);
   }
+}
+
+// The state after a committed flush of `part` up to its consumed offset.
+void committed(Partition& part, std::string digest) {
+  part.state.stored_digest = std::move(digest);
+  part.state.next_offset = part.consumed_to;
+  part.state.persisted = true;
+  part.state.stored_next_offset = part.consumed_to;
+  part.state.stored_generation = part.state.generation;
+  part.state.wm.pending.clear();
+  for (auto& [ak, k] : part.state.keys) {
+    if (k.dirty) ++k.version;
+    k.dirty = false;
+  }
+}
+
+std::string cut_of(int32_t partition, const PartitionState& s) {
+  return "k" + std::to_string(partition) + "@" + std::to_string(s.stored_next_offset) + "/g" +
+         std::to_string(s.stored_generation);
+}
+
+// 004:L154-155: the evidence of a FINAL window before its state may go: the input watermark, a
+// digest of the source offsets, its final versions, the checkpoint that holds it, and the
+// reconciliation of the state against the DB's heads ("ok", or what differs).
+struct Evidence {
+  std::string id, offsets, versions, reconciliation;
+};
+
+Task<std::optional<Evidence>> reconcile(Sql& sql, const AggregatorOptions& o, const PartitionState& s,
+                                        const std::string& id) {
+  const std::vector<std::string> f = split(id, '#');
+  SqlResult r = co_await sql.exec(
+      "SELECT h.aggregate_key, h.active_generation, h.current_aggregate_version, v.value_digest FROM "
+      "topic_window_metric h JOIN topic_window_metric_version v ON v.aggregate_key = h.aggregate_key AND "
+      "v.aggregation_generation = h.active_generation AND v.aggregate_version = h.current_aggregate_version "
+      "WHERE h.scope_id = ? AND h.window_type = ? AND h.window_start = ?",
+      f[0], f[1], std::stoll(f[2]));
+  if (!r.ok()) co_return std::nullopt;
+  std::map<std::string, std::string> db;
+  for (const SqlRow& row : r.rows()) {
+    db[row[0].as_text()] = "g" + std::to_string(row[1].as_int()) + "/v" + std::to_string(row[2].as_int()) + "/" +
+                           row[3].as_text();
+  }
+  Evidence ev{id, "", "", "ok"};
+  for (const auto& [ak, k] : s.keys) {
+    if (k.key.scope_id != f[0] || k.key.window_type != f[1] || k.key.window_start_ms != std::stoll(f[2])) continue;
+    const std::string mine = "g" + std::to_string(k.generation) + "/v" + std::to_string(k.version) + "/" +
+                             k.value(o.cfg.suspicious_repeats).digest();
+    ev.versions += (ev.versions.empty() ? "" : ",") + ak + "/g" + std::to_string(k.generation) + "/v" +
+                   std::to_string(k.version);
+    if (db[ak] != mine) ev.reconciliation = "mismatch " + ak;
+  }
+  for (const auto& [key, sp] : s.wm.sources) ev.offsets += key + "@" + std::to_string(sp.max_source_offset) + ";";
+  ev.offsets = fnv_hex(ev.offsets);
+  co_return ev;
+}
+
+// 004:L155, in the seed's order: the window is FINAL (committed), its checkpoint and archive
+// evidence are saved, source offsets and aggregates are reconciled, and only then its dedup and
+// window state go (the checkpoint without them, the window PURGED). False if a write failed.
+Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partition& part) {
+  std::vector<Evidence> ok;
+  for (const std::string& id : purgeable(part.state.wm, o.wm)) {
+    std::optional<Evidence> ev = co_await reconcile(sql, o, part.state, id);
+    if (!ev) co_return true;  // unknown: try again after the next flush
+    if (ev->reconciliation == "ok") ok.push_back(*ev);
+  }
+  if (ok.empty()) co_return true;
+  const std::string checkpoint = cut_of(partition, part.state);
+  std::vector<SqlStatement> archive;
+  for (const Evidence& ev : ok) {
+    archive.push_back(sql_statement("INSERT OR REPLACE INTO window_archive (keyed_partition, window_id, input_watermark, "
+                                    "offset_digest, final_versions, checkpoint_ref, reconciliation) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                    partition, ev.id, part.state.wm.watermark, ev.offsets, ev.versions, checkpoint,
+                                    ev.reconciliation));
+  }
+  if (!(co_await sql.transaction(std::move(archive))).ok()) co_return false;
+  PartitionState next = part.state;
+  for (const Evidence& ev : ok) {
+    next.wm.windows[ev.id] = "PURGED";
+    next.wm.pending.push_back(purged_row(partition, ev.id, next.wm.watermark, ev.offsets, ev.versions, checkpoint,
+                                         ev.reconciliation));
+    const int64_t end = window_end(ev.id);
+    std::erase_if(next.keys, [&](const auto& kv) {
+      const AggKey& k = kv.second.key;
+      return window_id(k.scope_id, k.window_type, k.window_start_ms, end) == ev.id;
+    });
+  }
+  std::string digest;
+  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &digest))).ok()) co_return false;
+  part.state = std::move(next);
+  committed(part, std::move(digest));
+  co_return true;
 }
 
 // Consumes until a flush fails; the caller then starts over from the checkpoints.
@@ -288,23 +417,23 @@ Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const Aggre
       if (!parts.count(rec.partition)) parts[rec.partition] = co_await load(rt, sql, log, o, rec.partition);
       Partition& part = parts[rec.partition];
       if (rec.offset < part.consumed_to) continue;  // already in the checkpoint
-      apply(o, part.state, rec);
+      apply(o, part.state, rec, rt.clock().now_us());
       part.consumed_to = rec.offset + 1;
       touched.insert(rec.partition);
+    }
+    if (o.wm.enabled) {
+      for (auto& [partition, part] : parts) {
+        if (mark_idle(part.state.wm, o.wm, partition, rt.clock().now_us())) touched.insert(partition);
+      }
     }
     OffsetMap next;
     for (int32_t partition : touched) {
       Partition& part = parts[partition];
-      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state));
+      std::string digest;
+      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state, &digest));
       if (!r.ok()) co_return;  // fenced, refused or unknown: rebind from the checkpoints
-      part.state.next_offset = part.consumed_to;
-      part.state.persisted = true;
-      part.state.stored_next_offset = part.consumed_to;
-      part.state.stored_generation = part.state.generation;
-      for (auto& [ak, k] : part.state.keys) {
-        if (k.dirty) ++k.version;
-        k.dirty = false;
-      }
+      committed(part, std::move(digest));
+      if (o.wm.enabled && !(co_await purge(sql, o, partition, part))) co_return;
       next[TopicPartition{kKeyedTopic, partition}] = part.consumed_to;
     }
     if (!next.empty()) co_await in.commit(next);  // after the DB: at least once, and the state knows

@@ -17,6 +17,7 @@
 #include "impl/ports/task.h"
 #include "impl/ranking/contract.h"
 #include "impl/ranking/fixes.h"
+#include "impl/ranking/watermark.h"
 
 namespace fl::ranking {
 
@@ -25,6 +26,7 @@ struct AggregatorOptions {
   RankFixes fixes = RankFixes::spec();
   int64_t out_of_orderness_ms = 2000;  // configured_out_of_orderness (004:L148)
   int64_t session_timeout_us = 6'000'000;
+  WatermarkOptions wm;  // watermarks, idle partitions and window states (004:L146-155); off: part 1 as before
 };
 
 struct KeyState {
@@ -44,9 +46,11 @@ struct PartitionState {
   int64_t next_offset = 0;        // first offset not in the state
   int64_t max_event_time_ms = 0;
   std::map<std::string, KeyState> keys;  // by AggKey::str()
+  WatermarkState wm;                     // empty unless watermarks are on
   // The DB checkpoint row this state was loaded from or last written as (not encoded).
   bool persisted = false;
   int64_t stored_next_offset = 0, stored_generation = 0;
+  std::string stored_digest;  // its digest: with watermarks a flush may leave the offset where it was
   std::string encode() const;
   static PartitionState decode(const std::string& text);
 };

@@ -2,8 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 namespace fl::ranking {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string x; std::getline(in, x, sep);) out.push_back(x);
+  return out;
+}
 
 std::string Event::get(const std::string& k) const {
   auto it = fields.find(k);

@@ -40,6 +40,9 @@ struct BoardConfig {
   int suspicious_repeats = 3;            // an actor with more events than this in one key is suspicious
 };
 
+// `s` cut at every `sep` (a trailing empty field dropped), as the ranking's text rows are written.
+std::vector<std::string> split(const std::string& s, char sep);
+
 // The owning service of an event type (a forged source is any other); "" for an unknown type.
 std::string owner_of(const std::string& event_type);
 // The metrics an event type feeds (004:L167-177): metric type -> what is counted distinct

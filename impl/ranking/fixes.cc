@@ -12,7 +12,8 @@ const std::vector<FixInfo>& ranking_fixes() {
       {"RK-CHECKPOINT-CAS", "004:L319-320",
        {"RANK-41", "RANK-4", "RANK-3"},
        "the partition checkpoint is written by a compare-and-set on the (next_offset, generation) the worker "
-       "loaded or last wrote: the double fence covers only the heads a flush advances, so a stale worker whose "
+       "loaded or last wrote (with watermarks also on its digest, since idle marks and purges flush without moving "
+       "next_offset): the double fence covers only the heads a flush advances, so a stale worker whose "
        "flush touches other keys overwrote the checkpoint with old state for a key another worker had advanced, "
        "and every later flush of that key hit the existing version row (lost events, aggregation stuck)"},
       {"RK-POINTER-FROM-DB", "004:L266, L317",
@@ -22,6 +23,12 @@ const std::vector<FixInfo>& ranking_fixes() {
        "and creates the pointer only while the token survives; it also refreshes a pointer behind the DB's. The "
        "seed's cache rejects older epochs, but after Redis loses the pointer an old publisher (or restorer) that "
        "read the DB before the loss recreates it with an epoch the DB pointer had already left"},
+      {"RK-NEW-PARTITION-CATCHUP", "004:L152",
+       {"RANK-7"},
+       "a source partition first seen after the window watermark exists joins the non-idle set through "
+       "CATCHING_UP, as a returning idle partition does: the formula of 004:L148-150 takes the minimum over every "
+       "non-idle partition, so a partition whose first record is old (a late event, a lagging normalizer) pulled "
+       "the window watermark back, and the seed guards only the idle partition's return against that"},
   };
   return kFixes;
 }

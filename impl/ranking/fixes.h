@@ -13,6 +13,7 @@ enum class RankFix : uint8_t {
   kDedupByEventId,  // RK-DEDUP-EVENT-ID
   kCheckpointCas,   // RK-CHECKPOINT-CAS
   kPointerFromDb,   // RK-POINTER-FROM-DB
+  kNewPartitionCatchesUp,  // RK-NEW-PARTITION-CATCHUP
 };
 using RankFixes = FixSet<RankFix>;
 

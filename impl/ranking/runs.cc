@@ -42,12 +42,6 @@ bool TopkEntry::decode(const std::string& line, TopkEntry* out) {
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string x; std::getline(in, x, sep);) out.push_back(x);
-  return out;
-}
 
 SqlStatement expecting(SqlStatement s, SqlExpect e) {
   s.expect = e;

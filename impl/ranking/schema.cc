@@ -2,7 +2,38 @@
 
 namespace fl::ranking {
 
-std::vector<std::string> schema_statements(bool board) {
+namespace {
+
+// 004:L146-155: window states with the evidence a purge needs, the late side output, the idle
+// record of each partition (idle start and end, resume offset, late count), source completeness
+// and the archive evidence saved before a purge.
+const std::vector<std::string>& watermark_tables() {
+  static const std::vector<std::string> kTables = {
+      "CREATE TABLE IF NOT EXISTS window_state (keyed_partition INTEGER NOT NULL, scope_id TEXT NOT NULL, "
+      "window_type TEXT NOT NULL, window_start INTEGER NOT NULL, window_end INTEGER NOT NULL, state TEXT NOT NULL, "
+      "input_watermark INTEGER NOT NULL, offset_digest TEXT NOT NULL, final_versions TEXT NOT NULL, "
+      "checkpoint_ref TEXT NOT NULL, reconciliation TEXT NOT NULL, "
+      "PRIMARY KEY (keyed_partition, scope_id, window_type, window_start))",
+      "CREATE TABLE IF NOT EXISTS late_side_output (keyed_partition INTEGER NOT NULL, keyed_offset INTEGER NOT NULL, "
+      "window_type TEXT NOT NULL, event_id TEXT NOT NULL, scope_id TEXT NOT NULL, window_start INTEGER NOT NULL, "
+      "window_state TEXT NOT NULL, watermark INTEGER NOT NULL, PRIMARY KEY (keyed_partition, keyed_offset, window_type))",
+      "CREATE TABLE IF NOT EXISTS partition_idle (keyed_partition INTEGER NOT NULL, source TEXT NOT NULL, "
+      "source_partition INTEGER NOT NULL, idle_start_us INTEGER NOT NULL, last_event_us INTEGER NOT NULL, "
+      "last_source_offset INTEGER NOT NULL, idle_end_us INTEGER NOT NULL, resume_offset INTEGER NOT NULL, "
+      "rejoin_us INTEGER NOT NULL, rejoin_offset INTEGER NOT NULL, rejoin_watermark INTEGER NOT NULL, "
+      "late_count INTEGER NOT NULL, PRIMARY KEY (keyed_partition, source, source_partition, idle_start_us))",
+      "CREATE TABLE IF NOT EXISTS source_status (keyed_partition INTEGER NOT NULL, source TEXT NOT NULL, "
+      "complete INTEGER NOT NULL, at_us INTEGER NOT NULL, PRIMARY KEY (keyed_partition, source))",
+      "CREATE TABLE IF NOT EXISTS window_archive (keyed_partition INTEGER NOT NULL, window_id TEXT NOT NULL, "
+      "input_watermark INTEGER NOT NULL, offset_digest TEXT NOT NULL, final_versions TEXT NOT NULL, "
+      "checkpoint_ref TEXT NOT NULL, reconciliation TEXT NOT NULL, PRIMARY KEY (keyed_partition, window_id))",
+  };
+  return kTables;
+}
+
+}  // namespace
+
+std::vector<std::string> schema_statements(bool board, bool watermarks) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -37,6 +68,7 @@ std::vector<std::string> schema_statements(bool board) {
       "generation INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL, "
       "PRIMARY KEY (keyed_partition, next_offset, generation))",
   };
+  if (watermarks) part1.insert(part1.end(), watermark_tables().begin(), watermark_tables().end());
   if (!board) return part1;
   const std::vector<std::string> part2 = {
       // Part 2 (004:L99-104, L245-255): calculation runs with their frozen source-offset vector and

@@ -9,8 +9,9 @@
 namespace fl::ranking {
 
 // Part 1's tables; with `board`, also part 2's (runs, manifests, candidates, snapshots, context,
-// pointer), so part-1 scenarios keep their traces.
-std::vector<std::string> schema_statements(bool board);
+// pointer), so part-1 scenarios keep their traces; with `watermarks`, the §6.3 tables (window
+// states, the late side output, idle partitions, source completeness, purge evidence).
+std::vector<std::string> schema_statements(bool board, bool watermarks = false);
 
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)

@@ -39,6 +39,7 @@ Event make_event(Runtime& rt, const ProducerOptions& o, int64_t seq, std::string
   e.fields["eventType"] = o.event_type;
   int64_t t = now_ms - uniform(rt, 0, 2000);  // ordinary disorder
   if (percent(rt, o.late_percent)) t = now_ms - uniform(rt, 5'000, 1'200'000);
+  if (o.future_percent > 0 && percent(rt, o.future_percent)) t = now_ms + uniform(rt, 1'000, kCfg.max_future_ms);
   e.fields["eventTime"] = std::to_string(t);
   e.fields["receivedAt"] = std::to_string(now_ms);
   if (last_actor.empty() || !percent(rt, o.repeat_actor_percent)) last_actor = "act" + std::to_string(uniform(rt, 1, o.actors));
@@ -81,6 +82,8 @@ Task<void> emit(Runtime& rt, Sql& sql, Recorder& history, const Event& e) {
 Task<void> relay(Runtime& rt, Rpc& rpc, Sql& sql, ProducerOptions o) {
   for (;;) {
     co_await rt.clock().sleep_us(o.relay_interval_us);
+    const int64_t now = rt.clock().now_us();
+    if (now >= o.stall_from_us && now < o.stall_until_us) continue;  // the source has stopped
     SqlResult rows = co_await sql.exec(
         "SELECT id, payload FROM outbox WHERE status = 'PENDING' AND payload LIKE ? ORDER BY id LIMIT 20",
         "%sourceService=" + o.service + "%");

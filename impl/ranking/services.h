@@ -36,6 +36,8 @@ struct ProducerOptions {
   int invalid_percent = 5;           // missing field, impossible time, forged source, bad scope
   int replay_percent = 5;            // the same event sent again
   int late_percent = 10;             // event time up to 20 min in the past
+  int future_percent = 0;            // event time up to max_future_ms ahead (still valid)
+  int64_t stall_from_us = 0, stall_until_us = 0;  // the relay sends nothing in between (a source stops)
   std::vector<std::string> ingest;   // ingest replicas
   int64_t relay_interval_us = 200'000;
   int64_t rpc_timeout_us = 300'000;

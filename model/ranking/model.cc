@@ -90,7 +90,8 @@ std::string Value::describe() const {
          std::to_string(suspicious) + " adj=" + std::to_string(risk_adjusted);
 }
 
-std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg) {
+std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg,
+                                             const std::set<std::string>& late) {
   struct Acc {
     std::set<std::string> events, contents;
     std::map<std::string, int64_t> actors;
@@ -113,6 +114,7 @@ std::map<std::string, Value> expected_values(const std::vector<std::string>& acc
     for (const std::string& scope : scopes_of(e, cfg)) {
       for (const auto& [wt, size] : cfg.windows) {
         const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
+        if (late.count(get(e, "eventId") + "#" + scope + "#" + wt)) continue;
         for (const auto& [metric, content] : metrics) {
           Acc& a = acc[topic + "#" + scope + "#" + wt + "#" + std::to_string(start) + "#" + metric];
           a.content = content;

@@ -43,6 +43,9 @@ struct Value {
 };
 
 // "topic#scope#window_type#window_start#metric" -> its value from the distinct accepted events.
-std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted_payloads, const Config& cfg);
+// `late` names "eventId#scope_id#window_type" an event never counts in (every copy of it went to
+// the late side output of that window, 004:L154).
+std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted_payloads, const Config& cfg,
+                                             const std::set<std::string>& late = {});
 
 }  // namespace fl::ranking::model

@@ -132,7 +132,7 @@ Verdict check_full_key(const RankingRun& run) {
   Verdict v = passing_verdict("rank-full-key", {"RANK-3"},
                    "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
                    "accepted events derive (none missing, none extra)");
-  const auto expected = model::expected_values(accepted(run), run.config);
+  const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   std::set<std::string> seen;
   for (const HeadRow& h : run.heads) {
     ++v.checks;
@@ -154,8 +154,9 @@ Verdict check_full_key(const RankingRun& run) {
 Verdict check_event_idempotence(const RankingRun& run) {
   Verdict v = passing_verdict("rank-event-idempotence", {"RANK-4", "RANK-5"},
                    "the value each head points to equals the model's value from the distinct accepted events "
-                   "(raw, effective, suspicious and risk-adjusted kept apart)");
-  const auto expected = model::expected_values(accepted(run), run.config);
+                   "(raw, effective, suspicious and risk-adjusted kept apart; events the late side output took "
+                   "excluded)");
+  const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   const auto versions = versions_by_triple(run);
   for (const HeadRow& h : run.heads) {
     auto e = expected.find(h.aggregate_key);
@@ -324,6 +325,10 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
           {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
           {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"},
+          {"rank-watermark", {"RANK-7"}, "004 §6.3: watermarks never move back nor run ahead; idle only after the timeout"},
+          {"rank-idle-recovery", {"RANK-8"}, "004 §6.3: a returning partition catches up before it rejoins"},
+          {"rank-window-lifecycle", {"RANK-9"}, "004 §6.3: OPEN -> CLOSED -> FINAL -> PURGED; FINAL is immutable"},
+          {"rank-dedup-purge", {"RANK-6"}, "004 §6.3: dedup state purged only after FINAL, evidence and reconciliation"},
           {"rank-run-partitions", {"RANK-15", "RANK-16"}, "004 §4.2, §10.1: expected partitions, cuts and Top K results closed"},
           {"rank-manifest-frozen", {"RANK-14", "RANK-17"}, "004 §4.2, §9.2: manifests pinned to versions in the cut, frozen at BUILDING"},
           {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
@@ -340,12 +345,17 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-offset-continuity", check_offset_continuity}, {"rank-normalization", check_normalization},
       {"rank-run-partitions", check_run_partitions},   {"rank-manifest-frozen", check_manifest_frozen},
       {"rank-run-seal", check_run_seal},               {"rank-publish-fence", check_publish_fence},
-      {"rank-pointer-cache", check_pointer_cache},     {"rank-control-epochs", check_control_epochs}};
+      {"rank-pointer-cache", check_pointer_cache},     {"rank-control-epochs", check_control_epochs},
+      {"rank-watermark", check_watermark},             {"rank-idle-recovery", check_idle_recovery},
+      {"rank-window-lifecycle", check_window_lifecycle}, {"rank-dedup-purge", check_dedup_purge}};
+  static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
+                                                   "rank-dedup-purge"};
   static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
                                                "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario
+    if (kWatermark.count(p) && !run.wm.params.enabled) continue;       // no watermarks in this scenario
     auto it = kCheckers.find(p);
     if (it != kCheckers.end()) out.push_back(it->second(run));
   }

@@ -1,6 +1,7 @@
 // The ranking checkers of part 1, one per invariant family (../shared/INVARIANTS.md).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ Verdict check_version_immutable(const RankingRun& run);  // RANK-11
 Verdict check_head_fence(const RankingRun& run);         // RANK-12
 Verdict check_offset_continuity(const RankingRun& run);  // RANK-41
 Verdict check_normalization(const RankingRun& run);      // RANK-31
+
+// §6.3 (watermark_checks.cc); judged only when the scenario has watermarks (params.enabled).
+Verdict check_watermark(const RankingRun& run);         // RANK-7
+Verdict check_idle_recovery(const RankingRun& run);     // RANK-8
+Verdict check_window_lifecycle(const RankingRun& run);  // RANK-9
+Verdict check_dedup_purge(const RankingRun& run);       // RANK-6
+// "eventId#scope_id#window_type" of the events every copy of which went to the late side output.
+std::set<std::string> late_events(const RankingRun& run);
 
 // Part 2 (board_checks.cc); judged only when the scenario has a board (params.scopes non-empty).
 Verdict check_run_partitions(const RankingRun& run);    // RANK-15, RANK-16

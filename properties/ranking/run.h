@@ -4,6 +4,7 @@
 // fix set.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -27,6 +28,7 @@ struct LogRecordObs {
   int64_t offset = 0;
   std::string key;
   std::string value;
+  int64_t append_us = 0;  // the broker's append time
 };
 
 struct HeadRow {
@@ -162,6 +164,53 @@ struct BoardObs {
   bool redis_observed = false;
 };
 
+// ---- Watermarks, idle partitions and window states (004:L146-155), when the scenario has them.
+
+// The scenario's §6.3 constants (what the design may do depends on them).
+struct WatermarkParams {
+  bool enabled = false;
+  int64_t out_of_orderness_ms = 2000;
+  int64_t allowed_lateness_ms = 20'000;
+  int64_t idle_timeout_us = 3'000'000;
+  int64_t max_replay_range_ms = 30'000;   // the longest automatic replay
+  int64_t redelivery_window_ms = 6'000;   // the longest message redelivery
+  // 004:L155: dedup retention is at least the largest of the three.
+  int64_t retention_ms() const {
+    return std::max({allowed_lateness_ms, max_replay_range_ms, redelivery_window_ms});
+  }
+};
+
+struct WindowArchiveRow {  // WINDOW_ARCHIVE: the evidence saved before a purge
+  int32_t partition = 0;
+  std::string window_id, offset_digest, final_versions, checkpoint_ref, reconciliation;
+  int64_t watermark = 0;
+};
+
+struct IdleRow {  // PARTITION_IDLE: one idle period of a source partition in a keyed partition
+  int32_t partition = 0;
+  std::string source;
+  int64_t source_partition = 0, idle_start_us = 0, last_event_us = 0, last_source_offset = 0;
+  int64_t idle_end_us = -1, resume_offset = -1, rejoin_us = -1, rejoin_offset = -1, rejoin_watermark = -1;
+  int64_t late_count = 0;
+};
+
+struct SideOutputRow {  // LATE_SIDE_OUTPUT
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string window_type, event_id, scope_id;
+  int64_t window_start = 0;
+  std::string window_state;
+  int64_t watermark = 0;
+};
+
+struct WatermarkObs {
+  WatermarkParams params;
+  std::vector<IdleRow> idle;                 // read back
+  std::vector<SideOutputRow> side;           // read back
+  std::vector<WindowArchiveRow> archive;     // read back
+  std::map<std::pair<int32_t, std::string>, int64_t> complete;  // (keyed partition, source) -> complete flag
+};
+
 struct RankingRun {
   model::Config config;
   std::vector<EmitOp> emits;
@@ -179,6 +228,7 @@ struct RankingRun {
   int64_t end_us = 0;
   std::vector<std::string> chain;  // every process of the chain (for fault explanations)
   BoardObs board;
+  WatermarkObs wm;
 };
 
 // The value digest the seed stores with each version (004:L98), recomputed by the judge.
