@@ -349,11 +349,18 @@ std::map<model::GiftKey, int64_t> excusable(const GiftsRun& run, const std::vect
   return out;
 }
 
-// Keys whose combo state (Redis) a Redis restart could have rolled back while one of their gifts
-// was in flight, with the fault: counts may then be lost or repeated (AOF everysec loses up to a
-// second of writes; hardened does not make the combo state durable beyond Redis).
-std::map<model::GiftKey, std::string> redis_rollback(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
-  std::map<model::GiftKey, std::string> out;
+// The gifts of one key whose combo state (Redis) a Redis crash could have rolled back: the crash
+// fell in the gift's flight (commit to the last instant it could still be pushed). Only their
+// counts may be lost or repeated (AOF everysec loses up to a second of writes; hardened does not
+// make the combo state durable beyond Redis); the key's other gifts are judged as usual.
+struct Rollback {
+  int64_t count = 0;  // Σ giftCount of the gifts in flight across a crash
+  int64_t gifts = 0;  // how many
+  std::string fault;  // the first such crash, described
+};
+
+std::map<model::GiftKey, Rollback> redis_rollback(const GiftsRun& run, const std::vector<model::ChargedGift>& gifts) {
+  std::map<model::GiftKey, Rollback> out;
   for (const model::ChargedGift& g : gifts) {
     const int64_t horizon = g.first_append_us < 0 ? run.end_us
                                                   : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
@@ -361,7 +368,10 @@ std::map<model::GiftKey, std::string> redis_rollback(const GiftsRun& run, const 
       // Only a crash loses what Redis held in memory (pauses, clogs and partitions do not).
       const bool redis_crash = f.kind == sim::FaultKind::kCrash && (f.process == "redis" || f.node == "redis");
       if (!redis_crash || f.time_us < g.commit_us || f.time_us > horizon) continue;
-      out.try_emplace(model::GiftKey{g.order.room, g.order.user, g.order.gift}, f.describe());
+      Rollback& r = out[model::GiftKey{g.order.room, g.order.user, g.order.gift}];
+      r.count += g.order.count;
+      ++r.gifts;
+      if (r.fault.empty()) r.fault = f.describe();
       break;
     }
   }
@@ -375,6 +385,55 @@ std::optional<std::string> redis_crash_in(const GiftsRun& run, int64_t from, int
     if (redis_crash && f.time_us >= from && f.time_us <= to) return f.describe();
   }
   return std::nullopt;
+}
+
+// The distinct messages pushed into the rooms, as any viewer received them: msgId -> (key, count of
+// its first content). A msgId received with a second content is a rolled-back window flushed
+// again: only a Redis crash between the first content's flush (at most expiry + window before its
+// first delivery) and this delivery explains it (explore-hardened seed 15699: AOF everysec lost a
+// flush); its later content may then hold gifts that joined the restored window, whose counts the
+// first content lacks (`reflushed`).
+struct Pushed {
+  std::map<std::string, std::pair<model::GiftKey, int64_t>> first;
+  std::map<model::GiftKey, int64_t> reflushed;   // per key, Σ later contents a crash explains
+  std::vector<std::string> excused;               // the crash of each explained second content
+  std::vector<std::string> unexplained;           // msgIds with two contents no crash explains
+};
+
+Pushed pushed_messages(const GiftsRun& run, const std::map<model::GiftKey, Rollback>& rolled_back) {
+  Pushed out;
+  std::map<std::string, int64_t> first_seen;  // msgId -> its first delivery
+  std::set<std::pair<std::string, int64_t>> contents;  // (msgId, count) already counted
+  for (const HistoryOp* o : ops_named(run, "deliver")) {
+    const auto a = parse_args(o->args);
+    const model::GiftKey k{a.at("room"), arg_int(a, "sender"), a.at("gift")};
+    const int64_t count = arg_int(a, "count");
+    first_seen.try_emplace(a.at("msg"), o->invoke_us);
+    auto [it, inserted] = out.first.try_emplace(a.at("msg"), k, count);
+    if (inserted || it->second == std::make_pair(k, count) || !contents.insert({a.at("msg"), count}).second) continue;
+    const int64_t from = first_seen.at(a.at("msg")) - (run.params.expiry_ms + run.params.window_ms) * 1000;
+    const std::optional<std::string> crash = rolled_back.count(k) ? redis_crash_in(run, from, o->invoke_us) : std::nullopt;
+    if (crash) {
+      out.reflushed[k] += count;
+      out.excused.push_back(*crash);
+    } else {
+      out.unexplained.push_back(a.at("msg"));
+    }
+  }
+  return out;
+}
+
+// A key's count `got` (pushed, or played by one viewer) against `want` charged: never more than
+// charged plus what a rollback may repeat, never less than charged minus what expiry (`slack`) and
+// a rollback (the gifts in flight across the crash, and re-flushed contents) may remove.
+bool conserved(int64_t got, int64_t want, int64_t slack, const Rollback& rolled, int64_t reflushed) {
+  return got <= want + rolled.count + reflushed && got >= want - slack - rolled.count - reflushed;
+}
+
+std::string rollback_note(const Rollback& r, int64_t reflushed) {
+  if (r.gifts == 0 && reflushed == 0) return "";
+  return " (" + std::to_string(r.count) + " in flight across a Redis crash, " + std::to_string(reflushed) +
+         " re-flushed)";
 }
 
 // Σ count per key of what `ops` played (deliver ops completed "played").
@@ -449,6 +508,7 @@ Verdict check_delivery(const GiftsRun& run) {
   const auto charged = model::totals(gifts);
   const auto excused = excusable(run, gifts);
   const auto rolled_back = redis_rollback(run, gifts);
+  const Pushed pushed = pushed_messages(run, rolled_back);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   const int64_t first_send = first_send_us(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
@@ -465,17 +525,18 @@ Verdict check_delivery(const GiftsRun& run) {
     for (const auto& [k, n] : played) keys.insert(k);
     for (const model::GiftKey& k : keys) {
       if (std::get<0>(k) != room) continue;
-      if (rolled_back.count(k)) {
-        v.exempt("combo state rolled back: " + rolled_back.at(k));
-        continue;
-      }
       ++v.checks;
       const int64_t want = charged.count(k) ? charged.at(k) : 0;
       const int64_t got = played.count(k) ? played.at(k) : 0;
       const int64_t slack = excused.count(k) ? excused.at(k) : 0;
-      if (got > want || got < want - slack) {
+      const Rollback rolled = rolled_back.count(k) ? rolled_back.at(k) : Rollback{};
+      const int64_t reflushed = pushed.reflushed.count(k) ? pushed.reflushed.at(k) : 0;
+      if (!conserved(got, want, slack, rolled, reflushed)) {
         fail_verdict(v, viewer + " played " + std::to_string(got) + " of " + model::describe(k) + ", charged " +
-                    std::to_string(want) + (slack ? " (" + std::to_string(slack) + " excusable)" : ""));
+                    std::to_string(want) + (slack ? " (" + std::to_string(slack) + " excusable)" : "") +
+                    rollback_note(rolled, reflushed));
+      } else if (got > want || got < want - slack) {  // within the band only through the rollback
+        v.exempt("gifts in flight across a crash, combo state rolled back: " + rolled.fault, rolled.gifts);
       }
     }
   }
@@ -492,27 +553,11 @@ Verdict check_batch_conservation(const GiftsRun& run) {
   const auto charged = model::totals(gifts);
   const auto excused = excusable(run, gifts);
   const auto rolled_back = redis_rollback(run, gifts);
-  std::map<std::string, std::pair<model::GiftKey, int64_t>> pushed;  // msgId -> (key, count)
-  std::map<std::string, int64_t> first_seen;                          // msgId -> its first delivery
-  for (const HistoryOp* o : ops_named(run, "deliver")) {
-    const auto a = parse_args(o->args);
-    const model::GiftKey k{a.at("room"), arg_int(a, "sender"), a.at("gift")};
-    first_seen.try_emplace(a.at("msg"), o->invoke_us);
-    auto [it, inserted] = pushed.try_emplace(a.at("msg"), k, arg_int(a, "count"));
-    if (inserted || it->second == std::make_pair(k, arg_int(a, "count"))) continue;
-    // A second content of one msgId is a rolled-back window flushed again: only a Redis crash
-    // between the first content's flush (at most expiry + window before its first delivery) and
-    // this delivery explains it (explore-hardened seed 15699: AOF everysec lost a flush).
-    const int64_t from = first_seen.at(a.at("msg")) - (run.params.expiry_ms + run.params.window_ms) * 1000;
-    const std::optional<std::string> crash = rolled_back.count(k) ? redis_crash_in(run, from, o->invoke_us) : std::nullopt;
-    if (crash) {
-      v.exempt("combo state rolled back: " + *crash);
-    } else {
-      fail_verdict(v, "msgId " + a.at("msg") + " pushed with two contents");
-    }
-  }
+  const Pushed pushed = pushed_messages(run, rolled_back);
+  for (const std::string& crash : pushed.excused) v.exempt("a message re-flushed from a rolled-back window: " + crash);
+  for (const std::string& id : pushed.unexplained) fail_verdict(v, "msgId " + id + " pushed with two contents");
   std::map<model::GiftKey, int64_t> sums;
-  for (const auto& [id, kc] : pushed) sums[kc.first] += kc.second;
+  for (const auto& [id, kc] : pushed.first) sums[kc.first] += kc.second;
   std::set<std::string> watched;  // rooms with a viewer connected at the end
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     for (const HistoryOp* o : ops) {
@@ -527,17 +572,17 @@ Verdict check_batch_conservation(const GiftsRun& run) {
       v.exempt("no viewer in room " + std::get<0>(k));
       continue;
     }
-    if (rolled_back.count(k)) {
-      v.exempt("combo state rolled back: " + rolled_back.at(k));
-      continue;
-    }
     ++v.checks;
     const int64_t want = charged.count(k) ? charged.at(k) : 0;
     const int64_t got = sums.count(k) ? sums.at(k) : 0;
     const int64_t slack = excused.count(k) ? excused.at(k) : 0;
-    if (got > want || got < want - slack) {
+    const Rollback rolled = rolled_back.count(k) ? rolled_back.at(k) : Rollback{};
+    const int64_t reflushed = pushed.reflushed.count(k) ? pushed.reflushed.at(k) : 0;
+    if (!conserved(got, want, slack, rolled, reflushed)) {
       fail_verdict(v, model::describe(k) + ": pushed " + std::to_string(got) + ", charged " + std::to_string(want) +
-                  (slack ? " (" + std::to_string(slack) + " excusable)" : ""));
+                  (slack ? " (" + std::to_string(slack) + " excusable)" : "") + rollback_note(rolled, reflushed));
+    } else if (got > want || got < want - slack) {  // within the band only through the rollback
+      v.exempt("gifts in flight across a crash, combo state rolled back: " + rolled.fault, rolled.gifts);
     }
   }
   return v;

@@ -164,6 +164,33 @@ TEST(GiftsChecks, BatchConservationExcusesTwoContentsOnlyAfterARedisCrashBetween
   EXPECT_GE(v.exempted(), 1);
 }
 
+// A Redis crash excuses only the counts of the gifts in flight across it (their combo state may be
+// rolled back), not the whole key: gifts charged after it must still be pushed (explore-hardened
+// seed 15699 was VACUOUS when the whole key was exempted).
+TEST(GiftsChecks, ARedisCrashExcusesOnlyTheGiftsInItsFlight) {
+  Builder b = clean();
+  b.run.params.expiry_ms = 10'000;
+  b.run.params.window_ms = 3'000;
+  sim::FaultRecord crash;
+  crash.kind = sim::FaultKind::kCrash;
+  crash.node = crash.process = "redis";
+  crash.time_us = 3 * kS;  // in the flight of the two gifts pushed as m2
+  b.run.faults.push_back(crash);
+  sim::FaultRecord restart = crash;
+  restart.kind = sim::FaultKind::kRestart;
+  restart.time_us = 3 * kS + 500'000;
+  b.run.faults.push_back(restart);
+  b.run.history.pop_back();  // m2 lost with the rolled-back window: excused
+  for (const Verdict& v : {check_batch_conservation(b.run), check_delivery(b.run)}) {
+    EXPECT_TRUE(v.passed) << v.property;
+    EXPECT_GE(v.checks, 1) << v.property;
+    EXPECT_GE(v.exempted(), 2) << v.property;
+  }
+  b.charge(3, 1, "c", "1-3", 20 * kS);  // charged after the crash and never pushed: not excused
+  EXPECT_FALSE(check_batch_conservation(b.run).passed);
+  EXPECT_FALSE(check_delivery(b.run).passed);
+}
+
 TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
   Builder b = clean();
   b.deliver("viewer-1", "m9", 0, 1, 6 * kS, 6 * kS, "dropped:seq-below-expected");
