@@ -191,6 +191,33 @@ TEST(GiftsChecks, ARedisCrashExcusesOnlyTheGiftsInItsFlight) {
   EXPECT_FALSE(check_delivery(b.run).passed);
 }
 
+// A batch is unobservable when every viewer then in the room lost its copy on the last hop
+// (explore-hardened seeds 7530, 7949); a loss that spared one viewer excuses nothing.
+TEST(GiftsChecks, ABatchEveryViewerLostOnTheLastHopIsExcused) {
+  Builder b = clean();
+  b.run.history.pop_back();  // m2 never received
+  EXPECT_FALSE(check_batch_conservation(b.run).passed);
+  sim::FaultRecord lost;
+  lost.kind = sim::FaultKind::kMessageLost;
+  lost.node = lost.process = "gw-1";
+  lost.peer_node = lost.peer_process = "viewer-1";
+  lost.time_us = 5 * kS;
+  b.run.faults.push_back(lost);
+  EXPECT_TRUE(check_batch_conservation(b.run).passed);
+  b.viewer_joins("viewer-2", 0);  // a second viewer in the room did not lose it
+  EXPECT_FALSE(check_batch_conservation(b.run).passed);
+}
+
+// A copy replaced in the reorder buffer by a copy still buffered at the end is not "never played"
+// (explore-hardened seed 7649); gift-play-order bounds how long the buffered copy waits.
+TEST(GiftsChecks, DeliveryWaitsForACopyStillBuffered) {
+  Builder b = clean();
+  b.deliver("viewer-1", "m7", 3, 1, 59 * kS, 59 * kS, "dropped:replaced-in-buffer");
+  EXPECT_FALSE(check_delivery(b.run).passed);
+  b.op("viewer-1", "deliver", "msg=m7 room=r1 sender=1 gift=g1 count=1 seq=3 ts=59000", 59 * kS, -1, Outcome::kInfo, "");
+  EXPECT_TRUE(check_delivery(b.run).passed);
+}
+
 TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
   Builder b = clean();
   b.deliver("viewer-1", "m9", 0, 1, 6 * kS, 6 * kS, "dropped:seq-below-expected");
