@@ -132,6 +132,29 @@ TEST(GiftsChecks, TxmsgOutboxCatchesAChargeWithoutItsMessageAndAMessageWithoutIt
   EXPECT_FALSE(check_outbox(twice.run).passed);
 }
 
+// A half is checked back once old enough by the broker's clock: a clock jump back on the log that
+// freezes it until the end excuses a half left unresolved (explore-hardened-txmsg seed 3740); a
+// jump forward, or a clock that advanced enough, excuses nothing.
+TEST(GiftsChecks, TxmsgExcusesAnUnresolvedHalfOnlyWhileTheBrokersClockIsHeldBack) {
+  Builder b = clean();
+  b.run.params.txmsg = true;
+  b.run.outbox.clear();
+  b.run.log.erase(b.run.log.begin());  // order 1's half never resolved
+  sim::FaultRecord jump;
+  jump.kind = sim::FaultKind::kClockJump;
+  jump.node = jump.process = "log";
+  jump.time_us = 500'000;
+  jump.value = 30 * kS;  // forward: the broker's clock ran on
+  b.run.faults.push_back(jump);
+  EXPECT_FALSE(check_outbox(b.run).passed);
+  b.run.faults.back().value = -80 * kS;  // back, past the end of the run (60 s): frozen
+  const Verdict v = check_outbox(b.run);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+  b.run.faults.back().value = -20 * kS;  // back, but it caught up 20 s later: checked back in time
+  EXPECT_FALSE(check_outbox(b.run).passed);
+}
+
 TEST(GiftsChecks, DeliveryCatchesALostAndADoubledGift) {
   Builder lost = clean();
   lost.run.history.pop_back();  // the batch never played
