@@ -72,14 +72,16 @@ Task<void> gift_main(Process& self, std::shared_ptr<Shared> sh, gifts::ChargeOpt
 
 Task<void> push_main(Process& self, std::shared_ptr<Shared> sh, gifts::PushOptions o) {
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = sh->redis_timeout_us, .scripts = sh->scripts});
+  sim::storage::SqlClient sql(self, self.rpc(), sim::storage::SqlClientOptions{.timeout_us = sh->sql_timeout_us});
   sim::log::LogClient log(self, self.rpc());
-  gifts::PushService service(self, self.rpc(), redis, log, std::move(o));
+  gifts::PushService service(self, self.rpc(), redis, sql, log, std::move(o));
   co_await service.run();
 }
 
 Task<void> gateway_main(Process& self, std::shared_ptr<Shared> sh, std::string name) {
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = sh->redis_timeout_us, .scripts = sh->scripts});
-  gifts::Gateway gateway(self, self.rpc(), redis, std::move(name), sh->fixes);
+  sim::storage::SqlClient sql(self, self.rpc(), sim::storage::SqlClientOptions{.timeout_us = sh->sql_timeout_us});
+  gifts::Gateway gateway(self, self.rpc(), redis, sql, std::move(name), sh->fixes);
   co_await gateway.run();
 }
 
@@ -254,7 +256,7 @@ void GiftsSystem::build_stores(World& world, const Scenario& s, Shared& sh, cons
   sh.vfs = db_disk.vfs;
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh.db_file;
-  so.schema = gifts::schema_statements(txmsg(s));
+  so.schema = gifts::schema_statements(txmsg(s), sh.fixes.has(gifts::GiftFix::kPushLedger));
   const int64_t balance = param(s, "initial_balance");
   for (int64_t u : users) {
     so.schema.push_back("INSERT OR IGNORE INTO wallet(user_id, balance) VALUES (" + std::to_string(u) + ", " +

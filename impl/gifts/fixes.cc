@@ -41,6 +41,11 @@ const std::vector<FixInfo>& gifts_fixes() {
        "transactional messages: the check-back answers ROLLBACK only after fencing the local transaction "
        "(a gift_tx row the charge transaction must insert), so a charge still in flight when the broker "
        "checks back cannot commit after its half message was rolled back"},
+      {"GF-PUSH-LEDGER", "003:L35",
+       {"GIFT-9", "GIFT-8"},
+       "the push-time seq comes from a push ledger in the DB (msgId -> seq, per room) instead of a Redis INCR, and a "
+       "join answers the ledger's highest seq: a Redis crash that loses its last writes (AOF everysec) can neither "
+       "hand a room's seq out twice nor give a re-flushed message a second seq"},
   };
   return kFixes;
 }

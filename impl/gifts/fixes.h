@@ -20,6 +20,7 @@ enum class GiftFix : uint8_t {
   kReconnectKeepSeq,    // GF-RECONNECT-KEEP-SEQ
   kExpiryAtGateway,     // GF-EXPIRY-AT-GATEWAY
   kTxmsgCheckFence,     // GF-TXMSG-CHECK-FENCE
+  kPushLedger,          // GF-PUSH-LEDGER
 };
 using GiftFixes = FixSet<GiftFix>;
 

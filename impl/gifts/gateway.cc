@@ -8,8 +8,8 @@ namespace {
 constexpr int64_t kExpiryMs = 10'000;  // 003:L200
 }  // namespace
 
-Gateway::Gateway(Runtime& rt, Rpc& rpc, Redis& redis, std::string name, GiftFixes fixes)
-    : rt_(rt), rpc_(rpc), redis_(redis), name_(std::move(name)), fixes_(fixes) {}
+Gateway::Gateway(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, std::string name, GiftFixes fixes)
+    : rt_(rt), rpc_(rpc), redis_(redis), sql_(sql), name_(std::move(name)), fixes_(fixes) {}
 
 Task<void> Gateway::run() {
   rpc_.serve(name_ + ".join", [this](MessagePtr m) -> Task<MessagePtr> {
@@ -40,10 +40,24 @@ Task<MessagePtr> Gateway::join(JoinRoom request) {
       {"ZADD", online_key(request.room), std::to_string(rt_.clock().now_ms()), member(request.user)});
   if (!reply_integer(z)) co_return make_message(JoinReply{});
   // 003:L206: no history, so the answer is the room's current seq.
-  RedisReply seq = co_await redis_.command({"GET", seq_key(request.room, fixes_.has(GiftFix::kPushSeq))});
-  if (seq.is_transport_error() || seq.is_error()) co_return make_message(JoinReply{});
+  const std::optional<int64_t> seq = co_await current_seq(request.room);
+  if (!seq) co_return make_message(JoinReply{});
   connections_[request.user] = Connection{request.room, request.client_service};
-  co_return make_message(JoinReply{true, reply_as_int64(seq).value_or(0)});
+  co_return make_message(JoinReply{true, *seq});
+}
+
+// The room's current seq: its counter in Redis, or with GF-PUSH-LEDGER the highest seq the push
+// ledger handed out (a Redis counter rolled back by a crash would answer below seqs already pushed).
+Task<std::optional<int64_t>> Gateway::current_seq(const std::string& room) {
+  if (fixes_.has(GiftFix::kPushSeq) && fixes_.has(GiftFix::kPushLedger)) {
+    SqlResult r = co_await sql_.exec("SELECT COALESCE(MAX(seq), 0) FROM push_ledger WHERE room_id = ?", room);
+    const std::optional<SqlValue> v = r.ok() ? r.scalar() : std::nullopt;
+    if (!v || v->type() != SqlValue::Type::kInteger) co_return std::nullopt;
+    co_return v->as_int();
+  }
+  RedisReply seq = co_await redis_.command({"GET", seq_key(room, fixes_.has(GiftFix::kPushSeq))});
+  if (seq.is_transport_error() || seq.is_error()) co_return std::nullopt;
+  co_return reply_as_int64(seq).value_or(0);
 }
 
 Task<MessagePtr> Gateway::ping(Ping request) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "impl/gifts/fixes.h"
@@ -12,13 +13,15 @@
 #include "impl/ports/redis.h"
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
+#include "impl/ports/sql.h"
 
 namespace fl::gifts {
 
 class Gateway {
  public:
   // `name` is the gateway's service prefix: `<name>.join`, `<name>.ping`, `<name>.leave`, `<name>.deliver`.
-  Gateway(Runtime& rt, Rpc& rpc, Redis& redis, std::string name, GiftFixes fixes);
+  // `sql` holds the push ledger whose highest seq a join answers (GF-PUSH-LEDGER); spec never uses it.
+  Gateway(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, std::string name, GiftFixes fixes);
   // Registers the services, then idles until the process dies.
   Task<void> run();
 
@@ -29,12 +32,14 @@ class Gateway {
   };
   Task<MessagePtr> join(JoinRoom request);
   Task<MessagePtr> ping(Ping request);
+  Task<std::optional<int64_t>> current_seq(const std::string& room);
   void deliver(const Deliver& d);
   std::string member(int64_t user) const { return std::to_string(user) + "@" + name_; }
 
   Runtime& rt_;
   Rpc& rpc_;
   Redis& redis_;
+  Sql& sql_;
   std::string name_;
   GiftFixes fixes_;
   std::map<int64_t, Connection> connections_;

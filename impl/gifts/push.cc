@@ -23,8 +23,8 @@ bool is_one_reply(const RedisReply& r) { return r.kind == RedisReply::Kind::kInt
 
 }  // namespace
 
-PushService::PushService(Runtime& rt, Rpc& rpc, Redis& redis, Log& log, PushOptions options)
-    : rt_(rt), rpc_(rpc), redis_(redis), log_(log), options_(std::move(options)) {}
+PushService::PushService(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Log& log, PushOptions options)
+    : rt_(rt), rpc_(rpc), redis_(redis), sql_(sql), log_(log), options_(std::move(options)) {}
 
 std::string PushService::owner() const {
   // Redisson's owner is the client id plus the thread id; each instance has one consumer thread.
@@ -153,6 +153,24 @@ Task<void> PushService::sweep_once() {
   }
 }
 
+// GF-PUSH-SEQ: the room's next seq at push time. 003:L35 "seq 单调递增": a Redis INCR is not, once
+// a Redis crash loses its last second of writes (AOF everysec) and the counter hands the same seqs
+// out again. GF-PUSH-LEDGER takes the seq from the push ledger in the DB instead, once per msgId:
+// a message pushed again (its Redis dedup key and ready entry rolled back) keeps its seq.
+Task<std::optional<int64_t>> PushService::push_seq(const GiftMsg& msg) {
+  if (!options_.fixes.has(GiftFix::kPushLedger)) {
+    co_return reply_integer(co_await redis_.command({"INCR", seq_key(msg.room, true)}));
+  }
+  std::vector<SqlStatement> tx;
+  tx.push_back(sql_statement("INSERT OR IGNORE INTO push_ledger (room_id, seq, msg_id) "
+                             "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM push_ledger WHERE room_id = ?",
+                             msg.room, msg.msg_id, msg.room));
+  tx.push_back(sql_statement("SELECT seq FROM push_ledger WHERE msg_id = ?", msg.msg_id));
+  SqlResult r = co_await sql_.transaction(std::move(tx));
+  if (!r.ok() || r.sets.size() != 2 || r.sets[1].rows.empty() || r.sets[1].rows.front().empty()) co_return std::nullopt;
+  co_return r.sets[1].rows.front()[0].as_int();
+}
+
 // 003:L19: the room's online users (sorted set by heartbeat), one message per gateway.
 Task<bool> PushService::fan_out(GiftMsg msg) {
   const bool dedup_after = options_.fixes.has(GiftFix::kPushDedupAfterSend);
@@ -163,9 +181,9 @@ Task<bool> PushService::fan_out(GiftMsg msg) {
     if (reply_integer(seen).value_or(0) == 1) co_return true;
   }
   if (options_.fixes.has(GiftFix::kPushSeq)) {
-    RedisReply s = co_await redis_.command({"INCR", seq_key(msg.room, true)});
-    if (!reply_integer(s)) co_return false;
-    msg.seq = *reply_integer(s);
+    const std::optional<int64_t> seq = co_await push_seq(msg);
+    if (!seq) co_return false;
+    msg.seq = *seq;
   }
   RedisReply members = co_await redis_.command({"ZRANGE", online_key(msg.room), "0", "-1"});
   if (members.kind != RedisReply::Kind::kArray) co_return false;

@@ -8,10 +8,12 @@
 // instance does not hold the lock). A handling that throws is redelivered (re-run, up to
 // `handling_attempts` times, as Spring Kafka's DefaultErrorHandler does), then skipped.
 // With lua_lock, the lock is the hand-written script of 003:L147-152 instead.
-// hardened: GF-COMBO-ATOMIC (scripted windows + sweeper), GF-PUSH-DEDUP-AFTER-SEND, GF-PUSH-SEQ.
+// hardened: GF-COMBO-ATOMIC (scripted windows + sweeper), GF-PUSH-DEDUP-AFTER-SEND, GF-PUSH-SEQ,
+// GF-PUSH-LEDGER (the push-time seq from the DB's push ledger, once per msgId).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "impl/gifts/fixes.h"
@@ -20,6 +22,7 @@
 #include "impl/ports/redis.h"
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
+#include "impl/ports/sql.h"
 
 namespace fl::gifts {
 
@@ -45,7 +48,8 @@ struct PushOptions {
 
 class PushService {
  public:
-  PushService(Runtime& rt, Rpc& rpc, Redis& redis, Log& log, PushOptions options);
+  // `sql` is the DB of the push ledger (GF-PUSH-LEDGER); spec never uses it.
+  PushService(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Log& log, PushOptions options);
   // Consumes until the process dies (and sweeps windows with GF-COMBO-ATOMIC).
   Task<void> run();
   // One record's handling; false when it "threw" (it is then redelivered).
@@ -57,6 +61,7 @@ class PushService {
   Task<bool> try_lock(const std::string& key);
   Task<bool> unlock(const std::string& key);
   Task<bool> fan_out(GiftMsg msg);
+  Task<std::optional<int64_t>> push_seq(const GiftMsg& msg);
   Task<void> sweep();
   Task<void> sweep_once();
   std::string owner() const;
@@ -64,6 +69,7 @@ class PushService {
   Runtime& rt_;
   Rpc& rpc_;
   Redis& redis_;
+  Sql& sql_;
   Log& log_;
   PushOptions options_;
 };

@@ -2,7 +2,7 @@
 
 namespace fl::gifts {
 
-std::vector<std::string> schema_statements(bool txmsg) {
+std::vector<std::string> schema_statements(bool txmsg, bool push_ledger) {
   std::vector<std::string> out = {
       "CREATE TABLE IF NOT EXISTS wallet (user_id INTEGER PRIMARY KEY, balance INTEGER NOT NULL)",
       // 003:L64: "唯一索引" on (userId, requestId)
@@ -15,6 +15,10 @@ std::vector<std::string> schema_statements(bool txmsg) {
       "payload TEXT NOT NULL, status TEXT NOT NULL, created_at INTEGER NOT NULL)",
   };
   if (txmsg) out.push_back("CREATE TABLE IF NOT EXISTS gift_tx (msg_id TEXT PRIMARY KEY, state TEXT NOT NULL)");
+  if (push_ledger) {
+    out.push_back("CREATE TABLE IF NOT EXISTS push_ledger (room_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+                  "msg_id TEXT NOT NULL UNIQUE, PRIMARY KEY (room_id, seq))");
+  }
   return out;
 }
 

@@ -8,8 +8,9 @@
 namespace fl::gifts {
 
 // `txmsg`: the transactional-message scheme (003:L225-231) adds gift_tx, the local transaction's
-// state row that GF-TXMSG-CHECK-FENCE's check-back fences against.
-std::vector<std::string> schema_statements(bool txmsg = false);
+// state row that GF-TXMSG-CHECK-FENCE's check-back fences against. `push_ledger` (GF-PUSH-LEDGER)
+// adds the push ledger: each pushed msgId's seq in its room, durable where a Redis counter is not.
+std::vector<std::string> schema_statements(bool txmsg = false, bool push_ledger = false);
 
 // Redis keys of the seed (003:L53, L92, L113, L120) and the room keys this build chose
 // (docs/systems/gifts.md).

@@ -65,6 +65,9 @@ struct GiftsParams {
   int64_t t_gap_ms = 5000;      // GIFT-9's bound (scenario param)
   int64_t slack_ms = 1000;      // network and timer slack on top of the seed's durations
   bool txmsg = false;           // scenario option consistency: txmsg (003:L225-231, no outbox table)
+  // RocketMQ's check-back of a half message: once it is transactionTimeout (6 s) old by the
+  // broker's clock, at the next scan (every 2 s here): docs/systems/gifts.md.
+  int64_t half_check_us = 8'000'000;
 };
 
 struct GiftsRun {
