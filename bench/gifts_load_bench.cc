@@ -186,7 +186,8 @@ Outcome drive(fl::gifts::GiftService& svc, LoopRuntime& rt, PipelinedRedis& redi
   return out;
 }
 
-void print(const Outcome& r, int connections, const std::string& socket) {
+// Prints one run and runs redis-benchmark on the same server as its baseline.
+void report_run(const Outcome& r, int connections, const std::string& socket) {
   const std::vector<int64_t>& all = r.latencies_us;
   const double per_s = static_cast<double>(r.charges) / r.elapsed_s;
   std::printf("  connections=%d duration=%.2fs charges=%" PRId64 " errors=%" PRId64 "\n", connections, r.elapsed_s,
@@ -302,7 +303,7 @@ int main(int argc, char** argv) {
               redis.binary_path().c_str(), o.synchronous.c_str(), sqlite.path().c_str(), o.users, o.rooms);
   for (size_t i = 0; i < o.connections.size(); ++i) {
     const Outcome r = drive(svc, rt, pr, mailbox, o, o.connections[i], static_cast<int>(i));
-    print(r, o.connections[i], redis.socket_path());
+    report_run(r, o.connections[i], redis.socket_path());
   }
   sql.stop();  // joins the DB thread: the checks below use the connection directly
   const bool ok = check_stores(sqlite, log, o.users);

@@ -159,10 +159,7 @@ int main(int argc, char** argv) {
       [&] { return clients_left.load() == 0; });
   const int64_t flushes = sent.flushes, commands = sent.commands;
   const int64_t transactions = sql->transactions();
-  struct rusage loop_ru {};
-  getrusage(RUSAGE_THREAD, &loop_ru);
-  const double loop_cpu_s = static_cast<double>(loop_ru.ru_utime.tv_sec + loop_ru.ru_stime.tv_sec) +
-                            static_cast<double>(loop_ru.ru_utime.tv_usec + loop_ru.ru_stime.tv_usec) / 1e6;
+  const double loop_cpu_s = thread_cpu_s();
   timer.join();
   for (auto& th : clients) th.join();
   sql->stop();  // joins the DB thread: the checks below use the connection directly

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <linux/futex.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "harness/real/hiredis_client.h"
 #include "harness/real_sql/sqlite_sql.h"
 #include "impl/ports/redis.h"
@@ -228,6 +228,7 @@ class Mailbox {
   std::vector<std::coroutine_handle<>> resumed_;
 };
 
+
 // The Sql port on a DB thread of its own (as the DB is a node of its own in simulation): the
 // service's loop keeps serving while a transaction — its fsync included — runs; the task that
 // awaits it is resumed on the loop. Group commit then forms the next batch meanwhile.
@@ -293,10 +294,7 @@ class ThreadedSql final : public fl::Sql {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
         if (jobs_.empty()) {
-          struct rusage ru {};
-          getrusage(RUSAGE_THREAD, &ru);
-          cpu_s_ = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+          cpu_s_ = thread_cpu_s();
           return;
         }
         job = jobs_.front();
@@ -351,13 +349,6 @@ inline double run_redis_benchmark(const std::string& socket, int connections, in
 }
 
 
-// CPU seconds (user + system) of the calling thread.
-inline double thread_cpu_s() {
-  struct rusage ru {};
-  getrusage(RUSAGE_THREAD, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 // Round trips and commands PipelinedRedis sent while serve_loop ran.
 struct LoopCounts {

@@ -32,6 +32,7 @@
 #include "harness/memory.h"
 #include "harness/runner.h"
 #include "bench/bench_scenario.h"
+#include "bench/cpu_time.h"
 #include "harness/scenario_loader.h"
 #include "harness/sweep.h"
 #include "sim/world.h"
@@ -65,11 +66,7 @@ std::map<std::string, double>& system_events_per_s() {
   return rates;
 }
 
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
+using fl::bench::thread_cpu_s;
 
 double children_cpu_s() {
   rusage u{};

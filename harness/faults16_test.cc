@@ -9,26 +9,16 @@
 #include "harness/faults.h"
 #include "harness/runner.h"
 #include "harness/scenario_loader.h"
+#include "harness/scenario_testing.h"
 #include "sim/world.h"
 
 namespace fl {
 namespace {
 
-Scenario load(const std::string& file) {
-  LoadResult r = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/" + file);
-  EXPECT_TRUE(r.ok()) << r.error_text();
-  return r.ok() ? *r.scenario : Scenario{};
-}
+Scenario load(const std::string& file) { return test_support::load_source_scenario("scenarios/" + file); }
 
 size_t late_copies(const Scenario& s, uint64_t seed, std::string* swarm) {
-  const SystemUnderTest* sys = find_system(s.system);
-  auto world = std::make_unique<sim::World>(sim::WorldOptions{.seed = seed});
-  std::unique_ptr<SystemRun> run = sys->build(*world, s);
-  FaultInjector faults(*world, *run, s, sys->critical_durations(s));
-  faults.schedule_all();
-  world->run_until(sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000);
-  if (swarm) *swarm = faults.swarm_summary();
-  const auto& log = world->fault_log();
+  const sim::FaultLog log = test_support::injected_faults(s, seed, swarm);
   return static_cast<size_t>(std::count_if(log.begin(), log.end(), [](const sim::FaultRecord& r) {
     return r.kind == sim::FaultKind::kLateDuplicate;
   }));

@@ -9,17 +9,14 @@
 #include <algorithm>
 
 #include "harness/scenario_loader.h"
+#include "harness/scenario_testing.h"
 #include "sim/redis/engine.h"
 #include "sim/world.h"
 
 namespace fl {
 namespace {
 
-Scenario likes_swarm() {
-  LoadResult r = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/likes/swarm-hardened.yaml");
-  EXPECT_TRUE(r.ok()) << r.error_text();
-  return r.ok() ? *r.scenario : Scenario{};
-}
+Scenario likes_swarm() { return test_support::load_source_scenario("scenarios/likes/swarm-hardened.yaml"); }
 
 sim::redis::Refusal refusal_of(const std::string& kind) {
   if (kind == "redis-oom") return sim::redis::Refusal::kOom;
@@ -31,14 +28,7 @@ sim::redis::Refusal refusal_of(const std::string& kind) {
 // Runs `s` as the runner does (build, inject, run) and counts the refused commands of `kind`
 // in the fault log.
 size_t refused_commands(const Scenario& s, uint64_t seed, const std::string& kind, std::string* swarm) {
-  const SystemUnderTest* sys = find_system(s.system);
-  auto world = std::make_unique<sim::World>(sim::WorldOptions{.seed = seed});
-  std::unique_ptr<SystemRun> run = sys->build(*world, s);
-  FaultInjector faults(*world, *run, s, sys->critical_durations(s));
-  faults.schedule_all();
-  world->run_until(sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000);
-  if (swarm) *swarm = faults.swarm_summary();
-  const auto& log = world->fault_log();
+  const sim::FaultLog log = test_support::injected_faults(s, seed, swarm);
   const int64_t value = static_cast<int64_t>(refusal_of(kind));
   return static_cast<size_t>(std::count_if(log.begin(), log.end(), [&](const sim::FaultRecord& r) {
     return r.kind == sim::FaultKind::kRedisError && r.value == value;

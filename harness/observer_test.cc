@@ -13,6 +13,7 @@
 #include "harness/params.h"
 #include "harness/runner.h"
 #include "harness/scenario_loader.h"
+#include "harness/scenario_testing.h"
 
 namespace fl {
 namespace {
@@ -40,9 +41,7 @@ std::vector<std::string> world_events(const Scenario& s, uint64_t seed, const st
 }
 
 Scenario likes_with_interval(const std::string& interval_ms) {
-  LoadResult r = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/likes/swarm-hardened.yaml");
-  EXPECT_TRUE(r.ok()) << r.error_text();
-  Scenario s = r.ok() ? *r.scenario : Scenario{};
+  Scenario s = test_support::load_source_scenario("scenarios/likes/swarm-hardened.yaml");
   s.storage.io_error_probability = 0.02;  // many draws from the DB disk's Rng
   s.params["sample_interval_ms"] = interval_ms;
   return with_config(s);

@@ -14,15 +14,12 @@
 #include "harness/faults.h"
 #include "harness/runner.h"
 #include "harness/scenario_loader.h"
+#include "harness/scenario_testing.h"
 
 namespace fl {
 namespace {
 
-Scenario base(const std::string& relative_path) {
-  LoadResult r = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/" + relative_path);
-  EXPECT_TRUE(r.ok()) << r.error_text();
-  return r.ok() ? *r.scenario : Scenario{};
-}
+Scenario base(const std::string& relative_path) { return test_support::load_source_scenario(relative_path); }
 
 // A generated variation of `b`: clients, load, fault mix and rate, fault window, seed.
 struct Variation {
