@@ -640,13 +640,25 @@ Verdict check_degradation_budget(const LikesRun& run, const LikesModel&) {
   // timeouts, issue 16's "clients with patience") would otherwise see that tail as unexplained.
   const int64_t slack_us =
       std::max(run.timing.client_timeout_us, run.timing.sql_timeout_us + run.timing.redis_timeout_us);
+  // A retry is the same request (the app resends its request id): its answer may carry what a
+  // fault did to an earlier attempt (a retry of a write the DB took while the reply was lost is
+  // answered "applied before", indeterminate), so the request is judged from its first attempt.
+  std::map<std::pair<std::string, int64_t>, int64_t> first_attempt_us;
+  for (const HistoryOp& h : run.history) {
+    const int64_t req = arg_value(h.args, "req");
+    if (req == 0) continue;
+    auto [it, fresh] = first_attempt_us.emplace(std::make_pair(h.process, req), h.invoke_us);
+    if (!fresh) it->second = std::min(it->second, h.invoke_us);
+  }
   for (const HistoryOp& h : run.history) {
     if (h.outcome == Outcome::kOk) {
       j.check(true, [] { return std::string(); });
       continue;
     }
     const int64_t end = h.complete_us >= 0 ? h.complete_us : run.end_us;
-    const auto fault = budget.explain(path_of(run, h.process), h.invoke_us, end, slack_us);
+    const int64_t req = arg_value(h.args, "req");
+    const int64_t from_us = req == 0 ? h.invoke_us : first_attempt_us.at(std::make_pair(h.process, req));
+    const auto fault = budget.explain(path_of(run, h.process), from_us, end, slack_us);
     j.check_or_exempt(false, fault, std::string(h.op) + (h.outcome == Outcome::kFail ? " failed" : " indeterminate"),
                       [&] { return "degraded without a fault: " + h.describe(); });
   }

@@ -335,6 +335,18 @@ TEST(LikesChecksTest, DegradationNeedsAFaultOnThePath) {
   EXPECT_NE(v.exemptions[0].first.find("crash of db"), std::string::npos);
 }
 
+// A retry carries its request id: its indeterminate answer ("applied before") is explained by a
+// fault that hit an earlier attempt of the same request, not by one that hit another request.
+TEST(LikesChecksTest, DegradationJudgesARetryFromItsFirstAttempt) {
+  LikesRun run = clean_run();
+  run.history.push_back(op(11, "like", 3, 7, 11, 40, 50, Outcome::kInfo, "timeout"));
+  run.history.push_back(op(12, "like", 3, 7, 12, 100'000'000, 100'000'100, Outcome::kInfo, "request applied before"));
+  run.faults.push_back(crash_of("db", 45));
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);  // request 12 never met the crash
+  run.history.back() = op(12, "like", 3, 7, 11, 100'000'000, 100'000'100, Outcome::kInfo, "request applied before");
+  EXPECT_TRUE(only(run, "like-degradation-budget").passed);  // a retry of request 11
+}
+
 // A DB power loss (synchronous below FULL) that drops an acknowledged like is the DB's, not the
 // service's: the pair is exempted, naming the crash; without the crash it fails.
 TEST(LikesChecksTest, DurabilityExemptsACommitTheDbLost) {
