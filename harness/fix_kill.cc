@@ -28,8 +28,11 @@ Scenario without_fix(const Scenario& s, const std::string& id) {
   return out;
 }
 
-// Exploratory seeds in batches of 2 x jobs; the smallest failing seed of the first failing batch.
+// Exploratory seeds in batches of 2 x jobs; the smallest failing seed of the first failing batch
+// that hardened with every fix passes (a seed hardened fails too is an open defect, not a kill).
 void explore(const Scenario& s, const FixKillOptions& o, FixKill* k) {
+  Scenario with_all = s;
+  with_all.without.clear();
   const uint64_t batch = static_cast<uint64_t>(std::max(1, o.jobs)) * 2;
   for (uint64_t from = o.first_seed; from < o.first_seed + o.seeds && !k->killed; from += batch) {
     const uint64_t n = std::min(batch, o.first_seed + o.seeds - from);
@@ -39,6 +42,7 @@ void explore(const Scenario& s, const FixKillOptions& o, FixKill* k) {
     for (const WorkerOutcome& w : out) {  // job order = seed order
       const std::vector<std::string> failed = failed_properties(w.result);
       if (failed.empty()) continue;
+      if (!failed_properties(run_scenario(with_all, from + w.job, RunOptions{})).empty()) continue;
       k->killed = true;
       k->property = failed.front();
       k->seed = from + w.job;

@@ -25,6 +25,7 @@ enum class Fix : unsigned {
   kFePollAll,        // CB-FE-POLL-ALL
   kFeKeepLarger,     // CB-FE-KEEP-LARGER
   kFlushWritesFirst, // CB-FLUSH-WRITES-FIRST
+  kBindRetry,        // CB-BIND-RETRY
 };
 
 using Fixes = FixSet<Fix>;
@@ -59,6 +60,8 @@ inline const std::vector<FixInfo>& combo_fixes() {
        "two copies of one id (a window re-published after Redis lost part of it) keep the larger quantity, not the first"},
       {"CB-FLUSH-WRITES-FIRST", "000:L262-263 §4.3", {"COMBO-3", "COMBO-8"},
        "the flush script deletes the window and writes its published marker before it PUBLISHes: a node that refuses writes (READONLY after a failover) refuses the flush before the push goes out, so the retried flush never pushes twice"},
+      {"CB-BIND-RETRY", "000:L293-314 §4.6", {"COMBO-13"},
+       "a bind the DB refused is retried by the replica until it lands, not only by the next claimer of the pending entry: a Redis restart without persistence loses that entry, and the published window would never show in a poll"},
   };
   return registry;
 }

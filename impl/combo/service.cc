@@ -80,6 +80,7 @@ class Replica {
   Task<bool> spec_aggregate(const Line& l);
   Task<bool> window_aggregate(const Line& l);
   Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e);
+  Task<void> retry_bind(int64_t window_id, std::vector<int64_t> members, StreamEntry e);
   Task<void> process(const StreamEntry& e);
   Task<void> spec_process(const StreamEntry& e);
   Task<void> window_process(const StreamEntry& e);
@@ -225,6 +226,18 @@ Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members,
   up.sql += ")";
   SqlResult res = co_await sql_.execute(up);
   co_return res.ok();
+}
+
+// CB-BIND-RETRY (COMBO-13): the window is published but its rows are not bound, so no poll shows
+// it until a bind lands. The pending entry brings it back to a claimer, but only while Redis holds
+// the entry: a restart without persistence (or the unsynced second of AOF everysec) loses it. The
+// replica keeps its own copy and retries; the bind is idempotent, so racing the claimer is safe.
+Task<void> Replica::retry_bind(int64_t window_id, std::vector<int64_t> members, StreamEntry e) {
+  const int64_t deadline_ms = rt_.clock().now_ms() + o_.published_marker_ttl_ms;
+  while (rt_.clock().now_ms() < deadline_ms) {
+    co_await rt_.clock().sleep_ms(o_.bind_retry_ms);
+    if (co_await bind_window(window_id, members, e)) co_return;
+  }
 }
 
 Task<MessagePtr> Replica::latest(MessagePtr m) {
@@ -417,7 +430,10 @@ Task<void> Replica::window_process(const StreamEntry& e) {
       }
       // CB-POLL-BY-WINDOW (COMBO-11/13): bind the members before acking; if the DB is unreachable
       // the entry stays pending and whoever claims it next finds "already" and finishes.
-      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, std::move(members), e)) co_return;
+      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, members, e)) {
+        if (has(Fix::kBindRetry)) rt_.spawn("combo-bind-retry", retry_bind(window_id, std::move(members), e));
+        co_return;
+      }
       co_await ack_window(e, keys[3]);
       co_return;
     }

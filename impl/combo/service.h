@@ -44,6 +44,7 @@ struct ServiceOptions {
   int64_t published_marker_ttl_ms = 60'000;
   int64_t claim_min_idle_ms = 5000;       // CB-XAUTOCLAIM min-idle
   int64_t claim_interval_ms = 1000;
+  int64_t bind_retry_ms = 500;            // CB-BIND-RETRY: between attempts, for published_marker_ttl_ms
 };
 
 // The scripts hardened uses (Lua text + C++ twin). Build once per run and hand the same
