@@ -26,6 +26,7 @@ enum class Fix : unsigned {
   kFeKeepLarger,     // CB-FE-KEEP-LARGER
   kFlushWritesFirst, // CB-FLUSH-WRITES-FIRST
   kBindRetry,        // CB-BIND-RETRY
+  kTokenRows,        // CB-TOKEN-ROWS
 };
 
 using Fixes = FixSet<Fix>;
@@ -62,6 +63,8 @@ inline const std::vector<FixInfo>& combo_fixes() {
        "the flush script deletes the window and writes its published marker before it PUBLISHes: a node that refuses writes (READONLY after a failover) refuses the flush before the push goes out, so the retried flush never pushes twice"},
       {"CB-BIND-RETRY", "000:L293-314 §4.6", {"COMBO-13"},
        "a bind the DB refused is retried by the replica until it lands, not only by the next claimer of the pending entry: a Redis restart without persistence loses that entry, and the published window would never show in a poll"},
+      {"CB-TOKEN-ROWS", "000:L110 §4.2", {"COMBO-11", "COMBO-13"},
+       "each purchase records in its row the window token Redis answered, so a window whose Redis state a restart lost (members, published marker, pending entry) is still bound from the DB and shows in polls"},
   };
   return registry;
 }

@@ -45,6 +45,7 @@ struct ServiceOptions {
   int64_t claim_min_idle_ms = 5000;       // CB-XAUTOCLAIM min-idle
   int64_t claim_interval_ms = 1000;
   int64_t bind_retry_ms = 500;            // CB-BIND-RETRY: between attempts, for published_marker_ttl_ms
+  int64_t lost_window_scan_ms = 2000;     // CB-TOKEN-ROWS: how often a worker looks for lost windows
 };
 
 // The scripts hardened uses (Lua text + C++ twin). Build once per run and hand the same

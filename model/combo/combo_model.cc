@@ -83,15 +83,26 @@ class Search {
     return true;
   }
 
+  // The earliest time the window after `g` (opened in [lo, hi]) may open: window_ms after lo, or
+  // at a Redis data loss inside the window that may have taken its lock and that all of g's
+  // members may precede (FitOptions::cuts).
+  int64_t next_open(const Group& g, int64_t lo, int64_t hi) const {
+    int64_t next = lo + w_;
+    for (const FitOptions::Cut& c : o_.cuts) {
+      if (c.at_us > lo && c.at_us < next && hi >= c.from_us && g.max_lo < c.at_us) next = c.at_us;
+    }
+    return next;
+  }
+
   bool feasible(int64_t next_lo) const {
-    int64_t prev = INT64_MIN / 2;
+    int64_t earliest = INT64_MIN / 2;
     for (const Group& g : groups_) {
       const bool closed = next_lo == INT64_MAX || g.min_hi + w_ <= next_lo;
       if (!records_allow(g, closed)) return false;
       auto [lo, hi] = range(g, closed);
-      lo = std::max(lo, prev + w_);
+      lo = std::max(lo, earliest);
       if (lo > hi) return false;
-      prev = lo;
+      earliest = next_open(g, lo, hi);
     }
     return true;
   }
@@ -148,7 +159,7 @@ class Search {
   }
 
   void fill(Fit& fit) const {
-    int64_t prev = INT64_MIN / 2;
+    int64_t earliest = INT64_MIN / 2;
     for (const Group& g : groups_) {
       Window w;
       for (size_t m : g.members) w.pids.push_back(ps_[m].pid);
@@ -156,9 +167,10 @@ class Search {
       w.min_pid = g.min_pid;
       w.qty = g.qty;
       auto [lo, hi] = range(g, true);
-      w.t_lo_us = std::max(lo, prev + w_);
+      w.t_lo_us = std::max(lo, earliest);
       w.t_hi_us = hi;
-      prev = w.t_lo_us;
+      if (!fit.windows.empty() && w.t_lo_us < fit.windows.back().t_lo_us + w_) ++fit.cut_windows;
+      earliest = next_open(g, w.t_lo_us, w.t_hi_us);
       auto it = by_id_.find(g.min_pid);
       if (it != by_id_.end()) w.record = it->second.front();
       for (size_t m : g.members) {

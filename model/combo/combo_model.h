@@ -11,7 +11,9 @@
 // - A window opens at the first purchase f of a key not inside an open window and holds every
 //   purchase of the key with t < t_f + window_ms. Windows of a key are therefore a partition of
 //   its purchases into groups with opening times T_1 < T_2 < ... where T_{j+1} >= T_j + window_ms
-//   and every member m of group j has t_m in [T_j, T_j + window_ms). For a fixed group, the
+//   and every member m of group j has t_m in [T_j, T_j + window_ms). A Redis data loss at L
+//   (FitOptions::cuts) may end a window early: if T_j < L < T_j + window_ms and every member
+//   of group j has t_m < L, then T_{j+1} >= L suffices. For a fixed group, the
 //   feasible T form one interval: [max(min lo, max lo - window_ms + 1us), min hi].
 // - fit_windows() searches (backtracking, per key) for times in the intervals whose windows
 //   explain every observed record: a record (id, quantity, created_at) matches a window when
@@ -62,6 +64,14 @@ struct FitOptions {
   bool early = false;                 // a record's publish is >= its window's end
   std::optional<int64_t> late_us;     // a record's publish is <= window end + late
   bool all_certain_published = false; // every window holding a non-optional purchase has a record
+  // Redis data losses (a restart that may lose acknowledged writes): a window open at `at_us`
+  // whose lock was written at or after `from_us` (within the loss's reach) may end there, its lock
+  // gone with the data, and the next window of the key may open at any later time, not only
+  // window_ms after the first.
+  struct Cut {
+    int64_t from_us = 0, at_us = 0;
+  };
+  std::vector<Cut> cuts;
   int64_t budget = 200'000;           // search steps before giving up (inconclusive)
 };
 
@@ -77,6 +87,7 @@ struct Fit {
   bool inconclusive = false;          // budget exhausted before an answer
   std::vector<Window> windows;        // the first consistent assignment found (time order)
   std::vector<int64_t> absent;        // optional purchases left out of every window
+  int cut_windows = 0;                // windows the assignment ends early at a Redis data loss
 };
 
 // `purchases` and `records` of ONE key.

@@ -48,6 +48,24 @@ TEST(ComboModel, RejectsASplitWindow) {
   EXPECT_FALSE(f.found);
 }
 
+// A Redis data loss inside a window may end it (the lock is gone with the data): the next
+// purchase may open a window of its own, but only after the loss and only if the first window's
+// members all may precede it.
+TEST(ComboModel, ARedisLossMayEndAWindowEarly) {
+  const std::vector<Purchase> ps = {p(1, 0), p(2, 2000)};
+  const std::vector<ObservedRecord> split = {rec(1, 1, 0), rec(2, 1, 2000)};
+  EXPECT_FALSE(fit_windows(ps, split, {}).found);
+  FitOptions cut;
+  cut.cuts = {{0, 1'000'000}};
+  EXPECT_TRUE(fit_windows(ps, split, cut).found);
+  cut.cuts = {{0, 2'600'000}};  // after pid 2: the loss cannot have split them
+  EXPECT_FALSE(fit_windows(ps, split, cut).found);
+  cut.cuts = {{600'000, 1'000'000}};  // the lock was written before the loss's reach: it survived
+  EXPECT_FALSE(fit_windows(ps, split, cut).found);
+  cut.cuts = {{0, 1'000'000}};
+  EXPECT_TRUE(fit_windows(ps, {rec(1, 2, 0)}, cut).found);  // the window may also survive it
+}
+
 TEST(ComboModel, UncertainTimesMayFallInEitherWindow) {
   // pid 2's outcome was unknown until the end: it may have reached Redis in the second window.
   Purchase late = p(2, 1000);
