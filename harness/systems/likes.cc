@@ -274,6 +274,8 @@ void read_redis(const Shared& sh, Process* redis, int64_t now_ms, StoreSnapshot*
 // fault and no randomness, count as no I/O of the service and change no file (SimVfs). Nothing a
 // reader could see changed since the last read (SimVfs::change_count): the same answer again.
 void read_db(Shared& sh, StoreSnapshot* s) {
+  // The DB executes a request and logs it in one step: the read sees every logged commit.
+  s->db_seq = sh.commit_log->size();
   if (sh.db_last_change == sh.vfs->change_count()) {
     s->db_read = sh.db_last.db_read;
     s->db_like_count = sh.db_last.db_like_count;

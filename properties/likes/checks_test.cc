@@ -429,6 +429,41 @@ TEST(LikesChecksTest, ACommitThatContradictsTheReplayShowsALostCommit) {
   EXPECT_GE(v.exempted(), 1);
 }
 
+// swarm-hardened-none-normal seed 9710 (LIKE-6, LIKE-7, LIKE-9): a DB resumed from a pause and ran
+// its queued requests at one instant, the instant a sample read it, before them. Replaying every
+// commit dated at or before the sample made the sample disagree: a "loss" without a crash, which no
+// fault explains, so the pair was judged though a later power loss had taken its row. A sample
+// re-bases after the commits it saw (StoreSnapshot::db_seq): the only loss is the crash's.
+TEST(LikesChecksTest, ASampleAtTheInstantOfACommitSeesOnlyTheCommitsBeforeIt) {
+  LikesRun run = tiny_run(1000);
+  run.history.push_back(op(1, "like", 1, 7, 1, 90, 110, Outcome::kOk, "ok"));
+  run.db_changes.push_back(dc(1, true, 1, 7, +1, true, 100));
+  run.db_changes.push_back(dc(1, false, 1, 0, +1, true, 100));
+  StoreSnapshot before;  // read at t=100, before commit 1 of that instant ran
+  before.time_us = 100;
+  before.db_seq = 0;
+  StoreSnapshot after = before;
+  after.time_us = 200;
+  after.db_seq = 1;
+  after.db_rows[{1, 7}] = 1;
+  after.db_like_count[1] = 1;
+  run.samples = {before, after};
+  run.faults.push_back(crash_of("db", 300));  // a power loss takes commit 1
+  run.final_state = before;
+  run.final_state.time_us = 1000;
+  run.final_state.db_seq = 1;
+  const TruthTimeline t(run);
+  EXPECT_FALSE(t.rebased(0, 250));
+  EXPECT_EQ(t.lost_at({1, 7}, 0), 300);
+  Verdict v = only(run, "like-durability");
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+  // Ordered by time alone, the sample at t=100 shows a loss no fault explains: the pair is judged.
+  for (StoreSnapshot& s : run.samples) s.db_seq.reset();
+  EXPECT_EQ(TruthTimeline(run).lost_at({1, 7}, 0), 100);
+  EXPECT_FALSE(only(run, "like-durability").passed);
+}
+
 // swarm-hardened seed 10669 (LIKE-11 before issue 10): a like whose first attempt timed out, an
 // acknowledged unlike, then the like's retry (same request id) answered ok. The retry's ok must be
 // an effect inside the retry's own interval: the pair ends liked. Hardened answered the retry with

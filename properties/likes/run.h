@@ -93,6 +93,10 @@ struct StoreSnapshot {
   std::map<int64_t, std::optional<int64_t>> redis_count;  // per asset; nullopt = nil
   std::map<Pair, std::string> redis_state;                 // present state keys only
   bool db_read = true;                                     // false: the DB could not be read
+  // The last commit record (DbChange::seq) the DB read saw: a sample taken at the same instant as
+  // commits may precede some of them (a DB resuming from a pause runs its queued requests at one
+  // instant). nullopt: unknown, every commit at or before time_us counts as seen.
+  std::optional<uint64_t> db_seq;
   std::map<int64_t, int64_t> db_like_count;                // assets.like_count
   std::map<Pair, int64_t> db_rows;                         // asset_likes rows per pair
   int64_t rows_of(int64_t asset) const;

@@ -70,12 +70,19 @@ TruthTimeline::TruthTimeline(const LikesRun& run) {
       set(a, s.time_us, t[a]);
     }
   };
+  // A sample re-bases after exactly the commits it saw: by the commit log's order, not by time
+  // (swarm-hardened-none-normal seed 9710: a sample at the instant a paused DB resumed saw none of
+  // the queued commits dated that instant; replaying them first made a loss without a crash, which
+  // no fault explains, and hid the real loss of a later power loss).
+  auto seen_by = [](const DbChange& c, const StoreSnapshot& s) {
+    return s.db_seq ? c.seq <= *s.db_seq : c.time_us <= s.time_us;
+  };
   size_t i = 0;
   std::vector<const StoreSnapshot*> samples;
   for (const StoreSnapshot& s : run.samples) samples.push_back(&s);
   samples.push_back(&run.final_state);
   for (const StoreSnapshot* s : samples) {
-    for (; i < run.db_changes.size() && run.db_changes[i].time_us <= s->time_us; ++i) apply(run.db_changes[i]);
+    for (; i < run.db_changes.size() && seen_by(run.db_changes[i], *s); ++i) apply(run.db_changes[i]);
     rebase(*s);
   }
   for (; i < run.db_changes.size(); ++i) apply(run.db_changes[i]);

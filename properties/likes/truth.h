@@ -1,8 +1,9 @@
 // What the world observed, in the forms the likes checkers judge with:
 //   TruthTimeline  T(a) = the number of asset_likes rows of a (INVARIANTS LIKE), as a step function
 //                  of world time: the SQL server's committed row changes replayed from the empty
-//                  table, re-based on every DB sample read back from the VFS (a commit the DB later
-//                  lost, with synchronous NORMAL/OFF and a power loss, leaves the replay there).
+//                  table, re-based on every DB sample read back from the VFS, after the commits that
+//                  sample saw (a commit the DB later lost, with synchronous NORMAL/OFF and a power
+//                  loss, leaves the replay there).
 //   counter_changes  every committed assets.like_count change, attributed to the row change that
 //                  pays for it: one in the same request, else the most recent unpaid one of the same
 //                  writer (process), asset and direction (the seed writes row and counter in two
