@@ -151,7 +151,6 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
 Views views_of(const ComboRun& run) {
   Views v;
   const int64_t w_us = run.window_ms * 1000;
-  std::map<int64_t, int64_t> lo_of_pid;
   const std::vector<Purchase> all = purchases_of(run);
   // pid -> purchases (a DB power loss may hand one pid out twice: the entry's own activity and
   // user fields, 000:L81, pick among them).
@@ -190,7 +189,6 @@ Views views_of(const ComboRun& run) {
     pending_at_crash.emplace_back(outage.down_us, std::move(keys));
   }
   for (Purchase p : all) {
-    lo_of_pid[p.pid] = p.lo_us;
     int64_t alive_until = p.hi_us + w_us + 2'000'000;
     for (const auto& [down, keys] : pending_at_crash) {
       auto k = keys.find(p.key);
@@ -211,9 +209,15 @@ Views views_of(const ComboRun& run) {
   for (const PublishObs& p : run.publishes) {
     if (!p.record) continue;
     const ContributionRecord& r = *p.record;
-    // The record's window lived from its first purchase to its publish.
-    auto first = lo_of_pid.find(r.id);
-    const int64_t from_us = first != lo_of_pid.end() ? first->second : p.time_us - 2 * w_us;
+    // The record's window lived from its first purchase to its publish. A DB power loss may have
+    // handed the pid out again (to this key or another): the earliest purchase of the key with it.
+    int64_t from_us = p.time_us - 2 * w_us;
+    bool found_first = false;
+    for (auto [it, end] = by_pid.equal_range(r.id); it != end; ++it) {
+      if (it->second->key != key_of(r)) continue;
+      from_us = found_first ? std::min(from_us, it->second->lo_us) : it->second->lo_us;
+      found_first = true;
+    }
     KeyView& k = v.keys[key_of(r)];
     ObservedRecord o{r.id, r.quantity, r.created_at, p.time_us, "published " + rec(r) + " at " + t(p.time_us)};
     for (const ComboRun::ClockShift& c : run.clock_shifts) {
