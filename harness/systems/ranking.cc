@@ -51,6 +51,10 @@ struct Shared {
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
+  // Faulty actors of the test matrix: coord-2 tampers with candidates (C26), pub-2 writes the Top N
+  // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
+  bool faulty_coordinator = false, faulty_publisher = false;
+  int64_t replay_interval_us = 0;
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -106,9 +110,11 @@ ranking::RunOptions run_options(const Shared& sh) {
   return o;
 }
 
-Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh) {
+Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh, bool faulty) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  co_await ranking::run_coordinator(self, sql, run_options(*sh));
+  ranking::RunOptions o = run_options(*sh);
+  o.tamper_candidates = faulty;
+  co_await ranking::run_coordinator(self, sql, o);
 }
 
 Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int workers) {
@@ -116,15 +122,30 @@ Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int w
   co_await ranking::run_topk_worker(self, sql, run_options(*sh), index, workers);
 }
 
-Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh) {
+ranking::PublisherOptions publisher_options(const Shared& sh) {
+  ranking::PublisherOptions o;
+  o.scopes = sh.board_params.scopes;
+  o.top_n = sh.board_params.top_n;
+  o.fixes = sh.fixes;
+  o.interval_us = sh.publish_interval_us;
+  o.completeness_gate = sh.wm.enabled;  // source_status exists with §6.3 only
+  return o;
+}
+
+Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh, bool faulty) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  ranking::PublisherOptions o;
-  o.scopes = sh->board_params.scopes;
-  o.top_n = sh->board_params.top_n;
-  o.fixes = sh->fixes;
-  o.interval_us = sh->publish_interval_us;
+  ranking::PublisherOptions o = publisher_options(*sh);
+  o.counts_from_items = faulty;
   co_await ranking::run_publisher(self, sql, redis, o);
+}
+
+Task<void> replay_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::PublisherOptions o = publisher_options(*sh);
+  o.interval_us = sh->replay_interval_us;
+  co_await ranking::run_replay(self, sql, redis, o, sh->end_us);
 }
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -297,6 +318,9 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
           [&](sqlite3_stmt* st) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
+  db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
+    b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
+  });
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
           [&](sqlite3_stmt* st) {
             b->pointers.push_back(rp::PointerRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4)});
@@ -422,6 +446,12 @@ class RankingSystem final : public SystemUnderTest {
             int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
             int_param("control_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between rule activations/rollbacks (process control); 0: none"),
+            int_param("faulty_coordinator", "", 0, 1, 0,
+                      "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
+            int_param("faulty_publisher", "", 0, 1, 0,
+                      "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
+            int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
+                      "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
                       "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
             int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
@@ -470,12 +500,19 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
     run.workers.push_back(name);
   };
   // Two coordinators, so a candidate write of one can race the other's seal (C25).
-  for (const char* name : {"coord-1", "coord-2"}) add(name, [sh](Process& p) { return coordinator_main(p, sh); });
+  for (const char* name : {"coord-1", "coord-2"}) {
+    const bool faulty = sh->faulty_coordinator && std::string(name) == "coord-2";
+    add(name, [sh, faulty](Process& p) { return coordinator_main(p, sh, faulty); });
+  }
   for (int i = 0; i < workers; ++i) {
     add("topk-" + std::to_string(i + 1), [sh, i, workers](Process& p) { return topk_main(p, sh, i, workers); });
   }
-  for (const char* name : {"pub-1", "pub-2"}) add(name, [sh](Process& p) { return publisher_main(p, sh); });
+  for (const char* name : {"pub-1", "pub-2"}) {
+    const bool faulty = sh->faulty_publisher && std::string(name) == "pub-2";
+    add(name, [sh, faulty](Process& p) { return publisher_main(p, sh, faulty); });
+  }
   if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
+  if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
 }
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
@@ -536,6 +573,9 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->run_interval_us = s.config.i64("run_interval_ms") * 1000;
   sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;
   sh->control_interval_us = s.config.i64("control_interval_ms") * 1000;
+  sh->faulty_coordinator = s.config.i64("faulty_coordinator") != 0;
+  sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
+  sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_watermarks(s, *sh);
   build_stores(world, s, *sh);

@@ -36,9 +36,22 @@ struct PublisherOptions {
   int top_n = 5;  // items per snapshot
   int64_t interval_us = 1'000'000;
   RankFixes fixes = RankFixes::spec();
+  // 004:L151, L265: the publish transaction also checks that no required source is flagged
+  // incomplete (source_status, kept by the aggregators when the scenario has watermarks): spec
+  // freezes, keeping the previous snapshot.
+  bool completeness_gate = false;
+  // C33 (a faulty publisher, 004:L452): its snapshots copy the run's two set digests but carry the
+  // Top N item count as input_manifest_count and candidate_count.
+  bool counts_from_items = false;
 };
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);
+
+// F13, C13 (004:L494): an unauthorized history replay. Every interval (until stop_at_us) it replays
+// a random scope's newest SEALED run as a replay run in its own namespace (replay_run, 004:L101),
+// builds a snapshot from that run's candidates and tries the publish transaction (and, were it to
+// commit, the Redis writes) exactly as a publisher does, with no promotion authorization.
+Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, int64_t stop_at_us);
 
 // Rule activations and rollbacks at random moments on random scopes (rule-v2, v3, v2, ...): each a
 // control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1;

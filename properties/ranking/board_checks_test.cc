@@ -145,5 +145,62 @@ TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
 }
 
+TEST(BoardChecks, RunSealAllowsADeleteWhileBuildingButCatchesADuplicateKeepingTheCount) {
+  // C26: a faulty coordinator deletes t_1's candidate and inserts a duplicate of it under another
+  // scope while the run is BUILDING; that write is allowed, a seal over it is not.
+  RankingRun run = clean();
+  run.commits.insert(run.commits.begin() + 4,
+                     {350, true, "coord-2",
+                      {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"}),
+                       st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {"GLOBAL|ALL|ALL|zh-CN", kRun, "t_1"})}});
+  run.board.runs[0].status = "BUILDING";  // the seal refused
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kPass);
+  run.board.runs[0].status = "SEALED";  // a seal that trusted the count
+  run.board.candidates[0].scope_id = "GLOBAL|ALL|ALL|zh-CN";
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.commits.push_back({1000, true, "coord-2",
+                         {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"})}});
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);  // after SEALED
+}
+
+TEST(BoardChecks, CompletenessGateCatchesAPublishWhileASourceIsIncomplete) {
+  RankingRun run = clean();
+  auto flag = [](const char* complete) {
+    return st("INSERT OR REPLACE INTO source_status (keyed_partition, source, complete, at_us) VALUES (?, ?, ?, ?)",
+              {"0", "comment-service", complete, "0"});
+  };
+  run.commits.insert(run.commits.begin() + 7, {650, true, "agg-1", {flag("0")}});
+  const Verdict v = check_completeness_gate(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);  // F01: published while comments stopped
+  run.commits.insert(run.commits.begin() + 8, {660, true, "agg-1", {flag("1")}});
+  EXPECT_EQ(check_completeness_gate(run).status(), VerdictStatus::kPass);  // the source rejoined first
+  EXPECT_GT(check_completeness_gate(run).checks, 0);
+}
+
+TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const std::string replay = std::string(kRun) + "/replay.0.1", snap = replay + "/snapshot";
+  b.replay_runs.push_back(ReplayRunRow{replay, kScope, kRun});
+  b.snapshots.push_back(SnapshotRow{snap, kScope, replay, "REJECTED", 5, 1, b.runs[0].manifest_digest, 1,
+                                    b.runs[0].candidate_digest, -1, 1, "rule-v1", 1});
+  EXPECT_EQ(check_replay_isolation(run).status(), VerdictStatus::kPass);
+  RankingRun broken = run;  // F13: the replay's snapshot reached the pointer
+  broken.board.snapshots.back().status = "PUBLISHED";
+  broken.board.snapshots.back().epoch = 2;
+  broken.commits.push_back({1000, true, "replay",
+                            {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "1", "1", "5"}),
+                             st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap, kScope})}});
+  broken.board.pointers[0] = PointerRow{kScope, snap, 2, 2, 5};
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // only cached in Redis
+  broken.board.redis_writes.push_back({2000, "replay", {"SET", "ranking:pointer:" + std::string(kScope), "2|" + snap}});
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // written into the official candidates
+  broken.commits.push_back({1000, true, "replay", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, replay, "t_1"})}});
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+}
+
 }  // namespace
 }  // namespace fl::ranking::props

@@ -1,0 +1,129 @@
+// Publish gates beyond the pointer CAS: the completeness gate (RANK-10) and the isolation of replay
+// runs (RANK-25). Both read the SQL server's commit log, the DB rows read back and the Redis
+// server's writes only.
+#include <map>
+#include <set>
+#include <string>
+
+#include "properties/ranking/checks.h"
+
+namespace fl::ranking::props {
+namespace {
+
+bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+bool is_publish(const SqlStatementObs& s) {
+  return s.changes > 0 && starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3;
+}
+
+// A committed write of source_status: (keyed partition, source, complete flag).
+bool is_source_flag(const SqlStatementObs& s) {
+  return s.changes > 0 && s.sql.find("INTO source_status") != std::string::npos && s.params.size() >= 3;
+}
+
+// Snapshot id -> run id of every snapshot of a replay run.
+std::map<std::string, std::string> replay_snapshots(const BoardObs& b) {
+  std::set<std::string> replay;
+  for (const ReplayRunRow& r : b.replay_runs) replay.insert(r.run_id);
+  std::map<std::string, std::string> out;
+  for (const SnapshotRow& s : b.snapshots) {
+    if (replay.count(s.run_id)) out[s.snapshot_id] = s.run_id;
+  }
+  return out;
+}
+
+// The official tables of part 2 a replay run must never be written into (004:L101).
+bool official_table(const std::string& sql) {
+  for (const char* t : {"calculation_run", "run_partition_cut", "run_input_manifest", "run_candidate"}) {
+    if (sql.find(std::string("INTO ") + t) != std::string::npos || starts(sql, (std::string("UPDATE ") + t).c_str()) ||
+        sql.find(std::string("DELETE FROM ") + t) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std::string>& replay_runs,
+                          const std::map<std::string, std::string>& replay_snaps) {
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      if (starts(s.sql, "UPDATE ranking_publish_pointer") && !s.params.empty()) {
+        ++v.checks;
+        if (replay_snaps.count(s.params[0])) {
+          fail_verdict(v, c.client + " moved the pointer to snapshot " + s.params[0] + " of a replay run");
+        }
+      } else if (official_table(s.sql)) {
+        for (const std::string& p : s.params) {
+          if (replay_runs.count(p)) fail_verdict(v, c.client + " wrote replay run " + p + " into an official table");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// RANK-10 (004:L151, L265, L323): replaying the commit log in commit order, no snapshot becomes
+// PUBLISHED by a commit made while the last committed source_status row of some (keyed partition,
+// required source) flags it incomplete. Spec freezes (keeps the previous snapshot); there is no
+// degraded rule version, so every publish is under the normal rule.
+Verdict check_completeness_gate(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-completeness-gate", {"RANK-10"},
+                              "no snapshot is published while a committed source_status row flags a required source "
+                              "of a keyed partition incomplete (the publisher freezes)");
+  std::map<std::pair<std::string, std::string>, std::string> flag;  // (keyed partition, source) -> complete
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (is_source_flag(s)) flag[{s.params[0], s.params[1]}] = s.params[2];
+      if (!is_publish(s)) continue;
+      ++v.checks;
+      for (const auto& [key, complete] : flag) {
+        if (complete != "0") continue;
+        fail_verdict(v, c.client + " published snapshot " + s.params[1] + " at " + std::to_string(c.time_us) +
+                            " while source " + key.second + " of keyed partition " + key.first + " was incomplete");
+        break;
+      }
+    }
+  }
+  return v;
+}
+
+// RANK-25 (004:L101, L265, L494): a replay run lives only in its own namespace: no committed write
+// names it in the official run tables, none of its snapshots is PUBLISHED, the DB pointer is never
+// CASed to one, and Redis never caches one or a pointer to one.
+Verdict check_replay_isolation(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-replay-isolation", {"RANK-25"},
+                              "replay runs stay in their namespace: never written into the official run tables; their "
+                              "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis");
+  const BoardObs& b = run.board;
+  std::set<std::string> replay_runs;
+  for (const ReplayRunRow& r : b.replay_runs) replay_runs.insert(r.run_id);
+  const auto snaps = replay_snapshots(b);
+  for (const SnapshotRow& s : b.snapshots) {
+    if (!snaps.count(s.snapshot_id)) continue;
+    ++v.checks;
+    if (s.status == "PUBLISHED" || s.epoch >= 0) {
+      fail_verdict(v, "snapshot " + s.snapshot_id + " of replay run " + s.run_id + " is " + s.status);
+    }
+  }
+  for (const PointerRow& p : b.pointers) {
+    ++v.checks;
+    if (snaps.count(p.snapshot_id)) fail_verdict(v, "the DB pointer of " + p.scope_id + " names replay snapshot " + p.snapshot_id);
+  }
+  check_replay_commits(v, run, replay_runs, snaps);
+  for (const RedisWrite& w : b.redis_writes) {
+    if (w.argv.size() < 3) continue;
+    ++v.checks;
+    for (const auto& [snap, run_id] : snaps) {
+      if (w.argv[1].find(snap) != std::string::npos || w.argv[2].find(snap) != std::string::npos) {
+        fail_verdict(v, w.client + " cached " + w.argv[1] + " = " + w.argv[2] + " of replay run " + run_id);
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace fl::ranking::props
