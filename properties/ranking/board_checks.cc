@@ -90,6 +90,13 @@ void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*
   const std::vector<std::string> vector = split(r.vector, ',');
   std::vector<std::string> expected, results;
   std::set<int64_t> ids;
+  // RANK-20 (004:L253): a run may leave partitions out only under an approved degraded policy;
+  // none exists, so every run expects every candidate partition and never drops one in place.
+  ++v.checks;
+  if (r.expected_count != b.params.candidate_partitions) {
+    fail_verdict(v, "run " + r.run_id + " expects " + std::to_string(r.expected_count) + " of the " +
+                        std::to_string(b.params.candidate_partitions) + " candidate partitions without a degraded policy");
+  }
   ++v.checks;
   if (static_cast<int64_t>(vector.size()) != r.expected_count || static_cast<int64_t>(cuts.size()) != r.expected_count) {
     fail_verdict(v, "run " + r.run_id + ": " + std::to_string(cuts.size()) + " cut rows, vector of " +
@@ -421,8 +428,9 @@ std::string set_digest(std::vector<std::string> lines) {
 
 // RANK-15, RANK-16 (004:L99, L247-249).
 Verdict check_run_partitions(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16"},
-                              "each run has exactly its expected (partition, cut) rows with the run vector's cuts and a "
+  Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
+                              "each run expects every candidate partition (there is no degraded policy) and has exactly "
+                              "its expected (partition, cut) rows with the run vector's cuts and a "
                               "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
                               "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
                               "completed by one committed write and never written after BUILDING");

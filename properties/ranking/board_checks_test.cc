@@ -202,5 +202,31 @@ TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
 }
 
+TEST(BoardChecks, RunPartitionsCatchesARunThatDropsAPartitionWithoutADegradedPolicy) {
+  RankingRun run = clean();
+  run.board.params.candidate_partitions = 2;  // the run expects (and closes) only one of two (F15)
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
+  const RankingRun clean_run = clean();
+  EXPECT_EQ(check_scope_isolation(clean_run).status(), VerdictStatus::kPass);
+  EXPECT_GT(check_scope_isolation(clean_run).checks, 0);
+  const std::string other = "GLOBAL|ALL|ALL|zh-CN";
+  RankingRun run = clean();  // C05: the snapshot cached under the other scope's key
+  run.board.redis_writes.push_back(
+      {1000, "pub-1", {"SET", "ranking:snapshot:" + other + ":" + run.board.snapshots[0].snapshot_id, "1:t_1:3"}});
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  run = clean();  // the other scope's pointer names this scope's snapshot
+  run.board.redis_writes.push_back({1000, "pub-1", {"SET", "ranking:pointer:" + other, "1|" + run.board.snapshots[0].snapshot_id}});
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  run = clean();  // a candidate stored under another scope (C04)
+  run.board.candidates[0].scope_id = other;
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  run = clean();  // a head of the key's topic under another scope
+  run.heads[0].scope_id = other;
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+}
+
 }  // namespace
 }  // namespace fl::ranking::props

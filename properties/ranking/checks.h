@@ -40,5 +40,6 @@ Verdict check_control_epochs(const RankingRun& run);    // RANK-21, RANK-22
 // gate_checks.cc: the completeness gate needs a board and watermarks, replay isolation a board.
 Verdict check_completeness_gate(const RankingRun& run);  // RANK-10
 Verdict check_replay_isolation(const RankingRun& run);   // RANK-25
+Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
 
 }  // namespace fl::ranking::props

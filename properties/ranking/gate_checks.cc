@@ -1,6 +1,7 @@
 // Publish gates beyond the pointer CAS: the completeness gate (RANK-10) and the isolation of replay
 // runs (RANK-25). Both read the SQL server's commit log, the DB rows read back and the Redis
 // server's writes only.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -63,7 +64,92 @@ void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std:
   }
 }
 
+// The scope a cached key names: "ranking:pointer:<S>", "ranking:snapshot:<S>:<snapshot_id>" (a
+// scope id has no ':'), "ranking:restore:<S>".
+std::string key_scope(const std::string& key) {
+  const size_t a = key.find(':', 8);
+  if (a == std::string::npos) return "";
+  const size_t b = key.find(':', a + 1);
+  return key.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+}
+
+// Redis: a pointer key of S holds a snapshot of S; a snapshot key of S names a snapshot of S.
+void check_redis_scopes(Verdict& v, const BoardObs& b, const std::map<std::string, std::string>& snap_scope) {
+  for (const RedisWrite& w : b.redis_writes) {
+    if (w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
+    const std::string& key = w.argv[1];
+    std::string id;
+    if (starts(key, "ranking:pointer:")) id = w.argv[2].substr(w.argv[2].find('|') + 1);
+    if (starts(key, "ranking:snapshot:")) id = key.substr(key.find(':', 17) + 1);
+    if (id.empty()) continue;
+    auto s = snap_scope.find(id);
+    ++v.checks;
+    if (s == snap_scope.end() || s->second != key_scope(key)) {
+      fail_verdict(v, w.client + " cached " + key + " = " + w.argv[2] + ": snapshot " + id + " is of scope '" +
+                          (s == snap_scope.end() ? "?" : s->second) + "'");
+    }
+  }
+}
+
 }  // namespace
+
+// RANK-2 (004:L16-19, L101, L281-283): every row of the board belongs to exactly one scope and
+// names only rows of that scope: a head's scope is its aggregate key's; a candidate's and a
+// snapshot's scope is its run's; a snapshot's items are entries of its run's manifest; the DB
+// pointer of S names a snapshot of S; every cached pointer or snapshot key of S names a snapshot of S.
+Verdict check_scope_isolation(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-scope-isolation", {"RANK-2"},
+                              "heads, candidates, snapshots, snapshot items, DB pointers and Redis keys of a scope name "
+                              "only rows of that same scope");
+  const BoardObs& b = run.board;
+  std::map<std::string, std::string> run_scope, snap_scope, manifest_run;
+  for (const RunRow& r : b.runs) run_scope[r.run_id] = r.scope_id;
+  for (const ReplayRunRow& r : b.replay_runs) run_scope[r.run_id] = r.scope_id;
+  for (const ManifestRow& m : b.manifest) manifest_run[m.manifest_id] = m.run_id;
+  for (const HeadRow& h : run.heads) {
+    ++v.checks;
+    if (h.aggregate_key.find("#" + h.scope_id + "#") == std::string::npos) {
+      fail_verdict(v, "head " + h.aggregate_key + " is stored under scope " + h.scope_id);
+    }
+  }
+  for (const CandidateRow& c : b.candidates) {
+    ++v.checks;
+    if (run_scope[c.run_id] != c.scope_id) {
+      fail_verdict(v, "candidate " + c.topic_id + " of run " + c.run_id + " (scope " + run_scope[c.run_id] +
+                          ") is stored under scope " + c.scope_id);
+    }
+  }
+  std::map<std::string, std::string> snap_run;
+  for (const SnapshotRow& s : b.snapshots) {
+    snap_scope[s.snapshot_id] = s.scope_id;
+    snap_run[s.snapshot_id] = s.run_id;
+    ++v.checks;
+    if (run_scope[s.run_id] != s.scope_id) {
+      fail_verdict(v, "snapshot " + s.snapshot_id + " of scope " + s.scope_id + " is built from run " + s.run_id);
+    }
+  }
+  for (const SnapshotItemRow& i : b.items) {
+    auto m = manifest_run.find(i.manifest_id);
+    const std::string& of = snap_run[i.snapshot_id];
+    auto src = std::find_if(b.replay_runs.begin(), b.replay_runs.end(), [&](const ReplayRunRow& r) { return r.run_id == of; });
+    const std::string want = src == b.replay_runs.end() ? of : src->source_run_id;  // a replay shows its source's entries
+    ++v.checks;
+    if (m == manifest_run.end() || m->second != want) {
+      fail_verdict(v, "item " + i.topic_id + " of snapshot " + i.snapshot_id + " names manifest entry " + i.manifest_id +
+                          " of another run");
+    }
+  }
+  for (const PointerRow& p : b.pointers) {
+    if (p.snapshot_id.empty()) continue;
+    ++v.checks;
+    if (snap_scope[p.snapshot_id] != p.scope_id) {
+      fail_verdict(v, "the DB pointer of " + p.scope_id + " names snapshot " + p.snapshot_id + " of scope " +
+                          snap_scope[p.snapshot_id]);
+    }
+  }
+  check_redis_scopes(v, b, snap_scope);
+  return v;
+}
 
 // RANK-10 (004:L151, L265, L323): replaying the commit log in commit order, no snapshot becomes
 // PUBLISHED by a commit made while the last committed source_status row of some (keyed partition,
