@@ -13,6 +13,7 @@
 
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
+#include "impl/ranking/candidate_cache.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
 #include "impl/ranking/runs.h"
@@ -55,6 +56,7 @@ struct Shared {
   // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
   bool faulty_coordinator = false, faulty_publisher = false;
   int64_t replay_interval_us = 0;
+  bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -146,6 +148,16 @@ Task<void> replay_main(Process& self, std::shared_ptr<Shared> sh) {
   ranking::PublisherOptions o = publisher_options(*sh);
   o.interval_us = sh->replay_interval_us;
   co_await ranking::run_replay(self, sql, redis, o, sh->end_us);
+}
+
+Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::CandidateCacheOptions o;
+  o.scopes = sh->board_params.scopes;
+  o.window_type = sh->board_params.window_type;
+  o.entry_score = sh->board_params.entry_score;
+  co_await ranking::run_candidate_cache(self, sql, redis, o);
 }
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -333,8 +345,10 @@ void read_board_redis(const Shared& sh, const sim::FaultLog& faults, ranking::pr
   b->redis_observed = true;
   for (const sim::redis::CommandRecord& c : sh.redis->command_log()) {
     if (c.argv.size() < 2 || c.argv[1].rfind("ranking:", 0) != 0) continue;
-    if (c.argv[0] != "SET" && c.argv[0] != "set" && c.argv[0] != "DEL" && c.argv[0] != "del") continue;
-    b->redis_writes.push_back(ranking::props::RedisWrite{c.time_us, c.client, c.argv});
+    const std::string& cmd = c.argv[0];
+    if (cmd != "SET" && cmd != "set" && cmd != "DEL" && cmd != "del" && cmd != "RENAME" && cmd != "rename") continue;
+    b->redis_writes.push_back(
+        ranking::props::RedisWrite{c.time_us, c.client, c.argv, c.reply.kind != RedisReply::Kind::kError});
   }
   for (const auto& [key, entry] : sh.redis->engine().keyspace().entries()) {
     if (key.rfind("ranking:", 0) != 0) continue;
@@ -450,6 +464,8 @@ class RankingSystem final : public SystemUnderTest {
                       "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
             int_param("faulty_publisher", "", 0, 1, 0,
                       "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
+            int_param("candidate_cache", "", 0, 1, 0,
+                      "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
             int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
@@ -513,6 +529,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   }
   if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
   if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
+  if (sh->candidate_cache) add("cache", [sh](Process& p) { return cache_main(p, sh); });
 }
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
@@ -576,6 +593,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->faulty_coordinator = s.config.i64("faulty_coordinator") != 0;
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
+  sh->candidate_cache = s.config.i64("candidate_cache") != 0;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_watermarks(s, *sh);
   build_stores(world, s, *sh);

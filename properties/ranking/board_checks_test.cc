@@ -228,5 +228,28 @@ TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
   EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
 }
 
+TEST(BoardChecks, CandidateCacheCatchesAStaleRebuildAndAWrongList) {
+  RankingRun run = clean();
+  const std::string live = "ranking:candidates:" + std::string(kScope);
+  const std::string rebuild = "ranking:candidates-rebuild:" + std::string(kScope) + ":1.7";
+  const std::string value = "ctx=1|run=" + std::string(kRun) + "|t_1:3";
+  run.board.redis_writes.push_back({1000, "cache", {"SET", live, value}});
+  run.board.redis_losses = {1500};
+  run.board.redis_writes.push_back({2000, "cache", {"SET", rebuild, value, "PX", "10000"}});
+  run.board.redis_writes.push_back({2100, "cache", {"RENAME", rebuild, live}});
+  EXPECT_EQ(check_candidate_cache(run).status(), VerdictStatus::kPass);
+  EXPECT_GT(check_candidate_cache(run).checks, 0);
+  RankingRun broken = run;  // C17: a rule activation commits while the batch is being rebuilt
+  broken.commits.push_back({2050, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+  broken = run;  // F07: the rebuild written straight onto the live key's namespace, not the isolated one
+  broken.board.redis_writes[3].argv[1] = "ranking:candidates-tmp";
+  broken.board.redis_writes[4].argv[1] = "ranking:candidates-tmp";
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+  broken = run;  // a list that is not the sealed run's candidates
+  broken.board.redis_writes[2].argv[2] = "ctx=1|run=" + std::string(kRun) + "|t_1:4";
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+}
+
 }  // namespace
 }  // namespace fl::ranking::props

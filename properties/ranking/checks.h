@@ -41,5 +41,6 @@ Verdict check_control_epochs(const RankingRun& run);    // RANK-21, RANK-22
 Verdict check_completeness_gate(const RankingRun& run);  // RANK-10
 Verdict check_replay_isolation(const RankingRun& run);   // RANK-25
 Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
+Verdict check_candidate_cache(const RankingRun& run);    // RANK-40, RANK-14
 
 }  // namespace fl::ranking::props

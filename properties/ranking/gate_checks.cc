@@ -2,6 +2,7 @@
 // runs (RANK-25). Both read the SQL server's commit log, the DB rows read back and the Redis
 // server's writes only.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -91,7 +92,124 @@ void check_redis_scopes(Verdict& v, const BoardObs& b, const std::map<std::strin
   }
 }
 
+// The context version of each scope over time, from the committed control transactions.
+struct ContextTimeline {
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> changes;  // scope -> (time, version from then)
+  int64_t at(const std::string& scope, int64_t t) const {
+    int64_t v = 0;
+    auto it = changes.find(scope);
+    if (it == changes.end()) return v;
+    for (const auto& [time, version] : it->second) {
+      if (time <= t) v = version;
+    }
+    return v;
+  }
+};
+
+ContextTimeline context_timeline(const RankingRun& run) {
+  ContextTimeline t;
+  std::map<std::string, int64_t> version;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      std::string scope;
+      if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
+        scope = s.params[0];
+        version[scope] = 1;
+      } else if (starts(s.sql, "UPDATE ranking_scope_context") && s.params.size() == 2) {
+        scope = s.params[1];
+        ++version[scope];
+      }
+      if (!scope.empty()) t.changes[scope].emplace_back(c.time_us, version[scope]);
+    }
+  }
+  return t;
+}
+
+// What a candidate list must hold: "ctx=<v>|run=<run>|topic:score;..." of a SEALED run of the
+// scope made under context v, with exactly that run's stored candidates.
+std::string expected_candidates(const BoardObs& b, const std::string& scope, const std::string& value) {
+  // A run id holds '|' (it starts with the scope id); the topic list after the last '|' does not.
+  const size_t a = value.find("|run="), c = value.rfind('|');
+  if (a == std::string::npos || c < a + 5) return "malformed";
+  const std::string run_id = value.substr(a + 5, c - a - 5);
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == run_id; });
+  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != scope) return "a SEALED run " + run_id + " of " + scope;
+  std::map<std::string, int64_t> cands;
+  for (const CandidateRow& x : b.candidates) {
+    if (x.run_id == run_id && x.scope_id == scope) cands[x.topic_id] = x.score;
+  }
+  std::string want = "ctx=" + std::to_string(r->ctx_version) + "|run=" + run_id + "|";
+  bool first = true;
+  for (const auto& [topic, score] : cands) {
+    want += (first ? "" : ";") + topic + ":" + std::to_string(score);
+    first = false;
+  }
+  return want;
+}
+
+int64_t value_context(const std::string& value) { return std::strtoll(value.c_str() + 4, nullptr, 10); }
+
 }  // namespace
+
+// RANK-40, RANK-14 (004:L317): replaying the Redis server's writes, every candidate list that
+// becomes live (a SET of `ranking:candidates:S`, or a RENAME onto it) holds exactly the stored
+// candidates of a SEALED run of S made under the context it names; a rename onto the live key comes
+// only from the isolated rebuild namespace of S (`ranking:candidates-rebuild:S:*`), whose content was
+// written there, and the scope's context version was the pinned one both when the rebuilt batch was
+// written and when it replaced the live list (a context change in between discards the batch).
+Verdict check_candidate_cache(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-candidate-cache", {"RANK-40", "RANK-14"},
+                              "every live Redis candidate list holds the stored candidates of a SEALED run of its scope "
+                              "under the context it names; a rebuilt list replaces it only from the isolated rebuild "
+                              "namespace of that scope, under a context unchanged since the batch was written");
+  const BoardObs& b = run.board;
+  const ContextTimeline ctx = context_timeline(run);
+  std::map<std::string, std::pair<int64_t, std::string>> isolated;  // rebuild key -> (written at, value)
+  size_t loss = 0;
+  for (const RedisWrite& w : b.redis_writes) {
+    while (loss < b.redis_losses.size() && b.redis_losses[loss] <= w.time_us) {
+      ++loss;
+      isolated.clear();
+    }
+    if (!w.ok || w.argv.size() < 2) continue;
+    const std::string cmd = w.argv[0], key = w.argv[1];
+    if ((cmd == "DEL" || cmd == "del")) isolated.erase(key);
+    if ((cmd == "SET" || cmd == "set") && starts(key, "ranking:candidates-rebuild:") && w.argv.size() >= 3) {
+      isolated[key] = {w.time_us, w.argv[2]};
+    }
+    std::string scope, value;
+    if ((cmd == "SET" || cmd == "set") && starts(key, "ranking:candidates:") && w.argv.size() >= 3) {
+      scope = key.substr(19);
+      value = w.argv[2];
+    }
+    if ((cmd == "RENAME" || cmd == "rename") && w.argv.size() >= 3 && starts(w.argv[2], "ranking:candidates:")) {
+      scope = w.argv[2].substr(19);
+      auto src = isolated.find(key);
+      ++v.checks;
+      if (!starts(key, ("ranking:candidates-rebuild:" + scope + ":").c_str()) || src == isolated.end()) {
+        fail_verdict(v, w.client + " renamed " + key + " onto the live candidate list of " + scope +
+                            ": not a rebuild of that scope's isolated namespace");
+        continue;
+      }
+      value = src->second.second;
+      const int64_t pinned = value_context(value);
+      ++v.checks;
+      if (ctx.at(scope, src->second.first) != pinned || ctx.at(scope, w.time_us) != pinned) {
+        fail_verdict(v, w.client + " switched a rebuild of " + scope + " pinned at context v" + std::to_string(pinned) +
+                            " while the context was v" + std::to_string(ctx.at(scope, w.time_us)) + " (v" +
+                            std::to_string(ctx.at(scope, src->second.first)) + " when the batch was written)");
+      }
+      isolated.erase(src);
+    }
+    if (scope.empty()) continue;
+    const std::string want = expected_candidates(b, scope, value);
+    ++v.checks;
+    if (want != value) fail_verdict(v, w.client + " made the candidate list of " + scope + " '" + value + "', want " + want);
+  }
+  return v;
+}
 
 // RANK-2 (004:L16-19, L101, L281-283): every row of the board belongs to exactly one scope and
 // names only rows of that scope: a head's scope is its aggregate key's; a candidate's and a

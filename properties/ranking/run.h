@@ -148,6 +148,7 @@ struct RedisWrite {  // a write the Redis server executed (inside a script too)
   int64_t time_us = 0;
   std::string client;
   std::vector<std::string> argv;
+  bool ok = true;  // false: it replied an error (a RENAME of a missing key)
 };
 
 struct BoardObs {
