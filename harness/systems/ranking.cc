@@ -157,11 +157,17 @@ Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
   o.scopes = sh->board_params.scopes;
   o.window_type = sh->board_params.window_type;
   o.entry_score = sh->board_params.entry_score;
+  o.fixes = sh->fixes;
   co_await ranking::run_candidate_cache(self, sql, redis, o);
 }
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
+  if (sh->candidate_cache && sh->fixes.has(ranking::RankFix::kCacheContextFence)) {
+    sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+    co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us, &redis);
+    co_return;
+  }
   co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
 }
 
@@ -330,7 +336,7 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
           [&](sqlite3_stmt* st) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
-  db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
+  if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
   });
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
@@ -549,7 +555,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled);
+  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -594,6 +600,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;
+  sh->scripts = ranking::ranking_scripts(sh->candidate_cache);
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_watermarks(s, *sh);
   build_stores(world, s, *sh);

@@ -1,5 +1,6 @@
 #include "impl/ranking/candidate_cache.h"
 
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -7,6 +8,26 @@
 
 namespace fl::ranking {
 namespace {
+
+// KEYS isolated live fence; ARGV fence-read-before-the-pin ("" when absent). Renames the isolated
+// list onto the live key only while the fence still holds that value and no control transaction
+// is in progress (an odd fence); returns 1 when it switched, else 0.
+const char* kCacheSwitchLua = R"(local f = redis.call('get', KEYS[3]) or ''
+if f ~= ARGV[1] or (tonumber(f) or 0) % 2 == 1 then return 0 end
+if not redis.call('get', KEYS[1]) then return 0 end
+redis.call('rename', KEYS[1], KEYS[2])
+return 1
+)";
+
+RedisReply cache_switch(ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+  if (keys.size() != 3 || args.size() != 1) return RedisReply::error("ERR rank_cache_switch: wrong arity");
+  const RedisReply f = redis.call({"GET", keys[2]});
+  const std::string fence = f.kind == RedisReply::Kind::kBulk ? f.str : "";
+  if (fence != args[0] || std::strtoll(fence.c_str(), nullptr, 10) % 2 == 1) return RedisReply::integer_of(0);
+  if (redis.call({"GET", keys[0]}).kind != RedisReply::Kind::kBulk) return RedisReply::integer_of(0);
+  redis.call({"RENAME", keys[0], keys[1]});
+  return RedisReply::integer_of(1);
+}
 
 struct Pinned {
   int64_t ctx_version = 0;
@@ -81,8 +102,9 @@ Task<std::optional<std::map<std::string, int64_t>>> recompute(Sql& sql, const Ca
 }
 
 // Rebuild into the isolated namespace, reconcile, and switch only under the pinned context.
+// `fence`: the context fence read before the pin (RK-CACHE-CONTEXT-FENCE; "" when absent).
 Task<void> rebuild(Runtime& rt, Sql& sql, Redis& redis, const CandidateCacheOptions& o, const std::string& scope,
-                   const Pinned& p) {
+                   const Pinned& p, const std::string& fence) {
   std::optional<std::map<std::string, int64_t>> rebuilt = co_await recompute(sql, o, scope, p.run_id);
   if (!rebuilt) co_return;
   const std::string isolated = candidates_rebuild_prefix(scope) + std::to_string(rt.incarnation()) + "." +
@@ -95,16 +117,28 @@ Task<void> rebuild(Runtime& rt, Sql& sql, Redis& redis, const CandidateCacheOpti
     co_await redis.command({"DEL", isolated});
     co_return;
   }
-  co_await redis.command({"RENAME", isolated, candidates_key(scope)});
+  if (!o.fixes.has(RankFix::kCacheContextFence)) {
+    co_await redis.command({"RENAME", isolated, candidates_key(scope)});  // spec: check, then switch
+    co_return;
+  }
+  RedisReply switched = co_await redis.script(kCacheSwitchScript, {isolated, candidates_key(scope), context_fence_key(scope)},
+                                              {fence});
+  if (switched.kind == RedisReply::Kind::kInteger && switched.integer == 0) co_await redis.command({"DEL", isolated});
 }
 
 Task<void> refresh_scope(Runtime& rt, Sql& sql, Redis& redis, const CandidateCacheOptions& o, const std::string& scope) {
+  std::string fence;  // read before the pin, so a control commit after the pin moves it
+  if (o.fixes.has(RankFix::kCacheContextFence)) {
+    RedisReply f = co_await redis.command({"GET", context_fence_key(scope)});
+    if (!f.ok_reply()) co_return;
+    if (f.kind == RedisReply::Kind::kBulk) fence = f.str;
+  }
   std::optional<Pinned> p = co_await pin(sql, scope);
   if (!p) co_return;
   RedisReply live = co_await redis.command({"GET", candidates_key(scope)});
   if (!live.ok_reply()) co_return;
   if (live.kind != RedisReply::Kind::kBulk) {
-    co_await rebuild(rt, sql, redis, o, scope, *p);  // lost (or never written): rebuild from the versions
+    co_await rebuild(rt, sql, redis, o, scope, *p, fence);  // lost (or never written): rebuild from the versions
     co_return;
   }
   const std::string prefix = "ctx=" + std::to_string(p->ctx_version) + "|run=" + p->run_id + "|";
@@ -117,6 +151,11 @@ Task<void> refresh_scope(Runtime& rt, Sql& sql, Redis& redis, const CandidateCac
 }  // namespace
 
 std::string candidates_key(const std::string& scope) { return "ranking:candidates:" + scope; }
+std::string context_fence_key(const std::string& scope) { return "ranking:ctx-fence:" + scope; }
+
+void add_cache_scripts(ScriptRegistry& registry) {
+  registry.add(RedisScript{kCacheSwitchScript, kCacheSwitchLua, cache_switch});
+}
 std::string candidates_rebuild_prefix(const std::string& scope) { return "ranking:candidates-rebuild:" + scope + ":"; }
 
 Task<void> run_candidate_cache(Runtime& rt, Sql& sql, Redis& redis, CandidateCacheOptions o) {

@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "impl/ports/redis.h"
+#include "impl/ports/redis_script.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/sql.h"
 #include "impl/ports/task.h"
+#include "impl/ranking/fixes.h"
 
 namespace fl::ranking {
 
@@ -24,7 +26,15 @@ struct CandidateCacheOptions {
   std::string window_type = "long";  // score rule v1's windows (runs.h)
   int64_t entry_score = 2;
   int64_t interval_us = 500'000;
+  RankFixes fixes = RankFixes::spec();
 };
+
+// RK-CACHE-CONTEXT-FENCE: the per-scope context fence a control transaction increments before and
+// after its DB commit, and the script that switches a rebuilt list only while the fence is the
+// (even or absent) value read before the context was pinned.
+std::string context_fence_key(const std::string& scope);
+inline constexpr const char* kCacheSwitchScript = "rank_cache_switch";
+void add_cache_scripts(ScriptRegistry& registry);
 
 std::string candidates_key(const std::string& scope);
 std::string candidates_rebuild_prefix(const std::string& scope);  // "ranking:candidates-rebuild:<scope>:"

@@ -1,5 +1,7 @@
 #include "impl/ranking/publisher.h"
 
+#include "impl/ranking/candidate_cache.h"
+
 #include <cstdlib>
 
 namespace fl::ranking {
@@ -256,14 +258,18 @@ Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpti
 // 004:L297-303: a rule activation or rollback is a control transaction on the context row that
 // writes the target rule_version and adds one to rule_activation_epoch and to the context version.
 Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
-                            int64_t stop_at_us) {
+                            int64_t stop_at_us, Redis* fence) {
   static const char* kRules[] = {"rule-v2", "rule-v3", "rule-v2"};  // A -> B -> A (004:L298-300)
   for (int64_t n = 0; rt.clock().now_us() < stop_at_us; ++n) {
     co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(interval_us)));
     const std::string& scope = scopes[rt.random_u64() % scopes.size()];
+    // RK-CACHE-CONTEXT-FENCE: odd while this transaction may commit; a Redis error here only makes
+    // a rebuild discard its batch (a fence that moves or stays odd), never switch a stale one.
+    if (fence) co_await fence->command({"INCR", context_fence_key(scope)});
     co_await sql.exec("UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = "
                       "rule_activation_epoch + 1, version = version + 1 WHERE scope_id = ?",
                       std::string(kRules[n % 3]), scope);
+    if (fence) co_await fence->command({"INCR", context_fence_key(scope)});
   }
 }
 
@@ -274,9 +280,10 @@ std::string snapshot_key(const std::string& scope, const std::string& snapshot_i
 }
 std::string restore_key(const std::string& scope) { return "ranking:restore:" + scope; }
 
-std::shared_ptr<const ScriptRegistry> ranking_scripts() {
+std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache) {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{kPointerSetScript, kPointerSetLua, pointer_set});
+  if (cache) add_cache_scripts(*registry);
   return registry;
 }
 

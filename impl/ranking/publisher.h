@@ -25,7 +25,9 @@ namespace fl::ranking {
 // "epoch|snapshot_id" when it holds an older epoch, or when it is missing and mode is "create", or
 // mode is "restore" and the token holds the nonce; returns 1 when it wrote, else 0.
 inline constexpr const char* kPointerSetScript = "rank_pointer_set";
-std::shared_ptr<const ScriptRegistry> ranking_scripts();
+// `cache`: also the candidate cache's switch script (only with the cache, so other scenarios keep
+// their traces).
+std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache = false);
 
 std::string pointer_key(const std::string& scope);
 std::string snapshot_key(const std::string& scope, const std::string& snapshot_id);
@@ -56,7 +58,9 @@ Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, i
 // Rule activations and rollbacks at random moments on random scopes (rule-v2, v3, v2, ...): each a
 // control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1;
 // none after stop_at_us (the workload's end).
+// `fence` (RK-CACHE-CONTEXT-FENCE, with the candidate cache; else null): each control transaction
+// increments the scope's context fence in Redis before and after its DB commit.
 Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
-                            int64_t stop_at_us);
+                            int64_t stop_at_us, Redis* fence = nullptr);
 
 }  // namespace fl::ranking
