@@ -16,6 +16,7 @@
 #include "impl/ranking/candidate_cache.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
+#include "impl/ranking/reconcile.h"
 #include "impl/ranking/runs.h"
 #include "impl/ranking/schema.h"
 #include "impl/ranking/services.h"
@@ -57,6 +58,8 @@ struct Shared {
   bool faulty_coordinator = false, faulty_publisher = false;
   int64_t replay_interval_us = 0;
   bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
+  int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
+  bool reconcile_mix = false;
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -159,6 +162,14 @@ Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
   o.entry_score = sh->board_params.entry_score;
   o.fixes = sh->fixes;
   co_await ranking::run_candidate_cache(self, sql, redis, o);
+}
+
+Task<void> recon_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  co_await ranking::run_reconciler(self, sql, redis,
+                                   ranking::ReconcileOptions{sh->board_params.scopes, sh->reconcile_interval_us,
+                                                             sh->reconcile_mix});
 }
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -339,6 +350,13 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
   });
+  if (sh.reconcile_interval_us > 0) {
+    db.each("SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report ORDER BY id",
+            [&](sqlite3_stmt* st) {
+              b->reconciliations.push_back(
+                  rp::ReconciliationRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5)});
+            });
+  }
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
           [&](sqlite3_stmt* st) {
             b->pointers.push_back(rp::PointerRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4)});
@@ -472,6 +490,10 @@ class RankingSystem final : public SystemUnderTest {
                       "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
             int_param("candidate_cache", "", 0, 1, 0,
                       "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
+            int_param("reconcile_interval_ms", "ms", 0, kHourMs, 0,
+                      "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
+            int_param("reconcile_mix", "", 0, 1, 0,
+                      "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
             int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
@@ -536,6 +558,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
   if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
   if (sh->candidate_cache) add("cache", [sh](Process& p) { return cache_main(p, sh); });
+  if (sh->reconcile_interval_us > 0) add("recon", [sh](Process& p) { return recon_main(p, sh); });
 }
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
@@ -555,7 +578,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0);
+  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -600,6 +623,8 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;
+  sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
+  sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;
   sh->scripts = ranking::ranking_scripts(sh->candidate_cache);
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_watermarks(s, *sh);

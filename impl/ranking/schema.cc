@@ -33,7 +33,7 @@ const std::vector<std::string>& watermark_tables() {
 
 }  // namespace
 
-std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay) {
+std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -121,6 +121,12 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
     // one reaches the pointer only with a promotion authorization (004:L265), which is not built.
     part1.push_back("CREATE TABLE IF NOT EXISTS replay_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
                     "source_run_id TEXT NOT NULL, status TEXT NOT NULL)");
+  }
+  if (reconcile) {
+    // 004:L404: the report keeps the compared contexts, the differences and the conclusion.
+    part1.push_back("CREATE TABLE IF NOT EXISTS reconciliation_report (id INTEGER PRIMARY KEY AUTOINCREMENT, scope_id "
+                    "TEXT NOT NULL, snapshot_a TEXT NOT NULL, snapshot_b TEXT NOT NULL, context_a TEXT NOT NULL, "
+                    "context_b TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
   }
   return part1;
 }

@@ -13,7 +13,9 @@ namespace fl::ranking {
 // states, the late side output, idle partitions, source completeness, purge evidence).
 // `replay`: the replay namespace (replay_run), only in scenarios with the unauthorized replay, so
 // other scenarios keep their DB layout and traces.
-std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false);
+// `reconcile`: the reconciliation reports (reconciliation_report), likewise.
+std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
+                                           bool reconcile = false);
 
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)

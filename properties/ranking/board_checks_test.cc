@@ -251,5 +251,35 @@ TEST(BoardChecks, CandidateCacheCatchesAStaleRebuildAndAWrongList) {
   EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
 }
 
+TEST(BoardChecks, ReconciliationCatchesAComparisonAcrossContexts) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const RunRow r = b.runs[0];  // a copy: runs grows below
+  const std::string snap = b.snapshots[0].snapshot_id;
+  const std::string ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" +
+                          r.manifest_digest + "|rule-v1|1|" + kRun;
+  b.reconciliations.push_back(ReconciliationRow{kScope, snap, snap, ctx, ctx, "MATCH"});
+  EXPECT_EQ(check_reconciliation(run).status(), VerdictStatus::kPass);
+  // C19: the other side is a snapshot of another scope (another run), yet a DIFF was reported.
+  const std::string other = "GLOBAL|ALL|ALL|zh-CN", run2 = other + "#r1", snap2 = run2 + "/pub-1.0.1";
+  RunRow r2 = r;
+  r2.run_id = run2;
+  r2.scope_id = other;
+  b.runs.push_back(r2);
+  b.snapshots.push_back(SnapshotRow{snap2, other, run2, "PUBLISHED", 5, 1, r.manifest_digest, 1, r.candidate_digest, 1, 1,
+                                    "rule-v1", 1});
+  const std::string ctx2 = other + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest +
+                           "|rule-v1|1|" + run2;
+  RankingRun refused = run;
+  refused.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx2, "REFUSED"});
+  EXPECT_EQ(check_reconciliation(refused).status(), VerdictStatus::kPass);
+  RankingRun broken = run;
+  broken.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx2, "DIFF"});
+  EXPECT_EQ(check_reconciliation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // a report that hides the other side's real context
+  broken.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx, "DIFF"});
+  EXPECT_EQ(check_reconciliation(broken).status(), VerdictStatus::kFail);
+}
+
 }  // namespace
 }  // namespace fl::ranking::props

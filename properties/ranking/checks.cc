@@ -338,7 +338,8 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-completeness-gate", {"RANK-10"}, "004 §6.3, §10.1: no publish while a required source is incomplete"},
           {"rank-replay-isolation", {"RANK-25"}, "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
           {"rank-scope-isolation", {"RANK-2"}, "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},
-          {"rank-candidate-cache", {"RANK-40", "RANK-14"}, "004 §12.1: the Redis candidate list is a sealed run's, rebuilt in isolation under a pinned context"}};
+          {"rank-candidate-cache", {"RANK-40", "RANK-14"}, "004 §12.1: the Redis candidate list is a sealed run's, rebuilt in isolation under a pinned context"},
+          {"rank-reconciliation", {"RANK-38"}, "004 §15.3: reconciliations compare only under one frozen context, else refuse"}};
 }
 
 std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
@@ -353,13 +354,14 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-watermark", check_watermark},             {"rank-idle-recovery", check_idle_recovery},
       {"rank-window-lifecycle", check_window_lifecycle}, {"rank-dedup-purge", check_dedup_purge},
       {"rank-completeness-gate", check_completeness_gate}, {"rank-replay-isolation", check_replay_isolation},
-      {"rank-scope-isolation", check_scope_isolation},   {"rank-candidate-cache", check_candidate_cache}};
+      {"rank-scope-isolation", check_scope_isolation},   {"rank-candidate-cache", check_candidate_cache},
+      {"rank-reconciliation", check_reconciliation}};
   static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
                                                    "rank-dedup-purge", "rank-completeness-gate"};
   static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
                                                "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs",
                                                "rank-replay-isolation", "rank-completeness-gate", "rank-scope-isolation",
-                                               "rank-candidate-cache"};
+                                               "rank-candidate-cache", "rank-reconciliation"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario

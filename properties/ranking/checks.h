@@ -42,5 +42,6 @@ Verdict check_completeness_gate(const RankingRun& run);  // RANK-10
 Verdict check_replay_isolation(const RankingRun& run);   // RANK-25
 Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
 Verdict check_candidate_cache(const RankingRun& run);    // RANK-40, RANK-14
+Verdict check_reconciliation(const RankingRun& run);     // RANK-38
 
 }  // namespace fl::ranking::props
