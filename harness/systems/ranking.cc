@@ -13,8 +13,10 @@
 
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
+#include "impl/ranking/candidate_cache.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
+#include "impl/ranking/reconcile.h"
 #include "impl/ranking/runs.h"
 #include "impl/ranking/schema.h"
 #include "impl/ranking/services.h"
@@ -51,6 +53,13 @@ struct Shared {
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
+  // Faulty actors of the test matrix: coord-2 tampers with candidates (C26), pub-2 writes the Top N
+  // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
+  bool faulty_coordinator = false, faulty_publisher = false;
+  int64_t replay_interval_us = 0;
+  bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
+  int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
+  bool reconcile_mix = false;
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -106,9 +115,11 @@ ranking::RunOptions run_options(const Shared& sh) {
   return o;
 }
 
-Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh) {
+Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh, bool faulty) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  co_await ranking::run_coordinator(self, sql, run_options(*sh));
+  ranking::RunOptions o = run_options(*sh);
+  o.tamper_candidates = faulty;
+  co_await ranking::run_coordinator(self, sql, o);
 }
 
 Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int workers) {
@@ -116,19 +127,58 @@ Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int w
   co_await ranking::run_topk_worker(self, sql, run_options(*sh), index, workers);
 }
 
-Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh) {
+ranking::PublisherOptions publisher_options(const Shared& sh) {
+  ranking::PublisherOptions o;
+  o.scopes = sh.board_params.scopes;
+  o.top_n = sh.board_params.top_n;
+  o.fixes = sh.fixes;
+  o.interval_us = sh.publish_interval_us;
+  o.completeness_gate = sh.wm.enabled;  // source_status exists with §6.3 only
+  return o;
+}
+
+Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh, bool faulty) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  ranking::PublisherOptions o;
-  o.scopes = sh->board_params.scopes;
-  o.top_n = sh->board_params.top_n;
-  o.fixes = sh->fixes;
-  o.interval_us = sh->publish_interval_us;
+  ranking::PublisherOptions o = publisher_options(*sh);
+  o.counts_from_items = faulty;
   co_await ranking::run_publisher(self, sql, redis, o);
+}
+
+Task<void> replay_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::PublisherOptions o = publisher_options(*sh);
+  o.interval_us = sh->replay_interval_us;
+  co_await ranking::run_replay(self, sql, redis, o, sh->end_us);
+}
+
+Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::CandidateCacheOptions o;
+  o.scopes = sh->board_params.scopes;
+  o.window_type = sh->board_params.window_type;
+  o.entry_score = sh->board_params.entry_score;
+  o.fixes = sh->fixes;
+  co_await ranking::run_candidate_cache(self, sql, redis, o);
+}
+
+Task<void> recon_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  co_await ranking::run_reconciler(self, sql, redis,
+                                   ranking::ReconcileOptions{sh->board_params.scopes, sh->reconcile_interval_us,
+                                                             sh->reconcile_mix});
 }
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
+  if (sh->candidate_cache && sh->fixes.has(ranking::RankFix::kCacheContextFence)) {
+    sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+    co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us, &redis);
+    co_return;
+  }
   co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
 }
 
@@ -297,6 +347,16 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
           [&](sqlite3_stmt* st) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
+  if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
+    b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
+  });
+  if (sh.reconcile_interval_us > 0) {
+    db.each("SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report ORDER BY id",
+            [&](sqlite3_stmt* st) {
+              b->reconciliations.push_back(
+                  rp::ReconciliationRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5)});
+            });
+  }
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
           [&](sqlite3_stmt* st) {
             b->pointers.push_back(rp::PointerRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4)});
@@ -309,8 +369,10 @@ void read_board_redis(const Shared& sh, const sim::FaultLog& faults, ranking::pr
   b->redis_observed = true;
   for (const sim::redis::CommandRecord& c : sh.redis->command_log()) {
     if (c.argv.size() < 2 || c.argv[1].rfind("ranking:", 0) != 0) continue;
-    if (c.argv[0] != "SET" && c.argv[0] != "set" && c.argv[0] != "DEL" && c.argv[0] != "del") continue;
-    b->redis_writes.push_back(ranking::props::RedisWrite{c.time_us, c.client, c.argv});
+    const std::string& cmd = c.argv[0];
+    if (cmd != "SET" && cmd != "set" && cmd != "DEL" && cmd != "del" && cmd != "RENAME" && cmd != "rename") continue;
+    b->redis_writes.push_back(
+        ranking::props::RedisWrite{c.time_us, c.client, c.argv, c.reply.kind != RedisReply::Kind::kError});
   }
   for (const auto& [key, entry] : sh.redis->engine().keyspace().entries()) {
     if (key.rfind("ranking:", 0) != 0) continue;
@@ -422,6 +484,18 @@ class RankingSystem final : public SystemUnderTest {
             int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
             int_param("control_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between rule activations/rollbacks (process control); 0: none"),
+            int_param("faulty_coordinator", "", 0, 1, 0,
+                      "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
+            int_param("faulty_publisher", "", 0, 1, 0,
+                      "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
+            int_param("candidate_cache", "", 0, 1, 0,
+                      "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
+            int_param("reconcile_interval_ms", "ms", 0, kHourMs, 0,
+                      "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
+            int_param("reconcile_mix", "", 0, 1, 0,
+                      "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
+            int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
+                      "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
                       "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
             int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
@@ -470,12 +544,21 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
     run.workers.push_back(name);
   };
   // Two coordinators, so a candidate write of one can race the other's seal (C25).
-  for (const char* name : {"coord-1", "coord-2"}) add(name, [sh](Process& p) { return coordinator_main(p, sh); });
+  for (const char* name : {"coord-1", "coord-2"}) {
+    const bool faulty = sh->faulty_coordinator && std::string(name) == "coord-2";
+    add(name, [sh, faulty](Process& p) { return coordinator_main(p, sh, faulty); });
+  }
   for (int i = 0; i < workers; ++i) {
     add("topk-" + std::to_string(i + 1), [sh, i, workers](Process& p) { return topk_main(p, sh, i, workers); });
   }
-  for (const char* name : {"pub-1", "pub-2"}) add(name, [sh](Process& p) { return publisher_main(p, sh); });
+  for (const char* name : {"pub-1", "pub-2"}) {
+    const bool faulty = sh->faulty_publisher && std::string(name) == "pub-2";
+    add(name, [sh, faulty](Process& p) { return publisher_main(p, sh, faulty); });
+  }
   if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
+  if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
+  if (sh->candidate_cache) add("cache", [sh](Process& p) { return cache_main(p, sh); });
+  if (sh->reconcile_interval_us > 0) add("recon", [sh](Process& p) { return recon_main(p, sh); });
 }
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
@@ -495,7 +578,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled);
+  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -536,6 +619,13 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->run_interval_us = s.config.i64("run_interval_ms") * 1000;
   sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;
   sh->control_interval_us = s.config.i64("control_interval_ms") * 1000;
+  sh->faulty_coordinator = s.config.i64("faulty_coordinator") != 0;
+  sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
+  sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
+  sh->candidate_cache = s.config.i64("candidate_cache") != 0;
+  sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
+  sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;
+  sh->scripts = ranking::ranking_scripts(sh->candidate_cache);
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_watermarks(s, *sh);
   build_stores(world, s, *sh);

@@ -29,6 +29,15 @@ const std::vector<FixInfo>& ranking_fixes() {
        "CATCHING_UP, as a returning idle partition does: the formula of 004:L148-150 takes the minimum over every "
        "non-idle partition, so a partition whose first record is old (a late event, a lagging normalizer) pulled "
        "the window watermark back, and the seed guards only the idle partition's return against that"},
+      {"RK-CACHE-CONTEXT-FENCE", "004:L317",
+       {"RANK-40"},
+       "a candidate-list rebuild switches onto the live key only through a Redis script that checks a per-scope "
+       "context fence (`ranking:ctx-fence:<scope>`) it read before pinning the context: every control transaction "
+       "increments the fence before and after its DB commit, so a commit between the pin and the switch, or one "
+       "in progress at the pin, makes the fence differ (or odd) and the batch is discarded. The seed discards a "
+       "batch whose context changed during the rebuild, but a DB re-check followed by a Redis rename leaves a "
+       "window: a rule activation committed between them (the cache process paused there) let a batch pinned at "
+       "the old context replace the live list"},
   };
   return kFixes;
 }

@@ -14,6 +14,7 @@ enum class RankFix : uint8_t {
   kCheckpointCas,   // RK-CHECKPOINT-CAS
   kPointerFromDb,   // RK-POINTER-FROM-DB
   kNewPartitionCatchesUp,  // RK-NEW-PARTITION-CATCHUP
+  kCacheContextFence,      // RK-CACHE-CONTEXT-FENCE
 };
 using RankFixes = FixSet<RankFix>;
 

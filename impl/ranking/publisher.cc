@@ -1,5 +1,7 @@
 #include "impl/ranking/publisher.h"
 
+#include "impl/ranking/candidate_cache.h"
+
 #include <cstdlib>
 
 namespace fl::ranking {
@@ -111,12 +113,16 @@ struct SealedRun {
   int64_t rule_epoch = 0;
 };
 
-Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope) {
+// The newest SEALED run of a scope; `unpublished`: only one none of whose snapshots is PUBLISHED.
+Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope, bool unpublished = true) {
   SqlResult r = co_await sql.exec(
-      "SELECT run_id, input_watermark, input_manifest_count, input_manifest_set_digest, candidate_count, "
-      "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM calculation_run r WHERE "
-      "scope_id = ? AND status = 'SEALED' AND NOT EXISTS (SELECT 1 FROM ranking_snapshot s WHERE s.run_id = r.run_id "
-      "AND s.status = 'PUBLISHED') ORDER BY seq DESC LIMIT 1",
+      std::string("SELECT run_id, input_watermark, input_manifest_count, input_manifest_set_digest, candidate_count, "
+                  "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM calculation_run "
+                  "r WHERE scope_id = ? AND status = 'SEALED'") +
+          (unpublished ? " AND NOT EXISTS (SELECT 1 FROM ranking_snapshot s WHERE s.run_id = r.run_id AND s.status = "
+                         "'PUBLISHED')"
+                       : "") +
+          " ORDER BY seq DESC LIMIT 1",
       scope);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
@@ -124,18 +130,21 @@ Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope)
                       row[5].as_text(), row[6].as_int(), row[7].as_text(), row[8].as_int()};
 }
 
-// PREPARED, then every item, then READY (004:L255: READY only says the content is complete).
+// PREPARED, then every item, then READY (004:L255: READY only says the content is complete). The
+// items are the top candidates of `candidates_of` (the run itself, or the run a replay recomputes).
 Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::string& scope, const SealedRun& run,
-                            const std::string& id) {
+                            const std::string& id, const std::string& candidates_of) {
   SqlResult top = co_await sql.exec("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? "
-                                    "ORDER BY score DESC, topic_id ASC LIMIT ?", run.run_id, int64_t{o.top_n});
+                                    "ORDER BY score DESC, topic_id ASC LIMIT ?", candidates_of, int64_t{o.top_n});
   if (!top.ok()) co_return false;
+  const int64_t shown = static_cast<int64_t>(top.rows().size());
   SqlResult prepared = co_await sql.exec(
       "INSERT INTO ranking_snapshot (snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
       "input_manifest_set_digest, candidate_count, candidate_set_digest, scope_context_version, rule_version, "
       "rule_activation_epoch) VALUES (?, ?, ?, 'PREPARED', ?, ?, ?, ?, ?, ?, ?, ?)",
-      id, scope, run.run_id, run.watermark, run.manifest_count, run.manifest_digest, run.candidate_count,
-      run.candidate_digest, run.ctx_version, run.rule_version, run.rule_epoch);
+      id, scope, run.run_id, run.watermark, o.counts_from_items ? shown : run.manifest_count, run.manifest_digest,
+      o.counts_from_items ? shown : run.candidate_count, run.candidate_digest, run.ctx_version, run.rule_version,
+      run.rule_epoch);
   if (!prepared.ok()) co_return false;
   std::vector<SqlStatement> items;
   int64_t rank = 0;
@@ -154,9 +163,14 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
 // made under with the same rule_version + rule_activation_epoch, CASes the pointer on (version,
 // publication_epoch) with a watermark not below the published one, and moves the snapshot READY ->
 // PUBLISHED only while its run is SEALED with the snapshot's counts and digests.
-std::vector<SqlStatement> publish_tx(const std::string& scope, const SealedRun& run, const std::string& id,
-                                     const Pointer& p) {
+std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::string& scope, const SealedRun& run,
+                                     const std::string& id, const Pointer& p) {
   std::vector<SqlStatement> tx;
+  if (o.completeness_gate) {
+    // 004:L151: "必需数据源不完整时，发布器按策略冻结新榜或切到明确的降级规则版本"; spec freezes.
+    tx.push_back(expecting(sql_statement("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM source_status WHERE complete = 0)"),
+                           SqlExpect::kSomeRows));
+  }
   tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
                                        "rule_version = ? AND rule_activation_epoch = ?",
                                        scope, run.ctx_version, run.rule_version, run.rule_epoch),
@@ -179,6 +193,27 @@ std::vector<SqlStatement> publish_tx(const std::string& scope, const SealedRun& 
   return tx;
 }
 
+// The publish transaction, then (only once it committed) the Redis writes.
+Task<void> publish_and_cache(Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope,
+                             const SealedRun& run, const std::string& id, const Pointer& p) {
+  SqlResult r = co_await sql.transaction(publish_tx(o, scope, run, id, p));
+  if (!r.ok()) {
+    // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
+    if (r.certainly_not_applied()) {
+      co_await sql.exec("UPDATE ranking_snapshot SET status = 'REJECTED' WHERE snapshot_id = ? AND status = 'READY'", id);
+    }
+    co_return;
+  }
+  std::optional<std::string> items = co_await snapshot_items(sql, id);
+  if (!items) co_return;
+  co_await redis.command({"SET", snapshot_key(scope, id), *items});
+  // Spec: the publisher's write rejects only older epochs (004:L266), so it creates a missing
+  // pointer. RK-POINTER-FROM-DB: it only advances an existing one; creating is the DB restore's.
+  const std::string mode = o.fixes.has(RankFix::kPointerFromDb) ? "advance" : "create";
+  co_await redis.script(kPointerSetScript, {pointer_key(scope), restore_key(scope)},
+                        {std::to_string(p.epoch + 1), id, mode, ""});
+}
+
 Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
   std::vector<SqlStatement> init;
   init.push_back(sql_statement("INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
@@ -197,23 +232,25 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   }
   const std::string id = run->run_id + "/" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) +
                          "." + std::to_string(rt.random_u64() % 1000000);
-  if (!(co_await prepare_snapshot(sql, o, scope, *run, id))) co_return;
-  SqlResult r = co_await sql.transaction(publish_tx(scope, *run, id, *p));
-  if (!r.ok()) {
-    // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
-    if (r.certainly_not_applied()) {
-      co_await sql.exec("UPDATE ranking_snapshot SET status = 'REJECTED' WHERE snapshot_id = ? AND status = 'READY'", id);
-    }
-    co_return;
-  }
-  std::optional<std::string> items = co_await snapshot_items(sql, id);
-  if (!items) co_return;
-  co_await redis.command({"SET", snapshot_key(scope, id), *items});
-  // Spec: the publisher's write rejects only older epochs (004:L266), so it creates a missing
-  // pointer. RK-POINTER-FROM-DB: it only advances an existing one; creating is the DB restore's.
-  const std::string mode = o.fixes.has(RankFix::kPointerFromDb) ? "advance" : "create";
-  co_await redis.script(kPointerSetScript, {pointer_key(scope), restore_key(scope)},
-                        {std::to_string(p->epoch + 1), id, mode, ""});
+  if (!(co_await prepare_snapshot(sql, o, scope, *run, id, run->run_id))) co_return;
+  co_await publish_and_cache(sql, redis, o, scope, *run, id, *p);
+}
+
+// F13 (004:L494): the replay run goes to its own namespace; its snapshot then meets the same
+// publish transaction, which admits only a SEALED official calculation_run (004:L265).
+Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
+  std::optional<SealedRun> source = co_await newest_sealed(sql, scope, /*unpublished=*/false);
+  std::optional<Pointer> p = co_await read_pointer(sql, scope);
+  if (!source || !p) co_return;
+  SealedRun replay = *source;
+  replay.run_id = source->run_id + "/replay." + std::to_string(rt.incarnation()) + "." +
+                  std::to_string(rt.random_u64() % 1000000);
+  SqlResult made = co_await sql.exec("INSERT INTO replay_run (run_id, scope_id, source_run_id, status) VALUES (?, ?, ?, "
+                                     "'SEALED')", replay.run_id, scope, source->run_id);
+  if (!made.ok()) co_return;
+  const std::string id = replay.run_id + "/snapshot";
+  if (!(co_await prepare_snapshot(sql, o, scope, replay, id, source->run_id))) co_return;
+  co_await publish_and_cache(sql, redis, o, scope, replay, id, *p);
 }
 
 }  // namespace
@@ -221,14 +258,18 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
 // 004:L297-303: a rule activation or rollback is a control transaction on the context row that
 // writes the target rule_version and adds one to rule_activation_epoch and to the context version.
 Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
-                            int64_t stop_at_us) {
+                            int64_t stop_at_us, Redis* fence) {
   static const char* kRules[] = {"rule-v2", "rule-v3", "rule-v2"};  // A -> B -> A (004:L298-300)
   for (int64_t n = 0; rt.clock().now_us() < stop_at_us; ++n) {
     co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(interval_us)));
     const std::string& scope = scopes[rt.random_u64() % scopes.size()];
+    // RK-CACHE-CONTEXT-FENCE: odd while this transaction may commit; a Redis error here only makes
+    // a rebuild discard its batch (a fence that moves or stays odd), never switch a stale one.
+    if (fence) co_await fence->command({"INCR", context_fence_key(scope)});
     co_await sql.exec("UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = "
                       "rule_activation_epoch + 1, version = version + 1 WHERE scope_id = ?",
                       std::string(kRules[n % 3]), scope);
+    if (fence) co_await fence->command({"INCR", context_fence_key(scope)});
   }
 }
 
@@ -239,10 +280,18 @@ std::string snapshot_key(const std::string& scope, const std::string& snapshot_i
 }
 std::string restore_key(const std::string& scope) { return "ranking:restore:" + scope; }
 
-std::shared_ptr<const ScriptRegistry> ranking_scripts() {
+std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache) {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{kPointerSetScript, kPointerSetLua, pointer_set});
+  if (cache) add_cache_scripts(*registry);
   return registry;
+}
+
+Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, int64_t stop_at_us) {
+  while (rt.clock().now_us() < stop_at_us) {
+    co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
+    co_await replay_scope(rt, sql, redis, o, o.scopes[rt.random_u64() % o.scopes.size()]);
+  }
 }
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o) {

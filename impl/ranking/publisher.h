@@ -25,7 +25,9 @@ namespace fl::ranking {
 // "epoch|snapshot_id" when it holds an older epoch, or when it is missing and mode is "create", or
 // mode is "restore" and the token holds the nonce; returns 1 when it wrote, else 0.
 inline constexpr const char* kPointerSetScript = "rank_pointer_set";
-std::shared_ptr<const ScriptRegistry> ranking_scripts();
+// `cache`: also the candidate cache's switch script (only with the cache, so other scenarios keep
+// their traces).
+std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache = false);
 
 std::string pointer_key(const std::string& scope);
 std::string snapshot_key(const std::string& scope, const std::string& snapshot_id);
@@ -36,14 +38,29 @@ struct PublisherOptions {
   int top_n = 5;  // items per snapshot
   int64_t interval_us = 1'000'000;
   RankFixes fixes = RankFixes::spec();
+  // 004:L151, L265: the publish transaction also checks that no required source is flagged
+  // incomplete (source_status, kept by the aggregators when the scenario has watermarks): spec
+  // freezes, keeping the previous snapshot.
+  bool completeness_gate = false;
+  // C33 (a faulty publisher, 004:L452): its snapshots copy the run's two set digests but carry the
+  // Top N item count as input_manifest_count and candidate_count.
+  bool counts_from_items = false;
 };
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);
 
+// F13, C13 (004:L494): an unauthorized history replay. Every interval (until stop_at_us) it replays
+// a random scope's newest SEALED run as a replay run in its own namespace (replay_run, 004:L101),
+// builds a snapshot from that run's candidates and tries the publish transaction (and, were it to
+// commit, the Redis writes) exactly as a publisher does, with no promotion authorization.
+Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, int64_t stop_at_us);
+
 // Rule activations and rollbacks at random moments on random scopes (rule-v2, v3, v2, ...): each a
 // control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1;
 // none after stop_at_us (the workload's end).
+// `fence` (RK-CACHE-CONTEXT-FENCE, with the candidate cache; else null): each control transaction
+// increments the scope's context fence in Redis before and after its DB commit.
 Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
-                            int64_t stop_at_us);
+                            int64_t stop_at_us, Redis* fence = nullptr);
 
 }  // namespace fl::ranking

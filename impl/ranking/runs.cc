@@ -267,6 +267,31 @@ Task<void> seal_run(Sql& sql, const RunRow& run) {
   co_await sql.transaction(std::move(tx));
 }
 
+// C26 (004:L445): "删除一个候选并用另一个重复条目维持相同数量". Candidates are keyed by scope_id +
+// calculation_run_id + topic_id (004:L101), so the duplicate of topic B can only sit under another
+// scope_id, where a count by run_id still includes it. Once per run; the seal must then refuse.
+Task<void> tamper_candidates(Sql& sql, const RunOptions& o, const RunRow& run) {
+  SqlResult c = co_await sql.exec("SELECT scope_id, topic_id, score, input_manifest_id, candidate_revision FROM "
+                                  "run_candidate WHERE run_id = ? ORDER BY scope_id, topic_id", run.run_id);
+  if (!c.ok() || c.rows().size() < 2) co_return;
+  for (const SqlRow& r : c.rows()) {
+    if (r[0].as_text() != run.scope) co_return;  // tampered already
+  }
+  std::string other;
+  for (const std::string& s : o.scopes) {
+    if (s != run.scope) other = s;
+  }
+  if (other.empty()) co_return;
+  const SqlRow &gone = c.rows()[0], &dup = c.rows()[1];
+  std::vector<SqlStatement> tx;
+  tx.push_back(sql_statement("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?",
+                             run.run_id, run.scope, gone[1].as_text()));
+  tx.push_back(sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
+                             "candidate_revision) VALUES (?, ?, ?, ?, ?, ?)",
+                             other, run.run_id, dup[1].as_text(), dup[2].as_int(), dup[3].as_text(), dup[4].as_int()));
+  co_await sql.transaction(std::move(tx));
+}
+
 // One step of a scope: continue its open run, or create the next one.
 Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope) {
   SqlResult open = co_await sql.exec("SELECT run_id, status, source_offset_vector, expected_partition_count FROM "
@@ -284,6 +309,7 @@ Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& s
       co_await build_run(sql, run);
     } else {
       co_await dispose_entries(sql, o, run);
+      if (o.tamper_candidates) co_await tamper_candidates(sql, o, run);
       co_await seal_run(sql, run);
     }
   }

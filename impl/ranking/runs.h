@@ -26,6 +26,9 @@ struct RunOptions {
   int64_t entry_score = 2;           // below it an entry is REJECTED ("below-entry-score")
   int64_t interval_us = 1'500'000;
   RankFixes fixes = RankFixes::spec();
+  // C26 (a faulty coordinator, 004:L445): before sealing a BUILDING run it deletes one candidate
+  // and keeps the run's candidate count with a duplicate of another one.
+  bool tamper_candidates = false;
 };
 
 // Digest of lines sorted first (the seed's stable ordering, 004:L247, L249, L100).

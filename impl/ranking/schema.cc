@@ -33,7 +33,7 @@ const std::vector<std::string>& watermark_tables() {
 
 }  // namespace
 
-std::vector<std::string> schema_statements(bool board, bool watermarks) {
+std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -116,6 +116,18 @@ std::vector<std::string> schema_statements(bool board, bool watermarks) {
       "version INTEGER NOT NULL, publication_epoch INTEGER NOT NULL, input_watermark INTEGER NOT NULL)",
   };
   part1.insert(part1.end(), part2.begin(), part2.end());
+  if (replay) {
+    // 004:L101: replay runs live in their own namespace, apart from the official calculation_run;
+    // one reaches the pointer only with a promotion authorization (004:L265), which is not built.
+    part1.push_back("CREATE TABLE IF NOT EXISTS replay_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+                    "source_run_id TEXT NOT NULL, status TEXT NOT NULL)");
+  }
+  if (reconcile) {
+    // 004:L404: the report keeps the compared contexts, the differences and the conclusion.
+    part1.push_back("CREATE TABLE IF NOT EXISTS reconciliation_report (id INTEGER PRIMARY KEY AUTOINCREMENT, scope_id "
+                    "TEXT NOT NULL, snapshot_a TEXT NOT NULL, snapshot_b TEXT NOT NULL, context_a TEXT NOT NULL, "
+                    "context_b TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
+  }
   return part1;
 }
 

@@ -11,7 +11,11 @@ namespace fl::ranking {
 // Part 1's tables; with `board`, also part 2's (runs, manifests, candidates, snapshots, context,
 // pointer), so part-1 scenarios keep their traces; with `watermarks`, the §6.3 tables (window
 // states, the late side output, idle partitions, source completeness, purge evidence).
-std::vector<std::string> schema_statements(bool board, bool watermarks = false);
+// `replay`: the replay namespace (replay_run), only in scenarios with the unauthorized replay, so
+// other scenarios keep their DB layout and traces.
+// `reconcile`: the reconciliation reports (reconciliation_report), likewise.
+std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
+                                           bool reconcile = false);
 
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)

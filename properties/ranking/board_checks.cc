@@ -90,6 +90,13 @@ void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*
   const std::vector<std::string> vector = split(r.vector, ',');
   std::vector<std::string> expected, results;
   std::set<int64_t> ids;
+  // RANK-20 (004:L253): a run may leave partitions out only under an approved degraded policy;
+  // none exists, so every run expects every candidate partition and never drops one in place.
+  ++v.checks;
+  if (r.expected_count != b.params.candidate_partitions) {
+    fail_verdict(v, "run " + r.run_id + " expects " + std::to_string(r.expected_count) + " of the " +
+                        std::to_string(b.params.candidate_partitions) + " candidate partitions without a degraded policy");
+  }
   ++v.checks;
   if (static_cast<int64_t>(vector.size()) != r.expected_count || static_cast<int64_t>(cuts.size()) != r.expected_count) {
     fail_verdict(v, "run " + r.run_id + ": " + std::to_string(cuts.size()) + " cut rows, vector of " +
@@ -256,6 +263,11 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
   }
   std::vector<std::string> lines;
   for (const CandidateRow* c : cands) {
+    ++v.checks;
+    if (c->scope_id != r.scope_id) {
+      fail_verdict(v, "sealed run " + r.run_id + " of " + r.scope_id + " has candidate " + c->topic_id + " under scope " +
+                          c->scope_id);
+    }
     candidate_topics.insert(c->topic_id);
     lines.push_back(c->topic_id + "|" + std::to_string(c->score) + "|" + c->manifest_id);
   }
@@ -269,23 +281,32 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
   }
 }
 
+// The run a committed candidate write names: an insert's second column, else (an update or a
+// delete, which RANK-18 allows while the run is BUILDING: the seal must catch it, C26) the
+// parameter that is a run id.
+std::string candidate_run(const SqlStatementObs& s, const BoardObs& b) {
+  if (starts(s.sql, "INSERT")) return s.params.size() >= 2 ? s.params[1] : "";
+  for (const std::string& p : s.params) {
+    for (const RunRow& r : b.runs) {
+      if (r.run_id == p) return p;
+    }
+  }
+  return "";
+}
+
 // Candidate writes commit only while their run is BUILDING (between the two transitions).
 void check_candidate_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
-  std::map<std::pair<std::string, std::string>, std::string> run_of;  // (scope, topic) rows -> run (for updates)
   for (size_t i = 0; i < run.commits.size(); ++i) {
     if (!run.commits[i].ok) continue;
     for (const SqlStatementObs& s : run.commits[i].statements) {
       if (!writes(s, "run_candidate")) continue;
       ++v.checks;
-      if (!starts(s.sql, "INSERT") || s.params.size() < 2) {
-        fail_verdict(v, run.commits[i].client + " committed `" + s.sql.substr(0, 60) + "...` on candidates");
-        continue;
-      }
-      auto b = t.building.find(s.params[1]);
-      auto e = t.sealed.find(s.params[1]);
-      if (b == t.building.end() || b->second >= i || (e != t.sealed.end() && e->second <= i)) {
-        fail_verdict(v, run.commits[i].client + " wrote candidate " + (s.params.size() > 2 ? s.params[2] : "?") +
-                            " of run " + s.params[1] + " while the run was not BUILDING");
+      const std::string r = candidate_run(s, run.board);
+      auto b = t.building.find(r);
+      auto e = t.sealed.find(r);
+      if (r.empty() || b == t.building.end() || b->second >= i || (e != t.sealed.end() && e->second <= i)) {
+        fail_verdict(v, run.commits[i].client + " committed `" + s.sql.substr(0, 60) + "...` on candidates of run '" +
+                            r + "' while the run was not BUILDING");
       }
     }
   }
@@ -407,8 +428,9 @@ std::string set_digest(std::vector<std::string> lines) {
 
 // RANK-15, RANK-16 (004:L99, L247-249).
 Verdict check_run_partitions(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16"},
-                              "each run has exactly its expected (partition, cut) rows with the run vector's cuts and a "
+  Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
+                              "each run expects every candidate partition (there is no degraded policy) and has exactly "
+                              "its expected (partition, cut) rows with the run vector's cuts and a "
                               "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
                               "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
                               "completed by one committed write and never written after BUILDING");

@@ -145,5 +145,141 @@ TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
 }
 
+TEST(BoardChecks, RunSealAllowsADeleteWhileBuildingButCatchesADuplicateKeepingTheCount) {
+  // C26: a faulty coordinator deletes t_1's candidate and inserts a duplicate of it under another
+  // scope while the run is BUILDING; that write is allowed, a seal over it is not.
+  RankingRun run = clean();
+  run.commits.insert(run.commits.begin() + 4,
+                     {350, true, "coord-2",
+                      {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"}),
+                       st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {"GLOBAL|ALL|ALL|zh-CN", kRun, "t_1"})}});
+  run.board.runs[0].status = "BUILDING";  // the seal refused
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kPass);
+  run.board.runs[0].status = "SEALED";  // a seal that trusted the count
+  run.board.candidates[0].scope_id = "GLOBAL|ALL|ALL|zh-CN";
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);
+  run = clean();
+  run.commits.push_back({1000, true, "coord-2",
+                         {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"})}});
+  EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);  // after SEALED
+}
+
+TEST(BoardChecks, CompletenessGateCatchesAPublishWhileASourceIsIncomplete) {
+  RankingRun run = clean();
+  auto flag = [](const char* complete) {
+    return st("INSERT OR REPLACE INTO source_status (keyed_partition, source, complete, at_us) VALUES (?, ?, ?, ?)",
+              {"0", "comment-service", complete, "0"});
+  };
+  run.commits.insert(run.commits.begin() + 7, {650, true, "agg-1", {flag("0")}});
+  const Verdict v = check_completeness_gate(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);  // F01: published while comments stopped
+  run.commits.insert(run.commits.begin() + 8, {660, true, "agg-1", {flag("1")}});
+  EXPECT_EQ(check_completeness_gate(run).status(), VerdictStatus::kPass);  // the source rejoined first
+  EXPECT_GT(check_completeness_gate(run).checks, 0);
+}
+
+TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const std::string replay = std::string(kRun) + "/replay.0.1", snap = replay + "/snapshot";
+  b.replay_runs.push_back(ReplayRunRow{replay, kScope, kRun});
+  b.snapshots.push_back(SnapshotRow{snap, kScope, replay, "REJECTED", 5, 1, b.runs[0].manifest_digest, 1,
+                                    b.runs[0].candidate_digest, -1, 1, "rule-v1", 1});
+  EXPECT_EQ(check_replay_isolation(run).status(), VerdictStatus::kPass);
+  RankingRun broken = run;  // F13: the replay's snapshot reached the pointer
+  broken.board.snapshots.back().status = "PUBLISHED";
+  broken.board.snapshots.back().epoch = 2;
+  broken.commits.push_back({1000, true, "replay",
+                            {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "1", "1", "5"}),
+                             st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap, kScope})}});
+  broken.board.pointers[0] = PointerRow{kScope, snap, 2, 2, 5};
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // only cached in Redis
+  broken.board.redis_writes.push_back({2000, "replay", {"SET", "ranking:pointer:" + std::string(kScope), "2|" + snap}});
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // written into the official candidates
+  broken.commits.push_back({1000, true, "replay", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, replay, "t_1"})}});
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, RunPartitionsCatchesARunThatDropsAPartitionWithoutADegradedPolicy) {
+  RankingRun run = clean();
+  run.board.params.candidate_partitions = 2;  // the run expects (and closes) only one of two (F15)
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
+  const RankingRun clean_run = clean();
+  EXPECT_EQ(check_scope_isolation(clean_run).status(), VerdictStatus::kPass);
+  EXPECT_GT(check_scope_isolation(clean_run).checks, 0);
+  const std::string other = "GLOBAL|ALL|ALL|zh-CN";
+  RankingRun run = clean();  // C05: the snapshot cached under the other scope's key
+  run.board.redis_writes.push_back(
+      {1000, "pub-1", {"SET", "ranking:snapshot:" + other + ":" + run.board.snapshots[0].snapshot_id, "1:t_1:3"}});
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  run = clean();  // the other scope's pointer names this scope's snapshot
+  run.board.redis_writes.push_back({1000, "pub-1", {"SET", "ranking:pointer:" + other, "1|" + run.board.snapshots[0].snapshot_id}});
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  run = clean();  // a candidate stored under another scope (C04)
+  run.board.candidates[0].scope_id = other;
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  run = clean();  // a head of the key's topic under another scope
+  run.heads[0].scope_id = other;
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, CandidateCacheCatchesAStaleRebuildAndAWrongList) {
+  RankingRun run = clean();
+  const std::string live = "ranking:candidates:" + std::string(kScope);
+  const std::string rebuild = "ranking:candidates-rebuild:" + std::string(kScope) + ":1.7";
+  const std::string value = "ctx=1|run=" + std::string(kRun) + "|t_1:3";
+  run.board.redis_writes.push_back({1000, "cache", {"SET", live, value}});
+  run.board.redis_losses = {1500};
+  run.board.redis_writes.push_back({2000, "cache", {"SET", rebuild, value, "PX", "10000"}});
+  run.board.redis_writes.push_back({2100, "cache", {"RENAME", rebuild, live}});
+  EXPECT_EQ(check_candidate_cache(run).status(), VerdictStatus::kPass);
+  EXPECT_GT(check_candidate_cache(run).checks, 0);
+  RankingRun broken = run;  // C17: a rule activation commits while the batch is being rebuilt
+  broken.commits.push_back({2050, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+  broken = run;  // F07: the rebuild written straight onto the live key's namespace, not the isolated one
+  broken.board.redis_writes[3].argv[1] = "ranking:candidates-tmp";
+  broken.board.redis_writes[4].argv[1] = "ranking:candidates-tmp";
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+  broken = run;  // a list that is not the sealed run's candidates
+  broken.board.redis_writes[2].argv[2] = "ctx=1|run=" + std::string(kRun) + "|t_1:4";
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+}
+
+TEST(BoardChecks, ReconciliationCatchesAComparisonAcrossContexts) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const RunRow r = b.runs[0];  // a copy: runs grows below
+  const std::string snap = b.snapshots[0].snapshot_id;
+  const std::string ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" +
+                          r.manifest_digest + "|rule-v1|1|" + kRun;
+  b.reconciliations.push_back(ReconciliationRow{kScope, snap, snap, ctx, ctx, "MATCH"});
+  EXPECT_EQ(check_reconciliation(run).status(), VerdictStatus::kPass);
+  // C19: the other side is a snapshot of another scope (another run), yet a DIFF was reported.
+  const std::string other = "GLOBAL|ALL|ALL|zh-CN", run2 = other + "#r1", snap2 = run2 + "/pub-1.0.1";
+  RunRow r2 = r;
+  r2.run_id = run2;
+  r2.scope_id = other;
+  b.runs.push_back(r2);
+  b.snapshots.push_back(SnapshotRow{snap2, other, run2, "PUBLISHED", 5, 1, r.manifest_digest, 1, r.candidate_digest, 1, 1,
+                                    "rule-v1", 1});
+  const std::string ctx2 = other + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest +
+                           "|rule-v1|1|" + run2;
+  RankingRun refused = run;
+  refused.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx2, "REFUSED"});
+  EXPECT_EQ(check_reconciliation(refused).status(), VerdictStatus::kPass);
+  RankingRun broken = run;
+  broken.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx2, "DIFF"});
+  EXPECT_EQ(check_reconciliation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // a report that hides the other side's real context
+  broken.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx, "DIFF"});
+  EXPECT_EQ(check_reconciliation(broken).status(), VerdictStatus::kFail);
+}
+
 }  // namespace
 }  // namespace fl::ranking::props

@@ -329,12 +329,17 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-idle-recovery", {"RANK-8"}, "004 §6.3: a returning partition catches up before it rejoins"},
           {"rank-window-lifecycle", {"RANK-9"}, "004 §6.3: OPEN -> CLOSED -> FINAL -> PURGED; FINAL is immutable"},
           {"rank-dedup-purge", {"RANK-6"}, "004 §6.3: dedup state purged only after FINAL, evidence and reconciliation"},
-          {"rank-run-partitions", {"RANK-15", "RANK-16"}, "004 §4.2, §10.1: expected partitions, cuts and Top K results closed"},
+          {"rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"}, "004 §4.2, §10.1: every expected partition, cuts and Top K results closed"},
           {"rank-manifest-frozen", {"RANK-14", "RANK-17"}, "004 §4.2, §9.2: manifests pinned to versions in the cut, frozen at BUILDING"},
           {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
           {"rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"}, "004 §10.1: publish by one transaction with the pointer CAS"},
           {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
-          {"rank-control-epochs", {"RANK-21", "RANK-22"}, "004 §4.2, §11.1: control epochs only advance; publish under the current context"}};
+          {"rank-control-epochs", {"RANK-21", "RANK-22"}, "004 §4.2, §11.1: control epochs only advance; publish under the current context"},
+          {"rank-completeness-gate", {"RANK-10"}, "004 §6.3, §10.1: no publish while a required source is incomplete"},
+          {"rank-replay-isolation", {"RANK-25"}, "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
+          {"rank-scope-isolation", {"RANK-2"}, "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},
+          {"rank-candidate-cache", {"RANK-40", "RANK-14"}, "004 §12.1: the Redis candidate list is a sealed run's, rebuilt in isolation under a pinned context"},
+          {"rank-reconciliation", {"RANK-38"}, "004 §15.3: reconciliations compare only under one frozen context, else refuse"}};
 }
 
 std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
@@ -347,11 +352,16 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-run-seal", check_run_seal},               {"rank-publish-fence", check_publish_fence},
       {"rank-pointer-cache", check_pointer_cache},     {"rank-control-epochs", check_control_epochs},
       {"rank-watermark", check_watermark},             {"rank-idle-recovery", check_idle_recovery},
-      {"rank-window-lifecycle", check_window_lifecycle}, {"rank-dedup-purge", check_dedup_purge}};
+      {"rank-window-lifecycle", check_window_lifecycle}, {"rank-dedup-purge", check_dedup_purge},
+      {"rank-completeness-gate", check_completeness_gate}, {"rank-replay-isolation", check_replay_isolation},
+      {"rank-scope-isolation", check_scope_isolation},   {"rank-candidate-cache", check_candidate_cache},
+      {"rank-reconciliation", check_reconciliation}};
   static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
-                                                   "rank-dedup-purge"};
+                                                   "rank-dedup-purge", "rank-completeness-gate"};
   static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
-                                               "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs"};
+                                               "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs",
+                                               "rank-replay-isolation", "rank-completeness-gate", "rank-scope-isolation",
+                                               "rank-candidate-cache", "rank-reconciliation"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario

@@ -37,5 +37,11 @@ Verdict check_run_seal(const RankingRun& run);          // RANK-18
 Verdict check_publish_fence(const RankingRun& run);     // RANK-22, RANK-23, RANK-36
 Verdict check_pointer_cache(const RankingRun& run);     // RANK-24
 Verdict check_control_epochs(const RankingRun& run);    // RANK-21, RANK-22
+// gate_checks.cc: the completeness gate needs a board and watermarks, replay isolation a board.
+Verdict check_completeness_gate(const RankingRun& run);  // RANK-10
+Verdict check_replay_isolation(const RankingRun& run);   // RANK-25
+Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
+Verdict check_candidate_cache(const RankingRun& run);    // RANK-40, RANK-14
+Verdict check_reconciliation(const RankingRun& run);     // RANK-38
 
 }  // namespace fl::ranking::props

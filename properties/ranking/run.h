@@ -140,10 +140,19 @@ struct PointerRow {  // RANKING_PUBLISH_POINTER
   int64_t version = 0, epoch = 0, watermark = 0;
 };
 
+struct ReconciliationRow {  // RECONCILIATION_REPORT (004:L392-404)
+  std::string scope_id, snapshot_a, snapshot_b, context_a, context_b, status;  // MATCH, DIFF or REFUSED
+};
+
+struct ReplayRunRow {  // REPLAY_RUN: a replay run in its own namespace (004:L101)
+  std::string run_id, scope_id, source_run_id;
+};
+
 struct RedisWrite {  // a write the Redis server executed (inside a script too)
   int64_t time_us = 0;
   std::string client;
   std::vector<std::string> argv;
+  bool ok = true;  // false: it replied an error (a RENAME of a missing key)
 };
 
 struct BoardObs {
@@ -158,6 +167,8 @@ struct BoardObs {
   std::vector<SnapshotItemRow> items;
   std::vector<PointerRow> pointers;
   std::vector<ContextRow> contexts;
+  std::vector<ReplayRunRow> replay_runs;
+  std::vector<ReconciliationRow> reconciliations;
   std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
   std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
   std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)

@@ -1,0 +1,371 @@
+// Publish gates beyond the pointer CAS: the completeness gate (RANK-10) and the isolation of replay
+// runs (RANK-25). Both read the SQL server's commit log, the DB rows read back and the Redis
+// server's writes only.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+
+#include "properties/ranking/checks.h"
+
+namespace fl::ranking::props {
+namespace {
+
+bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+bool is_publish(const SqlStatementObs& s) {
+  return s.changes > 0 && starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3;
+}
+
+// A committed write of source_status: (keyed partition, source, complete flag).
+bool is_source_flag(const SqlStatementObs& s) {
+  return s.changes > 0 && s.sql.find("INTO source_status") != std::string::npos && s.params.size() >= 3;
+}
+
+// Snapshot id -> run id of every snapshot of a replay run.
+std::map<std::string, std::string> replay_snapshots(const BoardObs& b) {
+  std::set<std::string> replay;
+  for (const ReplayRunRow& r : b.replay_runs) replay.insert(r.run_id);
+  std::map<std::string, std::string> out;
+  for (const SnapshotRow& s : b.snapshots) {
+    if (replay.count(s.run_id)) out[s.snapshot_id] = s.run_id;
+  }
+  return out;
+}
+
+// The official tables of part 2 a replay run must never be written into (004:L101).
+bool official_table(const std::string& sql) {
+  for (const char* t : {"calculation_run", "run_partition_cut", "run_input_manifest", "run_candidate"}) {
+    if (sql.find(std::string("INTO ") + t) != std::string::npos || starts(sql, (std::string("UPDATE ") + t).c_str()) ||
+        sql.find(std::string("DELETE FROM ") + t) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std::string>& replay_runs,
+                          const std::map<std::string, std::string>& replay_snaps) {
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      if (starts(s.sql, "UPDATE ranking_publish_pointer") && !s.params.empty()) {
+        ++v.checks;
+        if (replay_snaps.count(s.params[0])) {
+          fail_verdict(v, c.client + " moved the pointer to snapshot " + s.params[0] + " of a replay run");
+        }
+      } else if (official_table(s.sql)) {
+        for (const std::string& p : s.params) {
+          if (replay_runs.count(p)) fail_verdict(v, c.client + " wrote replay run " + p + " into an official table");
+        }
+      }
+    }
+  }
+}
+
+// The scope a cached key names: "ranking:pointer:<S>", "ranking:snapshot:<S>:<snapshot_id>" (a
+// scope id has no ':'), "ranking:restore:<S>".
+std::string key_scope(const std::string& key) {
+  const size_t a = key.find(':', 8);
+  if (a == std::string::npos) return "";
+  const size_t b = key.find(':', a + 1);
+  return key.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
+}
+
+// Redis: a pointer key of S holds a snapshot of S; a snapshot key of S names a snapshot of S.
+void check_redis_scopes(Verdict& v, const BoardObs& b, const std::map<std::string, std::string>& snap_scope) {
+  for (const RedisWrite& w : b.redis_writes) {
+    if (w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
+    const std::string& key = w.argv[1];
+    std::string id;
+    if (starts(key, "ranking:pointer:")) id = w.argv[2].substr(w.argv[2].find('|') + 1);
+    if (starts(key, "ranking:snapshot:")) id = key.substr(key.find(':', 17) + 1);
+    if (id.empty()) continue;
+    auto s = snap_scope.find(id);
+    ++v.checks;
+    if (s == snap_scope.end() || s->second != key_scope(key)) {
+      fail_verdict(v, w.client + " cached " + key + " = " + w.argv[2] + ": snapshot " + id + " is of scope '" +
+                          (s == snap_scope.end() ? "?" : s->second) + "'");
+    }
+  }
+}
+
+// The context version of each scope over time, from the committed control transactions.
+struct ContextTimeline {
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> changes;  // scope -> (time, version from then)
+  int64_t at(const std::string& scope, int64_t t) const {
+    int64_t v = 0;
+    auto it = changes.find(scope);
+    if (it == changes.end()) return v;
+    for (const auto& [time, version] : it->second) {
+      if (time <= t) v = version;
+    }
+    return v;
+  }
+};
+
+ContextTimeline context_timeline(const RankingRun& run) {
+  ContextTimeline t;
+  std::map<std::string, int64_t> version;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      std::string scope;
+      if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
+        scope = s.params[0];
+        version[scope] = 1;
+      } else if (starts(s.sql, "UPDATE ranking_scope_context") && s.params.size() == 2) {
+        scope = s.params[1];
+        ++version[scope];
+      }
+      if (!scope.empty()) t.changes[scope].emplace_back(c.time_us, version[scope]);
+    }
+  }
+  return t;
+}
+
+// What a candidate list must hold: "ctx=<v>|run=<run>|topic:score;..." of a SEALED run of the
+// scope made under context v, with exactly that run's stored candidates.
+std::string expected_candidates(const BoardObs& b, const std::string& scope, const std::string& value) {
+  // A run id holds '|' (it starts with the scope id); the topic list after the last '|' does not.
+  const size_t a = value.find("|run="), c = value.rfind('|');
+  if (a == std::string::npos || c < a + 5) return "malformed";
+  const std::string run_id = value.substr(a + 5, c - a - 5);
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == run_id; });
+  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != scope) return "a SEALED run " + run_id + " of " + scope;
+  std::map<std::string, int64_t> cands;
+  for (const CandidateRow& x : b.candidates) {
+    if (x.run_id == run_id && x.scope_id == scope) cands[x.topic_id] = x.score;
+  }
+  std::string want = "ctx=" + std::to_string(r->ctx_version) + "|run=" + run_id + "|";
+  bool first = true;
+  for (const auto& [topic, score] : cands) {
+    want += (first ? "" : ";") + topic + ":" + std::to_string(score);
+    first = false;
+  }
+  return want;
+}
+
+int64_t value_context(const std::string& value) { return std::strtoll(value.c_str() + 4, nullptr, 10); }
+
+}  // namespace
+
+// RANK-40, RANK-14 (004:L317): replaying the Redis server's writes, every candidate list that
+// becomes live (a SET of `ranking:candidates:S`, or a RENAME onto it) holds exactly the stored
+// candidates of a SEALED run of S made under the context it names; a rename onto the live key comes
+// only from the isolated rebuild namespace of S (`ranking:candidates-rebuild:S:*`), whose content was
+// written there, and the scope's context version was the pinned one both when the rebuilt batch was
+// written and when it replaced the live list (a context change in between discards the batch).
+Verdict check_candidate_cache(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-candidate-cache", {"RANK-40", "RANK-14"},
+                              "every live Redis candidate list holds the stored candidates of a SEALED run of its scope "
+                              "under the context it names; a rebuilt list replaces it only from the isolated rebuild "
+                              "namespace of that scope, under a context unchanged since the batch was written");
+  const BoardObs& b = run.board;
+  const ContextTimeline ctx = context_timeline(run);
+  std::map<std::string, std::pair<int64_t, std::string>> isolated;  // rebuild key -> (written at, value)
+  size_t loss = 0;
+  for (const RedisWrite& w : b.redis_writes) {
+    while (loss < b.redis_losses.size() && b.redis_losses[loss] <= w.time_us) {
+      ++loss;
+      isolated.clear();
+    }
+    if (!w.ok || w.argv.size() < 2) continue;
+    const std::string cmd = w.argv[0], key = w.argv[1];
+    if ((cmd == "DEL" || cmd == "del")) isolated.erase(key);
+    if ((cmd == "SET" || cmd == "set") && starts(key, "ranking:candidates-rebuild:") && w.argv.size() >= 3) {
+      isolated[key] = {w.time_us, w.argv[2]};
+    }
+    std::string scope, value;
+    if ((cmd == "SET" || cmd == "set") && starts(key, "ranking:candidates:") && w.argv.size() >= 3) {
+      scope = key.substr(19);
+      value = w.argv[2];
+    }
+    if ((cmd == "RENAME" || cmd == "rename") && w.argv.size() >= 3 && starts(w.argv[2], "ranking:candidates:")) {
+      scope = w.argv[2].substr(19);
+      auto src = isolated.find(key);
+      ++v.checks;
+      if (!starts(key, ("ranking:candidates-rebuild:" + scope + ":").c_str()) || src == isolated.end()) {
+        fail_verdict(v, w.client + " renamed " + key + " onto the live candidate list of " + scope +
+                            ": not a rebuild of that scope's isolated namespace");
+        continue;
+      }
+      value = src->second.second;
+      const int64_t pinned = value_context(value);
+      ++v.checks;
+      if (ctx.at(scope, src->second.first) != pinned || ctx.at(scope, w.time_us) != pinned) {
+        fail_verdict(v, w.client + " switched a rebuild of " + scope + " pinned at context v" + std::to_string(pinned) +
+                            " while the context was v" + std::to_string(ctx.at(scope, w.time_us)) + " (v" +
+                            std::to_string(ctx.at(scope, src->second.first)) + " when the batch was written)");
+      }
+      isolated.erase(src);
+    }
+    if (scope.empty()) continue;
+    const std::string want = expected_candidates(b, scope, value);
+    ++v.checks;
+    if (want != value) fail_verdict(v, w.client + " made the candidate list of " + scope + " '" + value + "', want " + want);
+  }
+  return v;
+}
+
+// RANK-38 (004:L392-404): a reconciliation reports a comparison (MATCH or DIFF) only when the
+// frozen contexts of both sides, recomputed from the snapshot and run rows, are identical; every
+// report stores the real context of each side; a comparison across contexts is REFUSED.
+Verdict check_reconciliation(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-reconciliation", {"RANK-38"},
+                              "every reconciliation report stores the true frozen context (scope, input watermark, "
+                              "partition-set digests, manifest digest, rule and epoch, run) of both snapshots it names, "
+                              "and outputs a comparison only when the two are identical; otherwise it is REFUSED");
+  const BoardObs& b = run.board;
+  std::map<std::string, const RunRow*> runs;
+  for (const RunRow& r : b.runs) runs[r.run_id] = &r;
+  std::map<std::string, std::string> context;  // snapshot -> its frozen context
+  for (const SnapshotRow& s : b.snapshots) {
+    auto r = runs.find(s.run_id);
+    if (r == runs.end()) continue;
+    const RunRow& x = *r->second;
+    context[s.snapshot_id] = s.scope_id + "|" + std::to_string(x.watermark) + "|" + x.expected_digest + "|" +
+                             x.result_digest + "|" + x.manifest_digest + "|" + x.rule_version + "|" +
+                             std::to_string(x.rule_epoch) + "|" + x.run_id;
+  }
+  for (const ReconciliationRow& rc : b.reconciliations) {
+    const std::string& a = context[rc.snapshot_a];
+    const std::string& c = context[rc.snapshot_b];
+    ++v.checks;
+    if (a.empty() || c.empty() || rc.context_a != a || rc.context_b != c) {
+      fail_verdict(v, "reconciliation of " + rc.scope_id + " (" + rc.snapshot_a + " vs " + rc.snapshot_b +
+                          ") stored contexts that are not the snapshots' own");
+      continue;
+    }
+    ++v.checks;
+    if ((rc.status == "MATCH" || rc.status == "DIFF") && a != c) {
+      fail_verdict(v, "reconciliation of " + rc.scope_id + " output " + rc.status + " comparing " + rc.snapshot_a +
+                          " [" + a + "] with " + rc.snapshot_b + " [" + c + "]");
+    }
+  }
+  return v;
+}
+
+// RANK-2 (004:L16-19, L101, L281-283): every row of the board belongs to exactly one scope and
+// names only rows of that scope: a head's scope is its aggregate key's; a candidate's and a
+// snapshot's scope is its run's; a snapshot's items are entries of its run's manifest; the DB
+// pointer of S names a snapshot of S; every cached pointer or snapshot key of S names a snapshot of S.
+Verdict check_scope_isolation(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-scope-isolation", {"RANK-2"},
+                              "heads, candidates, snapshots, snapshot items, DB pointers and Redis keys of a scope name "
+                              "only rows of that same scope");
+  const BoardObs& b = run.board;
+  std::map<std::string, std::string> run_scope, snap_scope, manifest_run;
+  for (const RunRow& r : b.runs) run_scope[r.run_id] = r.scope_id;
+  for (const ReplayRunRow& r : b.replay_runs) run_scope[r.run_id] = r.scope_id;
+  for (const ManifestRow& m : b.manifest) manifest_run[m.manifest_id] = m.run_id;
+  for (const HeadRow& h : run.heads) {
+    ++v.checks;
+    if (h.aggregate_key.find("#" + h.scope_id + "#") == std::string::npos) {
+      fail_verdict(v, "head " + h.aggregate_key + " is stored under scope " + h.scope_id);
+    }
+  }
+  for (const CandidateRow& c : b.candidates) {
+    ++v.checks;
+    if (run_scope[c.run_id] != c.scope_id) {
+      fail_verdict(v, "candidate " + c.topic_id + " of run " + c.run_id + " (scope " + run_scope[c.run_id] +
+                          ") is stored under scope " + c.scope_id);
+    }
+  }
+  std::map<std::string, std::string> snap_run;
+  for (const SnapshotRow& s : b.snapshots) {
+    snap_scope[s.snapshot_id] = s.scope_id;
+    snap_run[s.snapshot_id] = s.run_id;
+    ++v.checks;
+    if (run_scope[s.run_id] != s.scope_id) {
+      fail_verdict(v, "snapshot " + s.snapshot_id + " of scope " + s.scope_id + " is built from run " + s.run_id);
+    }
+  }
+  for (const SnapshotItemRow& i : b.items) {
+    auto m = manifest_run.find(i.manifest_id);
+    const std::string& of = snap_run[i.snapshot_id];
+    auto src = std::find_if(b.replay_runs.begin(), b.replay_runs.end(), [&](const ReplayRunRow& r) { return r.run_id == of; });
+    const std::string want = src == b.replay_runs.end() ? of : src->source_run_id;  // a replay shows its source's entries
+    ++v.checks;
+    if (m == manifest_run.end() || m->second != want) {
+      fail_verdict(v, "item " + i.topic_id + " of snapshot " + i.snapshot_id + " names manifest entry " + i.manifest_id +
+                          " of another run");
+    }
+  }
+  for (const PointerRow& p : b.pointers) {
+    if (p.snapshot_id.empty()) continue;
+    ++v.checks;
+    if (snap_scope[p.snapshot_id] != p.scope_id) {
+      fail_verdict(v, "the DB pointer of " + p.scope_id + " names snapshot " + p.snapshot_id + " of scope " +
+                          snap_scope[p.snapshot_id]);
+    }
+  }
+  check_redis_scopes(v, b, snap_scope);
+  return v;
+}
+
+// RANK-10 (004:L151, L265, L323): replaying the commit log in commit order, no snapshot becomes
+// PUBLISHED by a commit made while the last committed source_status row of some (keyed partition,
+// required source) flags it incomplete. Spec freezes (keeps the previous snapshot); there is no
+// degraded rule version, so every publish is under the normal rule.
+Verdict check_completeness_gate(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-completeness-gate", {"RANK-10"},
+                              "no snapshot is published while a committed source_status row flags a required source "
+                              "of a keyed partition incomplete (the publisher freezes)");
+  std::map<std::pair<std::string, std::string>, std::string> flag;  // (keyed partition, source) -> complete
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (is_source_flag(s)) flag[{s.params[0], s.params[1]}] = s.params[2];
+      if (!is_publish(s)) continue;
+      ++v.checks;
+      for (const auto& [key, complete] : flag) {
+        if (complete != "0") continue;
+        fail_verdict(v, c.client + " published snapshot " + s.params[1] + " at " + std::to_string(c.time_us) +
+                            " while source " + key.second + " of keyed partition " + key.first + " was incomplete");
+        break;
+      }
+    }
+  }
+  return v;
+}
+
+// RANK-25 (004:L101, L265, L494): a replay run lives only in its own namespace: no committed write
+// names it in the official run tables, none of its snapshots is PUBLISHED, the DB pointer is never
+// CASed to one, and Redis never caches one or a pointer to one.
+Verdict check_replay_isolation(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-replay-isolation", {"RANK-25"},
+                              "replay runs stay in their namespace: never written into the official run tables; their "
+                              "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis");
+  const BoardObs& b = run.board;
+  std::set<std::string> replay_runs;
+  for (const ReplayRunRow& r : b.replay_runs) replay_runs.insert(r.run_id);
+  const auto snaps = replay_snapshots(b);
+  for (const SnapshotRow& s : b.snapshots) {
+    if (!snaps.count(s.snapshot_id)) continue;
+    ++v.checks;
+    if (s.status == "PUBLISHED" || s.epoch >= 0) {
+      fail_verdict(v, "snapshot " + s.snapshot_id + " of replay run " + s.run_id + " is " + s.status);
+    }
+  }
+  for (const PointerRow& p : b.pointers) {
+    ++v.checks;
+    if (snaps.count(p.snapshot_id)) fail_verdict(v, "the DB pointer of " + p.scope_id + " names replay snapshot " + p.snapshot_id);
+  }
+  check_replay_commits(v, run, replay_runs, snaps);
+  for (const RedisWrite& w : b.redis_writes) {
+    if (w.argv.size() < 3) continue;
+    ++v.checks;
+    for (const auto& [snap, run_id] : snaps) {
+      if (w.argv[1].find(snap) != std::string::npos || w.argv[2].find(snap) != std::string::npos) {
+        fail_verdict(v, w.client + " cached " + w.argv[1] + " = " + w.argv[2] + " of replay run " + run_id);
+      }
+    }
+  }
+  return v;
+}
+
+}  // namespace fl::ranking::props
