@@ -491,9 +491,10 @@ const char* kReportUsage =
     "                        [--summary FILE|-]\n"
     "       faultline report --merge A.json B.json ... --out DIR [--summary FILE|-]\n"
     "  Runs every scenario under --scenarios (default scenarios/) whose matrix_rows hit the\n"
-    "  matrix, N seeds each (default 10), shrinks each failure to a minimal counterexample,\n"
-    "  replays each named fix's counterexample both ways, and writes report.md, report.html,\n"
-    "  junit.xml, report.json, summary.md and counterexamples/ into DIR. --summary also writes\n"
+    "  matrix, N seeds each (default 10, plus the seed a scenario saves), shrinks each failure to a\n"
+    "  minimal counterexample, replays each named fix's counterexample both ways, and writes\n"
+    "  report.md, report.html, junit.xml, report.json, summary.md and counterexamples/ into DIR.\n"
+    "  --summary also writes\n"
     "  the summary (at most 64 KB of Markdown, for a pull-request comment or a CI job summary)\n"
     "  to FILE or standard output. --merge combines the JSON of sharded sweeps/reports into one\n"
     "  report. Matrices: ranking, combo, likes, gifts, demo, all.\n"
@@ -558,9 +559,13 @@ int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std
 reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, uint64_t seeds,
                                 int jobs, absl::Duration timeout, int max_shrink_runs,
                                 const std::string& now, const std::string& commit) {
+  // Seeds 1..N, and the scenario's own seed too: a saved counterexample is defined by its seed.
+  std::vector<uint64_t> list;
+  for (uint64_t seed = 1; seed <= seeds; ++seed) list.push_back(seed);
+  if (s.seed.has_value() && *s.seed > seeds) list.push_back(*s.seed);
   std::vector<WorkerOutcome> out = run_in_workers(
-      seeds, [&](size_t job) { return run_scenario(s, job + 1, RunOptions{}); }, jobs, timeout);
-  for (WorkerOutcome& o : out) o.result.seed = o.job + 1;
+      list.size(), [&](size_t job) { return run_scenario(s, list[job], RunOptions{}); }, jobs, timeout);
+  for (WorkerOutcome& o : out) o.result.seed = list[o.job];
   reports::RunRecord rec = make_run_record(s, out, now, commit);
   if (rec.failing_seeds.empty()) return rec;
   const uint64_t seed = rec.failing_seeds[0];
