@@ -47,6 +47,16 @@ std::map<int64_t, const Purchase*> purchase_by_pid(const std::vector<Purchase>& 
   return m;
 }
 
+// The earliest invocation of a purchase of `key` with `pid`: a DB power loss may hand a pid out
+// again, to this key or another, so a pid alone does not name the purchase that opened a window.
+std::optional<int64_t> earliest_lo(const std::vector<Purchase>& ps, const Key& key, int64_t pid) {
+  std::optional<int64_t> lo;
+  for (const Purchase& p : ps) {
+    if (p.key == key && p.pid == pid) lo = std::min(lo.value_or(p.lo_us), p.lo_us);
+  }
+  return lo;
+}
+
 // The Redis restart that may have lost this interval's writes, described (nullopt: none).
 // `while_down`: whether the interval may also fall inside the outage (a record published after the
 // restart from restored state); a purchase made while Redis was down lost nothing, it failed.
@@ -209,15 +219,8 @@ Views views_of(const ComboRun& run) {
   for (const PublishObs& p : run.publishes) {
     if (!p.record) continue;
     const ContributionRecord& r = *p.record;
-    // The record's window lived from its first purchase to its publish. A DB power loss may have
-    // handed the pid out again (to this key or another): the earliest purchase of the key with it.
-    int64_t from_us = p.time_us - 2 * w_us;
-    bool found_first = false;
-    for (auto [it, end] = by_pid.equal_range(r.id); it != end; ++it) {
-      if (it->second->key != key_of(r)) continue;
-      from_us = found_first ? std::min(from_us, it->second->lo_us) : it->second->lo_us;
-      found_first = true;
-    }
+    // The record's window lived from its first purchase to its publish.
+    const int64_t from_us = earliest_lo(all, key_of(r), r.id).value_or(p.time_us - 2 * w_us);
     KeyView& k = v.keys[key_of(r)];
     ObservedRecord o{r.id, r.quantity, r.created_at, p.time_us, "published " + rec(r) + " at " + t(p.time_us)};
     for (const ComboRun::ClockShift& c : run.clock_shifts) {
@@ -775,8 +778,6 @@ Verdict check_ui_convergence(const ComboRun& run) {
   const auto clashes = key_pid_clashes(run);
   std::map<std::string, const UiObs*> last;
   for (const UiObs& u : run.ui) last[u.event.client] = &u;
-  std::map<int64_t, int64_t> lo_of_pid;
-  for (const auto& kv : v.keys) for (const Purchase& p : kv.second.purchases) lo_of_pid[p.pid] = p.lo_us;
   std::map<int64_t, int64_t> last_publish;
   for (const PublishObs& p : run.publishes) if (p.record) last_publish[p.record->id] = p.time_us;
   for (const auto& [client, u] : last) {
@@ -792,10 +793,12 @@ Verdict check_ui_convergence(const ComboRun& run) {
       }
       // A window Redis may have forgotten part of (a restart losing acked writes) can be
       // re-published as another, partial window: what the page shows of it is not judged.
-      auto first = lo_of_pid.find(r.id);
-      if (first != lo_of_pid.end()) {
+      auto kit = v.keys.find(key_of(r));
+      const std::optional<int64_t> first =
+          kit == v.keys.end() ? std::nullopt : earliest_lo(kit->second.purchases, key_of(r), r.id);
+      if (first.has_value()) {
         auto pub = last_publish.find(r.id);
-        if (auto loss = redis_loss(run, first->second, pub == last_publish.end() ? run.end_us : pub->second)) {
+        if (auto loss = redis_loss(run, *first, pub == last_publish.end() ? run.end_us : pub->second)) {
           j.v.exempt("displayed window near " + *loss);
           continue;
         }
