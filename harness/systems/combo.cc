@@ -93,6 +93,7 @@ class ComboRunImpl final : public SystemRun {
   int64_t redis_loss_ms = 2000;
   bool redis_loses_all = false;
   bool db_loses_unsynced = false;   // the scenario's synchronous is below FULL: a DB crash is a lossy power loss
+  bool db_may_corrupt = false;      // ... and SQLite does not promise the file survives it (see db_may_corrupt_after_power_loss)
 };
 
 // "sql-io-error": the next `value` writes of the DB's storage fail (SQLITE_IOERR); recorded in
@@ -203,8 +204,8 @@ void read_redis_times(const sim::redis::Server& server, std::vector<combo::RowOb
 }
 
 // The final activity_contributions, read back from the DB's storage after the run through a
-// read-only connection (storage faults off: the run is over).
-bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<combo::RowObs>* rows) {
+// read-only connection (storage faults off: the run is over). `corrupt`: SQLite found the file damaged.
+bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<combo::RowObs>* rows, bool* corrupt) {
   sim::storage::VfsReader db(vfs, file, /*quiet=*/true);
   using R = sim::storage::VfsReader;
   db.each("SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
@@ -226,6 +227,7 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
             o.client_ref = R::text(st, 12);
             rows->push_back(std::move(o));
           });
+  *corrupt = db.corrupt();
   return db.ok();
 }
 
@@ -316,7 +318,8 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.redis_loss_ms = redis_loss_ms;
   run.redis_loses_all = redis_loses_all;
   read_history(w, run);
-  run.rows_known = read_rows(*vfs, db_file, &run.rows);
+  run.rows_known = read_rows(*vfs, db_file, &run.rows, &run.db_corrupt);
+  run.db_may_corrupt = db_may_corrupt;
   if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
   if (run.rows_known) {
     read_redis_times(*redis, run.rows);
@@ -525,6 +528,8 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = r->db_file;
   r->db_loses_unsynced = so.synchronous < sim::storage::Synchronous::kFull || s.storage.volatile_write_cache;
+  r->db_may_corrupt = sim::storage::db_may_corrupt_after_power_loss(so.synchronous, so.journal_mode,
+                                                                     s.storage.volatile_write_cache);
   so.schema = split_statements(combo::combo_schema_sql());
   so.commit_log = r->commit_log;
   Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->vfs, so));

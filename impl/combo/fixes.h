@@ -25,7 +25,7 @@ enum class Fix : unsigned {
   kFePollAll,        // CB-FE-POLL-ALL
   kFeKeepLarger,     // CB-FE-KEEP-LARGER
   kFlushWritesFirst, // CB-FLUSH-WRITES-FIRST
-  kBindRetry,        // CB-BIND-RETRY
+  kBindFirst,        // CB-BIND-FIRST
   kTokenRows,        // CB-TOKEN-ROWS
 };
 
@@ -48,7 +48,7 @@ inline const std::vector<FixInfo>& combo_fixes() {
       {"CB-CONDITIONAL-ACK", "000:L210 §4.3", {"COMBO-2", "COMBO-7"},
        "XACK only while the window's published marker exists: a restart that forgot the flush re-flushes"},
       {"CB-POLL-BY-WINDOW", "000:L293-314 §4.6", {"COMBO-11", "COMBO-13"},
-       "rows are bound to their window after its publish; polls return whole published windows"},
+       "the worker binds the rows of a closed window to it; polls return whole bound windows"},
       {"CB-FE-DEDUP-MERGE", "000:L340-368 §5.2", {"COMBO-12", "COMBO-13"},
        "mergeComboRecords only de-duplicates ids (the server merged windows); never mutates, never sums"},
       {"CB-FE-NO-ID-FILTER", "000:L378 §5.3", {"COMBO-14"},
@@ -61,8 +61,8 @@ inline const std::vector<FixInfo>& combo_fixes() {
        "two copies of one id (a window re-published after Redis lost part of it) keep the larger quantity, not the first"},
       {"CB-FLUSH-WRITES-FIRST", "000:L262-263 §4.3", {"COMBO-3", "COMBO-8"},
        "the flush script deletes the window and writes its published marker before it PUBLISHes: a node that refuses writes (READONLY after a failover) refuses the flush before the push goes out, so the retried flush never pushes twice"},
-      {"CB-BIND-RETRY", "000:L293-314 §4.6", {"COMBO-13"},
-       "a bind the DB refused is retried by the replica until it lands, not only by the next claimer of the pending entry: a Redis restart without persistence loses that entry, and the published window would never show in a poll"},
+      {"CB-BIND-FIRST", "000:L262 §4.3, L293-314 §4.6", {"COMBO-13"},
+       "the worker binds a closed window's rows in the DB before it publishes, not after: bound after the push, a window whose Redis state a restart lost before any bind landed (the DB down meanwhile) is pushed yet never shown by a poll"},
       {"CB-TOKEN-ROWS", "000:L110 §4.2", {"COMBO-11", "COMBO-13"},
        "each purchase records in its row the window token Redis answered, so a window whose Redis state a restart lost (members, published marker, pending entry) is still bound from the DB and shows in polls"},
   };

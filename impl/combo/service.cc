@@ -59,6 +59,29 @@ std::vector<ContributionRow> rows_of(const SqlResult& r) {
   return out;
 }
 
+// The window's members as the scripts list them ("12,15,16"); unparsable parts are skipped.
+std::vector<int64_t> parse_members(const std::string& list) {
+  std::vector<int64_t> members;
+  for (size_t from = 0; from < list.size();) {
+    size_t comma = list.find(',', from);
+    if (comma == std::string::npos) comma = list.size();
+    try { members.push_back(std::stoll(list.substr(from, comma - from))); } catch (...) {}
+    from = comma + 1;
+  }
+  return members;
+}
+
+// Hardened's per-window keys (CB-WINDOW-SCRIPTS): the open window's lock (its value is the
+// window token), the window's hash and its published marker, all named by key suffix and token.
+std::string window_lock_key(const std::string& suffix) { return "combo:agg:lock:" + suffix; }
+std::string window_hash_prefix(const std::string& suffix) { return "combo:agg:" + suffix + ":"; }
+std::string window_hash_key(const std::string& suffix, const std::string& token) {
+  return window_hash_prefix(suffix) + token;
+}
+std::string published_marker_key(const std::string& suffix, const std::string& token) {
+  return "combo:pub:" + suffix + ":" + token;
+}
+
 class Replica {
  public:
   Replica(Runtime& rt, Redis& redis, Sql& sql, ServiceOptions o) : rt_(rt), redis_(redis), sql_(sql), o_(o) {}
@@ -80,7 +103,8 @@ class Replica {
   Task<bool> spec_aggregate(const Line& l);
   Task<bool> window_aggregate(const Line& l);
   Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e);
-  Task<void> retry_bind(int64_t window_id, std::vector<int64_t> members, StreamEntry e);
+  Task<bool> bind_before_publish(int64_t window_id, const std::vector<std::string>& keys, const StreamEntry& e,
+                                 std::vector<int64_t>* bound);
   Task<void> bind_lost_windows();
   Task<void> process(const StreamEntry& e);
   Task<void> spec_process(const StreamEntry& e);
@@ -184,8 +208,8 @@ std::string Replica::key_suffix(const std::string& activity, const std::string& 
 
 // CB-WINDOW-SCRIPTS: one atomic script (combo_aggregate, scripts.cc) counts, opens the window and
 // enqueues it, one attempt, as the seed makes one call per command. The row is NOT bound to its
-// window here: the worker binds every member after publishing (CB-POLL-BY-WINDOW), so the DB
-// never shows a window before its membership is final.
+// window here: the worker binds every member once the window is closed (CB-POLL-BY-WINDOW; before
+// its push with CB-BIND-FIRST), so the DB never shows a window before its membership is final.
 Task<bool> Replica::window_aggregate(const Line& l) {
   const PurchaseRequest& req = *l.req;
   const std::string suffix = key_suffix(str(req.activity_id), str(req.user_id), str(l.item.item_id), l.line.item_type);
@@ -195,12 +219,12 @@ Task<bool> Replica::window_aggregate(const Line& l) {
   // (synchronous NORMAL/OFF) forgets rows with AUTOINCREMENT's counter and hands their pids out
   // again, which must neither hit the old purchase's marker nor reuse an old window's keys.
   const std::string token = str(l.pid) + "." + str(l.created_at);
-  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, kStreamKey, "combo:pid:" + token};
+  const std::vector<std::string> keys = {window_lock_key(suffix), kStreamKey, "combo:pid:" + token};
   const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
                                          str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
                                          l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
                                          str(l.created_at), str(o_.window_ms), str(agg_ttl_ms),
-                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), "combo:agg:" + suffix + ":",
+                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), window_hash_prefix(suffix),
                                          token};
   RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
   if (r.kind != RedisReply::Kind::kBulk) co_return false;
@@ -236,18 +260,6 @@ Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members,
   co_return res.ok();
 }
 
-// CB-BIND-RETRY (COMBO-13): the window is published but its rows are not bound, so no poll shows
-// it until a bind lands. The pending entry brings it back to a claimer, but only while Redis holds
-// the entry: a restart without persistence (or the unsynced second of AOF everysec) loses it. The
-// replica keeps its own copy and retries; the bind is idempotent, so racing the claimer is safe.
-Task<void> Replica::retry_bind(int64_t window_id, std::vector<int64_t> members, StreamEntry e) {
-  const int64_t deadline_ms = rt_.clock().now_ms() + o_.published_marker_ttl_ms;
-  while (rt_.clock().now_ms() < deadline_ms) {
-    co_await rt_.clock().sleep_ms(o_.bind_retry_ms);
-    if (co_await bind_window(window_id, members, e)) co_return;
-  }
-}
-
 // CB-TOKEN-ROWS (COMBO-11/13): rows that carry their window's token but were never bound, whose
 // window Redis no longer holds (neither its hash, so it is closed, nor its published marker, so no
 // flush is between publish and bind): a restart lost it, and no worker will ever bind it. Bind
@@ -264,7 +276,7 @@ Task<void> Replica::bind_lost_windows() {
     const std::string token = as_text(row[0]);
     const std::string suffix = key_suffix(str(as_int(row[1])), str(as_int(row[2])), str(as_int(row[3])), as_text(row[4]));
     RedisReply held = co_await redis_.command(
-        {"EXISTS", "combo:agg:" + suffix + ":" + token, "combo:pub:" + suffix + ":" + token});
+        {"EXISTS", window_hash_key(suffix, token), published_marker_key(suffix, token)});
     if (held.kind != RedisReply::Kind::kInteger || held.integer != 0) continue;
     int64_t window_id = 0, opened_ms = 0;
     try {
@@ -447,12 +459,16 @@ Task<void> Replica::window_process(const StreamEntry& e) {
     co_return;
   }
   const std::string suffix = key_suffix(activity, user, item_id, item_type);
-  const std::vector<std::string> keys = {"combo:agg:lock:" + suffix, "combo:agg:" + suffix + ":" + wid, kStreamKey,
-                                         "combo:pub:" + suffix + ":" + wid};
+  const std::vector<std::string> keys = {window_lock_key(suffix), window_hash_key(suffix, wid), kStreamKey,
+                                         published_marker_key(suffix, wid)};
   const std::string owner = consumer_name() + "@" + str(rt_.clock().now_us()) + "#" + e.id;
   const std::vector<std::string> args = {kConsumerGroup, e.id, wid, channel, activity, user, item_type,
                                          str(o_.published_marker_ttl_ms), owner};
+  std::vector<int64_t> bound;  // the members this worker bound before publishing (CB-BIND-FIRST)
   for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
+    if (has(Fix::kBindFirst) && bound.empty() && !co_await bind_before_publish(window_id, keys, e, &bound)) {
+      co_return;  // the DB or Redis did not answer: nothing published, the entry stays pending
+    }
     // CB-FLUSH-WRITES-FIRST (COMBO-3/8): 000:L262-263 publishes, then deletes; a flush refused at
     // its first write (READONLY) has then pushed with no marker to say so.
     RedisReply r = co_await redis_.script(has(Fix::kFlushWritesFirst) ? "combo_flush_writes_first" : "combo_flush",
@@ -469,26 +485,44 @@ Task<void> Replica::window_process(const StreamEntry& e) {
       const bool published = what == "published" && r.elements.size() > 2;
       const bool already = what == "already" && r.elements.size() > 3;
       if (!published && !already) co_return;  // malformed reply: stays pending, reclaimed later
-      std::vector<int64_t> members;
-      const std::string& list = r.elements[published ? 2 : 3].str;
-      for (size_t from = 0; from < list.size();) {
-        size_t comma = list.find(',', from);
-        if (comma == std::string::npos) comma = list.size();
-        try { members.push_back(std::stoll(list.substr(from, comma - from))); } catch (...) {}
-        from = comma + 1;
-      }
+      const std::vector<int64_t> members = parse_members(r.elements[published ? 2 : 3].str);
       // CB-POLL-BY-WINDOW (COMBO-11/13): bind the members before acking; if the DB is unreachable
       // the entry stays pending and whoever claims it next finds "already" and finishes.
-      if (has(Fix::kPollByWindow) && !co_await bind_window(window_id, members, e)) {
-        if (has(Fix::kBindRetry)) rt_.spawn("combo-bind-retry", retry_bind(window_id, std::move(members), e));
-        co_return;
-      }
+      if (has(Fix::kPollByWindow) && members != bound && !co_await bind_window(window_id, members, e)) co_return;
       co_await ack_window(e, keys[3]);
       co_return;
     }
     if (r.is_transport_error() && r.indeterminate) continue;  // retry: the flush is idempotent (marker)
     co_return;  // Redis down or erroring: the entry stays pending (CB-XAUTOCLAIM brings it back)
   }
+}
+
+// CB-BIND-FIRST (COMBO-13): once the window's lock is gone no purchase can join it (a new one
+// opens the next window), so its members are final: bind them in the DB before the push goes
+// out. Bound after the push, a window whose Redis state a restart lost before any bind landed
+// (the DB down meanwhile) is pushed yet never shown by a poll. Returns false when nothing may be
+// published yet (the DB refused, Redis did not answer); `bound` stays empty when there was
+// nothing to bind (the window is gone or already published: the flush says which).
+Task<bool> Replica::bind_before_publish(int64_t window_id, const std::vector<std::string>& keys, const StreamEntry& e,
+                                        std::vector<int64_t>* bound) {
+  for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
+    RedisReply lock = co_await redis_.command({"GET", keys[0]});
+    if (lock.is_transport_error() || lock.kind == RedisReply::Kind::kError) co_return false;
+    if (lock.kind == RedisReply::Kind::kBulk && lock.str == e.field("window_id")) {
+      RedisReply pttl = co_await redis_.command({"PTTL", keys[0]});
+      const int64_t wait_ms = pttl.kind == RedisReply::Kind::kInteger ? pttl.integer : o_.window_ms;
+      co_await rt_.clock().sleep_ms(std::clamp<int64_t>(wait_ms, 1, o_.window_ms) + 2);
+      continue;
+    }
+    RedisReply pids = co_await redis_.command({"HGET", keys[1], "pids"});
+    if (pids.is_transport_error() || pids.kind == RedisReply::Kind::kError) co_return false;
+    if (pids.kind != RedisReply::Kind::kBulk) co_return true;
+    std::vector<int64_t> members = parse_members(pids.str);
+    if (!co_await bind_window(window_id, members, e)) co_return false;
+    *bound = std::move(members);
+    co_return true;
+  }
+  co_return false;
 }
 
 Task<void> Replica::ack_window(const StreamEntry& e, const std::string& marker) {

@@ -156,6 +156,61 @@ TEST(ComboChecks, APidHandedOutTwiceLeavesOnlyItsWindowsUnjudged) {
   expect_fails(run, check_quantity_conservation);
 }
 
+// Seed 1241 of explore-hardened-normal: a window published late (Redis paused) after the DB
+// handed a pid of its key out again. The late record's window ended one window after its first
+// purchase, long before the clash, so it is judged; a record left out takes its purchases along.
+TEST(ComboChecks, ALateRecordIsJudgedByItsWindowNotItsPublishNearAPidClash) {
+  ComboRun run = clean_run();
+  run.publishes[0].time_us = kT0 + 12'000'000;  // published 9 s late
+  // Pid 5 of the key, twice: lost in a power loss at t0+8 s, handed out again at t0+11.5 s.
+  for (int i = 0; i < 2; ++i) {
+    PurchaseOp op = run.ops[0];
+    op.ref = "c2-" + std::to_string(i);
+    op.invoke_us = kT0 + (i == 0 ? 7'000'000 : 11'500'000);
+    op.complete_us = op.invoke_us + 5'000;
+    run.ops.push_back(op);
+    RowObs row = run.rows[0];
+    row.row.id = 5;
+    row.row.created_at = op.invoke_us / 1000;
+    row.client_ref = op.ref + "#0";
+    row.committed_us = op.invoke_us + 1'000;
+    (i == 0 ? run.lost_rows : run.rows).push_back(row);
+  }
+  run.db_power_losses = {kT0 + 8'000'000};
+  PublishObs p5 = run.publishes[0];
+  p5.record = record(5, 2, (kT0 + 7'000'000) / 1000);
+  p5.time_us = kT0 + 14'600'000;
+  run.publishes.push_back(p5);
+  const Verdict v = check_quantity_conservation(run);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  // The late record's window (t0..t0+3 s) holds no clashing pid: its quantity is still judged.
+  run.publishes[0].record->quantity = 1;
+  expect_fails(run, check_quantity_conservation);
+}
+
+// A DB file a power loss damaged: the judges exempt what needs the DB only where the storage
+// settings allow that (SQLite's caveat for synchronous=OFF); otherwise it is a failure.
+TEST(ComboChecks, ACorruptDbIsExcusedOnlyWhereItsSettingsAllowIt) {
+  ComboRun run = clean_run();
+  run.rows_known = false;
+  run.rows.clear();
+  run.db_corrupt = true;
+  run.db_power_losses = {kT0 + 20'000'000};
+  run.final_pending = 3;
+  run.db_may_corrupt = true;
+  for (auto* check : {check_db_granularity, check_pel_drains}) {
+    const Verdict v = check(run);
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+    EXPECT_GE(v.exempted(), 1) << v.property;
+  }
+  run.db_may_corrupt = false;  // FULL (or WAL + NORMAL) promises an intact file
+  expect_fails(run, check_db_granularity);
+  expect_fails(run, check_pel_drains);
+  run.db_may_corrupt = true;
+  run.db_power_losses.clear();  // corrupt with no power loss at all
+  expect_fails(run, check_db_granularity);
+}
+
 TEST(ComboChecks, ConservationFailsOnLostAndDoubleCounts) {
   ComboRun lost = clean_run();
   lost.publishes[0].record->quantity = 1;

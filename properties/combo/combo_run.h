@@ -132,6 +132,8 @@ struct ComboRun {
   // one; nothing else does. They are still purchases (their Redis step ran).
   std::vector<RowObs> lost_rows;
   std::vector<int64_t> db_power_losses;      // crashes of the db that lose unsynced commits
+  bool db_corrupt = false;      // the final read-back found the DB file damaged (SQLITE_CORRUPT/NOTADB)
+  bool db_may_corrupt = false;  // the storage settings let a power loss damage the file (SQLite's own caveat)
   std::vector<PublishObs> publishes;
   std::vector<EntryObs> entries;
   std::vector<UiObs> ui;

@@ -57,4 +57,10 @@ std::string durability_pragmas(JournalMode m, Synchronous s) {
          "; PRAGMA temp_store=MEMORY;";
 }
 
+bool db_may_corrupt_after_power_loss(Synchronous s, JournalMode m, bool volatile_write_cache) {
+  if (volatile_write_cache || m == JournalMode::kOff || m == JournalMode::kMemory) return true;
+  if (s == Synchronous::kOff) return true;
+  return s == Synchronous::kNormal && m != JournalMode::kWal;
+}
+
 }  // namespace fl::sim::storage

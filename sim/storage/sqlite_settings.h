@@ -21,4 +21,12 @@ std::optional<Synchronous> parse_synchronous(std::string_view name);   // case-i
 // "PRAGMA journal_mode=...; PRAGMA synchronous=...; PRAGMA temp_store=MEMORY;"
 std::string durability_pragmas(JournalMode m, Synchronous s);
 
+// Whether SQLite leaves the integrity of the file to chance across a power loss with these
+// settings (https://sqlite.org/pragma.html#pragma_synchronous): with OFF "the database might
+// become corrupted if the operating system crashes or the computer loses power"; with NORMAL
+// outside WAL "a very small (though non-zero) chance that a power failure at just the wrong time
+// could corrupt the database"; WAL with NORMAL or better, and FULL, keep the file intact. No
+// journal (OFF, MEMORY) or a disk that lies about fsync voids every promise.
+bool db_may_corrupt_after_power_loss(Synchronous s, JournalMode m, bool volatile_write_cache);
+
 }  // namespace fl::sim::storage

@@ -138,5 +138,32 @@ TEST(VfsObserver, ReadsLeaveNoTraceInTheWorld) {
   }
 }
 
+// A file SQLite cannot read as a database (its header overwritten, as a torn write after a
+// power loss can leave it) fails the read-back and says so: corrupt(), not a plain I/O error.
+TEST(VfsReader, ReportsADamagedFileAsCorrupt) {
+  auto vfs = make_vfs();
+  sqlite3* w = open_writer(*vfs, "DELETE", "FULL");
+  ASSERT_EQ(exec(w, "INSERT INTO t(v) VALUES('x')"), SQLITE_OK);
+  sqlite3_close(w);
+  {
+    VfsReader healthy(*vfs, "t.db", /*quiet=*/true);
+    EXPECT_TRUE(healthy.each("SELECT count(*) FROM t", [](sqlite3_stmt*) {}));
+    EXPECT_FALSE(healthy.corrupt());
+  }
+  sqlite3_vfs* v = sqlite3_vfs_find(vfs->vfs_name());
+  ASSERT_NE(v, nullptr);
+  std::vector<char> storage(static_cast<size_t>(v->szOsFile));
+  auto* f = reinterpret_cast<sqlite3_file*>(storage.data());
+  int out_flags = 0;
+  ASSERT_EQ(v->xOpen(v, "t.db", f, SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_READWRITE, &out_flags), SQLITE_OK);
+  const std::string garbage(100, 'z');
+  ASSERT_EQ(f->pMethods->xWrite(f, garbage.data(), static_cast<int>(garbage.size()), 0), SQLITE_OK);
+  f->pMethods->xClose(f);
+  VfsReader damaged(*vfs, "t.db", /*quiet=*/true);
+  EXPECT_FALSE(damaged.each("SELECT count(*) FROM t", [](sqlite3_stmt*) {}));
+  EXPECT_FALSE(damaged.ok());
+  EXPECT_TRUE(damaged.corrupt());
+}
+
 }  // namespace
 }  // namespace fl::sim::storage

@@ -8,7 +8,12 @@ VfsReader::VfsReader(SimVfs& vfs, const std::string& file, bool quiet) {
     o.read_error_probability = o.write_error_probability = o.sync_error_probability = 0;
     vfs.set_options(o);
   }
-  ok_ = sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY, vfs.vfs_name()) == SQLITE_OK;
+  ok_ = sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY, vfs.vfs_name()) == SQLITE_OK || fail();
+}
+
+bool VfsReader::fail() {
+  if (error_ == SQLITE_OK) error_ = db_ != nullptr ? (sqlite3_errcode(db_) & 0xff) : SQLITE_NOMEM;
+  return ok_ = false;
 }
 
 VfsReader::~VfsReader() { sqlite3_close(db_); }
@@ -28,9 +33,9 @@ bool VfsReader::each(const char* sql, const std::function<void(sqlite3_stmt*)>& 
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) {
     sqlite3_finalize(st);
-    return ok_ = false;
+    return fail();
   }
-  ok_ = step_all(st, row);
+  ok_ = step_all(st, row) || fail();
   sqlite3_finalize(st);
   return ok_;
 }

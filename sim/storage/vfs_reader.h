@@ -6,7 +6,9 @@
 // - The constructor opens `file` read-only through `vfs`; with `quiet`, it first switches the
 //   VFS's random I/O errors off (the run is over: reading back must not inject faults).
 // - each(sql, row) runs one query, calling row(stmt) for every result row. ok() is false once the
-//   open or any query failed (then what was read is incomplete).
+//   open or any query failed (then what was read is incomplete); corrupt() says whether SQLite
+//   found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB), e.g. by a power loss it never promised
+//   to survive (synchronous=OFF, a disk that lies about fsync).
 // - The connection is closed by the destructor. Not copyable.
 //
 // VfsObserver: a persistent read-only connection through the VFS's inspection door, for a checker
@@ -38,13 +40,17 @@ class VfsReader {
   VfsReader& operator=(const VfsReader&) = delete;
 
   bool ok() const { return ok_; }
+  bool corrupt() const { return error_ == SQLITE_CORRUPT || error_ == SQLITE_NOTADB; }
   bool each(const char* sql, const std::function<void(sqlite3_stmt*)>& row);
   // Column `col` of the current row as text ("" for NULL).
   static std::string text(sqlite3_stmt* st, int col);
 
  private:
+  bool fail();  // records the connection's primary error code; returns false
+
   sqlite3* db_ = nullptr;
   bool ok_ = false;
+  int error_ = SQLITE_OK;  // primary result code of the first failure
 };
 
 class VfsObserver {
