@@ -26,7 +26,6 @@ enum class Fix : unsigned {
   kFeKeepLarger,     // CB-FE-KEEP-LARGER
   kFlushWritesFirst, // CB-FLUSH-WRITES-FIRST
   kBindFirst,        // CB-BIND-FIRST
-  kTokenRows,        // CB-TOKEN-ROWS
 };
 
 using Fixes = FixSet<Fix>;
@@ -63,8 +62,6 @@ inline const std::vector<FixInfo>& combo_fixes() {
        "the flush script deletes the window and writes its published marker before it PUBLISHes: a node that refuses writes (READONLY after a failover) refuses the flush before the push goes out, so the retried flush never pushes twice"},
       {"CB-BIND-FIRST", "000:L262 §4.3, L293-314 §4.6", {"COMBO-13"},
        "the worker binds a closed window's rows in the DB before it publishes, not after: bound after the push, a window whose Redis state a restart lost before any bind landed (the DB down meanwhile) is pushed yet never shown by a poll"},
-      {"CB-TOKEN-ROWS", "000:L110 §4.2", {"COMBO-11", "COMBO-13"},
-       "each purchase records in its row the window token Redis answered, so a window whose Redis state a restart lost (members, published marker, pending entry) is still bound from the DB and shows in polls"},
   };
   return registry;
 }

@@ -105,7 +105,6 @@ class Replica {
   Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e);
   Task<bool> bind_before_publish(int64_t window_id, const std::vector<std::string>& keys, const StreamEntry& e,
                                  std::vector<int64_t>* bound);
-  Task<void> bind_lost_windows();
   Task<void> process(const StreamEntry& e);
   Task<void> spec_process(const StreamEntry& e);
   Task<void> window_process(const StreamEntry& e);
@@ -227,14 +226,7 @@ Task<bool> Replica::window_aggregate(const Line& l) {
                                          str(o_.marker_ttl_ms), str(o_.stream_maxlen), window_hash_prefix(suffix),
                                          token};
   RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
-  if (r.kind != RedisReply::Kind::kBulk) co_return false;
-  if (has(Fix::kTokenRows)) {
-    // CB-TOKEN-ROWS (COMBO-11/13): the window's membership also in the DB, in case Redis loses it
-    // (bind_lost_windows). One attempt: without it the worker's bind still covers the row.
-    co_await sql_.execute("UPDATE activity_contributions SET window_token = ? WHERE id = ? AND created_at = ?",
-                          {r.str, l.pid, l.created_at});
-  }
-  co_return true;
+  co_return r.kind == RedisReply::Kind::kBulk;
 }
 
 // CB-POLL-BY-WINDOW: one UPDATE binds the window's members; one attempt: if it does not land the
@@ -258,42 +250,6 @@ Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members,
   up.sql += ")";
   SqlResult res = co_await sql_.execute(up);
   co_return res.ok();
-}
-
-// CB-TOKEN-ROWS (COMBO-11/13): rows that carry their window's token but were never bound, whose
-// window Redis no longer holds (neither its hash, so it is closed, nor its published marker, so no
-// flush is between publish and bind): a restart lost it, and no worker will ever bind it. Bind
-// them by the token, the membership Redis itself answered. Skipped while Redis cannot answer, and
-// while an unbound row of the key near the window has no token (its purchase may have joined the
-// window without recording it: binding the rest would show the window short).
-Task<void> Replica::bind_lost_windows() {
-  SqlResult r = co_await sql_.query(
-      "SELECT DISTINCT window_token, activity_id, user_id, item_id, item_type FROM activity_contributions "
-      "WHERE window_id IS NULL AND window_token IS NOT NULL AND created_at <= ? ORDER BY window_token",
-      {rt_.clock().now_ms() - o_.window_ms});
-  if (!r.ok()) co_return;
-  for (const SqlRow& row : r.rows()) {
-    const std::string token = as_text(row[0]);
-    const std::string suffix = key_suffix(str(as_int(row[1])), str(as_int(row[2])), str(as_int(row[3])), as_text(row[4]));
-    RedisReply held = co_await redis_.command(
-        {"EXISTS", window_hash_key(suffix, token), published_marker_key(suffix, token)});
-    if (held.kind != RedisReply::Kind::kInteger || held.integer != 0) continue;
-    int64_t window_id = 0, opened_ms = 0;
-    try {
-      window_id = std::stoll(token);
-      opened_ms = std::stoll(token.substr(token.find('.') + 1));
-    } catch (...) {
-      continue;
-    }
-    // Replica clocks differ (skew, jumps): look a second beyond the window on both sides.
-    SqlResult doubt = co_await sql_.query(
-        "SELECT COUNT(*) FROM activity_contributions WHERE activity_id = ? AND user_id = ? AND item_id = ? AND "
-        "window_id IS NULL AND (window_token IS NULL OR window_token != ?) AND created_at BETWEEN ? AND ?",
-        {as_int(row[1]), as_int(row[2]), as_int(row[3]), token, opened_ms - 1000, opened_ms + o_.window_ms + 1000});
-    if (!doubt.ok() || !doubt.scalar().has_value() || as_int(*doubt.scalar()) != 0) continue;
-    co_await sql_.execute("UPDATE activity_contributions SET window_id = ? WHERE window_token = ? AND window_id IS NULL",
-                          {window_id, token});
-  }
 }
 
 Task<MessagePtr> Replica::latest(MessagePtr m) {
@@ -355,13 +311,8 @@ Task<void> Replica::worker() {
   const std::string consumer = consumer_name();
   co_await ensure_group();  // once, at start, error ignored
   int64_t last_claim_ms = rt_.clock().now_ms() - o_.claim_interval_ms;
-  int64_t last_scan_ms = rt_.clock().now_ms();
   for (;;) {
     const int64_t now_ms = rt_.clock().now_ms();
-    if (has(Fix::kTokenRows) && (now_ms - last_scan_ms >= o_.lost_window_scan_ms || now_ms < last_scan_ms)) {
-      last_scan_ms = now_ms;
-      co_await bind_lost_windows();
-    }
     if (has(Fix::kAutoclaim) && (now_ms - last_claim_ms >= o_.claim_interval_ms || now_ms < last_claim_ms)) {
       last_claim_ms = now_ms;
       // CB-XAUTOCLAIM (COMBO-7/4): entries stranded in the PEL of a crashed or stalled consumer
@@ -569,7 +520,6 @@ const char* combo_schema_sql() {
          " quantity INTEGER NOT NULL CHECK (quantity > 0),"
          " created_at INTEGER NOT NULL,"
          " window_id INTEGER,"    // CB-POLL-BY-WINDOW: the window the server bound (NULL in spec)
-         " window_token TEXT,"    // CB-TOKEN-ROWS: the window Redis answered the purchase (NULL in spec)
          " client_ref TEXT);"     // instrumentation: joins a row to the client operation
          "CREATE INDEX IF NOT EXISTS idx_ac_activity_created ON activity_contributions(activity_id, created_at);"
          "CREATE INDEX IF NOT EXISTS idx_ac_activity_window ON activity_contributions(activity_id, window_id);";

@@ -44,7 +44,6 @@ struct ServiceOptions {
   int64_t published_marker_ttl_ms = 60'000;
   int64_t claim_min_idle_ms = 5000;       // CB-XAUTOCLAIM min-idle
   int64_t claim_interval_ms = 1000;
-  int64_t lost_window_scan_ms = 2000;     // CB-TOKEN-ROWS: how often a worker looks for lost windows
 };
 
 // The scripts hardened uses (Lua text + C++ twin). Build once per run and hand the same
