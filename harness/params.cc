@@ -1,11 +1,13 @@
 #include "harness/params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "harness/scenario.h"
 #include "harness/system.h"
 
@@ -27,7 +29,7 @@ std::string bound_text(const ParamInfo& p, double v) {
 }
 
 std::string range_text(const ParamInfo& p) {
-  if (p.type == ParamType::kText) return "";
+  if (p.type == ParamType::kText) return absl::StrJoin(p.choices, ", ");
   return absl::StrCat(bound_text(p, p.min), "..", bound_text(p, p.max));
 }
 
@@ -55,6 +57,12 @@ ParamInfo text_param(std::string name, std::string fallback, std::string doc) {
   return ParamInfo{std::move(name), std::move(doc), std::move(fallback), ParamType::kText, "", 0, 0};
 }
 
+ParamInfo choice_param(std::string name, std::string fallback, std::vector<std::string> choices, std::string doc) {
+  ParamInfo p = text_param(std::move(name), std::move(fallback), std::move(doc));
+  p.choices = std::move(choices);
+  return p;
+}
+
 ParamInfo derived_int_param(std::string name, std::string unit, int64_t min, int64_t max, std::string doc) {
   return ParamInfo{std::move(name), std::move(doc), "", ParamType::kInt, std::move(unit),
                    static_cast<double>(min), static_cast<double>(max)};
@@ -64,7 +72,11 @@ absl::StatusOr<ParamValue> parse_param(const ParamInfo& p, const std::string& te
   ParamValue v;
   v.type = p.type;
   v.text = text;
-  if (p.type == ParamType::kText) return v;
+  if (p.type == ParamType::kText) {
+    if (p.choices.empty() || std::find(p.choices.begin(), p.choices.end(), text) != p.choices.end()) return v;
+    return absl::InvalidArgumentError("param '" + p.name + "' must be one of " + absl::StrJoin(p.choices, ", ") +
+                                      ", got '" + text + "'");
+  }
   bool ok = false;
   double as_double = 0;
   if (p.type == ParamType::kInt) {

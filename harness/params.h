@@ -33,6 +33,7 @@ struct ParamInfo {
   std::string unit;           // "ms", "percent", "" (a count)
   double min = 0;             // inclusive range of a number or integer
   double max = 1e15;
+  std::vector<std::string> choices;  // text: the values allowed (empty: any text)
 };
 
 ParamInfo int_param(std::string name, std::string unit, int64_t min, int64_t max, int64_t fallback,
@@ -40,6 +41,8 @@ ParamInfo int_param(std::string name, std::string unit, int64_t min, int64_t max
 ParamInfo number_param(std::string name, std::string unit, double min, double max, double fallback,
                        std::string doc);
 ParamInfo text_param(std::string name, std::string fallback, std::string doc);
+// A text param that must be one of `choices` (the fallback among them).
+ParamInfo choice_param(std::string name, std::string fallback, std::vector<std::string> choices, std::string doc);
 // An integer without a default: the system derives it when a scenario leaves it out.
 ParamInfo derived_int_param(std::string name, std::string unit, int64_t min, int64_t max, std::string doc);
 

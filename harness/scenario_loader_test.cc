@@ -440,6 +440,11 @@ TEST(ScenarioLoader, ParamValuesAreTypedAndRangeChecked) {
   EXPECT_NE(d.message.find("got '0'"), std::string::npos) << d.message;
   d = only_error("name: m\nsystem: combo\nparams: {windw_ms: 5}\n");
   EXPECT_NE(d.hint.find("did you mean 'window_ms'?"), std::string::npos) << d.hint;
+  const ParamInfo lock = choice_param("lock", "redisson", {"redisson", "lua"}, "combo lock");
+  EXPECT_TRUE(parse_param(lock, "lua").ok());
+  const absl::StatusOr<ParamValue> redlock = parse_param(lock, "redlock");
+  ASSERT_FALSE(redlock.ok());
+  EXPECT_EQ(redlock.status().message(), "param 'lock' must be one of redisson, lua, got 'redlock'");
   LoadResult ok = load("name: m\nsystem: combo\nparams: {window_ms: 2500}\n");
   ASSERT_TRUE(ok.ok()) << ok.error_text();
   EXPECT_EQ(ok.scenario->config.i64("window_ms"), 2500);

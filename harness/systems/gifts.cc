@@ -213,8 +213,12 @@ class GiftsSystem final : public SystemUnderTest {
             int_param("t_gap_ms", "ms", 1, 600'000, 5000, "GIFT-9's bound on a stalled message"),
             int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "Redis client timeout"),
             int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "DB client timeout"),
-            text_param("consistency", "outbox", "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)"),
-            text_param("lock", "redisson", "combo lock: redisson (RLock, 003:L114-118) or lua (the hand-written script, 003:L147-152)")};
+            choice_param("consistency", "outbox", {"outbox", "txmsg"},
+                         "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)"),
+            choice_param("lock", "redisson", {"redisson", "redisson-watchdog", "lua"},
+                         "combo lock: redisson (RLock tryLock(100 ms, 3 s), 003:L114-118), redisson-watchdog (tryLock(100 ms) "
+                         "without a lease: Redisson's watchdog renews a 30 s lease every 10 s while the holder lives) or lua "
+                         "(the hand-written script, 003:L147-152)")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     std::vector<CriticalDuration> out = {{"dedup TTL (003:L54)", 10'000'000},
@@ -289,6 +293,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   run->params.t_gap_ms = param(s, "t_gap_ms");
   run->params.txmsg = txmsg(s);
   const bool lua_lock = param_text(s, "lock") == "lua";
+  const bool watchdog = param_text(s, "lock") == "redisson-watchdog";
 
   // Services start 10 ms after the stores, clients later (1 s for senders).
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
@@ -305,6 +310,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     gifts::PushOptions o;
     o.fixes = sh->fixes;
     o.lua_lock = lua_lock;
+    o.watchdog = watchdog;
     later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return push_main(p, sh, o); }), 10'000);
     run->workers.push_back(name);
   }

@@ -19,12 +19,21 @@ std::string window_key(const GiftMsg& m) {
 }
 
 bool failed(const RedisReply& r) { return r.is_transport_error() || r.is_error(); }
-bool is_one_reply(const RedisReply& r) { return r.kind == RedisReply::Kind::kInteger && r.integer == 1; }
 
 }  // namespace
 
 PushService::PushService(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Log& log, PushOptions options)
-    : rt_(rt), rpc_(rpc), redis_(redis), sql_(sql), log_(log), options_(std::move(options)) {}
+    : rt_(rt),
+      rpc_(rpc),
+      redis_(redis),
+      sql_(sql),
+      log_(log),
+      options_(std::move(options)),
+      lock_(rt, redis,
+            ComboLockOptions{.wait_ms = options_.lock_wait_ms,
+                             .lease_ms = options_.lease_ms,
+                             .lua = options_.lua_lock,
+                             .watchdog = options_.watchdog}) {}
 
 std::string PushService::owner() const {
   // Redisson's owner is the client id plus the thread id; each instance has one consumer thread.
@@ -73,7 +82,7 @@ Task<bool> PushService::handle(GiftMsg msg) {
 Task<bool> PushService::combo_with_lock(const GiftMsg& msg) {
   const std::string lock = lock_key(msg.room, msg.sender, msg.gift);
   bool ok = true;
-  if (co_await try_lock(lock)) {
+  if (co_await lock_.try_lock(lock, owner())) {
     const std::string count = count_key(msg.room, msg.sender, msg.gift);
     // 003:L121-122: INCR by giftCount, EXPIRE 3 s.
     RedisReply c = co_await redis_.command({"INCRBY", count, std::to_string(msg.count)});
@@ -90,35 +99,8 @@ Task<bool> PushService::combo_with_lock(const GiftMsg& msg) {
     }
   }
   // 003:L131-132: finally { lock.unlock(); }, which throws when this thread does not hold it.
-  const bool unlocked = co_await unlock(lock);
+  const bool unlocked = co_await lock_.unlock(lock, owner());
   co_return ok && unlocked;
-}
-
-Task<bool> PushService::try_lock(const std::string& key) {
-  const int64_t deadline_us = rt_.clock().now_us() + options_.lock_wait_ms * 1000;
-  for (;;) {
-    if (options_.lua_lock) {
-      // 003:L147-152: 1 = taken (SET ... PX lease), 0 = held by someone.
-      RedisReply r = co_await redis_.script(kSeedLockScript, {key}, {owner(), std::to_string(options_.lease_ms)});
-      if (is_one_reply(r)) co_return true;
-      if (failed(r) || rt_.clock().now_us() >= deadline_us) co_return false;
-      co_await rt_.clock().sleep_us(std::min<int64_t>(20'000, deadline_us - rt_.clock().now_us()));
-      continue;
-    }
-    RedisReply r = co_await redis_.script(kLockScript, {key}, {std::to_string(options_.lease_ms), owner()});
-    if (r.kind == RedisReply::Kind::kNil) co_return true;
-    if (failed(r) || rt_.clock().now_us() >= deadline_us) co_return false;
-    co_await rt_.clock().sleep_us(std::min<int64_t>(20'000, deadline_us - rt_.clock().now_us()));
-  }
-}
-
-Task<bool> PushService::unlock(const std::string& key) {
-  if (options_.lua_lock) {
-    co_await redis_.script(kSeedUnlockScript, {key}, {owner()});  // a 0 (not the owner) throws nothing
-    co_return true;
-  }
-  RedisReply r = co_await redis_.script(kUnlockScript, {key}, {owner()});
-  co_return r.kind == RedisReply::Kind::kInteger;  // nil: IllegalMonitorStateException
 }
 
 // GF-COMBO-ATOMIC: the window lives in one script, idempotent per msgId; the sweeper flushes it.

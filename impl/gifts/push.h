@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "impl/gifts/combo_lock.h"
 #include "impl/gifts/fixes.h"
 #include "impl/gifts/messages.h"
 #include "impl/ports/log.h"
@@ -44,6 +45,9 @@ struct PushOptions {
   // compare-and-delete on release) instead of Redisson's RLock. Its release has no exception to
   // throw: a failed compare-and-delete is ignored, so nothing is redelivered for it.
   bool lua_lock = false;
+  // Scenario option lock: redisson-watchdog: tryLock(100 ms) without a lease, renewed by
+  // Redisson's watchdog (combo_lock.h).
+  bool watchdog = false;
 };
 
 class PushService {
@@ -58,8 +62,6 @@ class PushService {
  private:
   Task<bool> combo_with_lock(const GiftMsg& msg);
   Task<bool> combo_atomic(const GiftMsg& msg);
-  Task<bool> try_lock(const std::string& key);
-  Task<bool> unlock(const std::string& key);
   Task<bool> fan_out(GiftMsg msg);
   Task<std::optional<int64_t>> push_seq(const GiftMsg& msg);
   Task<void> sweep();
@@ -72,6 +74,7 @@ class PushService {
   Sql& sql_;
   Log& log_;
   PushOptions options_;
+  ComboLock lock_;
 };
 
 }  // namespace fl::gifts

@@ -46,6 +46,20 @@ RedisReply unlock(ScriptCalls& redis, const Args& keys, const Args& args) {
   return RedisReply::integer_of(1);
 }
 
+const char* kRenewLua = R"(if redis.call('hget', KEYS[1], ARGV[2]) then
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return 1
+end
+return 0
+)";
+
+RedisReply renew(ScriptCalls& redis, const Args& keys, const Args& args) {
+  if (keys.size() != 1 || args.size() != 2) return RedisReply::error("ERR redisson_renew: wrong arity");
+  if (redis.call({"HGET", keys[0], args[1]}).kind != RedisReply::Kind::kBulk) return RedisReply::integer_of(0);
+  redis.call({"PEXPIRE", keys[0], args[0]});
+  return RedisReply::integer_of(1);
+}
+
 // 003:L147-152 as written: KEYS lock; ARGV owner lease_ms.
 const char* kSeedLockLua = R"(if redis.call("exists", KEYS[1]) == 0 then
     redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2])
@@ -194,6 +208,7 @@ std::shared_ptr<const ScriptRegistry> gifts_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{kLockScript, kLockLua, lock});
   registry->add(RedisScript{kUnlockScript, kUnlockLua, unlock});
+  registry->add(RedisScript{kRenewScript, kRenewLua, renew});
   registry->add(RedisScript{kSeedLockScript, kSeedLockLua, seed_lock});
   registry->add(RedisScript{kSeedUnlockScript, kSeedUnlockLua, seed_unlock});
   registry->add(RedisScript{kBatchAddScript, batch_add_lua(), batch_add});

@@ -6,6 +6,8 @@
 //                   the holder's PTTL.
 //   redisson_unlock KEYS lock; ARGV owner. nil when `owner` does not hold it (the client throws
 //                   IllegalMonitorStateException), else 0 (still re-entered) or 1 (released).
+//   redisson_renew  KEYS lock; ARGV lease_ms owner. The watchdog's renewExpirationAsync: PEXPIRE lease
+//                   and 1 while `owner` holds the lock, else 0 (the watchdog stops).
 // spec with the scenario option lock: lua (003:L143-154, the hand-written script):
 //   gift_lua_lock    KEYS lock; ARGV owner lease_ms. 003:L147-152 verbatim: 1 when it SET the key
 //                    (value owner, PX lease), 0 when the key exists. No renewal.
@@ -31,6 +33,7 @@ namespace fl::gifts {
 
 inline constexpr const char* kLockScript = "redisson_lock";
 inline constexpr const char* kUnlockScript = "redisson_unlock";
+inline constexpr const char* kRenewScript = "redisson_renew";
 inline constexpr const char* kSeedLockScript = "gift_lua_lock";
 inline constexpr const char* kSeedUnlockScript = "gift_lua_unlock";
 inline constexpr const char* kBatchAddScript = "gift_batch_add";
