@@ -830,11 +830,29 @@ Verdict check_expiry(const GiftsRun& run) {
 
 namespace {
 
-bool redis_crashed_before(const GiftsRun& run, int64_t t_us) {
-  for (const sim::FaultRecord& f : run.faults) {
-    if (f.kind == sim::FaultKind::kCrash && (f.process == "redis" || f.node == "redis") && f.time_us <= t_us) return true;
+// A Redis crash that may have rolled the room's seq counter back under `drop` (a delivery of
+// room R with seq S dropped as below the expected seq): the counter had already handed out S or
+// more (some viewer got another message of R with seq >= S before the drop), and Redis crashed
+// after that first such delivery and before the drop. A crash before the counter reached S, or
+// after the drop, cannot explain it.
+std::optional<std::string> seq_rollback(const GiftsRun& run, const HistoryOp& drop) {
+  auto d = parse_args(drop.args);
+  const int64_t seq = arg_int(d, "seq");
+  int64_t reached_us = -1;  // when a viewer first got another message of the room with seq >= S
+  for (const HistoryOp& o : run.history) {
+    if (o.op != "deliver" || o.invoke_us >= drop.invoke_us) continue;
+    auto a = parse_args(o.args);
+    if (a["room"] != d["room"] || a["msg"] == d["msg"] || arg_int(a, "seq") < seq) continue;
+    if (reached_us < 0 || o.invoke_us < reached_us) reached_us = o.invoke_us;
   }
-  return false;
+  if (reached_us < 0) return std::nullopt;
+  for (const sim::FaultRecord& f : run.faults) {
+    const bool redis = f.process == "redis" || f.node == "redis";
+    if (f.kind == sim::FaultKind::kCrash && redis && f.time_us >= reached_us && f.time_us <= drop.invoke_us) {
+      return f.describe();
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -873,8 +891,8 @@ Verdict check_reconnect(const GiftsRun& run) {
       ++v.checks;
       // A drop below a seq the client played since (a gap it skipped, GIFT-9) is not the reset's.
       if (seq <= baseline || seq <= played_since) continue;
-      if (dropped_below_expected(*o) && !played.count(a.at("msg")) && redis_crashed_before(run, o->invoke_us)) {
-        v.exempt("the room's seq counter may have been rolled back by a Redis crash");
+      if (dropped_below_expected(*o) && !played.count(a.at("msg")) && seq_rollback(run, *o)) {
+        v.exempt("the room's seq counter may have been rolled back by a Redis crash after it handed out this seq");
       } else if (dropped_below_expected(*o) && !played.count(a.at("msg"))) {
         fail_verdict(v, viewer + " dropped seq " + std::to_string(arg_int(a, "seq")) + " > baseline " +
                     std::to_string(baseline) + ": " + describe(*o));

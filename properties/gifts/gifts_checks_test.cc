@@ -325,5 +325,24 @@ TEST(GiftsChecks, ReconnectCatchesADropAfterTheBaseline) {
   EXPECT_FALSE(check_reconnect(b.run).passed);
 }
 
+// A Redis crash excuses a drop only where it may have rolled the room's counter back under it:
+// after a viewer got another message of the room with that seq or more, before the drop.
+TEST(GiftsChecks, ReconnectExcusesADropOnlyAfterACrashThatMayHaveReissuedItsSeq) {
+  Builder b = clean();
+  b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-2 lastSeq=1", 8 * kS, 8 * kS + 1000, Outcome::kOk, "seq=5");
+  b.deliver("viewer-1", "m5", 3, 1, 12 * kS, 12 * kS, "dropped:seq-below-expected");
+  sim::FaultRecord crash;
+  crash.kind = sim::FaultKind::kCrash;
+  crash.process = "redis";
+  crash.time_us = 3 * kS;  // before the counter handed out seq 3: no rollback can explain it
+  b.run.faults.push_back(crash);
+  b.deliver("viewer-2", "m4", 4, 1, 10 * kS, 10 * kS);  // another message of r1 with seq 4 >= 3
+  EXPECT_FALSE(check_reconnect(b.run).passed);
+  b.run.faults.back().time_us = 11 * kS;  // after seq 4 went out, before the drop
+  const Verdict v = check_reconnect(b.run);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 1);
+}
+
 }  // namespace
 }  // namespace fl::gifts::props
