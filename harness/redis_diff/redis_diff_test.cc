@@ -15,6 +15,10 @@
 #include <thread>
 
 #include "harness/real/redis_server.h"
+#include "impl/combo/service.h"
+#include "impl/gifts/scripts.h"
+#include "impl/likes/scripts.h"
+#include "impl/ranking/publisher.h"
 #include "harness/resp/resp_server.h"
 #include "properties/redis/diff_scripts.h"
 #include "harness/redis_diff/hiredis_side.h"
@@ -440,6 +444,55 @@ TEST_F(RedisDiff, DirectedVolatileTtlEvictionOrder) {
                                              "(error) OOM command not allowed when used memory > 'maxmemory'."};
   EXPECT_EQ(volatile_ttl_order(real), expected);
   EXPECT_EQ(volatile_ttl_order(sim), expected);
+}
+
+// The seed systems' scripts (each a Lua text a real redis-server runs and the C++ twin the
+// simulation runs): every Lua text compiles on the real server under the SHA1 the registry uses
+// for EVALSHA, and Redisson's lock, renewal and unlock (gifts' combo lock) answer the same on both.
+TEST_F(RedisDiff, SystemScriptsLoadOnRealRedisAndRedissonsLockAgrees) {
+  HiredisSide real = real_side();
+  real.reset();
+  const std::vector<std::shared_ptr<const ScriptRegistry>> registries = {
+      combo::combo_scripts(), likes::likes_scripts(), gifts::gifts_scripts(), ranking::ranking_scripts(true)};
+  int loaded = 0;
+  for (const auto& registry : registries) {
+    for (const std::string& name : registry->names()) {
+      real.begin(0, {"SCRIPT", "LOAD", registry->by_name(name)->lua});
+      const RedisReply r = real.finish(0);
+      EXPECT_EQ(r.kind, RedisReply::Kind::kBulk) << name << ": " << r.str;
+      EXPECT_EQ(r.str, registry->sha1_of(name)) << name;
+      ++loaded;
+    }
+  }
+  EXPECT_GE(loaded, 15);
+  EngineSide sim(gifts::gifts_scripts());
+  auto eval = [](const char* script, std::vector<std::string> args) {
+    std::vector<std::string> argv = {"EVALSHA", gifts::gifts_scripts()->sha1_of(script), "1", "gift:batch:r:1:g"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return cmd(0, argv);
+  };
+  std::vector<Step> steps;
+  for (const char* script : {gifts::kLockScript, gifts::kRenewScript, gifts::kUnlockScript}) {
+    steps.push_back(cmd(0, {"SCRIPT", "LOAD", gifts::gifts_scripts()->by_name(script)->lua}));
+  }
+  for (Step s : {
+           eval(gifts::kLockScript, {"30000", "push-1"}),   // nil: taken
+           eval(gifts::kLockScript, {"30000", "push-1"}),   // nil: re-entered
+           eval(gifts::kRenewScript, {"30000", "push-1"}),  // 1: renewed
+           eval(gifts::kRenewScript, {"30000", "push-2"}),  // 0: not the holder
+           eval(gifts::kUnlockScript, {"push-2"}),          // nil: IllegalMonitorStateException
+           eval(gifts::kUnlockScript, {"push-1"}),          // 0: still re-entered once
+           eval(gifts::kUnlockScript, {"push-1"}),          // 1: released
+           cmd(0, {"EXISTS", "gift:batch:r:1:g"}),
+           eval(gifts::kRenewScript, {"30000", "push-1"}),  // 0: gone, the watchdog stops
+           eval(gifts::kLockScript, {"3000", "push-2"}),    // nil: taken by another owner
+           cmd(0, {"HGET", "gift:batch:r:1:g", "push-2"}),
+       }) {
+    steps.push_back(s);
+  }
+  RunResult r = run_and_compare(real, sim, steps);
+  if (!r.equal && r.timing_sensitive) r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
 }
 
 // Differences the suite found and that were fixed in the engine: kept as regression tests.
