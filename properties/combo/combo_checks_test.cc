@@ -604,6 +604,15 @@ TEST(ComboChecks, PublishedVisibleFailsWhenNoFrontEndEverSeesARecord) {
   v = check_published_visible(lossy);
   EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
   EXPECT_EQ(v.exempted(), 1);
+  // Published (t0+3.1 s) from state a Redis restart restored: the window began before the crash
+  // and the publish came after the restart; a restart after the publish explains nothing.
+  ComboRun restored = run;
+  restored.redis_outages = {{kT0 + 1'000'000, kT0 + 2'000'000}};
+  v = check_published_visible(restored);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 1);
+  restored.redis_outages = {{kT0 + 4'000'000, kT0 + 5'000'000}};
+  expect_fails(restored, check_published_visible);
 }
 
 // Exact boundaries (issue 16): where the Redis command log makes the instants certain, a second
