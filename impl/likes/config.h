@@ -45,6 +45,9 @@ struct LikesConfig {
   // LK-DB-FIRST's group commit: at most this many like/unlike requests share one DB transaction
   // (LIKE-12).
   int group_commit_max_ops = 256;
+  // LK-FILL-LEASE: a lease lives this long; a fill or repair slower than that is refused (it
+  // costs one more miss, never a stale value).
+  int64_t fill_lease_ms = 10'000;
 
   bool has(LikesFix f) const { return fixes.has(f); }
 };
@@ -55,5 +58,8 @@ std::string count_key(int64_t asset);                  // asset:like_count:{asse
 // Versioned writes (LK-VERSIONED-*, LK-DB-FIRST): the DB version the cached value was taken at.
 std::string like_version_key(int64_t asset, int64_t user);  // asset:like_ver:{asset}:{user}
 std::string count_version_key(int64_t asset);               // asset:like_count_ver:{asset}
+// LK-FILL-LEASE: the lease a fill or repair takes before it reads the DB.
+std::string like_lease_key(int64_t asset, int64_t user);    // asset:like_lease:{asset}:{user}
+std::string count_lease_key(int64_t asset);                 // asset:like_count_lease:{asset}
 
 }  // namespace fl::likes

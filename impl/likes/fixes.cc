@@ -30,6 +30,11 @@ const std::vector<FixInfo>& likes_fixes() {
          "the write transaction records the app's request id and applies a request id once: a copy delivered late "
          "(an at-least-once transport, a retry overtaken by the app's next tap) never re-applies a like after the "
          "user's later unlike"},
+        {"LK-FILL-LEASE", "002:L168-L174, L188-L195 (3.3/3.4: a miss reads the DB, then writes the cache)",
+         {"LIKE-4", "LIKE-8", "LIKE-9", "LIKE-10"},
+         "a versioned fill or repair takes a lease before it reads the DB and writes only while the lease holds "
+         "(every like/unlike deletes it): under an eviction policy the version floor is a key Redis may evict, "
+         "the lease's absence refuses"},
     };
     return f;
   }();

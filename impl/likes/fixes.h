@@ -22,6 +22,7 @@ enum class LikesFix : uint8_t {
   kIdempotentInsert,   // LK-IDEMPOTENT-INSERT
   kVersionedCountWrites,  // LK-VERSIONED-COUNT-WRITES
   kRequestIds,         // LK-REQUEST-IDS
+  kFillLease,          // LK-FILL-LEASE
 };
 
 const std::vector<FixInfo>& likes_fixes();

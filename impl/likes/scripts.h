@@ -9,7 +9,20 @@
 //   overwrites a newer value written by a concurrent like or unlike (LIKE-8, LIKE-10).
 // likes_apply (KEYS state_key state_version_key count_key count_version_key;
 //              ARGV state state_version state_ttl_ms count count_ttl_ms count_version):
-//   both puts atomically; returns {state_written, count_written}.
+//   both puts atomically; returns {state_written, count_written}. With two more keys
+//   (state_lease_key count_lease_key, LK-FILL-LEASE) it first deletes both fill leases (a fill that
+//   read the DB before this write's commit can no longer write), and writes each value only over a
+//   version key it can compare with: with none (never written, or evicted) it deletes the value
+//   instead, so no stale apply writes over a newer value whose floor was evicted; the next read
+//   fills it under a lease.
+// likes_lease (KEYS lease_key...; ARGV token ttl_ms), LK-FILL-LEASE: sets every lease_key to `token`
+//   (PX ttl_ms), superseding any earlier lease. Taken before a fill or repair reads the DB. Returns
+//   the number of keys.
+// likes_fill (KEYS value_key version_key lease_key; ARGV value version ttl_ms token), LK-FILL-LEASE:
+//   the put of likes_put only while lease_key still holds `token` (deleting the lease); else 0. A
+//   write that committed after the lease was taken deleted it, so a fill or repair that read the
+//   DB before that commit is refused even when Redis evicted the value and its version key; an
+//   evicted or expired lease refuses too (memcache's leases). Returns 1 when written, else 0.
 #pragma once
 
 #include <memory>
@@ -20,6 +33,8 @@ namespace fl::likes {
 
 inline constexpr const char* kPutScript = "likes_put";
 inline constexpr const char* kApplyScript = "likes_apply";
+inline constexpr const char* kLeaseScript = "likes_lease";
+inline constexpr const char* kFillScript = "likes_fill";
 
 // Adds the likes scripts to `registry`.
 void add_likes_scripts(ScriptRegistry& registry);

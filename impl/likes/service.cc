@@ -242,9 +242,15 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
   const int attempts = config_.has(LikesFix::kCacheAck) ? config_.redis_attempts : 1;
   for (int attempt = 0; attempt < attempts && !applied; ++attempt) {
     if (attempt > 0) co_await runtime_.clock().sleep_ms(config_.retry_backoff_ms);
-    RedisReply r = co_await redis_.script(kApplyScript,
-                                          {like_key(asset, user), like_version_key(asset, user),
-                                           count_key(asset), count_version_key(asset)},
+    std::vector<std::string> keys{like_key(asset, user), like_version_key(asset, user), count_key(asset),
+                                  count_version_key(asset)};
+    // LK-FILL-LEASE: this write voids the leases of the fills and repairs that may have read the DB
+    // before its commit.
+    if (config_.has(LikesFix::kFillLease)) {
+      keys.push_back(like_lease_key(asset, user));
+      keys.push_back(count_lease_key(asset));
+    }
+    RedisReply r = co_await redis_.script(kApplyScript, std::move(keys),
                                           {tx.liked ? "1" : "0", str(tx.state_version), str(config_.state_ttl_ms),
                                            str(tx.count), "0", str(tx.version)});
     redis_result(r);
@@ -435,7 +441,15 @@ Task<bool> LikeService::put_versioned(std::string key, std::string version_key, 
 // ---------------------------------------------------------------- reads
 
 Task<bool> LikeService::cache_write(bool versioned, std::string key, std::string version_key, std::string value,
-                                    int64_t version, int64_t ttl_ms) {
+                                    int64_t version, int64_t ttl_ms, std::string lease_key,
+                                    std::optional<std::string> lease) {
+  if (versioned && lease) {
+    if (lease->empty()) co_return false;  // no lease, no write
+    RedisReply r = co_await redis_.script(kFillScript, {std::move(key), std::move(version_key), std::move(lease_key)},
+                                          {std::move(value), str(version), str(ttl_ms), *lease});
+    redis_result(r);
+    co_return r.kind == RedisReply::Kind::kInteger;
+  }
   if (versioned) co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), version, ttl_ms);
   std::vector<std::string> argv{"SET", std::move(key), std::move(value)};
   if (ttl_ms > 0) {
@@ -447,6 +461,29 @@ Task<bool> LikeService::cache_write(bool versioned, std::string key, std::string
   co_return set.ok_reply();
 }
 
+// LK-FILL-LEASE (LIKE-4, 8, 9, 10): the versioned writes keep their floor, the version, in a key of its
+// own, and under an eviction policy (allkeys-lru) Redis evicts it like any key: a fill that read
+// the DB before a like committed then found neither the like's value nor its version and wrote
+// the old state (swarm-hardened-eviction seed 1, like-state-cache). A lease relies on no key
+// surviving: the fill takes it before its DB read, every like/unlike deletes it after its commit
+// (likes_apply), and likes_fill writes only while it still holds this token, so a lease that was
+// deleted, superseded, evicted or lost in a restart refuses the fill. The token names this
+// incarnation of this process and counts its leases: no other lease ever holds it.
+Task<std::optional<std::string>> LikeService::take_lease(bool versioned, std::vector<std::string> lease_keys) {
+  if (!versioned || !config_.has(LikesFix::kFillLease)) co_return std::nullopt;
+  std::string token = std::string(runtime_.process_name()) + "#" + str(runtime_.incarnation()) + ":" +
+                      str(static_cast<int64_t>(++leases_taken_));
+  RedisReply r = co_await redis_.script(kLeaseScript, std::move(lease_keys), {token, str(config_.fill_lease_ms)});
+  redis_result(r);
+  co_return r.kind == RedisReply::Kind::kInteger ? token : std::string();
+}
+
+std::vector<std::string> LikeService::count_lease_keys() const {
+  std::vector<std::string> keys;
+  for (int64_t a = 1; a <= config_.asset_count; ++a) keys.push_back(count_lease_key(a));
+  return keys;
+}
+
 // 3.3 (002:L159-L177) and 6.3's fallback to the DB (002:L400).
 Task<LikeReply> LikeService::count(int64_t asset) {
   const std::string key = count_key(asset);
@@ -455,6 +492,9 @@ Task<LikeReply> LikeService::count(int64_t asset) {
   if (cached.kind == RedisReply::Kind::kBulk) {
     co_return reply(ReplyStatus::kOk, reply_as_int64(cached).value_or(0), "redis");
   }
+  const bool versioned = config_.has(LikesFix::kVersionedCountWrites);
+  std::optional<std::string> lease;
+  if (cached.is_nil()) lease = co_await take_lease(versioned, {count_lease_key(asset)});
   SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return reply(ReplyStatus::kFailed, 0, "db: " + db.describe());
@@ -462,8 +502,8 @@ Task<LikeReply> LikeService::count(int64_t asset) {
     // 002:L174 "写入 Redis 缓存": the seed's plain SET; LK-VERSIONED-COUNT-WRITES (LIKE-8/9) puts it
     // through the version guard (swarm-hardened seed 2199: a fill that read 0 before a like landed
     // after the like's write and answered 0 to the next read).
-    co_await cache_write(config_.has(LikesFix::kVersionedCountWrites), key, count_version_key(asset), str(*value),
-                         first_int(db, 1).value_or(0), config_.count_fill_ttl_ms);
+    co_await cache_write(versioned, key, count_version_key(asset), str(*value), first_int(db, 1).value_or(0),
+                         config_.count_fill_ttl_ms, count_lease_key(asset), std::move(lease));
   }
   co_return reply(ReplyStatus::kOk, *value, "db");
 }
@@ -477,6 +517,9 @@ Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
   if (cached.kind == RedisReply::Kind::kBulk) {
     co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis");
   }
+  const bool versioned = config_.has(LikesFix::kVersionedStateFill);
+  std::optional<std::string> lease;
+  if (cached.is_nil()) lease = co_await take_lease(versioned, {like_lease_key(asset, user)});
   SqlResult db = co_await sql_.query(
       "SELECT (SELECT COUNT(*) FROM asset_likes WHERE asset_id = ? AND user_id = ?),"
       " COALESCE((SELECT version FROM like_state WHERE asset_id = ? AND user_id = ?), 0)",
@@ -486,8 +529,9 @@ Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
   const int64_t liked = *rows > 0 ? 1 : 0;
   if (cached.is_nil()) {
     // LK-VERSIONED-STATE-FILL (LIKE-8): a stale read never overwrites a concurrent like/unlike.
-    co_await cache_write(config_.has(LikesFix::kVersionedStateFill), key, like_version_key(asset, user),
-                         liked ? "1" : "0", first_int(db, 1).value_or(0), config_.state_ttl_ms);
+    co_await cache_write(versioned, key, like_version_key(asset, user), liked ? "1" : "0",
+                         first_int(db, 1).value_or(0), config_.state_ttl_ms, like_lease_key(asset, user),
+                         std::move(lease));
   }
   co_return reply(ReplyStatus::kOk, liked, "db");
 }
@@ -496,6 +540,8 @@ Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
 
 // 002:L281-L290 WarmupCache; errors ignored as in the seed (`hotAssets, _ :=`).
 Task<void> LikeService::warmup_cache() {
+  const bool versioned = config_.has(LikesFix::kVersionedCountWrites);
+  std::optional<std::string> lease = co_await take_lease(versioned, count_lease_keys());
   SqlResult hot = co_await sql_.query("SELECT id, like_count, like_version FROM assets WHERE like_count > ?",
                                       {config_.hot_threshold});
   if (!hot.ok()) co_return;  // an error reads as no hot asset
@@ -504,8 +550,8 @@ Task<void> LikeService::warmup_cache() {
     // 002:L288 `s.redis.Set(ctx, countKey, asset.LikeCount, 0)`; LK-VERSIONED-COUNT-WRITES (LIKE-4/9):
     // versioned (swarm-hardened seed 1359: a warm-up at boot wrote 6 over an unlike's 5 and, under
     // the unlike's version, no repair could replace it).
-    co_await cache_write(config_.has(LikesFix::kVersionedCountWrites), count_key(asset), count_version_key(asset),
-                         str(row[1].as_int()), row[2].as_int(), 0);
+    co_await cache_write(versioned, count_key(asset), count_version_key(asset), str(row[1].as_int()),
+                         row[2].as_int(), 0, count_lease_key(asset), lease);
   }
 }
 
@@ -526,14 +572,16 @@ Task<void> LikeService::check_consistency(int64_t asset) {
 
 // 002:L269-L279 SyncLikeCountFromDB.
 Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
+  const bool versioned = config_.has(LikesFix::kVersionedCountWrites);
+  std::optional<std::string> lease = co_await take_lease(versioned, {count_lease_key(asset)});
   SqlResult db = co_await sql_.query("SELECT like_count, like_version FROM assets WHERE id = ?", {asset});
   std::optional<int64_t> value = first_int(db, 0);
   if (!value) co_return;  // `return err`
   // 002:L278 `s.redis.Set(ctx, countKey, asset.LikeCount, 0)`; LK-VERSIONED-COUNT-WRITES (LIKE-4/9):
   // versioned (swarm-hardened seed 1757: a sync after Redis recovered read 8, the replica paused
   // 3.4 s, and its SET 8 outlived the run under a newer version of 7).
-  co_await cache_write(config_.has(LikesFix::kVersionedCountWrites), count_key(asset), count_version_key(asset), str(*value),
-                       first_int(db, 1).value_or(0), 0);
+  co_await cache_write(versioned, count_key(asset), count_version_key(asset), str(*value),
+                       first_int(db, 1).value_or(0), 0, count_lease_key(asset), std::move(lease));
 }
 
 // 002:L358-L363 SyncLikeCountJob ("compare Redis and DB; repair above the threshold"), which also
@@ -558,12 +606,14 @@ Task<void> LikeService::reconcile() {
   std::vector<std::string> count_keys;
   for (int64_t a = 1; a <= config_.asset_count; ++a) count_keys.push_back(count_version_key(a));
   std::vector<std::optional<int64_t>> cached = co_await cached_versions(count_keys);
+  std::optional<std::string> count_lease = co_await take_lease(true, count_lease_keys());
   SqlResult counts = co_await sql_.query("SELECT id, like_count, like_version FROM assets ORDER BY id");
   if (counts.ok()) {
     for (const SqlRow& row : counts.rows()) {
       const int64_t asset = row[0].as_int();
       co_await put_repairing(count_key(asset), count_version_key(asset), str(row[1].as_int()), row[2].as_int(), 0,
-                             asset >= 1 && asset <= static_cast<int64_t>(cached.size()) ? cached[asset - 1] : std::nullopt);
+                             asset >= 1 && asset <= static_cast<int64_t>(cached.size()) ? cached[asset - 1] : std::nullopt,
+                             count_lease_key(asset), count_lease);
     }
   }
   const std::string states_sql =
@@ -572,9 +622,16 @@ Task<void> LikeService::reconcile() {
   SqlResult before = co_await sql_.query(states_sql, {since_ms});
   if (!before.ok()) co_return;
   std::map<std::pair<int64_t, int64_t>, std::optional<int64_t>> state_versions;
-  std::vector<std::string> keys;
-  for (const SqlRow& row : before.rows()) keys.push_back(like_version_key(row[0].as_int(), row[1].as_int()));
+  std::vector<std::string> keys, lease_keys;
+  for (const SqlRow& row : before.rows()) {
+    keys.push_back(like_version_key(row[0].as_int(), row[1].as_int()));
+    lease_keys.push_back(like_lease_key(row[0].as_int(), row[1].as_int()));
+  }
   std::vector<std::optional<int64_t>> vers = co_await cached_versions(keys);
+  // A pair that shows up only in the second read has no lease: its fill is refused (the write
+  // that changed it since updates the cache itself).
+  std::optional<std::string> state_lease;
+  if (!lease_keys.empty()) state_lease = co_await take_lease(true, std::move(lease_keys));
   for (size_t i = 0; i < before.rows().size() && i < vers.size(); ++i) {
     state_versions[{before.rows()[i][0].as_int(), before.rows()[i][1].as_int()}] = vers[i];
   }
@@ -585,7 +642,8 @@ Task<void> LikeService::reconcile() {
     const int64_t user = row[1].as_int();
     auto it = state_versions.find({asset, user});
     co_await put_repairing(like_key(asset, user), like_version_key(asset, user), row[2].as_int() != 0 ? "1" : "0",
-                           row[3].as_int(), config_.state_ttl_ms, it == state_versions.end() ? std::nullopt : it->second);
+                           row[3].as_int(), config_.state_ttl_ms, it == state_versions.end() ? std::nullopt : it->second,
+                           like_lease_key(asset, user), state_lease);
   }
 }
 
@@ -602,9 +660,11 @@ Task<std::vector<std::optional<int64_t>>> LikeService::cached_versions(std::vect
 }
 
 Task<bool> LikeService::put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
-                                      int64_t ttl_ms, std::optional<int64_t> cached_before) {
+                                      int64_t ttl_ms, std::optional<int64_t> cached_before, std::string lease_key,
+                                      std::optional<std::string> lease) {
   const int64_t v = cached_before && *cached_before > version ? *cached_before + 1 : version;
-  co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), v, ttl_ms);
+  co_return co_await cache_write(true, std::move(key), std::move(version_key), std::move(value), v, ttl_ms,
+                                 std::move(lease_key), std::move(lease));
 }
 
 }  // namespace fl::likes

@@ -80,9 +80,17 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<LikeReply> spec_unlike(int64_t asset, int64_t user, uint64_t request_id);
   Task<LikeReply> db_first_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
   // A count or state the seed writes with a plain SET (fills, warm-up, sync); `versioned` (a fix)
-  // writes it through likes_put instead. Returns whether Redis answered.
+  // writes it through likes_put instead, or with a `lease` (LK-FILL-LEASE) through likes_fill, which
+  // writes only while `lease_key` holds the lease's token (an empty token: Redis refused the lease,
+  // nothing is written). Returns whether Redis answered.
   Task<bool> cache_write(bool versioned, std::string key, std::string version_key, std::string value,
-                         int64_t version, int64_t ttl_ms);
+                         int64_t version, int64_t ttl_ms, std::string lease_key = {},
+                         std::optional<std::string> lease = std::nullopt);
+  // LK-FILL-LEASE, for a versioned write that reads the DB first: takes one lease on every key of
+  // `lease_keys` before the read and returns its token ("" when Redis did not take it); nullopt
+  // when there is no lease (the fix is off, or the write is not versioned).
+  Task<std::optional<std::string>> take_lease(bool versioned, std::vector<std::string> lease_keys);
+  std::vector<std::string> count_lease_keys() const;  // of assets 1..asset_count
   // A DB write of the seed's async writers that failed: kept for the compensating job.
   struct FailedWrite {
     SqlStatement statement;
@@ -138,7 +146,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   // likes_put, one version above `cached_before` when that is newer than the DB's `version` (a
   // version the DB lost).
   Task<bool> put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
-                           int64_t ttl_ms, std::optional<int64_t> cached_before);
+                           int64_t ttl_ms, std::optional<int64_t> cached_before, std::string lease_key,
+                           std::optional<std::string> lease);
   // Versioned cache write; returns whether Redis answered (written or skipped).
   Task<bool> put_versioned(std::string key, std::string version_key, std::string value, int64_t version,
                            int64_t ttl_ms);
@@ -155,6 +164,7 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   std::vector<FailedWrite> failed_writes_;              // 002:L240 "记录日志，定时任务补偿"
   std::vector<std::shared_ptr<PendingWrite>> pending_;  // LK-DB-FIRST: writes for the next batch
   bool committer_running_ = false;
+  uint64_t leases_taken_ = 0;  // LK-FILL-LEASE: numbers this incarnation's lease tokens
   std::vector<std::shared_ptr<void>> owned_;
 };
 

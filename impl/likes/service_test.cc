@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -90,8 +91,18 @@ TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
   EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 2);        // LIKE-3 broken
 }
 
+// LK-FILL-LEASE: an apply writes a value only over the version key a read's fill left (with none it
+// drops the value); the hardened tests below fill the keys they check first, as a reader would.
+void fill_cache(Rig& rig, int64_t asset, int64_t user) {
+  rig.run([asset, user](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
+    (void)co_await svc->count(asset);
+    (void)co_await svc->state(asset, user);
+  });
+}
+
 TEST(LikeServiceTest, HardenedDoubleTapCountsOnce) {
   Rig rig(LikesFixes::hardened(likes_fixes()));
+  fill_cache(rig, 1, 7);
   std::vector<ReplyStatus> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
   ASSERT_EQ(replies.size(), 2u);
@@ -191,6 +202,7 @@ TEST(LikeServiceTest, HardenedReconcileRepairsALostCacheAndNeverWritesAfterReadE
 // transaction; every reply still follows the commit, and stores agree afterwards.
 TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
   Rig rig(LikesFixes::hardened(likes_fixes()));
+  fill_cache(rig, 1, 100);
   std::vector<LikeReply> replies;
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     for (int i = 0; i < 10; ++i) {
@@ -214,15 +226,17 @@ TEST(LikeServiceTest, HardenedGroupCommitSharesOneTransactionPerBatch) {
 // wrote "liked" with the later unlike's version (swarm-hardened seed 424).
 TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
   Rig rig(LikesFixes::hardened(likes_fixes()));
-  std::vector<LikeReply> replies;
+  fill_cache(rig, 1, 5);
+  std::map<uint64_t, LikeReply> replies;  // by request id
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) -> Task<void> {
     (void)co_await svc->like(1, 5, 1, 1);
     const int before = rig.sql->transactions;
-    auto write = [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out, bool like, uint64_t req) -> Task<void> {
-      out->push_back(like ? co_await s->like(1, 5, 1, req) : co_await s->unlike(1, 5, 1, req));
+    auto write = [](std::shared_ptr<LikeService> s, std::map<uint64_t, LikeReply>* out, bool like,
+                    uint64_t req) -> Task<void> {
+      (*out)[req] = like ? co_await s->like(1, 5, 1, req) : co_await s->unlike(1, 5, 1, req);
     };
-    auto other = [](std::shared_ptr<LikeService> s, std::vector<LikeReply>* out) -> Task<void> {
-      out->push_back(co_await s->like(2, 5, 1, 2));
+    auto other = [](std::shared_ptr<LikeService> s, std::map<uint64_t, LikeReply>* out) -> Task<void> {
+      (*out)[2] = co_await s->like(2, 5, 1, 2);
     };
     p.spawn("other", other(svc, &replies));  // keeps the committer busy: the next two share a
     co_await p.clock().sleep_us(1);          // batch, the repeat first
@@ -233,9 +247,9 @@ TEST(LikeServiceTest, HardenedRepeatAndOppositeInOneBatchLeaveTheCacheRight) {
     EXPECT_EQ(rig.sql->transactions - before, 2);
   });
   ASSERT_EQ(replies.size(), 3u);
-  for (const LikeReply& r : replies) EXPECT_EQ(r.status, ReplyStatus::kOk) << r.detail;
-  EXPECT_EQ(replies[1].detail, "already liked");
-  EXPECT_EQ(replies[2].detail, "unliked");
+  for (const auto& [req, r] : replies) EXPECT_EQ(r.status, ReplyStatus::kOk) << req << ": " << r.detail;
+  EXPECT_EQ(replies[3].detail, "already liked");
+  EXPECT_EQ(replies[4].detail, "unliked");
   EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes WHERE asset_id = 1"), 0);
   EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 0);
   EXPECT_EQ(rig.redis_get(count_key(1)), "0");
@@ -331,6 +345,64 @@ TEST(LikeScriptsTest, AnOlderPutStaysRefusedAfterTheValueExpired) {
   EXPECT_TRUE(engine.execute(s, {"GET", "k"}, 4500).is_nil());  // expired
   EXPECT_EQ(put("1", 4, 4500), 0);  // the stale repair: refused
   EXPECT_EQ(put("0", 5, 4500), 1);  // the current version may refill
+}
+
+// LK-FILL-LEASE: a fill writes only while its lease holds; a like/unlike's apply, a later lease, an
+// eviction of the lease each refuse it, whether or not the version key survived
+// (swarm-hardened-eviction seed 1: the value and its version were evicted, and a fill that read
+// the DB before the like wrote the old state).
+TEST(LikeScriptsTest, AFillNeedsItsLease) {
+  sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
+  sim::redis::Session s;
+  auto reg = likes_scripts();
+  auto eval = [&](const char* script, std::vector<std::string> keys, std::vector<std::string> args) {
+    std::vector<std::string> argv{"EVAL", reg->by_name(script)->lua, std::to_string(keys.size())};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return engine.execute(s, argv, 1000);
+  };
+  auto fill = [&](const std::string& value, int ver, const std::string& token) {
+    return eval(kFillScript, {"v", "ver", "lease"}, {value, std::to_string(ver), "3000", token}).integer;
+  };
+  EXPECT_EQ(eval(kLeaseScript, {"lease"}, {"a", "10000"}).integer, 1);
+  EXPECT_EQ(fill("0", 5, "b"), 0);  // not its lease
+  EXPECT_EQ(fill("0", 5, "a"), 1);
+  EXPECT_EQ(fill("0", 5, "a"), 0);  // consumed
+  eval(kLeaseScript, {"lease"}, {"c", "10000"});
+  // The like commits after the fill read the DB; its apply deletes the lease...
+  RedisReply applied = eval(kApplyScript, {"v", "ver", "cv", "cver", "lease", "clease"}, {"1", "9", "3000", "1", "0", "9"});
+  ASSERT_EQ(applied.elements.size(), 2u);
+  // ... then Redis evicts the value and its version: the stale fill still finds no lease.
+  engine.execute(s, {"DEL", "v", "ver"}, 1000);
+  EXPECT_EQ(fill("0", 5, "c"), 0);
+  EXPECT_TRUE(engine.execute(s, {"GET", "v"}, 1000).is_nil());
+  // An evicted lease refuses too.
+  eval(kLeaseScript, {"lease"}, {"d", "10000"});
+  engine.execute(s, {"DEL", "lease"}, 1000);
+  EXPECT_EQ(fill("1", 9, "d"), 0);
+}
+
+// LK-FILL-LEASE, the applies: with the floor of a newer value evicted, a delayed apply of an older
+// version drops the value instead of writing it (swarm-hardened-eviction seed 161: an unlike's
+// apply held 2.2 s by a clog wrote count 7 over 9 after Redis evicted the count's version key).
+TEST(LikeScriptsTest, AnApplyWithoutAFloorDropsTheValue) {
+  sim::redis::Engine engine{sim::redis::EngineOptions{.scripts = likes_scripts()}};
+  sim::redis::Session s;
+  const std::string lua = likes_scripts()->by_name(kApplyScript)->lua;
+  auto apply = [&](const std::string& state, const std::string& count, int ver) {
+    RedisReply r = engine.execute(s, {"EVAL", lua, "6", "v", "ver", "cv", "cver", "lease", "clease", state,
+                                      std::to_string(ver), "3000", count, "0", std::to_string(ver)}, 1000);
+    EXPECT_EQ(r.elements.size(), 2u);
+    return r.elements.size() == 2 ? r.elements[0].integer + r.elements[1].integer : -1;
+  };
+  engine.execute(s, {"SET", "ver", "5"}, 1000);
+  engine.execute(s, {"SET", "cver", "5"}, 1000);
+  EXPECT_EQ(apply("1", "9", 9), 2);  // over a floor it beats: written
+  EXPECT_EQ(engine.execute(s, {"GET", "cv"}, 1000).str, "9");
+  engine.execute(s, {"DEL", "cver", "ver"}, 1000);  // Redis evicts the floors
+  EXPECT_EQ(apply("0", "7", 7), 0);  // the delayed older apply
+  EXPECT_TRUE(engine.execute(s, {"GET", "cv"}, 1000).is_nil());
+  EXPECT_TRUE(engine.execute(s, {"GET", "v"}, 1000).is_nil());
 }
 
 }  // namespace
