@@ -15,6 +15,7 @@ enum class RankFix : uint8_t {
   kPointerFromDb,   // RK-POINTER-FROM-DB
   kNewPartitionCatchesUp,  // RK-NEW-PARTITION-CATCHUP
   kCacheContextFence,      // RK-CACHE-CONTEXT-FENCE
+  kExpiryCurrentAction,    // RK-EXPIRY-CURRENT-ACTION
 };
 using RankFixes = FixSet<RankFix>;
 
