@@ -67,6 +67,10 @@ struct Shared {
   ranking::RiskOptions risk_options;
   int expiry_workers = 2;
   int64_t viewer_interval_us = 0;
+  // C12, F05: the risk service ("risk-svc") the coordinators consult for each entry at the entry score.
+  bool risk_service = false;
+  int risk_suspicious_mod = 4;
+  int64_t risk_svc_delay_us = 0, risk_timeout_us = 1'000'000;
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -126,7 +130,9 @@ Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh, bool faul
   sim::storage::SqlClient sql = sql_of(self, *sh);
   ranking::RunOptions o = run_options(*sh);
   o.tamper_candidates = faulty;
-  co_await ranking::run_coordinator(self, sql, o);
+  o.risk_service = sh->risk_service;
+  o.risk_timeout_us = sh->risk_timeout_us;
+  co_await ranking::run_coordinator(self, sql, o, sh->risk_service ? &self.rpc() : nullptr);
 }
 
 Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int workers) {
@@ -200,6 +206,11 @@ Task<void> expiry_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
   co_await ranking::run_expiry(self, sql, redis, sh->risk_options);
+}
+
+Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
+  co_await ranking::run_risk_service(self, self.rpc(), sh->risk_suspicious_mod, sh->risk_svc_delay_us);
+  for (;;) co_await self.clock().sleep_ms(60'000);
 }
 
 Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& history) {
@@ -557,6 +568,10 @@ class RankingSystem final : public SystemUnderTest {
             int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
             int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
             int_param("expiry_workers", "", 0, 8, 2, "expiry schedulers running at once (duplicates, C29)"),
+            int_param("risk_service", "", 0, 1, 0, "1: coordinators check each entry with the risk service risk-svc (C12, F05)"),
+            int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
+            int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
+            int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
             int_param("viewer_interval_ms", "ms", 0, kHourMs, 0, "mean gap between query-layer views (process viewer); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
                       "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
@@ -623,6 +638,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   if (sh->reconcile_interval_us > 0) add("recon", [sh](Process& p) { return recon_main(p, sh); });
   if (!sh->risk) return;
   add("risk", [sh](Process& p) { return risk_main(p, sh); });
+  if (sh->risk_service) add("risk-svc", [sh](Process& p) { return risk_service_main(p, sh); });
   for (int i = 1; i <= sh->expiry_workers; ++i) {
     add("expiry-" + std::to_string(i), [sh](Process& p) { return expiry_main(p, sh); });
   }
@@ -695,6 +711,12 @@ void configure_risk(const Scenario& s, Shared& sh) {
   o.fixes = sh.fixes;
   sh.expiry_workers = static_cast<int>(s.config.i64("expiry_workers"));
   sh.viewer_interval_us = s.config.i64("viewer_interval_ms") * 1000;
+  sh.risk_service = sh.risk && s.config.i64("risk_service") != 0;
+  sh.risk_suspicious_mod = static_cast<int>(s.config.i64("risk_suspicious_mod"));
+  sh.risk_svc_delay_us = s.config.i64("risk_svc_delay_ms") * 1000;
+  sh.risk_timeout_us = s.config.i64("risk_timeout_ms") * 1000;
+  sh.board_params.risk_service = sh.risk_service;
+  sh.board_params.risk_suspicious_mod = sh.risk_suspicious_mod;
   sh.board_params.risk = sh.risk;
   // A block past effective_until must be EXPIRED within 10 s when expiry schedulers run (004:L213).
   if (sh.expiry_workers > 0) sh.board_params.expiry_bound_us = 10'000'000;

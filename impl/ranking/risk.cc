@@ -190,6 +190,22 @@ Task<void> run_expiry(Runtime& rt, Sql& sql, Redis& redis, RiskOptions o) {
   }
 }
 
+std::string risk_verdict(const std::string& topic, int suspicious_mod) {
+  const int64_t i = std::strtoll(topic.c_str() + std::min<size_t>(2, topic.size()), nullptr, 10);
+  return suspicious_mod > 0 && i > 0 && i % suspicious_mod == 0 ? "suspicious" : "pass";
+}
+
+Task<void> run_risk_service(Runtime& rt, Rpc& rpc, int suspicious_mod, int64_t delay_us) {
+  rpc.serve("risk-svc", [&rt, suspicious_mod, delay_us](MessagePtr m) -> Task<MessagePtr> {
+    const RiskCheckRequest* r = message_as<RiskCheckRequest>(m);
+    if (r == nullptr) co_return make_message(RiskCheckReply{"error", {}});
+    const RiskCheckRequest req = *r;
+    if (delay_us > 0) co_await rt.clock().sleep_us(static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(delay_us + 1)));
+    co_return make_message(RiskCheckReply{risk_verdict(req.topic_id, suspicious_mod), req});
+  });
+  co_return;
+}
+
 Task<void> run_viewer(Runtime& rt, Redis& redis, Recorder& history, std::vector<std::string> scopes,
                       int64_t interval_us, int64_t stop_at_us) {
   while (rt.clock().now_us() < stop_at_us) {

@@ -14,6 +14,7 @@
 #include "impl/ports/history.h"
 #include "impl/ports/redis.h"
 #include "impl/ports/redis_script.h"
+#include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/sql.h"
 #include "impl/ports/task.h"
@@ -61,5 +62,28 @@ Task<void> run_expiry(Runtime& rt, Sql& sql, Redis& redis, RiskOptions o);
 // op `view`, result "snap=<id> deny=<scope epoch>,<global epoch> items=<t,...>").
 Task<void> run_viewer(Runtime& rt, Redis& redis, Recorder& history, std::vector<std::string> scopes,
                       int64_t interval_us, int64_t stop_at_us);
+
+// ---- The risk service (004:L231, L313; C12, F05).
+
+// 004:L231: "风险请求也要携带 scope_id + scope_context_version + input_manifest_id + rule_activation_epoch +
+// mapping_activation_epoch + risk_epoch + global_risk_epoch + calculation_run_id"; and the topic.
+struct RiskCheckRequest {
+  std::string scope_id;
+  int64_t scope_context_version = 0;
+  std::string input_manifest_id;
+  int64_t rule_activation_epoch = 0, mapping_activation_epoch = 1, risk_epoch = 0, global_risk_epoch = 0;
+  std::string calculation_run_id, topic_id;
+  std::string describe() const { return "risk-check " + topic_id + " " + calculation_run_id; }
+};
+struct RiskCheckReply {
+  std::string verdict;  // pass | suspicious
+  RiskCheckRequest request;  // echoed: the context the verdict was computed under
+  std::string describe() const { return verdict; }
+};
+
+// Risk model risk-m1 (a scenario constant): t_i is suspicious when i % suspicious_mod == 0.
+std::string risk_verdict(const std::string& topic, int suspicious_mod);
+// Serves "risk-svc": each answer after a random delay in [0, delay_us] (a slow service, C12).
+Task<void> run_risk_service(Runtime& rt, Rpc& rpc, int suspicious_mod, int64_t delay_us);
 
 }  // namespace fl::ranking

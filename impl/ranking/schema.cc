@@ -42,6 +42,11 @@ void add_risk_tables(std::vector<std::string>& tables) {
       t.insert(t.rfind(')'), ", risk_epoch INTEGER NOT NULL DEFAULT 0, risk_model_version TEXT NOT NULL DEFAULT "
                              "'risk-m1', global_risk_epoch INTEGER NOT NULL DEFAULT 0");
     }
+    // 004:L210: a candidate keeps the risk context its risk verdict was computed under.
+    if (t.find("TABLE IF NOT EXISTS run_candidate (") != std::string::npos) {
+      t.insert(t.find(", PRIMARY KEY"), ", risk_ctx_version INTEGER, risk_epoch INTEGER, global_risk_epoch INTEGER, "
+                                        "risk_verdict TEXT");
+    }
   }
   tables.push_back("CREATE TABLE IF NOT EXISTS risk_action (scope_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
                    "risk_action_version INTEGER NOT NULL, action_id TEXT NOT NULL, state TEXT NOT NULL, "

@@ -254,8 +254,11 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
   for (const ManifestRow* m : rows) {
     ++v.checks;
     const bool want = model::is_candidate(m->score, run.board.params.entry_score);
+    // With the risk service an entry at the entry score may be REJECTED for a risk reason, which
+    // rank-risk-response judges (004:L231, L313).
+    const bool risk_rejected = run.board.params.risk_service && m->disposition == "REJECTED" && starts(m->reason, "risk-");
     if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") || (m->disposition == "REJECTED" && m->reason.empty()) ||
-        (m->disposition == "CANDIDATE") != want) {
+        ((m->disposition == "CANDIDATE") != want && !(want && risk_rejected))) {
       fail_verdict(v, "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
                           ") is " + m->disposition + " '" + m->reason + "'");
     }

@@ -48,6 +48,7 @@ Verdict check_reconciliation(const RankingRun& run);     // RANK-38
 Verdict check_risk_actions(const RankingRun& run);     // RANK-26, RANK-27, RANK-29
 Verdict check_risk_publish(const RankingRun& run);     // RANK-22, RANK-26
 Verdict check_emergency_block(const RankingRun& run);  // RANK-28, RANK-26
+Verdict check_risk_response(const RankingRun& run);    // RANK-19, RANK-21
 // Per PUBLISHED snapshot, the topics blocked in its scope or globally when its publish committed
 // (replayed from the commit log); empty without risk actions.
 std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run);

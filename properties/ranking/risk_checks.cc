@@ -3,6 +3,7 @@
 // control transactions and publishes in commit order), read the DB's rows back, the Redis server's
 // writes of `ranking:emergency-block:*` and the viewers' history.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -15,6 +16,12 @@ namespace fl::ranking::props {
 namespace {
 
 const char* kGlobal = "GLOBAL|ALL|ALL|ALL";  // 004:L211: the explicit global scope
+
+// Risk model risk-m1 (the scenario's constant): t_i is suspicious when i % mod == 0.
+std::string risk_verdict_of(const std::string& topic, int mod) {
+  const int64_t i = std::strtoll(topic.c_str() + std::min<size_t>(2, topic.size()), nullptr, 10);
+  return mod > 0 && i > 0 && i % mod == 0 ? "suspicious" : "pass";
+}
 
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
@@ -40,6 +47,7 @@ struct Current {
 };
 struct RiskState {
   std::map<std::string, int64_t> local_epoch, absorbed;  // scope -> risk_epoch, absorbed global epoch
+  std::map<std::string, int64_t> version, rule_epoch;    // scope -> context version, rule_activation_epoch
   int64_t global_epoch = 0;                              // the authority row's
   std::map<std::pair<std::string, std::string>, Current> current;  // (scope, topic) -> current row
   std::map<std::pair<std::string, std::string>, int64_t> versions; // (scope, topic) -> rows so far
@@ -72,12 +80,18 @@ struct RiskTx {
   std::vector<const SqlStatementObs*> inserts;              // INSERT INTO risk_action
   std::vector<std::string> absorbed;                         // scopes that absorbed the global epoch
   std::vector<std::pair<std::string, std::string>> published;  // (snapshot, scope)
+  std::vector<std::string> created, rule_moves, version_moves;  // context rows created / moved
 };
 
 RiskTx parse_tx(const SqlCommit& c) {
   RiskTx t;
   for (const SqlStatementObs& s : c.statements) {
     if (s.changes == 0) continue;
+    if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) t.created.push_back(s.params[0]);
+    if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() >= 2) t.rule_moves.push_back(s.params[1]);
+    if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
+      t.version_moves.push_back(s.params.size() >= 3 ? s.params[1] : s.params[0]);
+    }
     if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
         !s.params.empty()) {
       t.local_advances.push_back(s.params[0]);
@@ -142,13 +156,19 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
 
 // Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
 // publish and checking the control transactions into `v`.
-template <typename F>
-RiskState replay(Verdict& v, const RankingRun& run, F on_publish) {
+template <typename F, typename G = void (*)(const RiskState&, const SqlCommit&)>
+RiskState replay(Verdict& v, const RankingRun& run, F on_publish, G on_commit = [](const RiskState&, const SqlCommit&) {}) {
   RiskState st;
   std::set<std::string> expired;
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     const RiskTx t = parse_tx(c);
+    on_commit(st, c);  // judged against the context before this commit's own moves
+    for (const std::string& s : t.created) {
+      if (!st.version.count(s)) st.version[s] = st.rule_epoch[s] = 1;
+    }
+    for (const std::string& s : t.rule_moves) ++st.version[s], ++st.rule_epoch[s];
+    for (const std::string& s : t.version_moves) ++st.version[s];
     apply_control(v, st, c, t, expired);
     for (const std::string& s : t.absorbed) st.absorbed[s] = st.global_epoch;
     for (const auto& [snap, scope] : t.published) on_publish(st, snap, scope, c);
@@ -374,7 +394,78 @@ void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st
   }
 }
 
+// One committed risk-service disposition (004:L231, L313): a candidate commits only under the
+// context its request carried, which is the scope's context at that commit; an entry rejected for
+// a changed context was rejected when the context was no longer the run's; a suspicious one is
+// suspicious under the risk model; a degraded one is explained by a fault of the service or the
+// coordinator.
+void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& st, const SqlCommit& c,
+                            const std::map<std::string, int64_t>& run_ctx, const fl::props::FaultBudget& budget) {
+  const BoardParams& p = run.board.params;
+  for (const SqlStatementObs& s : c.statements) {
+    if (s.changes == 0) continue;
+    if (starts(s.sql, "INSERT INTO run_candidate") && has(s.sql, "risk_verdict") && s.params.size() >= 8) {
+      const std::string& scope = s.params[0];
+      auto at = [&](const std::map<std::string, int64_t>& m) { auto it = m.find(scope); return it == m.end() ? 0 : it->second; };
+      const int64_t global = scope == kGlobal ? st.global_epoch : at(st.absorbed);
+      ++v.checks;
+      if (std::stoll(s.params[5]) != at(st.version) || std::stoll(s.params[6]) != st.key_epoch(scope) * (scope != kGlobal) ||
+          std::stoll(s.params[7]) != global || risk_verdict_of(s.params[2], p.risk_suspicious_mod) != "pass") {
+        fail_verdict(v, c.client + " wrote candidate " + s.params[2] + " of " + s.params[1] + " under context v" + s.params[5] +
+                            " risk " + s.params[6] + "/" + s.params[7] + " while the scope was at v" +
+                            std::to_string(at(st.version)) + " risk " + std::to_string(st.key_epoch(scope)) + "/" +
+                            std::to_string(global));
+      }
+      continue;
+    }
+    if (!starts(s.sql, "UPDATE run_input_manifest SET disposition") || s.params.size() < 4) continue;
+    const bool fixed = has(s.sql, "'risk-context-changed'");  // reason in the text, params (run, topic)
+    const std::string reason = fixed ? "risk-context-changed" : s.params[1];
+    const std::string& run_id = fixed ? s.params[0] : s.params[2];
+    const std::string& topic = fixed ? s.params[1] : s.params[3];
+    if (!starts(reason, "risk-")) continue;
+    auto r = run_ctx.find(run_id);
+    std::string scope;
+    for (const RunRow& x : run.board.runs) {
+      if (x.run_id == run_id) scope = x.scope_id;
+    }
+    ++v.checks;
+    const int64_t now_v = st.version.count(scope) ? st.version.at(scope) : 0;
+    if (reason == "risk-context-changed" && (r == run_ctx.end() || r->second == now_v)) {
+      fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " for a changed context, but the scope is still at v" +
+                          std::to_string(now_v));
+    } else if (reason == "risk-suspicious" && risk_verdict_of(topic, p.risk_suspicious_mod) != "suspicious") {
+      fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " as suspicious; the risk model passes it");
+    } else if (starts(reason, "risk-unavailable")) {
+      if (auto why = budget.explain({"risk-svc", c.client}, c.time_us - 3'000'000, c.time_us)) {
+        v.exempt("risk service unavailable: " + *why);
+      } else {
+        fail_verdict(v, c.client + " degraded " + topic + " of " + run_id + " (" + reason + ") with no fault of the risk service");
+      }
+    }
+  }
+}
+
 }  // namespace
+
+// RANK-19, RANK-21 (004:L230-231, L313).
+Verdict check_risk_response(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-risk-response", {"RANK-19", "RANK-21"},
+                              "each candidate written with a risk verdict commits under exactly the scope's context "
+                              "(version, risk_epoch, absorbed global epoch) at its commit and only for a topic the risk "
+                              "model passes; an entry rejected for a changed context was rejected after the context left "
+                              "the run's; a suspicious rejection matches the model; a degraded one is explained by a "
+                              "fault of the risk service or the coordinator");
+  std::map<std::string, int64_t> run_ctx;
+  for (const RunRow& r : run.board.runs) run_ctx[r.run_id] = r.ctx_version;
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  Verdict scratch = passing_verdict("scratch", {}, "");
+  replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
+         [&](const RiskState& st, const SqlCommit& c) {
+           if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget);
+         });
+  return v;
+}
 
 std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run) {
   std::map<std::string, std::set<std::string>> out;

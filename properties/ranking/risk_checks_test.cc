@@ -112,5 +112,27 @@ TEST(RiskChecks, ViewIgnoringTheEdgeDenylistFails) {
   EXPECT_EQ(check_emergency_block(wrong).status(), VerdictStatus::kFail);
 }
 
+// C12: a candidate written with a risk verdict under the context its request carried.
+RankingRun with_risk_service(const std::string& ctx_version, const std::string& risk_epoch, const std::string& topic) {
+  RankingRun run = clean();
+  run.board.params.risk_service = true;
+  run.board.runs.push_back(RunRow{kRun, kA, "BUILDING", "", 1, 0, 1, "", "", -1, "", -1, "", 2, "rule-v1", 1});
+  run.commits.insert(run.commits.begin(),
+                     SqlCommit{50, true, "coord-1", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kA})}});
+  run.commits.insert(run.commits.begin() + 2,
+                     SqlCommit{150, true, "coord-1",
+                               {st("SELECT 1 FROM ranking_scope_context WHERE ...", {}, 0),
+                                st("INSERT INTO run_candidate (..., risk_verdict) VALUES (...)",
+                                   {kA, kRun, topic, "5", "m1", ctx_version, risk_epoch, "0"})}});
+  return run;
+}
+
+TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
+  EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_1")).status(), VerdictStatus::kPass);
+  const Verdict stale = check_risk_response(with_risk_service("1", "0", "t_1"));  // the request's context before the block
+  EXPECT_EQ(stale.status(), VerdictStatus::kFail);
+  EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_4")).status(), VerdictStatus::kFail);  // t_4 % 4 == 0
+}
+
 }  // namespace
 }  // namespace fl::ranking::props
