@@ -14,6 +14,7 @@
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
 #include "impl/ranking/candidate_cache.h"
+#include "impl/ranking/edge.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
 #include "impl/ranking/reconcile.h"
@@ -71,6 +72,9 @@ struct Shared {
   bool risk_service = false;
   int risk_suspicious_mod = 4;
   int64_t risk_svc_delay_us = 0, risk_timeout_us = 1'000'000;
+  // C28, F11: the CDN node "edge" between the viewers and the query layer.
+  bool cdn = false;
+  ranking::EdgeOptions edge;
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -199,13 +203,17 @@ Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> risk_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  co_await ranking::run_risk_control(self, sql, redis, sh->risk_options);
+  ranking::RiskOptions o = sh->risk_options;
+  if (sh->cdn) o.edge = &self.rpc();
+  co_await ranking::run_risk_control(self, sql, redis, o);
 }
 
 Task<void> expiry_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  co_await ranking::run_expiry(self, sql, redis, sh->risk_options);
+  ranking::RiskOptions o = sh->risk_options;
+  if (sh->cdn) o.edge = &self.rpc();
+  co_await ranking::run_expiry(self, sql, redis, o);
 }
 
 Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -213,7 +221,18 @@ Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
   for (;;) co_await self.clock().sleep_ms(60'000);
 }
 
+Task<void> edge_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  co_await ranking::run_edge(self, self.rpc(), redis, sh->edge);
+  for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the Redis client alive while serving
+}
+
 Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& history) {
+  if (sh->cdn) {
+    co_await ranking::run_edge_viewer(self, self.rpc(), history, sh->board_params.scopes, sh->viewer_interval_us,
+                                      sh->end_us);
+    for (;;) co_await self.clock().sleep_ms(60'000);
+  }
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
   co_await ranking::run_viewer(self, redis, history, sh->board_params.scopes, sh->viewer_interval_us, sh->end_us);
   for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the client alive
@@ -572,6 +591,9 @@ class RankingSystem final : public SystemUnderTest {
             int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
             int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
             int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
+            int_param("cdn", "", 0, 1, 0, "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
+            int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
+            int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
             int_param("viewer_interval_ms", "ms", 0, kHourMs, 0, "mean gap between query-layer views (process viewer); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
                       "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
@@ -639,6 +661,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   if (!sh->risk) return;
   add("risk", [sh](Process& p) { return risk_main(p, sh); });
   if (sh->risk_service) add("risk-svc", [sh](Process& p) { return risk_service_main(p, sh); });
+  if (sh->cdn) add("edge", [sh](Process& p) { return edge_main(p, sh); });
   for (int i = 1; i <= sh->expiry_workers; ++i) {
     add("expiry-" + std::to_string(i), [sh](Process& p) { return expiry_main(p, sh); });
   }
@@ -716,6 +739,9 @@ void configure_risk(const Scenario& s, Shared& sh) {
   sh.risk_svc_delay_us = s.config.i64("risk_svc_delay_ms") * 1000;
   sh.risk_timeout_us = s.config.i64("risk_timeout_ms") * 1000;
   sh.board_params.risk_service = sh.risk_service;
+  sh.cdn = sh.risk && s.config.i64("cdn") != 0;
+  sh.edge.ttl_us = s.config.i64("cdn_ttl_ms") * 1000;
+  sh.edge.purge_fail_percent = static_cast<int>(s.config.i64("purge_fail_percent"));
   sh.board_params.risk_suspicious_mod = sh.risk_suspicious_mod;
   sh.board_params.risk = sh.risk;
   // A block past effective_until must be EXPIRED within 10 s when expiry schedulers run (004:L213).

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "impl/ranking/contract.h"
+#include "impl/ranking/edge.h"
 
 namespace fl::ranking {
 namespace {
@@ -85,7 +86,7 @@ Task<void> absorb_global(Sql& sql, const std::vector<std::string>& scopes) {
 // 004:L235: the epoch'd denylist of a scope (its local blocks with its risk_epoch; for the global
 // scope the global blocks with the global epoch), read in one statement, pushed through the
 // emergency channel; an older epoch never replaces a newer one.
-Task<void> push_denylist(Sql& sql, Redis& redis, const std::string& scope) {
+Task<void> push_denylist(Sql& sql, Redis& redis, const RiskOptions& o, const std::string& scope) {
   SqlResult r = co_await sql.exec(
       "SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (SELECT a.topic_id FROM "
       "risk_action a WHERE a.scope_id = ? AND a.state = 'BLOCK' AND a.risk_action_version = (SELECT "
@@ -95,6 +96,12 @@ Task<void> push_denylist(Sql& sql, Redis& redis, const std::string& scope) {
   if (!r.ok() || r.rows().empty()) co_return;
   co_await redis.script(kDenylistSetScript, {denylist_key(scope)},
                         {std::to_string(r.rows()[0][0].as_int()), r.rows()[0][1].as_text()});
+  if (o.edge == nullptr) co_return;
+  // 004:L235, L237: the same denylist to the CDN's edge filter, and a purge of the affected scopes
+  // (a global action expands to every board scope).
+  std::vector<std::string> purge = {scope};
+  if (scope == kGlobalScope) purge = o.scopes;
+  co_await push_to_edge(*o.edge, scope, r.rows()[0][0].as_int(), r.rows()[0][1].as_text(), std::move(purge));
 }
 
 int64_t jitter(Runtime& rt, int64_t mean_us) {
@@ -137,7 +144,7 @@ Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o,
   SqlResult r = co_await sql.transaction(control_tx(a, std::move(guards), std::string(rt.process_name())));
   if (!r.ok()) co_return;
   if (global) co_await absorb_global(sql, o.scopes);
-  co_await push_denylist(sql, redis, a.scope);
+  co_await push_denylist(sql, redis, o, a.scope);
 }
 
 // 004:L213: "到期任务锁定 scope context、写入更高动作版本并推进 scope 或 global risk epoch";
@@ -154,7 +161,7 @@ Task<void> expire(Sql& sql, Redis& redis, const RiskOptions& o, Action a, const 
   SqlResult r = co_await sql.transaction(control_tx(a, std::move(guards), who));
   if (!r.ok()) co_return;
   if (a.scope == kGlobalScope) co_await absorb_global(sql, o.scopes);
-  co_await push_denylist(sql, redis, a.scope);
+  co_await push_denylist(sql, redis, o, a.scope);
 }
 
 }  // namespace
@@ -199,9 +206,13 @@ Task<void> run_risk_service(Runtime& rt, Rpc& rpc, int suspicious_mod, int64_t d
   rpc.serve("risk-svc", [&rt, suspicious_mod, delay_us](MessagePtr m) -> Task<MessagePtr> {
     const RiskCheckRequest* r = message_as<RiskCheckRequest>(m);
     if (r == nullptr) co_return make_message(RiskCheckReply{"error", {}});
+    // Copies first: the closure's captures are not used after the first suspension.
     const RiskCheckRequest req = *r;
-    if (delay_us > 0) co_await rt.clock().sleep_us(static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(delay_us + 1)));
-    co_return make_message(RiskCheckReply{risk_verdict(req.topic_id, suspicious_mod), req});
+    const int mod = suspicious_mod;
+    const int64_t delay = delay_us;
+    Runtime& runtime = rt;
+    if (delay > 0) co_await runtime.clock().sleep_us(static_cast<int64_t>(runtime.random_u64() % static_cast<uint64_t>(delay + 1)));
+    co_return make_message(RiskCheckReply{risk_verdict(req.topic_id, mod), req});
   });
   co_return;
 }
@@ -212,41 +223,8 @@ Task<void> run_viewer(Runtime& rt, Redis& redis, Recorder& history, std::vector<
     co_await rt.clock().sleep_us(jitter(rt, interval_us));
     const std::string scope = scopes[rt.random_u64() % scopes.size()];
     const uint64_t op = history.invoke(rt.process_name(), "view", "scope=" + scope);
-    RedisReply p = co_await redis.command({"GET", "ranking:pointer:" + scope});
-    if (!p.ok_reply()) {
-      history.complete(op, Outcome::kInfo, "error");
-      continue;
-    }
-    if (p.kind != RedisReply::Kind::kBulk) {
-      history.complete(op, Outcome::kOk, "snap= deny=0/0 items=");
-      continue;
-    }
-    const std::string snap = p.str.substr(p.str.find('|') + 1);
-    RedisReply items = co_await redis.command({"GET", "ranking:snapshot:" + scope + ":" + snap});
-    RedisReply local = co_await redis.command({"GET", denylist_key(scope)});
-    RedisReply global = co_await redis.command({"GET", denylist_key(kGlobalScope)});
-    if (!items.ok_reply() || !local.ok_reply() || !global.ok_reply() || items.kind != RedisReply::Kind::kBulk) {
-      history.complete(op, Outcome::kInfo, "error");
-      continue;
-    }
-    // 004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值".
-    auto list = [](const RedisReply& r, std::string* epoch) {
-      *epoch = "0";
-      if (r.kind != RedisReply::Kind::kBulk) return std::vector<std::string>{};
-      const size_t bar = r.str.find('|');
-      *epoch = r.str.substr(0, bar);
-      return bar == std::string::npos ? std::vector<std::string>{} : split(r.str.substr(bar + 1), ',');
-    };
-    std::string el, eg;
-    std::vector<std::string> deny = list(local, &el), g = list(global, &eg);
-    deny.insert(deny.end(), g.begin(), g.end());
-    std::string shown;
-    for (const std::string& item : split(items.str, ';')) {
-      const std::vector<std::string> f = split(item, ':');
-      if (f.size() < 2 || std::find(deny.begin(), deny.end(), f[1]) != deny.end()) continue;
-      shown += (shown.empty() ? "" : ",") + f[1];
-    }
-    history.complete(op, Outcome::kOk, "snap=" + snap + " deny=" + el + "/" + eg + " items=" + shown);
+    const std::string shown = co_await origin_view(redis, scope);
+    history.complete(op, shown.empty() ? Outcome::kInfo : Outcome::kOk, shown.empty() ? "error" : shown);
   }
 }
 

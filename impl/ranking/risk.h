@@ -49,6 +49,7 @@ struct RiskOptions {
   int64_t stop_at_us = 0;
   int64_t expiry_interval_us = 500'000;
   RankFixes fixes = RankFixes::spec();
+  Rpc* edge = nullptr;  // with the CDN (C28, F11): pushes and purges go to "edge" through this client
 };
 
 // Blocks and lifts at random moments (process "risk"), none after stop_at_us.

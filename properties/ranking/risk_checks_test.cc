@@ -112,6 +112,17 @@ TEST(RiskChecks, ViewIgnoringTheEdgeDenylistFails) {
   EXPECT_EQ(check_emergency_block(wrong).status(), VerdictStatus::kFail);
 }
 
+// C28, F11: after a CDN hit the edge denylist still applies; a hit may hide more (a topic lifted
+// since the origin answered), never show a blocked one.
+TEST(RiskChecks, CdnHitShowingABlockedTopicFails) {
+  RankingRun run = clean();
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.risk.views[0].result = std::string("snap=") + kSnap + " deny=1/0 items= src=hit";  // hides t_2 too
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.board.risk.views[0].result = std::string("snap=") + kSnap + " deny=1/0 items=t_1,t_2 src=hit";
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+}
+
 // C12: a candidate written with a risk verdict under the context its request carried.
 RankingRun with_risk_service(const std::string& ctx_version, const std::string& risk_epoch, const std::string& topic) {
   RankingRun run = clean();
