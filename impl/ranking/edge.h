@@ -42,8 +42,8 @@ struct EdgeAck {
   std::string describe() const { return ok ? "ok" : "failed"; }
 };
 
-// 004:L284: "CDN cache key = canonical path + scopeType + channelId + regionId + language + snapshot +
-// cache_policy_version".
+// The seed's key: canonical path, the four dimensions, the snapshot and the cache policy version.
+// 004:L284: "CDN cache key = canonical path + scopeType + channelId + regionId + language".
 std::string cdn_cache_key(const EdgeGet& g, const std::string& cache_policy_version);
 
 struct EdgeOptions {

@@ -66,8 +66,8 @@ Task<void> run_viewer(Runtime& rt, Redis& redis, Recorder& history, std::vector<
 
 // ---- The risk service (004:L231, L313; C12, F05).
 
-// 004:L231: "风险请求也要携带 scope_id + scope_context_version + input_manifest_id + rule_activation_epoch +
-// mapping_activation_epoch + risk_epoch + global_risk_epoch + calculation_run_id"; and the topic.
+// The request carries scope_id, scope_context_version, input_manifest_id, the rule, mapping, risk
+// and global risk epochs, calculation_run_id and the topic. 004:L231: "风险请求也要携带 scope_id".
 struct RiskCheckRequest {
   std::string scope_id;
   int64_t scope_context_version = 0;
