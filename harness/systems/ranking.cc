@@ -234,7 +234,10 @@ Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& hist
     for (;;) co_await self.clock().sleep_ms(60'000);
   }
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  co_await ranking::run_viewer(self, redis, history, sh->board_params.scopes, sh->viewer_interval_us, sh->end_us);
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  const bool bypass = sh->fixes.has(ranking::RankFix::kDenylistBypass);
+  co_await ranking::run_viewer(self, redis, bypass ? &sql : nullptr, history, sh->board_params.scopes,
+                               sh->viewer_interval_us, sh->end_us);
   for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the client alive
 }
 
@@ -591,6 +594,8 @@ class RankingSystem final : public SystemUnderTest {
             int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
             int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
             int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
+            int_param("max_safe_ttl_ms", "ms", 1, kHourMs, 3000,
+                      "the maximum safe TTL: no response shows a topic blocked longer ago (004:L237)"),
             int_param("cdn", "", 0, 1, 0, "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
             int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
             int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
@@ -739,6 +744,7 @@ void configure_risk(const Scenario& s, Shared& sh) {
   sh.risk_svc_delay_us = s.config.i64("risk_svc_delay_ms") * 1000;
   sh.risk_timeout_us = s.config.i64("risk_timeout_ms") * 1000;
   sh.board_params.risk_service = sh.risk_service;
+  sh.board_params.max_safe_ttl_us = s.config.i64("max_safe_ttl_ms") * 1000;
   sh.cdn = sh.risk && s.config.i64("cdn") != 0;
   sh.edge.ttl_us = s.config.i64("cdn_ttl_ms") * 1000;
   sh.edge.purge_fail_percent = static_cast<int>(s.config.i64("purge_fail_percent"));

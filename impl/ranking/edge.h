@@ -15,6 +15,7 @@
 #include "impl/ports/redis.h"
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
+#include "impl/ports/sql.h"
 #include "impl/ports/task.h"
 
 namespace fl::ranking {
@@ -55,8 +56,9 @@ struct EdgeOptions {
 Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o);
 
 // The origin's answer for one scope (what the query layer shows): the cached pointer's snapshot
-// minus the scope's and the global denylist; "" when Redis did not answer.
-Task<std::string> origin_view(Redis& redis, const std::string& scope);
+// minus the scope's and the global denylist; "" when Redis did not answer. `db`
+// (RK-DENYLIST-BYPASS; else null): a missing denylist sends the query layer to the DB's blocks.
+Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db = nullptr);
 
 // Pushes a scope's denylist to the edge (004:L235) and purges the affected scopes' objects
 // (004:L237: a global action expands to every scope); both may fail, nothing retries them.

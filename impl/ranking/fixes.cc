@@ -44,6 +44,13 @@ const std::vector<FixInfo>& ranking_fixes() {
        "row: the seed makes expiry idempotent per action id and writes the next risk_action_version of the topic, so "
        "the late expiry of a block that was lifted and followed by a new block of the same topic ended the new "
        "block before its effective_until"},
+      {"RK-DENYLIST-BYPASS", "004:L235, L285",
+       {"RANK-28"},
+       "a query layer that finds the scope's or the global denylist missing in Redis reads the blocks and their epochs "
+       "from the DB instead (it cannot confirm the latest epoch: 004:L235 then bypasses the cache): the seed pushes "
+       "the epoch'd denylist once, after the control transaction, so after a Redis loss the query layer applied no "
+       "denylist at all and the restored snapshot, made before a block, showed the blocked topic past the maximum "
+       "safe TTL"},
   };
   return kFixes;
 }

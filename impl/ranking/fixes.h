@@ -16,6 +16,7 @@ enum class RankFix : uint8_t {
   kNewPartitionCatchesUp,  // RK-NEW-PARTITION-CATCHUP
   kCacheContextFence,      // RK-CACHE-CONTEXT-FENCE
   kExpiryCurrentAction,    // RK-EXPIRY-CURRENT-ACTION
+  kDenylistBypass,         // RK-DENYLIST-BYPASS
 };
 using RankFixes = FixSet<RankFix>;
 

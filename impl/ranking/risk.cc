@@ -217,13 +217,13 @@ Task<void> run_risk_service(Runtime& rt, Rpc& rpc, int suspicious_mod, int64_t d
   co_return;
 }
 
-Task<void> run_viewer(Runtime& rt, Redis& redis, Recorder& history, std::vector<std::string> scopes,
+Task<void> run_viewer(Runtime& rt, Redis& redis, Sql* db, Recorder& history, std::vector<std::string> scopes,
                       int64_t interval_us, int64_t stop_at_us) {
   while (rt.clock().now_us() < stop_at_us) {
     co_await rt.clock().sleep_us(jitter(rt, interval_us));
     const std::string scope = scopes[rt.random_u64() % scopes.size()];
     const uint64_t op = history.invoke(rt.process_name(), "view", "scope=" + scope);
-    const std::string shown = co_await origin_view(redis, scope);
+    const std::string shown = co_await origin_view(redis, scope, db);
     history.complete(op, shown.empty() ? Outcome::kInfo : Outcome::kOk, shown.empty() ? "error" : shown);
   }
 }

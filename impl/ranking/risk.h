@@ -61,7 +61,8 @@ Task<void> run_expiry(Runtime& rt, Sql& sql, Redis& redis, RiskOptions o);
 // The query layer (004:L279, L285): every interval a viewer reads a random scope's cached pointer
 // and snapshot, applies the scope's and the global denylist, and records what it showed (history
 // op `view`, result "snap=<id> deny=<scope epoch>,<global epoch> items=<t,...>").
-Task<void> run_viewer(Runtime& rt, Redis& redis, Recorder& history, std::vector<std::string> scopes,
+// `db` (RK-DENYLIST-BYPASS; else null): where the blocks are read when a denylist is missing.
+Task<void> run_viewer(Runtime& rt, Redis& redis, Sql* db, Recorder& history, std::vector<std::string> scopes,
                       int64_t interval_us, int64_t stop_at_us);
 
 // ---- The risk service (004:L231, L313; C12, F05).

@@ -51,6 +51,8 @@ struct RiskState {
   int64_t global_epoch = 0;                              // the authority row's
   std::map<std::pair<std::string, std::string>, Current> current;  // (scope, topic) -> current row
   std::map<std::pair<std::string, std::string>, int64_t> versions; // (scope, topic) -> rows so far
+  // (scope, topic) -> the commit-time spans [from, to) in which its current row was a BLOCK.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;
   // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch).
   std::map<std::pair<std::string, int64_t>, std::set<std::string>> lists;
 
@@ -126,6 +128,9 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   if (state == "EXPIRED" && at_us < until) {
     why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " + std::to_string(until);
   }
+  auto& spans = st.spans[{scope, topic}];
+  if (cur.state == "BLOCK" && state != "BLOCK" && !spans.empty()) spans.back().second = at_us;
+  if (cur.state != "BLOCK" && state == "BLOCK") spans.emplace_back(at_us, INT64_MAX);
   cur = Current{id, state};  // the DB's state: the highest version row, whatever it ended
   return why;
 }
@@ -359,6 +364,20 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
     if (i.snapshot_id == snap && !blocked.count(i.topic_id)) want.insert(i.topic_id);
   }
   auto ws = [&](const std::string& s) { auto it = writes.find(s); return it == writes.end() ? nullptr : &it->second; };
+  // 004:L237: whatever the edge held (a Redis loss included), no response shows a topic whose block
+  // committed more than the maximum safe TTL before the view started and was still current then.
+  for (const std::string& t : shown) {
+    for (const std::string& s : {scope, std::string(kGlobal)}) {
+      auto it = st.spans.find({s, t});
+      for (const auto& [from, to] : it == st.spans.end() ? std::vector<std::pair<int64_t, int64_t>>{} : it->second) {
+        ++v.checks;
+        if (from + b.params.max_safe_ttl_us < op.invoke_us && op.invoke_us < to) {
+          fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope + ", blocked in " +
+                              s + " since " + std::to_string(from) + " (more than the maximum safe TTL)");
+        }
+      }
+    }
+  }
   // A CDN hit may still hide a topic lifted since the origin answered (the cached response, until its
   // TTL): only shown ⊆ want is required of it; the origin's answer is exact.
   const bool hit = result_field(op.result, "src") == "hit";

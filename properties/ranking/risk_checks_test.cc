@@ -123,6 +123,20 @@ TEST(RiskChecks, CdnHitShowingABlockedTopicFails) {
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
 }
 
+// RK-DENYLIST-BYPASS's defect: Redis lost the denylist, the query layer applied none and showed t_1,
+// blocked 1.4 s before, beyond a maximum safe TTL of 1 s (within 5 s it is tolerated).
+TEST(RiskChecks, BlockedTopicShownPastTheMaximumSafeTtlFails) {
+  RankingRun run = clean();
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.redis_losses = {1000};
+  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
+                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.board.params.max_safe_ttl_us = 5000;
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.board.params.max_safe_ttl_us = 1000;
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+}
+
 // C12: a candidate written with a risk verdict under the context its request carried.
 RankingRun with_risk_service(const std::string& ctx_version, const std::string& risk_epoch, const std::string& topic) {
   RankingRun run = clean();

@@ -70,6 +70,8 @@ struct BoardParams {
   bool risk = false;                 // the scenario has risk actions (§9.2-§9.3)
   // How long after effective_until a block may stay current (expiry schedulers run; else never).
   int64_t expiry_bound_us = INT64_MAX / 4;
+  // 004:L237: the maximum safe TTL: how long a committed block may still be shown by any response.
+  int64_t max_safe_ttl_us = INT64_MAX / 4;
   bool risk_service = false;         // entries at the entry score are checked by the risk service
   int risk_suspicious_mod = 4;       // risk model risk-m1: t_i suspicious when i % N == 0
 };
