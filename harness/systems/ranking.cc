@@ -14,9 +14,11 @@
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
 #include "impl/ranking/candidate_cache.h"
+#include "impl/ranking/edge.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
 #include "impl/ranking/reconcile.h"
+#include "impl/ranking/risk.h"
 #include "impl/ranking/runs.h"
 #include "impl/ranking/schema.h"
 #include "impl/ranking/services.h"
@@ -60,6 +62,19 @@ struct Shared {
   bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
   int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
   bool reconcile_mix = false;
+  // §9.2-§9.3 (scenario param risk: "1"): risk actions (process "risk"), expiry schedulers
+  // ("expiry-N"), the denylist pushed to Redis and viewers ("viewer") applying it (C04, C15, C23, C29, F14).
+  bool risk = false;
+  ranking::RiskOptions risk_options;
+  int expiry_workers = 2;
+  int64_t viewer_interval_us = 0;
+  // C12, F05: the risk service ("risk-svc") the coordinators consult for each entry at the entry score.
+  bool risk_service = false;
+  int risk_suspicious_mod = 4;
+  int64_t risk_svc_delay_us = 0, risk_timeout_us = 1'000'000;
+  // C28, F11: the CDN node "edge" between the viewers and the query layer.
+  bool cdn = false;
+  ranking::EdgeOptions edge;
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -119,7 +134,9 @@ Task<void> coordinator_main(Process& self, std::shared_ptr<Shared> sh, bool faul
   sim::storage::SqlClient sql = sql_of(self, *sh);
   ranking::RunOptions o = run_options(*sh);
   o.tamper_candidates = faulty;
-  co_await ranking::run_coordinator(self, sql, o);
+  o.risk_service = sh->risk_service;
+  o.risk_timeout_us = sh->risk_timeout_us;
+  co_await ranking::run_coordinator(self, sql, o, sh->risk_service ? &self.rpc() : nullptr);
 }
 
 Task<void> topk_main(Process& self, std::shared_ptr<Shared> sh, int index, int workers) {
@@ -134,6 +151,7 @@ ranking::PublisherOptions publisher_options(const Shared& sh) {
   o.fixes = sh.fixes;
   o.interval_us = sh.publish_interval_us;
   o.completeness_gate = sh.wm.enabled;  // source_status exists with §6.3 only
+  o.risk = sh.risk;
   return o;
 }
 
@@ -180,6 +198,47 @@ Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
     co_return;
   }
   co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
+}
+
+Task<void> risk_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::RiskOptions o = sh->risk_options;
+  if (sh->cdn) o.edge = &self.rpc();
+  co_await ranking::run_risk_control(self, sql, redis, o);
+}
+
+Task<void> expiry_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  ranking::RiskOptions o = sh->risk_options;
+  if (sh->cdn) o.edge = &self.rpc();
+  co_await ranking::run_expiry(self, sql, redis, o);
+}
+
+Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
+  co_await ranking::run_risk_service(self, self.rpc(), sh->risk_suspicious_mod, sh->risk_svc_delay_us);
+  for (;;) co_await self.clock().sleep_ms(60'000);
+}
+
+Task<void> edge_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  co_await ranking::run_edge(self, self.rpc(), redis, sh->edge);
+  for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the Redis client alive while serving
+}
+
+Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& history) {
+  if (sh->cdn) {
+    co_await ranking::run_edge_viewer(self, self.rpc(), history, sh->board_params.scopes, sh->viewer_interval_us,
+                                      sh->end_us);
+    for (;;) co_await self.clock().sleep_ms(60'000);
+  }
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  const bool bypass = sh->fixes.has(ranking::RankFix::kDenylistBypass);
+  co_await ranking::run_viewer(self, redis, bypass ? &sql : nullptr, history, sh->board_params.scopes,
+                               sh->viewer_interval_us, sh->end_us);
+  for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the client alive
 }
 
 // A corrupted checkpoint (F06, 004:L487): at `at_us` every aggregation checkpoint's digest is
@@ -290,6 +349,26 @@ void read_watermark_db(const Shared& sh, ranking::props::WatermarkObs* w) {
           [&](sqlite3_stmt* st) { w->complete[{i32(st, 0), text(st, 1)}] = i64(st, 2); });
 }
 
+// §9.2-§9.3 rows read back: risk actions, the risk columns of contexts and snapshots.
+void read_risk_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
+  namespace rp = ranking::props;
+  auto text = &sim::storage::VfsReader::text;
+  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
+  b->risk.enabled = true;
+  db.each("SELECT scope_id, topic_id, risk_action_version, action_id, state, effective_from_us, effective_until_us, "
+          "risk_epoch FROM risk_action ORDER BY scope_id, topic_id, risk_action_version",
+          [&](sqlite3_stmt* st) {
+            b->risk.actions.push_back(rp::RiskActionRow{text(st, 0), text(st, 1), i64(st, 2), text(st, 3), text(st, 4),
+                                                        i64(st, 5), i64(st, 6), i64(st, 7)});
+          });
+  db.each("SELECT scope_id, risk_epoch, global_risk_epoch FROM ranking_scope_context", [&](sqlite3_stmt* st) {
+    b->risk.context_epochs[text(st, 0)] = {i64(st, 1), i64(st, 2)};
+  });
+  db.each("SELECT snapshot_id, risk_epoch, global_risk_epoch FROM ranking_snapshot", [&](sqlite3_stmt* st) {
+    b->risk.snapshot_epochs[text(st, 0)] = {i64(st, 1), i64(st, 2)};
+  });
+}
+
 // Part 2's rows read back from the VFS (004:L99-104).
 void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   namespace rp = ranking::props;
@@ -347,6 +426,7 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
           [&](sqlite3_stmt* st) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
+  if (sh.risk) read_risk_db(db, b);
   if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
   });
@@ -418,6 +498,10 @@ class RankingRun final : public SystemRun {
     run.config.topics = shared->topics;
     run.end_us = world.now_us();
     for (const sim::Operation& o : world.history().operations()) {
+      if (o.op == "view") {
+        run.board.risk.views.push_back(ranking::props::ViewOp{o.process, o.args, o.invoke_us, o.complete_us,
+                                                              o.completed() ? o.outcome : Outcome::kInfo, o.result});
+      }
       if (o.op != "emit") continue;
       run.emits.push_back(ranking::props::EmitOp{o.process, o.args, o.invoke_us,
                                                  o.completed() ? o.outcome : Outcome::kInfo});
@@ -496,6 +580,26 @@ class RankingSystem final : public SystemUnderTest {
                       "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
             int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
+            int_param("board_scopes", "", 2, 4, 2, "2: global and zh-CN boards; 4: also a region and a channel board (C04)"),
+            int_param("risk", "", 0, 1, 0, "1: risk actions, epochs, expiry and the emergency denylist (§9.2-§9.3)"),
+            int_param("risk_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between block/lift actions (process risk)"),
+            int_param("risk_global_percent", "percent", 0, 100, 30, "actions on the explicit global scope (004:L211)"),
+            int_param("risk_lift_percent", "percent", 0, 100, 40, "chance an action on a blocked topic lifts it"),
+            int_param("risk_topics", "", 1, 1'000, 5, "actions target t_1..t_N"),
+            int_param("risk_local_scope", "", 0, 4, 0, "local actions only in board scope N (1-based); 0: any non-global"),
+            int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
+            int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
+            int_param("expiry_workers", "", 0, 8, 2, "expiry schedulers running at once (duplicates, C29)"),
+            int_param("risk_service", "", 0, 1, 0, "1: coordinators check each entry with the risk service risk-svc (C12, F05)"),
+            int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
+            int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
+            int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
+            int_param("max_safe_ttl_ms", "ms", 1, kHourMs, 3000,
+                      "the maximum safe TTL: no response shows a topic blocked longer ago (004:L237)"),
+            int_param("cdn", "", 0, 1, 0, "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
+            int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
+            int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
+            int_param("viewer_interval_ms", "ms", 0, kHourMs, 0, "mean gap between query-layer views (process viewer); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
                       "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
             int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
@@ -559,6 +663,19 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
   if (sh->candidate_cache) add("cache", [sh](Process& p) { return cache_main(p, sh); });
   if (sh->reconcile_interval_us > 0) add("recon", [sh](Process& p) { return recon_main(p, sh); });
+  if (!sh->risk) return;
+  add("risk", [sh](Process& p) { return risk_main(p, sh); });
+  if (sh->risk_service) add("risk-svc", [sh](Process& p) { return risk_service_main(p, sh); });
+  if (sh->cdn) add("edge", [sh](Process& p) { return edge_main(p, sh); });
+  for (int i = 1; i <= sh->expiry_workers; ++i) {
+    add("expiry-" + std::to_string(i), [sh](Process& p) { return expiry_main(p, sh); });
+  }
+  if (sh->viewer_interval_us > 0) {
+    Process& v = world.add_process(world.add_node("viewer"), "viewer",
+                                   [sh, &world](Process& p) { return viewer_main(p, sh, world.history()); });
+    world.after(20'000, [&world, &v] { world.start(v); });
+    run.clients.push_back("viewer");
+  }
 }
 
 void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) const {
@@ -578,7 +695,8 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0);
+  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
+                                         sh.risk);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -603,6 +721,39 @@ void configure_watermarks(const Scenario& s, Shared& sh) {
   sh.wm.retention_ms = sh.wm_params.retention_ms();
 }
 
+// §9.2-§9.3's constants (scenario params).
+void configure_risk(const Scenario& s, Shared& sh) {
+  sh.risk = s.config.i64("risk") != 0;
+  ranking::RiskOptions& o = sh.risk_options;
+  o.scopes = sh.board_params.scopes;
+  o.topics = static_cast<int>(s.config.i64("risk_topics"));
+  o.interval_us = s.config.i64("risk_interval_ms") * 1000;
+  o.block_ttl_us = s.config.i64("block_ttl_ms") * 1000;
+  o.global_percent = static_cast<int>(s.config.i64("risk_global_percent"));
+  o.lift_percent = static_cast<int>(s.config.i64("risk_lift_percent"));
+  if (const int64_t i = s.config.i64("risk_local_scope"); i > 0 && i <= static_cast<int64_t>(o.scopes.size())) {
+    o.local_scopes = {o.scopes[static_cast<size_t>(i - 1)]};
+  }
+  o.stop_at_us = sh.end_us;
+  o.expiry_interval_us = s.config.i64("expiry_interval_ms") * 1000;
+  o.fixes = sh.fixes;
+  sh.expiry_workers = static_cast<int>(s.config.i64("expiry_workers"));
+  sh.viewer_interval_us = s.config.i64("viewer_interval_ms") * 1000;
+  sh.risk_service = sh.risk && s.config.i64("risk_service") != 0;
+  sh.risk_suspicious_mod = static_cast<int>(s.config.i64("risk_suspicious_mod"));
+  sh.risk_svc_delay_us = s.config.i64("risk_svc_delay_ms") * 1000;
+  sh.risk_timeout_us = s.config.i64("risk_timeout_ms") * 1000;
+  sh.board_params.risk_service = sh.risk_service;
+  sh.board_params.max_safe_ttl_us = s.config.i64("max_safe_ttl_ms") * 1000;
+  sh.cdn = sh.risk && s.config.i64("cdn") != 0;
+  sh.edge.ttl_us = s.config.i64("cdn_ttl_ms") * 1000;
+  sh.edge.purge_fail_percent = static_cast<int>(s.config.i64("purge_fail_percent"));
+  sh.board_params.risk_suspicious_mod = sh.risk_suspicious_mod;
+  sh.board_params.risk = sh.risk;
+  // A block past effective_until must be EXPIRED within 10 s when expiry schedulers run (004:L213).
+  if (sh.expiry_workers > 0) sh.board_params.expiry_bound_us = 10'000'000;
+}
+
 std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s) const {
   auto run = std::make_unique<RankingRun>();
   auto sh = std::make_shared<Shared>();
@@ -613,6 +764,11 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->sql_timeout_us = s.config.i64("sql_timeout_ms") * 1000;
   sh->board = s.config.i64("board") != 0;
   sh->board_params.scopes = ranking::RunOptions{}.scopes;
+  if (s.config.i64("board_scopes") == 4) {
+    // C04: a global, a language, a region and a channel board (004:L16-19, L423).
+    sh->board_params.scopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|zh-CN", "REGION|ALL|CN-SH|ALL",
+                               "CHANNEL|technology|CN-SH|zh-CN"};
+  }
   sh->board_params.top_k = static_cast<int>(s.config.i64("top_k"));
   sh->board_params.top_n = static_cast<int>(s.config.i64("top_n"));
   sh->board_params.entry_score = s.config.i64("entry_score");
@@ -625,8 +781,9 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;
   sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
   sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;
-  sh->scripts = ranking::ranking_scripts(sh->candidate_cache);
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
+  configure_risk(s, *sh);
+  sh->scripts = ranking::ranking_scripts(sh->candidate_cache, sh->risk);
   configure_watermarks(s, *sh);
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };

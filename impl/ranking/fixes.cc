@@ -38,6 +38,19 @@ const std::vector<FixInfo>& ranking_fixes() {
        "batch whose context changed during the rebuild, but a DB re-check followed by a Redis rename leaves a "
        "window: a rule activation committed between them (the cache process paused there) let a batch pinned at "
        "the old context replace the live list"},
+      {"RK-EXPIRY-CURRENT-ACTION", "004:L213",
+       {"RANK-29", "RANK-26"},
+       "the expiry transaction of an action commits only while that action is its (scope, topic)'s current BLOCK "
+       "row: the seed makes expiry idempotent per action id and writes the next risk_action_version of the topic, so "
+       "the late expiry of a block that was lifted and followed by a new block of the same topic ended the new "
+       "block before its effective_until"},
+      {"RK-DENYLIST-BYPASS", "004:L235, L285",
+       {"RANK-28"},
+       "a query layer that finds the scope's or the global denylist missing in Redis reads the blocks and their epochs "
+       "from the DB instead (it cannot confirm the latest epoch: 004:L235 then bypasses the cache): the seed pushes "
+       "the epoch'd denylist once, after the control transaction, so after a Redis loss the query layer applied no "
+       "denylist at all and the restored snapshot, made before a block, showed the blocked topic past the maximum "
+       "safe TTL"},
   };
   return kFixes;
 }

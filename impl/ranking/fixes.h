@@ -15,6 +15,8 @@ enum class RankFix : uint8_t {
   kPointerFromDb,   // RK-POINTER-FROM-DB
   kNewPartitionCatchesUp,  // RK-NEW-PARTITION-CATCHUP
   kCacheContextFence,      // RK-CACHE-CONTEXT-FENCE
+  kExpiryCurrentAction,    // RK-EXPIRY-CURRENT-ACTION
+  kDenylistBypass,         // RK-DENYLIST-BYPASS
 };
 using RankFixes = FixSet<RankFix>;
 

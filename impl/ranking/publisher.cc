@@ -1,6 +1,7 @@
 #include "impl/ranking/publisher.h"
 
 #include "impl/ranking/candidate_cache.h"
+#include "impl/ranking/risk.h"
 
 #include <cstdlib>
 
@@ -111,6 +112,7 @@ struct SealedRun {
   int64_t ctx_version = 0;
   std::string rule_version;
   int64_t rule_epoch = 0;
+  int64_t risk_epoch = 0, global_epoch = 0;  // the risk context read before the snapshot (risk only)
 };
 
 // The newest SEALED run of a scope; `unpublished`: only one none of whose snapshots is PUBLISHED.
@@ -134,17 +136,30 @@ Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope,
 // items are the top candidates of `candidates_of` (the run itself, or the run a replay recomputes).
 Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::string& scope, const SealedRun& run,
                             const std::string& id, const std::string& candidates_of) {
-  SqlResult top = co_await sql.exec("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? "
-                                    "ORDER BY score DESC, topic_id ASC LIMIT ?", candidates_of, int64_t{o.top_n});
+  SqlStatement select = sql_statement("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? "
+                                      "ORDER BY score DESC, topic_id ASC LIMIT ?", candidates_of, int64_t{o.top_n});
+  if (o.risk) {  // 004:L236: "发布器生成不包含该话题的新快照"
+    select = sql_statement("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? AND topic_id "
+                           "NOT IN (" + std::string(kBlockedTopicsSql) + ") ORDER BY score DESC, topic_id ASC LIMIT ?",
+                           candidates_of, scope, std::string(kGlobalScope), int64_t{o.top_n});
+  }
+  SqlResult top = co_await sql.execute(std::move(select));
   if (!top.ok()) co_return false;
   const int64_t shown = static_cast<int64_t>(top.rows().size());
-  SqlResult prepared = co_await sql.exec(
+  SqlStatement insert = sql_statement(
       "INSERT INTO ranking_snapshot (snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
       "input_manifest_set_digest, candidate_count, candidate_set_digest, scope_context_version, rule_version, "
       "rule_activation_epoch) VALUES (?, ?, ?, 'PREPARED', ?, ?, ?, ?, ?, ?, ?, ?)",
       id, scope, run.run_id, run.watermark, o.counts_from_items ? shown : run.manifest_count, run.manifest_digest,
       o.counts_from_items ? shown : run.candidate_count, run.candidate_digest, run.ctx_version, run.rule_version,
       run.rule_epoch);
+  if (o.risk) {
+    insert.sql.replace(insert.sql.find(") VALUES ("), 10, ", risk_epoch, global_risk_epoch) VALUES (");
+    insert.sql.insert(insert.sql.rfind(')'), ", ?, ?");
+    insert.params.push_back(SqlValue(run.risk_epoch));
+    insert.params.push_back(SqlValue(run.global_epoch));
+  }
+  SqlResult prepared = co_await sql.execute(std::move(insert));
   if (!prepared.ok()) co_return false;
   std::vector<SqlStatement> items;
   int64_t rank = 0;
@@ -171,10 +186,19 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
     tx.push_back(expecting(sql_statement("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM source_status WHERE complete = 0)"),
                            SqlExpect::kSomeRows));
   }
-  tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
-                                       "rule_version = ? AND rule_activation_epoch = ?",
-                                       scope, run.ctx_version, run.rule_version, run.rule_epoch),
-                         SqlExpect::kSomeRows));
+  SqlStatement ctx = sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
+                                   "rule_version = ? AND rule_activation_epoch = ?",
+                                   scope, run.ctx_version, run.rule_version, run.rule_epoch);
+  if (o.risk) {
+    // The risk context (risk_epoch, global_risk_epoch) too, and the global epoch against the authority
+    // row. 004:L264: "并且其中的 global epoch 等于全局权威 scope 行".
+    ctx.sql += " AND risk_epoch = ? AND global_risk_epoch = ? AND global_risk_epoch = (SELECT global_risk_epoch FROM "
+               "ranking_scope_context WHERE scope_id = ?)";
+    ctx.params.push_back(SqlValue(run.risk_epoch));
+    ctx.params.push_back(SqlValue(run.global_epoch));
+    ctx.params.push_back(SqlValue(std::string(kGlobalScope)));
+  }
+  tx.push_back(expecting(std::move(ctx), SqlExpect::kSomeRows));
   tx.push_back(expecting(
       sql_statement("UPDATE ranking_publish_pointer SET snapshot_id = ?, version = version + 1, publication_epoch = "
                     "publication_epoch + 1, input_watermark = ? WHERE scope_id = ? AND version = ? AND "
@@ -223,12 +247,19 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   if (!(co_await sql.transaction(std::move(init))).ok()) co_return;
   co_await repair_cache(rt, sql, redis, o, scope);
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
-  SqlResult ctx = co_await sql.exec("SELECT version FROM ranking_scope_context WHERE scope_id = ?", scope);
+  SqlResult ctx = co_await sql.exec(o.risk ? "SELECT version, risk_epoch, global_risk_epoch FROM ranking_scope_context "
+                                             "WHERE scope_id = ?"
+                                           : "SELECT version FROM ranking_scope_context WHERE scope_id = ?",
+                                    scope);
   std::optional<SealedRun> run = co_await newest_sealed(sql, scope);
   // A run made under an older context can never publish (004:L260); wait for the next run.
   if (!p || !ctx.ok() || ctx.rows().empty() || !run || run->watermark < p->watermark ||
       run->ctx_version != ctx.rows()[0][0].as_int()) {
     co_return;
+  }
+  if (o.risk) {
+    run->risk_epoch = ctx.rows()[0][1].as_int();
+    run->global_epoch = ctx.rows()[0][2].as_int();
   }
   const std::string id = run->run_id + "/" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) +
                          "." + std::to_string(rt.random_u64() % 1000000);
@@ -280,10 +311,11 @@ std::string snapshot_key(const std::string& scope, const std::string& snapshot_i
 }
 std::string restore_key(const std::string& scope) { return "ranking:restore:" + scope; }
 
-std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache) {
+std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache, bool risk) {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{kPointerSetScript, kPointerSetLua, pointer_set});
   if (cache) add_cache_scripts(*registry);
+  if (risk) add_risk_scripts(*registry);
   return registry;
 }
 

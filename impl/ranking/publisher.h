@@ -27,7 +27,8 @@ namespace fl::ranking {
 inline constexpr const char* kPointerSetScript = "rank_pointer_set";
 // `cache`: also the candidate cache's switch script (only with the cache, so other scenarios keep
 // their traces).
-std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache = false);
+// `risk`: also the denylist script (only with risk actions).
+std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache = false, bool risk = false);
 
 std::string pointer_key(const std::string& scope);
 std::string snapshot_key(const std::string& scope, const std::string& snapshot_id);
@@ -45,6 +46,11 @@ struct PublisherOptions {
   // C33 (a faulty publisher, 004:L452): its snapshots copy the run's two set digests but carry the
   // Top N item count as input_manifest_count and candidate_count.
   bool counts_from_items = false;
+  // §9.2-§9.3 (risk actions in the scenario): a snapshot leaves out the topics blocked in its scope
+  // or globally and records the risk context it was made under (risk_epoch, global_risk_epoch);
+  // the publish transaction also checks both against the context row and the global epoch against
+  // the GLOBAL|ALL|ALL|ALL authority row (004:L212, L264).
+  bool risk = false;
 };
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);

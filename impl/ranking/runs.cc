@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "impl/ranking/contract.h"
+#include "impl/ranking/risk.h"
 
 namespace fl::ranking {
 
@@ -214,15 +215,77 @@ Task<void> build_run(Sql& sql, const RunRow& run) {
   co_await sql.transaction(std::move(tx));
 }
 
+// The run's entry with the risk service (004:L231): the request carries the context as it is now,
+// which must still be the run's; the verdict commits only while all of it is the scope's context
+// (the CAS), with the candidate recording it (004:L210). A context that moved before the request or
+// under it rejects the entry ('risk-context-changed': the run can never publish, the next run
+// recomputes); no answer in time applies the versioned degrade policy (004:L313: the topic is held
+// back, 'risk-unavailable:risk-degrade-v1'); a suspicious verdict rejects it ('risk-suspicious').
+Task<bool> dispose_with_risk(Sql& sql, Rpc& rpc, const RunOptions& o, const RunRow& run, const std::string& topic,
+                             const std::string& manifest_id, int64_t score) {
+  SqlResult ctx = co_await sql.exec("SELECT c.version, c.rule_activation_epoch, c.risk_epoch, c.global_risk_epoch, "
+                                    "r.scope_context_version FROM ranking_scope_context c JOIN calculation_run r ON "
+                                    "r.scope_id = c.scope_id WHERE r.run_id = ?", run.run_id);
+  if (!ctx.ok() || ctx.rows().empty()) co_return false;
+  const SqlRow& c = ctx.rows()[0];
+  const RiskCheckRequest req{run.scope, c[0].as_int(), manifest_id, c[1].as_int(), 1, c[2].as_int(), c[3].as_int(),
+                             run.run_id, topic};
+  std::string reason;
+  if (req.scope_context_version != c[4].as_int()) {
+    reason = "risk-context-changed";
+  } else {
+    RpcResult r = co_await rpc.call("risk-svc", make_message(req), o.risk_timeout_us);
+    const RiskCheckReply* reply = r.ok() ? message_as<RiskCheckReply>(r.reply) : nullptr;
+    reason = reply == nullptr ? "risk-unavailable:risk-degrade-v1" : reply->verdict == "pass" ? "" : "risk-suspicious";
+  }
+  std::vector<SqlStatement> tx;
+  tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'", run.run_id),
+                         SqlExpect::kSomeRows));
+  if (reason.empty()) {
+    tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
+                                         "rule_activation_epoch = ? AND risk_epoch = ? AND global_risk_epoch = ?",
+                                         run.scope, req.scope_context_version, req.rule_activation_epoch, req.risk_epoch,
+                                         req.global_risk_epoch),
+                           SqlExpect::kSomeRows));
+    tx.push_back(sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
+                               "candidate_revision, risk_ctx_version, risk_epoch, global_risk_epoch, risk_verdict) "
+                               "VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, 'pass')",
+                               run.scope, run.run_id, topic, score, manifest_id, req.scope_context_version,
+                               req.risk_epoch, req.global_risk_epoch));
+  }
+  tx.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND "
+                                       "topic_id = ? AND disposition = 'PENDING'",
+                                       std::string(reason.empty() ? "CANDIDATE" : "REJECTED"),
+                                       reason.empty() ? SqlValue() : SqlValue(reason), run.run_id, topic),
+                         SqlExpect::kChanged));
+  SqlResult done = co_await sql.transaction(std::move(tx));
+  if (done.ok() || !done.certainly_not_applied() || !reason.empty()) co_return done.ok();
+  // The CAS failed: if the context moved, the entry is rejected for it (a new run recomputes).
+  std::vector<SqlStatement> stale;
+  stale.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = "
+                                          "r.scope_id WHERE r.run_id = ? AND r.status = 'BUILDING' AND c.version != ?",
+                                          run.run_id, req.scope_context_version),
+                            SqlExpect::kSomeRows));
+  stale.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
+                                          "'risk-context-changed' WHERE run_id = ? AND topic_id = ? AND disposition = "
+                                          "'PENDING'", run.run_id, topic),
+                            SqlExpect::kChanged));
+  co_return (co_await sql.transaction(std::move(stale))).ok();
+}
+
 // 004:L249-250: each entry becomes CANDIDATE or REJECTED with a reason, in a transaction that
 // confirms the parent run is still BUILDING.
-Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run) {
+Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc* rpc) {
   SqlResult pending = co_await sql.exec("SELECT topic_id, input_manifest_id, score FROM run_input_manifest WHERE "
                                         "run_id = ? AND disposition = 'PENDING' ORDER BY topic_id", run.run_id);
   if (!pending.ok()) co_return;
   for (const SqlRow& e : pending.rows()) {
     const std::string topic = e[0].as_text();
     const bool candidate = e[2].as_int() >= o.entry_score;
+    if (candidate && o.risk_service && rpc != nullptr) {
+      if (!(co_await dispose_with_risk(sql, *rpc, o, run, topic, e[1].as_text(), e[2].as_int()))) co_return;
+      continue;
+    }
     std::vector<SqlStatement> tx;
     tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'",
                                          run.run_id),
@@ -293,7 +356,7 @@ Task<void> tamper_candidates(Sql& sql, const RunOptions& o, const RunRow& run) {
 }
 
 // One step of a scope: continue its open run, or create the next one.
-Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope) {
+Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope, Rpc* rpc) {
   SqlResult open = co_await sql.exec("SELECT run_id, status, source_offset_vector, expected_partition_count FROM "
                                      "calculation_run WHERE scope_id = ? AND status IN ('COLLECTING', 'BUILDING') "
                                      "ORDER BY seq",
@@ -308,7 +371,7 @@ Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& s
     if (run.status == "COLLECTING") {
       co_await build_run(sql, run);
     } else {
-      co_await dispose_entries(sql, o, run);
+      co_await dispose_entries(sql, o, run, rpc);
       if (o.tamper_candidates) co_await tamper_candidates(sql, o, run);
       co_await seal_run(sql, run);
     }
@@ -317,10 +380,10 @@ Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& s
 
 }  // namespace
 
-Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o) {
+Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o, Rpc* rpc) {
   for (;;) {
     co_await rt.clock().sleep_us(o.interval_us);
-    for (const std::string& scope : o.scopes) co_await step(rt, sql, o, scope);
+    for (const std::string& scope : o.scopes) co_await step(rt, sql, o, scope, rpc);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/sql.h"
 #include "impl/ports/task.h"
@@ -29,6 +30,10 @@ struct RunOptions {
   // C26 (a faulty coordinator, 004:L445): before sealing a BUILDING run it deletes one candidate
   // and keeps the run's candidate count with a duplicate of another one.
   bool tamper_candidates = false;
+  // C12, F05 (004:L231, L313): each entry at the entry score is checked by the risk service
+  // ("risk-svc", through the coordinator's Rpc) under the context its request carries.
+  bool risk_service = false;
+  int64_t risk_timeout_us = 1'000'000;
 };
 
 // Digest of lines sorted first (the seed's stable ordering, 004:L247, L249, L100).
@@ -49,7 +54,8 @@ struct TopkEntry {
   static bool decode(const std::string& line, TopkEntry* out);
 };
 
-Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o);
+// `rpc`: the risk service's client (only with o.risk_service).
+Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o, Rpc* rpc = nullptr);
 // Computes the local Top K of the candidate partitions p with p % workers == index.
 Task<void> run_topk_worker(Runtime& rt, Sql& sql, RunOptions o, int index, int workers);
 

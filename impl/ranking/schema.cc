@@ -31,9 +31,33 @@ const std::vector<std::string>& watermark_tables() {
   return kTables;
 }
 
+// §9.2-§9.3 (004:L204-240), with risk actions only: the context row carries the scope's risk_epoch,
+// risk_model_version and the absorbed global_risk_epoch (on GLOBAL|ALL|ALL|ALL the authority,
+// 004:L212); a snapshot records the risk context it was made under; actions are rows never updated
+// nor deleted, indexed by scope_id + topic_id + effective_from (004:L104).
+void add_risk_tables(std::vector<std::string>& tables) {
+  for (std::string& t : tables) {
+    if (t.find("TABLE IF NOT EXISTS ranking_scope_context") != std::string::npos ||
+        t.find("TABLE IF NOT EXISTS ranking_snapshot (") != std::string::npos) {
+      t.insert(t.rfind(')'), ", risk_epoch INTEGER NOT NULL DEFAULT 0, risk_model_version TEXT NOT NULL DEFAULT "
+                             "'risk-m1', global_risk_epoch INTEGER NOT NULL DEFAULT 0");
+    }
+    // 004:L210: a candidate keeps the risk context its risk verdict was computed under.
+    if (t.find("TABLE IF NOT EXISTS run_candidate (") != std::string::npos) {
+      t.insert(t.find(", PRIMARY KEY"), ", risk_ctx_version INTEGER, risk_epoch INTEGER, global_risk_epoch INTEGER, "
+                                        "risk_verdict TEXT");
+    }
+  }
+  tables.push_back("CREATE TABLE IF NOT EXISTS risk_action (scope_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
+                   "risk_action_version INTEGER NOT NULL, action_id TEXT NOT NULL, state TEXT NOT NULL, "
+                   "effective_from_us INTEGER NOT NULL, effective_until_us INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, "
+                   "operator TEXT NOT NULL, PRIMARY KEY (scope_id, topic_id, risk_action_version))");
+  tables.push_back("CREATE INDEX IF NOT EXISTS risk_action_by_from ON risk_action (scope_id, topic_id, effective_from_us)");
+}
+
 }  // namespace
 
-std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile) {
+std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -116,6 +140,7 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
       "version INTEGER NOT NULL, publication_epoch INTEGER NOT NULL, input_watermark INTEGER NOT NULL)",
   };
   part1.insert(part1.end(), part2.begin(), part2.end());
+  if (risk) add_risk_tables(part1);
   if (replay) {
     // 004:L101: replay runs live in their own namespace, apart from the official calculation_run;
     // one reaches the pointer only with a promotion authorization (004:L265), which is not built.

@@ -15,7 +15,7 @@ namespace fl::ranking {
 // other scenarios keep their DB layout and traces.
 // `reconcile`: the reconciliation reports (reconciliation_report), likewise.
 std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
-                                           bool reconcile = false);
+                                           bool reconcile = false, bool risk = false);
 
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)

@@ -254,8 +254,11 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
   for (const ManifestRow* m : rows) {
     ++v.checks;
     const bool want = model::is_candidate(m->score, run.board.params.entry_score);
+    // With the risk service an entry at the entry score may be REJECTED for a risk reason, which
+    // rank-risk-response judges (004:L231, L313).
+    const bool risk_rejected = run.board.params.risk_service && m->disposition == "REJECTED" && starts(m->reason, "risk-");
     if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") || (m->disposition == "REJECTED" && m->reason.empty()) ||
-        (m->disposition == "CANDIDATE") != want) {
+        ((m->disposition == "CANDIDATE") != want && !(want && risk_rejected))) {
       fail_verdict(v, "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
                           ") is " + m->disposition + " '" + m->reason + "'");
     }
@@ -314,8 +317,10 @@ void check_candidate_writes(Verdict& v, const RankingRun& run, const RunTimeline
 
 // ---- RANK-22, RANK-23, RANK-36.
 
+// `blocked`: the topics blocked in the snapshot's scope or globally at its publish (risk actions
+// only, 004:L236), which its items leave out.
 void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotRow& s,
-                              const std::vector<const SnapshotItemRow*>& items) {
+                              const std::vector<const SnapshotItemRow*>& items, const std::set<std::string>& blocked) {
   const BoardObs& b = run.board;
   auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == s.run_id; });
   ++v.checks;
@@ -328,7 +333,7 @@ void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotR
   std::vector<std::pair<std::string, int64_t>> cands;
   std::set<std::string> manifest_ids;
   for (const CandidateRow& c : b.candidates) {
-    if (c.run_id == s.run_id) cands.emplace_back(c.topic_id, c.score);
+    if (c.run_id == s.run_id && !blocked.count(c.topic_id)) cands.emplace_back(c.topic_id, c.score);
   }
   for (const ManifestRow& m : b.manifest) {
     if (m.run_id == s.run_id) manifest_ids.insert(m.manifest_id);
@@ -492,12 +497,13 @@ Verdict check_publish_fence(const RankingRun& run) {
                               "READY, and the DB pointer names a PUBLISHED snapshot of its epoch");
   std::map<std::string, std::vector<const SnapshotItemRow*>> items;
   for (const SnapshotItemRow& i : run.board.items) items[i.snapshot_id].push_back(&i);
+  std::map<std::string, std::set<std::string>> blocked = blocked_at_publish(run);
   for (const SnapshotRow& s : run.board.snapshots) {
     ++v.checks;
     if ((s.status == "PUBLISHED") != (s.epoch >= 0)) {
       fail_verdict(v, "snapshot " + s.snapshot_id + " is " + s.status + " with epoch " + std::to_string(s.epoch));
     }
-    if (s.status == "PUBLISHED") check_published_snapshot(v, run, s, items[s.snapshot_id]);
+    if (s.status == "PUBLISHED") check_published_snapshot(v, run, s, items[s.snapshot_id], blocked[s.snapshot_id]);
   }
   check_publish_commits(v, run);
   return v;
@@ -527,9 +533,13 @@ Verdict check_control_epochs(const RankingRun& run) {
       if (s.changes == 0) continue;
       if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
         ctx[s.params[0]] = Ctx{1, 1, "rule-v1"};
-      } else if (starts(s.sql, "UPDATE ranking_scope_context") && s.params.size() == 2) {
+      } else if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() == 2) {
         Ctx& x = ctx[s.params[1]];
         x = Ctx{x.version + 1, x.epoch + 1, s.params[0]};
+      } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
+        // A risk control transaction (004:L104, L212): the version only (risk_checks.cc judges the epochs);
+        // an absorption names its scope second.
+        ++ctx[s.params.size() >= 3 ? s.params[1] : s.params[0]].version;
       } else if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
         auto sn = snaps.find(s.params[1]);
         if (sn == snaps.end()) continue;  // rank-publish-fence's finding

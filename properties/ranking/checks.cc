@@ -339,7 +339,11 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-replay-isolation", {"RANK-25"}, "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
           {"rank-scope-isolation", {"RANK-2"}, "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},
           {"rank-candidate-cache", {"RANK-40", "RANK-14"}, "004 §12.1: the Redis candidate list is a sealed run's, rebuilt in isolation under a pinned context"},
-          {"rank-reconciliation", {"RANK-38"}, "004 §15.3: reconciliations compare only under one frozen context, else refuse"}};
+          {"rank-reconciliation", {"RANK-38"}, "004 §15.3: reconciliations compare only under one frozen context, else refuse"},
+          {"rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"}, "004 §9.2: risk actions are control transactions advancing one epoch; expiry by its own EXPIRED"},
+          {"rank-risk-publish", {"RANK-22", "RANK-26"}, "004 §9.2, §10.1: publish under the current and absorbed risk epochs, blocked topics left out"},
+          {"rank-emergency-block", {"RANK-28", "RANK-26"}, "004 §9.3, §10.3: the edge denylist states the DB's blocks and the query layer applies it"},
+          {"rank-risk-response", {"RANK-19", "RANK-21"}, "004 §9.2, §12: risk verdicts commit only under the context their request carried"}};
 }
 
 std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
@@ -355,13 +359,16 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-window-lifecycle", check_window_lifecycle}, {"rank-dedup-purge", check_dedup_purge},
       {"rank-completeness-gate", check_completeness_gate}, {"rank-replay-isolation", check_replay_isolation},
       {"rank-scope-isolation", check_scope_isolation},   {"rank-candidate-cache", check_candidate_cache},
-      {"rank-reconciliation", check_reconciliation}};
+      {"rank-reconciliation", check_reconciliation},     {"rank-risk-actions", check_risk_actions},
+      {"rank-risk-publish", check_risk_publish},         {"rank-emergency-block", check_emergency_block},
+      {"rank-risk-response", check_risk_response}};
   static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
                                                    "rank-dedup-purge", "rank-completeness-gate"};
   static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
                                                "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs",
                                                "rank-replay-isolation", "rank-completeness-gate", "rank-scope-isolation",
-                                               "rank-candidate-cache", "rank-reconciliation"};
+                                               "rank-candidate-cache", "rank-reconciliation", "rank-risk-actions",
+                                               "rank-risk-publish", "rank-emergency-block", "rank-risk-response"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario

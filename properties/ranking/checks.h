@@ -1,6 +1,7 @@
 // The ranking checkers of part 1, one per invariant family (../shared/INVARIANTS.md).
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,5 +44,13 @@ Verdict check_replay_isolation(const RankingRun& run);   // RANK-25
 Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
 Verdict check_candidate_cache(const RankingRun& run);    // RANK-40, RANK-14
 Verdict check_reconciliation(const RankingRun& run);     // RANK-38
+// risk_checks.cc: risk actions and epochs, publishing under the risk context, the denylist.
+Verdict check_risk_actions(const RankingRun& run);     // RANK-26, RANK-27, RANK-29
+Verdict check_risk_publish(const RankingRun& run);     // RANK-22, RANK-26
+Verdict check_emergency_block(const RankingRun& run);  // RANK-28, RANK-26
+Verdict check_risk_response(const RankingRun& run);    // RANK-19, RANK-21
+// Per PUBLISHED snapshot, the topics blocked in its scope or globally when its publish committed
+// (replayed from the commit log); empty without risk actions.
+std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run);
 
 }  // namespace fl::ranking::props

@@ -66,10 +66,10 @@ TEST(RankingChecks, CleanRunPassesEveryProperty) {
   std::vector<std::string> names;
   for (const PropertyInfo& p : ranking_properties()) names.push_back(p.name);
   const std::vector<Verdict> vs = check_ranking(run, names);
-  // The ten part-2 checkers judge only a run with a board (board_checks_test.cc), the four §6.3
+  // The part-2 and risk checkers judge only a run with a board (board_checks_test.cc), the four §6.3
   // ones only a run with watermarks (watermark_checks_test.cc), the completeness gate only one
   // with both; this one has neither.
-  ASSERT_EQ(vs.size(), names.size() - 15);
+  ASSERT_EQ(vs.size(), names.size() - 19);
   for (const Verdict& v : vs) expect_pass(v);
 }
 

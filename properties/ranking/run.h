@@ -67,6 +67,13 @@ struct BoardParams {
   int top_n = 5;                     // items per snapshot
   int64_t entry_score = 2;           // entries below it are REJECTED
   std::string window_type = "long";  // score rule v1: sum of risk-adjusted values of these windows
+  bool risk = false;                 // the scenario has risk actions (§9.2-§9.3)
+  // How long after effective_until a block may stay current (expiry schedulers run; else never).
+  int64_t expiry_bound_us = INT64_MAX / 4;
+  // 004:L237: the maximum safe TTL: how long a committed block may still be shown by any response.
+  int64_t max_safe_ttl_us = INT64_MAX / 4;
+  bool risk_service = false;         // entries at the entry score are checked by the risk service
+  int risk_suspicious_mod = 4;       // risk model risk-m1: t_i suspicious when i % N == 0
 };
 
 struct OffsetCutRow {  // SOURCE_OFFSET_CUT
@@ -155,6 +162,30 @@ struct RedisWrite {  // a write the Redis server executed (inside a script too)
   bool ok = true;  // false: it replied an error (a RENAME of a missing key)
 };
 
+// ---- Risk actions, epochs, expiry and the emergency denylist (004:L204-240).
+
+struct RiskActionRow {  // RISK_ACTION, never updated nor deleted
+  std::string scope_id, topic_id;
+  int64_t version = 0;
+  std::string action_id, state;  // BLOCK, LIFTED or EXPIRED
+  int64_t from_us = 0, until_us = 0, epoch = 0;
+};
+
+struct ViewOp {  // one query-layer view (history op `view`)
+  std::string process, args;  // args "scope=<scope_id>"
+  int64_t invoke_us = 0, complete_us = -1;
+  Outcome outcome = Outcome::kInfo;
+  std::string result;  // "snap=<id> deny=<scope epoch>/<global epoch> items=<t,...>"
+};
+
+struct RiskObs {
+  bool enabled = false;
+  std::vector<RiskActionRow> actions;                                // read back
+  std::map<std::string, std::pair<int64_t, int64_t>> context_epochs;  // scope -> (risk_epoch, global_risk_epoch)
+  std::map<std::string, std::pair<int64_t, int64_t>> snapshot_epochs; // snapshot -> (risk_epoch, global_risk_epoch)
+  std::vector<ViewOp> views;
+};
+
 struct BoardObs {
   BoardParams params;
   std::map<std::string, OffsetCutRow> offset_cuts;  // by cut_id
@@ -173,6 +204,7 @@ struct BoardObs {
   std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
   std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
   bool redis_observed = false;
+  RiskObs risk;
 };
 
 // ---- Watermarks, idle partitions and window states (004:L146-155), when the scenario has them.

@@ -1,0 +1,548 @@
+// The risk checkers (004:L204-240): risk actions and epochs, publishing under the risk context,
+// and the emergency denylist the query layer applies. They replay the SQL server's commit log (the
+// control transactions and publishes in commit order), read the DB's rows back, the Redis server's
+// writes of `ranking:emergency-block:*` and the viewers' history.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "model/ranking/board.h"
+#include "properties/common/fault_budget.h"
+#include "properties/ranking/checks.h"
+
+namespace fl::ranking::props {
+namespace {
+
+const char* kGlobal = "GLOBAL|ALL|ALL|ALL";  // 004:L211: the explicit global scope
+
+// Risk model risk-m1 (the scenario's constant): t_i is suspicious when i % mod == 0.
+std::string risk_verdict_of(const std::string& topic, int mod) {
+  const int64_t i = std::strtoll(topic.c_str() + std::min<size_t>(2, topic.size()), nullptr, 10);
+  return mod > 0 && i > 0 && i % mod == 0 ? "suspicious" : "pass";
+}
+
+bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+
+std::set<std::string> split_set(const std::string& s, char sep) {
+  std::set<std::string> out;
+  std::istringstream in(s);
+  for (std::string x; std::getline(in, x, sep);) {
+    if (!x.empty()) out.insert(x);
+  }
+  return out;
+}
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const std::string& x : s) out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
+// The risk state replayed from committed control transactions, in commit order.
+struct Current {
+  std::string action_id, state;
+};
+struct RiskState {
+  std::map<std::string, int64_t> local_epoch, absorbed;  // scope -> risk_epoch, absorbed global epoch
+  std::map<std::string, int64_t> version, rule_epoch;    // scope -> context version, rule_activation_epoch
+  int64_t global_epoch = 0;                              // the authority row's
+  std::map<std::pair<std::string, std::string>, Current> current;  // (scope, topic) -> current row
+  std::map<std::pair<std::string, std::string>, int64_t> versions; // (scope, topic) -> rows so far
+  // (scope, topic) -> the commit-time spans [from, to) in which its current row was a BLOCK.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;
+  // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch).
+  std::map<std::pair<std::string, int64_t>, std::set<std::string>> lists;
+
+  std::set<std::string> blocks_of(const std::string& scope) const {
+    std::set<std::string> out;
+    for (const auto& [k, c] : current) {
+      if (k.first == scope && c.state == "BLOCK") out.insert(k.second);
+    }
+    return out;
+  }
+  // 004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值".
+  std::set<std::string> blocked_in(const std::string& scope) const {
+    std::set<std::string> out = blocks_of(scope), g = blocks_of(kGlobal);
+    out.insert(g.begin(), g.end());
+    return out;
+  }
+  int64_t key_epoch(const std::string& scope) const {
+    if (scope == kGlobal) return global_epoch;
+    auto it = local_epoch.find(scope);
+    return it == local_epoch.end() ? 0 : it->second;
+  }
+};
+
+// One committed transaction's risk statements.
+struct RiskTx {
+  std::vector<std::string> local_advances, global_advances;  // scopes whose epoch it advanced
+  std::vector<const SqlStatementObs*> inserts;              // INSERT INTO risk_action
+  std::vector<std::string> absorbed;                         // scopes that absorbed the global epoch
+  std::vector<std::pair<std::string, std::string>> published;  // (snapshot, scope)
+  std::vector<std::string> created, rule_moves, version_moves;  // context rows created / moved
+};
+
+RiskTx parse_tx(const SqlCommit& c) {
+  RiskTx t;
+  for (const SqlStatementObs& s : c.statements) {
+    if (s.changes == 0) continue;
+    if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) t.created.push_back(s.params[0]);
+    if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() >= 2) t.rule_moves.push_back(s.params[1]);
+    if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
+      t.version_moves.push_back(s.params.size() >= 3 ? s.params[1] : s.params[0]);
+    }
+    if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
+        !s.params.empty()) {
+      t.local_advances.push_back(s.params[0]);
+    } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = "
+                             "global_risk_epoch + 1") && !s.params.empty()) {
+      t.global_advances.push_back(s.params[0]);
+    } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (") &&
+               s.params.size() >= 2) {
+      t.absorbed.push_back(s.params[1]);
+    } else if (starts(s.sql, "INSERT INTO risk_action") && s.params.size() >= 6) {
+      t.inserts.push_back(&s);
+    } else if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
+      t.published.emplace_back(s.params[1], s.params[2]);
+    }
+  }
+  return t;
+}
+
+// Applies one action row; returns the violation it shows ("" if none). 004:L211: a lift is a
+// higher version of the action; 004:L213: an action ends only by its own EXPIRED (or lift).
+std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us, std::set<std::string>& expired) {
+  const std::string &scope = s.params[0], &topic = s.params[1], &id = s.params[2], &state = s.params[3];
+  const int64_t until = std::stoll(s.params[5]);
+  Current& cur = st.current[{scope, topic}];
+  ++st.versions[{scope, topic}];
+  std::string why;
+  if (state == "BLOCK" && cur.state == "BLOCK") why = "blocked " + topic + " in " + scope + " while " + cur.action_id + " blocks it";
+  if (state != "BLOCK" && cur.state == "BLOCK" && cur.action_id != id) {
+    why = state + " of " + id + " ended the block " + cur.action_id + " of " + topic + " in " + scope;
+  }
+  if (state == "EXPIRED" && !expired.insert(id).second) why = "action " + id + " EXPIRED twice";
+  if (state == "EXPIRED" && at_us < until) {
+    why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " + std::to_string(until);
+  }
+  auto& spans = st.spans[{scope, topic}];
+  if (cur.state == "BLOCK" && state != "BLOCK" && !spans.empty()) spans.back().second = at_us;
+  if (cur.state != "BLOCK" && state == "BLOCK") spans.emplace_back(at_us, INT64_MAX);
+  cur = Current{id, state};  // the DB's state: the highest version row, whatever it ended
+  return why;
+}
+
+// One control transaction: its action and its epoch advance belong together (global actions
+// advance the global epoch). 004:L212: "在同一控制事务中写动作并推进该 scope 的 risk_epoch".
+void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t, std::set<std::string>& expired) {
+  if (t.inserts.empty() && t.local_advances.empty() && t.global_advances.empty()) return;
+  ++v.checks;
+  const std::string scope = t.inserts.empty() ? "" : t.inserts[0]->params[0];
+  const bool global = scope == kGlobal;
+  const auto& adv = global ? t.global_advances : t.local_advances;
+  const auto& other = global ? t.local_advances : t.global_advances;
+  if (t.inserts.size() != 1 || adv.size() != 1 || adv[0] != scope || !other.empty()) {
+    fail_verdict(v, c.client + " committed " + std::to_string(t.inserts.size()) + " risk actions with " +
+                        std::to_string(t.local_advances.size()) + " local and " +
+                        std::to_string(t.global_advances.size()) + " global epoch advances (action scope '" + scope + "')");
+  }
+  for (const std::string& s : t.local_advances) ++st.local_epoch[s];
+  st.global_epoch += static_cast<int64_t>(t.global_advances.size());
+  for (const SqlStatementObs* s : t.inserts) {
+    ++v.checks;
+    const std::string why = apply_action(st, *s, c.time_us, expired);
+    if (!why.empty()) fail_verdict(v, c.client + " at " + std::to_string(c.time_us) + ": " + why);
+  }
+  if (!scope.empty()) st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+}
+
+// Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
+// publish and checking the control transactions into `v`.
+template <typename F, typename G = void (*)(const RiskState&, const SqlCommit&)>
+RiskState replay(Verdict& v, const RankingRun& run, F on_publish, G on_commit = [](const RiskState&, const SqlCommit&) {}) {
+  RiskState st;
+  std::set<std::string> expired;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    const RiskTx t = parse_tx(c);
+    on_commit(st, c);  // judged against the context before this commit's own moves
+    for (const std::string& s : t.created) {
+      if (!st.version.count(s)) st.version[s] = st.rule_epoch[s] = 1;
+    }
+    for (const std::string& s : t.rule_moves) ++st.version[s], ++st.rule_epoch[s];
+    for (const std::string& s : t.version_moves) ++st.version[s];
+    apply_control(v, st, c, t, expired);
+    for (const std::string& s : t.absorbed) st.absorbed[s] = st.global_epoch;
+    for (const auto& [snap, scope] : t.published) on_publish(st, snap, scope, c);
+  }
+  return st;
+}
+
+// The rows read back agree with the replay: versions 1..n per (scope, topic), each row's epoch
+// never above its key's epoch, final epochs equal; no risk_action row was updated or deleted.
+void check_rows(Verdict& v, const RankingRun& run, const RiskState& st) {
+  const RiskObs& r = run.board.risk;
+  std::map<std::pair<std::string, std::string>, int64_t> n;
+  for (const RiskActionRow& a : r.actions) {
+    ++v.checks;
+    if (a.version != ++n[{a.scope_id, a.topic_id}] || a.epoch > st.key_epoch(a.scope_id)) {
+      fail_verdict(v, "risk_action " + a.scope_id + "/" + a.topic_id + " v" + std::to_string(a.version) +
+                          " out of sequence or at epoch " + std::to_string(a.epoch) + " beyond its scope's");
+    }
+  }
+  for (const auto& [scope, e] : r.context_epochs) {
+    ++v.checks;
+    const int64_t want_local = scope == kGlobal ? 0 : st.key_epoch(scope);
+    const int64_t want_global = scope == kGlobal ? st.global_epoch : (st.absorbed.count(scope) ? st.absorbed.at(scope) : 0);
+    if (e.first != want_local || e.second != want_global) {
+      fail_verdict(v, "context of " + scope + " ends at risk epoch " + std::to_string(e.first) + " / global " +
+                          std::to_string(e.second) + "; its control transactions give " + std::to_string(want_local) +
+                          " / " + std::to_string(want_global));
+    }
+  }
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0 || !(starts(s.sql, "UPDATE risk_action") || starts(s.sql, "DELETE FROM risk_action"))) continue;
+      ++v.checks;
+      fail_verdict(v, c.client + " rewrote risk actions: `" + s.sql.substr(0, 60) + "`");
+    }
+  }
+}
+
+// 004:L213: a BLOCK whose effective_until passed long before the end (the quiet tail) still current
+// means no expiry task ever committed it (`expiry_bound_us` after effective_until).
+void check_expiry_liveness(Verdict& v, const RankingRun& run, const RiskState& st) {
+  std::map<std::string, int64_t> until;
+  for (const RiskActionRow& a : run.board.risk.actions) {
+    if (a.state == "BLOCK") until[a.action_id] = a.until_us;
+  }
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  for (const auto& [k, c] : st.current) {
+    if (c.state != "BLOCK" || !until.count(c.action_id)) continue;
+    ++v.checks;
+    if (until[c.action_id] + run.board.params.expiry_bound_us > run.end_us) continue;
+    fail_verdict(v, "block " + c.action_id + " of " + k.second + " in " + k.first + " is still current at the end, " +
+                        std::to_string((run.end_us - until[c.action_id]) / 1000) + " ms after its effective_until");
+  }
+}
+
+std::map<std::string, const SnapshotRow*> snapshots_by_id(const BoardObs& b) {
+  std::map<std::string, const SnapshotRow*> out;
+  for (const SnapshotRow& s : b.snapshots) out[s.snapshot_id] = &s;
+  return out;
+}
+
+// The items a snapshot of `run_id` must hold when `blocked` are left out (004:L236).
+std::vector<std::pair<std::string, int64_t>> expected_items(const BoardObs& b, const std::string& run_id,
+                                                            const std::set<std::string>& blocked) {
+  std::vector<std::pair<std::string, int64_t>> cands;
+  for (const CandidateRow& c : b.candidates) {
+    if (c.run_id == run_id && !blocked.count(c.topic_id)) cands.emplace_back(c.topic_id, c.score);
+  }
+  return model::expected_items(cands, b.params.top_n);
+}
+
+// One publish: made under the risk context current at commit, the scope has absorbed the global
+// epoch (004:L212, L264), and it holds exactly the top candidates not blocked in the scope or
+// globally (004:L236, L240: a local action elsewhere changes nothing here).
+void check_publish(Verdict& v, const RankingRun& run, const RiskState& st, const std::string& snap,
+                   const std::string& scope, const SqlCommit& c) {
+  const BoardObs& b = run.board;
+  auto e = b.risk.snapshot_epochs.find(snap);
+  const auto snaps = snapshots_by_id(b);
+  auto s = snaps.find(snap);
+  if (e == b.risk.snapshot_epochs.end() || s == snaps.end()) return;  // rank-publish-fence's finding
+  const int64_t absorbed = scope == kGlobal ? st.global_epoch : (st.absorbed.count(scope) ? st.absorbed.at(scope) : 0);
+  ++v.checks;
+  if (e->second.first != (scope == kGlobal ? 0 : st.key_epoch(scope)) || e->second.second != st.global_epoch ||
+      absorbed != st.global_epoch) {
+    fail_verdict(v, c.client + " published " + snap + " at risk epoch " + std::to_string(e->second.first) + " / global " +
+                        std::to_string(e->second.second) + " while the scope was at " +
+                        std::to_string(st.key_epoch(scope)) + ", had absorbed global " + std::to_string(absorbed) +
+                        " and the authority was at " + std::to_string(st.global_epoch));
+  }
+  const std::set<std::string> blocked = st.blocked_in(scope);
+  std::vector<std::pair<std::string, int64_t>> got;
+  for (const SnapshotItemRow& i : b.items) {
+    if (i.snapshot_id == snap) got.emplace_back(i.topic_id, i.score);
+  }
+  ++v.checks;
+  if (got != expected_items(b, s->second->run_id, blocked)) {
+    std::set<std::string> shown;
+    for (const auto& [t, score] : got) shown.insert(t);
+    fail_verdict(v, c.client + " published " + snap + " with items {" + join(shown) + "} while {" + join(blocked) +
+                        "} were blocked in its scope or globally");
+  }
+}
+
+struct DenyWrite {
+  int64_t time_us = 0, epoch = 0;
+  std::set<std::string> topics;
+};
+
+// The successful denylist writes per scope key, in execution order.
+std::map<std::string, std::vector<DenyWrite>> deny_writes(const BoardObs& b) {
+  std::map<std::string, std::vector<DenyWrite>> out;
+  for (const RedisWrite& w : b.redis_writes) {
+    if (!w.ok || w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
+    if (!starts(w.argv[1], "ranking:emergency-block:")) continue;
+    const size_t bar = w.argv[2].find('|');
+    out[w.argv[1].substr(24)].push_back(DenyWrite{w.time_us, std::stoll(w.argv[2].substr(0, bar)),
+                                                   bar == std::string::npos ? std::set<std::string>{}
+                                                                            : split_set(w.argv[2].substr(bar + 1), ',')});
+  }
+  return out;
+}
+
+// Each denylist write states the DB's blocks of its scope at the epoch it names, and never goes
+// below the epoch the key held since Redis last lost its data.
+void check_deny_writes(Verdict& v, const BoardObs& b, const RiskState& st,
+                       const std::map<std::string, std::vector<DenyWrite>>& writes) {
+  for (const auto& [scope, ws] : writes) {
+    int64_t held = 0;
+    size_t loss = 0;
+    for (const DenyWrite& w : ws) {
+      while (loss < b.redis_losses.size() && b.redis_losses[loss] <= w.time_us) {
+        ++loss;
+        held = 0;
+      }
+      auto it = st.lists.find({scope, w.epoch});
+      ++v.checks;
+      if (w.epoch < held || (w.epoch > 0 && (it == st.lists.end() || it->second != w.topics))) {
+        fail_verdict(v, "denylist of " + scope + " written at epoch " + std::to_string(w.epoch) + " with {" +
+                            join(w.topics) + "}" + (w.epoch < held ? " after epoch " + std::to_string(held) : "") +
+                            (it == st.lists.end() ? "" : "; the DB's blocks at that epoch are {" + join(it->second) + "}"));
+      }
+      held = std::max(held, w.epoch);
+    }
+  }
+}
+
+// The epoch a key held at `t` (0 if none since the last Redis loss before t).
+int64_t held_at(const BoardObs& b, const std::vector<DenyWrite>* ws, int64_t t) {
+  int64_t since = 0;
+  for (int64_t l : b.redis_losses) {
+    if (l <= t) since = l;
+  }
+  int64_t e = 0;
+  for (const DenyWrite& w : ws ? *ws : std::vector<DenyWrite>{}) {
+    if (w.time_us >= since && w.time_us <= t) e = std::max(e, w.epoch);
+  }
+  return e;
+}
+
+std::string result_field(const std::string& r, const std::string& name) {
+  const size_t at = r.find(name + "=");
+  if (at == std::string::npos) return "";
+  const size_t from = at + name.size() + 1, to = r.find(' ', from);
+  return r.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
+
+// One view: what it showed is its cached PUBLISHED snapshot minus the scope's and the global
+// denylists at the epochs it applied, and those are not older than what the edge held when the
+// view started (004:L235, L285: the filter applies after a cache hit).
+void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const ViewOp& op,
+                const std::map<std::string, std::vector<DenyWrite>>& writes) {
+  const BoardObs& b = run.board;
+  const std::string scope = op.args.substr(6), snap = result_field(op.result, "snap");
+  if (snap.empty()) return;  // nothing cached yet
+  const std::string deny = result_field(op.result, "deny");
+  const size_t slash = deny.find('/');
+  const int64_t el = std::stoll("0" + deny.substr(0, slash)), eg = std::stoll("0" + deny.substr(slash + 1));
+  auto list = [&](const std::string& s, int64_t e) {
+    auto it = st.lists.find({s, e});
+    return e == 0 || it == st.lists.end() ? std::set<std::string>{} : it->second;
+  };
+  std::set<std::string> blocked = list(scope, el), g = list(kGlobal, eg);
+  blocked.insert(g.begin(), g.end());
+  std::set<std::string> want, shown = split_set(result_field(op.result, "items"), ',');
+  for (const SnapshotItemRow& i : b.items) {
+    if (i.snapshot_id == snap && !blocked.count(i.topic_id)) want.insert(i.topic_id);
+  }
+  auto ws = [&](const std::string& s) { auto it = writes.find(s); return it == writes.end() ? nullptr : &it->second; };
+  // 004:L237: whatever the edge held (a Redis loss included), no response shows a topic whose block
+  // committed more than the maximum safe TTL before the view started and was still current then.
+  for (const std::string& t : shown) {
+    for (const std::string& s : {scope, std::string(kGlobal)}) {
+      auto it = st.spans.find({s, t});
+      for (const auto& [from, to] : it == st.spans.end() ? std::vector<std::pair<int64_t, int64_t>>{} : it->second) {
+        ++v.checks;
+        if (from + b.params.max_safe_ttl_us < op.invoke_us && op.invoke_us < to) {
+          fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope + ", blocked in " +
+                              s + " since " + std::to_string(from) + " (more than the maximum safe TTL)");
+        }
+      }
+    }
+  }
+  // A CDN hit may still hide a topic lifted since the origin answered (the cached response, until its
+  // TTL): only shown ⊆ want is required of it; the origin's answer is exact.
+  const bool hit = result_field(op.result, "src") == "hit";
+  const bool items_ok = hit ? std::includes(want.begin(), want.end(), shown.begin(), shown.end()) : shown == want;
+  ++v.checks;
+  if (!items_ok || el < held_at(b, ws(scope), op.invoke_us) || eg < held_at(b, ws(kGlobal), op.invoke_us)) {
+    fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " showed {" + join(shown) + "} for " + scope +
+                        " from " + snap + " with denylist epochs " + deny + " (edge held " +
+                        std::to_string(held_at(b, ws(scope), op.invoke_us)) + "/" +
+                        std::to_string(held_at(b, ws(kGlobal), op.invoke_us)) + "); expected {" + join(want) + "}");
+  }
+}
+
+// At the end the edge holds each scope's current denylist epoch (004:L235: the push is part of
+// the block; an edge left behind is excused only by a fault of the pusher or of Redis).
+void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st,
+                          const std::map<std::string, std::vector<DenyWrite>>& writes) {
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  std::set<std::string> scopes;
+  for (const auto& [k, c] : st.current) scopes.insert(k.first);
+  for (const std::string& scope : scopes) {
+    auto it = writes.find(scope);
+    const int64_t held = held_at(run.board, it == writes.end() ? nullptr : &it->second, run.end_us);
+    if (held >= st.key_epoch(scope)) {
+      ++v.checks;
+      continue;
+    }
+    std::vector<std::string> places = {"redis", "risk"};
+    for (int i = 1; i <= 8; ++i) places.push_back("expiry-" + std::to_string(i));
+    if (auto why = budget.explain(places, 0, run.end_us)) {
+      v.exempt("denylist of " + scope + " behind at the end: " + *why);
+      continue;
+    }
+    ++v.checks;
+    fail_verdict(v, "at the end the edge holds the denylist of " + scope + " at epoch " + std::to_string(held) +
+                        ", the DB at " + std::to_string(st.key_epoch(scope)));
+  }
+}
+
+// One committed risk-service disposition (004:L231, L313): a candidate commits only under the
+// context its request carried, which is the scope's context at that commit; an entry rejected for
+// a changed context was rejected when the context was no longer the run's; a suspicious one is
+// suspicious under the risk model; a degraded one is explained by a fault of the service or the
+// coordinator.
+void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& st, const SqlCommit& c,
+                            const std::map<std::string, int64_t>& run_ctx, const fl::props::FaultBudget& budget) {
+  const BoardParams& p = run.board.params;
+  for (const SqlStatementObs& s : c.statements) {
+    if (s.changes == 0) continue;
+    if (starts(s.sql, "INSERT INTO run_candidate") && has(s.sql, "risk_verdict") && s.params.size() >= 8) {
+      const std::string& scope = s.params[0];
+      auto at = [&](const std::map<std::string, int64_t>& m) { auto it = m.find(scope); return it == m.end() ? 0 : it->second; };
+      const int64_t global = scope == kGlobal ? st.global_epoch : at(st.absorbed);
+      ++v.checks;
+      if (std::stoll(s.params[5]) != at(st.version) || std::stoll(s.params[6]) != st.key_epoch(scope) * (scope != kGlobal) ||
+          std::stoll(s.params[7]) != global || risk_verdict_of(s.params[2], p.risk_suspicious_mod) != "pass") {
+        fail_verdict(v, c.client + " wrote candidate " + s.params[2] + " of " + s.params[1] + " under context v" + s.params[5] +
+                            " risk " + s.params[6] + "/" + s.params[7] + " while the scope was at v" +
+                            std::to_string(at(st.version)) + " risk " + std::to_string(st.key_epoch(scope)) + "/" +
+                            std::to_string(global));
+      }
+      continue;
+    }
+    if (!starts(s.sql, "UPDATE run_input_manifest SET disposition") || s.params.size() < 4) continue;
+    const bool fixed = has(s.sql, "'risk-context-changed'");  // reason in the text, params (run, topic)
+    const std::string reason = fixed ? "risk-context-changed" : s.params[1];
+    const std::string& run_id = fixed ? s.params[0] : s.params[2];
+    const std::string& topic = fixed ? s.params[1] : s.params[3];
+    if (!starts(reason, "risk-")) continue;
+    auto r = run_ctx.find(run_id);
+    std::string scope;
+    for (const RunRow& x : run.board.runs) {
+      if (x.run_id == run_id) scope = x.scope_id;
+    }
+    ++v.checks;
+    const int64_t now_v = st.version.count(scope) ? st.version.at(scope) : 0;
+    if (reason == "risk-context-changed" && (r == run_ctx.end() || r->second == now_v)) {
+      fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " for a changed context, but the scope is still at v" +
+                          std::to_string(now_v));
+    } else if (reason == "risk-suspicious" && risk_verdict_of(topic, p.risk_suspicious_mod) != "suspicious") {
+      fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " as suspicious; the risk model passes it");
+    } else if (starts(reason, "risk-unavailable")) {
+      if (auto why = budget.explain({"risk-svc", c.client}, c.time_us - 3'000'000, c.time_us)) {
+        v.exempt("risk service unavailable: " + *why);
+      } else {
+        fail_verdict(v, c.client + " degraded " + topic + " of " + run_id + " (" + reason + ") with no fault of the risk service");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// RANK-19, RANK-21 (004:L230-231, L313).
+Verdict check_risk_response(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-risk-response", {"RANK-19", "RANK-21"},
+                              "each candidate written with a risk verdict commits under exactly the scope's context "
+                              "(version, risk_epoch, absorbed global epoch) at its commit and only for a topic the risk "
+                              "model passes; an entry rejected for a changed context was rejected after the context left "
+                              "the run's; a suspicious rejection matches the model; a degraded one is explained by a "
+                              "fault of the risk service or the coordinator");
+  std::map<std::string, int64_t> run_ctx;
+  for (const RunRow& r : run.board.runs) run_ctx[r.run_id] = r.ctx_version;
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  Verdict scratch = passing_verdict("scratch", {}, "");
+  replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
+         [&](const RiskState& st, const SqlCommit& c) {
+           if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget);
+         });
+  return v;
+}
+
+std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run) {
+  std::map<std::string, std::set<std::string>> out;
+  if (!run.board.risk.enabled) return out;
+  Verdict scratch = passing_verdict("scratch", {}, "");
+  replay(scratch, run, [&](const RiskState& st, const std::string& snap, const std::string& scope, const SqlCommit&) {
+    out[snap] = st.blocked_in(scope);
+  });
+  return out;
+}
+
+// RANK-26, RANK-27, RANK-29 (004:L211-213).
+Verdict check_risk_actions(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"},
+                              "each committed risk action (block, lift, expiry) is one control transaction that also "
+                              "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
+                              "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
+                              "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
+                              "effective_until, and a block past effective_until is expired by the end; final epochs agree");
+  const RiskState st = replay(v, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
+  check_rows(v, run, st);
+  check_expiry_liveness(v, run, st);
+  return v;
+}
+
+// RANK-22 (risk context), RANK-26 (004:L212, L236, L240, L264).
+Verdict check_risk_publish(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-risk-publish", {"RANK-22", "RANK-26"},
+                              "every publish commits under the scope's current risk_epoch and the authority's "
+                              "global_risk_epoch, which the scope has absorbed, and its snapshot holds exactly the top "
+                              "candidates of its run not blocked in its scope or globally");
+  Verdict scratch = passing_verdict("scratch", {}, "");
+  replay(scratch, run, [&](const RiskState& st, const std::string& snap, const std::string& scope, const SqlCommit& c) {
+    check_publish(v, run, st, snap, scope, c);
+  });
+  return v;
+}
+
+// RANK-28, RANK-26 (004:L235, L240, L283, L285).
+Verdict check_emergency_block(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-emergency-block", {"RANK-28", "RANK-26"},
+                              "each denylist the edge stores is the DB's blocks of its scope at the epoch it names and "
+                              "never goes back; each view shows its cached snapshot minus its scope's and the global "
+                              "denylist at epochs no older than the edge held when it started; at the end the edge "
+                              "holds every scope's current epoch unless a fault of the pusher or Redis explains it");
+  Verdict scratch = passing_verdict("scratch", {}, "");
+  const RiskState st = replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
+  const auto writes = deny_writes(run.board);
+  check_deny_writes(v, run.board, st, writes);
+  for (const ViewOp& op : run.board.risk.views) {
+    if (op.outcome == Outcome::kOk) check_view(v, run, st, op, writes);
+  }
+  check_edge_caught_up(v, run, st, writes);
+  return v;
+}
+
+}  // namespace fl::ranking::props

@@ -1,0 +1,163 @@
+// Each risk checker passes a clean hand-built run and catches a deliberately broken one.
+#include <gtest/gtest.h>
+
+#include "properties/ranking/checks.h"
+
+namespace fl::ranking::props {
+namespace {
+
+const char* kG = "GLOBAL|ALL|ALL|ALL";
+const char* kA = "GLOBAL|ALL|ALL|zh-CN";
+const char* kRun = "GLOBAL|ALL|ALL|zh-CN#r1";
+const char* kSnap = "GLOBAL|ALL|ALL|zh-CN#r1/pub-1.0.1";
+
+SqlStatementObs st(std::string sql, std::vector<std::string> params, int64_t changes = 1) {
+  return SqlStatementObs{std::move(sql), std::move(params), changes};
+}
+
+// A local control transaction of scope A writing `state` of `action` on `topic` (risk.cc's shape).
+SqlCommit control(int64_t at, const std::string& who, const std::string& topic, const std::string& action,
+                  const std::string& state, int64_t until) {
+  return SqlCommit{at, true, who,
+                   {st("SELECT 1 WHERE guard", {}, 0),
+                    st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1 WHERE "
+                       "scope_id = ?", {kA}),
+                    st("INSERT INTO risk_action (scope_id, ...) SELECT ?, ?, ...",
+                       {kA, topic, action, state, "100", std::to_string(until), kA, who, kA, topic})}};
+}
+
+// Scope A: t_1 blocked at 100 (until 1100) and EXPIRED at 2000; a run with candidates t_1 (5) and
+// t_2 (3); a snapshot published at 1500 holding t_2 only; the denylist pushed at 200; one view.
+RankingRun clean() {
+  RankingRun run;
+  run.end_us = 5000;
+  BoardObs& b = run.board;
+  b.params.scopes = {kG, kA};
+  b.params.risk = true;
+  b.params.expiry_bound_us = 10'000'000;
+  b.risk.enabled = true;
+  run.commits = {control(100, "risk", "t_1", "act1", "BLOCK", 1100),
+                 {1500, true, "pub-1", {st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"1", kSnap, kA})}},
+                 control(2000, "expiry-1", "t_1", "act1", "EXPIRED", 1100)};
+  b.risk.actions = {RiskActionRow{kA, "t_1", 1, "act1", "BLOCK", 100, 1100, 1},
+                    RiskActionRow{kA, "t_1", 2, "act1", "EXPIRED", 100, 1100, 2}};
+  b.risk.context_epochs = {{kG, {0, 0}}, {kA, {2, 0}}};
+  b.candidates = {CandidateRow{kA, kRun, "t_1", 5, "m1", 1}, CandidateRow{kA, kRun, "t_2", 3, "m2", 1}};
+  b.snapshots.push_back(SnapshotRow{kSnap, kA, kRun, "PUBLISHED", 5, 2, "", 2, "", 1, 2, "rule-v1", 1});
+  b.risk.snapshot_epochs[kSnap] = {1, 0};
+  b.items = {SnapshotItemRow{kSnap, 1, "t_2", 3, "m2"}};
+  b.redis_writes = {RedisWrite{200, "risk", {"SET", std::string("ranking:emergency-block:") + kA, "1|t_1"}, true},
+                    RedisWrite{2100, "expiry-1", {"SET", std::string("ranking:emergency-block:") + kA, "2|"}, true}};
+  b.risk.views = {ViewOp{"viewer", std::string("scope=") + kA, 300, 310, Outcome::kOk,
+                         std::string("snap=") + kSnap + " deny=1/0 items=t_2"}};
+  return run;
+}
+
+TEST(RiskChecks, CleanRunPasses) {
+  const RankingRun run = clean();
+  for (const Verdict& v : {check_risk_actions(run), check_risk_publish(run), check_emergency_block(run)}) {
+    EXPECT_EQ(v.status(), VerdictStatus::kPass) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+    EXPECT_GT(v.checks, 0) << v.property;
+  }
+}
+
+// RK-EXPIRY-CURRENT-ACTION's defect: act1 lifted, t_1 blocked again by act2, then act1's late expiry
+// writes the next version and ends act2's block before its effective_until.
+TEST(RiskChecks, ExpiryOfALiftedActionEndingANewerBlockFails) {
+  RankingRun run = clean();
+  run.commits = {control(100, "risk", "t_1", "act1", "BLOCK", 1100), control(300, "risk", "t_1", "act1", "LIFTED", 1100),
+                 control(400, "risk", "t_1", "act2", "BLOCK", 9000),
+                 control(2000, "expiry-1", "t_1", "act1", "EXPIRED", 1100)};
+  run.board.risk.actions = {RiskActionRow{kA, "t_1", 1, "act1", "BLOCK", 100, 1100, 1},
+                            RiskActionRow{kA, "t_1", 2, "act1", "LIFTED", 100, 1100, 2},
+                            RiskActionRow{kA, "t_1", 3, "act2", "BLOCK", 100, 9000, 3},
+                            RiskActionRow{kA, "t_1", 4, "act1", "EXPIRED", 100, 1100, 4}};
+  run.board.risk.context_epochs[kA] = {4, 0};
+  const Verdict v = check_risk_actions(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("ended the block act2"), std::string::npos) << v.evidence[0];
+}
+
+TEST(RiskChecks, EarlyOrDoubleExpiryOrMissingEpochFails) {
+  RankingRun early = clean();
+  early.commits[2].time_us = 900;  // before effective_until 1100
+  EXPECT_EQ(check_risk_actions(early).status(), VerdictStatus::kFail);
+  RankingRun no_epoch = clean();
+  no_epoch.commits[0].statements.erase(no_epoch.commits[0].statements.begin() + 1);
+  EXPECT_EQ(check_risk_actions(no_epoch).status(), VerdictStatus::kFail);
+  RankingRun never = clean();
+  never.commits.pop_back();
+  never.board.risk.actions.pop_back();
+  never.board.risk.context_epochs[kA] = {1, 0};
+  never.end_us = 20'000'000;  // t_1 still blocked 20 s after effective_until
+  EXPECT_EQ(check_risk_actions(never).status(), VerdictStatus::kFail);
+}
+
+TEST(RiskChecks, SnapshotShowingABlockedTopicOrHidingAFreeOneFails) {
+  RankingRun shown = clean();
+  shown.board.items = {SnapshotItemRow{kSnap, 1, "t_1", 5, "m1"}, SnapshotItemRow{kSnap, 2, "t_2", 3, "m2"}};
+  EXPECT_EQ(check_risk_publish(shown).status(), VerdictStatus::kFail);
+  RankingRun stale = clean();
+  stale.board.risk.snapshot_epochs[kSnap] = {0, 0};  // made before the block
+  EXPECT_EQ(check_risk_publish(stale).status(), VerdictStatus::kFail);
+}
+
+TEST(RiskChecks, ViewIgnoringTheEdgeDenylistFails) {
+  RankingRun run = clean();
+  run.board.risk.views[0].result = std::string("snap=") + kSnap + " deny=0/0 items=t_2";
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+  RankingRun wrong = clean();
+  wrong.board.redis_writes[0].argv[2] = "1|t_2";  // a denylist that is not the DB's at epoch 1
+  EXPECT_EQ(check_emergency_block(wrong).status(), VerdictStatus::kFail);
+}
+
+// C28, F11: after a CDN hit the edge denylist still applies; a hit may hide more (a topic lifted
+// since the origin answered), never show a blocked one.
+TEST(RiskChecks, CdnHitShowingABlockedTopicFails) {
+  RankingRun run = clean();
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.risk.views[0].result = std::string("snap=") + kSnap + " deny=1/0 items= src=hit";  // hides t_2 too
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.board.risk.views[0].result = std::string("snap=") + kSnap + " deny=1/0 items=t_1,t_2 src=hit";
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+}
+
+// RK-DENYLIST-BYPASS's defect: Redis lost the denylist, the query layer applied none and showed t_1,
+// blocked 1.4 s before, beyond a maximum safe TTL of 1 s (within 5 s it is tolerated).
+TEST(RiskChecks, BlockedTopicShownPastTheMaximumSafeTtlFails) {
+  RankingRun run = clean();
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.redis_losses = {1000};
+  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
+                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.board.params.max_safe_ttl_us = 5000;
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.board.params.max_safe_ttl_us = 1000;
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+}
+
+// C12: a candidate written with a risk verdict under the context its request carried.
+RankingRun with_risk_service(const std::string& ctx_version, const std::string& risk_epoch, const std::string& topic) {
+  RankingRun run = clean();
+  run.board.params.risk_service = true;
+  run.board.runs.push_back(RunRow{kRun, kA, "BUILDING", "", 1, 0, 1, "", "", -1, "", -1, "", 2, "rule-v1", 1});
+  run.commits.insert(run.commits.begin(),
+                     SqlCommit{50, true, "coord-1", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kA})}});
+  run.commits.insert(run.commits.begin() + 2,
+                     SqlCommit{150, true, "coord-1",
+                               {st("SELECT 1 FROM ranking_scope_context WHERE ...", {}, 0),
+                                st("INSERT INTO run_candidate (..., risk_verdict) VALUES (...)",
+                                   {kA, kRun, topic, "5", "m1", ctx_version, risk_epoch, "0"})}});
+  return run;
+}
+
+TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
+  EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_1")).status(), VerdictStatus::kPass);
+  const Verdict stale = check_risk_response(with_risk_service("1", "0", "t_1"));  // the request's context before the block
+  EXPECT_EQ(stale.status(), VerdictStatus::kFail);
+  EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_4")).status(), VerdictStatus::kFail);  // t_4 % 4 == 0
+}
+
+}  // namespace
+}  // namespace fl::ranking::props
