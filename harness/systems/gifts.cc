@@ -309,8 +309,8 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     const std::string name = "push-" + std::to_string(i);
     gifts::PushOptions o;
     o.fixes = sh->fixes;
-    o.lua_lock = lua_lock;
-    o.watchdog = watchdog;
+    o.lock.lua = lua_lock;
+    o.lock.watchdog = watchdog;
     later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return push_main(p, sh, o); }), 10'000);
     run->workers.push_back(name);
   }

@@ -29,11 +29,7 @@ PushService::PushService(Runtime& rt, Rpc& rpc, Redis& redis, Sql& sql, Log& log
       sql_(sql),
       log_(log),
       options_(std::move(options)),
-      lock_(rt, redis,
-            ComboLockOptions{.wait_ms = options_.lock_wait_ms,
-                             .lease_ms = options_.lease_ms,
-                             .lua = options_.lua_lock,
-                             .watchdog = options_.watchdog}) {}
+      lock_(rt, redis, options_.lock) {}
 
 std::string PushService::owner() const {
   // Redisson's owner is the client id plus the thread id; each instance has one consumer thread.

@@ -7,7 +7,7 @@
 // 3 s lease, so no watchdog; unlock() in finally throws IllegalMonitorStateException when this
 // instance does not hold the lock). A handling that throws is redelivered (re-run, up to
 // `handling_attempts` times, as Spring Kafka's DefaultErrorHandler does), then skipped.
-// With lua_lock, the lock is the hand-written script of 003:L147-152 instead.
+// With lock.lua, the lock is the hand-written script of 003:L147-152 instead (combo_lock.h).
 // hardened: GF-COMBO-ATOMIC (scripted windows + sweeper), GF-PUSH-DEDUP-AFTER-SEND, GF-PUSH-SEQ,
 // GF-PUSH-LEDGER (the push-time seq from the DB's push ledger, once per msgId).
 #pragma once
@@ -31,8 +31,7 @@ struct PushOptions {
   GiftFixes fixes = GiftFixes::spec();
   std::string topic = "gift_topic";
   std::string group = "push";
-  int64_t lock_wait_ms = 100;       // 003:L118
-  int64_t lease_ms = 3000;          // 003:L118
+  ComboLockOptions lock;            // 003:L118: tryLock(100 ms, 3 s); scenario option lock: lua | redisson-watchdog
   int64_t window_ms = 3000;         // 003:L105, L122
   int64_t threshold = 10;           // 003:L125
   int64_t expiry_ms = 10'000;       // 003:L200
@@ -41,13 +40,6 @@ struct PushOptions {
   int64_t session_timeout_us = 6'000'000;
   int64_t sweep_interval_us = 200'000;  // GF-COMBO-ATOMIC
   int64_t ready_lease_ms = 2000;        // GF-COMBO-ATOMIC: a claimed batch returns after this
-  // Scenario option lock: lua: the hand-written lock of 003:L147-152 (SET NX PX in a script,
-  // compare-and-delete on release) instead of Redisson's RLock. Its release has no exception to
-  // throw: a failed compare-and-delete is ignored, so nothing is redelivered for it.
-  bool lua_lock = false;
-  // Scenario option lock: redisson-watchdog: tryLock(100 ms) without a lease, renewed by
-  // Redisson's watchdog (combo_lock.h).
-  bool watchdog = false;
 };
 
 class PushService {
