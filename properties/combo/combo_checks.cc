@@ -113,11 +113,11 @@ std::optional<std::string> db_corruption(const ComboRun& run) {
 }
 
 // Whether the purchase of a row (by its client ref "<op>#<line>") ran its Redis step before its
-// answer: answered ok and not alerted. Otherwise the step may have run any time later, or never.
+// answer (redis_step_certain); a row without its call never did.
 bool certain_step(const ComboRun& run, const std::string& client_ref) {
   const std::string ref = client_ref.substr(0, client_ref.find('#'));
   for (const PurchaseOp& op : run.ops) {
-    if (op.ref == ref) return op.result == PurchaseOp::Result::kOk && !op.alerted && op.complete_us >= 0;
+    if (op.ref == ref) return redis_step_certain(op);
   }
   return false;
 }
@@ -688,16 +688,12 @@ Verdict check_degradation(const ComboRun& run) {
   return j.v;
 }
 
-// A lossy DB power loss between a window's first purchase and `seen_us` (a poll's answer): it may
-// have undone any write that groups the window's rows as the poll shows them (seeds 4326 and 4969
-// of explore-hardened-lying-disk: a member's binding, synced to a disk that lied, was lost, and
-// polls showed the window one member short), described; nullopt: none.
-std::optional<std::string> write_undone(const ComboRun& run, const std::vector<Purchase>& all, const Key& key,
-                                        int64_t id, int64_t seen_us) {
-  const std::optional<int64_t> from_us = earliest_lo(all, key, id);
-  if (!from_us) return std::nullopt;
+// A lossy DB power loss between a window's first purchase (`from_us`) and `seen_us`: it may have
+// undone any write that makes the window's rows pollable as one window (its binding, synced to a
+// disk that lied: seeds 137 and 4969 of explore-hardened-lying-disk), described; nullopt: none.
+std::optional<std::string> write_undone(const ComboRun& run, int64_t from_us, int64_t seen_us) {
   for (int64_t at : run.db_power_losses) {
-    if (at >= *from_us && at <= seen_us) return db_loss_of(run, at);
+    if (at >= from_us && at <= seen_us) return db_loss_of(run, at);
   }
   return std::nullopt;
 }
@@ -729,7 +725,8 @@ Verdict check_polling_merge(const ComboRun& run) {
         j.v.exempt("polled window that may have lost a row to a " + *loss);
         continue;
       }
-      if (auto loss = write_undone(run, all, key_of(*r), r->id, poll.end_us)) {
+      const std::optional<int64_t> from_us = earliest_lo(all, key_of(*r), r->id);
+      if (auto loss = from_us ? write_undone(run, *from_us, poll.end_us) : std::nullopt) {
         j.v.exempt("polled window whose rows' later writes a DB " + *loss + " may have undone");
         continue;
       }
@@ -1100,10 +1097,8 @@ Verdict check_published_visible(const ComboRun& run) {
       j.v.exempt("record published from state a Redis restart restored (" + *restart + ")");
       continue;
     }
-    // A lossy power loss after the window's first purchase may have undone any write that makes
-    // the window pollable (seed 137 of explore-hardened-lying-disk: the rows' binding, synced to
-    // a disk that lied). Such a storage voids what the poll can show; the push still counts.
-    if (auto loss = db_loss_of(run, window_from_us)) {
+    // Such a storage voids what the poll can show; the push still counts.
+    if (auto loss = write_undone(run, window_from_us, run.end_us)) {
       j.v.exempt("record whose rows' later writes a DB " + *loss + " may have undone");
       continue;
     }

@@ -101,6 +101,10 @@ std::set<int64_t> reused_pids(const ComboRun& run) {
   return out;
 }
 
+bool redis_step_certain(const PurchaseOp& op) {
+  return op.result == PurchaseOp::Result::kOk && !op.alerted && op.complete_us >= 0;
+}
+
 std::vector<model::combo::Purchase> purchases_of(const ComboRun& run) {
   std::map<std::string, const PurchaseOp*> op_by_ref;
   for (const PurchaseOp& op : run.ops) op_by_ref[op.ref] = &op;
@@ -122,9 +126,7 @@ std::vector<model::combo::Purchase> purchases_of(const ComboRun& run) {
     if (it != op_by_ref.end()) {
       const PurchaseOp& op = *it->second;
       p.lo_us = op.invoke_us;
-      // Answered ok and not alerted: its Redis step happened before the answer. Otherwise it may
-      // have happened later (an indeterminate command) or never.
-      const bool certain = op.result == PurchaseOp::Result::kOk && !op.alerted && op.complete_us >= 0;
+      const bool certain = redis_step_certain(op);
       p.hi_us = certain ? op.complete_us : run.end_us;
       p.optional = !certain;
     }

@@ -150,6 +150,9 @@ struct ComboRun {
 
 // Derived views shared by the checkers.
 std::vector<model::combo::Purchase> purchases_of(const ComboRun& run);
+// Whether a purchase ran its Redis step before its answer: answered ok and not alerted. Otherwise
+// the step may have run any time later (an indeterminate command), or never.
+bool redis_step_certain(const PurchaseOp& op);
 model::combo::Key key_of(const ContributionRecord& r);
 // From the world's fault log (the adapter builds the run with these):
 // - each crash .. restart of the Redis process, with how long before the crash Redis could not
