@@ -200,20 +200,24 @@ Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
   co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
 }
 
+// The risk options of a process that commits risk transactions: with a CDN it also pushes each
+// denylist to the edge.
+ranking::RiskOptions risk_options_of(Process& self, const Shared& sh) {
+  ranking::RiskOptions o = sh.risk_options;
+  if (sh.cdn) o.edge = &self.rpc();
+  return o;
+}
+
 Task<void> risk_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  ranking::RiskOptions o = sh->risk_options;
-  if (sh->cdn) o.edge = &self.rpc();
-  co_await ranking::run_risk_control(self, sql, redis, o);
+  co_await ranking::run_risk_control(self, sql, redis, risk_options_of(self, *sh));
 }
 
 Task<void> expiry_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  ranking::RiskOptions o = sh->risk_options;
-  if (sh->cdn) o.edge = &self.rpc();
-  co_await ranking::run_expiry(self, sql, redis, o);
+  co_await ranking::run_expiry(self, sql, redis, risk_options_of(self, *sh));
 }
 
 Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
