@@ -67,7 +67,8 @@ void list_faults() {
     }
   }
   std::printf("\n\nexact boundaries: combo param `boundary_percent` (second click a critical duration -1/0/+1 ms "
-              "after the first; judged at Redis's certain instants)\n\n"
+              "after the first; judged at Redis's certain instants); likes param `boundary_percent` (a like, unlike "
+              "or state read on the same pair a critical duration -1/0/+1 ms after a like/unlike)\n\n"
               "fault log records besides injected faults: message-lost, redis-error (refusals), eviction (key), "
               "late-duplicate\n\n");
 }

@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
 #include <memory>
 
 #include "harness/faults.h"
@@ -103,9 +107,46 @@ TEST(Issue16Mixes, ExploratoryFilesUseLateDuplicatesPatienceAndBoundaries) {
                            "combo/explore-spec.yaml"}) {
     EXPECT_TRUE(load(file).swarm.patience) << file;
   }
-  for (const char* file : {"combo/explore-hardened.yaml", "combo/explore-spec.yaml"}) {
+  for (const char* file : {"combo/explore-hardened.yaml", "combo/explore-spec.yaml", "likes/swarm-hardened.yaml",
+                           "likes/swarm-spec.yaml"}) {
     EXPECT_GT(load(file).config.i64("boundary_percent"), 0) << file;
   }
+  for (const char* file : {"combo/explore-hardened-eviction.yaml", "likes/swarm-hardened-eviction.yaml"}) {
+    const Scenario s = load(file);
+    EXPECT_GT(s.topology.redis.maxmemory_bytes, 0) << file;
+    EXPECT_NE(s.topology.redis.maxmemory_policy, "noeviction") << file;
+  }
+}
+
+// likes' exact boundaries are reachable: without faults, a like/unlike and its follow-up on the same
+// pair are invoked exactly the state TTL (3 s) -1/0/+1 ms apart by the app's clock.
+TEST(ExactBoundaries, LikesFollowUpsLandExactlyACriticalDurationLater) {
+  Scenario s = load("likes/swarm-hardened.yaml");
+  s.swarm.enabled = false;
+  s.params["boundary_percent"] = "100";
+  s = with_config(s);
+  const std::string trace = ::testing::TempDir() + "likes-boundaries.jsonl";
+  RunOptions o;
+  o.trace_jsonl_path = trace;
+  RunResult r = run_scenario(s, 1, o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  std::map<std::string, std::vector<int64_t>> invokes;  // "process asset=A user=U" -> invoke times
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"kind\":\"op\"") == std::string::npos || line.find("invoke #") == std::string::npos) continue;
+    const size_t asset = line.find("asset="), req = line.find(" req=");
+    if (asset == std::string::npos || req == std::string::npos || line.find("user=") == std::string::npos) continue;
+    const size_t proc = line.find("\"process\":\"") + 11;
+    const std::string key = line.substr(proc, line.find('"', proc) - proc) + " " + line.substr(asset, req - asset);
+    invokes[key].push_back(std::stoll(line.substr(line.find("\"t_us\":") + 7)));
+  }
+  std::set<int64_t> gaps_us;
+  for (const auto& [key, times] : invokes) {
+    for (size_t i = 0; i < times.size(); ++i) {
+      for (size_t k = i + 1; k < times.size(); ++k) gaps_us.insert(std::llabs(times[k] - times[i]));
+    }
+  }
+  for (int64_t gap_us : {2'999'000, 3'000'000, 3'001'000}) EXPECT_TRUE(gaps_us.count(gap_us)) << gap_us;
 }
 
 // Exact boundaries are reachable: with a fixed latency the scripted pairs land at Redis exactly

@@ -183,6 +183,101 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
   }
 }
 
+// The (activity, user) pairs one command shows: the seed's activity_id and user_id fields
+// (000:L81 stream entry, L87-88 agg hash) written by XADD or an HSET, returned by a hash read, or
+// carried by a published record.
+void pairs_of(const sim::redis::CommandRecord& c, std::set<std::pair<int64_t, int64_t>>& out) {
+  auto add = [&](const std::map<std::string, std::string>& f) {
+    auto a = f.find("activity_id"), u = f.find("user_id");
+    if (a == f.end() || u == f.end()) return;
+    char* end_a = nullptr;
+    char* end_u = nullptr;
+    const long long av = std::strtoll(a->second.c_str(), &end_a, 10), uv = std::strtoll(u->second.c_str(), &end_u, 10);
+    if (*end_a == '\0' && *end_u == '\0' && !a->second.empty() && !u->second.empty()) out.insert({av, uv});
+  };
+  if (c.argv.empty()) return;
+  const std::string& cmd = c.argv[0];
+  if (cmd == "XADD") {
+    auto star = std::find(c.argv.begin(), c.argv.end(), "*");
+    if (star != c.argv.end()) add(fields_of({star + 1, c.argv.end()}));
+  } else if ((cmd == "HSET" || cmd == "HMSET") && c.argv.size() > 2) {
+    add(fields_of({c.argv.begin() + 2, c.argv.end()}));
+  } else if (cmd == "HGETALL" && c.reply.kind == RedisReply::Kind::kArray) {
+    std::vector<std::string> flat;
+    for (const RedisReply& e : c.reply.elements) flat.push_back(e.str);
+    add(fields_of(flat));
+  } else if (cmd == "PUBLISH" && c.argv.size() == 3) {
+    if (auto payload = combo::decode_payload(c.argv[2]); payload && payload->record) out.insert({payload->record->activity_id, payload->record->user_id});
+  }
+}
+
+// The keys one command names: a script call's KEYS, otherwise its first argument.
+void keys_of(const sim::redis::CommandRecord& c, std::set<std::string>& out) {
+  if (c.argv.size() < 2) return;
+  if ((c.argv[0] == "EVALSHA" || c.argv[0] == "EVAL") && c.argv.size() >= 3) {
+    const size_t n = static_cast<size_t>(std::max(0LL, std::atoll(c.argv[2].c_str())));
+    for (size_t k = 3; k < c.argv.size() && k < 3 + n; ++k) out.insert(c.argv[k]);
+    return;
+  }
+  out.insert(c.argv[1]);
+}
+
+// Evictions (issue 16), from the world's fault log: each key maxmemory evicted is an outage of
+// that key alone, scoped to the (activity, user) pairs of the requests that touched it. A request
+// is a script call with its body (logged right before it: a script runs atomically) or one plain
+// command; its pairs are those any of its commands shows (pairs_of), and those of every key it
+// names that only one pair ever touched (a marker written next to its window's lock). A key no
+// request with pairs touched may have held any window: its scope stays empty (any key).
+std::vector<combo::ComboRun::RedisOutage> eviction_outages(const sim::FaultLog& faults, const sim::redis::Server& server) {
+  std::set<std::string> evicted;
+  for (const sim::FaultRecord& f : faults) {
+    if (f.kind == sim::FaultKind::kEviction) evicted.insert(f.detail);
+  }
+  if (evicted.empty()) return {};
+  struct Request {
+    std::set<std::pair<int64_t, int64_t>> pairs;
+    std::set<std::string> keys;
+  };
+  std::vector<Request> requests;
+  const auto& log = server.command_log();
+  size_t begin = 0;  // the request's first record
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].depth != 0) continue;  // a script's body: its call ends the request
+    Request r;
+    for (size_t k = begin; k <= i; ++k) {
+      if (log[k].client != log[i].client) continue;
+      pairs_of(log[k], r.pairs);
+      keys_of(log[k], r.keys);
+    }
+    requests.push_back(std::move(r));
+    begin = i + 1;
+  }
+  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> by_key;
+  for (const Request& r : requests) {
+    for (const std::string& k : r.keys) by_key[k].insert(r.pairs.begin(), r.pairs.end());
+  }
+  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> scope;
+  for (const Request& r : requests) {
+    std::set<std::pair<int64_t, int64_t>> pairs = r.pairs;
+    for (const std::string& k : r.keys) {
+      if (by_key[k].size() == 1) pairs.insert(*by_key[k].begin());
+    }
+    for (const std::string& k : r.keys) {
+      if (evicted.count(k)) scope[k].insert(pairs.begin(), pairs.end());
+    }
+  }
+  std::vector<combo::ComboRun::RedisOutage> out;
+  for (const sim::FaultRecord& f : faults) {
+    if (f.kind != sim::FaultKind::kEviction) continue;
+    combo::ComboRun::RedisOutage o;
+    o.down_us = o.up_us = f.time_us;
+    o.evicted_key = f.detail;
+    o.scope = scope[f.detail];
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 // Exact boundaries (issue 16): the instant Redis counted each row, from the first call carrying
 // the row's purchase marker (combo:pid:<pid>.<created_at>) that executed with a window id for
 // reply, when the Redis node's clock read world time then (no clock fault on Redis: the window
@@ -313,6 +408,7 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.service_places.push_back("redis");
   run.service_places.push_back("db");
   run.redis_outages = combo::redis_outages_of(w.fault_log(), run.end_us, redis_loss_ms * kUsPerMs);
+  for (combo::ComboRun::RedisOutage& o : eviction_outages(w.fault_log(), *redis)) run.redis_outages.push_back(std::move(o));
   run.clock_shifts = combo::clock_shifts_of(w.fault_log(), run.service_places, run.window_ms, run.end_us);
   run.stream_maxlen = stream_maxlen;
   run.redis_loss_ms = redis_loss_ms;
@@ -375,8 +471,8 @@ void dump(const combo::ComboRun& run) {
                  (long long)o.complete_us / 1000, (int)o.result, (int)o.alerted);
   }
   for (auto& o : run.redis_outages) {
-    std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld\n", (long long)o.down_us / 1000, (long long)o.up_us / 1000,
-                 (long long)o.stalled_us / 1000);
+    std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld %s scope %zu\n", (long long)o.down_us / 1000, (long long)o.up_us / 1000,
+                 (long long)o.stalled_us / 1000, o.evicted_key.c_str(), o.scope.size());
   }
 }
 

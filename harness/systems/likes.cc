@@ -417,6 +417,9 @@ class LikesSystem final : public SystemUnderTest {
         int_param("double_tap_percent", "percent", 0, 100, 15, "percent of likes/unlikes sent twice at once"),
         int_param("view_percent", "percent", 0, 100, 0, "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count without waiting, the tap follows"),
         int_param("view_gap_ms", "ms", 0, 600'000, 100, "mean think time between the page's reads and the tap"),
+        int_param("boundary_percent", "percent", 0, 100, 0,
+                  "percent of likes/unlikes followed on the same pair by a like, unlike or state read exactly a critical "
+                  "duration (state TTL, sync interval, timeouts; up to 60 s) -1/0/+1 ms later"),
         int_param("client_timeout_ms", "ms", 1, 600'000, 500, "client timeout per attempt"),
         int_param("max_retries", "", 0, 100, 2, "client retries after a timeout"),
         int_param("like_weight", "", 0, 1000, 4, "op mix weight of likes"),
@@ -529,6 +532,15 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const int64_t users_per_client = param(s, "users_per_client");
   const int64_t shared_users = param(s, "shared_users");
   const double rate = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
+  // Exact boundaries: each critical duration up to a minute and its neighbours, -1 ms, 0, +1 ms.
+  std::vector<int64_t> boundary_gaps;
+  for (const CriticalDuration& c : critical_durations(s)) {
+    const int64_t ms = c.duration_us / 1000;
+    if (ms <= 0 || ms > 60'000) continue;
+    for (int64_t d : {ms - 1, ms, ms + 1}) {
+      if (std::find(boundary_gaps.begin(), boundary_gaps.end(), d) == boundary_gaps.end()) boundary_gaps.push_back(d);
+    }
+  }
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
     likes::ClientConfig cc;
@@ -540,6 +552,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
     cc.double_tap_probability = static_cast<double>(param(s, "double_tap_percent")) / 100.0;
     cc.view_probability = static_cast<double>(param(s, "view_percent")) / 100.0;
     cc.view_gap_us = param(s, "view_gap_ms") * 1000;
+    cc.boundary_probability = static_cast<double>(param(s, "boundary_percent")) / 100.0;
+    cc.boundary_gaps_ms = boundary_gaps;
     cc.max_retries = static_cast<int>(param(s, "max_retries"));
     cc.like_weight = static_cast<double>(param(s, "like_weight"));
     cc.unlike_weight = static_cast<double>(param(s, "unlike_weight"));

@@ -70,6 +70,12 @@ Task<void> LikesClient::run(std::shared_ptr<LikesClient> self) {
       self->runtime_.spawn("view", view_then_tap(self, r, static_cast<int64_t>(gap_us) + 1));
       continue;
     }
+    const ClientConfig& c = self->config_;
+    if (write && c.boundary_probability > 0 && !c.boundary_gaps_ms.empty() && self->uniform() < c.boundary_probability) {
+      const int64_t gap_ms = c.boundary_gaps_ms[static_cast<size_t>(self->uniform() * c.boundary_gaps_ms.size()) % c.boundary_gaps_ms.size()];
+      self->runtime_.spawn("boundary", boundary_pair(self, r, gap_ms));
+      continue;
+    }
     if (write && self->uniform() < self->config_.double_tap_probability) {
       LikeRequest second = r;
       second.request_id = self->next_request_id();
@@ -77,6 +83,17 @@ Task<void> LikesClient::run(std::shared_ptr<LikesClient> self) {
     }
     self->runtime_.spawn("op", perform(self, r));
   }
+}
+
+Task<void> LikesClient::boundary_pair(std::shared_ptr<LikesClient> self, LikeRequest first, int64_t gap_ms) {
+  self->runtime_.spawn("op", perform(self, first));
+  co_await self->runtime_.clock().sleep_us(gap_ms * 1000);
+  if (self->config_.stop && *self->config_.stop) co_return;
+  static constexpr Op kFollowUps[] = {Op::kLike, Op::kUnlike, Op::kState};
+  LikeRequest next = first;
+  next.op = kFollowUps[static_cast<size_t>(self->uniform() * 3) % 3];
+  next.request_id = self->next_request_id();
+  co_await perform(self, next);
 }
 
 Task<void> LikesClient::perform(std::shared_ptr<LikesClient> self, LikeRequest request) {

@@ -36,6 +36,12 @@ struct ClientConfig {
   // view_gap_us. A like/unlike comes from such a page view with this probability.
   double view_probability = 0;
   int64_t view_gap_us = 100'000;
+  // Exact boundaries (issue 16): with this probability a like/unlike is followed, on the same
+  // (asset, user), by another op (like, unlike or a state read, drawn) exactly one of
+  // boundary_gaps_ms later by the app's clock: the scenario's critical durations (the state TTL,
+  // the sync interval, the timeouts) and their neighbours, -1 ms, 0, +1 ms.
+  double boundary_probability = 0;
+  std::vector<int64_t> boundary_gaps_ms;
   int max_retries = 2;              // resend the same request after a timeout/reset
   int64_t timeout_us = 500'000;
   int64_t retry_delay_us = 100'000;
@@ -52,6 +58,8 @@ class LikesClient {
   static Task<void> run(std::shared_ptr<LikesClient> self);
   // One logical operation with its retries.
   static Task<void> perform(std::shared_ptr<LikesClient> self, LikeRequest request);
+  // `first`, then a follow-up op on its pair exactly `gap_ms` later (exact boundaries).
+  static Task<void> boundary_pair(std::shared_ptr<LikesClient> self, LikeRequest first, int64_t gap_ms);
   // A page view: state and count reads of the pair, then the tap `gap_us` later.
   static Task<void> view_then_tap(std::shared_ptr<LikesClient> self, LikeRequest tap, int64_t gap_us);
 

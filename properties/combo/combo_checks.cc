@@ -60,11 +60,25 @@ std::optional<int64_t> earliest_lo(const std::vector<Purchase>& ps, const Key& k
 // The Redis restart that may have lost this interval's writes, described (nullopt: none).
 // `while_down`: whether the interval may also fall inside the outage (a record published after the
 // restart from restored state); a purchase made while Redis was down lost nothing, it failed.
-std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us, bool while_down = true) {
+// `key`: the windows at stake (an eviction touches its own key's windows only; nullptr: any).
+std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us, bool while_down = true,
+                                      const Key* key = nullptr) {
   for (const ComboRun::RedisOutage& o : run.redis_outages) {
+    if (!o.touches(key)) continue;
     if (from_us <= (while_down ? o.up_us : o.down_us) && to_us >= loss_from_us(run, o)) {
+      if (o.eviction()) return "eviction of " + o.evicted_key + " at " + t(o.down_us) + " (maxmemory)";
       return "Redis down " + t(o.down_us) + ".." + t(o.up_us) + " (a restart may lose acked writes" +
              (o.stalled_us > 0 ? " since " + t(loss_from_us(run, o)) + ": no fsync while paused or clock back" : "") + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+// An eviction of a key of `key`'s windows within [from_us, to_us], described (nullopt: none).
+std::optional<std::string> eviction_in(const ComboRun& run, const Key& key, int64_t from_us, int64_t to_us) {
+  for (const ComboRun::RedisOutage& o : run.redis_outages) {
+    if (o.eviction() && o.touches(&key) && o.down_us >= from_us && loss_from_us(run, o) <= to_us) {
+      return "eviction of " + o.evicted_key + " at " + t(o.down_us) + " (maxmemory)";
     }
   }
   return std::nullopt;
@@ -208,6 +222,35 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
   });
 }
 
+// The purchase that opened the window of a stream entry (nullptr: none known). The entry names
+// it by pid and created_at (000:L147-148): the pair is unique even where a DB power loss handed
+// the pid out again, to this user too (seed 61 of explore-hardened-off); the activity and user
+// fields pick otherwise.
+const Purchase* opener_of(const EntryObs& e, const std::multimap<int64_t, const Purchase*>& by_pid) {
+  auto f = e.fields.find("first_id");
+  if (f == e.fields.end()) return nullptr;
+  char* end = nullptr;
+  const long long pid = std::strtoll(f->second.c_str(), &end, 10);
+  if (f->second.empty() || *end != '\0') return nullptr;
+  const Purchase* first = nullptr;
+  int best = -1;
+  auto a = e.fields.find("activity_id"), u = e.fields.find("user_id");
+  auto c = e.fields.find("first_created_at");
+  auto [from, to] = by_pid.equal_range(pid);
+  for (auto it = from; it != to; ++it) {
+    const Purchase& p = *it->second;
+    const bool same_user = a != e.fields.end() && u != e.fields.end() && a->second == std::to_string(p.key.activity) &&
+                           u->second == std::to_string(p.key.user);
+    const bool same_row = same_user && c != e.fields.end() && c->second == std::to_string(p.created_at_ms);
+    const int score = same_row ? 2 : same_user ? 1 : 0;
+    if (score > best) {
+      best = score;
+      first = &p;
+    }
+  }
+  return first;
+}
+
 Views views_of(const ComboRun& run) {
   Views v;
   const int64_t w_us = run.window_ms * 1000;
@@ -217,54 +260,44 @@ Views views_of(const ComboRun& run) {
   std::multimap<int64_t, const Purchase*> by_pid;
   for (const Purchase& p : all) by_pid.emplace(p.pid, &p);
   // Windows still pending in the stream (unacknowledged entries, by the seed's first_id field)
-  // at the last sample before each Redis crash: they were alive then, however old, and a Redis
-  // without persistence lost them.
-  std::vector<std::pair<int64_t, std::map<Key, int64_t>>> pending_at_crash;  // (down, key -> earliest first lo)
+  // at the last sample before each loss of their Redis state, however old: a restart of a Redis
+  // without persistence, or an eviction of one of their keys (seed 3 of
+  // explore-hardened-eviction: a window held back by a busy Redis lost its hash 8.5 s after its
+  // first purchase).
+  std::vector<std::pair<const ComboRun::RedisOutage*, std::map<Key, int64_t>>> pending_at_crash;  // key -> earliest first lo
   for (const auto& outage : run.redis_outages) {
+    if (!outage.eviction() && !run.redis_loses_all) continue;
     std::map<Key, int64_t> keys;
     const UnackedSample* last = nullptr;
     for (const UnackedSample& u : run.unacked) if (u.time_us < outage.down_us) last = &u;
+    std::vector<const EntryObs*> pending;
+    int64_t since_us = INT64_MIN;
     if (last != nullptr) {
-      for (const EntryObs& e : last->entries) {
-        auto f = e.fields.find("first_id");
-        if (f == e.fields.end()) continue;
-        try {
-          // The entry names its window's opener by pid and created_at (000:L147-148): the pair
-          // is unique even where a DB power loss handed the pid out again, to this user too
-          // (seed 61 of explore-hardened-off); the activity and user fields pick otherwise.
-          const Purchase* first = nullptr;
-          int best = -1;
-          auto a = e.fields.find("activity_id"), u = e.fields.find("user_id");
-          auto c = e.fields.find("first_created_at");
-          auto [from, to] = by_pid.equal_range(std::stoll(f->second));
-          for (auto it = from; it != to; ++it) {
-            const Purchase& p = *it->second;
-            const bool same_user = a != e.fields.end() && u != e.fields.end() &&
-                                   a->second == std::to_string(p.key.activity) &&
-                                   u->second == std::to_string(p.key.user);
-            const bool same_row = same_user && c != e.fields.end() && c->second == std::to_string(p.created_at_ms);
-            const int score = same_row ? 2 : same_user ? 1 : 0;
-            if (score > best) {
-              best = score;
-              first = &p;
-            }
-          }
-          if (first == nullptr) continue;
-          auto k = keys.find(first->key);
-          if (k == keys.end() || first->lo_us < k->second) keys[first->key] = first->lo_us;
-        } catch (...) {
-        }
-      }
+      for (const EntryObs& e : last->entries) pending.push_back(&e);
+      since_us = last->time_us;
     }
-    pending_at_crash.emplace_back(outage.down_us, std::move(keys));
+    // ... and those added since that sample (no sample is taken while Redis is paused: seed 835
+    // of explore-hardened-eviction lost a hash at the first command after a 5 s pause).
+    for (const EntryObs& e : run.entries) {
+      if (e.time_us >= since_us && e.time_us < outage.down_us) pending.push_back(&e);
+    }
+    for (const EntryObs* e : pending) {
+      const Purchase* first = opener_of(*e, by_pid);
+      if (first == nullptr) continue;
+      auto k = keys.find(first->key);
+      if (k == keys.end() || first->lo_us < k->second) keys[first->key] = first->lo_us;
+    }
+    pending_at_crash.emplace_back(&outage, std::move(keys));
   }
   for (Purchase p : all) {
     int64_t alive_until = p.hi_us + w_us + 2'000'000;
-    for (const auto& [down, keys] : pending_at_crash) {
+    for (const auto& [outage, keys] : pending_at_crash) {
+      if (!outage->touches(&p.key)) continue;
+      const int64_t down = outage->down_us;
       auto k = keys.find(p.key);
-      if (run.redis_loses_all && down >= p.lo_us && k != keys.end() && k->second <= p.hi_us) alive_until = std::max(alive_until, down);
+      if (down >= p.lo_us && k != keys.end() && k->second <= p.hi_us) alive_until = std::max(alive_until, down);
     }
-    if (auto loss = redis_loss(run, p.lo_us, alive_until, false); loss && !p.optional) {
+    if (auto loss = redis_loss(run, p.lo_us, alive_until, false, &p.key); loss && !p.optional) {
       p.optional = true;
       v.exempt_one("purchase whose Redis step may be lost: " + *loss);
     }
@@ -280,15 +313,20 @@ Views views_of(const ComboRun& run) {
     if (!p.record) continue;
     const ContributionRecord& r = *p.record;
     // The record's window lived from its first purchase to its publish.
-    const int64_t from_us = earliest_lo(all, key_of(r), r.id).value_or(p.time_us - 2 * w_us);
-    KeyView& k = v.keys[key_of(r)];
+    const Key k_of_r = key_of(r);
+    const int64_t from_us = earliest_lo(all, k_of_r, r.id).value_or(p.time_us - 2 * w_us);
+    KeyView& k = v.keys[k_of_r];
     ObservedRecord o{r.id, r.quantity, r.created_at, p.time_us, "published " + rec(r) + " at " + t(p.time_us)};
     for (const ComboRun::ClockShift& c : run.clock_shifts) {
       if (c.from_us > p.time_us || c.to_us < p.time_us - w_us) continue;
       o.slack_us += c.magnitude_us;  // its window may have been timed that much shorter or longer
       v.exempt_one("publish time widened by " + c.what);
     }
-    if (auto loss = redis_loss(run, from_us, p.time_us)) {
+    // A record re-made after an eviction took its window's hash names a later member as its
+    // first (seed 259 of explore-hardened-eviction): its window may have opened a window earlier.
+    std::optional<std::string> loss = redis_loss(run, from_us, p.time_us, true, &k_of_r);
+    if (!loss) loss = eviction_in(run, k_of_r, from_us - w_us, p.time_us);
+    if (loss) {
       v.exempt_one("record content unjudged, published near " + *loss);
       o.loose = true;
     } else {
@@ -315,6 +353,15 @@ KeyFit fit_key(const ComboRun& run, const Key& key, const KeyView& k, const std:
   // A restart that loses data may take a window's lock with it: the window ends at the crash.
   // Without persistence it loses every lock, however old; otherwise those written in its reach.
   for (const ComboRun::RedisOutage& outage : run.redis_outages) {
+    if (!outage.touches(&key)) continue;
+    if (outage.eviction()) {
+      // An eviction takes the lock however old, in the middle of a command stream: purchases
+      // Redis timed in the same millisecond (RowObs::redis_us is floored) may fall on either side.
+      const int64_t ms_us = outage.down_us / 1000 * 1000;
+      o.cuts.push_back(FitOptions::Cut{INT64_MIN, ms_us});
+      o.cuts.push_back(FitOptions::Cut{INT64_MIN, ms_us + 1000});
+      continue;
+    }
     const int64_t from_us = run.redis_loses_all ? INT64_MIN : loss_from_us(run, outage);
     o.cuts.push_back(FitOptions::Cut{from_us, outage.down_us});
   }
@@ -534,8 +581,8 @@ Verdict check_entry_binding(const ComboRun& run) {
     for (const auto& kv : by_key) {
       const Key& key = kv.first;
       const auto& list = kv.second;
-      if (redis_loss(run, s.time_us - 2 * w_us, s.time_us)) {
-        j.v.exempt("stream sample near a Redis restart (entries may be replayed)");
+      if (redis_loss(run, s.time_us - 2 * w_us, s.time_us, true, &key)) {
+        j.v.exempt("stream sample near a Redis restart or eviction (entries may be replayed)");
         continue;
       }
       std::string shared;
@@ -544,6 +591,12 @@ Verdict check_entry_binding(const ComboRun& run) {
           const Purchase& x = *list[a].second;
           const Purchase& y = *list[b].second;
           if (std::max(x.hi_us, y.hi_us) < std::min(x.lo_us, y.lo_us) + w_us) {
+            // A restart or an eviction that lost the window's lock (000:L77) between the two
+            // purchases let the second open another entry: the window ended there.
+            if (auto loss = redis_loss(run, std::min(x.lo_us, y.lo_us), std::max(x.hi_us, y.hi_us), true, &key)) {
+              j.v.exempt("two entries for one window across a lock loss: " + *loss);
+              continue;
+            }
             shared = list[a].first->id + " and " + list[b].first->id + " (first pids " + std::to_string(x.pid) + ", " + std::to_string(y.pid) + ")";
             break;
           }
@@ -571,8 +624,8 @@ Verdict check_entry_binding(const ComboRun& run) {
     if (first == nullptr || rp == by_pid.end()) continue;
     const Purchase& x = *first;
     const Purchase& y = *rp->second;
-    if (redis_loss(run, std::min(x.lo_us, y.lo_us), p.time_us)) {
-      j.v.exempt("publish near a Redis restart (state may be stale)");
+    if (redis_loss(run, std::min(x.lo_us, y.lo_us), p.time_us, true, &x.key)) {
+      j.v.exempt("publish near a Redis restart or eviction (state may be stale)");
       continue;
     }
     const bool apart = y.lo_us >= x.hi_us + w_us || x.lo_us >= y.hi_us + w_us;
@@ -615,7 +668,8 @@ Verdict check_no_garbage(const ComboRun& run) {
       j.expect(it != by_pid.end() && it->second->key == key_of(r), [&] { return "record " + rec(r) + " id is no pid of its key"; });
     }
     if (++seen[r.id] > 1) {
-      if (auto loss = redis_loss(run, p.time_us - 30'000'000, p.time_us)) {
+      const Key key = key_of(r);
+      if (auto loss = redis_loss(run, p.time_us - 30'000'000, p.time_us, true, &key)) {
         j.v.exempt("re-publish after " + *loss);
         continue;
       }
@@ -890,7 +944,11 @@ Verdict check_ui_convergence(const ComboRun& run) {
           kit == v.keys.end() ? std::nullopt : earliest_lo(kit->second.purchases, key_of(r), r.id);
       if (first.has_value()) {
         auto pub = last_publish.find(r.id);
-        if (auto loss = redis_loss(run, *first, pub == last_publish.end() ? run.end_us : pub->second)) {
+        const Key key = key_of(r);
+        const int64_t until_us = pub == last_publish.end() ? run.end_us : pub->second;
+        std::optional<std::string> loss = redis_loss(run, *first, until_us, true, &key);
+        if (!loss) loss = eviction_in(run, key, *first - run.window_ms * 1000, until_us);  // as in views_of
+        if (loss) {
           j.v.exempt("displayed window near " + *loss);
           continue;
         }
@@ -951,7 +1009,7 @@ Verdict check_activity_isolation(const ComboRun& run) {
     }
     auto first = by_pid.find(r.id);
     if (first == by_pid.end()) continue;  // COMBO-8's finding
-    if (auto loss = redis_loss(run, first->second->lo_us - w_us, p.time_us)) {
+    if (auto loss = redis_loss(run, first->second->lo_us - w_us, p.time_us, true, &first->second->key)) {
       j.v.exempt("record published near " + *loss);
       continue;
     }
@@ -1035,6 +1093,7 @@ bool superseded(const ComboRun& run, int64_t activity, int64_t id, int64_t from_
 // (the publish ran on state the restart restored), described; nullopt: none.
 std::optional<std::string> restored_before(const ComboRun& run, int64_t window_from_us, int64_t publish_us) {
   for (const ComboRun::RedisOutage& o : run.redis_outages) {
+    if (o.eviction()) continue;  // nothing restored: see eviction_in
     if (window_from_us <= o.down_us && publish_us >= o.up_us) {
       return "Redis down " + t(o.down_us) + ".." + t(o.up_us);
     }
@@ -1093,7 +1152,10 @@ Verdict check_published_visible(const ComboRun& run) {
     // before most members joined; the first publish had shown and bound the whole window, the
     // second names a later member): its id may name a part of a window the DB shows whole.
     const int64_t window_from_us = earliest_lo(purchases, key_of(r), id).value_or(p->time_us - 2 * run.window_ms * 1000);
-    if (auto restart = restored_before(run, window_from_us, p->time_us)) {
+    std::optional<std::string> restart = restored_before(run, window_from_us, p->time_us);
+    // ... or from what an eviction left or re-made of its state (as in views_of).
+    if (!restart) restart = eviction_in(run, key_of(r), window_from_us - run.window_ms * 1000, p->time_us);
+    if (restart) {
       j.v.exempt("record published from state a Redis restart restored (" + *restart + ")");
       continue;
     }

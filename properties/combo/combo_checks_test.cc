@@ -312,6 +312,48 @@ TEST(ComboChecks, EntryBindingFailsWhenTwoUnackedEntriesShareAWindow) {
   expect_fails(run, check_entry_binding);
 }
 
+// An eviction (issue 16) loses one key, whatever its age, and excuses only the windows of the
+// (activity, user) pairs its requests named: the same lost quantity stays a failure when the
+// evicted key served another user, and is excused when it served this one.
+ComboRun::RedisOutage eviction_at(int64_t at_us, std::set<std::pair<int64_t, int64_t>> scope) {
+  ComboRun::RedisOutage o;
+  o.down_us = o.up_us = at_us;
+  o.evicted_key = "combo:agg:some-key";
+  o.scope = std::move(scope);
+  return o;
+}
+
+TEST(ComboChecks, AnEvictionExcusesOnlyTheWindowsOfThePairItServed) {
+  ComboRun other = clean_run();
+  other.publishes[0].record->quantity = 1;  // a member lost
+  other.redis_outages.push_back(eviction_at(kT0 + 1'000'000, {{1, 8}}));
+  expect_fails(other, check_quantity_conservation);
+  ComboRun own = clean_run();
+  own.publishes[0].record->quantity = 1;
+  own.redis_outages.push_back(eviction_at(kT0 + 1'000'000, {{1, 7}}));
+  const Verdict v = check_quantity_conservation(own);
+  EXPECT_TRUE(v.passed);
+  EXPECT_GT(v.exempted(), 0);
+  // An eviction after the window was published (its entry acknowledged) explains nothing about it.
+  ComboRun after = clean_run();
+  after.publishes[0].record->quantity = 1;
+  after.unacked.push_back({kT0 + 4'000'000, {}});
+  after.redis_outages.push_back(eviction_at(kT0 + 9'000'000, {{1, 7}}));
+  expect_fails(after, check_quantity_conservation);
+}
+
+TEST(ComboChecks, EntryBindingExcusesTwoEntriesOnlyAcrossALockLoss) {
+  EntryObs second{"2-0", kT0 + 502'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "2"}}};
+  ComboRun lost_lock = clean_run();
+  lost_lock.unacked[10].entries.push_back(second);
+  lost_lock.redis_outages.push_back(eviction_at(kT0 + 300'000, {{1, 7}}));  // between the two purchases
+  EXPECT_TRUE(check_entry_binding(lost_lock).passed);
+  ComboRun other = clean_run();
+  other.unacked[10].entries.push_back(second);
+  other.redis_outages.push_back(eviction_at(kT0 + 300'000, {{2, 7}}));  // another activity's key
+  expect_fails(other, check_entry_binding);
+}
+
 TEST(ComboChecks, PelDrainsFailsOnPendingEntries) {
   ComboRun run = clean_run();
   run.final_pending = 3;

@@ -65,14 +65,11 @@ std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, cons
 }
 
 int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o) {
+  // An eviction takes every write its key ever took, but only from windows still needing the key
+  // at that instant: [from, to] must hold it. Its millisecond, as Redis's times of purchases are
+  // (RowObs::redis_us): the purchase whose command triggered it is at the same instant.
+  if (o.eviction()) return o.down_us / 1000 * 1000;
   return o.down_us - run.redis_loss_ms * 1000 - o.stalled_us;
-}
-
-bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us) {
-  for (const ComboRun::RedisOutage& o : run.redis_outages) {
-    if (from_us <= o.up_us && to_us >= loss_from_us(run, o)) return true;
-  }
-  return false;
 }
 
 model::combo::Key key_of(const ContributionRecord& r) { return {r.activity_id, r.user_id, r.item_id}; }

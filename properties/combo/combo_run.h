@@ -106,7 +106,19 @@ struct ComboRun {
     // (snapshot) runs in Redis's cron, which a pause of the process froze, and its interval is
     // measured on Redis's clock, which a jump back stretched (from the world's fault log).
     int64_t stalled_us = 0;
+    // An eviction (issue 16) is an outage of one key: Redis's maxmemory dropped `evicted_key` at
+    // down_us == up_us, whatever its age. Only windows of the (activity, user) pairs in `scope`
+    // (from what the command log shows written into the key or next to it) can have lost anything
+    // by it; an empty scope means any window.
+    std::string evicted_key;
+    std::set<std::pair<int64_t, int64_t>> scope;
+    bool eviction() const { return !evicted_key.empty(); }
+    // Whether this loss can touch windows of `key` (nullptr: of some key not named).
+    bool touches(const model::combo::Key* key) const {
+      return !eviction() || key == nullptr || scope.empty() || scope.count({key->activity, key->user}) > 0;
+    }
   };
+  // Redis restarts and evictions, by time.
   std::vector<RedisOutage> redis_outages;
   // How far before a crash acked writes may be lost, from the scenario's persistence mode:
   // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was
@@ -161,10 +173,9 @@ model::combo::Key key_of(const ContributionRecord& r);
 std::vector<ComboRun::RedisOutage> redis_outages_of(const sim::FaultLog& log, int64_t end_us, int64_t reach_us);
 std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, const std::vector<std::string>& places,
                                                   int64_t window_ms, int64_t end_us);
-// The earliest acked write the Redis restart `o` may have lost.
+// The earliest acked write the Redis restart `o` may have lost; for an eviction its instant (it
+// loses any write of its key, however old, that a window still needed then).
 int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o);
-// True when [from_us, to_us] comes within reach of a Redis outage's loss (loss_from_us .. restart).
-bool touched_by_redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us);
 // The DB power loss that explains losing a row committed at `committed_us` (nullopt: none).
 std::optional<std::string> db_loss_of(const ComboRun& run, int64_t committed_us);
 // Row ids the DB handed out twice (a power loss forgot the rows and AUTOINCREMENT's counter).
