@@ -214,6 +214,30 @@ TEST(GiftsChecks, ARedisCrashExcusesOnlyTheGiftsInItsFlight) {
   EXPECT_FALSE(check_delivery(b.run).passed);
 }
 
+// A refused request on the push path holds the gift for the timer slack (its caller backs off
+// before the next attempt): enough refusals in its flight may age it past the 10 s expiry
+// (explore-hardened seed 7816); fewer excuse nothing.
+TEST(GiftsChecks, RefusedPushAttemptsExcuseAnExpiredGiftOnlyWhenTheyAddUp) {
+  Builder b = clean();
+  b.run.params.expiry_ms = 10'000;
+  b.run.params.window_ms = 3'000;
+  b.run.history.pop_back();  // m2 never pushed
+  auto refuse = [&](int64_t t) {
+    sim::FaultRecord f;
+    f.kind = sim::FaultKind::kStorageError;
+    f.node = f.process = "db";
+    f.time_us = t;
+    b.run.faults.push_back(f);
+  };
+  refuse(4 * kS);
+  refuse(6 * kS);
+  EXPECT_FALSE(check_batch_conservation(b.run).passed);  // 2 s held: under the 3 s bound
+  refuse(8 * kS);
+  const Verdict v = check_batch_conservation(b.run);
+  EXPECT_TRUE(v.passed);
+  EXPECT_GE(v.checks, 1);
+}
+
 // A batch is unobservable when every viewer then in the room lost its copy on the last hop
 // (explore-hardened seeds 7530, 7949); a loss that spared one viewer excuses nothing.
 TEST(GiftsChecks, ABatchEveryViewerLostOnTheLastHopIsExcused) {
