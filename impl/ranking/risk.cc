@@ -85,17 +85,19 @@ Task<void> absorb_global(Sql& sql, const std::vector<std::string>& scopes) {
 
 // 004:L235: the epoch'd denylist of a scope (its local blocks with its risk_epoch; for the global
 // scope the global blocks with the global epoch), read in one statement, pushed through the
-// emergency channel; an older epoch never replaces a newer one.
+// emergency channel; an older epoch never replaces a newer one. It carries the earliest
+// effective_until of those blocks, which bounds every cached answer built with it (004:L213:
+// "快照和 CDN 的有效期不得跨过当前最早到期时间").
 Task<void> push_denylist(Sql& sql, Redis& redis, const RiskOptions& o, const std::string& scope) {
   SqlResult r = co_await sql.exec(
-      "SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (SELECT a.topic_id FROM "
-      "risk_action a WHERE a.scope_id = ? AND a.state = 'BLOCK' AND a.risk_action_version = (SELECT "
-      "MAX(b.risk_action_version) FROM risk_action b WHERE b.scope_id = a.scope_id AND b.topic_id = a.topic_id) ORDER "
-      "BY a.topic_id)), '') FROM ranking_scope_context WHERE scope_id = ?",
-      scope, scope);
+      "SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (" + kBlockedTopicsSql +
+          " ORDER BY a.topic_id)), ''), COALESCE((" + kEarliestExpirySql + "), 0) FROM ranking_scope_context WHERE "
+          "scope_id = ?",
+      scope, scope, scope, scope, scope);
   if (!r.ok() || r.rows().empty()) co_return;
   co_await redis.script(kDenylistSetScript, {denylist_key(scope)},
-                        {std::to_string(r.rows()[0][0].as_int()), r.rows()[0][1].as_text()});
+                        {std::to_string(r.rows()[0][0].as_int()),
+                         r.rows()[0][1].as_text() + "|" + std::to_string(r.rows()[0][2].as_int())});
   if (o.edge == nullptr) co_return;
   // 004:L235, L237: the same denylist to the CDN's edge filter, and a purge of the affected scopes
   // (a global action expands to every board scope).

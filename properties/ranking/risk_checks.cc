@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -55,12 +56,20 @@ struct RiskState {
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;
   // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch).
   std::map<std::pair<std::string, int64_t>, std::set<std::string>> lists;
+  // The same, topic -> the action id of its block (which expiry bounds answers built with it).
+  std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> list_actions;
+  std::map<std::string, int64_t> until_of, expired_at;  // action id -> effective_until, first EXPIRED commit
 
+  std::map<std::string, std::string> block_actions_of(const std::string& scope) const {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, c] : current) {
+      if (k.first == scope && c.state == "BLOCK") out[k.second] = c.action_id;
+    }
+    return out;
+  }
   std::set<std::string> blocks_of(const std::string& scope) const {
     std::set<std::string> out;
-    for (const auto& [k, c] : current) {
-      if (k.first == scope && c.state == "BLOCK") out.insert(k.second);
-    }
+    for (const auto& [t, id] : block_actions_of(scope)) out.insert(t);
     return out;
   }
   // 004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值".
@@ -124,6 +133,8 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   if (state != "BLOCK" && cur.state == "BLOCK" && cur.action_id != id) {
     why = state + " of " + id + " ended the block " + cur.action_id + " of " + topic + " in " + scope;
   }
+  if (state == "BLOCK") st.until_of[id] = until;
+  if (state == "EXPIRED") st.expired_at.emplace(id, at_us);
   if (state == "EXPIRED" && !expired.insert(id).second) why = "action " + id + " EXPIRED twice";
   if (state == "EXPIRED" && at_us < until) {
     why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " + std::to_string(until);
@@ -156,7 +167,9 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
     const std::string why = apply_action(st, *s, c.time_us, expired);
     if (!why.empty()) fail_verdict(v, c.client + " at " + std::to_string(c.time_us) + ": " + why);
   }
-  if (!scope.empty()) st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+  if (scope.empty()) return;
+  st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+  st.list_actions[{scope, st.key_epoch(scope)}] = st.block_actions_of(scope);
 }
 
 // Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
@@ -290,10 +303,11 @@ std::map<std::string, std::vector<DenyWrite>> deny_writes(const BoardObs& b) {
   for (const RedisWrite& w : b.redis_writes) {
     if (!w.ok || w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
     if (!starts(w.argv[1], "ranking:emergency-block:")) continue;
+    // "epoch|t_a,t_b|earliest effective_until"
     const size_t bar = w.argv[2].find('|');
-    out[w.argv[1].substr(24)].push_back(DenyWrite{w.time_us, std::stoll(w.argv[2].substr(0, bar)),
-                                                   bar == std::string::npos ? std::set<std::string>{}
-                                                                            : split_set(w.argv[2].substr(bar + 1), ',')});
+    const std::string rest = bar == std::string::npos ? "" : w.argv[2].substr(bar + 1);
+    out[w.argv[1].substr(24)].push_back(
+        DenyWrite{w.time_us, std::stoll(w.argv[2].substr(0, bar)), split_set(rest.substr(0, rest.find('|')), ',')});
   }
   return out;
 }
@@ -469,6 +483,54 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
   }
 }
 
+// A clock fault of the edge or of a process that stamps effective_until (risk, expiry-N) up to `t`:
+// the edge's expiry and the actions' effective_until are then on different clocks.
+std::optional<std::string> clock_fault(const fl::props::FaultBudget& budget, int64_t t) {
+  for (const fl::props::FaultSpan& f : budget.spans()) {
+    if (f.from_us <= t && has(f.what, "clock") && (f.place == "edge" || f.place == "risk" || starts(f.place, "expiry-"))) {
+      return f.what;
+    }
+  }
+  return std::nullopt;
+}
+
+// RANK-29, 004:L213: "快照和 CDN 的有效期不得跨过当前最早到期时间". A CDN hit (its object left the
+// origin at `cached`, built with the denylists at epochs `origin_epochs`) must not be served past the
+// effective_until of a block those denylists held whose EXPIRED was still pending when the object
+// was cached, once that EXPIRED has committed: the object was valid past the earliest expiry.
+void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st) {
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  for (const ViewOp& op : run.board.risk.views) {
+    if (op.outcome != Outcome::kOk || result_field(op.result, "src") != "hit") continue;
+    const std::string scope = op.args.substr(6), odeny = result_field(op.result, "origin_epochs");
+    const int64_t cached = std::strtoll(result_field(op.result, "cached").c_str(), nullptr, 10);
+    const size_t slash = odeny.find('/');
+    if (slash == std::string::npos) continue;
+    const std::pair<std::string, int64_t> keys[] = {{scope, std::strtoll(odeny.c_str(), nullptr, 10)},
+                                                    {kGlobal, std::strtoll(odeny.c_str() + slash + 1, nullptr, 10)}};
+    for (const auto& key : keys) {
+      auto list = st.list_actions.find(key);
+      for (const auto& [topic, id] : list == st.list_actions.end() ? std::map<std::string, std::string>{} : list->second) {
+        auto u = st.until_of.find(id);
+        auto x = st.expired_at.find(id);
+        ++v.checks;
+        if (u == st.until_of.end() || x == st.expired_at.end() || x->second <= cached || x->second > op.invoke_us ||
+            u->second >= op.invoke_us) {
+          continue;
+        }
+        if (auto why = clock_fault(budget, op.invoke_us)) {
+          v.exempt("CDN object validity against effective_until on another clock: " + *why);
+          continue;
+        }
+        fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " got a CDN hit for " + scope +
+                            " cached at " + std::to_string(cached) + " with the block " + id + " of " + topic + " in " +
+                            key.first + " (effective_until " + std::to_string(u->second) + ", EXPIRED at " +
+                            std::to_string(x->second) + "): the object was valid past the earliest pending expiry");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // RANK-19, RANK-21 (004:L230-231, L313).
@@ -507,10 +569,13 @@ Verdict check_risk_actions(const RankingRun& run) {
                               "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
                               "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
                               "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
-                              "effective_until, and a block past effective_until is expired by the end; final epochs agree");
+                              "effective_until, and a block past effective_until is expired by the end; final epochs "
+                              "agree; no CDN object is served past the earliest pending expiry of the blocks it was "
+                              "built with once that expiry has committed");
   const RiskState st = replay(v, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
   check_rows(v, run, st);
   check_expiry_liveness(v, run, st);
+  check_cache_validity(v, run, st);
   return v;
 }
 
