@@ -110,14 +110,36 @@ int64_t jitter(Runtime& rt, int64_t mean_us) {
   return mean_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(std::max<int64_t>(1, mean_us)));
 }
 
+// A risk-model switch of a local scope (risk-m1 <-> risk-m2): a control transaction that locks the
+// context row by a compare-and-set on the model it read, moves the context version and advances the
+// scope's risk_epoch (004:L212: "切换风险模型也推进它"), so runs and risk verdicts made under the old
+// model never publish (004:L260); then the scope's denylist at the new epoch (same blocks).
+Task<void> switch_model(Sql& sql, Redis& redis, const RiskOptions& o, const std::string& scope) {
+  SqlResult cur = co_await sql.exec("SELECT risk_model_version FROM ranking_scope_context WHERE scope_id = ?", scope);
+  if (!cur.ok() || cur.rows().empty()) co_return;  // the publisher creates the context row
+  const std::string from = cur.rows()[0][0].as_text(), to = from == "risk-m1" ? "risk-m2" : "risk-m1";
+  std::vector<SqlStatement> tx;
+  tx.push_back(expecting(sql_statement("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
+                                       "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                                       to, scope, from),
+                         SqlExpect::kChanged));
+  if (!(co_await sql.transaction(std::move(tx))).ok()) co_return;
+  co_await push_denylist(sql, redis, o, scope);
+}
+
 // One block or lift: a new block of a topic that is not blocked in the scope, or a lift of the
-// current block (004:L211: "解除屏蔽不是删除旧记录，而是产生更高的 risk_action_version").
+// current block (004:L211: "解除屏蔽不是删除旧记录，而是产生更高的 risk_action_version"); with
+// model_switch_percent, sometimes a risk-model switch of a local scope instead.
 Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o, int64_t n) {
   std::vector<std::string> locals = o.local_scopes;
   if (locals.empty()) {
     for (const std::string& s : o.scopes) {
       if (s != kGlobalScope) locals.push_back(s);
     }
+  }
+  if (o.model_switch_percent > 0 && !locals.empty() && static_cast<int>(rt.random_u64() % 100) < o.model_switch_percent) {
+    co_await switch_model(sql, redis, o, locals[rt.random_u64() % locals.size()]);
+    co_return;
   }
   const bool global = locals.empty() || static_cast<int>(rt.random_u64() % 100) < o.global_percent;
   Action a;

@@ -54,6 +54,9 @@ struct RiskOptions {
   int64_t stop_at_us = 0;
   int64_t expiry_interval_us = 500'000;
   RankFixes fixes = RankFixes::spec();
+  // Risk-model switches among the control actions (004:L212: "切换风险模型也推进它"); 0 keeps the
+  // constant model risk-m1 (and the draws, hence the traces, of scenarios without switches).
+  int model_switch_percent = 0;
   Rpc* edge = nullptr;  // with the CDN (C28, F11): pushes and purges go to "edge" through this client
 };
 

@@ -90,6 +90,7 @@ struct RiskTx {
   std::vector<std::string> local_advances, global_advances;  // scopes whose epoch it advanced
   std::vector<const SqlStatementObs*> inserts;              // INSERT INTO risk_action
   std::vector<std::string> absorbed;                         // scopes that absorbed the global epoch
+  std::vector<std::string> model_switches;                   // scopes whose risk model it switched
   std::vector<std::pair<std::string, std::string>> published;  // (snapshot, scope)
   std::vector<std::string> created, rule_moves, version_moves;  // context rows created / moved
 };
@@ -103,8 +104,11 @@ RiskTx parse_tx(const SqlCommit& c) {
     if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
       t.version_moves.push_back(s.params.size() >= 3 ? s.params[1] : s.params[0]);
     }
-    if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
-        !s.params.empty()) {
+    if (starts(s.sql, "UPDATE ranking_scope_context SET") && has(s.sql, "risk_model_version = ?") && s.params.size() >= 2) {
+      t.model_switches.push_back(s.params[1]);  // (model, scope, ...)
+      if (has(s.sql, "risk_epoch = risk_epoch + 1")) t.local_advances.push_back(s.params[1]);
+    } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
+               !s.params.empty()) {
       t.local_advances.push_back(s.params[0]);
     } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = "
                              "global_risk_epoch + 1") && !s.params.empty()) {
@@ -146,11 +150,29 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   return why;
 }
 
+// A risk-model switch is a control transaction of one local scope that advances exactly that scope's
+// risk_epoch and writes no action (004:L212: "切换风险模型也推进它"); its denylist is unchanged at
+// the new epoch.
+void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t) {
+  const std::string& scope = t.model_switches[0];
+  if (t.model_switches.size() != 1 || !t.inserts.empty() || t.local_advances.size() != 1 || !t.global_advances.empty() ||
+      scope == kGlobal) {
+    fail_verdict(v, c.client + " switched the risk model of " + std::to_string(t.model_switches.size()) + " scopes ('" +
+                        scope + "') with " + std::to_string(t.inserts.size()) + " risk actions, " +
+                        std::to_string(t.local_advances.size()) + " local and " +
+                        std::to_string(t.global_advances.size()) + " global epoch advances");
+  }
+  for (const std::string& s : t.local_advances) ++st.local_epoch[s];
+  st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+  st.list_actions[{scope, st.key_epoch(scope)}] = st.block_actions_of(scope);
+}
+
 // One control transaction: its action and its epoch advance belong together (global actions
 // advance the global epoch). 004:L212: "在同一控制事务中写动作并推进该 scope 的 risk_epoch".
 void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t, std::set<std::string>& expired) {
-  if (t.inserts.empty() && t.local_advances.empty() && t.global_advances.empty()) return;
+  if (t.inserts.empty() && t.local_advances.empty() && t.global_advances.empty() && t.model_switches.empty()) return;
   ++v.checks;
+  if (!t.model_switches.empty()) return apply_model_switch(v, st, c, t);
   const std::string scope = t.inserts.empty() ? "" : t.inserts[0]->params[0];
   const bool global = scope == kGlobal;
   const auto& adv = global ? t.global_advances : t.local_advances;

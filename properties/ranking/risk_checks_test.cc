@@ -179,5 +179,25 @@ TEST(RiskChecks, CdnObjectServedPastTheEarliestExpiryFails) {
   EXPECT_EQ(check_risk_actions(run).status(), VerdictStatus::kPass);
 }
 
+// 004:L212: "切换风险模型也推进它". A risk-model switch of scope A at 2500 advances A's risk_epoch
+// once (the run's final context is at epoch 3); one that moves only the model and the version fails.
+TEST(RiskChecks, RiskModelSwitchWithoutAnEpochAdvanceFails) {
+  RankingRun run = clean();
+  run.commits.push_back(SqlCommit{2500, true, "risk",
+                                  {st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
+                                      "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                                      {"risk-m2", kA, "risk-m1"})}});
+  run.board.risk.context_epochs[kA] = {3, 0};
+  const Verdict ok = check_risk_actions(run);
+  EXPECT_EQ(ok.status(), VerdictStatus::kPass) << (ok.evidence.empty() ? "" : ok.evidence[0]);
+  run.commits.back().statements[0] = st("UPDATE ranking_scope_context SET version = version + 1, risk_model_version = ? "
+                                        "WHERE scope_id = ?", {"risk-m2", kA});
+  run.board.risk.context_epochs[kA] = {2, 0};
+  const Verdict v = check_risk_actions(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("switched the risk model"), std::string::npos) << v.evidence[0];
+}
+
 }  // namespace
 }  // namespace fl::ranking::props
