@@ -590,6 +590,8 @@ class RankingSystem final : public SystemUnderTest {
             int_param("risk_global_percent", "percent", 0, 100, 30, "actions on the explicit global scope (004:L211)"),
             int_param("risk_lift_percent", "percent", 0, 100, 40, "chance an action on a blocked topic lifts it"),
             int_param("risk_topics", "", 1, 1'000, 5, "actions target t_1..t_N"),
+            int_param("risk_model_switch_percent", "percent", 0, 100, 0,
+                      "control actions that switch a local scope's risk model (risk-m1 <-> risk-m2, 004:L212)"),
             int_param("risk_local_scope", "", 0, 4, 0, "local actions only in board scope N (1-based); 0: any non-global"),
             int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
             int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
@@ -735,6 +737,7 @@ void configure_risk(const Scenario& s, Shared& sh) {
   o.block_ttl_us = s.config.i64("block_ttl_ms") * 1000;
   o.global_percent = static_cast<int>(s.config.i64("risk_global_percent"));
   o.lift_percent = static_cast<int>(s.config.i64("risk_lift_percent"));
+  o.model_switch_percent = static_cast<int>(s.config.i64("risk_model_switch_percent"));
   if (const int64_t i = s.config.i64("risk_local_scope"); i > 0 && i <= static_cast<int64_t>(o.scopes.size())) {
     o.local_scopes = {o.scopes[static_cast<size_t>(i - 1)]};
   }

@@ -12,13 +12,18 @@
 namespace fl::ranking {
 namespace {
 
-// "epoch|t_a,t_b" (a denylist as Redis holds it) -> epoch and topics; a missing key is epoch 0.
-int64_t parse_deny(const RedisReply& r, std::vector<std::string>* topics) {
+// "epoch|t_a,t_b|until" (a denylist as Redis holds it) -> epoch, topics and the earliest pending
+// effective_until of those blocks (0: none); a missing key is epoch 0.
+int64_t parse_deny(const RedisReply& r, std::vector<std::string>* topics, int64_t* until = nullptr) {
   if (r.kind != RedisReply::Kind::kBulk) return 0;
-  const size_t bar = r.str.find('|');
-  if (topics && bar != std::string::npos) *topics = split(r.str.substr(bar + 1), ',');
+  const std::vector<std::string> f = split(r.str, '|');
+  if (topics && f.size() > 1) *topics = split(f[1], ',');
+  if (until && f.size() > 2) *until = std::strtoll(f[2].c_str(), nullptr, 10);
   return std::strtoll(r.str.c_str(), nullptr, 10);
 }
+
+// The earlier of two validity bounds, 0 standing for none.
+int64_t earliest(int64_t a, int64_t b) { return a == 0 ? b : (b == 0 ? a : std::min(a, b)); }
 
 std::string field_of(const std::string& r, const std::string& name) {
   const size_t at = r.find(name + "=");
@@ -30,7 +35,7 @@ std::string field_of(const std::string& r, const std::string& name) {
 struct EdgeState {
   struct Cached {
     std::string scope, result;
-    int64_t expires_us = 0;
+    int64_t cached_us = 0, expires_us = 0;
   };
   struct Deny {
     int64_t epoch = 0;
@@ -58,12 +63,19 @@ Task<std::string> edge_get(Runtime& rt, Redis& redis, EdgeState& st, const EdgeO
       if (dl.topics.count(t) || dg.topics.count(t)) continue;
       shown += (shown.empty() ? "" : ",") + t;
     }
+    // Like HTTP's Age: when the object left the origin, and the denylist epochs the origin applied.
     co_return "snap=" + field_of(hit->second.result, "snap") + " deny=" + std::to_string(dl.epoch) + "/" +
-        std::to_string(dg.epoch) + " items=" + shown + " src=hit";
+        std::to_string(dg.epoch) + " items=" + shown + " src=hit cached=" + std::to_string(hit->second.cached_us) +
+        " origin_epochs=" + field_of(hit->second.result, "deny");
   }
   const std::string r = co_await origin_view(redis, *scope);
   if (r.empty()) co_return "error";
-  if (!behind) st.cache[key] = EdgeState::Cached{*scope, r, rt.clock().now_us() + o.ttl_us};
+  // 004:L213: "快照和 CDN 的有效期不得跨过当前最早到期时间": the object lives until the TTL or the
+  // earliest pending expiry of the blocks the origin applied, whichever comes first (a past one:
+  // not cached at all).
+  const int64_t now = rt.clock().now_us();
+  const int64_t expires = earliest(now + o.ttl_us, std::strtoll(field_of(r, "until").c_str(), nullptr, 10));
+  if (!behind && expires > now) st.cache[key] = EdgeState::Cached{*scope, r, now, expires};
   co_return r + " src=origin";
 }
 
@@ -76,18 +88,23 @@ std::string cdn_cache_key(const EdgeGet& g, const std::string& cache_policy_vers
 
 // RK-DENYLIST-BYPASS: the scope's and the global blocks with their epochs, from the DB in one
 // statement (the global scope's own key holds the global blocks and epoch).
-Task<std::optional<std::pair<std::string, std::vector<std::string>>>> db_denylist(Sql& db, const std::string& scope) {
+struct DbDenylist {
+  std::string epochs;  // "<scope epoch>/<global epoch>"
+  std::vector<std::string> topics;
+  int64_t until_us = 0;  // the earliest pending effective_until of those blocks (0: none)
+};
+Task<std::optional<DbDenylist>> db_denylist(Sql& db, const std::string& scope) {
   const std::string local = scope == kGlobalScope ? "global_risk_epoch" : "risk_epoch";
   SqlResult r = co_await db.exec(
       "SELECT (SELECT " + local + " FROM ranking_scope_context WHERE scope_id = ?), (SELECT global_risk_epoch FROM "
       "ranking_scope_context WHERE scope_id = ?), COALESCE((SELECT group_concat(topic_id, ',') FROM (" +
-          std::string(kBlockedTopicsSql) + ")), '')",
-      scope, std::string(kGlobalScope), scope, std::string(kGlobalScope));
+          std::string(kBlockedTopicsSql) + ")), ''), (" + kEarliestExpirySql + ")",
+      scope, std::string(kGlobalScope), scope, std::string(kGlobalScope), scope, std::string(kGlobalScope));
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
   const auto epoch = [](const SqlValue& v) { return v.is_null() ? int64_t{0} : v.as_int(); };
-  co_return std::make_pair(std::to_string(epoch(row[0])) + "/" + std::to_string(epoch(row[1])),
-                           split(row[2].as_text(), ','));
+  co_return DbDenylist{std::to_string(epoch(row[0])) + "/" + std::to_string(epoch(row[1])), split(row[2].as_text(), ','),
+                       epoch(row[3])};
 }
 
 Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db) {
@@ -101,15 +118,18 @@ Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db) {
   if (!items.ok_reply() || !local.ok_reply() || !global.ok_reply() || items.kind != RedisReply::Kind::kBulk) co_return "";
   // 004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值".
   std::vector<std::string> deny, g;
-  const int64_t el = parse_deny(local, &deny), eg = parse_deny(global, &g);
+  int64_t ul = 0, ug = 0;
+  const int64_t el = parse_deny(local, &deny, &ul), eg = parse_deny(global, &g, &ug);
   deny.insert(deny.end(), g.begin(), g.end());
   std::string epochs = std::to_string(el) + "/" + std::to_string(eg);
+  int64_t until = earliest(ul, ug);
   if (db != nullptr && (local.kind != RedisReply::Kind::kBulk || global.kind != RedisReply::Kind::kBulk)) {
     // 004:L235: "边缘尚未确认最新 epoch 时绕过榜单缓存回源": a lost denylist confirms nothing.
     auto from_db = co_await db_denylist(*db, scope);
     if (!from_db) co_return "";
-    epochs = from_db->first;
-    deny = from_db->second;
+    epochs = from_db->epochs;
+    deny = from_db->topics;
+    until = from_db->until_us;
   }
   std::string shown;
   for (const std::string& item : split(items.str, ';')) {
@@ -117,7 +137,8 @@ Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db) {
     if (f.size() < 2 || std::find(deny.begin(), deny.end(), f[1]) != deny.end()) continue;
     shown += (shown.empty() ? "" : ",") + f[1];
   }
-  co_return "snap=" + snap + " deny=" + epochs + " items=" + shown;
+  // until: how long an answer built from these denylists may be kept (004:L213), 0 when no block is pending.
+  co_return "snap=" + snap + " deny=" + epochs + " items=" + shown + " until=" + std::to_string(until);
 }
 
 Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o) {

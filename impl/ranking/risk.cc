@@ -85,17 +85,19 @@ Task<void> absorb_global(Sql& sql, const std::vector<std::string>& scopes) {
 
 // 004:L235: the epoch'd denylist of a scope (its local blocks with its risk_epoch; for the global
 // scope the global blocks with the global epoch), read in one statement, pushed through the
-// emergency channel; an older epoch never replaces a newer one.
+// emergency channel; an older epoch never replaces a newer one. It carries the earliest
+// effective_until of those blocks, which bounds every cached answer built with it (004:L213:
+// "快照和 CDN 的有效期不得跨过当前最早到期时间").
 Task<void> push_denylist(Sql& sql, Redis& redis, const RiskOptions& o, const std::string& scope) {
   SqlResult r = co_await sql.exec(
-      "SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (SELECT a.topic_id FROM "
-      "risk_action a WHERE a.scope_id = ? AND a.state = 'BLOCK' AND a.risk_action_version = (SELECT "
-      "MAX(b.risk_action_version) FROM risk_action b WHERE b.scope_id = a.scope_id AND b.topic_id = a.topic_id) ORDER "
-      "BY a.topic_id)), '') FROM ranking_scope_context WHERE scope_id = ?",
-      scope, scope);
+      "SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (" + kBlockedTopicsSql +
+          " ORDER BY a.topic_id)), ''), COALESCE((" + kEarliestExpirySql + "), 0) FROM ranking_scope_context WHERE "
+          "scope_id = ?",
+      scope, scope, scope, scope, scope);
   if (!r.ok() || r.rows().empty()) co_return;
   co_await redis.script(kDenylistSetScript, {denylist_key(scope)},
-                        {std::to_string(r.rows()[0][0].as_int()), r.rows()[0][1].as_text()});
+                        {std::to_string(r.rows()[0][0].as_int()),
+                         r.rows()[0][1].as_text() + "|" + std::to_string(r.rows()[0][2].as_int())});
   if (o.edge == nullptr) co_return;
   // 004:L235, L237: the same denylist to the CDN's edge filter, and a purge of the affected scopes
   // (a global action expands to every board scope).
@@ -108,14 +110,36 @@ int64_t jitter(Runtime& rt, int64_t mean_us) {
   return mean_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(std::max<int64_t>(1, mean_us)));
 }
 
+// A risk-model switch of a local scope (risk-m1 <-> risk-m2): a control transaction that locks the
+// context row by a compare-and-set on the model it read, moves the context version and advances the
+// scope's risk_epoch (004:L212: "切换风险模型也推进它"), so runs and risk verdicts made under the old
+// model never publish (004:L260); then the scope's denylist at the new epoch (same blocks).
+Task<void> switch_model(Sql& sql, Redis& redis, const RiskOptions& o, const std::string& scope) {
+  SqlResult cur = co_await sql.exec("SELECT risk_model_version FROM ranking_scope_context WHERE scope_id = ?", scope);
+  if (!cur.ok() || cur.rows().empty()) co_return;  // the publisher creates the context row
+  const std::string from = cur.rows()[0][0].as_text(), to = from == "risk-m1" ? "risk-m2" : "risk-m1";
+  std::vector<SqlStatement> tx;
+  tx.push_back(expecting(sql_statement("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
+                                       "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                                       to, scope, from),
+                         SqlExpect::kChanged));
+  if (!(co_await sql.transaction(std::move(tx))).ok()) co_return;
+  co_await push_denylist(sql, redis, o, scope);
+}
+
 // One block or lift: a new block of a topic that is not blocked in the scope, or a lift of the
-// current block (004:L211: "解除屏蔽不是删除旧记录，而是产生更高的 risk_action_version").
+// current block (004:L211: "解除屏蔽不是删除旧记录，而是产生更高的 risk_action_version"); with
+// model_switch_percent, sometimes a risk-model switch of a local scope instead.
 Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o, int64_t n) {
   std::vector<std::string> locals = o.local_scopes;
   if (locals.empty()) {
     for (const std::string& s : o.scopes) {
       if (s != kGlobalScope) locals.push_back(s);
     }
+  }
+  if (o.model_switch_percent > 0 && !locals.empty() && static_cast<int>(rt.random_u64() % 100) < o.model_switch_percent) {
+    co_await switch_model(sql, redis, o, locals[rt.random_u64() % locals.size()]);
+    co_return;
   }
   const bool global = locals.empty() || static_cast<int>(rt.random_u64() % 100) < o.global_percent;
   Action a;

@@ -25,7 +25,8 @@ namespace fl::ranking {
 // 004:L211: "需要覆盖所有榜时写明确的 GLOBAL|ALL|ALL|ALL".
 inline constexpr const char* kGlobalScope = "GLOBAL|ALL|ALL|ALL";
 
-// KEYS denylist; ARGV epoch topics. Stores "epoch|topics" when the key is missing or holds an older
+// KEYS denylist; ARGV epoch topics. Stores "epoch|topics" (topics = "t_a,t_b|<earliest pending
+// effective_until of those blocks, 0 if none>", 004:L213) when the key is missing or holds an older
 // epoch (004:L235: "带 epoch 的高优先级 denylist"); returns 1 when it wrote, else 0.
 inline constexpr const char* kDenylistSetScript = "rank_denylist_set";
 void add_risk_scripts(ScriptRegistry& registry);
@@ -34,9 +35,13 @@ std::string denylist_key(const std::string& scope);
 
 // The topics currently blocked in a scope or globally (params: scope, kGlobalScope): those whose
 // highest risk_action_version row is a BLOCK (004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值").
-inline constexpr const char* kBlockedTopicsSql =
-    "SELECT a.topic_id FROM risk_action a WHERE a.scope_id IN (?, ?) AND a.state = 'BLOCK' AND a.risk_action_version = "
-    "(SELECT MAX(b.risk_action_version) FROM risk_action b WHERE b.scope_id = a.scope_id AND b.topic_id = a.topic_id)";  // ranking:emergency-block:{scope_id} (004:L283)
+#define FL_RANK_CURRENT_BLOCKS                                                                                  \
+  " FROM risk_action a WHERE a.scope_id IN (?, ?) AND a.state = 'BLOCK' AND a.risk_action_version = (SELECT " \
+  "MAX(b.risk_action_version) FROM risk_action b WHERE b.scope_id = a.scope_id AND b.topic_id = a.topic_id)"
+inline constexpr const char* kBlockedTopicsSql = "SELECT a.topic_id" FL_RANK_CURRENT_BLOCKS;
+// The earliest effective_until among those blocks (NULL when none): 004:L213, "快照和 CDN 的有效期不得跨过当前最早到期时间".
+inline constexpr const char* kEarliestExpirySql = "SELECT MIN(a.effective_until_us)" FL_RANK_CURRENT_BLOCKS;
+#undef FL_RANK_CURRENT_BLOCKS
 
 struct RiskOptions {
   std::vector<std::string> scopes;  // the board scopes (kGlobalScope among them)
@@ -49,6 +54,9 @@ struct RiskOptions {
   int64_t stop_at_us = 0;
   int64_t expiry_interval_us = 500'000;
   RankFixes fixes = RankFixes::spec();
+  // Risk-model switches among the control actions (004:L212: "切换风险模型也推进它"); 0 keeps the
+  // constant model risk-m1 (and the draws, hence the traces, of scenarios without switches).
+  int model_switch_percent = 0;
   Rpc* edge = nullptr;  // with the CDN (C28, F11): pushes and purges go to "edge" through this client
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -55,12 +56,20 @@ struct RiskState {
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;
   // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch).
   std::map<std::pair<std::string, int64_t>, std::set<std::string>> lists;
+  // The same, topic -> the action id of its block (which expiry bounds answers built with it).
+  std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> list_actions;
+  std::map<std::string, int64_t> until_of, expired_at;  // action id -> effective_until, first EXPIRED commit
 
+  std::map<std::string, std::string> block_actions_of(const std::string& scope) const {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, c] : current) {
+      if (k.first == scope && c.state == "BLOCK") out[k.second] = c.action_id;
+    }
+    return out;
+  }
   std::set<std::string> blocks_of(const std::string& scope) const {
     std::set<std::string> out;
-    for (const auto& [k, c] : current) {
-      if (k.first == scope && c.state == "BLOCK") out.insert(k.second);
-    }
+    for (const auto& [t, id] : block_actions_of(scope)) out.insert(t);
     return out;
   }
   // 004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值".
@@ -81,6 +90,7 @@ struct RiskTx {
   std::vector<std::string> local_advances, global_advances;  // scopes whose epoch it advanced
   std::vector<const SqlStatementObs*> inserts;              // INSERT INTO risk_action
   std::vector<std::string> absorbed;                         // scopes that absorbed the global epoch
+  std::vector<std::string> model_switches;                   // scopes whose risk model it switched
   std::vector<std::pair<std::string, std::string>> published;  // (snapshot, scope)
   std::vector<std::string> created, rule_moves, version_moves;  // context rows created / moved
 };
@@ -94,8 +104,11 @@ RiskTx parse_tx(const SqlCommit& c) {
     if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
       t.version_moves.push_back(s.params.size() >= 3 ? s.params[1] : s.params[0]);
     }
-    if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
-        !s.params.empty()) {
+    if (starts(s.sql, "UPDATE ranking_scope_context SET") && has(s.sql, "risk_model_version = ?") && s.params.size() >= 2) {
+      t.model_switches.push_back(s.params[1]);  // (model, scope, ...)
+      if (has(s.sql, "risk_epoch = risk_epoch + 1")) t.local_advances.push_back(s.params[1]);
+    } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
+               !s.params.empty()) {
       t.local_advances.push_back(s.params[0]);
     } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = "
                              "global_risk_epoch + 1") && !s.params.empty()) {
@@ -124,6 +137,8 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   if (state != "BLOCK" && cur.state == "BLOCK" && cur.action_id != id) {
     why = state + " of " + id + " ended the block " + cur.action_id + " of " + topic + " in " + scope;
   }
+  if (state == "BLOCK") st.until_of[id] = until;
+  if (state == "EXPIRED") st.expired_at.emplace(id, at_us);
   if (state == "EXPIRED" && !expired.insert(id).second) why = "action " + id + " EXPIRED twice";
   if (state == "EXPIRED" && at_us < until) {
     why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " + std::to_string(until);
@@ -135,11 +150,29 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   return why;
 }
 
+// A risk-model switch is a control transaction of one local scope that advances exactly that scope's
+// risk_epoch and writes no action (004:L212: "切换风险模型也推进它"); its denylist is unchanged at
+// the new epoch.
+void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t) {
+  const std::string& scope = t.model_switches[0];
+  if (t.model_switches.size() != 1 || !t.inserts.empty() || t.local_advances.size() != 1 || !t.global_advances.empty() ||
+      scope == kGlobal) {
+    fail_verdict(v, c.client + " switched the risk model of " + std::to_string(t.model_switches.size()) + " scopes ('" +
+                        scope + "') with " + std::to_string(t.inserts.size()) + " risk actions, " +
+                        std::to_string(t.local_advances.size()) + " local and " +
+                        std::to_string(t.global_advances.size()) + " global epoch advances");
+  }
+  for (const std::string& s : t.local_advances) ++st.local_epoch[s];
+  st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+  st.list_actions[{scope, st.key_epoch(scope)}] = st.block_actions_of(scope);
+}
+
 // One control transaction: its action and its epoch advance belong together (global actions
 // advance the global epoch). 004:L212: "在同一控制事务中写动作并推进该 scope 的 risk_epoch".
 void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t, std::set<std::string>& expired) {
-  if (t.inserts.empty() && t.local_advances.empty() && t.global_advances.empty()) return;
+  if (t.inserts.empty() && t.local_advances.empty() && t.global_advances.empty() && t.model_switches.empty()) return;
   ++v.checks;
+  if (!t.model_switches.empty()) return apply_model_switch(v, st, c, t);
   const std::string scope = t.inserts.empty() ? "" : t.inserts[0]->params[0];
   const bool global = scope == kGlobal;
   const auto& adv = global ? t.global_advances : t.local_advances;
@@ -156,7 +189,9 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
     const std::string why = apply_action(st, *s, c.time_us, expired);
     if (!why.empty()) fail_verdict(v, c.client + " at " + std::to_string(c.time_us) + ": " + why);
   }
-  if (!scope.empty()) st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+  if (scope.empty()) return;
+  st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
+  st.list_actions[{scope, st.key_epoch(scope)}] = st.block_actions_of(scope);
 }
 
 // Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
@@ -290,10 +325,11 @@ std::map<std::string, std::vector<DenyWrite>> deny_writes(const BoardObs& b) {
   for (const RedisWrite& w : b.redis_writes) {
     if (!w.ok || w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
     if (!starts(w.argv[1], "ranking:emergency-block:")) continue;
+    // "epoch|t_a,t_b|earliest effective_until"
     const size_t bar = w.argv[2].find('|');
-    out[w.argv[1].substr(24)].push_back(DenyWrite{w.time_us, std::stoll(w.argv[2].substr(0, bar)),
-                                                   bar == std::string::npos ? std::set<std::string>{}
-                                                                            : split_set(w.argv[2].substr(bar + 1), ',')});
+    const std::string rest = bar == std::string::npos ? "" : w.argv[2].substr(bar + 1);
+    out[w.argv[1].substr(24)].push_back(
+        DenyWrite{w.time_us, std::stoll(w.argv[2].substr(0, bar)), split_set(rest.substr(0, rest.find('|')), ',')});
   }
   return out;
 }
@@ -469,6 +505,54 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
   }
 }
 
+// A clock fault of the edge or of a process that stamps effective_until (risk, expiry-N) up to `t`:
+// the edge's expiry and the actions' effective_until are then on different clocks.
+std::optional<std::string> clock_fault(const fl::props::FaultBudget& budget, int64_t t) {
+  for (const fl::props::FaultSpan& f : budget.spans()) {
+    if (f.from_us <= t && has(f.what, "clock") && (f.place == "edge" || f.place == "risk" || starts(f.place, "expiry-"))) {
+      return f.what;
+    }
+  }
+  return std::nullopt;
+}
+
+// RANK-29, 004:L213: "快照和 CDN 的有效期不得跨过当前最早到期时间". A CDN hit (its object left the
+// origin at `cached`, built with the denylists at epochs `origin_epochs`) must not be served past the
+// effective_until of a block those denylists held whose EXPIRED was still pending when the object
+// was cached, once that EXPIRED has committed: the object was valid past the earliest expiry.
+void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st) {
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  for (const ViewOp& op : run.board.risk.views) {
+    if (op.outcome != Outcome::kOk || result_field(op.result, "src") != "hit") continue;
+    const std::string scope = op.args.substr(6), odeny = result_field(op.result, "origin_epochs");
+    const int64_t cached = std::strtoll(result_field(op.result, "cached").c_str(), nullptr, 10);
+    const size_t slash = odeny.find('/');
+    if (slash == std::string::npos) continue;
+    const std::pair<std::string, int64_t> keys[] = {{scope, std::strtoll(odeny.c_str(), nullptr, 10)},
+                                                    {kGlobal, std::strtoll(odeny.c_str() + slash + 1, nullptr, 10)}};
+    for (const auto& key : keys) {
+      auto list = st.list_actions.find(key);
+      for (const auto& [topic, id] : list == st.list_actions.end() ? std::map<std::string, std::string>{} : list->second) {
+        auto u = st.until_of.find(id);
+        auto x = st.expired_at.find(id);
+        ++v.checks;
+        if (u == st.until_of.end() || x == st.expired_at.end() || x->second <= cached || x->second > op.invoke_us ||
+            u->second >= op.invoke_us) {
+          continue;
+        }
+        if (auto why = clock_fault(budget, op.invoke_us)) {
+          v.exempt("CDN object validity against effective_until on another clock: " + *why);
+          continue;
+        }
+        fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " got a CDN hit for " + scope +
+                            " cached at " + std::to_string(cached) + " with the block " + id + " of " + topic + " in " +
+                            key.first + " (effective_until " + std::to_string(u->second) + ", EXPIRED at " +
+                            std::to_string(x->second) + "): the object was valid past the earliest pending expiry");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // RANK-19, RANK-21 (004:L230-231, L313).
@@ -507,10 +591,13 @@ Verdict check_risk_actions(const RankingRun& run) {
                               "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
                               "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
                               "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
-                              "effective_until, and a block past effective_until is expired by the end; final epochs agree");
+                              "effective_until, and a block past effective_until is expired by the end; final epochs "
+                              "agree; no CDN object is served past the earliest pending expiry of the blocks it was "
+                              "built with once that expiry has committed");
   const RiskState st = replay(v, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
   check_rows(v, run, st);
   check_expiry_liveness(v, run, st);
+  check_cache_validity(v, run, st);
   return v;
 }
 

@@ -49,7 +49,10 @@ RankingRun clean() {
   b.redis_writes = {RedisWrite{200, "risk", {"SET", std::string("ranking:emergency-block:") + kA, "1|t_1"}, true},
                     RedisWrite{2100, "expiry-1", {"SET", std::string("ranking:emergency-block:") + kA, "2|"}, true}};
   b.risk.views = {ViewOp{"viewer", std::string("scope=") + kA, 300, 310, Outcome::kOk,
-                         std::string("snap=") + kSnap + " deny=1/0 items=t_2"}};
+                         std::string("snap=") + kSnap + " deny=1/0 items=t_2"},
+                  // A CDN hit of an object cached at 500 with act1 applied, served before its effective_until.
+                  ViewOp{"viewer", std::string("scope=") + kA, 1000, 1010, Outcome::kOk,
+                         std::string("snap=") + kSnap + " deny=1/0 items=t_2 src=hit cached=500 origin_epochs=1/0"}};
   return run;
 }
 
@@ -157,6 +160,43 @@ TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
   const Verdict stale = check_risk_response(with_risk_service("1", "0", "t_1"));  // the request's context before the block
   EXPECT_EQ(stale.status(), VerdictStatus::kFail);
   EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_4")).status(), VerdictStatus::kFail);  // t_4 % 4 == 0
+}
+
+// RANK-29, 004:L213: a CDN that keeps an object for its whole TTL regardless of the earliest
+// pending expiry. The object cached at 500 was built with act1's block of t_1 (effective_until
+// 1100, EXPIRED at 2000) and is still served at 2500.
+TEST(RiskChecks, CdnObjectServedPastTheEarliestExpiryFails) {
+  RankingRun run = clean();
+  run.board.risk.views.push_back(ViewOp{"viewer", std::string("scope=") + kA, 2500, 2510, Outcome::kOk,
+                                        std::string("snap=") + kSnap +
+                                            " deny=2/0 items=t_2 src=hit cached=500 origin_epochs=1/0"});
+  const Verdict v = check_risk_actions(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("valid past the earliest pending expiry"), std::string::npos) << v.evidence[0];
+  // The same object served before the EXPIRED committed (the block still holds) is fine.
+  run.board.risk.views.back().invoke_us = 1900;
+  EXPECT_EQ(check_risk_actions(run).status(), VerdictStatus::kPass);
+}
+
+// 004:L212: "切换风险模型也推进它". A risk-model switch of scope A at 2500 advances A's risk_epoch
+// once (the run's final context is at epoch 3); one that moves only the model and the version fails.
+TEST(RiskChecks, RiskModelSwitchWithoutAnEpochAdvanceFails) {
+  RankingRun run = clean();
+  run.commits.push_back(SqlCommit{2500, true, "risk",
+                                  {st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
+                                      "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                                      {"risk-m2", kA, "risk-m1"})}});
+  run.board.risk.context_epochs[kA] = {3, 0};
+  const Verdict ok = check_risk_actions(run);
+  EXPECT_EQ(ok.status(), VerdictStatus::kPass) << (ok.evidence.empty() ? "" : ok.evidence[0]);
+  run.commits.back().statements[0] = st("UPDATE ranking_scope_context SET version = version + 1, risk_model_version = ? "
+                                        "WHERE scope_id = ?", {"risk-m2", kA});
+  run.board.risk.context_epochs[kA] = {2, 0};
+  const Verdict v = check_risk_actions(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("switched the risk model"), std::string::npos) << v.evidence[0];
 }
 
 }  // namespace
