@@ -357,7 +357,7 @@ bool unobservable(const GiftsRun& run, const fl::props::FaultBudget& budget, con
 }
 
 // Who was in `room` when: a viewer is in the room of a successful connect from its completion to
-// its next connect's invocation (viewers switch rooms, 003:L193).
+// its next connect's invocation (viewers switch rooms, 003:L193) or the crash of its gateway.
 struct Presence {
   std::string viewer;
   int64_t from_us = 0, to_us = 0;
@@ -375,6 +375,14 @@ std::vector<Presence> room_presence(const GiftsRun& run, const std::string& room
           until = ops[j]->invoke_us;
           break;
         }
+      }
+      // ... or to a crash of the gateway it joined through, which dropped its connection
+      // (explore-hardened-txmsg seed 5465: a batch pushed 0.3 s after gw-2 crashed, before its
+      // viewers had reconnected through gw-1, reached nobody).
+      const std::string gw = parse_args(c->args)["gw"];
+      for (const sim::FaultRecord& f : run.faults) {
+        const bool crash = f.kind == sim::FaultKind::kCrash && !gw.empty() && (f.process == gw || f.node == gw);
+        if (crash && f.time_us >= c->complete_us && f.time_us < until) until = f.time_us;
       }
       out.push_back(Presence{viewer, c->complete_us, until});
     }

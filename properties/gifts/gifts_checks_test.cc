@@ -238,6 +238,27 @@ TEST(GiftsChecks, RefusedPushAttemptsExcuseAnExpiredGiftOnlyWhenTheyAddUp) {
   EXPECT_GE(v.checks, 1);
 }
 
+// A viewer's presence ends when the gateway it joined through crashes (its connection is gone until
+// it reconnects): a batch pushed meanwhile reached nobody (explore-hardened-txmsg seed 5465); a
+// crash of another gateway excuses nothing.
+TEST(GiftsChecks, AGatewayCrashEndsItsViewersPresence) {
+  auto crash_of = [](const std::string& gw) {
+    sim::FaultRecord f;
+    f.kind = sim::FaultKind::kCrash;
+    f.node = f.process = gw;
+    f.time_us = 3 * kS;
+    return f;
+  };
+  Builder other = clean();
+  other.run.history.pop_back();  // m2 never received
+  other.run.faults.push_back(crash_of("gw-2"));
+  EXPECT_FALSE(check_batch_conservation(other.run).passed);
+  Builder own = clean();
+  own.run.history.pop_back();
+  own.run.faults.push_back(crash_of("gw-1"));
+  EXPECT_TRUE(check_batch_conservation(own.run).passed);
+}
+
 // A batch is unobservable when every viewer then in the room lost its copy on the last hop
 // (explore-hardened seeds 7530, 7949); a loss that spared one viewer excuses nothing.
 TEST(GiftsChecks, ABatchEveryViewerLostOnTheLastHopIsExcused) {
