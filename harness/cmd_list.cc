@@ -9,6 +9,7 @@
 #include "harness/params.h"
 #include "harness/system.h"
 #include "reports/matrix.h"
+#include "sim/redis/eviction_policies.h"
 
 namespace fl {
 
@@ -71,6 +72,12 @@ void list_faults() {
               "or state read on the same pair a critical duration -1/0/+1 ms after a like/unlike)\n\n"
               "fault log records besides injected faults: message-lost, redis-error (refusals), eviction (key), "
               "late-duplicate\n\n");
+  std::printf("eviction: `topology.redis.maxmemory_bytes` with `maxmemory_policy` (%s; approximated LRU/LFU "
+              "sampling, `maxmemory_samples`); every evicted key is in the fault log\n\n"
+              "lying disk: `storage.volatile_write_cache: true` (fsync returns while the data is in the drive's cache, "
+              "durable `write_cache_flush_ms` later; a DB power loss drops it; reports list the guarantees it voids)\n\n"
+              "completeness of what was published: combo property `published-visible`\n\n",
+              join(sim::redis::eviction_policies()).c_str());
 }
 
 void list_rows(const std::string& matrix) {
