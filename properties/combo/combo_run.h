@@ -118,7 +118,7 @@ struct ComboRun {
       return !eviction() || key == nullptr || scope.empty() || scope.count({key->activity, key->user}) > 0;
     }
   };
-  // Redis restarts and evictions, by time.
+  // Redis restarts (by time), then evictions (by time): harness/systems/combo.cc.
   std::vector<RedisOutage> redis_outages;
   // How far before a crash acked writes may be lost, from the scenario's persistence mode:
   // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was
