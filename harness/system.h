@@ -27,6 +27,10 @@ struct CriticalDuration {
   int64_t duration_us = 0;
 };
 
+// Exact boundaries (issue 16): each critical duration up to `max_ms` and its neighbours, -1 ms,
+// 0, +1 ms, in milliseconds, each once, in the order the durations come.
+std::vector<int64_t> boundary_gaps_ms(const std::vector<CriticalDuration>& critical, int64_t max_ms = 60'000);
+
 // One built run: the system's processes live in the world; check() judges the finished run.
 class SystemRun {
  public:

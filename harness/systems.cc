@@ -27,6 +27,18 @@ const std::vector<const SystemUnderTest*>& all_systems() {
   return systems;
 }
 
+std::vector<int64_t> boundary_gaps_ms(const std::vector<CriticalDuration>& critical, int64_t max_ms) {
+  std::vector<int64_t> gaps;
+  for (const CriticalDuration& c : critical) {
+    const int64_t ms = c.duration_us / 1000;
+    if (ms <= 0 || ms > max_ms) continue;
+    for (int64_t d : {ms - 1, ms, ms + 1}) {
+      if (std::find(gaps.begin(), gaps.end(), d) == gaps.end()) gaps.push_back(d);
+    }
+  }
+  return gaps;
+}
+
 const SystemUnderTest* find_system(const std::string& name) {
   for (const SystemUnderTest* s : all_systems()) {
     if (s->name() == name) return s;

@@ -657,16 +657,8 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   const auto script = parse_script(s.config.text("clicks"));
   const bool scripted = !s.workload.empty() && s.workload.front().kind == "script";
   const int64_t end_ms = sim::kEpochUs / kUsPerMs + s.duration_ms + s.quiescent_tail_ms;
-  // Exact boundaries: each critical duration up to a minute (the window, the lock TTL, the TTLs,
-  // the claim idle time) and its neighbours, -1 ms, 0, +1 ms.
-  std::vector<int64_t> boundary_gaps;
-  for (const CriticalDuration& c : critical_durations(s)) {
-    const int64_t ms = c.duration_us / kUsPerMs;
-    if (ms <= 0 || ms > 60'000) continue;
-    for (int64_t d : {ms - 1, ms, ms + 1}) {
-      if (std::find(boundary_gaps.begin(), boundary_gaps.end(), d) == boundary_gaps.end()) boundary_gaps.push_back(d);
-    }
-  }
+  // Exact boundaries: the window, the lock TTL, the TTLs, the claim idle time, each -1/0/+1 ms.
+  const std::vector<int64_t> boundary_gaps = boundary_gaps_ms(critical_durations(s));
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
     combo::ClientOptions co;

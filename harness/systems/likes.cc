@@ -532,15 +532,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const int64_t users_per_client = param(s, "users_per_client");
   const int64_t shared_users = param(s, "shared_users");
   const double rate = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
-  // Exact boundaries: each critical duration up to a minute and its neighbours, -1 ms, 0, +1 ms.
-  std::vector<int64_t> boundary_gaps;
-  for (const CriticalDuration& c : critical_durations(s)) {
-    const int64_t ms = c.duration_us / 1000;
-    if (ms <= 0 || ms > 60'000) continue;
-    for (int64_t d : {ms - 1, ms, ms + 1}) {
-      if (std::find(boundary_gaps.begin(), boundary_gaps.end(), d) == boundary_gaps.end()) boundary_gaps.push_back(d);
-    }
-  }
+  // Exact boundaries: the state TTL, the sync interval and the timeouts, each -1/0/+1 ms.
+  const std::vector<int64_t> boundary_gaps = boundary_gaps_ms(critical_durations(s));
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
     likes::ClientConfig cc;

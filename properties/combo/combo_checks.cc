@@ -57,6 +57,10 @@ std::optional<int64_t> earliest_lo(const std::vector<Purchase>& ps, const Key& k
   return lo;
 }
 
+std::string describe_eviction(const ComboRun::RedisOutage& o) {
+  return "eviction of " + o.evicted_key + " at " + t(o.down_us) + " (maxmemory)";
+}
+
 // The Redis restart that may have lost this interval's writes, described (nullopt: none).
 // `while_down`: whether the interval may also fall inside the outage (a record published after the
 // restart from restored state); a purchase made while Redis was down lost nothing, it failed.
@@ -66,7 +70,7 @@ std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int6
   for (const ComboRun::RedisOutage& o : run.redis_outages) {
     if (!o.touches(key)) continue;
     if (from_us <= (while_down ? o.up_us : o.down_us) && to_us >= loss_from_us(run, o)) {
-      if (o.eviction()) return "eviction of " + o.evicted_key + " at " + t(o.down_us) + " (maxmemory)";
+      if (o.eviction()) return describe_eviction(o);
       return "Redis down " + t(o.down_us) + ".." + t(o.up_us) + " (a restart may lose acked writes" +
              (o.stalled_us > 0 ? " since " + t(loss_from_us(run, o)) + ": no fsync while paused or clock back" : "") + ")";
     }
@@ -78,7 +82,7 @@ std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int6
 std::optional<std::string> eviction_in(const ComboRun& run, const Key& key, int64_t from_us, int64_t to_us) {
   for (const ComboRun::RedisOutage& o : run.redis_outages) {
     if (o.eviction() && o.touches(&key) && o.down_us >= from_us && loss_from_us(run, o) <= to_us) {
-      return "eviction of " + o.evicted_key + " at " + t(o.down_us) + " (maxmemory)";
+      return describe_eviction(o);
     }
   }
   return std::nullopt;
