@@ -54,10 +54,9 @@ struct RiskState {
   std::map<std::pair<std::string, std::string>, int64_t> versions; // (scope, topic) -> rows so far
   // (scope, topic) -> the commit-time spans [from, to) in which its current row was a BLOCK.
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;
-  // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch).
-  std::map<std::pair<std::string, int64_t>, std::set<std::string>> lists;
-  // The same, topic -> the action id of its block (which expiry bounds answers built with it).
-  std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> list_actions;
+  // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch):
+  // topic -> the action id of its block (which expiry bounds answers built with it).
+  std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> lists;
   std::map<std::string, int64_t> until_of, expired_at;  // action id -> effective_until, first EXPIRED commit
 
   std::map<std::string, std::string> block_actions_of(const std::string& scope) const {
@@ -76,6 +75,16 @@ struct RiskState {
   std::set<std::string> blocked_in(const std::string& scope) const {
     std::set<std::string> out = blocks_of(scope), g = blocks_of(kGlobal);
     out.insert(g.begin(), g.end());
+    return out;
+  }
+  // Records the scope's denylist at its key's current epoch.
+  void record_list(const std::string& scope) { lists[{scope, key_epoch(scope)}] = block_actions_of(scope); }
+  // The topics of the scope's denylist at `epoch` (nullopt: none recorded at that epoch).
+  std::optional<std::set<std::string>> topics_at(const std::string& scope, int64_t epoch) const {
+    auto it = lists.find({scope, epoch});
+    if (it == lists.end()) return std::nullopt;
+    std::set<std::string> out;
+    for (const auto& [topic, id] : it->second) out.insert(topic);
     return out;
   }
   int64_t key_epoch(const std::string& scope) const {
@@ -163,8 +172,7 @@ void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const Ris
                         std::to_string(t.global_advances.size()) + " global epoch advances");
   }
   for (const std::string& s : t.local_advances) ++st.local_epoch[s];
-  st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
-  st.list_actions[{scope, st.key_epoch(scope)}] = st.block_actions_of(scope);
+  st.record_list(scope);
 }
 
 // One control transaction: its action and its epoch advance belong together (global actions
@@ -190,8 +198,7 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
     if (!why.empty()) fail_verdict(v, c.client + " at " + std::to_string(c.time_us) + ": " + why);
   }
   if (scope.empty()) return;
-  st.lists[{scope, st.key_epoch(scope)}] = st.blocks_of(scope);
-  st.list_actions[{scope, st.key_epoch(scope)}] = st.block_actions_of(scope);
+  st.record_list(scope);
 }
 
 // Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
@@ -346,12 +353,12 @@ void check_deny_writes(Verdict& v, const BoardObs& b, const RiskState& st,
         ++loss;
         held = 0;
       }
-      auto it = st.lists.find({scope, w.epoch});
+      const std::optional<std::set<std::string>> db = st.topics_at(scope, w.epoch);
       ++v.checks;
-      if (w.epoch < held || (w.epoch > 0 && (it == st.lists.end() || it->second != w.topics))) {
+      if (w.epoch < held || (w.epoch > 0 && (!db || *db != w.topics))) {
         fail_verdict(v, "denylist of " + scope + " written at epoch " + std::to_string(w.epoch) + " with {" +
                             join(w.topics) + "}" + (w.epoch < held ? " after epoch " + std::to_string(held) : "") +
-                            (it == st.lists.end() ? "" : "; the DB's blocks at that epoch are {" + join(it->second) + "}"));
+                            (!db ? "" : "; the DB's blocks at that epoch are {" + join(*db) + "}"));
       }
       held = std::max(held, w.epoch);
     }
@@ -390,8 +397,7 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   const size_t slash = deny.find('/');
   const int64_t el = std::stoll("0" + deny.substr(0, slash)), eg = std::stoll("0" + deny.substr(slash + 1));
   auto list = [&](const std::string& s, int64_t e) {
-    auto it = st.lists.find({s, e});
-    return e == 0 || it == st.lists.end() ? std::set<std::string>{} : it->second;
+    return e == 0 ? std::set<std::string>{} : st.topics_at(s, e).value_or(std::set<std::string>{});
   };
   std::set<std::string> blocked = list(scope, el), g = list(kGlobal, eg);
   blocked.insert(g.begin(), g.end());
@@ -531,8 +537,8 @@ void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st
     const std::pair<std::string, int64_t> keys[] = {{scope, std::strtoll(odeny.c_str(), nullptr, 10)},
                                                     {kGlobal, std::strtoll(odeny.c_str() + slash + 1, nullptr, 10)}};
     for (const auto& key : keys) {
-      auto list = st.list_actions.find(key);
-      for (const auto& [topic, id] : list == st.list_actions.end() ? std::map<std::string, std::string>{} : list->second) {
+      auto list = st.lists.find(key);
+      for (const auto& [topic, id] : list == st.lists.end() ? std::map<std::string, std::string>{} : list->second) {
         auto u = st.until_of.find(id);
         auto x = st.expired_at.find(id);
         ++v.checks;
