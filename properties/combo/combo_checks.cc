@@ -88,6 +88,15 @@ std::optional<std::string> eviction_in(const ComboRun& run, const Key& key, int6
   return std::nullopt;
 }
 
+// The Redis loss that may have left a record of `key` (its id's purchase at `first_us`, published
+// at `to_us`) built on partial or re-made state, described (nullopt: none): a restart within reach,
+// or an eviction of its key from one window before `first_us` on, since a hash re-made after an
+// eviction names a later member as its first (seed 259 of explore-hardened-eviction).
+std::optional<std::string> record_state_loss(const ComboRun& run, const Key& key, int64_t first_us, int64_t to_us) {
+  if (auto loss = redis_loss(run, first_us, to_us, true, &key)) return loss;
+  return eviction_in(run, key, first_us - run.window_ms * 1000, to_us);
+}
+
 // Everything the window judges need for one key: its purchases (time intervals from the
 // history) and the records observed for it. A purchase or record within reach of a Redis data
 // loss is made optional / left out (COMBO-2's precondition), and counted as exempt.
@@ -326,11 +335,7 @@ Views views_of(const ComboRun& run) {
       o.slack_us += c.magnitude_us;  // its window may have been timed that much shorter or longer
       v.exempt_one("publish time widened by " + c.what);
     }
-    // A record re-made after an eviction took its window's hash names a later member as its
-    // first (seed 259 of explore-hardened-eviction): its window may have opened a window earlier.
-    std::optional<std::string> loss = redis_loss(run, from_us, p.time_us, true, &k_of_r);
-    if (!loss) loss = eviction_in(run, k_of_r, from_us - w_us, p.time_us);
-    if (loss) {
+    if (auto loss = record_state_loss(run, k_of_r, from_us, p.time_us)) {
       v.exempt_one("record content unjudged, published near " + *loss);
       o.loose = true;
     } else {
@@ -950,9 +955,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
         auto pub = last_publish.find(r.id);
         const Key key = key_of(r);
         const int64_t until_us = pub == last_publish.end() ? run.end_us : pub->second;
-        std::optional<std::string> loss = redis_loss(run, *first, until_us, true, &key);
-        if (!loss) loss = eviction_in(run, key, *first - run.window_ms * 1000, until_us);  // as in views_of
-        if (loss) {
+        if (auto loss = record_state_loss(run, key, *first, until_us)) {
           j.v.exempt("displayed window near " + *loss);
           continue;
         }
