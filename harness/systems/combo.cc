@@ -279,7 +279,7 @@ std::vector<combo::ComboRun::RedisOutage> eviction_outages(const sim::FaultLog& 
 }
 
 // Exact boundaries (issue 16): the instant Redis counted each row, from the first call carrying
-// the row's purchase marker (combo:pid:<pid>.<created_at>) that executed with a window id for
+// the row's purchase marker (combo::purchase_marker_key) that executed with a window id for
 // reply, when the Redis node's clock read world time then (no clock fault on Redis: the window
 // is judged on Redis's clock, and only then is that instant a world time). Rows counted by
 // separate commands without a marker (spec) keep their client intervals.
@@ -293,7 +293,8 @@ void read_redis_times(const sim::redis::Server& server, std::vector<combo::RowOb
     }
   }
   for (combo::RowObs& r : rows) {
-    auto it = counted.find("combo:pid:" + std::to_string(r.row.id) + "." + std::to_string(r.row.created_at));
+    auto it = counted.find(
+        combo::purchase_marker_key(r.row.activity_id, r.row.user_id, r.row.item_id, r.row.id, r.row.created_at));
     if (it != counted.end()) r.redis_us = it->second;
   }
 }
@@ -326,6 +327,10 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
   return db.ok();
 }
 
+bool is_purchase_insert(const SqlStatement& st) {
+  return st.sql.rfind("INSERT INTO activity_contributions", 0) == 0 && st.params.size() >= 12;
+}
+
 // Rows the SQL server committed (its commit log: every INSERT of a purchase line that returned
 // ok, with the rowid it handed out) that are missing from the final table: a power loss of the DB
 // forgot them (synchronous below FULL), or the service lost them. The judges decide which.
@@ -334,9 +339,8 @@ std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, cons
   for (const combo::RowObs& r : final_rows) present.insert(r.client_ref);
   std::vector<combo::RowObs> out;
   for (const sim::storage::SqlCommitRecord& c : log) {
-    if (!c.result.ok() || c.statements.size() != 1) continue;
+    if (!c.result.ok() || c.statements.size() != 1 || !is_purchase_insert(c.statements[0])) continue;
     const SqlStatement& st = c.statements[0];
-    if (st.sql.rfind("INSERT INTO activity_contributions", 0) != 0 || st.params.size() < 12) continue;
     auto text = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kText ? st.params[i].as_text() : std::string(); };
     auto num = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kInteger ? st.params[i].as_int() : 0; };
     combo::RowObs o;
@@ -357,6 +361,18 @@ std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, cons
     o.committed_us = c.time_us;
     present.insert(o.client_ref);
     out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// Every purchase row id the SQL server handed out, with repeats (a power loss below FULL forgets
+// AUTOINCREMENT's counter with the rows).
+std::vector<int64_t> committed_pids(const sim::storage::SqlCommitLog& log) {
+  std::vector<int64_t> out;
+  for (const sim::storage::SqlCommitRecord& c : log) {
+    if (c.result.ok() && c.statements.size() == 1 && is_purchase_insert(c.statements[0])) {
+      out.push_back(c.result.last_insert_rowid());
+    }
   }
   return out;
 }
@@ -417,6 +433,7 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.rows_known = read_rows(*vfs, db_file, &run.rows, &run.db_corrupt);
   run.db_may_corrupt = db_may_corrupt;
   if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
+  run.committed_pids = committed_pids(*commit_log);
   if (run.rows_known) {
     read_redis_times(*redis, run.rows);
     read_redis_times(*redis, run.lost_rows);

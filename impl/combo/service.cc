@@ -218,7 +218,9 @@ Task<bool> Replica::window_aggregate(const Line& l) {
   // (synchronous NORMAL/OFF) forgets rows with AUTOINCREMENT's counter and hands their pids out
   // again, which must neither hit the old purchase's marker nor reuse an old window's keys.
   const std::string token = str(l.pid) + "." + str(l.created_at);
-  const std::vector<std::string> keys = {window_lock_key(suffix), kStreamKey, "combo:pid:" + token};
+  const std::vector<std::string> keys = {window_lock_key(suffix), kStreamKey,
+                                         purchase_marker_key(req.activity_id, req.user_id, l.item.item_id, l.pid,
+                                                             l.created_at)};
   const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
                                          str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
                                          l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
@@ -488,6 +490,12 @@ Task<void> Replica::ack_window(const StreamEntry& e, const std::string& marker) 
 }
 
 }  // namespace
+
+std::string purchase_marker_key(int64_t activity_id, int64_t user_id, int64_t item_id, int64_t pid,
+                                int64_t created_at_ms) {
+  return "combo:pid:" + str(activity_id) + ":" + str(user_id) + ":" + str(item_id) + ":" + str(pid) + "." +
+         str(created_at_ms);
+}
 
 const std::vector<std::string>& item_types() {
   static const std::vector<std::string> types = [] {

@@ -50,6 +50,14 @@ struct ServiceOptions {
 // registry to the Redis server and every client.
 std::shared_ptr<ScriptRegistry> combo_scripts();
 
+// CB-WINDOW-SCRIPTS: the marker that makes one purchase line's Redis step idempotent. It names the
+// line (activity, user, item, pid, created_at), not the pid and created_at alone: a DB power loss
+// (synchronous NORMAL/OFF) forgets rows and hands their pids out again, and another replica's
+// clock may stamp the same created_at (seed 10056 of explore-hardened-off), so the pair alone
+// can name two purchases. The harness reads Redis's instant for each row by this key.
+std::string purchase_marker_key(int64_t activity_id, int64_t user_id, int64_t item_id, int64_t pid,
+                                int64_t created_at_ms);
+
 // SQL schema of activity_contributions (one row per purchase).
 const char* combo_schema_sql();
 

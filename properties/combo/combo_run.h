@@ -143,6 +143,10 @@ struct ComboRun {
   // the DB (a crash while the scenario's synchronous is below FULL) after the commit explains
   // one; nothing else does. They are still purchases (their Redis step ran).
   std::vector<RowObs> lost_rows;
+  // Every purchase row id the SQL server handed out (its commit log: INSERTs that committed),
+  // with repeats. Known even when the final file is unreadable (seed 10039 of
+  // explore-hardened-lying-disk: a pid handed out twice, then a power loss corrupted the file).
+  std::vector<int64_t> committed_pids;
   std::vector<int64_t> db_power_losses;      // crashes of the db that lose unsynced commits
   bool db_corrupt = false;      // the final read-back found the DB file damaged (SQLITE_CORRUPT/NOTADB)
   bool db_may_corrupt = false;  // the storage settings let a power loss damage the file (SQLite's own caveat)
@@ -178,7 +182,8 @@ std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, cons
 int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o);
 // The DB power loss that explains losing a row committed at `committed_us` (nullopt: none).
 std::optional<std::string> db_loss_of(const ComboRun& run, int64_t committed_us);
-// Row ids the DB handed out twice (a power loss forgot the rows and AUTOINCREMENT's counter).
+// Row ids the DB handed out twice (a power loss forgot the rows and AUTOINCREMENT's counter), from
+// the rows read back with the lost ones, and from the commit log when the file could not be read.
 std::set<int64_t> reused_pids(const ComboRun& run);
 // The places a purchase of `op` passes: its client, every replica, redis, db.
 std::vector<std::string> path_of(const ComboRun& run, const PurchaseOp& op);
