@@ -334,7 +334,7 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
           {"rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"}, "004 §10.1: publish by one transaction with the pointer CAS"},
           {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
-          {"rank-control-epochs", {"RANK-21", "RANK-22"}, "004 §4.2, §11.1: control epochs only advance; publish under the current context"},
+          {"rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"}, "004 §4.2, §9.2, §11.1: control epochs only advance; runs, candidates and publishes under the current context"},
           {"rank-completeness-gate", {"RANK-10"}, "004 §6.3, §10.1: no publish while a required source is incomplete"},
           {"rank-replay-isolation", {"RANK-25"}, "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
           {"rank-scope-isolation", {"RANK-2"}, "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},
