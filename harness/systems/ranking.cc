@@ -113,7 +113,8 @@ Task<void> topics_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> normalizer_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::log::LogClient log(self, self.rpc());
-  co_await ranking::run_normalizer(self, self.rpc(), sql, log, ranking::NormalizerOptions{.cfg = sh->cfg});
+  co_await ranking::run_normalizer(self, self.rpc(), sql, log,
+                                   ranking::NormalizerOptions{.cfg = sh->cfg, .scope_control = sh->scope_control});
 }
 
 Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
