@@ -217,7 +217,7 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
     ctx.params.push_back(SqlValue(std::string(kGlobalScope)));
   }
   if (o.scope_control) {
-    // 004:L262: "快照的window_config_version等于当前活动窗口配置"; 004:L263: "快照的mapping_version +
+    // 004:L262: "window_config_version等于当前活动窗口配置"; 004:L263: "mapping_version +
     // mapping_activation_epoch等于当前活动映射上下文".
     ctx.sql += " AND window_config_version = ? AND mapping_version = ? AND mapping_activation_epoch = ?";
     ctx.params.push_back(SqlValue(run.window_config));
