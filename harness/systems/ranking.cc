@@ -9,11 +9,14 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <tuple>
 
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
 #include "impl/ranking/candidate_cache.h"
+#include "impl/ranking/control.h"
 #include "impl/ranking/edge.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
@@ -55,6 +58,10 @@ struct Shared {
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
+  // Scope control (params mapping_switch_percent, window_config_change_percent): the control
+  // process also switches mappings and window configurations; runs and snapshots pin both.
+  int mapping_switch_percent = 0, window_config_percent = 0;
+  bool scope_control = false;
   // Faulty actors of the test matrix: coord-2 tampers with candidates (C26), pub-2 writes the Top N
   // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
   bool faulty_coordinator = false, faulty_publisher = false;
@@ -106,7 +113,8 @@ Task<void> topics_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> normalizer_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::log::LogClient log(self, self.rpc());
-  co_await ranking::run_normalizer(self, self.rpc(), sql, log, ranking::NormalizerOptions{.cfg = sh->cfg});
+  co_await ranking::run_normalizer(self, self.rpc(), sql, log,
+                                   ranking::NormalizerOptions{.cfg = sh->cfg, .scope_control = sh->scope_control});
 }
 
 Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -127,6 +135,7 @@ ranking::RunOptions run_options(const Shared& sh) {
   o.window_type = sh.board_params.window_type;
   o.fixes = sh.fixes;
   o.interval_us = sh.run_interval_us;
+  o.scope_control = sh.scope_control;
   return o;
 }
 
@@ -152,6 +161,7 @@ ranking::PublisherOptions publisher_options(const Shared& sh) {
   o.interval_us = sh.publish_interval_us;
   o.completeness_gate = sh.wm.enabled;  // source_status exists with §6.3 only
   o.risk = sh.risk;
+  o.scope_control = sh.scope_control;
   return o;
 }
 
@@ -192,12 +202,14 @@ Task<void> recon_main(Process& self, std::shared_ptr<Shared> sh) {
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
+  const ranking::ControlOptions o{sh->board_params.scopes, sh->control_interval_us, sh->end_us,
+                                  sh->mapping_switch_percent, sh->window_config_percent};
   if (sh->candidate_cache && sh->fixes.has(ranking::RankFix::kCacheContextFence)) {
     sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-    co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us, &redis);
+    co_await ranking::run_rule_control(self, sql, o, &redis);
     co_return;
   }
-  co_await ranking::run_rule_control(self, sql, sh->board_params.scopes, sh->control_interval_us, sh->end_us);
+  co_await ranking::run_rule_control(self, sql, o);
 }
 
 // The risk options of a process that commits risk transactions: with a CDN it also pushes each
@@ -373,6 +385,27 @@ void read_risk_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
   });
 }
 
+// With scope control: the mapping and window configuration of every context row, run and snapshot.
+void read_scope_control_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
+  auto text = &sim::storage::VfsReader::text;
+  auto fill = [&](const char* table, const char* id, auto& rows, auto id_of) {
+    std::map<std::string, std::tuple<std::string, int64_t, std::string>> got;
+    const std::string sql =
+        std::string("SELECT ") + id + ", mapping_version, mapping_activation_epoch, window_config_version FROM " + table;
+    db.each(sql.c_str(), [&](sqlite3_stmt* st) {
+              got[text(st, 0)] = {text(st, 1), static_cast<int64_t>(sqlite3_column_int64(st, 2)), text(st, 3)};
+            });
+    for (auto& row : rows) {
+      auto it = got.find(id_of(row));
+      if (it == got.end()) continue;
+      std::tie(row.mapping_version, row.mapping_epoch, row.window_config) = it->second;
+    }
+  };
+  fill("ranking_scope_context", "scope_id", b->contexts, [](const auto& r) { return r.scope_id; });
+  fill("calculation_run", "run_id", b->runs, [](const auto& r) { return r.run_id; });
+  fill("ranking_snapshot", "snapshot_id", b->snapshots, [](const auto& r) { return r.snapshot_id; });
+}
+
 // Part 2's rows read back from the VFS (004:L99-104).
 void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   namespace rp = ranking::props;
@@ -430,6 +463,7 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
           [&](sqlite3_stmt* st) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
+  if (sh.scope_control) read_scope_control_db(db, b);
   if (sh.risk) read_risk_db(db, b);
   if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
@@ -572,6 +606,12 @@ class RankingSystem final : public SystemUnderTest {
             int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
             int_param("control_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between rule activations/rollbacks (process control); 0: none"),
+            int_param("mapping_switch_percent", "percent", 0, 100, 0,
+                      "control transactions that switch a scope's topic mapping (map-v1 <-> map-v2, new "
+                      "mapping_activation_epoch; 004:L86, L104)"),
+            int_param("window_config_change_percent", "percent", 0, 100, 0,
+                      "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
+                      "medium windows; 004:L104, L220)"),
             int_param("faulty_coordinator", "", 0, 1, 0,
                       "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
             int_param("faulty_publisher", "", 0, 1, 0,
@@ -702,7 +742,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
-                                         sh.risk);
+                                         sh.risk, sh.scope_control);
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -782,6 +822,15 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->run_interval_us = s.config.i64("run_interval_ms") * 1000;
   sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;
   sh->control_interval_us = s.config.i64("control_interval_ms") * 1000;
+  sh->mapping_switch_percent = static_cast<int>(s.config.i64("mapping_switch_percent"));
+  sh->window_config_percent = static_cast<int>(s.config.i64("window_config_change_percent"));
+  sh->scope_control = sh->board && sh->mapping_switch_percent + sh->window_config_percent > 0;
+  sh->board_params.scope_control = sh->scope_control;
+  for (const char* wc : {"wc-v1", "wc-v2"}) {
+    sh->board_params.window_types[wc] = ranking::window_type_of(wc, sh->board_params.window_type);
+  }
+  sh->board_params.initial_mapping = ranking::kInitialMapping;
+  sh->board_params.initial_window_config = ranking::kInitialWindowConfig;
   sh->faulty_coordinator = s.config.i64("faulty_coordinator") != 0;
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;

@@ -113,14 +113,18 @@ struct SealedRun {
   std::string rule_version;
   int64_t rule_epoch = 0;
   int64_t risk_epoch = 0, global_epoch = 0;  // the risk context read before the snapshot (risk only)
+  std::string mapping_version, window_config;  // pinned by the run (scope control only)
+  int64_t mapping_epoch = 0;
 };
 
 // The newest SEALED run of a scope; `unpublished`: only one none of whose snapshots is PUBLISHED.
-Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope, bool unpublished = true) {
+Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope, bool unpublished = true,
+                                             bool scope_control = false) {
   SqlResult r = co_await sql.exec(
       std::string("SELECT run_id, input_watermark, input_manifest_count, input_manifest_set_digest, candidate_count, "
-                  "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM calculation_run "
-                  "r WHERE scope_id = ? AND status = 'SEALED'") +
+                  "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch") +
+          (scope_control ? ", mapping_version, mapping_activation_epoch, window_config_version" : "") +
+          " FROM calculation_run r WHERE scope_id = ? AND status = 'SEALED'" +
           (unpublished ? " AND NOT EXISTS (SELECT 1 FROM ranking_snapshot s WHERE s.run_id = r.run_id AND s.status = "
                          "'PUBLISHED')"
                        : "") +
@@ -128,8 +132,23 @@ Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope,
       scope);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
-  co_return SealedRun{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[4].as_int(), row[3].as_text(),
-                      row[5].as_text(), row[6].as_int(), row[7].as_text(), row[8].as_int()};
+  SealedRun run{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[4].as_int(), row[3].as_text(),
+                row[5].as_text(), row[6].as_int(), row[7].as_text(), row[8].as_int()};
+  if (scope_control) {
+    run.mapping_version = row[9].as_text();
+    run.mapping_epoch = row[10].as_int();
+    run.window_config = row[11].as_text();
+  }
+  co_return run;
+}
+
+// Appends columns and their values to an INSERT statement ("(...) VALUES (...)").
+void insert_columns(SqlStatement& insert, const std::string& columns, std::vector<SqlValue> values) {
+  insert.sql.replace(insert.sql.find(") VALUES ("), 10, columns + ") VALUES (");
+  std::string marks;
+  for (size_t i = 0; i < values.size(); ++i) marks += ", ?";
+  insert.sql.insert(insert.sql.rfind(')'), marks);
+  for (SqlValue& v : values) insert.params.push_back(std::move(v));
 }
 
 // PREPARED, then every item, then READY (004:L255: READY only says the content is complete). The
@@ -153,11 +172,10 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
       id, scope, run.run_id, run.watermark, o.counts_from_items ? shown : run.manifest_count, run.manifest_digest,
       o.counts_from_items ? shown : run.candidate_count, run.candidate_digest, run.ctx_version, run.rule_version,
       run.rule_epoch);
-  if (o.risk) {
-    insert.sql.replace(insert.sql.find(") VALUES ("), 10, ", risk_epoch, global_risk_epoch) VALUES (");
-    insert.sql.insert(insert.sql.rfind(')'), ", ?, ?");
-    insert.params.push_back(SqlValue(run.risk_epoch));
-    insert.params.push_back(SqlValue(run.global_epoch));
+  if (o.risk) insert_columns(insert, ", risk_epoch, global_risk_epoch", {SqlValue(run.risk_epoch), SqlValue(run.global_epoch)});
+  if (o.scope_control) {
+    insert_columns(insert, ", mapping_version, mapping_activation_epoch, window_config_version",
+                   {SqlValue(run.mapping_version), SqlValue(run.mapping_epoch), SqlValue(run.window_config)});
   }
   SqlResult prepared = co_await sql.execute(std::move(insert));
   if (!prepared.ok()) co_return false;
@@ -197,6 +215,14 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
     ctx.params.push_back(SqlValue(run.risk_epoch));
     ctx.params.push_back(SqlValue(run.global_epoch));
     ctx.params.push_back(SqlValue(std::string(kGlobalScope)));
+  }
+  if (o.scope_control) {
+    // 004:L262: "window_config_version等于当前活动窗口配置"; 004:L263: "mapping_version +
+    // mapping_activation_epoch等于当前活动映射上下文".
+    ctx.sql += " AND window_config_version = ? AND mapping_version = ? AND mapping_activation_epoch = ?";
+    ctx.params.push_back(SqlValue(run.window_config));
+    ctx.params.push_back(SqlValue(run.mapping_version));
+    ctx.params.push_back(SqlValue(run.mapping_epoch));
   }
   tx.push_back(expecting(std::move(ctx), SqlExpect::kSomeRows));
   tx.push_back(expecting(
@@ -251,7 +277,7 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
                                              "WHERE scope_id = ?"
                                            : "SELECT version FROM ranking_scope_context WHERE scope_id = ?",
                                     scope);
-  std::optional<SealedRun> run = co_await newest_sealed(sql, scope);
+  std::optional<SealedRun> run = co_await newest_sealed(sql, scope, /*unpublished=*/true, o.scope_control);
   // A run made under an older context can never publish (004:L260); wait for the next run.
   if (!p || !ctx.ok() || ctx.rows().empty() || !run || run->watermark < p->watermark ||
       run->ctx_version != ctx.rows()[0][0].as_int()) {
@@ -270,7 +296,7 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
 // F13 (004:L494): the replay run goes to its own namespace; its snapshot then meets the same
 // publish transaction, which admits only a SEALED official calculation_run (004:L265).
 Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
-  std::optional<SealedRun> source = co_await newest_sealed(sql, scope, /*unpublished=*/false);
+  std::optional<SealedRun> source = co_await newest_sealed(sql, scope, /*unpublished=*/false, o.scope_control);
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
   if (!source || !p) co_return;
   SealedRun replay = *source;
@@ -285,24 +311,6 @@ Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpti
 }
 
 }  // namespace
-
-// 004:L297-303: a rule activation or rollback is a control transaction on the context row that
-// writes the target rule_version and adds one to rule_activation_epoch and to the context version.
-Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
-                            int64_t stop_at_us, Redis* fence) {
-  static const char* kRules[] = {"rule-v2", "rule-v3", "rule-v2"};  // A -> B -> A (004:L298-300)
-  for (int64_t n = 0; rt.clock().now_us() < stop_at_us; ++n) {
-    co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(interval_us)));
-    const std::string& scope = scopes[rt.random_u64() % scopes.size()];
-    // RK-CACHE-CONTEXT-FENCE: odd while this transaction may commit; a Redis error here only makes
-    // a rebuild discard its batch (a fence that moves or stays odd), never switch a stale one.
-    if (fence) co_await fence->command({"INCR", context_fence_key(scope)});
-    co_await sql.exec("UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = "
-                      "rule_activation_epoch + 1, version = version + 1 WHERE scope_id = ?",
-                      std::string(kRules[n % 3]), scope);
-    if (fence) co_await fence->command({"INCR", context_fence_key(scope)});
-  }
-}
 
 // 004:L281-283: the scope-isolated cache keys.
 std::string pointer_key(const std::string& scope) { return "ranking:pointer:" + scope; }

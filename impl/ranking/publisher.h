@@ -51,6 +51,10 @@ struct PublisherOptions {
   // the publish transaction also checks both against the context row and the global epoch against
   // the GLOBAL|ALL|ALL|ALL authority row (004:L212, L264).
   bool risk = false;
+  // Mapping switches and window-configuration changes (control.h): a snapshot carries its run's
+  // mapping_version + mapping_activation_epoch and window_config_version, and the publish
+  // transaction checks them against the context (004:L262-263).
+  bool scope_control = false;
 };
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);
@@ -60,13 +64,5 @@ Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o
 // builds a snapshot from that run's candidates and tries the publish transaction (and, were it to
 // commit, the Redis writes) exactly as a publisher does, with no promotion authorization.
 Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, int64_t stop_at_us);
-
-// Rule activations and rollbacks at random moments on random scopes (rule-v2, v3, v2, ...): each a
-// control transaction moving rule_version, rule_activation_epoch + 1 and the context version + 1;
-// none after stop_at_us (the workload's end).
-// `fence` (RK-CACHE-CONTEXT-FENCE, with the candidate cache; else null): each control transaction
-// increments the scope's context fence in Redis before and after its DB commit.
-Task<void> run_rule_control(Runtime& rt, Sql& sql, std::vector<std::string> scopes, int64_t interval_us,
-                            int64_t stop_at_us, Redis* fence = nullptr);
 
 }  // namespace fl::ranking

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "impl/ranking/contract.h"
+#include "impl/ranking/control.h"
 #include "impl/ranking/risk.h"
 
 namespace fl::ranking {
@@ -54,8 +55,8 @@ SqlStatement expecting(SqlStatement s, SqlExpect e) {
 // The partition's local Top K inside its fixed cut: per aggregate key of the scope's score windows,
 // the newest version of the cut's generation whose own cut lies inside it; score rule v1 sums the
 // risk-adjusted values of a topic's keys (a simple rule, 004:L214-220 fixes only the manifest).
-Task<std::optional<std::string>> local_topk(Sql& sql, const RunOptions& o, const std::string& scope,
-                                            const std::string& ref) {
+Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_type, const RunOptions& o,
+                                            const std::string& scope, const std::string& ref) {
   int32_t p = 0;
   int64_t next = 0, gen = 0;
   if (!parse_cut_ref(ref, &p, &next, &gen)) co_return std::nullopt;
@@ -65,7 +66,7 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const RunOptions& o, const
       "c.cut_id = v.source_offset_cut_ref JOIN topic_window_metric h ON h.aggregate_key = v.aggregate_key WHERE "
       "c.keyed_partition = ? AND c.next_offset <= ? AND c.generation = ? AND v.aggregation_generation = ? AND "
       "h.scope_id = ? AND h.window_type = ?",
-      p, next, gen, gen, scope, o.window_type);
+      p, next, gen, gen, scope, window_type);
   if (!r.ok()) co_return std::nullopt;
   std::map<std::string, const SqlRow*> newest;  // aggregate_key -> row
   for (const SqlRow& row : r.rows()) {
@@ -95,9 +96,10 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const RunOptions& o, const
 
 // 004:L247-248: "把不可变的topk_object_ref + topk_item_count + topk_digest一次性提交后，才条件推进为COMPLETED";
 // a resubmission succeeds only when identical.
+// `window_type`: the one the run's window configuration scores (o.window_type without scope control).
 Task<void> submit_partition(Sql& sql, const RunOptions& o, const std::string& run, const std::string& scope,
-                            int32_t p, const std::string& ref) {
-  std::optional<std::string> content = co_await local_topk(sql, o, scope, ref);
+                            int32_t p, const std::string& ref, const std::string& window_type) {
+  std::optional<std::string> content = co_await local_topk(sql, window_type, o, scope, ref);
   if (!content) co_return;
   const std::string digest = fnv_hex(*content);
   const int64_t count = static_cast<int64_t>(std::count(content->begin(), content->end(), '\n'));
@@ -162,6 +164,14 @@ Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::str
                     "rule_activation_epoch FROM ranking_scope_context WHERE scope_id = ?",
                     run, scope, n, vector, watermark, int64_t{o.candidate_partitions}, sorted_digest(expected), scope),
       SqlExpect::kChanged));
+  if (o.scope_control) {
+    // 004:L220: "清单同时保存 ... 窗口配置版本"; the run is pinned to the mapping too (004:L263).
+    SqlStatement& insert = tx.back();
+    insert.sql.replace(insert.sql.find(") SELECT"), 8, ", mapping_version, mapping_activation_epoch, "
+                                                      "window_config_version) SELECT");
+    insert.sql.replace(insert.sql.find(" FROM ranking_scope_context"), 0, ", mapping_version, "
+                                                                          "mapping_activation_epoch, window_config_version");
+  }
   for (int32_t p = 0; p < o.candidate_partitions; ++p) {
     tx.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
                                "status) VALUES (?, ?, ?, 'PENDING')", run, p, refs[static_cast<size_t>(p)]));
@@ -273,6 +283,32 @@ Task<bool> dispose_with_risk(Sql& sql, Rpc& rpc, const RunOptions& o, const RunR
   co_return (co_await sql.transaction(std::move(stale))).ok();
 }
 
+// 004:L230: "候选写入必须逐项验证 scope 上下文：scope_context_version、活动窗口配置和三个 activation epoch
+// 都与当前控制记录一致" (the risk epoch moves the version): the context row still equals what the run
+// was created under.
+SqlStatement context_unchanged(const RunRow& run) {
+  return sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = r.scope_id WHERE "
+                       "r.run_id = ? AND c.version = r.scope_context_version AND c.rule_activation_epoch = "
+                       "r.rule_activation_epoch AND c.mapping_activation_epoch = r.mapping_activation_epoch AND "
+                       "c.window_config_version = r.window_config_version", run.run_id);
+}
+
+// A candidate write refused because the context left the run's: the entry is REJECTED
+// 'context-changed' (the run can never publish, 004:L260; a new run recomputes, as for a risk
+// response, 004:L231: "CAS 就失败并重新计算"), still under the parent-run lock.
+Task<bool> reject_context_changed(Sql& sql, const RunRow& run, const std::string& topic) {
+  std::vector<SqlStatement> tx;
+  tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = "
+                                       "r.scope_id WHERE r.run_id = ? AND r.status = 'BUILDING' AND c.version != "
+                                       "r.scope_context_version", run.run_id),
+                         SqlExpect::kSomeRows));
+  tx.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
+                                       "'context-changed' WHERE run_id = ? AND topic_id = ? AND disposition = 'PENDING'",
+                                       run.run_id, topic),
+                         SqlExpect::kChanged));
+  co_return (co_await sql.transaction(std::move(tx))).ok();
+}
+
 // 004:L249-250: each entry becomes CANDIDATE or REJECTED with a reason, in a transaction that
 // confirms the parent run is still BUILDING.
 Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc* rpc) {
@@ -290,6 +326,7 @@ Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc
     tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'",
                                          run.run_id),
                            SqlExpect::kSomeRows));
+    if (candidate && o.scope_control) tx.push_back(expecting(context_unchanged(run), SqlExpect::kSomeRows));
     if (candidate) {
       tx.push_back(sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
                                  "candidate_revision) VALUES (?, ?, ?, ?, ?, 1)",
@@ -301,7 +338,10 @@ Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc
                                          candidate ? SqlValue() : SqlValue(std::string("below-entry-score")),
                                          run.run_id, topic),
                            SqlExpect::kChanged));
-    if (!(co_await sql.transaction(std::move(tx))).ok()) co_return;
+    SqlResult done = co_await sql.transaction(std::move(tx));
+    if (done.ok()) continue;
+    if (!candidate || !o.scope_control || !done.certainly_not_applied()) co_return;
+    if (!(co_await reject_context_changed(sql, run, topic))) co_return;
   }
 }
 
@@ -390,15 +430,18 @@ Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o, Rpc* rpc) {
 Task<void> run_topk_worker(Runtime& rt, Sql& sql, RunOptions o, int index, int workers) {
   for (;;) {
     co_await rt.clock().sleep_us(o.interval_us / 3);
+    // With scope control the run's own window configuration says which windows it scores (004:L220).
     SqlResult pending = co_await sql.exec(
-        "SELECT c.run_id, r.scope_id, c.candidate_partition_id, c.expected_source_cut_ref FROM run_partition_cut c JOIN "
-        "calculation_run r ON r.run_id = c.run_id WHERE c.status = 'PENDING' AND r.status = 'COLLECTING' ORDER BY "
-        "r.seq, c.run_id, c.candidate_partition_id");
+        std::string("SELECT c.run_id, r.scope_id, c.candidate_partition_id, c.expected_source_cut_ref") +
+        (o.scope_control ? ", r.window_config_version" : "") +
+        " FROM run_partition_cut c JOIN calculation_run r ON r.run_id = c.run_id WHERE c.status = 'PENDING' AND "
+        "r.status = 'COLLECTING' ORDER BY r.seq, c.run_id, c.candidate_partition_id");
     if (!pending.ok()) continue;
     for (const SqlRow& r : pending.rows()) {
       const int32_t p = static_cast<int32_t>(r[2].as_int());
       if (p % workers != index) continue;
-      co_await submit_partition(sql, o, r[0].as_text(), r[1].as_text(), p, r[3].as_text());
+      const std::string window_type = o.scope_control ? window_type_of(r[4].as_text(), o.window_type) : o.window_type;
+      co_await submit_partition(sql, o, r[0].as_text(), r[1].as_text(), p, r[3].as_text(), window_type);
     }
   }
 }

@@ -34,6 +34,11 @@ struct RunOptions {
   // ("risk-svc", through the coordinator's Rpc) under the context its request carries.
   bool risk_service = false;
   int64_t risk_timeout_us = 1'000'000;
+  // Mapping switches and window-configuration changes (control.h): a run is created under the
+  // context's mapping and window configuration too, its Top K reads the window type of its own
+  // window configuration (004:L220), and a candidate write checks the context is still the run's
+  // (004:L230), rejecting the entry 'context-changed' when it moved.
+  bool scope_control = false;
 };
 
 // Digest of lines sorted first (the seed's stable ordering, 004:L247, L249, L100).

@@ -55,9 +55,26 @@ void add_risk_tables(std::vector<std::string>& tables) {
   tables.push_back("CREATE INDEX IF NOT EXISTS risk_action_by_from ON risk_action (scope_id, topic_id, effective_from_us)");
 }
 
+// 004:L104: the context row also holds the active window configuration and mapping (with its
+// activation epoch, 004:L86); a run is created under them and a snapshot carries them, because the
+// publish transaction checks both against the context (004:L262-263) and the manifest keeps the
+// window configuration (004:L220).
+void add_scope_control_columns(std::vector<std::string>& tables) {
+  static const char* kColumns = ", mapping_version TEXT NOT NULL DEFAULT 'map-v1', mapping_activation_epoch INTEGER "
+                                "NOT NULL DEFAULT 1, window_config_version TEXT NOT NULL DEFAULT 'wc-v1'";
+  for (std::string& t : tables) {
+    if (t.find("TABLE IF NOT EXISTS ranking_scope_context") != std::string::npos ||
+        t.find("TABLE IF NOT EXISTS ranking_snapshot (") != std::string::npos) {
+      t.insert(t.rfind(')'), kColumns);
+    }
+    if (t.find("TABLE IF NOT EXISTS calculation_run (") != std::string::npos) t.insert(t.find(", UNIQUE"), kColumns);
+  }
+}
+
 }  // namespace
 
-std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk) {
+std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk,
+                                           bool scope_control) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -141,6 +158,7 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
   };
   part1.insert(part1.end(), part2.begin(), part2.end());
   if (risk) add_risk_tables(part1);
+  if (scope_control) add_scope_control_columns(part1);
   if (replay) {
     // 004:L101: replay runs live in their own namespace, apart from the official calculation_run;
     // one reaches the pointer only with a promotion authorization (004:L265), which is not built.

@@ -14,8 +14,11 @@ namespace fl::ranking {
 // `replay`: the replay namespace (replay_run), only in scenarios with the unauthorized replay, so
 // other scenarios keep their DB layout and traces.
 // `reconcile`: the reconciliation reports (reconciliation_report), likewise.
+// `scope_control`: the context's mapping and window configuration (mapping_version,
+// mapping_activation_epoch, window_config_version), pinned by every run and snapshot; only in
+// scenarios with mapping switches or window-configuration changes, likewise.
 std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
-                                           bool reconcile = false, bool risk = false);
+                                           bool reconcile = false, bool risk = false, bool scope_control = false);
 
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)

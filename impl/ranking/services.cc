@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "impl/ranking/control.h"
 #include "impl/ranking/schema.h"
 
 namespace fl::ranking {
@@ -203,13 +204,23 @@ Task<bool> normalize_one(Runtime& rt, Rpc& rpc, Sql& sql, LogProducer& out, cons
     co_return w.ok();
   }
   for (const std::string& scope : expand_scopes(o.cfg, e)) {
+    std::string mapping = std::to_string(n->mapping_version), epoch = std::to_string(n->mapping_epoch);
+    if (o.scope_control) {
+      // 004:L140: "归一服务仍需按当前有效映射核验"; 004:L142: "归一阶段输出稳定 topic_id + mapping_version +
+      // mapping_activation_epoch".
+      SqlResult ctx = co_await sql.exec("SELECT mapping_version, mapping_activation_epoch FROM ranking_scope_context "
+                                        "WHERE scope_id = ?", scope);
+      if (!ctx.ok()) co_return false;  // retried in place
+      mapping = ctx.rows().empty() ? std::string(kInitialMapping) : ctx.rows()[0][0].as_text();
+      epoch = ctx.rows().empty() ? "1" : std::to_string(ctx.rows()[0][1].as_int());
+    }
     // 004:L142: each copy keeps event_id, the source coordinates and the derivation rule version.
     Event k;
     k.fields = {{"eventId", e.get("eventId")},       {"source", e.get("sourceService")},
                 {"eventType", e.get("eventType")},   {"eventTime", e.get("eventTime")},
                 {"actorKey", e.get("actorKey")},     {"contentOrQueryId", e.get("contentOrQueryId")},
-                {"topicId", n->topic_id},            {"mappingVersion", std::to_string(n->mapping_version)},
-                {"mappingEpoch", std::to_string(n->mapping_epoch)}, {"scopeId", scope},
+                {"topicId", n->topic_id},            {"mappingVersion", mapping},
+                {"mappingEpoch", epoch},             {"scopeId", scope},
                 {"scopeRuleVersion", std::to_string(o.cfg.scope_rule_version)},
                 {"sourcePartition", std::to_string(rec.partition)}, {"sourceOffset", std::to_string(rec.offset)}};
     ProduceResult p = co_await out.produce(kKeyedTopic, n->topic_id + "|" + scope, k.encode());

@@ -92,6 +92,11 @@ Task<void> run_topic_service(Runtime& rt, Rpc& rpc, int topics);
 struct NormalizerOptions {
   BoardConfig cfg;
   int64_t rpc_timeout_us = 200'000;
+  // Mapping switches (control.h): each scope copy carries the mapping_version +
+  // mapping_activation_epoch its scope's context row holds when the copy is made (004:L140, L142),
+  // read from the DB for every copy; without a context row, the initial mapping. Both mappings map
+  // hints the same way (the switch is judged by its stamps, docs/systems/ranking.md).
+  bool scope_control = false;
 };
 Task<void> run_normalizer(Runtime& rt, Rpc& rpc, Sql& sql, Log& log, NormalizerOptions o);
 

@@ -54,6 +54,12 @@ RunTimeline run_timeline(const RankingRun& run) {
 
 bool past_collecting(const RunRow& r) { return r.status == "BUILDING" || r.status == "SEALED"; }
 
+// The window type a run scores: its own window configuration's (004:L220), or the board's.
+std::string scored_window_type(const BoardParams& p, const RunRow& r) {
+  auto it = p.window_types.find(r.window_config);
+  return it == p.window_types.end() ? p.window_type : it->second;
+}
+
 std::map<std::string, std::vector<const CutRow*>> cuts_by_run(const BoardObs& b) {
   std::map<std::string, std::vector<const CutRow*>> out;
   for (const CutRow& c : b.cuts) out[c.run_id].push_back(&c);
@@ -212,7 +218,8 @@ void check_topk_model(Verdict& v, const RunRow& r, const std::vector<const CutRo
     int32_t p = 0;
     int64_t n = 0, g = 0;
     if (!parse_ref(c->ref, &p, &n, &g).empty()) continue;
-    const auto want = model::expected_local_topk(inputs, r.scope_id, b.params.window_type, p, n, g, b.params.top_k);
+    const auto want = model::expected_local_topk(inputs, r.scope_id, scored_window_type(b.params, r), p, n, g,
+                                                 b.params.top_k);
     std::vector<model::TopkEntryModel> got;
     for (const std::string& line : split(obj->second, '\n')) {
       model::TopkEntryModel e;
@@ -257,8 +264,12 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
     // With the risk service an entry at the entry score may be REJECTED for a risk reason, which
     // rank-risk-response judges (004:L231, L313).
     const bool risk_rejected = run.board.params.risk_service && m->disposition == "REJECTED" && starts(m->reason, "risk-");
+    // With scope control a candidate write refused because the context moved rejects the entry
+    // 'context-changed' (004:L230); rank-control-epochs judges that the context had moved.
+    const bool context_rejected = run.board.params.scope_control && m->disposition == "REJECTED" &&
+                                  m->reason == "context-changed";
     if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") || (m->disposition == "REJECTED" && m->reason.empty()) ||
-        ((m->disposition == "CANDIDATE") != want && !(want && risk_rejected))) {
+        ((m->disposition == "CANDIDATE") != want && !(want && (risk_rejected || context_rejected)))) {
       fail_verdict(v, "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
                           ") is " + m->disposition + " '" + m->reason + "'");
     }
@@ -509,62 +520,206 @@ Verdict check_publish_fence(const RankingRun& run) {
   return v;
 }
 
-// RANK-21, RANK-22 (004:L101, L256-261, L297-303): replaying the committed control transactions,
-// each rule activation or rollback moves the scope's context version and rule_activation_epoch up
-// by one (never back, never reused); the final rows agree; every publish commits under exactly the
-// context (version, rule_version, epoch) its snapshot and run were made under.
-Verdict check_control_epochs(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22"},
-                              "each committed rule activation or rollback adds one to the scope's context version and "
-                              "rule_activation_epoch, the final context rows agree, and every PUBLISHED snapshot was "
-                              "published under the context (version, rule_version, epoch) it and its run carry");
-  struct Ctx {
-    int64_t version = 0, epoch = 0;
-    std::string rule;
-  };
-  std::map<std::string, Ctx> ctx;
-  std::map<std::string, const SnapshotRow*> snaps;
+// ---- RANK-21, RANK-22, RANK-19: the scope control context.
+
+// A scope's context as its committed control transactions leave it.
+struct Ctx {
+  int64_t version = 0, epoch = 0;
+  std::string rule;
+  std::string mapping, window_config;  // scope control only
+  int64_t mapping_epoch = 0;
+  std::string describe() const {
+    return "v" + std::to_string(version) + ", " + rule + " epoch " + std::to_string(epoch) +
+           (mapping.empty() ? "" : ", " + mapping + " epoch " + std::to_string(mapping_epoch) + ", " + window_config);
+  }
+};
+
+std::string describe_pin(int64_t version, const std::string& rule, int64_t epoch, const std::string& mapping,
+                         int64_t mapping_epoch, const std::string& window_config) {
+  return Ctx{version, epoch, rule, mapping, window_config, mapping_epoch}.describe();
+}
+
+// Whether a run (or snapshot) pinned exactly the context x; the mapping and window configuration
+// only with scope control.
+bool pinned(const Ctx& x, bool scoped, int64_t version, const std::string& mapping, int64_t mapping_epoch,
+            const std::string& window_config) {
+  return version == x.version &&
+         (!scoped || (mapping == x.mapping && mapping_epoch == x.mapping_epoch && window_config == x.window_config));
+}
+
+// Replays one committed statement on the contexts; returns the violation it shows ("" if none).
+// 004:L86: a mapping switch registers the new mapping_version and advances mapping_activation_epoch
+// in the context transaction; 004:L104: every rule, mapping or window-configuration transaction
+// moves the monotone control version.
+std::string apply_control(std::map<std::string, Ctx>& ctx, const BoardParams& p, const SqlStatementObs& s) {
+  if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
+    ctx[s.params[0]] = Ctx{1, 1, "rule-v1", p.initial_mapping, p.initial_window_config, 1};
+  } else if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() == 2) {
+    Ctx& x = ctx[s.params[1]];
+    x.version += 1;
+    x.epoch += 1;
+    x.rule = s.params[0];
+  } else if (starts(s.sql, "UPDATE ranking_scope_context SET mapping_version") && s.params.size() >= 2) {
+    Ctx& x = ctx[s.params[1]];
+    const bool epoch = has(s.sql, "mapping_activation_epoch = mapping_activation_epoch + 1");
+    const bool version = has(s.sql, "version = version + 1");
+    x.version += version ? 1 : 0;
+    x.mapping_epoch += epoch ? 1 : 0;
+    const std::string was = x.mapping;
+    x.mapping = s.params[0];
+    if (!epoch || !version || was == x.mapping) {
+      return "switched the mapping of " + s.params[1] + " from " + was + " to " + x.mapping +
+             (epoch ? "" : " without a new mapping_activation_epoch") + (version ? "" : " without a new context version");
+    }
+  } else if (starts(s.sql, "UPDATE ranking_scope_context SET window_config_version") && s.params.size() >= 2) {
+    Ctx& x = ctx[s.params[1]];
+    const bool version = has(s.sql, "version = version + 1");
+    x.version += version ? 1 : 0;
+    x.window_config = s.params[0];
+    if (!version) return "changed the window configuration of " + s.params[1] + " without a new context version";
+  } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
+    // A risk control transaction (004:L104, L212): the version only (risk_checks.cc judges the epochs);
+    // an absorption names its scope second.
+    ++ctx[s.params.size() >= 3 ? s.params[1] : s.params[0]].version;
+  }
+  return "";
+}
+
+// A PUBLISHED commit: the snapshot and its run carry exactly the context at the commit
+// (004:L260-263: version, rule_version + epoch, window_config_version, mapping_version + epoch).
+void check_publish_context(Verdict& v, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
+                           const std::map<std::string, Ctx>& ctx) {
+  const BoardObs& b = run.board;
+  auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(), [&](const SnapshotRow& x) { return x.snapshot_id == s.params[1]; });
+  if (sn == b.snapshots.end()) return;  // rank-publish-fence's finding
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == sn->run_id; });
+  auto it = ctx.find(s.params[2]);
+  const Ctx x = it == ctx.end() ? Ctx{} : it->second;
+  const bool scoped = b.params.scope_control;
+  ++v.checks;
+  if (!pinned(x, scoped, sn->ctx_version, sn->mapping_version, sn->mapping_epoch, sn->window_config) ||
+      sn->rule_version != x.rule || sn->rule_epoch != x.epoch || r == b.runs.end() ||
+      !pinned(x, scoped, r->ctx_version, r->mapping_version, r->mapping_epoch, r->window_config)) {
+    fail_verdict(v, c.client + " published " + s.params[1] + " (context " +
+                        describe_pin(sn->ctx_version, sn->rule_version, sn->rule_epoch, sn->mapping_version,
+                                     sn->mapping_epoch, sn->window_config) +
+                        ") while the context was " + x.describe());
+  }
+}
+
+// Scope control: a run is created under the context as it is at its commit (004:L220, L222-229); a
+// candidate commits only while the context is still its run's, and an entry is rejected
+// 'context-changed' only after it moved (004:L230).
+void check_run_context(Verdict& v, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
+                       const std::map<std::string, Ctx>& ctx) {
+  const bool created = starts(s.sql, "INSERT INTO calculation_run") && !s.params.empty();
+  const bool candidate = starts(s.sql, "INSERT INTO run_candidate") && s.params.size() >= 2;
+  const bool rejected = starts(s.sql, "UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
+                                      "'context-changed'") && !s.params.empty();
+  if (!created && !candidate && !rejected) return;
+  const std::string& id = candidate ? s.params[1] : s.params[0];
+  const BoardObs& b = run.board;
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == id; });
+  if (r == b.runs.end()) return;  // rank-run-seal's and rank-scope-isolation's finding
+  auto it = ctx.find(r->scope_id);
+  const Ctx x = it == ctx.end() ? Ctx{} : it->second;
+  const bool same = pinned(x, true, r->ctx_version, r->mapping_version, r->mapping_epoch, r->window_config) &&
+                    r->rule_version == x.rule && r->rule_epoch == x.epoch;
+  ++v.checks;
+  if (same == rejected) {
+    const std::string what = created ? "created run " + id : candidate ? "wrote a candidate of run " + id
+                                                                      : "rejected an entry of run " + id + " 'context-changed'";
+    fail_verdict(v, c.client + " " + what + " (context " +
+                        describe_pin(r->ctx_version, r->rule_version, r->rule_epoch, r->mapping_version,
+                                     r->mapping_epoch, r->window_config) +
+                        ") while the context was " + x.describe());
+  }
+}
+
+// Scope control: every manifest item of a run reads a window of the type its window configuration
+// scores, so no run mixes window configurations (004:L220); a snapshot carries its run's mapping and
+// window configuration (004:L262-263).
+void check_pinned_inputs(Verdict& v, const RankingRun& run) {
+  const BoardObs& b = run.board;
+  std::map<std::string, std::string> window_of;  // aggregate key -> window type
+  for (const HeadRow& h : run.heads) window_of[h.aggregate_key] = h.window_type;
   std::map<std::string, const RunRow*> runs;
-  for (const SnapshotRow& s : run.board.snapshots) snaps[s.snapshot_id] = &s;
-  for (const RunRow& r : run.board.runs) runs[r.run_id] = &r;
+  for (const RunRow& r : b.runs) runs[r.run_id] = &r;
+  for (const ManifestRow& m : b.manifest) {
+    auto r = runs.find(m.run_id);
+    if (r == runs.end()) continue;
+    const std::string want = scored_window_type(b.params, *r->second);
+    for (const std::string& item : split(m.items, ';')) {
+      const std::string ak = item.substr(0, item.find(','));
+      ++v.checks;
+      if (window_of[ak] != want) {
+        fail_verdict(v, "run " + m.run_id + " (" + r->second->window_config + ": " + want + " windows) has manifest item " +
+                            ak + " of a " + window_of[ak] + " window");
+      }
+    }
+  }
+  for (const SnapshotRow& sn : b.snapshots) {
+    auto r = runs.find(sn.run_id);
+    if (r == runs.end()) continue;  // a replay run's snapshot: rank-replay-isolation's
+    ++v.checks;
+    if (sn.mapping_version != r->second->mapping_version ||
+        sn.mapping_epoch != r->second->mapping_epoch || sn.window_config != r->second->window_config) {
+      fail_verdict(v, "snapshot " + sn.snapshot_id + " carries " + sn.mapping_version + " epoch " +
+                          std::to_string(sn.mapping_epoch) + ", " + sn.window_config + "; its run was made under " +
+                          r->second->mapping_version + " epoch " + std::to_string(r->second->mapping_epoch) + ", " +
+                          r->second->window_config);
+    }
+  }
+}
+
+void check_final_contexts(Verdict& v, const RankingRun& run, const std::map<std::string, Ctx>& ctx) {
+  for (const ContextRow& row : run.board.contexts) {
+    auto it = ctx.find(row.scope_id);
+    const Ctx x = it == ctx.end() ? Ctx{} : it->second;
+    ++v.checks;
+    if (row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule ||
+        (run.board.params.scope_control &&
+         (row.mapping_version != x.mapping || row.mapping_epoch != x.mapping_epoch || row.window_config != x.window_config))) {
+      fail_verdict(v, "context of " + row.scope_id + " ends at " +
+                          describe_pin(row.version, row.rule_version, row.rule_epoch, row.mapping_version,
+                                       row.mapping_epoch, row.window_config) +
+                          "; its committed control transactions give " + x.describe());
+    }
+  }
+}
+
+// RANK-21, RANK-22 (004:L101, L256-263, L297-303), and with scope control RANK-19 (004:L230):
+// replaying the committed control transactions, each rule activation or rollback moves the scope's
+// context version and rule_activation_epoch up by one (never back, never reused), each mapping
+// switch its version and mapping_activation_epoch, each window-configuration change its version; the
+// final rows agree; every publish commits under exactly the context its snapshot and run were made
+// under; with scope control every run is created under the context of its commit, candidates
+// commit only under their run's context, and no run or snapshot mixes window configurations or
+// mappings.
+Verdict check_control_epochs(const RankingRun& run) {
+  Verdict v = passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"},
+                              "each committed rule activation or rollback adds one to the scope's context version and "
+                              "rule_activation_epoch (a mapping switch: version and mapping_activation_epoch; a "
+                              "window-configuration change: version), the final context rows agree, every PUBLISHED "
+                              "snapshot was published under the context it and its run carry, and with scope control "
+                              "runs and candidates are written under their context and no run mixes window configurations");
+  std::map<std::string, Ctx> ctx;
+  const bool scoped = run.board.params.scope_control;
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
       if (s.changes == 0) continue;
-      if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
-        ctx[s.params[0]] = Ctx{1, 1, "rule-v1"};
-      } else if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() == 2) {
-        Ctx& x = ctx[s.params[1]];
-        x = Ctx{x.version + 1, x.epoch + 1, s.params[0]};
-      } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
-        // A risk control transaction (004:L104, L212): the version only (risk_checks.cc judges the epochs);
-        // an absorption names its scope second.
-        ++ctx[s.params.size() >= 3 ? s.params[1] : s.params[0]].version;
-      } else if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
-        auto sn = snaps.find(s.params[1]);
-        if (sn == snaps.end()) continue;  // rank-publish-fence's finding
-        const Ctx& x = ctx[s.params[2]];
-        auto r = runs.find(sn->second->run_id);
-        ++v.checks;
-        if (sn->second->ctx_version != x.version || sn->second->rule_version != x.rule ||
-            sn->second->rule_epoch != x.epoch || r == runs.end() || r->second->ctx_version != x.version) {
-          fail_verdict(v, c.client + " published " + s.params[1] + " (context v" + std::to_string(sn->second->ctx_version) +
-                              ", " + sn->second->rule_version + " epoch " + std::to_string(sn->second->rule_epoch) +
-                              ") while the context was v" + std::to_string(x.version) + ", " + x.rule + " epoch " +
-                              std::to_string(x.epoch));
-        }
+      if (const std::string why = apply_control(ctx, run.board.params, s); !why.empty()) {
+        fail_verdict(v, c.client + " " + why);
       }
+      if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
+        check_publish_context(v, run, c, s, ctx);
+      }
+      if (scoped) check_run_context(v, run, c, s, ctx);
     }
   }
-  for (const ContextRow& row : run.board.contexts) {
-    const Ctx& x = ctx[row.scope_id];
-    ++v.checks;
-    if (row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule) {
-      fail_verdict(v, "context of " + row.scope_id + " ends at v" + std::to_string(row.version) + " epoch " +
-                          std::to_string(row.rule_epoch) + " " + row.rule_version + "; its committed control "
-                          "transactions give v" + std::to_string(x.version) + " epoch " + std::to_string(x.epoch));
-    }
-  }
+  check_final_contexts(v, run, ctx);
+  if (scoped) check_pinned_inputs(v, run);
   return v;
 }
 

@@ -1,6 +1,9 @@
 // Each part-2 checker passes a clean hand-built board and catches a deliberately broken one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
@@ -279,6 +282,117 @@ TEST(BoardChecks, ReconciliationCatchesAComparisonAcrossContexts) {
   broken = run;  // a report that hides the other side's real context
   broken.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx, "DIFF"});
   EXPECT_EQ(check_reconciliation(broken).status(), VerdictStatus::kFail);
+}
+
+// ---- Scope control: mapping switches and window-configuration changes (004:L86, L104, L220, L230, L262-263).
+
+const char* kMapSwitch = "UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = "
+                         "mapping_activation_epoch + 1, version = version + 1 WHERE scope_id = ? AND mapping_version = ? "
+                         "AND mapping_activation_epoch = ?";
+const char* kWindowChange = "UPDATE ranking_scope_context SET window_config_version = ?, version = version + 1 WHERE "
+                            "scope_id = ? AND window_config_version = ?";
+
+// clean() with scope control: the run (created at 60 under the context), its snapshot and the
+// context all at map-v1 epoch 1 and wc-v1 (long windows).
+RankingRun clean_scoped() {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  b.params.scope_control = true;
+  b.params.window_types = {{"wc-v1", "long"}, {"wc-v2", "medium"}};
+  b.params.initial_mapping = "map-v1";
+  b.params.initial_window_config = "wc-v1";
+  for (RunRow& r : b.runs) std::tie(r.mapping_version, r.mapping_epoch, r.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
+  for (SnapshotRow& x : b.snapshots) std::tie(x.mapping_version, x.mapping_epoch, x.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
+  for (ContextRow& x : b.contexts) std::tie(x.mapping_version, x.mapping_epoch, x.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
+  run.commits.insert(run.commits.begin() + 1,
+                     {60, true, "coord", {st("INSERT INTO calculation_run (run_id, ...) SELECT ...", {kRun, kScope})}});
+  return run;
+}
+
+// A control commit inserted in time order.
+void add_control(RankingRun& run, int64_t at_us, SqlStatementObs s) {
+  auto it = std::find_if(run.commits.begin(), run.commits.end(), [&](const SqlCommit& c) { return c.time_us > at_us; });
+  run.commits.insert(it, SqlCommit{at_us, true, "control", {std::move(s)}});
+}
+
+TEST(BoardChecks, ControlEpochsPassAScopedBoardWithASwitchAfterThePublish) {
+  RankingRun run = clean_scoped();
+  add_control(run, 750, st(kMapSwitch, {"map-v2", kScope, "map-v1", "1"}));
+  add_control(run, 760, st(kWindowChange, {"wc-v2", kScope, "wc-v1"}));
+  run.board.contexts[0] = ContextRow{kScope, 3, "rule-v1", 1, "map-v2", 2, "wc-v2"};
+  const Verdict v = check_control_epochs(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kPass) << (v.evidence.empty() ? "" : v.evidence[0]);
+}
+
+TEST(BoardChecks, ControlEpochsCatchAMappingSwitchWithoutANewActivationEpoch) {
+  RankingRun run = clean_scoped();
+  // The switch moves the version but keeps mapping_activation_epoch (an old-epoch normalizer's output
+  // would then pass as current, 004:L87); the row read back agrees with the broken transaction.
+  add_control(run, 750, st("UPDATE ranking_scope_context SET mapping_version = ?, version = version + 1 WHERE scope_id = ? "
+                           "AND mapping_version = ? AND mapping_activation_epoch = ?",
+                           {"map-v2", kScope, "map-v1", "1"}));
+  run.board.contexts[0] = ContextRow{kScope, 2, "rule-v1", 1, "map-v2", 1, "wc-v1"};
+  const Verdict v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("without a new mapping_activation_epoch"), std::string::npos) << v.evidence[0];
+}
+
+TEST(BoardChecks, ControlEpochsCatchAPublishUnderTheMappingASwitchReplaced) {
+  RankingRun run = clean_scoped();
+  add_control(run, 650, st(kMapSwitch, {"map-v2", kScope, "map-v1", "1"}));  // between READY and the publish
+  run.board.contexts[0] = ContextRow{kScope, 2, "rule-v1", 1, "map-v2", 2, "wc-v1"};
+  const Verdict v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("published"), std::string::npos) << v.evidence[0];
+}
+
+TEST(BoardChecks, ControlEpochsCatchASnapshotThatMixesItsRunsWindowConfiguration) {
+  RankingRun run = clean_scoped();
+  run.board.snapshots[0].window_config = "wc-v2";  // the publisher copied the context's, not its run's
+  const Verdict v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  bool named = false;
+  for (const std::string& e : v.evidence) named |= e.find("its run was made under") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+TEST(BoardChecks, ControlEpochsCatchARunWhoseManifestReadsAnotherWindowConfiguration) {
+  RankingRun run = clean_scoped();
+  // The run was created under wc-v2 (medium windows) but its Top K read the long windows.
+  add_control(run, 55, st(kWindowChange, {"wc-v2", kScope, "wc-v1"}));
+  run.board.runs[0].window_config = run.board.snapshots[0].window_config = "wc-v2";
+  run.board.runs[0].ctx_version = run.board.snapshots[0].ctx_version = 2;
+  run.board.contexts[0] = ContextRow{kScope, 2, "rule-v1", 1, "map-v1", 1, "wc-v2"};
+  const Verdict v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("of a long window"), std::string::npos) << v.evidence[0];
+}
+
+TEST(BoardChecks, ControlEpochsCatchACandidateWrittenAfterTheContextMoved) {
+  RankingRun run = clean_scoped();
+  // A window-configuration change commits between BUILDING (200) and the candidate write (300): the
+  // old coordinator's write must fail its context check (004:L230).
+  add_control(run, 250, st(kWindowChange, {"wc-v2", kScope, "wc-v1"}));
+  run.board.contexts[0] = ContextRow{kScope, 2, "rule-v1", 1, "map-v1", 1, "wc-v2"};
+  const Verdict v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("wrote a candidate of run"), std::string::npos) << v.evidence[0];
+}
+
+TEST(BoardChecks, ControlEpochsCatchARunCreatedUnderAnotherContextAndAFalseContextRejection) {
+  RankingRun run = clean_scoped();
+  run.board.runs[0].mapping_epoch = 2;  // the run claims a mapping epoch the context never had
+  run.board.snapshots[0].mapping_epoch = 2;
+  Verdict v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("created run"), std::string::npos) << v.evidence[0];
+  run = clean_scoped();
+  run.commits.push_back({350, true, "coord",
+                         {st("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = 'context-changed' WHERE "
+                             "run_id = ? AND topic_id = ? AND disposition = 'PENDING'", {kRun, "t_2"})}});
+  v = check_control_epochs(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("'context-changed'"), std::string::npos) << v.evidence[0];
 }
 
 }  // namespace

@@ -293,6 +293,55 @@ Verdict check_offset_continuity(const RankingRun& run) {
 
 // RANK-31 (004:L78, L485 F04): aggregates are keyed by main topics only; low-confidence and
 // unmapped terms never reach the keyed log.
+// A scope's mapping activations (commit time, mapping_version, mapping_activation_epoch), from its
+// committed mapping switches, after the initial mapping (epoch 1, active from the start).
+struct MappingActivation {
+  int64_t at_us = 0;
+  std::string version;
+  int64_t epoch = 0;
+};
+std::map<std::string, std::vector<MappingActivation>> mapping_activations(const RankingRun& run) {
+  std::map<std::string, std::vector<MappingActivation>> out;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0 || s.params.size() < 4 || s.sql.rfind("UPDATE ranking_scope_context SET mapping_version", 0) != 0) {
+        continue;
+      }
+      const bool advances = s.sql.find("mapping_activation_epoch = mapping_activation_epoch + 1") != std::string::npos;
+      out[s.params[1]].push_back({c.time_us, s.params[0], std::stoll("0" + s.params[3]) + (advances ? 1 : 0)});
+    }
+  }
+  return out;
+}
+
+// Scope control (004:L140, L142, L86): each keyed copy carries the mapping its scope's context had
+// active at some moment between the stable record's append and the copy's append: activated before
+// the copy was appended, and not yet replaced when the stable record was appended.
+void check_mapping_stamps(Verdict& v, const RankingRun& run) {
+  const auto acts = mapping_activations(run);
+  std::map<std::pair<int32_t, int64_t>, int64_t> stable_at;
+  for (const LogRecordObs& r : run.stable) stable_at[{r.partition, r.offset}] = r.append_us;
+  for (const LogRecordObs& r : run.keyed) {
+    const auto k = parse_event(r.value);
+    auto ts = stable_at.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
+    if (ts == stable_at.end()) continue;  // rank-scope-canonical's finding
+    std::vector<MappingActivation> a = {{INT64_MIN, run.board.params.initial_mapping, 1}};
+    if (auto it = acts.find(field(k, "scopeId")); it != acts.end()) a.insert(a.end(), it->second.begin(), it->second.end());
+    bool active = false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      active |= a[i].version == field(k, "mappingVersion") && std::to_string(a[i].epoch) == field(k, "mappingEpoch") &&
+                a[i].at_us <= r.append_us && (i + 1 == a.size() || a[i + 1].at_us > ts->second);
+    }
+    ++v.checks;
+    if (!active) {
+      fail_verdict(v, "keyed " + where(r) + " of " + field(k, "scopeId") + " carries " + field(k, "mappingVersion") +
+                          " epoch " + field(k, "mappingEpoch") + ", not a mapping its scope had active between the "
+                          "stable append at " + std::to_string(ts->second) + " and its own at " + std::to_string(r.append_us));
+    }
+  }
+}
+
 Verdict check_normalization(const RankingRun& run) {
   Verdict v = passing_verdict("rank-normalization", {"RANK-31"},
                    "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
@@ -313,6 +362,7 @@ Verdict check_normalization(const RankingRun& run) {
     ++v.checks;
     if (model::main_topic(h.topic_id, run.config) != h.topic_id) fail_verdict(v, "head " + h.aggregate_key + ": not a main topic");
   }
+  if (run.board.params.scope_control) check_mapping_stamps(v, run);
   return v;
 }
 
@@ -334,7 +384,7 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
           {"rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"}, "004 §10.1: publish by one transaction with the pointer CAS"},
           {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
-          {"rank-control-epochs", {"RANK-21", "RANK-22"}, "004 §4.2, §11.1: control epochs only advance; publish under the current context"},
+          {"rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"}, "004 §4.2, §9.2, §11.1: control epochs only advance; runs, candidates and publishes under the current context"},
           {"rank-completeness-gate", {"RANK-10"}, "004 §6.3, §10.1: no publish while a required source is incomplete"},
           {"rank-replay-isolation", {"RANK-25"}, "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
           {"rank-scope-isolation", {"RANK-2"}, "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},

@@ -117,7 +117,9 @@ ContextTimeline context_timeline(const RankingRun& run) {
       if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
         scope = s.params[0];
         version[scope] = 1;
-      } else if (starts(s.sql, "UPDATE ranking_scope_context") && s.params.size() == 2) {
+      } else if (starts(s.sql, "UPDATE ranking_scope_context") &&
+                 (s.params.size() == 2 || starts(s.sql, "UPDATE ranking_scope_context SET mapping_version") ||
+                  starts(s.sql, "UPDATE ranking_scope_context SET window_config_version"))) {
         scope = s.params[1];
         ++version[scope];
       }

@@ -149,5 +149,32 @@ TEST(RankingChecks, NormalizationCatchesAnAliasAggregatedAsItsOwnTopic) {
   expect_fail(check_normalization(run));
 }
 
+// Scope control: a mapping switch of GLOBAL|ALL|ALL|ALL commits at 50, before the stable records are
+// appended (100); their copies (appended at 200) must carry map-v2 epoch 2 in that scope.
+TEST(RankingChecks, NormalizationCatchesACopyStampedWithAMappingItsScopeHadLeft) {
+  RankingRun run = clean();
+  run.board.params.scope_control = true;
+  run.board.params.initial_mapping = "map-v1";
+  for (LogRecordObs& r : run.stable) r.append_us = 100;
+  auto stamp = [&](const char* global_version, const char* global_epoch) {
+    for (LogRecordObs& r : run.keyed) {
+      const bool global = r.value.find("scopeId=GLOBAL|ALL|ALL|ALL") != std::string::npos;
+      r.value = r.value.substr(0, r.value.find("\x1fmapping")) + "\x1fmappingEpoch=" + (global ? global_epoch : "1") +
+                "\x1fmappingVersion=" + (global ? global_version : "map-v1");
+      r.append_us = 200;
+    }
+  };
+  stamp("map-v1", "1");
+  expect_pass(check_normalization(run));  // no switch: the initial mapping everywhere
+  run.commits.push_back(SqlCommit{50, true, "control",
+                                  {{"UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = "
+                                    "mapping_activation_epoch + 1, version = version + 1 WHERE scope_id = ? AND "
+                                    "mapping_version = ? AND mapping_activation_epoch = ?",
+                                    {"map-v2", "GLOBAL|ALL|ALL|ALL", "map-v1", "1"}, 1}}});
+  expect_fail(check_normalization(run));  // a normalizer that kept the mapping it loaded
+  stamp("map-v2", "2");
+  expect_pass(check_normalization(run));
+}
+
 }  // namespace
 }  // namespace fl::ranking::props

@@ -74,6 +74,11 @@ struct BoardParams {
   int64_t max_safe_ttl_us = INT64_MAX / 4;
   bool risk_service = false;         // entries at the entry score are checked by the risk service
   int risk_suspicious_mod = 4;       // risk model risk-m1: t_i suspicious when i % N == 0
+  // Scope control (mapping switches, window-configuration changes; 004:L86, L104, L220, L262-263):
+  // runs and snapshots carry the context's mapping and window configuration.
+  bool scope_control = false;
+  std::map<std::string, std::string> window_types;  // window_config_version -> the window type it scores
+  std::string initial_mapping, initial_window_config;  // a context row's values when it is created
 };
 
 struct OffsetCutRow {  // SOURCE_OFFSET_CUT
@@ -92,6 +97,9 @@ struct RunRow {  // CALCULATION_RUN; absent numbers read as -1, absent texts as 
   int64_t ctx_version = 0;  // the scope context the run was created under
   std::string rule_version;
   int64_t rule_epoch = 0;
+  std::string mapping_version;  // scope control only ("" otherwise)
+  int64_t mapping_epoch = 0;
+  std::string window_config;
 };
 
 struct ContextRow {  // RANKING_SCOPE_CONTEXT
@@ -99,6 +107,9 @@ struct ContextRow {  // RANKING_SCOPE_CONTEXT
   int64_t version = 0;
   std::string rule_version;
   int64_t rule_epoch = 0;
+  std::string mapping_version;  // scope control only ("" otherwise)
+  int64_t mapping_epoch = 0;
+  std::string window_config;
 };
 
 struct CutRow {  // RUN_PARTITION_CUT
@@ -132,6 +143,9 @@ struct SnapshotRow {
   int64_t ctx_version = 0;
   std::string rule_version;
   int64_t rule_epoch = 0;
+  std::string mapping_version;  // scope control only ("" otherwise)
+  int64_t mapping_epoch = 0;
+  std::string window_config;
 };
 
 struct SnapshotItemRow {
