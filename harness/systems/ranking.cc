@@ -55,6 +55,8 @@ struct Shared {
   // §6.3 (scenario param watermarks: "1"): watermarks, idle partitions, window states, side output.
   ranking::WatermarkOptions wm;
   ranking::props::WatermarkParams wm_params;
+  // 004:L158, L177, L179 (scenario params hll, hot_topic_threshold, hot_salts): sketches and salted shards.
+  ranking::SketchOptions sketch;
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
@@ -123,7 +125,8 @@ Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
   co_await ranking::run_aggregator(self, sql, log,
                                    ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes,
                                                               .out_of_orderness_ms = sh->wm.out_of_orderness_ms,
-                                                              .wm = sh->wm});
+                                                              .wm = sh->wm,
+                                                              .sketch = sh->sketch});
 }
 
 ranking::RunOptions run_options(const Shared& sh) {
@@ -305,6 +308,26 @@ std::string render(const SqlValue& v) {
   return v.describe();
 }
 
+// The sketch rows of the versions and the salted shards, read back (004:L177, L179).
+void read_sketch_db(sim::storage::VfsReader& db, ranking::props::SketchObs* out) {
+  auto text = &sim::storage::VfsReader::text;
+  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
+  db.each("SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, sketch, distinct_estimate, "
+          "merged_shards FROM topic_window_metric_sketch ORDER BY aggregate_key, aggregation_generation, aggregate_version",
+          [&](sqlite3_stmt* st) {
+            out->sketches.push_back(ranking::props::SketchRow{text(st, 0), i64(st, 1), i64(st, 2), i64(st, 3),
+                                                              text(st, 4), i64(st, 5), text(st, 6)});
+          });
+  db.each("SELECT shard_key, aggregate_key, salt, aggregation_generation, shard_version, topic_id, scope_id, "
+          "window_type, window_start, metric_type, raw_count, sketch, distinct_estimate FROM topic_window_metric_shard "
+          "ORDER BY shard_key, aggregation_generation, shard_version",
+          [&](sqlite3_stmt* st) {
+            out->shards.push_back(ranking::props::ShardRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4),
+                                                           text(st, 5), text(st, 6), text(st, 7), i64(st, 8), text(st, 9),
+                                                           i64(st, 10), text(st, 11), i64(st, 12)});
+          });
+}
+
 void read_db(Shared& sh, ranking::props::RankingRun* run) {
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
   auto text = &sim::storage::VfsReader::text;
@@ -332,6 +355,7 @@ void read_db(Shared& sh, ranking::props::RankingRun* run) {
   db.each("SELECT keyed_partition, next_offset FROM agg_checkpoint", [&](sqlite3_stmt* st) {
     run->checkpoints[static_cast<int32_t>(i64(st, 0))] = i64(st, 1);
   });
+  if (sh.sketch.enabled) read_sketch_db(db, &run->sketch);
   run->db_read = db.ok();
 }
 
@@ -550,6 +574,8 @@ class RankingRun final : public SystemRun {
     read_log(shared->broker->broker(), ranking::kKeyedTopic, &run.keyed, &run.keyed_end);
     run.faults = world.fault_log();
     run.wm.params = shared->wm_params;
+    run.sketch.enabled = shared->sketch.enabled;
+    run.sketch.salted = shared->sketch.enabled && shared->sketch.hot_threshold > 0;
     if (shared->wm.enabled) read_watermark_db(*shared, &run.wm);
     if (shared->board) {
       run.board.params = shared->board_params;
@@ -660,7 +686,11 @@ class RankingSystem final : public SystemUnderTest {
             int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
                       "when the whole pre-normalization log is appended again (C10); 0: never"),
             int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
-                      "when every aggregation checkpoint is corrupted (F06); 0: never")};
+                      "when every aggregation checkpoint is corrupted (F06); 0: never"),
+            int_param("hll", "", 0, 1, 0, "1: a HyperLogLog sketch row with every version (004:L177, L179)"),
+            int_param("hot_topic_threshold", "", 0, 1'000'000, 0,
+                      "with hll: keyed records of a topic+scope after which it is salted (004:L158); 0: never"),
+            int_param("hot_salts", "", 1, 64, 4, "salted local shards of a hot topic")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
     return {{"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
@@ -743,6 +773,9 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
                                          sh.risk, sh.scope_control);
+  if (sh.sketch.enabled) {
+    for (std::string& t : ranking::sketch_schema_statements()) so.schema.push_back(std::move(t));
+  }
   so.commit_log = sh.commits;
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
@@ -841,6 +874,9 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   configure_risk(s, *sh);
   sh->scripts = ranking::ranking_scripts(sh->candidate_cache, sh->risk);
   configure_watermarks(s, *sh);
+  sh->sketch.enabled = s.config.i64("hll") != 0;
+  sh->sketch.hot_threshold = s.config.i64("hot_topic_threshold");
+  sh->sketch.salts = static_cast<int>(s.config.i64("hot_salts"));
   build_stores(world, s, *sh);
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {

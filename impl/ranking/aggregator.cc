@@ -21,6 +21,28 @@ AggValue KeyState::value(int suspicious_repeats) const {
   return v;
 }
 
+void KeyState::mark_flushed() {
+  if (dirty) ++version;
+  dirty = false;
+  for (auto& [salt, sh] : shards) {
+    if (sh.dirty) ++sh.version;
+    sh.dirty = false;
+  }
+}
+
+// Names each shard with the version the flush in progress gives it (a dirty one advances).
+MergedShards merge_shards(const KeyState& k, const std::string& aggregate_key, bool named) {
+  MergedShards m;
+  for (const auto& [salt, sh] : k.shards) {
+    m.raw += sh.raw;
+    m.sketch.merge(sh.sketch);
+    if (!named) continue;
+    m.names += (m.names.empty() ? "" : ",") + aggregate_key + "~" + std::to_string(salt) + "@" +
+               std::to_string(sh.version + (sh.dirty ? 1 : 0));
+  }
+  return m;
+}
+
 // One line per fact, tab separated; the generators put no tab or newline in ids.
 std::string PartitionState::encode() const {
   std::ostringstream o;
@@ -32,7 +54,11 @@ std::string PartitionState::encode() const {
     for (const std::string& a : k.applied) o << "A\t" << a << "\n";
     for (const auto& [actor, n] : k.actors) o << "C\t" << actor << "\t" << n << "\n";
     for (const std::string& c : k.contents) o << "T\t" << c << "\n";
+    for (const auto& [salt, sh] : k.shards) {
+      o << "S\t" << salt << "\t" << sh.version << "\t" << sh.raw << "\t" << sh.sketch.encode() << "\n";
+    }
   }
+  for (const auto& [topic, n] : topic_records) o << "H\t" << topic << "\t" << n << "\n";
   std::string out = o.str();
   if (wm.watermark != kNoWatermark || !wm.sources.empty() || !wm.windows.empty()) wm.encode(out);
   return out;
@@ -65,6 +91,13 @@ PartitionState PartitionState::decode(const std::string& text) {
       cur->actors[f[1]] = std::stoll(f[2]);
     } else if (cur && f[0] == "T" && f.size() == 2) {
       cur->contents.insert(f[1]);
+    } else if (cur && f[0] == "S" && (f.size() == 4 || f.size() == 5)) {
+      Shard& sh = cur->shards[std::stoi(f[1])];
+      sh.version = std::stoll(f[2]);
+      sh.raw = std::stoll(f[3]);
+      sh.sketch = Hll::decode(f.size() == 5 ? f[4] : "").value_or(Hll());
+    } else if (f[0] == "H" && f.size() == 3) {
+      s.topic_records[f[1]] = std::stoll(f[2]);
     } else {
       s.wm.decode_line(f);
     }
@@ -73,6 +106,16 @@ PartitionState PartitionState::decode(const std::string& text) {
 }
 
 namespace {
+
+// 004:L158: "热门话题会形成分区热点，需要在聚合阶段做本地预聚合或话题加盐分片，但盐值只是局部计算维度".
+// A topic_id + scope_id is hot once this partition has read more than hot_threshold of its keyed
+// records; a hot topic's records go to salt 1..salts by a stable hash of their idempotency record
+// (a redelivery lands on the same shard), the others to salt 0.
+int salt_of(const SketchOptions& o, PartitionState& ps, const std::string& topic_scope, const std::string& record) {
+  if (!o.enabled || o.hot_threshold <= 0) return 0;
+  if (++ps.topic_records[topic_scope] <= o.hot_threshold) return 0;
+  return 1 + static_cast<int>(hll_hash(record) % static_cast<uint64_t>(std::max(1, o.salts)));
+}
 
 // Applies one keyed record to every full key it feeds (004:L143): one per window type and metric.
 void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec, int64_t now_us) {
@@ -89,6 +132,7 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
   const std::string record = o.fixes.has(RankFix::kDedupByEventId)
                                  ? e.get("source") + ":" + e.get("eventId")
                                  : e.get("sourcePartition") + ":" + e.get("sourceOffset") + ":" + e.get("scopeId");
+  const int salt = salt_of(o.sketch, ps, e.get("topicId") + "|" + e.get("scopeId"), record);
   for (const auto& [window_type, size] : o.cfg.windows) {
     const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
     if (o.wm.enabled) {
@@ -112,8 +156,37 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
       ++k.actors[e.get("actorKey")];
       k.contents.insert(e.get("contentOrQueryId"));
       k.dirty = true;
+      if (o.sketch.enabled) {
+        Shard& sh = k.shards[salt];
+        ++sh.raw;
+        sh.sketch.add(k.counts_content ? e.get("contentOrQueryId") : e.get("actorKey"));
+        sh.dirty = true;
+      }
     }
   }
+}
+
+// 004:L179: with every version of a key, its sketch row (the same version triple, never updated),
+// and with salting each shard that changed as an immutable row of its own carrying the five fields;
+// the version's sketch and raw count are those of its shards merged on the full key.
+void sketch_statements(const AggregatorOptions& o, const std::string& ak, const KeyState& k,
+                       std::vector<SqlStatement>& tx) {
+  const bool salted = o.sketch.hot_threshold > 0;
+  for (const auto& [salt, sh] : k.shards) {
+    if (!salted || !sh.dirty) continue;
+    tx.push_back(sql_statement(
+        "INSERT INTO topic_window_metric_shard (shard_key, aggregate_key, salt, aggregation_generation, shard_version, "
+        "topic_id, scope_id, window_type, window_start, metric_type, raw_count, sketch, distinct_estimate) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ak + "~" + std::to_string(salt), ak, int64_t{salt}, k.generation, sh.version + 1, k.key.topic_id,
+        k.key.scope_id, k.key.window_type, k.key.window_start_ms, k.key.metric_type, sh.raw, sh.sketch.encode(),
+        sh.sketch.estimate()));
+  }
+  const MergedShards m = merge_shards(k, ak, salted);
+  tx.push_back(sql_statement(
+      "INSERT INTO topic_window_metric_sketch (aggregate_key, aggregation_generation, aggregate_version, raw_count, "
+      "sketch, distinct_estimate, merged_shards) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ak, k.generation, k.version + 1, m.raw, m.sketch.encode(), m.sketch.estimate(), m.names));
 }
 
 std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t partition, int64_t consumed_to,
@@ -144,14 +217,12 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
         k.version + 1, ak, k.generation, k.version);
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
+    if (o.sketch.enabled) sketch_statements(o, ak, k, tx);
   }
   PartitionState saved = ps;
   saved.wm.pending.clear();
   saved.next_offset = consumed_to;
-  for (auto& [ak, k] : saved.keys) {
-    if (k.dirty) ++k.version;
-    k.dirty = false;
-  }
+  for (auto& [ak, k] : saved.keys) k.mark_flushed();
   const std::string state = saved.encode();
   if (digest_out) *digest_out = fnv_hex(state);
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
@@ -246,6 +317,10 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
     k.generation = s.generation;
     k.version = 0;
     k.dirty = true;
+    for (auto& [salt, sh] : k.shards) {  // the new generation's shards start over too
+      sh.version = 0;
+      sh.dirty = true;
+    }
   }
   s.persisted = true;  // the corrupted row is the one the recovery replaces
   s.stored_next_offset = cut;
@@ -265,10 +340,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   }
   SqlResult r = co_await sql.transaction(std::move(tx));
   if (!r.ok()) co_return std::nullopt;  // the switch failed: the recovery generation is abandoned
-  for (auto& [ak, k] : s.keys) {
-    k.version = 1;
-    k.dirty = false;
-  }
+  for (auto& [ak, k] : s.keys) k.mark_flushed();
   s.next_offset = cut;
   s.stored_generation = s.generation;
   s.stored_digest = digest;
@@ -317,10 +389,7 @@ void committed(Partition& part, std::string digest) {
   part.state.stored_next_offset = part.consumed_to;
   part.state.stored_generation = part.state.generation;
   part.state.wm.pending.clear();
-  for (auto& [ak, k] : part.state.keys) {
-    if (k.dirty) ++k.version;
-    k.dirty = false;
-  }
+  for (auto& [ak, k] : part.state.keys) k.mark_flushed();
 }
 
 std::string cut_of(int32_t partition, const PartitionState& s) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "impl/ports/hll.h"
 #include "impl/ports/log.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/sql.h"
@@ -21,12 +22,31 @@
 
 namespace fl::ranking {
 
+// 004:L177, L179, L158: a HyperLogLog sketch of each key's distinct elements next to the exact sets,
+// and hot topics pre-aggregated in salted local shards merged only on the full key. Off: part 1 as
+// before (same checkpoints, statements and traces).
+struct SketchOptions {
+  bool enabled = false;        // a sketch row with every version (topic_window_metric_sketch)
+  int64_t hot_threshold = 0;   // keyed records of a topic_id + scope_id after which it is hot; 0: no salting
+  int salts = 4;               // salted shards of a hot topic (salt 1..salts; 0 is the unsalted shard)
+};
+
 struct AggregatorOptions {
   BoardConfig cfg;
   RankFixes fixes = RankFixes::spec();
   int64_t out_of_orderness_ms = 2000;  // configured_out_of_orderness (004:L148)
   int64_t session_timeout_us = 6'000'000;
   WatermarkOptions wm;  // watermarks, idle partitions and window states (004:L146-155); off: part 1 as before
+  SketchOptions sketch;
+};
+
+// One salted local partial of a full key (004:L179: "局部结果携带 shard ... 和局部版本"): the events
+// its salt took and the sketch of their distinct elements, versioned on its own.
+struct Shard {
+  int64_t raw = 0;
+  Hll sketch;
+  int64_t version = 0;
+  bool dirty = false;
 };
 
 struct KeyState {
@@ -38,14 +58,26 @@ struct KeyState {
   std::set<std::string> contents;
   bool dirty = false;
   bool counts_content = false;
+  std::map<int, Shard> shards;  // salt -> partial; only with sketches (salt 0: not salted)
   AggValue value(int suspicious_repeats) const;
+  void mark_flushed();  // after a committed flush: dirty versions (the key's, its shards') advance
 };
+
+// 004:L158, L179: the shards of one full key combined: raw counts add (an event is in exactly one
+// shard), sketches merge by register max, exact distinct counts are never added.
+struct MergedShards {
+  int64_t raw = 0;
+  Hll sketch;
+  std::string names;  // "<aggregate_key>~<salt>@<shard_version>" of each shard, ','-joined
+};
+MergedShards merge_shards(const KeyState& k, const std::string& aggregate_key, bool named);
 
 struct PartitionState {
   int64_t generation = 1;         // the aggregation generation this state writes (004:L319-320)
   int64_t next_offset = 0;        // first offset not in the state
   int64_t max_event_time_ms = 0;
   std::map<std::string, KeyState> keys;  // by AggKey::str()
+  std::map<std::string, int64_t> topic_records;  // topic_id|scope_id -> keyed records (hot topics; sketches)
   WatermarkState wm;                     // empty unless watermarks are on
   // The DB checkpoint row this state was loaded from or last written as (not encoded).
   bool persisted = false;

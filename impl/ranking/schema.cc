@@ -73,6 +73,20 @@ void add_scope_control_columns(std::vector<std::string>& tables) {
 
 }  // namespace
 
+std::vector<std::string> sketch_schema_statements() {
+  return {
+      "CREATE TABLE IF NOT EXISTS topic_window_metric_sketch (aggregate_key TEXT NOT NULL, "
+      "aggregation_generation INTEGER NOT NULL, aggregate_version INTEGER NOT NULL, raw_count INTEGER NOT NULL, "
+      "sketch TEXT NOT NULL, distinct_estimate INTEGER NOT NULL, merged_shards TEXT NOT NULL, "
+      "PRIMARY KEY (aggregate_key, aggregation_generation, aggregate_version))",
+      "CREATE TABLE IF NOT EXISTS topic_window_metric_shard (shard_key TEXT NOT NULL, aggregate_key TEXT NOT NULL, "
+      "salt INTEGER NOT NULL, aggregation_generation INTEGER NOT NULL, shard_version INTEGER NOT NULL, "
+      "topic_id TEXT NOT NULL, scope_id TEXT NOT NULL, window_type TEXT NOT NULL, window_start INTEGER NOT NULL, "
+      "metric_type TEXT NOT NULL, raw_count INTEGER NOT NULL, sketch TEXT NOT NULL, distinct_estimate INTEGER NOT NULL, "
+      "PRIMARY KEY (shard_key, aggregation_generation, shard_version))",
+  };
+}
+
 std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk,
                                            bool scope_control) {
   std::vector<std::string> part1 = {

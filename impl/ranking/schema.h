@@ -20,6 +20,10 @@ namespace fl::ranking {
 std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
                                            bool reconcile = false, bool risk = false, bool scope_control = false);
 
+// 004:L177, L179 (scenario param `hll`): the sketch row of every version (same version triple,
+// never updated) and, with salting, the immutable rows of the salted shards it merged.
+std::vector<std::string> sketch_schema_statements();
+
 inline constexpr const char* kStableTopic = "stable_events";  // pre-normalization log (004:L141)
 inline constexpr const char* kKeyedTopic = "keyed_events";    // by topic_id + scope_id (004:L158)
 

@@ -90,13 +90,17 @@ std::string Value::describe() const {
          std::to_string(suspicious) + " adj=" + std::to_string(risk_adjusted);
 }
 
-std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg,
-                                             const std::set<std::string>& late) {
-  struct Acc {
-    std::set<std::string> events, contents;
-    std::map<std::string, int64_t> actors;
-    bool content = false;
-  };
+namespace {
+
+// What the distinct accepted events put in each full key (004:L143).
+struct Acc {
+  std::set<std::string> events, contents;
+  std::map<std::string, int64_t> actors;
+  bool content = false;
+};
+
+std::map<std::string, Acc> accumulate(const std::vector<std::string>& accepted, const Config& cfg,
+                                      const std::set<std::string>& late) {
   std::map<std::string, Acc> acc;
   std::set<std::string> seen;
   for (const std::string& payload : accepted) {
@@ -125,14 +129,34 @@ std::map<std::string, Value> expected_values(const std::vector<std::string>& acc
       }
     }
   }
+  return acc;
+}
+
+}  // namespace
+
+std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg,
+                                             const std::set<std::string>& late) {
   std::map<std::string, Value> out;
-  for (const auto& [ak, a] : acc) {
+  for (const auto& [ak, a] : accumulate(accepted, cfg, late)) {
     Value v;
     v.raw_count = static_cast<int64_t>(a.events.size());
     v.effective = static_cast<int64_t>(a.content ? a.contents.size() : a.actors.size());
     for (const auto& [actor, n] : a.actors) v.suspicious += n > cfg.suspicious_repeats ? 1 : 0;
     v.risk_adjusted = v.effective - v.suspicious;
     out[ak] = v;
+  }
+  return out;
+}
+
+std::map<std::string, std::set<std::string>> expected_distinct(const std::vector<std::string>& accepted,
+                                                               const Config& cfg, const std::set<std::string>& late) {
+  std::map<std::string, std::set<std::string>> out;
+  for (auto& [ak, a] : accumulate(accepted, cfg, late)) {
+    if (a.content) {
+      out[ak] = std::move(a.contents);
+    } else {
+      for (const auto& [actor, n] : a.actors) out[ak].insert(actor);
+    }
   }
   return out;
 }

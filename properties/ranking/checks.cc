@@ -131,7 +131,8 @@ Verdict check_scope_canonical(const RankingRun& run) {
 Verdict check_full_key(const RankingRun& run) {
   Verdict v = passing_verdict("rank-full-key", {"RANK-3"},
                    "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
-                   "accepted events derive (none missing, none extra)");
+                   "accepted events derive (none missing, none extra); salted shards carry their full key and "
+                   "merge only into it");
   const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   std::set<std::string> seen;
   for (const HeadRow& h : run.heads) {
@@ -146,6 +147,7 @@ Verdict check_full_key(const RankingRun& run) {
     ++v.checks;
     if (!seen.count(ak)) fail_verdict(v, "key " + ak + " (" + value.describe() + ") has no head");
   }
+  check_shard_keys(run, v);
   return v;
 }
 
@@ -371,6 +373,7 @@ std::vector<PropertyInfo> ranking_properties() {
           {"rank-scope-canonical", {"RANK-1"}, "004 L16-19: canonical scope ids, invalid combinations rejected"},
           {"rank-full-key", {"RANK-3"}, "004 §6.1, §6.4: heads keyed by exactly the full aggregation keys"},
           {"rank-event-idempotence", {"RANK-4", "RANK-5"}, "004 §4.2, §9.2: values from the distinct accepted events"},
+          {"rank-distinct-sketch", {"RANK-5"}, "004 §7.2-7.3: HyperLogLog sketches merged by register max, estimates within bound"},
           {"rank-version-immutable", {"RANK-11"}, "004 §4.2: version rows immutable, digest matches"},
           {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
           {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
@@ -411,7 +414,7 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-scope-isolation", check_scope_isolation},   {"rank-candidate-cache", check_candidate_cache},
       {"rank-reconciliation", check_reconciliation},     {"rank-risk-actions", check_risk_actions},
       {"rank-risk-publish", check_risk_publish},         {"rank-emergency-block", check_emergency_block},
-      {"rank-risk-response", check_risk_response}};
+      {"rank-risk-response", check_risk_response},     {"rank-distinct-sketch", check_distinct_sketch}};
   static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
                                                    "rank-dedup-purge", "rank-completeness-gate"};
   static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
@@ -423,6 +426,7 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario
     if (kWatermark.count(p) && !run.wm.params.enabled) continue;       // no watermarks in this scenario
+    if (p == "rank-distinct-sketch" && !run.sketch.enabled) continue;  // no sketches in this scenario
     auto it = kCheckers.find(p);
     if (it != kCheckers.end()) out.push_back(it->second(run));
   }

@@ -23,6 +23,11 @@ Verdict check_head_fence(const RankingRun& run);         // RANK-12
 Verdict check_offset_continuity(const RankingRun& run);  // RANK-41
 Verdict check_normalization(const RankingRun& run);      // RANK-31
 
+// sketch_checks.cc: HyperLogLog sketches and salted shards (004:L158, L177, L179); only with `hll`.
+Verdict check_distinct_sketch(const RankingRun& run);  // RANK-5
+// rank-full-key's part for salted shards (RANK-3): shard rows carry their key, merges are on it.
+void check_shard_keys(const RankingRun& run, Verdict& v);
+
 // §6.3 (watermark_checks.cc); judged only when the scenario has watermarks (params.enabled).
 Verdict check_watermark(const RankingRun& run);         // RANK-7
 Verdict check_idle_recovery(const RankingRun& run);     // RANK-8

@@ -268,6 +268,34 @@ struct WatermarkObs {
   std::map<std::pair<int32_t, std::string>, int64_t> complete;  // (keyed partition, source) -> complete flag
 };
 
+// ---- HyperLogLog sketches and salted hot-topic shards (004:L158, L177, L179), when the scenario has them.
+
+struct SketchRow {  // TOPIC_WINDOW_METRIC_SKETCH: one per version triple
+  std::string aggregate_key;
+  int64_t generation = 0, version = 0, raw_count = 0;
+  std::string sketch;  // impl/ports/hll.h's encoding
+  int64_t estimate = 0;
+  std::string merged_shards;  // "<shard_key>@<shard_version>", ','-joined ("" without salting)
+};
+
+struct ShardRow {  // TOPIC_WINDOW_METRIC_SHARD: one salted local partial, immutable
+  std::string shard_key, aggregate_key;
+  int64_t salt = 0, generation = 0, version = 0;
+  std::string topic_id, scope_id, window_type;
+  int64_t window_start = 0;
+  std::string metric_type;
+  int64_t raw_count = 0;
+  std::string sketch;
+  int64_t estimate = 0;
+};
+
+struct SketchObs {
+  bool enabled = false;  // the scenario keeps sketches (param hll)
+  bool salted = false;   // and salts hot topics (param hot_topic_threshold > 0)
+  std::vector<SketchRow> sketches;  // read back
+  std::vector<ShardRow> shards;     // read back
+};
+
 struct RankingRun {
   model::Config config;
   std::vector<EmitOp> emits;
@@ -286,6 +314,7 @@ struct RankingRun {
   std::vector<std::string> chain;  // every process of the chain (for fault explanations)
   BoardObs board;
   WatermarkObs wm;
+  SketchObs sketch;
 };
 
 // The value digest the seed stores with each version (004:L98), recomputed by the judge.
