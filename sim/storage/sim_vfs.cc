@@ -670,9 +670,26 @@ const char* sim_io_op_name(SimIoOp op) {
   return "?";
 }
 
+namespace {
+
+// Process-wide SQLite settings that change no answer, only its cost (issue 14): no memory
+// statistics (each of SQLite's allocations would take a global mutex to count it; nothing here
+// reads sqlite3_memory_used() or sets a heap limit). Must precede sqlite3_initialize(), which the
+// first VFS registration runs; when something initialized SQLite earlier, the default stays.
+void configure_sqlite_once() {
+  static const bool configured = [] {
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    return true;
+  }();
+  (void)configured;
+}
+
+}  // namespace
+
 SimVfs::SimVfs(SimVfsOptions options, Rng rng, std::function<int64_t()> now_us)
     : options_(std::move(options)), rng_(rng), now_us_(std::move(now_us)) {
   assert(now_us_);
+  configure_sqlite_once();
   assert(options_.sector_size >= 512);
   // Unique among coexisting instances; the address never reaches a trace or a decision.
   char suffix[32];

@@ -44,7 +44,10 @@
 // - Registration: the constructor registers the VFS with SQLite under a unique name (vfs_name(),
 //   never the default VFS); the destructor unregisters it. REQUIRES at destruction: no file of this
 //   VFS is open, through either name. Several SimVfs (one per world or per node) coexist.
-// - Single-threaded, like the world that owns it. No global state besides SQLite's VFS list.
+// - Single-threaded, like the world that owns it. No global state besides SQLite's VFS list and,
+//   set once by the first SimVfs of the process (before SQLite initializes), no memory statistics
+//   (SQLITE_CONFIG_MEMSTATUS off: cost only). Connections on it are one thread's: open them with
+//   kSimConnectionFlags (SQLITE_OPEN_NOMUTEX: no per-call connection mutex).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +64,9 @@
 #include "sim/rng.h"
 
 namespace fl::sim::storage {
+
+// Added to the open flags of every connection through a SimVfs (see the contract above).
+inline constexpr int kSimConnectionFlags = SQLITE_OPEN_NOMUTEX;
 
 struct SimVfsOptions {
   std::string name = "faultline-sim";  // prefix of the registered VFS name

@@ -53,7 +53,7 @@ bool SqlServer::open() {
   assert(db_ == nullptr);
   ++stats_.opens;
   vfs_->reseed_sqlite_prng();
-  int rc = sqlite3_open_v2(options_.db_file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+  int rc = sqlite3_open_v2(options_.db_file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | kSimConnectionFlags,
                            vfs_->vfs_name());
   if (rc == SQLITE_OK) {
     exec_ = std::make_unique<SqliteExecutor>(db_);

@@ -140,7 +140,19 @@ SqlResult SqliteExecutor::run(const SqlStatement& statement, SqlRowSet& set) {
 void SqliteExecutor::rollback_if_open() {
   if (sqlite3_get_autocommit(db_)) return;
   // After an I/O error SQLite may have rolled back already; a failing ROLLBACK does no harm.
-  sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  (void)step_control("ROLLBACK");
+}
+
+// As sqlite3_exec(db, sql) answers for one statement without rows (same code, same error
+// message), without parsing it again: the statement is prepared once and cached.
+int SqliteExecutor::step_control(const std::string& sql) {
+  int rc = SQLITE_OK;
+  sqlite3_stmt* stmt = prepare(sql, &rc);
+  if (stmt == nullptr) return rc;
+  rc = sqlite3_step(stmt);
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) rc = SQLITE_OK;
+  sqlite3_reset(stmt);
+  return rc;
 }
 
 SqlResult SqliteExecutor::execute(const SqlStatement& statement) {
@@ -158,7 +170,7 @@ SqlResult SqliteExecutor::execute(const SqlStatement& statement) {
 
 SqlResult SqliteExecutor::transaction(const std::vector<SqlStatement>& statements) {
   assert(sqlite3_get_autocommit(db_));
-  int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+  int rc = step_control("BEGIN IMMEDIATE");
   if (rc != SQLITE_OK) {
     SqlResult r = fail(rc);
     rollback_if_open();
@@ -187,7 +199,7 @@ SqlResult SqliteExecutor::transaction(const std::vector<SqlStatement>& statement
       return SqlResult::failure(SqlStatus::kError, "statement ended the transaction: " + s.sql, index);
     }
   }
-  rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  rc = step_control("COMMIT");
   if (rc != SQLITE_OK) {
     SqlResult r = fail(rc, static_cast<int>(statements.size()));
     rollback_if_open();

@@ -10,7 +10,8 @@
 // - transaction(stmts): BEGIN IMMEDIATE; each statement, checking its `expect`; COMMIT. Any
 //   failure rolls everything back and reports the failing statement's status and index. A failed
 //   COMMIT (I/O error) is reported as kIoError: the caller must treat it as maybe-applied.
-// - Prepared statements are cached by SQL text for the connection's lifetime.
+// - Prepared statements are cached by SQL text for the connection's lifetime (BEGIN IMMEDIATE,
+//   COMMIT and ROLLBACK too).
 // - Errors map to SqlStatus: CONSTRAINT -> kConstraint; BUSY, LOCKED -> kBusy; IOERR, FULL,
 //   CORRUPT, NOTADB, CANTOPEN, PROTOCOL -> kIoError; anything else -> kError.
 // - Does not own the connection. Not thread-safe.
@@ -51,6 +52,8 @@ class SqliteExecutor {
   SqlResult fail(int rc, int index = -1);
   sqlite3_stmt* prepare(const std::string& sql, int* rc);
   void rollback_if_open();
+  // BEGIN IMMEDIATE, COMMIT, ROLLBACK: stepped to the end; SQLITE_OK or the failure code.
+  int step_control(const std::string& sql);
 
   sqlite3* db_;
   std::map<std::string, sqlite3_stmt*> cache_;
