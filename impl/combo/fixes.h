@@ -57,7 +57,8 @@ inline const std::vector<FixInfo>& combo_fixes() {
       {"CB-FE-POLL-ALL", "000:L387-394 §5.3", {"COMBO-13", "COMBO-16"},
        "every polled window replaces its displayed copy, not only rows newer than the last timestamp"},
       {"CB-FE-KEEP-LARGER", "000:L356 §5.2", {"COMBO-12", "COMBO-13"},
-       "two copies of one id (a window re-published after Redis lost part of it) keep the larger quantity, not the first"},
+       "two copies of one id (a window re-published after Redis lost part of it, or polled from a DB that lost a "
+       "member's row) keep the larger quantity, not the first"},
       {"CB-FLUSH-WRITES-FIRST", "000:L262-263 §4.3", {"COMBO-3", "COMBO-8"},
        "the flush script deletes the window and writes its published marker before it PUBLISHes: a node that refuses writes (READONLY after a failover) refuses the flush before the push goes out, so the retried flush never pushes twice"},
       {"CB-BIND-FIRST", "000:L262 §4.3, L293-314 §4.6", {"COMBO-13"},

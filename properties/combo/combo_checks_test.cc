@@ -189,6 +189,30 @@ TEST(ComboChecks, APidTheCommitLogShowsHandedOutTwiceIsKnownWithoutTheRows) {
   }
 }
 
+// Seed 3 of explore-hardened-off: a power loss made the DB hand pid 1 to another key's purchase, so
+// two windows of id 1 reach the page; it keeps the one it shows. That drop is excused only where
+// the DB handed the id out twice, never for two windows of one key.
+TEST(ComboChecks, AWsRecordDroppedForAnotherKeysWindowOfItsIdIsExcusedOnlyForAReissuedId) {
+  ComboRun run = clean_run();
+  ContributionRecord other = *run.publishes[0].record;
+  other.user_id = 9;
+  other.quantity = other.combo_count = 3;
+  UiObs ws = run.ui[0];
+  ws.time_us += 2'000'000;
+  ws.event.before = {*run.publishes[0].record};
+  ws.event.incoming = other;
+  ws.event.after = ws.event.before;  // the page kept the window it showed
+  ws.event.merges.clear();
+  run.ui.push_back(ws);
+  expect_fails(run, check_no_wrongful_drop);
+  run.committed_pids = {1, 2, 1};
+  const Verdict v = check_no_wrongful_drop(run);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_GE(v.exempted(), 1);
+  run.ui.back().event.incoming->user_id = 7;  // the same key: a larger copy of the shown window
+  expect_fails(run, check_no_wrongful_drop);
+}
+
 // Seed 1241 of explore-hardened-normal: a window published late (Redis paused) after the DB
 // handed a pid of its key out again. The late record's window ended one window after its first
 // purchase, long before the clash, so it is judged; a record left out takes its purchases along.
