@@ -627,6 +627,9 @@ class RankingSystem final : public SystemUnderTest {
             int_param("board", "", 0, 1, 0, "1: part 2 runs, snapshots, publishing and the Redis cache"),
             int_param("top_k", "", 1, 1'000, 8, "local Top K per candidate partition"),
             int_param("top_n", "", 1, 1'000, 5, "items per snapshot"),
+            choice_param("score_windows", "long", {"long", "medium", "short", "short,medium,long"},
+                         "the windows score rule v1 sums for a run's local Top K, inside its fixed cut (C21: "
+                         "multi-window inputs; 004:L214-220); with scope control the context's window configuration decides"),
             int_param("entry_score", "", 0, 1'000'000'000, 2, "score below which a manifest entry is REJECTED"),
             int_param("run_interval_ms", "ms", 1, kHourMs, 1500, "how often the coordinator steps each scope's run"),
             int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
@@ -851,6 +854,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   }
   sh->board_params.top_k = static_cast<int>(s.config.i64("top_k"));
   sh->board_params.top_n = static_cast<int>(s.config.i64("top_n"));
+  sh->board_params.window_type = s.config.text("score_windows");
   sh->board_params.entry_score = s.config.i64("entry_score");
   sh->run_interval_us = s.config.i64("run_interval_ms") * 1000;
   sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "impl/ranking/contract.h"
+#include "impl/ranking/runs.h"
 
 namespace fl::ranking {
 namespace {
@@ -76,11 +77,15 @@ Task<std::optional<std::map<std::string, int64_t>>> stored_candidates(Sql& sql, 
 Task<std::optional<std::map<std::string, int64_t>>> recompute(Sql& sql, const CandidateCacheOptions& o,
                                                                const std::string& scope, const std::string& run) {
   SqlResult entries = co_await sql.exec("SELECT topic_id, items FROM run_input_manifest WHERE run_id = ?", run);
-  SqlResult versions = co_await sql.exec(
-      "SELECT v.aggregate_key, v.aggregation_generation, v.aggregate_version, v.risk_adjusted_value, v.value_digest FROM "
-      "topic_window_metric_version v JOIN topic_window_metric h ON h.aggregate_key = v.aggregate_key WHERE h.scope_id = ? "
-      "AND h.window_type = ?",
-      scope, o.window_type);
+  const std::vector<std::string> windows = split_windows(o.window_type);
+  std::vector<SqlValue> params = {scope};
+  for (const std::string& w : windows) params.emplace_back(w);
+  SqlResult versions = co_await sql.execute(
+      std::string("SELECT v.aggregate_key, v.aggregation_generation, v.aggregate_version, v.risk_adjusted_value, "
+                  "v.value_digest FROM topic_window_metric_version v JOIN topic_window_metric h ON h.aggregate_key = "
+                  "v.aggregate_key WHERE h.scope_id = ? AND ") +
+          window_type_clause(windows.size()),
+      std::move(params));
   if (!entries.ok() || !versions.ok()) co_return std::nullopt;
   std::map<std::string, std::pair<int64_t, std::string>> by_triple;  // "ak,gen,ver" -> (value, digest)
   for (const SqlRow& v : versions.rows()) {

@@ -42,6 +42,25 @@ bool TopkEntry::decode(const std::string& line, TopkEntry* out) {
   return true;
 }
 
+std::vector<std::string> split_windows(const std::string& rule_windows) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= rule_windows.size()) {
+    size_t comma = rule_windows.find(',', from);
+    if (comma == std::string::npos) comma = rule_windows.size();
+    if (comma > from) out.push_back(rule_windows.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return out;
+}
+
+std::string window_type_clause(size_t windows) {
+  if (windows <= 1) return "h.window_type = ?";
+  std::string in = "h.window_type IN (?";
+  for (size_t i = 1; i < windows; ++i) in += ",?";
+  return in + ")";
+}
+
 namespace {
 
 
@@ -52,6 +71,7 @@ SqlStatement expecting(SqlStatement s, SqlExpect e) {
 
 // ---- Top K workers (004:L247-248).
 
+
 // The partition's local Top K inside its fixed cut: per aggregate key of the scope's score windows,
 // the newest version of the cut's generation whose own cut lies inside it; score rule v1 sums the
 // risk-adjusted values of a topic's keys (a simple rule, 004:L214-220 fixes only the manifest).
@@ -60,13 +80,19 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_
   int32_t p = 0;
   int64_t next = 0, gen = 0;
   if (!parse_cut_ref(ref, &p, &next, &gen)) co_return std::nullopt;
-  SqlResult r = co_await sql.exec(
-      "SELECT v.aggregate_key, v.aggregation_generation, v.aggregate_version, v.risk_adjusted_value, v.value_digest, "
-      "v.source_offset_cut_ref, h.topic_id FROM topic_window_metric_version v JOIN source_offset_cut c ON "
-      "c.cut_id = v.source_offset_cut_ref JOIN topic_window_metric h ON h.aggregate_key = v.aggregate_key WHERE "
-      "c.keyed_partition = ? AND c.next_offset <= ? AND c.generation = ? AND v.aggregation_generation = ? AND "
-      "h.scope_id = ? AND h.window_type = ?",
-      p, next, gen, gen, scope, window_type);
+  // A rule over several windows ("short,medium,long": C21's multi-window inputs) reads each of them
+  // inside the same fixed cut; one window keeps the statement of score rule v1.
+  const std::vector<std::string> windows = split_windows(window_type);
+  std::vector<SqlValue> params = {p, next, gen, gen, scope};
+  for (const std::string& w : windows) params.emplace_back(w);
+  SqlResult r = co_await sql.execute(
+      std::string("SELECT v.aggregate_key, v.aggregation_generation, v.aggregate_version, v.risk_adjusted_value, "
+                  "v.value_digest, v.source_offset_cut_ref, h.topic_id FROM topic_window_metric_version v JOIN "
+                  "source_offset_cut c ON c.cut_id = v.source_offset_cut_ref JOIN topic_window_metric h ON "
+                  "h.aggregate_key = v.aggregate_key WHERE c.keyed_partition = ? AND c.next_offset <= ? AND "
+                  "c.generation = ? AND v.aggregation_generation = ? AND h.scope_id = ? AND ") +
+          window_type_clause(windows.size()),
+      std::move(params));
   if (!r.ok()) co_return std::nullopt;
   std::map<std::string, const SqlRow*> newest;  // aggregate_key -> row
   for (const SqlRow& row : r.rows()) {

@@ -9,12 +9,23 @@ std::string TopkEntryModel::describe() const {
   return topic_id + " score " + std::to_string(score) + " over " + std::to_string(items.size()) + " versions";
 }
 
+bool rule_reads_window(const std::string& rule_windows, const std::string& window_type) {
+  size_t from = 0;
+  while (from <= rule_windows.size()) {
+    size_t comma = rule_windows.find(',', from);
+    if (comma == std::string::npos) comma = rule_windows.size();
+    if (rule_windows.compare(from, comma - from, window_type) == 0) return true;
+    from = comma + 1;
+  }
+  return false;
+}
+
 std::vector<TopkEntryModel> expected_local_topk(const std::vector<VersionInput>& versions, const std::string& scope,
                                                 const std::string& window_type, int32_t partition, int64_t next_offset,
                                                 int64_t generation, int top_k) {
   std::map<std::string, const VersionInput*> newest;
   for (const VersionInput& v : versions) {
-    if (v.scope_id != scope || v.window_type != window_type || v.cut_partition != partition ||
+    if (v.scope_id != scope || !rule_reads_window(window_type, v.window_type) || v.cut_partition != partition ||
         v.cut_next_offset > next_offset || v.cut_generation != generation || v.generation != generation) {
       continue;
     }

@@ -30,8 +30,12 @@ struct TopkEntryModel {
   std::string describe() const;
 };
 
+// Whether a score rule's windows ("long", or a comma-separated list such as "short,medium,long":
+// the multi-window inputs of C21) include `window_type`.
+bool rule_reads_window(const std::string& rule_windows, const std::string& window_type);
+
 // The local Top K of candidate partition `partition` at cut (next_offset, generation) for `scope`:
-// per aggregate key of `window_type`, the newest version of that generation whose own cut lies in
+// per aggregate key of the windows `window_type` names, the newest version of that generation whose own cut lies in
 // the partition at or below next_offset; a topic's score is the sum of its keys' risk-adjusted
 // values; the top `top_k` by score descending, then topic_id (004:L200).
 std::vector<TopkEntryModel> expected_local_topk(const std::vector<VersionInput>& versions, const std::string& scope,

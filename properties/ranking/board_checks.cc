@@ -652,7 +652,7 @@ void check_pinned_inputs(Verdict& v, const RankingRun& run) {
     for (const std::string& item : split(m.items, ';')) {
       const std::string ak = item.substr(0, item.find(','));
       ++v.checks;
-      if (window_of[ak] != want) {
+      if (!model::rule_reads_window(want, window_of[ak])) {
         fail_verdict(v, "run " + m.run_id + " (" + r->second->window_config + ": " + want + " windows) has manifest item " +
                             ak + " of a " + window_of[ak] + " window");
       }

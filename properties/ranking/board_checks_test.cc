@@ -100,6 +100,27 @@ TEST(BoardChecks, ManifestFrozenCatchesAVersionOutsideTheCutAndALateInsert) {
   EXPECT_EQ(check_manifest_frozen(run).status(), VerdictStatus::kFail);
 }
 
+// C21 (004:L214-220): a rule over the short, medium and long windows reads every one of them
+// inside the run's fixed cut. The short window's head has moved past the cut (version 3 at offset 9);
+// the run must still use version 2. A Top K built from the long window alone fails such a rule,
+// while the single-window rule never reads the short key.
+TEST(BoardChecks, ManifestFrozenJudgesAMultiWindowRuleOnTheCutsVersions) {
+  RankingRun run = clean();
+  const char* kShortKey = "t_1#GLOBAL|ALL|ALL|ALL#short#0#search_actors";
+  run.heads.push_back(HeadRow{kShortKey, "t_1", kScope, "short", 0, "search_actors", 1, 3});
+  const model::Value in_cut{2, 2, 0, 2}, past_cut{9, 9, 0, 9};
+  run.versions.push_back(VersionRow{kShortKey, 1, 2, in_cut, "k0@5/g1", value_digest(in_cut)});
+  run.board.offset_cuts["k0@9/g1"] = OffsetCutRow{0, 9, 1};
+  run.versions.push_back(VersionRow{kShortKey, 1, 3, past_cut, "k0@9/g1", value_digest(past_cut)});
+  const Verdict single = check_manifest_frozen(run);
+  EXPECT_EQ(single.status(), VerdictStatus::kPass) << (single.evidence.empty() ? "" : single.evidence[0]);
+  run.board.params.window_type = "short,medium,long";
+  const Verdict multi = check_manifest_frozen(run);
+  ASSERT_EQ(multi.status(), VerdictStatus::kFail);
+  // the model: 3 (long) + 2 (short at version 2, not 9 at version 3)
+  EXPECT_NE(multi.evidence[0].find("give 1 (first t_1 score 5 over 2 versions)"), std::string::npos) << multi.evidence[0];
+}
+
 TEST(BoardChecks, RunSealCatchesASwappedCandidateAndAWriteAfterSeal) {
   RankingRun run = clean();
   run.board.candidates[0].topic_id = "t_2";  // the count still matches (C26)
