@@ -77,7 +77,7 @@ Task<std::optional<std::map<std::string, int64_t>>> stored_candidates(Sql& sql, 
 Task<std::optional<std::map<std::string, int64_t>>> recompute(Sql& sql, const CandidateCacheOptions& o,
                                                                const std::string& scope, const std::string& run) {
   SqlResult entries = co_await sql.exec("SELECT topic_id, items FROM run_input_manifest WHERE run_id = ?", run);
-  const std::vector<std::string> windows = split_windows(o.window_type);
+  const std::vector<std::string> windows = split(o.window_type, ',');
   std::vector<SqlValue> params = {scope};
   for (const std::string& w : windows) params.emplace_back(w);
   SqlResult versions = co_await sql.execute(

@@ -42,18 +42,6 @@ bool TopkEntry::decode(const std::string& line, TopkEntry* out) {
   return true;
 }
 
-std::vector<std::string> split_windows(const std::string& rule_windows) {
-  std::vector<std::string> out;
-  size_t from = 0;
-  while (from <= rule_windows.size()) {
-    size_t comma = rule_windows.find(',', from);
-    if (comma == std::string::npos) comma = rule_windows.size();
-    if (comma > from) out.push_back(rule_windows.substr(from, comma - from));
-    from = comma + 1;
-  }
-  return out;
-}
-
 std::string window_type_clause(size_t windows) {
   if (windows <= 1) return "h.window_type = ?";
   std::string in = "h.window_type IN (?";
@@ -82,7 +70,7 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_
   if (!parse_cut_ref(ref, &p, &next, &gen)) co_return std::nullopt;
   // A rule over several windows ("short,medium,long": C21's multi-window inputs) reads each of them
   // inside the same fixed cut; one window keeps the statement of score rule v1.
-  const std::vector<std::string> windows = split_windows(window_type);
+  const std::vector<std::string> windows = split(window_type, ',');
   std::vector<SqlValue> params = {p, next, gen, gen, scope};
   for (const std::string& w : windows) params.emplace_back(w);
   SqlResult r = co_await sql.execute(

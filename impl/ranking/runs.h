@@ -17,9 +17,8 @@
 
 namespace fl::ranking {
 
-// The windows a score rule reads: "long", or a comma-separated list such as "short,medium,long"
-// (C21: multi-window inputs, each read inside the run's fixed cut; 004:L214-220).
-std::vector<std::string> split_windows(const std::string& rule_windows);
+// A score rule reads "long", or a comma-separated list such as "short,medium,long" (C21:
+// multi-window inputs, each read inside the run's fixed cut; 004:L214-220; split with split()).
 // "h.window_type = ?" for one window, "h.window_type IN (?,...)" for several: one window keeps the
 // statement text of score rule v1.
 std::string window_type_clause(size_t windows);
