@@ -108,7 +108,13 @@ std::string SqlValue::describe() const {
 }
 
 std::string SqlStatement::describe() const {
-  std::string out = sql;
+  std::string out;
+  append_description(out);
+  return out;
+}
+
+void SqlStatement::append_description(std::string& out) const {
+  out += sql;
   if (!params.empty()) {
     out += " [";
     for (size_t i = 0; i < params.size(); ++i) {
@@ -123,7 +129,6 @@ std::string SqlStatement::describe() const {
     case SqlExpect::kNoRows: out += " expect=no_rows"; break;
     case SqlExpect::kSomeRows: out += " expect=some_rows"; break;
   }
-  return out;
 }
 
 int SqlRowSet::column(std::string_view name) const {

@@ -125,6 +125,7 @@ struct SqlStatement {
       : sql(std::move(s)), params(std::move(p)), expect(e) {}
   SqlStatement(const char* s) : sql(s) {}
   std::string describe() const;
+  void append_description(std::string& out) const;  // out += describe(), without the temporary
   bool operator==(const SqlStatement&) const = default;
 };
 

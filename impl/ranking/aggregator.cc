@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "impl/ranking/schema.h"
@@ -43,36 +43,84 @@ MergedShards merge_shards(const KeyState& k, const std::string& aggregate_key, b
   return m;
 }
 
-// One line per fact, tab separated; the generators put no tab or newline in ids.
-std::string PartitionState::encode() const {
-  std::ostringstream o;
-  o << "N\t" << next_offset << "\t" << max_event_time_ms << "\t" << generation << "\n";
-  for (const auto& [ak, k] : keys) {
-    o << "K\t" << k.key.topic_id << "\t" << k.key.scope_id << "\t" << k.key.window_type << "\t"
-      << k.key.window_start_ms << "\t" << k.key.metric_type << "\t" << k.generation << "\t" << k.version << "\t"
-      << (k.counts_content ? 1 : 0) << "\n";
-    for (const std::string& a : k.applied) o << "A\t" << a << "\n";
-    for (const auto& [actor, n] : k.actors) o << "C\t" << actor << "\t" << n << "\n";
-    for (const std::string& c : k.contents) o << "T\t" << c << "\n";
+namespace {
+
+void field(std::string& out, std::string_view v) {
+  out += '\t';
+  out += v;
+}
+void field(std::string& out, int64_t v) { field(out, std::to_string(v)); }
+
+// One line per fact, tab separated; the generators put no tab or newline in ids. With `flushed`,
+// the state as a committed flush up to `*flushed` leaves it (next_offset moved, dirty versions
+// advanced: KeyState::mark_flushed), without copying the state to get there.
+std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed) {
+  std::string out = "N";
+  field(out, flushed.value_or(s.next_offset));
+  field(out, s.max_event_time_ms);
+  field(out, s.generation);
+  out += '\n';
+  for (const auto& [ak, k] : s.keys) {
+    out += 'K';
+    for (std::string_view f : {std::string_view(k.key.topic_id), std::string_view(k.key.scope_id),
+                               std::string_view(k.key.window_type)}) {
+      field(out, f);
+    }
+    field(out, k.key.window_start_ms);
+    field(out, k.key.metric_type);
+    field(out, k.generation);
+    field(out, k.version + (flushed && k.dirty ? 1 : 0));
+    field(out, k.counts_content ? 1 : 0);
+    out += '\n';
+    for (const std::string& a : k.applied) (out += "A\t").append(a) += '\n';
+    for (const auto& [actor, n] : k.actors) {
+      (out += "C\t").append(actor);
+      field(out, n);
+      out += '\n';
+    }
+    for (const std::string& c : k.contents) (out += "T\t").append(c) += '\n';
     for (const auto& [salt, sh] : k.shards) {
-      o << "S\t" << salt << "\t" << sh.version << "\t" << sh.raw << "\t" << sh.sketch.encode() << "\n";
+      out += 'S';
+      field(out, salt);
+      field(out, sh.version + (flushed && sh.dirty ? 1 : 0));
+      field(out, sh.raw);
+      field(out, sh.sketch.encode());
+      out += '\n';
     }
   }
-  for (const auto& [topic, n] : topic_records) o << "H\t" << topic << "\t" << n << "\n";
-  std::string out = o.str();
+  for (const auto& [topic, n] : s.topic_records) {
+    (out += "H\t").append(topic);
+    field(out, n);
+    out += '\n';
+  }
+  const WatermarkState& wm = s.wm;
   if (wm.watermark != kNoWatermark || !wm.sources.empty() || !wm.windows.empty()) wm.encode(out);
   return out;
 }
 
+}  // namespace
+
+std::string PartitionState::encode() const { return encode_state(*this, std::nullopt); }
+
+std::string PartitionState::encode_flushed(int64_t next) const { return encode_state(*this, next); }
+
 PartitionState PartitionState::decode(const std::string& text) {
   PartitionState s;
-  std::istringstream in(text);
-  std::string line;
   KeyState* cur = nullptr;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream ls(line);
-    for (std::string x; std::getline(ls, x, '\t');) f.push_back(x);
+  std::vector<std::string> f;
+  for (size_t at = 0; at < text.size();) {
+    // Fields as std::getline gives them: a line ends at '\n', a field at '\t', and a trailing
+    // '\t' ends the last field without starting an empty one.
+    size_t eol = text.find('\n', at);
+    if (eol == std::string::npos) eol = text.size();
+    f.clear();
+    for (size_t b = at; b < eol;) {
+      size_t tab = text.find('\t', b);
+      if (tab == std::string::npos || tab > eol) tab = eol;
+      f.emplace_back(text, b, tab - b);
+      b = tab + 1;
+    }
+    at = eol + 1;
     if (f.empty()) continue;
     if (f[0] == "N" && f.size() == 4) {
       s.next_offset = std::stoll(f[1]);
@@ -219,40 +267,37 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     tx.push_back(std::move(cas));
     if (o.sketch.enabled) sketch_statements(o, ak, k, tx);
   }
-  PartitionState saved = ps;
-  saved.wm.pending.clear();
-  saved.next_offset = consumed_to;
-  for (auto& [ak, k] : saved.keys) k.mark_flushed();
-  const std::string state = saved.encode();
-  if (digest_out) *digest_out = fnv_hex(state);
+  const std::string state = ps.encode_flushed(consumed_to);
+  const std::string digest = fnv_hex(state);
+  if (digest_out) *digest_out = digest;
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
     // Spec: the checkpoint of 004:L319 is simply the latest state written.
     tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
-                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, digest));
   } else if (ps.persisted) {
     // RK-CHECKPOINT-CAS: only over the checkpoint this state came from.
     SqlStatement cas = sql_statement(
         "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
         "AND next_offset = ? AND generation = ?",
-        gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation);
+        gen, consumed_to, state, digest, partition, ps.stored_next_offset, ps.stored_generation);
     if (o.wm.enabled) {
       // Idle marks and purges flush without moving next_offset, so (offset, generation) no longer
       // tells one checkpoint from the next: the CAS also names the digest of the one it replaces.
       cas = sql_statement(
           "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
           "AND next_offset = ? AND generation = ? AND digest = ?",
-          gen, consumed_to, state, fnv_hex(state), partition, ps.stored_next_offset, ps.stored_generation,
+          gen, consumed_to, state, digest, partition, ps.stored_next_offset, ps.stored_generation,
           ps.stored_digest);
     }
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
   } else {
     tx.push_back(sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
-                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, fnv_hex(state)));
+                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, digest));
   }
   // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery.
   tx.push_back(sql_statement("INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, generation, "
-                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, fnv_hex(state)));
+                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, digest));
   tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
                              partition, ps.next_offset));
   tx.insert(tx.end(), ps.wm.pending.begin(), ps.wm.pending.end());

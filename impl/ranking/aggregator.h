@@ -84,6 +84,9 @@ struct PartitionState {
   int64_t stored_next_offset = 0, stored_generation = 0;
   std::string stored_digest;  // its digest: with watermarks a flush may leave the offset where it was
   std::string encode() const;
+  // encode() of this state after a committed flush up to `next`: next_offset = `next` and every
+  // dirty version advanced (KeyState::mark_flushed); pending watermark rows are never encoded.
+  std::string encode_flushed(int64_t next) const;
   static PartitionState decode(const std::string& text);
 };
 

@@ -44,6 +44,14 @@ std::map<int32_t, std::vector<Keyed>> keyed_by_partition(const RankingRun& run) 
   return out;
 }
 
+// The records of keyed partition `kp` (none: empty), by reference: a conditional expression
+// `count ? at : std::vector<Keyed>{}` would copy the whole partition's records at every use.
+const std::vector<Keyed>& records_of(const std::map<int32_t, std::vector<Keyed>>& keyed, int32_t kp) {
+  static const std::vector<Keyed> kNoRecords;
+  const auto it = keyed.find(kp);
+  return it == keyed.end() ? kNoRecords : it->second;
+}
+
 // The highest watermark the records below `next_offset` can justify (004:L148): no window
 // watermark exceeds the largest event time the partition had read, less the out-of-orderness.
 int64_t watermark_bound(const std::vector<Keyed>& recs, int64_t next_offset, int64_t ooo) {
@@ -185,7 +193,7 @@ Verdict check_watermark(const RankingRun& run) {
         if (was_open || !open || s.params[6] != "-1" || cut_kp != kp) continue;
         // Newly idle: its last record below the cut was appended at least the timeout before.
         int64_t appended = -1;
-        for (const Keyed& k : keyed.count(kp) ? keyed.at(kp) : std::vector<Keyed>{}) {
+        for (const Keyed& k : records_of(keyed, kp)) {
           if (k.offset < cut_next && k.source_key == source) appended = k.append_us;
         }
         ++v.checks;
@@ -213,7 +221,7 @@ Verdict check_watermark(const RankingRun& run) {
       }
       it->second = std::max(it->second, wm);
       if (kp != cut_kp) continue;
-      const int64_t bound = watermark_bound(keyed.count(kp) ? keyed.at(kp) : std::vector<Keyed>{}, cut_next,
+      const int64_t bound = watermark_bound(records_of(keyed, kp), cut_next,
                                             prm.out_of_orderness_ms);
       ++v.checks;
       if (wm > bound && reported.insert(kp).second) {
@@ -252,7 +260,7 @@ Verdict check_idle_recovery(const RankingRun& run) {
     const std::string source = row.source + "|" + std::to_string(row.source_partition);
     const std::string what = "k" + std::to_string(row.partition) + " " + source + " idle at " +
                              std::to_string(row.idle_start_us);
-    const std::vector<Keyed>& recs = keyed.count(row.partition) ? keyed.at(row.partition) : std::vector<Keyed>{};
+    const std::vector<Keyed>& recs = records_of(keyed, row.partition);
     ++v.checks;
     if (row.idle_end_us == -1) {
       if (row.rejoin_us != -1) fail_verdict(v, what + ": rejoined without a recorded idle end");

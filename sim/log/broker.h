@@ -56,6 +56,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "impl/ports/log.h"
@@ -236,6 +237,8 @@ class Broker {
   bool rebalancing(const std::string& group) const;  // eager barrier open
   int32_t transactional_epoch(const std::string& transactional_id) const;  // -1 unknown
   int64_t now_us() const { return now_us_; }
+  // Every (partition, offset) appended since the last call, in append order; the list restarts empty.
+  std::vector<std::pair<TopicPartition, int64_t>> take_appended() { return std::exchange(appended_, {}); }
 
  private:
   struct StoredRecord {
@@ -330,6 +333,7 @@ class Broker {
   int64_t now_us_ = 0;
   int64_t last_sync_us_ = 0;
   std::map<std::string, Topic> topics_;
+  std::vector<std::pair<TopicPartition, int64_t>> appended_;  // since take_appended()
   std::map<int64_t, ProducerState> producers_;
   std::map<std::string, Transaction> transactions_;
   std::map<std::string, Group> groups_;

@@ -136,31 +136,14 @@ Task<MessagePtr> BrokerServer::serve_one(BrokerServer* self, Process* p, Message
   if (r == nullptr) {
     reply.status = LogStatus::kInvalidArgument;
   } else {
-    const std::map<TopicPartition, int64_t> before = self->log_ends();
+    // Only what this request appends is timed here; Broker::append is reached only from requests.
+    self->broker_.take_appended();
     reply = handle_log_request(self->broker_, *r, p->clock().now_us());
-    self->note_appends(before, p->world().now_us());
+    for (const auto& [tp, offset] : self->broker_.take_appended()) {
+      self->append_times_[AppendKey{tp.topic, tp.partition, offset}] = p->world().now_us();
+    }
   }
   co_return make_message(std::move(reply));
-}
-
-std::map<TopicPartition, int64_t> BrokerServer::log_ends() const {
-  std::map<TopicPartition, int64_t> out;
-  for (const std::string& topic : broker_.topics()) {
-    for (int32_t p = 0; p < broker_.partition_count(topic); ++p) {
-      const TopicPartition tp{topic, p};
-      out[tp] = broker_.log_end_offset(tp);
-    }
-  }
-  return out;
-}
-
-void BrokerServer::note_appends(const std::map<TopicPartition, int64_t>& ends_before, int64_t now_us) {
-  for (const auto& [tp, end] : log_ends()) {
-    auto it = ends_before.find(tp);
-    for (int64_t o = it == ends_before.end() ? 0 : it->second; o < end; ++o) {
-      append_times_[AppendKey{tp.topic, tp.partition, o}] = now_us;
-    }
-  }
 }
 
 Task<void> BrokerServer::boot(Process& p) {

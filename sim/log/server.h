@@ -86,10 +86,6 @@ class BrokerServer {
   Task<void> boot(Process& p);
   static Task<MessagePtr> serve_one(BrokerServer* self, Process* p, MessagePtr request);
 
-  // Records what `request` appended (the log end offsets grew) at world time now_us.
-  void note_appends(const std::map<TopicPartition, int64_t>& ends_before, int64_t now_us);
-  std::map<TopicPartition, int64_t> log_ends() const;
-
   Broker broker_;
   std::string service_;
   int64_t tick_interval_us_;

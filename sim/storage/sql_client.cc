@@ -40,10 +40,8 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
   req.statements = std::move(statements);
   uint64_t op_id = 0;
   if (options_.history != nullptr) {
-    std::string args;
-    for (const SqlStatement& s : req.statements) args += (args.empty() ? "" : " | ") + s.describe();
     op_id = options_.history->invoke(runtime_.process_name(), transaction ? "sql.transaction" : "sql.execute",
-                                     std::move(args));
+                                     req.statements_text());
   }
   RpcResult rpc = co_await rpc_.call(options_.service, make_message(std::move(req)), options_.timeout_us);
   SqlResult result;

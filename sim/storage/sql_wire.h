@@ -17,13 +17,30 @@ struct SqlRequest {
   uint32_t incarnation = 0;
   uint64_t seq = 0;
   bool transaction = false;  // false: exactly one statement, autocommit
-  std::vector<SqlStatement> statements;
+  std::vector<SqlStatement> statements;  // not to be changed once statements_text() was read
 
+  // The statements' descriptions joined by " | ", rendered once: the client's history records
+  // this text and the network digests describe(), which contains it (a request is immutable once
+  // sent; the world is single-threaded).
+  const std::string& statements_text() const {
+    if (!statements_text_) {
+      std::string out;
+      for (size_t i = 0; i < statements.size(); ++i) {
+        if (i) out += " | ";
+        statements[i].append_description(out);
+      }
+      statements_text_ = std::move(out);
+    }
+    return *statements_text_;
+  }
   std::string describe() const {
     std::string out = std::string(transaction ? "sql txn " : "sql exec ") + client + "#" + std::to_string(seq);
-    for (const SqlStatement& s : statements) out += " | " + s.describe();
+    if (!statements.empty()) (out += " | ") += statements_text();
     return out;
   }
+
+ private:
+  mutable std::optional<std::string> statements_text_;
 };
 
 struct SqlReply {
