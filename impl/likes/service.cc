@@ -340,9 +340,13 @@ std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) c
   // of a like delivered after the user's later unlike (an at-least-once transport, or an attempt
   // overtaken by its own retry and the next tap) would like the pair again.
   const bool ids = config_.has(LikesFix::kRequestIds);
-  const std::string fresh = ids ? " AND NOT EXISTS (SELECT 1 FROM like_requests WHERE request_id = " +
-                                      std::to_string(static_cast<int64_t>(w.request_id)) + ")"
-                                : "";
+  // The request id is bound, not written into the text: one statement text per shape, which
+  // the SQL server's statement cache parses once.
+  const std::string fresh = ids ? " AND NOT EXISTS (SELECT 1 FROM like_requests WHERE request_id = ?)" : "";
+  const auto with_id = [&](std::vector<SqlValue> params) {
+    if (ids) params.emplace_back(static_cast<int64_t>(w.request_id));
+    return params;
+  };
   const std::string changes = std::string(w.like ? "NOT " : "") + row_exists + fresh;
   const std::string commit_time = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000";
   const std::string version = config_.has(LikesFix::kCommitTimeVersion)
@@ -352,7 +356,7 @@ std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) c
   out.reserve(4);
   out.emplace_back(std::string("UPDATE assets SET like_count = like_count ") + (w.like ? "+ 1" : "- 1") + ", " +
                        version + " WHERE id = ? AND " + (w.like ? "" : "like_count >= 1 AND ") + changes,
-                   std::vector<SqlValue>{a, a, u});
+                   with_id({a, a, u}));
   // The pair's state after this write is the requested one whether or not it changed; its version
   // moves even when nothing changed, above the asset's and the pair's last ones (and, with
   // LK-COMMIT-TIME-VERSION, the commit time): after the DB lost the commit that Redis holds, a
@@ -365,16 +369,16 @@ std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) c
                    " SELECT ?, ?, ?, " + state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
                    " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
                    " version = excluded.version, changed_ms = excluded.changed_ms",
-                   std::vector<SqlValue>{a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a});
+                   with_id({a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a}));
   if (w.like) {
     out.emplace_back("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
                      " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
                          std::string(config_.has(LikesFix::kIdempotentInsert)  // LK-IDEMPOTENT-INSERT
                                          ? " ON CONFLICT(asset_id, user_id) DO NOTHING"
                                          : ""),
-                     std::vector<SqlValue>{a, u, w.star, w.now_ms, a});
+                     with_id({a, u, w.star, w.now_ms, a}));
   } else {
-    out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?" + fresh, std::vector<SqlValue>{a, u});
+    out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?" + fresh, with_id({a, u}));
   }
   out.emplace_back("SELECT a.like_count, a.like_version, COALESCE(s.version, 0), COALESCE(s.liked, 0) FROM assets a"
                    " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
