@@ -142,7 +142,7 @@ Task<RpcResult> Process::call(std::string_view service, MessagePtr request, int6
   const std::string service_name(service);  // the caller's view may not outlive the call
   RpcResult result;
   co_await CallAwaiter{this, &world_.network(), service_name, std::move(request), timeout_us, &result};
-  co_return result;
+  co_return std::move(result);
 }
 
 void Process::serve(std::string_view service, RpcHandler handler) {

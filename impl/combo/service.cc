@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/combo/frontend.h"
@@ -126,14 +127,14 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
   if (req == nullptr || req->lines.empty()) {
     reply.error = "bad request";
     reply.db_not_applied = true;
-    co_return make_message(reply);
+    co_return make_message(std::move(reply));
   }
   for (const PurchaseLine& pl : req->lines) {
     Line l{req, pl, {}, 0, 0};
     if (!lookup_item(pl.item_type, &l.item) || pl.quantity <= 0) {
       reply.error = "unknown item";
       reply.db_not_applied = reply.pids.empty();
-      co_return make_message(reply);
+      co_return make_message(std::move(reply));
     }
     // 000:L110 "err=s.activityRepo.CreateContribution(contribution)": one row per purchase (COMBO-1).
     l.created_at = rt_.clock().now_ms();
@@ -146,7 +147,7 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
     if (!ins.ok()) {
       reply.error = std::string("db: ") + sql_status_name(ins.status);
       reply.db_not_applied = ins.certainly_not_applied() && reply.pids.empty();
-      co_return make_message(reply);
+      co_return make_message(std::move(reply));
     }
     l.pid = ins.last_insert_rowid();
     reply.pids.push_back(l.pid);
@@ -157,7 +158,7 @@ Task<MessagePtr> Replica::purchase(MessagePtr m) {
     }
   }
   reply.ok = true;
-  co_return make_message(reply);
+  co_return make_message(std::move(reply));
 }
 
 // 000:L114-152 as written: every error ignored, each command its own round trip. Returns whether
@@ -257,7 +258,7 @@ Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members,
 Task<MessagePtr> Replica::latest(MessagePtr m) {
   const LatestRequest* req = message_as<LatestRequest>(m);
   LatestReply reply;
-  if (req == nullptr) co_return make_message(reply);
+  if (req == nullptr) co_return make_message(std::move(reply));
   SqlResult r;
   if (!has(Fix::kPollByWindow)) {
     r = co_await sql_.query(std::string("SELECT ") + kRowColumns +
@@ -276,18 +277,18 @@ Task<MessagePtr> Replica::latest(MessagePtr m) {
   }
   if (!r.ok()) {
     reply.error = sql_status_name(r.status);
-    co_return make_message(reply);
+    co_return make_message(std::move(reply));
   }
   const std::vector<ContributionRow> rows = rows_of(r);
   reply.records = has(Fix::kPollByWindow) ? merge_latest_by_window(rows) : merge_latest_spec(rows);
   reply.ok = true;
-  co_return make_message(reply);
+  co_return make_message(std::move(reply));
 }
 
 Task<MessagePtr> Replica::ranking(MessagePtr m) {
   const RankingRequest* req = message_as<RankingRequest>(m);
   RankingReply reply;
-  if (req == nullptr) co_return make_message(reply);
+  if (req == nullptr) co_return make_message(std::move(reply));
   SqlResult r = co_await sql_.query(
       "SELECT user_id, SUM(quantity) AS total FROM activity_contributions WHERE activity_id = ? GROUP BY user_id "
       "ORDER BY total DESC, user_id",
@@ -296,7 +297,7 @@ Task<MessagePtr> Replica::ranking(MessagePtr m) {
     reply.ok = true;
     for (const SqlRow& row : r.rows()) reply.totals.emplace_back(as_int(row[0]), as_int(row[1]));
   }
-  co_return make_message(reply);
+  co_return make_message(std::move(reply));
 }
 
 std::string Replica::consumer_name() {

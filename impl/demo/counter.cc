@@ -1,6 +1,7 @@
 #include "impl/demo/counter.h"
 
 #include <cmath>
+#include <utility>
 
 namespace fl::demo {
 
@@ -24,14 +25,14 @@ Task<MessagePtr> store_inc(StoreState& state, Fixes fixes, MessagePtr request) {
     if (fresh || !fixes.has(Fix::kDedupIds)) ++state.counter;
     reply.applied = true;
   }
-  co_return make_message(reply);
+  co_return make_message(std::move(reply));
 }
 
 Task<MessagePtr> replica_inc(Rpc& rpc, int64_t store_timeout_us, MessagePtr request) {
   RpcResult forwarded = co_await rpc.call("store.inc", request, store_timeout_us);
   IncReply reply;
   if (forwarded.ok()) reply = *message_as<IncReply>(forwarded.reply);
-  co_return make_message(reply);
+  co_return make_message(std::move(reply));
 }
 
 int64_t next_gap_us(Runtime& rt, double rate_per_s) {

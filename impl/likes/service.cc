@@ -653,14 +653,14 @@ Task<void> LikeService::reconcile() {
 
 Task<std::vector<std::optional<int64_t>>> LikeService::cached_versions(std::vector<std::string> keys) {
   std::vector<std::optional<int64_t>> out(keys.size());
-  if (keys.empty()) co_return out;
+  if (keys.empty()) co_return std::move(out);
   std::vector<std::string> argv{"MGET"};
   argv.insert(argv.end(), keys.begin(), keys.end());
   RedisReply r = co_await redis_.command(std::move(argv));
   redis_result(r);
-  if (r.kind != RedisReply::Kind::kArray) co_return out;
+  if (r.kind != RedisReply::Kind::kArray) co_return std::move(out);
   for (size_t i = 0; i < out.size() && i < r.elements.size(); ++i) out[i] = reply_as_int64(r.elements[i]);
-  co_return out;
+  co_return std::move(out);
 }
 
 Task<bool> LikeService::put_repairing(std::string key, std::string version_key, std::string value, int64_t version,

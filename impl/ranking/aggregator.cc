@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "impl/ranking/schema.h"
@@ -389,7 +390,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   s.next_offset = cut;
   s.stored_generation = s.generation;
   s.stored_digest = digest;
-  co_return s;
+  co_return std::move(s);
 }
 
 // Loads a partition's checkpoint (004:L319), recovering a corrupted one; retried until it works.
@@ -420,7 +421,7 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
       p.consumed_to = p.state.next_offset;
       // The silence of a partition is measured by this worker's clock from when it took it over.
       for (auto& [key, sp] : p.state.wm.sources) sp.last_event_us = std::max(sp.last_event_us, rt.clock().now_us());
-      co_return p;
+      co_return std::move(p);
     }
     co_await rt.clock().sleep_ms(100);
   }
@@ -475,7 +476,7 @@ Task<std::optional<Evidence>> reconcile(Sql& sql, const AggregatorOptions& o, co
   }
   for (const auto& [key, sp] : s.wm.sources) ev.offsets += key + "@" + std::to_string(sp.max_source_offset) + ";";
   ev.offsets = fnv_hex(ev.offsets);
-  co_return ev;
+  co_return std::move(ev);
 }
 
 // 004:L155, in the seed's order: the window is FINAL (committed), its checkpoint and archive

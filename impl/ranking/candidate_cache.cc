@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "impl/ranking/contract.h"
 #include "impl/ranking/runs.h"
@@ -68,7 +69,7 @@ Task<std::optional<std::map<std::string, int64_t>>> stored_candidates(Sql& sql, 
   if (!r.ok()) co_return std::nullopt;
   std::map<std::string, int64_t> out;
   for (const SqlRow& row : r.rows()) out[row[0].as_text()] = row[1].as_int();
-  co_return out;
+  co_return std::move(out);
 }
 
 // 004:L317: the candidates recomputed from the immutable versions the run's frozen manifest names
@@ -103,7 +104,7 @@ Task<std::optional<std::map<std::string, int64_t>>> recompute(Sql& sql, const Ca
     }
     if (score >= o.entry_score) out[e[0].as_text()] = score;
   }
-  co_return out;
+  co_return std::move(out);
 }
 
 // Rebuild into the isolated namespace, reconcile, and switch only under the pinned context.

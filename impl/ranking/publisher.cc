@@ -4,6 +4,7 @@
 #include "impl/ranking/risk.h"
 
 #include <cstdlib>
+#include <utility>
 
 namespace fl::ranking {
 namespace {
@@ -77,7 +78,7 @@ Task<std::optional<std::string>> snapshot_items(Sql& sql, const std::string& sna
     out += (out.empty() ? "" : ";") + std::to_string(row[0].as_int()) + ":" + row[1].as_text() + ":" +
            std::to_string(row[2].as_int());
   }
-  co_return out;
+  co_return std::move(out);
 }
 
 // 004:L317: a lost Redis pointer is restored from the DB pointer only, with its publication_epoch,
@@ -139,7 +140,7 @@ Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope,
     run.mapping_epoch = row[10].as_int();
     run.window_config = row[11].as_text();
   }
-  co_return run;
+  co_return std::move(run);
 }
 
 // Appends columns and their values to an INSERT statement ("(...) VALUES (...)").

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "impl/ranking/contract.h"
 #include "impl/ranking/control.h"
@@ -105,7 +106,7 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_
   if (all.size() > static_cast<size_t>(o.top_k)) all.resize(static_cast<size_t>(o.top_k));
   std::string content;
   for (const TopkEntry& e : all) content += e.encode() + "\n";
-  co_return content;
+  co_return std::move(content);
 }
 
 // 004:L247-248: "把不可变的topk_object_ref + topk_item_count + topk_digest一次性提交后，才条件推进为COMPLETED";

@@ -372,7 +372,8 @@ int64_t held_at(const BoardObs& b, const std::vector<DenyWrite>* ws, int64_t t) 
     if (l <= t) since = l;
   }
   int64_t e = 0;
-  for (const DenyWrite& w : ws ? *ws : std::vector<DenyWrite>{}) {
+  if (ws == nullptr) return e;
+  for (const DenyWrite& w : *ws) {  // (not `ws ? *ws : {}`: that conditional copies the list)
     if (w.time_us >= since && w.time_us <= t) e = std::max(e, w.epoch);
   }
   return e;

@@ -29,7 +29,7 @@ Task<CallOutcome> call_broker(fl::Rpc* rpc, std::string service, LogRequest requ
   } else {
     out.transport = LogStatus::kInvalidArgument;
   }
-  co_return out;
+  co_return std::move(out);
 }
 
 class Producer final : public fl::LogProducer {
@@ -60,22 +60,22 @@ class Producer final : public fl::LogProducer {
     ProduceResult result;
     if (fenced_) {
       result.status = LogStatus::kProducerFenced;
-      co_return result;
+      co_return std::move(result);
     }
     const bool transactional = !options_.transactional_id.empty();
     if (transactional && !in_txn_) {
       result.status = LogStatus::kNotInTransaction;
-      co_return result;
+      co_return std::move(result);
     }
     if (options_.idempotent && (producer_id_ < 0 || needs_init_) && !transactional) {
       LogStatus s = co_await init();
       if (s != LogStatus::kOk) {
         result.status = s;
-        co_return result;
+        co_return std::move(result);
       }
     }
     int32_t partitions = co_await partition_count(topic, &result.status);
-    if (partitions < 0) co_return result;
+    if (partitions < 0) co_return std::move(result);
     ProduceRequest pr;
     pr.topic = topic;
     pr.partition = partition_for_key(key, partitions);
@@ -93,7 +93,7 @@ class Producer final : public fl::LogProducer {
       r.kind = LogRequest::Kind::kProduce;
       r.produce = std::move(pr);
       rpc_.send(service_, make_message(std::move(r)));
-      co_return result;  // kOk, offset -1: nobody will ever know
+      co_return std::move(result);  // kOk, offset -1: nobody will ever know
     }
     co_return co_await send(std::move(pr));
   }
@@ -129,7 +129,7 @@ class Producer final : public fl::LogProducer {
       result.partition = out.reply.produce.partition;
       result.half_id = out.reply.produce.half_id;
     }
-    co_return result;
+    co_return std::move(result);
   }
 
   Task<LogStatus> end_half(int64_t half_id, fl::HalfResolution resolution) override {
@@ -188,14 +188,14 @@ class Producer final : public fl::LogProducer {
         result.status = out.transport;
         // The broker may or may not hold this sequence number: start over with a new id.
         if (options_.idempotent && options_.transactional_id.empty()) needs_init_ = true;
-        co_return result;
+        co_return std::move(result);
       }
       result.status = out.reply.status;
       result.offset = out.reply.produce.offset;
       result.duplicate = out.reply.produce.duplicate;
       if (result.status == LogStatus::kProducerFenced) fenced_ = true;
       if (result.status == LogStatus::kOutOfOrderSequence) needs_init_ = true;
-      co_return result;
+      co_return std::move(result);
     }
   }
 
@@ -247,14 +247,14 @@ class Consumer final : public fl::LogConsumer {
     CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
     JoinResult result;
     result.status = out.transport != LogStatus::kOk ? out.transport : out.reply.status;
-    if (result.status != LogStatus::kOk) co_return result;
+    if (result.status != LogStatus::kOk) co_return std::move(result);
     member_id_ = out.reply.join.member_id;
     generation_ = out.reply.join.generation;
     assignment_.clear();
     positions_.clear();
     result.member_id = member_id_;
     result.generation = generation_;
-    co_return result;
+    co_return std::move(result);
   }
 
   Task<PollResult> poll(size_t max_records, int64_t timeout_us) override {
@@ -294,7 +294,7 @@ class Consumer final : public fl::LogConsumer {
     }
     result.generation = generation_;
     result.assignment = assignment_;
-    co_return result;
+    co_return std::move(result);
   }
 
   Task<LogStatus> commit(OffsetMap next_offsets) override {
@@ -315,7 +315,7 @@ class Consumer final : public fl::LogConsumer {
     member_id_.clear();
     assignment_.clear();
     positions_.clear();
-    co_return s;
+    co_return std::move(s);
   }
 
   const std::string& member_id() const override { return member_id_; }

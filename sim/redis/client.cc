@@ -119,7 +119,7 @@ Task<RedisReply> Client::script(std::string_view name, std::vector<std::string> 
     argv[1] = lua;
     reply = co_await command(std::move(argv));
   }
-  co_return reply;
+  co_return std::move(reply);
 }
 
 Task<RedisSubscribeResult> Client::subscribe(std::vector<std::string> channels, RedisSubscriptionHandlers handlers) {
@@ -152,7 +152,7 @@ Task<RedisSubscribeResult> Client::subscribe(std::vector<std::string> channels, 
   std::vector<RedisReply> replies = co_await send(std::move(req), 1, 0);
   RedisSubscribeResult result;
   result.reply = std::move(replies[0]);
-  if (!*alive) co_return result;
+  if (!*alive) co_return std::move(result);
   if (result.reply.kind != RedisReply::Kind::kArray || !state->active) {
     state->active = false;
     subs_.erase(state->id);
@@ -165,11 +165,11 @@ Task<RedisSubscribeResult> Client::subscribe(std::vector<std::string> channels, 
         co_await c->send(std::move(r), 1, 0);
       }(this, std::move(drop)));
     }
-    co_return result;
+    co_return std::move(result);
   }
   process_.spawn("redis-subscription-check", health_check(state));
   result.subscription = std::make_unique<Subscription>(this, alive_, state);
-  co_return result;
+  co_return std::move(result);
 }
 
 void Client::on_push(const MessagePtr& message) {

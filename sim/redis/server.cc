@@ -208,7 +208,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
     response.replies.push_back(std::move(reply));
   }
   engine_.close_session(session);
-  co_return response;
+  co_return std::move(response);
 }
 
 void Server::after_command() {

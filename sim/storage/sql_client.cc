@@ -50,7 +50,13 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
     case RpcStatus::kOk: {
       reply = message_as<SqlReply>(rpc.reply);
       assert(reply != nullptr);
-      result = reply ? reply->result : SqlResult::failure(SqlStatus::kIndeterminate, "malformed reply");
+      // One copy out of the reply the server's duplicate cache shares (a conditional expression
+      // here would copy it into a temporary first).
+      if (reply) {
+        result = reply->result;
+      } else {
+        result = SqlResult::failure(SqlStatus::kIndeterminate, "malformed reply");
+      }
       break;
     }
     case RpcStatus::kTimeout:
@@ -65,7 +71,7 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
   if (options_.history != nullptr) {
     options_.history->complete(op_id, outcome_of(result), reply ? reply->result_text() : result.describe());
   }
-  co_return result;
+  co_return std::move(result);
 }
 
 }  // namespace fl::sim::storage

@@ -139,7 +139,7 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
                           options_.statement_cost_us * static_cast<int64_t>(req->statements.size());
   const int64_t wait_us = charge_disk_us(cost_us);
   if (wait_us > 0) co_await process_.clock().sleep_us(wait_us);
-  co_return reply;
+  co_return std::move(reply);
 }
 
 }  // namespace fl::sim::storage

@@ -35,7 +35,14 @@ struct SqlRequest {
   }
   std::string describe() const {
     std::string out = std::string(transaction ? "sql txn " : "sql exec ") + client + "#" + std::to_string(seq);
-    if (!statements.empty()) (out += " | ") += statements_text();
+    if (statements_text_) {
+      if (!statements.empty()) (out += " | ") += *statements_text_;
+      return out;
+    }
+    for (const SqlStatement& s : statements) {  // no history asked for the text: none kept
+      out += " | ";
+      s.append_description(out);
+    }
     return out;
   }
 
