@@ -114,7 +114,7 @@ int64_t Broker::append(const TopicPartition& tp, std::string key, std::string va
   const int64_t offset = p->end();
   p->bytes += static_cast<int64_t>(key.size() + value.size());
   p->records.push_back(StoredRecord{offset, std::move(key), std::move(value), now_us_});
-  appended_.emplace_back(tp, offset);
+  if (tracking_appends_) appended_.emplace_back(tp, offset);
   // acked = synced: the default broker syncs before it answers.
   if (!config_.broken_ack_before_sync) p->synced_end = p->end();
   ++stats_.produced;

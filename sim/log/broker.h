@@ -237,7 +237,10 @@ class Broker {
   bool rebalancing(const std::string& group) const;  // eager barrier open
   int32_t transactional_epoch(const std::string& transactional_id) const;  // -1 unknown
   int64_t now_us() const { return now_us_; }
-  // Every (partition, offset) appended since the last call, in append order; the list restarts empty.
+  // After track_appends(): every (partition, offset) appended since the last take_appended(), in
+  // append order (the list restarts empty). Off by default, so a Broker used on its own keeps no
+  // list; BrokerServer turns it on to time appends.
+  void track_appends() { tracking_appends_ = true; }
   std::vector<std::pair<TopicPartition, int64_t>> take_appended() { return std::exchange(appended_, {}); }
 
  private:
@@ -333,6 +336,7 @@ class Broker {
   int64_t now_us_ = 0;
   int64_t last_sync_us_ = 0;
   std::map<std::string, Topic> topics_;
+  bool tracking_appends_ = false;
   std::vector<std::pair<TopicPartition, int64_t>> appended_;  // since take_appended()
   std::map<int64_t, ProducerState> producers_;
   std::map<std::string, Transaction> transactions_;

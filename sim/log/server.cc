@@ -124,6 +124,7 @@ LogReply handle_log_request(Broker& b, const LogRequest& r, int64_t now_us) {
 BrokerServer::BrokerServer(BrokerConfig config, std::string service, int64_t tick_interval_us)
     : broker_(config), service_(std::move(service)), tick_interval_us_(tick_interval_us) {
   assert(tick_interval_us_ > 0);
+  broker_.track_appends();  // for append_times()
 }
 
 BootFn BrokerServer::boot_fn() {
