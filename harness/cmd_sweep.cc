@@ -62,7 +62,8 @@ class Progress {
  public:
   Progress(size_t total, bool quiet)
       : total_(total), tty_(::isatty(STDERR_FILENO)), quiet_(quiet), start_(WallClock::now()) {}
-  void update(const WorkerOutcome& o, size_t done) {
+  // `seed` is the job's seed: a worker that crashed or timed out reported none.
+  void update(const WorkerOutcome& o, uint64_t seed, size_t done) {
     const std::vector<std::string> failed = failed_properties(o.result);
     for (const std::string& p : failed) ++by_property_[p];
     failures_ += failed.empty() ? 0 : 1;
@@ -81,7 +82,7 @@ class Progress {
       if (done == total_) std::fprintf(stderr, "\n");
     } else {
       std::printf("[%zu/%zu %.1f seeds/s, %.0f s left, failures %zu%s] seed %llu: %s\n", done, total_, rate, left_s,
-                  failures_, props.c_str(), static_cast<unsigned long long>(o.result.seed),
+                  failures_, props.c_str(), static_cast<unsigned long long>(seed),
                   failed.empty() ? "pass" : ("FAIL" + (o.result.error.empty() ? "" : " (" + o.result.error + ")")).c_str());
       std::fflush(stdout);
     }
@@ -331,7 +332,7 @@ int sweep_main(const Args& args) {
   std::vector<WorkerOutcome> out = run_in_workers(
       list.size(), [&](size_t job) { return run_scenario(*s, list[job], run_options); },
       static_cast<int>(jobs), timeout,
-      [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, done); });
+      [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, list[o.job], done); });
   for (WorkerOutcome& o : out) o.result.seed = list[o.job];  // crashed workers report no seed
   const double wall_s = std::chrono::duration<double>(WallClock::now() - start).count();
   reports::Report rep;
