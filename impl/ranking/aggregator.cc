@@ -63,10 +63,9 @@ std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed
   out += '\n';
   for (const auto& [ak, k] : s.keys) {
     out += 'K';
-    for (std::string_view f : {std::string_view(k.key.topic_id), std::string_view(k.key.scope_id),
-                               std::string_view(k.key.window_type)}) {
-      field(out, f);
-    }
+    field(out, k.key.topic_id);
+    field(out, k.key.scope_id);
+    field(out, k.key.window_type);
     field(out, k.key.window_start_ms);
     field(out, k.key.metric_type);
     field(out, k.generation);
@@ -108,20 +107,8 @@ std::string PartitionState::encode_flushed(int64_t next) const { return encode_s
 PartitionState PartitionState::decode(const std::string& text) {
   PartitionState s;
   KeyState* cur = nullptr;
-  std::vector<std::string> f;
-  for (size_t at = 0; at < text.size();) {
-    // Fields as std::getline gives them: a line ends at '\n', a field at '\t', and a trailing
-    // '\t' ends the last field without starting an empty one.
-    size_t eol = text.find('\n', at);
-    if (eol == std::string::npos) eol = text.size();
-    f.clear();
-    for (size_t b = at; b < eol;) {
-      size_t tab = text.find('\t', b);
-      if (tab == std::string::npos || tab > eol) tab = eol;
-      f.emplace_back(text, b, tab - b);
-      b = tab + 1;
-    }
-    at = eol + 1;
+  for (const std::string& line : split(text, '\n')) {
+    const std::vector<std::string> f = split(line, '\t');
     if (f.empty()) continue;
     if (f[0] == "N" && f.size() == 4) {
       s.next_offset = std::stoll(f[1]);

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 
 namespace fl::ranking {
 
 std::vector<std::string> split(const std::string& s, char sep) {
+  // The fields std::getline(in, x, sep) gives: a trailing separator starts no empty field.
   std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string x; std::getline(in, x, sep);) out.push_back(x);
+  for (size_t at = 0; at < s.size();) {
+    size_t end = s.find(sep, at);
+    if (end == std::string::npos) end = s.size();
+    out.emplace_back(s, at, end - at);
+    at = end + 1;
+  }
   return out;
 }
 
