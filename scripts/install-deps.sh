@@ -7,6 +7,7 @@ packages=(
   libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
   nlohmann-json3-dev  # JSON with exact 64-bit integers
   libcli11-dev  # subcommand flags (header-only)
+  libmimalloc-dev  # the allocator of every executable (CMakeLists.txt)
   chromium  # the HTML report test renders report.html headless
 )
 missing=()
