@@ -222,7 +222,7 @@ std::vector<likes::props::DbChange> db_changes(const sim::storage::SqlCommitLog&
       c->time_us = r.time_us;
       c->client = r.client;
       c->incarnation = r.incarnation;
-      c->applied = r.result.ok() && i < r.result.sets.size() && r.result.sets[i].changes > 0;
+      c->applied = r.result->ok() && i < r.result->sets.size() && r.result->sets[i].changes > 0;
       c->refused = !c->applied;
       out.push_back(std::move(*c));
     }

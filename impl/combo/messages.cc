@@ -21,9 +21,15 @@ std::string PurchaseReply::describe() const {
 std::string LatestReply::describe() const {
   std::string s = ok ? "records=[" : "error " + error + " [";
   for (size_t i = 0; i < records.size(); ++i) {
-    s += (i ? "; " : "") + (records[i] ? records[i]->describe() : std::string("null"));
+    if (i) s += "; ";
+    if (records[i]) {
+      records[i]->append_description(s);
+    } else {
+      s += "null";
+    }
   }
-  return s + "]";
+  s += ']';
+  return s;
 }
 
 std::string RankingReply::describe() const {

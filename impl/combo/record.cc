@@ -1,6 +1,8 @@
 #include "impl/combo/record.h"
 
+#include <cassert>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <memory>
 #include <variant>
@@ -136,10 +138,33 @@ std::string str_of(const JsonObject& o, const char* k) {
 
 }  // namespace
 
+namespace {
+
+void append_field(std::string& out, std::string_view label, int64_t value) {
+  out += label;
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  assert(ec == std::errc());
+  out.append(buf, end);
+}
+
+}  // namespace
+
+void ContributionRecord::append_description(std::string& out) const {
+  append_field(out, "id=", id);
+  append_field(out, " a=", activity_id);
+  append_field(out, " u=", user_id);
+  append_field(out, " item=", item_id);
+  (out += '/') += item_type;
+  append_field(out, " qty=", quantity);
+  append_field(out, " combo=", combo_count);
+  append_field(out, " at=", created_at);
+}
+
 std::string ContributionRecord::describe() const {
-  return "id=" + std::to_string(id) + " a=" + std::to_string(activity_id) + " u=" + std::to_string(user_id) +
-         " item=" + std::to_string(item_id) + "/" + item_type + " qty=" + std::to_string(quantity) +
-         " combo=" + std::to_string(combo_count) + " at=" + std::to_string(created_at);
+  std::string out;
+  append_description(out);
+  return out;
 }
 
 std::string encode_record_json(const ContributionRecord& r) {

@@ -30,6 +30,8 @@ struct ContributionRecord {
   int64_t created_at = 0;  // ms since the Unix epoch, as the writing replica's clock read it
   bool operator==(const ContributionRecord&) const = default;
   std::string describe() const;  // "id=12 a=1 u=3 item=2 qty=3 combo=3 at=..."
+  // describe()'s text appended to `out` (every poll reply describes its records: no temporaries).
+  void append_description(std::string& out) const;
 };
 
 struct Payload {

@@ -53,7 +53,7 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
       // One copy out of the reply the server's duplicate cache shares (a conditional expression
       // here would copy it into a temporary first).
       if (reply) {
-        result = reply->result;
+        result = reply->result();
       } else {
         result = SqlResult::failure(SqlStatus::kIndeterminate, "malformed reply");
       }

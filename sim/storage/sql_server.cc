@@ -89,7 +89,8 @@ int64_t SqlServer::charge_disk_us(int64_t cost_us) {
   return disk_free_at_us_ - now_us;
 }
 
-void SqlServer::log_request(const SqlRequest& req, const SqlResult& result) {
+void SqlServer::log_request(const SqlRequest& req, const std::shared_ptr<const SqlResult>& shared) {
+  const SqlResult& result = *shared;
   World& world = process_.world();
   const uint64_t seq = options_.commit_log ? options_.commit_log->size() + 1 : stats_.requests;
   world.trace().fold_recorded(world.now_us(), TraceKind::kObserve, seq, result.ok() ? 1 : 0, process_.node_name(),
@@ -103,14 +104,16 @@ void SqlServer::log_request(const SqlRequest& req, const SqlResult& result) {
   r.incarnation = process_.incarnation();
   r.transaction = req.transaction;
   r.statements = req.statements;
-  r.result = result;
+  r.result = shared;
   options_.commit_log->push_back(std::move(r));
 }
 
 Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   const SqlRequest* req = message_as<SqlRequest>(request);
   assert(req != nullptr);
-  if (req == nullptr) co_return make_message(SqlReply{SqlResult::failure(SqlStatus::kError, "bad request")});
+  if (req == nullptr) {
+    co_return make_message(SqlReply{std::make_shared<const SqlResult>(SqlResult::failure(SqlStatus::kError, "bad request"))});
+  }
   ++stats_.requests;
   RequestKey key{req->client, {req->incarnation, req->seq}};
   if (auto it = done_.find(key); it != done_.end()) {
@@ -126,9 +129,11 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   } else {
     result = SqlResult::failure(SqlStatus::kError, "execute takes exactly one statement");
   }
-  log_request(*req, result);
-  // One reply message, shared by the cache and the network (no copy of the row sets).
-  MessagePtr reply = make_message(SqlReply{std::move(result)});
+  // One result, shared by the commit log, the duplicate cache and the network (no copy of the row
+  // sets).
+  const auto shared = std::make_shared<const SqlResult>(std::move(result));
+  log_request(*req, shared);
+  MessagePtr reply = make_message(SqlReply{shared});
   done_.emplace(key, reply);
   done_order_.push_back(key);
   if (done_order_.size() > options_.dedupe_capacity) {

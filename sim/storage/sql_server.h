@@ -47,7 +47,7 @@ struct SqlCommitRecord {
   uint32_t incarnation = 0;    // of the DB process
   bool transaction = false;
   std::vector<SqlStatement> statements;
-  SqlResult result;
+  std::shared_ptr<const SqlResult> result;  // never null; the reply's result, shared
 };
 using SqlCommitLog = std::vector<SqlCommitRecord>;
 
@@ -90,7 +90,7 @@ class SqlServer {
   void close_dead();
   Task<MessagePtr> handle(MessagePtr request);
   int64_t charge_disk_us(int64_t cost_us);
-  void log_request(const SqlRequest& req, const SqlResult& result);
+  void log_request(const SqlRequest& req, const std::shared_ptr<const SqlResult>& result);
 
   Process& process_;
   std::shared_ptr<SimVfs> vfs_;

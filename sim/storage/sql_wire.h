@@ -1,7 +1,9 @@
 // The messages between SqlClient and SqlServer on the simulated network.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,19 +53,21 @@ struct SqlRequest {
 };
 
 struct SqlReply {
-  SqlReply() = default;
-  explicit SqlReply(SqlResult r) : result(std::move(r)) {}
+  // `r` is shared, not copied: the server's commit log holds the same result (a poll's row sets
+  // are the largest values a run moves).
+  explicit SqlReply(std::shared_ptr<const SqlResult> r) : result_(std::move(r)) { assert(result_ != nullptr); }
 
-  SqlResult result;
-  // result.describe(), rendered once: the network digests the reply and the client's history
+  const SqlResult& result() const { return *result_; }
+  // result().describe(), rendered once: the network digests the reply and the client's history
   // records the same text (messages are immutable once sent; the world is single-threaded).
   const std::string& result_text() const {
-    if (!result_text_) result_text_ = result.describe();
+    if (!result_text_) result_text_ = result_->describe();
     return *result_text_;
   }
   std::string describe() const { return "sql reply " + result_text(); }
 
  private:
+  std::shared_ptr<const SqlResult> result_;
   mutable std::optional<std::string> result_text_;
 };
 
