@@ -13,12 +13,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
+#include <charconv>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
@@ -79,28 +80,29 @@ likes::props::Timing timing_of(const Scenario& s) {
 // ---- Translating the servers' logs (no judgement: every command / statement on the seed's keys
 // and tables, as executed).
 
-std::optional<int64_t> to_int(const std::string& v) {
-  if (v.empty()) return std::nullopt;
-  char* end = nullptr;
-  const long long x = std::strtoll(v.c_str(), &end, 10);
-  if (end == nullptr || *end != '\0') return std::nullopt;
+// A whole decimal integer, or nullopt (every command and every key of a sample is parsed: no
+// allocation).
+std::optional<int64_t> to_int(std::string_view v) {
+  int64_t x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
   return x;
 }
 
 // "asset:like_count:{a}" or "asset:like:{a}:{u}" (002:L84, L90); false for any other key.
-bool parse_seed_key(const std::string& key, likes::props::RedisWrite* w) {
-  const std::string count = "asset:like_count:", state = "asset:like:";
-  if (key.rfind(count, 0) == 0) {
+bool parse_seed_key(std::string_view key, likes::props::RedisWrite* w) {
+  constexpr std::string_view count = "asset:like_count:", state = "asset:like:";
+  if (key.starts_with(count)) {
     std::optional<int64_t> a = to_int(key.substr(count.size()));
     if (!a) return false;
     w->count = true;
     w->asset = *a;
     return true;
   }
-  if (key.rfind(state, 0) != 0) return false;
-  const std::string rest = key.substr(state.size());
+  if (!key.starts_with(state)) return false;
+  const std::string_view rest = key.substr(state.size());
   const size_t colon = rest.find(':');
-  if (colon == std::string::npos) return false;
+  if (colon == std::string_view::npos) return false;
   std::optional<int64_t> a = to_int(rest.substr(0, colon)), u = to_int(rest.substr(colon + 1));
   if (!a || !u) return false;
   w->count = false;
@@ -259,13 +261,12 @@ void read_redis(const Shared& sh, Process* redis, int64_t now_ms, StoreSnapshot*
     if (e.expire_at_ms && *e.expire_at_ms <= now_ms) continue;
     const std::string* v = std::get_if<std::string>(&e.value);
     if (v == nullptr) continue;
-    if (key.rfind("asset:like_count:", 0) == 0) {
-      s->redis_count[std::stoll(key.substr(17))] = std::stoll(*v);
-    } else if (key.rfind("asset:like:", 0) == 0) {
-      const std::string rest = key.substr(11);
-      const size_t colon = rest.find(':');
-      if (colon == std::string::npos) continue;
-      s->redis_state[{std::stoll(rest.substr(0, colon)), std::stoll(rest.substr(colon + 1))}] = *v;
+    likes::props::RedisWrite k;
+    if (!parse_seed_key(key, &k)) continue;
+    if (k.count) {
+      s->redis_count[k.asset] = std::stoll(*v);
+    } else {
+      s->redis_state[{k.asset, k.user}] = *v;
     }
   }
 }
