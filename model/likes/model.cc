@@ -1,5 +1,6 @@
 #include "model/likes/model.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <set>
@@ -32,21 +33,22 @@ std::vector<const WriteOp*> LikesModel::candidates(int64_t asset, int64_t user, 
   auto it = ops_.find({asset, user});
   if (it == ops_.end()) return out;
   const std::vector<WriteOp>& ws = it->second;
+  // w is overwritten when some definite write x completed before s_us was invoked after w
+  // completed: when the latest invocation among those x is after w's completion. One pass finds
+  // that latest invocation (the judges ask this for every cache read: no pass per candidate).
+  std::optional<int64_t> latest_invoke_done_before_s;
   for (const WriteOp& w : ws) {
     if (exclude && w.id == *exclude) continue;
-    if (w.definite && w.complete_us < s_us) *initial = false;
+    if (w.definite && w.complete_us < s_us) {
+      *initial = false;
+      latest_invoke_done_before_s = std::max(latest_invoke_done_before_s.value_or(w.invoke_us), w.invoke_us);
+    }
   }
   for (const WriteOp& w : ws) {
     if (exclude && w.id == *exclude) continue;
     if (!(w.invoke_us < e_us)) continue;
-    bool overwritten = false;
-    for (const WriteOp& x : ws) {
-      if (exclude && x.id == *exclude) continue;
-      if (x.definite && w.complete_us != kNever && x.invoke_us > w.complete_us && x.complete_us < s_us) {
-        overwritten = true;
-        break;
-      }
-    }
+    const bool overwritten = latest_invoke_done_before_s && w.complete_us != kNever &&
+                             *latest_invoke_done_before_s > w.complete_us;
     if (!overwritten) out.push_back(&w);
   }
   return out;

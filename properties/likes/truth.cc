@@ -47,13 +47,23 @@ TruthTimeline::TruthTimeline(const LikesRun& run) {
     t[c.asset] += c.delta > 0 ? 1 : -1;
     set(c.asset, c.time_us, t[c.asset]);
   };
+  // True when the sample's rows (pairs with n > 0) are exactly `rows`. Both are ordered by pair, so
+  // one merge walk decides it without building the sample's set (the usual answer, every sample).
+  auto same_rows = [&](const StoreSnapshot& s) {
+    auto it = rows.begin();
+    for (const auto& [pair, n] : s.db_rows) {
+      if (n <= 0) continue;
+      if (it == rows.end() || *it != pair) return false;
+      ++it;
+    }
+    return it == rows.end();
+  };
   auto rebase = [&](const StoreSnapshot& s) {
-    if (!s.db_read) return;
+    if (!s.db_read || same_rows(s)) return;
     std::set<Pair> seen;
     for (const auto& [pair, n] : s.db_rows) {
       if (n > 0) seen.insert(pair);
     }
-    if (seen == rows) return;
     rebases_.push_back(s.time_us);
     std::set<Pair> differ;
     std::set_symmetric_difference(rows.begin(), rows.end(), seen.begin(), seen.end(),
@@ -110,11 +120,12 @@ model::Range TruthTimeline::over(int64_t asset, int64_t s_us, int64_t e_us) cons
   model::Range r{first, first};
   auto it = steps_.find(asset);
   if (it == steps_.end()) return r;
-  for (const auto& [time, value] : it->second) {
-    if (time <= s_us) continue;
-    if (time > e_us) break;
-    r.lo = std::min(r.lo, value);
-    r.hi = std::max(r.hi, value);
+  const auto& v = it->second;
+  // The steps after s_us, up to e_us (steps are in time order: at() searches them the same way).
+  for (auto p = std::upper_bound(v.begin(), v.end(), std::make_pair(s_us, INT64_MAX)); p != v.end() && p->first <= e_us;
+       ++p) {
+    r.lo = std::min(r.lo, p->second);
+    r.hi = std::max(r.hi, p->second);
   }
   return r;
 }
