@@ -18,9 +18,11 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "absl/strings/match.h"
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
 #include "harness/system.h"
@@ -116,9 +118,21 @@ std::string upper(std::string s) {
   return s;
 }
 
+// `name` as spelled in `names` (upper case) when it is one of them in any case, else empty (every
+// logged command is asked: no upper-cased copy).
+std::string_view one_of(std::string_view name, std::span<const std::string_view> names) {
+  for (std::string_view n : names) {
+    if (absl::EqualsIgnoreCase(absl::string_view(name.data(), name.size()), absl::string_view(n.data(), n.size()))) {
+      return n;
+    }
+  }
+  return {};
+}
+
 std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis::CommandRecord>& log) {
-  static const std::set<std::string> kWrites = {"SET", "SETNX", "DEL", "UNLINK", "INCR", "DECR", "INCRBY", "DECRBY", "GETDEL"};
-  static const std::set<std::string> kWrappers = {"EVALSHA", "EVAL", "EXEC"};
+  static constexpr std::string_view kWrites[] = {"SET",  "SETNX",  "DEL",    "UNLINK", "INCR",
+                                                "DECR", "INCRBY", "DECRBY", "GETDEL"};
+  static constexpr std::string_view kWrappers[] = {"EVALSHA", "EVAL", "EXEC"};
   // Request boundaries: a script's or EXEC's inner commands are logged right before it; a pipeline's
   // commands run back to back for one client at one instant. (Requests of one client that a paused
   // server runs at one instant may be merged; judges only use this to ask "did the request name a
@@ -131,7 +145,7 @@ std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis:
     const sim::redis::CommandRecord* prev = i > 0 ? &log[i - 1] : nullptr;
     const bool boundary = prev == nullptr || prev->client != r.client || prev->time_us != r.time_us ||
                           prev->incarnation != r.incarnation ||
-                          (prev->depth == 0 && !prev->argv.empty() && kWrappers.count(upper(prev->argv[0])) > 0);
+                          (prev->depth == 0 && !prev->argv.empty() && !one_of(prev->argv[0], kWrappers).empty());
     if (boundary) ++id;
     request[i] = id;
     for (size_t k = 1; k < r.argv.size(); ++k) {
@@ -143,8 +157,8 @@ std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis:
   for (size_t i = 0; i < log.size(); ++i) {
     const sim::redis::CommandRecord& r = log[i];
     if (r.argv.size() < 2) continue;
-    const std::string cmd = upper(r.argv[0]);
-    if (kWrites.count(cmd) == 0) continue;
+    const std::string_view cmd = one_of(r.argv[0], kWrites);
+    if (cmd.empty()) continue;
     likes::props::RedisWrite w;
     if (!parse_seed_key(r.argv[1], &w)) continue;
     w.seq = r.seq;
@@ -154,7 +168,7 @@ std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis:
     w.incarnation = r.incarnation;
     w.request = request[i];
     w.request_names_state = names_state[request[i]];
-    w.cmd = cmd;
+    w.cmd = std::string(cmd);
     if (cmd == "SET" || cmd == "SETNX") {
       w.changed = r.reply.kind == RedisReply::Kind::kStatus || (cmd == "SETNX" && r.reply.integer == 1);
       if (r.argv.size() >= 3) w.after = to_int(r.argv[2]);
