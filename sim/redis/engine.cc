@@ -127,11 +127,16 @@ constexpr Spec kSubcommands[] = {
 };
 
 const Spec* find_spec(std::string_view lower_name) {
+  // Sizes and first letters first: resolve() runs for every command, nested and replayed ones too.
+  const auto matches = [&](const Spec& s) {
+    return s.name.size() == lower_name.size() && s.name[0] == lower_name[0] && s.name == lower_name;
+  };
+  if (lower_name.empty()) return nullptr;
   for (const Spec& s : kCommands) {
-    if (s.name == lower_name) return &s;
+    if (matches(s)) return &s;
   }
   for (const Spec& s : kSubcommands) {
-    if (s.name == lower_name) return &s;
+    if (matches(s)) return &s;
   }
   return nullptr;
 }
@@ -145,17 +150,54 @@ bool arity_ok(const Spec& s, size_t argc) {
   return s.arity >= 0 ? argc == static_cast<size_t>(s.arity) : argc >= static_cast<size_t>(-s.arity);
 }
 
+// A command name ("get", or "xgroup|create" from two arguments) folded to lower case in a fixed
+// buffer, so that resolving a command allocates nothing. A name longer than every table entry
+// matches none: it does not fit, and view() is then empty (which matches no entry either).
+class FoldedName {
+ public:
+  explicit FoldedName(std::string_view name) {
+    if (name.size() > sizeof buf_) return;
+    fold(buf_, name);
+    len_ = name.size();
+  }
+  FoldedName(std::string_view container, std::string_view sub) {
+    const size_t len = container.size() + 1 + sub.size();
+    if (len > sizeof buf_) return;
+    fold(buf_, container);
+    buf_[container.size()] = '|';
+    fold(buf_ + container.size() + 1, sub);
+    len_ = len;
+  }
+  std::string_view view() const { return {buf_, len_}; }
+
+ private:
+  static void fold(char* out, std::string_view s) {
+    for (char ch : s) *out++ = ascii_lower(ch);
+  }
+  char buf_[32];
+  size_t len_ = 0;
+};
+
+constexpr size_t longest_name() {
+  size_t n = 0;
+  for (const Spec& s : kCommands) n = std::max(n, s.name.size());
+  for (const Spec& s : kSubcommands) n = std::max(n, s.name.size());
+  return n;
+}
+static_assert(longest_name() <= 32, "FoldedName's buffer must hold every command name");
+
 // Looks up argv's command; on failure *error is the reply Redis's processCommand gives.
 const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
-  const std::string name = lower(argv[0]);
+  const FoldedName folded(argv[0]);
+  const std::string_view name = folded.view();
   if (is_container(name)) {
     if (argv.size() < 2) {
       *error = err_arity(name);
       return nullptr;
     }
-    const Spec* sub = find_spec(name + "|" + lower(argv[1]));
+    const Spec* sub = find_spec(FoldedName(argv[0], argv[1]).view());
     if (!sub) {
-      std::string upper = name;
+      std::string upper(name);
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
       *error = RedisReply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try " + upper +
                                  " HELP.");
@@ -250,7 +292,7 @@ std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
 void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
   if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
 }
-std::set<std::string>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
+std::set<std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
 const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
 EngineStats& Ctx::stats() { return engine.stats_; }
 
@@ -372,7 +414,7 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   client->second.db = session.db;
   client->second.protocol = session.protocol;
   client->second.last_ms = now_ms;
-  client->second.last_command = lower(argv[0]);
+  assign_lower(&client->second.last_command, argv[0]);
   session.woken = false;
   observe(argv, reply, now_ms, 0);
   return reply;
@@ -403,15 +445,16 @@ void Engine::after_write(Ctx& ctx, uint32_t flags) {
 // processCommand's gates before a command runs or is queued, in Redis 7.0's order: memory
 // (evict, then -OOM for denyoom commands and anything queued in MULTI), a demoted master's
 // -READONLY for writes, -LOADING, -BUSY. An empty reply (kNil) lets the command through.
-RedisReply Engine::refuse_or_oom(Session& session, const std::vector<std::string>& argv, uint32_t flags,
-                                 int64_t now_ms) {
-  const std::string name = lower(argv[0]);
+// `name` is the resolved table name: the command's own lower-case name, or "container|sub"
+// (which equals none of the names compared here, as the container's own name would not).
+RedisReply Engine::refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms) {
   const bool multi_queue = session.in_multi && name != "exec" && name != "discard";
   const bool denyoom = (flags & kDenyOom) || multi_queue;
   if (options_.maxmemory > 0) {
     const bool fits = perform_evictions(now_ms);
     if (!fits && denyoom) return RedisReply::error(refusal_error(Refusal::kOom));
   }
+  if (refusal_ == Refusal::kNone) return RedisReply::nil();
   RedisReply refused = RedisReply::error(refusal_error(refusal_));
   switch (refusal_) {
     case Refusal::kNone: break;
@@ -458,7 +501,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   if (!spec) return reject(session, argv, std::move(error));
   const std::string_view name = spec->name;
   if (!in_script) {
-    RedisReply refused = refuse_or_oom(session, argv, spec->flags, now_ms);
+    RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
     if (refused.is_error()) return reject(session, argv, std::move(refused));
   }
   if (!session.channels.empty() && !(spec->flags & kPubSubOk)) {

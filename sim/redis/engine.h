@@ -257,8 +257,7 @@ class Engine {
   void journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db);
   void persist_if_due(int64_t now_ms);
 
-  RedisReply refuse_or_oom(Session& session, const std::vector<std::string>& argv, uint32_t flags,
-                           int64_t now_ms);
+  RedisReply refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms);
   void after_write(Ctx& ctx, uint32_t flags);
   uint64_t next_random();
   void evict_one(int db, const std::string& key, int64_t now_ms);
@@ -298,7 +297,7 @@ class Engine {
     if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth});
   }
   std::set<std::string> signaled_;
-  std::set<std::string> loaded_scripts_;  // SHA1s loaded since the last start
+  std::set<std::string, std::less<>> loaded_scripts_;  // SHA1s loaded since the last start
   std::string expire_cursor_;             // active expiry resumes after this key
   EngineStats stats_;
 };
