@@ -114,7 +114,7 @@ std::string upper(std::string s) {
   return s;
 }
 
-std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis::CommandRecord>& log) {
+std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog& log) {
   static const std::set<std::string> kWrites = {"SET", "SETNX", "DEL", "UNLINK", "INCR", "DECR", "INCRBY", "DECRBY", "GETDEL"};
   static const std::set<std::string> kWrappers = {"EVALSHA", "EVAL", "EXEC"};
   // Request boundaries: a script's or EXEC's inner commands are logged right before it; a pipeline's
