@@ -50,7 +50,8 @@ struct Ctx {
   const ScriptRegistry* scripts() const;
   EngineStats& stats();
   // redis.call from a script: runs argv atomically at this context's time, no blocking.
-  RedisReply call_nested(const std::vector<std::string>& argv);
+  // Takes argv by value: after the call it goes to the command observer (the command log).
+  RedisReply call_nested(std::vector<std::string> argv);
 
   // The databases this command runs on (the live ones, or the durable copy an AOF replays into).
   bool live() const;

@@ -296,7 +296,7 @@ std::set<std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded
 const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
 EngineStats& Ctx::stats() { return engine.stats_; }
 
-RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
+RedisReply Ctx::call_nested(std::vector<std::string> args) {
   if (args.empty()) return RedisReply::error("ERR Please specify at least one argument for this redis lib call");
   RedisReply error;
   const Spec* spec = resolve(args, &error);
@@ -321,14 +321,14 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
     refused = RedisReply::error(refusal_error(Refusal::kOom));
   }
   if (refused) {
-    engine.observe(args, *refused, now_ms, 1);  // the judges see the refused call too
+    engine.observe_last_use(std::move(args), *refused, now_ms, 1);  // the judges see the refused call too
     return *refused;
   }
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
   RedisReply reply = spec->fn(nested);
   if (!reply.is_error()) engine.after_write(nested, spec->flags);
   if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;
-  if (live()) engine.observe(args, reply, now_ms, 1);
+  if (live()) engine.observe_last_use(std::move(args), reply, now_ms, 1);
   return reply;
 }
 

@@ -217,6 +217,9 @@ class Engine {
     const RedisReply& reply;
     int64_t now_ms;
     int depth;
+    // Non-null when the engine is done with argv (a script's call, reported last): the observer
+    // may move the vector out (it is `argv` itself) instead of copying it.
+    std::vector<std::string>* argv_to_take = nullptr;
   };
   using CommandObserver = std::function<void(const ObservedCommand&)>;
   void set_command_observer(CommandObserver observer) { command_observer_ = std::move(observer); }
@@ -295,6 +298,10 @@ class Engine {
   EvictionObserver eviction_observer_;
   void observe(const std::vector<std::string>& argv, const RedisReply& reply, int64_t now_ms, int depth) {
     if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth});
+  }
+  // observe() for a command whose argv nobody needs afterwards: the observer may take it.
+  void observe_last_use(std::vector<std::string>&& argv, const RedisReply& reply, int64_t now_ms, int depth) {
+    if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth, &argv});
   }
   std::set<std::string> signaled_;
   std::set<std::string, std::less<>> loaded_scripts_;  // SHA1s loaded since the last start

@@ -20,8 +20,8 @@ struct ScriptRaised {
 class CtxCalls final : public ScriptCalls {
  public:
   explicit CtxCalls(Ctx& c) : c_(c) {}
-  RedisReply call(const std::vector<std::string>& argv) override {
-    RedisReply reply = c_.call_nested(argv);
+  RedisReply call(std::vector<std::string> argv) override {
+    RedisReply reply = c_.call_nested(std::move(argv));
     if (reply.is_error()) throw ScriptRaised{std::move(reply)};
     return reply;
   }

@@ -80,7 +80,11 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   r.client = current_client_;
   r.incarnation = incarnation_;
   r.depth = c.depth;
-  r.argv = c.argv;
+  if (c.argv_to_take) {
+    r.argv = std::move(*c.argv_to_take);
+  } else {
+    r.argv = c.argv;
+  }
   r.reply = c.reply;
 }
 
