@@ -2,12 +2,27 @@
 
 namespace fl::sim::redis {
 
+namespace {
+
+// Appends describe_argv(argv) to *out, with no temporary strings: every message the network
+// carries is described (its digest enters the fingerprint), so this runs for every request.
+void append_argv(std::string* out, const std::vector<std::string>& argv) {
+  const size_t start = out->size();
+  for (const auto& a : argv) {
+    if (out->size() > start) out->push_back(' ');  // so empty leading arguments add none
+    if (a.size() > 64) {
+      out->append(a, 0, 61).append("...");
+    } else {
+      out->append(a);
+    }
+  }
+}
+
+}  // namespace
+
 std::string describe_argv(const std::vector<std::string>& argv) {
   std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    out += a.size() > 64 ? a.substr(0, 61) + "..." : a;
-  }
+  append_argv(&out, argv);
   return out;
 }
 
@@ -17,7 +32,7 @@ std::string RedisRequest::describe() const {
       std::string out;
       for (const auto& c : commands) {
         if (!out.empty()) out += "; ";
-        out += describe_argv(c);
+        append_argv(&out, c);
       }
       return out;
     }
