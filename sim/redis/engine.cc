@@ -609,19 +609,22 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
   for (size_t db = 1; db < live_.size(); ++db) total += live_[db].purge_expired(now_ms);
   const auto& expires = live_[0].expires();
   for (int loop = 0; loop < options_.active_expire_max_loops && !expires.empty(); ++loop) {
-    std::vector<std::string> sample;
+    // The sample holds iterators, not copies of the keys: the sampled keys are distinct, and
+    // erasing one of them leaves the iterators to the others valid.
+    std::vector<std::map<std::string, int64_t>::const_iterator> sample;
     auto it = expires.upper_bound(expire_cursor_);
     const size_t want = std::min<size_t>(options_.active_expire_keys_per_loop, expires.size());
+    sample.reserve(want);
     while (sample.size() < want) {
       if (it == expires.end()) it = expires.begin();
-      sample.push_back(it->first);
+      sample.push_back(it);
       ++it;
     }
-    expire_cursor_ = sample.back();
+    expire_cursor_ = sample.back()->first;
     size_t expired = 0;
-    for (const auto& key : sample) {
-      auto at = expires.find(key);
-      if (at != expires.end() && at->second <= now_ms) {
+    for (const auto& at : sample) {
+      if (at->second <= now_ms) {
+        const std::string key = at->first;  // erase() frees the node that holds it
         live_[0].erase(key);
         journal_write({"DEL", key}, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
         ++expired;
