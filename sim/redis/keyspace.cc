@@ -67,8 +67,12 @@ Entry& Keyspace::put(const std::string& key, Value value, std::optional<int64_t>
 }
 
 bool Keyspace::erase(const std::string& key) {
-  expires_.erase(key);
-  return entries_.erase(key) > 0;
+  // One lookup, and a second only for a key with a TTL (expires_ lists exactly those).
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return false;
+  if (it->second.expire_at_ms) expires_.erase(key);
+  entries_.erase(it);
+  return true;
 }
 
 void Keyspace::set_expire(const std::string& key, std::optional<int64_t> at_ms) {

@@ -111,7 +111,9 @@ class Keyspace {
 
  private:
   std::map<std::string, Entry> entries_;
-  std::map<std::string, int64_t> expires_;  // keys with a TTL -> expire_at_ms (mirror)
+  // Keys with a TTL -> expire_at_ms: a mirror of the entries whose expire_at_ms is set, exactly
+  // (put, erase and set_expire keep it so, and rely on it to skip needless lookups).
+  std::map<std::string, int64_t> expires_;
 };
 
 }  // namespace fl::sim::redis
