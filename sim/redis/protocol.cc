@@ -1,5 +1,7 @@
 #include "sim/redis/protocol.h"
 
+#include <algorithm>
+
 namespace fl::sim::redis {
 
 namespace {
@@ -18,10 +20,19 @@ void append_argv(std::string* out, const std::vector<std::string>& argv) {
   }
 }
 
+// An upper bound of the described length of argv (each argument elided to at most 64 bytes,
+// plus its separator), so that the text is allocated once.
+size_t described_size(const std::vector<std::string>& argv) {
+  size_t n = 0;
+  for (const auto& a : argv) n += std::min<size_t>(a.size(), 64) + 1;
+  return n;
+}
+
 }  // namespace
 
 std::string describe_argv(const std::vector<std::string>& argv) {
   std::string out;
+  out.reserve(described_size(argv));
   append_argv(&out, argv);
   return out;
 }
@@ -29,7 +40,10 @@ std::string describe_argv(const std::vector<std::string>& argv) {
 std::string RedisRequest::describe() const {
   switch (kind) {
     case Kind::kCommands: {
+      size_t size = 0;
+      for (const auto& c : commands) size += described_size(c) + 2;
       std::string out;
+      out.reserve(size);
       for (const auto& c : commands) {
         if (!out.empty()) out += "; ";
         append_argv(&out, c);
