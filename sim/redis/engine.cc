@@ -238,7 +238,7 @@ Entry* Ctx::find(const std::string& key) {
   // Redis propagates an expiry as a DEL to the AOF (deleteExpiredKeyAndPropagate): a restart must
   // not bring back a key that had expired and been deleted, even if the clock went back meanwhile.
   if (engine.stats_.expired_lazy != before) {
-    engine.journal_write({"DEL", key}, now_ms, static_cast<int>(&ks - engine.live_.data()));
+    engine.journal_del(key, now_ms, static_cast<int>(&ks - engine.live_.data()));
   }
   if (!e) {
     ++engine.stats_.keyspace_misses;
@@ -326,7 +326,7 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
   }
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
   RedisReply reply = spec->fn(nested);
-  if (!reply.is_error()) engine.after_write(nested, spec->flags);
+  if (!reply.is_error()) engine.after_write(nested, spec->flags, spec->fn);
   if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;
   if (live()) engine.observe_last_use(std::move(args), reply, now_ms, 1);
   return reply;
@@ -430,9 +430,9 @@ uint64_t Engine::next_random() {
 
 // After a command that succeeded: journal a write for the AOF, and keep the object metadata of
 // the key it wrote (argv[1]) as Redis does for a new or modified object.
-void Engine::after_write(Ctx& ctx, uint32_t flags) {
+void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
   if (!(flags & kWrite)) return;
-  if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db);
+  if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db, fn);
   if ((flags & kNoKeys) || ctx.argv.size() < 2) return;
   auto it = ctx.ks.entries().find(ctx.argv[1]);
   if (it == ctx.ks.entries().end()) return;
@@ -534,7 +534,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   }
   Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, in_script, /*in_exec=*/false};
   RedisReply reply = spec->fn(ctx);
-  if (!reply.is_error()) after_write(ctx, spec->flags);
+  if (!reply.is_error()) after_write(ctx, spec->flags, spec->fn);
   return reply;
 }
 
@@ -558,7 +558,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
     Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, /*in_script=*/true,
             /*in_exec=*/true};
     RedisReply reply = spec->fn(ctx);
-    if (!reply.is_error()) after_write(ctx, spec->flags);
+    if (!reply.is_error()) after_write(ctx, spec->flags, spec->fn);
     observe(argv, reply, now_ms, 1);
     if (session.protocol == 3) shape_for_resp3(argv, &reply);
     replies.push_back(std::move(reply));
@@ -626,7 +626,7 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
       if (at->second <= now_ms) {
         const std::string key = at->first;  // erase() frees the node that holds it
         live_[0].erase(key);
-        journal_write({"DEL", key}, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
+        journal_del(key, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
         ++expired;
       }
     }
@@ -639,9 +639,14 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
   return total;
 }
 
-void Engine::journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db) {
+void Engine::journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db, CommandFn fn) {
   if (options_.persistence != PersistenceMode::kAofEverysec) return;
-  unsynced_.push_back(Journaled{argv, now_ms, db});
+  unsynced_.push_back(Journaled{argv, now_ms, db, fn});
+}
+
+void Engine::journal_del(const std::string& key, int64_t now_ms, int db) {
+  if (options_.persistence != PersistenceMode::kAofEverysec) return;
+  unsynced_.push_back(Journaled{{"DEL", key}, now_ms, db, cmd_del});
 }
 
 void Engine::persist_if_due(int64_t now_ms) {
@@ -655,15 +660,11 @@ void Engine::persist_if_due(int64_t now_ms) {
     // fsync: the journaled writes become durable. Replaying them on the durable copy reproduces
     // the live state because execution is a pure function of (state, argv, now_ms).
     Session replay_session;
-    for (const auto& [argv, at_ms, db] : unsynced_) {
-      RedisReply error;
-      const Spec* spec = resolve(argv, &error);
-      assert(spec);
-      if (!spec) continue;
+    for (const auto& [argv, at_ms, db, fn] : unsynced_) {
       replay_session.db = db;
       Ctx ctx{*this, durable_[static_cast<size_t>(db)], replay_session, argv, at_ms, /*in_script=*/true,
               /*in_exec=*/false};
-      spec->fn(ctx);
+      fn(ctx);
     }
     unsynced_.clear();
     ++stats_.fsyncs;
@@ -692,7 +693,7 @@ void Engine::recover(int64_t now_ms) {
       if (at_ms <= now_ms) expired.push_back(key);
     }
     live_[db].purge_expired(now_ms);
-    for (const std::string& key : expired) journal_write({"DEL", key}, now_ms, static_cast<int>(db));
+    for (const std::string& key : expired) journal_del(key, now_ms, static_cast<int>(db));
   }
   clients_.clear();
   evict_pool_.clear();

@@ -257,11 +257,16 @@ class Engine {
   RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
                       bool in_script);
   RedisReply run_exec(Session& session, int64_t now_ms);
-  void journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db);
+  // A command's function in the command table (commands.h).
+  using CommandFn = RedisReply (*)(Ctx&);
+  // Journals a write for the AOF with the function that executed it, which replays it.
+  void journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db, CommandFn fn);
+  // Journals `DEL key`: how an expiry or an eviction reaches the AOF.
+  void journal_del(const std::string& key, int64_t now_ms, int db);
   void persist_if_due(int64_t now_ms);
 
   RedisReply refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms);
-  void after_write(Ctx& ctx, uint32_t flags);
+  void after_write(Ctx& ctx, uint32_t flags, CommandFn fn);
   uint64_t next_random();
   void evict_one(int db, const std::string& key, int64_t now_ms);
   bool evict_round(int64_t now_ms);
@@ -274,6 +279,7 @@ class Engine {
     std::vector<std::string> argv;
     int64_t at_ms;
     int db;
+    CommandFn fn;  // argv's command, resolved when it ran (the fsync replays it without a lookup)
   };
   std::vector<Journaled> unsynced_;  // AOF writes since fsync
   std::map<uint64_t, ClientInfo> clients_;
