@@ -129,7 +129,7 @@ std::string_view one_of(std::string_view name, std::span<const std::string_view>
   return {};
 }
 
-std::vector<likes::props::RedisWrite> redis_writes(const std::vector<sim::redis::CommandRecord>& log) {
+std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog& log) {
   static constexpr std::string_view kWrites[] = {"SET",  "SETNX",  "DEL",    "UNLINK", "INCR",
                                                 "DECR", "INCRBY", "DECRBY", "GETDEL"};
   static constexpr std::string_view kWrappers[] = {"EVALSHA", "EVAL", "EXEC"};

@@ -1,5 +1,6 @@
 #include "impl/ports/redis_script.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cctype>
@@ -74,7 +75,10 @@ const RedisScript* ScriptRegistry::by_name(std::string_view name) const {
 }
 
 const RedisScript* ScriptRegistry::by_sha1(std::string_view sha1) const {
-  auto it = sha_to_name_.find(lower(sha1));
+  // Callers mostly pass the lower-case hex already (the simulated EVALSHA folds it): look that
+  // up as it is, without a folded copy.
+  const bool folded = std::none_of(sha1.begin(), sha1.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  auto it = folded ? sha_to_name_.find(sha1) : sha_to_name_.find(lower(sha1));
   return it == sha_to_name_.end() ? nullptr : by_name(it->second);
 }
 

@@ -31,7 +31,9 @@ namespace fl {
 class ScriptCalls {
  public:
   virtual ~ScriptCalls() = default;
-  virtual RedisReply call(const std::vector<std::string>& argv) = 0;
+  // argv by value: a script builds it for this one call, and the simulated Redis keeps it (its
+  // command log) without copying it again.
+  virtual RedisReply call(std::vector<std::string> argv) = 0;
 };
 
 using ScriptFn = std::function<RedisReply(ScriptCalls& redis, const std::vector<std::string>& keys,

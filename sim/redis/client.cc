@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "sim/redis/commands.h"
+
 namespace fl::sim::redis {
 
 namespace {
@@ -10,20 +12,30 @@ constexpr int64_t kForeverUs = 365LL * 24 * 3600 * 1'000'000;
 
 // Extra call timeout for XREADGROUP ... BLOCK ms, so the server's wait is not cut short.
 int64_t block_allowance_us(const std::vector<std::string>& argv) {
-  if (argv.empty()) return 0;
-  std::string name = argv[0];
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name != "xreadgroup") return 0;
+  // Compared in place, not lowered into copies: this runs for every command a client sends.
+  if (argv.empty() || !iequals(argv[0], "xreadgroup")) return 0;
   for (size_t i = 1; i + 1 < argv.size(); ++i) {
-    std::string opt = argv[i];
-    for (char& c : opt) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (opt == "streams") break;
-    if (opt == "block") {
+    const std::string& opt = argv[i];
+    if (iequals(opt, "streams")) break;
+    if (iequals(opt, "block")) {
       const int64_t ms = std::atoll(argv[i + 1].c_str());
       return ms == 0 ? kForeverUs : ms * 1000;
     }
   }
   return 0;
+}
+
+// `verb script numkeys keys... args...`, allocated once.
+std::vector<std::string> script_argv(const char* verb, const std::string& script, const std::vector<std::string>& keys,
+                                     const std::vector<std::string>& args) {
+  std::vector<std::string> argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.emplace_back(verb);
+  argv.push_back(script);
+  argv.push_back(std::to_string(keys.size()));
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
 }
 
 }  // namespace
@@ -109,15 +121,13 @@ Task<std::vector<RedisReply>> Client::pipeline(std::vector<std::vector<std::stri
 Task<RedisReply> Client::script(std::string_view name, std::vector<std::string> keys, std::vector<std::string> args) {
   const RedisScript* s = options_.scripts ? options_.scripts->by_name(name) : nullptr;
   if (!s) co_return RedisReply::error("ERR faultline: unknown script '" + std::string(name) + "'");
-  std::vector<std::string> argv{"EVALSHA", options_.scripts->sha1_of(name), std::to_string(keys.size())};
-  argv.insert(argv.end(), keys.begin(), keys.end());
-  argv.insert(argv.end(), args.begin(), args.end());
-  const std::string lua = s->lua;  // copied: the registry is not touched after suspending
-  RedisReply reply = co_await command(argv);
+  // The registry is shared and immutable: holding it keeps `s` valid after suspending, even if
+  // this Client is gone by then.
+  const std::shared_ptr<const ScriptRegistry> scripts = options_.scripts;
+  RedisReply reply = co_await command(script_argv("EVALSHA", scripts->sha1_of(name), keys, args));
   if (reply.is_error() && reply.str.rfind("NOSCRIPT", 0) == 0) {
-    argv[0] = "EVAL";
-    argv[1] = lua;
-    reply = co_await command(std::move(argv));
+    // Rare (the server restarted and forgot its scripts): only then is argv built a second time.
+    reply = co_await command(script_argv("EVAL", s->lua, keys, args));
   }
   co_return std::move(reply);
 }

@@ -46,11 +46,12 @@ struct Ctx {
   std::vector<PubSubDelivery>& deliveries();
   // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
   void observe_publish(const std::string& channel, const std::string& payload);
-  std::set<std::string>& loaded_scripts();
+  std::set<std::string, std::less<>>& loaded_scripts();
   const ScriptRegistry* scripts() const;
   EngineStats& stats();
   // redis.call from a script: runs argv atomically at this context's time, no blocking.
-  RedisReply call_nested(const std::vector<std::string>& argv);
+  // Takes argv by value: after the call it goes to the command observer (the command log).
+  RedisReply call_nested(std::vector<std::string> argv);
 
   // The databases this command runs on (the live ones, or the durable copy an AOF replays into).
   bool live() const;
@@ -87,8 +88,20 @@ RedisReply err_not_float();
 RedisReply err_wrongtype();
 RedisReply err_arity(std::string_view fullname);
 RedisReply bulk_array(const std::vector<std::string>& items);
+// ASCII case folding. faultline never calls setlocale, so this is exactly what std::tolower does
+// in the C locale (and what Redis's tolower does); inline, it costs no libc call per character.
+constexpr char ascii_lower(char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; }
 std::string lower(std::string_view s);
-bool iequals(std::string_view a, std::string_view b);
+// *out = s in lower case, reusing out's buffer (no allocation when it is large enough).
+void assign_lower(std::string* out, std::string_view s);
+// Case-insensitive (ASCII) equality. Inline: option parsers call it for every argument.
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
 // Redis's string2ll: strict decimal int64 (no spaces, no '+', no leading zeros).
 std::optional<int64_t> parse_int64(std::string_view s);
 // Redis's getDoubleFromObject: strtod of the whole string, no spaces, inf accepted, NaN refused.

@@ -127,11 +127,16 @@ constexpr Spec kSubcommands[] = {
 };
 
 const Spec* find_spec(std::string_view lower_name) {
+  // Sizes and first letters first: resolve() runs for every command, nested and replayed ones too.
+  const auto matches = [&](const Spec& s) {
+    return s.name.size() == lower_name.size() && s.name[0] == lower_name[0] && s.name == lower_name;
+  };
+  if (lower_name.empty()) return nullptr;
   for (const Spec& s : kCommands) {
-    if (s.name == lower_name) return &s;
+    if (matches(s)) return &s;
   }
   for (const Spec& s : kSubcommands) {
-    if (s.name == lower_name) return &s;
+    if (matches(s)) return &s;
   }
   return nullptr;
 }
@@ -145,17 +150,54 @@ bool arity_ok(const Spec& s, size_t argc) {
   return s.arity >= 0 ? argc == static_cast<size_t>(s.arity) : argc >= static_cast<size_t>(-s.arity);
 }
 
+// A command name ("get", or "xgroup|create" from two arguments) folded to lower case in a fixed
+// buffer, so that resolving a command allocates nothing. A name longer than every table entry
+// matches none: it does not fit, and view() is then empty (which matches no entry either).
+class FoldedName {
+ public:
+  explicit FoldedName(std::string_view name) {
+    if (name.size() > sizeof buf_) return;
+    fold(buf_, name);
+    len_ = name.size();
+  }
+  FoldedName(std::string_view container, std::string_view sub) {
+    const size_t len = container.size() + 1 + sub.size();
+    if (len > sizeof buf_) return;
+    fold(buf_, container);
+    buf_[container.size()] = '|';
+    fold(buf_ + container.size() + 1, sub);
+    len_ = len;
+  }
+  std::string_view view() const { return {buf_, len_}; }
+
+ private:
+  static void fold(char* out, std::string_view s) {
+    for (char ch : s) *out++ = ascii_lower(ch);
+  }
+  char buf_[32];
+  size_t len_ = 0;
+};
+
+constexpr size_t longest_name() {
+  size_t n = 0;
+  for (const Spec& s : kCommands) n = std::max(n, s.name.size());
+  for (const Spec& s : kSubcommands) n = std::max(n, s.name.size());
+  return n;
+}
+static_assert(longest_name() <= 32, "FoldedName's buffer must hold every command name");
+
 // Looks up argv's command; on failure *error is the reply Redis's processCommand gives.
 const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
-  const std::string name = lower(argv[0]);
+  const FoldedName folded(argv[0]);
+  const std::string_view name = folded.view();
   if (is_container(name)) {
     if (argv.size() < 2) {
       *error = err_arity(name);
       return nullptr;
     }
-    const Spec* sub = find_spec(name + "|" + lower(argv[1]));
+    const Spec* sub = find_spec(FoldedName(argv[0], argv[1]).view());
     if (!sub) {
-      std::string upper = name;
+      std::string upper(name);
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
       *error = RedisReply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try " + upper +
                                  " HELP.");
@@ -196,7 +238,7 @@ Entry* Ctx::find(const std::string& key) {
   // Redis propagates an expiry as a DEL to the AOF (deleteExpiredKeyAndPropagate): a restart must
   // not bring back a key that had expired and been deleted, even if the clock went back meanwhile.
   if (engine.stats_.expired_lazy != before) {
-    engine.journal_write({"DEL", key}, now_ms, static_cast<int>(&ks - engine.live_.data()));
+    engine.journal_del(key, now_ms, static_cast<int>(&ks - engine.live_.data()));
   }
   if (!e) {
     ++engine.stats_.keyspace_misses;
@@ -250,11 +292,11 @@ std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
 void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
   if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
 }
-std::set<std::string>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
+std::set<std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
 const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
 EngineStats& Ctx::stats() { return engine.stats_; }
 
-RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
+RedisReply Ctx::call_nested(std::vector<std::string> args) {
   if (args.empty()) return RedisReply::error("ERR Please specify at least one argument for this redis lib call");
   RedisReply error;
   const Spec* spec = resolve(args, &error);
@@ -279,14 +321,14 @@ RedisReply Ctx::call_nested(const std::vector<std::string>& args) {
     refused = RedisReply::error(refusal_error(Refusal::kOom));
   }
   if (refused) {
-    engine.observe(args, *refused, now_ms, 1);  // the judges see the refused call too
+    engine.observe_last_use(std::move(args), *refused, now_ms, 1);  // the judges see the refused call too
     return *refused;
   }
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
   RedisReply reply = spec->fn(nested);
-  if (!reply.is_error()) engine.after_write(nested, spec->flags);
+  if (!reply.is_error()) engine.after_write(nested, spec->flags, spec->fn);
   if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;
-  if (live()) engine.observe(args, reply, now_ms, 1);
+  if (live()) engine.observe_last_use(std::move(args), reply, now_ms, 1);
   return reply;
 }
 
@@ -372,7 +414,7 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   client->second.db = session.db;
   client->second.protocol = session.protocol;
   client->second.last_ms = now_ms;
-  client->second.last_command = lower(argv[0]);
+  assign_lower(&client->second.last_command, argv[0]);
   session.woken = false;
   observe(argv, reply, now_ms, 0);
   return reply;
@@ -388,9 +430,9 @@ uint64_t Engine::next_random() {
 
 // After a command that succeeded: journal a write for the AOF, and keep the object metadata of
 // the key it wrote (argv[1]) as Redis does for a new or modified object.
-void Engine::after_write(Ctx& ctx, uint32_t flags) {
+void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
   if (!(flags & kWrite)) return;
-  if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db);
+  if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db, fn);
   if ((flags & kNoKeys) || ctx.argv.size() < 2) return;
   auto it = ctx.ks.entries().find(ctx.argv[1]);
   if (it == ctx.ks.entries().end()) return;
@@ -403,15 +445,16 @@ void Engine::after_write(Ctx& ctx, uint32_t flags) {
 // processCommand's gates before a command runs or is queued, in Redis 7.0's order: memory
 // (evict, then -OOM for denyoom commands and anything queued in MULTI), a demoted master's
 // -READONLY for writes, -LOADING, -BUSY. An empty reply (kNil) lets the command through.
-RedisReply Engine::refuse_or_oom(Session& session, const std::vector<std::string>& argv, uint32_t flags,
-                                 int64_t now_ms) {
-  const std::string name = lower(argv[0]);
+// `name` is the resolved table name: the command's own lower-case name, or "container|sub"
+// (which equals none of the names compared here, as the container's own name would not).
+RedisReply Engine::refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms) {
   const bool multi_queue = session.in_multi && name != "exec" && name != "discard";
   const bool denyoom = (flags & kDenyOom) || multi_queue;
   if (options_.maxmemory > 0) {
     const bool fits = perform_evictions(now_ms);
     if (!fits && denyoom) return RedisReply::error(refusal_error(Refusal::kOom));
   }
+  if (refusal_ == Refusal::kNone) return RedisReply::nil();
   RedisReply refused = RedisReply::error(refusal_error(refusal_));
   switch (refusal_) {
     case Refusal::kNone: break;
@@ -458,7 +501,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   if (!spec) return reject(session, argv, std::move(error));
   const std::string_view name = spec->name;
   if (!in_script) {
-    RedisReply refused = refuse_or_oom(session, argv, spec->flags, now_ms);
+    RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
     if (refused.is_error()) return reject(session, argv, std::move(refused));
   }
   if (!session.channels.empty() && !(spec->flags & kPubSubOk)) {
@@ -491,7 +534,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   }
   Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, in_script, /*in_exec=*/false};
   RedisReply reply = spec->fn(ctx);
-  if (!reply.is_error()) after_write(ctx, spec->flags);
+  if (!reply.is_error()) after_write(ctx, spec->flags, spec->fn);
   return reply;
 }
 
@@ -515,7 +558,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
     Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, /*in_script=*/true,
             /*in_exec=*/true};
     RedisReply reply = spec->fn(ctx);
-    if (!reply.is_error()) after_write(ctx, spec->flags);
+    if (!reply.is_error()) after_write(ctx, spec->flags, spec->fn);
     observe(argv, reply, now_ms, 1);
     if (session.protocol == 3) shape_for_resp3(argv, &reply);
     replies.push_back(std::move(reply));
@@ -566,21 +609,24 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
   for (size_t db = 1; db < live_.size(); ++db) total += live_[db].purge_expired(now_ms);
   const auto& expires = live_[0].expires();
   for (int loop = 0; loop < options_.active_expire_max_loops && !expires.empty(); ++loop) {
-    std::vector<std::string> sample;
+    // The sample holds iterators, not copies of the keys: the sampled keys are distinct, and
+    // erasing one of them leaves the iterators to the others valid.
+    std::vector<std::map<std::string, int64_t>::const_iterator> sample;
     auto it = expires.upper_bound(expire_cursor_);
     const size_t want = std::min<size_t>(options_.active_expire_keys_per_loop, expires.size());
+    sample.reserve(want);
     while (sample.size() < want) {
       if (it == expires.end()) it = expires.begin();
-      sample.push_back(it->first);
+      sample.push_back(it);
       ++it;
     }
-    expire_cursor_ = sample.back();
+    expire_cursor_ = sample.back()->first;
     size_t expired = 0;
-    for (const auto& key : sample) {
-      auto at = expires.find(key);
-      if (at != expires.end() && at->second <= now_ms) {
+    for (const auto& at : sample) {
+      if (at->second <= now_ms) {
+        const std::string key = at->first;  // erase() frees the node that holds it
         live_[0].erase(key);
-        journal_write({"DEL", key}, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
+        journal_del(key, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
         ++expired;
       }
     }
@@ -593,9 +639,14 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
   return total;
 }
 
-void Engine::journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db) {
+void Engine::journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db, CommandFn fn) {
   if (options_.persistence != PersistenceMode::kAofEverysec) return;
-  unsynced_.push_back(Journaled{argv, now_ms, db});
+  unsynced_.push_back(Journaled{argv, now_ms, db, fn});
+}
+
+void Engine::journal_del(const std::string& key, int64_t now_ms, int db) {
+  if (options_.persistence != PersistenceMode::kAofEverysec) return;
+  unsynced_.push_back(Journaled{{"DEL", key}, now_ms, db, cmd_del});
 }
 
 void Engine::persist_if_due(int64_t now_ms) {
@@ -609,15 +660,11 @@ void Engine::persist_if_due(int64_t now_ms) {
     // fsync: the journaled writes become durable. Replaying them on the durable copy reproduces
     // the live state because execution is a pure function of (state, argv, now_ms).
     Session replay_session;
-    for (const auto& [argv, at_ms, db] : unsynced_) {
-      RedisReply error;
-      const Spec* spec = resolve(argv, &error);
-      assert(spec);
-      if (!spec) continue;
+    for (const auto& [argv, at_ms, db, fn] : unsynced_) {
       replay_session.db = db;
       Ctx ctx{*this, durable_[static_cast<size_t>(db)], replay_session, argv, at_ms, /*in_script=*/true,
               /*in_exec=*/false};
-      spec->fn(ctx);
+      fn(ctx);
     }
     unsynced_.clear();
     ++stats_.fsyncs;
@@ -646,7 +693,7 @@ void Engine::recover(int64_t now_ms) {
       if (at_ms <= now_ms) expired.push_back(key);
     }
     live_[db].purge_expired(now_ms);
-    for (const std::string& key : expired) journal_write({"DEL", key}, now_ms, static_cast<int>(db));
+    for (const std::string& key : expired) journal_del(key, now_ms, static_cast<int>(db));
   }
   clients_.clear();
   evict_pool_.clear();

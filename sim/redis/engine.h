@@ -217,6 +217,9 @@ class Engine {
     const RedisReply& reply;
     int64_t now_ms;
     int depth;
+    // Non-null when the engine is done with argv (a script's call, reported last): the observer
+    // may move the vector out (it is `argv` itself) instead of copying it.
+    std::vector<std::string>* argv_to_take = nullptr;
   };
   using CommandObserver = std::function<void(const ObservedCommand&)>;
   void set_command_observer(CommandObserver observer) { command_observer_ = std::move(observer); }
@@ -254,12 +257,16 @@ class Engine {
   RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
                       bool in_script);
   RedisReply run_exec(Session& session, int64_t now_ms);
-  void journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db);
+  // A command's function in the command table (commands.h).
+  using CommandFn = RedisReply (*)(Ctx&);
+  // Journals a write for the AOF with the function that executed it, which replays it.
+  void journal_write(const std::vector<std::string>& argv, int64_t now_ms, int db, CommandFn fn);
+  // Journals `DEL key`: how an expiry or an eviction reaches the AOF.
+  void journal_del(const std::string& key, int64_t now_ms, int db);
   void persist_if_due(int64_t now_ms);
 
-  RedisReply refuse_or_oom(Session& session, const std::vector<std::string>& argv, uint32_t flags,
-                           int64_t now_ms);
-  void after_write(Ctx& ctx, uint32_t flags);
+  RedisReply refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms);
+  void after_write(Ctx& ctx, uint32_t flags, CommandFn fn);
   uint64_t next_random();
   void evict_one(int db, const std::string& key, int64_t now_ms);
   bool evict_round(int64_t now_ms);
@@ -272,6 +279,7 @@ class Engine {
     std::vector<std::string> argv;
     int64_t at_ms;
     int db;
+    CommandFn fn;  // argv's command, resolved when it ran (the fsync replays it without a lookup)
   };
   std::vector<Journaled> unsynced_;  // AOF writes since fsync
   std::map<uint64_t, ClientInfo> clients_;
@@ -297,8 +305,12 @@ class Engine {
   void observe(const std::vector<std::string>& argv, const RedisReply& reply, int64_t now_ms, int depth) {
     if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth});
   }
+  // observe() for a command whose argv nobody needs afterwards: the observer may take it.
+  void observe_last_use(std::vector<std::string>&& argv, const RedisReply& reply, int64_t now_ms, int depth) {
+    if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth, &argv});
+  }
   std::set<std::string> signaled_;
-  std::set<std::string> loaded_scripts_;  // SHA1s loaded since the last start
+  std::set<std::string, std::less<>> loaded_scripts_;  // SHA1s loaded since the last start
   std::string expire_cursor_;             // active expiry resumes after this key
   EngineStats stats_;
 };

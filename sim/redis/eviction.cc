@@ -71,8 +71,7 @@ void Engine::evict_one(int db, const std::string& key, int64_t now_ms) {
   live_[static_cast<size_t>(db)].erase(key);
   ++stats_.evicted;
   // An eviction is a DEL as far as the AOF and the judges' command log are concerned.
-  const std::vector<std::string> del = {"DEL", key};
-  journal_write(del, now_ms, db);
+  journal_del(key, now_ms, db);
   if (eviction_observer_) eviction_observer_(db, key);
 }
 

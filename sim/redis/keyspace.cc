@@ -47,11 +47,18 @@ Entry* Keyspace::find(const std::string& key, int64_t now_ms, uint64_t* expired_
   return &it->second;
 }
 
-Entry& Keyspace::put(const std::string& key, Value value) {
-  expires_.erase(key);
-  Entry& e = entries_[key];
+Entry& Keyspace::put(const std::string& key, Value value, std::optional<int64_t> expire_at_ms) {
+  auto [it, fresh] = entries_.try_emplace(key);
+  Entry& e = it->second;
+  // expires_ mirrors the entries that have a TTL, so only a key that had one is listed there:
+  // the usual write (a new key, or one without a TTL) costs a single lookup in each map at most.
+  if (expire_at_ms) {
+    expires_.insert_or_assign(key, *expire_at_ms);
+  } else if (!fresh && e.expire_at_ms) {
+    expires_.erase(key);
+  }
   e.value = std::move(value);
-  e.expire_at_ms.reset();
+  e.expire_at_ms = expire_at_ms;
   e.big_encoding = false;
   e.lfu_counter = 5;  // a new object (LFU_INIT_VAL); its clocks start at the write
   e.lfu_minute = 0;
@@ -60,8 +67,12 @@ Entry& Keyspace::put(const std::string& key, Value value) {
 }
 
 bool Keyspace::erase(const std::string& key) {
-  expires_.erase(key);
-  return entries_.erase(key) > 0;
+  // One lookup, and a second only for a key with a TTL (expires_ lists exactly those).
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return false;
+  if (it->second.expire_at_ms) expires_.erase(key);
+  entries_.erase(it);
+  return true;
 }
 
 void Keyspace::set_expire(const std::string& key, std::optional<int64_t> at_ms) {

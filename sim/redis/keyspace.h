@@ -97,8 +97,8 @@ class Keyspace {
  public:
   // The live entry of `key`, or null (deleting it first when it has expired at now_ms).
   Entry* find(const std::string& key, int64_t now_ms, uint64_t* expired_counter = nullptr);
-  // Creates or replaces `key` with `value`, without a TTL.
-  Entry& put(const std::string& key, Value value);
+  // Creates or replaces `key` with `value`, with the TTL `expire_at_ms` (none by default).
+  Entry& put(const std::string& key, Value value, std::optional<int64_t> expire_at_ms = std::nullopt);
   bool erase(const std::string& key);
   void set_expire(const std::string& key, std::optional<int64_t> at_ms);
   void clear() { entries_.clear(); expires_.clear(); }
@@ -111,7 +111,9 @@ class Keyspace {
 
  private:
   std::map<std::string, Entry> entries_;
-  std::map<std::string, int64_t> expires_;  // keys with a TTL -> expire_at_ms (mirror)
+  // Keys with a TTL -> expire_at_ms: a mirror of the entries whose expire_at_ms is set, exactly
+  // (put, erase and set_expire keep it so, and rely on it to skip needless lookups).
+  std::map<std::string, int64_t> expires_;
 };
 
 }  // namespace fl::sim::redis

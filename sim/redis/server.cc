@@ -51,13 +51,9 @@ void Server::log_eviction(int db, const std::string& key) {
 
 void Server::log_command(const Engine::ObservedCommand& c) {
   if (process_ == nullptr) return;  // not booted: nothing runs commands
-  CommandRecord r;
-  r.seq = command_log_.size() + 1;
-  r.time_us = process_->world().now_us();
-  r.node_ms = c.now_ms;
-  r.client = current_client_;
-  r.incarnation = incarnation_;
-  r.depth = c.depth;
+  World& world = process_->world();
+  const uint64_t seq = command_log_.size() + 1;
+  const int64_t time_us = world.now_us();
   // A refused command is a fault the judges may weigh: an injected refusal window, or a full
   // memory under the scenario's maxmemory (noeviction, or nothing left to evict).
   Refusal refusal = engine_.refusal();
@@ -66,19 +62,30 @@ void Server::log_command(const Engine::ObservedCommand& c) {
                                                                                              : Refusal::kNone;
   }
   if (refusal != Refusal::kNone && c.reply.is_error()) {
-    process_->world().record_process_fault(*process_, FaultKind::kRedisError, 0, static_cast<int64_t>(refusal));
+    world.record_process_fault(*process_, FaultKind::kRedisError, 0, static_cast<int64_t>(refusal));
   }
-  process_->world().trace().fold_recorded(
-      r.time_us, TraceKind::kObserve, r.seq, static_cast<uint64_t>(r.depth), process_->node_name(),
+  world.trace().fold_recorded(
+      time_us, TraceKind::kObserve, seq, static_cast<uint64_t>(c.depth), process_->node_name(),
       process_->process_name(), [&] {
-        std::string text = "redis " + r.client + (r.depth ? " (nested)" : "") + ":";
+        std::string text = "redis " + current_client_ + (c.depth ? " (nested)" : "") + ":";
         for (const std::string& a : c.argv) text += " " + a;
         return text + " -> " + c.reply.describe();
       });
   if (!options_.keep_command_log) return;
-  r.argv = c.argv;
+  // Built in place: a CommandRecord is large, and the log holds one per command.
+  CommandRecord& r = command_log_.emplace_back();
+  r.seq = seq;
+  r.time_us = time_us;
+  r.node_ms = c.now_ms;
+  r.client = current_client_;
+  r.incarnation = incarnation_;
+  r.depth = c.depth;
+  if (c.argv_to_take) {
+    r.argv = std::move(*c.argv_to_take);
+  } else {
+    r.argv = c.argv;
+  }
   r.reply = c.reply;
-  command_log_.push_back(std::move(r));
 }
 
 Server::~Server() = default;

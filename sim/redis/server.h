@@ -34,6 +34,7 @@
 
 #include <coroutine>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -65,6 +66,10 @@ struct CommandRecord {
   RedisReply reply;
 };
 
+// The command log. A deque: appending never moves the records already logged (a vector would,
+// on every growth, for a log of one record per command).
+using CommandLog = std::deque<CommandRecord>;
+
 struct ServerStats {
   uint64_t requests = 0;
   uint64_t parked = 0;
@@ -92,7 +97,7 @@ class Server {
   size_t parked_requests() const { return parked_.size(); }
   size_t subscriptions() const { return subscribers_.size(); }
   // Every command executed so far (with keep_command_log), in execution order.
-  const std::vector<CommandRecord>& command_log() const { return command_log_; }
+  const CommandLog& command_log() const { return command_log_; }
 
  private:
   struct Parked;
@@ -127,7 +132,7 @@ class Server {
   std::map<uint64_t, Subscriber> subscribers_;         // by subscription id (= session id)
   ServerStats stats_;
   std::string current_client_;  // the client whose request is executing (command log)
-  std::vector<CommandRecord> command_log_;
+  CommandLog command_log_;
   void log_command(const Engine::ObservedCommand& c);
   void log_eviction(int db, const std::string& key);
 };

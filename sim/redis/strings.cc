@@ -124,13 +124,9 @@ RedisReply cmd_set(Ctx& c) {
     old = RedisReply::bulk(*s);
   }
   if ((o.nx && e) || (o.xx && !e)) return o.get ? old : RedisReply::nil();
-  std::optional<int64_t> keep = (o.keepttl && e) ? e->expire_at_ms : std::nullopt;
-  c.ks.put(key, c.arg(2));
-  if (o.unit != ExpireUnit::kNone) {
-    c.ks.set_expire(key, at_ms);
-  } else if (keep) {
-    c.ks.set_expire(key, keep);
-  }
+  std::optional<int64_t> ttl = (o.keepttl && e) ? e->expire_at_ms : std::nullopt;
+  if (o.unit != ExpireUnit::kNone) ttl = at_ms;
+  c.ks.put(key, c.arg(2), ttl);
   return o.get ? old : RedisReply::ok();
 }
 

@@ -27,19 +27,14 @@ RedisReply bulk_array(const std::vector<std::string>& items) {
 }
 
 std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string out;
+  assign_lower(&out, s);
   return out;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
+void assign_lower(std::string* out, std::string_view s) {
+  out->assign(s);
+  for (char& ch : *out) ch = ascii_lower(ch);
 }
 
 std::optional<int64_t> parse_int64(std::string_view s) {
