@@ -305,7 +305,7 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
   sim::storage::VfsReader db(vfs, file, /*quiet=*/true);
   using R = sim::storage::VfsReader;
   db.each("SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
-          "quantity, created_at, client_ref FROM activity_contributions ORDER BY id",
+          "quantity, created_at, client_ref, window_id FROM activity_contributions ORDER BY id",
           [&](sqlite3_stmt* st) {
             combo::RowObs o;
             o.row.id = sqlite3_column_int64(st, 0);
@@ -321,6 +321,7 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
             o.row.quantity = sqlite3_column_int64(st, 10);
             o.row.created_at = sqlite3_column_int64(st, 11);
             o.client_ref = R::text(st, 12);
+            if (sqlite3_column_type(st, 13) != SQLITE_NULL) o.row.window_id = sqlite3_column_int64(st, 13);
             rows->push_back(std::move(o));
           });
   *corrupt = db.corrupt();

@@ -38,6 +38,7 @@ struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem c
 
 struct RowObs {
   ContributionRow row;                 // window_id is the service's own bookkeeping: never judged
+                                       // (published-visible orders a page of windows by it)
   std::string client_ref;              // "<op ref>#<line>"
   int64_t committed_us = -1;           // lost rows: when the SQL server committed it (commit log)
   // When Redis counted it into its window, where the command log makes that certain (the call
