@@ -761,6 +761,27 @@ std::optional<std::string> write_undone(const ComboRun& run, int64_t from_us, in
   return std::nullopt;
 }
 
+namespace {
+
+// Record id -> time of its last publish. A window's Redis state matters until it was last
+// published: after that the record, not Redis, is what pages show.
+std::map<int64_t, int64_t> last_publish_us(const ComboRun& run) {
+  std::map<int64_t, int64_t> last;
+  for (const PublishObs& p : run.publishes) {
+    if (p.record) last[p.record->id] = p.time_us;
+  }
+  return last;
+}
+
+// The end of the span in which a Redis state loss can change what record `id` shows: its last
+// publish, or `limit_us` (the observation's time) when it was not published by then.
+int64_t published_by_us(const std::map<int64_t, int64_t>& last_publish, int64_t id, int64_t limit_us) {
+  auto pub = last_publish.find(id);
+  return pub == last_publish.end() ? limit_us : std::min(pub->second, limit_us);
+}
+
+}  // namespace
+
 Verdict check_polling_merge(const ComboRun& run) {
   Judge j("polling-merge", {"COMBO-11"},
           "GetLatestContributions: one record per window, id = min pid, Σ qty of exactly that window, newest first, no nil, no duplicate");
@@ -769,10 +790,7 @@ Verdict check_polling_merge(const ComboRun& run) {
   const auto clashes = key_pid_clashes(run);
   std::map<std::tuple<Key, int64_t, int64_t, int64_t>, bool> judged;  // (key, id, qty, created) -> fits
   std::map<Key, bool> base_found;
-  std::map<int64_t, int64_t> last_publish;  // id -> time of its last publish
-  for (const PublishObs& p : run.publishes) {
-    if (p.record) last_publish[p.record->id] = p.time_us;
-  }
+  const std::map<int64_t, int64_t> last_publish = last_publish_us(run);
   for (const PollObs& poll : run.polls) {
     std::set<int64_t> ids;
     int64_t prev = INT64_MAX;
@@ -804,9 +822,7 @@ Verdict check_polling_merge(const ComboRun& run) {
       // fitted exactly and failed).
       std::optional<std::string> state_loss;
       if (from_us) {
-        auto pub = last_publish.find(r->id);
-        const int64_t until_us = pub == last_publish.end() || pub->second > poll.end_us ? poll.end_us : pub->second;
-        state_loss = record_state_loss(run, key_of(*r), *from_us, until_us);
+        state_loss = record_state_loss(run, key_of(*r), *from_us, published_by_us(last_publish, r->id, poll.end_us));
       }
       const Key key = key_of(*r);
       const auto cache_key = std::make_tuple(key, r->id, r->quantity, r->created_at);
@@ -952,8 +968,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
   const auto clashes = key_pid_clashes(run);
   std::map<std::string, const UiObs*> last;
   for (const UiObs& u : run.ui) last[u.event.client] = &u;
-  std::map<int64_t, int64_t> last_publish;
-  for (const PublishObs& p : run.publishes) if (p.record) last_publish[p.record->id] = p.time_us;
+  const std::map<int64_t, int64_t> last_publish = last_publish_us(run);
   for (const auto& [client, u] : last) {
     std::map<Key, std::vector<ObservedRecord>> shown;
     for (const ContributionRecord& r : u->event.after) {
@@ -971,10 +986,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
       const std::optional<int64_t> first =
           kit == v.keys.end() ? std::nullopt : earliest_lo(kit->second.purchases, key_of(r), r.id);
       if (first.has_value()) {
-        auto pub = last_publish.find(r.id);
-        const Key key = key_of(r);
-        const int64_t until_us = pub == last_publish.end() ? run.end_us : pub->second;
-        if (auto loss = record_state_loss(run, key, *first, until_us)) {
+        if (auto loss = record_state_loss(run, key_of(r), *first, published_by_us(last_publish, r.id, run.end_us))) {
           j.v.exempt("displayed window near " + *loss);
           continue;
         }
