@@ -2,10 +2,11 @@
 
 #include <cassert>
 #include <cctype>
-#include <charconv>
 #include <map>
 #include <memory>
 #include <variant>
+
+#include "impl/ports/text.h"
 
 namespace fl::combo {
 
@@ -142,10 +143,7 @@ namespace {
 
 void append_field(std::string& out, std::string_view label, int64_t value) {
   out += label;
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  assert(ec == std::errc());
-  out.append(buf, end);
+  append_decimal(out, value);
 }
 
 }  // namespace

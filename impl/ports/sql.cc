@@ -1,11 +1,11 @@
 #include "impl/ports/sql.h"
 
-#include <charconv>
-
 #include <cassert>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+
+#include "impl/ports/text.h"
 
 namespace fl {
 
@@ -50,13 +50,9 @@ namespace {
 // temporary string per value).
 void append_described(std::string& out, const SqlValue& v) {
   switch (v.type()) {
-    case SqlValue::Type::kInteger: {
-      char buf[24];
-      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.as_int());
-      (void)ec;
-      out.append(buf, end);
+    case SqlValue::Type::kInteger:
+      append_decimal(out, v.as_int());
       return;
-    }
     case SqlValue::Type::kText: {
       const std::string& text = v.as_text();
       out += '\'';

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "impl/ports/text.h"
 #include "impl/ranking/schema.h"
 
 namespace fl::ranking {
@@ -50,13 +51,18 @@ void field(std::string& out, std::string_view v) {
   out += '\t';
   out += v;
 }
-void field(std::string& out, int64_t v) { field(out, std::to_string(v)); }
+void field(std::string& out, int64_t v) {
+  out += '\t';
+  append_decimal(out, v);
+}
 
 // One line per fact, tab separated; the generators put no tab or newline in ids. With `flushed`,
 // the state as a committed flush up to `*flushed` leaves it (next_offset moved, dirty versions
 // advanced: KeyState::mark_flushed), without copying the state to get there.
 std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed) {
-  std::string out = "N";
+  std::string out;
+  out.reserve(s.encoded_size_hint);
+  out += 'N';
   field(out, flushed.value_or(s.next_offset));
   field(out, s.max_event_time_ms);
   field(out, s.generation);
@@ -95,6 +101,7 @@ std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed
   }
   const WatermarkState& wm = s.wm;
   if (wm.watermark != kNoWatermark || !wm.sources.empty() || !wm.windows.empty()) wm.encode(out);
+  s.encoded_size_hint = out.size();
   return out;
 }
 
@@ -255,7 +262,7 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     tx.push_back(std::move(cas));
     if (o.sketch.enabled) sketch_statements(o, ak, k, tx);
   }
-  const std::string state = ps.encode_flushed(consumed_to);
+  std::string state = ps.encode_flushed(consumed_to);  // moved into its last statement below
   const std::string digest = fnv_hex(state);
   if (digest_out) *digest_out = digest;
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
@@ -263,20 +270,19 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
                                "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, digest));
   } else if (ps.persisted) {
-    // RK-CHECKPOINT-CAS: only over the checkpoint this state came from.
-    SqlStatement cas = sql_statement(
-        "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
-        "AND next_offset = ? AND generation = ?",
-        gen, consumed_to, state, digest, partition, ps.stored_next_offset, ps.stored_generation);
-    if (o.wm.enabled) {
-      // Idle marks and purges flush without moving next_offset, so (offset, generation) no longer
-      // tells one checkpoint from the next: the CAS also names the digest of the one it replaces.
-      cas = sql_statement(
-          "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE keyed_partition = ? "
-          "AND next_offset = ? AND generation = ? AND digest = ?",
-          gen, consumed_to, state, digest, partition, ps.stored_next_offset, ps.stored_generation,
-          ps.stored_digest);
-    }
+    // RK-CHECKPOINT-CAS: only over the checkpoint this state came from. With watermarks, idle
+    // marks and purges flush without moving next_offset, so (offset, generation) no longer tells
+    // one checkpoint from the next: the CAS also names the digest of the one it replaces.
+    SqlStatement cas =
+        o.wm.enabled
+            ? sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
+                            "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
+                            gen, consumed_to, state, digest, partition, ps.stored_next_offset,
+                            ps.stored_generation, ps.stored_digest)
+            : sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
+                            "keyed_partition = ? AND next_offset = ? AND generation = ?",
+                            gen, consumed_to, state, digest, partition, ps.stored_next_offset,
+                            ps.stored_generation);
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
   } else {
@@ -285,7 +291,8 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
   }
   // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery.
   tx.push_back(sql_statement("INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, generation, "
-                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, state, digest));
+                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, std::move(state),
+                             digest));
   tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
                              partition, ps.next_offset));
   tx.insert(tx.end(), ps.wm.pending.begin(), ps.wm.pending.end());

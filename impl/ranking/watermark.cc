@@ -1,7 +1,8 @@
 #include "impl/ranking/watermark.h"
 
 #include <algorithm>
-#include <sstream>
+
+#include "impl/ports/text.h"
 
 namespace fl::ranking {
 
@@ -109,15 +110,27 @@ std::string window_id(const std::string& scope, const std::string& window_type, 
 int64_t window_end(const std::string& id) { return std::stoll(id.substr(id.rfind('#') + 1)); }
 
 void WatermarkState::encode(std::string& out) const {
-  std::ostringstream o;
-  o << "W\t" << watermark << "\n";
+  const auto field = [&out](int64_t v) {
+    out += '\t';
+    append_decimal(out, v);
+  };
+  out += "W";
+  field(watermark);
+  out += '\n';
   for (const auto& [key, sp] : sources) {
-    o << "P\t" << key << "\t" << sp.max_event_ms << "\t" << sp.last_event_us << "\t" << sp.max_source_offset << "\t"
-      << sp.status << "\t" << sp.idle_start_us << "\t" << sp.idle_end_us << "\t" << sp.resume_offset << "\t"
-      << sp.late_count << "\t" << sp.idle_last_offset << "\n";
+    (out += "P\t").append(key);
+    field(sp.max_event_ms);
+    field(sp.last_event_us);
+    field(sp.max_source_offset);
+    (out += '\t').append(sp.status);
+    field(sp.idle_start_us);
+    field(sp.idle_end_us);
+    field(sp.resume_offset);
+    field(sp.late_count);
+    field(sp.idle_last_offset);
+    out += '\n';
   }
-  for (const auto& [id, state] : windows) o << "X\t" << id << "\t" << state << "\n";
-  out += o.str();
+  for (const auto& [id, state] : windows) (((out += "X\t").append(id) += '\t').append(state) += '\n');
 }
 
 bool WatermarkState::decode_line(const std::vector<std::string>& f) {

@@ -1,6 +1,7 @@
 #include "model/ranking/model.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace fl::ranking::model {
 namespace {
@@ -10,13 +11,18 @@ std::string get(const std::map<std::string, std::string>& e, const std::string& 
   return it == e.end() ? std::string() : it->second;
 }
 bool in(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+// The pieces between separators, empty ones included ("a||b" -> a, "", b; "" -> one empty piece).
 std::vector<std::string> split(const std::string& s, char c) {
-  std::vector<std::string> out(1);
-  for (char ch : s) {
-    if (ch == c) out.emplace_back();
-    else out.back() += ch;
+  std::vector<std::string> out;
+  for (size_t from = 0;;) {
+    const size_t at = s.find(c, from);
+    if (at == std::string::npos) {
+      out.emplace_back(s, from);
+      return out;
+    }
+    out.emplace_back(s, from, at - from);
+    from = at + 1;
   }
-  return out;
 }
 int topic_index(const std::string& digits, const Config& cfg) {
   if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return 0;
@@ -28,9 +34,14 @@ int topic_index(const std::string& digits, const Config& cfg) {
 
 std::map<std::string, std::string> parse_event(const std::string& text) {
   std::map<std::string, std::string> e;
-  for (const std::string& pair : split(text, '\x1f')) {
+  const std::string_view all(text);
+  for (size_t from = 0; from <= all.size();) {
+    size_t at = all.find('\x1f', from);
+    if (at == std::string_view::npos) at = all.size();
+    const std::string_view pair = all.substr(from, at - from);
     const size_t eq = pair.find('=');
-    if (eq != std::string::npos) e[pair.substr(0, eq)] = pair.substr(eq + 1);
+    if (eq != std::string_view::npos) e.insert_or_assign(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
+    from = at + 1;
   }
   return e;
 }

@@ -371,6 +371,15 @@ Verdict check_dedup_purge(const RankingRun& run) {
     const auto e = model::parse_event(r.value);
     kp_of[{field(e, "topicId"), field(e, "scopeId")}] = r.partition;
   }
+  // The DB's heads by the window they belong to: "aggregate_key/gG/vV".
+  std::map<WindowKey, std::set<std::string>> heads_of;
+  const std::set<std::string> no_heads;
+  for (const HeadRow& h : run.heads) {
+    auto k = kp_of.find({h.topic_id, h.scope_id});
+    if (k == kp_of.end()) continue;
+    heads_of[{k->second, h.scope_id, h.window_type, h.window_start}].insert(
+        h.aggregate_key + "/g" + std::to_string(h.generation) + "/v" + std::to_string(h.version));
+  }
   for (size_t i = 0; i < run.commits.size(); ++i) {
     const SqlCommit& c = run.commits[i];
     if (!c.ok) continue;
@@ -408,14 +417,8 @@ Verdict check_dedup_purge(const RankingRun& run) {
           if (at == std::string::npos) at = w.versions.size();
           if (at > from) claimed.insert(w.versions.substr(from, at - from));
         }
-        std::set<std::string> heads;
-        for (const HeadRow& h : run.heads) {
-          auto k = kp_of.find({h.topic_id, h.scope_id});
-          if (k == kp_of.end() || k->second != kp || h.scope_id != scope || h.window_type != wt || h.window_start != start) {
-            continue;
-          }
-          heads.insert(h.aggregate_key + "/g" + std::to_string(h.generation) + "/v" + std::to_string(h.version));
-        }
+        auto found = heads_of.find(w.key);
+        const std::set<std::string>& heads = found == heads_of.end() ? no_heads : found->second;
         ++v.checks;
         if (run.db_read && claimed != heads) {
           fail_verdict(v, "window " + describe(w.key) + " purged with final versions " + w.versions +
