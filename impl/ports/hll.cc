@@ -1,11 +1,15 @@
 #include "impl/ports/hll.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "impl/ports/stable_hash.h"
+#include "impl/ports/text.h"
 
 namespace fl {
 
@@ -24,12 +28,37 @@ void Hll::merge(const Hll& other) {
   for (size_t j = 0; j < registers_.size(); ++j) registers_[j] = std::max(registers_[j], other.registers_[j]);
 }
 
+namespace {
+
+constexpr int kMaxRank = 64 - kHllPrecision + 1;
+
+// 2^-r for every rank a register can hold: exact powers of two, so summing them from the table is
+// bit for bit the sum of std::ldexp(1.0, -r), without a libm call per register.
+constexpr std::array<double, kMaxRank + 1> kInversePowers = [] {
+  std::array<double, kMaxRank + 1> t{};
+  double v = 1.0;
+  for (double& x : t) {
+    x = v;
+    v /= 2;
+  }
+  return t;
+}();
+
+bool eight_zero(const uint8_t* registers) {
+  uint64_t eight;
+  std::memcpy(&eight, registers, sizeof eight);
+  return eight == 0;
+}
+
+}  // namespace
+
 int64_t Hll::estimate() const {
   const double m = kHllRegisters;
   double sum = 0;
   int64_t zeros = 0;
   for (uint8_t r : registers_) {
-    sum += std::ldexp(1.0, -r);
+    assert(r <= kMaxRank);
+    sum += kInversePowers[r];
     zeros += r == 0 ? 1 : 0;
   }
   const double alpha = 0.7213 / (1 + 1.079 / m);
@@ -40,10 +69,19 @@ int64_t Hll::estimate() const {
 
 std::string Hll::encode() const {
   std::string out;
-  for (size_t j = 0; j < registers_.size(); ++j) {
+  const size_t n = registers_.size();
+  for (size_t j = 0; j < n; ++j) {
+    // Most sketches are sparse and every checkpoint encodes each one again: skip zero registers
+    // eight at a time.
+    if (j % 8 == 0 && j + 8 <= n && eight_zero(&registers_[j])) {
+      j += 7;
+      continue;
+    }
     if (registers_[j] == 0) continue;
     if (!out.empty()) out += ',';
-    out += std::to_string(j) + ":" + std::to_string(registers_[j]);
+    append_decimal(out, static_cast<int64_t>(j));
+    out += ':';
+    append_decimal(out, registers_[j]);
   }
   return out;
 }

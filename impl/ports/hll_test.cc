@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace fl {
@@ -61,6 +63,42 @@ TEST(Hll, EncodingRoundTripsAndRejectsGarbage) {
   for (const char* bad : {"x", "1:", ":3", "1:0", "1024:3", "5:99", "1:2,", "1;2"}) {
     EXPECT_FALSE(Hll::decode(bad).has_value()) << bad;
   }
+}
+
+// The header's definition, written out plainly: the fast paths of estimate() and encode() must
+// give exactly these (stored rows hold both).
+int64_t estimate_by_definition(const Hll& h) {
+  const double m = kHllRegisters;
+  double sum = 0;
+  int64_t zeros = 0;
+  for (uint8_t r : h.registers()) {
+    sum += std::ldexp(1.0, -r);
+    zeros += r == 0 ? 1 : 0;
+  }
+  double e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+  if (e <= 2.5 * m && zeros > 0) e = m * std::log(m / static_cast<double>(zeros));
+  return std::llround(e);
+}
+
+std::string encoding_by_definition(const Hll& h) {
+  std::string out;
+  for (size_t j = 0; j < h.registers().size(); ++j) {
+    if (h.registers()[j] == 0) continue;
+    out += (out.empty() ? "" : ",") + std::to_string(j) + ":" + std::to_string(h.registers()[j]);
+  }
+  return out;
+}
+
+TEST(Hll, EstimateAndEncodingAreExactlyTheDefinition) {
+  for (int n : {0, 1, 3, 40, 700, 2600, 3000, 50000}) {
+    const Hll h = of_range(0, n);
+    EXPECT_EQ(h.estimate(), estimate_by_definition(h)) << n;
+    EXPECT_EQ(h.encode(), encoding_by_definition(h)) << n;
+  }
+  // The largest rank a register can hold (all 54 bits after the index zero) is in the table too.
+  const Hll top = Hll::decode("0:55,1023:1").value();
+  EXPECT_EQ(top.estimate(), estimate_by_definition(top));
+  EXPECT_EQ(top.encode(), "0:55,1023:1");
 }
 
 }  // namespace
