@@ -126,7 +126,7 @@ int64_t committed(const fl::sim::storage::SqlCommitLog& log, const char* prefix)
   int64_t n = 0;
   for (const auto& c : log) {
     if (!c.result->ok()) continue;
-    for (const auto& s : c.statements) n += s.sql.rfind(prefix, 0) == 0 ? 1 : 0;
+    for (const auto& s : c.statements()) n += s.sql.rfind(prefix, 0) == 0 ? 1 : 0;
   }
   return n;
 }

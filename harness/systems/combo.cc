@@ -340,8 +340,8 @@ std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, cons
   for (const combo::RowObs& r : final_rows) present.insert(r.client_ref);
   std::vector<combo::RowObs> out;
   for (const sim::storage::SqlCommitRecord& c : log) {
-    if (!c.result->ok() || c.statements.size() != 1 || !is_purchase_insert(c.statements[0])) continue;
-    const SqlStatement& st = c.statements[0];
+    if (!c.result->ok() || c.statements().size() != 1 || !is_purchase_insert(c.statements()[0])) continue;
+    const SqlStatement& st = c.statements()[0];
     auto text = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kText ? st.params[i].as_text() : std::string(); };
     auto num = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kInteger ? st.params[i].as_int() : 0; };
     combo::RowObs o;
@@ -371,7 +371,7 @@ std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, cons
 std::vector<int64_t> committed_pids(const sim::storage::SqlCommitLog& log) {
   std::vector<int64_t> out;
   for (const sim::storage::SqlCommitRecord& c : log) {
-    if (c.result->ok() && c.statements.size() == 1 && is_purchase_insert(c.statements[0])) {
+    if (c.result->ok() && c.statements().size() == 1 && is_purchase_insert(c.statements()[0])) {
       out.push_back(c.result->last_insert_rowid());
     }
   }

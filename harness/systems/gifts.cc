@@ -115,7 +115,7 @@ void read_db(Shared& sh, gifts::props::GiftsRun* run) {
 void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {
   for (const sim::storage::SqlCommitRecord& c : *sh.commits) {
     gifts::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
-    for (const SqlStatement& s : c.statements) {
+    for (const SqlStatement& s : c.statements()) {
       gifts::props::SqlStatementObs o{s.sql, {}};
       for (const SqlValue& v : s.params) o.params.push_back(render(v));
       out.statements.push_back(std::move(o));

@@ -231,8 +231,8 @@ std::optional<likes::props::DbChange> db_change(const SqlStatement& st) {
 std::vector<likes::props::DbChange> db_changes(const sim::storage::SqlCommitLog& log) {
   std::vector<likes::props::DbChange> out;
   for (const sim::storage::SqlCommitRecord& r : log) {
-    for (size_t i = 0; i < r.statements.size(); ++i) {
-      std::optional<likes::props::DbChange> c = db_change(r.statements[i]);
+    for (size_t i = 0; i < r.statements().size(); ++i) {
+      std::optional<likes::props::DbChange> c = db_change(r.statements()[i]);
       if (!c) continue;
       c->seq = r.seq;
       c->time_us = r.time_us;

@@ -543,9 +543,9 @@ void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::
 void read_commits(const Shared& sh, ranking::props::RankingRun* run) {
   for (const sim::storage::SqlCommitRecord& c : *sh.commits) {
     ranking::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
-    for (size_t i = 0; i < c.statements.size(); ++i) {
-      ranking::props::SqlStatementObs o{c.statements[i].sql, {}, 0};
-      for (const SqlValue& v : c.statements[i].params) o.params.push_back(render(v));
+    for (size_t i = 0; i < c.statements().size(); ++i) {
+      ranking::props::SqlStatementObs o{c.statements()[i].sql, {}, 0};
+      for (const SqlValue& v : c.statements()[i].params) o.params.push_back(render(v));
       if (c.result->ok() && i < c.result->sets.size()) o.changes = c.result->sets[i].changes;
       out.statements.push_back(std::move(o));
     }

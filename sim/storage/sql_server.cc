@@ -89,7 +89,8 @@ int64_t SqlServer::charge_disk_us(int64_t cost_us) {
   return disk_free_at_us_ - now_us;
 }
 
-void SqlServer::log_request(const SqlRequest& req, const std::shared_ptr<const SqlResult>& shared) {
+void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const std::shared_ptr<const SqlResult>& shared) {
+  const SqlRequest& req = *shared_req;
   const SqlResult& result = *shared;
   World& world = process_.world();
   const uint64_t seq = options_.commit_log ? options_.commit_log->size() + 1 : stats_.requests;
@@ -103,7 +104,7 @@ void SqlServer::log_request(const SqlRequest& req, const std::shared_ptr<const S
   r.client = req.client;
   r.incarnation = process_.incarnation();
   r.transaction = req.transaction;
-  r.statements = req.statements;
+  r.request = std::move(shared_req);
   r.result = shared;
   options_.commit_log->push_back(std::move(r));
 }
@@ -132,7 +133,9 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   // One result, shared by the commit log, the duplicate cache and the network (no copy of the row
   // sets).
   const auto shared = std::make_shared<const SqlResult>(std::move(result));
-  log_request(*req, shared);
+  // The commit log shares the request (aliasing the message that holds it): no copy of its
+  // statements, which can carry a whole checkpoint.
+  log_request(std::shared_ptr<const SqlRequest>(request, req), shared);
   MessagePtr reply = make_message(SqlReply{shared});
   done_.emplace(key, reply);
   done_order_.push_back(key);

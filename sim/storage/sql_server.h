@@ -46,8 +46,10 @@ struct SqlCommitRecord {
   std::string client;          // the calling process
   uint32_t incarnation = 0;    // of the DB process
   bool transaction = false;
-  std::vector<SqlStatement> statements;
-  std::shared_ptr<const SqlResult> result;  // never null; the reply's result, shared
+  std::shared_ptr<const SqlRequest> request;  // never null; the request as it arrived, shared
+  std::shared_ptr<const SqlResult> result;    // never null; the reply's result, shared
+
+  const std::vector<SqlStatement>& statements() const { return request->statements; }
 };
 using SqlCommitLog = std::vector<SqlCommitRecord>;
 
@@ -90,7 +92,7 @@ class SqlServer {
   void close_dead();
   Task<MessagePtr> handle(MessagePtr request);
   int64_t charge_disk_us(int64_t cost_us);
-  void log_request(const SqlRequest& req, const std::shared_ptr<const SqlResult>& result);
+  void log_request(std::shared_ptr<const SqlRequest> req, const std::shared_ptr<const SqlResult>& result);
 
   Process& process_;
   std::shared_ptr<SimVfs> vfs_;

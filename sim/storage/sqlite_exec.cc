@@ -66,6 +66,9 @@ sqlite3_stmt* SqliteExecutor::prepare(const std::string& sql, int* rc) {
 
 namespace {
 
+// Text and blobs are bound SQLITE_STATIC, not copied: `v` outlives the binding, which the
+// ResetGuard of SqliteExecutor::run clears before run returns (a ranking checkpoint binds
+// hundreds of kB of state text per flush).
 int bind(sqlite3_stmt* stmt, int index, const SqlValue& v) {
   switch (v.type()) {
     case SqlValue::Type::kNull: return sqlite3_bind_null(stmt, index);
@@ -73,9 +76,9 @@ int bind(sqlite3_stmt* stmt, int index, const SqlValue& v) {
     case SqlValue::Type::kReal: return sqlite3_bind_double(stmt, index, v.as_real());
     case SqlValue::Type::kText:
       return sqlite3_bind_text64(stmt, index, v.as_text().data(), v.as_text().size(),
-                                 SQLITE_TRANSIENT, SQLITE_UTF8);
+                                 SQLITE_STATIC, SQLITE_UTF8);
     case SqlValue::Type::kBlob:
-      return sqlite3_bind_blob64(stmt, index, v.as_text().data(), v.as_text().size(), SQLITE_TRANSIENT);
+      return sqlite3_bind_blob64(stmt, index, v.as_text().data(), v.as_text().size(), SQLITE_STATIC);
   }
   return SQLITE_MISUSE;
 }
