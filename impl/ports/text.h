@@ -6,7 +6,9 @@
 #include <cassert>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace fl {
@@ -18,6 +20,15 @@ inline void append_decimal(std::string& out, int64_t v) {
   assert(ec == std::errc());
   (void)ec;
   out.append(buf, end);
+}
+
+// `text` as a whole decimal int64 (an optional '-' and digits, nothing else), or nullopt.
+inline std::optional<int64_t> parse_decimal(std::string_view text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || at != end) return std::nullopt;
+  return v;
 }
 
 }  // namespace fl

@@ -112,35 +112,40 @@ std::string PartitionState::encode() const { return encode_state(*this, std::nul
 std::string PartitionState::encode_flushed(int64_t next) const { return encode_state(*this, next); }
 
 PartitionState PartitionState::decode(const std::string& text) {
+  // The text is the encoding of a checkpoint whose digest matched: a malformed number throws
+  // (std::bad_optional_access), as std::stoll did.
+  const auto num = [](std::string_view v) { return parse_decimal(v).value(); };
   PartitionState s;
   KeyState* cur = nullptr;
-  for (const std::string& line : split(text, '\n')) {
-    const std::vector<std::string> f = split(line, '\t');
+  std::vector<std::string_view> lines, f;
+  split_views(text, '\n', lines);
+  for (std::string_view line : lines) {
+    split_views(line, '\t', f);
     if (f.empty()) continue;
     if (f[0] == "N" && f.size() == 4) {
-      s.next_offset = std::stoll(f[1]);
-      s.max_event_time_ms = std::stoll(f[2]);
-      s.generation = std::stoll(f[3]);
+      s.next_offset = num(f[1]);
+      s.max_event_time_ms = num(f[2]);
+      s.generation = num(f[3]);
     } else if (f[0] == "K" && f.size() == 9) {
-      AggKey k{f[1], f[2], f[3], std::stoll(f[4]), f[5]};
+      AggKey k{std::string(f[1]), std::string(f[2]), std::string(f[3]), num(f[4]), std::string(f[5])};
       cur = &s.keys[k.str()];
-      cur->key = k;
-      cur->generation = std::stoll(f[6]);
-      cur->version = std::stoll(f[7]);
+      cur->key = std::move(k);
+      cur->generation = num(f[6]);
+      cur->version = num(f[7]);
       cur->counts_content = f[8] == "1";
     } else if (cur && f[0] == "A" && f.size() == 2) {
-      cur->applied.insert(f[1]);
+      cur->applied.emplace(f[1]);
     } else if (cur && f[0] == "C" && f.size() == 3) {
-      cur->actors[f[1]] = std::stoll(f[2]);
+      cur->actors[std::string(f[1])] = num(f[2]);
     } else if (cur && f[0] == "T" && f.size() == 2) {
-      cur->contents.insert(f[1]);
+      cur->contents.emplace(f[1]);
     } else if (cur && f[0] == "S" && (f.size() == 4 || f.size() == 5)) {
-      Shard& sh = cur->shards[std::stoi(f[1])];
-      sh.version = std::stoll(f[2]);
-      sh.raw = std::stoll(f[3]);
-      sh.sketch = Hll::decode(f.size() == 5 ? f[4] : "").value_or(Hll());
+      Shard& sh = cur->shards[static_cast<int>(num(f[1]))];
+      sh.version = num(f[2]);
+      sh.raw = num(f[3]);
+      sh.sketch = Hll::decode(f.size() == 5 ? std::string(f[4]) : std::string()).value_or(Hll());
     } else if (f[0] == "H" && f.size() == 3) {
-      s.topic_records[f[1]] = std::stoll(f[2]);
+      s.topic_records[std::string(f[1])] = num(f[2]);
     } else {
       s.wm.decode_line(f);
     }

@@ -17,6 +17,16 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+void split_views(std::string_view s, char sep, std::vector<std::string_view>& out) {
+  out.clear();
+  for (size_t at = 0; at < s.size();) {
+    size_t end = s.find(sep, at);
+    if (end == std::string_view::npos) end = s.size();
+    out.push_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+}
+
 std::string Event::get(const std::string& k) const {
   auto it = fields.find(k);
   return it == fields.end() ? std::string() : it->second;

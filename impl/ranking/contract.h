@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/ports/digest.h"  // fnv_hex
@@ -42,6 +43,8 @@ struct BoardConfig {
 
 // `s` cut at every `sep` (a trailing empty field dropped), as the ranking's text rows are written.
 std::vector<std::string> split(const std::string& s, char sep);
+// The same fields as views into `s`, into `out` (cleared first): no copies.
+void split_views(std::string_view s, char sep, std::vector<std::string_view>& out);
 
 // The owning service of an event type (a forged source is any other); "" for an unknown type.
 std::string owner_of(const std::string& event_type);

@@ -133,22 +133,23 @@ void WatermarkState::encode(std::string& out) const {
   for (const auto& [id, state] : windows) (((out += "X\t").append(id) += '\t').append(state) += '\n');
 }
 
-bool WatermarkState::decode_line(const std::vector<std::string>& f) {
+bool WatermarkState::decode_line(const std::vector<std::string_view>& f) {
+  const auto num = [](std::string_view v) { return parse_decimal(v).value(); };  // as PartitionState::decode
   if (f[0] == "W" && f.size() == 2) {
-    watermark = std::stoll(f[1]);
+    watermark = num(f[1]);
   } else if (f[0] == "P" && f.size() == 11) {
-    SourcePartition& sp = sources[f[1]];
-    sp.max_event_ms = std::stoll(f[2]);
-    sp.last_event_us = std::stoll(f[3]);
-    sp.max_source_offset = std::stoll(f[4]);
-    sp.status = f[5];
-    sp.idle_start_us = std::stoll(f[6]);
-    sp.idle_end_us = std::stoll(f[7]);
-    sp.resume_offset = std::stoll(f[8]);
-    sp.late_count = std::stoll(f[9]);
-    sp.idle_last_offset = std::stoll(f[10]);
+    SourcePartition& sp = sources[std::string(f[1])];
+    sp.max_event_ms = num(f[2]);
+    sp.last_event_us = num(f[3]);
+    sp.max_source_offset = num(f[4]);
+    sp.status = std::string(f[5]);
+    sp.idle_start_us = num(f[6]);
+    sp.idle_end_us = num(f[7]);
+    sp.resume_offset = num(f[8]);
+    sp.late_count = num(f[9]);
+    sp.idle_last_offset = num(f[10]);
   } else if (f[0] == "X" && f.size() == 3) {
-    windows[f[1]] = f[2];
+    windows[std::string(f[1])] = std::string(f[2]);
   } else {
     return false;
   }

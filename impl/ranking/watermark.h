@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/ports/sql.h"
@@ -50,7 +51,7 @@ struct WatermarkState {
   std::vector<SqlStatement> pending;              // DB writes of the next flush (not in the checkpoint)
 
   void encode(std::string& out) const;
-  bool decode_line(const std::vector<std::string>& f);  // false: not a watermark line
+  bool decode_line(const std::vector<std::string_view>& f);  // false: not a watermark line
 };
 
 std::string window_id(const std::string& scope, const std::string& window_type, int64_t start, int64_t end);
