@@ -112,12 +112,17 @@ FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
 std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& places, int64_t from_us,
                                                 int64_t to_us, int64_t slack_us) const {
   const int64_t lo = from_us - slack_us;
+  // The latest-starting fault that touches the outcome names it: a clock drift from the first
+  // second or a crash long healed also "touch" a late outcome, but a fault nearer to it is the
+  // likelier cause and the better evidence.
+  const FaultSpan* latest = nullptr;
   for (const FaultSpan& s : spans_) {
     if (s.from_us > to_us) break;  // sorted by start
     if (s.to_us < lo) continue;
-    if (std::find(places.begin(), places.end(), s.place) != places.end()) return s.what;
+    if (std::find(places.begin(), places.end(), s.place) != places.end()) latest = &s;
   }
-  return std::nullopt;
+  if (latest == nullptr) return std::nullopt;
+  return latest->what;
 }
 
 }  // namespace fl::props

@@ -19,9 +19,10 @@
 //                                              there is excusable (a server cannot tell which
 //                                              copy came first), a wrong result never is (the
 //                                              safety judges do not ask the budget about them)
-// - explain(places, from, to, slack) returns the first fault touching any of `places` whose
-//   interval meets [from - slack, to], described for the verdict's exemption reason; nullopt
-//   when none does (then the outcome is unexplained: a fault-free run explains nothing).
+// - explain(places, from, to, slack) returns, of the faults touching any of `places` whose
+//   interval meets [from - slack, to], the one that started last, described for the verdict's
+//   exemption reason; nullopt when none does (then the outcome is unexplained: a fault-free run
+//   explains nothing). Whether an outcome is explained does not depend on which fault is named.
 // - Deterministic; no allocation on the query path besides the returned description.
 #pragma once
 

@@ -29,6 +29,22 @@ TEST(FaultBudget, CrashCoversTheDowntimeOnlyAndOnlyItsPlace) {
   EXPECT_TRUE(b.explain({"redis"}, T0 + 3'000'000, T0 + 4'000'000, /*slack_us=*/1'000'001).has_value());
 }
 
+TEST(FaultBudget, TheFaultNearestTheOutcomeNamesIt) {
+  // A drift from the first second touches every later outcome of its node; a crash there later
+  // is the explanation an exemption should cite.
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 400'000, .kind = FaultKind::kClockDrift, .node = "replica-2", .value = 370},
+      FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kCrash, .node = "replica-2", .process = "replica-2"},
+  };
+  FaultBudget b(log, T0 + 10'000'000);
+  const std::optional<std::string> early = b.explain({"replica-2"}, T0 + 1'000'000, T0 + 1'200'000);
+  ASSERT_TRUE(early.has_value());
+  EXPECT_NE(early->find("drift"), std::string::npos) << *early;
+  const std::optional<std::string> late = b.explain({"replica-2"}, T0 + 5'100'000, T0 + 5'300'000);
+  ASSERT_TRUE(late.has_value());
+  EXPECT_NE(late->find("crash"), std::string::npos) << *late;
+}
+
 TEST(FaultBudget, PartitionLastsUntilHealOnBothEnds) {
   sim::FaultLog log = {
       FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kPartition, .node = "replica-1", .peer_node = "redis"},
