@@ -226,13 +226,14 @@ void Network::transmit(Envelope env) {
   env.to_incarnation = to.incarnation_;
   env.from_epoch = from.connection_epoch_;
   env.to_epoch = to.connection_epoch_;
-  const std::string text = env.message ? env.message->describe() : std::string("(null)");
-  env.digest = stable_hash(text);
+  // The text is built only when the trace records it; the digest hashes the same bytes.
+  env.digest = env.message ? env.message->digest() : stable_hash("(null)");
   ++stats_.sent;
   world_.trace().fold_recorded(world_.now_us(), TraceKind::kSend, env.digest, env.call_id,
                                world_.node(from.node_).name, from.name_, [&] {
                                  return std::string(env.is_reply ? "reply " : "send ") + env.service +
-                                        " -> " + to.name_ + ": " + text;
+                                        " -> " + to.name_ + ": " +
+                                        (env.message ? env.message->describe() : std::string("(null)"));
                                });
   const LinkOptions& link = this->link(from.node_, to.node_);
   if (rng_.chance(link.drop_probability)) {

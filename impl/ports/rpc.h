@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 
+#include "impl/ports/stable_hash.h"
 #include "impl/ports/task.h"
 
 namespace fl {
@@ -35,15 +36,29 @@ class Message {
  public:
   virtual ~Message() = default;
   virtual std::string describe() const = 0;
+  // Always stable_hash(describe()): the network folds it into the trace fingerprint for every
+  // message it carries. Messages whose value can render itself into a StableHasher compute it
+  // without building the text (a ranking flush carries its whole checkpoint).
+  virtual uint64_t digest() const { return stable_hash(describe()); }
 };
 using MessagePtr = std::shared_ptr<const Message>;
 
-// A message carrying one value of type T. T needs `std::string describe() const`.
+// A message carrying one value of type T. T needs `std::string describe() const`; it may have
+// `void describe_to(StableHasher&) const`, which must hash exactly the bytes of describe().
 template <typename T>
 class ValueMessage final : public Message {
  public:
   explicit ValueMessage(T v) : value(std::move(v)) {}
   std::string describe() const override { return value.describe(); }
+  uint64_t digest() const override {
+    if constexpr (requires(StableHasher& h) { value.describe_to(h); }) {
+      StableHasher h;
+      value.describe_to(h);
+      return h.finish();
+    } else {
+      return stable_hash(describe());
+    }
+  }
   T value;
 };
 

@@ -48,7 +48,8 @@ namespace {
 
 // SqlValue::describe() appended to `out` (row sets are described on every SQL reply: no
 // temporary string per value).
-void append_described(std::string& out, const SqlValue& v) {
+template <typename Out>
+void append_described(Out& out, const SqlValue& v) {
   switch (v.type()) {
     case SqlValue::Type::kInteger:
       append_decimal(out, v.as_int());
@@ -109,7 +110,14 @@ std::string SqlStatement::describe() const {
   return out;
 }
 
-void SqlStatement::append_description(std::string& out) const {
+namespace {
+
+// The one renderer of a statement's description, for text and for its hash.
+template <typename Out>
+void append_statement(Out& out, const SqlStatement& st) {
+  const std::string& sql = st.sql;
+  const std::vector<SqlValue>& params = st.params;
+  const SqlExpect expect = st.expect;
   out += sql;
   if (!params.empty()) {
     out += " [";
@@ -126,6 +134,11 @@ void SqlStatement::append_description(std::string& out) const {
     case SqlExpect::kSomeRows: out += " expect=some_rows"; break;
   }
 }
+
+}  // namespace
+
+void SqlStatement::append_description(std::string& out) const { append_statement(out, *this); }
+void SqlStatement::append_description(StableHasher& out) const { append_statement(out, *this); }
 
 int SqlRowSet::column(std::string_view name) const {
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -170,33 +183,53 @@ SqlResult SqlResult::failure(SqlStatus status, std::string error, int failed_ind
   return r;
 }
 
-std::string SqlResult::describe() const {
-  std::string out = sql_status_name(status);
-  if (!ok()) {
-    if (failed_index >= 0) out += " at #" + std::to_string(failed_index);
-    if (!error.empty()) out += ": " + error;
-    return out;
+namespace {
+
+// The one renderer of a result's description, for text and for its hash.
+template <typename Out>
+void append_result(Out& out, const SqlResult& result) {
+  out += sql_status_name(result.status);
+  if (!result.ok()) {
+    if (result.failed_index >= 0) {
+      out += " at #";
+      append_decimal(out, result.failed_index);
+    }
+    if (!result.error.empty()) {
+      out += ": ";
+      out += result.error;
+    }
+    return;
   }
-  for (const SqlRowSet& s : sets) {
+  for (const SqlRowSet& s : result.sets) {
     out += " {";
     if (!s.columns.empty()) {
       out += "rows=[";
       for (size_t r = 0; r < s.rows.size(); ++r) {
         if (r) out += ", ";
-        out += "(";
+        out += '(';
         for (size_t c = 0; c < s.rows[r].size(); ++c) {
           if (c) out += ", ";
           append_described(out, s.rows[r][c]);
         }
-        out += ")";
+        out += ')';
       }
-      out += "]";
+      out += ']';
     } else {
-      out += "changes=" + std::to_string(s.changes);
+      out += "changes=";
+      append_decimal(out, s.changes);
     }
-    out += "}";
+    out += '}';
   }
+}
+
+}  // namespace
+
+std::string SqlResult::describe() const {
+  std::string out;
+  append_result(out, *this);
   return out;
 }
+
+void SqlResult::describe_to(StableHasher& out) const { append_result(out, *this); }
 
 }  // namespace fl

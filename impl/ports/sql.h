@@ -45,6 +45,7 @@
 #include <variant>
 #include <vector>
 
+#include "impl/ports/stable_hash.h"
 #include "impl/ports/task.h"
 
 namespace fl {
@@ -126,6 +127,7 @@ struct SqlStatement {
   SqlStatement(const char* s) : sql(s) {}
   std::string describe() const;
   void append_description(std::string& out) const;  // out += describe(), without the temporary
+  void append_description(StableHasher& out) const;  // hashes describe(), without building it
   bool operator==(const SqlStatement&) const = default;
 };
 
@@ -175,6 +177,7 @@ struct SqlResult {
 
   static SqlResult failure(SqlStatus status, std::string error, int failed_index = -1);
   std::string describe() const;
+  void describe_to(StableHasher& out) const;  // hashes describe(), without building it
   bool operator==(const SqlResult&) const = default;
 };
 

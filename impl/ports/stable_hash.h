@@ -20,14 +20,41 @@ constexpr uint64_t mix64(uint64_t x) {
   return x;
 }
 
+// stable_hash fed piece by piece: after any sequence of appends whose concatenation is `s`,
+// finish() == stable_hash(s). It has the appending interface of std::string that text
+// renderers use (`+=` a char or a string, append(first, last)), so a renderer written once
+// for both can hash a description without building it (Message::digest, impl/ports/rpc.h).
+class StableHasher {
+ public:
+  constexpr StableHasher& operator+=(char c) {
+    h_ ^= static_cast<unsigned char>(c);
+    h_ *= kPrime;
+    return *this;
+  }
+  constexpr StableHasher& operator+=(std::string_view bytes) {
+    uint64_t h = h_;  // a local: the bytes may alias h_ as far as the compiler knows
+    for (unsigned char c : bytes) {
+      h ^= c;
+      h *= kPrime;
+    }
+    h_ = h;
+    return *this;
+  }
+  constexpr StableHasher& append(const char* first, const char* last) {
+    return *this += std::string_view(first, static_cast<size_t>(last - first));
+  }
+  constexpr uint64_t finish() const { return mix64(h_); }
+
+ private:
+  static constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t h_ = 0xcbf29ce484222325ULL;  // FNV-1a's offset basis
+};
+
 // FNV-1a over the bytes, finalised with mix64.
 constexpr uint64_t stable_hash(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return mix64(h);
+  StableHasher h;
+  h += bytes;
+  return h.finish();
 }
 
 }  // namespace fl

@@ -13,8 +13,10 @@
 
 namespace fl {
 
-// Appends `v` in decimal, exactly as std::to_string(v) writes it.
-inline void append_decimal(std::string& out, int64_t v) {
+// Appends `v` in decimal, exactly as std::to_string(v) writes it. `Out` is std::string or
+// anything with its append(first, last) (StableHasher, impl/ports/stable_hash.h).
+template <typename Out>
+void append_decimal(Out& out, int64_t v) {
   char buf[24];  // 20 digits and a sign
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   assert(ec == std::errc());

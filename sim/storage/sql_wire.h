@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "impl/ports/sql.h"
+#include "impl/ports/stable_hash.h"
+#include "impl/ports/text.h"
 
 namespace fl::sim::storage {
 
@@ -36,16 +38,27 @@ struct SqlRequest {
     return *statements_text_;
   }
   std::string describe() const {
-    std::string out = std::string(transaction ? "sql txn " : "sql exec ") + client + "#" + std::to_string(seq);
+    std::string out;
+    describe_to(out);
+    return out;
+  }
+  // Appends describe() to a std::string, or hashes it into a StableHasher without building it
+  // (Message::digest: a ranking flush carries its whole checkpoint).
+  template <typename Out>
+  void describe_to(Out& out) const {
+    out += transaction ? "sql txn " : "sql exec ";
+    out += client;
+    out += '#';
+    assert(seq <= static_cast<uint64_t>(INT64_MAX));
+    append_decimal(out, static_cast<int64_t>(seq));
     if (statements_text_) {
       if (!statements.empty()) (out += " | ") += *statements_text_;
-      return out;
+      return;
     }
     for (const SqlStatement& s : statements) {  // no history asked for the text: none kept
       out += " | ";
       s.append_description(out);
     }
-    return out;
   }
 
  private:
@@ -65,6 +78,16 @@ struct SqlReply {
     return *result_text_;
   }
   std::string describe() const { return "sql reply " + result_text(); }
+  // Hashes describe() without building it (Message::digest): only a client's history asks for
+  // the text, and the systems' clients keep none.
+  void describe_to(StableHasher& out) const {
+    out += "sql reply ";
+    if (result_text_) {
+      out += *result_text_;
+    } else {
+      result_->describe_to(out);
+    }
+  }
 
  private:
   std::shared_ptr<const SqlResult> result_;
