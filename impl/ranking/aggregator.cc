@@ -61,7 +61,6 @@ void field(std::string& out, int64_t v) {
 // advanced: KeyState::mark_flushed), without copying the state to get there.
 std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed) {
   std::string out;
-  out.reserve(s.encoded_size_hint);
   out += 'N';
   field(out, flushed.value_or(s.next_offset));
   field(out, s.max_event_time_ms);
@@ -101,7 +100,6 @@ std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed
   }
   const WatermarkState& wm = s.wm;
   if (wm.watermark != kNoWatermark || !wm.sources.empty() || !wm.windows.empty()) wm.encode(out);
-  s.encoded_size_hint = out.size();
   return out;
 }
 

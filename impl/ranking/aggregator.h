@@ -83,9 +83,6 @@ struct PartitionState {
   bool persisted = false;
   int64_t stored_next_offset = 0, stored_generation = 0;
   std::string stored_digest;  // its digest: with watermarks a flush may leave the offset where it was
-  // Size of the last encoding, reserved by the next one (a checkpoint is re-encoded on every
-  // flush): a capacity hint only, never encoded, compared or decided on.
-  mutable size_t encoded_size_hint = 0;
   std::string encode() const;
   // encode() of this state after a committed flush up to `next`: next_offset = `next` and every
   // dirty version advanced (KeyState::mark_flushed); pending watermark rows are never encoded.
