@@ -17,6 +17,7 @@
 #include "harness/runner.h"
 #include "harness/scenario_loader.h"
 #include "harness/shrink.h"
+#include "harness/build_info.h"
 #include "harness/sweep.h"
 #include "reports/json.h"
 #include "reports/report.h"
@@ -216,7 +217,7 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duratio
   if (f.has("--json")) {
     reports::Report rep;
     rep.produced_at = utc_now_iso8601();
-    rep.commit = git_commit();
+    rep.commit = build_commit();
     rep.runs.push_back(make_run_record(s, out, rep.produced_at, rep.commit));
     if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
   }
@@ -337,7 +338,7 @@ int sweep_main(const Args& args) {
   const double wall_s = std::chrono::duration<double>(WallClock::now() - start).count();
   reports::Report rep;
   rep.produced_at = utc_now_iso8601();
-  rep.commit = git_commit();
+  rep.commit = build_commit();
   reports::RunRecord rec = make_run_record(*s, out, rep.produced_at, rep.commit);
   print_sweep_summary(rec, *s, wall_s);
   if (f.has("--json")) {
@@ -549,7 +550,7 @@ int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std
     }
     shards.push_back(std::move(*r));
   }
-  reports::Report merged = reports::merge_reports(shards, utc_now_iso8601(), git_commit());
+  reports::Report merged = reports::merge_reports(shards, utc_now_iso8601(), build_commit());
   if (std::string err = reports::write_report_files(merged, out); !err.empty()) return f.error(err);
   if (std::string err = write_summary(f, merged); !err.empty()) return f.error(err);
   std::printf("merged %zu reports (%zu runs) into %s/report.{md,html,json} and junit.xml\n",
@@ -629,7 +630,7 @@ int report_main(const Args& args) {
   if (input_error) return 2;
   reports::Report rep;
   rep.produced_at = utc_now_iso8601();
-  rep.commit = git_commit();
+  rep.commit = build_commit();
   rep.matrices = {matrix};
   for (const Scenario& s : chosen) {
     std::printf("running %s (%s/%s), %llu seeds\n", s.source_file.c_str(), s.system.c_str(),

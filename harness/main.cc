@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/build_info.h"
 #include "harness/commands.h"
 #include "harness/memory.h"
 #include "harness/redis_serve_cmd.h"
@@ -41,8 +42,9 @@ void print_usage(FILE* out) {
                "faultline runs seed systems inside a deterministic simulated world, injects faults,\n"
                "checks invariants and writes PASS/FAIL reports with replayable evidence.\n\ncommands:\n");
   for (const Subcommand& c : subcommands()) std::fprintf(out, "  %-18s %s\n", c.name, c.summary);
-  std::fprintf(out, "\n`faultline <command> --help` prints a command's usage. Exit codes: 0 as expected,\n"
-                    "1 a property failed unexpectedly, 2 usage or input error.\n");
+  std::fprintf(out, "\n`faultline <command> --help` prints a command's usage; `faultline --version` the\n"
+                    "commit it was built from. Exit codes: 0 as expected, 1 a property failed\n"
+                    "unexpectedly, 2 usage or input error.\n");
 }
 
 }  // namespace
@@ -56,6 +58,10 @@ int faultline_main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     print_usage(stdout);
+    return 0;
+  }
+  if (name == "--version" || name == "version") {  // the commit reports name as theirs
+    std::printf("faultline %s\n", build_commit());
     return 0;
   }
   for (const Subcommand& c : subcommands()) {

@@ -440,21 +440,4 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-std::string git_commit() {
-  auto capture = [](const char* cmd) {
-    std::string out;
-    if (FILE* p = ::popen(cmd, "r")) {
-      char buf[256];
-      while (std::fgets(buf, sizeof buf, p)) out += buf;
-      ::pclose(p);
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
-  };
-  std::string head = capture("git rev-parse HEAD 2>/dev/null");
-  if (head.size() != 40) return "unknown (no git commit)";
-  if (!capture("git status --porcelain --untracked-files=no 2>/dev/null").empty()) head += "-dirty";
-  return head;
-}
-
 }  // namespace fl

@@ -63,9 +63,8 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
 std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path,
                                                              size_t max_events);
 
-// Wall-clock UTC time "2025-01-31T12:34:56Z", and `git rev-parse HEAD` (+"-dirty" when tracked
-// files changed) of the current directory, or "unknown". Harness-only: sim/ never calls these.
+// Wall-clock UTC time "2025-01-31T12:34:56Z". Harness-only: sim/ never calls it. (A report's
+// commit is the binary's own, build_commit() in harness/build_info.h.)
 std::string utc_now_iso8601();
-std::string git_commit();
 
 }  // namespace fl

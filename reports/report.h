@@ -66,7 +66,7 @@ struct RunRecord {
   int64_t simulated_us = 0;           // summed over seeds
   double wall_seconds = 0;            // summed over seeds
   std::string produced_at;            // ISO-8601 UTC
-  std::string commit;
+  std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
   bool operator==(const RunRecord&) const = default;
 
   bool passed() const { return failing_seeds.empty() && error.empty(); }
@@ -101,7 +101,7 @@ struct FixRecord {
 struct Report {
   std::string title = "faultline report";
   std::string produced_at;            // ISO-8601 UTC
-  std::string commit;                 // git rev-parse HEAD (+ "-dirty"), or "unknown"
+  std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
   std::vector<std::string> matrices;  // selected matrices ("all" or names)
   std::vector<RunRecord> runs;
   std::vector<FixRecord> fixes;       // the named fixes of the reported systems, with evidence
