@@ -48,7 +48,8 @@ using MessagePtr = std::shared_ptr<const Message>;
 template <typename T>
 class ValueMessage final : public Message {
  public:
-  explicit ValueMessage(T v) : value(std::move(v)) {}
+  explicit ValueMessage(T&& v) : value(std::move(v)) {}
+  explicit ValueMessage(const T& v) : value(v) {}
   std::string describe() const override { return value.describe(); }
   uint64_t digest() const override {
     if constexpr (requires(StableHasher& h) { value.describe_to(h); }) {

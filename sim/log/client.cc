@@ -16,9 +16,10 @@ struct CallOutcome {
   LogReply reply;
 };
 
-Task<CallOutcome> call_broker(fl::Rpc* rpc, std::string service, LogRequest request,
-                              int64_t timeout_us) {
-  fl::RpcResult r = co_await rpc->call(service, make_message(std::move(request)), timeout_us);
+// `request` is a LogRequest message, built by the caller (a LogRequest is large: passed by value
+// into this coroutine it would be moved three more times).
+Task<CallOutcome> call_broker(fl::Rpc* rpc, std::string service, MessagePtr request, int64_t timeout_us) {
+  fl::RpcResult r = co_await rpc->call(service, std::move(request), timeout_us);
   CallOutcome out;
   if (r.status == fl::RpcStatus::kUnavailable) {
     out.transport = LogStatus::kUnavailable;
@@ -45,7 +46,7 @@ class Producer final : public fl::LogProducer {
     LogRequest r;
     r.kind = LogRequest::Kind::kInitProducer;
     r.transactional_id = options_.transactional_id;
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     if (out.transport != LogStatus::kOk) co_return out.transport;
     if (out.reply.status != LogStatus::kOk) co_return out.reply.status;
     producer_id_ = out.reply.init.producer_id;
@@ -122,7 +123,7 @@ class Producer final : public fl::LogProducer {
     r.produce.key = std::move(key);
     r.produce.value = std::move(value);
     r.producer_group = std::move(producer_group);
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     ProduceResult result;
     result.status = out.transport != LogStatus::kOk ? out.transport : out.reply.status;
     if (result.status == LogStatus::kOk) {
@@ -137,7 +138,7 @@ class Producer final : public fl::LogProducer {
     r.kind = LogRequest::Kind::kEndHalf;
     r.half_id = half_id;
     r.resolution = resolution;
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     co_return out.transport != LogStatus::kOk ? out.transport : out.reply.status;
   }
 
@@ -146,7 +147,7 @@ class Producer final : public fl::LogProducer {
     r.kind = LogRequest::Kind::kRegisterChecker;
     r.producer_group = std::move(producer_group);
     r.check_service = std::move(check_service);
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     co_return out.transport != LogStatus::kOk ? out.transport : out.reply.status;
   }
 
@@ -159,7 +160,7 @@ class Producer final : public fl::LogProducer {
     r.topic = topic;
     CallOutcome out;
     for (int attempt = 0; attempt <= options_.retries; ++attempt) {
-      out = co_await call_broker(&rpc_, service_, r, options_.request_timeout_us);
+      out = co_await call_broker(&rpc_, service_, make_message(r), options_.request_timeout_us);
       if (out.transport == LogStatus::kOk) break;
     }
     // Metadata is read-only: a lost reply is simply "not sent", never indeterminate.
@@ -182,7 +183,7 @@ class Producer final : public fl::LogProducer {
       LogRequest r;
       r.kind = LogRequest::Kind::kProduce;
       r.produce = pr;
-      CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+      CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
       if (out.transport == LogStatus::kIndeterminate && attempt < options_.retries) continue;
       if (out.transport != LogStatus::kOk) {
         result.status = out.transport;
@@ -210,7 +211,7 @@ class Producer final : public fl::LogProducer {
     r.commit = commit;
     r.txn_offsets = std::move(offsets);
     in_txn_ = false;
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     if (out.transport != LogStatus::kOk) co_return out.transport;
     if (out.reply.status == LogStatus::kProducerFenced) fenced_ = true;
     co_return out.reply.status;
@@ -244,7 +245,7 @@ class Consumer final : public fl::LogConsumer {
     r.topics = std::move(topics);
     r.protocol = options_.protocol;
     r.session_timeout_us = options_.session_timeout_us;
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     JoinResult result;
     result.status = out.transport != LogStatus::kOk ? out.transport : out.reply.status;
     if (result.status != LogStatus::kOk) co_return std::move(result);
@@ -267,7 +268,7 @@ class Consumer final : public fl::LogConsumer {
       r.member_id = member_id_;
       r.offsets = positions_;
       r.max_records = max_records;
-      CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+      CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
       if (out.transport != LogStatus::kOk) {
         result.status = out.transport;
         break;
@@ -304,7 +305,7 @@ class Consumer final : public fl::LogConsumer {
     r.member_id = member_id_;
     r.generation = generation_;
     r.offsets = std::move(next_offsets);
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     co_return out.transport != LogStatus::kOk ? out.transport : out.reply.status;
   }
 
@@ -328,7 +329,7 @@ class Consumer final : public fl::LogConsumer {
     r.kind = kind;
     r.group = options_.group;
     r.member_id = member_id_;
-    CallOutcome out = co_await call_broker(&rpc_, service_, std::move(r), options_.request_timeout_us);
+    CallOutcome out = co_await call_broker(&rpc_, service_, make_message(std::move(r)), options_.request_timeout_us);
     co_return out.transport != LogStatus::kOk ? out.transport : out.reply.status;
   }
 

@@ -2,17 +2,27 @@
 
 #include <cassert>
 
+#include "impl/ports/text.h"
+
 namespace fl::sim::log {
 
 namespace {
 
-std::string describe_offsets(const OffsetMap& offsets) {
-  std::string out = "{";
+// "{topic/partition:offset,...}", appended (TopicPartition::describe() for each key).
+template <typename Out>
+void append_offsets(Out& out, const OffsetMap& offsets) {
+  out += '{';
+  bool first = true;
   for (const auto& [tp, o] : offsets) {
-    if (out.size() > 1) out += ",";
-    out += tp.describe() + ":" + std::to_string(o);
+    if (!first) out += ',';
+    first = false;
+    out += tp.topic;
+    out += '/';
+    append_decimal(out, tp.partition);
+    out += ':';
+    append_decimal(out, o);
   }
-  return out + "}";
+  out += '}';
 }
 
 const char* kind_name(LogRequest::Kind k) {
@@ -35,30 +45,69 @@ const char* kind_name(LogRequest::Kind k) {
 
 }  // namespace
 
-std::string LogRequest::describe() const {
-  std::string out = kind_name(kind);
-  switch (kind) {
-    case Kind::kMetadata: return out + " " + topic;
-    case Kind::kInitProducer: return out + " txn=" + transactional_id;
+namespace {
+
+// Appends each piece (a char or a string) to `out`.
+template <typename Out, typename... Pieces>
+void put(Out& out, const Pieces&... pieces) {
+  ((out += pieces), ...);
+}
+
+// The one renderer of a request's description, for text and for its digest (every poll and
+// produce crosses the network, which digests it).
+template <typename Out>
+void append_request(Out& out, const LogRequest& r) {
+  using Kind = LogRequest::Kind;
+  out += kind_name(r.kind);
+  switch (r.kind) {
+    case Kind::kMetadata: put(out, ' ', r.topic); return;
+    case Kind::kInitProducer: put(out, " txn=", r.transactional_id); return;
     case Kind::kProduce:
-      return out + " " + produce.topic + " key=" + produce.key + " pid=" +
-             std::to_string(produce.producer_id) + " epoch=" + std::to_string(produce.epoch) +
-             " seq=" + std::to_string(produce.sequence) + (produce.transactional ? " txn" : "");
+      put(out, ' ', r.produce.topic, " key=", r.produce.key, " pid=");
+      append_decimal(out, r.produce.producer_id);
+      out += " epoch=";
+      append_decimal(out, r.produce.epoch);
+      out += " seq=";
+      append_decimal(out, r.produce.sequence);
+      if (r.produce.transactional) out += " txn";
+      return;
     case Kind::kEndTxn:
-      return out + " " + transactional_id + " epoch=" + std::to_string(epoch) +
-             (commit ? " commit" : " abort") + " offsets=" + describe_offsets(txn_offsets.offsets);
-    case Kind::kJoin: return out + " " + group + " client=" + client_id;
-    case Kind::kPoll: return out + " " + group + " " + member_id + " at=" + describe_offsets(offsets);
+      put(out, ' ', r.transactional_id, " epoch=");
+      append_decimal(out, r.epoch);
+      put(out, r.commit ? " commit" : " abort", " offsets=");
+      append_offsets(out, r.txn_offsets.offsets);
+      return;
+    case Kind::kJoin: put(out, ' ', r.group, " client=", r.client_id); return;
+    case Kind::kPoll:
+      put(out, ' ', r.group, ' ', r.member_id, " at=");
+      append_offsets(out, r.offsets);
+      return;
     case Kind::kCommit:
-      return out + " " + group + " " + member_id + " gen=" + std::to_string(generation) + " " +
-             describe_offsets(offsets);
-    case Kind::kProduceHalf: return out + " " + produce.topic + " key=" + produce.key + " group=" + producer_group;
+      put(out, ' ', r.group, ' ', r.member_id, " gen=");
+      append_decimal(out, r.generation);
+      out += ' ';
+      append_offsets(out, r.offsets);
+      return;
+    case Kind::kProduceHalf: put(out, ' ', r.produce.topic, " key=", r.produce.key, " group=", r.producer_group); return;
     case Kind::kEndHalf:
-      return out + " id=" + std::to_string(half_id) + " " + fl::half_resolution_name(resolution);
-    case Kind::kRegisterChecker: return out + " " + producer_group + " " + check_service;
-    default: return out + " " + group + " " + member_id;
+      out += " id=";
+      append_decimal(out, r.half_id);
+      put(out, ' ', fl::half_resolution_name(r.resolution));
+      return;
+    case Kind::kRegisterChecker: put(out, ' ', r.producer_group, ' ', r.check_service); return;
+    default: put(out, ' ', r.group, ' ', r.member_id); return;
   }
 }
+
+}  // namespace
+
+std::string LogRequest::describe() const {
+  std::string out;
+  append_request(out, *this);
+  return out;
+}
+
+void LogRequest::describe_to(StableHasher& out) const { append_request(out, *this); }
 
 std::string LogReply::describe() const {
   std::string out = log_status_name(status);

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "impl/ports/stable_hash.h"
 #include "sim/log/broker.h"
 #include "sim/world.h"
 
@@ -50,6 +51,7 @@ struct LogRequest {
   size_t max_records = 0;            // kPoll
   int64_t generation = -1;           // kCommit
   std::string describe() const;
+  void describe_to(StableHasher& out) const;  // hashes describe() without building it (Message::digest)
 };
 
 struct LogReply {
