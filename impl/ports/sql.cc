@@ -115,10 +115,8 @@ namespace {
 // The one renderer of a statement's description, for text and for its hash.
 template <typename Out>
 void append_statement(Out& out, const SqlStatement& st) {
-  const std::string& sql = st.sql;
   const std::vector<SqlValue>& params = st.params;
-  const SqlExpect expect = st.expect;
-  out += sql;
+  out += st.sql;
   if (!params.empty()) {
     out += " [";
     for (size_t i = 0; i < params.size(); ++i) {
@@ -127,7 +125,7 @@ void append_statement(Out& out, const SqlStatement& st) {
     }
     out += "]";
   }
-  switch (expect) {
+  switch (st.expect) {
     case SqlExpect::kAny: break;
     case SqlExpect::kChanged: out += " expect=changed"; break;
     case SqlExpect::kNoRows: out += " expect=no_rows"; break;

@@ -158,9 +158,10 @@ class Producer final : public fl::LogProducer {
     LogRequest r;
     r.kind = LogRequest::Kind::kMetadata;
     r.topic = topic;
+    const MessagePtr request = make_message(std::move(r));  // immutable: every attempt sends it
     CallOutcome out;
     for (int attempt = 0; attempt <= options_.retries; ++attempt) {
-      out = co_await call_broker(&rpc_, service_, make_message(r), options_.request_timeout_us);
+      out = co_await call_broker(&rpc_, service_, request, options_.request_timeout_us);
       if (out.transport == LogStatus::kOk) break;
     }
     // Metadata is read-only: a lost reply is simply "not sent", never indeterminate.
