@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "model/ranking/board.h"
 #include "properties/ranking/checks.h"
@@ -23,13 +24,25 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+// The next word of `sql` from `*at` (empty at its end), split at white space as `std::istream >>`
+// splits it. Every checker tests every committed statement, so this allocates nothing.
+std::string_view next_word(std::string_view sql, size_t* at) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; };
+  size_t from = *at;
+  while (from < sql.size() && space(sql[from])) ++from;
+  size_t to = from;
+  while (to < sql.size() && !space(sql[to])) ++to;
+  *at = to;
+  return sql.substr(from, to - from);
+}
 // The table a committed write changes (the one after INSERT [OR x] INTO, UPDATE or DELETE FROM).
-std::string target(const std::string& sql) {
-  std::istringstream in(sql);
-  std::string w;
-  in >> w;
-  if (w != "INSERT" && w != "UPDATE" && w != "DELETE") return "";
-  while (in >> w && (w == "OR" || w == "IGNORE" || w == "REPLACE" || w == "INTO" || w == "FROM")) {
+std::string_view target(std::string_view sql) {
+  size_t at = 0;
+  std::string_view w = next_word(sql, &at);
+  if (w != "INSERT" && w != "UPDATE" && w != "DELETE") return {};
+  for (std::string_view next; !(next = next_word(sql, &at)).empty();) {
+    w = next;
+    if (w != "OR" && w != "IGNORE" && w != "REPLACE" && w != "INTO" && w != "FROM") break;
   }
   return w;
 }

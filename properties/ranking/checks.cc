@@ -55,7 +55,7 @@ Verdict check_ingest_durable(const RankingRun& run) {
                    "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
                    "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
   std::set<std::string> logged, pending;
-  for (const LogRecordObs& r : run.stable) logged.insert(field(parse_event(r.value), "eventId"));
+  for (const LogRecordObs& r : run.stable) logged.insert(field(r.fields(), "eventId"));
   for (const auto& [id, status] : run.outbox) {
     if (status == "PENDING") pending.insert(id);
   }
@@ -105,13 +105,13 @@ Verdict check_scope_canonical(const RankingRun& run) {
   }
   std::map<std::pair<int32_t, int64_t>, std::map<std::string, std::string>> stable;
   for (const LogRecordObs& r : run.stable) {
-    const auto e = parse_event(r.value);
+    const auto& e = r.fields();
     ++v.checks;
     if (model::scopes_of(e, run.config).empty()) fail_verdict(v, "stable " + where(r) + ": invalid scope dimensions accepted");
     stable[{r.partition, r.offset}] = e;
   }
   for (const LogRecordObs& r : run.keyed) {
-    const auto k = parse_event(r.value);
+    const auto& k = r.fields();
     auto it = stable.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     ++v.checks;
     if (it == stable.end()) {
@@ -264,13 +264,13 @@ Verdict check_offset_continuity(const RankingRun& run) {
                    "queue), and every keyed partition's checkpoint reaches its log end: no gap");
   std::set<std::tuple<int32_t, int64_t, std::string>> carried;
   for (const LogRecordObs& r : run.keyed) {
-    const auto k = parse_event(r.value);
+    const auto& k = r.fields();
     carried.insert({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset")),
                     field(k, "scopeId")});
   }
   std::set<std::pair<int32_t, int64_t>> parked(run.candidate_terms.begin(), run.candidate_terms.end());
   for (const LogRecordObs& r : run.stable) {
-    const auto e = parse_event(r.value);
+    const auto& e = r.fields();
     if (model::main_topic(field(e, "topicHints"), run.config).empty()) {
       ++v.checks;
       if (!parked.count({r.partition, r.offset})) fail_verdict(v, "stable " + where(r) + ": unmapped but not queued");
@@ -325,7 +325,7 @@ void check_mapping_stamps(Verdict& v, const RankingRun& run) {
   std::map<std::pair<int32_t, int64_t>, int64_t> stable_at;
   for (const LogRecordObs& r : run.stable) stable_at[{r.partition, r.offset}] = r.append_us;
   for (const LogRecordObs& r : run.keyed) {
-    const auto k = parse_event(r.value);
+    const auto& k = r.fields();
     auto ts = stable_at.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     if (ts == stable_at.end()) continue;  // rank-scope-canonical's finding
     std::vector<MappingActivation> a = {{INT64_MIN, run.board.params.initial_mapping, 1}};
@@ -349,9 +349,9 @@ Verdict check_normalization(const RankingRun& run) {
                    "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
                    "under the mapping version");
   std::map<std::pair<int32_t, int64_t>, std::string> hint;
-  for (const LogRecordObs& r : run.stable) hint[{r.partition, r.offset}] = field(parse_event(r.value), "topicHints");
+  for (const LogRecordObs& r : run.stable) hint[{r.partition, r.offset}] = field(r.fields(), "topicHints");
   for (const LogRecordObs& r : run.keyed) {
-    const auto k = parse_event(r.value);
+    const auto& k = r.fields();
     auto it = hint.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     if (it == hint.end()) continue;  // rank-scope-canonical's finding
     ++v.checks;

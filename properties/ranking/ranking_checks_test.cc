@@ -61,6 +61,18 @@ void expect_pass(const Verdict& v) {
 }
 void expect_fail(const Verdict& v) { EXPECT_EQ(v.status(), VerdictStatus::kFail) << v.property; }
 
+
+// The kept parse of a record is its current text's: a record edited after a checker read it is
+// parsed again (mutation tests edit a clean run's records between checks).
+TEST(LogRecordObs, FieldsFollowTheValue) {
+  LogRecordObs r{0, 0, "q1", event("e1", "act1", "t_1")};
+  EXPECT_EQ(r.fields().at("eventId"), "e1");
+  r.value = event("e2", "act1", "t_1");
+  EXPECT_EQ(r.fields().at("eventId"), "e2");
+  const LogRecordObs copy = r;
+  EXPECT_EQ(copy.fields().at("eventId"), "e2");
+  EXPECT_EQ(r.fields(), model::parse_event(r.value));
+}
 TEST(RankingChecks, CleanRunPassesEveryProperty) {
   const RankingRun run = clean();
   std::vector<std::string> names;

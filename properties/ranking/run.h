@@ -29,6 +29,20 @@ struct LogRecordObs {
   std::string key;
   std::string value;
   int64_t append_us = 0;  // the broker's append time
+
+  // The record's fields, model::parse_event(value). Half a dozen checkers read every record, so
+  // the parse is kept, with the text it came from: a record whose value changed is parsed again.
+  const std::map<std::string, std::string>& fields() const {
+    if (!parse_cache.done || parse_cache.source != value) parse_cache = Parsed{value, model::parse_event(value), true};
+    return parse_cache.fields;
+  }
+
+  struct Parsed {  // a cache of fields(), never an observation of its own
+    std::string source;
+    std::map<std::string, std::string> fields;
+    bool done = false;
+  };
+  mutable Parsed parse_cache;
 };
 
 struct HeadRow {

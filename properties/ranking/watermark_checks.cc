@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "properties/ranking/checks.h"
@@ -21,8 +22,15 @@ std::string field(const std::map<std::string, std::string>& e, const std::string
 
 int64_t num(const std::string& s) { return s.empty() ? 0 : std::stoll(s); }
 
+// Whether `s` is an INSERT whose text names `table (`. Every checker tests every committed
+// statement, so this allocates nothing.
 bool writes(const SqlStatementObs& s, const char* table) {
-  return s.sql.find(std::string(table) + " (") != std::string::npos && s.sql.rfind("INSERT", 0) == 0;
+  const std::string_view sql(s.sql), name(table);
+  if (!sql.starts_with("INSERT")) return false;
+  for (size_t at = sql.find(name); at != std::string_view::npos; at = sql.find(name, at + 1)) {
+    if (sql.substr(at + name.size(), 2) == " (") return true;
+  }
+  return false;
 }
 
 // One keyed record as the judges need it.
@@ -35,7 +43,7 @@ struct Keyed {
 std::map<int32_t, std::vector<Keyed>> keyed_by_partition(const RankingRun& run) {
   std::map<int32_t, std::vector<Keyed>> out;
   for (const LogRecordObs& r : run.keyed) {
-    const auto e = model::parse_event(r.value);
+    const auto& e = r.fields();
     out[r.partition].push_back(Keyed{r.offset, num(field(e, "eventTime")), r.append_us, num(field(e, "sourceOffset")),
                                      field(e, "source") + "|" + field(e, "sourcePartition"), field(e, "eventId"),
                                      field(e, "scopeId"), field(e, "topicId")});
@@ -141,7 +149,7 @@ std::set<std::string> late_events(const RankingRun& run) {
   std::set<std::tuple<int32_t, int64_t, std::string>> side;
   for (const SideOutputRow& r : run.wm.side) side.insert({r.partition, r.offset, r.window_type});
   for (const LogRecordObs& r : run.keyed) {
-    const auto e = model::parse_event(r.value);
+    const auto& e = r.fields();
     for (const auto& [wt, size] : run.config.windows) {
       const std::string key = field(e, "eventId") + "#" + field(e, "scopeId") + "#" + wt;
       (side.count({r.partition, r.offset, wt}) ? late : applied).insert(key);
@@ -368,7 +376,7 @@ Verdict check_dedup_purge(const RankingRun& run) {
   std::map<std::pair<int32_t, std::string>, size_t> archived_at;
   std::map<std::pair<std::string, std::string>, int32_t> kp_of;  // (topic, scope) -> keyed partition
   for (const LogRecordObs& r : run.keyed) {
-    const auto e = model::parse_event(r.value);
+    const auto& e = r.fields();
     kp_of[{field(e, "topicId"), field(e, "scopeId")}] = r.partition;
   }
   // The DB's heads by the window they belong to: "aggregate_key/gG/vV".
