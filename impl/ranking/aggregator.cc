@@ -1,12 +1,14 @@
 #include "impl/ranking/aggregator.h"
 
 #include <algorithm>
+#include <cassert>
 #include <memory>
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "impl/ports/stable_hash.h"
 #include "impl/ports/text.h"
 #include "impl/ranking/schema.h"
 
@@ -56,9 +58,61 @@ void field(std::string& out, int64_t v) {
   append_decimal(out, v);
 }
 
-// One line per fact, tab separated; the generators put no tab or newline in ids. With `flushed`,
-// the state as a committed flush up to `*flushed` leaves it (next_offset moved, dirty versions
-// advanced: KeyState::mark_flushed), without copying the state to get there.
+// One line per fact, tab separated; the generators put no tab or newline in ids. `flushed`: as a
+// committed flush leaves the key (dirty versions advanced: KeyState::mark_flushed).
+void append_key(std::string& out, const KeyState& k, bool flushed) {
+  out += 'K';
+  field(out, k.key.topic_id);
+  field(out, k.key.scope_id);
+  field(out, k.key.window_type);
+  field(out, k.key.window_start_ms);
+  field(out, k.key.metric_type);
+  field(out, k.generation);
+  field(out, k.version + (flushed && k.dirty ? 1 : 0));
+  field(out, k.counts_content ? 1 : 0);
+  out += '\n';
+  for (const std::string& a : k.applied) (out += "A\t").append(a) += '\n';
+  for (const auto& [actor, n] : k.actors) {
+    (out += "C\t").append(actor);
+    field(out, n);
+    out += '\n';
+  }
+  for (const std::string& c : k.contents) (out += "T\t").append(c) += '\n';
+  for (const auto& [salt, sh] : k.shards) {
+    out += 'S';
+    field(out, salt);
+    field(out, sh.version + (flushed && sh.dirty ? 1 : 0));
+    field(out, sh.raw);
+    field(out, sh.sketch.encode());
+    out += '\n';
+  }
+}
+
+// append_key(k, flushed = true), from the key's kept lines when their stamp still matches.
+const std::string& flushed_lines(const KeyState& k) {
+  uint64_t shards = 0;
+  for (const auto& [salt, sh] : k.shards) {
+    shards = mix64(shards ^ static_cast<uint64_t>(salt));
+    shards = mix64(shards ^ static_cast<uint64_t>(sh.version + (sh.dirty ? 1 : 0)));
+    shards = mix64(shards ^ static_cast<uint64_t>(sh.raw));
+  }
+  KeyState::FlushedLines& kept = k.flushed_lines;
+  const int64_t version = k.version + (k.dirty ? 1 : 0);
+  if (kept.generation != k.generation || kept.version != version || kept.applied != k.applied.size() ||
+      kept.counts_content != k.counts_content || kept.shards != shards) {
+    kept = KeyState::FlushedLines{k.generation, version, k.applied.size(), k.counts_content, shards, {}};
+    append_key(kept.text, k, /*flushed=*/true);
+  }
+#ifndef NDEBUG
+  std::string fresh;
+  append_key(fresh, k, /*flushed=*/true);
+  assert(kept.text == fresh && "a KeyState change that the stamp of its kept lines misses");
+#endif
+  return kept.text;
+}
+
+// With `flushed`, the state as a committed flush up to `*flushed` leaves it (next_offset moved,
+// dirty versions advanced: KeyState::mark_flushed), without copying the state to get there.
 std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed) {
   std::string out;
   out += 'N';
@@ -67,30 +121,10 @@ std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed
   field(out, s.generation);
   out += '\n';
   for (const auto& [ak, k] : s.keys) {
-    out += 'K';
-    field(out, k.key.topic_id);
-    field(out, k.key.scope_id);
-    field(out, k.key.window_type);
-    field(out, k.key.window_start_ms);
-    field(out, k.key.metric_type);
-    field(out, k.generation);
-    field(out, k.version + (flushed && k.dirty ? 1 : 0));
-    field(out, k.counts_content ? 1 : 0);
-    out += '\n';
-    for (const std::string& a : k.applied) (out += "A\t").append(a) += '\n';
-    for (const auto& [actor, n] : k.actors) {
-      (out += "C\t").append(actor);
-      field(out, n);
-      out += '\n';
-    }
-    for (const std::string& c : k.contents) (out += "T\t").append(c) += '\n';
-    for (const auto& [salt, sh] : k.shards) {
-      out += 'S';
-      field(out, salt);
-      field(out, sh.version + (flushed && sh.dirty ? 1 : 0));
-      field(out, sh.raw);
-      field(out, sh.sketch.encode());
-      out += '\n';
+    if (flushed) {
+      out += flushed_lines(k);
+    } else {
+      append_key(out, k, /*flushed=*/false);
     }
   }
   for (const auto& [topic, n] : s.topic_records) {

@@ -61,6 +61,21 @@ struct KeyState {
   std::map<int, Shard> shards;  // salt -> partial; only with sketches (salt 0: not salted)
   AggValue value(int suspicious_repeats) const;
   void mark_flushed();  // after a committed flush: dirty versions (the key's, its shards') advance
+
+  // This key's lines of PartitionState::encode_flushed, kept with what they were rendered from.
+  // Every flush writes every key (004:L319), and most keys are clean at a flush, so their lines
+  // are rendered once, not once per flush. A cache, never state: decode does not read it. Only
+  // apply changes applied, actors, contents or a shard's partial, always adding an applied
+  // record; the versions, the generation and the dirty flags are part of the stamp.
+  struct FlushedLines {
+    int64_t generation = -1;
+    int64_t version = -1;  // as the flush writes it: version + dirty
+    size_t applied = 0;
+    bool counts_content = false;
+    uint64_t shards = 0;  // every shard's salt, version as flushed and raw count, mixed
+    std::string text;
+  };
+  mutable FlushedLines flushed_lines;
 };
 
 // 004:L158, L179: the shards of one full key combined: raw counts add (an event is in exactly one
