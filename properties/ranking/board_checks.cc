@@ -174,12 +174,18 @@ void check_cut_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
 
 // ---- RANK-14, RANK-17.
 
-void check_manifest_rows(Verdict& v, const RunRow& r, const std::vector<const ManifestRow*>& rows,
-                         const std::vector<model::VersionInput>& inputs) {
-  std::map<std::string, const model::VersionInput*> triples;
+// Every version by "aggregate_key,generation,version" (the last input of a triple wins).
+using InputsByTriple = std::map<std::string, const model::VersionInput*>;
+InputsByTriple inputs_by_triple(const std::vector<model::VersionInput>& inputs) {
+  InputsByTriple triples;
   for (const model::VersionInput& in : inputs) {
     triples[in.aggregate_key + "," + std::to_string(in.generation) + "," + std::to_string(in.version)] = &in;
   }
+  return triples;
+}
+
+void check_manifest_rows(Verdict& v, const RunRow& r, const std::vector<const ManifestRow*>& rows,
+                         const InputsByTriple& triples) {
   std::map<int32_t, std::pair<int64_t, int64_t>> cut;  // partition -> (next_offset, generation)
   for (const std::string& ref : split(r.vector, ',')) {
     int32_t p = 0;
@@ -481,12 +487,13 @@ Verdict check_manifest_frozen(const RankingRun& run) {
                               "model computes from the versions the cut admits; manifest rows are written only with the "
                               "BUILDING transition and afterwards change only their disposition");
   const auto inputs = version_inputs(run);
+  const InputsByTriple triples = inputs_by_triple(inputs);  // once, not once per run
   const auto cuts = cuts_by_run(run.board);
   std::map<std::string, std::vector<const ManifestRow*>> rows;
   for (const ManifestRow& m : run.board.manifest) rows[m.run_id].push_back(&m);
   for (const RunRow& r : run.board.runs) {
     if (!past_collecting(r)) continue;
-    check_manifest_rows(v, r, rows[r.run_id], inputs);
+    check_manifest_rows(v, r, rows[r.run_id], triples);
     auto it = cuts.find(r.run_id);
     if (it != cuts.end()) check_topk_model(v, r, it->second, run.board, inputs);
   }
