@@ -61,7 +61,6 @@ void expect_pass(const Verdict& v) {
 }
 void expect_fail(const Verdict& v) { EXPECT_EQ(v.status(), VerdictStatus::kFail) << v.property; }
 
-
 // The kept parse of a record is its current text's: a record edited after a checker read it is
 // parsed again (mutation tests edit a clean run's records between checks).
 TEST(LogRecordObs, FieldsFollowTheValue) {
@@ -73,6 +72,7 @@ TEST(LogRecordObs, FieldsFollowTheValue) {
   EXPECT_EQ(copy.fields().at("eventId"), "e2");
   EXPECT_EQ(r.fields(), model::parse_event(r.value));
 }
+
 TEST(RankingChecks, CleanRunPassesEveryProperty) {
   const RankingRun run = clean();
   std::vector<std::string> names;
