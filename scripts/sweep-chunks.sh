@@ -16,7 +16,8 @@
 # JOBS worker processes (2), TIMEOUT_S a seed's wall-second limit (900: high, so that neighbours
 # on a shared machine cannot time a seed out), NICE (10).
 # Exit: 0 every chunk ran as its scenario expects, 1 a chunk found a failure (its log names the
-# seeds and replay commands), 2 a usage error or a chunk that could not run.
+# seeds and replay commands), 2 a usage error, a chunk that could not run, or chunks that do not
+# merge into one run (the scenario file changed between them).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 if [ $# -ne 4 ] || ! [[ "$2" =~ ^[0-9]+$ && "$3" =~ ^[0-9]+$ ]] || [ "$2" -lt 1 ] || [ "$3" -lt "$2" ]; then
@@ -56,6 +57,12 @@ for ((s = first; s <= last; s += chunk)); do
 done
 
 merged=$out_dir/$name-$first-$last
-"$bin" report --merge "${jsons[@]}" --out "$merged" > /dev/null || status=2
+summary=$("$bin" report --merge "${jsons[@]}" --out "$merged") || status=2
+# One scenario config across the chunks merges into one run; more means the file changed between
+# chunks, and the range is not one sweep of one scenario.
+if ! grep -q "(1 runs)" <<<"$summary"; then
+  echo "$0: the chunks do not merge into one run (the scenario changed between chunks?): $summary" >&2
+  status=2
+fi
 echo "merged report: $merged/report.md"
 exit $status
