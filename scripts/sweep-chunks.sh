@@ -57,10 +57,12 @@ for ((s = first; s <= last; s += chunk)); do
 done
 
 merged=$out_dir/$name-$first-$last
-summary=$("$bin" report --merge "${jsons[@]}" --out "$merged") || status=2
 # One scenario config across the chunks merges into one run; more means the file changed between
 # chunks, and the range is not one sweep of one scenario.
-if ! grep -q "(1 runs)" <<<"$summary"; then
+if ! summary=$("$bin" report --merge "${jsons[@]}" --out "$merged"); then
+  echo "$0: merging the chunks failed: $summary" >&2
+  status=2
+elif ! grep -q "(1 runs)" <<<"$summary"; then
   echo "$0: the chunks do not merge into one run (the scenario changed between chunks?): $summary" >&2
   status=2
 fi
