@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# How the simulated ranking chain (seed 004 part 1) scales with the number of events: the
+# scenario of bench/ranking_chain_bench.cc at each producer rate given, seed 1, and per rate the
+# business events committed, wall seconds, events per wall second and peak RSS (/usr/bin/time, if
+# installed) of a run without the trace, then, from the same run again with its trace, the
+# aggregators' checkpoint state (the partition state each flush writes, 004:L319) as the DB
+# received it: the final state of every keyed partition, and the bytes written over the run.
+# Long runs: a documented measurement (docs/systems/ranking.md, "Scale"), not a CI step.
+#   scripts/ranking-chain-scale.sh BINARY RATE...      e.g. build/faultline 10 30 100
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 2 ]; then
+  echo "usage: $0 BINARY RATE...   (RATE: events per simulated second per producer, 3 producers)" >&2
+  exit 2
+fi
+bin=$(realpath "$1"); shift
+for rate in "$@"; do
+  if ! [[ $rate =~ ^[0-9]+$ ]] || [ "$rate" -eq 0 ]; then
+    echo "$0: RATE must be a positive integer, not '$rate'" >&2
+    exit 2
+  fi
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%M' -o "$work/rss")
+
+# Sums, from the JSON-lines trace, the state parameter of each checkpoint write the DB received
+# (INSERT INTO agg_checkpoint / UPDATE agg_checkpoint SET ... state = ?), unescaping JSON's
+# two-character escapes so that lengths are bytes of state text. Keeps the last per partition.
+checkpoint_bytes() {
+  awk '
+    /"kind":"send"/ && /agg_checkpoint / {
+      n = split($0, parts, / \| /)
+      for (i = 1; i <= n; ++i) {
+        p = parts[i]
+        ins = index(p, "INSERT INTO agg_checkpoint ") == 1 || index(p, "INSERT OR REPLACE INTO agg_checkpoint ") == 1
+        upd = index(p, "UPDATE agg_checkpoint SET") == 1
+        if (!ins && !upd) continue
+        params = substr(p, index(p, " ["))
+        q1 = index(params, "\x27"); rest = substr(params, q1 + 1); q2 = index(rest, "\x27")
+        state = substr(rest, 1, q2 - 1); after = substr(rest, q2 + 1)
+        bytes = length(state) - gsub(/\\./, "", state)
+        if (ins) { match(params, /^ \[[0-9]+/); part = substr(params, 3, RLENGTH - 2) }
+        else { match(after, /\x27[0-9a-f]+\x27, [0-9]+/); s = substr(after, RSTART, RLENGTH); sub(/.*, /, "", s); part = s }
+        last[part] = bytes; written += bytes; ++writes
+      }
+    }
+    END { for (k in last) final += last[k]; printf "%d %d %d\n", writes, written, final }'
+}
+
+printf '%-6s %-8s %-8s %-12s %-10s %-10s %-14s %-12s %s\n' rate events wall_s events/wall_s rss_MB \
+  writes written_MB final_KB final_B/event
+for rate in "$@"; do
+  scenario=$work/chain-$rate.yaml
+  sed -e "s/rate_per_s: 10\$/rate_per_s: $rate/" -e "s/^name: .*/name: ranking-chain-scale-$rate/" \
+    scenarios/ranking/bench-chain-hardened.yaml > "$scenario"
+  "${timer[@]}" "$bin" run "$scenario" --seed 1 > "$work/out-$rate"  # timed without the trace
+  mkfifo "$work/trace-$rate"  # the same run again for its trace, read as it is written
+  checkpoint_bytes < "$work/trace-$rate" > "$work/cp-$rate" &
+  "$bin" run "$scenario" --seed 1 --quiet --trace "$work/trace-$rate" > /dev/null
+  wait
+  events=$(awk '/rank-ingest-durable/ { gsub(/[()]/, ""); for (i = 1; i <= NF; ++i) if ($i == "checks") print $(i - 1) }' "$work/out-$rate")
+  wall_s=$(sed -n 's/.* simulated s in \([0-9.]*\) wall s.*/\1/p' "$work/out-$rate")
+  rss_mb=$( [ -f "$work/rss" ] && awk '{ printf "%.0f", $1 / 1024 }' "$work/rss" || echo "-")
+  read -r writes written final < "$work/cp-$rate"
+  awk -v r="$rate" -v e="$events" -v w="$wall_s" -v m="$rss_mb" -v n="$writes" -v b="$written" -v f="$final" 'BEGIN {
+    printf "%-6s %-8d %-8.2f %-12.1f %-10s %-10d %-14.1f %-12.1f %.0f\n", r, e, w, e / w, m, n, b / 1e6, f / 1e3, f / e }'
+done
