@@ -151,17 +151,19 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
 const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
     "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
-    "       faultline sweep FILE --crash-points [--effects K] [--seed N] [--jobs J] [--json OUT]\n"
-    "                       [--found DIR]\n"
+    "       faultline sweep FILE --crash-points [--effects K] [--processes P,...] [--seed N] [--jobs J]\n"
+    "                       [--json OUT] [--found DIR]\n"
     "       faultline sweep HARDENED.yaml --each-fix [--seeds N] [--crash-scenario FILE] [--effects K]\n"
-    "                       [--only FIX,...] [--found DIR] [--json OUT]\n"
+    "                       [--processes P,...] [--only FIX,...] [--found DIR] [--json OUT]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
     "  seed (over --timeout-s wall seconds, default 120) is that seed's failure. --shard i/n runs\n"
     "  every n-th seed starting at the i-th, so n machines cover N seeds; merge their --json files\n"
     "  with `faultline report --merge`. --crash-points lists every external effect of the service\n"
     "  processes (each Redis command, SQL statement, publish, ack) in one run, then re-runs the\n"
     "  seed once per effect (the first K with --effects), crashing the caller right before and\n"
-    "  right after it; the crashed process restarts 1 s later. --found DIR writes each broken\n"
+    "  right after it; the crashed process restarts 1 s later. --processes P,... sweeps only the\n"
+    "  effects of processes whose names start with one of the prefixes (e.g. coord-,topk-,pub-);\n"
+    "  --effects K then counts those. --found DIR writes each broken\n"
     "  property's first crash point as a replayable scenario (crash_point: + seed:).\n"
     "  --each-fix proves each named fix needed: hardened runs without one fix at a time over seeds\n"
     "  S..S+N-1 (default 200, stopping at the first failure), then, if nothing failed, through the\n"
@@ -179,15 +181,15 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duratio
   discover.list_effects = true;
   const RunResult listed = run_scenario(s, seed, discover);
   if (!listed.error.empty()) return f.error("discovery run failed: " + listed.error);
-  if (effects == 0 || effects > listed.effects.size()) effects = listed.effects.size();
-  std::printf("crash-point discovery: %zu external effects; sweeping %llu of them before and after\n",
-              listed.effects.size(), static_cast<unsigned long long>(effects));
-  if (effects == 0) return f.error("the scenario's service processes make no external calls");
-  std::vector<CrashPoint> points;
-  for (uint64_t i = 0; i < effects; ++i) {
-    points.push_back(CrashPoint{i, true});
-    points.push_back(CrashPoint{i, false});
-  }
+  const std::vector<std::string> processes = f.list("--processes");
+  const std::vector<CrashPoint> points = crash_points_to_sweep(listed, effects, processes);
+  std::string which;
+  for (const std::string& p : processes) which += (which.empty() ? " (processes " : ", ") + p + "*";
+  if (!which.empty()) which += ")";
+  std::printf("crash-point discovery: %zu external effects; sweeping %zu of them%s, before and after\n",
+              listed.effects.size(), points.size() / 2, which.c_str());
+  if (listed.effects.empty()) return f.error("the scenario's service processes make no external calls");
+  if (points.empty()) return f.error("no external effect of the processes given with --processes");
   const auto start = WallClock::now();
   std::vector<WorkerOutcome> out = run_in_workers(
       points.size(),
@@ -203,7 +205,7 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duratio
     const CrashPoint& p = points[o.job];
     for (const std::string& prop : failed_properties(o.result)) first_break.emplace(prop, p);
     const std::string where = std::string(p.before ? "before" : "after") + " " +
-                              listed.effects[p.effect_index];
+                              listed.effects[p.effect_index].text;
     for (const std::string& prop : failed_properties(o.result)) broken[prop].push_back(where);
   }
   std::printf("crash-point sweep %s seed %llu: %zu runs in %.1f wall s\n", s.name.c_str(),
@@ -230,11 +232,14 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duratio
       pinned.crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.restart_after_ms};
       pinned.seed = seed;
       pinned.expect = Expectation{.pass = false, .failing = {prop}};
+      // Recorded from a run of the pinned file: its crash point is in the config digest that
+      // starts the trace, so the sweep's run has another fingerprint.
+      pinned.expect.fingerprint = run_scenario(pinned, seed, RunOptions{}).fingerprint;
       pinned.name = s.name + "-crash-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
       const std::string path = f.str("--found") + "/" + pinned.name + "-" + prop + ".yaml";
       const std::string header = "# Crash point found by `faultline sweep --crash-points` on " + s.source_file +
                                  ": crashing " + (p.before ? "before " : "after ") +
-                                 listed.effects[p.effect_index] + " breaks " + prop +
+                                 listed.effects[p.effect_index].text + " breaks " + prop +
                                  ".\n# Replay: faultline replay " + path + "\n";
       if (!write_text(path, header + scenario_to_yaml(pinned))) return f.error("cannot write " + path);
       std::printf("  wrote %s\n", path.c_str());
@@ -273,6 +278,7 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
   uint64_t effects = 0;
   if (!f.u64("--effects", &effects)) return f.error("bad number");
   o.crash_effects = effects;
+  o.crash_processes = f.list("--processes");
   o.log = [](const std::string& line) { std::printf("  %s\n", line.c_str()), std::fflush(stdout); };
   std::printf("fix-kill sweep of %s: %zu fixes, up to %llu seeds each%s\n", s.source_file.c_str(),
               o.only.empty() ? sys->fixes().size() : o.only.size(), static_cast<unsigned long long>(o.seeds),
@@ -306,7 +312,8 @@ int sweep_main(const Args& args) {
           {{"--seeds", K::kCount}, {"--first-seed", K::kCount}, {"--jobs", K::kCount}, {"--shard", K::kText},
            {"--json", K::kText}, {"--timeout-s", K::kPositive}, {"--quiet", K::kSwitch},
            {"--crash-points", K::kSwitch}, {"--effects", K::kCount}, {"--found", K::kText}, {"--seed", K::kCount},
-           {"--without", K::kList}, {"--each-fix", K::kSwitch}, {"--crash-scenario", K::kText}, {"--only", K::kList}});
+           {"--without", K::kList}, {"--each-fix", K::kSwitch}, {"--crash-scenario", K::kText}, {"--only", K::kList},
+           {"--processes", K::kList}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   uint64_t seeds = 0, first = 1, jobs = 2;
@@ -324,6 +331,9 @@ int sweep_main(const Args& args) {
   RunOptions run_options;
   run_options.without = f.list("--without");
   if (std::string why = apply_without(*s, run_options.without); !why.empty()) return f.error(why);
+  if (f.has("--processes") && !f.has("--crash-points") && !f.has("--crash-scenario")) {
+    return f.error("--processes chooses crash points: it goes with --crash-points or --crash-scenario");
+  }
   if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
   if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout);
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");

@@ -59,33 +59,34 @@ void crash_points(const Scenario& s, const FixKillOptions& o, FixKill* k, Scenar
   discover.list_effects = true;
   const RunResult listed = run_scenario(s, seed, discover);
   if (!listed.error.empty()) return;
-  const uint64_t effects = o.crash_effects == 0 ? listed.effects.size()
-                                                : std::min<uint64_t>(o.crash_effects, listed.effects.size());
+  const std::vector<CrashPoint> points = crash_points_to_sweep(listed, o.crash_effects, o.crash_processes);
   const uint64_t batch = static_cast<uint64_t>(std::max(1, o.jobs)) * 4;
-  for (uint64_t from = 0; from < 2 * effects && !k->killed; from += batch) {
-    const uint64_t n = std::min(batch, 2 * effects - from);
+  for (uint64_t from = 0; from < points.size() && !k->killed; from += batch) {
+    const uint64_t n = std::min<uint64_t>(batch, points.size() - from);
     std::vector<WorkerOutcome> out = run_in_workers(
         n,
         [&](size_t job) {
           RunOptions opt;
-          opt.crash_point = CrashPoint{(from + job) / 2, (from + job) % 2 == 0};
+          opt.crash_point = points[from + job];
           return run_scenario(s, seed, opt);
         },
         o.jobs, o.timeout);
     for (const WorkerOutcome& w : out) {
       const std::vector<std::string> failed = failed_properties(w.result);
       if (failed.empty() || failed.front()[0] == '<') continue;
-      const uint64_t point = from + w.job;
-      const bool before = point % 2 == 0;
+      const CrashPoint& point = points[from + w.job];
       k->killed = true;
       k->property = failed.front();
       k->seed = seed;
-      k->via = std::string("crash ") + (before ? "before" : "after") + " effect " + listed.effects[point / 2];
+      k->via = std::string("crash ") + (point.before ? "before" : "after") + " effect " +
+               listed.effects[point.effect_index].text;
       *pinned = s;
-      pinned->crash_point = CrashPointSpec{static_cast<int64_t>(point / 2), before, 1000};
+      pinned->crash_point = CrashPointSpec{static_cast<int64_t>(point.effect_index), point.before, 1000};
       pinned->seed = seed;
-      pinned->expect = Expectation{.pass = false, .failing = {k->property}, .fingerprint = w.result.fingerprint};
-      k->fingerprint = w.result.fingerprint;
+      // The pinned crash point is part of the file's config digest, which the trace starts with:
+      // its fingerprint is that of a run of the pinned file, not of the sweep's run.
+      k->fingerprint = run_scenario(*pinned, seed, RunOptions{}).fingerprint;
+      pinned->expect = Expectation{.pass = false, .failing = {k->property}, .fingerprint = k->fingerprint};
       break;
     }
   }

@@ -25,6 +25,7 @@ struct FixKillOptions {
   absl::Duration timeout = absl::Seconds(120);
   const Scenario* crash_scenario = nullptr;  // hardened crash-point scenario for the survivors
   uint64_t crash_effects = 0;            // 0: every effect of the discovery run
+  std::vector<std::string> crash_processes;  // non-empty: only these processes' effects (name prefixes)
   std::string found_dir;                 // "" : do not shrink or write counterexamples
   int shrink_runs = 150;
   std::vector<std::string> only;         // non-empty: just these fix ids

@@ -99,6 +99,23 @@ void watch_service_effects(sim::World& world, const SystemRun& run, const Scenar
 
 uint64_t default_seed(const Scenario& s) { return s.seed.value_or(1); }
 
+std::vector<CrashPoint> crash_points_to_sweep(const RunResult& listed, uint64_t limit,
+                                              const std::vector<std::string>& process_prefixes) {
+  std::vector<CrashPoint> points;
+  uint64_t chosen = 0;
+  for (size_t i = 0; i < listed.effects.size() && (limit == 0 || chosen < limit); ++i) {
+    const std::string& process = listed.effects[i].process;
+    const bool wanted = process_prefixes.empty() ||
+                        std::any_of(process_prefixes.begin(), process_prefixes.end(),
+                                    [&](const std::string& prefix) { return process.rfind(prefix, 0) == 0; });
+    if (!wanted) continue;
+    ++chosen;
+    points.push_back(CrashPoint{i, true});
+    points.push_back(CrashPoint{i, false});
+  }
+  return points;
+}
+
 std::string apply_without(Scenario& s, const std::vector<std::string>& without) {
   if (without.empty()) return "";
   const SystemUnderTest* sys = find_system(s.system);
@@ -194,8 +211,9 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   result.crash_point_fired = world->crash_point_fired();
   if (options.list_effects) {
     for (const sim::EffectRecord& e : world->effects()) {
-      result.effects.push_back("#" + std::to_string(e.index) + " t=" + std::to_string((e.time_us - sim::kEpochUs) / 1000) +
-                               "ms " + e.process + " -> " + e.service + ": " + e.request);
+      result.effects.push_back(ListedEffect{e.process, "#" + std::to_string(e.index) + " t=" +
+                                                          std::to_string((e.time_us - sim::kEpochUs) / 1000) + "ms " +
+                                                          e.process + " -> " + e.service + ": " + e.request});
     }
   }
   result.fingerprint = world->trace().fingerprint();

@@ -20,6 +20,12 @@ struct CrashPoint {
   int64_t restart_after_ms = 1000;
 };
 
+// One external effect of a discovery run (RunOptions::list_effects), for crash-point sweeps.
+struct ListedEffect {
+  std::string process;                   // the caller, e.g. "pub-1"
+  std::string text;                      // "#i t=<ms>ms process -> service: request"
+};
+
 struct RunOptions {
   bool record_trace = false;             // keep every trace event (needed for the exports)
   std::string trace_jsonl_path;          // write the trace as JSON lines here (implies recording)
@@ -49,10 +55,16 @@ struct RunResult {
   std::vector<std::string> vacuous;      // properties that checked nothing
   std::string replay_command;
   std::string error;                     // non-empty: the run could not be built or crashed
-  std::vector<std::string> effects;      // with list_effects: "#i t_ms process -> service: request"
+  std::vector<ListedEffect> effects;     // with list_effects: every watched effect, in index order
   bool crash_point_fired = false;        // with crash_point: the armed effect was reached
   std::vector<std::string> caveats;      // guarantees the scenario's environment voids (scenario_caveats)
 };
+
+// The crash points a sweep runs, from a discovery run's effects: right before and right after
+// each effect whose process name starts with one of `process_prefixes` (every effect when it is
+// empty), in effect order, the first `limit` such effects when limit > 0.
+std::vector<CrashPoint> crash_points_to_sweep(const RunResult& listed, uint64_t limit,
+                                              const std::vector<std::string>& process_prefixes);
 
 // The guarantees a scenario's environment voids, one sentence each, for whoever reads its verdicts:
 // e.g. a disk that lies about fsync voids durability and atomicity across a DB power loss.

@@ -53,5 +53,30 @@ TEST(Runner, WithoutRemovesANamedFixAndIsCheckedAgainstTheRegistry) {
   EXPECT_NE(apply_without(spec, {"DM-DEDUP-IDS"}), "");  // spec has no fixes to remove
 }
 
+TEST(Runner, CrashPointsToSweepKeepTheNamedProcessesEffectsInOrder) {
+  RunOptions discover;
+  discover.list_effects = true;
+  const RunResult listed = run_scenario(demo("hardened", "pass"), 3, discover);
+  ASSERT_TRUE(listed.error.empty()) << listed.error;
+  ASSERT_FALSE(listed.effects.empty());
+  // Every effect, before and after, in effect order.
+  const std::vector<CrashPoint> all = crash_points_to_sweep(listed, 0, {});
+  ASSERT_EQ(all.size(), 2 * listed.effects.size());
+  EXPECT_TRUE(all[0].before);
+  EXPECT_FALSE(all[1].before);
+  EXPECT_EQ(all.back().effect_index, listed.effects.size() - 1);
+  // One process's effects: only its own, keeping their indices in the whole run.
+  const std::string one = listed.effects.back().process;
+  const std::vector<CrashPoint> own = crash_points_to_sweep(listed, 0, {one});
+  ASSERT_FALSE(own.empty());
+  for (const CrashPoint& p : own) EXPECT_EQ(listed.effects[p.effect_index].process, one);
+  size_t of_one = 0;
+  for (const ListedEffect& e : listed.effects) of_one += e.process == one ? 1 : 0;
+  EXPECT_EQ(own.size(), 2 * of_one);
+  // A limit counts the chosen effects; an unknown prefix chooses none.
+  EXPECT_EQ(crash_points_to_sweep(listed, 1, {one}).size(), 2u);
+  EXPECT_TRUE(crash_points_to_sweep(listed, 0, {"no-such-process"}).empty());
+}
+
 }  // namespace
 }  // namespace fl
