@@ -607,6 +607,26 @@ std::string apply_control(std::map<std::string, Ctx>& ctx, const BoardParams& p,
   return "";
 }
 
+std::string context_version_move(const SqlStatementObs& s) {
+  if (s.changes == 0 || !starts(s.sql, "UPDATE ranking_scope_context SET") || !has(s.sql, "version = version + 1")) {
+    return "";
+  }
+  // The row is the one the top-level "WHERE scope_id = ?" names: its parameter is the one after
+  // every placeholder before it, those of subqueries included (an absorption reads the global row).
+  int depth = 0;
+  size_t placeholders = 0;
+  static constexpr std::string_view kWhere = "WHERE scope_id = ?";
+  for (size_t i = 0; i < s.sql.size(); ++i) {
+    if (depth == 0 && s.sql.compare(i, kWhere.size(), kWhere) == 0) {
+      return placeholders < s.params.size() ? s.params[placeholders] : "";
+    }
+    if (s.sql[i] == '(') ++depth;
+    if (s.sql[i] == ')') --depth;
+    if (s.sql[i] == '?') ++placeholders;
+  }
+  return "";
+}
+
 // A PUBLISHED commit: the snapshot and its run carry exactly the context at the commit
 // (004:L260-263: version, rule_version + epoch, window_config_version, mapping_version + epoch).
 void check_publish_context(Verdict& v, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,

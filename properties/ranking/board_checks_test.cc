@@ -252,6 +252,28 @@ TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
   EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
 }
 
+const char* kRuleActivation =
+    "UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = rule_activation_epoch + 1, "
+    "version = version + 1 WHERE scope_id = ?";
+const char* kRiskAction = "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1 WHERE scope_id = ?";
+const char* kAbsorbGlobal =
+    "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (SELECT global_risk_epoch FROM "
+    "ranking_scope_context WHERE scope_id = ?) WHERE scope_id = ? AND global_risk_epoch < (SELECT global_risk_epoch "
+    "FROM ranking_scope_context WHERE scope_id = ?)";
+
+TEST(BoardChecks, ContextVersionMoveNamesTheRowOfTheTopLevelWhere) {
+  EXPECT_EQ(context_version_move(st(kRuleActivation, {"rule-v2", kScope})), kScope);
+  EXPECT_EQ(context_version_move(st(kRiskAction, {kScope})), kScope);
+  const std::string channel = "CHANNEL|technology|CN-SH|zh-CN";  // absorbs the global row's epoch
+  EXPECT_EQ(context_version_move(st(kAbsorbGlobal, {kScope, channel, kScope})), channel);
+  EXPECT_EQ(context_version_move(st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1, "
+                                    "risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                                    {"risk-m2", kScope, "risk-m1"})),
+            kScope);
+  EXPECT_EQ(context_version_move(st(kRiskAction, {kScope}, 0)), "");  // it changed no row
+  EXPECT_EQ(context_version_move(st("UPDATE ranking_publish_pointer SET version = version + 1 WHERE scope_id = ?", {kScope})), "");
+}
+
 TEST(BoardChecks, CandidateCacheCatchesAStaleRebuildAndAWrongList) {
   RankingRun run = clean();
   const std::string live = "ranking:candidates:" + std::string(kScope);
@@ -264,8 +286,24 @@ TEST(BoardChecks, CandidateCacheCatchesAStaleRebuildAndAWrongList) {
   EXPECT_EQ(check_candidate_cache(run).status(), VerdictStatus::kPass);
   EXPECT_GT(check_candidate_cache(run).checks, 0);
   RankingRun broken = run;  // C17: a rule activation commits while the batch is being rebuilt
-  broken.commits.push_back({2050, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
+  broken.commits.push_back({2050, true, "control", {st(kRuleActivation, {"rule-v2", kScope})}});
   EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+  broken = run;  // so does a risk action: it moves the context version too (004:L256)
+  broken.commits.push_back({2050, true, "risk", {st(kRiskAction, {kScope})}});
+  EXPECT_EQ(check_candidate_cache(broken).status(), VerdictStatus::kFail);
+  // A rebuild pinned at the version two earlier risk actions made (v3) is not stale
+  // (explore-risk-hardened seed 74 before the judge counted risk transactions).
+  RankingRun moved = run;
+  moved.commits.push_back({1200, true, "risk", {st(kRiskAction, {kScope})}});
+  moved.commits.push_back({1300, true, "risk", {st(kRiskAction, {kScope})}});
+  const std::string v3 = "ctx=3|run=" + std::string(kRun) + "|t_1:3";
+  moved.board.redis_writes[3].argv[2] = v3;
+  EXPECT_EQ(check_candidate_cache(moved).status(), VerdictStatus::kFail);  // the run was made at v1
+  moved.board.runs[0].ctx_version = 3;
+  EXPECT_EQ(check_candidate_cache(moved).status(), VerdictStatus::kFail);  // the live list before the loss said v1
+  moved.board.redis_writes[2].argv[2] = v3;
+  const Verdict fine = check_candidate_cache(moved);
+  EXPECT_EQ(fine.status(), VerdictStatus::kPass) << (fine.evidence.empty() ? "" : fine.evidence[0]);
   broken = run;  // F07: the rebuild written straight onto the live key's namespace, not the isolated one
   broken.board.redis_writes[3].argv[1] = "ranking:candidates-tmp";
   broken.board.redis_writes[4].argv[1] = "ranking:candidates-tmp";

@@ -54,6 +54,9 @@ Verdict check_risk_actions(const RankingRun& run);     // RANK-26, RANK-27, RANK
 Verdict check_risk_publish(const RankingRun& run);     // RANK-22, RANK-26
 Verdict check_emergency_block(const RankingRun& run);  // RANK-28, RANK-26
 Verdict check_risk_response(const RankingRun& run);    // RANK-19, RANK-21
+// The scope whose RANKING_SCOPE_CONTEXT.version a committed statement moved, or "" if it moved none
+// (004:L104, L256: rule, mapping, window-configuration and risk control transactions all move it).
+std::string context_version_move(const SqlStatementObs& s);
 // Per PUBLISHED snapshot, the topics blocked in its scope or globally when its publish committed
 // (replayed from the commit log); empty without risk actions.
 std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run);

@@ -117,10 +117,8 @@ ContextTimeline context_timeline(const RankingRun& run) {
       if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) {
         scope = s.params[0];
         version[scope] = 1;
-      } else if (starts(s.sql, "UPDATE ranking_scope_context") &&
-                 (s.params.size() == 2 || starts(s.sql, "UPDATE ranking_scope_context SET mapping_version") ||
-                  starts(s.sql, "UPDATE ranking_scope_context SET window_config_version"))) {
-        scope = s.params[1];
+      } else if (std::string moved = context_version_move(s); !moved.empty()) {
+        scope = std::move(moved);  // rule, mapping, window configuration and risk transactions alike
         ++version[scope];
       }
       if (!scope.empty()) t.changes[scope].emplace_back(c.time_us, version[scope]);
