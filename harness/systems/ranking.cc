@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "harness/system.h"
@@ -242,8 +243,11 @@ Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
 
 Task<void> edge_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  co_await ranking::run_edge(self, self.rpc(), redis, sh->edge);
-  for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the Redis client alive while serving
+  // RK-DENYLIST-BYPASS covers the CDN's origin fetches too: they are the query layer's answers.
+  std::optional<sim::storage::SqlClient> sql;
+  if (sh->fixes.has(ranking::RankFix::kDenylistBypass)) sql.emplace(sql_of(self, *sh));
+  co_await ranking::run_edge(self, self.rpc(), redis, sh->edge, sql ? &*sql : nullptr);
+  for (;;) co_await self.clock().sleep_ms(60'000);  // keeps the clients alive while serving
 }
 
 Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& history) {

@@ -46,7 +46,7 @@ struct EdgeState {
 };
 
 // 004:L285: "在 CDN 命中之后再经过边缘 denylist 过滤；请求携带的边缘 risk epoch 落后时必须绕过缓存回源".
-Task<std::string> edge_get(Runtime& rt, Redis& redis, EdgeState& st, const EdgeOptions& o, const EdgeGet& g) {
+Task<std::string> edge_get(Runtime& rt, Redis& redis, Sql* db, EdgeState& st, const EdgeOptions& o, const EdgeGet& g) {
   const std::optional<std::string> scope = canonical_scope(g.scope_type, g.channel_id, g.region_id, g.language);
   if (!scope) co_return "error";  // 004:L279: an invalid combination is rejected, never the global board
   RedisReply ls = co_await redis.command({"GET", denylist_key(*scope)});
@@ -68,7 +68,7 @@ Task<std::string> edge_get(Runtime& rt, Redis& redis, EdgeState& st, const EdgeO
         std::to_string(dg.epoch) + " items=" + shown + " src=hit cached=" + std::to_string(hit->second.cached_us) +
         " origin_epochs=" + field_of(hit->second.result, "deny");
   }
-  const std::string r = co_await origin_view(redis, *scope);
+  const std::string r = co_await origin_view(redis, *scope, db);
   if (r.empty()) co_return "error";
   // 004:L213: "快照和 CDN 的有效期不得跨过当前最早到期时间": the object lives until the TTL or the
   // earliest pending expiry of the blocks the origin applied, whichever comes first (a past one:
@@ -141,9 +141,9 @@ Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db) {
   co_return "snap=" + snap + " deny=" + epochs + " items=" + shown + " until=" + std::to_string(until);
 }
 
-Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o) {
+Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o, Sql* db) {
   auto st = std::make_shared<EdgeState>();  // volatile: a crash loses the cache and the denylists
-  rpc.serve("edge", [&rt, &redis, st, o](MessagePtr m) -> Task<MessagePtr> {
+  rpc.serve("edge", [&rt, &redis, db, st, o](MessagePtr m) -> Task<MessagePtr> {
     const EdgeGet* g = message_as<EdgeGet>(m);
     if (g == nullptr) co_return make_message(EdgeReply{"error"});
     // Copies first: the closure's captures are not used after the first suspension.
@@ -152,7 +152,8 @@ Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o) {
     const EdgeOptions opts = o;
     Runtime& runtime = rt;
     Redis& cache_redis = redis;
-    co_return make_message(EdgeReply{co_await edge_get(runtime, cache_redis, *state, opts, get)});
+    Sql* origin_db = db;
+    co_return make_message(EdgeReply{co_await edge_get(runtime, cache_redis, origin_db, *state, opts, get)});
   });
   rpc.serve("edge-deny", [st](MessagePtr m) -> Task<MessagePtr> {
     const EdgeDeny* d = message_as<EdgeDeny>(m);

@@ -52,8 +52,9 @@ struct EdgeOptions {
   int purge_fail_percent = 0;  // purges that fail (C28)
   std::string cache_policy_version = "cp-1";
 };
-// Serves "edge" (EdgeGet), "edge-deny" and "edge-purge".
-Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o);
+// Serves "edge" (EdgeGet), "edge-deny" and "edge-purge". A miss asks the origin (origin_view);
+// `db` (RK-DENYLIST-BYPASS; else null) is the origin query layer's DB for a missing denylist.
+Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o, Sql* db = nullptr);
 
 // The origin's answer for one scope (what the query layer shows): the cached pointer's snapshot
 // minus the scope's and the global denylist; "" when Redis did not answer. `db`

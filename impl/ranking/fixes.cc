@@ -46,8 +46,8 @@ const std::vector<FixInfo>& ranking_fixes() {
        "block before its effective_until"},
       {"RK-DENYLIST-BYPASS", "004:L235, L285",
        {"RANK-28"},
-       "a query layer that finds the scope's or the global denylist missing in Redis reads the blocks and their epochs "
-       "from the DB instead (it cannot confirm the latest epoch: 004:L235 then bypasses the cache): the seed pushes "
+       "a query layer (a direct read, or the CDN edge's fetch from the origin) that finds the scope's or the global "
+       "denylist missing in Redis reads the blocks and their epochs from the DB instead (it cannot confirm the latest epoch: 004:L235 then bypasses the cache): the seed pushes "
        "the epoch'd denylist once, after the control transaction, so after a Redis loss the query layer applied no "
        "denylist at all and the restored snapshot, made before a block, showed the blocked topic past the maximum "
        "safe TTL"},
