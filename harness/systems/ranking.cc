@@ -85,6 +85,7 @@ struct Shared {
   // C28, F11: the CDN node "edge" between the viewers and the query layer.
   bool cdn = false;
   ranking::EdgeOptions edge;
+  bool viewer_shared_cache = false;  // with edge.etag: the viewer keeps one answer for every scope (C05)
   int64_t end_us = 0;  // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
@@ -253,7 +254,7 @@ Task<void> edge_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& history) {
   if (sh->cdn) {
     co_await ranking::run_edge_viewer(self, self.rpc(), history, sh->board_params.scopes, sh->viewer_interval_us,
-                                      sh->end_us);
+                                      sh->end_us, sh->edge.etag, sh->viewer_shared_cache);
     for (;;) co_await self.clock().sleep_ms(60'000);
   }
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
@@ -678,6 +679,11 @@ class RankingSystem final : public SystemUnderTest {
             int_param("cdn", "", 0, 1, 0, "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
             int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
             int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
+            int_param("etag", "", 0, 1, 0,
+                      "1: CDN viewers make conditional requests with the last answer's validator (004:L279)"),
+            int_param("viewer_shared_cache", "", 0, 1, 0,
+                      "1: with etag, the viewer keeps one answer for all scopes (a client cache keyed by "
+                      "snapshot=latest alone; C05)"),
             int_param("viewer_interval_ms", "ms", 0, kHourMs, 0, "mean gap between query-layer views (process viewer); 0: none"),
             int_param("watermarks", "", 0, 1, 0,
                       "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
@@ -835,6 +841,9 @@ void configure_risk(const Scenario& s, Shared& sh) {
   sh.cdn = sh.risk && s.config.i64("cdn") != 0;
   sh.edge.ttl_us = s.config.i64("cdn_ttl_ms") * 1000;
   sh.edge.purge_fail_percent = static_cast<int>(s.config.i64("purge_fail_percent"));
+  sh.edge.etag = sh.cdn && s.config.i64("etag") != 0;
+  sh.viewer_shared_cache = sh.edge.etag && s.config.i64("viewer_shared_cache") != 0;
+  sh.edge.etag_risk_epochs = sh.fixes.has(ranking::RankFix::kEtagRiskEpochs);
   sh.board_params.risk_suspicious_mod = sh.risk_suspicious_mod;
   sh.board_params.risk = sh.risk;
   // A block past effective_until must be EXPIRED within 10 s when expiry schedulers run (004:L213).

@@ -46,7 +46,8 @@ struct EdgeState {
 };
 
 // 004:L285: "在 CDN 命中之后再经过边缘 denylist 过滤；请求携带的边缘 risk epoch 落后时必须绕过缓存回源".
-Task<std::string> edge_get(Runtime& rt, Redis& redis, Sql* db, EdgeState& st, const EdgeOptions& o, const EdgeGet& g) {
+Task<std::string> edge_answer(Runtime& rt, Redis& redis, Sql* db, EdgeState& st, const EdgeOptions& o,
+                              const EdgeGet& g) {
   const std::optional<std::string> scope = canonical_scope(g.scope_type, g.channel_id, g.region_id, g.language);
   if (!scope) co_return "error";  // 004:L279: an invalid combination is rejected, never the global board
   RedisReply ls = co_await redis.command({"GET", denylist_key(*scope)});
@@ -79,7 +80,22 @@ Task<std::string> edge_get(Runtime& rt, Redis& redis, Sql* db, EdgeState& st, co
   co_return r + " src=origin";
 }
 
+// The conditional request (004:L279) is evaluated on the answer the edge would send, after its
+// denylist filter: "not-modified" only when that answer's validator is the client's.
+Task<std::string> edge_get(Runtime& rt, Redis& redis, Sql* db, EdgeState& st, const EdgeOptions& o, const EdgeGet& g) {
+  const std::string r = co_await edge_answer(rt, redis, db, st, o, g);
+  if (!o.etag || r == "error") co_return r;
+  const std::string etag = edge_etag(r, o.etag_risk_epochs);
+  if (!g.if_none_match.empty() && g.if_none_match == etag) co_return "not-modified etag=" + etag;
+  co_return r + " etag=" + etag;
+}
+
 }  // namespace
+
+std::string edge_etag(const std::string& answer, bool risk_epochs) {
+  const std::string snap = field_of(answer, "snap");
+  return risk_epochs ? snap + "@" + field_of(answer, "deny") : snap;
+}
 
 std::string cdn_cache_key(const EdgeGet& g, const std::string& cache_policy_version) {
   return "/rankings/hot-search|" + g.scope_type + "|" + g.channel_id + "|" + g.region_id + "|" + g.language +
@@ -186,7 +202,8 @@ Task<void> push_to_edge(Rpc& rpc, const std::string& scope, int64_t epoch, const
 }
 
 Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector<std::string> scopes,
-                           int64_t interval_us, int64_t stop_at_us) {
+                           int64_t interval_us, int64_t stop_at_us, bool conditional, bool shared_cache) {
+  std::map<std::string, std::string> kept;  // cache key -> the last full answer shown (volatile)
   while (rt.clock().now_us() < stop_at_us) {
     co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(std::max<int64_t>(1, interval_us))));
     const std::string scope = scopes[rt.random_u64() % scopes.size()];
@@ -194,12 +211,29 @@ Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector
     for (std::string& x : d) x = x == "ALL" ? "" : x;
     if (d.size() != 4) continue;
     const uint64_t op = history.invoke(rt.process_name(), "view", "scope=" + scope);
-    RpcResult r = co_await rpc.call("edge", make_message(EdgeGet{d[0], d[1], d[2], d[3]}), 1'000'000);
+    const std::string cache_key = shared_cache ? "latest" : scope;
+    auto k = kept.find(cache_key);
+    const std::string validator = conditional && k != kept.end() ? field_of(k->second, "etag") : "";
+    RpcResult r = co_await rpc.call("edge", make_message(EdgeGet{d[0], d[1], d[2], d[3], validator}), 1'000'000);
     const EdgeReply* reply = r.ok() ? message_as<EdgeReply>(r.reply) : nullptr;
     if (reply == nullptr || reply->result == "error") {
       history.complete(op, Outcome::kInfo, "error");
       continue;
     }
+    k = kept.find(cache_key);
+    if (reply->result.rfind("not-modified", 0) == 0 && k != kept.end()) {
+      // What the client displays: its kept answer, shown again on the server's word.
+      const std::string& body = k->second;
+      history.complete(op, Outcome::kOk, "snap=" + field_of(body, "snap") + " deny=" + field_of(body, "deny") +
+                                             " items=" + field_of(body, "items") + " src=not-modified etag=" +
+                                             field_of(reply->result, "etag"));
+      continue;
+    }
+    if (reply->result.rfind("not-modified", 0) == 0) {  // nothing kept to show (the client restarted meanwhile)
+      history.complete(op, Outcome::kInfo, "error");
+      continue;
+    }
+    if (conditional) kept[cache_key] = reply->result;
     history.complete(op, Outcome::kOk, reply->result);
   }
 }

@@ -22,10 +22,16 @@ namespace fl::ranking {
 
 struct EdgeGet {  // GET /rankings/hot-search?scopeType&channelId&regionId&language&snapshot=latest
   std::string scope_type, channel_id, region_id, language;
-  std::string describe() const { return "edge-get " + scope_type + "/" + channel_id + "/" + region_id + "/" + language; }
+  std::string if_none_match;  // the validator of the response the client kept ("": unconditional)
+  std::string describe() const {
+    return "edge-get " + scope_type + "/" + channel_id + "/" + region_id + "/" + language +
+           (if_none_match.empty() ? "" : " if-none-match=" + if_none_match);
+  }
 };
 struct EdgeReply {
-  std::string result;  // "snap=<id> deny=<scope epoch>/<global epoch> items=<t,...> src=hit|origin", or "error"
+  // "snap=<id> deny=<scope epoch>/<global epoch> items=<t,...> src=hit|origin[ etag=<validator>]",
+  // "not-modified etag=<validator>" (the client's kept response is current), or "error".
+  std::string result;
   std::string describe() const { return result; }
 };
 struct EdgeDeny {  // the emergency channel's push of one scope's denylist
@@ -51,6 +57,12 @@ struct EdgeOptions {
   int64_t ttl_us = 5'000'000;  // the CDN's short cache (the maximum safe TTL)
   int purge_fail_percent = 0;  // purges that fail (C28)
   std::string cache_policy_version = "cp-1";
+  // 004:L279: "客户端使用 ETag 或 snapshot_id 做条件请求". With `etag` each answer carries a validator and
+  // a request whose If-None-Match equals the answer's validator gets "not-modified". spec's validator
+  // is the snapshot_id; RK-ETAG-RISK-EPOCHS (`etag_risk_epochs`) adds the denylist epochs the answer
+  // applied, since a block changes what a scope shows without changing its snapshot.
+  bool etag = false;
+  bool etag_risk_epochs = false;
 };
 // Serves "edge" (EdgeGet), "edge-deny" and "edge-purge". A miss asks the origin (origin_view);
 // `db` (RK-DENYLIST-BYPASS; else null) is the origin query layer's DB for a missing denylist.
@@ -66,8 +78,17 @@ Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db = 
 Task<void> push_to_edge(Rpc& rpc, const std::string& scope, int64_t epoch, const std::string& topics,
                         std::vector<std::string> purge_scopes);
 
-// A viewer through the CDN: like run_viewer, but each view is an EdgeGet to "edge".
+// The validator of an answer (004:L279): its snapshot_id, with `risk_epochs` also the denylist
+// epochs it applied ("<snapshot>@<scope epoch>/<global epoch>").
+std::string edge_etag(const std::string& answer, bool risk_epochs);
+
+// A viewer through the CDN: like run_viewer, but each view is an EdgeGet to "edge". With
+// `conditional` it keeps the last answer per scope and sends its validator as If-None-Match; on
+// "not-modified" it shows the kept answer again, recorded with src=not-modified (what it displayed).
+// With `shared_cache` the client keeps one answer for every scope (a cache keyed by the path and
+// snapshot=latest alone, which 004:L285 forbids the CDN): only the server's validator keeps scopes apart.
 Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector<std::string> scopes,
-                           int64_t interval_us, int64_t stop_at_us);
+                           int64_t interval_us, int64_t stop_at_us, bool conditional = false,
+                           bool shared_cache = false);
 
 }  // namespace fl::ranking

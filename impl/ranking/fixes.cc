@@ -51,6 +51,12 @@ const std::vector<FixInfo>& ranking_fixes() {
        "the epoch'd denylist once, after the control transaction, so after a Redis loss the query layer applied no "
        "denylist at all and the restored snapshot, made before a block, showed the blocked topic past the maximum "
        "safe TTL"},
+      {"RK-ETAG-RISK-EPOCHS", "004:L279",
+       {"RANK-28", "RANK-2"},
+       "the validator of a query answer (its ETag) is the snapshot_id together with the scope's and the global "
+       "denylist epochs the answer applied: the seed has clients make conditional requests by ETag or snapshot_id, "
+       "and with the snapshot_id as validator a block (which changes what a scope shows, not its snapshot) was "
+       "answered \"not modified\", so a client kept showing the blocked topic until the next publish"},
   };
   return kFixes;
 }

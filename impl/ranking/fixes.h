@@ -17,6 +17,7 @@ enum class RankFix : uint8_t {
   kCacheContextFence,      // RK-CACHE-CONTEXT-FENCE
   kExpiryCurrentAction,    // RK-EXPIRY-CURRENT-ACTION
   kDenylistBypass,         // RK-DENYLIST-BYPASS
+  kEtagRiskEpochs,         // RK-ETAG-RISK-EPOCHS
 };
 using RankFixes = FixSet<RankFix>;
 

@@ -250,6 +250,19 @@ TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
   run = clean();  // a head of the key's topic under another scope
   run.heads[0].scope_id = other;
   EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
+  // C05 (004:L279-284): a viewer of this scope shown its snapshot passes, fully or "not modified";
+  // one of the other scope confirmed in its kept copy of this scope's snapshot (an ETag matched
+  // across scopes) fails.
+  const std::string snap = clean().board.snapshots[0].snapshot_id;
+  run = clean();
+  run.board.risk.views = {ViewOp{"viewer", "scope=" + std::string(kScope), 1000, 1010, Outcome::kOk,
+                                 "snap=" + snap + " deny=0/0 items=t_1 src=not-modified etag=" + snap}};
+  EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kPass);
+  run.board.risk.views[0].args = "scope=" + other;
+  const Verdict crossed = check_scope_isolation(run);
+  EXPECT_EQ(crossed.status(), VerdictStatus::kFail);
+  ASSERT_FALSE(crossed.evidence.empty());
+  EXPECT_NE(crossed.evidence[0].find("src=not-modified"), std::string::npos) << crossed.evidence[0];
 }
 
 const char* kRuleActivation =

@@ -57,6 +57,10 @@ Verdict check_risk_response(const RankingRun& run);    // RANK-19, RANK-21
 // The scope whose RANKING_SCOPE_CONTEXT.version a committed statement moved, or "" if it moved none
 // (004:L104, L256: rule, mapping, window-configuration and risk control transactions all move it).
 std::string context_version_move(const SqlStatementObs& s);
+
+// The value of `name=` in a client's recorded answer ("snap=<id> deny=<a>/<b> items=... src=..."),
+// "" when absent.
+std::string result_field(const std::string& r, const std::string& name);
 // Per PUBLISHED snapshot, the topics blocked in its scope or globally when its publish committed
 // (replayed from the commit log); empty without risk actions.
 std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run);

@@ -255,8 +255,8 @@ Verdict check_reconciliation(const RankingRun& run) {
 // pointer of S names a snapshot of S; every cached pointer or snapshot key of S names a snapshot of S.
 Verdict check_scope_isolation(const RankingRun& run) {
   Verdict v = passing_verdict("rank-scope-isolation", {"RANK-2"},
-                              "heads, candidates, snapshots, snapshot items, DB pointers and Redis keys of a scope name "
-                              "only rows of that same scope");
+                              "heads, candidates, snapshots, snapshot items, DB pointers, Redis keys and the responses "
+                              "clients were shown (full or not modified) of a scope name only rows of that same scope");
   const BoardObs& b = run.board;
   std::map<std::string, std::string> run_scope, snap_scope, manifest_run;
   for (const RunRow& r : b.runs) run_scope[r.run_id] = r.scope_id;
@@ -304,6 +304,18 @@ Verdict check_scope_isolation(const RankingRun& run) {
     }
   }
   check_redis_scopes(v, b, snap_scope);
+  // 004:L279-284 (C05): a response for S, a full one or a "not modified" that confirms the client's
+  // kept one by its ETag, shows a snapshot of S.
+  for (const ViewOp& op : b.risk.views) {
+    const std::string snap = result_field(op.result, "snap");
+    if (op.outcome != Outcome::kOk || snap.empty()) continue;
+    const std::string scope = op.args.substr(op.args.find('=') + 1);
+    ++v.checks;
+    if (snap_scope[snap] != scope) {
+      fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " was shown snapshot " + snap + " of scope " +
+                          snap_scope[snap] + " for " + scope + " (src=" + result_field(op.result, "src") + ")");
+    }
+  }
   return v;
 }
 

@@ -379,13 +379,6 @@ int64_t held_at(const BoardObs& b, const std::vector<DenyWrite>* ws, int64_t t) 
   return e;
 }
 
-std::string result_field(const std::string& r, const std::string& name) {
-  const size_t at = r.find(name + "=");
-  if (at == std::string::npos) return "";
-  const size_t from = at + name.size() + 1, to = r.find(' ', from);
-  return r.substr(from, to == std::string::npos ? std::string::npos : to - from);
-}
-
 // One view: what it showed is its cached PUBLISHED snapshot minus the scope's and the global
 // denylists at the epochs it applied, and those are not older than what the edge held when the
 // view started (004:L235, L285: the filter applies after a cache hit).
@@ -396,7 +389,15 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   if (snap.empty()) return;  // nothing cached yet
   const std::string deny = result_field(op.result, "deny");
   const size_t slash = deny.find('/');
-  const int64_t el = std::stoll("0" + deny.substr(0, slash)), eg = std::stoll("0" + deny.substr(slash + 1));
+  auto ws = [&](const std::string& s) { auto it = writes.find(s); return it == writes.end() ? nullptr : &it->second; };
+  int64_t el = std::stoll("0" + deny.substr(0, slash)), eg = std::stoll("0" + deny.substr(slash + 1));
+  // A "not modified" answer (004:L279) shows the client's kept answer as current: it is judged as
+  // an answer at no older epochs than the server held when the view started, the kept ones or newer.
+  const bool not_modified = result_field(op.result, "src") == "not-modified";
+  if (not_modified) {
+    el = std::max(el, held_at(b, ws(scope), op.invoke_us));
+    eg = std::max(eg, held_at(b, ws(kGlobal), op.invoke_us));
+  }
   auto list = [&](const std::string& s, int64_t e) {
     return e == 0 ? std::set<std::string>{} : st.topics_at(s, e).value_or(std::set<std::string>{});
   };
@@ -406,7 +407,6 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   for (const SnapshotItemRow& i : b.items) {
     if (i.snapshot_id == snap && !blocked.count(i.topic_id)) want.insert(i.topic_id);
   }
-  auto ws = [&](const std::string& s) { auto it = writes.find(s); return it == writes.end() ? nullptr : &it->second; };
   // 004:L237: whatever the edge held (a Redis loss included), no response shows a topic whose block
   // committed more than the maximum safe TTL before the view started and was still current then.
   for (const std::string& t : shown) {
@@ -423,14 +423,18 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   }
   // A CDN hit may still hide a topic lifted since the origin answered (the cached response, until its
   // TTL): only shown ⊆ want is required of it; the origin's answer is exact.
-  const bool hit = result_field(op.result, "src") == "hit";
+  // A kept answer likewise (it may hide a topic lifted since).
+  const bool hit = result_field(op.result, "src") == "hit" || not_modified;
   const bool items_ok = hit ? std::includes(want.begin(), want.end(), shown.begin(), shown.end()) : shown == want;
   ++v.checks;
   if (!items_ok || el < held_at(b, ws(scope), op.invoke_us) || eg < held_at(b, ws(kGlobal), op.invoke_us)) {
     fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " showed {" + join(shown) + "} for " + scope +
                         " from " + snap + " with denylist epochs " + deny + " (edge held " +
                         std::to_string(held_at(b, ws(scope), op.invoke_us)) + "/" +
-                        std::to_string(held_at(b, ws(kGlobal), op.invoke_us)) + "); expected {" + join(want) + "}");
+                        std::to_string(held_at(b, ws(kGlobal), op.invoke_us)) + "); expected {" + join(want) + "}" +
+                        (not_modified ? " (answered not modified: the client's kept answer, its ETag " +
+                                            result_field(op.result, "etag") + ")"
+                                      : ""));
   }
 }
 
@@ -637,6 +641,13 @@ Verdict check_emergency_block(const RankingRun& run) {
   }
   check_edge_caught_up(v, run, st, writes);
   return v;
+}
+
+std::string result_field(const std::string& r, const std::string& name) {
+  const size_t at = r.find(name + "=");
+  if (at == std::string::npos) return "";
+  const size_t from = at + name.size() + 1, to = r.find(' ', from);
+  return r.substr(from, to == std::string::npos ? std::string::npos : to - from);
 }
 
 }  // namespace fl::ranking::props

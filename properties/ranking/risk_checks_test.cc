@@ -126,6 +126,25 @@ TEST(RiskChecks, CdnHitShowingABlockedTopicFails) {
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
 }
 
+// RK-ETAG-RISK-EPOCHS's defect (004:L279): the client kept an answer showing t_1 from before the
+// block; answered "not modified" after the denylist of epoch 1 reached Redis (at 200), it shows t_1
+// again. Before that write the kept answer was still current.
+TEST(RiskChecks, NotModifiedConfirmingAnAnswerFromBeforeABlockFails) {
+  RankingRun run = clean();
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.risk.views = {ViewOp{"viewer", std::string("scope=") + kA, 150, 160, Outcome::kOk,
+                                 std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2 src=not-modified etag=" + kSnap}};
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.board.risk.views[0].invoke_us = 300;
+  const Verdict v = check_emergency_block(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("showed {t_1,t_2}"), std::string::npos) << v.evidence[0];
+  // A kept answer that hides more than the server would show (t_1 lifted since) is allowed.
+  run.board.risk.views[0].result = std::string("snap=") + kSnap + " deny=1/0 items= src=not-modified";
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+}
+
 // RK-DENYLIST-BYPASS's defect: Redis lost the denylist, the query layer applied none and showed t_1,
 // blocked 1.4 s before, beyond a maximum safe TTL of 1 s (within 5 s it is tolerated).
 TEST(RiskChecks, BlockedTopicShownPastTheMaximumSafeTtlFails) {
