@@ -70,6 +70,7 @@ struct Shared {
   bool faulty_coordinator = false, faulty_publisher = false;
   int64_t replay_interval_us = 0;
   bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
+  int64_t degraded_after_us = 0;  // degraded runs under approved policies after this long COLLECTING (F15)
   int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
   bool reconcile_mix = false;
   // §9.2-§9.3 (scenario param risk: "1"): risk actions (process "risk"), expiry schedulers
@@ -141,6 +142,7 @@ ranking::RunOptions run_options(const Shared& sh) {
   o.fixes = sh.fixes;
   o.interval_us = sh.run_interval_us;
   o.scope_control = sh.scope_control;
+  o.degraded_after_us = sh.degraded_after_us;
   return o;
 }
 
@@ -435,6 +437,24 @@ void read_scope_control_db(sim::storage::VfsReader& db, ranking::props::BoardObs
   fill("ranking_snapshot", "snapshot_id", b->snapshots, [](const auto& r) { return r.snapshot_id; });
 }
 
+// Degraded runs (004:L253): each run's policy and completeness status, and the policies.
+void read_degraded_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
+  namespace rp = ranking::props;
+  auto text = &sim::storage::VfsReader::text;
+  std::map<std::string, std::pair<std::string, std::string>> of;  // run -> (policy, status)
+  db.each("SELECT run_id, degraded_policy_version, data_completeness_status FROM calculation_run", [&](sqlite3_stmt* st) {
+    of[text(st, 0)] = {text(st, 1), text(st, 2)};
+  });
+  for (rp::RunRow& r : b->runs) std::tie(r.degraded_policy, r.completeness) = of[r.run_id];
+  db.each("SELECT policy_version, scope_id, included_partitions, excluded_partitions, valid_from_us, valid_until_us, "
+          "approval_status, policy_digest FROM degraded_policy ORDER BY policy_version",
+          [&](sqlite3_stmt* st) {
+            b->policies.push_back(rp::DegradedPolicyRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
+                                                        sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+                                                        text(st, 6), text(st, 7)});
+          });
+}
+
 // Part 2's rows read back from the VFS (004:L99-104).
 void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   namespace rp = ranking::props;
@@ -493,6 +513,7 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
           });
   if (sh.scope_control) read_scope_control_db(db, b);
+  if (sh.degraded_after_us > 0) read_degraded_db(db, b);
   if (sh.risk) read_risk_db(db, b);
   if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
@@ -646,6 +667,9 @@ class RankingSystem final : public SystemUnderTest {
             int_param("window_config_change_percent", "percent", 0, 100, 0,
                       "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
                       "medium windows; 004:L104, L220)"),
+            int_param("degraded_after_ms", "ms", 0, kHourMs, 0,
+                      "a run COLLECTING this long with partitions missing gets a DEGRADED successor under the "
+                      "approved policy excluding exactly them (004:L253, F15); 0: never"),
             int_param("faulty_coordinator", "", 0, 1, 0,
                       "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
             int_param("faulty_publisher", "", 0, 1, 0,
@@ -785,7 +809,12 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
-                                         sh.risk, sh.scope_control);
+                                         sh.risk, sh.scope_control, sh.degraded_after_us > 0);
+  if (sh.degraded_after_us > 0) {  // the operator's approved policies, in place before the run
+    for (std::string& t : ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
+      so.schema.push_back(std::move(t));
+    }
+  }
   if (sh.sketch.enabled) {
     for (std::string& t : ranking::sketch_schema_statements()) so.schema.push_back(std::move(t));
   }
@@ -882,6 +911,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->board_params.initial_mapping = ranking::kInitialMapping;
   sh->board_params.initial_window_config = ranking::kInitialWindowConfig;
   sh->faulty_coordinator = s.config.i64("faulty_coordinator") != 0;
+  sh->degraded_after_us = sh->board ? s.config.i64("degraded_after_ms") * 1000 : 0;
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -410,8 +411,63 @@ Task<void> tamper_candidates(Sql& sql, const RunOptions& o, const RunRow& run) {
   co_await sql.transaction(std::move(tx));
 }
 
-// One step of a scope: continue its open run, or create the next one.
-Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope, Rpc* rpc) {
+// 004:L253: the run stays COLLECTING and is never changed in place; a new run under the approved
+// policy whose excluded set is exactly the run's missing partitions expects only the included ones,
+// with new cuts (the same frozen vector), and writes data_completeness_status = DEGRADED. Created
+// only while no later run of the scope exists and the original is not itself degraded.
+Task<void> create_degraded_run(Runtime& rt, Sql& sql, const RunOptions& o, const RunRow& run) {
+  SqlResult missing = co_await sql.exec(
+      "SELECT group_concat(candidate_partition_id, ',') FROM (SELECT candidate_partition_id FROM run_partition_cut WHERE "
+      "run_id = ? AND status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM calculation_run n JOIN calculation_run o ON "
+      "n.scope_id = o.scope_id WHERE o.run_id = ? AND n.seq > o.seq) ORDER BY candidate_partition_id)",
+      run.run_id, run.run_id);
+  if (!missing.ok() || missing.rows().empty() || missing.rows()[0][0].is_null()) co_return;
+  SqlResult policy = co_await sql.exec("SELECT policy_version, included_partitions FROM degraded_policy WHERE scope_id = ? "
+                                       "AND excluded_partitions = ? AND approval_status = 'APPROVED' ORDER BY "
+                                       "policy_version LIMIT 1", run.scope, missing.rows()[0][0].as_text());
+  if (!policy.ok() || policy.rows().empty()) co_return;  // no policy allows it: the run waits (004:L253)
+  const std::string version = policy.rows()[0][0].as_text();
+  const std::vector<std::string> included = split(policy.rows()[0][1].as_text(), ',');
+  const std::vector<std::string> vector = split(run.vector, ',');
+  const size_t hash = run.run_id.rfind("#r");
+  const int64_t seq = std::strtoll(run.run_id.c_str() + hash + 2, nullptr, 10) + 1;
+  const std::string id = run.scope + "#r" + std::to_string(seq);
+  std::vector<std::string> expected;
+  for (const std::string& p : included) {
+    const size_t i = static_cast<size_t>(std::strtoll(p.c_str(), nullptr, 10));
+    if (i < vector.size()) expected.push_back(p + "|" + vector[i]);
+  }
+  const int64_t now = rt.clock().now_us();
+  const char* pinned = o.scope_control ? ", mapping_version, mapping_activation_epoch, window_config_version" : "";
+  const char* from_ctx = o.scope_control ? ", c.mapping_version, c.mapping_activation_epoch, c.window_config_version" : "";
+  std::vector<SqlStatement> tx;
+  tx.push_back(expecting(
+      sql_statement(std::string("INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, "
+                                "input_watermark, expected_partition_count, expected_partition_set_digest, "
+                                "scope_context_version, rule_version, rule_activation_epoch, degraded_policy_version, "
+                                "data_completeness_status") + pinned +
+                        ") SELECT ?, o.scope_id, 'COLLECTING', o.seq + 1, o.source_offset_vector, o.input_watermark, ?, "
+                        "?, c.version, c.rule_version, c.rule_activation_epoch, p.policy_version, 'DEGRADED'" + from_ctx +
+                        " FROM calculation_run o JOIN ranking_scope_context c ON c.scope_id = o.scope_id JOIN "
+                        "degraded_policy p ON p.scope_id = o.scope_id WHERE o.run_id = ? AND o.status = 'COLLECTING' "
+                        "AND o.degraded_policy_version IS NULL AND p.policy_version = ? AND p.approval_status = "
+                        "'APPROVED' AND p.valid_from_us <= ? AND ? < p.valid_until_us AND NOT EXISTS (SELECT 1 FROM "
+                        "calculation_run n WHERE n.scope_id = o.scope_id AND n.seq > o.seq)",
+                    id, static_cast<int64_t>(expected.size()), sorted_digest(expected), run.run_id, version, now, now),
+      SqlExpect::kChanged));
+  for (const std::string& p : included) {
+    const size_t i = static_cast<size_t>(std::strtoll(p.c_str(), nullptr, 10));
+    if (i >= vector.size()) co_return;
+    tx.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
+                               "status) VALUES (?, ?, ?, 'PENDING')", id, static_cast<int64_t>(i), vector[i]));
+  }
+  co_await sql.transaction(std::move(tx));
+}
+
+// One step of a scope: continue its open run, or create the next one. `collecting_since` is this
+// coordinator's memory of when it first saw each run COLLECTING (lost with a crash: it waits again).
+Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope, Rpc* rpc,
+                std::map<std::string, int64_t>& collecting_since) {
   SqlResult open = co_await sql.exec("SELECT run_id, status, source_offset_vector, expected_partition_count FROM "
                                      "calculation_run WHERE scope_id = ? AND status IN ('COLLECTING', 'BUILDING') "
                                      "ORDER BY seq",
@@ -425,6 +481,9 @@ Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& s
     const RunRow run{r[0].as_text(), scope, r[1].as_text(), r[2].as_text(), r[3].as_int()};
     if (run.status == "COLLECTING") {
       co_await build_run(sql, run);
+      if (o.degraded_after_us <= 0 || &r != &open.rows().back()) continue;  // only the scope's newest run
+      const int64_t since = collecting_since.emplace(run.run_id, rt.clock().now_us()).first->second;
+      if (rt.clock().now_us() - since >= o.degraded_after_us) co_await create_degraded_run(rt, sql, o, run);
     } else {
       co_await dispose_entries(sql, o, run, rpc);
       if (o.tamper_candidates) co_await tamper_candidates(sql, o, run);
@@ -436,9 +495,10 @@ Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& s
 }  // namespace
 
 Task<void> run_coordinator(Runtime& rt, Sql& sql, RunOptions o, Rpc* rpc) {
+  std::map<std::string, int64_t> collecting_since;
   for (;;) {
     co_await rt.clock().sleep_us(o.interval_us);
-    for (const std::string& scope : o.scopes) co_await step(rt, sql, o, scope, rpc);
+    for (const std::string& scope : o.scopes) co_await step(rt, sql, o, scope, rpc, collecting_since);
   }
 }
 

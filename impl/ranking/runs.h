@@ -45,6 +45,10 @@ struct RunOptions {
   // window configuration (004:L220), and a candidate write checks the context is still the run's
   // (004:L230), rejecting the entry 'context-changed' when it moved.
   bool scope_control = false;
+  // 004:L253 (param degraded_after_ms; 0: never): a run COLLECTING this long with partitions
+  // missing is left as it is, and a new run is created under the approved degraded policy whose
+  // excluded set is exactly the missing partitions, expecting only its included ones (DEGRADED).
+  int64_t degraded_after_us = 0;
 };
 
 // Digest of lines sorted first (the seed's stable ordering, 004:L247, L249, L100).

@@ -1,5 +1,11 @@
 #include "impl/ranking/schema.h"
 
+#include <bit>
+#include <cassert>
+#include <cstdint>
+
+#include "impl/ports/digest.h"
+
 namespace fl::ranking {
 
 namespace {
@@ -71,7 +77,46 @@ void add_scope_control_columns(std::vector<std::string>& tables) {
   }
 }
 
+// 004:L253: "依据已审批的 degraded_policy_version 创建一个新 run，把“纳入分区集合、排除分区集合、适用 scope
+// 和有效期”一起固化到降级策略及摘要中 ... 并写 data_completeness_status=DEGRADED".
+void add_degraded_tables(std::vector<std::string>& tables) {
+  for (std::string& t : tables) {
+    if (t.find("TABLE IF NOT EXISTS calculation_run (") != std::string::npos) {
+      t.insert(t.find(", UNIQUE"), ", degraded_policy_version TEXT, data_completeness_status TEXT NOT NULL DEFAULT 'FULL'");
+    }
+  }
+  tables.push_back("CREATE TABLE IF NOT EXISTS degraded_policy (policy_version TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+                   "included_partitions TEXT NOT NULL, excluded_partitions TEXT NOT NULL, valid_from_us INTEGER NOT NULL, "
+                   "valid_until_us INTEGER NOT NULL, approval_status TEXT NOT NULL, policy_digest TEXT NOT NULL)");
+}
+
 }  // namespace
+
+std::string degraded_policy_digest(const std::string& scope, const std::string& included, const std::string& excluded,
+                                   int64_t valid_from_us, int64_t valid_until_us) {
+  return fnv_hex(scope + "|" + included + "|" + excluded + "|" + std::to_string(valid_from_us) + "|" +
+                 std::to_string(valid_until_us));
+}
+
+std::vector<std::string> degraded_policy_statements(const std::vector<std::string>& scopes, int candidate_partitions) {
+  assert(candidate_partitions >= 1 && candidate_partitions <= 16);
+  std::vector<std::string> out;
+  const int64_t until = INT64_MAX;
+  for (const std::string& scope : scopes) {
+    for (uint32_t mask = 1; mask < (1u << candidate_partitions) - 1; ++mask) {
+      if (2 * std::popcount(mask) > candidate_partitions) continue;  // at least half stays included
+      std::string included, excluded;
+      for (int p = 0; p < candidate_partitions; ++p) {
+        std::string& set = (mask >> p) & 1u ? excluded : included;
+        set += (set.empty() ? "" : ",") + std::to_string(p);
+      }
+      out.push_back("INSERT OR IGNORE INTO degraded_policy VALUES ('dp-1:" + scope + ":x" + excluded + "', '" + scope +
+                    "', '" + included + "', '" + excluded + "', 0, " + std::to_string(until) + ", 'APPROVED', '" +
+                    degraded_policy_digest(scope, included, excluded, 0, until) + "')");
+    }
+  }
+  return out;
+}
 
 std::vector<std::string> sketch_schema_statements() {
   return {
@@ -88,7 +133,7 @@ std::vector<std::string> sketch_schema_statements() {
 }
 
 std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk,
-                                           bool scope_control) {
+                                           bool scope_control, bool degraded) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -173,6 +218,7 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
   part1.insert(part1.end(), part2.begin(), part2.end());
   if (risk) add_risk_tables(part1);
   if (scope_control) add_scope_control_columns(part1);
+  if (degraded) add_degraded_tables(part1);
   if (replay) {
     // 004:L101: replay runs live in their own namespace, apart from the official calculation_run;
     // one reaches the pointer only with a promotion authorization (004:L265), which is not built.

@@ -3,6 +3,7 @@
 // the immutable TOPIC_WINDOW_METRIC_VERSION rows, and the aggregation checkpoints.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,21 @@ namespace fl::ranking {
 // `scope_control`: the context's mapping and window configuration (mapping_version,
 // mapping_activation_epoch, window_config_version), pinned by every run and snapshot; only in
 // scenarios with mapping switches or window-configuration changes, likewise.
+// `degraded`: approved degraded policies (degraded_policy) and, on each run, the policy it was created
+// under and its data_completeness_status (004:L253); only in scenarios with degraded runs, likewise.
 std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
-                                           bool reconcile = false, bool risk = false, bool scope_control = false);
+                                           bool reconcile = false, bool risk = false, bool scope_control = false,
+                                           bool degraded = false);
+
+// The approved degraded policies an operator has put in place before the run (004:L253): for each
+// board scope and each set X of at most half the candidate partitions (up to 16 partitions),
+// "dp-1:<scope>:x<X>" excludes X and includes the rest, valid from 0 for ever, with its digest
+// over (scope, included, excluded, validity).
+std::vector<std::string> degraded_policy_statements(const std::vector<std::string>& scopes, int candidate_partitions);
+
+// The digest a degraded policy row carries: of "scope|included|excluded|valid_from_us|valid_until_us".
+std::string degraded_policy_digest(const std::string& scope, const std::string& included, const std::string& excluded,
+                                   int64_t valid_from_us, int64_t valid_until_us);
 
 // 004:L177, L179 (scenario param `hll`): the sketch row of every version (same version triple,
 // never updated) and, with salting, the immutable rows of the salted shards it merged.

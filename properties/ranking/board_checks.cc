@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -107,26 +108,63 @@ std::string parse_ref(const std::string& ref, int32_t* p, int64_t* n, int64_t* g
 
 // ---- RANK-15, RANK-16.
 
-void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b) {
+// RANK-20 (004:L253): the partitions a run expects. A run without a degraded policy expects every
+// candidate partition (and is FULL); a DEGRADED run expects exactly the included partitions of the
+// APPROVED policy of its scope it names, whose included and excluded sets split the candidate
+// partitions and whose digest recomputes. nullopt (and a failure) otherwise.
+std::optional<std::set<int64_t>> expected_partitions(Verdict& v, const RunRow& r, const BoardObs& b, int64_t created_us) {
+  std::set<int64_t> all;
+  for (int64_t p = 0; p < b.params.candidate_partitions; ++p) all.insert(p);
+  ++v.checks;
+  if (r.degraded_policy.empty()) {
+    if (r.expected_count == b.params.candidate_partitions && (r.completeness.empty() || r.completeness == "FULL")) return all;
+    fail_verdict(v, "run " + r.run_id + " expects " + std::to_string(r.expected_count) + " of the " +
+                        std::to_string(b.params.candidate_partitions) + " candidate partitions (" + r.completeness +
+                        ") without a degraded policy");
+    return std::nullopt;
+  }
+  auto p = std::find_if(b.policies.begin(), b.policies.end(),
+                        [&](const DegradedPolicyRow& x) { return x.policy_version == r.degraded_policy; });
+  std::set<int64_t> included, excluded;
+  if (p != b.policies.end()) {
+    for (const std::string& x : split(p->included, ',')) included.insert(std::stoll(x));
+    for (const std::string& x : split(p->excluded, ',')) excluded.insert(std::stoll(x));
+  }
+  std::set<int64_t> both = included;
+  both.insert(excluded.begin(), excluded.end());
+  if (p == b.policies.end() || p->approval != "APPROVED" || p->scope_id != r.scope_id || r.completeness != "DEGRADED" ||
+      excluded.empty() || both != all || included.size() + excluded.size() != all.size() ||
+      created_us < p->valid_from_us || created_us >= p->valid_until_us ||
+      static_cast<int64_t>(included.size()) != r.expected_count ||
+      fnv(p->scope_id + "|" + p->included + "|" + p->excluded + "|" + std::to_string(p->valid_from_us) + "|" +
+          std::to_string(p->valid_until_us)) != p->digest) {
+    fail_verdict(v, "run " + r.run_id + " (" + r.completeness + ", expecting " + std::to_string(r.expected_count) +
+                        " partitions) names degraded policy " + r.degraded_policy +
+                        (p == b.policies.end() ? ", which does not exist"
+                                               : " (" + p->approval + ", scope " + p->scope_id + ", included " +
+                                                     p->included + ", excluded " + p->excluded + ")"));
+    return std::nullopt;
+  }
+  return included;
+}
+
+void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b,
+                    int64_t created_us) {
   const std::vector<std::string> vector = split(r.vector, ',');
   std::vector<std::string> expected, results;
   std::set<int64_t> ids;
-  // RANK-20 (004:L253): a run may leave partitions out only under an approved degraded policy;
-  // none exists, so every run expects every candidate partition and never drops one in place.
+  const std::optional<std::set<int64_t>> want = expected_partitions(v, r, b, created_us);
+  if (!want) return;
   ++v.checks;
-  if (r.expected_count != b.params.candidate_partitions) {
-    fail_verdict(v, "run " + r.run_id + " expects " + std::to_string(r.expected_count) + " of the " +
-                        std::to_string(b.params.candidate_partitions) + " candidate partitions without a degraded policy");
-  }
-  ++v.checks;
-  if (static_cast<int64_t>(vector.size()) != r.expected_count || static_cast<int64_t>(cuts.size()) != r.expected_count) {
+  if (static_cast<int64_t>(vector.size()) != b.params.candidate_partitions ||
+      static_cast<int64_t>(cuts.size()) != r.expected_count) {
     fail_verdict(v, "run " + r.run_id + ": " + std::to_string(cuts.size()) + " cut rows, vector of " +
                         std::to_string(vector.size()) + ", expected " + std::to_string(r.expected_count));
     return;
   }
   for (const CutRow* c : cuts) {
     ++v.checks;
-    if (c->partition < 0 || c->partition >= r.expected_count || !ids.insert(c->partition).second ||
+    if (!want->count(c->partition) || !ids.insert(c->partition).second ||
         c->ref != vector[static_cast<size_t>(c->partition)]) {
       fail_verdict(v, "run " + r.run_id + " partition " + std::to_string(c->partition) + ": cut " + c->ref +
                           " is not the run vector's");
@@ -466,15 +504,26 @@ std::string set_digest(std::vector<std::string> lines) {
 // RANK-15, RANK-16 (004:L99, L247-249).
 Verdict check_run_partitions(const RankingRun& run) {
   Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
-                              "each run expects every candidate partition (there is no degraded policy) and has exactly "
+                              "each run expects every candidate partition, or, DEGRADED, exactly the included ones of "
+                              "the approved policy of its scope it names (004:L253), and has exactly "
                               "its expected (partition, cut) rows with the run vector's cuts and a "
                               "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
                               "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
                               "completed by one committed write and never written after BUILDING");
   const auto cuts = cuts_by_run(run.board);
+  std::map<std::string, int64_t> created;  // run -> when its INSERT committed (a policy's validity)
+  for (const SqlCommit& c : run.commits) {
+    for (const SqlStatementObs& s : c.statements) {
+      if (c.ok && s.changes > 0 && starts(s.sql, "INSERT INTO calculation_run") && !s.params.empty()) {
+        created.emplace(s.params[0], c.time_us);
+      }
+    }
+  }
   for (const RunRow& r : run.board.runs) {
     auto it = cuts.find(r.run_id);
-    check_run_cuts(v, r, it == cuts.end() ? std::vector<const CutRow*>{} : it->second, run.board);
+    auto at = created.find(r.run_id);
+    check_run_cuts(v, r, it == cuts.end() ? std::vector<const CutRow*>{} : it->second, run.board,
+                   at == created.end() ? -1 : at->second);
   }
   check_cut_writes(v, run, run_timeline(run));
   return v;

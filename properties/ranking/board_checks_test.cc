@@ -232,6 +232,46 @@ TEST(BoardChecks, RunPartitionsCatchesARunThatDropsAPartitionWithoutADegradedPol
   EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
 }
 
+// F15 (004:L253): of two candidate partitions the run expects only partition 0, as a DEGRADED run
+// under the approved policy of its scope that excludes partition 1.
+RankingRun degraded() {
+  RankingRun run = clean();
+  run.board.params.candidate_partitions = 2;
+  RunRow& r = run.board.runs[0];
+  r.vector = "k0@5/g1,k1@0/g0";
+  r.degraded_policy = "dp-1:x1";
+  r.completeness = "DEGRADED";
+  const int64_t until = INT64_MAX;
+  run.board.policies = {DegradedPolicyRow{"dp-1:x1", kScope, "0", "1", 0, until, "APPROVED",
+                                          text_digest(std::string(kScope) + "|0|1|0|" + std::to_string(until))}};
+  run.commits.insert(run.commits.begin(),
+                     SqlCommit{40, true, "coord", {st("INSERT INTO calculation_run (run_id, ...) SELECT ...", {kRun})}});
+  return run;
+}
+
+TEST(BoardChecks, RunPartitionsJudgesADegradedRunByItsApprovedPolicy) {
+  const Verdict ok = check_run_partitions(degraded());
+  EXPECT_EQ(ok.status(), VerdictStatus::kPass) << (ok.evidence.empty() ? "" : ok.evidence[0]);
+  RankingRun run = degraded();  // the policy is not approved
+  run.board.policies[0].approval = "PENDING";
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+  run = degraded();  // the policy's sets were changed after approval: its digest no longer recomputes
+  run.board.policies[0].included = "0,1";
+  run.board.policies[0].excluded = "";
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+  run = degraded();  // the policy excludes partition 0, which the run collected
+  run.board.policies[0] = DegradedPolicyRow{"dp-1:x1", kScope, "1", "0", 0, INT64_MAX, "APPROVED",
+                                            text_digest(std::string(kScope) + "|1|0|0|" + std::to_string(INT64_MAX))};
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+  run = degraded();  // created before the policy's validity
+  run.board.policies[0].valid_from_us = 100;
+  run.board.policies[0].digest = text_digest(std::string(kScope) + "|0|1|100|" + std::to_string(INT64_MAX));
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+  run = degraded();  // a policy named, but the run calls itself FULL
+  run.board.runs[0].completeness = "FULL";
+  EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
+}
+
 TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
   const RankingRun clean_run = clean();
   EXPECT_EQ(check_scope_isolation(clean_run).status(), VerdictStatus::kPass);

@@ -114,6 +114,14 @@ struct RunRow {  // CALCULATION_RUN; absent numbers read as -1, absent texts as 
   std::string mapping_version;  // scope control only ("" otherwise)
   int64_t mapping_epoch = 0;
   std::string window_config;
+  std::string degraded_policy;  // degraded runs only: degraded_policy_version ("" otherwise)
+  std::string completeness;     // data_completeness_status with degraded runs ("" without them)
+};
+
+struct DegradedPolicyRow {  // DEGRADED_POLICY (004:L253), read back
+  std::string policy_version, scope_id, included, excluded;  // partitions, ','-joined
+  int64_t valid_from_us = 0, valid_until_us = 0;
+  std::string approval, digest;
 };
 
 struct ContextRow {  // RANKING_SCOPE_CONTEXT
@@ -228,6 +236,7 @@ struct BoardObs {
   std::vector<ContextRow> contexts;
   std::vector<ReplayRunRow> replay_runs;
   std::vector<ReconciliationRow> reconciliations;
+  std::vector<DegradedPolicyRow> policies;  // with degraded runs only
   std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
   std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
   std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
