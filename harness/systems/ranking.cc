@@ -69,6 +69,7 @@ struct Shared {
   // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
   bool faulty_coordinator = false, faulty_publisher = false;
   int64_t replay_interval_us = 0;
+  bool promote_replays = false;  // process "approver" authorizes replays' promotion (004:L325)
   bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
   int64_t degraded_after_us = 0;  // degraded runs under approved policies after this long COLLECTING (F15)
   int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
@@ -185,7 +186,16 @@ Task<void> replay_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
   ranking::PublisherOptions o = publisher_options(*sh);
   o.interval_us = sh->replay_interval_us;
+  o.promotion = sh->promote_replays;
   co_await ranking::run_replay(self, sql, redis, o, sh->end_us);
+}
+
+Task<void> approver_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  ranking::PublisherOptions o = publisher_options(*sh);
+  o.interval_us = sh->replay_interval_us;
+  o.promotion = true;
+  co_await ranking::run_approver(self, sql, o, sh->end_us);
 }
 
 Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -518,6 +528,16 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
   });
+  if (sh.promote_replays) {
+    db.each("SELECT auth_id, scope_id, replay_run_id, watermark_from, watermark_to, manifest_digest, rule_epoch, "
+            "mapping_epoch, risk_epoch, valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, "
+            "status FROM promotion_authorization ORDER BY auth_id",
+            [&](sqlite3_stmt* st) {
+              auto n = [st](int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
+              b->promotions.push_back(rp::PromotionRow{text(st, 0), text(st, 1), text(st, 2), n(3), n(4), text(st, 5),
+                                                       n(6), n(7), n(8), n(9), n(10), n(11), n(12), text(st, 13)});
+            });
+  }
   if (sh.reconcile_interval_us > 0) {
     db.each("SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report ORDER BY id",
             [&](sqlite3_stmt* st) {
@@ -569,6 +589,8 @@ void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::
 void read_commits(const Shared& sh, ranking::props::RankingRun* run) {
   for (const sim::storage::SqlCommitRecord& c : *sh.commits) {
     ranking::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
+    out.in_doubt = c.result->status == SqlStatus::kIoError &&
+                   c.result->failed_index == static_cast<int>(c.statements().size());
     for (size_t i = 0; i < c.statements().size(); ++i) {
       ranking::props::SqlStatementObs o{c.statements()[i].sql, {}, 0};
       for (const SqlValue& v : c.statements()[i].params) o.params.push_back(render(v));
@@ -680,6 +702,9 @@ class RankingSystem final : public SystemUnderTest {
                       "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
             int_param("reconcile_mix", "", 0, 1, 0,
                       "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
+            int_param("promote_replays", "", 0, 1, 0,
+                      "1: replays wait READY and publish only under a promotion authorization that process approver "
+                      "grants every replay_interval_ms (004:L325)"),
             int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
             int_param("board_scopes", "", 2, 4, 2, "2: global and zh-CN boards; 4: also a region and a channel board (C04)"),
@@ -774,6 +799,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   }
   if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
   if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
+  if (sh->promote_replays) add("approver", [sh](Process& p) { return approver_main(p, sh); });
   if (sh->candidate_cache) add("cache", [sh](Process& p) { return cache_main(p, sh); });
   if (sh->reconcile_interval_us > 0) add("recon", [sh](Process& p) { return recon_main(p, sh); });
   if (!sh->risk) return;
@@ -809,7 +835,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
-                                         sh.risk, sh.scope_control, sh.degraded_after_us > 0);
+                                         sh.risk, sh.scope_control, sh.degraded_after_us > 0, sh.promote_replays);
   if (sh.degraded_after_us > 0) {  // the operator's approved policies, in place before the run
     for (std::string& t : ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
       so.schema.push_back(std::move(t));
@@ -914,6 +940,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->degraded_after_us = sh->board ? s.config.i64("degraded_after_ms") * 1000 : 0;
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
+  sh->promote_replays = sh->replay_interval_us > 0 && s.config.i64("promote_replays") != 0;
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;
   sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
   sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;

@@ -197,8 +197,29 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
 // made under with the same rule_version + rule_activation_epoch, CASes the pointer on (version,
 // publication_epoch) with a watermark not below the published one, and moves the snapshot READY ->
 // PUBLISHED only while its run is SEALED with the snapshot's counts and digests.
+// 004:L265, L325: a replay's snapshot publishes only under an APPROVED authorization that names it,
+// its scope, its watermark and manifest, the current activation epochs, context version and
+// pointer version, valid now; the same transaction uses it up.
+SqlStatement promotion_check(Runtime& rt, const PublisherOptions& o, const std::string& scope, const SealedRun& run,
+                             const std::string& id, const std::string& auth) {
+  const int64_t now = rt.clock().now_us();
+  SqlStatement s = sql_statement(
+      "SELECT 1 FROM promotion_authorization a JOIN ranking_scope_context c ON c.scope_id = a.scope_id JOIN "
+      "ranking_publish_pointer p ON p.scope_id = a.scope_id WHERE a.auth_id = ? AND a.status = 'APPROVED' AND "
+      "a.scope_id = ? AND a.replay_run_id = ? AND c.version = a.expected_ctx_version AND c.rule_activation_epoch = "
+      "a.rule_epoch AND p.version = a.expected_pointer_version AND ? BETWEEN a.watermark_from AND a.watermark_to AND "
+      "a.manifest_digest = (SELECT input_manifest_set_digest FROM ranking_snapshot WHERE snapshot_id = ?) AND "
+      "a.valid_from_us <= ? AND ? < a.valid_until_us",
+      auth, scope, run.run_id, run.watermark, id, now, now);
+  if (o.risk) s.sql += " AND c.risk_epoch = a.risk_epoch";
+  if (o.scope_control) s.sql += " AND c.mapping_activation_epoch = a.mapping_epoch";
+  s.expect = SqlExpect::kSomeRows;
+  return s;
+}
+
+// `auth` ("" for an official run): the promotion authorization a replay's snapshot publishes under.
 std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::string& scope, const SealedRun& run,
-                                     const std::string& id, const Pointer& p) {
+                                     const std::string& id, const Pointer& p, const std::string& auth = "") {
   std::vector<SqlStatement> tx;
   if (o.completeness_gate) {
     // 004:L151: "必需数据源不完整时，发布器按策略冻结新榜或切到明确的降级规则版本"; spec freezes.
@@ -232,22 +253,35 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
                     "publication_epoch = ? AND input_watermark <= ?",
                     id, run.watermark, scope, p.version, p.epoch, run.watermark),
       SqlExpect::kChanged));
+  // An official run must be SEALED with the snapshot's counts and digests; a promoted replay's source
+  // run likewise (the replay recomputed it).
+  const std::string run_of = auth.empty() ? "SELECT 1 FROM calculation_run r WHERE r.run_id = ranking_snapshot.run_id AND "
+                                            "r.scope_id = ranking_snapshot.scope_id"
+                                          : "SELECT 1 FROM replay_run x JOIN calculation_run r ON r.run_id = "
+                                            "x.source_run_id WHERE x.run_id = ranking_snapshot.run_id AND x.scope_id = "
+                                            "ranking_snapshot.scope_id AND r.scope_id = ranking_snapshot.scope_id";
   tx.push_back(expecting(
       sql_statement("UPDATE ranking_snapshot SET status = 'PUBLISHED', publication_epoch = ? WHERE snapshot_id = ? AND "
-                    "scope_id = ? AND status = 'READY' AND EXISTS (SELECT 1 FROM calculation_run r WHERE r.run_id = "
-                    "ranking_snapshot.run_id AND r.scope_id = ranking_snapshot.scope_id AND r.status = 'SEALED' AND "
+                    "scope_id = ? AND status = 'READY' AND EXISTS (" + run_of + " AND r.status = 'SEALED' AND "
                     "r.input_manifest_count = ranking_snapshot.input_manifest_count AND r.input_manifest_set_digest = "
                     "ranking_snapshot.input_manifest_set_digest AND r.candidate_count = ranking_snapshot.candidate_count "
                     "AND r.candidate_set_digest = ranking_snapshot.candidate_set_digest)",
                     p.epoch + 1, id, scope),
       SqlExpect::kChanged));
+  if (!auth.empty()) {
+    tx.push_back(expecting(sql_statement("UPDATE promotion_authorization SET status = 'USED' WHERE auth_id = ? AND "
+                                         "status = 'APPROVED'", auth),
+                           SqlExpect::kChanged));
+  }
   return tx;
 }
 
 // The publish transaction, then (only once it committed) the Redis writes.
 Task<void> publish_and_cache(Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope,
-                             const SealedRun& run, const std::string& id, const Pointer& p) {
-  SqlResult r = co_await sql.transaction(publish_tx(o, scope, run, id, p));
+                             const SealedRun& run, const std::string& id, const Pointer& p,
+                             std::vector<SqlStatement> tx = {}) {
+  if (tx.empty()) tx = publish_tx(o, scope, run, id, p);
+  SqlResult r = co_await sql.transaction(std::move(tx));
   if (!r.ok()) {
     // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
     if (r.certainly_not_applied()) {
@@ -294,13 +328,63 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   co_await publish_and_cache(sql, redis, o, scope, *run, id, *p);
 }
 
+// The pinned inputs of a READY snapshot as the publish transaction checks them.
+Task<std::optional<SealedRun>> snapshot_inputs(Sql& sql, const PublisherOptions& o, const std::string& id) {
+  SqlResult r = co_await sql.exec(
+      std::string("SELECT run_id, input_watermark, input_manifest_count, input_manifest_set_digest, candidate_count, "
+                  "candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch") +
+          (o.risk ? ", risk_epoch, global_risk_epoch" : "") +
+          (o.scope_control ? ", mapping_version, mapping_activation_epoch, window_config_version" : "") +
+          " FROM ranking_snapshot WHERE snapshot_id = ? AND status = 'READY'",
+      id);
+  if (!r.ok() || r.rows().empty()) co_return std::nullopt;
+  const SqlRow& x = r.rows()[0];
+  SealedRun run{x[0].as_text(), x[1].as_int(), x[2].as_int(), x[4].as_int(), x[3].as_text(), x[5].as_text(),
+                x[6].as_int(), x[7].as_text(), x[8].as_int()};
+  size_t at = 9;
+  if (o.risk) {
+    run.risk_epoch = x[at++].as_int();
+    run.global_epoch = x[at++].as_int();
+  }
+  if (o.scope_control) {
+    run.mapping_version = x[at++].as_text();
+    run.mapping_epoch = x[at++].as_int();
+    run.window_config = x[at++].as_text();
+  }
+  co_return run;
+}
+
+// 004:L325: publishes the scope's READY replay snapshot that holds an APPROVED authorization.
+Task<void> promote_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
+  SqlResult a = co_await sql.exec("SELECT a.auth_id, s.snapshot_id FROM promotion_authorization a JOIN ranking_snapshot "
+                                  "s ON s.run_id = a.replay_run_id WHERE a.scope_id = ? AND a.status = 'APPROVED' AND "
+                                  "s.status = 'READY' ORDER BY a.auth_id DESC LIMIT 1", scope);
+  if (!a.ok() || a.rows().empty()) co_return;
+  const std::string auth = a.rows()[0][0].as_text(), id = a.rows()[0][1].as_text();
+  std::optional<SealedRun> run = co_await snapshot_inputs(sql, o, id);
+  std::optional<Pointer> p = co_await read_pointer(sql, scope);
+  if (!run || !p) co_return;
+  std::vector<SqlStatement> tx = publish_tx(o, scope, *run, id, *p, auth);
+  tx.insert(tx.begin(), promotion_check(rt, o, scope, *run, id, auth));
+  co_await publish_and_cache(sql, redis, o, scope, *run, id, *p, std::move(tx));
+}
+
 // F13 (004:L494): the replay run goes to its own namespace; its snapshot then meets the same
-// publish transaction, which admits only a SEALED official calculation_run (004:L265).
+// publish transaction, which admits only a SEALED official calculation_run (004:L265). With
+// promotion the snapshot waits READY for an authorization instead (004:L325).
 Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
+  if (o.promotion) co_await promote_scope(rt, sql, redis, o, scope);
   std::optional<SealedRun> source = co_await newest_sealed(sql, scope, /*unpublished=*/false, o.scope_control);
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
   if (!source || !p) co_return;
   SealedRun replay = *source;
+  if (o.promotion && o.risk) {  // made under the risk context as it is now, like a publisher's snapshot
+    SqlResult ctx = co_await sql.exec("SELECT risk_epoch, global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?",
+                                      scope);
+    if (!ctx.ok() || ctx.rows().empty()) co_return;
+    replay.risk_epoch = ctx.rows()[0][0].as_int();
+    replay.global_epoch = ctx.rows()[0][1].as_int();
+  }
   replay.run_id = source->run_id + "/replay." + std::to_string(rt.incarnation()) + "." +
                   std::to_string(rt.random_u64() % 1000000);
   SqlResult made = co_await sql.exec("INSERT INTO replay_run (run_id, scope_id, source_run_id, status) VALUES (?, ?, ?, "
@@ -308,7 +392,29 @@ Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpti
   if (!made.ok()) co_return;
   const std::string id = replay.run_id + "/snapshot";
   if (!(co_await prepare_snapshot(sql, o, scope, replay, id, source->run_id))) co_return;
-  co_await publish_and_cache(sql, redis, o, scope, replay, id, *p);
+  if (!o.promotion) co_await publish_and_cache(sql, redis, o, scope, replay, id, *p);
+}
+
+// 004:L325: one authorization for the scope's newest READY replay snapshot none names yet.
+Task<void> approve_scope(Runtime& rt, Sql& sql, const PublisherOptions& o, const std::string& scope) {
+  SqlResult s = co_await sql.exec("SELECT s.run_id, s.input_watermark, s.input_manifest_set_digest FROM ranking_snapshot "
+                                  "s JOIN replay_run x ON x.run_id = s.run_id WHERE s.scope_id = ? AND s.status = 'READY' "
+                                  "AND NOT EXISTS (SELECT 1 FROM promotion_authorization a WHERE a.replay_run_id = "
+                                  "s.run_id) ORDER BY s.snapshot_id DESC LIMIT 1", scope);
+  if (!s.ok() || s.rows().empty()) co_return;
+  const SqlRow& x = s.rows()[0];
+  const int64_t now = rt.clock().now_us();
+  const std::string auth = "auth-" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) + "." +
+                           std::to_string(rt.random_u64() % 1000000000);
+  co_await sql.exec(std::string("INSERT INTO promotion_authorization (auth_id, approver, scope_id, replay_run_id, "
+                                "watermark_from, watermark_to, manifest_digest, rule_epoch, mapping_epoch, risk_epoch, "
+                                "valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, status) "
+                                "SELECT ?, ?, c.scope_id, ?, ?, ?, ?, c.rule_activation_epoch, ") +
+                        (o.scope_control ? "c.mapping_activation_epoch" : "1") + ", " + (o.risk ? "c.risk_epoch" : "0") +
+                        ", ?, ?, c.version, p.version, 'APPROVED' FROM ranking_scope_context c JOIN "
+                        "ranking_publish_pointer p ON p.scope_id = c.scope_id WHERE c.scope_id = ?",
+                    auth, std::string(rt.process_name()), x[0].as_text(), x[1].as_int(), x[1].as_int(), x[2].as_text(),
+                    now, now + o.promotion_validity_us, scope);
 }
 
 }  // namespace
@@ -332,6 +438,13 @@ Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, i
   while (rt.clock().now_us() < stop_at_us) {
     co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
     co_await replay_scope(rt, sql, redis, o, o.scopes[rt.random_u64() % o.scopes.size()]);
+  }
+}
+
+Task<void> run_approver(Runtime& rt, Sql& sql, PublisherOptions o, int64_t stop_at_us) {
+  while (rt.clock().now_us() < stop_at_us) {
+    co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
+    for (const std::string& scope : o.scopes) co_await approve_scope(rt, sql, o, scope);
   }
 }
 

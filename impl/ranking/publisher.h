@@ -55,6 +55,12 @@ struct PublisherOptions {
   // mapping_version + mapping_activation_epoch and window_config_version, and the publish
   // transaction checks them against the context (004:L262-263).
   bool scope_control = false;
+  // 004:L325 (param promote_replays): a replay's snapshot waits READY instead of trying the
+  // publish transaction; it publishes only with an APPROVED promotion authorization naming it,
+  // through the publish transaction with the authorization's checks and its use in place of the
+  // official-run condition (004:L265).
+  bool promotion = false;
+  int64_t promotion_validity_us = 3'000'000;  // how long an approver's authorization is valid
 };
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o);
@@ -63,6 +69,14 @@ Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o
 // a random scope's newest SEALED run as a replay run in its own namespace (replay_run, 004:L101),
 // builds a snapshot from that run's candidates and tries the publish transaction (and, were it to
 // commit, the Redis writes) exactly as a publisher does, with no promotion authorization.
+// With o.promotion it first publishes, per scope, a READY replay snapshot an approver authorized.
 Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, int64_t stop_at_us);
+
+// 004:L325: an approver (process "approver") that, every interval, authorizes the promotion of the
+// newest READY replay snapshot of each scope not yet authorized: the scope, the replay run, its input
+// watermark (as a one-point range), its manifest digest, the scope's current rule, mapping and risk
+// activation epochs and context version, the pointer's current version, valid for
+// o.promotion_validity_us from now.
+Task<void> run_approver(Runtime& rt, Sql& sql, PublisherOptions o, int64_t stop_at_us);
 
 }  // namespace fl::ranking

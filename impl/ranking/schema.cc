@@ -133,7 +133,7 @@ std::vector<std::string> sketch_schema_statements() {
 }
 
 std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk,
-                                           bool scope_control, bool degraded) {
+                                           bool scope_control, bool degraded, bool promotion) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -224,6 +224,16 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
     // one reaches the pointer only with a promotion authorization (004:L265), which is not built.
     part1.push_back("CREATE TABLE IF NOT EXISTS replay_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
                     "source_run_id TEXT NOT NULL, status TEXT NOT NULL)");
+  }
+  if (promotion) {
+    // 004:L325: "必须创建 promotion 授权，明确审批人、目标 scope_id、输入水位范围、输入清单摘要、规则/映射/风险
+    // activation epoch、有效期、期望 scope context version 和期望指针版本".
+    part1.push_back("CREATE TABLE IF NOT EXISTS promotion_authorization (auth_id TEXT PRIMARY KEY, approver TEXT NOT "
+                    "NULL, scope_id TEXT NOT NULL, replay_run_id TEXT NOT NULL, watermark_from INTEGER NOT NULL, "
+                    "watermark_to INTEGER NOT NULL, manifest_digest TEXT NOT NULL, rule_epoch INTEGER NOT NULL, "
+                    "mapping_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, valid_from_us INTEGER NOT NULL, "
+                    "valid_until_us INTEGER NOT NULL, expected_ctx_version INTEGER NOT NULL, expected_pointer_version "
+                    "INTEGER NOT NULL, status TEXT NOT NULL)");
   }
   if (reconcile) {
     // 004:L404: the report keeps the compared contexts, the differences and the conclusion.

@@ -392,7 +392,10 @@ void check_candidate_writes(Verdict& v, const RankingRun& run, const RunTimeline
 void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotRow& s,
                               const std::vector<const SnapshotItemRow*>& items, const std::set<std::string>& blocked) {
   const BoardObs& b = run.board;
-  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == s.run_id; });
+  // A promoted replay's snapshot is judged by the run it recomputed (rank-replay-isolation judges
+  // whether it could publish at all).
+  const std::string of = source_run_of(b, s.run_id);
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == of; });
   ++v.checks;
   if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != s.scope_id || r->manifest_count != s.manifest_count ||
       r->manifest_digest != s.manifest_digest || r->candidate_count != s.candidate_count ||
@@ -403,10 +406,10 @@ void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotR
   std::vector<std::pair<std::string, int64_t>> cands;
   std::set<std::string> manifest_ids;
   for (const CandidateRow& c : b.candidates) {
-    if (c.run_id == s.run_id && !blocked.count(c.topic_id)) cands.emplace_back(c.topic_id, c.score);
+    if (c.run_id == of && !blocked.count(c.topic_id)) cands.emplace_back(c.topic_id, c.score);
   }
   for (const ManifestRow& m : b.manifest) {
-    if (m.run_id == s.run_id) manifest_ids.insert(m.manifest_id);
+    if (m.run_id == of) manifest_ids.insert(m.manifest_id);
   }
   const auto want = model::expected_items(cands, b.params.top_n);
   ++v.checks;
@@ -683,7 +686,8 @@ void check_publish_context(Verdict& v, const RankingRun& run, const SqlCommit& c
   const BoardObs& b = run.board;
   auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(), [&](const SnapshotRow& x) { return x.snapshot_id == s.params[1]; });
   if (sn == b.snapshots.end()) return;  // rank-publish-fence's finding
-  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == sn->run_id; });
+  const std::string of = source_run_of(b, sn->run_id);  // a promoted replay: the run it recomputed
+  auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == of; });
   auto it = ctx.find(s.params[2]);
   const Ctx x = it == ctx.end() ? Ctx{} : it->second;
   const bool scoped = b.params.scope_control;

@@ -226,6 +226,43 @@ TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
 }
 
+// 004:L325: the replay's snapshot published under an authorization naming it, made at context v1
+// and pointer v1, valid 900..1100, used up by the publish at 1000; its content is judged against
+// the run it recomputed.
+TEST(BoardChecks, ReplayIsolationAdmitsOnlyAPublishUnderAMatchingPromotionAuthorization) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const std::string replay = std::string(kRun) + "/replay.0.1", snap = replay + "/snapshot";
+  b.replay_runs.push_back(ReplayRunRow{replay, kScope, kRun});
+  b.snapshots.push_back(SnapshotRow{snap, kScope, replay, "PUBLISHED", 5, 1, b.runs[0].manifest_digest, 1,
+                                    b.runs[0].candidate_digest, 2, 1, "rule-v1", 1});
+  b.items.push_back(SnapshotItemRow{snap, 1, "t_1", 3, std::string(kRun) + "/t_1"});
+  b.pointers[0] = PointerRow{kScope, snap, 2, 2, 5};
+  b.promotions = {PromotionRow{"auth-1", kScope, replay, 5, 5, b.runs[0].manifest_digest, 1, 1, 0, 900, 1100, 1, 1, "USED"}};
+  run.commits.push_back({1000, true, "replay",
+                         {st("SELECT 1 FROM promotion_authorization a", {"auth-1"}),
+                          st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "1", "1", "5"}),
+                          st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap, kScope}),
+                          st("UPDATE promotion_authorization SET status = 'USED' WHERE auth_id = ?", {"auth-1"})}});
+  b.redis_writes.push_back({1100, "replay", {"SET", "ranking:pointer:" + std::string(kScope), "2|" + snap}});
+  const Verdict ok = check_replay_isolation(run);
+  EXPECT_EQ(ok.status(), VerdictStatus::kPass) << (ok.evidence.empty() ? "" : ok.evidence[0]);
+  const Verdict fence = check_publish_fence(run);
+  EXPECT_EQ(fence.status(), VerdictStatus::kPass) << (fence.evidence.empty() ? "" : fence.evidence[0]);
+  RankingRun broken = run;  // authorized at pointer v0: another publish came between
+  broken.board.promotions[0].expected_pointer_version = 0;
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // used after its validity
+  broken.board.promotions[0].valid_until_us = 1000;
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // it names another replay run
+  broken.board.promotions[0].replay_run_id = replay + "x";
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // the promoted snapshot shows what its source run's candidates do not give
+  broken.board.items.back().topic_id = "t_9";
+  EXPECT_EQ(check_publish_fence(broken).status(), VerdictStatus::kFail);
+}
+
 TEST(BoardChecks, RunPartitionsCatchesARunThatDropsAPartitionWithoutADegradedPolicy) {
   RankingRun run = clean();
   run.board.params.candidate_partitions = 2;  // the run expects (and closes) only one of two (F15)

@@ -202,53 +202,111 @@ Verdict check_version_immutable(const RankingRun& run) {
 
 // RANK-12 (004:L98, L320-321): replaying the committed head changes, a head only ever moves from
 // (g, v) to (g, v+1), onto an existing version row, and never back to a generation it left.
+namespace {
+
+struct HeadState {
+  int64_t g = 0, v = 0;
+  std::set<int64_t> left;
+};
+
+// The head a statement moves ("" if it moves none): an UPDATE of topic_window_metric.
+std::string head_key_moved(const SqlStatementObs& s) {
+  if (!mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (") || s.sql.rfind("UPDATE", 0) != 0) return "";
+  if (s.params.size() == 5) return s.params[2];
+  if (s.params.size() == 4) return s.params[1];
+  return "";
+}
+
+// Whether an UPDATE of a head moves it from (g, v).
+bool head_from_matches(const SqlStatementObs& s, int64_t g, int64_t v) {
+  if (s.params.size() == 5) return std::stoll(s.params[3]) == g && std::stoll(s.params[4]) == v;
+  if (s.params.size() == 4) return std::stoll(s.params[2]) == g && std::stoll(s.params[0]) == v + 1;
+  return false;
+}
+
+// Applies one commit's head changes to `heads`, judging each against the state it moves from. An
+// in-doubt commit's statements carry no change counts: each applies only where it would have
+// (its guard holds), and nothing is judged.
+void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map<std::string, HeadState>& heads) {
+  for (const SqlStatementObs& s : c.statements) {
+    if ((!in_doubt && s.changes == 0) || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (")) continue;
+    if (s.sql.rfind("INSERT", 0) == 0 && s.params.size() >= 7) {
+      if (!in_doubt || !heads.count(s.params[0])) heads[s.params[0]] = HeadState{std::stoll(s.params[6]), 0, {}};
+    } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 5) {
+      // A generation switch (004:L320): from the current head to a generation never seen on it.
+      HeadState& h = heads[s.params[2]];
+      const int64_t to_g = std::stoll(s.params[0]), from_g = std::stoll(s.params[3]);
+      if (in_doubt && !head_from_matches(s, h.g, h.v)) continue;
+      ++v.checks;
+      if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
+        fail_verdict(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
+                    std::to_string(h.v) + " to g" + std::to_string(to_g));
+      }
+      h.left.insert(h.g);
+      h.g = to_g;
+      h.v = std::stoll(s.params[1]);
+    } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 4) {
+      // SET current_aggregate_version = new WHERE key, generation, version (the impl's shape) —
+      // judged by its effect: what the head was and what it became.
+      HeadState& h = heads[s.params[1]];
+      const int64_t to_v = std::stoll(s.params[0]), g = std::stoll(s.params[2]);
+      if (in_doubt && !head_from_matches(s, h.g, h.v)) continue;
+      ++v.checks;
+      if (g != h.g || to_v != h.v + 1 || h.left.count(g)) {
+        fail_verdict(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
+                    std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
+      }
+      if (g != h.g) h.left.insert(h.g);
+      h.g = g;
+      h.v = to_v;
+    }
+  }
+}
+
+}  // namespace
+
+// A transaction whose COMMIT answered an I/O error may have applied (SqlCommit::in_doubt): its
+// head changes are replayed as if committed on a copy, and a head whose committed replay cannot
+// explain its end state may take the in-doubt replay's state instead, once an in-doubt commit has
+// touched it (a later committed change from that state confirms the commit applied).
 Verdict check_head_fence(const RankingRun& run) {
   Verdict v = passing_verdict("rank-head-fence", {"RANK-12"},
                    "every committed head change moves (generation, version) from the current value by one version "
-                   "within a generation, and no generation returns after a switch");
-  struct Head {
-    int64_t g = 0, v = 0;
-    std::set<int64_t> left;
-  };
+                   "within a generation, and no generation returns after a switch (a commit answered an I/O error "
+                   "at COMMIT may have applied)");
+  using Head = HeadState;
   std::map<std::string, Head> heads;
+  std::map<std::string, std::vector<Head>> alternatives;  // states an in-doubt commit may have left
   for (const SqlCommit& c : run.commits) {
+    if (c.in_doubt) {
+      std::map<std::string, Head> maybe = heads;
+      Verdict scratch = passing_verdict("scratch", {}, "");
+      replay_head_changes(scratch, c, /*in_doubt=*/true, maybe);
+      for (const auto& [key, h] : maybe) {
+        auto it = heads.find(key);
+        if (it == heads.end() || it->second.g != h.g || it->second.v != h.v) alternatives[key].push_back(h);
+      }
+      continue;
+    }
     if (!c.ok) continue;
+    // A committed change from a state only an in-doubt commit explains: that commit applied.
     for (const SqlStatementObs& s : c.statements) {
-      if (s.changes == 0 || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (")) continue;
-      if (s.sql.rfind("INSERT", 0) == 0 && s.params.size() >= 7) {
-        heads[s.params[0]] = Head{std::stoll(s.params[6]), 0, {}};
-      } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 5) {
-        // A generation switch (004:L320): from the current head to a generation never seen on it.
-        Head& h = heads[s.params[2]];
-        const int64_t to_g = std::stoll(s.params[0]), from_g = std::stoll(s.params[3]);
-        ++v.checks;
-        if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
-          fail_verdict(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
-                      std::to_string(h.v) + " to g" + std::to_string(to_g));
-        }
-        h.left.insert(h.g);
-        h.g = to_g;
-        h.v = std::stoll(s.params[1]);
-      } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 4) {
-        // SET current_aggregate_version = new WHERE key, generation, version (the impl's shape) —
-        // judged by its effect: what the head was and what it became.
-        Head& h = heads[s.params[1]];
-        const int64_t to_v = std::stoll(s.params[0]), g = std::stoll(s.params[2]);
-        ++v.checks;
-        if (g != h.g || to_v != h.v + 1 || h.left.count(g)) {
-          fail_verdict(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
-                      std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
-        }
-        if (g != h.g) h.left.insert(h.g);
-        h.g = g;
-        h.v = to_v;
+      const std::string key = head_key_moved(s);
+      auto alt = alternatives.find(key);
+      if (key.empty() || alt == alternatives.end() || s.changes == 0) continue;
+      for (const Head& h : alt->second) {
+        if (head_from_matches(s, h.g, h.v) && !head_from_matches(s, heads[key].g, heads[key].v)) heads[key] = h;
       }
     }
+    replay_head_changes(v, c, /*in_doubt=*/false, heads);
   }
   for (const HeadRow& r : run.heads) {
     ++v.checks;
     auto it = heads.find(r.aggregate_key);
-    if (it == heads.end() || it->second.g != r.generation || it->second.v != r.version) {
+    const bool committed = it != heads.end() && it->second.g == r.generation && it->second.v == r.version;
+    bool doubted = false;
+    for (const Head& h : alternatives[r.aggregate_key]) doubted = doubted || (h.g == r.generation && h.v == r.version);
+    if (!committed && !doubted) {
       fail_verdict(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
                   std::to_string(r.version) + ", which no committed change explains");
     }

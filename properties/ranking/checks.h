@@ -58,6 +58,10 @@ Verdict check_risk_response(const RankingRun& run);    // RANK-19, RANK-21
 // (004:L104, L256: rule, mapping, window-configuration and risk control transactions all move it).
 std::string context_version_move(const SqlStatementObs& s);
 
+// The official run whose candidates a run's snapshot holds: a replay run's source run (004:L101),
+// else the run itself.
+std::string source_run_of(const BoardObs& b, const std::string& run_id);
+
 // The value of `name=` in a client's recorded answer ("snap=<id> deny=<a>/<b> items=... src=..."),
 // "" when absent.
 std::string result_field(const std::string& r, const std::string& name);

@@ -23,6 +23,17 @@ bool is_source_flag(const SqlStatementObs& s) {
   return s.changes > 0 && s.sql.find("INTO source_status") != std::string::npos && s.params.size() >= 3;
 }
 
+}  // namespace
+
+std::string source_run_of(const BoardObs& b, const std::string& run_id) {
+  for (const ReplayRunRow& r : b.replay_runs) {
+    if (r.run_id == run_id) return r.source_run_id;
+  }
+  return run_id;
+}
+
+namespace {
+
 // Snapshot id -> run id of every snapshot of a replay run.
 std::map<std::string, std::string> replay_snapshots(const BoardObs& b) {
   std::set<std::string> replay;
@@ -30,6 +41,47 @@ std::map<std::string, std::string> replay_snapshots(const BoardObs& b) {
   std::map<std::string, std::string> out;
   for (const SnapshotRow& s : b.snapshots) {
     if (replay.count(s.run_id)) out[s.snapshot_id] = s.run_id;
+  }
+  return out;
+}
+
+// 004:L325, L265: the replay snapshots published under a promotion authorization that matched them
+// at the commit: a committed publish that used up an authorization (status USED, read back) naming
+// the snapshot's scope and replay run, a watermark range holding its input watermark, its manifest
+// digest, its rule epoch and context version, the pointer version the same commit moved from, and a
+// validity holding the commit time. A publish under an authorization that does not match fails.
+std::set<std::string> promoted_snapshots(Verdict& v, const RankingRun& run) {
+  const BoardObs& b = run.board;
+  std::set<std::string> out;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    std::string auth, snap;
+    int64_t from_version = -1;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes == 0) continue;
+      if (starts(s.sql, "UPDATE promotion_authorization SET status = 'USED'") && !s.params.empty()) auth = s.params[0];
+      if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 2) snap = s.params[1];
+      if (starts(s.sql, "UPDATE ranking_publish_pointer") && s.params.size() >= 4) from_version = std::stoll(s.params[3]);
+    }
+    if (auth.empty()) continue;
+    auto a = std::find_if(b.promotions.begin(), b.promotions.end(), [&](const PromotionRow& x) { return x.auth_id == auth; });
+    auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(), [&](const SnapshotRow& x) { return x.snapshot_id == snap; });
+    ++v.checks;
+    if (a != b.promotions.end() && sn != b.snapshots.end() && a->status == "USED" && a->scope_id == sn->scope_id &&
+        a->replay_run_id == sn->run_id && a->watermark_from <= sn->watermark && sn->watermark <= a->watermark_to &&
+        a->manifest_digest == sn->manifest_digest && a->rule_epoch == sn->rule_epoch &&
+        a->expected_ctx_version == sn->ctx_version && a->expected_pointer_version == from_version &&
+        a->valid_from_us <= c.time_us && c.time_us < a->valid_until_us) {
+      out.insert(snap);
+      continue;
+    }
+    fail_verdict(v, c.client + " published " + snap + " at " + std::to_string(c.time_us) + " under authorization " + auth +
+                        (a == b.promotions.end() ? " that does not exist"
+                                                 : " (" + a->status + ", run " + a->replay_run_id + ", context v" +
+                                                       std::to_string(a->expected_ctx_version) + ", pointer v" +
+                                                       std::to_string(a->expected_pointer_version) + ", valid " +
+                                                       std::to_string(a->valid_from_us) + ".." +
+                                                       std::to_string(a->valid_until_us) + ") that does not match it"));
   }
   return out;
 }
@@ -46,14 +98,14 @@ bool official_table(const std::string& sql) {
 }
 
 void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std::string>& replay_runs,
-                          const std::map<std::string, std::string>& replay_snaps) {
+                          const std::map<std::string, std::string>& replay_snaps, const std::set<std::string>& promoted) {
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
       if (s.changes == 0) continue;
       if (starts(s.sql, "UPDATE ranking_publish_pointer") && !s.params.empty()) {
         ++v.checks;
-        if (replay_snaps.count(s.params[0])) {
+        if (replay_snaps.count(s.params[0]) && !promoted.count(s.params[0])) {
           fail_verdict(v, c.client + " moved the pointer to snapshot " + s.params[0] + " of a replay run");
         }
       } else if (official_table(s.sql)) {
@@ -345,19 +397,22 @@ Verdict check_completeness_gate(const RankingRun& run) {
   return v;
 }
 
-// RANK-25 (004:L101, L265, L494): a replay run lives only in its own namespace: no committed write
-// names it in the official run tables, none of its snapshots is PUBLISHED, the DB pointer is never
-// CASed to one, and Redis never caches one or a pointer to one.
+// RANK-25 (004:L101, L265, L325, L494): a replay run lives only in its own namespace: no committed
+// write names it in the official run tables, and none of its snapshots is PUBLISHED, the DB
+// pointer's or cached in Redis unless published under a promotion authorization that matched it.
 Verdict check_replay_isolation(const RankingRun& run) {
   Verdict v = passing_verdict("rank-replay-isolation", {"RANK-25"},
                               "replay runs stay in their namespace: never written into the official run tables; their "
-                              "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis");
+                              "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis, except "
+                              "one published under a promotion authorization that names it and matched the context, the "
+                              "pointer version and its validity at the commit");
   const BoardObs& b = run.board;
   std::set<std::string> replay_runs;
   for (const ReplayRunRow& r : b.replay_runs) replay_runs.insert(r.run_id);
   const auto snaps = replay_snapshots(b);
+  const std::set<std::string> promoted = promoted_snapshots(v, run);
   for (const SnapshotRow& s : b.snapshots) {
-    if (!snaps.count(s.snapshot_id)) continue;
+    if (!snaps.count(s.snapshot_id) || promoted.count(s.snapshot_id)) continue;
     ++v.checks;
     if (s.status == "PUBLISHED" || s.epoch >= 0) {
       fail_verdict(v, "snapshot " + s.snapshot_id + " of replay run " + s.run_id + " is " + s.status);
@@ -365,13 +420,16 @@ Verdict check_replay_isolation(const RankingRun& run) {
   }
   for (const PointerRow& p : b.pointers) {
     ++v.checks;
-    if (snaps.count(p.snapshot_id)) fail_verdict(v, "the DB pointer of " + p.scope_id + " names replay snapshot " + p.snapshot_id);
+    if (snaps.count(p.snapshot_id) && !promoted.count(p.snapshot_id)) {
+      fail_verdict(v, "the DB pointer of " + p.scope_id + " names replay snapshot " + p.snapshot_id);
+    }
   }
-  check_replay_commits(v, run, replay_runs, snaps);
+  check_replay_commits(v, run, replay_runs, snaps, promoted);
   for (const RedisWrite& w : b.redis_writes) {
     if (w.argv.size() < 3) continue;
     ++v.checks;
     for (const auto& [snap, run_id] : snaps) {
+      if (promoted.count(snap)) continue;
       if (w.argv[1].find(snap) != std::string::npos || w.argv[2].find(snap) != std::string::npos) {
         fail_verdict(v, w.client + " cached " + w.argv[1] + " = " + w.argv[2] + " of replay run " + run_id);
       }

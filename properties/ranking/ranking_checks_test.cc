@@ -146,6 +146,31 @@ TEST(RankingChecks, HeadFenceCatchesAnOldGenerationWinningWithABiggerVersion) {
   expect_fail(check_head_fence(run));
 }
 
+// A flush whose COMMIT answered an I/O error may have applied (its WAL frames recovered after a
+// crash): explore-hardened seed 7664 ended with a head only such a commit explains.
+TEST(RankingChecks, HeadFenceAdmitsACommitAnsweredAnIoErrorThatApplied) {
+  RankingRun run = clean();
+  const std::string ak = run.heads[0].aggregate_key;
+  SqlCommit doubt{2, false, "agg-1", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 0}}};
+  doubt.in_doubt = true;
+  run.commits.push_back(doubt);
+  run.heads[0].version = 2;
+  expect_pass(check_head_fence(run));  // it applied
+  RankingRun confirmed = run;  // it applied, and a later flush moved on from it
+  confirmed.commits.push_back(SqlCommit{3, true, "agg-1", {{"UPDATE topic_window_metric SET ...", {"3", ak, "1", "2"}, 1}}});
+  confirmed.heads[0].version = 3;
+  expect_pass(check_head_fence(confirmed));
+  RankingRun retried = run;  // it did not apply: the retry moved g1/v1 to v2
+  retried.commits.push_back(SqlCommit{3, true, "agg-1", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 1}}});
+  expect_pass(check_head_fence(retried));
+  RankingRun unexplained = run;  // v3: neither the commits nor the in-doubt one explain it
+  unexplained.heads[0].version = 3;
+  expect_fail(check_head_fence(unexplained));
+  RankingRun failed = run;  // an I/O error before COMMIT is a rollback: it explains nothing
+  failed.commits.back().in_doubt = false;
+  expect_fail(check_head_fence(failed));
+}
+
 TEST(RankingChecks, OffsetContinuityCatchesASkippedOffset) {
   RankingRun run = clean();
   run.keyed.erase(run.keyed.begin() + 1);

@@ -313,7 +313,7 @@ void check_publish(Verdict& v, const RankingRun& run, const RiskState& st, const
     if (i.snapshot_id == snap) got.emplace_back(i.topic_id, i.score);
   }
   ++v.checks;
-  if (got != expected_items(b, s->second->run_id, blocked)) {
+  if (got != expected_items(b, source_run_of(b, s->second->run_id), blocked)) {
     std::set<std::string> shown;
     for (const auto& [t, score] : got) shown.insert(t);
     fail_verdict(v, c.client + " published " + snap + " with items {" + join(shown) + "} while {" + join(blocked) +

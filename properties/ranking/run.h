@@ -69,6 +69,11 @@ struct SqlCommit {
   bool ok = false;
   std::string client;
   std::vector<SqlStatementObs> statements;
+  // The server answered an I/O error at the COMMIT itself: the WAL frames may have been written
+  // and a crash's recovery may make the transaction durable (SQLite commits in WAL mode by
+  // appending its frames, then syncing; a failed sync leaves them pending). Its statements' change
+  // counts are unknown (0 here); whether it applied shows only in what followed.
+  bool in_doubt = false;
 };
 
 // ---- Part 2: runs, snapshots, the publish pointer and its Redis cache (004:L99-104, L245-266).
@@ -122,6 +127,15 @@ struct DegradedPolicyRow {  // DEGRADED_POLICY (004:L253), read back
   std::string policy_version, scope_id, included, excluded;  // partitions, ','-joined
   int64_t valid_from_us = 0, valid_until_us = 0;
   std::string approval, digest;
+};
+
+struct PromotionRow {  // PROMOTION_AUTHORIZATION (004:L325), read back
+  std::string auth_id, scope_id, replay_run_id;
+  int64_t watermark_from = 0, watermark_to = 0;
+  std::string manifest_digest;
+  int64_t rule_epoch = 0, mapping_epoch = 0, risk_epoch = 0, valid_from_us = 0, valid_until_us = 0;
+  int64_t expected_ctx_version = 0, expected_pointer_version = 0;
+  std::string status;
 };
 
 struct ContextRow {  // RANKING_SCOPE_CONTEXT
@@ -237,6 +251,7 @@ struct BoardObs {
   std::vector<ReplayRunRow> replay_runs;
   std::vector<ReconciliationRow> reconciliations;
   std::vector<DegradedPolicyRow> policies;  // with degraded runs only
+  std::vector<PromotionRow> promotions;     // with promote_replays only
   std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
   std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
   std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
