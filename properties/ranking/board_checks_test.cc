@@ -202,13 +202,22 @@ TEST(BoardChecks, CompletenessGateCatchesAPublishWhileASourceIsIncomplete) {
   EXPECT_GT(check_completeness_gate(run).checks, 0);
 }
 
-TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
+const std::string kReplay = std::string(kRun) + "/replay.0.1", kReplaySnap = kReplay + "/snapshot";
+
+// clean() with a replay run of kRun and its snapshot in `status` (publication epoch `epoch`).
+RankingRun with_replay(const std::string& status, int64_t epoch) {
   RankingRun run = clean();
   BoardObs& b = run.board;
-  const std::string replay = std::string(kRun) + "/replay.0.1", snap = replay + "/snapshot";
-  b.replay_runs.push_back(ReplayRunRow{replay, kScope, kRun});
-  b.snapshots.push_back(SnapshotRow{snap, kScope, replay, "REJECTED", 5, 1, b.runs[0].manifest_digest, 1,
-                                    b.runs[0].candidate_digest, -1, 1, "rule-v1", 1});
+  b.replay_runs.push_back(ReplayRunRow{kReplay, kScope, kRun});
+  b.snapshots.push_back(SnapshotRow{kReplaySnap, kScope, kReplay, status, 5, 1, b.runs[0].manifest_digest, 1,
+                                    b.runs[0].candidate_digest, epoch, 1, "rule-v1", 1});
+  return run;
+}
+
+TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
+  const RankingRun run = with_replay("REJECTED", -1);
+  const std::string& replay = kReplay;
+  const std::string& snap = kReplaySnap;
   EXPECT_EQ(check_replay_isolation(run).status(), VerdictStatus::kPass);
   RankingRun broken = run;  // F13: the replay's snapshot reached the pointer
   broken.board.snapshots.back().status = "PUBLISHED";
@@ -230,12 +239,10 @@ TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
 // and pointer v1, valid 900..1100, used up by the publish at 1000; its content is judged against
 // the run it recomputed.
 TEST(BoardChecks, ReplayIsolationAdmitsOnlyAPublishUnderAMatchingPromotionAuthorization) {
-  RankingRun run = clean();
+  RankingRun run = with_replay("PUBLISHED", 2);
   BoardObs& b = run.board;
-  const std::string replay = std::string(kRun) + "/replay.0.1", snap = replay + "/snapshot";
-  b.replay_runs.push_back(ReplayRunRow{replay, kScope, kRun});
-  b.snapshots.push_back(SnapshotRow{snap, kScope, replay, "PUBLISHED", 5, 1, b.runs[0].manifest_digest, 1,
-                                    b.runs[0].candidate_digest, 2, 1, "rule-v1", 1});
+  const std::string& replay = kReplay;
+  const std::string& snap = kReplaySnap;
   b.items.push_back(SnapshotItemRow{snap, 1, "t_1", 3, std::string(kRun) + "/t_1"});
   b.pointers[0] = PointerRow{kScope, snap, 2, 2, 5};
   b.promotions = {PromotionRow{"auth-1", kScope, replay, 5, 5, b.runs[0].manifest_digest, 1, 1, 0, 900, 1100, 1, 1, "USED"}};
