@@ -19,6 +19,7 @@
 #include "impl/ranking/candidate_cache.h"
 #include "impl/ranking/control.h"
 #include "impl/ranking/edge.h"
+#include "impl/ranking/shadow.h"
 #include "impl/ranking/fixes.h"
 #include "impl/ranking/publisher.h"
 #include "impl/ranking/reconcile.h"
@@ -70,6 +71,8 @@ struct Shared {
   bool faulty_coordinator = false, faulty_publisher = false;
   int64_t replay_interval_us = 0;
   bool promote_replays = false;  // process "approver" authorizes replays' promotion (004:L325)
+  int64_t shadow_interval_us = 0;  // process "shadow": shadow rule runs and comparisons (004:L101, L302)
+  bool shadow_mix = false;
   bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
   int64_t degraded_after_us = 0;  // degraded runs under approved policies after this long COLLECTING (F15)
   int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
@@ -188,6 +191,20 @@ Task<void> replay_main(Process& self, std::shared_ptr<Shared> sh) {
   o.interval_us = sh->replay_interval_us;
   o.promotion = sh->promote_replays;
   co_await ranking::run_replay(self, sql, redis, o, sh->end_us);
+}
+
+Task<void> shadow_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  ranking::ShadowOptions o;
+  o.scopes = sh->board_params.scopes;
+  o.interval_us = sh->shadow_interval_us;
+  o.stop_at_us = sh->end_us;
+  o.top_n = sh->board_params.top_n;
+  o.entry_score = sh->board_params.entry_score;
+  o.risk = sh->risk;
+  o.scope_control = sh->scope_control;
+  o.mix = sh->shadow_mix;
+  co_await ranking::run_shadow(self, sql, o);
 }
 
 Task<void> approver_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -447,6 +464,29 @@ void read_scope_control_db(sim::storage::VfsReader& db, ranking::props::BoardObs
   fill("ranking_snapshot", "snapshot_id", b->snapshots, [](const auto& r) { return r.snapshot_id; });
 }
 
+// Shadow rule runs (004:L101, L302): the runs, their candidates and comparisons.
+void read_shadow_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
+  namespace rp = ranking::props;
+  auto text = &sim::storage::VfsReader::text;
+  auto n = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
+  db.each("SELECT shadow_run_id, scope_id, source_run_id, shadow_rule_version, shadow_entry_score, input_watermark, "
+          "input_manifest_set_digest, scope_context_version, rule_activation_epoch FROM shadow_run ORDER BY shadow_run_id",
+          [&](sqlite3_stmt* st) {
+            b->shadow_runs.push_back(rp::ShadowRunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), n(st, 4),
+                                                      n(st, 5), text(st, 6), n(st, 7), n(st, 8)});
+          });
+  db.each("SELECT shadow_run_id, topic_id, score FROM shadow_candidate ORDER BY shadow_run_id, topic_id",
+          [&](sqlite3_stmt* st) {
+            b->shadow_candidates.push_back(rp::ShadowCandidateRow{text(st, 0), text(st, 1), n(st, 2)});
+          });
+  db.each("SELECT shadow_run_id, official_run_id, context_shadow, context_official, status, top_n_overlap FROM "
+          "shadow_comparison ORDER BY id",
+          [&](sqlite3_stmt* st) {
+            b->shadow_comparisons.push_back(rp::ShadowComparisonRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
+                                                                    text(st, 4), n(st, 5)});
+          });
+}
+
 // Degraded runs (004:L253): each run's policy and completeness status, and the policies.
 void read_degraded_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
   namespace rp = ranking::props;
@@ -528,6 +568,7 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
     b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
   });
+  if (sh.shadow_interval_us > 0) read_shadow_db(db, b);
   if (sh.promote_replays) {
     db.each("SELECT auth_id, scope_id, replay_run_id, watermark_from, watermark_to, manifest_digest, rule_epoch, "
             "mapping_epoch, risk_epoch, valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, "
@@ -702,6 +743,10 @@ class RankingSystem final : public SystemUnderTest {
                       "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
             int_param("reconcile_mix", "", 0, 1, 0,
                       "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
+            int_param("shadow_interval_ms", "ms", 0, kHourMs, 0,
+                      "mean gap between shadow rule runs of process shadow (004:L101, L302); 0: none"),
+            int_param("shadow_mix", "", 0, 1, 0,
+                      "1: every other shadow comparison takes the official side from the previous run (must REFUSE)"),
             int_param("promote_replays", "", 0, 1, 0,
                       "1: replays wait READY and publish only under a promotion authorization that process approver "
                       "grants every replay_interval_ms (004:L325)"),
@@ -800,6 +845,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   if (sh->control_interval_us > 0) add("control", [sh](Process& p) { return control_main(p, sh); });
   if (sh->replay_interval_us > 0) add("replay", [sh](Process& p) { return replay_main(p, sh); });
   if (sh->promote_replays) add("approver", [sh](Process& p) { return approver_main(p, sh); });
+  if (sh->shadow_interval_us > 0) add("shadow", [sh](Process& p) { return shadow_main(p, sh); });
   if (sh->candidate_cache) add("cache", [sh](Process& p) { return cache_main(p, sh); });
   if (sh->reconcile_interval_us > 0) add("recon", [sh](Process& p) { return recon_main(p, sh); });
   if (!sh->risk) return;
@@ -835,7 +881,8 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
   so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
-                                         sh.risk, sh.scope_control, sh.degraded_after_us > 0, sh.promote_replays);
+                                         sh.risk, sh.scope_control, sh.degraded_after_us > 0, sh.promote_replays,
+                                         sh.shadow_interval_us > 0);
   if (sh.degraded_after_us > 0) {  // the operator's approved policies, in place before the run
     for (std::string& t : ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
       so.schema.push_back(std::move(t));
@@ -941,6 +988,8 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
   sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
   sh->promote_replays = sh->replay_interval_us > 0 && s.config.i64("promote_replays") != 0;
+  sh->shadow_interval_us = sh->board ? s.config.i64("shadow_interval_ms") * 1000 : 0;
+  sh->shadow_mix = s.config.i64("shadow_mix") != 0;
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;
   sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
   sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;

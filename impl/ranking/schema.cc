@@ -133,7 +133,7 @@ std::vector<std::string> sketch_schema_statements() {
 }
 
 std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk,
-                                           bool scope_control, bool degraded, bool promotion) {
+                                           bool scope_control, bool degraded, bool promotion, bool shadow) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -234,6 +234,20 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
                     "mapping_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, valid_from_us INTEGER NOT NULL, "
                     "valid_until_us INTEGER NOT NULL, expected_ctx_version INTEGER NOT NULL, expected_pointer_version "
                     "INTEGER NOT NULL, status TEXT NOT NULL)");
+  }
+  if (shadow) {
+    // 004:L101: shadow runs in their own namespace, carrying the input manifest and the three
+    // activation epochs; 004:L302-303: comparisons fixed on one context.
+    part1.push_back("CREATE TABLE IF NOT EXISTS shadow_run (shadow_run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+                    "source_run_id TEXT NOT NULL, shadow_rule_version TEXT NOT NULL, shadow_entry_score INTEGER NOT "
+                    "NULL, input_watermark INTEGER NOT NULL, input_manifest_set_digest TEXT NOT NULL, "
+                    "scope_context_version INTEGER NOT NULL, rule_activation_epoch INTEGER NOT NULL, "
+                    "mapping_activation_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL)");
+    part1.push_back("CREATE TABLE IF NOT EXISTS shadow_candidate (shadow_run_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
+                    "score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (shadow_run_id, topic_id))");
+    part1.push_back("CREATE TABLE IF NOT EXISTS shadow_comparison (id INTEGER PRIMARY KEY AUTOINCREMENT, shadow_run_id "
+                    "TEXT NOT NULL, official_run_id TEXT NOT NULL, context_shadow TEXT NOT NULL, context_official TEXT "
+                    "NOT NULL, status TEXT NOT NULL, top_n_overlap INTEGER NOT NULL)");
   }
   if (reconcile) {
     // 004:L404: the report keeps the compared contexts, the differences and the conclusion.

@@ -21,9 +21,10 @@ namespace fl::ranking {
 // `degraded`: approved degraded policies (degraded_policy) and, on each run, the policy it was created
 // under and its data_completeness_status (004:L253); only in scenarios with degraded runs, likewise.
 // `promotion`: promotion authorizations of replay runs (promotion_authorization, 004:L325), likewise.
+// `shadow`: shadow rule runs, their candidates and comparisons (shadow.h), likewise.
 std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
                                            bool reconcile = false, bool risk = false, bool scope_control = false,
-                                           bool degraded = false, bool promotion = false);
+                                           bool degraded = false, bool promotion = false, bool shadow = false);
 
 // The approved degraded policies an operator has put in place before the run (004:L253): for each
 // board scope and each set X of at most half the candidate partitions (up to 16 partitions),

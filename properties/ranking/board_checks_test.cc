@@ -270,6 +270,36 @@ TEST(BoardChecks, ReplayIsolationAdmitsOnlyAPublishUnderAMatchingPromotionAuthor
   EXPECT_EQ(check_publish_fence(broken).status(), VerdictStatus::kFail);
 }
 
+// 004:L101, L302-303: a shadow run of kRun under an entry score of 3 holds t_1 (score 3), and its
+// comparison with kRun on the same context finds the one topic in both Top N.
+TEST(BoardChecks, ReplayIsolationJudgesShadowRunsAndTheirComparisons) {
+  RankingRun run = clean();
+  BoardObs& b = run.board;
+  const RunRow& r = b.runs[0];
+  const std::string shadow = std::string(kRun) + "/shadow.1.1";
+  const std::string ctx = std::string(kScope) + "|5|" + r.manifest_digest + "|1";
+  b.shadow_runs = {ShadowRunRow{shadow, kScope, kRun, "rule-shadow-1", 3, r.watermark, r.manifest_digest, 1, 1}};
+  b.shadow_candidates = {ShadowCandidateRow{shadow, "t_1", 3}};
+  b.shadow_comparisons = {ShadowComparisonRow{shadow, kRun, ctx, ctx, "COMPARED", 1}};
+  const Verdict ok = check_replay_isolation(run);
+  EXPECT_EQ(ok.status(), VerdictStatus::kPass) << (ok.evidence.empty() ? "" : ok.evidence[0]);
+  RankingRun broken = run;  // its rule (entry score 4) admits nothing, yet it holds t_1
+  broken.board.shadow_runs[0].entry_score = 4;
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // it does not carry its source run's manifest digest
+  broken.board.shadow_runs[0].manifest_digest = "other";
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // compared although the official side's context is another (stored falsely as the same)
+  broken.board.runs[0].watermark = 6;
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // a wrong overlap
+  broken.board.shadow_comparisons[0].overlap = 0;
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+  broken = run;  // a shadow result written into the official candidates
+  broken.commits.push_back({1000, true, "shadow", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, shadow, "t_1"})}});
+  EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
+}
+
 TEST(BoardChecks, RunPartitionsCatchesARunThatDropsAPartitionWithoutADegradedPolicy) {
   RankingRun run = clean();
   run.board.params.candidate_partitions = 2;  // the run expects (and closes) only one of two (F15)

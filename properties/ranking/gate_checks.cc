@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "model/ranking/board.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
@@ -397,6 +398,93 @@ Verdict check_completeness_gate(const RankingRun& run) {
   return v;
 }
 
+// RANK-25 (004:L101, L252, L302-303): each shadow run carries its SEALED source run's input
+// watermark, manifest digest, context version and rule epoch, and holds exactly the source
+// manifest's entries its rule admits (score at least its entry score); no official table, snapshot
+// or Redis key names it; a comparison stores both sides' true contexts and is COMPARED, with the
+// true Top N overlap, only when they are identical, else REFUSED.
+void check_shadow_runs(Verdict& v, const RankingRun& run) {
+  const BoardObs& b = run.board;
+  std::map<std::string, const RunRow*> runs;
+  for (const RunRow& r : b.runs) runs[r.run_id] = &r;
+  std::map<std::string, const ShadowRunRow*> shadows;
+  std::map<std::string, std::set<std::pair<std::string, int64_t>>> held;
+  for (const ShadowCandidateRow& c : b.shadow_candidates) held[c.shadow_run_id].insert({c.topic_id, c.score});
+  const auto context = [](const std::string& scope, int64_t wm, const std::string& digest, int64_t ctx) {
+    return scope + "|" + std::to_string(wm) + "|" + digest + "|" + std::to_string(ctx);
+  };
+  for (const ShadowRunRow& s : b.shadow_runs) {
+    shadows[s.shadow_run_id] = &s;
+    auto r = runs.find(s.source_run_id);
+    ++v.checks;
+    if (r == runs.end() || r->second->status != "SEALED" || r->second->scope_id != s.scope_id ||
+        r->second->watermark != s.watermark || r->second->manifest_digest != s.manifest_digest ||
+        r->second->ctx_version != s.ctx_version || r->second->rule_epoch != s.rule_epoch) {
+      fail_verdict(v, "shadow run " + s.shadow_run_id + " does not carry its source run's watermark, manifest and epochs");
+      continue;
+    }
+    std::set<std::pair<std::string, int64_t>> want;
+    for (const ManifestRow& m : b.manifest) {
+      if (m.run_id == s.source_run_id && m.score >= s.entry_score) want.insert({m.topic_id, m.score});
+    }
+    ++v.checks;
+    if (want != held[s.shadow_run_id]) {
+      fail_verdict(v, "shadow run " + s.shadow_run_id + " holds " + std::to_string(held[s.shadow_run_id].size()) +
+                          " candidates; its rule admits " + std::to_string(want.size()) + " of the frozen manifest");
+    }
+    for (const SnapshotRow& sn : b.snapshots) {
+      ++v.checks;
+      if (sn.run_id == s.shadow_run_id) fail_verdict(v, "snapshot " + sn.snapshot_id + " was built from shadow run " + s.shadow_run_id);
+    }
+    for (const RedisWrite& w : b.redis_writes) {
+      ++v.checks;
+      for (const std::string& a : w.argv) {
+        if (a.find(s.shadow_run_id) != std::string::npos) fail_verdict(v, w.client + " cached shadow run " + s.shadow_run_id);
+      }
+    }
+  }
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& st : c.statements) {
+      if (st.changes == 0 || !official_table(st.sql)) continue;
+      for (const std::string& p : st.params) {
+        if (shadows.count(p)) fail_verdict(v, c.client + " wrote shadow run " + p + " into an official table");
+      }
+    }
+  }
+  for (const ShadowComparisonRow& cmp : b.shadow_comparisons) {
+    auto s = shadows.find(cmp.shadow_run_id);
+    auto r = runs.find(cmp.official_run_id);
+    ++v.checks;
+    if (s == shadows.end() || r == runs.end()) {
+      fail_verdict(v, "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " names no such runs");
+      continue;
+    }
+    const std::string mine = context(s->second->scope_id, s->second->watermark, s->second->manifest_digest, s->second->ctx_version);
+    const std::string theirs = context(r->second->scope_id, r->second->watermark, r->second->manifest_digest, r->second->ctx_version);
+    if (cmp.context_shadow != mine || cmp.context_official != theirs || (cmp.status == "COMPARED") != (mine == theirs)) {
+      fail_verdict(v, "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " is " + cmp.status +
+                          " with contexts [" + cmp.context_shadow + "] and [" + cmp.context_official + "], truly [" +
+                          mine + "] and [" + theirs + "]");
+      continue;
+    }
+    if (cmp.status != "COMPARED") continue;
+    std::vector<std::pair<std::string, int64_t>> a(held[cmp.shadow_run_id].begin(), held[cmp.shadow_run_id].end()), o;
+    for (const CandidateRow& c : b.candidates) {
+      if (c.run_id == cmp.official_run_id) o.emplace_back(c.topic_id, c.score);
+    }
+    std::set<std::string> ta, to;
+    for (const auto& [t, score] : model::expected_items(a, b.params.top_n)) ta.insert(t);
+    for (const auto& [t, score] : model::expected_items(o, b.params.top_n)) to.insert(t);
+    const int64_t overlap = static_cast<int64_t>(std::count_if(ta.begin(), ta.end(), [&](const std::string& t) { return to.count(t); }));
+    ++v.checks;
+    if (overlap != cmp.overlap) {
+      fail_verdict(v, "comparison of " + cmp.shadow_run_id + " reports a Top " + std::to_string(b.params.top_n) +
+                          " overlap of " + std::to_string(cmp.overlap) + ", the candidates give " + std::to_string(overlap));
+    }
+  }
+}
+
 // RANK-25 (004:L101, L265, L325, L494): a replay run lives only in its own namespace: no committed
 // write names it in the official run tables, and none of its snapshots is PUBLISHED, the DB
 // pointer's or cached in Redis unless published under a promotion authorization that matched it.
@@ -405,7 +493,9 @@ Verdict check_replay_isolation(const RankingRun& run) {
                               "replay runs stay in their namespace: never written into the official run tables; their "
                               "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis, except "
                               "one published under a promotion authorization that names it and matched the context, the "
-                              "pointer version and its validity at the commit");
+                              "pointer version and its validity at the commit; shadow runs carry their source run's "
+                              "inputs and epochs, hold what their rule admits of its frozen manifest, reach no official "
+                              "table, snapshot or Redis key, and are compared only on an identical context");
   const BoardObs& b = run.board;
   std::set<std::string> replay_runs;
   for (const ReplayRunRow& r : b.replay_runs) replay_runs.insert(r.run_id);
@@ -425,6 +515,7 @@ Verdict check_replay_isolation(const RankingRun& run) {
     }
   }
   check_replay_commits(v, run, replay_runs, snaps, promoted);
+  check_shadow_runs(v, run);
   for (const RedisWrite& w : b.redis_writes) {
     if (w.argv.size() < 3) continue;
     ++v.checks;

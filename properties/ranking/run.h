@@ -138,6 +138,23 @@ struct PromotionRow {  // PROMOTION_AUTHORIZATION (004:L325), read back
   std::string status;
 };
 
+struct ShadowRunRow {  // SHADOW_RUN (004:L101), read back
+  std::string shadow_run_id, scope_id, source_run_id, rule_version;
+  int64_t entry_score = 0, watermark = 0;
+  std::string manifest_digest;
+  int64_t ctx_version = 0, rule_epoch = 0;
+};
+
+struct ShadowCandidateRow {  // SHADOW_CANDIDATE
+  std::string shadow_run_id, topic_id;
+  int64_t score = 0;
+};
+
+struct ShadowComparisonRow {  // SHADOW_COMPARISON (004:L302-303)
+  std::string shadow_run_id, official_run_id, context_shadow, context_official, status;
+  int64_t overlap = -1;
+};
+
 struct ContextRow {  // RANKING_SCOPE_CONTEXT
   std::string scope_id;
   int64_t version = 0;
@@ -252,6 +269,9 @@ struct BoardObs {
   std::vector<ReconciliationRow> reconciliations;
   std::vector<DegradedPolicyRow> policies;  // with degraded runs only
   std::vector<PromotionRow> promotions;     // with promote_replays only
+  std::vector<ShadowRunRow> shadow_runs;    // with shadow runs only
+  std::vector<ShadowCandidateRow> shadow_candidates;
+  std::vector<ShadowComparisonRow> shadow_comparisons;
   std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
   std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
   std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
