@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "harness/faults.h"
+#include "properties/verdict.h"
 #include "sim/world.h"
 
 namespace fl {
@@ -198,6 +199,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
     const int64_t end_us = sim::kEpochUs + (drawn.duration_ms + drawn.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
     result.verdicts = run->check(*world, requested_properties(drawn, *sys));
+    if (!world->panics().empty()) result.verdicts.push_back(panic_verdict(*world));
     for (const Verdict& v : result.verdicts) {
       // Failing properties are marked in the trace so timelines and `explain` can show them.
       if (!v.passed) {
@@ -231,6 +233,15 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
+}
+
+Verdict panic_verdict(const sim::World& world) {
+  Verdict v = passing_verdict("process-panic", {}, "no process dies of an exception escaping its task");
+  for (const sim::World::Panic& p : world.panics()) {
+    ++v.checks;
+    fail_verdict(v, p.process + " at " + std::to_string(p.time_us) + ": " + p.what);
+  }
+  return v;
 }
 
 }  // namespace fl

@@ -79,4 +79,9 @@ uint64_t default_seed(const Scenario& s);
 // what is wrong (not hardened, an unknown fix id) and leaves `s` unchanged.
 std::string apply_without(Scenario& s, const std::vector<std::string>& without);
 
+// A process that died of an exception escaping its task (sim::World::panics) failed by itself:
+// whatever the system's judges say, the run fails with this verdict ("process-panic", one failure
+// per panic), and the panic excuses nothing (World::panic keeps it out of the fault log).
+Verdict panic_verdict(const sim::World& world);
+
 }  // namespace fl

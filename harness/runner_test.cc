@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/scenario_loader.h"
+#include "sim/world.h"
 
 namespace fl {
 namespace {
@@ -79,4 +80,20 @@ TEST(Runner, CrashPointsToSweepKeepTheNamedProcessesEffectsInOrder) {
 }
 
 }  // namespace
+TEST(Runner, APanickingProcessFailsTheRunWithProcessPanic) {
+  sim::World world(sim::WorldOptions{.seed = 1});
+  sim::Process& p = world.add_process(world.add_node("n"), "svc", [](sim::Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(5);
+    throw std::runtime_error("bad variant access");
+  });
+  world.start(p);
+  EXPECT_EQ(panic_verdict(world).status(), VerdictStatus::kVacuous);  // nothing died (the runner adds it only after a panic)
+  world.run_until(sim::kEpochUs + 1'000'000);
+  const Verdict v = panic_verdict(world);
+  EXPECT_EQ(v.status(), VerdictStatus::kFail);
+  ASSERT_EQ(v.evidence.size(), 1u);
+  EXPECT_NE(v.evidence[0].find("svc at "), std::string::npos) << v.evidence[0];
+  EXPECT_NE(v.evidence[0].find("bad variant access"), std::string::npos) << v.evidence[0];
+}
+
 }  // namespace fl

@@ -98,7 +98,7 @@ void Process::root_finished(void* frame, std::exception_ptr error) {
     } catch (...) {
     }
     // An exception escaping a detached task takes the process down, as a panic would.
-    world_.crash(*this, what);
+    world_.panic(*this, what);
   }
 }
 

@@ -212,6 +212,16 @@ void World::record_process_fault(const Process& p, FaultKind kind, int64_t durat
 void World::crash(Process& p, std::string_view why) {
   if (!p.alive()) return;
   record_process_fault(p, FaultKind::kCrash);
+  take_down(p, why);
+}
+
+void World::panic(Process& p, std::string_view what) {
+  if (!p.alive()) return;
+  panics_.push_back(Panic{now_us_, p.name_, std::string(what)});
+  take_down(p, what);
+}
+
+void World::take_down(Process& p, std::string_view why) {
   trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
                 "crash incarnation " + std::to_string(p.incarnation_) + ": " + std::string(why));
   p.state_ = ProcessState::kCrashed;

@@ -196,6 +196,15 @@ class World {
 
   // ---- Process and clock faults.
   void crash(Process& p, std::string_view why);
+  // An exception escaped a process's task: it goes down as after a crash, but the failure is its
+  // own, not an injected fault, so it is kept in panics(), never in the fault log that excuses
+  // degraded outcomes.
+  struct Panic {
+    int64_t time_us = 0;
+    std::string process, what;
+  };
+  void panic(Process& p, std::string_view what);
+  const std::vector<Panic>& panics() const { return panics_; }
   void restart(Process& p);
   void pause(Process& p, int64_t duration_us);
   void clock_jump(uint32_t node, int64_t delta_us);
@@ -230,6 +239,9 @@ class World {
   bool crash_point_fired() const { return crash_point_fired_; }
 
  private:
+  // The process goes down (crash or panic): its pending events and frames are dropped.
+  void take_down(Process& p, std::string_view why);
+
   friend class Process;
   friend class Network;
   void schedule(Event e);
@@ -260,6 +272,7 @@ class World {
   std::vector<bool> watched_;  // by process index
   std::vector<EffectRecord> effects_;
   FaultLog fault_log_;
+  std::vector<Panic> panics_;
   std::map<std::string, ComponentFaultHandler> component_faults_;
   std::optional<CrashPointPlan> crash_point_;
   bool crash_point_fired_ = false;

@@ -92,6 +92,19 @@ TEST(WorldTest, UncaughtExceptionInDetachedTaskCrashesTheProcess) {
   world.start(p);
   world.run_until(kEpochUs + 1'000'000);
   EXPECT_EQ(p.state(), ProcessState::kCrashed);
+  // A panic, not an injected fault: it must never excuse a degraded outcome.
+  ASSERT_EQ(world.panics().size(), 1u);
+  EXPECT_EQ(world.panics()[0].process, "p");
+  EXPECT_NE(world.panics()[0].what.find("uncaught exception"), std::string::npos);
+  EXPECT_TRUE(world.fault_log().empty());
+  World other(WorldOptions{.seed = 1});  // an injected crash is a fault and no panic
+  Process& q = other.add_process(other.add_node("n"), "q",
+                                 [&](Process& self) -> Task<void> { co_await self.clock().sleep_ms(10'000); });
+  other.start(q);
+  other.at(kEpochUs + 250'000, [&] { other.crash(q, "test"); });
+  other.run_until(kEpochUs + 1'000'000);
+  EXPECT_TRUE(other.panics().empty());
+  EXPECT_EQ(other.fault_log().size(), 1u);
 }
 
 TEST(WorldTest, CrashDropsWakeupsOfTheDeadIncarnationAndRestartBootsAgain) {
