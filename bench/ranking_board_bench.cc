@@ -96,7 +96,7 @@ struct PublishWorld {
 std::unique_ptr<PublishWorld> publish_world(int scopes, int top_n, bool publish, uint64_t seed) {
   auto pw = std::make_unique<PublishWorld>();
   fl::sim::storage::SqlServerOptions so;
-  so.schema = fl::ranking::schema_statements(/*board=*/true, false, false, false, /*risk=*/true);
+  so.schema = fl::ranking::schema_statements(fl::ranking::SchemaOptions{.board = true, .risk = true});
   so.commit_log = pw->log;
   pw->sim = std::make_unique<fl::sim::storage::SqlSim>(seed, so);
   World& w = pw->sim->world();

@@ -880,9 +880,16 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(sh.board, sh.wm.enabled, sh.replay_interval_us > 0, sh.reconcile_interval_us > 0,
-                                         sh.risk, sh.scope_control, sh.degraded_after_us > 0, sh.promote_replays,
-                                         sh.shadow_interval_us > 0);
+  so.schema = ranking::schema_statements(ranking::SchemaOptions{
+      .board = sh.board,
+      .watermarks = sh.wm.enabled,
+      .replay = sh.replay_interval_us > 0,
+      .reconcile = sh.reconcile_interval_us > 0,
+      .risk = sh.risk,
+      .scope_control = sh.scope_control,
+      .degraded = sh.degraded_after_us > 0,
+      .promotion = sh.promote_replays,
+      .shadow = sh.shadow_interval_us > 0});
   if (sh.degraded_after_us > 0) {  // the operator's approved policies, in place before the run
     for (std::string& t : ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
       so.schema.push_back(std::move(t));

@@ -141,6 +141,12 @@ SqlStatement sql_statement(std::string sql, A&&... params) {
   return s;
 }
 
+// `s` with the expectation transaction() checks after running it.
+inline SqlStatement expecting(SqlStatement s, SqlExpect e) {
+  s.expect = e;
+  return s;
+}
+
 // What one statement produced.
 struct SqlRowSet {
   std::vector<std::string> columns;

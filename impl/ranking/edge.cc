@@ -1,6 +1,7 @@
 #include "impl/ranking/edge.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -220,17 +221,14 @@ Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector
       history.complete(op, Outcome::kInfo, "error");
       continue;
     }
-    k = kept.find(cache_key);
-    if (reply->result.rfind("not-modified", 0) == 0 && k != kept.end()) {
-      // What the client displays: its kept answer, shown again on the server's word.
+    if (reply->result.rfind("not-modified", 0) == 0) {
+      // What the client displays: its kept answer, shown again on the server's word. Only a request
+      // carrying a kept answer's validator is answered so, and nothing else touches `kept`.
+      assert(k != kept.end());
       const std::string& body = k->second;
       history.complete(op, Outcome::kOk, "snap=" + field_of(body, "snap") + " deny=" + field_of(body, "deny") +
                                              " items=" + field_of(body, "items") + " src=not-modified etag=" +
                                              field_of(reply->result, "etag"));
-      continue;
-    }
-    if (reply->result.rfind("not-modified", 0) == 0) {  // nothing kept to show (the client restarted meanwhile)
-      history.complete(op, Outcome::kInfo, "error");
       continue;
     }
     if (conditional) kept[cache_key] = reply->result;

@@ -49,11 +49,6 @@ RedisReply pointer_set(ScriptCalls& redis, const Args& keys, const Args& args) {
   return RedisReply::integer_of(1);
 }
 
-SqlStatement expecting(SqlStatement s, SqlExpect e) {
-  s.expect = e;
-  return s;
-}
-
 struct Pointer {
   std::string snapshot_id;
   int64_t version = 0, epoch = 0, watermark = -1;
@@ -213,8 +208,7 @@ SqlStatement promotion_check(Runtime& rt, const PublisherOptions& o, const std::
       auth, scope, run.run_id, run.watermark, id, now, now);
   if (o.risk) s.sql += " AND c.risk_epoch = a.risk_epoch";
   if (o.scope_control) s.sql += " AND c.mapping_activation_epoch = a.mapping_epoch";
-  s.expect = SqlExpect::kSomeRows;
-  return s;
+  return expecting(std::move(s), SqlExpect::kSomeRows);
 }
 
 // `auth` ("" for an official run): the promotion authorization a replay's snapshot publishes under.
@@ -278,9 +272,7 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
 
 // The publish transaction, then (only once it committed) the Redis writes.
 Task<void> publish_and_cache(Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope,
-                             const SealedRun& run, const std::string& id, const Pointer& p,
-                             std::vector<SqlStatement> tx = {}) {
-  if (tx.empty()) tx = publish_tx(o, scope, run, id, p);
+                             const Pointer& p, const std::string& id, std::vector<SqlStatement> tx) {
   SqlResult r = co_await sql.transaction(std::move(tx));
   if (!r.ok()) {
     // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
@@ -325,7 +317,7 @@ Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   const std::string id = run->run_id + "/" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) +
                          "." + std::to_string(rt.random_u64() % 1000000);
   if (!(co_await prepare_snapshot(sql, o, scope, *run, id, run->run_id))) co_return;
-  co_await publish_and_cache(sql, redis, o, scope, *run, id, *p);
+  co_await publish_and_cache(sql, redis, o, scope, *p, id, publish_tx(o, scope, *run, id, *p));
 }
 
 // The pinned inputs of a READY snapshot as the publish transaction checks them.
@@ -366,7 +358,7 @@ Task<void> promote_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpt
   if (!run || !p) co_return;
   std::vector<SqlStatement> tx = publish_tx(o, scope, *run, id, *p, auth);
   tx.insert(tx.begin(), promotion_check(rt, o, scope, *run, id, auth));
-  co_await publish_and_cache(sql, redis, o, scope, *run, id, *p, std::move(tx));
+  co_await publish_and_cache(sql, redis, o, scope, *p, id, std::move(tx));
 }
 
 // F13 (004:L494): the replay run goes to its own namespace; its snapshot then meets the same
@@ -392,7 +384,7 @@ Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpti
   if (!made.ok()) co_return;
   const std::string id = replay.run_id + "/snapshot";
   if (!(co_await prepare_snapshot(sql, o, scope, replay, id, source->run_id))) co_return;
-  if (!o.promotion) co_await publish_and_cache(sql, redis, o, scope, replay, id, *p);
+  if (!o.promotion) co_await publish_and_cache(sql, redis, o, scope, *p, id, publish_tx(o, scope, replay, id, *p));
 }
 
 // 004:L325: one authorization for the scope's newest READY replay snapshot none names yet.

@@ -24,11 +24,6 @@ RedisReply denylist_set(ScriptCalls& redis, const std::vector<std::string>& keys
   return RedisReply::integer_of(1);
 }
 
-SqlStatement expecting(SqlStatement s, SqlExpect e) {
-  s.expect = e;
-  return s;
-}
-
 // 004:L212: a local action moves the scope's risk_epoch; a global one the global_risk_epoch that
 // "可由 GLOBAL|ALL|ALL|ALL 这条权威 scope 控制记录分配".
 std::string epoch_column(const std::string& scope) {

@@ -54,11 +54,6 @@ std::string window_type_clause(size_t windows) {
 namespace {
 
 
-SqlStatement expecting(SqlStatement s, SqlExpect e) {
-  s.expect = e;
-  return s;
-}
-
 // ---- Top K workers (004:L247-248).
 
 
@@ -427,15 +422,18 @@ Task<void> create_degraded_run(Runtime& rt, Sql& sql, const RunOptions& o, const
                                        "policy_version LIMIT 1", run.scope, missing.rows()[0][0].as_text());
   if (!policy.ok() || policy.rows().empty()) co_return;  // no policy allows it: the run waits (004:L253)
   const std::string version = policy.rows()[0][0].as_text();
-  const std::vector<std::string> included = split(policy.rows()[0][1].as_text(), ',');
   const std::vector<std::string> vector = split(run.vector, ',');
   const size_t hash = run.run_id.rfind("#r");
   const int64_t seq = std::strtoll(run.run_id.c_str() + hash + 2, nullptr, 10) + 1;
   const std::string id = run.scope + "#r" + std::to_string(seq);
   std::vector<std::string> expected;
-  for (const std::string& p : included) {
+  std::vector<SqlStatement> cuts;  // new cuts for the included partitions (004:L253)
+  for (const std::string& p : split(policy.rows()[0][1].as_text(), ',')) {
     const size_t i = static_cast<size_t>(std::strtoll(p.c_str(), nullptr, 10));
-    if (i < vector.size()) expected.push_back(p + "|" + vector[i]);
+    if (i >= vector.size()) co_return;  // a policy for other partitions than the run's
+    expected.push_back(p + "|" + vector[i]);
+    cuts.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
+                                 "status) VALUES (?, ?, ?, 'PENDING')", id, static_cast<int64_t>(i), vector[i]));
   }
   const int64_t now = rt.clock().now_us();
   const char* pinned = o.scope_control ? ", mapping_version, mapping_activation_epoch, window_config_version" : "";
@@ -455,12 +453,7 @@ Task<void> create_degraded_run(Runtime& rt, Sql& sql, const RunOptions& o, const
                         "calculation_run n WHERE n.scope_id = o.scope_id AND n.seq > o.seq)",
                     id, static_cast<int64_t>(expected.size()), sorted_digest(expected), run.run_id, version, now, now),
       SqlExpect::kChanged));
-  for (const std::string& p : included) {
-    const size_t i = static_cast<size_t>(std::strtoll(p.c_str(), nullptr, 10));
-    if (i >= vector.size()) co_return;
-    tx.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
-                               "status) VALUES (?, ?, ?, 'PENDING')", id, static_cast<int64_t>(i), vector[i]));
-  }
+  for (SqlStatement& c : cuts) tx.push_back(std::move(c));
   co_await sql.transaction(std::move(tx));
 }
 

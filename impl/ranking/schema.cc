@@ -132,8 +132,7 @@ std::vector<std::string> sketch_schema_statements() {
   };
 }
 
-std::vector<std::string> schema_statements(bool board, bool watermarks, bool replay, bool reconcile, bool risk,
-                                           bool scope_control, bool degraded, bool promotion, bool shadow) {
+std::vector<std::string> schema_statements(const SchemaOptions& o) {
   std::vector<std::string> part1 = {
       // 004:L119: the business fact and its outbox row, one transaction.
       "CREATE TABLE IF NOT EXISTS business_fact (event_id TEXT PRIMARY KEY, producer TEXT NOT NULL, "
@@ -168,8 +167,8 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
       "generation INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL, "
       "PRIMARY KEY (keyed_partition, next_offset, generation))",
   };
-  if (watermarks) part1.insert(part1.end(), watermark_tables().begin(), watermark_tables().end());
-  if (!board) return part1;
+  if (o.watermarks) part1.insert(part1.end(), watermark_tables().begin(), watermark_tables().end());
+  if (!o.board) return part1;
   const std::vector<std::string> part2 = {
       // Part 2 (004:L99-104, L245-255): calculation runs with their frozen source-offset vector and
       // expected partitions, the partitions' immutable local Top K objects, the frozen input
@@ -216,16 +215,16 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
       "version INTEGER NOT NULL, publication_epoch INTEGER NOT NULL, input_watermark INTEGER NOT NULL)",
   };
   part1.insert(part1.end(), part2.begin(), part2.end());
-  if (risk) add_risk_tables(part1);
-  if (scope_control) add_scope_control_columns(part1);
-  if (degraded) add_degraded_tables(part1);
-  if (replay) {
+  if (o.risk) add_risk_tables(part1);
+  if (o.scope_control) add_scope_control_columns(part1);
+  if (o.degraded) add_degraded_tables(part1);
+  if (o.replay) {
     // 004:L101: replay runs live in their own namespace, apart from the official calculation_run;
-    // one reaches the pointer only with a promotion authorization (004:L265), which is not built.
+    // one reaches the pointer only with a promotion authorization (004:L265, L325; `promotion`).
     part1.push_back("CREATE TABLE IF NOT EXISTS replay_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
                     "source_run_id TEXT NOT NULL, status TEXT NOT NULL)");
   }
-  if (promotion) {
+  if (o.promotion) {
     // 004:L325: "必须创建 promotion 授权，明确审批人、目标 scope_id、输入水位范围、输入清单摘要、规则/映射/风险
     // activation epoch、有效期、期望 scope context version 和期望指针版本".
     part1.push_back("CREATE TABLE IF NOT EXISTS promotion_authorization (auth_id TEXT PRIMARY KEY, approver TEXT NOT "
@@ -235,7 +234,7 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
                     "valid_until_us INTEGER NOT NULL, expected_ctx_version INTEGER NOT NULL, expected_pointer_version "
                     "INTEGER NOT NULL, status TEXT NOT NULL)");
   }
-  if (shadow) {
+  if (o.shadow) {
     // 004:L101: shadow runs in their own namespace, carrying the input manifest and the three
     // activation epochs; 004:L302-303: comparisons fixed on one context.
     part1.push_back("CREATE TABLE IF NOT EXISTS shadow_run (shadow_run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
@@ -249,7 +248,7 @@ std::vector<std::string> schema_statements(bool board, bool watermarks, bool rep
                     "TEXT NOT NULL, official_run_id TEXT NOT NULL, context_shadow TEXT NOT NULL, context_official TEXT "
                     "NOT NULL, status TEXT NOT NULL, top_n_overlap INTEGER NOT NULL)");
   }
-  if (reconcile) {
+  if (o.reconcile) {
     // 004:L404: the report keeps the compared contexts, the differences and the conclusion.
     part1.push_back("CREATE TABLE IF NOT EXISTS reconciliation_report (id INTEGER PRIMARY KEY AUTOINCREMENT, scope_id "
                     "TEXT NOT NULL, snapshot_a TEXT NOT NULL, snapshot_b TEXT NOT NULL, context_a TEXT NOT NULL, "

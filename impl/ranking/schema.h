@@ -9,22 +9,26 @@
 
 namespace fl::ranking {
 
-// Part 1's tables; with `board`, also part 2's (runs, manifests, candidates, snapshots, context,
-// pointer), so part-1 scenarios keep their traces; with `watermarks`, the §6.3 tables (window
-// states, the late side output, idle partitions, source completeness, purge evidence).
-// `replay`: the replay namespace (replay_run), only in scenarios with the unauthorized replay, so
-// other scenarios keep their DB layout and traces.
-// `reconcile`: the reconciliation reports (reconciliation_report), likewise.
-// `scope_control`: the context's mapping and window configuration (mapping_version,
-// mapping_activation_epoch, window_config_version), pinned by every run and snapshot; only in
-// scenarios with mapping switches or window-configuration changes, likewise.
-// `degraded`: approved degraded policies (degraded_policy) and, on each run, the policy it was created
-// under and its data_completeness_status (004:L253); only in scenarios with degraded runs, likewise.
-// `promotion`: promotion authorizations of replay runs (promotion_authorization, 004:L325), likewise.
-// `shadow`: shadow rule runs, their candidates and comparisons (shadow.h), likewise.
-std::vector<std::string> schema_statements(bool board, bool watermarks = false, bool replay = false,
-                                           bool reconcile = false, bool risk = false, bool scope_control = false,
-                                           bool degraded = false, bool promotion = false, bool shadow = false);
+// Which tables a scenario's DB has. Each feature's tables and columns exist only in scenarios that
+// use it, so the other scenarios keep their DB layout and traces.
+struct SchemaOptions {
+  // Part 2 (runs, manifests, candidates, snapshots, context, pointer); without it part 1 only.
+  bool board = false;
+  bool watermarks = false;  // §6.3: window states, late side output, idle partitions, completeness, purges
+  bool replay = false;      // the replay namespace (replay_run) of the unauthorized replay
+  bool reconcile = false;   // reconciliation_report
+  bool risk = false;        // §9.2-§9.3: risk actions and the context's risk epochs
+  // The context's mapping and window configuration (mapping_version, mapping_activation_epoch,
+  // window_config_version), pinned by every run and snapshot.
+  bool scope_control = false;
+  // Approved degraded policies (degraded_policy) and, on each run, the policy it was created under
+  // and its data_completeness_status (004:L253).
+  bool degraded = false;
+  bool promotion = false;  // promotion authorizations of replay runs (promotion_authorization, 004:L325)
+  bool shadow = false;     // shadow rule runs, their candidates and comparisons (shadow.h)
+};
+
+std::vector<std::string> schema_statements(const SchemaOptions& o);
 
 // The approved degraded policies an operator has put in place before the run (004:L253): for each
 // board scope and each set X of at most half the candidate partitions (up to 16 partitions),

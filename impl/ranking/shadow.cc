@@ -8,11 +8,6 @@
 namespace fl::ranking {
 namespace {
 
-SqlStatement expecting(SqlStatement s, SqlExpect e) {
-  s.expect = e;
-  return s;
-}
-
 // The Top N topics of (topic, score) pairs in the fixed order (score, then topic_id).
 std::set<std::string> top_n(std::vector<std::pair<std::string, int64_t>> items, int n) {
   std::sort(items.begin(), items.end(), [](const auto& a, const auto& b) {

@@ -274,12 +274,11 @@ Verdict check_head_fence(const RankingRun& run) {
                    "every committed head change moves (generation, version) from the current value by one version "
                    "within a generation, and no generation returns after a switch (a commit answered an I/O error "
                    "at COMMIT may have applied)");
-  using Head = HeadState;
-  std::map<std::string, Head> heads;
-  std::map<std::string, std::vector<Head>> alternatives;  // states an in-doubt commit may have left
+  std::map<std::string, HeadState> heads;
+  std::map<std::string, std::vector<HeadState>> alternatives;  // states an in-doubt commit may have left
   for (const SqlCommit& c : run.commits) {
     if (c.in_doubt) {
-      std::map<std::string, Head> maybe = heads;
+      std::map<std::string, HeadState> maybe = heads;
       Verdict scratch = passing_verdict("scratch", {}, "");
       replay_head_changes(scratch, c, /*in_doubt=*/true, maybe);
       for (const auto& [key, h] : maybe) {
@@ -294,7 +293,7 @@ Verdict check_head_fence(const RankingRun& run) {
       const std::string key = head_key_moved(s);
       auto alt = alternatives.find(key);
       if (key.empty() || alt == alternatives.end() || s.changes == 0) continue;
-      for (const Head& h : alt->second) {
+      for (const HeadState& h : alt->second) {
         if (head_from_matches(s, h.g, h.v) && !head_from_matches(s, heads[key].g, heads[key].v)) heads[key] = h;
       }
     }
@@ -305,7 +304,7 @@ Verdict check_head_fence(const RankingRun& run) {
     auto it = heads.find(r.aggregate_key);
     const bool committed = it != heads.end() && it->second.g == r.generation && it->second.v == r.version;
     bool doubted = false;
-    for (const Head& h : alternatives[r.aggregate_key]) doubted = doubted || (h.g == r.generation && h.v == r.version);
+    for (const HeadState& h : alternatives[r.aggregate_key]) doubted = doubted || (h.g == r.generation && h.v == r.version);
     if (!committed && !doubted) {
       fail_verdict(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
                   std::to_string(r.version) + ", which no committed change explains");

@@ -432,14 +432,16 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
       fail_verdict(v, "shadow run " + s.shadow_run_id + " holds " + std::to_string(held[s.shadow_run_id].size()) +
                           " candidates; its rule admits " + std::to_string(want.size()) + " of the frozen manifest");
     }
-    for (const SnapshotRow& sn : b.snapshots) {
-      ++v.checks;
-      if (sn.run_id == s.shadow_run_id) fail_verdict(v, "snapshot " + sn.snapshot_id + " was built from shadow run " + s.shadow_run_id);
-    }
-    for (const RedisWrite& w : b.redis_writes) {
-      ++v.checks;
+  }
+  for (const SnapshotRow& sn : b.snapshots) {
+    ++v.checks;
+    if (shadows.count(sn.run_id)) fail_verdict(v, "snapshot " + sn.snapshot_id + " was built from shadow run " + sn.run_id);
+  }
+  for (const RedisWrite& w : b.redis_writes) {
+    ++v.checks;
+    for (const auto& [id, row] : shadows) {
       for (const std::string& a : w.argv) {
-        if (a.find(s.shadow_run_id) != std::string::npos) fail_verdict(v, w.client + " cached shadow run " + s.shadow_run_id);
+        if (a.find(id) != std::string::npos) fail_verdict(v, w.client + " cached shadow run " + id);
       }
     }
   }
