@@ -77,6 +77,7 @@ struct Shared {
   int64_t degraded_after_us = 0;  // degraded runs under approved policies after this long COLLECTING (F15)
   int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
   bool reconcile_mix = false;
+  bool reconcile_layers = false;  // layers 1 and 2 as well
   // §9.2-§9.3 (scenario param risk: "1"): risk actions (process "risk"), expiry schedulers
   // ("expiry-N"), the denylist pushed to Redis and viewers ("viewer") applying it (C04, C15, C23, C29, F14).
   bool risk = false;
@@ -229,9 +230,13 @@ Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> recon_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
-  co_await ranking::run_reconciler(self, sql, redis,
-                                   ranking::ReconcileOptions{sh->board_params.scopes, sh->reconcile_interval_us,
-                                                             sh->reconcile_mix});
+  sim::log::LogClient log(self, self.rpc());
+  ranking::ReconcileOptions o{sh->board_params.scopes, sh->reconcile_interval_us, sh->reconcile_mix};
+  o.layers = sh->reconcile_layers;
+  o.cfg = sh->cfg;
+  o.fixes = sh->fixes;
+  o.watermarks = sh->wm.enabled;
+  co_await ranking::run_reconciler(self, sql, redis, &log, std::move(o));
 }
 
 Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -586,6 +591,15 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
                   rp::ReconciliationRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5)});
             });
   }
+  if (sh.reconcile_interval_us > 0 && sh.reconcile_layers) {
+    db.each("SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail FROM "
+            "reconciliation_layer_report ORDER BY id",
+            [&](sqlite3_stmt* st) {
+              b->layer_reports.push_back(rp::LayerReportRow{static_cast<int>(i64(st, 0)), text(st, 1), text(st, 2),
+                                                            text(st, 3), text(st, 4), text(st, 5), text(st, 6),
+                                                            text(st, 7), text(st, 8)});
+            });
+  }
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
           [&](sqlite3_stmt* st) {
             b->pointers.push_back(rp::PointerRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4)});
@@ -743,6 +757,10 @@ class RankingSystem final : public SystemUnderTest {
                       "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
             int_param("reconcile_mix", "", 0, 1, 0,
                       "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
+            int_param("reconcile_layers", "", 0, 1, 0,
+                      "1: process recon also reconciles layers 1 (source offsets against the original archive) and 2 "
+                      "(sampled window versions recomputed from the keyed log) of the run each DB pointer names "
+                      "(004:L393-403); with reconcile_mix every other round first tries the live log end (REFUSED)"),
             int_param("shadow_interval_ms", "ms", 0, kHourMs, 0,
                       "mean gap between shadow rule runs of process shadow (004:L101, L302); 0: none"),
             int_param("shadow_mix", "", 0, 1, 0,
@@ -885,6 +903,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
       .watermarks = sh.wm.enabled,
       .replay = sh.replay_interval_us > 0,
       .reconcile = sh.reconcile_interval_us > 0,
+      .reconcile_layers = sh.reconcile_interval_us > 0 && sh.reconcile_layers,
       .risk = sh.risk,
       .scope_control = sh.scope_control,
       .degraded = sh.degraded_after_us > 0,
@@ -1000,6 +1019,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->candidate_cache = s.config.i64("candidate_cache") != 0;
   sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
   sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;
+  sh->reconcile_layers = s.config.i64("reconcile_layers") != 0;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_risk(s, *sh);
   sh->scripts = ranking::ranking_scripts(sh->candidate_cache, sh->risk);

@@ -333,10 +333,15 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     tx.push_back(sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
                                "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, digest));
   }
-  // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery.
-  tx.push_back(sql_statement("INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, generation, "
-                             "state, digest) VALUES (?, ?, ?, ?, ?)", partition, consumed_to, gen, std::move(state),
-                             digest));
+  // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery. With
+  // watermarks an idle mark or a purge flushes at the same offset, and what it committed with the
+  // state (the source flagged incomplete, the window PURGED) is part of it: the history row of
+  // that offset is replaced, or a recovery would bring back the state from before it.
+  tx.push_back(sql_statement(o.wm.enabled ? "INSERT OR REPLACE INTO agg_checkpoint_history (keyed_partition, next_offset, "
+                                            "generation, state, digest) VALUES (?, ?, ?, ?, ?)"
+                                          : "INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, "
+                                            "generation, state, digest) VALUES (?, ?, ?, ?, ?)",
+                             partition, consumed_to, gen, std::move(state), digest));
   tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
                              partition, ps.next_offset));
   tx.insert(tx.end(), ps.wm.pending.begin(), ps.wm.pending.end());
@@ -373,11 +378,23 @@ Task<bool> replay(Runtime& rt, Log& log, const AggregatorOptions& o, int32_t par
   co_return state.next_offset >= cut;
 }
 
+// Whether the window of key `k` is FINAL (or PURGED) in `s`'s watermark state.
+bool final_window(const AggregatorOptions& o, const PartitionState& s, const KeyState& k) {
+  if (!o.wm.enabled) return false;
+  auto size = o.cfg.windows.find(k.key.window_type);
+  if (size == o.cfg.windows.end()) return false;
+  auto w = s.wm.windows.find(window_id(k.key.scope_id, k.key.window_type, k.key.window_start_ms,
+                                       k.key.window_start_ms + size->second));
+  return w != s.wm.windows.end() && (w->second == "FINAL" || w->second == "PURGED");
+}
+
 // 004:L320: a corrupted checkpoint is recovered in a new aggregation generation from the last
 // consistent checkpoint, replayed to the fixed cut the corrupted one claimed, appended as new
 // immutable versions, and switched onto the heads with the same double fence, all at once.
+// `cut`, `cut_generation` and `cut_digest` are the corrupted row's: the switch replaces that row.
 Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o,
-                                            int32_t partition, int64_t cut, int64_t cut_generation) {
+                                            int32_t partition, int64_t cut, int64_t cut_generation,
+                                            std::string cut_digest) {
   SqlResult hist = co_await sql.exec("SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? "
                                      "ORDER BY next_offset DESC", partition);
   SqlResult gens = co_await sql.exec("SELECT MAX(active_generation) FROM topic_window_metric");
@@ -398,6 +415,15 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   std::map<std::string, std::pair<int64_t, int64_t>> current;
   for (const SqlRow& r : heads.rows()) current[r[0].as_text()] = {r[1].as_int(), r[2].as_int()};
   for (auto& [ak, k] : s.keys) {
+    auto head = current.find(ak);
+    if (head != current.end() && final_window(o, s, k)) {
+      // 004:L154: "FINAL的正式聚合不可再写": a FINAL window's keys keep their head where it is.
+      k.generation = head->second.first;
+      k.version = head->second.second;
+      k.dirty = false;
+      for (auto& [salt, sh] : k.shards) sh.dirty = false;
+      continue;
+    }
     k.generation = s.generation;
     k.version = 0;
     k.dirty = true;
@@ -409,6 +435,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   s.persisted = true;  // the corrupted row is the one the recovery replaces
   s.stored_next_offset = cut;
   s.stored_generation = cut_generation;
+  s.stored_digest = std::move(cut_digest);  // with watermarks RK-CHECKPOINT-CAS also names the digest
   std::string digest;
   std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s, &digest);
   for (SqlStatement& st : tx) {
@@ -448,7 +475,7 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
           p.state.stored_digest = row[1].as_text();
         } else {
           std::optional<PartitionState> s =
-              co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int());
+              co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int(), row[1].as_text());
           if (!s) {
             co_await rt.clock().sleep_ms(200);
             continue;

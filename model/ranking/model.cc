@@ -121,10 +121,7 @@ std::map<std::string, Acc> accumulate(const std::vector<std::string>& accepted, 
     const std::string topic = main_topic(get(e, "topicHints"), cfg);
     if (topic.empty()) continue;  // RANK-31: never aggregated until confirmed
     const std::string type = get(e, "eventType");
-    std::vector<std::pair<std::string, bool>> metrics;
-    if (type == "SEARCH_EXECUTED") metrics = {{"search_actors", false}};
-    if (type == "POST_CREATED") metrics = {{"post_actors", false}, {"content_count", true}};
-    if (type == "COMMENT_CREATED") metrics = {{"comment_actors", false}};
+    const std::vector<std::pair<std::string, bool>> metrics = metrics_of(type);
     const int64_t t = std::stoll(get(e, "eventTime"));
     for (const std::string& scope : scopes_of(e, cfg)) {
       for (const auto& [wt, size] : cfg.windows) {
@@ -144,6 +141,13 @@ std::map<std::string, Acc> accumulate(const std::vector<std::string>& accepted, 
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, bool>> metrics_of(const std::string& event_type) {
+  if (event_type == "SEARCH_EXECUTED") return {{"search_actors", false}};
+  if (event_type == "POST_CREATED") return {{"post_actors", false}, {"content_count", true}};
+  if (event_type == "COMMENT_CREATED") return {{"comment_actors", false}};
+  return {};
+}
 
 std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg,
                                              const std::set<std::string>& late) {

@@ -42,6 +42,10 @@ struct Value {
   std::string describe() const;
 };
 
+// The metrics an event type feeds (004:L167-177), each with whether it counts distinct contents
+// (true) or distinct actors (false).
+std::vector<std::pair<std::string, bool>> metrics_of(const std::string& event_type);
+
 // "topic#scope#window_type#window_start#metric" -> its value from the distinct accepted events.
 // `late` names "eventId#scope_id#window_type" an event never counts in (every copy of it went to
 // the late side output of that window, 004:L154).

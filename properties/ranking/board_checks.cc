@@ -13,9 +13,6 @@
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
-namespace {
-
-std::string fnv(const std::string& s) { return text_digest(s); }
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -23,6 +20,10 @@ std::vector<std::string> split(const std::string& s, char sep) {
   for (std::string x; std::getline(in, x, sep);) out.push_back(x);
   return out;
 }
+
+namespace {
+
+std::string fnv(const std::string& s) { return text_digest(s); }
 
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }

@@ -470,6 +470,79 @@ TEST(BoardChecks, ReconciliationCatchesAComparisonAcrossContexts) {
   EXPECT_EQ(check_reconciliation(broken).status(), VerdictStatus::kFail);
 }
 
+// The logs behind clean()'s version of kKey (raw 4, effective 3 at cut k0@5/g1): four originals
+// in stable partition 0 and their copies in keyed partition 0, the last one copied twice (offsets 3
+// and 4: a redelivery, one event).
+std::string event_text(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (const auto& [k, v] : fields) out += (out.empty() ? "" : "\x1f") + k + "=" + v;
+  return out;
+}
+
+void add_logs(RankingRun& run) {
+  const char* actors[] = {"a1", "a2", "a3", "a1"};
+  for (int i = 0; i < 4; ++i) {
+    const std::string id = "e" + std::to_string(i);
+    run.stable.push_back(LogRecordObs{0, i, "", event_text({{"eventId", id}, {"eventType", "SEARCH_EXECUTED"},
+                                                            {"sourceService", "search-service"}, {"topicHints", "t_1"}})});
+  }
+  for (int off = 0; off < 5; ++off) {
+    const int i = std::min(off, 3);
+    run.keyed.push_back(LogRecordObs{0, off, "", event_text({{"eventId", "e" + std::to_string(i)}, {"source", "search-service"},
+                                                             {"eventType", "SEARCH_EXECUTED"}, {"eventTime", "100"},
+                                                             {"actorKey", actors[i]}, {"contentOrQueryId", "q"},
+                                                             {"topicId", "t_1"}, {"scopeId", kScope},
+                                                             {"sourcePartition", "0"}, {"sourceOffset", std::to_string(i)}})});
+  }
+}
+
+TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
+  RankingRun run = clean();
+  add_logs(run);
+  const RunRow& r = run.board.runs[0];
+  const std::string snap = run.board.snapshots[0].snapshot_id;
+  const std::string ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" +
+                          r.manifest_digest + "|rule-v1|1|" + kRun + "|" + r.vector;
+  const std::string item = std::string(kKey) + ",1,2,k0@5/g1";
+  auto report = [&](int layer, const std::string& ctx_b, const std::string& status) {
+    return LayerReportRow{layer, kScope, snap, kRun, ctx, ctx_b, status, layer == 2 ? item : "0:0-3", ""};
+  };
+  auto verdict = [](RankingRun x, LayerReportRow row) {
+    x.board.layer_reports.push_back(std::move(row));
+    return check_reconciliation(x);
+  };
+  const Verdict fine = verdict(run, report(2, ctx, "MATCH"));
+  EXPECT_EQ(fine.status(), VerdictStatus::kPass) << (fine.evidence.empty() ? "" : fine.evidence[0]);
+  EXPECT_EQ(verdict(run, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kPass);
+  EXPECT_EQ(verdict(run, report(2, ctx + "x", "REFUSED")).status(), VerdictStatus::kPass);
+  // A conclusion the logs contradict.
+  EXPECT_EQ(verdict(run, report(2, ctx, "DIFF")).status(), VerdictStatus::kFail);
+  EXPECT_EQ(verdict(run, report(1, ctx, "GAP")).status(), VerdictStatus::kFail);
+  // A comparison across contexts (the live log end on side B), and a context that is not the run's.
+  EXPECT_EQ(verdict(run, report(2, ctx + "x", "MATCH")).status(), VerdictStatus::kFail);
+  LayerReportRow wrong = report(2, ctx, "MATCH");
+  wrong.context_a = wrong.context_b = std::string(kScope) + "|5|||||rule-v1|1|" + kRun + "|k0@9/g1";
+  EXPECT_EQ(verdict(run, wrong).status(), VerdictStatus::kFail);
+  // A version that double counts the redelivered copy: only DIFF is true.
+  RankingRun doubled = run;
+  doubled.versions[0].value = model::Value{5, 3, 0, 3};
+  EXPECT_EQ(verdict(doubled, report(2, ctx, "MATCH")).status(), VerdictStatus::kFail);
+  EXPECT_EQ(verdict(doubled, report(2, ctx, "DIFF")).status(), VerdictStatus::kPass);
+  // A sample outside the run's manifest.
+  LayerReportRow stranger = report(2, ctx, "MATCH");
+  stranger.sample = std::string(kKey) + ",1,1,k0@3/g1";
+  EXPECT_EQ(verdict(run, stranger).status(), VerdictStatus::kFail);
+  // Layer 1: an original below the cut's reach with no copy of the scope (its copy went elsewhere).
+  RankingRun hole = run;
+  hole.keyed[1].value = event_text({{"eventId", "e1"}, {"source", "search-service"}, {"scopeId", "GLOBAL|ALL|ALL|zh-CN"},
+                                    {"sourcePartition", "0"}, {"sourceOffset", "1"}});
+  EXPECT_EQ(verdict(hole, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
+  EXPECT_EQ(verdict(hole, report(1, ctx, "GAP")).status(), VerdictStatus::kPass);
+  RankingRun forged = run;  // a copy whose original says another event
+  forged.stable[2].value = event_text({{"eventId", "other"}});
+  EXPECT_EQ(verdict(forged, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
+}
+
 // ---- Scope control: mapping switches and window-configuration changes (004:L86, L104, L220, L230, L262-263).
 
 const char* kMapSwitch = "UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = "

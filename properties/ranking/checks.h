@@ -49,6 +49,8 @@ Verdict check_replay_isolation(const RankingRun& run);   // RANK-25
 Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
 Verdict check_candidate_cache(const RankingRun& run);    // RANK-40, RANK-14
 Verdict check_reconciliation(const RankingRun& run);     // RANK-38
+// Layers 1 and 2 of check_reconciliation; `context`: snapshot -> its frozen context.
+void check_layer_reports(const RankingRun& run, const std::map<std::string, std::string>& context, Verdict& v);
 // risk_checks.cc: risk actions and epochs, publishing under the risk context, the denylist.
 Verdict check_risk_actions(const RankingRun& run);     // RANK-26, RANK-27, RANK-29
 Verdict check_risk_publish(const RankingRun& run);     // RANK-22, RANK-26
@@ -61,6 +63,9 @@ std::string context_version_move(const SqlStatementObs& s);
 // The official run whose candidates a run's snapshot holds: a replay run's source run (004:L101),
 // else the run itself.
 std::string source_run_of(const BoardObs& b, const std::string& run_id);
+// `s` cut at every `sep` as the DB's text rows are written ("a;b" -> a, b; a trailing separator
+// adds no empty field).
+std::vector<std::string> split(const std::string& s, char sep);
 
 // The value of `name=` in a client's recorded answer ("snap=<id> deny=<a>/<b> items=... src=..."),
 // "" when absent.

@@ -264,44 +264,6 @@ Verdict check_candidate_cache(const RankingRun& run) {
   return v;
 }
 
-// RANK-38 (004:L392-404): a reconciliation reports a comparison (MATCH or DIFF) only when the
-// frozen contexts of both sides, recomputed from the snapshot and run rows, are identical; every
-// report stores the real context of each side; a comparison across contexts is REFUSED.
-Verdict check_reconciliation(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-reconciliation", {"RANK-38"},
-                              "every reconciliation report stores the true frozen context (scope, input watermark, "
-                              "partition-set digests, manifest digest, rule and epoch, run) of both snapshots it names, "
-                              "and outputs a comparison only when the two are identical; otherwise it is REFUSED");
-  const BoardObs& b = run.board;
-  std::map<std::string, const RunRow*> runs;
-  for (const RunRow& r : b.runs) runs[r.run_id] = &r;
-  std::map<std::string, std::string> context;  // snapshot -> its frozen context
-  for (const SnapshotRow& s : b.snapshots) {
-    auto r = runs.find(s.run_id);
-    if (r == runs.end()) continue;
-    const RunRow& x = *r->second;
-    context[s.snapshot_id] = s.scope_id + "|" + std::to_string(x.watermark) + "|" + x.expected_digest + "|" +
-                             x.result_digest + "|" + x.manifest_digest + "|" + x.rule_version + "|" +
-                             std::to_string(x.rule_epoch) + "|" + x.run_id;
-  }
-  for (const ReconciliationRow& rc : b.reconciliations) {
-    const std::string& a = context[rc.snapshot_a];
-    const std::string& c = context[rc.snapshot_b];
-    ++v.checks;
-    if (a.empty() || c.empty() || rc.context_a != a || rc.context_b != c) {
-      fail_verdict(v, "reconciliation of " + rc.scope_id + " (" + rc.snapshot_a + " vs " + rc.snapshot_b +
-                          ") stored contexts that are not the snapshots' own");
-      continue;
-    }
-    ++v.checks;
-    if ((rc.status == "MATCH" || rc.status == "DIFF") && a != c) {
-      fail_verdict(v, "reconciliation of " + rc.scope_id + " output " + rc.status + " comparing " + rc.snapshot_a +
-                          " [" + a + "] with " + rc.snapshot_b + " [" + c + "]");
-    }
-  }
-  return v;
-}
-
 // RANK-2 (004:L16-19, L101, L281-283): every row of the board belongs to exactly one scope and
 // names only rows of that scope: a head's scope is its aggregate key's; a candidate's and a
 // snapshot's scope is its run's; a snapshot's items are entries of its run's manifest; the DB

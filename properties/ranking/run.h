@@ -218,6 +218,16 @@ struct ReconciliationRow {  // RECONCILIATION_REPORT (004:L392-404)
   std::string scope_id, snapshot_a, snapshot_b, context_a, context_b, status;  // MATCH, DIFF or REFUSED
 };
 
+// RECONCILIATION_LAYER_REPORT (004:L393-404): layer 1 (CONTINUOUS, GAP) or 2 (MATCH, DIFF), or
+// REFUSED, against the run of the snapshot the DB pointer named. A context is the snapshot's frozen
+// context (as in RECONCILIATION_REPORT) then "|" and a source-offset vector. `sample`: layer 1
+// "<source partition>:0-<last>" per source partition; layer 2 "<aggregate_key>,<g>,<v>,<cut_ref>"
+// per window version recomputed; ';'-joined.
+struct LayerReportRow {
+  int layer = 0;
+  std::string scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail;
+};
+
 struct ReplayRunRow {  // REPLAY_RUN: a replay run in its own namespace (004:L101)
   std::string run_id, scope_id, source_run_id;
 };
@@ -267,6 +277,7 @@ struct BoardObs {
   std::vector<ContextRow> contexts;
   std::vector<ReplayRunRow> replay_runs;
   std::vector<ReconciliationRow> reconciliations;
+  std::vector<LayerReportRow> layer_reports;  // with reconcile_layers only
   std::vector<DegradedPolicyRow> policies;  // with degraded runs only
   std::vector<PromotionRow> promotions;     // with promote_replays only
   std::vector<ShadowRunRow> shadow_runs;    // with shadow runs only
