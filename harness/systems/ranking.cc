@@ -958,6 +958,7 @@ void configure_risk(const Scenario& s, Shared& sh) {
   o.stop_at_us = sh.end_us;
   o.expiry_interval_us = s.config.i64("expiry_interval_ms") * 1000;
   o.fixes = sh.fixes;
+  o.cache_fence = sh.candidate_cache && sh.fixes.has(ranking::RankFix::kCacheContextFence);
   sh.expiry_workers = static_cast<int>(s.config.i64("expiry_workers"));
   sh.viewer_interval_us = s.config.i64("viewer_interval_ms") * 1000;
   sh.risk_service = sh.risk && s.config.i64("risk_service") != 0;

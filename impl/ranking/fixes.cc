@@ -32,12 +32,14 @@ const std::vector<FixInfo>& ranking_fixes() {
       {"RK-CACHE-CONTEXT-FENCE", "004:L317",
        {"RANK-40"},
        "a candidate-list rebuild switches onto the live key only through a Redis script that checks a per-scope "
-       "context fence (`ranking:ctx-fence:<scope>`) it read before pinning the context: every control transaction "
-       "increments the fence before and after its DB commit, so a commit between the pin and the switch, or one "
+       "context fence (`ranking:ctx-fence:<scope>`) it read before pinning the context: every transaction that "
+       "moves a scope's context (rule control, and every risk transaction: block, lift, expiry, global absorption, "
+       "risk-model switch) increments the fence before and after its DB commit, so a commit between the pin and the switch, or one "
        "in progress at the pin, makes the fence differ (or odd) and the batch is discarded. The seed discards a "
        "batch whose context changed during the rebuild, but a DB re-check followed by a Redis rename leaves a "
        "window: a rule activation committed between them (the cache process paused there) let a batch pinned at "
-       "the old context replace the live list"},
+       "the old context replace the live list; a risk transaction did the same while only rule control moved the "
+       "fence (candidate-cache-risk-hardened seed 46)"},
       {"RK-EXPIRY-CURRENT-ACTION", "004:L213",
        {"RANK-29", "RANK-26"},
        "the expiry transaction of an action commits only while that action is its (scope, topic)'s current BLOCK "

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "impl/ranking/candidate_cache.h"
 #include "impl/ranking/contract.h"
 #include "impl/ranking/edge.h"
 
@@ -66,15 +67,32 @@ SqlStatement current_is(const Action& a, const std::string& want) {
                    SqlExpect::kSomeRows);
 }
 
+// RK-CACHE-CONTEXT-FENCE: moves the fence of `scope` (every board scope for the global one, whose
+// actions are absorbed by all). Called before a context transaction (the fence turns odd: no
+// rebuild pinned earlier may switch while it may commit) and after it (even again, but not the
+// value a rebuild read before). A Redis error leaves a fence odd or moved: a rebuild discards its
+// batch, never switches a stale one.
+Task<void> move_fence(Redis& redis, const RiskOptions& o, const std::string& scope) {
+  if (!o.cache_fence) co_return;
+  if (scope != kGlobalScope) {
+    co_await redis.command({"INCR", context_fence_key(scope)});
+    co_return;
+  }
+  for (const std::string& s : o.scopes) co_await redis.command({"INCR", context_fence_key(s)});
+}
+
 // 004:L212: "各 scope 的控制投影随后记录已吸收的全局 epoch": a control transaction per scope that
 // lags the authority row.
-Task<void> absorb_global(Sql& sql, const std::vector<std::string>& scopes) {
+Task<void> absorb_global(Sql& sql, Redis& redis, const RiskOptions& o) {
+  const std::vector<std::string>& scopes = o.scopes;
   for (const std::string& s : scopes) {
     if (s == kGlobalScope) continue;
+    co_await move_fence(redis, o, s);
     co_await sql.exec("UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (SELECT "
                       "global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?) WHERE scope_id = ? AND "
                       "global_risk_epoch < (SELECT global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?)",
                       std::string(kGlobalScope), s, std::string(kGlobalScope));
+    co_await move_fence(redis, o, s);
   }
 }
 
@@ -118,7 +136,10 @@ Task<void> switch_model(Sql& sql, Redis& redis, const RiskOptions& o, const std:
                                        "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
                                        to, scope, from),
                          SqlExpect::kChanged));
-  if (!(co_await sql.transaction(std::move(tx))).ok()) co_return;
+  co_await move_fence(redis, o, scope);
+  const bool ok = (co_await sql.transaction(std::move(tx))).ok();
+  co_await move_fence(redis, o, scope);
+  if (!ok) co_return;
   co_await push_denylist(sql, redis, o, scope);
 }
 
@@ -160,9 +181,11 @@ Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o,
   }
   a.from_us = rt.clock().now_us();
   a.until_us = a.from_us + o.block_ttl_us;
+  co_await move_fence(redis, o, a.scope);
   SqlResult r = co_await sql.transaction(control_tx(a, std::move(guards), std::string(rt.process_name())));
+  co_await move_fence(redis, o, a.scope);
   if (!r.ok()) co_return;
-  if (global) co_await absorb_global(sql, o.scopes);
+  if (global) co_await absorb_global(sql, redis, o);
   co_await push_denylist(sql, redis, o, a.scope);
 }
 
@@ -177,9 +200,11 @@ Task<void> expire(Sql& sql, Redis& redis, const RiskOptions& o, Action a, const 
                              SqlExpect::kSomeRows));
   if (o.fixes.has(RankFix::kExpiryCurrentAction)) guards.push_back(current_is(a, a.action_id + "/BLOCK"));
   a.state = "EXPIRED";
+  co_await move_fence(redis, o, a.scope);
   SqlResult r = co_await sql.transaction(control_tx(a, std::move(guards), who));
+  co_await move_fence(redis, o, a.scope);
   if (!r.ok()) co_return;
-  if (a.scope == kGlobalScope) co_await absorb_global(sql, o.scopes);
+  if (a.scope == kGlobalScope) co_await absorb_global(sql, redis, o);
   co_await push_denylist(sql, redis, o, a.scope);
 }
 
@@ -212,7 +237,7 @@ Task<void> run_expiry(Runtime& rt, Sql& sql, Redis& redis, RiskOptions o) {
       Action a{d[0].as_text(), d[1].as_text(), d[2].as_text(), "", d[3].as_int(), d[4].as_int()};
       co_await expire(sql, redis, o, a, std::string(rt.process_name()));
     }
-    co_await absorb_global(sql, o.scopes);  // retried here too: a crash after a global commit
+    co_await absorb_global(sql, redis, o);  // retried here too: a crash after a global commit
   }
 }
 

@@ -58,6 +58,9 @@ struct RiskOptions {
   // constant model risk-m1 (and the draws, hence the traces, of scenarios without switches).
   int model_switch_percent = 0;
   Rpc* edge = nullptr;  // with the CDN (C28, F11): pushes and purges go to "edge" through this client
+  // RK-CACHE-CONTEXT-FENCE with the candidate cache: every transaction that moves a scope's context
+  // is bracketed by two INCRs of that scope's fence (candidate_cache.h), as rule control's are.
+  bool cache_fence = false;
 };
 
 // Blocks and lifts at random moments (process "risk"), none after stop_at_us.
