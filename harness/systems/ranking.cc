@@ -592,12 +592,12 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
             });
   }
   if (sh.reconcile_interval_us > 0 && sh.reconcile_layers) {
-    db.each("SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail FROM "
-            "reconciliation_layer_report ORDER BY id",
+    db.each("SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends "
+            "FROM reconciliation_layer_report ORDER BY id",
             [&](sqlite3_stmt* st) {
               b->layer_reports.push_back(rp::LayerReportRow{static_cast<int>(i64(st, 0)), text(st, 1), text(st, 2),
                                                             text(st, 3), text(st, 4), text(st, 5), text(st, 6),
-                                                            text(st, 7), text(st, 8)});
+                                                            text(st, 7), text(st, 8), text(st, 9)});
             });
   }
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",

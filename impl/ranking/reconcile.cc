@@ -102,7 +102,29 @@ Task<void> reconcile_scope(Sql& sql, Redis& redis, const ReconcileOptions& o, co
 struct LogView {
   std::map<int32_t, std::map<int64_t, Event>> keyed;
   std::map<std::pair<int32_t, int64_t>, Event> stable;
+  // What was read, as "k<partition>:<end>,...;s<partition>:<end>,..." (end: the offset after the
+  // last record read; a partition with none read is absent). A consumer reads each partition in
+  // order, so the view is a prefix of each: the judge rebuilds it from these ends.
+  std::string ends() const;
+  int64_t keyed_end(int32_t partition) const;
 };
+
+int64_t LogView::keyed_end(int32_t partition) const {
+  auto it = keyed.find(partition);
+  return it == keyed.end() || it->second.empty() ? 0 : it->second.rbegin()->first + 1;
+}
+
+std::string LogView::ends() const {
+  std::string out;
+  for (const auto& [p, records] : keyed) {
+    if (!records.empty()) out += (out.empty() ? "k" : ",k") + std::to_string(p) + ":" + std::to_string(keyed_end(p));
+  }
+  std::map<int32_t, int64_t> stable_end;
+  for (const auto& [at, e] : stable) stable_end[at.first] = at.second + 1;
+  std::string s;
+  for (const auto& [p, end] : stable_end) s += (s.empty() ? "s" : ",s") + std::to_string(p) + ":" + std::to_string(end);
+  return out + ";" + s;
+}
 
 // Reads both logs from their start with a consumer group of its own, until three polls in a row
 // bring nothing; nullopt if the log does not answer.
@@ -150,11 +172,7 @@ std::vector<Cut> parse_vector(const std::string& vector) {
 // The live end of the keyed log as a vector of the same form (generation 0: not a checkpoint's).
 std::string live_vector(const LogView& v, const std::vector<Cut>& frozen) {
   std::string out;
-  for (const Cut& c : frozen) {
-    auto it = v.keyed.find(c.partition);
-    const int64_t end = it == v.keyed.end() || it->second.empty() ? 0 : it->second.rbegin()->first + 1;
-    out += (out.empty() ? "" : ",") + cut_ref(c.partition, end, 0);
-  }
+  for (const Cut& c : frozen) out += (out.empty() ? "" : ",") + cut_ref(c.partition, v.keyed_end(c.partition), 0);
   return out;
 }
 
@@ -163,13 +181,26 @@ struct RunContext {
   std::string of(const std::string& v) const { return frozen + "|" + v; }
 };
 
-Task<void> record_layer(Sql& sql, int layer, const std::string& scope, const RunContext& run, const std::string& ctx_b,
-                        const std::string& status, const std::string& sample, const std::string& offsets,
-                        const std::string& detail, int64_t now_us) {
+struct LayerReport {
+  int layer = 0;
+  std::string ctx_b, status, sample, offsets, detail;
+};
+
+Task<void> record_layer(Sql& sql, const std::string& scope, const RunContext& run, const LogView& v,
+                        const LayerReport& r, int64_t now_us) {
   co_await sql.exec("INSERT INTO reconciliation_layer_report (layer, scope_id, snapshot_id, run_id, context_a, "
-                    "context_b, status, sample, offset_digest, detail, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    int64_t{layer}, scope, run.snapshot_id, run.run_id, run.of(run.vector), ctx_b, status, sample,
-                    offsets, detail, now_us);
+                    "context_b, status, sample, read_ends, offset_digest, detail, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?, ?)",
+                    int64_t{r.layer}, scope, run.snapshot_id, run.run_id, run.of(run.vector), r.ctx_b, r.status,
+                    r.sample, v.ends(), r.offsets, r.detail, now_us);
+}
+
+// Whether the read reached every cut of `vector`: a conclusion needs all the records below them.
+bool read_reaches(const LogView& v, const std::vector<Cut>& cuts) {
+  for (const Cut& c : cuts) {
+    if (v.keyed_end(c.partition) < c.next_offset) return false;
+  }
+  return true;
 }
 
 // Layer 1 under the run's frozen cut.
@@ -185,7 +216,9 @@ Task<void> layer_sources(Sql& sql, const ReconcileOptions& o, const std::string&
   std::map<int32_t, int64_t> reached;                    // source partition -> highest offset inside the cut
   std::set<std::pair<int32_t, int64_t>> copied;          // (source partition, offset) with a copy of `scope`
   std::set<int32_t> cut_partitions;
-  for (const Cut& c : parse_vector(run.vector)) {
+  const std::vector<Cut> cuts = parse_vector(run.vector);
+  if (!read_reaches(v, cuts)) co_return;  // the log was read short of the cut: no conclusion this round
+  for (const Cut& c : cuts) {
     cut_partitions.insert(c.partition);
     offsets += std::to_string(c.partition) + "@" + std::to_string(c.next_offset) + ";";
     auto part = v.keyed.find(c.partition);
@@ -233,8 +266,9 @@ Task<void> layer_sources(Sql& sql, const ReconcileOptions& o, const std::string&
   if (idle) {
     for (const SqlRow& r : idle->rows()) idle_periods += cut_partitions.count(static_cast<int32_t>(r[0].as_int())) ? 1 : 0;
   }
-  co_await record_layer(sql, 1, scope, run, run.of(run.vector), gaps.empty() ? "CONTINUOUS" : "GAP", sample,
-                        fnv_hex(offsets), "idle periods " + std::to_string(idle_periods) + (gaps.empty() ? "" : ";" + gaps),
+  co_await record_layer(sql, scope, run, v,
+                        LayerReport{1, run.of(run.vector), gaps.empty() ? "CONTINUOUS" : "GAP", sample, fnv_hex(offsets),
+                                    "idle periods " + std::to_string(idle_periods) + (gaps.empty() ? "" : ";" + gaps)},
                         now_us);
 }
 
@@ -315,9 +349,16 @@ Task<void> layer_aggregates(Runtime& rt, Sql& sql, const ReconcileOptions& o, co
     }
   }
   if (ctx_b != run.of(run.vector)) {  // 004:L404: never compare across contexts
-    co_await record_layer(sql, 2, scope, run, ctx_b, "REFUSED", sample, "", "", now_us);
+    co_await record_layer(sql, scope, run, v, LayerReport{2, ctx_b, "REFUSED", sample, "", ""}, now_us);
     co_return;
   }
+  std::vector<Cut> item_cuts;
+  for (const Item& item : items) {
+    Cut c;
+    int64_t gen = 0;
+    if (parse_cut_ref(item.cut, &c.partition, &c.next_offset, &gen)) item_cuts.push_back(c);
+  }
+  if (!read_reaches(v, item_cuts)) co_return;  // read short of a sampled version's cut
   for (const Item& item : items) {
     SqlResult row = co_await sql.exec(
         "SELECT raw_count, effective_value, suspicious_count, risk_adjusted_value FROM topic_window_metric_version "
@@ -341,7 +382,8 @@ Task<void> layer_aggregates(Runtime& rt, Sql& sql, const ReconcileOptions& o, co
                 " stored " + describe(got) + " recomputed " + describe(want) + ";";
     }
   }
-  co_await record_layer(sql, 2, scope, run, ctx_b, detail.empty() ? "MATCH" : "DIFF", sample, fnv_hex(offsets), detail,
+  co_await record_layer(sql, scope, run, v,
+                        LayerReport{2, ctx_b, detail.empty() ? "MATCH" : "DIFF", sample, fnv_hex(offsets), detail},
                         now_us);
 }
 

@@ -256,11 +256,11 @@ std::vector<std::string> schema_statements(const SchemaOptions& o) {
   }
   if (o.reconcile_layers) {
     // 004:L403-404: layers 1 and 2 keep the sample range, the source-offset digest, the differences
-    // and the conclusion, with both frozen contexts.
+    // and the conclusion, with both frozen contexts and how far each log was read.
     part1.push_back("CREATE TABLE IF NOT EXISTS reconciliation_layer_report (id INTEGER PRIMARY KEY AUTOINCREMENT, "
                     "layer INTEGER NOT NULL, scope_id TEXT NOT NULL, snapshot_id TEXT NOT NULL, run_id TEXT NOT NULL, "
                     "context_a TEXT NOT NULL, context_b TEXT NOT NULL, status TEXT NOT NULL, sample TEXT NOT NULL, "
-                    "offset_digest TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
+                    "read_ends TEXT NOT NULL, offset_digest TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
   }
   return part1;
 }

@@ -505,7 +505,7 @@ TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
                           r.manifest_digest + "|rule-v1|1|" + kRun + "|" + r.vector;
   const std::string item = std::string(kKey) + ",1,2,k0@5/g1";
   auto report = [&](int layer, const std::string& ctx_b, const std::string& status) {
-    return LayerReportRow{layer, kScope, snap, kRun, ctx, ctx_b, status, layer == 2 ? item : "0:0-3", ""};
+    return LayerReportRow{layer, kScope, snap, kRun, ctx, ctx_b, status, layer == 2 ? item : "0:0-3", "", "k0:5;s0:4"};
   };
   auto verdict = [](RankingRun x, LayerReportRow row) {
     x.board.layer_reports.push_back(std::move(row));
@@ -538,7 +538,13 @@ TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
                                     {"sourcePartition", "0"}, {"sourceOffset", "1"}});
   EXPECT_EQ(verdict(hole, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
   EXPECT_EQ(verdict(hole, report(1, ctx, "GAP")).status(), VerdictStatus::kPass);
-  RankingRun forged = run;  // a copy whose original says another event
+  // A read that stopped short: what the reconciler saw below its read ends is what it concludes on.
+  LayerReportRow short_read = report(1, ctx, "GAP");
+  short_read.read_ends = "k0:5;s0:2";  // originals 2 and 3 not read: their copies have no original
+  EXPECT_EQ(verdict(run, short_read).status(), VerdictStatus::kPass);
+  short_read.status = "CONTINUOUS";
+  EXPECT_EQ(verdict(run, short_read).status(), VerdictStatus::kFail);
+    RankingRun forged = run;  // a copy whose original says another event
   forged.stable[2].value = event_text({{"eventId", "other"}});
   EXPECT_EQ(verdict(forged, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
 }

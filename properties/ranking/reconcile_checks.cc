@@ -47,6 +47,27 @@ struct Logs {
   std::set<std::pair<int64_t, int64_t>> waiting;             // candidate terms (stable partition, offset)
 };
 
+// How far the reconciler read each log (LayerReportRow::read_ends): it saw every record below these
+// offsets and none at or above them; a partition not named was not read.
+struct ReadEnds {
+  std::map<int64_t, int64_t> keyed, stable;
+  int64_t keyed_end(int64_t p) const { return keyed.count(p) ? keyed.at(p) : 0; }
+  int64_t stable_end(int64_t p) const { return stable.count(p) ? stable.at(p) : 0; }
+};
+
+ReadEnds parse_ends(const std::string& text) {
+  ReadEnds e;
+  for (const std::string& part : split(text, ';')) {
+    for (const std::string& item : split(part, ',')) {
+      const size_t colon = item.find(':');
+      if (item.size() < 2 || colon == std::string::npos) continue;
+      const int64_t p = std::strtoll(item.c_str() + 1, nullptr, 10), end = std::strtoll(item.c_str() + colon + 1, nullptr, 10);
+      (item[0] == 'k' ? e.keyed : e.stable)[p] = end;
+    }
+  }
+  return e;
+}
+
 Logs index(const RankingRun& run) {
   Logs l;
   for (const LogRecordObs& r : run.keyed) l.keyed[r.partition][r.offset] = &r;
@@ -56,8 +77,10 @@ Logs index(const RankingRun& run) {
   return l;
 }
 
-// Layer 1's truth for `scope` under `vector`: "" when continuous, else the first hole found.
-std::string source_hole(const RankingRun& run, const Logs& l, const std::string& scope, const std::string& vector) {
+// Layer 1's truth for `scope` under `vector`, in the logs as far as the reconciler read them: ""
+// when continuous, else the first hole found.
+std::string source_hole(const RankingRun& run, const Logs& l, const ReadEnds& read, const std::string& scope,
+                        const std::string& vector) {
   std::map<int64_t, int64_t> reached;  // source partition -> last offset inside the cut
   for (const std::string& ref : split(vector, ',')) {
     auto c = cut_of(ref);
@@ -65,24 +88,27 @@ std::string source_hole(const RankingRun& run, const Logs& l, const std::string&
     auto part = l.keyed.find(c->first);
     for (int64_t off = 0; off < c->second; ++off) {
       const LogRecordObs* r = nullptr;
-      if (part != l.keyed.end() && part->second.count(off)) r = part->second.at(off);
+      if (part != l.keyed.end() && part->second.count(off) && off < read.keyed_end(c->first)) r = part->second.at(off);
       if (r == nullptr) return "keyed " + ref + " has no offset " + std::to_string(off);
       const auto& f = r->fields();
       const int64_t sp = number(f, "sourcePartition"), so = number(f, "sourceOffset");
       reached[sp] = std::max(reached.count(sp) ? reached[sp] : -1, so);
       if (field(f, "scopeId") != scope) continue;
       auto orig = l.stable.find({sp, so});
-      if (orig == l.stable.end() || field(orig->second->fields(), "eventId") != field(f, "eventId")) {
+      if (orig == l.stable.end() || so >= read.stable_end(sp) ||
+          field(orig->second->fields(), "eventId") != field(f, "eventId")) {
         return "copy at keyed " + std::to_string(c->first) + "@" + std::to_string(off) + " has no original";
       }
     }
   }
   std::set<std::pair<int64_t, int64_t>> copied;
   for (const LogRecordObs& r : run.keyed) {
-    if (field(r.fields(), "scopeId") == scope) copied.insert({number(r.fields(), "sourcePartition"), number(r.fields(), "sourceOffset")});
+    if (r.offset >= read.keyed_end(r.partition) || field(r.fields(), "scopeId") != scope) continue;
+    copied.insert({number(r.fields(), "sourcePartition"), number(r.fields(), "sourceOffset")});
   }
   for (const auto& [sp, last] : reached) {
-    for (auto it = l.stable.lower_bound({sp, 0}); it != l.stable.end() && it->first.first == sp && it->first.second < last;
+    const int64_t below = std::min(last, read.stable_end(sp));
+    for (auto it = l.stable.lower_bound({sp, 0}); it != l.stable.end() && it->first.first == sp && it->first.second < below;
          ++it) {
       if (copied.count(it->first) || l.waiting.count(it->first)) continue;
       const std::vector<std::string> derived = model::scopes_of(it->second->fields(), run.config);
@@ -93,10 +119,11 @@ std::string source_hole(const RankingRun& run, const Logs& l, const std::string&
   return "";
 }
 
-// The value of full key `ak` from the keyed records of `partition` below `next_offset`: distinct
+// The value of full key `ak` from the keyed records of `partition` below `next_offset` (and below
+// where the reconciler's read ended): distinct
 // events (source, event_id), without the copies the late side output took for its window.
-model::Value value_below(const RankingRun& run, const Logs& l, const std::string& ak, int32_t partition,
-                         int64_t next_offset) {
+model::Value value_below(const RankingRun& run, const Logs& l, const ReadEnds& read, const std::string& ak,
+                         int32_t partition, int64_t next_offset) {
   const std::vector<std::string> k = split(ak, '#');
   model::Value v;
   if (k.size() != 5) return v;
@@ -107,7 +134,7 @@ model::Value value_below(const RankingRun& run, const Logs& l, const std::string
   std::map<std::string, int64_t> actors;
   bool by_content = false;
   for (const auto& [off, r] : part->second) {
-    if (off >= next_offset) break;
+    if (off >= next_offset || off >= read.keyed_end(partition)) break;
     const auto& f = r->fields();
     if (field(f, "topicId") != k[0] || field(f, "scopeId") != k[1] || l.late.count({partition, off, k[2]})) continue;
     const int64_t t = number(f, "eventTime"), w = size->second;
@@ -149,7 +176,7 @@ std::string aggregate_difference(const RankingRun& run, const Logs& l, const Lay
     auto c = cut_of(f[3]);
     auto version = versions.find(f[0] + "," + f[1] + "," + f[2]);
     if (!c || version == versions.end()) return "sampled " + item + " names no version";
-    const model::Value want = value_below(run, l, f[0], c->first, c->second);
+    const model::Value want = value_below(run, l, parse_ends(lr.read_ends), f[0], c->first, c->second);
     if (!(version->second->value == want)) {
       return item + " holds " + version->second->value.describe() + ", its cut's records give " + want.describe();
     }
@@ -186,7 +213,7 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
     }
     ++v.checks;
     if (lr.layer == 1 && (lr.status == "CONTINUOUS" || lr.status == "GAP")) {
-      const std::string hole = source_hole(run, l, lr.scope_id, r->second->vector);
+      const std::string hole = source_hole(run, l, parse_ends(lr.read_ends), lr.scope_id, r->second->vector);
       if (hole.empty() != (lr.status == "CONTINUOUS")) {
         fail_verdict(v, what + " concluded " + lr.status + (hole.empty() ? "; the logs show no hole" : "; " + hole));
       }

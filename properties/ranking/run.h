@@ -222,10 +222,12 @@ struct ReconciliationRow {  // RECONCILIATION_REPORT (004:L392-404)
 // REFUSED, against the run of the snapshot the DB pointer named. A context is the snapshot's frozen
 // context (as in RECONCILIATION_REPORT) then "|" and a source-offset vector. `sample`: layer 1
 // "<source partition>:0-<last>" per source partition; layer 2 "<aggregate_key>,<g>,<v>,<cut_ref>"
-// per window version recomputed; ';'-joined.
+// per window version recomputed; ';'-joined. `read_ends`: how far the reconciler read each log,
+// "k<partition>:<end>,...;s<partition>:<end>,..." (it read a prefix of every partition; one
+// absent was not read at all).
 struct LayerReportRow {
   int layer = 0;
-  std::string scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail;
+  std::string scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends;
 };
 
 struct ReplayRunRow {  // REPLAY_RUN: a replay run in its own namespace (004:L101)
