@@ -214,14 +214,10 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
     observe_record(ps.wm, o.wm, o.fixes, rec.partition, rec.offset, e.get("source"), e.get("sourcePartition"),
                    std::stoll(e.get("sourceOffset")), t, now_us);
   }
-  // Spec: the idempotency record of 004:L87, source_partition + source_offset + scope_id.
-  // RK-DEDUP-EVENT-ID: source + event_id (004:L98), so the same event at two offsets is one event.
-  const std::string record = o.fixes.has(RankFix::kDedupByEventId)
-                                 ? e.get("source") + ":" + e.get("eventId")
-                                 : e.get("sourcePartition") + ":" + e.get("sourceOffset") + ":" + e.get("scopeId");
+  const std::string record = idempotency_record(e, o.fixes.has(RankFix::kDedupByEventId));
   const int salt = salt_of(o.sketch, ps, e.get("topicId") + "|" + e.get("scopeId"), record);
   for (const auto& [window_type, size] : o.cfg.windows) {
-    const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
+    const int64_t start = window_start_of(t, size);
     if (o.wm.enabled) {
       // 004:L154: OPEN and CLOSED windows take the event (a CLOSED one as a correction, a new
       // version for later snapshots); FINAL and PURGED ones send it to the late side output.

@@ -117,6 +117,15 @@ std::vector<std::string> expand_scopes(const BoardConfig& cfg, const Event& e) {
   return out;
 }
 
+int64_t window_start_of(int64_t event_ms, int64_t size_ms) {
+  return event_ms >= 0 ? event_ms / size_ms * size_ms : -((-event_ms + size_ms - 1) / size_ms) * size_ms;
+}
+
+std::string idempotency_record(const Event& e, bool by_event_id) {
+  return by_event_id ? e.get("source") + ":" + e.get("eventId")
+                     : e.get("sourcePartition") + ":" + e.get("sourceOffset") + ":" + e.get("scopeId");
+}
+
 std::string AggKey::str() const {
   return topic_id + "#" + scope_id + "#" + window_type + "#" + std::to_string(window_start_ms) + "#" + metric_type;
 }

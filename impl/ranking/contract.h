@@ -60,6 +60,15 @@ std::optional<std::string> canonical_scope(const std::string& type, const std::s
 // are invalid (never a fallback to the global scope).
 std::vector<std::string> expand_scopes(const BoardConfig& cfg, const Event& e);
 
+// The start of the window of `size_ms` that holds `event_ms` (floor division: windows tile the time
+// line, negative times included; 004:L160-165).
+int64_t window_start_of(int64_t event_ms, int64_t size_ms);
+
+// The idempotency record of one keyed copy (a keyed-log Event). Spec: 004:L87's source_partition +
+// source_offset + scope_id; RK-DEDUP-EVENT-ID (`by_event_id`): source + event_id (004:L98), so the
+// same event at two offsets is one event. The aggregators and the reconciler both count by it.
+std::string idempotency_record(const Event& keyed_copy, bool by_event_id);
+
 // The full aggregation key topic_id + scope_id + window_type + window_start + metric_type (004:L143).
 struct AggKey {
   std::string topic_id, scope_id, window_type;

@@ -293,15 +293,11 @@ AggValue recompute(const ReconcileOptions& o, const LogView& v, const std::set<s
     auto size = o.cfg.windows.find(key.window_type);
     if (size == o.cfg.windows.end()) continue;
     const int64_t t = std::stoll(e.get("eventTime"));
-    const int64_t start = t >= 0 ? t / size->second * size->second : -((-t + size->second - 1) / size->second) * size->second;
-    if (start != key.window_start_ms || late.count({off, key.window_type})) continue;
+    if (window_start_of(t, size->second) != key.window_start_ms || late.count({off, key.window_type})) continue;
     for (const auto& [metric, distinct_of] : metrics_of(e.get("eventType"))) {
       if (metric != key.metric_type) continue;
       by_content = distinct_of == "content";
-      const std::string record = o.fixes.has(RankFix::kDedupByEventId)
-                                     ? e.get("source") + ":" + e.get("eventId")
-                                     : e.get("sourcePartition") + ":" + e.get("sourceOffset") + ":" + e.get("scopeId");
-      if (!applied.insert(record).second) continue;
+      if (!applied.insert(idempotency_record(e, o.fixes.has(RankFix::kDedupByEventId))).second) continue;
       ++actors[e.get("actorKey")];
       contents.insert(e.get("contentOrQueryId"));
     }
