@@ -34,6 +34,41 @@ void KeyState::mark_flushed() {
   }
 }
 
+void PartitionState::set_dirty(const std::string& name, KeyState& k) {
+  assert(keys.count(name) == 1 && &keys.find(name)->second == &k);
+  k.dirty = true;
+  dirty_keys.insert(name);
+}
+
+void PartitionState::mark_flushed() {
+  check_dirty_index();
+  for (const std::string& name : dirty_keys) {
+    auto it = keys.find(name);
+    assert(it != keys.end());
+    it->second.mark_flushed();
+  }
+  dirty_keys.clear();
+}
+
+void PartitionState::reindex_dirty() {
+  dirty_keys.clear();
+  for (const auto& [name, k] : keys) {
+    // A shard is only ever dirtied with its key (apply, recover): the key's flag covers both.
+    assert(k.dirty || std::none_of(k.shards.begin(), k.shards.end(), [](const auto& s) { return s.second.dirty; }));
+    if (k.dirty) dirty_keys.insert(dirty_keys.end(), name);
+  }
+}
+
+void PartitionState::check_dirty_index() const {
+#ifndef NDEBUG
+  std::set<std::string> expected;
+  for (const auto& [name, k] : keys) {
+    if (k.dirty) expected.insert(expected.end(), name);
+  }
+  assert(expected == dirty_keys && "a key's dirty flag changed without PartitionState::set_dirty");
+#endif
+}
+
 // Names each shard with the version the flush in progress gives it (a dirty one advances).
 MergedShards merge_shards(const KeyState& k, const std::string& aggregate_key, bool named) {
   MergedShards m;
@@ -238,7 +273,7 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
       if (!k.applied.insert(record).second) continue;  // already applied: idempotent
       ++k.actors[e.get("actorKey")];
       k.contents.insert(e.get("contentOrQueryId"));
-      k.dirty = true;
+      ps.set_dirty(it->first, k);
       if (o.sketch.enabled) {
         Shard& sh = k.shards[salt];
         ++sh.raw;
@@ -280,8 +315,9 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
   tx.push_back(sql_statement("INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) "
                              "VALUES (?, ?, ?, ?)", cut, partition, consumed_to, gen));
   const int64_t watermark = o.wm.enabled ? ps.wm.watermark : ps.max_event_time_ms - o.out_of_orderness_ms;  // 004:L148
-  for (const auto& [ak, k] : ps.keys) {
-    if (!k.dirty) continue;
+  ps.check_dirty_index();
+  for (const std::string& ak : ps.dirty_keys) {
+    const KeyState& k = ps.keys.find(ak)->second;
     const AggValue v = k.value(o.cfg.suspicious_repeats);
     tx.push_back(sql_statement(
         "INSERT OR IGNORE INTO topic_window_metric (aggregate_key, topic_id, scope_id, window_type, window_start, "
@@ -428,6 +464,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
       sh.dirty = true;
     }
   }
+  s.reindex_dirty();
   s.persisted = true;  // the corrupted row is the one the recovery replaces
   s.stored_next_offset = cut;
   s.stored_generation = cut_generation;
@@ -447,7 +484,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   }
   SqlResult r = co_await sql.transaction(std::move(tx));
   if (!r.ok()) co_return std::nullopt;  // the switch failed: the recovery generation is abandoned
-  for (auto& [ak, k] : s.keys) k.mark_flushed();
+  s.mark_flushed();
   s.next_offset = cut;
   s.stored_generation = s.generation;
   s.stored_digest = digest;
@@ -496,7 +533,7 @@ void committed(Partition& part, std::string digest) {
   part.state.stored_next_offset = part.consumed_to;
   part.state.stored_generation = part.state.generation;
   part.state.wm.pending.clear();
-  for (auto& [ak, k] : part.state.keys) k.mark_flushed();
+  part.state.mark_flushed();
 }
 
 std::string cut_of(int32_t partition, const PartitionState& s) {
@@ -571,6 +608,7 @@ Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partit
       return window_id(k.scope_id, k.window_type, k.window_start_ms, end) == ev.id;
     });
   }
+  next.reindex_dirty();  // purges follow a committed flush: normally no key is dirty
   std::string digest;
   if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &digest))).ok()) co_return false;
   part.state = std::move(next);

@@ -92,12 +92,25 @@ struct PartitionState {
   int64_t next_offset = 0;        // first offset not in the state
   int64_t max_event_time_ms = 0;
   std::map<std::string, KeyState> keys;  // by AggKey::str()
+  // The names of the keys whose `dirty` flag is set, in keys' order: an index, so that a flush
+  // visits the keys it versions, not every key of the partition (004:L98; the state holds every
+  // key of the open windows). Never encoded: decode leaves every key clean. Maintained by
+  // set_dirty and mark_flushed below; check_dirty_index asserts it.
+  std::set<std::string> dirty_keys;
   std::map<std::string, int64_t> topic_records;  // topic_id|scope_id -> keyed records (hot topics; sketches)
   WatermarkState wm;                     // empty unless watermarks are on
   // The DB checkpoint row this state was loaded from or last written as (not encoded).
   bool persisted = false;
   int64_t stored_next_offset = 0, stored_generation = 0;
   std::string stored_digest;  // its digest: with watermarks a flush may leave the offset where it was
+  // Marks key `name` (in keys) dirty: a flush appends its next version.
+  void set_dirty(const std::string& name, KeyState& k);
+  // After a committed flush: every dirty key's versions advance (KeyState::mark_flushed).
+  void mark_flushed();
+  // Rebuilds dirty_keys from the keys' flags (after a change that sets or clears many of them).
+  void reindex_dirty();
+  // Debug builds: dirty_keys names exactly the dirty keys.
+  void check_dirty_index() const;
   std::string encode() const;
   // encode() of this state after a committed flush up to `next`: next_offset = `next` and every
   // dirty version advanced (KeyState::mark_flushed); pending watermark rows are never encoded.
