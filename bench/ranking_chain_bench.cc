@@ -1,10 +1,12 @@
 // Speed of the ranking chain of seed 004 part 1 (normalize, expand, aggregate, version), through
 // the harness runner (checkers included), against the same aggregation in a plain loop.
 //
-//   BM_RankingChain       one run of scenarios/ranking/bench-chain-hardened.yaml per iteration
-//                         (300 events over 1,000 topics, 10 s + 15 s tail). Counters:
-//                         events_per_wall_s (business events emitted, i.e. rank-ingest-durable's
-//                         checks), sim_s_per_wall_s.
+//   BM_RankingChain/incremental:0  one run of scenarios/ranking/bench-chain-hardened.yaml per iteration
+//                         (300 events over 1,000 topics, 10 s + 15 s tail; every flush writes
+//                         the partition's whole state). Counters: events_per_wall_s (business
+//                         events emitted, i.e. rank-ingest-durable's checks), sim_s_per_wall_s.
+//   BM_RankingChain/incremental:1  the same with incremental checkpoints
+//                         (bench-chain-incremental-hardened.yaml).
 //   BM_PlainAggregation   the same number of events aggregated by model/ranking in a loop (no
 //                         world): events_per_wall_s. The ratio of the two is the cost of the world.
 //
@@ -22,10 +24,13 @@
 
 namespace {
 
-const fl::Scenario& chain_scenario() { return fl::bench::scenario("scenarios/ranking/bench-chain-hardened.yaml"); }
+const fl::Scenario& chain_scenario(bool incremental) {
+  return fl::bench::scenario(incremental ? "scenarios/ranking/bench-chain-incremental-hardened.yaml"
+                                         : "scenarios/ranking/bench-chain-hardened.yaml");
+}
 
 void BM_RankingChain(benchmark::State& state) {
-  const fl::Scenario& s = chain_scenario();
+  const fl::Scenario& s = chain_scenario(state.range(0) != 0);
   uint64_t seed = 1;
   double events = 0, simulated_s = 0;
   for (auto _ : state) {
@@ -42,7 +47,7 @@ void BM_RankingChain(benchmark::State& state) {
   state.counters["events_per_wall_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
   state.counters["sim_s_per_wall_s"] = benchmark::Counter(simulated_s, benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_RankingChain)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(2);
+BENCHMARK(BM_RankingChain)->ArgName("incremental")->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(2);
 
 void BM_PlainAggregation(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));

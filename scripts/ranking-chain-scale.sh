@@ -7,6 +7,10 @@
 # received it: the final state of every keyed partition, and the bytes written over the run.
 # Long runs: a documented measurement (docs/systems/ranking.md, "Scale"), not a CI step.
 #   scripts/ranking-chain-scale.sh BINARY RATE...      e.g. build/faultline 10 30 100
+# Environment: DURATION_S the events' simulated seconds (10, as the bench; the quiet tail grows
+# with it, 15 s + 0.4 s per second past 10, for the backlog a long run leaves); INCREMENTAL=1 runs
+# with incremental checkpoints (param incremental_checkpoints) and skips the trace pass (its
+# checkpoint columns are for whole-state checkpoints, and a long run's trace is gigabytes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
@@ -14,6 +18,9 @@ if [ $# -lt 2 ]; then
   exit 2
 fi
 bin=$(realpath "$1"); shift
+duration_s=${DURATION_S:-10} incremental=${INCREMENTAL:-0}
+[[ $duration_s =~ ^[1-9][0-9]*$ ]] || { echo "$0: DURATION_S must be a positive integer" >&2; exit 2; }
+[[ $incremental =~ ^[01]$ ]] || { echo "$0: INCREMENTAL must be 0 or 1" >&2; exit 2; }
 for rate in "$@"; do
   if ! [[ $rate =~ ^[0-9]+$ ]] || [ "$rate" -eq 0 ]; then
     echo "$0: RATE must be a positive integer, not '$rate'" >&2
@@ -54,16 +61,25 @@ printf '%-6s %-8s %-8s %-12s %-10s %-10s %-14s %-12s %s\n' rate events wall_s ev
 for rate in "$@"; do
   scenario=$work/chain-$rate.yaml
   sed -e "s/rate_per_s: 10\$/rate_per_s: $rate/" -e "s/^name: .*/name: ranking-chain-scale-$rate/" \
+    -e "s/^duration_ms: .*/duration_ms: ${duration_s}000/" \
+    -e "s/^quiescent_tail_ms: .*/quiescent_tail_ms: $((15000 + (duration_s > 10 ? (duration_s - 10) * 400 : 0)))/" \
+    -e "s/^params: {/params: {incremental_checkpoints: \"$incremental\", /" \
     scenarios/ranking/bench-chain-hardened.yaml > "$scenario"
   "${timer[@]}" "$bin" run "$scenario" --seed 1 > "$work/out-$rate"  # timed without the trace
-  mkfifo "$work/trace-$rate"  # the same run again for its trace, read as it is written
-  checkpoint_bytes < "$work/trace-$rate" > "$work/cp-$rate" &
-  "$bin" run "$scenario" --seed 1 --quiet --trace "$work/trace-$rate" > /dev/null
-  wait
+  if [ "$incremental" = 1 ]; then
+    echo "0 0 0" > "$work/cp-$rate"
+  else
+    mkfifo "$work/trace-$rate"  # the same run again for its trace, read as it is written
+    checkpoint_bytes < "$work/trace-$rate" > "$work/cp-$rate" &
+    "$bin" run "$scenario" --seed 1 --quiet --trace "$work/trace-$rate" > /dev/null
+    wait
+  fi
   events=$(awk '/rank-ingest-durable/ { gsub(/[()]/, ""); for (i = 1; i <= NF; ++i) if ($i == "checks") print $(i - 1) }' "$work/out-$rate")
   wall_s=$(sed -n 's/.* simulated s in \([0-9.]*\) wall s.*/\1/p' "$work/out-$rate")
   rss_mb=$( [ -f "$work/rss" ] && awk '{ printf "%.0f", $1 / 1024 }' "$work/rss" || echo "-")
   read -r writes written final < "$work/cp-$rate"
-  awk -v r="$rate" -v e="$events" -v w="$wall_s" -v m="$rss_mb" -v n="$writes" -v b="$written" -v f="$final" 'BEGIN {
-    printf "%-6s %-8d %-8.2f %-12.1f %-10s %-10d %-14.1f %-12.1f %.0f\n", r, e, w, e / w, m, n, b / 1e6, f / 1e3, f / e }'
+  awk -v r="$rate" -v e="$events" -v w="$wall_s" -v m="$rss_mb" -v n="$writes" -v b="$written" -v f="$final" \
+      -v inc="$incremental" 'BEGIN {
+    if (inc) printf "%-6s %-8d %-8.2f %-12.1f %-10s %-10s %-14s %-12s %s\n", r, e, w, e / w, m, "-", "-", "-", "-"
+    else printf "%-6s %-8d %-8.2f %-12.1f %-10s %-10d %-14.1f %-12.1f %.0f\n", r, e, w, e / w, m, n, b / 1e6, f / 1e3, f / e }'
 done

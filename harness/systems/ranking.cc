@@ -59,6 +59,7 @@ struct Shared {
   ranking::props::WatermarkParams wm_params;
   // 004:L158, L177, L179 (scenario params hll, hot_topic_threshold, hot_salts): sketches and salted shards.
   ranking::SketchOptions sketch;
+  bool incremental_checkpoints = false;
   // Part 2 (scenario param board: "1"): runs, snapshots, publishing and the Redis cache.
   bool board = false;
   int64_t run_interval_us = 1'500'000, publish_interval_us = 1'000'000, control_interval_us = 0;
@@ -134,7 +135,8 @@ Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
                                    ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes,
                                                               .out_of_orderness_ms = sh->wm.out_of_orderness_ms,
                                                               .wm = sh->wm,
-                                                              .sketch = sh->sketch});
+                                                              .sketch = sh->sketch,
+                                                              .incremental_checkpoints = sh->incremental_checkpoints});
 }
 
 ranking::RunOptions run_options(const Shared& sh) {
@@ -810,6 +812,10 @@ class RankingSystem final : public SystemUnderTest {
             int_param("stall_ms", "ms", 0, 24 * kHourMs, 0, "how long it sends nothing (its outbox fills)"),
             int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
                       "when the whole pre-normalization log is appended again (C10); 0: never"),
+            int_param("incremental_checkpoints", "", 0, 1, 0,
+                      "1: each aggregator flush appends what it changed to agg_checkpoint_delta, the whole state "
+                      "is written again only when the deltas outgrow it (004:L319 sets no form; 0: the whole "
+                      "state on every flush)"),
             int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
                       "when every aggregation checkpoint is corrupted (F06); 0: never"),
             int_param("hll", "", 0, 1, 0, "1: a HyperLogLog sketch row with every version (004:L177, L179)"),
@@ -901,6 +907,7 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   so.schema = ranking::schema_statements(ranking::SchemaOptions{
       .board = sh.board,
       .watermarks = sh.wm.enabled,
+      .incremental_checkpoints = sh.incremental_checkpoints,
       .replay = sh.replay_interval_us > 0,
       .reconcile = sh.reconcile_interval_us > 0,
       .reconcile_layers = sh.reconcile_interval_us > 0 && sh.reconcile_layers,
@@ -1021,6 +1028,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
   sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;
   sh->reconcile_layers = s.config.i64("reconcile_layers") != 0;
+  sh->incremental_checkpoints = s.config.i64("incremental_checkpoints") != 0;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_risk(s, *sh);
   sh->scripts = ranking::ranking_scripts(sh->candidate_cache, sh->risk);

@@ -28,10 +28,28 @@ AggValue KeyState::value(int suspicious_repeats) const {
 void KeyState::mark_flushed() {
   if (dirty) ++version;
   dirty = false;
+  fresh_lines.clear();
   for (auto& [salt, sh] : shards) {
     if (sh.dirty) ++sh.version;
     sh.dirty = false;
   }
+}
+
+bool PartitionState::apply_record(const std::string& name, KeyState& k, const std::string& record,
+                                  const std::string& actor, const std::string& content, bool fresh) {
+  if (!k.applied.insert(record).second) return false;
+  const int64_t actor_events = ++k.actors[actor];
+  const bool new_content = k.contents.insert(content).second;
+  if (fresh) {  // decode_into's A, C (the actor's new count) and T lines
+    std::string& out = k.fresh_lines;
+    ((out += "A\t").append(record) += '\n');
+    ((out += "C\t").append(actor) += '\t');
+    append_decimal(out, actor_events);
+    out += '\n';
+    if (new_content) ((out += "T\t").append(content) += '\n');
+  }
+  set_dirty(name, k);
+  return true;
 }
 
 void PartitionState::set_dirty(const std::string& name, KeyState& k) {
@@ -48,6 +66,8 @@ void PartitionState::mark_flushed() {
     it->second.mark_flushed();
   }
   dirty_keys.clear();
+  erased_keys.clear();
+  changed_topics.clear();
 }
 
 void PartitionState::reindex_dirty() {
@@ -95,7 +115,7 @@ void field(std::string& out, int64_t v) {
 
 // One line per fact, tab separated; the generators put no tab or newline in ids. `flushed`: as a
 // committed flush leaves the key (dirty versions advanced: KeyState::mark_flushed).
-void append_key(std::string& out, const KeyState& k, bool flushed) {
+void append_key_header(std::string& out, const KeyState& k, bool flushed) {
   out += 'K';
   field(out, k.key.topic_id);
   field(out, k.key.scope_id);
@@ -106,13 +126,9 @@ void append_key(std::string& out, const KeyState& k, bool flushed) {
   field(out, k.version + (flushed && k.dirty ? 1 : 0));
   field(out, k.counts_content ? 1 : 0);
   out += '\n';
-  for (const std::string& a : k.applied) (out += "A\t").append(a) += '\n';
-  for (const auto& [actor, n] : k.actors) {
-    (out += "C\t").append(actor);
-    field(out, n);
-    out += '\n';
-  }
-  for (const std::string& c : k.contents) (out += "T\t").append(c) += '\n';
+}
+
+void append_shards(std::string& out, const KeyState& k, bool flushed) {
   for (const auto& [salt, sh] : k.shards) {
     out += 'S';
     field(out, salt);
@@ -121,6 +137,26 @@ void append_key(std::string& out, const KeyState& k, bool flushed) {
     field(out, sh.sketch.encode());
     out += '\n';
   }
+}
+
+void append_key(std::string& out, const KeyState& k, bool flushed) {
+  append_key_header(out, k, flushed);
+  for (const std::string& a : k.applied) (out += "A\t").append(a) += '\n';
+  for (const auto& [actor, n] : k.actors) {
+    (out += "C\t").append(actor);
+    field(out, n);
+    out += '\n';
+  }
+  for (const std::string& c : k.contents) (out += "T\t").append(c) += '\n';
+  append_shards(out, k, flushed);
+}
+
+void append_header(std::string& out, const PartitionState& s, int64_t next_offset) {
+  out += 'N';
+  field(out, next_offset);
+  field(out, s.max_event_time_ms);
+  field(out, s.generation);
+  out += '\n';
 }
 
 // append_key(k, flushed = true), from the key's kept lines when their stamp still matches.
@@ -157,11 +193,7 @@ std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed
     for (const auto& [ak, k] : s.keys) key_bytes += flushed_lines(k).size();
     out.reserve(key_bytes + key_bytes / 4 + 64);
   }
-  out += 'N';
-  field(out, flushed.value_or(s.next_offset));
-  field(out, s.max_event_time_ms);
-  field(out, s.generation);
-  out += '\n';
+  append_header(out, s, flushed.value_or(s.next_offset));
   for (const auto& [ak, k] : s.keys) {
     if (flushed) {
       out += flushed_lines(k);
@@ -185,11 +217,38 @@ std::string PartitionState::encode() const { return encode_state(*this, std::nul
 
 std::string PartitionState::encode_flushed(int64_t next) const { return encode_state(*this, next); }
 
+std::string PartitionState::encode_delta(int64_t next) const {
+  check_dirty_index();
+  std::string out;
+  append_header(out, *this, next);
+  for (const std::string& name : erased_keys) (out += "D\t").append(name) += '\n';
+  for (const std::string& name : dirty_keys) {
+    const KeyState& k = keys.find(name)->second;
+    append_key_header(out, k, /*flushed=*/true);
+    out += k.fresh_lines;
+    append_shards(out, k, /*flushed=*/true);
+  }
+  for (const std::string& topic : changed_topics) {
+    auto it = topic_records.find(topic);
+    if (it == topic_records.end()) continue;
+    (out += "H\t").append(topic);
+    field(out, it->second);
+    out += '\n';
+  }
+  if (wm.watermark != kNoWatermark || !wm.sources.empty() || !wm.windows.empty()) wm.encode(out);
+  return out;
+}
+
 PartitionState PartitionState::decode(const std::string& text) {
+  PartitionState s;
+  decode_into(s, text);
+  return s;
+}
+
+void PartitionState::decode_into(PartitionState& s, const std::string& text) {
   // The text is the encoding of a checkpoint whose digest matched: a malformed number throws
   // (std::bad_optional_access), as std::stoll did.
   const auto num = [](std::string_view v) { return parse_decimal(v).value(); };
-  PartitionState s;
   KeyState* cur = nullptr;
   std::vector<std::string_view> lines, f;
   split_views(text, '\n', lines);
@@ -220,11 +279,13 @@ PartitionState PartitionState::decode(const std::string& text) {
       sh.sketch = Hll::decode(f.size() == 5 ? std::string(f[4]) : std::string()).value_or(Hll());
     } else if (f[0] == "H" && f.size() == 3) {
       s.topic_records[std::string(f[1])] = num(f[2]);
+    } else if (f[0] == "D" && f.size() == 2) {
+      s.keys.erase(std::string(f[1]));
+      cur = nullptr;
     } else {
       s.wm.decode_line(f);
     }
   }
-  return s;
 }
 
 namespace {
@@ -250,7 +311,9 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
                    std::stoll(e.get("sourceOffset")), t, now_us);
   }
   const std::string record = idempotency_record(e, o.fixes.has(RankFix::kDedupByEventId));
-  const int salt = salt_of(o.sketch, ps, e.get("topicId") + "|" + e.get("scopeId"), record);
+  const std::string topic_scope = e.get("topicId") + "|" + e.get("scopeId");
+  const int salt = salt_of(o.sketch, ps, topic_scope, record);
+  if (o.incremental_checkpoints && o.sketch.enabled && o.sketch.hot_threshold > 0) ps.changed_topics.insert(topic_scope);
   for (const auto& [window_type, size] : o.cfg.windows) {
     const int64_t start = window_start_of(t, size);
     if (o.wm.enabled) {
@@ -270,10 +333,10 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
       if (fresh) k.generation = ps.generation;
       k.key = key;
       k.counts_content = distinct_of == "content";
-      if (!k.applied.insert(record).second) continue;  // already applied: idempotent
-      ++k.actors[e.get("actorKey")];
-      k.contents.insert(e.get("contentOrQueryId"));
-      ps.set_dirty(it->first, k);
+      if (!ps.apply_record(it->first, k, record, e.get("actorKey"), e.get("contentOrQueryId"),
+                           o.incremental_checkpoints)) {
+        continue;  // already applied: idempotent
+      }
       if (o.sketch.enabled) {
         Shard& sh = k.shards[salt];
         ++sh.raw;
@@ -307,8 +370,55 @@ void sketch_statements(const AggregatorOptions& o, const std::string& ak, const 
       ak, k.generation, k.version + 1, m.raw, m.sketch.encode(), m.sketch.estimate(), m.names));
 }
 
+// What a flush wrote as the checkpoint: the row's new digest, and whether it was a base (the whole
+// state) or a delta, of `bytes`.
+struct CheckpointWrite {
+  std::string digest;
+  bool base = true;
+  size_t bytes = 0;
+};
+
+// Deltas since a base may add up to this much before the next base, however small the base.
+constexpr size_t kMinBaseBytes = 64 * 1024;
+
+// With incremental checkpoints, the delta of a flush and the row's CAS over it; nullopt when the
+// flush must write a base instead (a first checkpoint, a recovery, or deltas outgrowing the base).
+std::optional<std::vector<SqlStatement>> delta_statements(const AggregatorOptions& o, int32_t partition,
+                                                          int64_t consumed_to, const PartitionState& ps,
+                                                          CheckpointWrite& out) {
+  if (!o.incremental_checkpoints || !ps.persisted) return std::nullopt;
+  std::string delta = ps.encode_delta(consumed_to);
+  if (ps.delta_bytes + delta.size() > std::max(ps.base_bytes, kMinBaseBytes)) return std::nullopt;
+  // The row's digest chains over every delta since its base: a load recomputes the chain, so a
+  // lost, replaced or foreign delta shows as a corrupted checkpoint (004:L320).
+  out = CheckpointWrite{fnv_hex(ps.stored_digest + delta), false, delta.size()};
+  const bool cas = o.fixes.has(RankFix::kCheckpointCas);
+  std::vector<SqlStatement> tx;
+  tx.push_back(sql_statement(cas ? "INSERT INTO agg_checkpoint_delta (keyed_partition, seq, next_offset, delta, digest) "
+                                   "VALUES (?, ?, ?, ?, ?)"
+                                 : "INSERT OR REPLACE INTO agg_checkpoint_delta (keyed_partition, seq, next_offset, "
+                                   "delta, digest) VALUES (?, ?, ?, ?, ?)",
+                             partition, static_cast<int64_t>(ps.delta_count + 1), consumed_to, std::move(delta),
+                             out.digest));
+  if (!cas) {
+    // Spec: the checkpoint of 004:L319 is simply the latest state written.
+    tx.push_back(sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, digest = ? WHERE "
+                               "keyed_partition = ?", ps.generation, consumed_to, out.digest, partition));
+    return tx;
+  }
+  // RK-CHECKPOINT-CAS: only over the checkpoint this state came from (its digest names the chain).
+  SqlStatement row = sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, digest = ? WHERE "
+                                   "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
+                                   ps.generation, consumed_to, out.digest, partition, ps.stored_next_offset,
+                                   ps.stored_generation, ps.stored_digest);
+  row.expect = SqlExpect::kChanged;
+  tx.push_back(std::move(row));
+  return tx;
+}
+
 std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t partition, int64_t consumed_to,
-                                           const PartitionState& ps, std::string* digest_out = nullptr) {
+                                           const PartitionState& ps, CheckpointWrite* written = nullptr,
+                                           bool force_base = false) {
   std::vector<SqlStatement> tx;
   const int64_t gen = ps.generation;
   const std::string cut = "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
@@ -338,32 +448,48 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     tx.push_back(std::move(cas));
     if (o.sketch.enabled) sketch_statements(o, ak, k, tx);
   }
+  CheckpointWrite write;
+  if (std::optional<std::vector<SqlStatement>> delta;
+      !force_base && (delta = delta_statements(o, partition, consumed_to, ps, write))) {
+    for (SqlStatement& st : *delta) tx.push_back(std::move(st));
+    tx.insert(tx.end(), ps.wm.pending.begin(), ps.wm.pending.end());
+    if (written) *written = std::move(write);
+    return tx;
+  }
   std::string state = ps.encode_flushed(consumed_to);  // moved into its last statement below
   const std::string digest = fnv_hex(state);
-  if (digest_out) *digest_out = digest;
+  if (written) *written = CheckpointWrite{digest, true, state.size()};
+  // With incremental checkpoints the row stays small, as every delta rewrites it (SQLite rewrites
+  // a whole record, overflow pages and all): the base goes to agg_checkpoint_base.
+  static const std::string kNoState;
+  const std::string& row_state = o.incremental_checkpoints ? kNoState : state;
+  if (o.incremental_checkpoints) {
+    tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint_base (keyed_partition, state) VALUES (?, ?)",
+                               partition, state));
+  }
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
     // Spec: the checkpoint of 004:L319 is simply the latest state written.
     tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
-                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, digest));
+                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, row_state, digest));
   } else if (ps.persisted) {
     // RK-CHECKPOINT-CAS: only over the checkpoint this state came from. With watermarks, idle
     // marks and purges flush without moving next_offset, so (offset, generation) no longer tells
     // one checkpoint from the next: the CAS also names the digest of the one it replaces.
     SqlStatement cas =
-        o.wm.enabled
+        o.wm.enabled || o.incremental_checkpoints
             ? sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
                             "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
-                            gen, consumed_to, state, digest, partition, ps.stored_next_offset,
+                            gen, consumed_to, row_state, digest, partition, ps.stored_next_offset,
                             ps.stored_generation, ps.stored_digest)
             : sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
                             "keyed_partition = ? AND next_offset = ? AND generation = ?",
-                            gen, consumed_to, state, digest, partition, ps.stored_next_offset,
+                            gen, consumed_to, row_state, digest, partition, ps.stored_next_offset,
                             ps.stored_generation);
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
   } else {
     tx.push_back(sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
-                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, state, digest));
+                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, row_state, digest));
   }
   // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery. With
   // watermarks an idle mark or a purge flushes at the same offset, and what it committed with the
@@ -374,8 +500,12 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
                                           : "INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, "
                                             "generation, state, digest) VALUES (?, ?, ?, ?, ?)",
                              partition, consumed_to, gen, std::move(state), digest));
+  // With incremental checkpoints the history holds bases only: this one and the one before it.
   tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
-                             partition, ps.next_offset));
+                             partition, o.incremental_checkpoints ? ps.base_offset : ps.next_offset));
+  if (o.incremental_checkpoints) {
+    tx.push_back(sql_statement("DELETE FROM agg_checkpoint_delta WHERE keyed_partition = ?", partition));
+  }
   tx.insert(tx.end(), ps.wm.pending.begin(), ps.wm.pending.end());
   return tx;
 }
@@ -427,16 +557,34 @@ bool final_window(const AggregatorOptions& o, const PartitionState& s, const Key
 Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o,
                                             int32_t partition, int64_t cut, int64_t cut_generation,
                                             std::string cut_digest) {
-  SqlResult hist = co_await sql.exec("SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? "
-                                     "ORDER BY next_offset DESC", partition);
+  const char* kHistory = "SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? ORDER BY next_offset DESC";
+  SqlResult hist;
+  if (o.incremental_checkpoints) {  // the bases and the deltas after the newest, in one view
+    hist = co_await sql.transaction({sql_statement(kHistory, partition),
+                                     sql_statement("SELECT delta, digest FROM agg_checkpoint_delta WHERE "
+                                                   "keyed_partition = ? ORDER BY seq", partition)});
+  } else {
+    hist = co_await sql.exec(kHistory, partition);
+  }
   SqlResult gens = co_await sql.exec("SELECT MAX(active_generation) FROM topic_window_metric");
   SqlResult heads = co_await sql.exec("SELECT aggregate_key, active_generation, current_aggregate_version "
                                       "FROM topic_window_metric");
   if (!hist.ok() || !gens.ok() || !heads.ok()) co_return std::nullopt;
   PartitionState s;
-  for (const SqlRow& r : hist.rows()) {
+  for (const SqlRow& r : (o.incremental_checkpoints ? hist.sets[0] : hist.last()).rows) {
     if (fnv_hex(r[0].as_text()) == r[1].as_text()) {
       s = PartitionState::decode(r[0].as_text());
+      // With incremental checkpoints the deltas are the newer checkpoints: each one whose own
+      // digest continues the chain from this base is consistent (only the row's digest was
+      // corrupted, or a delta), as the history's newest state is without them.
+      if (o.incremental_checkpoints) {
+        std::string chain = r[1].as_text();
+        for (const SqlRow& d : hist.sets[1].rows) {
+          if (fnv_hex(chain + d[0].as_text()) != d[1].as_text()) break;
+          PartitionState::decode_into(s, d[0].as_text());
+          chain = d[1].as_text();
+        }
+      }
       break;
     }
   }
@@ -453,6 +601,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
       k.generation = head->second.first;
       k.version = head->second.second;
       k.dirty = false;
+      k.fresh_lines.clear();  // the recovery writes a base
       for (auto& [salt, sh] : k.shards) sh.dirty = false;
       continue;
     }
@@ -469,8 +618,8 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   s.stored_next_offset = cut;
   s.stored_generation = cut_generation;
   s.stored_digest = std::move(cut_digest);  // with watermarks RK-CHECKPOINT-CAS also names the digest
-  std::string digest;
-  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s, &digest);
+  CheckpointWrite written;
+  std::vector<SqlStatement> tx = flush_statements(o, partition, cut, s, &written, /*force_base=*/true);
   for (SqlStatement& st : tx) {
     // The head switch: the same double fence, from the head's current (generation, version).
     if (st.sql.rfind("UPDATE topic_window_metric SET", 0) != 0) continue;
@@ -487,34 +636,71 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
   s.mark_flushed();
   s.next_offset = cut;
   s.stored_generation = s.generation;
-  s.stored_digest = digest;
+  s.stored_digest = written.digest;
+  s.base_offset = cut;
+  s.base_bytes = written.bytes;
+  s.delta_count = s.delta_bytes = 0;
   co_return std::move(s);
 }
 
+// The checkpoint of `row` (state, digest, next_offset, generation) from its whole state `base`
+// and, under incremental checkpoints, the `deltas` after it in order, if the row's digest is what
+// they add up to; nullopt: corrupted.
+std::optional<PartitionState> consistent_checkpoint(const SqlRow& row, const std::string& base,
+                                                    const std::vector<SqlRow>* deltas) {
+  std::string chain = fnv_hex(base);
+  if (deltas) {
+    for (const SqlRow& d : *deltas) chain = fnv_hex(chain + d[0].as_text());
+  }
+  if (chain != row[1].as_text()) return std::nullopt;
+  PartitionState s = PartitionState::decode(base);
+  s.base_offset = s.next_offset;
+  s.base_bytes = base.size();
+  if (deltas) {
+    for (const SqlRow& d : *deltas) {
+      PartitionState::decode_into(s, d[0].as_text());
+      ++s.delta_count;
+      s.delta_bytes += d[0].as_text().size();
+    }
+  }
+  s.persisted = true;
+  s.stored_next_offset = row[2].as_int();
+  s.stored_generation = row[3].as_int();
+  s.stored_digest = row[1].as_text();
+  return s;
+}
+
 // Loads a partition's checkpoint (004:L319), recovering a corrupted one; retried until it works.
+// Incremental checkpoints are read with their deltas in one transaction (one consistent view).
 Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o, int32_t partition) {
+  const char* kRow = "SELECT state, digest, next_offset, generation FROM agg_checkpoint WHERE keyed_partition = ?";
   for (;;) {
-    SqlResult r = co_await sql.exec("SELECT state, digest, next_offset, generation FROM agg_checkpoint WHERE keyed_partition = ?",
-                                    partition);
+    SqlResult r;
+    if (o.incremental_checkpoints) {
+      r = co_await sql.transaction({sql_statement(kRow, partition),
+                                    sql_statement("SELECT state FROM agg_checkpoint_base WHERE keyed_partition = ?",
+                                                  partition),
+                                    sql_statement("SELECT delta FROM agg_checkpoint_delta WHERE keyed_partition = ? "
+                                                  "ORDER BY seq", partition)});
+    } else {
+      r = co_await sql.exec(kRow, partition);
+    }
     if (r.ok()) {
+      const std::vector<SqlRow>& rows = o.incremental_checkpoints ? r.sets[0].rows : r.rows();
       Partition p;
-      if (!r.rows().empty()) {
-        const SqlRow& row = r.rows()[0];
-        if (fnv_hex(row[0].as_text()) == row[1].as_text()) {
-          p.state = PartitionState::decode(row[0].as_text());
-          p.state.persisted = true;
-          p.state.stored_next_offset = row[2].as_int();
-          p.state.stored_generation = row[3].as_int();
-          p.state.stored_digest = row[1].as_text();
-        } else {
-          std::optional<PartitionState> s =
-              co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int(), row[1].as_text());
-          if (!s) {
-            co_await rt.clock().sleep_ms(200);
-            continue;
-          }
-          p.state = std::move(*s);
+      if (!rows.empty()) {
+        const SqlRow& row = rows[0];
+        std::optional<PartitionState> s =
+            o.incremental_checkpoints
+                ? consistent_checkpoint(row, r.sets[1].rows.empty() ? std::string() : r.sets[1].rows[0][0].as_text(),
+                                        &r.sets[2].rows)
+                : consistent_checkpoint(row, row[0].as_text(), nullptr);
+        if (!s) s = co_await recover(rt, sql, log, o, partition, row[2].as_int(), row[3].as_int(), row[1].as_text());
+        if (!s) {
+          co_await rt.clock().sleep_ms(200);
+          continue;
         }
+        p.state = std::move(*s);
       }
       p.consumed_to = p.state.next_offset;
       // The silence of a partition is measured by this worker's clock from when it took it over.
@@ -526,8 +712,17 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
 }
 
 // The state after a committed flush of `part` up to its consumed offset.
-void committed(Partition& part, std::string digest) {
-  part.state.stored_digest = std::move(digest);
+void committed(Partition& part, CheckpointWrite written) {
+  PartitionState& s = part.state;
+  if (written.base) {
+    s.base_offset = part.consumed_to;
+    s.base_bytes = written.bytes;
+    s.delta_count = s.delta_bytes = 0;
+  } else {
+    ++s.delta_count;
+    s.delta_bytes += written.bytes;
+  }
+  part.state.stored_digest = std::move(written.digest);
   part.state.next_offset = part.consumed_to;
   part.state.persisted = true;
   part.state.stored_next_offset = part.consumed_to;
@@ -605,14 +800,16 @@ Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partit
     const int64_t end = window_end(ev.id);
     std::erase_if(next.keys, [&](const auto& kv) {
       const AggKey& k = kv.second.key;
-      return window_id(k.scope_id, k.window_type, k.window_start_ms, end) == ev.id;
+      const bool gone = window_id(k.scope_id, k.window_type, k.window_start_ms, end) == ev.id;
+      if (gone && o.incremental_checkpoints) next.erased_keys.insert(kv.first);
+      return gone;
     });
   }
   next.reindex_dirty();  // purges follow a committed flush: normally no key is dirty
-  std::string digest;
-  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &digest))).ok()) co_return false;
+  CheckpointWrite written;
+  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &written))).ok()) co_return false;
   part.state = std::move(next);
-  committed(part, std::move(digest));
+  committed(part, std::move(written));
   co_return true;
 }
 
@@ -643,10 +840,10 @@ Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const Aggre
     OffsetMap next;
     for (int32_t partition : touched) {
       Partition& part = parts[partition];
-      std::string digest;
-      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state, &digest));
+      CheckpointWrite written;
+      SqlResult r = co_await sql.transaction(flush_statements(o, partition, part.consumed_to, part.state, &written));
       if (!r.ok()) co_return;  // fenced, refused or unknown: rebind from the checkpoints
-      committed(part, std::move(digest));
+      committed(part, std::move(written));
       if (o.wm.enabled && !(co_await purge(sql, o, partition, part))) co_return;
       next[TopicPartition{kKeyedTopic, partition}] = part.consumed_to;
     }

@@ -38,6 +38,13 @@ struct AggregatorOptions {
   int64_t session_timeout_us = 6'000'000;
   WatermarkOptions wm;  // watermarks, idle partitions and window states (004:L146-155); off: part 1 as before
   SketchOptions sketch;
+  // 004:L319 asks for checkpoints of the window state with its source offsets, not how they are
+  // written. Off (part 1 as before): every flush writes the partition's whole state. On: a flush
+  // appends what it changed (agg_checkpoint_delta) and chains the row's digest over it; the
+  // whole state is written again (a base, also kept in agg_checkpoint_history) only when the
+  // deltas since the last base outgrow it, so the bytes written stay proportional to the
+  // changes. Recovery falls back to the bases in the history, as before.
+  bool incremental_checkpoints = false;
 };
 
 // One salted local partial of a full key (004:L179: "局部结果携带 shard ... 和局部版本"): the events
@@ -59,6 +66,10 @@ struct KeyState {
   bool dirty = false;
   bool counts_content = false;
   std::map<int, Shard> shards;  // salt -> partial; only with sketches (salt 0: not salted)
+  // With incremental checkpoints: the A, C and T lines (as PartitionState::decode reads them)
+  // of what apply added since the last committed flush; a delta writes them after the key's
+  // K line. Not state: never encoded, emptied by mark_flushed.
+  std::string fresh_lines;
   AggValue value(int suspicious_repeats) const;
   void mark_flushed();  // after a committed flush: dirty versions (the key's, its shards') advance
 
@@ -97,12 +108,25 @@ struct PartitionState {
   // key of the open windows). Never encoded: decode leaves every key clean. Maintained by
   // set_dirty and mark_flushed below; check_dirty_index asserts it.
   std::set<std::string> dirty_keys;
+  // With incremental checkpoints, what the next delta must also carry: keys a purge removed
+  // and hot-topic counters that moved since the last committed flush.
+  std::set<std::string> erased_keys, changed_topics;
   std::map<std::string, int64_t> topic_records;  // topic_id|scope_id -> keyed records (hot topics; sketches)
   WatermarkState wm;                     // empty unless watermarks are on
   // The DB checkpoint row this state was loaded from or last written as (not encoded).
   bool persisted = false;
   int64_t stored_next_offset = 0, stored_generation = 0;
   std::string stored_digest;  // its digest: with watermarks a flush may leave the offset where it was
+  // With incremental checkpoints, the row's base and the deltas after it: the base's next_offset
+  // and size, how many deltas follow it and their total size.
+  int64_t base_offset = 0;
+  size_t base_bytes = 0, delta_count = 0, delta_bytes = 0;
+  // Applies one keyed record to key `name` (in keys) as 004:L143 counts it: its idempotency
+  // record, actor and content, and marks the key dirty; false, changing nothing, when the record
+  // is already applied (idempotent). With `fresh`, also keeps the lines a delta carries for it
+  // (KeyState::fresh_lines).
+  bool apply_record(const std::string& name, KeyState& k, const std::string& record, const std::string& actor,
+                    const std::string& content, bool fresh);
   // Marks key `name` (in keys) dirty: a flush appends its next version.
   void set_dirty(const std::string& name, KeyState& k);
   // After a committed flush: every dirty key's versions advance (KeyState::mark_flushed).
@@ -115,7 +139,13 @@ struct PartitionState {
   // encode() of this state after a committed flush up to `next`: next_offset = `next` and every
   // dirty version advanced (KeyState::mark_flushed); pending watermark rows are never encoded.
   std::string encode_flushed(int64_t next) const;
+  // What a committed flush up to `next` changes, as lines decode_into applies on top of the state
+  // before it: the N line, a D line per erased key, each dirty key's K line (flushed), fresh lines
+  // and shards, the moved H lines, and the watermark state (its lines only ever replace entries).
+  std::string encode_delta(int64_t next) const;
   static PartitionState decode(const std::string& text);
+  // Applies a checkpoint text (a whole state, or a delta) on top of `s`.
+  static void decode_into(PartitionState& s, const std::string& text);
 };
 
 Task<void> run_aggregator(Runtime& rt, Sql& sql, Log& log, AggregatorOptions o);

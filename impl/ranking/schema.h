@@ -15,6 +15,7 @@ struct SchemaOptions {
   // Part 2 (runs, manifests, candidates, snapshots, context, pointer); without it part 1 only.
   bool board = false;
   bool watermarks = false;  // §6.3: window states, late side output, idle partitions, completeness, purges
+  bool incremental_checkpoints = false;  // agg_checkpoint_delta (AggregatorOptions::incremental_checkpoints)
   bool replay = false;      // the replay namespace (replay_run) of the unauthorized replay
   bool reconcile = false;   // reconciliation_report
   bool reconcile_layers = false;  // reconciliation_layer_report (layers 1 and 2)

@@ -107,6 +107,15 @@ FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
   while (!partitioned.empty()) close_link(partitioned.begin()->first, end_us);
   std::stable_sort(spans_.begin(), spans_.end(),
                    [](const FaultSpan& a, const FaultSpan& b) { return a.from_us < b.from_us; });
+  index();
+}
+
+void FaultBudget::index() {
+  for (size_t i = 0; i < spans_.size(); ++i) {
+    PlaceSpans& p = by_place_[spans_[i].place];
+    p.spans.push_back(i);
+    p.longest_us = std::max(p.longest_us, spans_[i].to_us - spans_[i].from_us);
+  }
 }
 
 std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& places, int64_t from_us,
@@ -115,14 +124,27 @@ std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& 
   // The latest-starting fault that touches the outcome names it: a clock drift from the first
   // second or a crash long healed also "touch" a late outcome, but a fault nearer to it is the
   // likelier cause and the better evidence.
-  const FaultSpan* latest = nullptr;
-  for (const FaultSpan& s : spans_) {
-    if (s.from_us > to_us) break;  // sorted by start
-    if (s.to_us < lo) continue;
-    if (std::find(places.begin(), places.end(), s.place) != places.end()) latest = &s;
+  // Of the spans that meet [lo, to_us] at any of `places`, the last in start order: per place, the
+  // newest span starting by to_us that reaches lo (none older can once a span starts more than the
+  // place's longest span before lo).
+  std::optional<size_t> latest;
+  for (const std::string& place : places) {
+    auto it = by_place_.find(place);
+    if (it == by_place_.end()) continue;
+    const std::vector<size_t>& idx = it->second.spans;
+    auto end = std::upper_bound(idx.begin(), idx.end(), to_us,
+                                [this](int64_t t, size_t i) { return t < spans_[i].from_us; });
+    for (auto k = end; k != idx.begin();) {
+      const FaultSpan& s = spans_[*--k];
+      if (s.from_us < lo - it->second.longest_us) break;
+      if (s.to_us >= lo) {
+        if (!latest || *k > *latest) latest = *k;
+        break;
+      }
+    }
   }
-  if (latest == nullptr) return std::nullopt;
-  return latest->what;
+  if (!latest) return std::nullopt;
+  return spans_[*latest].what;
 }
 
 }  // namespace fl::props

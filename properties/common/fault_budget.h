@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +59,15 @@ class FaultBudget {
 
  private:
   void add(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what);
-  std::vector<FaultSpan> spans_;
+  void index();
+  std::vector<FaultSpan> spans_;  // sorted by from_us (stable)
+  // The spans of each place, as indices into spans_ (ascending), and the longest of them: explain
+  // looks at the places it is asked about, newest first, and stops where no older span can reach.
+  struct PlaceSpans {
+    std::vector<size_t> spans;
+    int64_t longest_us = 0;
+  };
+  std::map<std::string, PlaceSpans, std::less<>> by_place_;
 };
 
 }  // namespace fl::props

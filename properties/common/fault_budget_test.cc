@@ -1,6 +1,10 @@
 #include "properties/common/fault_budget.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
 
 #include "sim/node_clock.h"
 
@@ -86,6 +90,42 @@ TEST(FaultBudget, ALateDuplicateTouchesOnlyItsEndsAtItsInstant) {
   EXPECT_TRUE(b.explain({"replica-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
   EXPECT_FALSE(b.explain({"replica-1", "redis", "c"}, T0, T0 + 10'000'000).has_value());
   EXPECT_FALSE(b.explain({"client-0"}, T0 + 1'000'001, T0 + 10'000'000).has_value());
+}
+
+// explain answers what the contract says, by its indexed search: the same fault a scan of every
+// span in start order would name (the last one that starts by `to`, reaches `from - slack` and
+// touches one of the places), over random fault logs and queries.
+RC_GTEST_PROP(FaultBudget, ExplainNamesWhatAScanOfEverySpanNames, ()) {
+  const std::vector<std::string> names = {"a", "b", "c", "d"};
+  const auto name = [&] { return names[*rc::gen::inRange<size_t>(0, names.size())]; };
+  const auto at = [] { return T0 + *rc::gen::inRange<int64_t>(0, 20) * 250'000; };
+  sim::FaultLog log;
+  const int faults = *rc::gen::inRange(0, 25);
+  for (int i = 0; i < faults; ++i) {
+    FaultRecord r{.time_us = at(), .node = name(), .process = name(), .peer_node = name(), .peer_process = name(),
+                  .duration_us = *rc::gen::inRange<int64_t>(0, 3'000'000)};
+    r.kind = *rc::gen::element(FaultKind::kCrash, FaultKind::kRestart, FaultKind::kPause, FaultKind::kPartition,
+                               FaultKind::kHeal, FaultKind::kClog, FaultKind::kMessageLost, FaultKind::kClockDrift,
+                               FaultKind::kStorageError, FaultKind::kLateDuplicate);
+    log.push_back(r);
+  }
+  std::stable_sort(log.begin(), log.end(), [](const FaultRecord& x, const FaultRecord& y) { return x.time_us < y.time_us; });
+  const FaultBudget budget(log, T0 + 6'000'000);
+  for (int q = 0; q < 20; ++q) {
+    std::vector<std::string> places = {name()};
+    if (*rc::gen::arbitrary<bool>()) places.push_back(name());
+    const int64_t from = at(), to = from + *rc::gen::inRange<int64_t>(0, 4) * 250'000;
+    const int64_t slack = *rc::gen::inRange<int64_t>(0, 3) * 500'000;
+    const FaultSpan* scan = nullptr;
+    for (const FaultSpan& s : budget.spans()) {
+      if (s.from_us <= to && s.to_us >= from - slack && std::count(places.begin(), places.end(), s.place) > 0) {
+        scan = &s;
+      }
+    }
+    const std::optional<std::string> named = budget.explain(places, from, to, slack);
+    RC_ASSERT(named.has_value() == (scan != nullptr));
+    if (scan != nullptr) RC_ASSERT(*named == scan->what);
+  }
 }
 
 }  // namespace
