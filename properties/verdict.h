@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,21 +51,25 @@ struct Verdict {
     return checks > 0 ? VerdictStatus::kPass : VerdictStatus::kVacuous;
   }
   const char* status_name() const { return verdict_status_name(status()); }
-  // Adds `count` to the exemptions under `reason` (merging equal reasons).
+  // Adds `count` to the exemptions under `reason` (merging equal reasons; first-seen order kept).
   void exempt(const std::string& reason, int64_t count = 1) {
-    for (auto& [r, n] : exemptions) {
-      if (r == reason) {
-        n += count;
-        return;
-      }
+    auto [it, fresh] = exemption_index.try_emplace(reason, exemptions.size());
+    if (fresh) {
+      exemptions.emplace_back(reason, count);
+    } else {
+      exemptions[it->second].second += count;
     }
-    exemptions.emplace_back(reason, count);
   }
   int64_t exempted() const {
     int64_t n = 0;
     for (const auto& e : exemptions) n += e.second;
     return n;
   }
+
+  // exemptions' positions by reason (a checker may exempt thousands of operations under a few
+  // hundred reasons). Public only so that a Verdict stays an aggregate: write both through
+  // exempt(), never one of them alone.
+  std::map<std::string, size_t, std::less<>> exemption_index;
 };
 
 // A checker's starting verdict: passed until an assertion fails.
