@@ -408,13 +408,16 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
     if (i.snapshot_id == snap && !blocked.count(i.topic_id)) want.insert(i.topic_id);
   }
   // 004:L237: whatever the edge held (a Redis loss included), no response shows a topic whose block
-  // committed more than the maximum safe TTL before the view started and was still current then.
+  // committed more than the maximum safe TTL before the view started and was still current when it
+  // completed. (The answer may be made at any instant of the view: one that began while the block
+  // was current may show its lift or expiry, committed before it answered.)
+  const int64_t answered_us = op.complete_us >= 0 ? op.complete_us : op.invoke_us;
   for (const std::string& t : shown) {
     for (const std::string& s : {scope, std::string(kGlobal)}) {
       auto it = st.spans.find({s, t});
       for (const auto& [from, to] : it == st.spans.end() ? std::vector<std::pair<int64_t, int64_t>>{} : it->second) {
         ++v.checks;
-        if (from + b.params.max_safe_ttl_us < op.invoke_us && op.invoke_us < to) {
+        if (from + b.params.max_safe_ttl_us < op.invoke_us && answered_us < to) {
           fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope + ", blocked in " +
                               s + " since " + std::to_string(from) + " (more than the maximum safe TTL)");
         }
@@ -468,9 +471,11 @@ void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st
 // context its request carried, which is the scope's context at that commit; an entry rejected for
 // a changed context was rejected when the context was no longer the run's; a suspicious one is
 // suspicious under the risk model; a degraded one is explained by a fault of the service or the
-// coordinator.
+// coordinator. `building_at`: when each run's BUILDING commit was executed; a run's risk calls come
+// after it, and a slow commit (a paused DB) may land long after the call timed out.
 void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& st, const SqlCommit& c,
-                            const std::map<std::string, int64_t>& run_ctx, const fl::props::FaultBudget& budget) {
+                            const std::map<std::string, int64_t>& run_ctx, const fl::props::FaultBudget& budget,
+                            const std::map<std::string, int64_t>& building_at) {
   const BoardParams& p = run.board.params;
   for (const SqlStatementObs& s : c.statements) {
     if (s.changes == 0) continue;
@@ -507,7 +512,9 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
     } else if (reason == "risk-suspicious" && risk_verdict_of(topic, p.risk_suspicious_mod) != "suspicious") {
       fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " as suspicious; the risk model passes it");
     } else if (starts(reason, "risk-unavailable")) {
-      if (auto why = budget.explain({"risk-svc", c.client}, c.time_us - 3'000'000, c.time_us)) {
+      auto b = building_at.find(run_id);
+      const int64_t asked_after_us = std::min(c.time_us - 3'000'000, b == building_at.end() ? c.time_us : b->second);
+      if (auto why = budget.explain({"risk-svc", c.client}, asked_after_us, c.time_us)) {
         v.exempt("risk service unavailable: " + *why);
       } else {
         fail_verdict(v, c.client + " degraded " + topic + " of " + run_id + " (" + reason + ") with no fault of the risk service");
@@ -578,9 +585,16 @@ Verdict check_risk_response(const RankingRun& run) {
   for (const RunRow& r : run.board.runs) run_ctx[r.run_id] = r.ctx_version;
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   Verdict scratch = passing_verdict("scratch", {}, "");
+  std::map<std::string, int64_t> building_at;  // run -> when its BUILDING commit was executed
   replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
          [&](const RiskState& st, const SqlCommit& c) {
-           if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget);
+           if (!c.ok) return;
+           check_risk_disposition(v, run, st, c, run_ctx, budget, building_at);
+           for (const SqlStatementObs& s : c.statements) {
+             if (s.changes > 0 && starts(s.sql, "UPDATE calculation_run SET status = 'BUILDING'") && s.params.size() >= 4) {
+               building_at.emplace(s.params[3], c.time_us);
+             }
+           }
          });
   return v;
 }
