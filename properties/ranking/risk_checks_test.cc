@@ -159,6 +159,21 @@ TEST(RiskChecks, BlockedTopicShownPastTheMaximumSafeTtlFails) {
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
 }
 
+// An answer may be made at any instant of its view: one that began while t_1's block (committed at
+// 100) was past the maximum safe TTL may show t_1 if the block ended (EXPIRED at 2000) before the
+// view answered; one that answered before that fails.
+TEST(RiskChecks, ViewAnsweredAfterTheBlockEndedMayShowItsTopic) {
+  RankingRun run = clean();
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.redis_losses = {1000};
+  run.board.params.max_safe_ttl_us = 1000;
+  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 2050, Outcome::kOk,
+                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.board.risk.views[0].complete_us = 1900;
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+}
+
 // C12: a candidate written with a risk verdict under the context its request carried.
 RankingRun with_risk_service(const std::string& ctx_version, const std::string& risk_epoch, const std::string& topic) {
   RankingRun run = clean();
@@ -172,6 +187,28 @@ RankingRun with_risk_service(const std::string& ctx_version, const std::string& 
                                 st("INSERT INTO run_candidate (..., risk_verdict) VALUES (...)",
                                    {kA, kRun, topic, "5", "m1", ctx_version, risk_epoch, "0"})}});
   return run;
+}
+
+// F05: a degraded disposition (no risk answer in time) needs a fault of the risk service or the
+// coordinator since its run went BUILDING (its risk calls come after that commit), however late a
+// paused DB commits it.
+TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding) {
+  RankingRun run = with_risk_service("2", "1", "t_1");
+  run.commits.push_back(SqlCommit{
+      9'000'000, true, "coord-1",
+      {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
+          {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}});
+  run.end_us = 10'000'000;
+  run.faults = {sim::FaultRecord{.time_us = 1'000'000, .kind = sim::FaultKind::kPause, .node = "risk-svc",
+                                 .process = "risk-svc", .duration_us = 2'000'000}};  // until 3 s: 6 s before the commit
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);  // no BUILDING commit seen
+  run.commits.insert(run.commits.begin() + 1,
+                     SqlCommit{120, true, "coord-1",
+                               {st("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?",
+                                   {"d", "1", "d", kRun})}});
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kPass);
+  run.faults.clear();  // no fault at all: unexplained
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);
 }
 
 TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
