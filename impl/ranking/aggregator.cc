@@ -550,6 +550,28 @@ bool final_window(const AggregatorOptions& o, const PartitionState& s, const Key
   return w != s.wm.windows.end() && (w->second == "FINAL" || w->second == "PURGED");
 }
 
+// How many of `deltas` (rows: delta, digest), in order, continue the chain from `chain`: each
+// delta's digest must be fnv(chain + delta). `chain` ends at the last one that does.
+size_t chained_deltas(std::string& chain, const std::vector<SqlRow>& deltas) {
+  size_t n = 0;
+  for (const SqlRow& d : deltas) {
+    std::string next = fnv_hex(chain + d[0].as_text());
+    if (next != d[1].as_text()) break;
+    chain = std::move(next);
+    ++n;
+  }
+  return n;
+}
+
+// Applies the first `n` of `deltas` (verified by chained_deltas) on top of `s`.
+void apply_deltas(PartitionState& s, const std::vector<SqlRow>& deltas, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    PartitionState::decode_into(s, deltas[i][0].as_text());
+    ++s.delta_count;
+    s.delta_bytes += deltas[i][0].as_text().size();
+  }
+}
+
 // 004:L320: a corrupted checkpoint is recovered in a new aggregation generation from the last
 // consistent checkpoint, replayed to the fixed cut the corrupted one claimed, appended as new
 // immutable versions, and switched onto the heads with the same double fence, all at once.
@@ -579,11 +601,7 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
       // corrupted, or a delta), as the history's newest state is without them.
       if (o.incremental_checkpoints) {
         std::string chain = r[1].as_text();
-        for (const SqlRow& d : hist.sets[1].rows) {
-          if (fnv_hex(chain + d[0].as_text()) != d[1].as_text()) break;
-          PartitionState::decode_into(s, d[0].as_text());
-          chain = d[1].as_text();
-        }
+        apply_deltas(s, hist.sets[1].rows, chained_deltas(chain, hist.sets[1].rows));
       }
       break;
     }
@@ -644,25 +662,17 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
 }
 
 // The checkpoint of `row` (state, digest, next_offset, generation) from its whole state `base`
-// and, under incremental checkpoints, the `deltas` after it in order, if the row's digest is what
-// they add up to; nullopt: corrupted.
+// and, under incremental checkpoints, the `deltas` after it in order (delta, digest), if every
+// delta continues the chain and the row's digest is where it ends; nullopt: corrupted.
 std::optional<PartitionState> consistent_checkpoint(const SqlRow& row, const std::string& base,
                                                     const std::vector<SqlRow>* deltas) {
   std::string chain = fnv_hex(base);
-  if (deltas) {
-    for (const SqlRow& d : *deltas) chain = fnv_hex(chain + d[0].as_text());
-  }
-  if (chain != row[1].as_text()) return std::nullopt;
+  const size_t n = deltas ? chained_deltas(chain, *deltas) : 0;
+  if (chain != row[1].as_text() || (deltas && n != deltas->size())) return std::nullopt;
   PartitionState s = PartitionState::decode(base);
   s.base_offset = s.next_offset;
   s.base_bytes = base.size();
-  if (deltas) {
-    for (const SqlRow& d : *deltas) {
-      PartitionState::decode_into(s, d[0].as_text());
-      ++s.delta_count;
-      s.delta_bytes += d[0].as_text().size();
-    }
-  }
+  if (deltas) apply_deltas(s, *deltas, n);
   s.persisted = true;
   s.stored_next_offset = row[2].as_int();
   s.stored_generation = row[3].as_int();
@@ -680,8 +690,8 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
       r = co_await sql.transaction({sql_statement(kRow, partition),
                                     sql_statement("SELECT state FROM agg_checkpoint_base WHERE keyed_partition = ?",
                                                   partition),
-                                    sql_statement("SELECT delta FROM agg_checkpoint_delta WHERE keyed_partition = ? "
-                                                  "ORDER BY seq", partition)});
+                                    sql_statement("SELECT delta, digest FROM agg_checkpoint_delta WHERE "
+                                                  "keyed_partition = ? ORDER BY seq", partition)});
     } else {
       r = co_await sql.exec(kRow, partition);
     }
