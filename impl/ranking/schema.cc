@@ -169,11 +169,11 @@ std::vector<std::string> schema_statements(const SchemaOptions& o) {
   };
   if (o.watermarks) part1.insert(part1.end(), watermark_tables().begin(), watermark_tables().end());
   if (o.incremental_checkpoints) {
-    // What each flush changed since the row's base, in order (seq from 1 after each base), with
-    // the row's digest after it (the chain a recovery verifies delta by delta).
     // The whole state the deltas start from (agg_checkpoint.state stays empty: the row is small).
     part1.push_back("CREATE TABLE IF NOT EXISTS agg_checkpoint_base (keyed_partition INTEGER PRIMARY KEY, "
                     "state TEXT NOT NULL)");
+    // What each flush changed since the row's base, in order (seq from 1 after each base), with
+    // the row's digest after it (the chain a load and a recovery verify delta by delta).
     part1.push_back("CREATE TABLE IF NOT EXISTS agg_checkpoint_delta (keyed_partition INTEGER NOT NULL, "
                     "seq INTEGER NOT NULL, next_offset INTEGER NOT NULL, delta TEXT NOT NULL, digest TEXT NOT NULL, "
                     "PRIMARY KEY (keyed_partition, seq))");
