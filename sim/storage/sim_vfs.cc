@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "sim/hash.h"
+#include "sim/storage/paged_image.h"
 
 namespace fl::sim::storage {
 
@@ -17,7 +18,8 @@ constexpr int64_t kJulianEpochMs = 210866760000000LL;  // Unix epoch as a Julian
 // A pending (unsynced) change to a file, kept so a torn crash can replay a subset of it.
 // The written bytes themselves are kept only when something may replay a subset of the pending
 // writes (torn writes, a lying disk's cache); otherwise a sync makes exactly `current` durable
-// and a power loss drops all of them, so the range is enough (no copy per xWrite).
+// (sharing the pages the writes touched) and a power loss drops all of them, so the range is
+// enough (no copy per xWrite).
 struct PendingOp {
   bool truncate = false;
   int64_t offset = 0;  // write offset, or the new size for a truncate
@@ -29,9 +31,10 @@ namespace {
 bool keeps_written_bytes(const SimVfsOptions& o) { return o.torn_writes || o.volatile_write_cache; }
 }  // namespace
 
+// The two images share every page a write has not changed since the last sync (PagedImage).
 struct SimVfs::File {
-  std::string current;
-  std::string durable;
+  PagedImage current;
+  PagedImage durable;
   std::vector<PendingOp> pending;
   // Lying disk: xSync acknowledged the first `ops` entries of `pending` (cumulative counts, in
   // order), to become durable at `due_us`. Empty unless options.volatile_write_cache.
@@ -112,10 +115,10 @@ struct SimVfsGlue {
   }
 
   // xRead's answer from an image: its bytes at `offset`, zero-filled past its end.
-  static int copy_out(const std::string& data, void* buf, int amount, sqlite3_int64 offset) {
+  static int copy_out(const PagedImage& data, void* buf, int amount, sqlite3_int64 offset) {
     const int64_t size = static_cast<int64_t>(data.size());
     const int64_t available = std::clamp<int64_t>(size - offset, 0, amount);
-    if (available > 0) std::memcpy(buf, data.data() + offset, static_cast<size_t>(available));
+    if (available > 0) data.read(static_cast<size_t>(offset), static_cast<char*>(buf), static_cast<size_t>(available));
     if (available < amount) {
       // SQLite requires the unread tail to be zero-filled on a short read.
       std::memset(static_cast<char*>(buf) + available, 0, static_cast<size_t>(amount - available));
@@ -133,13 +136,7 @@ struct SimVfsGlue {
     ++vfs->changes_;
     if (vfs->draw_fault(SimIoOp::kWrite)) return SQLITE_IOERR_WRITE;
     File& f = h->f();
-    const size_t end = static_cast<size_t>(offset) + static_cast<size_t>(amount);
-    if (static_cast<size_t>(offset) == f.current.size()) {
-      f.current.append(static_cast<const char*>(buf), static_cast<size_t>(amount));  // no zero fill first
-    } else {
-      if (f.current.size() < end) f.current.resize(end, '\0');
-      std::memcpy(f.current.data() + offset, buf, static_cast<size_t>(amount));
-    }
+    f.current.write(static_cast<size_t>(offset), static_cast<const char*>(buf), static_cast<size_t>(amount));
     f.pending.push_back(PendingOp{false, offset, static_cast<size_t>(amount),
                                   keeps_written_bytes(vfs->options_)
                                       ? std::string(static_cast<const char*>(buf), static_cast<size_t>(amount))
@@ -155,7 +152,7 @@ struct SimVfsGlue {
     ++vfs->stats_.truncates;
     ++vfs->changes_;
     File& f = h->f();
-    f.current.resize(static_cast<size_t>(size), '\0');
+    f.current.resize(static_cast<size_t>(size));
     f.pending.push_back(PendingOp{true, size, 0, {}});
     return SQLITE_OK;
   }
@@ -176,45 +173,37 @@ struct SimVfsGlue {
       if (!f.pending.empty()) f.cached.push_back({now_us + vfs->options_.write_cache_flush_us, f.pending.size()});
       return SQLITE_OK;
     }
-    // Replay the pending operations onto the durable image: O(bytes written), not O(file size).
-    for (const PendingOp& op : f.pending) {
-      if (op.truncate || op.data.size() == op.size) {
-        apply(f.durable, op);
-      } else {
-        apply_from(f.durable, op, f.current);
-      }
-    }
+    make_durable(f);
     f.pending.clear();
     f.cached.clear();
     assert(f.durable.size() == f.current.size());
     return SQLITE_OK;
   }
 
-  static void apply(std::string& image, const PendingOp& op) {
-    if (op.truncate) {
-      image.resize(static_cast<size_t>(op.offset), '\0');
+  // A sync: the durable image becomes the current one (durable + pending ops = current). Without
+  // a pending truncate only the pages the pending writes touched can differ, so those are shared
+  // (O(pages written), not O(file size)); a truncate may have cut and regrown any page past its
+  // size, so then the whole page table is copied (pointers, not bytes).
+  static void make_durable(File& f) {
+    const bool truncated = std::any_of(f.pending.begin(), f.pending.end(), [](const PendingOp& op) { return op.truncate; });
+    if (truncated || f.durable.size() > f.current.size()) {
+      f.durable = f.current;
       return;
     }
-    const size_t end = static_cast<size_t>(op.offset) + op.data.size();
-    if (image.size() < end) image.resize(end, '\0');
-    std::memcpy(image.data() + op.offset, op.data.data(), op.data.size());
+    f.durable.resize(f.current.size());
+    for (const PendingOp& op : f.pending) {
+      const size_t begin = static_cast<size_t>(op.offset);
+      f.durable.share_pages_of(f.current, begin, begin + op.size);
+    }
   }
 
-  // A write kept without its bytes, replayed in order with the others: its bytes are `current`'s
-  // over its range (a later write over the same range is replayed after it; bytes a later
-  // truncate removed are cut by that truncate).
-  static void apply_from(std::string& image, const PendingOp& op, const std::string& current) {
-    const size_t begin = static_cast<size_t>(op.offset);
-    const size_t end = begin + op.size;
-    const size_t available_end = std::min(end, current.size());
-    if (begin == image.size() && begin < available_end) {
-      image.append(current, begin, available_end - begin);  // an append (the WAL): no zero fill first
-    } else {
-      if (image.size() < end) image.resize(end, '\0');
-      const size_t from = std::min(begin, current.size());
-      if (available_end > from) std::memcpy(image.data() + from, current.data() + from, available_end - from);
+  // Replays one pending operation kept with its bytes onto `image` (a lying disk's settled cache).
+  static void apply(PagedImage& image, const PendingOp& op) {
+    if (op.truncate) {
+      image.resize(static_cast<size_t>(op.offset));
+      return;
     }
-    if (image.size() < end) image.resize(end, '\0');
+    image.write(static_cast<size_t>(op.offset), op.data.data(), op.data.size());
   }
 
   // Switching torn writes or the lying cache on mid-run: pending writes kept without their bytes
@@ -224,10 +213,10 @@ struct SimVfsGlue {
       for (PendingOp& op : file->pending) {
         if (op.truncate || op.data.size() == op.size) continue;
         op.data.assign(op.size, '\0');
-        const std::string& current = file->current;
+        const PagedImage& current = file->current;
         const size_t from = std::min(static_cast<size_t>(op.offset), current.size());
         const size_t n = std::min(static_cast<size_t>(op.offset) + op.size, current.size()) - from;
-        if (n > 0) std::memcpy(op.data.data(), current.data() + from, n);
+        if (n > 0) current.read(from, op.data.data() + (from - static_cast<size_t>(op.offset)), n);
       }
     }
   }
@@ -511,7 +500,7 @@ struct SimVfsInspectGlue {
   }
 
   static int read(sqlite3_file* pf, void* buf, int amount, sqlite3_int64 offset) {
-    static const std::string kMissing;
+    static const PagedImage kMissing;
     const File* f = file_of(of(pf));
     return SimVfsGlue::copy_out(f ? f->current : kMissing, buf, amount, offset);
   }
@@ -820,13 +809,13 @@ void SimVfs::crash(bool lose_unsynced) {
     // What the drive acknowledged but still held in its cache is lost like unsynced data.
     const size_t acked = f.cached.empty() ? 0 : f.cached.back().ops;
     // Without torn writes nothing pending survives: the durable image stays as it is.
-    std::string image = options_.torn_writes ? f.durable : std::string();
+    PagedImage image = options_.torn_writes ? f.durable : PagedImage();
     for (size_t i = 0; i < f.pending.size(); ++i) {
       const PendingOp& op = f.pending[i];
       if (i < acked) ++stats_.acked_ops_lost;
       if (op.truncate) {
         const bool keep = options_.torn_writes && rng_.chance(options_.torn_keep_probability);
-        if (keep) image.resize(static_cast<size_t>(op.offset), '\0');
+        if (keep) image.resize(static_cast<size_t>(op.offset));
         ++(keep ? stats_.pending_ops_kept : stats_.pending_ops_dropped);
         continue;
       }
@@ -836,10 +825,7 @@ void SimVfs::crash(bool lose_unsynced) {
         const size_t abs = static_cast<size_t>(op.offset) + pos;
         const size_t piece = std::min(op.size - pos, sector - abs % sector);
         const bool keep = options_.torn_writes && rng_.chance(options_.torn_keep_probability);
-        if (keep) {
-          if (image.size() < abs + piece) image.resize(abs + piece, '\0');
-          std::memcpy(image.data() + abs, op.data.data() + pos, piece);
-        }
+        if (keep) image.write(abs, op.data.data() + pos, piece);
         ++(keep ? stats_.pending_ops_kept : stats_.pending_ops_dropped);
         pos += piece;
       }
@@ -874,13 +860,13 @@ bool SimVfs::exists(std::string_view name) const { return files_.find(name) != f
 std::optional<std::string> SimVfs::file_bytes(std::string_view name) const {
   auto it = files_.find(name);
   if (it == files_.end()) return std::nullopt;
-  return it->second->current;
+  return it->second->current.to_string();
 }
 
 std::optional<std::string> SimVfs::durable_bytes(std::string_view name) const {
   auto it = files_.find(name);
   if (it == files_.end()) return std::nullopt;
-  return it->second->durable;
+  return it->second->durable.to_string();
 }
 
 uint64_t SimVfs::unsynced_ops() const {
@@ -893,7 +879,7 @@ uint64_t SimVfs::durable_fingerprint() const {
   uint64_t h = stable_hash("sim-vfs");
   for (const auto& [name, file] : files_) {
     h = combine(h, stable_hash(name));
-    h = combine(h, stable_hash(file->durable));
+    h = combine(h, stable_hash(file->durable.to_string()));
   }
   return h;
 }

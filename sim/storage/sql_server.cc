@@ -93,11 +93,14 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
   const SqlRequest& req = *shared_req;
   const SqlResult& result = *shared;
   World& world = process_.world();
-  const uint64_t seq = options_.commit_log ? options_.commit_log->size() + 1 : stats_.requests;
+  assert(!(options_.commit_log && options_.commit_stream));
+  const uint64_t seq = options_.commit_log      ? options_.commit_log->size() + 1
+                       : options_.commit_stream ? options_.commit_stream->executed + 1
+                                                : stats_.requests;
   world.trace().fold_recorded(world.now_us(), TraceKind::kObserve, seq, result.ok() ? 1 : 0, process_.node_name(),
                               process_.process_name(),
                               [&] { return req.describe() + " -> " + result.describe(); });
-  if (!options_.commit_log) return;
+  if (!options_.commit_log && !options_.commit_stream) return;
   SqlCommitRecord r;
   r.seq = seq;
   r.time_us = world.now_us();
@@ -106,6 +109,11 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
   r.transaction = req.transaction;
   r.request = std::move(shared_req);
   r.result = shared;
+  if (options_.commit_stream) {
+    options_.commit_stream->executed = seq;
+    options_.commit_stream->consume(r);
+    return;
+  }
   options_.commit_log->push_back(std::move(r));
 }
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,14 @@ struct SqlCommitRecord {
 };
 using SqlCommitLog = std::vector<SqlCommitRecord>;
 
+// The same records handed to a consumer as they happen instead of kept to the end: a long run's
+// log is much of its memory, and a judge that needs only part of each record keeps only that.
+// Shared across incarnations like the log; `executed` numbers the records (their seq).
+struct SqlCommitStream {
+  uint64_t executed = 0;
+  std::function<void(const SqlCommitRecord&)> consume;  // never null
+};
+
 struct SqlServerOptions {
   std::string service = "sql";
   std::string db_file = "main.db";
@@ -65,6 +74,8 @@ struct SqlServerOptions {
   size_t dedupe_capacity = 4096;        // remembered request ids
   // Where executed requests are logged (shared across incarnations; null: not kept, only traced).
   std::shared_ptr<SqlCommitLog> commit_log;
+  // Or where they are streamed (at most one of the two).
+  std::shared_ptr<SqlCommitStream> commit_stream;
 
   std::string describe() const;
 };

@@ -203,5 +203,44 @@ TEST(SqlServer, SameSeedSameDatabaseBytes) {
   EXPECT_NE(a, c);
 }
 
+// A stream gets the records a log would keep, numbered the same across a crash and restart of the
+// DB process, and leaves the world's trace as the log does.
+TEST(SqlServer, AStreamSeesWhatALogKeeps) {
+  auto run = [](bool stream, std::vector<std::pair<uint64_t, std::string>>* seen) {
+    SqlServerOptions o = server_options();
+    auto log = std::make_shared<SqlCommitLog>();
+    if (stream) {
+      o.commit_stream = std::make_shared<SqlCommitStream>();
+      o.commit_stream->consume = [seen](const SqlCommitRecord& r) {
+        seen->emplace_back(r.seq, r.client + " " + r.statements()[0].sql + " " + r.result->describe());
+      };
+    } else {
+      o.commit_log = log;
+    }
+    SqlSim sim(5, o);
+    sim.client("app", [](Process& self, Sql& sql) -> Task<void> {
+      co_await self.clock().sleep_ms(100);
+      for (int i = 0; i < 6; ++i) {
+        co_await sql.exec("INSERT INTO purchase(user, sku) VALUES(?, 'gift')", "u" + std::to_string(i));
+        co_await self.clock().sleep_ms(100);
+      }
+    });
+    sim.world().at(kEpochUs + 350'000, [&] { sim.world().crash(sim.db(), "crash"); });
+    sim.world().at(kEpochUs + 400'000, [&] { sim.world().restart(sim.db()); });
+    sim.world().run_until(kEpochUs + 5'000'000);
+    for (const SqlCommitRecord& r : *log) {
+      seen->emplace_back(r.seq, r.client + " " + r.statements()[0].sql + " " + r.result->describe());
+    }
+    return sim.world().trace().fingerprint();
+  };
+  std::vector<std::pair<uint64_t, std::string>> from_log, from_stream;
+  const uint64_t log_fingerprint = run(false, &from_log);
+  const uint64_t stream_fingerprint = run(true, &from_stream);
+  ASSERT_GE(from_log.size(), 5u);
+  EXPECT_EQ(from_stream, from_log);
+  EXPECT_EQ(from_stream.back().first, from_stream.size());  // seq numbers every record, restart or not
+  EXPECT_EQ(stream_fingerprint, log_fingerprint);
+}
+
 }  // namespace
 }  // namespace fl::sim::storage
