@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace fl::sim::storage {
 namespace {
@@ -26,13 +28,12 @@ std::string read_all(const PagedImage& image) {
 }
 
 // Two images, like SimVfs's current and durable: ops go to `current`; a sync makes `durable`
-// equal to it by sharing the pages written since the last sync (or copying after a cut), and a
-// crash copies `durable` back.
+// equal to it by sharing the pages written or cut since the last sync, and a crash copies
+// `durable` back.
 RC_GTEST_PROP(PagedImage, BehavesAsTheStringItReplaces, ()) {
   PagedImage current, durable;
   std::string current_model, durable_model;
   std::vector<std::pair<size_t, size_t>> written;  // ranges since the last sync
-  bool cut = false;
   const int steps = *rc::gen::inRange(1, 60);
   for (int i = 0; i < steps; ++i) {
     const int op = *rc::gen::inRange(0, 5);
@@ -46,24 +47,18 @@ RC_GTEST_PROP(PagedImage, BehavesAsTheStringItReplaces, ()) {
       written.emplace_back(offset, offset + n);
     } else if (op == 2) {
       const size_t size = *rc::gen::inRange<size_t>(0, max_offset + kPage);
-      cut = cut || size < current.size();
       current.resize(size);
       current_model.resize(size, '\0');
-    } else if (op == 3) {  // sync
-      if (cut || durable.size() > current.size()) {
-        durable = current;
-      } else {
-        durable.resize(current.size());
-        for (const auto& [b, e] : written) durable.share_pages_of(current, b, e);
-      }
+      written.emplace_back(size, std::string::npos);  // a cut touches every page from its size on
+    } else if (op == 3) {  // sync, as SimVfs's make_durable
+      durable.resize(current.size());
+      for (const auto& [b, e] : written) durable.share_pages_of(current, b, std::min(e, current.size()));
       durable_model = current_model;
       written.clear();
-      cut = false;
     } else {  // crash
       current = durable;
       current_model = durable_model;
       written.clear();
-      cut = false;
     }
     RC_ASSERT(current.size() == current_model.size());
     RC_ASSERT(read_all(current) == current_model);

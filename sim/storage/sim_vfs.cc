@@ -180,21 +180,18 @@ struct SimVfsGlue {
     return SQLITE_OK;
   }
 
-  // A sync: the durable image becomes the current one (durable + pending ops = current). Without
-  // a pending truncate only the pages the pending writes touched can differ, so those are shared
-  // (O(pages written), not O(file size)); a truncate may have cut and regrown any page past its
-  // size, so then the whole page table is copied (pointers, not bytes).
+  // A sync: the durable image becomes the current one (durable + pending ops = current). Only the
+  // pages the pending operations touched can differ, so those are shared: a write's range, and
+  // everything from a truncate's new size on (it may have cut a page and the file grown again).
+  // O(pages touched), not O(file size).
   static void make_durable(File& f) {
-    const bool truncated = std::any_of(f.pending.begin(), f.pending.end(), [](const PendingOp& op) { return op.truncate; });
-    if (truncated || f.durable.size() > f.current.size()) {
-      f.durable = f.current;
-      return;
-    }
-    f.durable.resize(f.current.size());
+    const size_t size = f.current.size();
+    f.durable.resize(size);
     for (const PendingOp& op : f.pending) {
       const size_t begin = static_cast<size_t>(op.offset);
-      f.durable.share_pages_of(f.current, begin, begin + op.size);
+      f.durable.share_pages_of(f.current, begin, op.truncate ? size : begin + op.size);
     }
+    assert(f.durable.size() == size);
   }
 
   // Replays one pending operation kept with its bytes onto `image` (a lying disk's settled cache).
