@@ -103,12 +103,12 @@ Verdict check_scope_canonical(const RankingRun& run) {
     ++v.checks;
     if (!model::is_canonical_scope(h.scope_id, run.config)) fail_verdict(v, "head " + h.aggregate_key + ": scope not canonical");
   }
-  std::map<std::pair<int32_t, int64_t>, std::map<std::string, std::string>> stable;
+  std::map<std::pair<int32_t, int64_t>, const std::map<std::string, std::string>*> stable;  // the records' parses
   for (const LogRecordObs& r : run.stable) {
     const auto& e = r.fields();
     ++v.checks;
     if (model::scopes_of(e, run.config).empty()) fail_verdict(v, "stable " + where(r) + ": invalid scope dimensions accepted");
-    stable[{r.partition, r.offset}] = e;
+    stable[{r.partition, r.offset}] = &e;
   }
   for (const LogRecordObs& r : run.keyed) {
     const auto& k = r.fields();
@@ -118,7 +118,7 @@ Verdict check_scope_canonical(const RankingRun& run) {
       fail_verdict(v, "keyed " + where(r) + ": its source coordinates name no stable record");
       continue;
     }
-    const auto scopes = model::scopes_of(it->second, run.config);
+    const auto scopes = model::scopes_of(*it->second, run.config);
     if (std::find(scopes.begin(), scopes.end(), field(k, "scopeId")) == scopes.end()) {
       fail_verdict(v, "keyed " + where(r) + ": scope " + field(k, "scopeId") + " is not one its event derives");
     }
