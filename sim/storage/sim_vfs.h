@@ -2,7 +2,8 @@
 //
 // Model (one SimVfs = the disk of one DB node)
 // - Files live in memory. Each file has a `current` image (what reads see) and a `durable` image
-//   (what survives a crash). xWrite and xTruncate change `current` and are remembered as pending
+//   (what survives a crash), sharing the 4 kB pages no write has changed since the last sync
+//   (sim/storage/paged_image.h). xWrite and xTruncate change `current` and are remembered as pending
 //   operations; xSync of a file makes its current image durable. File creation and deletion are
 //   durable at once (a journaling file system's metadata; SQLite's commit point in
 //   journal_mode=DELETE is the journal's deletion).
