@@ -169,6 +169,42 @@ TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
 }
 
+// The run ends between a publish's pointer commit and its Redis step: Redis still holds the
+// pointer the commit replaced. Exempted as a publish in flight only while the publisher did nothing
+// after the commit, and only for the pointer it replaced.
+TEST(BoardChecks, PointerCacheExemptsAPublishCutByTheEndOfTheRunOnly) {
+  const std::string snap2 = std::string(kRun) + "/pub-2.0.1";
+  auto in_flight = [&] {
+    RankingRun run = clean();
+    run.commits.push_back({1000, true, "pub-2",
+                           {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap2, "5", kScope, "1", "1", "5"}),
+                            st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap2, kScope})}});
+    run.board.pointers[0] = PointerRow{kScope, snap2, 2, 2, 5};
+    run.board.snapshots.push_back(SnapshotRow{snap2, kScope, kRun, "PUBLISHED", 5, 1, run.board.runs[0].manifest_digest,
+                                              1, run.board.runs[0].candidate_digest, 2});
+    return run;
+  };
+  const std::string key = "ranking:pointer:" + std::string(kScope);
+  RankingRun run = in_flight();
+  ASSERT_EQ(run.board.redis_end.count(key), 1u);
+  Verdict v = check_pointer_cache(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kPass);
+  ASSERT_EQ(v.exemptions.size(), 1u);
+  EXPECT_NE(v.exemptions[0].first.find("publish in flight"), std::string::npos) << v.exemptions[0].first;
+  run = in_flight();  // it read the snapshot's items for its Redis step, then the run ended
+  run.commits.push_back({1100, true, "pub-2", {st("SELECT i.rank_no FROM ranking_snapshot_item i", {snap2})}});
+  EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kPass);
+  run = in_flight();  // the publisher went on to another transaction without its Redis step
+  run.commits.push_back({1200, true, "pub-2", {st("SELECT 1", {})}});
+  EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
+  run = in_flight();  // the publisher wrote Redis after the commit, and the pointer is still old
+  run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + snap2, "x"}});
+  EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
+  run = in_flight();  // Redis holds a pointer the DB never held right before
+  run.board.redis_end[key] = "7|" + snap2;
+  EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
+}
+
 TEST(BoardChecks, RunSealAllowsADeleteWhileBuildingButCatchesADuplicateKeepingTheCount) {
   // C26: a faulty coordinator deletes t_1's candidate and inserts a duplicate of it under another
   // scope while the run is BUILDING; that write is allowed, a seal over it is not.
