@@ -52,10 +52,8 @@ std::string_view target(std::string_view sql) {
 }
 bool writes(const SqlStatementObs& s, const char* table) { return s.changes > 0 && target(s.sql) == table; }
 
-// The order of committed run transitions: run -> index of the commit that moved it to BUILDING / SEALED.
-struct RunTimeline {
-  std::map<std::string, size_t> building, sealed;
-};
+}  // namespace
+
 RunTimeline run_timeline(const RankingRun& run) {
   RunTimeline t;
   for (size_t i = 0; i < run.commits.size(); ++i) {
@@ -68,6 +66,8 @@ RunTimeline run_timeline(const RankingRun& run) {
   }
   return t;
 }
+
+namespace {
 
 bool past_collecting(const RunRow& r) { return r.status == "BUILDING" || r.status == "SEALED"; }
 

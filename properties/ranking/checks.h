@@ -36,6 +36,13 @@ Verdict check_dedup_purge(const RankingRun& run);       // RANK-6
 // "eventId#scope_id#window_type" of the events every copy of which went to the late side output.
 std::set<std::string> late_events(const RankingRun& run);
 
+// The order of committed run transitions: run -> index in run.commits of the commit that moved it
+// to BUILDING / SEALED (board_checks.cc; the risk judges read it too).
+struct RunTimeline {
+  std::map<std::string, size_t> building, sealed;
+};
+RunTimeline run_timeline(const RankingRun& run);
+
 // Part 2 (board_checks.cc); judged only when the scenario has a board (params.scopes non-empty).
 Verdict check_run_partitions(const RankingRun& run);    // RANK-15, RANK-16
 Verdict check_manifest_frozen(const RankingRun& run);   // RANK-14, RANK-17

@@ -586,15 +586,10 @@ Verdict check_risk_response(const RankingRun& run) {
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   Verdict scratch = passing_verdict("scratch", {}, "");
   std::map<std::string, int64_t> building_at;  // run -> when its BUILDING commit was executed
+  for (const auto& [run_id, i] : run_timeline(run).building) building_at.emplace(run_id, run.commits[i].time_us);
   replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
          [&](const RiskState& st, const SqlCommit& c) {
-           if (!c.ok) return;
-           check_risk_disposition(v, run, st, c, run_ctx, budget, building_at);
-           for (const SqlStatementObs& s : c.statements) {
-             if (s.changes > 0 && starts(s.sql, "UPDATE calculation_run SET status = 'BUILDING'") && s.params.size() >= 4) {
-               building_at.emplace(s.params[3], c.time_us);
-             }
-           }
+           if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget, building_at);
          });
   return v;
 }
