@@ -11,18 +11,22 @@ constexpr size_t kPage = PagedImage::kPageBytes;
 size_t pages_for(size_t bytes) { return (bytes + kPage - 1) / kPage; }
 }  // namespace
 
-char* PagedImage::writable(size_t index, bool whole) {
-  assert(index < pages_.size());
+char* PagedImage::writable(size_t index, size_t from, size_t to) {
+  assert(index < pages_.size() && from <= to && to <= kPage);
   std::shared_ptr<Page>& page = pages_[index];
+  if (page != nullptr && page.use_count() == 1) return page->bytes;  // private already
   // Pages are allocated apart from their reference counts (not by make_shared): 4,096 bytes fit
   // the allocator's 4 kB size class exactly, where page and count together would take 5 kB.
-  if (whole && page.use_count() != 1) {
-    page.reset(new Page);  // default-initialized: every byte is about to be written
-  } else if (page == nullptr) {
-    page.reset(new Page());  // value-initialized: zeros, as the contract's holes read
-  } else if (page.use_count() > 1) {
-    page.reset(new Page(*page));  // copy on write: the other images keep theirs
+  // Default-initialized: every byte is set below or by the caller.
+  auto fresh = std::shared_ptr<Page>(new Page);
+  if (page == nullptr) {  // a hole reads as zeros
+    std::memset(fresh->bytes, 0, from);
+    std::memset(fresh->bytes + to, 0, kPage - to);
+  } else {  // copy on write: the other images keep theirs
+    std::memcpy(fresh->bytes, page->bytes, from);
+    std::memcpy(fresh->bytes + to, page->bytes + to, kPage - to);
   }
+  page = std::move(fresh);
   return page->bytes;
 }
 
@@ -30,7 +34,7 @@ void PagedImage::resize(size_t size) {
   if (size < size_ && size % kPage != 0 && pages_[size / kPage] != nullptr) {
     // The cut page's bytes past the new end must read as zeros if the image grows again.
     const size_t keep = size % kPage;
-    std::memset(writable(size / kPage, false) + keep, 0, kPage - keep);
+    std::memset(writable(size / kPage, keep, kPage) + keep, 0, kPage - keep);
   }
   pages_.resize(pages_for(size));  // new pages are null: zeros
   size_ = size;
@@ -42,7 +46,7 @@ void PagedImage::write(size_t offset, const char* data, size_t n) {
   while (n > 0) {
     const size_t in_page = offset % kPage;
     const size_t piece = std::min(n, kPage - in_page);
-    std::memcpy(writable(offset / kPage, piece == kPage) + in_page, data, piece);
+    std::memcpy(writable(offset / kPage, in_page, in_page + piece) + in_page, data, piece);
     offset += piece;
     data += piece;
     n -= piece;

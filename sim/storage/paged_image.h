@@ -53,9 +53,11 @@ class PagedImage {
   struct Page {
     char bytes[kPageBytes];
   };
-  // The page holding `index`, private to this image: copied first if shared, allocated (zeros) if
-  // null; neither when `whole` (the caller overwrites every byte: the WAL's and the DB's pages).
-  char* writable(size_t index, bool whole);
+  // The page holding `index`, private to this image, whose bytes outside [from, to) are the page's
+  // bytes (the shared page's when it was shared, zeros when it was null); the caller is about to
+  // overwrite [from, to). Only the bytes outside it are copied or cleared: a WAL frame (24 + 4,096
+  // bytes at 32 + k * 4,120) covers most of the two pages it straddles.
+  char* writable(size_t index, size_t from, size_t to);
 
   std::vector<std::shared_ptr<Page>> pages_;
   size_t size_ = 0;
