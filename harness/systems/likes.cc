@@ -136,9 +136,11 @@ std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog&
   // Request boundaries: a script's or EXEC's inner commands are logged right before it; a pipeline's
   // commands run back to back for one client at one instant. (Requests of one client that a paused
   // server runs at one instant may be merged; judges only use this to ask "did the request name a
-  // state key".)
-  std::vector<uint64_t> request(log.size());
-  std::map<uint64_t, bool> names_state;
+  // state key".) One pass over the log (a long run's log is far larger than the caches): the
+  // requests naming a state key are known once their last record is read, so each write's flag
+  // is set after the pass.
+  std::vector<bool> names_state(1, false);  // by request id (dense, from 1)
+  std::vector<likes::props::RedisWrite> out;
   uint64_t id = 0;
   for (size_t i = 0; i < log.size(); ++i) {
     const sim::redis::CommandRecord& r = log[i];
@@ -146,16 +148,14 @@ std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog&
     const bool boundary = prev == nullptr || prev->client != r.client || prev->time_us != r.time_us ||
                           prev->incarnation != r.incarnation ||
                           (prev->depth == 0 && !prev->argv.empty() && !one_of(prev->argv[0], kWrappers).empty());
-    if (boundary) ++id;
-    request[i] = id;
+    if (boundary) {
+      ++id;
+      names_state.push_back(false);
+    }
     for (size_t k = 1; k < r.argv.size(); ++k) {
       likes::props::RedisWrite probe;
       if (parse_seed_key(r.argv[k], &probe) && !probe.count) names_state[id] = true;
     }
-  }
-  std::vector<likes::props::RedisWrite> out;
-  for (size_t i = 0; i < log.size(); ++i) {
-    const sim::redis::CommandRecord& r = log[i];
     if (r.argv.size() < 2) continue;
     const std::string_view cmd = one_of(r.argv[0], kWrites);
     if (cmd.empty()) continue;
@@ -166,8 +166,7 @@ std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog&
     w.node_ms = r.node_ms;
     w.client = r.client;
     w.incarnation = r.incarnation;
-    w.request = request[i];
-    w.request_names_state = names_state[request[i]];
+    w.request = id;
     w.cmd = std::string(cmd);
     if (cmd == "SET" || cmd == "SETNX") {
       w.changed = r.reply.kind == RedisReply::Kind::kStatus || (cmd == "SETNX" && r.reply.integer == 1);
@@ -185,6 +184,7 @@ std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog&
     }
     out.push_back(std::move(w));
   }
+  for (likes::props::RedisWrite& w : out) w.request_names_state = names_state[w.request];
   return out;
 }
 
@@ -269,18 +269,22 @@ void read_redis(const Shared& sh, Process* redis, int64_t now_ms, StoreSnapshot*
   s->redis_up = redis != nullptr && redis->alive();
   const auto& entries = sh.redis->engine().keyspace().entries();
   for (int64_t a = 1; a <= sh.config.asset_count; ++a) s->redis_count[a] = std::nullopt;
-  for (const auto& kv : entries) {
-    const std::string& key = kv.first;
-    const sim::redis::Entry& e = kv.second;
-    if (e.expire_at_ms && *e.expire_at_ms <= now_ms) continue;
-    const std::string* v = std::get_if<std::string>(&e.value);
-    if (v == nullptr) continue;
-    likes::props::RedisWrite k;
-    if (!parse_seed_key(key, &k)) continue;
-    if (k.count) {
-      s->redis_count[k.asset] = std::stoll(*v);
-    } else {
-      s->redis_state[{k.asset, k.user}] = *v;
+  // The seed's two key families (parse_seed_key) are two ranges of the ordered keyspace: the
+  // service's other keys (versions, leases, request ids) are not visited.
+  for (const char* prefix : {"asset:like:", "asset:like_count:"}) {
+    const std::string from = prefix;
+    for (auto it = entries.lower_bound(from); it != entries.end() && it->first.starts_with(from); ++it) {
+      const sim::redis::Entry& e = it->second;
+      if (e.expire_at_ms && *e.expire_at_ms <= now_ms) continue;
+      const std::string* v = std::get_if<std::string>(&e.value);
+      if (v == nullptr) continue;
+      likes::props::RedisWrite k;
+      if (!parse_seed_key(it->first, &k)) continue;
+      if (k.count) {
+        s->redis_count[k.asset] = std::stoll(*v);
+      } else {
+        s->redis_state[{k.asset, k.user}] = *v;
+      }
     }
   }
 }

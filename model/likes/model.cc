@@ -26,12 +26,12 @@ void LikesModel::add(WriteOp op) {
   ops_[{op.asset, op.user}].push_back(std::move(op));
 }
 
-std::vector<const WriteOp*> LikesModel::candidates(int64_t asset, int64_t user, int64_t s_us, int64_t e_us,
-                                                   std::optional<uint64_t> exclude, bool* initial) const {
-  std::vector<const WriteOp*> out;
+template <typename Visit>
+void LikesModel::each_candidate(int64_t asset, int64_t user, int64_t s_us, int64_t e_us,
+                                std::optional<uint64_t> exclude, bool* initial, Visit visit) const {
   *initial = true;
   auto it = ops_.find({asset, user});
-  if (it == ops_.end()) return out;
+  if (it == ops_.end()) return;
   const std::vector<WriteOp>& ws = it->second;
   // w is overwritten when some definite write x completed before s_us was invoked after w
   // completed: when the latest invocation among those x is after w's completion. One pass finds
@@ -49,8 +49,14 @@ std::vector<const WriteOp*> LikesModel::candidates(int64_t asset, int64_t user, 
     if (!(w.invoke_us < e_us)) continue;
     const bool overwritten = latest_invoke_done_before_s && w.complete_us != kNever &&
                              *latest_invoke_done_before_s > w.complete_us;
-    if (!overwritten) out.push_back(&w);
+    if (!overwritten) visit(w);
   }
+}
+
+std::vector<const WriteOp*> LikesModel::candidates(int64_t asset, int64_t user, int64_t s_us, int64_t e_us,
+                                                   std::optional<uint64_t> exclude, bool* initial) const {
+  std::vector<const WriteOp*> out;
+  each_candidate(asset, user, s_us, e_us, exclude, initial, [&](const WriteOp& w) { out.push_back(&w); });
   return out;
 }
 
@@ -58,9 +64,8 @@ Possible LikesModel::possible_during(int64_t asset, int64_t user, int64_t s_us, 
                                      std::optional<uint64_t> exclude) const {
   bool initial = true;
   Possible p;
-  for (const WriteOp* w : candidates(asset, user, s_us, e_us, exclude, &initial)) {
-    (w->like ? p.liked : p.not_liked) = true;
-  }
+  each_candidate(asset, user, s_us, e_us, exclude, &initial,
+                 [&](const WriteOp& w) { (w.like ? p.liked : p.not_liked) = true; });
   if (initial) p.not_liked = true;
   return p;
 }

@@ -85,6 +85,11 @@ class LikesModel {
  private:
   std::vector<const WriteOp*> candidates(int64_t asset, int64_t user, int64_t s_us, int64_t e_us,
                                          std::optional<uint64_t> exclude, bool* initial) const;
+  // Calls visit(w) for each candidate, in order (candidates() without its vector: the judges ask
+  // possible_during for every read and sample).
+  template <typename Visit>
+  void each_candidate(int64_t asset, int64_t user, int64_t s_us, int64_t e_us, std::optional<uint64_t> exclude,
+                      bool* initial, Visit visit) const;
   std::map<std::pair<int64_t, int64_t>, std::vector<WriteOp>> ops_;
 };
 

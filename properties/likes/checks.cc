@@ -221,7 +221,7 @@ model::LikesModel build_model(const LikesRun& run) {
 }
 
 // LIKE-1: the unique key holds in every sample and at the end.
-Verdict check_uniqueness(const LikesRun& run, const LikesModel&) {
+Verdict check_uniqueness(const LikesRun& run, const LikesFacts&) {
   Judge j("like-uniqueness", {"LIKE-1"}, "every (asset,user) has at most one asset_likes row, at every sample");
   auto judge = [&](const StoreSnapshot& s) {
     for (const auto& kv_ : s.db_rows) {
@@ -241,7 +241,7 @@ Verdict check_uniqueness(const LikesRun& run, const LikesModel&) {
 // write of the pair's state key sum to -1..1 at every step (a restart of Redis starts over: what it
 // lost is not counted), and every committed like_count change is paid for by a row change of its
 // writer (a like whose INSERT inserted nothing must not add 1).
-Verdict check_single_effect(const LikesRun& run, const LikesModel&) {
+Verdict check_single_effect(const LikesRun& run, const LikesFacts&) {
   Judge j("like-single-effect", {"LIKE-2"},
           "per (asset,user), the running sum of INCR/DECRs executed with the pair's state key stays within [-1, 1]; "
           "every committed like_count change comes with a row change");
@@ -270,7 +270,7 @@ Verdict check_single_effect(const LikesRun& run, const LikesModel&) {
 }
 
 // LIKE-3.
-Verdict check_db_count(const LikesRun& run, const LikesModel&) {
+Verdict check_db_count(const LikesRun& run, const LikesFacts&) {
   Judge j("like-db-count", {"LIKE-3"}, "at the end, assets.like_count(a) = number of asset_likes rows of a");
   const StoreSnapshot& f = run.final_state;
   j.check(f.db_read, [] { return std::string("the final DB state could not be read"); });
@@ -286,7 +286,7 @@ Verdict check_db_count(const LikesRun& run, const LikesModel&) {
 }
 
 // LIKE-4.
-Verdict check_cache_count(const LikesRun& run, const LikesModel&) {
+Verdict check_cache_count(const LikesRun& run, const LikesFacts&) {
   Judge j("like-cache-count", {"LIKE-4"}, "at the end, GET asset:like_count:a is nil or the row count T(a)");
   const StoreSnapshot& f = run.final_state;
   for (const auto& kv_ : f.redis_count) {
@@ -302,7 +302,7 @@ Verdict check_cache_count(const LikesRun& run, const LikesModel&) {
 }
 
 // LIKE-5.
-Verdict check_non_negative(const LikesRun& run, const LikesModel&) {
+Verdict check_non_negative(const LikesRun& run, const LikesFacts&) {
   Judge j("like-non-negative", {"LIKE-5"}, "Redis and DB counts, and count query answers, are >= 0 at every sample");
   auto judge = [&](const StoreSnapshot& s) {
     for (const auto& kv_ : s.redis_count) {
@@ -330,11 +330,12 @@ Verdict check_non_negative(const LikesRun& run, const LikesModel&) {
 }
 
 // LIKE-6: a pair whose final state is forced by an acknowledged op shows that op's effect.
-Verdict check_durability(const LikesRun& run, const LikesModel& m) {
+Verdict check_durability(const LikesRun& run, const LikesFacts& facts) {
+  const LikesModel& m = facts.model;
   Judge j("like-durability", {"LIKE-6"},
           "for every pair whose last acknowledged op decides the state, asset_likes has the row iff that op was a like");
   const StoreSnapshot& f = run.final_state;
-  const TruthTimeline truth(run);
+  const TruthTimeline& truth = facts.truth;
   for (const Pair& pair : m.pairs()) {
     const Possible p = m.possible_final(pair.first, pair.second);
     if (!(p.only(true) || p.only(false))) continue;
@@ -355,11 +356,12 @@ Verdict check_durability(const LikesRun& run, const LikesModel& m) {
 }
 
 // LIKE-7: pairs with both likes and unlikes end in a state some linearization allows.
-Verdict check_per_user_order(const LikesRun& run, const LikesModel& m) {
+Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
+  const LikesModel& m = facts.model;
   Judge j("like-per-user-order", {"LIKE-7"},
           "for a user's likes and unlikes of one asset, the final row presence is a state the last acknowledged ops allow");
   const StoreSnapshot& f = run.final_state;
-  const TruthTimeline truth(run);
+  const TruthTimeline& truth = facts.truth;
   for (const Pair& pair : m.pairs()) {
     bool likes = false, unlikes = false;
     for (const model::WriteOp& w : m.writes(pair.first, pair.second)) (w.like ? likes : unlikes) = true;
@@ -382,13 +384,14 @@ Verdict check_per_user_order(const LikesRun& run, const LikesModel& m) {
 }
 
 // LIKE-8.
-Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
+Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
+  const LikesModel& m = facts.model;
   Judge j("like-state-cache", {"LIKE-8"},
           "final and sampled state keys equal the truth; no like answered 'already' when certainly not liked; state reads and "
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
-  const fl::props::FaultBudget budget(run.faults, run.end_us);
-  const TruthTimeline truth(run);
+  const fl::props::FaultBudget& budget = facts.budget;
+  const TruthTimeline& truth = facts.truth;
   for (const auto& kv_ : f.redis_state) {
     const auto& pair = kv_.first;
     const auto& value = kv_.second;
@@ -472,12 +475,13 @@ Verdict check_state_cache(const LikesRun& run, const LikesModel& m) {
 // one request with its retries; count reads agree with the model of the history; no unlike is
 // answered "not liked" while certainly liked. Samples after a Redis restart, until a repair had
 // time (GraceTracker), or while a fault on the stores or replicas explains the lag are exempted.
-Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
+Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
+  const LikesModel& m = facts.model;
   Judge j("like-expiry-safety", {"LIKE-9"},
           "the Redis count is within T(a)'s values over [t - lag, t + lag] at every sample; count reads within the "
           "model's range; no unlike answered 'not liked' while certainly liked");
-  const TruthTimeline truth(run);
-  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  const TruthTimeline& truth = facts.truth;
+  const fl::props::FaultBudget& budget = facts.budget;
   const int64_t lag = run.timing.lag_us();
   for (const StoreSnapshot& s : run.samples) {
     if (!s.redis_up) continue;
@@ -526,12 +530,12 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesModel& m) {
 // never moves the Redis count farther from T(a) at that instant. The value it replaced is followed
 // through the command log; after a Redis restart or an expiry it is unknown until the next write
 // (such writes are exempted, naming the restart).
-Verdict check_reconciliation(const LikesRun& run, const LikesModel&) {
+Verdict check_reconciliation(const LikesRun& run, const LikesFacts& facts) {
   Judge j("like-reconciliation", {"LIKE-10"},
           "|written - T(a)| <= |replaced - T(a)|, or written is a value T(a) took while the repair ran, for every count "
           "write of a request that names no state key");
-  const TruthTimeline truth(run);
-  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  const TruthTimeline& truth = facts.truth;
+  const fl::props::FaultBudget& budget = facts.budget;
   struct Known {
     std::optional<int64_t> value;
     std::optional<int64_t> expires_ms;
@@ -587,7 +591,8 @@ Verdict check_reconciliation(const LikesRun& run, const LikesModel&) {
 // requests that may have sent it — invoked before it and not answered before it — left out), and a
 // committed like_count change whose writer's row write changed nothing (the pair already was in
 // that state at the DB) are counter changes by an idempotent request.
-Verdict check_idempotence(const LikesRun& run, const LikesModel& m) {
+Verdict check_idempotence(const LikesRun& run, const LikesFacts& facts) {
+  const LikesModel& m = facts.model;
   Judge j("like-idempotence", {"LIKE-11"},
           "no INCR/DECR with the pair's state key while the pair was certainly in the requested state; no committed "
           "like_count change whose row write changed nothing");
@@ -625,7 +630,7 @@ Verdict check_idempotence(const LikesRun& run, const LikesModel& m) {
 // (or never answered) is allowed only where an injected fault on its path (the client, a replica,
 // Redis, the DB) overlaps it; a fault-free run allows none. A fault just before the invocation
 // can still be felt (see slack_us below).
-Verdict check_degradation_budget(const LikesRun& run, const LikesModel&) {
+Verdict check_degradation_budget(const LikesRun& run, const LikesFacts&) {
   Judge j("like-degradation-budget", {"LIKE-6", "LIKE-8", "LIKE-9"},
           "every operation answered failed or indeterminate overlaps an injected fault on its path");
   // A clock drift (at most a few hundred ppm: well under a millisecond per timeout) never makes a
@@ -667,8 +672,8 @@ Verdict check_degradation_budget(const LikesRun& run, const LikesModel&) {
 }
 
 std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::string>& properties) {
-  const LikesModel m = build_model(run);
-  using Fn = Verdict (*)(const LikesRun&, const LikesModel&);
+  const LikesFacts facts(run);
+  using Fn = Verdict (*)(const LikesRun&, const LikesFacts&);
   const std::map<std::string, Fn> table{
       {"like-uniqueness", check_uniqueness},      {"like-single-effect", check_single_effect},
       {"like-db-count", check_db_count},          {"like-cache-count", check_cache_count},
@@ -692,7 +697,7 @@ std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::str
       out.push_back(v);
       continue;
     }
-    out.push_back(it->second(run, m));
+    out.push_back(it->second(run, facts));
   }
   return out;
 }

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "model/likes/model.h"
+#include "properties/common/fault_budget.h"
 #include "properties/likes/run.h"
+#include "properties/likes/truth.h"
 #include "properties/verdict.h"
 
 namespace fl::likes::props {
@@ -21,18 +23,28 @@ std::vector<PropertyInfo> likes_properties();
 // The model of a run's history (like/unlike writes).
 model::LikesModel build_model(const LikesRun& run);
 
-Verdict check_uniqueness(const LikesRun& run, const model::LikesModel& m);          // LIKE-1
-Verdict check_single_effect(const LikesRun& run, const model::LikesModel& m);       // LIKE-2
-Verdict check_db_count(const LikesRun& run, const model::LikesModel& m);            // LIKE-3
-Verdict check_cache_count(const LikesRun& run, const model::LikesModel& m);         // LIKE-4
-Verdict check_non_negative(const LikesRun& run, const model::LikesModel& m);        // LIKE-5
-Verdict check_durability(const LikesRun& run, const model::LikesModel& m);          // LIKE-6
-Verdict check_per_user_order(const LikesRun& run, const model::LikesModel& m);      // LIKE-7
-Verdict check_state_cache(const LikesRun& run, const model::LikesModel& m);         // LIKE-8
-Verdict check_expiry_safety(const LikesRun& run, const model::LikesModel& m);       // LIKE-9
-Verdict check_reconciliation(const LikesRun& run, const model::LikesModel& m);      // LIKE-10
-Verdict check_idempotence(const LikesRun& run, const model::LikesModel& m);         // LIKE-11
-Verdict check_degradation_budget(const LikesRun& run, const model::LikesModel& m);  // LIKE-6/8/9 budget
+// What several checkers derive from a run, derived once: the model, T(a)'s replay and the fault
+// budget of the injected faults.
+struct LikesFacts {
+  explicit LikesFacts(const LikesRun& run)
+      : model(build_model(run)), truth(run), budget(run.faults, run.end_us) {}
+  model::LikesModel model;
+  TruthTimeline truth;
+  fl::props::FaultBudget budget;
+};
+
+Verdict check_uniqueness(const LikesRun& run, const LikesFacts& facts);          // LIKE-1
+Verdict check_single_effect(const LikesRun& run, const LikesFacts& facts);       // LIKE-2
+Verdict check_db_count(const LikesRun& run, const LikesFacts& facts);            // LIKE-3
+Verdict check_cache_count(const LikesRun& run, const LikesFacts& facts);         // LIKE-4
+Verdict check_non_negative(const LikesRun& run, const LikesFacts& facts);        // LIKE-5
+Verdict check_durability(const LikesRun& run, const LikesFacts& facts);          // LIKE-6
+Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts);      // LIKE-7
+Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts);         // LIKE-8
+Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts);       // LIKE-9
+Verdict check_reconciliation(const LikesRun& run, const LikesFacts& facts);      // LIKE-10
+Verdict check_idempotence(const LikesRun& run, const LikesFacts& facts);         // LIKE-11
+Verdict check_degradation_budget(const LikesRun& run, const LikesFacts& facts);  // LIKE-6/8/9 budget
 
 // Runs the named properties (empty = all). Unknown names give a failed verdict saying so.
 std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::string>& properties);
