@@ -44,6 +44,20 @@ Keyspace& Keyspace::operator=(const Keyspace& other) {
   return *this;
 }
 
+Keyspace::Keyspace(Keyspace&& other) noexcept
+    : entries_(std::move(other.entries_)), index_(std::move(other.index_)), expires_(std::move(other.expires_)) {
+  other.clear();  // no index entry may outlive the nodes it names
+}
+
+Keyspace& Keyspace::operator=(Keyspace&& other) noexcept {
+  if (this == &other) return *this;
+  entries_ = std::move(other.entries_);
+  index_ = std::move(other.index_);
+  expires_ = std::move(other.expires_);
+  other.clear();
+  return *this;
+}
+
 void Keyspace::rebuild_index() {
   index_.clear();
   index_.reserve(entries_.size());

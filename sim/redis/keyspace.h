@@ -99,11 +99,11 @@ class Keyspace {
  public:
   Keyspace() = default;
   // A copy rebuilds the index (it points into its own map); a move keeps it (a moved std::map
-  // keeps its nodes, and the index's views and iterators with them).
+  // keeps its nodes, and the index's views and iterators with them) and leaves the source empty.
   Keyspace(const Keyspace& other);
   Keyspace& operator=(const Keyspace& other);
-  Keyspace(Keyspace&&) = default;
-  Keyspace& operator=(Keyspace&&) = default;
+  Keyspace(Keyspace&& other) noexcept;
+  Keyspace& operator=(Keyspace&& other) noexcept;
 
   // The live entry of `key`, or null (deleting it first when it has expired at now_ms).
   Entry* find(const std::string& key, int64_t now_ms, uint64_t* expired_counter = nullptr);
