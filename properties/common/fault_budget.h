@@ -23,6 +23,11 @@
 //   interval meets [from - slack, to], the one that started last, described for the verdict's
 //   exemption reason; nullopt when none does (then the outcome is unexplained: a fault-free run
 //   explains nothing). Whether an outcome is explained does not depend on which fault is named.
+// - covered_us(places, from, to) returns how much of [from, to] the faults touching any of
+//   `places` cover (the length of the union of their intervals clipped to it; an instant covers
+//   nothing): a delay is explained by faults only as far as they lasted.
+// - instant_in(places, from, to) returns the first instant fault (a lost message, a reset, an error)
+//   touching any of `places` within [from, to], described; nullopt when none.
 // - Deterministic; no allocation on the query path besides the returned description.
 #pragma once
 
@@ -51,6 +56,8 @@ class FaultBudget {
 
   std::optional<std::string> explain(const std::vector<std::string>& places, int64_t from_us, int64_t to_us,
                                      int64_t slack_us = 0) const;
+  int64_t covered_us(const std::vector<std::string>& places, int64_t from_us, int64_t to_us) const;
+  std::optional<std::string> instant_in(const std::vector<std::string>& places, int64_t from_us, int64_t to_us) const;
   // The place an eviction of `key` touches (pass it to explain to excuse the loss of that key).
   static std::string eviction_place(const std::string& key) { return "evicted:" + key; }
   // True when the world injected any fault at all.

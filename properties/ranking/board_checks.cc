@@ -836,15 +836,22 @@ bool reads_snapshot(const SqlCommit& c, const std::string& snapshot_id) {
 // two, or "" if it is not: the DB pointer's last change is the publish's commit (004:L256, L266:
 // the DB pointer is the authority, Redis a cache written after it), Redis holds the pointer that
 // change replaced, and the process that committed it did nothing the world saw after it but read
-// that snapshot's rows (no Redis write, no other SQL request) before the run ended. A publisher that
-// went on to other work, or a pointer older than the one replaced, is not a publish in flight.
+// that snapshot's rows and cache them (the first half of its Redis step: a SET of that snapshot's
+// key; no other Redis write, no other SQL request) before the run ended. A publisher that went on to
+// other work, or a pointer older than the one replaced, is not a publish in flight.
 std::string publish_in_flight(const RankingRun& run, const std::vector<DbPointerSpan>& spans, const std::string& cached) {
   if (spans.size() < 2) return "";
   const DbPointerSpan& last = spans.back();
   const DbPointerSpan& before = spans[spans.size() - 2];
   if (cached != std::to_string(before.epoch) + "|" + before.snapshot_id) return "";
+  const std::string snapshot_key_suffix = ":" + last.snapshot_id;
   for (const RedisWrite& w : run.board.redis_writes) {
-    if (w.client == last.client && w.time_us >= last.from) return "";
+    if (w.client != last.client || w.time_us < last.from) continue;
+    const bool caches_it = w.argv.size() >= 2 && (w.argv[0] == "SET" || w.argv[0] == "set") &&
+                           starts(w.argv[1], "ranking:snapshot:") && w.argv[1].size() > snapshot_key_suffix.size() &&
+                           w.argv[1].compare(w.argv[1].size() - snapshot_key_suffix.size(), std::string::npos,
+                                             snapshot_key_suffix) == 0;
+    if (!caches_it) return "";
   }
   for (const SqlCommit& c : run.commits) {
     if (c.client == last.client && c.time_us > last.from && !reads_snapshot(c, last.snapshot_id)) return "";

@@ -197,8 +197,18 @@ TEST(BoardChecks, PointerCacheExemptsAPublishCutByTheEndOfTheRunOnly) {
   run = in_flight();  // the publisher went on to another transaction without its Redis step
   run.commits.push_back({1200, true, "pub-2", {st("SELECT 1", {})}});
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
-  run = in_flight();  // the publisher wrote Redis after the commit, and the pointer is still old
-  run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + snap2, "x"}});
+  run = in_flight();  // it cached the snapshot's items (none here), and the run ended before its pointer script ran
+  run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + snap2, ""}});
+  EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kPass);
+  run = in_flight();  // the publisher cached another snapshot after the commit: not this publish's step
+  run.board.redis_writes.push_back(
+      {1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + std::string(kRun) + "/pub-2.0.9", "x"}});
+  Verdict other = check_pointer_cache(run);
+  EXPECT_EQ(other.status(), VerdictStatus::kFail);
+  EXPECT_TRUE(std::any_of(other.evidence.begin(), other.evidence.end(),
+                          [](const std::string& e) { return e.find("at the end Redis serves pointer") != std::string::npos; }));
+  run = in_flight();  // the publisher wrote another key after the commit, and the pointer is still old
+  run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:restore:" + std::string(kScope), "x"}});
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
   run = in_flight();  // Redis holds a pointer the DB never held right before
   run.board.redis_end[key] = "7|" + snap2;

@@ -159,6 +159,54 @@ TEST(RiskChecks, BlockedTopicShownPastTheMaximumSafeTtlFails) {
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
 }
 
+// 004:L237 bounds the exposure the design allows; a fault that held the push back is not the
+// design's. t_1's block committed at 100 (a TTL of 1000) and its push never reached Redis; a view at
+// 1500 shows t_1. A DB paused for 500 of those 1400 us leaves 900 us of sound path (explained), a
+// pause of 300 us leaves 1100 (not); a pause of a process other than the committer (risk) explains
+// nothing; a message of risk lost after the commit (a push the design does not retry) explains it,
+// one lost before it does not. Once the push is in Redis (at 200), a Redis crash that loses it
+// excuses nothing: recovering it is the design's part (RK-DENYLIST-BYPASS).
+TEST(RiskChecks, OnlyFaultsBeforeThePushExplainAnExposurePastTheMaximumSafeTtlAndOnlyAsLongAsTheyLast) {
+  auto exposed = [] {
+    RankingRun run = clean();
+    run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+    run.board.redis_writes.erase(run.board.redis_writes.begin());  // the push at 200
+    run.board.params.max_safe_ttl_us = 1000;
+    run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
+                                     std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+    return run;
+  };
+  auto pause = [](const std::string& who, int64_t at_us, int64_t duration_us) {
+    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kPause, .node = who, .process = who,
+                            .duration_us = duration_us};
+  };
+  RankingRun run = exposed();
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+  run.faults = {pause("db", 200, 500)};
+  Verdict v = check_emergency_block(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kPass);
+  ASSERT_FALSE(v.exemptions.empty());
+  EXPECT_NE(v.exemptions[0].first.find("faulty for 500 us of the 1400"), std::string::npos) << v.exemptions[0].first;
+  run.faults = {pause("db", 200, 300)};
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+  run.faults = {pause("expiry-1", 200, 1300)};
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+  run.faults = {sim::FaultRecord{.time_us = 300, .kind = sim::FaultKind::kMessageLost, .node = "risk", .process = "risk",
+                                 .peer_node = "db", .peer_process = "db"}};
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
+  run.faults[0].time_us = 50;
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+  run = clean();  // pushed at 200, lost with Redis at 1000
+  run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
+  run.board.redis_losses = {1000};
+  run.board.params.max_safe_ttl_us = 1000;
+  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
+                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.faults = {sim::FaultRecord{.time_us = 1000, .kind = sim::FaultKind::kCrash, .node = "redis", .process = "redis"},
+                sim::FaultRecord{.time_us = 1400, .kind = sim::FaultKind::kRestart, .node = "redis", .process = "redis"}};
+  EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
+}
+
 // An answer may be made at any instant of its view: one that began while t_1's block (committed at
 // 100) was past the maximum safe TTL may show t_1 if the block ended (EXPIRED at 2000) before the
 // view answered; one that answered before that fails.
