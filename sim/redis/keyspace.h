@@ -13,8 +13,6 @@
 #include <variant>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-
 namespace fl::sim::redis {
 
 // A stream entry id <ms>-<seq>.
@@ -97,25 +95,13 @@ struct Entry {
 // on the way (Redis's lazy expiry).
 class Keyspace {
  public:
-  Keyspace() = default;
-  // A copy rebuilds the index (it points into its own map); a move keeps it (a moved std::map
-  // keeps its nodes, and the index's views and iterators with them) and leaves the source empty.
-  Keyspace(const Keyspace& other);
-  Keyspace& operator=(const Keyspace& other);
-  Keyspace(Keyspace&& other) noexcept;
-  Keyspace& operator=(Keyspace&& other) noexcept;
-
   // The live entry of `key`, or null (deleting it first when it has expired at now_ms).
   Entry* find(const std::string& key, int64_t now_ms, uint64_t* expired_counter = nullptr);
   // Creates or replaces `key` with `value`, with the TTL `expire_at_ms` (none by default).
   Entry& put(const std::string& key, Value value, std::optional<int64_t> expire_at_ms = std::nullopt);
   bool erase(const std::string& key);
   void set_expire(const std::string& key, std::optional<int64_t> at_ms);
-  void clear() {
-    entries_.clear();
-    expires_.clear();
-    index_.clear();
-  }
+  void clear() { entries_.clear(); expires_.clear(); }
 
   size_t size() const { return entries_.size(); }
   const std::map<std::string, Entry>& entries() const { return entries_; }
@@ -124,15 +110,7 @@ class Keyspace {
   size_t purge_expired(int64_t now_ms);
 
  private:
-  using Entries = std::map<std::string, Entry>;
-  void rebuild_index();
-
-  // Ordered: SCAN, KEYS, RANDOMKEY, eviction and persistence walk the keys in this order.
-  Entries entries_;
-  // key -> its node in entries_, for lookups only (a command names its key: one hash instead of a
-  // walk of string comparisons down the tree). Never iterated, so its order reaches nothing. The
-  // views are the nodes' own keys, stable while the node lives.
-  absl::flat_hash_map<std::string_view, Entries::iterator> index_;
+  std::map<std::string, Entry> entries_;
   // Keys with a TTL -> expire_at_ms: a mirror of the entries whose expire_at_ms is set, exactly
   // (put, erase and set_expire keep it so, and rely on it to skip needless lookups).
   std::map<std::string, int64_t> expires_;
