@@ -147,22 +147,20 @@ std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& 
   return spans_[*latest].what;
 }
 
+// Both walk spans_ in start order, so the union of the clipped intervals needs no sorting and
+// nothing is allocated; both stop at the first span that starts after `to_us`.
+bool FaultBudget::touches(const FaultSpan& s, const std::vector<std::string>& places) {
+  return std::find(places.begin(), places.end(), s.place) != places.end();
+}
+
 int64_t FaultBudget::covered_us(const std::vector<std::string>& places, int64_t from_us, int64_t to_us) const {
-  std::vector<std::pair<int64_t, int64_t>> parts;  // clipped [from, to] of each span at the places
-  for (const std::string& place : places) {
-    auto it = by_place_.find(place);
-    if (it == by_place_.end()) continue;
-    for (size_t i : it->second.spans) {
-      const FaultSpan& s = spans_[i];
-      const int64_t a = std::max(s.from_us, from_us), b = std::min(s.to_us, to_us);
-      if (a < b) parts.emplace_back(a, b);
-    }
-  }
-  std::sort(parts.begin(), parts.end());
   int64_t covered = 0, reach = from_us;
-  for (const auto& [a, b] : parts) {
-    if (b <= reach) continue;
-    covered += b - std::max(a, reach);
+  for (const FaultSpan& s : spans_) {
+    if (s.from_us > to_us) break;
+    if (!touches(s, places)) continue;
+    const int64_t a = std::max(s.from_us, reach), b = std::min(s.to_us, to_us);
+    if (a >= b) continue;
+    covered += b - a;
     reach = b;
   }
   return covered;
@@ -170,17 +168,11 @@ int64_t FaultBudget::covered_us(const std::vector<std::string>& places, int64_t 
 
 std::optional<std::string> FaultBudget::instant_in(const std::vector<std::string>& places, int64_t from_us,
                                                    int64_t to_us) const {
-  std::optional<size_t> first;
-  for (const std::string& place : places) {
-    auto it = by_place_.find(place);
-    if (it == by_place_.end()) continue;
-    for (size_t i : it->second.spans) {
-      const FaultSpan& s = spans_[i];
-      if (s.from_us == s.to_us && s.from_us >= from_us && s.from_us <= to_us && (!first || i < *first)) first = i;
-    }
+  for (const FaultSpan& s : spans_) {
+    if (s.from_us > to_us) break;
+    if (s.from_us == s.to_us && s.from_us >= from_us && touches(s, places)) return s.what;
   }
-  if (!first) return std::nullopt;
-  return spans_[*first].what;
+  return std::nullopt;
 }
 
 }  // namespace fl::props

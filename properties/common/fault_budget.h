@@ -66,6 +66,7 @@ class FaultBudget {
 
  private:
   void add(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what);
+  static bool touches(const FaultSpan& s, const std::vector<std::string>& places);
   void index();
   std::vector<FaultSpan> spans_;  // sorted by from_us (stable)
   // The spans of each place, as indices into spans_ (ascending), and the longest of them: explain

@@ -92,6 +92,29 @@ TEST(FaultBudget, ALateDuplicateTouchesOnlyItsEndsAtItsInstant) {
   EXPECT_FALSE(b.explain({"client-0"}, T0 + 1'000'001, T0 + 10'000'000).has_value());
 }
 
+// covered_us is the union of the spans at the places, clipped to the window: overlaps count once,
+// other places and instants count nothing; instant_in names the first instant in the window.
+TEST(FaultBudget, CoveredTimeIsTheUnionOfThePlacesSpansInTheWindow) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000, .kind = FaultKind::kPause, .node = "db", .process = "db", .duration_us = 4'000},
+      FaultRecord{.time_us = T0 + 2'000, .kind = FaultKind::kPause, .node = "redis", .process = "redis",
+                  .duration_us = 1'000},
+      FaultRecord{.time_us = T0 + 4'000, .kind = FaultKind::kPause, .node = "redis", .process = "redis",
+                  .duration_us = 4'000},
+      FaultRecord{.time_us = T0 + 6'000, .kind = FaultKind::kPause, .node = "x", .process = "x", .duration_us = 9'000},
+      FaultRecord{.time_us = T0 + 9'000, .kind = FaultKind::kMessageLost, .node = "a", .process = "a",
+                  .peer_node = "db", .peer_process = "db"},
+  };
+  FaultBudget b(log, T0 + 20'000);
+  EXPECT_EQ(b.covered_us({"db", "redis"}, T0, T0 + 20'000), 7'000);  // [1000, 8000]
+  EXPECT_EQ(b.covered_us({"db", "redis"}, T0 + 3'000, T0 + 7'000), 4'000);
+  EXPECT_EQ(b.covered_us({"redis"}, T0, T0 + 20'000), 5'000);
+  EXPECT_EQ(b.covered_us({"y"}, T0, T0 + 20'000), 0);
+  ASSERT_TRUE(b.instant_in({"db"}, T0, T0 + 20'000).has_value());
+  EXPECT_FALSE(b.instant_in({"db"}, T0 + 9'001, T0 + 20'000).has_value());
+  EXPECT_FALSE(b.instant_in({"redis"}, T0, T0 + 20'000).has_value());  // pauses are not instants
+}
+
 // explain answers what the contract says, by its indexed search: the same fault a scan of every
 // span in start order would name (the last one that starts by `to`, reaches `from - slack` and
 // touches one of the places), over random fault logs and queries.

@@ -839,18 +839,16 @@ bool reads_snapshot(const SqlCommit& c, const std::string& snapshot_id) {
 // that snapshot's rows and cache them (the first half of its Redis step: a SET of that snapshot's
 // key; no other Redis write, no other SQL request) before the run ended. A publisher that went on to
 // other work, or a pointer older than the one replaced, is not a publish in flight.
-std::string publish_in_flight(const RankingRun& run, const std::vector<DbPointerSpan>& spans, const std::string& cached) {
+std::string publish_in_flight(const RankingRun& run, const std::string& scope, const std::vector<DbPointerSpan>& spans,
+                              const std::string& cached) {
   if (spans.size() < 2) return "";
   const DbPointerSpan& last = spans.back();
   const DbPointerSpan& before = spans[spans.size() - 2];
   if (cached != std::to_string(before.epoch) + "|" + before.snapshot_id) return "";
-  const std::string snapshot_key_suffix = ":" + last.snapshot_id;
+  const std::string snapshot_key = "ranking:snapshot:" + scope + ":" + last.snapshot_id;
   for (const RedisWrite& w : run.board.redis_writes) {
     if (w.client != last.client || w.time_us < last.from) continue;
-    const bool caches_it = w.argv.size() >= 2 && (w.argv[0] == "SET" || w.argv[0] == "set") &&
-                           starts(w.argv[1], "ranking:snapshot:") && w.argv[1].size() > snapshot_key_suffix.size() &&
-                           w.argv[1].compare(w.argv[1].size() - snapshot_key_suffix.size(), std::string::npos,
-                                             snapshot_key_suffix) == 0;
+    const bool caches_it = w.argv.size() >= 2 && (w.argv[0] == "SET" || w.argv[0] == "set") && w.argv[1] == snapshot_key;
     if (!caches_it) return "";
   }
   for (const SqlCommit& c : run.commits) {
@@ -920,7 +918,7 @@ Verdict check_pointer_cache(const RankingRun& run) {
     ++v.checks;
     if (it == b.redis_end.end() || it->second == std::to_string(p.epoch) + "|" + p.snapshot_id) continue;
     auto h = history.find(p.scope_id);
-    if (const std::string why = h == history.end() ? "" : publish_in_flight(run, h->second, it->second); !why.empty()) {
+    if (const std::string why = h == history.end() ? "" : publish_in_flight(run, p.scope_id, h->second, it->second); !why.empty()) {
       v.exempt(why);
       continue;
     }

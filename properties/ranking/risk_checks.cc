@@ -3,6 +3,7 @@
 // control transactions and publishes in commit order), read the DB's rows back, the Redis server's
 // writes of `ranking:emergency-block:*` and the viewers' history.
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -46,16 +47,20 @@ std::string join(const std::set<std::string>& s) {
 struct Current {
   std::string action_id, state;
 };
+// [from_us, to_us) in which a (scope, topic)'s current row was a BLOCK, and who committed it.
+struct BlockSpan {
+  int64_t from_us = 0, to_us = INT64_MAX;
+  std::string committer;
+};
+
 struct RiskState {
   std::map<std::string, int64_t> local_epoch, absorbed;  // scope -> risk_epoch, absorbed global epoch
   std::map<std::string, int64_t> version, rule_epoch;    // scope -> context version, rule_activation_epoch
   int64_t global_epoch = 0;                              // the authority row's
   std::map<std::pair<std::string, std::string>, Current> current;  // (scope, topic) -> current row
   std::map<std::pair<std::string, std::string>, int64_t> versions; // (scope, topic) -> rows so far
-  // (scope, topic) -> the commit-time spans [from, to) in which its current row was a BLOCK.
-  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> spans;
-  // (scope, topic) -> the client that committed the BLOCK opening each of those spans.
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>> span_committers;
+  // (scope, topic) -> the commit-time spans in which its current row was a BLOCK.
+  std::map<std::pair<std::string, std::string>, std::vector<BlockSpan>> spans;
   // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch):
   // topic -> the action id of its block (which expiry bounds answers built with it).
   std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> lists;
@@ -156,11 +161,8 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
     why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " + std::to_string(until);
   }
   auto& spans = st.spans[{scope, topic}];
-  if (cur.state == "BLOCK" && state != "BLOCK" && !spans.empty()) spans.back().second = at_us;
-  if (cur.state != "BLOCK" && state == "BLOCK") {
-    spans.emplace_back(at_us, INT64_MAX);
-    st.span_committers[{scope, topic}].push_back(client);
-  }
+  if (cur.state == "BLOCK" && state != "BLOCK" && !spans.empty()) spans.back().to_us = at_us;
+  if (cur.state != "BLOCK" && state == "BLOCK") spans.push_back(BlockSpan{at_us, INT64_MAX, client});
   cur = Current{id, state};  // the DB's state: the highest version row, whatever it ended
   return why;
 }
@@ -385,7 +387,6 @@ int64_t held_at(const BoardObs& b, const std::vector<DenyWrite>* ws, int64_t t) 
   return e;
 }
 
-
 // Why a block committed at `from_us` may still be missing from a view at `at_us`, past the maximum
 // safe TTL, or nullopt. The TTL bounds the exposure the design itself allows (004:L237: "缓存最大安全
 // TTL 作为最后边界"); a fault that held the push back is not the design's. So the time the push's
@@ -398,10 +399,11 @@ int64_t held_at(const BoardObs& b, const std::vector<DenyWrite>* ws, int64_t t) 
 std::optional<std::string> push_delay_explained(const fl::props::FaultBudget& budget, const std::string& committer,
                                                 int64_t from_us, int64_t at_us, int64_t pushed_us,
                                                 int64_t max_safe_ttl_us) {
+  assert(at_us - from_us > max_safe_ttl_us);  // asked only past the TTL
   const std::vector<std::string> places = {committer, "db", "redis", "edge"};
   const int64_t until_us = std::min(at_us, pushed_us);
   const int64_t faulty_us = budget.covered_us(places, from_us, until_us);
-  if (faulty_us > 0 && at_us - from_us - faulty_us <= max_safe_ttl_us) {
+  if (at_us - from_us - faulty_us <= max_safe_ttl_us) {
     return "the push's path was faulty for " + std::to_string(faulty_us) + " us of the " +
            std::to_string(at_us - from_us) + " us since the commit, before the push (" +
            budget.explain(places, from_us, until_us).value_or("") + ")";
@@ -457,15 +459,13 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
     for (const std::string& s : {scope, std::string(kGlobal)}) {
       auto it = st.spans.find({s, t});
       if (it == st.spans.end()) continue;
-      auto by = st.span_committers.find({s, t});
-      for (size_t k = 0; k < it->second.size(); ++k) {
-        const auto& [from, to] = it->second[k];
+      for (const BlockSpan& span : it->second) {
         ++v.checks;
-        if (from + b.params.max_safe_ttl_us >= op.invoke_us || answered_us >= to) continue;
+        if (span.from_us + b.params.max_safe_ttl_us >= op.invoke_us || answered_us >= span.to_us) continue;
         const std::string what = op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope +
-                                 ", blocked in " + s + " since " + std::to_string(from);
-        if (auto why = push_delay_explained(budget, by->second.at(k), from, op.invoke_us,
-                                             pushed_at(ws(s), t, from), b.params.max_safe_ttl_us)) {
+                                 ", blocked in " + s + " since " + std::to_string(span.from_us);
+        if (auto why = push_delay_explained(budget, span.committer, span.from_us, op.invoke_us,
+                                             pushed_at(ws(s), t, span.from_us), b.params.max_safe_ttl_us)) {
           v.exempt(what + ": " + *why);
           continue;
         }
