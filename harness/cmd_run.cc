@@ -25,6 +25,7 @@ namespace {
 
 const char* kRunUsage =
     "usage: faultline run FILE [--seed N] [--without FIX]... [--trace OUT.jsonl] [--perfetto OUT.json] [--quiet]\n"
+    "                      [--no-judges]\n"
     "  Runs the scenario once and prints each property's verdict (PASS, FAIL, VACUOUS) with its\n"
     "  evidence and the operations it exempted.\n"
     "  --seed N          the seed (default: the scenario's saved seed, else 1)\n"
@@ -32,7 +33,10 @@ const char* kRunUsage =
     "  --trace PATH      write every trace event as JSON lines\n"
     "  --perfetto PATH   write a Chrome/Perfetto trace (open in ui.perfetto.dev)\n"
     "  --quiet           print only the summary line\n"
-    "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
+    "  --no-judges       run the world without its judges, to measure speed and state size alone:\n"
+    "                    nothing is checked, the run prints NOT JUDGED and is never as expected\n"
+    "exit: 0 as expected, 1 a property failed unexpectedly (or, with --no-judges, always), 2 usage\n"
+    "      or input error\n";
 
 const char* kDeterminismUsage =
     "usage: faultline check-determinism FILE [--seed N]\n"
@@ -56,7 +60,10 @@ struct RunFlags {
 int parse_run_flags(const Args& args, const char* usage, RunFlags* flags, bool allow_outputs) {
   std::vector<FlagDef> defs = {{"--seed", FlagKind::kCount}, {"--without", FlagKind::kList}};
   if (allow_outputs) {
-    defs.insert(defs.end(), {{"--trace", FlagKind::kText}, {"--perfetto", FlagKind::kText}, {"--quiet", FlagKind::kSwitch}});
+    defs.insert(defs.end(), {{"--trace", FlagKind::kText},
+                             {"--perfetto", FlagKind::kText},
+                             {"--quiet", FlagKind::kSwitch},
+                             {"--no-judges", FlagKind::kSwitch}});
   }
   const CliFlags f(args, usage, defs);
   if (f.status() >= 0) return f.status();
@@ -68,6 +75,7 @@ int parse_run_flags(const Args& args, const char* usage, RunFlags* flags, bool a
   flags->options.trace_jsonl_path = f.str("--trace");
   flags->options.perfetto_path = f.str("--perfetto");
   flags->quiet = f.has("--quiet");
+  flags->options.judges = !f.has("--no-judges");
   if (f.positional().empty()) return usage_error(usage, "missing scenario FILE");
   if (f.positional().size() > 1) return usage_error(usage, "unexpected argument '" + f.positional()[1] + "'");
   flags->file = f.positional()[0];
@@ -105,10 +113,18 @@ void print_result(const RunResult& r, bool quiet) {
   if (!r.further_findings.empty()) std::printf("further findings (failed, not expected): %s\n", list(r.further_findings).c_str());
   if (!r.vacuous.empty()) std::printf("vacuous (checked nothing): %s\n", list(r.vacuous).c_str());
   for (const std::string& c : r.caveats) std::printf("caveat: %s\n", c.c_str());
-  std::printf("%s: %s; fingerprint %s; config %s; %llu events; %.1f simulated s in %.2f wall s\n",
-              r.as_expected ? "AS EXPECTED" : "UNEXPECTED", r.all_passed ? "all properties passed" : "a property failed",
-              sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
-              static_cast<unsigned long long>(r.events), r.simulated_us / 1e6, r.wall_seconds);
+  if (!r.judged) {  // a measurement: its line says so and counts the work instead of verdicts
+    std::printf("NOT JUDGED: no property was checked (--no-judges); fingerprint %s; config %s; %llu events; "
+                "%llu client operations ok; %.1f simulated s in %.2f wall s\n",
+                sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
+                static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.operations_ok),
+                r.simulated_us / 1e6, r.wall_seconds);
+  } else {
+    std::printf("%s: %s; fingerprint %s; config %s; %llu events; %.1f simulated s in %.2f wall s\n",
+                r.as_expected ? "AS EXPECTED" : "UNEXPECTED", r.all_passed ? "all properties passed" : "a property failed",
+                sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
+                static_cast<unsigned long long>(r.events), r.simulated_us / 1e6, r.wall_seconds);
+  }
   std::printf("replay: %s\n", r.replay_command.c_str());
 }
 

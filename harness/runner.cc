@@ -178,7 +178,8 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   }
   const bool record = options.record_trace || !options.trace_jsonl_path.empty() || !options.perfetto_path.empty();
   // The world is destroyed before the system run: frames may refer to the run's objects.
-  auto world = std::make_unique<sim::World>(sim::WorldOptions{.seed = seed, .record_trace = record});
+  auto world = std::make_unique<sim::World>(
+      sim::WorldOptions{.seed = seed, .record_trace = record, .judged = options.judges});
   std::unique_ptr<SystemRun> run;
   // The configuration is the trace's first event, so two variants of one scenario (same
   // messages, different state) still have different fingerprints.
@@ -198,7 +199,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
     faults.schedule_all();
     const int64_t end_us = sim::kEpochUs + (drawn.duration_ms + drawn.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
-    result.verdicts = run->check(*world, requested_properties(drawn, *sys));
+    if (options.judges) result.verdicts = run->check(*world, requested_properties(drawn, *sys));
     if (!world->panics().empty()) result.verdicts.push_back(panic_verdict(*world));
     for (const Verdict& v : result.verdicts) {
       // Failing properties are marked in the trace so timelines and `explain` can show them.
@@ -220,6 +221,10 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   }
   result.fingerprint = world->trace().fingerprint();
   result.events = world->events_executed();
+  result.judged = options.judges;
+  for (const sim::Operation& op : world->history().operations()) {
+    if (op.complete_us >= 0 && op.outcome == Outcome::kOk) ++result.operations_ok;
+  }
   result.simulated_us = world->now_us() - sim::kEpochUs;
   write_traces(world->trace(), options);
   world.reset();

@@ -36,6 +36,10 @@ struct RunOptions {
   // Fixes the command line removed (already applied to the scenario with apply_without); only
   // for the replay command.
   std::vector<std::string> without;
+  // False: run the world without its judges (`faultline run --no-judges`, the chain benchmarks),
+  // to measure speed and state size alone. No property is checked, so the run is never as
+  // expected; systems skip the observation logs only judges read (WorldOptions::judged).
+  bool judges = true;
 };
 
 struct RunResult {
@@ -46,6 +50,8 @@ struct RunResult {
   uint64_t fingerprint = 0;
   uint64_t events = 0;
   int64_t simulated_us = 0;
+  bool judged = true;                    // false: run with RunOptions::judges off, nothing checked
+  uint64_t operations_ok = 0;            // client operations (the history's) that completed ok
   double wall_seconds = 0;
   std::vector<Verdict> verdicts;
   bool all_passed = false;

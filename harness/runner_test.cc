@@ -43,6 +43,31 @@ TEST(Runner, APropertyThatCheckedNothingIsVacuousNotPass) {
   EXPECT_EQ(r.vacuous.size(), 2u);
 }
 
+TEST(Runner, ARunWithoutItsJudgesChecksNothingIsNeverAsExpectedAndRunsTheSameWorld) {
+  // A failing run: with its judges it fails as expected; without them nothing is claimed.
+  const Scenario s = demo("spec", "{verdict: fail, properties: [no-double-count]}");
+  const RunResult judged = run_scenario(s, 3, {});
+  ASSERT_TRUE(judged.as_expected);
+  RunOptions off;
+  off.judges = false;
+  const RunResult measured = run_scenario(s, 3, off);
+  ASSERT_TRUE(measured.error.empty()) << measured.error;
+  EXPECT_FALSE(measured.judged);
+  EXPECT_TRUE(measured.verdicts.empty());
+  EXPECT_FALSE(measured.all_passed);
+  EXPECT_FALSE(measured.as_expected);
+  EXPECT_TRUE(measured.further_findings.empty());
+  // The same world: the same events and client operations (a failing verdict is marked in the
+  // judged run's trace, so only a passing run keeps its fingerprint too).
+  EXPECT_EQ(measured.events, judged.events);
+  EXPECT_EQ(measured.operations_ok, judged.operations_ok);
+  EXPECT_GT(measured.operations_ok, 0u);
+  const Scenario passing = demo("hardened", "pass");
+  const RunResult a = run_scenario(passing, 3, {});
+  ASSERT_TRUE(a.as_expected);
+  EXPECT_EQ(run_scenario(passing, 3, off).fingerprint, a.fingerprint);
+}
+
 TEST(Runner, WithoutRemovesANamedFixAndIsCheckedAgainstTheRegistry) {
   Scenario s = demo("hardened", "pass");
   EXPECT_EQ(apply_without(s, {"NO-SUCH-FIX"}).find("has no fix 'NO-SUCH-FIX'") != std::string::npos, true);

@@ -10,7 +10,9 @@
 # Environment: DURATION_S the events' simulated seconds (10, as the bench; the quiet tail grows
 # with it, 15 s + 0.4 s per second past 10, for the backlog a long run leaves); INCREMENTAL=1 runs
 # with incremental checkpoints (param incremental_checkpoints) and skips the trace pass (its
-# checkpoint columns are for whole-state checkpoints, and a long run's trace is gigabytes).
+# checkpoint columns are for whole-state checkpoints, and a long run's trace is gigabytes); JUDGES=0
+# runs the world without its judges (`faultline run --no-judges`: the chain alone, its speed and
+# state; the events are then the producers' emits that completed ok, rank-ingest-durable's count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
@@ -18,9 +20,12 @@ if [ $# -lt 2 ]; then
   exit 2
 fi
 bin=$(realpath "$1"); shift
-duration_s=${DURATION_S:-10} incremental=${INCREMENTAL:-0}
+duration_s=${DURATION_S:-10} incremental=${INCREMENTAL:-0} judges=${JUDGES:-1}
 [[ $duration_s =~ ^[1-9][0-9]*$ ]] || { echo "$0: DURATION_S must be a positive integer" >&2; exit 2; }
 [[ $incremental =~ ^[01]$ ]] || { echo "$0: INCREMENTAL must be 0 or 1" >&2; exit 2; }
+[[ $judges =~ ^[01]$ ]] || { echo "$0: JUDGES must be 0 or 1" >&2; exit 2; }
+judge_flags=()
+[ "$judges" = 0 ] && judge_flags=(--no-judges)
 for rate in "$@"; do
   if ! [[ $rate =~ ^[0-9]+$ ]] || [ "$rate" -eq 0 ]; then
     echo "$0: RATE must be a positive integer, not '$rate'" >&2
@@ -65,18 +70,24 @@ for rate in "$@"; do
     -e "s/^quiescent_tail_ms: .*/quiescent_tail_ms: $((15000 + (duration_s > 10 ? (duration_s - 10) * 400 : 0)))/" \
     -e "s/^params: {/params: {incremental_checkpoints: \"$incremental\", /" \
     scenarios/ranking/bench-chain-hardened.yaml > "$scenario"
-  "${timer[@]}" "$bin" run "$scenario" --seed 1 > "$work/out-$rate"  # timed without the trace
+  "${timer[@]}" "$bin" run "$scenario" --seed 1 "${judge_flags[@]}" > "$work/out-$rate" || true  # timed, no trace
   if [ "$incremental" = 1 ]; then
     echo "0 0 0" > "$work/cp-$rate"
   else
     mkfifo "$work/trace-$rate"  # the same run again for its trace, read as it is written
     checkpoint_bytes < "$work/trace-$rate" > "$work/cp-$rate" &
-    "$bin" run "$scenario" --seed 1 --quiet --trace "$work/trace-$rate" > /dev/null
+    "$bin" run "$scenario" --seed 1 --quiet --trace "$work/trace-$rate" "${judge_flags[@]}" > /dev/null || true
     wait
   fi
-  events=$(awk '/rank-ingest-durable/ { gsub(/[()]/, ""); for (i = 1; i <= NF; ++i) if ($i == "checks") print $(i - 1) }' "$work/out-$rate")
+  if [ "$judges" = 1 ]; then
+    events=$(awk '/rank-ingest-durable/ { gsub(/[()]/, ""); for (i = 1; i <= NF; ++i) if ($i == "checks") print $(i - 1) }' "$work/out-$rate")
+  else
+    events=$(sed -n 's/.*; \([0-9]*\) client operations ok;.*/\1/p' "$work/out-$rate")
+  fi
   wall_s=$(sed -n 's/.* simulated s in \([0-9.]*\) wall s.*/\1/p' "$work/out-$rate")
-  rss_mb=$( [ -f "$work/rss" ] && awk '{ printf "%.0f", $1 / 1024 }' "$work/rss" || echo "-")
+  # The last line: time(1) writes "Command exited with non-zero status N" first when the run
+  # exits non-zero (an unexpected verdict, or always with --no-judges).
+  rss_mb=$( [ -f "$work/rss" ] && awk 'END { printf "%.0f", $1 / 1024 }' "$work/rss" || echo "-")
   read -r writes written final < "$work/cp-$rate"
   awk -v r="$rate" -v e="$events" -v w="$wall_s" -v m="$rss_mb" -v n="$writes" -v b="$written" -v f="$final" \
       -v inc="$incremental" 'BEGIN {

@@ -26,6 +26,7 @@ const char* stop_reason_name(StopReason r) {
 
 World::World(const WorldOptions& options)
     : seed_(options.seed),
+      judged_(options.judged),
       tiebreak_rng_(Rng(options.seed).fork("scheduler")),
       observer_tiebreak_rng_(Rng(options.seed).fork("observers")),
       trace_(options.record_trace),

@@ -137,6 +137,9 @@ struct CrashPointPlan {
 struct WorldOptions {
   uint64_t seed = 1;
   bool record_trace = false;
+  // False when no judge will read this run's observations (a speed or state-size measurement):
+  // systems may then skip the logs that only judges read. Never changes what the run does.
+  bool judged = true;
 };
 
 enum class StopReason : uint8_t { kQuiescent, kDeadline, kStopped };
@@ -152,6 +155,8 @@ class World {
   // ---- Time, randomness, records.
   int64_t now_us() const { return now_us_; }
   uint64_t seed() const { return seed_; }
+  // See WorldOptions::judged.
+  bool judged() const { return judged_; }
   // The persistent stream named `name` (created on first use by forking the root seed).
   Rng& stream(std::string_view name);
   Trace& trace() { return trace_; }
@@ -256,6 +261,7 @@ class World {
   bool crash_at_effect(Process& caller, int64_t effect, bool before);
 
   uint64_t seed_;
+  bool judged_;
   Rng tiebreak_rng_;
   Rng observer_tiebreak_rng_;
   std::map<std::string, Rng, std::less<>> streams_;

@@ -952,8 +952,10 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   if (sh.sketch.enabled) {
     for (std::string& t : ranking::sketch_schema_statements()) so.schema.push_back(std::move(t));
   }
-  so.commit_stream = std::make_shared<sim::storage::SqlCommitStream>();
-  so.commit_stream->consume = [commits = sh.commits](const sim::storage::SqlCommitRecord& c) { commits->observe(c); };
+  if (world.judged()) {  // the judges' view of the commits; nothing else reads it
+    so.commit_stream = std::make_shared<sim::storage::SqlCommitStream>();
+    so.commit_stream->consume = [commits = sh.commits](const sim::storage::SqlCommitRecord& c) { commits->observe(c); };
+  }
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh.vfs, so)));
   sh.broker = std::make_shared<sim::log::BrokerServer>();
   sh.broker->broker().create_topic(ranking::kStableTopic, sim::log::TopicConfig{.partitions = 4});
