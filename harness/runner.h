@@ -37,8 +37,9 @@ struct RunOptions {
   // for the replay command.
   std::vector<std::string> without;
   // False: run the world without its judges (`faultline run --no-judges`, the chain benchmarks),
-  // to measure speed and state size alone. No property is checked, so the run is never as
-  // expected; systems skip the observation logs only judges read (WorldOptions::judged).
+  // to measure speed and state size alone. No property is checked (a process that panics is
+  // still reported, as process-panic), so the run is never as expected; systems skip the
+  // observation logs only judges read (WorldOptions::judged).
   bool judges = true;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 
 #include "sim/redis/commands.h"
 
@@ -657,16 +658,16 @@ void Engine::persist_if_due(int64_t now_ms) {
   }
   if (options_.persistence == PersistenceMode::kAofEverysec) {
     if (now_ms - last_persist_ms_ < options_.aof_fsync_interval_ms) return;
-    // fsync: the journaled writes become durable. Replaying them on the durable copy reproduces
-    // the live state because execution is a pure function of (state, argv, now_ms).
-    Session replay_session;
-    for (const auto& [argv, at_ms, db, fn] : unsynced_) {
-      replay_session.db = db;
-      Ctx ctx{*this, durable_[static_cast<size_t>(db)], replay_session, argv, at_ms, /*in_script=*/true,
-              /*in_exec=*/false};
-      fn(ctx);
+    // fsync: the journaled writes become durable. Like a real fsync it executes nothing: they
+    // are replayed on the durable copy when that copy is needed (apply_synced).
+    if (synced_.empty()) {
+      synced_.swap(unsynced_);
+    } else {
+      synced_.insert(synced_.end(), std::make_move_iterator(unsynced_.begin()),
+                     std::make_move_iterator(unsynced_.end()));
+      unsynced_.clear();
     }
-    unsynced_.clear();
+    if (synced_.size() >= kMaxSyncedWrites) apply_synced();
     ++stats_.fsyncs;
   } else {
     if (now_ms - last_persist_ms_ < options_.snapshot_interval_ms) return;
@@ -676,7 +677,24 @@ void Engine::persist_if_due(int64_t now_ms) {
   last_persist_ms_ = now_ms;
 }
 
+void Engine::apply_synced() {
+  // Replaying them on the durable copy reproduces the live state as of the fsync, because
+  // execution is a pure function of (state, argv, now_ms). A replayed lookup may expire a durable
+  // key lazily; that is no expiry the server made (it counted it live), so the counters are kept.
+  const EngineStats counters = stats_;
+  Session replay_session;
+  for (const auto& [argv, at_ms, db, fn] : synced_) {
+    replay_session.db = db;
+    Ctx ctx{*this, durable_[static_cast<size_t>(db)], replay_session, argv, at_ms, /*in_script=*/true,
+            /*in_exec=*/false};
+    fn(ctx);
+  }
+  synced_.clear();
+  stats_ = counters;
+}
+
 void Engine::recover(int64_t now_ms) {
+  apply_synced();
   switch (options_.persistence) {
     case PersistenceMode::kNone:
       for (Keyspace& ks : live_) ks.clear();

@@ -264,6 +264,9 @@ class Engine {
   // Journals `DEL key`: how an expiry or an eviction reaches the AOF.
   void journal_del(const std::string& key, int64_t now_ms, int db);
   void persist_if_due(int64_t now_ms);
+  // Replays the fsynced writes (synced_) on the durable copy, in order, leaving the live
+  // engine's counters as they were: the durable copy is what recover() reads.
+  void apply_synced();
 
   RedisReply refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms);
   void after_write(Ctx& ctx, uint32_t flags, CommandFn fn);
@@ -282,6 +285,11 @@ class Engine {
     CommandFn fn;  // argv's command, resolved when it ran (the fsync replays it without a lookup)
   };
   std::vector<Journaled> unsynced_;  // AOF writes since fsync
+  // AOF writes fsynced but not yet replayed on durable_ (apply_synced): replayed when a crash
+  // needs the durable copy, or when kMaxSyncedWrites have gathered, not at every fsync. The copy
+  // is a pure function of the writes in order, so when they are replayed does not change it.
+  std::vector<Journaled> synced_;
+  static constexpr size_t kMaxSyncedWrites = 65'536;
   std::map<uint64_t, ClientInfo> clients_;
   int64_t start_ms_ = -1;  // first command: INFO uptime
   Refusal refusal_ = Refusal::kNone;

@@ -485,6 +485,42 @@ TEST(PersistenceTest2, AnExpiryIsJournaledSoAClockGoingBackDoesNotResurrectTheKe
   EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)");
 }
 
+// The fsynced writes reach the durable copy when a crash needs it (or when many have gathered),
+// not at every fsync: the copy a restart loads is the same either way, and replaying a journaled
+// DEL of a key that expired counts no second expiry.
+TEST(PersistenceTest2, TheDurableCopyIsEveryFsyncedWriteHoweverLateItIsReplayed) {
+  EngineOptions options;
+  options.persistence = PersistenceMode::kAofEverysec;
+  Engine aof(options);
+  Session s;
+  aof.tick(kT0);
+  aof.execute(s, {"SET", "lock", "w", "PX", "300"}, kT0 + 1);
+  EXPECT_EQ(aof.execute(s, {"GET", "lock"}, kT0 + 400).describe(), "(nil)");  // expires (live)
+  EXPECT_EQ(aof.stats().expired_lazy, 1u);
+  // More than one batch of writes (Engine::kMaxSyncedWrites is 65,536), across several fsyncs,
+  // each key overwritten and every third one deleted.
+  int64_t t = kT0 + 500;
+  for (int i = 0; i < 70'000; ++i) {
+    const std::string key = "k" + std::to_string(i % 5'000);
+    aof.execute(s, {"SET", key, std::to_string(i)}, t);
+    if (i % 3 == 0) aof.execute(s, {"DEL", key}, t);
+    if (i % 20'000 == 19'999) aof.tick(t += 1'000);  // an fsync
+  }
+  aof.tick(t += 1'000);  // the last fsync: every write above is durable
+  aof.execute(s, {"SET", "lost", "v"}, t + 1);  // after it: lost in the crash
+  std::map<std::string, std::string> before;
+  for (const auto& [k, e] : aof.keyspace().entries()) {
+    if (k != "lost") before[k] = std::get<std::string>(e.value);
+  }
+  aof.recover(t + 500);
+  std::map<std::string, std::string> after;
+  for (const auto& [k, e] : aof.keyspace().entries()) after[k] = std::get<std::string>(e.value);
+  EXPECT_EQ(after, before);
+  // Key j's last write is at i = 65,000 + j, a DEL when that is a multiple of 3 (j % 3 == 1).
+  EXPECT_EQ(after.size(), 3'333u);
+  EXPECT_EQ(aof.stats().expired_lazy, 1u);  // the replayed DEL of `lock` expired nothing new
+}
+
 }  // namespace
 }  // namespace fl::sim::redis
 
