@@ -497,12 +497,7 @@ void dump(const combo::ComboRun& run) {
 std::vector<Verdict> ComboRunImpl::check(World& w, const std::vector<std::string>& properties) {
   const combo::ComboRun run = collect(w);
   if (std::getenv("FL_COMBO_DUMP") != nullptr) dump(run);  // debugging aid (harness only)
-  std::vector<Verdict> out;
-  for (const combo::ComboProperty& p : combo::combo_properties()) {
-    if (std::find(properties.begin(), properties.end(), p.info.name) == properties.end()) continue;
-    out.push_back(p.check(run));
-  }
-  return out;
+  return combo::check_combo(run, properties);
 }
 
 std::vector<std::string> split_statements(const std::string& sql) {

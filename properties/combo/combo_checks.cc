@@ -1,7 +1,9 @@
 #include "properties/combo/combo_checks.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
+#include <memory>
 #include <map>
 #include <set>
 #include <tuple>
@@ -396,6 +398,33 @@ void judge_fit(Judge& j, const KeyFit& f) {
 
 }  // namespace
 
+// What the checkers share while check_combo runs them (ComboRun::memo): the views of the run's
+// keys, and each key's fit of its published records with no options (COMBO-3's fit, which
+// COMBO-4, -10, -11 and -13 also take as their gate).
+struct ComboMemo {
+  std::shared_ptr<const Views> views;
+  std::map<Key, KeyFit> base_fits;
+};
+
+namespace {
+
+// The run's views: the memo's while check_combo runs, else derived for this checker alone.
+std::shared_ptr<const Views> shared_views(const ComboRun& run) {
+  if (run.memo == nullptr) return std::make_shared<const Views>(views_of(run));
+  if (run.memo->views == nullptr) run.memo->views = std::make_shared<const Views>(views_of(run));
+  return run.memo->views;
+}
+
+// fit_key of `key`'s own published records with no options; `k` is its view in shared_views().
+KeyFit base_fit(const ComboRun& run, const Key& key, const KeyView& k) {
+  if (run.memo == nullptr) return fit_key(run, key, k, k.records, {});
+  auto it = run.memo->base_fits.find(key);
+  if (it == run.memo->base_fits.end()) it = run.memo->base_fits.emplace(key, fit_key(run, key, k, k.records, {})).first;
+  return it->second;
+}
+
+}  // namespace
+
 Verdict check_db_granularity(const ComboRun& run) {
   Judge j("db-granularity", {"COMBO-1"},
           "each successful purchase line wrote exactly one row, failed ones none, no row without a call; ranking = Σ qty");
@@ -458,7 +487,8 @@ Verdict check_quantity_conservation(const ComboRun& run) {
   Judge j("quantity-conservation", {"COMBO-2"},
           "per key, Σ published quantity = Σ purchased quantity (no loss, no double count)");
   if (!run.rows_known) return j.v;
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   add_exemptions(j, v);
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
@@ -488,13 +518,14 @@ Verdict check_one_push_per_window(const ComboRun& run) {
           "the published records fit the windows of the definition (000:L39): each record is one whole window "
           "(id = min pid, created_at of the first, quantity = combo_count = Σ qty), each window published once");
   if (!run.rows_known) return j.v;
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   add_exemptions(j, v);
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
     const KeyView& k = kv.second;
     if (k.records.empty()) continue;
-    judge_fit(j, fit_key(run, key, k, k.records, {}));
+    judge_fit(j, base_fit(run, key, k));
     std::map<int64_t, int64_t> times;
     for (const PublishObs* p : k.publishes) {
       const ContributionRecord& r = *p->record;
@@ -510,13 +541,14 @@ Verdict check_timeliness(const ComboRun& run) {
           "without faults a window is published by t_first + window + Δ; after one process crash by t_first + window + Δ_recover; "
           "under other faults by the end of the quiet tail");
   if (!run.rows_known) return j.v;
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   add_exemptions(j, v);
   const bool bounded = !run.faults.any() || run.single_crash;
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
     const KeyView& k = kv.second;
-    if (!fit_key(run, key, k, k.records, {}).fit.found) continue;  // COMBO-3's finding; nothing to time
+    if (!base_fit(run, key, k).fit.found) continue;  // COMBO-3's finding; nothing to time
     // Liveness: some assignment publishes every window holding a purchase the client saw succeed.
     FitOptions live;
     live.all_certain_published = true;
@@ -538,7 +570,8 @@ Verdict check_no_early_or_split(const ComboRun& run) {
   Judge j("no-early-or-split", {"COMBO-5"},
           "some assignment of the purchases to windows has every record whole and published after its window ends");
   if (!run.rows_known) return j.v;
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   add_exemptions(j, v);
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
@@ -558,7 +591,8 @@ Verdict check_entry_binding(const ComboRun& run) {
           "at every sampled instant a window has at most one unacknowledged stream entry; processing an entry "
           "publishes only the state of the window it was created for");
   // Purchase times as the window judges see them (widened around clock faults of service nodes).
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   std::vector<Purchase> ps;
   for (const auto& kv : v.keys) ps.insert(ps.end(), kv.second.purchases.begin(), kv.second.purchases.end());
   const auto by_pid = purchase_by_pid(ps);
@@ -737,11 +771,12 @@ Verdict check_degradation(const ComboRun& run) {
     if (why) j.v.exempt("purchase answered degraded during: " + *why);
   }
   if (!run.rows_known) return j.v;
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
     const KeyView& k = kv.second;
-    if (!fit_key(run, key, k, k.records, {}).fit.found) continue;  // COMBO-3's finding
+    if (!base_fit(run, key, k).fit.found) continue;  // COMBO-3's finding
     FitOptions live;
     live.all_certain_published = true;
     KeyFit f = fit_key(run, key, k, k.records, live);
@@ -785,7 +820,8 @@ int64_t published_by_us(const std::map<int64_t, int64_t>& last_publish, int64_t 
 Verdict check_polling_merge(const ComboRun& run) {
   Judge j("polling-merge", {"COMBO-11"},
           "GetLatestContributions: one record per window, id = min pid, Σ qty of exactly that window, newest first, no nil, no duplicate");
-  const Views v = run.rows_known ? views_of(run) : Views{};
+  const std::shared_ptr<const Views> views = run.rows_known ? shared_views(run) : std::make_shared<const Views>();
+  const Views& v = *views;
   const std::vector<Purchase> all = run.rows_known ? purchases_of(run) : std::vector<Purchase>{};
   const auto clashes = key_pid_clashes(run);
   std::map<std::tuple<Key, int64_t, int64_t, int64_t>, bool> judged;  // (key, id, qty, created) -> fits
@@ -833,7 +869,7 @@ Verdict check_polling_merge(const ComboRun& run) {
         judged[cache_key] = false;
         continue;
       }
-      if (!base_found.count(key)) base_found[key] = fit_key(run, key, kit->second, kit->second.records, {}).fit.found;
+      if (!base_found.count(key)) base_found[key] = base_fit(run, key, kit->second).fit.found;
       if (!base_found[key]) continue;  // the published records alone do not fit: COMBO-3's finding
       std::vector<ObservedRecord> records = kit->second.records;
       records.push_back(ObservedRecord{r->id, r->quantity, r->created_at, -1, "polled " + rec(*r) + " at " + t(poll.end_us)});
@@ -963,7 +999,8 @@ Verdict check_ui_convergence(const ComboRun& run) {
           "after all pushes and polls, each displayed item is one whole window of the definition (id = first_id, "
           "quantity = Σ qty) that fits together with the published records, and no window is shown twice");
   if (!run.rows_known) return j.v;
-  const Views v = views_of(run);
+  const std::shared_ptr<const Views> views = shared_views(run);
+  const Views& v = *views;
   add_exemptions(j, v);
   const auto clashes = key_pid_clashes(run);
   std::map<std::string, const UiObs*> last;
@@ -999,7 +1036,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
       auto kit = v.keys.find(key);
       j.expect(kit != v.keys.end(), [&] { return items.front().what + ": no purchase of its key"; });
       if (kit == v.keys.end()) continue;
-      if (!fit_key(run, key, kit->second, kit->second.records, {}).fit.found) continue;  // COMBO-3's finding
+      if (!base_fit(run, key, kit->second).fit.found) continue;  // COMBO-3's finding
       std::vector<ObservedRecord> records = kit->second.records;
       records.insert(records.end(), items.begin(), items.end());
       judge_fit(j, fit_key(run, key, kit->second, records, {}));
@@ -1039,7 +1076,8 @@ Verdict check_no_wrongful_drop(const ComboRun& run) {
 
 Verdict check_activity_isolation(const ComboRun& run) {
   Judge j("activity-isolation", {"COMBO-15"}, "a record on act:{A}:contributions aggregates only purchases of activity A");
-  const Views v = views_of(run);  // purchase times widened around clock faults
+  const std::shared_ptr<const Views> views = shared_views(run);  // purchase times widened around clock faults
+  const Views& v = *views;
   std::vector<Purchase> ps;
   for (const auto& kv : v.keys) ps.insert(ps.end(), kv.second.purchases.begin(), kv.second.purchases.end());
   const auto by_pid = purchase_by_pid(ps);
@@ -1239,6 +1277,18 @@ Verdict check_published_visible(const ComboRun& run) {
     });
   }
   return j.v;
+}
+
+std::vector<Verdict> check_combo(const ComboRun& run, const std::vector<std::string>& properties) {
+  assert(run.memo == nullptr);  // one check_combo at a time per run
+  run.memo = std::make_shared<ComboMemo>();
+  std::vector<Verdict> out;
+  for (const ComboProperty& p : combo_properties()) {
+    if (std::find(properties.begin(), properties.end(), p.info.name) == properties.end()) continue;
+    out.push_back(p.check(run));
+  }
+  run.memo.reset();
+  return out;
 }
 
 const std::vector<ComboProperty>& combo_properties() {

@@ -35,6 +35,9 @@ struct ComboProperty {
   std::function<Verdict(const ComboRun&)> check;
 };
 const std::vector<ComboProperty>& combo_properties();
+// The requested properties' verdicts, in combo_properties() order, the checkers sharing what they
+// derive from the run (ComboRun::memo) while they run.
+std::vector<Verdict> check_combo(const ComboRun& run, const std::vector<std::string>& properties);
 
 // COMBO-12's laws (a)-(g) for one input: the violated laws, in words (empty: all hold).
 using MergeFn = std::function<JsArray(const JsArray&)>;

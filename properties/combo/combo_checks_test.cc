@@ -95,6 +95,32 @@ TEST(ComboChecks, CleanRunPassesEveryChecker) {
   }
 }
 
+// check_combo shares the views and the base window fits among the checkers (ComboRun::memo) only
+// while it runs: its verdicts are the checkers' own, on a clean and on a broken run, and the
+// memo is gone afterwards, so a run changed after a check is judged afresh.
+TEST(ComboChecks, CheckComboSharesWhatItDerivesOnlyWhileItRuns) {
+  ComboRun run = clean_run();
+  std::vector<std::string> names;
+  for (const ComboProperty& p : combo_properties()) names.push_back(p.info.name);
+  for (int broken = 0; broken < 2; ++broken) {
+    if (broken == 1) run.publishes[0].record->quantity = 1;  // a short record: COMBO-2 and -3 fail
+    const std::vector<Verdict> shared = check_combo(run, names);
+    EXPECT_EQ(run.memo, nullptr);
+    ASSERT_EQ(shared.size(), combo_properties().size());
+    int failed = 0;
+    for (size_t i = 0; i < shared.size(); ++i) {
+      const Verdict alone = combo_properties()[i].check(run);
+      EXPECT_EQ(shared[i].property, alone.property);
+      EXPECT_EQ(shared[i].passed, alone.passed) << alone.property;
+      EXPECT_EQ(shared[i].checks, alone.checks) << alone.property;
+      EXPECT_EQ(shared[i].evidence, alone.evidence) << alone.property;
+      failed += shared[i].passed ? 0 : 1;
+    }
+    EXPECT_EQ(failed > 0, broken == 1);
+  }
+  EXPECT_EQ(check_combo(run, {"timeliness"}).size(), 1u);
+}
+
 void expect_fails(const ComboRun& run, Verdict (*check)(const ComboRun&)) {
   Verdict v = check(run);
   EXPECT_FALSE(v.passed) << v.property;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -90,6 +91,10 @@ struct UnackedSample {
   std::vector<EntryObs> entries;
 };
 
+// What several checkers derive from one run (its keys' views and their window fits), defined in
+// combo_checks.cc. See ComboRun::memo.
+struct ComboMemo;
+
 struct ComboRun {
   int64_t window_ms = 3000;            // 000:L39 "3 秒内", L291 COMBO_WINDOW_MS
   int64_t timely_slack_ms = 1000;      // Δ of COMBO-4 without faults
@@ -163,6 +168,10 @@ struct ComboRun {
   int64_t final_pending = -1;                // XPENDING count at the end (-1 unknown)
   std::vector<UnackedSample> unacked;        // every 100 ms
   int64_t stream_len_max = 0;                // longest the stream was at any sample
+  // Set only while check_combo() runs the checkers over this run, which does not change
+  // meanwhile: what they share is derived once. Null otherwise (a checker called alone, a test
+  // that changes the run between checks), and then each checker derives its own.
+  mutable std::shared_ptr<ComboMemo> memo;
 };
 
 // Derived views shared by the checkers.
