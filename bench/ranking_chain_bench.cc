@@ -11,8 +11,9 @@
 //                         (bench-chain-incremental-hardened.yaml).
 //   BM_RankingChain/.../judges:0  the same runs without the judges (RunOptions::judges): the chain
 //                         alone, the figure to set against the plain loop below.
-//   BM_PlainAggregation   the same number of events aggregated by model/ranking in a loop (no
+//   BM_PlainAggregation/300  the same number of events aggregated by model/ranking in a loop (no
 //                         world): events_per_wall_s. The ratio of the two is the cost of the world.
+//   BM_PlainAggregation/1000000  the same for a million events, once.
 //
 //   cmake --build --preset default --target ranking_chain_bench && build/bench/ranking_chain_bench
 #include <benchmark/benchmark.h>
@@ -77,6 +78,9 @@ void BM_PlainAggregation(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(n) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_PlainAggregation)->Arg(300)->Unit(benchmark::kMillisecond)->UseRealTime();
+// The scale, one iteration (about 85 s and 3.6 GB peak on a 2-vCPU machine): the baseline of the million-event run
+// of scripts/ranking-chain-scale.sh (docs/systems/ranking.md).
+BENCHMARK(BM_PlainAggregation)->Arg(1'000'000)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 }  // namespace
 
