@@ -124,11 +124,15 @@ void BM_SimVfsDirect(benchmark::State& state) {
 BENCHMARK(BM_SimVfsDirect)->Arg(1)->Arg(kBatch)->Unit(benchmark::kMillisecond);
 
 // The whole simulated path: client process, network, server process, SQLite on SimVfs.
+// Arguments: rows per transaction, and the journal mode (a JournalMode; WAL, the default of
+// SqlServerOptions and of every scenario that does not set storage.journal_mode, or a rollback
+// journal, each with synchronous=FULL, which keeps the file intact across a power loss).
 void BM_SimSqlPort(benchmark::State& state) {
   const int batch = static_cast<int>(state.range(0));
   SqlServerOptions server;
-  server.journal_mode = JournalMode::kWal;
+  server.journal_mode = static_cast<JournalMode>(state.range(1));
   server.synchronous = Synchronous::kFull;
+  state.SetLabel(journal_mode_name(server.journal_mode));
   server.schema = {kSchema};
   SqlSim sim(1, server);
   int64_t next = 0;
@@ -166,7 +170,14 @@ void BM_SimSqlPort(benchmark::State& state) {
   state.counters["sim_s_per_1k_rows"] =
       static_cast<double>(sim.world().now_us() - kEpochUs) / 1e6 / (rows / 1000.0);
 }
-BENCHMARK(BM_SimSqlPort)->Arg(1)->Arg(kBatch)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimSqlPort)
+    ->ArgNames({"batch", "journal"})
+    ->Args({1, static_cast<int>(JournalMode::kWal)})
+    ->Args({kBatch, static_cast<int>(JournalMode::kWal)})
+    ->Args({1, static_cast<int>(JournalMode::kDelete)})
+    ->Args({1, static_cast<int>(JournalMode::kTruncate)})
+    ->Args({1, static_cast<int>(JournalMode::kPersist)})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace fl::sim::storage

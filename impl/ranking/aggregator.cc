@@ -183,22 +183,27 @@ const std::string& flushed_lines(const KeyState& k) {
 }
 
 // With `flushed`, the state as a committed flush up to `*flushed` leaves it (next_offset moved,
-// dirty versions advanced: KeyState::mark_flushed), without copying the state to get there.
-std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed) {
+// dirty versions advanced: KeyState::mark_flushed), without copying the state to get there;
+// `lines` says whether the keys' lines are kept for the next time (KeyState::flushed_lines).
+std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed, KeptLines lines) {
+  const bool kept = flushed && lines == KeptLines::kKeep;
   std::string out;
   if (flushed) {
-    // The kept lines are most of the text (hundreds of kB): one allocation instead of a dozen
-    // copies as the string doubles.
-    size_t key_bytes = 0;
-    for (const auto& [ak, k] : s.keys) key_bytes += flushed_lines(k).size();
+    // The key lines are most of the text (hundreds of kB): one allocation instead of a dozen
+    // copies as the string doubles. Without kept lines, the last base and its deltas tell the size.
+    size_t key_bytes = s.base_bytes + s.delta_bytes;
+    if (kept) {
+      key_bytes = 0;
+      for (const auto& [ak, k] : s.keys) key_bytes += flushed_lines(k).size();
+    }
     out.reserve(key_bytes + key_bytes / 4 + 64);
   }
   append_header(out, s, flushed.value_or(s.next_offset));
   for (const auto& [ak, k] : s.keys) {
-    if (flushed) {
+    if (kept) {
       out += flushed_lines(k);
     } else {
-      append_key(out, k, /*flushed=*/false);
+      append_key(out, k, /*flushed=*/flushed.has_value());
     }
   }
   for (const auto& [topic, n] : s.topic_records) {
@@ -213,9 +218,11 @@ std::string encode_state(const PartitionState& s, std::optional<int64_t> flushed
 
 }  // namespace
 
-std::string PartitionState::encode() const { return encode_state(*this, std::nullopt); }
+std::string PartitionState::encode() const { return encode_state(*this, std::nullopt, KeptLines::kDrop); }
 
-std::string PartitionState::encode_flushed(int64_t next) const { return encode_state(*this, next); }
+std::string PartitionState::encode_flushed(int64_t next, KeptLines lines) const {
+  return encode_state(*this, next, lines);
+}
 
 std::string PartitionState::encode_delta(int64_t next) const {
   check_dirty_index();
@@ -456,7 +463,10 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
     if (written) *written = std::move(write);
     return tx;
   }
-  std::string state = ps.encode_flushed(consumed_to);  // moved into its last statement below
+  // With incremental checkpoints a base is rare (when the deltas outgrow the last one), so the
+  // keys' lines are not kept between bases: kept, they were a second copy of the state as text.
+  std::string state = ps.encode_flushed(  // moved into its last statement below
+      consumed_to, o.incremental_checkpoints ? KeptLines::kDrop : KeptLines::kKeep);
   const std::string digest = fnv_hex(state);
   if (written) *written = CheckpointWrite{digest, true, state.size()};
   // With incremental checkpoints the row stays small, as every delta rewrites it (SQLite rewrites

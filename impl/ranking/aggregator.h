@@ -98,6 +98,9 @@ struct MergedShards {
 };
 MergedShards merge_shards(const KeyState& k, const std::string& aggregate_key, bool named);
 
+// Whether PartitionState::encode_flushed keeps each key's rendered lines for the next call.
+enum class KeptLines { kKeep, kDrop };
+
 struct PartitionState {
   int64_t generation = 1;         // the aggregation generation this state writes (004:L319-320)
   int64_t next_offset = 0;        // first offset not in the state
@@ -138,7 +141,10 @@ struct PartitionState {
   std::string encode() const;
   // encode() of this state after a committed flush up to `next`: next_offset = `next` and every
   // dirty version advanced (KeyState::mark_flushed); pending watermark rows are never encoded.
-  std::string encode_flushed(int64_t next) const;
+  // kKeep keeps each key's lines for the next call (KeyState::flushed_lines: fast when flushes
+  // are frequent and most keys clean, at the cost of the state's text in memory); kDrop renders
+  // them and keeps nothing. The text is the same either way.
+  std::string encode_flushed(int64_t next, KeptLines lines = KeptLines::kKeep) const;
   // What a committed flush up to `next` changes, as lines decode_into applies on top of the state
   // before it: the N line, a D line per erased key, each dirty key's K line (flushed), fresh lines
   // and shards, the moved H lines, and the watermark state (its lines only ever replace entries).
