@@ -1,7 +1,11 @@
 #include "sim/world.h"
 
 #include <cassert>
+#include <charconv>
+#include <string>
 #include <stdexcept>
+
+#include "sim/hash.h"
 
 namespace fl::sim {
 
@@ -31,18 +35,44 @@ World::World(const WorldOptions& options)
       observer_tiebreak_rng_(Rng(options.seed).fork("observers")),
       trace_(options.record_trace),
       history_([this] { return now_us_; },
-               [this](const Operation& op, bool completed) {
-                 trace_.record(now_us_, TraceKind::kOp, "", op.process,
-                               completed ? "complete #" + std::to_string(op.id) + " " + op.op + " " +
-                                               outcome_name(op.outcome) + " " + op.result
-                                         : "invoke #" + std::to_string(op.id) + " " + op.op + " " + op.args);
-               }) {
+               [this](const Operation& op, bool completed) { trace_operation(op, completed); }) {
   network_ = std::make_unique<Network>(*this);
 }
 
 World::~World() {
   // Frames may hold references into other processes' objects: destroy all frames first.
   for (auto& p : processes_) p->destroy_frames();
+}
+
+// The history's operations enter the trace as "invoke #ID OP ARGS" or "complete #ID OP OUTCOME
+// RESULT". The detail is hashed piece by piece (the hash of the concatenation, without building it:
+// ARGS and RESULT can be long statement and row descriptions) and rendered only when recording.
+void World::trace_operation(const Operation& op, bool completed) {
+  auto render = [&op, completed](auto& out) {
+    out += completed ? std::string_view("complete #") : std::string_view("invoke #");
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, op.id);
+    assert(ec == std::errc());
+    out.append(digits, end);
+    out += ' ';
+    out += std::string_view(op.op);
+    out += ' ';
+    if (completed) {
+      out += std::string_view(outcome_name(op.outcome));
+      out += ' ';
+      out += std::string_view(op.result);
+    } else {
+      out += std::string_view(op.args);
+    }
+  };
+  StableHasher detail_hash;
+  render(detail_hash);
+  trace_.fold_recorded(now_us_, TraceKind::kOp, stable_hash("") ^ (stable_hash(op.process) << 1),
+                       detail_hash.finish(), "", op.process, [&] {
+                         std::string detail;
+                         render(detail);
+                         return detail;
+                       });
 }
 
 Rng& World::stream(std::string_view name) {

@@ -246,6 +246,8 @@ class World {
  private:
   // The process goes down (crash or panic): its pending events and frames are dropped.
   void take_down(Process& p, std::string_view why);
+  // Folds an operation's invocation or completion into the trace (the history's observer).
+  void trace_operation(const Operation& op, bool completed);
 
   friend class Process;
   friend class Network;

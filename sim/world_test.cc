@@ -52,6 +52,31 @@ TEST(WorldTest, ObserverActionsNeverReorderTheWorldsEvents) {
   EXPECT_GT(reordered_by_plain_action, 0);
 }
 
+// The history's operations enter the trace as the text "invoke #ID OP ARGS" / "complete #ID OP
+// OUTCOME RESULT" would (the world hashes the pieces without building the text): the same
+// fingerprint as recording that text, and that text when the trace is recorded.
+TEST(WorldTest, OperationsEnterTheTraceAsTheirText) {
+  for (bool recording : {false, true}) {
+    World world(WorldOptions{.seed = 3, .record_trace = recording});
+    const uint64_t id = world.history().invoke("client-7", "execute", std::string(300, 'a') + " x=1");
+    world.history().complete(id, Outcome::kFail, "ERR \"duplicate\"");
+    Trace replay(false);
+    replay.record(kEpochUs, TraceKind::kOp, "", "client-7", "invoke #" + std::to_string(id) + " execute " +
+                                                                std::string(300, 'a') + " x=1");
+    replay.record(kEpochUs, TraceKind::kOp, "", "client-7",
+                  "complete #" + std::to_string(id) + " execute " + outcome_name(Outcome::kFail) +
+                      " ERR \"duplicate\"");
+    EXPECT_EQ(world.trace().fingerprint(), replay.fingerprint()) << "recording " << recording;
+    if (recording) {
+      ASSERT_EQ(world.trace().events().size(), 2u);
+      EXPECT_EQ(world.trace().events()[0].detail, "invoke #" + std::to_string(id) + " execute " +
+                                                       std::string(300, 'a') + " x=1");
+      EXPECT_EQ(world.trace().events()[1].detail, "complete #" + std::to_string(id) + " execute " +
+                                                       outcome_name(Outcome::kFail) + " ERR \"duplicate\"");
+    }
+  }
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");

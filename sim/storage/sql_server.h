@@ -20,14 +20,15 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "sim/hash.h"
 #include "sim/storage/sim_vfs.h"
 #include "sim/storage/sql_wire.h"
 #include "sim/storage/sqlite_exec.h"
@@ -112,7 +113,14 @@ class SqlServer {
   std::unique_ptr<SqliteExecutor> exec_;
   int64_t disk_free_at_us_ = 0;
   using RequestKey = std::pair<std::string, std::pair<uint32_t, uint64_t>>;
-  std::map<RequestKey, MessagePtr> done_;  // the reply sent, re-sent to a duplicate
+  struct RequestKeyHash {
+    size_t operator()(const RequestKey& k) const {
+      return static_cast<size_t>(combine(combine(stable_hash(k.first), k.second.first), k.second.second));
+    }
+  };
+  // The reply sent, re-sent to a duplicate. Only looked up and erased by key (the oldest first,
+  // by done_order_), never iterated, so the hash order reaches no output.
+  std::unordered_map<RequestKey, MessagePtr, RequestKeyHash> done_;
   std::deque<RequestKey> done_order_;
   SqlServerStats stats_;
 };
