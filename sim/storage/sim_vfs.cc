@@ -284,6 +284,10 @@ struct SimVfsGlue {
   static int file_control(sqlite3_file*, int, void*) { return SQLITE_NOTFOUND; }
   static int sector_size(sqlite3_file* pf) { return of(pf)->vfs->options_.sector_size; }
   // No atomic-write or safe-append promises: SQLite must journal defensively, as on a plain disk.
+  // Nor power-safe overwrite, although a torn crash never changes a byte outside a write (the
+  // device modelled is power-safe; SimVfs.TornCrashChangesNoByteOutsideTheWrites): declaring it
+  // would drop the padding frame of each WAL commit, as the real unix VFS does, and change the
+  // DB's I/O in every run and every fingerprint (docs/performance.md, session 25).
   static int device_characteristics(sqlite3_file*) { return 0; }
 
   static int shm_map(sqlite3_file* pf, int region, int region_bytes, int extend, void volatile** out) {
