@@ -46,7 +46,7 @@ std::string hex64(uint64_t v) {
 
 void Trace::record(int64_t time_us, TraceKind kind, std::string_view node,
                    std::string_view process, std::string_view detail) {
-  fold(time_us, kind, stable_hash(node) ^ (stable_hash(process) << 1), stable_hash(detail));
+  fold(time_us, kind, names_hash(node, process), stable_hash(detail));
   if (recording_) keep(time_us, kind, node, process, std::string(detail));
 }
 

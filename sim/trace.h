@@ -14,6 +14,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/hash.h"
@@ -64,6 +65,15 @@ class Trace {
   // Folds and, when recording, keeps the event. Names and detail enter the fingerprint.
   void record(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
               std::string_view detail);
+  // record() of a detail given as its stable_hash (e.g. hashed piece by piece with StableHasher,
+  // without building the text): the same fingerprint; `detail()` renders the text only when
+  // recording. REQUIRES: detail_hash == stable_hash(detail()).
+  template <typename DetailFn>
+  void record_hashed(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
+                     uint64_t detail_hash, DetailFn&& detail) {
+    fold_recorded(time_us, kind, names_hash(node, process), detail_hash, node, process,
+                  std::forward<DetailFn>(detail));
+  }
   // Variant of fold() that also keeps a lazily rendered event when recording.
   template <typename DetailFn>
   void fold_recorded(int64_t time_us, TraceKind kind, uint64_t a, uint64_t b,
@@ -80,6 +90,10 @@ class Trace {
  private:
   void keep(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
             std::string detail);
+  // What record() folds for an event's node and process names.
+  static uint64_t names_hash(std::string_view node, std::string_view process) {
+    return stable_hash(node) ^ (stable_hash(process) << 1);
+  }
 
   bool recording_;
   uint64_t fingerprint_ = 0x6661756c746c696eULL;  // "faultlin"

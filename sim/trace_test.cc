@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
 
 namespace fl::sim {
 namespace {
@@ -17,6 +18,18 @@ TEST(Trace, RecordingDoesNotChangeTheFingerprint) {
   EXPECT_EQ(on.fingerprint(), off.fingerprint());
   EXPECT_EQ(on.events().size(), 2u);
   EXPECT_TRUE(off.events().empty());
+}
+
+TEST(Trace, RecordHashedIsRecordOfTheText) {
+  Trace text(true), hashed(true);
+  text.record(7, TraceKind::kOp, "n", "p", "invoke #1 x");
+  hashed.record_hashed(7, TraceKind::kOp, "n", "p", stable_hash("invoke #1 x"), [] { return std::string("invoke #1 x"); });
+  EXPECT_EQ(hashed.fingerprint(), text.fingerprint());
+  ASSERT_EQ(hashed.events().size(), 1u);
+  EXPECT_EQ(hashed.events()[0].detail, "invoke #1 x");
+  Trace other(false);  // another detail's hash folds differently
+  other.record_hashed(7, TraceKind::kOp, "n", "p", stable_hash("invoke #2 x"), [] { return std::string(); });
+  EXPECT_NE(other.fingerprint(), text.fingerprint());
 }
 
 TEST(Trace, FingerprintIsOrderSensitive) {

@@ -2,8 +2,8 @@
 
 #include <cassert>
 #include <charconv>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 #include "sim/hash.h"
 
@@ -67,12 +67,11 @@ void World::trace_operation(const Operation& op, bool completed) {
   };
   StableHasher detail_hash;
   render(detail_hash);
-  trace_.fold_recorded(now_us_, TraceKind::kOp, stable_hash("") ^ (stable_hash(op.process) << 1),
-                       detail_hash.finish(), "", op.process, [&] {
-                         std::string detail;
-                         render(detail);
-                         return detail;
-                       });
+  trace_.record_hashed(now_us_, TraceKind::kOp, "", op.process, detail_hash.finish(), [&] {
+    std::string detail;
+    render(detail);
+    return detail;
+  });
 }
 
 Rng& World::stream(std::string_view name) {
