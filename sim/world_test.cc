@@ -56,23 +56,22 @@ TEST(WorldTest, ObserverActionsNeverReorderTheWorldsEvents) {
 // OUTCOME RESULT" would (the world hashes the pieces without building the text): the same
 // fingerprint as recording that text, and that text when the trace is recorded.
 TEST(WorldTest, OperationsEnterTheTraceAsTheirText) {
+  const std::string args = std::string(300, 'a') + " x=1";
   for (bool recording : {false, true}) {
     World world(WorldOptions{.seed = 3, .record_trace = recording});
-    const uint64_t id = world.history().invoke("client-7", "execute", std::string(300, 'a') + " x=1");
+    const uint64_t id = world.history().invoke("client-7", "execute", args);
     world.history().complete(id, Outcome::kFail, "ERR \"duplicate\"");
+    const std::string invoke_text = "invoke #" + std::to_string(id) + " execute " + args;
+    const std::string complete_text = "complete #" + std::to_string(id) + " execute " +
+                                      outcome_name(Outcome::kFail) + " ERR \"duplicate\"";
     Trace replay(false);
-    replay.record(kEpochUs, TraceKind::kOp, "", "client-7", "invoke #" + std::to_string(id) + " execute " +
-                                                                std::string(300, 'a') + " x=1");
-    replay.record(kEpochUs, TraceKind::kOp, "", "client-7",
-                  "complete #" + std::to_string(id) + " execute " + outcome_name(Outcome::kFail) +
-                      " ERR \"duplicate\"");
+    replay.record(kEpochUs, TraceKind::kOp, "", "client-7", invoke_text);
+    replay.record(kEpochUs, TraceKind::kOp, "", "client-7", complete_text);
     EXPECT_EQ(world.trace().fingerprint(), replay.fingerprint()) << "recording " << recording;
     if (recording) {
       ASSERT_EQ(world.trace().events().size(), 2u);
-      EXPECT_EQ(world.trace().events()[0].detail, "invoke #" + std::to_string(id) + " execute " +
-                                                       std::string(300, 'a') + " x=1");
-      EXPECT_EQ(world.trace().events()[1].detail, "complete #" + std::to_string(id) + " execute " +
-                                                       outcome_name(Outcome::kFail) + " ERR \"duplicate\"");
+      EXPECT_EQ(world.trace().events()[0].detail, invoke_text);
+      EXPECT_EQ(world.trace().events()[1].detail, complete_text);
     }
   }
 }

@@ -295,6 +295,7 @@ class RawFile {
     return file()->pMethods->xWrite(file(), bytes.data(), static_cast<int>(bytes.size()), offset);
   }
   int sync() { return file()->pMethods->xSync(file(), SQLITE_SYNC_FULL); }
+  int close() { return file()->pMethods->xClose(file()); }
 
  private:
   sqlite3_vfs* vfs_;
@@ -318,7 +319,7 @@ TEST(SimVfs, SyncAfterACutAndRegrowthMakesTheCurrentBytesDurable) {
   EXPECT_EQ(vfs->durable_bytes("raw.db"), expected);
   vfs->crash(true);  // nothing pending: the durable image is what the file holds
   EXPECT_EQ(vfs->file_bytes("raw.db"), expected);
-  EXPECT_EQ(file->pMethods->xClose(file), SQLITE_OK);
+  EXPECT_EQ(raw.close(), SQLITE_OK);
 }
 
 // A torn crash keeps or drops each sector-sized piece of an unsynced write whole and never changes
@@ -353,7 +354,7 @@ TEST(SimVfs, TornCrashChangesNoByteOutsideTheWrites) {
     }
     kept += vfs->stats().pending_ops_kept;
     dropped += vfs->stats().pending_ops_dropped;
-    EXPECT_EQ(raw.file()->pMethods->xClose(raw.file()), SQLITE_OK);
+    EXPECT_EQ(raw.close(), SQLITE_OK);
   }
   // Not vacuous: some pieces survived and some were lost.
   EXPECT_GT(kept, 0u);
