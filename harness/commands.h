@@ -20,5 +20,7 @@ int shrink_main(const Args& args);
 int replay_main(const Args& args);
 int report_main(const Args& args);
 int explain_main(const Args& args);
+// harness/cmd_null_faults.cc (the judges' metamorphic check: null faults change no verdict)
+int null_faults_main(const Args& args);
 
 }  // namespace fl

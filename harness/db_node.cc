@@ -32,6 +32,7 @@ DbNode add_db_node(sim::World& world, const StorageSettings& storage, const std:
     f.node = "db";
     f.process = "db";
     f.value = static_cast<int64_t>(op);
+    f.cause = w->current_cause();  // the statement's operation: the SQL server runs it for its request
     w->record_fault(std::move(f));
   });
   return db;

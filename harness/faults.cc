@@ -112,6 +112,20 @@ bool FaultInjector::node_of(const std::string& name, uint32_t* node) const {
   return false;
 }
 
+void FaultInjector::later(int64_t delay_us, std::function<void()> fn) {
+  if (applying_extra_) {
+    world_.inject_at(world_.now_us() + delay_us, std::move(fn));
+  } else {
+    world_.after(delay_us, std::move(fn));
+  }
+}
+
+void FaultInjector::apply_extra(const FaultSpec& f) {
+  applying_extra_ = true;
+  apply(f);
+  applying_extra_ = false;
+}
+
 void FaultInjector::apply(const FaultSpec& f) {
   const int64_t duration_us = f.duration_ms * kUsPerMs;
   sim::Process* p = process(f.target);
@@ -136,7 +150,7 @@ void FaultInjector::apply(const FaultSpec& f) {
   } else if (f.kind == "crash-restart" && p) {
     world_.crash(*p, "fault");
     const uint32_t incarnation = p->incarnation();
-    world_.after(std::max<int64_t>(duration_us, 1), [this, p, incarnation] {
+    later(std::max<int64_t>(duration_us, 1), [this, p, incarnation] {
       if (!p->alive() && p->incarnation() == incarnation) world_.restart(*p);
     });
   } else if (f.kind == "pause" && p) {
@@ -172,7 +186,7 @@ void FaultInjector::apply(const FaultSpec& f) {
       else world_.network().partition(na, other, f.kind == "partition-oneway");
     }
     if ((f.kind == "partition" || f.kind == "partition-oneway") && duration_us > 0) {
-      world_.after(duration_us, [this, na, others] {
+      later(duration_us, [this, na, others] {
         for (uint32_t other : others) world_.network().heal(na, other);
       });
     }
@@ -188,6 +202,10 @@ void FaultInjector::schedule_all() {
   if (scenario_.swarm.enabled) schedule_swarm();
   // Heal at the end of the fault window so the quiescent tail can judge liveness.
   world_.at(sim::kEpochUs + scenario_.duration_ms * kUsPerMs, [this] { heal_everything(); });
+  // Last, and on their own tie-break stream: adding them reorders nothing (Scenario::extra_faults).
+  for (const FaultSpec& f : scenario_.extra_faults) {
+    world_.inject_at(sim::kEpochUs + f.at_ms * kUsPerMs, [this, f] { apply_extra(f); });
+  }
 }
 
 std::vector<std::string> FaultInjector::every_process() const {

@@ -10,6 +10,7 @@
 // restarted, paused ones resumed on their own), so liveness is judged after a quiet tail.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,9 @@ class FaultInjector {
   void schedule_all();
   // Applies one fault now (also used by tests). Unknown targets are ignored with a trace note.
   void apply(const FaultSpec& fault);
+  // apply() of one of the scenario's extra_faults: what it schedules (a restart, a heal) goes on the
+  // injected tie-break stream too (sim::World::inject_at).
+  void apply_extra(const FaultSpec& fault);
   // The swarm's drawn configuration, for the report ("crash-restart@0.4/s pause@0.2/s").
   const std::string& swarm_summary() const { return swarm_summary_; }
 
@@ -66,6 +70,8 @@ class FaultInjector {
   std::vector<std::string> service_targets() const;
   std::vector<std::string> every_process() const;  // services plus the Redis and DB processes
   void heal_everything();
+  // Schedules `fn` delay_us from now: on the injected stream while an extra fault is applied.
+  void later(int64_t delay_us, std::function<void()> fn);
   sim::Process* process(const std::string& name) const;
   bool node_of(const std::string& name, uint32_t* node) const;
 
@@ -75,6 +81,7 @@ class FaultInjector {
   std::vector<CriticalDuration> critical_;
   sim::Rng rng_;
   std::string swarm_summary_;
+  bool applying_extra_ = false;
 };
 
 }  // namespace fl

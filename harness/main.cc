@@ -26,6 +26,7 @@ const std::vector<Subcommand>& subcommands() {
       {"explain", "draw a trace as a sequence diagram (Mermaid text and SVG)", explain_main},
       {"fixes", "list the named fixes hardened adds to each seed design (for --without FIX)", fixes_main},
       {"list", "list systems, properties (with invariant ids), fault kinds and matrix rows", list_main},
+      {"null-faults", "re-run scenarios with faults that change nothing and check every verdict holds", null_faults_main},
       {"redis-serve", "serve the simulated Redis over RESP2/RESP3 in real time (for redis-cli, hiredis)", redis_serve_main},
       {"replay", "re-run a saved scenario with its seed and check the failure reproduces", replay_main},
       {"report", "run the scenarios of a test matrix (or merge shards) and write PASS/FAIL reports", report_main},

@@ -202,15 +202,17 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
     if (options.judges) result.verdicts = run->check(*world, requested_properties(drawn, *sys));
     if (!world->panics().empty()) result.verdicts.push_back(panic_verdict(*world));
     for (const Verdict& v : result.verdicts) {
-      // Failing properties are marked in the trace so timelines and `explain` can show them.
+      // Failing properties are marked in the trace so timelines and `explain` can show them; the
+      // marks are annotations, outside the fingerprint (a verdict is not part of the world).
       if (!v.passed) {
-        world->trace().record(world->now_us(), sim::TraceKind::kViolation, "", "",
+        world->trace().annotate(world->now_us(), sim::TraceKind::kViolation, "", "",
                               v.property + " failed" + (v.evidence.empty() ? "" : ": " + v.evidence.front()));
       }
     }
   } catch (const std::exception& e) {
     result.error = std::string("run aborted: ") + e.what();
   }
+  if (options.inspect && run) options.inspect(*world, *run);
   result.crash_point_fired = world->crash_point_fired();
   if (options.list_effects) {
     for (const sim::EffectRecord& e : world->effects()) {

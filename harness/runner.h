@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct RunOptions {
   // still reported, as process-panic), so the run is never as expected; systems skip the
   // observation logs only judges read (WorldOptions::judged).
   bool judges = true;
+  // Called once the run is judged, before its world is destroyed (the null-fault check reads the
+  // topology and the recorded trace through it). Must not change the world.
+  std::function<void(sim::World&, const SystemRun&)> inspect;
 };
 
 struct RunResult {

@@ -127,6 +127,10 @@ struct Scenario {
   LinkSettings network;
   StorageSettings storage;
   std::vector<FaultSpec> faults;
+  // Faults added to a run without reordering it: scheduled on a tie-break stream of their own
+  // (sim::World::inject_at), so the world runs exactly as without them until a fault acts. What
+  // `faultline null-faults` writes (a 0 ppm drift, a 0 ms jump or pause, a clog of an idle link).
+  std::vector<FaultSpec> extra_faults;
   SwarmSpec swarm;
   int64_t duration_ms = 20000;
   int64_t quiescent_tail_ms = 15000;     // faults healed, no new work: liveness is judged after it

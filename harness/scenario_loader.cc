@@ -56,7 +56,7 @@ class Loader {
       return;
     }
     check_keys(root, {"name", "description", "system", "variant", "topology", "workload",
-                      "network", "storage", "faults", "swarm", "duration_ms", "quiescent_tail_ms",
+                      "network", "storage", "faults", "extra_faults", "swarm", "duration_ms", "quiescent_tail_ms",
                       "properties", "expect", "matrix_rows", "params", "crash_point", "without",
                       "seed"});
     require(root, "name");
@@ -74,7 +74,8 @@ class Loader {
     if (root["storage"]) read_storage(root["storage"], s.storage);
     read_int(root, "duration_ms", s.duration_ms, 1, kDayMs);
     read_int(root, "quiescent_tail_ms", s.quiescent_tail_ms, 0, kDayMs);
-    if (root["faults"]) read_faults(root["faults"], s);
+    if (root["faults"]) read_faults(root["faults"], s.duration_ms, s.faults);
+    if (root["extra_faults"]) read_faults(root["extra_faults"], s.duration_ms, s.extra_faults);
     if (root["swarm"]) read_swarm(root["swarm"], s.swarm);
     read_string_list(root, "properties", s.properties);
     if (root["expect"]) read_expect(root["expect"], s.expect);
@@ -322,7 +323,7 @@ class Loader {
     read_bool(n, "volatile_write_cache", st.volatile_write_cache);
     read_int(n, "write_cache_flush_ms", st.write_cache_flush_ms, 1, 600'000);
   }
-  void read_faults(const YAML::Node& n, Scenario& s) {
+  void read_faults(const YAML::Node& n, int64_t duration_ms, std::vector<FaultSpec>& out) {
     if (!n.IsSequence()) {
       error(n, std::string("faults must be a list, got ") + type_name(n),
             "write '- {at_ms: 5000, kind: crash, target: replica-0}' items");
@@ -339,8 +340,8 @@ class Loader {
       read_string(f, "target", spec.target);
       read_int(f, "duration_ms", spec.duration_ms, 0, kDayMs);
       read_int(f, "value", spec.value, -kDayMs, kDayMs);
-      check_fault(f, spec, s.duration_ms);
-      s.faults.push_back(std::move(spec));
+      check_fault(f, spec, duration_ms);
+      out.push_back(std::move(spec));
     }
   }
   void check_fault(const YAML::Node& f, const FaultSpec& spec, int64_t duration_ms) {
@@ -350,7 +351,9 @@ class Loader {
     }
     static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog", "late-duplicate",
                                                  "crash-restart"};
-    if (kTimed.count(spec.kind) && spec.duration_ms <= 0) {
+    // A pause written with `duration_ms: 0` holds nothing: the null pause of `faultline null-faults`.
+    const bool null_pause = spec.kind == "pause" && f["duration_ms"] && spec.duration_ms == 0;
+    if (kTimed.count(spec.kind) && spec.duration_ms <= 0 && !null_pause) {
       error(f, "fault '" + spec.kind + "' needs duration_ms > 0");
     }
     if (f["at_ms"] && spec.at_ms > duration_ms) {
@@ -497,6 +500,9 @@ class Loader {
     }
     for (const FaultSpec& f : s.faults) {
       if (late(f.kind)) error(root["faults"], "fault '" + f.kind + "' needs an at-least-once transport", hint);
+    }
+    for (const FaultSpec& f : s.extra_faults) {
+      if (late(f.kind)) error(root["extra_faults"], "fault '" + f.kind + "' needs an at-least-once transport", hint);
     }
   }
   void validate_expectation(const Scenario& s, const std::vector<std::string>& props) {
@@ -689,8 +695,8 @@ void emit_network_storage(YAML::Emitter& e, const LinkSettings& l, const Storage
   e << YAML::EndMap;
 }
 
-void emit_faults(YAML::Emitter& e, const std::vector<FaultSpec>& fs) {
-  e << YAML::Key << "faults" << YAML::Value;
+void emit_faults(YAML::Emitter& e, const char* key, const std::vector<FaultSpec>& fs) {
+  e << YAML::Key << key << YAML::Value;
   if (fs.empty()) {
     e << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
     return;
@@ -830,7 +836,8 @@ std::string scenario_to_yaml(const Scenario& s) {
   emit_topology(e, s.topology);
   emit_workload(e, s.workload);
   emit_network_storage(e, s.network, s.storage);
-  emit_faults(e, s.faults);
+  emit_faults(e, "faults", s.faults);
+  if (!s.extra_faults.empty()) emit_faults(e, "extra_faults", s.extra_faults);  // absent: digests unchanged
   emit_swarm(e, s.swarm);
   e << YAML::Key << "duration_ms" << YAML::Value << s.duration_ms;
   e << YAML::Key << "quiescent_tail_ms" << YAML::Value << s.quiescent_tail_ms;

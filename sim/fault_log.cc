@@ -18,6 +18,8 @@ const char* fault_kind_name(FaultKind k) {
     case FaultKind::kRedisError: return "redis-error";
     case FaultKind::kEviction: return "eviction";
     case FaultKind::kLateDuplicate: return "late-duplicate";
+    case FaultKind::kDelayed: return "delayed";
+    case FaultKind::kCallBroken: return "call-broken";
   }
   return "?";
 }
@@ -30,7 +32,13 @@ std::string FaultRecord::describe() const {
   else if (!peer_node.empty()) out += (one_way ? " -> " : " <-> ") + peer_node;
   if (duration_us > 0) out += " for " + std::to_string(duration_us) + "us";
   if (value != 0) out += " value " + std::to_string(value);
-  if (!detail.empty()) out += " key " + detail;
+  if (kind == FaultKind::kEviction) {
+    out += " key " + detail;
+  } else if (!detail.empty()) {
+    out += " (" + detail + ")";
+  }
+  if (cause != 0) out += " of operation #" + std::to_string(cause);
+  if (!message.empty()) out += ": " + message;
   return out;
 }
 

@@ -9,6 +9,15 @@
 //   incarnation / reset connection). Storage and Redis fault injectors append their own
 //   (kStorageError, kRedisError, kEviction) through World::record_fault; the network records each
 //   late duplicate it injects (kLateDuplicate).
+// - Causality: a record of what a fault did to one message, call or command carries `cause`, the
+//   client operation (history id) that message worked for (World::current_cause: an operation's
+//   cause flows through every event, message, reply and spawned task that follows from it), and
+//   `message`, what was hit. The network records each message a partition, a drop, a dead
+//   receiver or a reset lost (kMessageLost), each it held back (kDelayed: a clog), each call a
+//   crash or reset broke (kCallBroken); a pause records the operations whose events it held
+//   (kDelayed, one per operation); the Redis and SQL servers record the command an error reply or
+//   an I/O error hit. A fault that touched nothing leaves no such record: a clog of an idle link,
+//   a partition of nodes that never talk, a 0 ms pause, a 0 ppm drift, a 0 ms jump.
 // - Records are in world-time order. Appending never changes a run (no randomness, no trace).
 #pragma once
 
@@ -33,6 +42,10 @@ enum class FaultKind : uint8_t {
   kRedisError,    // the Redis node refused a command with an error reply
   kEviction,      // the Redis node evicted key `detail` under its maxmemory policy (value: db)
   kLateDuplicate, // a request of `process` was delivered again to `peer_process`, late (value: delay us)
+  kDelayed,       // a message from process to peer_process (a clog) or the events of operation
+                  // `cause` at `process` (a pause) were held back value us (detail: "clog" | "pause")
+  kCallBroken,    // an outstanding call of `process` to `peer_process` ended indeterminate (a crash
+                  // or reset broke its connection; detail says which) or was refused (no live server)
 };
 const char* fault_kind_name(FaultKind k);
 
@@ -44,7 +57,9 @@ struct FaultRecord {
   int64_t duration_us = 0;               // pause, clog, partition when known
   int64_t value = 0;                     // clock jump us, drift ppm, error code
   bool one_way = false;
-  std::string detail;                    // eviction: the evicted key
+  std::string detail;                    // eviction: the evicted key; lost/delayed/broken: why
+  uint64_t cause = 0;                    // the client operation whose message/command it hit (0: none)
+  std::string message;                   // the message, call or command it hit ("service: text")
   std::string describe() const;
 };
 

@@ -7,6 +7,14 @@
 
 namespace fl::sim {
 
+namespace {
+
+// A message as the fault log names it.
+std::string message_text(const std::string& service, const MessagePtr& message) {
+  return service + ": " + (message ? message->describe() : std::string("(null)"));
+}
+}  // namespace
+
 Network::Network(World& world) : world_(world), rng_(world.stream("net")) {}
 
 void Network::set_link(uint32_t from_node, uint32_t to_node, const LinkOptions& o) {
@@ -64,6 +72,7 @@ void Network::reset_connections(Process& p) {
   for (const auto& [id, call] : pending_) {
     if (call.caller == p.index_ || call.server == p.index_) broken.push_back(id);
   }
+  for (uint64_t id : broken) record_broken(id, "connection reset");
   // An at-least-once transport re-sends the requests the reset broke once it has reconnected.
   if (late_duplicating(p.index_)) {
     for (uint64_t id : broken) {
@@ -97,7 +106,8 @@ void Network::resend_late(uint32_t from, const std::string& service, MessagePtr 
     world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kLateDuplicate,
                                     .node = world_.node(sender.node_).name, .process = sender.name_,
                                     .peer_node = world_.node(server->node_).name, .peer_process = server->name_,
-                                    .value = delay_us});
+                                    .value = delay_us, .cause = world_.current_cause(),
+                                    .message = message_text(service, request)});
     Envelope env;
     env.from = from;
     env.to = server->index_;
@@ -134,7 +144,10 @@ void Network::forget_process(Process& p) {
     else if (call.server == p.index_) served.push_back(id);
   }
   for (uint64_t id : own) pending_.erase(id);
-  for (uint64_t id : served) finish_call(id, RpcStatus::kReset, nullptr);
+  for (uint64_t id : served) {
+    record_broken(id, "server crashed");
+    finish_call(id, RpcStatus::kReset, nullptr);
+  }
 }
 
 std::vector<std::string> Network::services() const {
@@ -174,13 +187,16 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
   const uint64_t call_id = next_call_id_++;
   Process* server = pick_server(service);
   PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot, effect};
+  call.service = std::string(service);
+  call.request = request;
+  call.cause = world_.current_cause();
   if (late_duplicating(caller.index_)) {
-    call.service = std::string(service);
-    call.request = request;
     resend_late(caller.index_, call.service, request, late_duplicates_.at(caller.index_).delay_us);
   }
   pending_.emplace(call_id, call);
   if (server == nullptr) {
+    // Refused because every server of it is down (a fault), not because nobody ever served it.
+    if (servers_.count(service)) record_broken(call_id, "refused: no live server");
     // Connection refused: certainly not executed. Resolved as a separate event (no re-entrancy).
     world_.post(caller, world_.now_us(), [this, call_id] { finish_call(call_id, RpcStatus::kUnavailable, nullptr); });
     return;
@@ -205,6 +221,13 @@ void Network::send_oneway(Process& from, std::string_view service, MessagePtr me
   if (to == nullptr) {
     world_.trace().record(world_.now_us(), TraceKind::kDrop, "", from.name_,
                           "no receiver for " + std::string(service));
+    // Lost because every receiver of it is down (a fault), not because nobody ever received it.
+    if (servers_.count(service)) {
+      world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kMessageLost,
+                                      .node = world_.node(from.node_).name, .process = from.name_,
+                                      .detail = "no live receiver", .cause = world_.current_cause(),
+                                      .message = message_text(std::string(service), message)});
+    }
     return;
   }
   send_to(from, *to, service, std::move(message));
@@ -228,6 +251,7 @@ void Network::transmit(Envelope env) {
   env.to_epoch = to.connection_epoch_;
   // The text is built only when the trace records it; the digest hashes the same bytes.
   env.digest = env.message ? env.message->digest() : stable_hash("(null)");
+  env.cause = world_.current_cause();
   ++stats_.sent;
   world_.trace().fold_recorded(world_.now_us(), TraceKind::kSend, env.digest, env.call_id,
                                world_.node(from.node_).name, from.name_, [&] {
@@ -238,7 +262,7 @@ void Network::transmit(Envelope env) {
   const LinkOptions& link = this->link(from.node_, to.node_);
   if (rng_.chance(link.drop_probability)) {
     ++stats_.dropped;
-    record_loss(env);
+    record_loss(env, "dropped");
     world_.trace().fold(world_.now_us(), TraceKind::kDrop, env.digest, 1);
     return;
   }
@@ -250,12 +274,38 @@ void Network::transmit(Envelope env) {
   }
 }
 
-void Network::record_loss(const Envelope& env) {
+void Network::record_loss(const Envelope& env, const char* why) {
   const Process& from = world_.process(env.from);
   const Process& to = world_.process(env.to);
   world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kMessageLost,
                                   .node = world_.node(from.node_).name, .process = from.name_,
-                                  .peer_node = world_.node(to.node_).name, .peer_process = to.name_});
+                                  .peer_node = world_.node(to.node_).name, .peer_process = to.name_,
+                                  .detail = std::string(env.is_reply ? "reply " : "") + why, .cause = env.cause,
+                                  .message = message_text(env.service, env.message)});
+}
+
+void Network::record_clog_delay(const Envelope& env, int64_t delay_us) {
+  const Process& from = world_.process(env.from);
+  const Process& to = world_.process(env.to);
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kDelayed,
+                                  .node = world_.node(from.node_).name, .process = from.name_,
+                                  .peer_node = world_.node(to.node_).name, .peer_process = to.name_,
+                                  .value = delay_us, .detail = "clog", .cause = env.cause,
+                                  .message = message_text(env.service, env.message)});
+}
+
+void Network::record_broken(uint64_t call_id, const char* why) {
+  const PendingCall& call = pending_.at(call_id);
+  const Process& from = world_.process(call.caller);
+  FaultRecord r{.time_us = world_.now_us(), .kind = FaultKind::kCallBroken, .node = world_.node(from.node_).name,
+                .process = from.name_, .detail = why, .cause = call.cause,
+                .message = message_text(call.service, call.request)};
+  if (call.server != kNoProcess) {
+    const Process& to = world_.process(call.server);
+    r.peer_node = world_.node(to.node_).name;
+    r.peer_process = to.name_;
+  }
+  world_.record_fault(std::move(r));
 }
 
 void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
@@ -263,7 +313,10 @@ void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
   Process& to = world_.process(env.to);
   int64_t at_us = world_.now_us() + delay_us;
   auto clog = clogged_until_us_.find({from.node_, to.node_});
-  if (clog != clogged_until_us_.end()) at_us = std::max(at_us, clog->second);
+  if (clog != clogged_until_us_.end() && clog->second > at_us) {
+    record_clog_delay(env, clog->second - at_us);
+    at_us = clog->second;
+  }
   if (link(from.node_, to.node_).fifo) {
     // Strictly after the previous message of this connection: same-instant events are ordered by
     // the seeded tie-break, which would reorder them.
@@ -288,7 +341,7 @@ void Network::deliver(const Envelope& env) {
   Process& to = world_.process(env.to);
   if (blocked(from.node_, to.node_) || !connection_alive(env)) {
     ++stats_.dropped;
-    record_loss(env);
+    record_loss(env, blocked(from.node_, to.node_) ? "partition" : "connection gone");
     world_.trace().fold_recorded(world_.now_us(), TraceKind::kDrop, env.digest, env.call_id,
                                  world_.node(to.node_).name, to.name_, [&] {
                                    return "lost " + env.service + " from " + from.name_ +

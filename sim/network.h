@@ -97,14 +97,16 @@ class Network {
     std::string service;
     MessagePtr message;
     uint64_t digest = 0;
+    uint64_t cause = 0;                    // the operation it works for (World::current_cause)
   };
   struct PendingCall {
     uint32_t caller = 0, caller_incarnation = 0, server = 0;
     std::coroutine_handle<> waiter;
     RpcResult* slot = nullptr;
     int64_t effect = -1;  // index in World::effects(), -1 when not watched
-    std::string service;  // kept to re-send it after a reconnect (late duplicates)
-    MessagePtr request;
+    std::string service;  // kept to re-send it after a reconnect (late duplicates), and named
+    MessagePtr request;   // in the fault log when a crash or reset breaks the call
+    uint64_t cause = 0;   // the operation it works for
   };
   struct LateDuplicates {
     int64_t delay_us = 0;
@@ -112,7 +114,11 @@ class Network {
   };
 
   void transmit(Envelope env);
-  void record_loss(const Envelope& env);  // the world's fault log: a message was lost
+  // The world's fault log: a message was lost (`why`: partition, drop, connection gone), held back
+  // by a clog, or a call broken by a crash or reset (sim/fault_log.h).
+  void record_loss(const Envelope& env, const char* why);
+  void record_clog_delay(const Envelope& env, int64_t delay_us);
+  void record_broken(uint64_t call_id, const char* why);
   void schedule_delivery(const Envelope& env, int64_t delay_us);
   void deliver(const Envelope& env);
   void deliver_request(Process& to, const Envelope& env);

@@ -119,7 +119,11 @@ void Process::boot() {
   paused_until_us_ = 0;
   world_.trace_.record(world_.now_us_, TraceKind::kProcess, node_name(), name_,
                        "boot incarnation " + std::to_string(incarnation_));
+  // A boot works for no operation, whatever event restarted the process.
+  const uint64_t cause = world_.current_cause_;
+  world_.current_cause_ = 0;
   if (boot_) spawn("main", boot_(*this));
+  world_.current_cause_ = cause;
 }
 
 namespace {

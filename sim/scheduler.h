@@ -29,6 +29,9 @@ struct Event {
   uint32_t process = kNoProcess;      // owner; kNoProcess for world-level actions
   uint32_t incarnation = 0;           // owner's incarnation when scheduled
   uint32_t action = kNoAction;        // index of a callback in the scheduler's slab
+  // The client operation (history id) this event works for, 0 for none: what was current when it
+  // was scheduled (World::current_cause). Never ordered on, never in the fingerprint.
+  uint64_t cause = 0;
 
   bool operator>(const Event& o) const {
     if (time_us != o.time_us) return time_us > o.time_us;

@@ -5,7 +5,8 @@
 // - The fingerprint is always maintained (cheaply: numbers only on the hot path, a stable hash of
 //   the detail text for the rest). Same scenario + same seed => same fingerprint, in any process.
 // - Events are kept in memory only when recording is on (for export, `explain` and
-//   `check-determinism`); recording never changes the fingerprint.
+//   `check-determinism`); recording never changes the fingerprint. Annotations (a judge's verdict
+//   marked on the timeline) are kept but never folded: the fingerprint is the world's alone.
 // - Export: JSON lines (one event per line, with the fingerprint after it) and the Chrome/Perfetto
 //   trace-event format (one track per node, one thread per process).
 #pragma once
@@ -65,6 +66,13 @@ class Trace {
   // Folds and, when recording, keeps the event. Names and detail enter the fingerprint.
   void record(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
               std::string_view detail);
+  // Keeps the event when recording, and folds nothing: a note about the run that is not part of
+  // it (a judge's verdict marked on the timeline), so judging differently never changes a
+  // fingerprint.
+  void annotate(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
+                std::string_view detail) {
+    if (recording_) keep(time_us, kind, node, process, std::string(detail));
+  }
   // record() of a detail given as its stable_hash (e.g. hashed piece by piece with StableHasher,
   // without building the text): the same fingerprint; `detail()` renders the text only when
   // recording. REQUIRES: detail_hash == stable_hash(detail()).

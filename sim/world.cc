@@ -1,5 +1,6 @@
 #include "sim/world.h"
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <stdexcept>
@@ -33,6 +34,7 @@ World::World(const WorldOptions& options)
       judged_(options.judged),
       tiebreak_rng_(Rng(options.seed).fork("scheduler")),
       observer_tiebreak_rng_(Rng(options.seed).fork("observers")),
+      injected_tiebreak_rng_(Rng(options.seed).fork("injected")),
       trace_(options.record_trace),
       history_([this] { return now_us_; },
                [this](const Operation& op, bool completed) { trace_operation(op, completed); }) {
@@ -48,6 +50,12 @@ World::~World() {
 // RESULT". The detail is hashed piece by piece (the hash of the concatenation, without building it:
 // ARGS and RESULT can be long statement and row descriptions) and rendered only when recording.
 void World::trace_operation(const Operation& op, bool completed) {
+  // What follows an invocation works for it until it completes (see current_cause()).
+  if (!completed) {
+    current_cause_ = op.id;
+  } else if (current_cause_ == op.id) {
+    current_cause_ = 0;
+  }
   auto render = [&op, completed](auto& out) {
     out += completed ? std::string_view("complete #") : std::string_view("invoke #");
     char digits[24];
@@ -122,6 +130,7 @@ void World::start(Process& p) {
 void World::schedule(Event e) {
   assert(e.time_us >= now_us_);  // the world's clock never goes backwards
   e.tiebreak = tiebreak_rng_.next_u64();
+  e.cause = current_cause_;
   scheduler_.push(e);
 }
 
@@ -137,6 +146,15 @@ void World::observe_at(int64_t time_us, std::function<void()> fn) {
   e.time_us = std::max(time_us, now_us_);
   e.action = scheduler_.store_action(std::move(fn));
   e.tiebreak = observer_tiebreak_rng_.next_u64();
+  e.cause = current_cause_;
+  scheduler_.push(e);
+}
+
+void World::inject_at(int64_t time_us, std::function<void()> fn) {
+  Event e;
+  e.time_us = std::max(time_us, now_us_);
+  e.action = scheduler_.store_action(std::move(fn));
+  e.tiebreak = injected_tiebreak_rng_.next_u64();
   scheduler_.push(e);
 }
 
@@ -166,10 +184,12 @@ bool World::step() {
   now_us_ = e.time_us;
   ++events_executed_;
   execute(e);
+  current_cause_ = 0;  // between events nothing works for an operation
   return true;
 }
 
 void World::execute(const Event& e) {
+  current_cause_ = e.cause;
   if (e.process == kNoProcess) {
     trace_.fold(now_us_, TraceKind::kAction, e.seq, 0);
     scheduler_.take_action(e.action)();
@@ -271,7 +291,13 @@ void World::restart(Process& p) {
 }
 
 void World::pause(Process& p, int64_t duration_us) {
-  if (p.state_ != ProcessState::kRunning || duration_us <= 0) return;
+  if (p.state_ != ProcessState::kRunning || duration_us < 0) return;
+  if (duration_us == 0) {
+    // A pause that holds nothing: in the fault log (a judge must not be moved by it) and nothing else.
+    record_process_fault(p, FaultKind::kPause, 0);
+    note_fault(p.name_, "pause 0us");
+    return;
+  }
   p.state_ = ProcessState::kPaused;
   p.paused_until_us_ = now_us_ + duration_us;
   record_process_fault(p, FaultKind::kPause, duration_us);
@@ -289,6 +315,7 @@ void World::resume_paused(Process& p) {
                 "resume after pause, " + std::to_string(p.deferred_.size()) + " queued events");
   std::vector<Event> queued;
   queued.swap(p.deferred_);
+  record_held(p, queued);
   for (const Event& e : queued) {
     // Each queued event may crash or pause the process again: re-check before each.
     if (!p.alive() || p.incarnation_ != e.incarnation) {
@@ -300,6 +327,32 @@ void World::resume_paused(Process& p) {
       continue;
     }
     run_owned(p, e);
+  }
+}
+
+// One kDelayed record per operation whose events the pause held (the longest wait), in the order of
+// their first held event: which operations a pause touched, and by how much.
+void World::record_held(const Process& p, const std::vector<Event>& held) {
+  std::vector<std::pair<uint64_t, int64_t>> waits;  // (cause, longest wait)
+  for (const Event& e : held) {
+    if (e.cause == 0) continue;
+    auto it = std::find_if(waits.begin(), waits.end(), [&e](const auto& w) { return w.first == e.cause; });
+    if (it == waits.end()) {
+      waits.emplace_back(e.cause, now_us_ - e.time_us);
+    } else {
+      it->second = std::max(it->second, now_us_ - e.time_us);
+    }
+  }
+  for (const auto& [cause, wait_us] : waits) {
+    FaultRecord r;
+    r.time_us = now_us_;
+    r.kind = FaultKind::kDelayed;
+    r.node = nodes_[p.node_].name;
+    r.process = p.name_;
+    r.value = wait_us;
+    r.detail = "pause";
+    r.cause = cause;
+    record_fault(std::move(r));
   }
 }
 

@@ -184,6 +184,10 @@ class World {
   // own, so adding, removing or moving observers never reorders the world's other events. The
   // action itself must only read the world.
   void observe_at(int64_t time_us, std::function<void()> fn);
+  // A fault added to a run without reordering it (a scenario's `extra_faults`, the null faults of
+  // `faultline null-faults`): its tie-break comes from a stream of its own, as observe_at's, so
+  // scheduling it changes no other event's; what the fault then does to the world is its effect.
+  void inject_at(int64_t time_us, std::function<void()> fn);
   // Process-owned events: dropped if that incarnation dies, deferred while it is paused.
   void resume_at(Process& p, int64_t time_us, std::coroutine_handle<> h);
   void post(Process& p, int64_t time_us, std::function<void()> fn);
@@ -197,6 +201,11 @@ class World {
   void stop(std::string reason);
   const std::string& stop_message() const { return stop_message_; }
   uint64_t events_executed() const { return events_executed_; }
+  // The client operation (history id) the running code works for, 0 for none. An invocation makes
+  // its operation current; every event scheduled meanwhile (timers, messages, replies, spawned
+  // tasks) carries it and makes it current again when it runs; a boot starts with none. The fault
+  // log names it in the records of what a fault hit (sim/fault_log.h). Never changes a run.
+  uint64_t current_cause() const { return current_cause_; }
   size_t pending_events() const { return scheduler_.size(); }
 
   // ---- Process and clock faults.
@@ -255,6 +264,7 @@ class World {
   void execute(const Event& e);
   void run_owned(Process& p, const Event& e);
   void resume_paused(Process& p);
+  void record_held(const Process& p, const std::vector<Event>& held);
   // Network hooks: returns the effect index of a call, or -1 when the caller is not watched.
   int64_t note_effect(Process& caller, std::string_view service, const Message* request);
   // True (and crashes the caller, scheduling its restart) when `effect` is the armed crash point
@@ -266,6 +276,8 @@ class World {
   bool judged_;
   Rng tiebreak_rng_;
   Rng observer_tiebreak_rng_;
+  Rng injected_tiebreak_rng_;
+  uint64_t current_cause_ = 0;
   std::map<std::string, Rng, std::less<>> streams_;
   int64_t now_us_ = kEpochUs;
   Scheduler scheduler_;

@@ -76,6 +76,62 @@ TEST(WorldTest, OperationsEnterTheTraceAsTheirText) {
   }
 }
 
+// Causality (sim/fault_log.h): an operation's cause flows through its calls, the server's handler
+// and that handler's own calls, so a fault record names the operation whose message it hit; what
+// works for no operation (a boot, a background loop) is named by none.
+TEST(WorldTest, FaultRecordsNameTheOperationTheyHit) {
+  World world(WorldOptions{.seed = 11});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b"), c = world.add_node("c");
+  Process& store = world.add_process(c, "store", [&](Process& self) -> Task<void> {
+    self.rpc().serve("get", [&self](MessagePtr req) -> Task<MessagePtr> {
+      co_await self.clock().sleep_ms(20);  // a slow store: a pause meanwhile holds this handler
+      co_return req;
+    });
+    co_return;
+  });
+  std::vector<uint64_t> store_causes;  // what the server's handler worked for
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("op", [&self, &store_causes](MessagePtr req) -> Task<MessagePtr> {
+      store_causes.push_back(self.world().current_cause());
+      RpcResult r = co_await self.rpc().call("get", req, 50'000);
+      co_return r.ok() ? r.reply : make_message(Text{"failed"});
+    });
+    co_return;
+  });
+  std::vector<uint64_t> ops;
+  uint64_t boot_cause = 99;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    boot_cause = self.world().current_cause();
+    for (int i = 0; i < 3; ++i) {
+      co_await self.clock().sleep_ms(100);
+      const uint64_t op = world.history().invoke("client", "op", std::to_string(i));
+      ops.push_back(op);
+      RpcResult r = co_await self.rpc().call("op", make_message(Text{std::to_string(i)}), 60'000);
+      world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kInfo, "");
+    }
+  });
+  world.start(store);
+  world.start(server);
+  world.start(client);
+  // Op 1 (t=100ms): its request is lost to a partition (it times out at 160 ms). Op 2 (t=260ms):
+  // its store call is held by a pause. Op 3 (t=about 400ms): untouched.
+  world.at(kEpochUs + 99'000, [&] { world.network().partition(a, b); });
+  world.at(kEpochUs + 150'000, [&] { world.network().heal(a, b); });
+  world.at(kEpochUs + 265'000, [&] { world.pause(store, 30'000); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(boot_cause, 0u);
+  std::map<uint64_t, std::set<FaultKind>> hit;
+  for (const FaultRecord& r : world.fault_log()) {
+    if (r.cause != 0) hit[r.cause].insert(r.kind);
+  }
+  EXPECT_EQ(hit[ops[0]], (std::set<FaultKind>{FaultKind::kMessageLost}));
+  EXPECT_EQ(hit[ops[1]], (std::set<FaultKind>{FaultKind::kDelayed}));
+  EXPECT_EQ(hit.count(ops[2]), 0u);
+  EXPECT_EQ(store_causes, (std::vector<uint64_t>{ops[1], ops[2]}));  // op 1 never reached the server
+  EXPECT_EQ(world.current_cause(), 0u);  // nothing runs
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");

@@ -171,6 +171,7 @@ class GiftsRun final : public SystemRun {
     if (role == "client") return clients;
     if (role == "redis") return {"redis"};
     if (role == "db") return {"db"};
+    if (role == "log") return {"log"};  // the broker
     return {};
   }
   bool apply_fault(const FaultSpec& f) override {

@@ -722,6 +722,7 @@ class RankingRun final : public SystemRun {
     if (role == "worker") return workers;
     if (role == "client") return clients;
     if (role == "db") return {"db"};
+    if (role == "log") return {"log"};  // the broker
     if (role == "redis" && shared->redis) return {"redis"};
     return {};
   }

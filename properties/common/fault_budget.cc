@@ -1,12 +1,13 @@
 #include "properties/common/fault_budget.h"
 
-#include "sim/node_clock.h"
-
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <utility>
+
+#include "sim/node_clock.h"
 
 namespace fl::props {
 
@@ -23,49 +24,130 @@ std::string at_text(int64_t time_us) {
 
 std::string who(const FaultRecord& r) { return r.process.empty() ? r.node : r.process; }
 
+std::string describe(const FaultRecord& r) {
+  const std::string peer = r.peer_process.empty() ? r.peer_node : r.peer_process;
+  std::string out = std::string(sim::fault_kind_name(r.kind)) + " of " + (peer.empty() ? who(r) : who(r) + "|" + peer) +
+                    at_text(r.time_us);
+  if (r.kind == FaultKind::kEviction) out += " (key " + r.detail + ")";
+  if (r.kind == FaultKind::kClockDrift) out += " (" + std::to_string(r.value) + " ppm)";
+  if (r.kind == FaultKind::kClockJump) out += " (" + std::to_string(r.value / 1000) + " ms)";
+  if (r.kind == FaultKind::kDelayed) out += " (" + r.detail + ", " + std::to_string(r.value / 1000) + " ms)";
+  if ((r.kind == FaultKind::kMessageLost || r.kind == FaultKind::kCallBroken) && !r.detail.empty()) {
+    out += " (" + r.detail + ")";
+  }
+  return out;
+}
+
+bool is_instant(FaultKind k) {
+  switch (k) {
+    case FaultKind::kMessageLost:
+    case FaultKind::kCallBroken:
+    case FaultKind::kReset:
+    case FaultKind::kStorageError:
+    case FaultKind::kRedisError:
+    case FaultKind::kLateDuplicate:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string x(suffix);
+  return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+}
+
 }  // namespace
 
-void FaultBudget::add(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what) {
+void FaultBudget::add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what) {
   if (place.empty()) return;
   assert(from_us <= to_us);
   spans_.push_back(FaultSpan{place, from_us, to_us, what});
 }
 
-FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
+void FaultBudget::add_instant(const std::string& place, size_t record) {
+  if (place.empty()) return;
+  for (auto it = instants_.rbegin(); it != instants_.rend() && it->second == record; ++it) {
+    if (it->first == place) return;  // a node named as its process: once
+  }
+  instants_.emplace_back(place, record);
+}
+
+// Whether a link fault between nodes a and b hit a message in [from, to]: a loss ("partition") or
+// a hold ("clog") the network recorded there. `b` empty: any peer.
+bool FaultBudget::link_hit(const std::string& a, const std::string& b, int64_t from_us, int64_t to_us,
+                           FaultKind kind, const char* detail) const {
+  for (const FaultRecord& r : log_) {
+    if (r.time_us < from_us) continue;
+    if (r.time_us > to_us) break;
+    if (r.kind != kind || !ends_with(r.detail, detail)) continue;
+    const bool forward = r.node == a && (b.empty() || r.peer_node == b);
+    const bool backward = r.peer_node == a && (b.empty() || r.node == b);
+    if (forward || backward) return true;
+  }
+  return false;
+}
+
+FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) : log_(log), end_us_(end_us) {
+  build_spans(end_us);
+  for (size_t i = 0; i < log_.size(); ++i) {
+    const FaultRecord& r = log_[i];
+    if (r.cause != 0) by_cause_[r.cause].push_back(i);
+    if (r.kind == FaultKind::kClockJump || r.kind == FaultKind::kClockDrift) clock_records_[r.node].push_back(i);
+    if (r.kind == FaultKind::kEviction) add_instant(eviction_place(r.detail), i);
+    if (!is_instant(r.kind)) continue;
+    add_instant(r.process, i);
+    add_instant(r.node, i);
+    add_instant(r.peer_process, i);
+    add_instant(r.peer_node, i);
+  }
+  std::stable_sort(spans_.begin(), spans_.end(),
+                   [](const FaultSpan& a, const FaultSpan& b) { return a.from_us < b.from_us; });
+  index();
+}
+
+void FaultBudget::build_spans(int64_t end_us) {
   std::map<std::string, std::pair<int64_t, std::string>> down;  // process -> (since, what)
+  std::map<std::string, std::string> node_of;
+  struct Cut {
+    int64_t since_us;
+    std::string what;
+  };
   using Link = std::pair<std::string, std::string>;
-  std::map<Link, std::pair<int64_t, std::string>> partitioned;
+  std::map<Link, Cut> partitioned;
   auto close_link = [&](const Link& link, int64_t t) {
     auto it = partitioned.find(link);
     if (it == partitioned.end()) return;
-    add(link.first, it->second.first, t, it->second.second);
-    add(link.second, it->second.first, t, it->second.second);
+    if (link_hit(link.first, link.second, it->second.since_us, t, FaultKind::kMessageLost, "partition")) {
+      add_span(link.first, it->second.since_us, t, it->second.what);
+      add_span(link.second, it->second.since_us, t, it->second.what);
+    }
     partitioned.erase(it);
   };
-  for (const FaultRecord& r : log) {
-    const std::string what = std::string(sim::fault_kind_name(r.kind)) + " of " +
-                             (r.peer_node.empty() ? who(r) : who(r) + "|" + (r.peer_process.empty() ? r.peer_node : r.peer_process)) +
-                             at_text(r.time_us);
+  auto close_down = [&](const std::string& process, int64_t t) {
+    auto it = down.find(process);
+    if (it == down.end()) return;
+    add_span(process, it->second.first, t, it->second.second);
+    if (node_of[process] != process) add_span(node_of[process], it->second.first, t, it->second.second);
+    down.erase(it);
+  };
+  for (const FaultRecord& r : log_) {
+    const std::string what = describe(r);
     switch (r.kind) {
       case FaultKind::kCrash:
+        node_of[r.process] = r.node;
         down.emplace(r.process, std::make_pair(r.time_us, what));
         break;
-      case FaultKind::kRestart: {
-        auto it = down.find(r.process);
-        if (it != down.end()) {
-          add(r.process, it->second.first, r.time_us, it->second.second);
-          add(r.node, it->second.first, r.time_us, it->second.second);
-          down.erase(it);
-        }
+      case FaultKind::kRestart:
+        close_down(r.process, r.time_us);
         break;
-      }
       case FaultKind::kPause:
-        add(r.process, r.time_us, r.time_us + r.duration_us, what);
-        add(r.node, r.time_us, r.time_us + r.duration_us, what);
+        if (r.duration_us <= 0) break;  // held nothing
+        add_span(r.process, r.time_us, r.time_us + r.duration_us, what);
+        if (r.node != r.process) add_span(r.node, r.time_us, r.time_us + r.duration_us, what);
         break;
       case FaultKind::kPartition:
-        partitioned.emplace(Link{std::min(r.node, r.peer_node), std::max(r.node, r.peer_node)},
-                            std::make_pair(r.time_us, what));
+        partitioned.emplace(Link{std::min(r.node, r.peer_node), std::max(r.node, r.peer_node)}, Cut{r.time_us, what});
         break;
       case FaultKind::kHeal:
         if (r.node.empty()) {
@@ -75,39 +157,17 @@ FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) {
         }
         break;
       case FaultKind::kClog:
-        add(r.node, r.time_us, r.time_us + r.duration_us, what);
-        add(r.peer_node, r.time_us, r.time_us + r.duration_us, what);
+        if (link_hit(r.node, r.peer_node, r.time_us, r.time_us + r.duration_us, FaultKind::kDelayed, "clog")) {
+          add_span(r.node, r.time_us, r.time_us + r.duration_us, what);
+          add_span(r.peer_node, r.time_us, r.time_us + r.duration_us, what);
+        }
         break;
-      case FaultKind::kClockDrift:
-        add(r.node, r.time_us, end_us, what);
-        break;
-      case FaultKind::kMessageLost:
-        add(r.process, r.time_us, r.time_us, what);
-        add(r.peer_process, r.time_us, r.time_us, what);
-        add(r.node, r.time_us, r.time_us, what);
-        add(r.peer_node, r.time_us, r.time_us, what);
-        break;
-      case FaultKind::kReset:
-      case FaultKind::kClockJump:
-      case FaultKind::kStorageError:
-      case FaultKind::kRedisError:
-        add(r.process, r.time_us, r.time_us, what);
-        add(r.node, r.time_us, r.time_us, what);
-        break;
-      case FaultKind::kEviction:
-        add(eviction_place(r.detail), r.time_us, r.time_us, what + " (key " + r.detail + ")");
-        break;
-      case FaultKind::kLateDuplicate:
-        add(r.process, r.time_us, r.time_us, what);
-        add(r.peer_process, r.time_us, r.time_us, what);
-        break;
+      default:
+        break;  // instants, clocks, causes: indexed apart
     }
   }
-  for (const auto& [process, since] : down) add(process, since.first, end_us, since.second);
+  while (!down.empty()) close_down(down.begin()->first, end_us);
   while (!partitioned.empty()) close_link(partitioned.begin()->first, end_us);
-  std::stable_sort(spans_.begin(), spans_.end(),
-                   [](const FaultSpan& a, const FaultSpan& b) { return a.from_us < b.from_us; });
-  index();
 }
 
 void FaultBudget::index() {
@@ -121,9 +181,8 @@ void FaultBudget::index() {
 std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& places, int64_t from_us,
                                                 int64_t to_us, int64_t slack_us) const {
   const int64_t lo = from_us - slack_us;
-  // The latest-starting fault that touches the outcome names it: a clock drift from the first
-  // second or a crash long healed also "touch" a late outcome, but a fault nearer to it is the
-  // likelier cause and the better evidence.
+  // The latest-starting fault that touches the outcome names it: a crash long healed may also
+  // "touch" a late outcome through the slack, but a fault nearer to it is the likelier cause.
   // Of the spans that meet [lo, to_us] at any of `places`, the last in start order: per place, the
   // newest span starting by to_us that reaches lo (none older can once a span starts more than the
   // place's longest span before lo).
@@ -147,17 +206,17 @@ std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& 
   return spans_[*latest].what;
 }
 
-// Both walk spans_ in start order, so the union of the clipped intervals needs no sorting and
-// nothing is allocated; both stop at the first span that starts after `to_us`.
-bool FaultBudget::touches(const FaultSpan& s, const std::vector<std::string>& places) {
-  return std::find(places.begin(), places.end(), s.place) != places.end();
+bool FaultBudget::touches(const std::string& place, const std::vector<std::string>& places) {
+  return std::find(places.begin(), places.end(), place) != places.end();
 }
 
+// Walks spans_ in start order, so the union of the clipped intervals needs no sorting and nothing
+// is allocated; stops at the first span that starts after `to_us`.
 int64_t FaultBudget::covered_us(const std::vector<std::string>& places, int64_t from_us, int64_t to_us) const {
   int64_t covered = 0, reach = from_us;
   for (const FaultSpan& s : spans_) {
     if (s.from_us > to_us) break;
-    if (!touches(s, places)) continue;
+    if (!touches(s.place, places)) continue;
     const int64_t a = std::max(s.from_us, reach), b = std::min(s.to_us, to_us);
     if (a >= b) continue;
     covered += b - a;
@@ -166,13 +225,109 @@ int64_t FaultBudget::covered_us(const std::vector<std::string>& places, int64_t 
   return covered;
 }
 
+std::vector<const sim::FaultRecord*> FaultBudget::instants(const std::vector<std::string>& places, int64_t from_us,
+                                                           int64_t to_us) const {
+  std::vector<const sim::FaultRecord*> out;
+  auto first = std::lower_bound(instants_.begin(), instants_.end(), from_us,
+                                [this](const std::pair<std::string, size_t>& e, int64_t t) {
+                                  return log_[e.second].time_us < t;
+                                });
+  for (auto it = first; it != instants_.end() && log_[it->second].time_us <= to_us; ++it) {
+    if (!touches(it->first, places)) continue;
+    if (!out.empty() && out.back() == &log_[it->second]) continue;
+    out.push_back(&log_[it->second]);
+  }
+  return out;
+}
+
 std::optional<std::string> FaultBudget::instant_in(const std::vector<std::string>& places, int64_t from_us,
                                                    int64_t to_us) const {
-  for (const FaultSpan& s : spans_) {
-    if (s.from_us > to_us) break;
-    if (s.from_us == s.to_us && s.from_us >= from_us && touches(s, places)) return s.what;
+  const std::vector<const sim::FaultRecord*> hit = instants(places, from_us, to_us);
+  if (hit.empty()) return std::nullopt;
+  return describe(*hit.front());
+}
+
+std::optional<std::string> FaultBudget::touched(uint64_t op) const {
+  auto it = by_cause_.find(op);
+  if (op == 0 || it == by_cause_.end()) return std::nullopt;
+  return describe(log_[it->second.front()]) + " (operation #" + std::to_string(op) + ")";
+}
+
+int64_t FaultBudget::held_us(uint64_t op) const {
+  auto it = by_cause_.find(op);
+  if (op == 0 || it == by_cause_.end()) return 0;
+  int64_t held = 0;
+  for (size_t i : it->second) {
+    if (log_[i].kind == FaultKind::kDelayed) held += log_[i].value;
   }
-  return std::nullopt;
+  return held;
+}
+
+int64_t FaultBudget::clock_offset_us(const std::string& node, int64_t t_us) const {
+  sim::NodeClock c;  // replays the node's jumps and drifts as the world applied them
+  auto it = clock_records_.find(node);
+  if (it == clock_records_.end()) return 0;
+  for (size_t i : it->second) {
+    const FaultRecord& r = log_[i];
+    if (r.time_us > t_us) break;
+    if (r.kind == FaultKind::kClockJump) c.jump(r.value);
+    if (r.kind == FaultKind::kClockDrift) c.set_drift(r.time_us, r.value);
+  }
+  return c.local_us(t_us) - t_us;
+}
+
+ClockReach FaultBudget::clock(const std::string& node, int64_t from_us, int64_t to_us) const {
+  // The offset is piecewise linear in world time: its extremes over [from, to] are at the ends and
+  // just before and after each jump or drift change inside.
+  std::vector<int64_t> at = {from_us, to_us};
+  ClockReach reach;
+  auto it = clock_records_.find(node);
+  if (it == clock_records_.end()) return reach;
+  for (size_t i : it->second) {
+    const FaultRecord& r = log_[i];
+    if (r.time_us > to_us) break;
+    const bool moves = r.value != 0;
+    if (r.time_us >= from_us) {
+      at.push_back(r.time_us);
+      if (r.time_us > from_us) at.push_back(r.time_us - 1);
+    }
+    if (moves && (r.kind == FaultKind::kClockDrift || r.time_us >= from_us)) {
+      reach.what += (reach.what.empty() ? "" : ", ") + describe(r);
+    }
+  }
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (int64_t t : at) {
+    const int64_t o = clock_offset_us(node, std::clamp(t, from_us, to_us));
+    lo = std::min(lo, o);
+    hi = std::max(hi, o);
+    reach.max_abs_offset_us = std::max<int64_t>(reach.max_abs_offset_us, std::llabs(o));
+  }
+  reach.error_us = hi - lo;
+  if (reach.max_abs_offset_us == 0 && reach.error_us == 0) reach.what.clear();
+  return reach;
+}
+
+std::vector<std::pair<int64_t, int64_t>> FaultBudget::downtimes(const std::string& process) const {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  std::optional<int64_t> since;
+  for (const FaultRecord& r : log_) {
+    if (r.process != process) continue;
+    if (r.kind == FaultKind::kCrash && !since) since = r.time_us;
+    if (r.kind == FaultKind::kRestart && since) {
+      out.emplace_back(*since, r.time_us);
+      since.reset();
+    }
+  }
+  if (since) out.emplace_back(*since, end_us_);
+  return out;
+}
+
+std::vector<const sim::FaultRecord*> FaultBudget::records(FaultKind kind) const {
+  std::vector<const sim::FaultRecord*> out;
+  for (const FaultRecord& r : log_) {
+    if (r.kind == kind) out.push_back(&r);
+  }
+  return out;
 }
 
 }  // namespace fl::props

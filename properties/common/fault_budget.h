@@ -1,40 +1,33 @@
-// FaultBudget: the judges' answer to "could an injected fault explain this degraded, alerted or
-// indeterminate outcome?". Built from the world's fault log (sim/fault_log.h), never from what the
-// service under test says about itself.
+// FaultBudget: the judges' one answer to "which injected faults touched this, and by how much?".
+// Built from the world's fault log (sim/fault_log.h) only, never from what the service under test
+// says about itself. Judges read faults through it and nowhere else (a test greps properties/).
 //
-// Contract
-// - A fault *touches* a place (a node or process name) over an interval:
-//     crash .. restart of a process            down (until the restart, or the end of the run)
-//     pause of a process                       [t, t + duration]
-//     partition of a link                      [t, heal of that link or heal-all] on both ends
-//     clog of a link                           [t, t + duration] on both ends
-//     reset, clock jump, storage or Redis error, a lost message: the instant t (lost message: at
-//     both the sender and the receiver)
-//     clock drift                              from t to the end of the run
-//     eviction of a key by Redis's maxmemory     the instant t, at eviction_place(key) only: an
-//                                              eviction explains the loss of that key and of no
-//                                              other, and no outcome of the node as a whole
-//     late duplicate of a request              the instant the copy was sent, at the client and
-//                                              the server it went to: an indeterminate answer
-//                                              there is excusable (a server cannot tell which
-//                                              copy came first), a wrong result never is (the
-//                                              safety judges do not ask the budget about them)
-// - explain(places, from, to, slack) returns, of the faults touching any of `places` whose
-//   interval meets [from - slack, to], the one that started last, described for the verdict's
-//   exemption reason; nullopt when none does (then the outcome is unexplained: a fault-free run
-//   explains nothing). Whether an outcome is explained does not depend on which fault is named.
-// - covered_us(places, from, to) returns how much of [from, to] the faults touching any of
-//   `places` cover (the length of the union of their intervals clipped to it; an instant covers
-//   nothing): a delay is explained by faults only as far as they lasted.
-// - instant_in(places, from, to) returns the first instant fault (a lost message, a reset, an error)
-//   touching any of `places` within [from, to], described; nullopt when none.
-// - Deterministic; no allocation on the query path besides the returned description.
+// Reach: a fault excuses an outcome only where it touched it, and only as far as it can reach.
+// - Durations (explain, covered_us): a fault that held a place for a while.
+//     crash .. restart of a process        the process and its node, until the restart (or the end)
+//     pause of a process for d > 0         the process and its node over [t, t + d]
+//     partition of a link                  both ends, [t, heal], only if it lost a message: a
+//                                          partition of nodes that never talk reaches nothing
+//     clog of a link for d                 both ends, [t, t + d], only if it held a message back
+//   A 0 ms pause, an idle clog and a silent partition are in no span.
+// - Instants (instant_in): at the processes they name, at their instant: a lost message (sender
+//   and receiver), a broken or refused call (caller and server), a reset, an error reply of Redis,
+//   an I/O error of the storage, a late duplicate (client and server).
+// - Operations (touched, held_us): a record that names an operation as its cause (a lost message,
+//   a broken call, an error reply, an I/O error of one of its statements, its events held by a pause
+//   or its messages by a clog, a late copy of its request) touched that operation and only it.
+// - Clocks (clock_offset_us, clock_error_us): jumps and drifts move a node's clock and nothing
+//   else; they are never spans. A drift of p ppm moves the clock by |p| x elapsed, a jump by its
+//   size from its instant on: 0 ppm and 0 ms move nothing.
+// - Keys: an eviction touches its key only (eviction_place).
+// Deterministic; the query paths allocate nothing but the returned descriptions.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/fault_log.h"
@@ -44,8 +37,16 @@ namespace fl::props {
 struct FaultSpan {
   std::string place;        // node or process name the fault touches
   int64_t from_us = 0;
-  int64_t to_us = 0;        // inclusive
+  int64_t to_us = 0;        // inclusive; from_us == to_us for an instant
   std::string what;         // e.g. "crash of replica-1 at 5.210 s"
+};
+
+// A node's clock over a world interval: how far it is from world time, and what moved it.
+struct ClockReach {
+  int64_t max_abs_offset_us = 0;  // max |local - world| over the interval
+  int64_t error_us = 0;           // max |offset(t) - offset(s)| over s, t in the interval: how much a
+                                  // duration measured on this clock inside it can be off
+  std::string what;               // the jumps and drifts that moved it ("" when none did)
 };
 
 class FaultBudget {
@@ -54,21 +55,54 @@ class FaultBudget {
   // `end_us`: the run's end; faults never healed last until then.
   FaultBudget(const sim::FaultLog& log, int64_t end_us);
 
+  // Of the duration faults touching any of `places` whose span meets [from - slack, to], the one
+  // that started last, described; nullopt when none does (a fault-free run explains nothing).
   std::optional<std::string> explain(const std::vector<std::string>& places, int64_t from_us, int64_t to_us,
                                      int64_t slack_us = 0) const;
+  // How much of [from, to] the duration faults touching `places` cover (their union, clipped).
   int64_t covered_us(const std::vector<std::string>& places, int64_t from_us, int64_t to_us) const;
+  // The first instant fault touching any of `places` within [from, to], described.
   std::optional<std::string> instant_in(const std::vector<std::string>& places, int64_t from_us, int64_t to_us) const;
-  // The place an eviction of `key` touches (pass it to explain to excuse the loss of that key).
+  // The instant faults touching any of `places` within [from, to] (their records), in time order.
+  std::vector<const sim::FaultRecord*> instants(const std::vector<std::string>& places, int64_t from_us,
+                                                int64_t to_us) const;
+  // The first record that names operation `op` (a history id) as its cause, described.
+  std::optional<std::string> touched(uint64_t op) const;
+  // How long the operation's events or messages were held back by pauses and clogs, in all.
+  int64_t held_us(uint64_t op) const;
+  // `node`'s clock over [from, to] (see ClockReach).
+  ClockReach clock(const std::string& node, int64_t from_us, int64_t to_us) const;
+  // local - world on `node` at world time t.
+  int64_t clock_offset_us(const std::string& node, int64_t t_us) const;
+  // The crashes of `process`, as (down, up) in world time (up: its restart, or the run's end).
+  std::vector<std::pair<int64_t, int64_t>> downtimes(const std::string& process) const;
+  // The records of one kind, in time order (for judges that weigh one kind of fault by its own
+  // rule, e.g. evictions by key).
+  std::vector<const sim::FaultRecord*> records(sim::FaultKind kind) const;
+
+  // The place an eviction of `key` touches (pass it to instant_in to excuse the loss of that key).
   static std::string eviction_place(const std::string& key) { return "evicted:" + key; }
-  // True when the world injected any fault at all.
-  bool any() const { return !spans_.empty(); }
+  // True when the world injected any fault at all (a fault-free run explains nothing).
+  bool any() const { return !log_.empty(); }
   const std::vector<FaultSpan>& spans() const { return spans_; }
+  int64_t end_us() const { return end_us_; }
 
  private:
-  void add(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what);
-  static bool touches(const FaultSpan& s, const std::vector<std::string>& places);
+  void add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what);
+  void add_instant(const std::string& place, size_t record);
+  void build_spans(int64_t end_us);
+  bool link_hit(const std::string& a, const std::string& b, int64_t from_us, int64_t to_us, sim::FaultKind kind,
+                const char* detail) const;
   void index();
-  std::vector<FaultSpan> spans_;  // sorted by from_us (stable)
+  static bool touches(const std::string& place, const std::vector<std::string>& places);
+
+  sim::FaultLog log_;
+  int64_t end_us_ = 0;
+  std::vector<FaultSpan> spans_;  // durations, sorted by from_us (stable)
+  // Instants: (place, record index), in time order.
+  std::vector<std::pair<std::string, size_t>> instants_;
+  std::map<uint64_t, std::vector<size_t>> by_cause_;  // operation -> its records
+  std::map<std::string, std::vector<size_t>, std::less<>> clock_records_;  // node -> its jumps and drifts
   // The spans of each place, as indices into spans_ (ascending), and the longest of them: explain
   // looks at the places it is asked about, newest first, and stops where no older span can reach.
   struct PlaceSpans {

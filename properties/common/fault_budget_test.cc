@@ -19,6 +19,9 @@ TEST(FaultBudget, FaultFreeRunExplainsNothing) {
   FaultBudget b(sim::FaultLog{}, T0 + 10'000'000);
   EXPECT_FALSE(b.any());
   EXPECT_FALSE(b.explain({"redis", "replica-1"}, T0, T0 + 10'000'000).has_value());
+  EXPECT_FALSE(b.instant_in({"redis", "replica-1"}, T0, T0 + 10'000'000).has_value());
+  EXPECT_FALSE(b.touched(1).has_value());
+  EXPECT_EQ(b.clock("redis", T0, T0 + 10'000'000).error_us, 0);
 }
 
 TEST(FaultBudget, CrashCoversTheDowntimeOnlyAndOnlyItsPlace) {
@@ -31,33 +34,80 @@ TEST(FaultBudget, CrashCoversTheDowntimeOnlyAndOnlyItsPlace) {
   EXPECT_FALSE(b.explain({"db"}, T0 + 1'500'000, T0 + 1'600'000).has_value());
   EXPECT_FALSE(b.explain({"redis"}, T0 + 3'000'000, T0 + 4'000'000).has_value());
   EXPECT_TRUE(b.explain({"redis"}, T0 + 3'000'000, T0 + 4'000'000, /*slack_us=*/1'000'001).has_value());
+  EXPECT_EQ(b.downtimes("redis"), (std::vector<std::pair<int64_t, int64_t>>{{T0 + 1'000'000, T0 + 2'000'000}}));
 }
 
-TEST(FaultBudget, TheFaultNearestTheOutcomeNamesIt) {
-  // A drift from the first second touches every later outcome of its node; a crash there later
-  // is the explanation an exemption should cite.
+// The faults that change nothing: a 0 ppm drift, a 0 ms jump, a 0 ms pause, a clog that held no
+// message, a partition that lost none. None of them explains anything, anywhere, ever.
+TEST(FaultBudget, ANullFaultReachesNothing) {
   sim::FaultLog log = {
-      FaultRecord{.time_us = T0 + 400'000, .kind = FaultKind::kClockDrift, .node = "replica-2", .value = 370},
-      FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kCrash, .node = "replica-2", .process = "replica-2"},
+      FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kClockDrift, .node = "db", .value = 0},
+      FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kClockJump, .node = "db", .value = 0},
+      FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kPause, .node = "db", .process = "db"},
+      FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kClog, .node = "db", .peer_node = "client-1",
+                  .duration_us = 1'000'000, .one_way = true},
+      FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kPartition, .node = "db", .peer_node = "client-1"},
+      FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kHeal},
   };
   FaultBudget b(log, T0 + 10'000'000);
-  const std::optional<std::string> early = b.explain({"replica-2"}, T0 + 1'000'000, T0 + 1'200'000);
-  ASSERT_TRUE(early.has_value());
-  EXPECT_NE(early->find("drift"), std::string::npos) << *early;
-  const std::optional<std::string> late = b.explain({"replica-2"}, T0 + 5'100'000, T0 + 5'300'000);
-  ASSERT_TRUE(late.has_value());
-  EXPECT_NE(late->find("crash"), std::string::npos) << *late;
+  for (const char* place : {"db", "client-1"}) {
+    EXPECT_FALSE(b.explain({place}, T0, T0 + 10'000'000, 10'000'000).has_value()) << place;
+    EXPECT_EQ(b.covered_us({place}, T0, T0 + 10'000'000), 0) << place;
+    EXPECT_FALSE(b.instant_in({place}, T0, T0 + 10'000'000).has_value()) << place;
+  }
+  const ClockReach c = b.clock("db", T0, T0 + 10'000'000);
+  EXPECT_EQ(c.max_abs_offset_us, 0);
+  EXPECT_EQ(c.error_us, 0);
+  EXPECT_EQ(c.what, "");
 }
 
-TEST(FaultBudget, PartitionLastsUntilHealOnBothEnds) {
+// A drift moves its node's clock by ppm x elapsed and a jump by its size; neither is a span.
+TEST(FaultBudget, ClockFaultsMoveTheClockByTheirSizeAndAreNeverSpans) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kClockDrift, .node = "replica-2", .value = 500},
+      FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kClockJump, .node = "replica-2", .value = -2'000},
+  };
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_FALSE(b.explain({"replica-2"}, T0, T0 + 10'000'000).has_value());
+  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 1'000'000), 0);
+  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 3'000'000), 1'000);   // 500 ppm x 2 s
+  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 5'000'000), 0);       // 2 ms of drift, then -2 ms
+  EXPECT_EQ(b.clock("replica-2", T0 + 1'000'000, T0 + 3'000'000).error_us, 1'000);
+  EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).error_us, 2'000, 1);  // up to 2 ms, then 0
+  EXPECT_EQ(b.clock("replica-2", T0, T0 + 900'000).error_us, 0);  // before the drift began
+  EXPECT_EQ(b.clock("other", T0, T0 + 10'000'000).error_us, 0);
+}
+
+TEST(FaultBudget, PartitionLastsUntilHealOnBothEndsWhenItLostAMessage) {
   sim::FaultLog log = {
       FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kPartition, .node = "replica-1", .peer_node = "redis"},
+      FaultRecord{.time_us = T0 + 2'000'000, .kind = FaultKind::kMessageLost, .node = "replica-1",
+                  .process = "replica-1", .peer_node = "redis", .peer_process = "redis", .detail = "partition",
+                  .cause = 7},
       FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kHeal},
   };
   FaultBudget b(log, T0 + 10'000'000);
   EXPECT_TRUE(b.explain({"redis"}, T0 + 4'000'000, T0 + 4'000'000).has_value());
   EXPECT_TRUE(b.explain({"replica-1"}, T0 + 4'000'000, T0 + 4'000'000).has_value());
   EXPECT_FALSE(b.explain({"replica-1"}, T0 + 6'000'000, T0 + 7'000'000).has_value());
+  EXPECT_TRUE(b.touched(7).has_value());
+  EXPECT_FALSE(b.touched(8).has_value());
+}
+
+TEST(FaultBudget, AClogIsASpanOnlyWhenItHeldAMessageBack) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kClog, .node = "a", .peer_node = "b",
+                  .duration_us = 2'000'000, .one_way = true},
+      FaultRecord{.time_us = T0 + 1'500'000, .kind = FaultKind::kDelayed, .node = "a", .process = "a",
+                  .peer_node = "b", .peer_process = "b", .value = 1'500'000, .detail = "clog", .cause = 3},
+      FaultRecord{.time_us = T0 + 6'000'000, .kind = FaultKind::kClog, .node = "a", .peer_node = "c",
+                  .duration_us = 2'000'000, .one_way = true},
+  };
+  FaultBudget b(log, T0 + 10'000'000);
+  EXPECT_EQ(b.covered_us({"b"}, T0, T0 + 10'000'000), 2'000'000);
+  EXPECT_EQ(b.covered_us({"c"}, T0, T0 + 10'000'000), 0);
+  EXPECT_EQ(b.held_us(3), 1'500'000);
+  EXPECT_EQ(b.held_us(4), 0);
 }
 
 TEST(FaultBudget, UnhealedCrashLastsToTheEnd) {
@@ -67,6 +117,7 @@ TEST(FaultBudget, UnhealedCrashLastsToTheEnd) {
   FaultBudget b(log, T0 + 10'000'000);
   ASSERT_TRUE(b.explain({"p"}, T0 + 9'000'000, T0 + 9'500'000).has_value());
   EXPECT_NE(b.explain({"p"}, T0 + 9'000'000, T0 + 9'500'000)->find("crash of p"), std::string::npos);
+  EXPECT_TRUE(b.explain({"n"}, T0 + 9'000'000, T0 + 9'500'000).has_value());
 }
 
 // An eviction explains the loss of its key only: not another key, not the Redis node as a whole.
@@ -74,22 +125,27 @@ TEST(FaultBudget, AnEvictionExplainsOnlyItsKey) {
   sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kEviction, .node = "redis",
                                    .process = "redis", .detail = "combo:agg:1"}};
   FaultBudget b(log, T0 + 10'000'000);
-  EXPECT_TRUE(b.explain({FaultBudget::eviction_place("combo:agg:1")}, T0, T0 + 2'000'000).has_value());
-  EXPECT_FALSE(b.explain({FaultBudget::eviction_place("combo:agg:2")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_TRUE(b.instant_in({FaultBudget::eviction_place("combo:agg:1")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.instant_in({FaultBudget::eviction_place("combo:agg:2")}, T0, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.instant_in({"redis"}, T0, T0 + 2'000'000).has_value());
   EXPECT_FALSE(b.explain({"redis"}, T0, T0 + 2'000'000).has_value());
-  EXPECT_FALSE(b.explain({FaultBudget::eviction_place("combo:agg:1")}, T0 + 1'000'001, T0 + 2'000'000).has_value());
+  EXPECT_FALSE(b.instant_in({FaultBudget::eviction_place("combo:agg:1")}, T0 + 1'000'001, T0 + 2'000'000).has_value());
 }
 
-// A late duplicate touches its client and the server it reached at the instant it was sent (an
-// indeterminate answer of an operation in flight then is excusable), nothing else, never later.
-TEST(FaultBudget, ALateDuplicateTouchesOnlyItsEndsAtItsInstant) {
+// An instant fault touches the processes it names, at its instant, and the operation it hit.
+TEST(FaultBudget, AnInstantTouchesItsEndsAtItsInstantAndItsOperation) {
   sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kLateDuplicate, .node = "c",
-                                   .process = "client-0", .peer_process = "replica-0", .value = 3'000'000}};
+                                   .process = "client-0", .peer_process = "replica-0", .value = 3'000'000,
+                                   .cause = 12}};
   FaultBudget b(log, T0 + 10'000'000);
-  EXPECT_TRUE(b.explain({"client-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
-  EXPECT_TRUE(b.explain({"replica-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
-  EXPECT_FALSE(b.explain({"replica-1", "redis", "c"}, T0, T0 + 10'000'000).has_value());
-  EXPECT_FALSE(b.explain({"client-0"}, T0 + 1'000'001, T0 + 10'000'000).has_value());
+  EXPECT_TRUE(b.instant_in({"client-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
+  EXPECT_TRUE(b.instant_in({"replica-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
+  EXPECT_FALSE(b.instant_in({"replica-1", "redis"}, T0, T0 + 10'000'000).has_value());
+  EXPECT_FALSE(b.instant_in({"client-0"}, T0 + 1'000'001, T0 + 10'000'000).has_value());
+  EXPECT_FALSE(b.explain({"client-0", "replica-0"}, T0, T0 + 10'000'000).has_value());
+  EXPECT_TRUE(b.touched(12).has_value());
+  EXPECT_FALSE(b.touched(11).has_value());
+  EXPECT_FALSE(b.touched(0).has_value());
 }
 
 // covered_us is the union of the spans at the places, clipped to the window: overlaps count once,
@@ -129,7 +185,8 @@ RC_GTEST_PROP(FaultBudget, ExplainNamesWhatAScanOfEverySpanNames, ()) {
                   .duration_us = *rc::gen::inRange<int64_t>(0, 3'000'000)};
     r.kind = *rc::gen::element(FaultKind::kCrash, FaultKind::kRestart, FaultKind::kPause, FaultKind::kPartition,
                                FaultKind::kHeal, FaultKind::kClog, FaultKind::kMessageLost, FaultKind::kClockDrift,
-                               FaultKind::kStorageError, FaultKind::kLateDuplicate);
+                               FaultKind::kStorageError, FaultKind::kLateDuplicate, FaultKind::kDelayed);
+    r.detail = *rc::gen::element(std::string("partition"), std::string("clog"), std::string());
     log.push_back(r);
   }
   std::stable_sort(log.begin(), log.end(), [](const FaultRecord& x, const FaultRecord& y) { return x.time_us < y.time_us; });

@@ -62,7 +62,17 @@ void Server::log_command(const Engine::ObservedCommand& c) {
                                                                                              : Refusal::kNone;
   }
   if (refusal != Refusal::kNone && c.reply.is_error()) {
-    world.record_process_fault(*process_, FaultKind::kRedisError, 0, static_cast<int64_t>(refusal));
+    // Which command of which operation the refusal hit (sim/fault_log.h).
+    FaultRecord r;
+    r.time_us = time_us;
+    r.kind = FaultKind::kRedisError;
+    r.node = process_->node_name();
+    r.process = process_->process_name();
+    r.value = static_cast<int64_t>(refusal);
+    r.cause = world.current_cause();
+    r.message = current_client_ + ":";
+    for (const std::string& arg : c.argv) r.message += " " + arg;
+    world.record_fault(std::move(r));
   }
   world.trace().fold_recorded(
       time_us, TraceKind::kObserve, seq, static_cast<uint64_t>(c.depth), process_->node_name(),

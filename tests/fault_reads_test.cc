@@ -1,0 +1,72 @@
+// Judges read the injected faults in one place: properties/common/fault_budget.h answers "which
+// faults touched this, and by how much" from the world's fault log, with the reach each fault has.
+// A judge that walks the fault log itself re-invents an excuse without that reach (a clock drift of
+// 0 ppm excusing a whole run, a partition of two nodes that never talk excusing a lost push). So no
+// file of properties/ outside common/, and no system adapter of harness/systems/, names a fault
+// record or a fault kind, except to record a fault it injects: they hand the log to a FaultBudget
+// and ask it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = FAULTLINE_SOURCE_DIR;
+
+// "file:line: text" of every line in `dir` (recursively; tests excluded) that reads a fault record.
+std::vector<std::string> fault_reads(const fs::path& dir) {
+  static const std::regex kRead(R"(FaultRecord|FaultKind::|fault_log\(\)\s*\)|:\s*run\.faults\))");
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.find("_test.") != std::string::npos) continue;
+    if (e.path().extension() != ".cc" && e.path().extension() != ".h") continue;
+    std::ifstream in(e.path());
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++n;
+      // Injecting a fault (recording it) is not reading one.
+      if (std::regex_search(line, kRead) && line.find("record_fault(") == std::string::npos) {
+        out.push_back(fs::relative(e.path(), kSource).string() + ":" + std::to_string(n) + ": " + line);
+      }
+    }
+  }
+  return out;
+}
+
+std::string listing(const std::vector<std::string>& lines) {
+  std::ostringstream s;
+  for (const std::string& l : lines) s << "  " << l << "\n";
+  return s.str();
+}
+
+class FaultReads : public testing::TestWithParam<const char*> {};
+
+TEST_P(FaultReads, JudgesReadFaultsOnlyThroughTheBudget) {
+  const std::vector<std::string> reads = fault_reads(kSource / GetParam());
+  EXPECT_TRUE(reads.empty()) << reads.size() << " lines read the fault log outside properties/common/:\n"
+                             << listing(reads);
+}
+
+INSTANTIATE_TEST_SUITE_P(Judges, FaultReads,
+                         testing::Values("properties/combo", "properties/likes", "properties/gifts",
+                                         "properties/ranking", "properties/demo", "harness/systems"),
+                         [](const testing::TestParamInfo<const char*>& p) {
+                           std::string name = p.param;
+                           for (char& c : name) c = (c == '/' ? '_' : c);
+                           return name;
+                         });
+
+// The check sees what it is for: the budget itself reads records.
+TEST(FaultReadsCheck, FindsTheBudgetsOwnReads) {
+  EXPECT_FALSE(fault_reads(kSource / "properties/common").empty());
+}
+
+}  // namespace
