@@ -73,6 +73,15 @@ void Process::resume_after_us(std::coroutine_handle<> h, int64_t delay_us) {
   world_.resume_at(*this, world_.now_us_ + world_delay_us, h);
 }
 
+Runtime::Suspended Process::capture(std::coroutine_handle<> h) { return Suspended{h, world_.current_cause_}; }
+
+void Process::resume(const Suspended& s) {
+  const uint64_t cause = world_.current_cause_;
+  world_.current_cause_ = s.context;
+  s.handle.resume();
+  world_.current_cause_ = cause;
+}
+
 void Process::spawn(std::string_view name, Task<void> task) {
   assert(alive());  // a dead process spawns nothing
   assert(task.valid());

@@ -68,6 +68,8 @@ class Process final : public Runtime, private Clock, private Rpc {
   std::string_view node_name() const override;
   uint32_t incarnation() const override { return incarnation_; }
   void note(std::string_view text) override;
+  Suspended capture(std::coroutine_handle<> h) override;
+  void resume(const Suspended& s) override;
 
   Rpc& rpc() { return *this; }
   Rng& rng() { return rng_; }

@@ -276,11 +276,12 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
 LikeService::PendingAwaiter::~PendingAwaiter() {
   if (!write || !handle) return;
   auto& ws = write->waiters;
-  ws.erase(std::remove(ws.begin(), ws.end(), handle), ws.end());
+  ws.erase(std::remove_if(ws.begin(), ws.end(), [this](const Runtime::Suspended& s) { return s.handle == handle; }),
+           ws.end());
 }
 
-Task<LikeService::TxOutcome> LikeService::await_write(std::shared_ptr<PendingWrite> w) {
-  co_await PendingAwaiter{w, nullptr};
+Task<LikeService::TxOutcome> LikeService::await_write(std::shared_ptr<PendingWrite> w, Runtime* runtime) {
+  co_await PendingAwaiter{w, runtime, nullptr};
   assert(w->done);
   co_return w->outcome;
 }
@@ -299,7 +300,7 @@ Task<LikeService::TxOutcome> LikeService::commit_write(bool like, int64_t asset,
     committer_running_ = true;
     runtime_.spawn("likes-group-commit", group_commit_loop(shared_from_this()));
   }
-  co_return co_await await_write(std::move(w));
+  co_return co_await await_write(std::move(w), &runtime_);
 }
 
 // One committer per replica: while a batch is in the DB, new requests queue in pending_ and go
@@ -315,9 +316,9 @@ Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
     // Resume the requests only now, in queue order (a request whose process died removed its
     // handle when it was destroyed).
     for (const std::shared_ptr<PendingWrite>& w : batch) {
-      std::vector<std::coroutine_handle<>> waiters;
+      std::vector<Runtime::Suspended> waiters;
       waiters.swap(w->waiters);
-      for (std::coroutine_handle<> h : waiters) h.resume();
+      for (const Runtime::Suspended& s : waiters) self->runtime_.resume(s);
     }
   }
   self->committer_running_ = false;

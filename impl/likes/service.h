@@ -119,15 +119,16 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
     TxOutcome outcome;
     bool done = false;
     // The requests suspended on this write: its own, plus duplicates of it that joined.
-    std::vector<std::coroutine_handle<>> waiters;
+    std::vector<Runtime::Suspended> waiters;
   };
   struct PendingAwaiter {
     std::shared_ptr<PendingWrite> write;
+    Runtime* runtime = nullptr;
     std::coroutine_handle<> handle;
     bool await_ready() const noexcept { return write->done; }
     void await_suspend(std::coroutine_handle<> h) {
       handle = h;
-      write->waiters.push_back(h);
+      write->waiters.push_back(runtime->capture(h));
     }
     void await_resume() noexcept { handle = nullptr; }
     // A request destroyed while waiting (its process crashed) must never be resumed.
@@ -135,7 +136,7 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   };
   // Queues a write for the next batch (request_id != 0: duplicates of it may join it).
   Task<TxOutcome> commit_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id);
-  static Task<TxOutcome> await_write(std::shared_ptr<PendingWrite> w);
+  static Task<TxOutcome> await_write(std::shared_ptr<PendingWrite> w, Runtime* runtime);
   static Task<void> group_commit_loop(std::shared_ptr<LikeService> self);
   // One batch: every write's statements in one transaction (every statement is idempotent). Fills
   // each write's outcome.

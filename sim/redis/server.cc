@@ -14,6 +14,7 @@ struct Server::Parked {
   RedisReply reply;
   bool done = false;
   std::coroutine_handle<> waiter;
+  uint64_t cause = 0;  // the operation the blocked command works for (World::current_cause)
 };
 
 namespace {
@@ -90,6 +91,7 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   r.client = current_client_;
   r.incarnation = incarnation_;
   r.depth = c.depth;
+  r.cause = world.current_cause();
   if (c.argv_to_take) {
     r.argv = std::move(*c.argv_to_take);
   } else {
@@ -218,6 +220,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
           if (p->waiter) p->waiter.resume();
         });
       }
+      parked->cause = process_->world().current_cause();
       co_await ParkAwaiter{parked, &parked->waiter};
       reply = std::move(parked->reply);
     }
@@ -257,9 +260,11 @@ void Server::wake_parked(const std::vector<std::string>& keys) {
     p->reply = std::move(reply);
     p->done = true;
     // Resume in an event of its own: the waking command's handler is still running.
+    // It resumes working for its own operation, not for the waking command's.
     std::coroutine_handle<> h = p->waiter;
-    process_->world().post(*process_, process_->world().now_us(), [h, p] {
-      if (h) h.resume();
+    Process* process = process_;
+    process_->world().post(*process_, process_->world().now_us(), [h, p, process] {
+      if (h) process->resume(Runtime::Suspended{h, p->cause});
     });
   }
   // Waking readers never signals keys, but they can publish nothing either: nothing to loop on.

@@ -62,6 +62,7 @@ struct CommandRecord {
   std::string client;        // the calling process
   uint32_t incarnation = 0;  // of the Redis process (a restart may have lost earlier writes)
   int depth = 0;             // 0: as the client sent it; 1: run by EXEC or a script (logged first)
+  uint64_t cause = 0;        // the client operation the command works for (World::current_cause)
   std::vector<std::string> argv;
   RedisReply reply;
 };

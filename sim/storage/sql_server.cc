@@ -107,6 +107,7 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
   r.client = req.client;
   r.incarnation = process_.incarnation();
   r.transaction = req.transaction;
+  r.cause = world.current_cause();
   r.request = std::move(shared_req);
   r.result = shared;
   if (options_.commit_stream) {

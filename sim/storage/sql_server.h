@@ -48,6 +48,7 @@ struct SqlCommitRecord {
   std::string client;          // the calling process
   uint32_t incarnation = 0;    // of the DB process
   bool transaction = false;
+  uint64_t cause = 0;          // the client operation it works for (World::current_cause)
   std::shared_ptr<const SqlRequest> request;  // never null; the request as it arrived, shared
   std::shared_ptr<const SqlResult> result;    // never null; the reply's result, shared
 
