@@ -131,10 +131,16 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
   for (const auto& [p, n] : rec.failures_per_property) {
     std::printf("  failures of %-32s %lld\n", p.c_str(), static_cast<long long>(n));
   }
-  // Per property over all seeds: checks evaluated and operations exempted; 0 checks is VACUOUS.
+  // Per property over all seeds: checks evaluated, items exempted (their share of what it looked
+  // at), and on how many seeds it checked nothing; vacuous on every seed is VACUOUS.
   for (const reports::AssertionRecord& a : rec.assertions) {
-    std::printf("  %-7s %-32s %lld checks, %lld exempted\n", a.status(), a.property.c_str(),
-                static_cast<long long>(a.checks), static_cast<long long>(a.exempted));
+    std::printf("  %-7s %-32s %lld checks, %lld exempted (%.1f %%), vacuous on %lld of %lld seeds%s\n", a.status(),
+                a.property.c_str(), static_cast<long long>(a.checks), static_cast<long long>(a.exempted),
+                100.0 * a.exempted_share(), static_cast<long long>(a.vacuous_seeds), static_cast<long long>(a.seeds),
+                a.exempted_share() > reports::kExemptedShareNoted ? "  <- exempts more than 10 %" : "");
+  }
+  for (const std::string& p : rec.vacuous_properties()) {
+    std::printf("  %s checked nothing on any seed: the scenario judges it but never exercises it\n", p.c_str());
   }
   for (size_t i = 0; i < rec.failing_seeds.size() && i < 5; ++i) {
     std::string without;

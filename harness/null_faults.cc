@@ -195,6 +195,14 @@ std::vector<std::string> verdict_changes(const RunResult& base, const RunResult&
 
 }  // namespace
 
+std::vector<std::string> null_fault_changes(const RunResult& baseline, const std::vector<sim::TraceEvent>& baseline_trace,
+                                            const RunResult& with, const std::vector<sim::TraceEvent>& with_trace) {
+  std::vector<std::string> out;
+  if (std::string d = world_difference(baseline_trace, with_trace); !d.empty()) out.push_back(std::move(d));
+  for (std::string& change : verdict_changes(baseline, with)) out.push_back(std::move(change));
+  return out;
+}
+
 NullFaultResult check_null_faults(const Scenario& s, uint64_t seed, const NullFaultOptions& options) {
   NullFaultResult r;
   Baseline base;
@@ -219,8 +227,7 @@ NullFaultResult check_null_faults(const Scenario& s, uint64_t seed, const NullFa
     if (!res.error.empty()) {
       f.problems.push_back("the run failed: " + res.error);
     } else {
-      if (std::string d = world_difference(base.trace, trace); !d.empty()) f.problems.push_back(d);
-      for (std::string& change : verdict_changes(r.baseline, res)) f.problems.push_back(std::move(change));
+      f.problems = null_fault_changes(r.baseline, base.trace, res, trace);
     }
     if (!f.problems.empty()) r.findings.push_back(std::move(f));
   }

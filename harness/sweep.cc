@@ -199,7 +199,7 @@ std::optional<WorkerOutcome> answered_job(Running& w) {
 
 reports::AssertionRecord to_assertion(const Verdict& v) {
   return reports::AssertionRecord{v.property, v.invariants, v.passed, v.assertion, v.checks,
-                                  v.evidence, v.exempted()};
+                                  v.evidence, v.exempted(), 1, v.status() == VerdictStatus::kVacuous ? 1 : 0};
 }
 
 }  // namespace
@@ -411,10 +411,8 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
         rec.assertions.push_back(to_assertion(v));
       } else {
         reports::AssertionRecord& a = rec.assertions[it->second];
-        a.checks += v.checks;
-        a.exempted += v.exempted();
         if (a.passed && !v.passed) a.evidence = v.evidence;
-        a.passed = a.passed && v.passed;
+        a.add_seed(v.checks, v.exempted(), v.passed);
       }
       if (!v.passed) ++rec.failures_per_property[v.property];
     }

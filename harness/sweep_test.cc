@@ -236,6 +236,34 @@ TEST(Sweep, RunRecordFoldsSeeds) {
   EXPECT_TRUE(rec.is_evidence());
 }
 
+// Per property, a sweep counts the seeds that judged it and those where it checked nothing; a
+// property that checked nothing on every seed makes the sweep unexpected even when all passed.
+TEST(Sweep, RunRecordCountsVacuousSeedsPerProperty) {
+  Scenario s = big_scenario();
+  s.topology.replicas = 2;  // p and q pass
+  s.faults.clear();
+  std::vector<WorkerOutcome> runs(3);
+  for (int i = 0; i < 3; ++i) {
+    runs[i].job = i;
+    runs[i].completed = true;
+    runs[i].result = fake_run(s, 20 + i);
+    runs[i].result.verdicts[1].checks = i == 1 ? 4 : 0;  // q checks something on one seed only
+    runs[i].result.verdicts.push_back(passing_verdict("idle", {}, "never exercised"));
+  }
+  reports::RunRecord rec = make_run_record(s, runs, "now", "abc");
+  ASSERT_EQ(rec.assertions.size(), 3u);
+  EXPECT_EQ(rec.assertions[1].seeds, 3);
+  EXPECT_EQ(rec.assertions[1].vacuous_seeds, 2);
+  EXPECT_STREQ(rec.assertions[1].status(), "PASS");
+  EXPECT_EQ(rec.assertions[2].vacuous_seeds, 3);
+  EXPECT_STREQ(rec.assertions[2].status(), "VACUOUS");
+  EXPECT_TRUE(rec.passed());
+  EXPECT_FALSE(rec.as_expected());
+  EXPECT_EQ(rec.vacuous_properties(), std::vector<std::string>{"idle"});
+  for (WorkerOutcome& w : runs) w.result.verdicts.pop_back();
+  EXPECT_TRUE(make_run_record(s, runs, "now", "abc").as_expected());
+}
+
 // End to end through the subcommands with the kernel demo: sweep the spec variant (fails as
 // expected), shrink a failing seed, replay the minimal file, merge two shards, explain a trace.
 TEST(Commands, SweepShrinkReplayReportExplainOnTheDemo) {

@@ -91,9 +91,27 @@ void write_unexpected(std::ostream& o, const Report& report) {
     const RunRecord& r = report.runs[i];
     o << "<li><a href=\"#" << run_anchor(i) << "\"><code>" << esc(r.scenario_file) << "</code></a> (" << esc(r.variant)
       << "): expected " << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << ", failed: "
-      << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", ")) << "</li>\n";
+      << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", "))
+      << esc(vacuity_text(r).empty() ? "" : "; " + vacuity_text(r)) << "</li>\n";
   }
   o << "</ul>\n";
+}
+
+void write_heavy_exemptions(std::ostream& o, const Report& report) {
+  const std::vector<HeavyExemption> heavy = heavy_exemptions(report);
+  o << "<h2 id=\"exemptions\">Properties exempting more than 10 %</h2>\n";
+  if (heavy.empty()) {
+    o << "<p>None: every property judged at least 90 % of what it looked at.</p>\n";
+    return;
+  }
+  o << "<table><tr><th>property</th><th>scenario</th><th>variant</th><th>exempted</th><th>checks</th><th>share</th></tr>\n";
+  for (const HeavyExemption& h : heavy) {
+    const RunRecord& r = report.runs[h.run];
+    o << "<tr><td>" << esc(h.assertion->property) << "</td><td><a href=\"#" << run_anchor(h.run) << "\"><code>"
+      << esc(r.scenario_file) << "</code></a></td><td>" << esc(r.variant) << "</td><td>" << h.assertion->exempted
+      << "</td><td>" << h.assertion->checks << "</td><td>" << share_text(h.assertion->exempted_share()) << "</td></tr>\n";
+  }
+  o << "</table>\n";
 }
 
 void write_failing_rows(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
@@ -173,7 +191,9 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
 
 void write_assertion_row(std::ostream& o, const AssertionRecord& a) {
   o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
-    << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>";
+    << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted
+    << (a.exempted > 0 ? " (" + share_text(a.exempted_share()) + ")" : "") << "</td><td>"
+    << (a.vacuous_seeds > 0 ? "vacuous on " + std::to_string(a.vacuous_seeds) + " of " + std::to_string(a.seeds) + " seeds<br>" : "");
   for (size_t i = 0; i < a.evidence.size() && i < kHtmlEvidenceShown; ++i) o << esc(clipped(a.evidence[i])) << "<br>";
   if (a.evidence.size() > kHtmlEvidenceShown) {
     o << "<i>... " << a.evidence.size() - kHtmlEvidenceShown << " more in report.json</i>";
@@ -260,6 +280,7 @@ std::string to_html(const Report& report) {
     << esc(report.commit) << "</code>. Matrices: " << esc(join(selected_matrices(report), ", ")) << ".</p>\n";
   write_summary(o, report, rows);
   write_unexpected(o, report);
+  write_heavy_exemptions(o, report);
   write_failing_rows(o, report, rows);
   write_fixes(o, report.fixes);
   write_matrix(o, rows, variants);

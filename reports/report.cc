@@ -23,7 +23,9 @@ const JsonLayout& report_layout() {
 Json assertion_json(const AssertionRecord& a) {
   return Json{{"property", a.property},   {"invariants", a.invariants}, {"passed", a.passed},
               {"assertion", a.assertion}, {"checks", a.checks},         {"status", a.status()},
-              {"exempted", a.exempted},   {"evidence", a.evidence}};
+              {"exempted", a.exempted},   {"exempted_share", json_double(a.exempted_share())},
+              {"seeds", a.seeds},         {"vacuous_seeds", a.vacuous_seeds},
+              {"evidence", a.evidence}};
 }
 
 Json counterexample_json(const Counterexample& c) {
@@ -125,7 +127,8 @@ RunRecord read_run_json(const Json& j) {
     r.assertions.push_back(AssertionRecord{json_str(a, "property"), json_strings(a, "invariants"),
                                            json_flag(a, "passed"), json_str(a, "assertion"),
                                            json_i64(a, "checks"), json_strings(a, "evidence"),
-                                           json_i64(a, "exempted")});
+                                           json_i64(a, "exempted"), json_i64(a, "seeds"),
+                                           json_i64(a, "vacuous_seeds")});
   }
   if (const Json* f = json_get(j, "failures_per_property"); f && f->is_object()) {
     for (const auto& [k, n] : f->items()) r.failures_per_property[k] = n.is_number() ? n.get<int64_t>() : 0;
@@ -151,7 +154,24 @@ const char* row_status_name(RowStatus s) {
   return "?";
 }
 
+void AssertionRecord::add_seed(int64_t seed_checks, int64_t seed_exempted, bool seed_passed) {
+  checks += seed_checks;
+  exempted += seed_exempted;
+  ++seeds;
+  if (seed_passed && seed_checks == 0) ++vacuous_seeds;
+  passed = passed && seed_passed;
+}
+
+std::vector<std::string> RunRecord::vacuous_properties() const {
+  std::vector<std::string> out;
+  for (const AssertionRecord& a : assertions) {
+    if (a.vacuous()) out.push_back(a.property);
+  }
+  return out;
+}
+
 bool RunRecord::as_expected() const {
+  if (!vacuous_properties().empty()) return false;
   if (expected_pass) return passed();
   if (passed() || expected_failing.empty()) return false;
   size_t failing = 0;
@@ -341,6 +361,8 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
         }
         it->checks += a.checks;
         it->exempted += a.exempted;
+        it->seeds += a.seeds;
+        it->vacuous_seeds += a.vacuous_seeds;
         if (it->passed && !a.passed) it->evidence = a.evidence;
         it->passed = it->passed && a.passed;
       }

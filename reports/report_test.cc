@@ -171,6 +171,39 @@ TEST(Report, AVacuousRunIsNeverAPass) {
   EXPECT_NE(to_html(rep).find("VACUOUS"), std::string::npos);
 }
 
+// A property a run judges but that checked nothing on any of its seeds makes the run unexpected,
+// whatever its verdicts: the scenario names what it never exercised.
+TEST(Report, APropertyVacuousOnEverySeedMakesTheRunUnexpected) {
+  Report rep = sample();
+  ASSERT_TRUE(rep.runs[1].as_expected());
+  rep.runs[1].assertions.push_back(AssertionRecord{"ttl-hygiene", {"COMBO-9"}, true, "no TTL -1", 0, {}, 0, 3, 3});
+  EXPECT_FALSE(rep.runs[1].as_expected());
+  EXPECT_EQ(rep.runs[1].vacuous_properties(), std::vector<std::string>{"ttl-hygiene"});
+  EXPECT_NE(to_markdown(rep).find("vacuous on every seed: ttl-hygiene"), std::string::npos);
+  EXPECT_NE(to_html(rep).find("vacuous on every seed: ttl-hygiene"), std::string::npos);
+  rep.runs[1].assertions.back().checks = 2;  // it checked something on one seed
+  rep.runs[1].assertions.back().vacuous_seeds = 2;
+  EXPECT_TRUE(rep.runs[1].as_expected());
+}
+
+// Each property shows its exempted share; the summary lists those above 10 %.
+TEST(Report, PropertiesExemptingMoreThanATenthAreListed) {
+  Report rep = sample();
+  EXPECT_NE(to_markdown(rep).find("None: every property judged at least 90 %"), std::string::npos);
+  rep.runs[1].assertions[0].exempted = 8;  // 8 of 50 items: 16 %
+  const std::string md = to_markdown(rep);
+  EXPECT_NE(md.find("- `quantity-conservation` in `scenarios/combo/s.yaml` (hardened): 8 exempted, 42 checks (16.0 %)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("8 exempted (16.0 %, explained by injected faults)"), std::string::npos);
+  EXPECT_NE(to_html(rep).find("<td>8 (16.0 %)</td>"), std::string::npos);
+  rep.runs[1].assertions[0].exempted = 4;  // 4 of 46: 8.7 %
+  EXPECT_EQ(to_markdown(rep).find("in `scenarios/combo/s.yaml` (hardened): 4 exempted"), std::string::npos);
+  std::string error;
+  const std::optional<Report> back = report_from_json(to_json(rep), &error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->runs[1].assertions[0], rep.runs[1].assertions[0]);
+}
+
 TEST(Report, FixesNeedTheirCounterexampleBothWays) {
   Report rep = sample();
   FixRecord x;
