@@ -414,4 +414,31 @@ bool World::crash_at_effect(Process& caller, int64_t effect, bool before) {
   return true;
 }
 
+void World::arm_boundary_pause(Process& p, bool before, int64_t duration_us) {
+  if (!p.alive() || duration_us <= 0) return;
+  boundary_pauses_[p.index_] = BoundaryPause{before, duration_us, p.incarnation_};
+  note_fault(p.name_, std::string("pause at its next call boundary (") + (before ? "before" : "after") + "), " +
+                          std::to_string(duration_us) + "us");
+}
+
+bool World::pause_at_call(Process& caller, int64_t effect, bool before) {
+  int64_t duration_us = 0;
+  if (effect >= 0 && pause_point_ && !pause_point_fired_ && static_cast<uint64_t>(effect) == pause_point_->effect_index &&
+      pause_point_->before == before) {
+    pause_point_fired_ = true;
+    duration_us = pause_point_->duration_us;
+  } else if (!boundary_pauses_.empty()) {
+    auto it = boundary_pauses_.find(caller.index_);
+    if (it == boundary_pauses_.end() || it->second.before != before) return false;
+    const BoundaryPause armed = it->second;
+    boundary_pauses_.erase(it);
+    if (armed.incarnation != caller.incarnation_) return false;  // armed for an incarnation now gone
+    duration_us = armed.duration_us;
+  } else {
+    return false;
+  }
+  pause(caller, duration_us);
+  return caller.state_ == ProcessState::kPaused;
+}
+
 }  // namespace fl::sim

@@ -136,6 +136,15 @@ struct CrashPointPlan {
   int64_t restart_after_us = 1'000'000; // the crashed process restarts this much later
 };
 
+// A pause point: the process that makes the effect with this index is paused right before it
+// (instead of sending; it sends when the pause ends) or right after its reply (before it sees it),
+// for duration_us, while everything else runs.
+struct PausePointPlan {
+  uint64_t effect_index = 0;
+  bool before = false;
+  int64_t duration_us = 0;
+};
+
 struct WorldOptions {
   uint64_t seed = 1;
   bool record_trace = false;
@@ -251,8 +260,14 @@ class World {
   void watch_effects(const std::vector<std::string>& process_names);
   // Crashes the caller right before / after the effect with this index.
   void arm_crash_point(const CrashPointPlan& plan) { crash_point_ = plan; }
+  // Pauses the caller right before / after the effect with this index (PausePointPlan).
+  void arm_pause_point(const PausePointPlan& plan) { pause_point_ = plan; }
+  // Pauses `p` at the boundary of its next call (any call, watched or not): right before sending
+  // it, or right after its reply, for duration_us (the swarm's pause-at-boundary).
+  void arm_boundary_pause(Process& p, bool before, int64_t duration_us);
   const std::vector<EffectRecord>& effects() const { return effects_; }
   bool crash_point_fired() const { return crash_point_fired_; }
+  bool pause_point_fired() const { return pause_point_fired_; }
 
  private:
   // The process goes down (crash or panic): its pending events and frames are dropped.
@@ -273,6 +288,10 @@ class World {
   // for this phase. "before" is called from the caller's own await_suspend, so that crash runs
   // as the next event of the instant instead of destroying the suspending frame in place.
   bool crash_at_effect(Process& caller, int64_t effect, bool before);
+  // True (and pauses the caller) when this call's boundary is the armed pause point or the caller
+  // has a boundary pause armed for this side of its next call. The network then defers what the
+  // caller does next (sending the call, seeing its reply) to an event of its own, held by the pause.
+  bool pause_at_call(Process& caller, int64_t effect, bool before);
 
   uint64_t seed_;
   bool judged_;
@@ -298,6 +317,14 @@ class World {
   std::map<std::string, ComponentFaultHandler> component_faults_;
   std::optional<CrashPointPlan> crash_point_;
   bool crash_point_fired_ = false;
+  std::optional<PausePointPlan> pause_point_;
+  bool pause_point_fired_ = false;
+  struct BoundaryPause {
+    bool before = false;
+    int64_t duration_us = 0;
+    uint32_t incarnation = 0;
+  };
+  std::map<uint32_t, BoundaryPause> boundary_pauses_;  // by process index
 };
 
 }  // namespace fl::sim

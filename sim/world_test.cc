@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -130,6 +131,55 @@ TEST(WorldTest, FaultRecordsNameTheOperationTheyHit) {
   EXPECT_EQ(hit.count(ops[2]), 0u);
   EXPECT_EQ(store_causes, (std::vector<uint64_t>{ops[1], ops[2]}));  // op 1 never reached the server
   EXPECT_EQ(world.current_cause(), 0u);  // nothing runs
+}
+
+// A pause point holds the caller between two of its own effects while everything else runs:
+// before an effect, the call leaves only when the pause ends; after it, the caller sees the reply
+// only then. A boundary pause does the same at a process's next call, whatever its index.
+TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
+  struct Seen {
+    int64_t arrived_us = -1, replied_us = -1, other_us = -1;
+  };
+  auto run = [](const std::function<void(World&, Process&)>& arm) {
+    World world(WorldOptions{.seed = 4});
+    const uint32_t a = world.add_node("a"), b = world.add_node("b");
+    Seen seen;
+    Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+      self.rpc().serve("op", [&seen, &self](MessagePtr req) -> Task<MessagePtr> {
+        if (seen.arrived_us < 0) seen.arrived_us = self.world().now_us() - kEpochUs;
+        co_return req;
+      });
+      co_return;
+    });
+    Process& caller = world.add_process(a, "caller", [&](Process& self) -> Task<void> {
+      co_await self.clock().sleep_ms(10);
+      RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 1'000'000);
+      EXPECT_TRUE(r.ok());
+      seen.replied_us = self.world().now_us() - kEpochUs;
+    });
+    Process& other = world.add_process(a, "other", [&](Process& self) -> Task<void> {
+      co_await self.clock().sleep_ms(30);
+      seen.other_us = self.world().now_us() - kEpochUs;  // runs while the caller is held
+    });
+    world.watch_effects({"caller"});
+    world.start(server);
+    world.start(caller);
+    world.start(other);
+    arm(world, caller);
+    world.run_until(kEpochUs + 1'000'000);
+    return seen;
+  };
+  const Seen plain = run([](World&, Process&) {});
+  const Seen before = run([](World& w, Process&) { w.arm_pause_point(PausePointPlan{0, true, 50'000}); });
+  const Seen after = run([](World& w, Process&) { w.arm_pause_point(PausePointPlan{0, false, 50'000}); });
+  const Seen boundary = run([](World& w, Process& p) { w.arm_boundary_pause(p, /*before=*/true, 50'000); });
+  ASSERT_GT(plain.arrived_us, 10'000);
+  EXPECT_LT(plain.replied_us, 20'000);
+  EXPECT_GE(before.arrived_us, 60'000);  // sent when the pause ended
+  EXPECT_EQ(after.arrived_us, plain.arrived_us);
+  EXPECT_GE(after.replied_us, 60'000);   // the reply seen when the pause ended
+  EXPECT_GE(boundary.arrived_us, 60'000);
+  for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
 }
 
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
