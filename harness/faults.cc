@@ -208,6 +208,7 @@ void FaultInjector::apply(const FaultSpec& f) {
 void FaultInjector::schedule_all() {
   for (const FaultSpec& f : scenario_.faults) {
     world_.at(sim::kEpochUs + f.at_ms * kUsPerMs, [this, f] { apply(f); });
+    scheduled_.push_back(f);
   }
   if (scenario_.swarm.enabled) schedule_swarm();
   // Heal at the end of the fault window so the quiescent tail can judge liveness.
@@ -215,6 +216,7 @@ void FaultInjector::schedule_all() {
   // Last, and on their own tie-break stream: adding them reorders nothing (Scenario::extra_faults).
   for (const FaultSpec& f : scenario_.extra_faults) {
     world_.inject_at(sim::kEpochUs + f.at_ms * kUsPerMs, [this, f] { apply_extra(f); });
+    scheduled_.push_back(f);
   }
 }
 
@@ -326,6 +328,7 @@ void FaultInjector::schedule_swarm() {
     FaultSpec f = draw_fault(on[rng_.below(on.size())], at_ms);
     if (f.target.empty()) continue;
     world_.at(sim::kEpochUs + at_ms * kUsPerMs, [this, f] { apply(f); });
+    scheduled_.push_back(f);
   }
 }
 

@@ -66,6 +66,9 @@ class FaultInjector {
   void apply_extra(const FaultSpec& fault);
   // The swarm's drawn configuration, for the report ("crash-restart@0.4/s pause@0.2/s").
   const std::string& swarm_summary() const { return swarm_summary_; }
+  // Every fault schedule_all() scheduled (the scenario's, then the swarm's draws, then the extra
+  // ones), as scheduled faults: a swarm run written out.
+  const std::vector<FaultSpec>& scheduled() const { return scheduled_; }
 
  private:
   void schedule_swarm();
@@ -85,6 +88,7 @@ class FaultInjector {
   std::vector<CriticalDuration> critical_;
   sim::Rng rng_;
   std::string swarm_summary_;
+  std::vector<FaultSpec> scheduled_;
   bool applying_extra_ = false;
 };
 

@@ -219,7 +219,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   const bool record = options.record_trace || !options.trace_jsonl_path.empty() || !options.perfetto_path.empty();
   // The world is destroyed before the system run: frames may refer to the run's objects.
   auto world = std::make_unique<sim::World>(
-      sim::WorldOptions{.seed = seed, .record_trace = record, .judged = options.judges});
+      sim::WorldOptions{.seed = seed, .record_trace = record, .judged = options.judges, .coverage = options.coverage});
   std::unique_ptr<SystemRun> run;
   // The configuration is the trace's first event, so two variants of one scenario (same
   // messages, different state) still have different fingerprints.
@@ -237,6 +237,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
     watch_service_effects(*world, *run, drawn, options);
     FaultInjector faults(*world, *run, drawn, sys->critical_durations(drawn));
     faults.schedule_all();
+    result.applied_faults = faults.scheduled();
     const int64_t end_us = sim::kEpochUs + (drawn.duration_ms + drawn.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
     if (options.judges) result.verdicts = run->check(*world, requested_properties(drawn, *sys));
@@ -262,6 +263,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
                                                           e.process + " -> " + e.service + ": " + e.request});
     }
   }
+  result.coverage.assign(world->coverage().features().begin(), world->coverage().features().end());
   result.fingerprint = world->trace().fingerprint();
   result.events = world->events_executed();
   result.judged = options.judges;

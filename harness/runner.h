@@ -51,6 +51,8 @@ struct RunOptions {
   // still reported, as process-panic), so the run is never as expected; systems skip the
   // observation logs only judges read (WorldOptions::judged).
   bool judges = true;
+  // Collect the world's coverage features (sim/coverage.h) into RunResult::coverage (explore).
+  bool coverage = false;
   // Called once the run is judged, before its world is destroyed (the null-fault check reads the
   // topology and the recorded trace through it). Must not change the world.
   std::function<void(sim::World&, const SystemRun&)> inspect;
@@ -79,6 +81,10 @@ struct RunResult {
   bool crash_point_fired = false;        // with crash_point: the armed effect was reached
   bool pause_point_fired = false;        // with pause_point: the armed effect was reached
   std::vector<std::string> caveats;      // guarantees the scenario's environment voids (scenario_caveats)
+  std::vector<uint64_t> coverage;        // with RunOptions::coverage: the features reached, ascending
+  // Every fault the run applied, scheduled or drawn by the swarm, as a scheduled fault (in the order
+  // they were scheduled): the swarm's draws written out (explore mutates them).
+  std::vector<FaultSpec> applied_faults;
 };
 
 // The crash points a sweep runs, from a discovery run's effects: right before and right after

@@ -318,6 +318,11 @@ std::string run_result_to_json(const RunResult& r) {
                             {"evidence", std::vector<std::string>(v.evidence.begin(), v.evidence.begin() + evidence)},
                             {"exemptions", std::move(exemptions)}});
   }
+  Json faults = Json::array();
+  for (const FaultSpec& f : r.applied_faults) {
+    faults.push_back(Json{{"at_ms", f.at_ms}, {"kind", f.kind}, {"target", f.target}, {"duration_ms", f.duration_ms},
+                          {"value", f.value}});
+  }
   const Json j{{"scenario", r.scenario},
                {"system", r.system},
                {"variant", r.variant},
@@ -333,7 +338,9 @@ std::string run_result_to_json(const RunResult& r) {
                {"error", r.error},
                {"verdicts", std::move(verdicts)},
                {"further_findings", r.further_findings},
-               {"vacuous", r.vacuous}};
+               {"vacuous", r.vacuous},
+               {"coverage", r.coverage},
+               {"applied_faults", std::move(faults)}};
   return reports::json_dump(j);
 }
 
@@ -363,6 +370,11 @@ std::optional<RunResult> run_result_from_json(const std::string& line) {
   }
   r.further_findings = json_strings(*j, "further_findings");
   r.vacuous = json_strings(*j, "vacuous");
+  for (const Json& c : json_items(*j, "coverage")) r.coverage.push_back(c.is_number_unsigned() ? c.get<uint64_t>() : 0);
+  for (const Json& f : json_items(*j, "applied_faults")) {
+    r.applied_faults.push_back(FaultSpec{json_i64(f, "at_ms"), json_str(f, "kind"), json_str(f, "target"),
+                                         json_i64(f, "duration_ms"), json_i64(f, "value")});
+  }
   return r;
 }
 

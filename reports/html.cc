@@ -247,6 +247,29 @@ void write_properties(std::ostream& o, const Report& report) {
   o << "</table>\n";
 }
 
+// An exploration's coverage over time: features reached (line) against runs made, and where a
+// property first broke (dots), as an inline SVG.
+void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) {
+  const double width = 480, height = 160, pad = 30;
+  const double max_runs = static_cast<double>(std::max<int64_t>(series.back().runs, 1));
+  int64_t max_features = 1;
+  for (const CoverageSample& c : series) max_features = std::max(max_features, c.features);
+  auto x = [&](int64_t runs) { return pad + (width - 2 * pad) * static_cast<double>(runs) / max_runs; };
+  auto y = [&](int64_t f) { return height - pad - (height - 2 * pad) * static_cast<double>(f) / static_cast<double>(max_features); };
+  o << "<h4>Coverage over time</h4><svg class=\"coverage\" width=\"" << width << "\" height=\"" << height
+    << "\" role=\"img\" aria-label=\"coverage features against runs\"><polyline fill=\"none\" stroke=\"#1565c0\" points=\""
+    << x(0) << "," << y(0);
+  for (const CoverageSample& c : series) o << " " << x(c.runs) << "," << y(c.features);
+  o << "\"/>";
+  int64_t findings = 0;
+  for (const CoverageSample& c : series) {
+    if (c.findings > findings) o << "<circle r=\"4\" fill=\"#c62828\" cx=\"" << x(c.runs) << "\" cy=\"" << y(c.features) << "\"/>";
+    findings = c.findings;
+  }
+  o << "<text x=\"" << pad << "\" y=\"14\">" << max_features << " features</text><text x=\"" << width - pad - 80
+    << "\" y=\"" << height - 8 << "\">" << series.back().runs << " runs</text></svg>\n";
+}
+
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
   const char* status = r.passed() ? "PASS" : "FAIL";
   o << "<details class=\"run\" id=\"" << run_anchor(index) << "\" data-system=\"" << esc(r.system)
@@ -263,6 +286,7 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << "<tr><th>produced</th><td>" << esc(r.produced_at) << " at commit <code>" << esc(r.commit) << "</code></td></tr>";
   if (!r.error.empty()) o << "<tr><th>error</th><td>" << esc(r.error) << "</td></tr>";
   o << "</table>\n";
+  if (!r.coverage.empty()) write_coverage(o, r.coverage);
   write_assertions(o, r);
   if (r.counterexample) write_counterexample(o, r);
   o << "</details>\n";

@@ -1,6 +1,7 @@
 // The Markdown report and the pull-request summary. Order: what a team reads first (the counts
 // per system and variant, the unexpected results, the failing rows, the named fixes), then the
 // full matrix, then each run's evidence once (capped per property; report.json has it all).
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 
@@ -137,6 +138,18 @@ void write_assertion(std::ostream& o, const AssertionRecord& a) {
   }
 }
 
+// An exploration's coverage over time, at most ten rows.
+void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) {
+  o << "- coverage over time:\n\n  | runs | features | corpus | properties broken |\n  |---|---|---|---|\n";
+  const size_t step = std::max<size_t>(1, (series.size() + 9) / 10);
+  for (size_t i = 0; i < series.size(); i += step) {
+    const CoverageSample& c = i + step >= series.size() ? series.back() : series[i];
+    o << "  | " << c.runs << " | " << c.features << " | " << c.corpus << " | " << c.findings << " |\n";
+    if (&c == &series.back()) break;
+  }
+  o << "\n";
+}
+
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
   o << "\n<a id=\"" << run_anchor(index) << "\"></a>\n### " << r.scenario << " (" << r.system << " / " << r.variant
     << "): " << (r.passed() ? "passed" : "failed") << (r.as_expected() ? ", as expected" : ", **NOT as expected**")
@@ -145,6 +158,7 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << hex16(r.config_digest) << "`, trace fingerprint `" << hex16(r.fingerprint) << "`, produced " << r.produced_at
     << " at `" << r.commit << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << "\n";
   if (!r.error.empty()) o << "- error: " << r.error << "\n";
+  if (!r.coverage.empty()) write_coverage(o, r.coverage);
   for (const AssertionRecord& a : r.assertions) write_assertion(o, a);
   if (r.counterexample) {
     o << "- minimal counterexample: seed " << r.counterexample->seed << ", property " << r.counterexample->property

@@ -43,6 +43,14 @@ Json counterexample_json(const Counterexample& c) {
               {"timeline", std::move(timeline)}};
 }
 
+Json coverage_json(const std::vector<CoverageSample>& series) {
+  Json out = Json::array();
+  for (const CoverageSample& c : series) {
+    out.push_back(Json{{"runs", c.runs}, {"features", c.features}, {"corpus", c.corpus}, {"findings", c.findings}});
+  }
+  return out;
+}
+
 Json run_json(const RunRecord& r) {
   Json assertions = Json::array();
   for (const AssertionRecord& a : r.assertions) assertions.push_back(assertion_json(a));
@@ -69,7 +77,8 @@ Json run_json(const RunRecord& r) {
               {"produced_at", r.produced_at},
               {"commit", r.commit},
               {"passed", r.passed()},
-              {"as_expected", r.as_expected()}};
+              {"as_expected", r.as_expected()},
+              {"coverage", coverage_json(r.coverage)}};
 }
 
 Json fix_json(const FixRecord& x) {
@@ -139,6 +148,10 @@ RunRecord read_run_json(const Json& j) {
   r.wall_seconds = json_num(j, "wall_seconds");
   r.produced_at = json_str(j, "produced_at");
   r.commit = json_str(j, "commit");
+  for (const Json& c : json_items(j, "coverage")) {
+    r.coverage.push_back(CoverageSample{json_i64(c, "runs"), json_i64(c, "features"), json_i64(c, "corpus"),
+                                        json_i64(c, "findings")});
+  }
   return r;
 }
 

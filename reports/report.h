@@ -61,6 +61,15 @@ struct Counterexample {
   bool operator==(const Counterexample&) const = default;
 };
 
+// Coverage-guided exploration (`faultline explore`): where it stood after a round.
+struct CoverageSample {
+  int64_t runs = 0;      // runs so far
+  int64_t features = 0;  // distinct coverage features reached so far
+  int64_t corpus = 0;    // schedules kept
+  int64_t findings = 0;  // properties broken so far
+  bool operator==(const CoverageSample&) const = default;
+};
+
 struct RunRecord {
   std::string scenario;               // scenario name
   std::string scenario_file;
@@ -81,6 +90,7 @@ struct RunRecord {
   double wall_seconds = 0;            // summed over seeds
   std::string produced_at;            // ISO-8601 UTC
   std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
+  std::vector<CoverageSample> coverage;  // an exploration's coverage over time (empty otherwise)
   bool operator==(const RunRecord&) const = default;
 
   bool passed() const { return failing_seeds.empty() && error.empty(); }

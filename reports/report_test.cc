@@ -1,5 +1,6 @@
 #include "reports/report.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -202,6 +203,21 @@ TEST(Report, PropertiesExemptingMoreThanATenthAreListed) {
   const std::optional<Report> back = report_from_json(to_json(rep), &error);
   ASSERT_TRUE(back.has_value()) << error;
   EXPECT_EQ(back->runs[1].assertions[0], rep.runs[1].assertions[0]);
+}
+
+// An exploration's coverage over time travels in report.json and is drawn by report.html.
+TEST(Report, AnExplorationsCoverageIsKeptAndDrawn) {
+  Report rep = sample();
+  rep.runs[1].coverage = {{32, 100, 10, 0}, {64, 140, 18, 1}, {96, 150, 20, 1}};
+  std::string error;
+  const std::optional<Report> back = report_from_json(to_json(rep), &error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->runs[1].coverage, rep.runs[1].coverage);
+  const std::string html = to_html(rep);
+  EXPECT_NE(html.find("<svg class=\"coverage\""), std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 0, true);
+  EXPECT_NE(html.find("150 features"), std::string::npos);
+  EXPECT_NE(to_markdown(rep).find("| 96 | 150 | 20 | 1 |"), std::string::npos);
 }
 
 TEST(Report, FixesNeedTheirCounterexampleBothWays) {

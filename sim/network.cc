@@ -184,7 +184,7 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
   ++stats_.calls;
   const int64_t effect = world_.note_effect(caller, service, request.get());
   if (world_.crash_at_effect(caller, effect, /*before=*/true)) return;  // never sent
-  if (world_.pause_at_call(caller, effect, /*before=*/true)) {
+  if (world_.pause_at_call(caller, effect, /*before=*/true, service, request.get())) {
     // Paused right before sending: the call goes out in an event of the caller's, when it resumes.
     std::string name(service);
     world_.post(caller, world_.now_us(), [this, &caller, name, request, timeout_us, waiter, slot, effect] {
@@ -425,7 +425,7 @@ void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) 
   if (status == RpcStatus::kOk) {
     // The effect happened; a crash point "after" it kills the caller before it sees the reply.
     if (world_.crash_at_effect(caller, call.effect, /*before=*/false)) return;
-    if (world_.pause_at_call(caller, call.effect, /*before=*/false)) {
+    if (world_.pause_at_call(caller, call.effect, /*before=*/false, call.service, call.request.get())) {
       // Paused right after the reply: the caller sees it when the pause ends.
       world_.post(caller, world_.now_us(), [waiter = call.waiter] { waiter.resume(); });
       return;

@@ -36,6 +36,7 @@ World::World(const WorldOptions& options)
       observer_tiebreak_rng_(Rng(options.seed).fork("observers")),
       injected_tiebreak_rng_(Rng(options.seed).fork("injected")),
       trace_(options.record_trace),
+      coverage_(options.coverage),
       history_([this] { return now_us_; },
                [this](const Operation& op, bool completed) { trace_operation(op, completed); }) {
   network_ = std::make_unique<Network>(*this);
@@ -245,6 +246,9 @@ void World::note_fault(std::string_view target, std::string_view what) {
 
 void World::record_fault(FaultRecord r) {
   assert(fault_log_.empty() || fault_log_.back().time_us <= r.time_us);
+  if (coverage_.enabled() && !r.message.empty()) {
+    coverage_.interruption(fault_kind_name(r.kind), r.process, r.message, r.peer_process);
+  }
   fault_log_.push_back(std::move(r));
 }
 
@@ -394,6 +398,8 @@ bool World::crash_at_effect(Process& caller, int64_t effect, bool before) {
   if (effect < 0 || !crash_point_ || crash_point_fired_) return false;
   if (static_cast<uint64_t>(effect) != crash_point_->effect_index || crash_point_->before != before) return false;
   crash_point_fired_ = true;
+  coverage_.interruption(before ? "crash-before" : "crash-after", caller.name_,
+                         effects_[static_cast<size_t>(effect)].service + ": " + effects_[static_cast<size_t>(effect)].request, "");
   const std::string why = std::string("crash point ") + (before ? "before" : "after") + " effect #" +
                           std::to_string(effect) + " (" + effects_[static_cast<size_t>(effect)].service + ")";
   const uint32_t incarnation = caller.incarnation_;
@@ -421,7 +427,8 @@ void World::arm_boundary_pause(Process& p, bool before, int64_t duration_us) {
                           std::to_string(duration_us) + "us");
 }
 
-bool World::pause_at_call(Process& caller, int64_t effect, bool before) {
+bool World::pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service,
+                          const Message* request) {
   int64_t duration_us = 0;
   if (effect >= 0 && pause_point_ && !pause_point_fired_ && static_cast<uint64_t>(effect) == pause_point_->effect_index &&
       pause_point_->before == before) {
@@ -438,6 +445,10 @@ bool World::pause_at_call(Process& caller, int64_t effect, bool before) {
     return false;
   }
   pause(caller, duration_us);
+  if (coverage_.enabled()) {
+    coverage_.interruption(before ? "pause-before" : "pause-after", caller.name_,
+                           std::string(service) + ": " + (request ? request->describe() : ""), "");
+  }
   return caller.state_ == ProcessState::kPaused;
 }
 

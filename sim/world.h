@@ -27,6 +27,7 @@
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/task.h"
+#include "sim/coverage.h"
 #include "sim/fault_log.h"
 #include "sim/history_log.h"
 #include "sim/network.h"
@@ -151,6 +152,9 @@ struct WorldOptions {
   // False when no judge will read this run's observations (a speed or state-size measurement):
   // systems may then skip the logs that only judges read. Never changes what the run does.
   bool judged = true;
+  // Collect coverage features (sim/coverage.h) for coverage-guided exploration. Never changes
+  // what the run does.
+  bool coverage = false;
 };
 
 enum class StopReason : uint8_t { kQuiescent, kDeadline, kStopped };
@@ -173,6 +177,7 @@ class World {
   Trace& trace() { return trace_; }
   HistoryLog& history() { return history_; }
   Network& network() { return *network_; }
+  Coverage& coverage() { return coverage_; }
 
   // ---- Topology.
   uint32_t add_node(std::string name);
@@ -291,7 +296,7 @@ class World {
   // True (and pauses the caller) when this call's boundary is the armed pause point or the caller
   // has a boundary pause armed for this side of its next call. The network then defers what the
   // caller does next (sending the call, seeing its reply) to an event of its own, held by the pause.
-  bool pause_at_call(Process& caller, int64_t effect, bool before);
+  bool pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service, const Message* request);
 
   uint64_t seed_;
   bool judged_;
@@ -303,6 +308,7 @@ class World {
   int64_t now_us_ = kEpochUs;
   Scheduler scheduler_;
   Trace trace_;
+  Coverage coverage_;
   HistoryLog history_;
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Process>> processes_;
