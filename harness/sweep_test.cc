@@ -268,7 +268,7 @@ TEST(Sweep, RunRecordCountsVacuousSeedsPerProperty) {
 // expected), shrink a failing seed, replay the minimal file, merge two shards, explain a trace.
 TEST(Commands, SweepShrinkReplayReportExplainOnTheDemo) {
   const fs::path spec = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/demo/counter-retries-spec.yaml";
-  if (!find_system("demo") || !fs::exists(spec)) GTEST_SKIP() << "demo system or scenario missing";
+  ASSERT_TRUE(find_system("demo") != nullptr && fs::exists(spec)) << "the demo system and " << spec << " are inputs of this test";
   const fs::path dir = fs::path(FAULTLINE_BINARY_DIR) / "sweep_test_out";
   fs::remove_all(dir);
   fs::create_directories(dir);
