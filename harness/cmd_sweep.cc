@@ -139,6 +139,11 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
                 100.0 * a.exempted_share(), static_cast<long long>(a.vacuous_seeds), static_cast<long long>(a.seeds),
                 a.exempted_share() > reports::kExemptedShareNoted ? "  <- exempts more than 10 %" : "");
   }
+  // What the mix exercised: per behaviour the judges check, the share of seeds that reached it.
+  for (const auto& [b, n] : rec.behaviour_seeds) {
+    std::printf("  behaviour %-48s %lld of %zu seeds (%.1f %%)\n", b.c_str(), static_cast<long long>(n), rec.seeds.size(),
+                100.0 * static_cast<double>(n) / static_cast<double>(std::max<size_t>(rec.seeds.size(), 1)));
+  }
   for (const std::string& p : rec.vacuous_properties()) {
     std::printf("  %s checked nothing on any seed: the scenario judges it but never exercises it\n", p.c_str());
   }

@@ -240,7 +240,12 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
     result.applied_faults = faults.scheduled();
     const int64_t end_us = sim::kEpochUs + (drawn.duration_ms + drawn.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
-    if (options.judges) result.verdicts = run->check(*world, requested_properties(drawn, *sys));
+    if (options.judges) {
+      result.verdicts = run->check(*world, requested_properties(drawn, *sys));
+      result.behaviours = run->behaviours(*world);
+      std::sort(result.behaviours.begin(), result.behaviours.end());
+      result.behaviours.erase(std::unique(result.behaviours.begin(), result.behaviours.end()), result.behaviours.end());
+    }
     if (!world->panics().empty()) result.verdicts.push_back(panic_verdict(*world));
     for (const Verdict& v : result.verdicts) {
       // Failing properties are marked in the trace so timelines and `explain` can show them; the

@@ -82,6 +82,7 @@ struct RunResult {
   bool pause_point_fired = false;        // with pause_point: the armed effect was reached
   std::vector<std::string> caveats;      // guarantees the scenario's environment voids (scenario_caveats)
   std::vector<uint64_t> coverage;        // with RunOptions::coverage: the features reached, ascending
+  std::vector<std::string> behaviours;   // what the run exercised (SystemRun::behaviours), sorted
   // Every fault the run applied, scheduled or drawn by the swarm, as a scheduled fault (in the order
   // they were scheduled): the swarm's draws written out (explore mutates them).
   std::vector<FaultSpec> applied_faults;

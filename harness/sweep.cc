@@ -340,6 +340,7 @@ std::string run_result_to_json(const RunResult& r) {
                {"further_findings", r.further_findings},
                {"vacuous", r.vacuous},
                {"coverage", r.coverage},
+               {"behaviours", r.behaviours},
                {"applied_faults", std::move(faults)}};
   return reports::json_dump(j);
 }
@@ -371,6 +372,7 @@ std::optional<RunResult> run_result_from_json(const std::string& line) {
   r.further_findings = json_strings(*j, "further_findings");
   r.vacuous = json_strings(*j, "vacuous");
   for (const Json& c : json_items(*j, "coverage")) r.coverage.push_back(c.is_number_unsigned() ? c.get<uint64_t>() : 0);
+  r.behaviours = json_strings(*j, "behaviours");
   for (const Json& f : json_items(*j, "applied_faults")) {
     r.applied_faults.push_back(FaultSpec{json_i64(f, "at_ms"), json_str(f, "kind"), json_str(f, "target"),
                                          json_i64(f, "duration_ms"), json_i64(f, "value")});
@@ -413,6 +415,7 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
       rec.failing_seeds.push_back(r.seed);
     }
     if (rec.seeds.size() == 1 && !failed) rec.fingerprint = r.fingerprint;
+    for (const std::string& b : r.behaviours) ++rec.behaviour_seeds[b];
     if (!r.error.empty()) {
       ++rec.failures_per_property["<error>"];
       if (rec.error.empty()) rec.error = "seed " + std::to_string(r.seed) + ": " + r.error;

@@ -264,6 +264,28 @@ TEST(Sweep, RunRecordCountsVacuousSeedsPerProperty) {
   EXPECT_TRUE(make_run_record(s, runs, "now", "abc").as_expected());
 }
 
+// The sweep counts, per behaviour the system reports, the seeds that exercised it: the demo's
+// swarm makes some increments indeterminate, on some seeds (about half of them).
+TEST(Sweep, RunRecordCountsTheSeedsOfEachBehaviour) {
+  LoadResult loaded = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/demo/counter-retries.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.error_text();
+  std::vector<WorkerOutcome> runs;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    WorkerOutcome w;
+    w.job = runs.size();
+    w.completed = true;
+    w.result = run_scenario(*loaded.scenario, seed, RunOptions{});
+    runs.push_back(std::move(w));
+  }
+  const reports::RunRecord rec = make_run_record(*loaded.scenario, runs, "now", "abc");
+  ASSERT_TRUE(rec.behaviour_seeds.count("increment answered indeterminate"));
+  EXPECT_GT(rec.behaviour_seeds.at("increment answered indeterminate"), 0);
+  EXPECT_LT(rec.behaviour_seeds.at("increment answered indeterminate"), 8);
+  const std::optional<RunResult> back = run_result_from_json(run_result_to_json(runs[0].result));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->behaviours, runs[0].result.behaviours);
+}
+
 // End to end through the subcommands with the kernel demo: sweep the spec variant (fails as
 // expected), shrink a failing seed, replay the minimal file, merge two shards, explain a trace.
 TEST(Commands, SweepShrinkReplayReportExplainOnTheDemo) {

@@ -159,6 +159,9 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << " at `" << r.commit << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << "\n";
   if (!r.error.empty()) o << "- error: " << r.error << "\n";
   if (!r.coverage.empty()) write_coverage(o, r.coverage);
+  for (const auto& [b, n] : r.behaviour_seeds) {
+    o << "- behaviour " << b << ": " << n << " of " << r.seeds.size() << " seeds\n";
+  }
   for (const AssertionRecord& a : r.assertions) write_assertion(o, a);
   if (r.counterexample) {
     o << "- minimal counterexample: seed " << r.counterexample->seed << ", property " << r.counterexample->property

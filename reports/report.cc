@@ -56,6 +56,8 @@ Json run_json(const RunRecord& r) {
   for (const AssertionRecord& a : r.assertions) assertions.push_back(assertion_json(a));
   Json failures = Json::object();
   for (const auto& [k, n] : r.failures_per_property) failures[k] = n;
+  Json behaviours = Json::object();
+  for (const auto& [k, n] : r.behaviour_seeds) behaviours[k] = n;
   return Json{{"scenario", r.scenario},
               {"scenario_file", r.scenario_file},
               {"system", r.system},
@@ -70,6 +72,7 @@ Json run_json(const RunRecord& r) {
               {"fingerprint", hex16(r.fingerprint)},
               {"assertions", std::move(assertions)},
               {"failures_per_property", std::move(failures)},
+              {"behaviour_seeds", std::move(behaviours)},
               {"counterexample", r.counterexample ? counterexample_json(*r.counterexample) : Json()},
               {"error", r.error},
               {"simulated_us", r.simulated_us},
@@ -141,6 +144,9 @@ RunRecord read_run_json(const Json& j) {
   }
   if (const Json* f = json_get(j, "failures_per_property"); f && f->is_object()) {
     for (const auto& [k, n] : f->items()) r.failures_per_property[k] = n.is_number() ? n.get<int64_t>() : 0;
+  }
+  if (const Json* b = json_get(j, "behaviour_seeds"); b && b->is_object()) {
+    for (const auto& [k, n] : b->items()) r.behaviour_seeds[k] = n.is_number() ? n.get<int64_t>() : 0;
   }
   if (const Json* c = json_get(j, "counterexample"); c && c->is_object()) r.counterexample = read_counterexample(*c);
   r.error = json_str(j, "error");
@@ -365,6 +371,7 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
       std::sort(m.seeds.begin(), m.seeds.end());
       std::sort(m.failing_seeds.begin(), m.failing_seeds.end());
       for (const auto& [k, n] : r.failures_per_property) m.failures_per_property[k] += n;
+      for (const auto& [k, n] : r.behaviour_seeds) m.behaviour_seeds[k] += n;
       for (const AssertionRecord& a : r.assertions) {
         auto it = std::find_if(m.assertions.begin(), m.assertions.end(),
                                [&](const AssertionRecord& x) { return x.property == a.property; });

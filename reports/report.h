@@ -84,6 +84,8 @@ struct RunRecord {
   uint64_t fingerprint = 0;           // of the first failing seed, else of the first seed
   std::vector<AssertionRecord> assertions;
   std::map<std::string, int64_t> failures_per_property;
+  // Per behaviour the system's judges check (SystemRun::behaviours): the seeds that exercised it.
+  std::map<std::string, int64_t> behaviour_seeds;
   std::optional<Counterexample> counterexample;
   std::string error;                  // crash / timeout / build error of some seed
   int64_t simulated_us = 0;           // summed over seeds
