@@ -143,11 +143,45 @@ void ComboRunImpl::sample(World& w) {
   unacked.push_back(std::move(s));
 }
 
+bool is_purchase_insert(const SqlStatement& st) {
+  return st.sql.rfind("INSERT INTO activity_contributions", 0) == 0 && st.params.size() >= 12;
+}
+
+// The purchase lines the SQL server committed (INSERTs of a purchase row that returned ok), by the
+// operation each worked for (SqlCommitRecord::cause), in commit order.
+struct CommittedLine {
+  int64_t committed_us = 0, pid = 0;
+  std::string client_ref;
+};
+using CommittedLines = std::map<uint64_t, std::vector<CommittedLine>>;
+CommittedLines committed_lines(const sim::storage::SqlCommitLog& log) {
+  CommittedLines out;
+  for (const sim::storage::SqlCommitRecord& c : log) {
+    if (c.cause == 0 || !c.result->ok() || c.statements().size() != 1 || !is_purchase_insert(c.statements()[0])) continue;
+    const SqlStatement& st = c.statements()[0];
+    if (st.params[11].type() != SqlValue::Type::kText) continue;
+    out[c.cause].push_back({c.time_us, c.result->last_insert_rowid(), st.params[11].as_text()});
+  }
+  return out;
+}
+
+// The line of operation `op` committed last at or before `at_us` (what a command of that
+// operation at that instant worked on; nullptr: none).
+const CommittedLine* line_before(const CommittedLines& lines, uint64_t op, int64_t at_us) {
+  auto it = lines.find(op);
+  if (op == 0 || it == lines.end()) return nullptr;
+  const CommittedLine* last = nullptr;
+  for (const CommittedLine& l : it->second) {
+    if (l.committed_us <= at_us) last = &l;
+  }
+  return last;
+}
+
 // The stream entries added (XADD to the combo stream) and every PUBLISH, from the Redis command
 // log. A PUBLISH is attributed to the entry being processed: the entry id its enclosing script
 // names (depth 1: the parent is the caller's next depth-0 command), else the entry the same
 // caller acknowledges next.
-void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
+void read_command_log(const sim::redis::Server& server, const CommittedLines& lines, combo::ComboRun& run) {
   const auto& log = server.command_log();
   std::set<std::string> ids;
   for (const sim::redis::CommandRecord& c : log) {
@@ -155,6 +189,7 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
     size_t star = 2;
     while (star < c.argv.size() && c.argv[star] != "*") ++star;
     combo::EntryObs e{c.reply.str, c.time_us, {}};
+    if (const CommittedLine* line = line_before(lines, c.cause, c.time_us)) e.opener_pid = line->pid;
     if (star + 1 < c.argv.size()) e.fields = fields_of({c.argv.begin() + static_cast<int64_t>(star) + 1, c.argv.end()});
     ids.insert(e.id);
     run.entries.push_back(std::move(e));
@@ -183,34 +218,6 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
   }
 }
 
-// The (activity, user) pairs one command shows: the seed's activity_id and user_id fields
-// (000:L81 stream entry, L87-88 agg hash) written by XADD or an HSET, returned by a hash read, or
-// carried by a published record.
-void pairs_of(const sim::redis::CommandRecord& c, std::set<std::pair<int64_t, int64_t>>& out) {
-  auto add = [&](const std::map<std::string, std::string>& f) {
-    auto a = f.find("activity_id"), u = f.find("user_id");
-    if (a == f.end() || u == f.end()) return;
-    char* end_a = nullptr;
-    char* end_u = nullptr;
-    const long long av = std::strtoll(a->second.c_str(), &end_a, 10), uv = std::strtoll(u->second.c_str(), &end_u, 10);
-    if (*end_a == '\0' && *end_u == '\0' && !a->second.empty() && !u->second.empty()) out.insert({av, uv});
-  };
-  if (c.argv.empty()) return;
-  const std::string& cmd = c.argv[0];
-  if (cmd == "XADD") {
-    auto star = std::find(c.argv.begin(), c.argv.end(), "*");
-    if (star != c.argv.end()) add(fields_of({star + 1, c.argv.end()}));
-  } else if ((cmd == "HSET" || cmd == "HMSET") && c.argv.size() > 2) {
-    add(fields_of({c.argv.begin() + 2, c.argv.end()}));
-  } else if (cmd == "HGETALL" && c.reply.kind == RedisReply::Kind::kArray) {
-    std::vector<std::string> flat;
-    for (const RedisReply& e : c.reply.elements) flat.push_back(e.str);
-    add(fields_of(flat));
-  } else if (cmd == "PUBLISH" && c.argv.size() == 3) {
-    if (auto payload = combo::decode_payload(c.argv[2]); payload && payload->record) out.insert({payload->record->activity_id, payload->record->user_id});
-  }
-}
-
 // The keys one command names: a script call's KEYS, otherwise its first argument.
 void keys_of(const sim::redis::CommandRecord& c, std::set<std::string>& out) {
   if (c.argv.size() < 2) return;
@@ -222,80 +229,76 @@ void keys_of(const sim::redis::CommandRecord& c, std::set<std::string>& out) {
   out.insert(c.argv[1]);
 }
 
-// Evictions (issue 16), from the world's fault log: each key maxmemory evicted is an outage of
-// that key alone, scoped to the (activity, user) pairs of the requests that touched it. A request
-// is a script call with its body (logged right before it: a script runs atomically) or one plain
-// command; its pairs are those any of its commands shows (pairs_of), and those of every key it
-// names that only one pair ever touched (a marker written next to its window's lock). A key no
-// request with pairs touched may have held any window: its scope stays empty (any key).
-std::vector<combo::ComboRun::RedisOutage> eviction_outages(const sim::FaultLog& faults, const sim::redis::Server& server) {
-  std::set<std::string> evicted;
-  for (const sim::FaultRecord& f : faults) {
-    if (f.kind == sim::FaultKind::kEviction) evicted.insert(f.detail);
-  }
-  if (evicted.empty()) return {};
-  struct Request {
-    std::set<std::pair<int64_t, int64_t>> pairs;
-    std::set<std::string> keys;
-  };
-  std::vector<Request> requests;
-  const auto& log = server.command_log();
-  size_t begin = 0;  // the request's first record
-  for (size_t i = 0; i < log.size(); ++i) {
-    if (log[i].depth != 0) continue;  // a script's body: its call ends the request
-    Request r;
-    for (size_t k = begin; k <= i; ++k) {
-      if (log[k].client != log[i].client) continue;
-      pairs_of(log[k], r.pairs);
-      keys_of(log[k], r.keys);
+// Evictions (issue 16), from the fault budget: each key maxmemory evicted is an outage of that key
+// alone. It can have lost something only of the windows whose purchases wrote or read that key
+// before it went: the commands the Redis server executed for a purchase (CommandRecord::cause, the
+// operation each worked for; a script's body is logged with its caller's cause) name their keys
+// (keys_of), and a purchase's window key is that of its rows. A key no purchase named (one only
+// the worker wrote) is in no window's scope.
+std::vector<combo::ComboRun::RedisOutage> eviction_outages(const props::FaultBudget& faults,
+                                                           const sim::redis::Server& server,
+                                                           const combo::ComboRun& run) {
+  using enum sim::FaultKind;
+  const auto evictions = faults.records(kEviction);
+  if (evictions.empty()) return {};
+  std::map<std::string, uint64_t> op_of_ref;
+  for (const combo::PurchaseOp& op : run.ops) op_of_ref[op.ref] = op.id;
+  std::map<uint64_t, std::set<model::combo::Key>> keys_of_op;
+  for (const auto* rows : {&run.rows, &run.lost_rows}) {
+    for (const combo::RowObs& r : *rows) {
+      auto it = op_of_ref.find(r.client_ref.substr(0, r.client_ref.find('#')));
+      if (it != op_of_ref.end()) keys_of_op[it->second].insert({r.row.activity_id, r.row.user_id, r.row.item_id});
     }
-    requests.push_back(std::move(r));
-    begin = i + 1;
   }
-  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> by_key;
-  for (const Request& r : requests) {
-    for (const std::string& k : r.keys) by_key[k].insert(r.pairs.begin(), r.pairs.end());
-  }
-  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> scope;
-  for (const Request& r : requests) {
-    std::set<std::pair<int64_t, int64_t>> pairs = r.pairs;
-    for (const std::string& k : r.keys) {
-      if (by_key[k].size() == 1) pairs.insert(*by_key[k].begin());
-    }
-    for (const std::string& k : r.keys) {
-      if (evicted.count(k)) scope[k].insert(pairs.begin(), pairs.end());
+  std::map<std::string, std::vector<std::pair<int64_t, model::combo::Key>>> named;  // Redis key -> (when, window key)
+  for (const sim::redis::CommandRecord& c : server.command_log()) {
+    auto op = keys_of_op.find(c.cause);
+    if (c.cause == 0 || op == keys_of_op.end()) continue;
+    std::set<std::string> names;
+    keys_of(c, names);
+    for (const std::string& n : names) {
+      for (const model::combo::Key& k : op->second) named[n].emplace_back(c.time_us, k);
     }
   }
   std::vector<combo::ComboRun::RedisOutage> out;
-  for (const sim::FaultRecord& f : faults) {
-    if (f.kind != sim::FaultKind::kEviction) continue;
+  for (const auto* f : evictions) {
     combo::ComboRun::RedisOutage o;
-    o.down_us = o.up_us = f.time_us;
-    o.evicted_key = f.detail;
-    o.scope = scope[f.detail];
+    o.down_us = o.up_us = f->time_us;
+    o.evicted_key = f->detail;
+    for (const auto& [at, k] : named[f->detail]) {
+      if (at <= f->time_us) o.scope.insert(k);
+    }
     out.push_back(std::move(o));
   }
   return out;
 }
 
-// Exact boundaries (issue 16): the instant Redis counted each row, from the first call carrying
-// the row's purchase marker (combo::purchase_marker_key) that executed with a window id for
-// reply, when the Redis node's clock read world time then (no clock fault on Redis: the window
-// is judged on Redis's clock, and only then is that instant a world time). Rows counted by
-// separate commands without a marker (spec) keep their client intervals.
-void read_redis_times(const sim::redis::Server& server, std::vector<combo::RowObs>& rows) {
-  std::map<std::string, int64_t> counted;  // marker key -> world us (ms-floored)
+// Exact boundaries (issue 16): the instant Redis counted each row. A row's Redis step is what its
+// purchase had Redis execute after the row's commit and before the purchase's next line's commit:
+// the commands whose cause is the operation its INSERT worked for (SqlCommitRecord::cause). When
+// exactly one of them was answered without an error (a script runs as one command) and the Redis
+// node's clock read world time then, that command's millisecond is when the row was counted. A
+// step of several commands, each its own round trip, leaves the client's interval.
+void read_redis_times(const sim::redis::Server& server, const CommittedLines& lines, std::vector<combo::RowObs>& rows) {
+  std::map<std::string, std::pair<uint64_t, const CommittedLine*>> line_of;  // client ref -> (operation, line)
+  for (const auto& [op, op_lines] : lines) {
+    for (const CommittedLine& l : op_lines) line_of[l.client_ref] = {op, &l};
+  }
+  std::map<uint64_t, std::vector<const sim::redis::CommandRecord*>> steps;  // operation -> its commands
   for (const sim::redis::CommandRecord& c : server.command_log()) {
-    if (c.depth != 0 || c.argv.empty() || (c.argv[0] != "EVALSHA" && c.argv[0] != "EVAL")) continue;
-    if (c.reply.kind != RedisReply::Kind::kBulk || c.node_ms != c.time_us / kUsPerMs) continue;
-    for (const std::string& a : c.argv) {
-      if (a.rfind("combo:pid:", 0) == 0) counted.emplace(a, c.node_ms * kUsPerMs);
+    if (c.depth == 0 && c.cause != 0 && c.reply.kind != RedisReply::Kind::kError && lines.count(c.cause)) {
+      steps[c.cause].push_back(&c);
     }
   }
   for (combo::RowObs& r : rows) {
-    auto it = counted.find(
-        combo::purchase_marker_key(r.row.activity_id, r.row.user_id, r.row.item_id, r.row.id, r.row.created_at));
-    if (it != counted.end()) r.redis_us = it->second;
+    auto it = line_of.find(r.client_ref);
+    if (it == line_of.end()) continue;
+    const auto [op, line] = it->second;
+    std::vector<const sim::redis::CommandRecord*> step;
+    for (const sim::redis::CommandRecord* c : steps[op]) {
+      if (c->time_us >= line->committed_us && line_before(lines, op, c->time_us) == line) step.push_back(c);
+    }
+    if (step.size() == 1 && step[0]->node_ms == step[0]->time_us / kUsPerMs) r.redis_us = step[0]->node_ms * kUsPerMs;
   }
 }
 
@@ -326,10 +329,6 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
           });
   *corrupt = db.corrupt();
   return db.ok();
-}
-
-bool is_purchase_insert(const SqlStatement& st) {
-  return st.sql.rfind("INSERT INTO activity_contributions", 0) == 0 && st.params.size() >= 12;
 }
 
 // Rows the SQL server committed (its commit log: every INSERT of a purchase line that returned
@@ -382,6 +381,7 @@ void read_history(World& world, combo::ComboRun& run) {
   for (const sim::Operation& op : world.history().operations()) {
     if (op.op == "purchase") {
       combo::PurchaseOp p;
+      p.id = op.id;
       p.process = op.process;
       std::istringstream in(op.args);
       std::string word;
@@ -424,9 +424,9 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.service_places = replicas;
   run.service_places.push_back("redis");
   run.service_places.push_back("db");
-  run.redis_outages = combo::redis_outages_of(w.fault_log(), run.end_us, redis_loss_ms * kUsPerMs);
-  for (combo::ComboRun::RedisOutage& o : eviction_outages(w.fault_log(), *redis)) run.redis_outages.push_back(std::move(o));
-  run.clock_shifts = combo::clock_shifts_of(w.fault_log(), run.service_places, run.window_ms, run.end_us);
+  run.clock_nodes = replicas;
+  run.clock_nodes.push_back("redis");
+  run.redis_outages = combo::redis_outages_of(run.faults, redis_loss_ms * kUsPerMs);
   run.stream_maxlen = stream_maxlen;
   run.redis_loss_ms = redis_loss_ms;
   run.redis_loses_all = redis_loses_all;
@@ -435,16 +435,16 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.db_may_corrupt = db_may_corrupt;
   if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
   run.committed_pids = committed_pids(*commit_log);
+  const CommittedLines lines = committed_lines(*commit_log);
   if (run.rows_known) {
-    read_redis_times(*redis, run.rows);
-    read_redis_times(*redis, run.lost_rows);
+    read_redis_times(*redis, lines, run.rows);
+    read_redis_times(*redis, lines, run.lost_rows);
   }
+  for (combo::ComboRun::RedisOutage& o : eviction_outages(run.faults, *redis, run)) run.redis_outages.push_back(std::move(o));
   if (db_loses_unsynced) {
-    for (const sim::FaultRecord& f : w.fault_log()) {
-      if (f.process == "db" && f.kind == sim::FaultKind::kCrash) run.db_power_losses.push_back(f.time_us);
-    }
+    for (const auto& [down_us, up_us] : run.faults.downtimes("db")) run.db_power_losses.push_back(down_us);
   }
-  read_command_log(*redis, run);
+  read_command_log(*redis, lines, run);
   // Moved, not copied: collect() runs once, when the run is over.
   run.ui = std::move(view->ui);
   run.polls = std::move(view->polls);
@@ -487,6 +487,17 @@ void dump(const combo::ComboRun& run) {
   for (const combo::PurchaseOp& o : run.ops) {
     std::fprintf(stderr, "op %s %s [%lld,%lld] result=%d alerted=%d\n", o.ref.c_str(), o.process.c_str(), (long long)o.invoke_us / 1000,
                  (long long)o.complete_us / 1000, (int)o.result, (int)o.alerted);
+  }
+  for (const combo::EntryObs& e : run.entries) {
+    auto f = e.fields.find("first_id");
+    std::fprintf(stderr, "entry %s at %lld opener %lld first_id %s\n", e.id.c_str(), (long long)e.time_us / 1000,
+                 (long long)e.opener_pid, f == e.fields.end() ? "-" : f->second.c_str());
+  }
+  for (const combo::PollObs& p : run.polls) {
+    std::string ids;
+    for (const auto& r : p.event.records) ids += r ? " " + std::to_string(r->id) : " nil";
+    std::fprintf(stderr, "poll %s a=%lld [%lld,%lld]%s\n", p.event.client.c_str(), (long long)p.event.activity_id,
+                 (long long)p.begin_us / 1000, (long long)p.end_us / 1000, ids.c_str());
   }
   for (auto& o : run.redis_outages) {
     std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld %s scope %zu\n", (long long)o.down_us / 1000, (long long)o.up_us / 1000,
