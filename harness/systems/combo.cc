@@ -8,11 +8,14 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
 #include "harness/system.h"
 #include "impl/combo/frontend_process.h"
+#include "impl/combo/messages.h"
+#include "impl/combo/probe.h"
 #include "impl/combo/service.h"
 #include "properties/combo/combo_checks.h"
 #include "sim/redis/client.h"
@@ -31,6 +34,9 @@ namespace fl {
 
 namespace {
 
+using combo::ContributionRecord;
+using combo::JsArray;
+using combo::JsRecordPtr;
 using sim::Process;
 using sim::World;
 constexpr int64_t kUsPerMs = 1000;
@@ -40,26 +46,112 @@ constexpr int64_t kWarmUpMs = 1000;
 // ComboSystem::params().
 int64_t iparam(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
-// What the front ends received and displayed, stamped with world time.
-class ClientView final : public combo::ClientObserver {
- public:
-  explicit ClientView(World& w) : world_(w) {}
-  uint64_t mark() override {
-    marks_.push_back(world_.now_us());
-    return marks_.size() - 1;
-  }
-  void ui_changed(combo::UiEvent e) override { ui.push_back({std::move(e), world_.now_us()}); }
-  void poll_returned(combo::PollEvent e) override {
-    const int64_t began = e.begin_mark < marks_.size() ? marks_[e.begin_mark] : 0;
-    polls.push_back({std::move(e), began, world_.now_us()});
-  }
-
+// What the front ends received and displayed, watched by the harness, stamped with world time:
+// on each page's network port (WatchedRpc: the pushes delivered to its WS service, the answers to
+// its GetLatestContributions calls) and on its Screen (PageWatch: the lists it rendered, the merges
+// it ran). Nothing here is the page's account of itself.
+struct Watched {
   std::vector<combo::UiObs> ui;
   std::vector<combo::PollObs> polls;
+};
+
+// One page's screen. An update is what arrived (a push, a poll answer) and the list shown before
+// and after the page handled it: a push is handled inside its delivery; a poll answer until the
+// page next renders (it renders once per update, synchronously) or something else arrives.
+class PageWatch final : public combo::Screen {
+ public:
+  PageWatch(World& w, Watched& out, std::string client, int64_t activity)
+      : world_(w), out_(out), client_(std::move(client)), activity_(activity) {}
+
+  // A new incarnation of the page starts with nothing shown.
+  void boot() {
+    close();
+    shown_.clear();
+  }
+  void show(const std::vector<ContributionRecord>& list) override {
+    if (!open_) begin("", std::nullopt, {});
+    shown_ = list;
+    if (open_->cause != "ws") close();  // a push's update ends with its delivery
+  }
+  JsArray run_merge(const Merge& merge, const JsArray& input) override {
+    combo::MergeCall call;
+    call.input = combo::snapshot(input);
+    for (const JsRecordPtr& r : input) call.input_null.push_back(!r);
+    JsArray out;
+    try {
+      out = merge(input);
+    } catch (const std::exception& e) {
+      call.error = e.what();
+      call.input_after = combo::snapshot(input);
+      merges_.push_back(std::move(call));
+      throw;
+    }
+    call.output = combo::snapshot(out);
+    call.input_after = combo::snapshot(input);
+    merges_.push_back(std::move(call));
+    return out;
+  }
+  void push_arrived(const MessagePtr& m) {
+    std::optional<ContributionRecord> record;
+    if (const combo::WsPush* push = message_as<combo::WsPush>(m)) {
+      if (auto payload = combo::decode_payload(push->payload)) record = payload->record;
+    }
+    begin("ws", std::move(record), {});
+  }
+  void poll_answered(const std::vector<std::optional<ContributionRecord>>& records, int64_t began_us) {
+    out_.polls.push_back({{client_, activity_, records}, began_us, world_.now_us()});
+    begin("poll", std::nullopt, records);
+  }
+  void close() {
+    if (!open_) return;
+    open_->after = shown_;
+    open_->merges = std::exchange(merges_, {});
+    out_.ui.push_back({std::move(*open_), world_.now_us()});
+    open_.reset();
+  }
+
+ private:
+  void begin(std::string cause, std::optional<ContributionRecord> incoming,
+             std::vector<std::optional<ContributionRecord>> poll_records) {
+    close();
+    open_ = combo::UiEvent{client_, activity_, std::move(cause), std::move(incoming), std::move(poll_records), shown_, {}, {}};
+  }
+
+  World& world_;
+  Watched& out_;
+  std::string client_;
+  int64_t activity_;
+  std::vector<ContributionRecord> shown_;
+  std::optional<combo::UiEvent> open_;
+  std::vector<combo::MergeCall> merges_;
+};
+
+// A page's network port: the process's own, with what arrived watched on the way.
+class WatchedRpc final : public Rpc {
+ public:
+  WatchedRpc(World& w, Rpc& inner, PageWatch& watch) : world_(w), inner_(inner), watch_(watch) {}
+  Task<RpcResult> call(std::string_view service, MessagePtr request, int64_t timeout_us) override {
+    const bool poll = service == std::string(combo::kActivityService) + ".latest";
+    const int64_t began_us = world_.now_us();
+    RpcResult r = co_await inner_.call(service, std::move(request), timeout_us);
+    const combo::LatestReply* reply = poll && r.ok() ? message_as<combo::LatestReply>(r.reply) : nullptr;
+    if (reply != nullptr && reply->ok) watch_.poll_answered(reply->records, began_us);
+    co_return r;
+  }
+  void serve(std::string_view service, RpcHandler handler) override { inner_.serve(service, std::move(handler)); }
+  void send(std::string_view service, MessagePtr message) override { inner_.send(service, std::move(message)); }
+  void on_message(std::string_view service, OnewayHandler handler) override {
+    inner_.on_message(service, [this, handler = std::move(handler)](MessagePtr m) {
+      watch_.push_arrived(m);
+      handler(m);
+      watch_.close();
+    });
+  }
 
  private:
   World& world_;
-  std::vector<int64_t> marks_;
+  Rpc& inner_;
+  PageWatch& watch_;
 };
 
 class ComboRunImpl final : public SystemRun {
@@ -83,7 +175,8 @@ class ComboRunImpl final : public SystemRun {
   std::shared_ptr<sim::storage::SimVfs> vfs;
   std::shared_ptr<sim::storage::SqlCommitLog> commit_log;
   std::string db_file = "main.db";
-  std::unique_ptr<ClientView> view;
+  Watched watched;
+  std::vector<std::unique_ptr<PageWatch>> pages;
   std::vector<std::string> replicas, clients;
   std::vector<combo::RedisKeyObs> no_ttl_samples;
   int64_t ttl_keys_sampled = 0;
@@ -446,8 +539,9 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   }
   read_command_log(*redis, lines, run);
   // Moved, not copied: collect() runs once, when the run is over.
-  run.ui = std::move(view->ui);
-  run.polls = std::move(view->polls);
+  for (const auto& page : pages) page->close();
+  run.ui = std::move(watched.ui);
+  run.polls = std::move(watched.polls);
   // Final Redis state, read from the node's memory.
   run.redis_known = true;
   const int64_t now_ms = redis_now_ms(w);
@@ -622,8 +716,6 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   ComboRunImpl* r = run.get();
   r->world = &world;
   r->faults = !s.faults.empty() || s.swarm.enabled;
-  r->view = std::make_unique<ClientView>(world);
-  combo::ClientObserver* view = r->view.get();
   auto scripts = combo::combo_scripts();
   const combo::ServiceOptions options = service_options(s);
 
@@ -704,8 +796,12 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     co.stop_clicking_local_ms = sim::kEpochUs / kUsPerMs + s.duration_ms;
     co.ranking_local_ms = i == 0 ? end_ms - 2000 : 0;
     if (auto it = script.find(i + 1); it != script.end()) co.script = it->second;
-    Process& p = world.add_process(world.add_node(name), name, [w, view, co](Process& self) -> Task<void> {
-      co_await combo::frontend_main(self, self.rpc(), w->history(), view, co);
+    r->pages.push_back(std::make_unique<PageWatch>(world, r->watched, name, co.activity_id));
+    PageWatch* page = r->pages.back().get();
+    Process& p = world.add_process(world.add_node(name), name, [w, page, co](Process& self) -> Task<void> {
+      page->boot();
+      WatchedRpc rpc(*w, self.rpc(), *page);
+      co_await combo::frontend_main(self, rpc, w->history(), page, co);
     });
     r->clients.push_back(name);
     world.start(p);

@@ -1093,7 +1093,7 @@ Verdict check_no_wrongful_drop(const ComboRun& run) {
     const bool kept = shows(u.event.after) || shows(u.event.before);
     bool truncated = u.event.after.size() >= kMaxRecords;
     for (const ContributionRecord& x : u.event.after) truncated = truncated && x.id > r.id;
-    j.expect(kept || truncated, [&] { return u.event.client + " at " + t(u.time_us) + " dropped WS " + rec(r) + (u.event.error.empty() ? "" : " (" + u.event.error + ")"); });
+    j.expect(kept || truncated, [&] { return u.event.client + " at " + t(u.time_us) + " dropped WS " + rec(r); });
   }
   return j.v;
 }

@@ -5,7 +5,8 @@
 // - every PUBLISH the Redis server executed (time, channel, payload) and, from its command log,
 //   every stream entry added (XADD) with which PUBLISH each entry's processing made,
 // - the Redis keyspace sampled every 100 ms and at the end,
-// - what the front ends received (poll responses) and displayed, with each mergeComboRecords call,
+// - what the front ends received (pushes, poll responses, watched on their network port) and
+//   displayed (their Screen), with each mergeComboRecords call,
 // - the faults the world injected (fault budget).
 // Bounds come from the seed's constants and the scenario, the same for every variant. Times are
 // world microseconds. Built by harness/systems/combo.cc; tests build it by hand.
@@ -20,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "impl/combo/probe.h"
+#include "impl/combo/frontend.h"
 #include "impl/combo/record.h"
 #include "model/combo/combo_model.h"
 #include "properties/common/fault_budget.h"
@@ -68,9 +69,39 @@ struct EntryObs {                      // one XADD to the combo stream (command 
   int64_t opener_pid = -1;
 };
 
+// One call of mergeComboRecords as the page's screen saw it run (Screen::run_merge): what it was
+// given and what it returned (deep copies), or the TypeError it threw. What the client computed,
+// for COMBO-12's judge.
+struct MergeCall {
+  std::vector<ContributionRecord> input, output;
+  std::vector<ContributionRecord> input_after;  // the input's objects after the call (mutation)
+  std::vector<bool> input_null;  // JS null elements of the input
+  std::string error;
+};
+
+// One update of a page, as the harness watched it: what arrived (a push on the page's WS service,
+// or a poll response to its call), the list the page showed before and after handling it
+// (Screen::show), and the merges it ran meanwhile. Never the page's own account.
+struct UiEvent {
+  std::string client;
+  int64_t activity_id = 0;                    // the page's activity (from the client's options)
+  std::string cause;                          // "ws" | "poll" | "" (a render nothing arrived for)
+  std::optional<ContributionRecord> incoming; // the WS record
+  std::vector<std::optional<ContributionRecord>> poll_records;  // the poll response
+  std::vector<ContributionRecord> before, after;
+  std::vector<MergeCall> merges;              // mergeComboRecords calls of this update
+};
+
 struct UiObs {
   UiEvent event;
   int64_t time_us = 0;
+};
+
+// A GetLatestContributions answer the page's call received (watched on its network port).
+struct PollEvent {
+  std::string client;
+  int64_t activity_id = 0;
+  std::vector<std::optional<ContributionRecord>> records;
 };
 
 struct PollObs {
