@@ -330,7 +330,11 @@ void World::resume_paused(Process& p) {
       p.deferred_.push_back(e);
       continue;
     }
+    // A held event works, when it finally runs, for the operation it worked for when it was queued.
+    const uint64_t cause = current_cause_;
+    current_cause_ = e.cause;
     run_owned(p, e);
+    current_cause_ = cause;
   }
 }
 

@@ -182,6 +182,35 @@ TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
   for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
 }
 
+// A pause holds a process's events; when they run after it, they work for the operation they were
+// queued for (a request that reached a paused server is still that operation's).
+TEST(WorldTest, EventsHeldByAPauseKeepTheirOperation) {
+  World world(WorldOptions{.seed = 12});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  std::vector<uint64_t> server_causes;
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("op", [&self, &server_causes](MessagePtr req) -> Task<MessagePtr> {
+      server_causes.push_back(self.world().current_cause());
+      co_return req;
+    });
+    co_return;
+  });
+  uint64_t op = 0;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    op = world.history().invoke("client", "op", "");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 500'000);
+    world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 50'000, [&] { world.pause(server, 200'000); });  // the request arrives paused
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  EXPECT_EQ(server_causes, (std::vector<uint64_t>{op}));
+  EXPECT_EQ(world.current_cause(), 0u);
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");
