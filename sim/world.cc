@@ -326,8 +326,11 @@ void World::resume_paused(Process& p) {
       p.deferred_.push_back(e);
       continue;
     }
+    // A held event still works for the operation it was scheduled for, not for the resume.
+    current_cause_ = e.cause;
     run_owned(p, e);
   }
+  current_cause_ = 0;
 }
 
 // One kDelayed record per operation whose events the pause held (the longest wait), in the order of

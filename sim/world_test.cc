@@ -132,6 +132,36 @@ TEST(WorldTest, FaultRecordsNameTheOperationTheyHit) {
   EXPECT_EQ(world.current_cause(), 0u);  // nothing runs
 }
 
+// The events a pause held run, at its end, for the operations they were scheduled for: what they
+// do then (a command a store refuses, a call a fault loses) names its operation, not the resume.
+TEST(WorldTest, EventsHeldByAPauseStillWorkForTheirOperation) {
+  World world(WorldOptions{.seed = 5});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  std::vector<uint64_t> after_sleep;  // the cause the server's handler works for after its sleep
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("op", [&self, &after_sleep](MessagePtr req) -> Task<MessagePtr> {
+      co_await self.clock().sleep_ms(20);  // held by the pause below
+      after_sleep.push_back(self.world().current_cause());
+      co_return req;
+    });
+    co_return;
+  });
+  uint64_t op = 0;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    op = world.history().invoke("client", "op", "x");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 500'000);
+    world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 105'000, [&] { world.pause(server, 50'000); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  EXPECT_EQ(after_sleep, (std::vector<uint64_t>{op}));
+  EXPECT_EQ(world.current_cause(), 0u);
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");
