@@ -526,17 +526,47 @@ int64_t clock_stretch_us(const fl::props::FaultBudget& budget, const std::vector
   return stretch;
 }
 
-// Whether a fault record's message names a write of the count key of `asset` (a command of Redis
-// or a request to it, as "... asset:like_count:A ..."; a GET of it writes nothing).
+// Whether a fault record's message names a write of the count of `asset`: a command of Redis, or
+// a request to it, that writes the seed's key asset:like_count:A (002:L84) or a key named after it
+// for that asset (asset:like_count_<x>:A: a repair's version or lease, whose refusal refuses the
+// repair). A GET or MGET writes nothing.
 bool names_count_write(const std::string& message, int64_t asset) {
-  const std::string key = "asset:like_count:" + std::to_string(asset);
-  for (size_t pos = message.find(key); pos != std::string::npos; pos = message.find(key, pos + 1)) {
-    const size_t end = pos + key.size();
+  const std::string family = "asset:like_count", tail = ":" + std::to_string(asset);
+  for (size_t pos = message.find(family); pos != std::string::npos; pos = message.find(family, pos + 1)) {
+    size_t end = pos + family.size();
+    while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) || message[end] == '_')) ++end;
+    if (message.compare(end, tail.size(), tail) != 0) continue;
+    end += tail.size();
     if (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) continue;
     if (pos >= 4 && message.compare(pos - 4, 4, "GET ") == 0) continue;
     return true;
   }
   return false;
+}
+
+// A fault that hit a DB transaction that changed the count of `asset` at t (a row change of the
+// asset committed then): a record naming the transaction's cause (a replica's committer sends all
+// its transactions under one cause, FaultBudget::naming) at its replica or the DB, from one SQL
+// timeout before the commit (the call that carried it, or the one ahead of it; a held message
+// counts until it was delivered) up to `until`. Such a hit kept the cache update that follows a
+// commit from happening: a clog that delivers the transaction after its caller gave up, a lost or
+// broken reply.
+std::optional<std::string> hit_on_commit(const LikesRun& run, const fl::props::FaultBudget& budget, int64_t asset,
+                                         int64_t t_us, int64_t until_us) {
+  auto c = std::partition_point(run.db_changes.begin(), run.db_changes.end(),
+                                [&](const DbChange& x) { return x.time_us < t_us; });
+  for (; c != run.db_changes.end() && c->time_us == t_us; ++c) {
+    if (!c->row || !c->applied || c->asset != asset || c->cause == 0) continue;
+    for (const auto* f : budget.naming(c->cause)) {
+      const bool on_path = f->process == c->client || f->peer_process == c->client || f->process == "db" ||
+                           f->peer_process == "db";
+      const int64_t held_us = f->detail == "clog" || f->detail == "pause" ? f->value : 0;
+      if (on_path && f->time_us <= until_us && f->time_us + held_us >= t_us - run.timing.sql_timeout_us) {
+        return hit_text(*f) + " (hit the DB transaction that changed the count at " + seconds(t_us) + ")";
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 // Why the cached count `value` of `asset` may still be stale at sample time s, though T(a) left it
@@ -551,7 +581,11 @@ bool names_count_write(const std::string& message, int64_t asset) {
 //  - a duration fault in that time, when the whole staleness fits in the stretched bound;
 //  - an instant fault that hit a write of that count in that time (an error reply to, or a lost or
 //    broken request of, a command that names the key; a record that names a like/unlike of the
-//    asset), no longer than the stretched bound before the sample.
+//    asset), no longer than the stretched bound before the sample;
+//  - a fault that hit the DB transaction that made it stale (hit_on_commit), when the whole
+//    staleness fits in the stretched bound;
+//  - a power loss of the DB that took commits of the asset (TruthTimeline dates the loss at the
+//    crash), until the stretched bound after the DB's restart.
 std::optional<std::string> stale_count_excuse(const LikesRun& run, const LikesFacts& facts, int64_t asset,
                                               int64_t value, int64_t s_us) {
   const Timing& tm = run.timing;
@@ -563,6 +597,14 @@ std::optional<std::string> stale_count_excuse(const LikesRun& run, const LikesFa
   const std::optional<int64_t> stale_since = facts.truth.left_at(asset, value, s_us - tm.lag_us());
   if (stale_since && s_us - *stale_since <= window_us) {
     if (auto f = budget.explain(places, *stale_since, s_us, 0)) return f;
+    if (auto f = hit_on_commit(run, budget, asset, *stale_since, s_us)) return f;
+  }
+  // A power loss of the DB that took commits of the asset: from its restart the DB serves the
+  // count without them while the cache holds the one it lost, until a repair.
+  for (const auto& [down_us, up_us] : budget.downtimes("db")) {
+    if (down_us <= s_us && up_us >= s_us - window_us && facts.truth.any_lost(asset, down_us, down_us)) {
+      return "crash of db at " + seconds(down_us) + " (commits of the asset lost)";
+    }
   }
   const int64_t from_us = stale_since ? std::max(*stale_since, s_us - window_us) : s_us - window_us;
   for (const auto* f : budget.instants(places, from_us, s_us)) {
@@ -796,11 +838,14 @@ std::vector<const HistoryOp*> writers_of(const LikesRun& run, const DbChange& c,
 // statement binds one, its request id; the client and the cause of the transaction).
 //  - A fault that failed the transaction (an I/O error naming its cause at that instant) touched
 //    every write in it.
-//  - A fault that lost a transaction's request or reply held the replica's committer until the call
-//    timed out: the writes that queued meanwhile went in the committer's next transaction (same
-//    client, same cause), and a request whose client gave up before that transaction ran waited
-//    behind the fault all along. The seed batches writes behind a buffer (002:L237 "可以批量处理",
-//    L352-L353 "缓冲写入压力 / 批量写入数据库"), so a queued write waits for the batch ahead of it.
+//  - A fault that lost (or broke) a transaction's request or reply held the replica's committer
+//    until the call ended: the writes that queued meanwhile went in the committer's next
+//    transaction (same client, same cause), held from the fault until that transaction ran — a
+//    hold on their path, like a pause, that touched each request in flight during it. The seed
+//    batches writes behind a buffer (002:L237 "可以批量处理", L352-L353 "缓冲写入压力 / 批量写入数据库"),
+//    so a queued write waits for the batch ahead of it. (swarm-hardened-impatient seed 283: a like
+//    waited 196 ms of its app's 200 behind a call a partition lost; its write ran 4 ms before the
+//    app gave up, too late for the reply.)
 std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const fl::props::FaultBudget& budget) {
   std::map<RequestKey, std::string> out;
   for (const DbChange& c : run.db_changes) {
@@ -827,7 +872,6 @@ std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const
     for (auto c = next; c != run.db_changes.end() && c->seq == next->seq; ++c) {
       if (!c->row) continue;
       for (const HistoryOp* h : writers_of(run, *c, f->time_us, c->time_us)) {
-        if (end_of(*h) > c->time_us) continue;  // still waiting when its write reached the DB
         out.emplace(request_of(*h), hit_text(*f) + " (held " + replica +
                                         "'s group commit, in which this write waited, until " +
                                         seconds(c->time_us) + ")");

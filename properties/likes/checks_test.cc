@@ -426,9 +426,9 @@ TEST(LikesChecksTest, AFailedGroupCommitTouchesEveryWriteItCarried) {
 
 // A fault that lost a transaction's request held its replica's committer until the call timed out
 // (002:L237, L352-L353: writes wait behind the batch ahead): a request whose write went in the
-// committer's next transaction (same replica, same cause) and whose client gave up before that
-// transaction ran waited behind the fault. The same fault does not excuse a request answered after
-// its write reached the DB, nor one whose write went through another replica.
+// committer's next transaction (same replica, same cause) waited behind the fault. The same fault
+// does not excuse a request invoked after that transaction ran, one whose write went through
+// another replica, or one in a later committer's transaction.
 TEST(LikesChecksTest, AGroupCommitHeldByALostCallHoldsTheWritesQueuedBehindIt) {
   LikesRun run = clean_run();
   run.replicas = {"replica-1", "replica-2"};
@@ -447,8 +447,11 @@ TEST(LikesChecksTest, AGroupCommitHeldByALostCallHoldsTheWritesQueuedBehindIt) {
   EXPECT_TRUE(v.passed);
   ASSERT_EQ(v.exempted(), 1);
   EXPECT_NE(v.exemptions[0].first.find("group commit"), std::string::npos) << v.exemptions[0].first;
-  run.history.back().complete_us = 65;  // answered after its write reached the DB: not the fault's doing
+  run.history.back().complete_us = 65;  // its app gave up after its write reached the DB: still held
+  EXPECT_TRUE(only(run, "like-degradation-budget").passed);
+  run.history.back().invoke_us = 61;  // a like of the pair invoked after the transaction: never held
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  run.history.back().invoke_us = 44;
   run.history.back().complete_us = 54;
   run.db_changes.back().client = "replica-2";  // went through a replica the fault never held
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
@@ -528,6 +531,49 @@ TEST(LikesChecksTest, AStaleCountIsExcusedOnlyByAFaultSinceItWentStale) {
   EXPECT_FALSE(only(jumped, "like-expiry-safety").passed);
   jumped.faults.back().value = 200;
   EXPECT_TRUE(only(jumped, "like-expiry-safety").passed);
+}
+
+// A repair of the count goes through keys named after it (its version, its lease): a refusal of
+// the repair's lease (LK-FILL-LEASE) refuses the repair and excuses the stale count; the same
+// refusal for another asset, or a refused read of the count's version, does not.
+TEST(LikesChecksTest, ARefusedRepairOfTheCountExcusesItsStaleness) {
+  LikesRun run = stale_count_run();
+  run.faults.push_back(record(sim::FaultKind::kRedisError, "redis", 270, 0,
+                              "replica-1: EVALSHA lease 2 asset:like_count_lease:2 asset:like_count_lease:12 t 10000"));
+  run.faults.push_back(record(sim::FaultKind::kRedisError, "redis", 271, 0,
+                              "replica-1: MGET asset:like_count_ver:1 asset:like_count_ver:2"));
+  EXPECT_FALSE(only(run, "like-expiry-safety").passed);
+  run.faults.push_back(record(sim::FaultKind::kRedisError, "redis", 272, 0,
+                              "replica-1: EVALSHA lease 2 asset:like_count_lease:1 asset:like_count_lease:2 t 10000"));
+  EXPECT_TRUE(only(run, "like-expiry-safety").passed);
+}
+
+// swarm-hardened-fill-races seed 368: a clog held a replica's transaction 3.9 s, the replica gave
+// up on it (no cache update follows a call that timed out), then the DB committed it and the count
+// went stale until the next sync. The fault that hit the transaction that made the count stale (a
+// record naming its cause, at its replica or the DB, held until the commit) excuses it for one
+// reconciliation after the commit; the same record for another transaction's cause, or one over
+// long before the commit, does not.
+TEST(LikesChecksTest, AFaultThatHeldTheCommitThatMadeTheCountStaleExcusesIt) {
+  LikesRun run = stale_count_run();
+  run.samples[0].time_us = 140;  // 40 us after the commit at 100: within one reconciliation (50 us)
+  run.db_changes[1].cause = 20;
+  run.db_changes[1].client = "replica-1";
+  sim::FaultRecord held = record(sim::FaultKind::kDelayed, "replica-1", 40, /*cause=*/21, "sql: sql txn replica-1#9");
+  held.peer_node = held.peer_process = "db";
+  held.detail = "clog";
+  held.value = 59;  // delivered at 99
+  run.faults.push_back(held);
+  EXPECT_FALSE(only(run, "like-expiry-safety").passed);  // another committer's transaction
+  run.faults.back().cause = 20;
+  run.faults.back().value = 5;  // over at 45, long before the commit's SQL call (timeout 10 us)
+  EXPECT_FALSE(only(run, "like-expiry-safety").passed);
+  run.faults.back().value = 59;
+  Verdict v = only(run, "like-expiry-safety");
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+  run.samples[0].time_us = 300;  // 200 us after the commit: beyond one reconciliation
+  EXPECT_FALSE(only(run, "like-expiry-safety").passed);
 }
 
 // Issue 42 (like-reconciliation): a repair that writes a count older than its healthy window (its
