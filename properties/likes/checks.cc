@@ -883,7 +883,10 @@ std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const
 
 // While the DB could not open its database (an injected I/O error at its boot: the only I/O the DB
 // does for no request, so its error names no operation) it serves nothing; it serves again at the
-// latest when it executes its next request (the commit log). These windows, each with that error.
+// latest when it executes its next request (the commit log). These windows, each with that error:
+// a request answered failed or indeterminate meanwhile is the seed's "数据库写入失败" (002:L403-L405),
+// and the network records no refusal for it while no DB process has ever served (sim/network.cc).
+
 std::vector<fl::props::FaultSpan> db_open_failures(const LikesRun& run, const fl::props::FaultBudget& budget) {
   std::vector<fl::props::FaultSpan> out;
   for (const auto* f : budget.instants({"db"}, 0, run.end_us)) {
