@@ -432,7 +432,12 @@ void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) 
     }
     call.waiter.resume();  // we are inside an event owned by the caller
   } else {
+    // The caller resumes working for the call's operation, not for what ended the call (a reset or
+    // a crash, injected: working for none).
+    const uint64_t cause = world_.current_cause_;
+    world_.current_cause_ = call.cause;
     world_.resume_at(caller, world_.now_us(), call.waiter);
+    world_.current_cause_ = cause;
   }
 }
 

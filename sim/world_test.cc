@@ -211,6 +211,38 @@ TEST(WorldTest, EventsHeldByAPauseKeepTheirOperation) {
   EXPECT_EQ(world.current_cause(), 0u);
 }
 
+// A call a reset (or a crash of its server) breaks ends in the fault's event, which works for no
+// operation; the caller still resumes working for the call's operation, so what it does next (the
+// next call of a committer loop) names that operation.
+TEST(WorldTest, ACallerBrokenByAResetStillWorksForItsOperation) {
+  World world(WorldOptions{.seed = 6});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("op", [&self](MessagePtr req) -> Task<MessagePtr> {
+      co_await self.clock().sleep_ms(100);  // still running when the reset comes
+      co_return req;
+    });
+    co_return;
+  });
+  uint64_t op = 0, after_call = 99;
+  RpcStatus status = RpcStatus::kOk;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(10);
+    op = world.history().invoke("client", "op", "x");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 500'000);
+    status = r.status;
+    after_call = self.world().current_cause();
+    world.history().complete(op, Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 30'000, [&] { world.network().reset_connections(client); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  EXPECT_EQ(status, RpcStatus::kReset);
+  EXPECT_EQ(after_call, op);
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");
