@@ -533,36 +533,27 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   }
 }
 
-// Why the denylist of `scope` may be behind at the end, or nullopt: Redis held the current epoch
-// and lost it with its data since (a crash without persistence); or the push of the last commit
-// that advanced the epoch was hit (push_hit) or its committer crashed before pushing (nothing
-// pushes it again); or that push may still be due: since the commit the push's path had no more
-// than the maximum safe TTL of sound time (the view's bound, 004:L237).
+// Why the denylist of `scope` may be behind at the end, or nullopt: the key went with Redis's data
+// (written before Redis's last loss, never since: the query layer then reads the DB, 004:L235
+// "边缘尚未确认最新 epoch 时绕过榜单缓存回源"); or the push of the last commit that advanced the epoch
+// may still be due, as a view's would be (push_delay_explained's reach: no more than the maximum
+// safe TTL of sound path since that commit, or since an instant that hit its push).
 std::optional<std::string> behind_explained(const RankingRun& run, const fl::props::FaultBudget& budget,
                                             const RiskState& st, const std::string& scope,
                                             const std::vector<DenyWrite>* ws) {
-  const int64_t epoch = st.key_epoch(scope);
-  if (ws != nullptr) {
-    for (const DenyWrite& w : *ws) {
-      if (w.epoch < epoch) continue;
-      for (int64_t loss : run.board.redis_losses) {
-        if (loss >= w.time_us) return "Redis held epoch " + std::to_string(w.epoch) + " and lost its data at " + std::to_string(loss);
-      }
-    }
+  const std::vector<int64_t>& losses = run.board.redis_losses;
+  if (ws != nullptr && !ws->empty() && !losses.empty() && ws->front().time_us < losses.back() &&
+      ws->back().time_us < losses.back()) {
+    return "Redis lost the key with its data at " + std::to_string(losses.back()) + " (last written at " +
+           std::to_string(ws->back().time_us) + ")";
   }
   auto moved = st.advanced.find(scope);
   if (moved == st.advanced.end()) return std::nullopt;
   const EpochMove& m = moved->second;
-  if (auto hit = push_hit(budget, m.committer, scope, m.time_us, run.end_us)) return "its push was hit: " + hit->second;
-  for (const auto& [down_us, up_us] : budget.downtimes(m.committer)) {
-    if (down_us >= m.time_us) return m.committer + " crashed at " + std::to_string(down_us) + " before pushing it";
-  }
-  const std::vector<std::string> places = push_path(m.committer);
-  const int64_t faulty_us = budget.covered_us(places, m.time_us, run.end_us);
-  if (run.end_us - m.time_us - faulty_us <= run.board.params.max_safe_ttl_us) {
-    return "its push may still be due: committed at " + std::to_string(m.time_us) + ", the path faulty for " +
-           std::to_string(faulty_us) + " us since";
-  }
+  const BlockSpan push{m.time_us, INT64_MAX, m.committer, ""};
+  const int64_t ttl_us = run.board.params.max_safe_ttl_us;
+  if (run.end_us - m.time_us <= ttl_us) return "its push may still be due: committed at " + std::to_string(m.time_us);
+  if (auto why = push_delay_explained(budget, push, scope, run.end_us, INT64_MAX, ttl_us)) return "committed at " + std::to_string(m.time_us) + ", " + *why;
   return std::nullopt;
 }
 

@@ -261,11 +261,13 @@ TEST(RiskChecks, OnlyAFaultThatHitThePushExcusesAnExposureAndOnlyUpToTheTtlAfter
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
 }
 
-// Issue 42, finding 5: the denylist behind at the end is excused only by a fault that hit the push
-// of the last commit that advanced its epoch (expiry-1's EXPIRED at 2000 here), its committer's
-// crash before pushing, Redis losing the epoch it held, or a push still due (no more than the TTL
-// of sound path since the commit); a Redis restart long before, or a fault of another process, does not.
-TEST(RiskChecks, DenylistBehindAtTheEndNeedsAFaultThatHitItsPush) {
+// Issue 42, finding 5: the denylist behind at the end (expiry-1's EXPIRED at 2000 never pushed; the
+// run ends at 5000, the TTL is 1000) is excused only as a view would be: Redis lost the epoch it
+// held, or the push may still be due (no more than the TTL of sound path on its path since the
+// commit, or since an instant that hit the push). A Redis restart long before, a fault of another
+// process, a push lost long before the end, or a crash of the committer that left it more than the
+// TTL of sound time, does not excuse it.
+TEST(RiskChecks, DenylistBehindAtTheEndNeedsAFaultThatHitItsPushWithinTheTtl) {
   RankingRun run = clean();
   run.board.params.max_safe_ttl_us = 1000;
   run.board.redis_writes.pop_back();  // expiry-1's push of epoch 2 never reached Redis
@@ -289,18 +291,25 @@ TEST(RiskChecks, DenylistBehindAtTheEndNeedsAFaultThatHitItsPush) {
   };
   EXPECT_EQ(status({}), VerdictStatus::kFail);
   EXPECT_EQ(status({crash("redis", 10), restart("redis", 20)}), VerdictStatus::kFail);  // before anything
-  EXPECT_EQ(status({lost(2050, "coord-1", "db")}), VerdictStatus::kFail);               // another caller
-  EXPECT_EQ(status({crash("risk", 2010), restart("risk", 2500)}), VerdictStatus::kFail);  // not the committer
-  EXPECT_EQ(status({lost(2050, "expiry-1", "redis")}), VerdictStatus::kPass);
-  EXPECT_EQ(status({crash("expiry-1", 2010), restart("expiry-1", 2500)}), VerdictStatus::kPass);
+  EXPECT_EQ(status({lost(4200, "coord-1", "db")}), VerdictStatus::kFail);               // another caller
+  EXPECT_EQ(status({crash("risk", 2010), restart("risk", 4500)}), VerdictStatus::kFail);  // not the committer
+  EXPECT_EQ(status({lost(4200, "expiry-1", "redis")}), VerdictStatus::kPass);           // 800 us before the end
+  EXPECT_EQ(status({lost(2050, "expiry-1", "redis")}), VerdictStatus::kFail);           // lost 2950 us before
+  EXPECT_EQ(status({crash("expiry-1", 2010), restart("expiry-1", 2500)}), VerdictStatus::kFail);  // 2510 us sound
+  EXPECT_EQ(status({crash("expiry-1", 2010), restart("expiry-1", 4500)}), VerdictStatus::kPass);  // 510 us sound
   EXPECT_EQ(status({sim::FaultRecord{.time_us = 2000, .kind = sim::FaultKind::kPause, .node = "db", .process = "db",
                                      .duration_us = 2500}}),
             VerdictStatus::kPass);  // 500 us of sound path since the commit: the push may still be due
-  // Redis held epoch 2 (written at 2100) and lost it at 2200.
+  // The key (epoch 1, written at 200) went with Redis's data at 2200 and was not written since: the
+  // query layer reads the DB then. Written again after the loss (at 2300, epoch 1), it is behind.
+  EXPECT_EQ(status({crash("redis", 2200), restart("redis", 2250)}), VerdictStatus::kPass);
   run.board.redis_writes.push_back(
-      RedisWrite{2100, "expiry-1", {"SET", std::string("ranking:emergency-block:") + kA, "2|"}, true});
+      RedisWrite{2300, "risk", {"SET", std::string("ranking:emergency-block:") + kA, "1|t_1"}, true});
+  EXPECT_EQ(status({crash("redis", 2200), restart("redis", 2250)}), VerdictStatus::kFail);
+  // Redis held epoch 2 (written at 2400).
+  run.board.redis_writes.push_back(
+      RedisWrite{2400, "expiry-1", {"SET", std::string("ranking:emergency-block:") + kA, "2|"}, true});
   EXPECT_EQ(status({}), VerdictStatus::kPass);  // held at the end: nothing to excuse
-  EXPECT_EQ(status({crash("redis", 2200), restart("redis", 2300)}), VerdictStatus::kPass);
 }
 
 // An answer may be made at any instant of its view: one that began while t_1's block (committed at
