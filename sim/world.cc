@@ -278,6 +278,8 @@ void World::panic(Process& p, std::string_view what) {
 void World::take_down(Process& p, std::string_view why) {
   trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
                 "crash incarnation " + std::to_string(p.incarnation_) + ": " + std::string(why));
+  // A crash while paused drops the events the pause held: their operations were held, then lost.
+  record_held(p, p.deferred_, "pause, then dropped by a crash");
   p.state_ = ProcessState::kCrashed;
   for (const Event& e : p.deferred_) {
     if (e.action != kNoAction) scheduler_.take_action(e.action);
@@ -340,7 +342,7 @@ void World::resume_paused(Process& p) {
 
 // One kDelayed record per operation whose events the pause held (the longest wait), in the order of
 // their first held event: which operations a pause touched, and by how much.
-void World::record_held(const Process& p, const std::vector<Event>& held) {
+void World::record_held(const Process& p, const std::vector<Event>& held, const char* detail) {
   std::vector<std::pair<uint64_t, int64_t>> waits;  // (cause, longest wait)
   for (const Event& e : held) {
     if (e.cause == 0) continue;
@@ -358,7 +360,7 @@ void World::record_held(const Process& p, const std::vector<Event>& held) {
     r.node = nodes_[p.node_].name;
     r.process = p.name_;
     r.value = wait_us;
-    r.detail = "pause";
+    r.detail = detail;
     r.cause = cause;
     record_fault(std::move(r));
   }

@@ -286,7 +286,7 @@ class World {
   void execute(const Event& e);
   void run_owned(Process& p, const Event& e);
   void resume_paused(Process& p);
-  void record_held(const Process& p, const std::vector<Event>& held);
+  void record_held(const Process& p, const std::vector<Event>& held, const char* detail = "pause");
   // Network hooks: returns the effect index of a call, or -1 when the caller is not watched.
   int64_t note_effect(Process& caller, std::string_view service, const Message* request);
   // True (and crashes the caller, scheduling its restart) when `effect` is the armed crash point

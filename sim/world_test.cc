@@ -243,6 +243,41 @@ TEST(WorldTest, ACallerBrokenByAResetStillWorksForItsOperation) {
   EXPECT_EQ(after_call, op);
 }
 
+// A process that crashes while paused drops the events the pause held; the operations they worked
+// for are named (kDelayed, "pause, then dropped by a crash"), as a pause that ends names them. Here
+// the client's call timed out (at 150 ms) before the crash (at 200 ms): nothing else names it.
+TEST(WorldTest, ACrashDuringAPauseNamesTheOperationsWhoseHeldEventsItDropped) {
+  World world(WorldOptions{.seed = 5});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [](Process& self) -> Task<void> {
+    self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+    co_return;
+  });
+  uint64_t op = 0;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    op = world.history().invoke("client", "op", "");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 50'000);
+    world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 90'000, [&] { world.pause(server, 1'000'000); });
+  world.at(kEpochUs + 200'000, [&] { world.crash(server, "fault"); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  std::vector<FaultRecord> named;
+  for (const FaultRecord& r : world.fault_log()) {
+    if (r.cause == op) named.push_back(r);
+  }
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].kind, FaultKind::kDelayed);
+  EXPECT_EQ(named[0].process, "server");
+  EXPECT_EQ(named[0].detail, "pause, then dropped by a crash");
+  EXPECT_EQ(named[0].time_us, kEpochUs + 200'000);
+  EXPECT_GT(named[0].value, 0);
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");
