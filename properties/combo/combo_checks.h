@@ -1,4 +1,4 @@
-// One checker per COMBO invariant family (../shared/INVARIANTS.md). Each compares the run with
+// One checker per COMBO invariant family (docs/invariants.md). Each compares the run with
 // the reference model (model/combo) and returns a Verdict naming its invariant ids, with evidence.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The gifts checkers, one per invariant family (GIFT-1..GIFT-11 of ../shared/INVARIANTS.md).
+// The gifts checkers, one per invariant family (GIFT-1..GIFT-11 of docs/invariants.md).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The likes checkers: one per invariant family of ../shared/INVARIANTS.md (LIKE-1..LIKE-11) plus the
+// The likes checkers: one per invariant family of docs/invariants.md (LIKE-1..LIKE-11) plus the
 // degradation budget, each a pure function of a LikesRun (what the world observed) judged against
 // model/likes and T(a) (properties/likes/truth.h). Evidence lists the history ops, server commands,
 // commits and samples that show a violation (at most kMaxEvidence lines).

@@ -1,4 +1,4 @@
-// The ranking checkers of part 1, one per invariant family (../shared/INVARIANTS.md).
+// The ranking checkers of part 1, one per invariant family (docs/invariants.md).
 #pragma once
 
 #include <map>
