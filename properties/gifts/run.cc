@@ -31,7 +31,9 @@ std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
     if (!inserted) it->second = std::min(it->second, r.time_us);
   }
   std::map<std::pair<int64_t, std::string>, int64_t> first_sent;  // (user, request) -> first invoke
+  std::map<uint64_t, int64_t> invoked;  // history id -> invoke
   for (const HistoryOp& h : run.history) {
+    invoked[h.id] = h.invoke_us;
     if (h.op != "send") continue;
     const auto a = model::parse_args(h.args);
     auto [it, inserted] = first_sent.try_emplace({model::arg_int(a, "user"), a.count("req") ? a.at("req") : ""}, h.invoke_us);
@@ -46,6 +48,8 @@ std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
     g.creator = c ? c->client : "";
     auto sent = first_sent.find({o.user, o.request_id});
     g.sent_us = sent == first_sent.end() ? -1 : sent->second;
+    auto attempt = c == nullptr ? invoked.end() : invoked.find(c->cause);
+    g.attempt_us = attempt == invoked.end() ? g.sent_us : attempt->second;
     auto it = first_append.find(o.msg_id);
     g.first_append_us = it == first_append.end() ? -1 : it->second;
     out.push_back(std::move(g));
