@@ -131,10 +131,21 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
   for (const auto& [p, n] : rec.failures_per_property) {
     std::printf("  failures of %-32s %lld\n", p.c_str(), static_cast<long long>(n));
   }
-  // Per property over all seeds: checks evaluated and operations exempted; 0 checks is VACUOUS.
+  // Per property over all seeds: checks evaluated, items exempted (their share of what it looked
+  // at), and on how many seeds it checked nothing; vacuous on every seed is VACUOUS.
   for (const reports::AssertionRecord& a : rec.assertions) {
-    std::printf("  %-7s %-32s %lld checks, %lld exempted\n", a.status(), a.property.c_str(),
-                static_cast<long long>(a.checks), static_cast<long long>(a.exempted));
+    std::printf("  %-7s %-32s %lld checks, %lld exempted (%.1f %%), vacuous on %lld of %lld seeds%s\n", a.status(),
+                a.property.c_str(), static_cast<long long>(a.checks), static_cast<long long>(a.exempted),
+                100.0 * a.exempted_share(), static_cast<long long>(a.vacuous_seeds), static_cast<long long>(a.seeds),
+                a.exempted_share() > reports::kExemptedShareNoted ? "  <- exempts more than 10 %" : "");
+  }
+  // What the mix exercised: per behaviour the judges check, the share of seeds that reached it.
+  for (const auto& [b, n] : rec.behaviour_seeds) {
+    std::printf("  behaviour %-48s %lld of %zu seeds (%.1f %%)\n", b.c_str(), static_cast<long long>(n), rec.seeds.size(),
+                100.0 * static_cast<double>(n) / static_cast<double>(std::max<size_t>(rec.seeds.size(), 1)));
+  }
+  for (const std::string& p : rec.vacuous_properties()) {
+    std::printf("  %s checked nothing on any seed: the scenario judges it but never exercises it\n", p.c_str());
   }
   for (size_t i = 0; i < rec.failing_seeds.size() && i < 5; ++i) {
     std::string without;
@@ -151,8 +162,8 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
 const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
     "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
-    "       faultline sweep FILE --crash-points [--effects K] [--processes P,...] [--seed N] [--jobs J]\n"
-    "                       [--json OUT] [--found DIR]\n"
+    "       faultline sweep FILE --crash-points|--pause-points [--effects K] [--processes P,...] [--seed N]\n"
+    "                       [--jobs J] [--json OUT] [--found DIR]\n"
     "       faultline sweep HARDENED.yaml --each-fix [--seeds N] [--crash-scenario FILE] [--effects K]\n"
     "                       [--processes P,...] [--only FIX,...] [--found DIR] [--json OUT]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
@@ -165,6 +176,10 @@ const char* kSweepUsage =
     "  effects of processes whose names start with one of the prefixes (e.g. coord-,topk-,pub-);\n"
     "  --effects K then counts those. --found DIR writes each broken\n"
     "  property's first crash point as a replayable scenario (crash_point: + seed:).\n"
+    "  --pause-points pauses the caller at the same boundaries instead, each for one duration drawn\n"
+    "  from the seed among 2 ms, 20 ms and just below and above each of the system's critical\n"
+    "  durations (windows, TTLs, leases, timeouts), while everything else runs; --found writes\n"
+    "  pause_point: files.\n"
     "  --each-fix proves each named fix needed: hardened runs without one fix at a time over seeds\n"
     "  S..S+N-1 (default 200, stopping at the first failure), then, if nothing failed, through the\n"
     "  crash points of --crash-scenario. Prints per fix: killed (property, seed or crash point,\n"
@@ -173,46 +188,109 @@ const char* kSweepUsage =
     "  --without FIX,... runs hardened without these fixes (see `faultline fixes`).\n"
     "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
 
-int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration timeout) {
+// A crash or pause at one effect boundary (crash-point and pause-point sweeps).
+struct BoundaryPoint {
+  uint64_t effect_index = 0;
+  bool before = false;
+  int64_t ms = 0;  // crash: restart after; pause: duration
+};
+
+struct PointKind {
+  bool pause = false;
+  const char* name() const { return pause ? "pause" : "crash"; }
+  RunOptions options(const BoundaryPoint& p) const {
+    RunOptions opt;
+    if (pause) opt.pause_point = PausePoint{p.effect_index, p.before, p.ms};
+    else opt.crash_point = CrashPoint{p.effect_index, p.before, p.ms};
+    return opt;
+  }
+  void pin(const BoundaryPoint& p, Scenario* s) const {
+    if (pause) s->pause_point = PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    else s->crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+  }
+  std::string describe(const BoundaryPoint& p, const RunResult& listed) const {
+    return std::string(pause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") + (p.before ? "before " : "after ") +
+           listed.effects[p.effect_index].text;
+  }
+};
+
+std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& listed, uint64_t effects,
+                                           const std::vector<std::string>& processes, uint64_t seed, PointKind kind) {
+  std::vector<BoundaryPoint> out;
+  if (kind.pause) {
+    const SystemUnderTest* sys = find_system(s.system);
+    const std::vector<int64_t> durations = pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
+    for (const PausePoint& p : pause_points_to_sweep(listed, effects, processes, durations, seed)) {
+      out.push_back(BoundaryPoint{p.effect_index, p.before, p.duration_ms});
+    }
+  } else {
+    for (const CrashPoint& p : crash_points_to_sweep(listed, effects, processes)) {
+      out.push_back(BoundaryPoint{p.effect_index, p.before, p.restart_after_ms});
+    }
+  }
+  return out;
+}
+
+// Writes each broken property's first point as a replayable scenario (crash_point: or
+// pause_point: + seed:). Returns "" or the path it could not write.
+std::string write_found_points(const Scenario& s, const std::map<std::string, BoundaryPoint>& first_break,
+                               const RunResult& listed, uint64_t seed, PointKind kind, const std::string& dir) {
+  fs::create_directories(dir);
+  for (const auto& [prop, p] : first_break) {
+    if (prop.empty() || prop[0] == '<') continue;  // "<error>": a crashed run, not a property
+    Scenario pinned = s;
+    kind.pin(p, &pinned);
+    pinned.seed = seed;
+    pinned.expect = Expectation{.pass = false, .failing = {prop}};
+    // Recorded from a run of the pinned file: its point is in the config digest that starts the
+    // trace, so the sweep's run has another fingerprint.
+    pinned.expect.fingerprint = run_scenario(pinned, seed, RunOptions{}).fingerprint;
+    pinned.name = s.name + "-" + kind.name() + "-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
+    const std::string path = dir + "/" + pinned.name + "-" + prop + ".yaml";
+    const std::string header = "# " + std::string(kind.pause ? "Pause" : "Crash") + " point found by `faultline sweep --" +
+                               kind.name() + "-points` on " + s.source_file + ": " + kind.describe(p, listed) +
+                               " breaks " + prop + ".\n# Replay: faultline replay " + path + "\n";
+    if (!write_text(path, header + scenario_to_yaml(pinned))) return path;
+    std::printf("  wrote %s\n", path.c_str());
+  }
+  return "";
+}
+
+// --crash-points / --pause-points: one discovery run lists the service processes' effects, then
+// one run per boundary (before and after each effect) crashes or pauses the caller there.
+int point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration timeout, PointKind kind) {
   uint64_t effects = 0, seed = default_seed(s);
   if (!f.u64("--effects", &effects) || !f.u64("--seed", &seed)) return f.error("bad number");
-  // Discovery: run once, listing every external effect of the service processes.
   RunOptions discover;
   discover.list_effects = true;
   const RunResult listed = run_scenario(s, seed, discover);
   if (!listed.error.empty()) return f.error("discovery run failed: " + listed.error);
   const std::vector<std::string> processes = f.list("--processes");
-  const std::vector<CrashPoint> points = crash_points_to_sweep(listed, effects, processes);
+  const std::vector<BoundaryPoint> points = points_to_sweep(s, listed, effects, processes, seed, kind);
   std::string which;
   for (const std::string& p : processes) which += (which.empty() ? " (processes " : ", ") + p + "*";
   if (!which.empty()) which += ")";
-  std::printf("crash-point discovery: %zu external effects; sweeping %zu of them%s, before and after\n",
+  std::printf("%s-point discovery: %zu external effects; sweeping %zu of them%s, before and after\n", kind.name(),
               listed.effects.size(), points.size() / 2, which.c_str());
   if (listed.effects.empty()) return f.error("the scenario's service processes make no external calls");
   if (points.empty()) return f.error("no external effect of the processes given with --processes");
   const auto start = WallClock::now();
   std::vector<WorkerOutcome> out = run_in_workers(
-      points.size(),
-      [&](size_t job) {
-        RunOptions opt;
-        opt.crash_point = points[job];
-        return run_scenario(s, seed, opt);
-      },
-      jobs, timeout);
-  std::map<std::string, std::vector<std::string>> broken;  // property -> crash points
-  std::map<std::string, CrashPoint> first_break;            // property -> its first crash point
+      points.size(), [&](size_t job) { return run_scenario(s, seed, kind.options(points[job])); }, jobs, timeout);
+  std::map<std::string, std::vector<std::string>> broken;  // property -> points
+  std::map<std::string, BoundaryPoint> first_break;        // property -> its first point
   for (const WorkerOutcome& o : out) {
-    const CrashPoint& p = points[o.job];
-    for (const std::string& prop : failed_properties(o.result)) first_break.emplace(prop, p);
-    const std::string where = std::string(p.before ? "before" : "after") + " " +
-                              listed.effects[p.effect_index].text;
-    for (const std::string& prop : failed_properties(o.result)) broken[prop].push_back(where);
+    const BoundaryPoint& p = points[o.job];
+    for (const std::string& prop : failed_properties(o.result)) {
+      first_break.emplace(prop, p);
+      broken[prop].push_back(kind.describe(p, listed));
+    }
   }
-  std::printf("crash-point sweep %s seed %llu: %zu runs in %.1f wall s\n", s.name.c_str(),
+  std::printf("%s-point sweep %s seed %llu: %zu runs in %.1f wall s\n", kind.name(), s.name.c_str(),
               static_cast<unsigned long long>(seed), points.size(),
               std::chrono::duration<double>(WallClock::now() - start).count());
   for (const auto& [prop, where] : broken) {
-    std::printf("  %s broken by %zu crash points:", prop.c_str(), where.size());
+    std::printf("  %s broken by %zu %s points:", prop.c_str(), where.size(), kind.name());
     for (size_t i = 0; i < where.size() && i < 10; ++i) std::printf(" [%s]", where[i].c_str());
     std::printf("\n");
   }
@@ -224,26 +302,8 @@ int crash_point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duratio
     if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
   }
   if (f.has("--found")) {
-    // Each broken property's first crash point, pinned in a replayable scenario file.
-    fs::create_directories(f.str("--found"));
-    for (const auto& [prop, p] : first_break) {
-      if (prop.empty() || prop[0] == '<') continue;  // "<error>": a crashed run, not a property
-      Scenario pinned = s;
-      pinned.crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.restart_after_ms};
-      pinned.seed = seed;
-      pinned.expect = Expectation{.pass = false, .failing = {prop}};
-      // Recorded from a run of the pinned file: its crash point is in the config digest that
-      // starts the trace, so the sweep's run has another fingerprint.
-      pinned.expect.fingerprint = run_scenario(pinned, seed, RunOptions{}).fingerprint;
-      pinned.name = s.name + "-crash-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
-      const std::string path = f.str("--found") + "/" + pinned.name + "-" + prop + ".yaml";
-      const std::string header = "# Crash point found by `faultline sweep --crash-points` on " + s.source_file +
-                                 ": crashing " + (p.before ? "before " : "after ") +
-                                 listed.effects[p.effect_index].text + " breaks " + prop +
-                                 ".\n# Replay: faultline replay " + path + "\n";
-      if (!write_text(path, header + scenario_to_yaml(pinned))) return f.error("cannot write " + path);
-      std::printf("  wrote %s\n", path.c_str());
-    }
+    const std::string bad = write_found_points(s, first_break, listed, seed, kind, f.str("--found"));
+    if (!bad.empty()) return f.error("cannot write " + bad);
   }
   const bool expect_clean = s.expect.pass;
   return (broken.empty() == expect_clean) ? 0 : 1;
@@ -311,7 +371,7 @@ int sweep_main(const Args& args) {
   Flags f(args, kSweepUsage,
           {{"--seeds", K::kCount}, {"--first-seed", K::kCount}, {"--jobs", K::kCount}, {"--shard", K::kText},
            {"--json", K::kText}, {"--timeout-s", K::kPositive}, {"--quiet", K::kSwitch},
-           {"--crash-points", K::kSwitch}, {"--effects", K::kCount}, {"--found", K::kText}, {"--seed", K::kCount},
+           {"--crash-points", K::kSwitch}, {"--pause-points", K::kSwitch}, {"--effects", K::kCount}, {"--found", K::kText}, {"--seed", K::kCount},
            {"--without", K::kList}, {"--each-fix", K::kSwitch}, {"--crash-scenario", K::kText}, {"--only", K::kList},
            {"--processes", K::kList}});
   if (f.status() >= 0) return f.status();
@@ -331,11 +391,13 @@ int sweep_main(const Args& args) {
   RunOptions run_options;
   run_options.without = f.list("--without");
   if (std::string why = apply_without(*s, run_options.without); !why.empty()) return f.error(why);
-  if (f.has("--processes") && !f.has("--crash-points") && !f.has("--crash-scenario")) {
-    return f.error("--processes chooses crash points: it goes with --crash-points or --crash-scenario");
+  if (f.has("--processes") && !f.has("--crash-points") && !f.has("--pause-points") && !f.has("--crash-scenario")) {
+    return f.error("--processes chooses crash points: it goes with --crash-points, --pause-points or --crash-scenario");
   }
+  if (f.has("--crash-points") && f.has("--pause-points")) return f.error("--crash-points and --pause-points exclude each other");
   if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
-  if (f.has("--crash-points")) return crash_point_sweep(*s, f, static_cast<int>(jobs), timeout);
+  if (f.has("--crash-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{false});
+  if (f.has("--pause-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{true});
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
   const std::vector<uint64_t> list = shard_seeds(first, seeds, shard, shards);
   Progress progress(list.size(), f.has("--quiet"));

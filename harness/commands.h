@@ -22,5 +22,7 @@ int report_main(const Args& args);
 int explain_main(const Args& args);
 // harness/cmd_null_faults.cc (the judges' metamorphic check: null faults change no verdict)
 int null_faults_main(const Args& args);
+// harness/cmd_explore.cc (coverage-guided fault schedules)
+int explore_main(const Args& args);
 
 }  // namespace fl

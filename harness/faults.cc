@@ -32,7 +32,7 @@ const std::vector<std::string>& scheduled_fault_kinds() {
   static const std::vector<std::string> kinds = {
       "crash",       "restart",      "crash-restart", "pause",     "partition",     "partition-oneway",
       "heal",        "clog",         "reset",         "clock-jump", "clock-drift",  "sql-io-error",
-      "redis-oom",   "redis-loading", "redis-busy",   "redis-readonly", "late-duplicate"};
+      "redis-oom",   "redis-loading", "redis-busy",   "redis-readonly", "late-duplicate", "pause-at-boundary"};
   return kinds;
 }
 
@@ -46,8 +46,14 @@ const std::vector<std::string>& redis_error_fault_kinds() {
   return kinds;
 }
 
+const std::vector<std::string>& boundary_fault_kinds() {
+  static const std::vector<std::string> kinds = {"pause-at-boundary"};
+  return kinds;
+}
+
 std::vector<std::string> accepted_swarm_fault_kinds() {
   std::vector<std::string> kinds = swarm_fault_kinds();
+  for (const std::string& k : boundary_fault_kinds()) kinds.push_back(k);
   for (const std::string& k : redis_error_fault_kinds()) kinds.push_back(k);
   for (const std::string& k : at_least_once_fault_kinds()) kinds.push_back(k);
   return kinds;
@@ -155,6 +161,10 @@ void FaultInjector::apply(const FaultSpec& f) {
     });
   } else if (f.kind == "pause" && p) {
     world_.pause(*p, duration_us);
+  } else if (f.kind == "pause-at-boundary" && p) {
+    // Between two of its own effects: right before its next call (value 0) or right after that
+    // call's reply (value 1), for the duration, while everything else runs.
+    world_.arm_boundary_pause(*p, f.value == 0, duration_us);
   } else if (f.kind == "late-duplicate" && p) {
     // The at-least-once transport re-sends each request `p` sends in the window, value ms late;
     // the window ends with the active phase at the latest (the quiet tail has no faults).
@@ -198,6 +208,7 @@ void FaultInjector::apply(const FaultSpec& f) {
 void FaultInjector::schedule_all() {
   for (const FaultSpec& f : scenario_.faults) {
     world_.at(sim::kEpochUs + f.at_ms * kUsPerMs, [this, f] { apply(f); });
+    scheduled_.push_back(f);
   }
   if (scenario_.swarm.enabled) schedule_swarm();
   // Heal at the end of the fault window so the quiescent tail can judge liveness.
@@ -205,6 +216,7 @@ void FaultInjector::schedule_all() {
   // Last, and on their own tie-break stream: adding them reorders nothing (Scenario::extra_faults).
   for (const FaultSpec& f : scenario_.extra_faults) {
     world_.inject_at(sim::kEpochUs + f.at_ms * kUsPerMs, [this, f] { apply_extra(f); });
+    scheduled_.push_back(f);
   }
 }
 
@@ -263,6 +275,10 @@ FaultSpec FaultInjector::draw_fault(const std::string& kind, int64_t at_ms) {
     const std::string other = pick(all);
     if (!other.empty() && other != f.target && rng_.chance(0.5)) f.target += "|" + other;
     f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_downtime_ms, 1));
+  } else if (kind == "pause-at-boundary") {
+    f.target = pick(services);  // the processes that make calls: a boundary is between two of them
+    f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_pause_ms, 1));
+    f.value = rng_.chance(0.5) ? 0 : 1;  // before its next call, or after that call's reply
   } else if (kind == "reset") {
     f.target = pick(services);
   } else if (kind == "clock-jump") {
@@ -312,6 +328,7 @@ void FaultInjector::schedule_swarm() {
     FaultSpec f = draw_fault(on[rng_.below(on.size())], at_ms);
     if (f.target.empty()) continue;
     world_.at(sim::kEpochUs + at_ms * kUsPerMs, [this, f] { apply(f); });
+    scheduled_.push_back(f);
   }
 }
 

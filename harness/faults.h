@@ -36,8 +36,12 @@ const std::vector<std::string>& redis_error_fault_kinds();
 // late). Only a scenario that declares `network.at_least_once: true` may schedule them or name
 // them in `swarm.kinds` (opt-in, never in the default mix).
 const std::vector<std::string>& at_least_once_fault_kinds();
-// Every name `swarm.kinds` accepts: swarm_fault_kinds(), redis_error_fault_kinds() and
-// at_least_once_fault_kinds().
+// Pauses between two of a process's own effects ("pause-at-boundary": right before its next call,
+// value 0, or right after that call's reply, value 1, for duration_ms): scheduled kinds, and swarm
+// kinds a scenario opts into by naming them in `swarm.kinds` (not in the default mix).
+const std::vector<std::string>& boundary_fault_kinds();
+// Every name `swarm.kinds` accepts: swarm_fault_kinds(), boundary_fault_kinds(),
+// redis_error_fault_kinds() and at_least_once_fault_kinds().
 std::vector<std::string> accepted_swarm_fault_kinds();
 
 // Clients with patience (issue 16, `swarm.patience: true`): `s` with each of the system's
@@ -62,6 +66,9 @@ class FaultInjector {
   void apply_extra(const FaultSpec& fault);
   // The swarm's drawn configuration, for the report ("crash-restart@0.4/s pause@0.2/s").
   const std::string& swarm_summary() const { return swarm_summary_; }
+  // Every fault schedule_all() scheduled (the scenario's, then the swarm's draws, then the extra
+  // ones), as scheduled faults: a swarm run written out.
+  const std::vector<FaultSpec>& scheduled() const { return scheduled_; }
 
  private:
   void schedule_swarm();
@@ -81,6 +88,7 @@ class FaultInjector {
   std::vector<CriticalDuration> critical_;
   sim::Rng rng_;
   std::string swarm_summary_;
+  std::vector<FaultSpec> scheduled_;
   bool applying_extra_ = false;
 };
 

@@ -24,6 +24,7 @@ const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {"check-determinism", "run a scenario+seed in two processes and compare fingerprints", check_determinism_main},
       {"explain", "draw a trace as a sequence diagram (Mermaid text and SVG)", explain_main},
+      {"explore", "search fault schedules guided by coverage (new interruptions and orderings)", explore_main},
       {"fixes", "list the named fixes hardened adds to each seed design (for --without FIX)", fixes_main},
       {"list", "list systems, properties (with invariant ids), fault kinds and matrix rows", list_main},
       {"null-faults", "re-run scenarios with faults that change nothing and check every verdict holds", null_faults_main},

@@ -91,11 +91,23 @@ std::string silent_peer(const Baseline& b, const std::string& node) {
   return "";
 }
 
+// Whether `node` (or a process of it) already drifts at `at_ms` in the baseline: a drift change
+// there is no null fault (it re-anchors the node's clock, which rounds), so none is planned.
+bool drifting(const RunResult& baseline, const Baseline& b, const std::string& node, int64_t at_ms) {
+  for (const FaultSpec& f : baseline.applied_faults) {
+    if (f.kind != "clock-drift" || f.value == 0 || f.at_ms > at_ms) continue;
+    const auto& on_node = b.processes.at(node);
+    if (f.target == node || std::find(on_node.begin(), on_node.end(), f.target) != on_node.end()) return true;
+  }
+  return false;
+}
+
 bool wanted(const NullFaultOptions& o, const std::string& kind) {
   return o.kinds.empty() || std::find(o.kinds.begin(), o.kinds.end(), kind) != o.kinds.end();
 }
 
 void plan(const Scenario& s, const Baseline& b, const NullFaultOptions& o, NullFaultResult* r) {
+  const RunResult& baseline = r->baseline;
   std::vector<std::string> targets = o.all_nodes ? b.nodes : o.nodes.empty() ? default_targets(b) : o.nodes;
   for (const int64_t at : o.at_ms) {
     const std::string when = " at " + at_text(at);
@@ -108,7 +120,11 @@ void plan(const Scenario& s, const Baseline& b, const NullFaultOptions& o, NullF
         f.at_ms = at;
         r->cases.push_back(NullFaultCase{label + when, std::move(f)});
       };
-      if (wanted(o, "clock-drift")) add("clock-drift 0 ppm on " + node, FaultSpec{.kind = "clock-drift", .target = node});
+      if (wanted(o, "clock-drift") && drifting(baseline, b, node, at)) {
+        r->skipped.push_back("clock-drift 0 ppm on " + node + " at " + at_text(at) + ": it drifts already");
+      } else if (wanted(o, "clock-drift")) {
+        add("clock-drift 0 ppm on " + node, FaultSpec{.kind = "clock-drift", .target = node});
+      }
       if (wanted(o, "clock-jump")) add("clock-jump 0 ms on " + node, FaultSpec{.kind = "clock-jump", .target = node});
       if (wanted(o, "pause")) {
         for (const std::string& p : b.processes.at(node)) add("pause 0 ms of " + p, FaultSpec{.kind = "pause", .target = p});
@@ -195,6 +211,14 @@ std::vector<std::string> verdict_changes(const RunResult& base, const RunResult&
 
 }  // namespace
 
+std::vector<std::string> null_fault_changes(const RunResult& baseline, const std::vector<sim::TraceEvent>& baseline_trace,
+                                            const RunResult& with, const std::vector<sim::TraceEvent>& with_trace) {
+  std::vector<std::string> out;
+  if (std::string d = world_difference(baseline_trace, with_trace); !d.empty()) out.push_back(std::move(d));
+  for (std::string& change : verdict_changes(baseline, with)) out.push_back(std::move(change));
+  return out;
+}
+
 NullFaultResult check_null_faults(const Scenario& s, uint64_t seed, const NullFaultOptions& options) {
   NullFaultResult r;
   Baseline base;
@@ -219,8 +243,7 @@ NullFaultResult check_null_faults(const Scenario& s, uint64_t seed, const NullFa
     if (!res.error.empty()) {
       f.problems.push_back("the run failed: " + res.error);
     } else {
-      if (std::string d = world_difference(base.trace, trace); !d.empty()) f.problems.push_back(d);
-      for (std::string& change : verdict_changes(r.baseline, res)) f.problems.push_back(std::move(change));
+      f.problems = null_fault_changes(r.baseline, base.trace, res, trace);
     }
     if (!f.problems.empty()) r.findings.push_back(std::move(f));
   }

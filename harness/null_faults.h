@@ -19,6 +19,7 @@
 
 #include "harness/runner.h"
 #include "harness/scenario.h"
+#include "sim/trace.h"
 
 namespace fl {
 
@@ -57,5 +58,11 @@ struct NullFaultResult {
 
 // Runs `s` with `seed`, then once per planned null fault, and compares (see above).
 NullFaultResult check_null_faults(const Scenario& s, uint64_t seed, const NullFaultOptions& options);
+
+// What a run with a null fault changed against the baseline: where the world (its recorded trace,
+// fault records aside) first differs, and each property whose verdict or exempted count moved.
+// Empty: nothing changed.
+std::vector<std::string> null_fault_changes(const RunResult& baseline, const std::vector<sim::TraceEvent>& baseline_trace,
+                                            const RunResult& with, const std::vector<sim::TraceEvent>& with_trace);
 
 }  // namespace fl

@@ -1,12 +1,15 @@
 #include "harness/runner.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <fstream>
 #include <memory>
 
 #include "harness/faults.h"
 #include "properties/verdict.h"
+#include "sim/hash.h"
+#include "sim/rng.h"
 #include "sim/world.h"
 
 namespace fl {
@@ -81,19 +84,30 @@ std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& o
   return cmd;
 }
 
-// Numbers the calls of the service processes; arms the crash point if one is asked for.
-// The command line's crash point wins over the scenario's pinned one.
+// Numbers the calls of the service processes; arms the crash or pause point if one is asked for.
+// The command line's point wins over the scenario's pinned one.
 void watch_service_effects(sim::World& world, const SystemRun& run, const Scenario& s, const RunOptions& options) {
   std::optional<CrashPoint> point = options.crash_point;
   if (!point && s.crash_point) {
     point = CrashPoint{static_cast<uint64_t>(s.crash_point->effect), s.crash_point->before,
                        s.crash_point->restart_after_ms};
   }
-  if (!options.list_effects && !point) return;
+  std::optional<PausePoint> pause = options.pause_point;
+  if (!pause && s.pause_point) {
+    pause = PausePoint{static_cast<uint64_t>(s.pause_point->effect), s.pause_point->before, s.pause_point->duration_ms};
+  }
+  if (!options.list_effects && !point && !pause) return;
   for (const char* role : {"replica", "worker", "gateway"}) world.watch_effects(run.fault_targets(role));
   if (point) {
     world.arm_crash_point(sim::CrashPointPlan{point->effect_index, point->before, point->restart_after_ms * kUsPerMs});
   }
+  if (pause) world.arm_pause_point(sim::PausePointPlan{pause->effect_index, pause->before, pause->duration_ms * kUsPerMs});
+}
+
+bool wanted_process(const std::string& process, const std::vector<std::string>& prefixes) {
+  return prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& prefix) {
+           return process.rfind(prefix, 0) == 0;
+         });
 }
 
 }  // namespace
@@ -105,14 +119,40 @@ std::vector<CrashPoint> crash_points_to_sweep(const RunResult& listed, uint64_t 
   std::vector<CrashPoint> points;
   uint64_t chosen = 0;
   for (size_t i = 0; i < listed.effects.size() && (limit == 0 || chosen < limit); ++i) {
-    const std::string& process = listed.effects[i].process;
-    const bool wanted = process_prefixes.empty() ||
-                        std::any_of(process_prefixes.begin(), process_prefixes.end(),
-                                    [&](const std::string& prefix) { return process.rfind(prefix, 0) == 0; });
-    if (!wanted) continue;
+    if (!wanted_process(listed.effects[i].process, process_prefixes)) continue;
     ++chosen;
     points.push_back(CrashPoint{i, true});
     points.push_back(CrashPoint{i, false});
+  }
+  return points;
+}
+
+std::vector<int64_t> pause_durations_ms(const std::vector<CriticalDuration>& critical) {
+  std::vector<int64_t> out = {2, 20};
+  for (const CriticalDuration& c : critical) {
+    const int64_t ms = std::max<int64_t>(c.duration_us / kUsPerMs, 1);
+    const int64_t spread = std::max<int64_t>(ms / 10, 1);
+    for (int64_t d : {ms - spread, ms + spread}) {
+      if (d >= 1 && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+    }
+  }
+  return out;
+}
+
+std::vector<PausePoint> pause_points_to_sweep(const RunResult& listed, uint64_t limit,
+                                              const std::vector<std::string>& process_prefixes,
+                                              const std::vector<int64_t>& durations_ms, uint64_t seed) {
+  assert(!durations_ms.empty());
+  std::vector<PausePoint> points;
+  uint64_t chosen = 0;
+  for (size_t i = 0; i < listed.effects.size() && (limit == 0 || chosen < limit); ++i) {
+    if (!wanted_process(listed.effects[i].process, process_prefixes)) continue;
+    ++chosen;
+    for (bool before : {true, false}) {
+      // One duration per boundary, the same for the same seed whatever else is swept.
+      sim::Rng rng(sim::stable_hash("pause-point") ^ (seed * 0x9e3779b97f4a7c15ULL) ^ (i << 1) ^ (before ? 1 : 0));
+      points.push_back(PausePoint{i, before, durations_ms[rng.below(durations_ms.size())]});
+    }
   }
   return points;
 }
@@ -179,7 +219,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   const bool record = options.record_trace || !options.trace_jsonl_path.empty() || !options.perfetto_path.empty();
   // The world is destroyed before the system run: frames may refer to the run's objects.
   auto world = std::make_unique<sim::World>(
-      sim::WorldOptions{.seed = seed, .record_trace = record, .judged = options.judges});
+      sim::WorldOptions{.seed = seed, .record_trace = record, .judged = options.judges, .coverage = options.coverage});
   std::unique_ptr<SystemRun> run;
   // The configuration is the trace's first event, so two variants of one scenario (same
   // messages, different state) still have different fingerprints.
@@ -197,9 +237,15 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
     watch_service_effects(*world, *run, drawn, options);
     FaultInjector faults(*world, *run, drawn, sys->critical_durations(drawn));
     faults.schedule_all();
+    result.applied_faults = faults.scheduled();
     const int64_t end_us = sim::kEpochUs + (drawn.duration_ms + drawn.quiescent_tail_ms) * kUsPerMs;
     world->run_until(end_us);
-    if (options.judges) result.verdicts = run->check(*world, requested_properties(drawn, *sys));
+    if (options.judges) {
+      result.verdicts = run->check(*world, requested_properties(drawn, *sys));
+      result.behaviours = run->behaviours(*world);
+      std::sort(result.behaviours.begin(), result.behaviours.end());
+      result.behaviours.erase(std::unique(result.behaviours.begin(), result.behaviours.end()), result.behaviours.end());
+    }
     if (!world->panics().empty()) result.verdicts.push_back(panic_verdict(*world));
     for (const Verdict& v : result.verdicts) {
       // Failing properties are marked in the trace so timelines and `explain` can show them; the
@@ -214,6 +260,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   }
   if (options.inspect && run) options.inspect(*world, *run);
   result.crash_point_fired = world->crash_point_fired();
+  result.pause_point_fired = world->pause_point_fired();
   if (options.list_effects) {
     for (const sim::EffectRecord& e : world->effects()) {
       result.effects.push_back(ListedEffect{e.process, "#" + std::to_string(e.index) + " t=" +
@@ -221,6 +268,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
                                                           e.process + " -> " + e.service + ": " + e.request});
     }
   }
+  result.coverage.assign(world->coverage().features().begin(), world->coverage().features().end());
   result.fingerprint = world->trace().fingerprint();
   result.events = world->events_executed();
   result.judged = options.judges;

@@ -21,6 +21,14 @@ struct CrashPoint {
   int64_t restart_after_ms = 1000;
 };
 
+// Pause a process right before or right after its n-th external effect (pause-point sweeps), for
+// duration_ms, while everything else runs.
+struct PausePoint {
+  uint64_t effect_index = 0;
+  bool before = false;
+  int64_t duration_ms = 0;
+};
+
 // One external effect of a discovery run (RunOptions::list_effects), for crash-point sweeps.
 struct ListedEffect {
   std::string process;                   // the caller, e.g. "pub-1"
@@ -32,6 +40,7 @@ struct RunOptions {
   std::string trace_jsonl_path;          // write the trace as JSON lines here (implies recording)
   std::string perfetto_path;             // write Chrome/Perfetto trace JSON here
   std::optional<CrashPoint> crash_point;
+  std::optional<PausePoint> pause_point;
   std::string scenario_path;             // for the replay command; defaults to s.source_file
   bool list_effects = false;             // fill RunResult::effects (the crash-point discovery run)
   // Fixes the command line removed (already applied to the scenario with apply_without); only
@@ -42,6 +51,8 @@ struct RunOptions {
   // still reported, as process-panic), so the run is never as expected; systems skip the
   // observation logs only judges read (WorldOptions::judged).
   bool judges = true;
+  // Collect the world's coverage features (sim/coverage.h) into RunResult::coverage (explore).
+  bool coverage = false;
   // Called once the run is judged, before its world is destroyed (the null-fault check reads the
   // topology and the recorded trace through it). Must not change the world.
   std::function<void(sim::World&, const SystemRun&)> inspect;
@@ -68,7 +79,13 @@ struct RunResult {
   std::string error;                     // non-empty: the run could not be built or crashed
   std::vector<ListedEffect> effects;     // with list_effects: every watched effect, in index order
   bool crash_point_fired = false;        // with crash_point: the armed effect was reached
+  bool pause_point_fired = false;        // with pause_point: the armed effect was reached
   std::vector<std::string> caveats;      // guarantees the scenario's environment voids (scenario_caveats)
+  std::vector<uint64_t> coverage;        // with RunOptions::coverage: the features reached, ascending
+  std::vector<std::string> behaviours;   // what the run exercised (SystemRun::behaviours), sorted
+  // Every fault the run applied, scheduled or drawn by the swarm, as a scheduled fault (in the order
+  // they were scheduled): the swarm's draws written out (explore mutates them).
+  std::vector<FaultSpec> applied_faults;
 };
 
 // The crash points a sweep runs, from a discovery run's effects: right before and right after
@@ -76,6 +93,14 @@ struct RunResult {
 // empty), in effect order, the first `limit` such effects when limit > 0.
 std::vector<CrashPoint> crash_points_to_sweep(const RunResult& listed, uint64_t limit,
                                               const std::vector<std::string>& process_prefixes);
+// The pause points a sweep runs: the same boundaries, each paused for one duration drawn (from
+// `seed`, the effect and the side) among `durations_ms`: a few milliseconds, and just below and
+// just above each of the system's critical durations (pause_durations_ms).
+std::vector<PausePoint> pause_points_to_sweep(const RunResult& listed, uint64_t limit,
+                                              const std::vector<std::string>& process_prefixes,
+                                              const std::vector<int64_t>& durations_ms, uint64_t seed);
+// 2 ms, 20 ms, and each critical duration -10 % and +10 % (at least 1 ms apart), each once.
+std::vector<int64_t> pause_durations_ms(const std::vector<CriticalDuration>& critical);
 
 // The guarantees a scenario's environment voids, one sentence each, for whoever reads its verdicts:
 // e.g. a disk that lies about fsync voids durability and atomicity across a DB power loss.

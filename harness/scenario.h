@@ -117,6 +117,16 @@ struct CrashPointSpec {
   bool operator==(const CrashPointSpec&) const = default;
 };
 
+// A pinned pause point: the process that makes the `effect`-th external effect (numbered as for
+// crash points) is paused right before or right after it for `duration_ms`, while everything else
+// runs (`faultline sweep --pause-points` writes its findings with one).
+struct PausePointSpec {
+  int64_t effect = 0;
+  bool before = false;
+  int64_t duration_ms = 0;
+  bool operator==(const PausePointSpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -142,6 +152,7 @@ struct Scenario {
   // (harness/params.h); filled by the loader, or by with_config() for a scenario built in code.
   ParamValues config;
   std::optional<CrashPointSpec> crash_point;
+  std::optional<PausePointSpec> pause_point;
   // Named fixes removed from `hardened` (ids from the system's fix registry; only with
   // variant: hardened). `faultline fixes SYSTEM` lists them.
   std::vector<std::string> without;

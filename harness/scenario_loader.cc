@@ -57,7 +57,7 @@ class Loader {
     }
     check_keys(root, {"name", "description", "system", "variant", "topology", "workload",
                       "network", "storage", "faults", "extra_faults", "swarm", "duration_ms", "quiescent_tail_ms",
-                      "properties", "expect", "matrix_rows", "params", "crash_point", "without",
+                      "properties", "expect", "matrix_rows", "params", "crash_point", "pause_point", "without",
                       "seed"});
     require(root, "name");
     require(root, "system");
@@ -82,6 +82,7 @@ class Loader {
     read_string_list(root, "matrix_rows", s.matrix_rows);
     read_string_map(root, "params", s.params);
     if (root["crash_point"]) read_crash_point(root["crash_point"], s);
+    if (root["pause_point"]) read_pause_point(root["pause_point"], s);
     read_string_list(root, "without", s.without);
     if (root["seed"]) {
       uint64_t seed = 0;
@@ -350,7 +351,10 @@ class Loader {
             "name a process, a node, or a link 'a|b'");
     }
     static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog", "late-duplicate",
-                                                 "crash-restart"};
+                                                 "crash-restart", "pause-at-boundary"};
+    if (spec.kind == "pause-at-boundary" && spec.value != 0 && spec.value != 1) {
+      error(f, "fault 'pause-at-boundary' takes value 0 (before its next call) or 1 (after that call's reply)");
+    }
     // A pause written with `duration_ms: 0` holds nothing: the null pause of `faultline null-faults`.
     const bool null_pause = spec.kind == "pause" && f["duration_ms"] && spec.duration_ms == 0;
     if (kTimed.count(spec.kind) && spec.duration_ms <= 0 && !null_pause) {
@@ -440,6 +444,21 @@ class Loader {
     c.before = when == "before";
     read_int(n, "restart_after_ms", c.restart_after_ms, 0, kDayMs);
     s.crash_point = c;
+  }
+
+  void read_pause_point(const YAML::Node& n, Scenario& s) {
+    if (!expect_map(n, "pause_point")) return;
+    check_keys(n, {"effect", "when", "duration_ms"});
+    require(n, "effect");
+    require(n, "duration_ms");
+    PausePointSpec p;
+    read_int(n, "effect", p.effect, 0, int64_t{1} << 40);
+    std::string when = "after";
+    static const std::vector<std::string> kWhen = {"before", "after"};
+    read_string(n, "when", when, &kWhen);
+    p.before = when == "before";
+    read_int(n, "duration_ms", p.duration_ms, 1, kDayMs);
+    s.pause_point = p;
   }
 
   // ---------------------------------------------------------------- names
@@ -853,6 +872,13 @@ std::string scenario_to_yaml(const Scenario& s) {
     e << YAML::Key << "effect" << YAML::Value << s.crash_point->effect;
     e << YAML::Key << "when" << YAML::Value << (s.crash_point->before ? "before" : "after");
     e << YAML::Key << "restart_after_ms" << YAML::Value << s.crash_point->restart_after_ms;
+    e << YAML::EndMap;
+  }
+  if (s.pause_point) {
+    e << YAML::Key << "pause_point" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "effect" << YAML::Value << s.pause_point->effect;
+    e << YAML::Key << "when" << YAML::Value << (s.pause_point->before ? "before" : "after");
+    e << YAML::Key << "duration_ms" << YAML::Value << s.pause_point->duration_ms;
     e << YAML::EndMap;
   }
   if (!s.without.empty()) {

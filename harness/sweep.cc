@@ -199,7 +199,7 @@ std::optional<WorkerOutcome> answered_job(Running& w) {
 
 reports::AssertionRecord to_assertion(const Verdict& v) {
   return reports::AssertionRecord{v.property, v.invariants, v.passed, v.assertion, v.checks,
-                                  v.evidence, v.exempted()};
+                                  v.evidence, v.exempted(), 1, v.status() == VerdictStatus::kVacuous ? 1 : 0};
 }
 
 }  // namespace
@@ -318,6 +318,11 @@ std::string run_result_to_json(const RunResult& r) {
                             {"evidence", std::vector<std::string>(v.evidence.begin(), v.evidence.begin() + evidence)},
                             {"exemptions", std::move(exemptions)}});
   }
+  Json faults = Json::array();
+  for (const FaultSpec& f : r.applied_faults) {
+    faults.push_back(Json{{"at_ms", f.at_ms}, {"kind", f.kind}, {"target", f.target}, {"duration_ms", f.duration_ms},
+                          {"value", f.value}});
+  }
   const Json j{{"scenario", r.scenario},
                {"system", r.system},
                {"variant", r.variant},
@@ -333,7 +338,10 @@ std::string run_result_to_json(const RunResult& r) {
                {"error", r.error},
                {"verdicts", std::move(verdicts)},
                {"further_findings", r.further_findings},
-               {"vacuous", r.vacuous}};
+               {"vacuous", r.vacuous},
+               {"coverage", r.coverage},
+               {"behaviours", r.behaviours},
+               {"applied_faults", std::move(faults)}};
   return reports::json_dump(j);
 }
 
@@ -363,6 +371,12 @@ std::optional<RunResult> run_result_from_json(const std::string& line) {
   }
   r.further_findings = json_strings(*j, "further_findings");
   r.vacuous = json_strings(*j, "vacuous");
+  for (const Json& c : json_items(*j, "coverage")) r.coverage.push_back(c.is_number_unsigned() ? c.get<uint64_t>() : 0);
+  r.behaviours = json_strings(*j, "behaviours");
+  for (const Json& f : json_items(*j, "applied_faults")) {
+    r.applied_faults.push_back(FaultSpec{json_i64(f, "at_ms"), json_str(f, "kind"), json_str(f, "target"),
+                                         json_i64(f, "duration_ms"), json_i64(f, "value")});
+  }
   return r;
 }
 
@@ -401,6 +415,7 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
       rec.failing_seeds.push_back(r.seed);
     }
     if (rec.seeds.size() == 1 && !failed) rec.fingerprint = r.fingerprint;
+    for (const std::string& b : r.behaviours) ++rec.behaviour_seeds[b];
     if (!r.error.empty()) {
       ++rec.failures_per_property["<error>"];
       if (rec.error.empty()) rec.error = "seed " + std::to_string(r.seed) + ": " + r.error;
@@ -411,10 +426,8 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
         rec.assertions.push_back(to_assertion(v));
       } else {
         reports::AssertionRecord& a = rec.assertions[it->second];
-        a.checks += v.checks;
-        a.exempted += v.exempted();
         if (a.passed && !v.passed) a.evidence = v.evidence;
-        a.passed = a.passed && v.passed;
+        a.add_seed(v.checks, v.exempted(), v.passed);
       }
       if (!v.passed) ++rec.failures_per_property[v.property];
     }

@@ -236,11 +236,61 @@ TEST(Sweep, RunRecordFoldsSeeds) {
   EXPECT_TRUE(rec.is_evidence());
 }
 
+// Per property, a sweep counts the seeds that judged it and those where it checked nothing; a
+// property that checked nothing on every seed makes the sweep unexpected even when all passed.
+TEST(Sweep, RunRecordCountsVacuousSeedsPerProperty) {
+  Scenario s = big_scenario();
+  s.topology.replicas = 2;  // p and q pass
+  s.faults.clear();
+  std::vector<WorkerOutcome> runs(3);
+  for (int i = 0; i < 3; ++i) {
+    runs[i].job = i;
+    runs[i].completed = true;
+    runs[i].result = fake_run(s, 20 + i);
+    runs[i].result.verdicts[1].checks = i == 1 ? 4 : 0;  // q checks something on one seed only
+    runs[i].result.verdicts.push_back(passing_verdict("idle", {}, "never exercised"));
+  }
+  reports::RunRecord rec = make_run_record(s, runs, "now", "abc");
+  ASSERT_EQ(rec.assertions.size(), 3u);
+  EXPECT_EQ(rec.assertions[1].seeds, 3);
+  EXPECT_EQ(rec.assertions[1].vacuous_seeds, 2);
+  EXPECT_STREQ(rec.assertions[1].status(), "PASS");
+  EXPECT_EQ(rec.assertions[2].vacuous_seeds, 3);
+  EXPECT_STREQ(rec.assertions[2].status(), "VACUOUS");
+  EXPECT_TRUE(rec.passed());
+  EXPECT_FALSE(rec.as_expected());
+  EXPECT_EQ(rec.vacuous_properties(), std::vector<std::string>{"idle"});
+  for (WorkerOutcome& w : runs) w.result.verdicts.pop_back();
+  EXPECT_TRUE(make_run_record(s, runs, "now", "abc").as_expected());
+}
+
+// The sweep counts, per behaviour the system reports, the seeds that exercised it: the demo's
+// swarm makes some increments indeterminate, on some seeds (about half of them).
+TEST(Sweep, RunRecordCountsTheSeedsOfEachBehaviour) {
+  LoadResult loaded = load_scenario_file(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/demo/counter-retries.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.error_text();
+  std::vector<WorkerOutcome> runs;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    WorkerOutcome w;
+    w.job = runs.size();
+    w.completed = true;
+    w.result = run_scenario(*loaded.scenario, seed, RunOptions{});
+    runs.push_back(std::move(w));
+  }
+  const reports::RunRecord rec = make_run_record(*loaded.scenario, runs, "now", "abc");
+  ASSERT_TRUE(rec.behaviour_seeds.count("increment answered indeterminate"));
+  EXPECT_GT(rec.behaviour_seeds.at("increment answered indeterminate"), 0);
+  EXPECT_LT(rec.behaviour_seeds.at("increment answered indeterminate"), 8);
+  const std::optional<RunResult> back = run_result_from_json(run_result_to_json(runs[0].result));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->behaviours, runs[0].result.behaviours);
+}
+
 // End to end through the subcommands with the kernel demo: sweep the spec variant (fails as
 // expected), shrink a failing seed, replay the minimal file, merge two shards, explain a trace.
 TEST(Commands, SweepShrinkReplayReportExplainOnTheDemo) {
   const fs::path spec = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/demo/counter-retries-spec.yaml";
-  if (!find_system("demo") || !fs::exists(spec)) GTEST_SKIP() << "demo system or scenario missing";
+  ASSERT_TRUE(find_system("demo") != nullptr && fs::exists(spec)) << "the demo system and " << spec << " are inputs of this test";
   const fs::path dir = fs::path(FAULTLINE_BINARY_DIR) / "sweep_test_out";
   fs::remove_all(dir);
   fs::create_directories(dir);

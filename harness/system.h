@@ -44,6 +44,11 @@ class SystemRun {
   // the DB fail). Returns false when the system has no such target. Every injected fault must be
   // recorded in the world's fault log (World::record_fault) so judges can see it.
   virtual bool apply_fault(const FaultSpec& /*fault*/) { return false; }
+  // The behaviours this run exercised, of those the system's judges check (e.g. "global risk
+  // action", "cache hit while the edge is behind", "lease expired under a paused holder"), named
+  // from what the world observed. Called after check(); a sweep counts, per behaviour, the seeds
+  // that exercised it, so a team sees what its exploratory mix reaches (docs/systems/).
+  virtual std::vector<std::string> behaviours(sim::World& /*world*/) { return {}; }
 };
 
 // A client's patience the swarm draws per seed (issue 16, `swarm.patience: true`): an integer

@@ -22,7 +22,7 @@ namespace fl {
 
 struct PropertyInfo {
   std::string name;                      // e.g. "quantity-conservation"
-  std::vector<std::string> invariants;   // ids in ../shared/INVARIANTS.md, e.g. {"COMBO-2"}
+  std::vector<std::string> invariants;   // ids in docs/invariants.md, e.g. {"COMBO-2"}
   std::string description;               // one line; cites the seed section
 };
 

@@ -91,9 +91,27 @@ void write_unexpected(std::ostream& o, const Report& report) {
     const RunRecord& r = report.runs[i];
     o << "<li><a href=\"#" << run_anchor(i) << "\"><code>" << esc(r.scenario_file) << "</code></a> (" << esc(r.variant)
       << "): expected " << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << ", failed: "
-      << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", ")) << "</li>\n";
+      << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", "))
+      << esc(vacuity_text(r).empty() ? "" : "; " + vacuity_text(r)) << "</li>\n";
   }
   o << "</ul>\n";
+}
+
+void write_heavy_exemptions(std::ostream& o, const Report& report) {
+  const std::vector<HeavyExemption> heavy = heavy_exemptions(report);
+  o << "<h2 id=\"exemptions\">Properties exempting more than 10 %</h2>\n";
+  if (heavy.empty()) {
+    o << "<p>None: every property judged at least 90 % of what it looked at.</p>\n";
+    return;
+  }
+  o << "<table><tr><th>property</th><th>scenario</th><th>variant</th><th>exempted</th><th>checks</th><th>share</th></tr>\n";
+  for (const HeavyExemption& h : heavy) {
+    const RunRecord& r = report.runs[h.run];
+    o << "<tr><td>" << esc(h.assertion->property) << "</td><td><a href=\"#" << run_anchor(h.run) << "\"><code>"
+      << esc(r.scenario_file) << "</code></a></td><td>" << esc(r.variant) << "</td><td>" << h.assertion->exempted
+      << "</td><td>" << h.assertion->checks << "</td><td>" << share_text(h.assertion->exempted_share()) << "</td></tr>\n";
+  }
+  o << "</table>\n";
 }
 
 void write_failing_rows(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
@@ -173,7 +191,9 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
 
 void write_assertion_row(std::ostream& o, const AssertionRecord& a) {
   o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
-    << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted << "</td><td>";
+    << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted
+    << (a.exempted > 0 ? " (" + share_text(a.exempted_share()) + ")" : "") << "</td><td>"
+    << (a.vacuous_seeds > 0 ? "vacuous on " + std::to_string(a.vacuous_seeds) + " of " + std::to_string(a.seeds) + " seeds<br>" : "");
   for (size_t i = 0; i < a.evidence.size() && i < kHtmlEvidenceShown; ++i) o << esc(clipped(a.evidence[i])) << "<br>";
   if (a.evidence.size() > kHtmlEvidenceShown) {
     o << "<i>... " << a.evidence.size() - kHtmlEvidenceShown << " more in report.json</i>";
@@ -227,6 +247,29 @@ void write_properties(std::ostream& o, const Report& report) {
   o << "</table>\n";
 }
 
+// An exploration's coverage over time: features reached (line) against runs made, and where a
+// property first broke (dots), as an inline SVG.
+void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) {
+  const double width = 480, height = 160, pad = 30;
+  const double max_runs = static_cast<double>(std::max<int64_t>(series.back().runs, 1));
+  int64_t max_features = 1;
+  for (const CoverageSample& c : series) max_features = std::max(max_features, c.features);
+  auto x = [&](int64_t runs) { return pad + (width - 2 * pad) * static_cast<double>(runs) / max_runs; };
+  auto y = [&](int64_t f) { return height - pad - (height - 2 * pad) * static_cast<double>(f) / static_cast<double>(max_features); };
+  o << "<h4>Coverage over time</h4><svg class=\"coverage\" width=\"" << width << "\" height=\"" << height
+    << "\" role=\"img\" aria-label=\"coverage features against runs\"><polyline fill=\"none\" stroke=\"#1565c0\" points=\""
+    << x(0) << "," << y(0);
+  for (const CoverageSample& c : series) o << " " << x(c.runs) << "," << y(c.features);
+  o << "\"/>";
+  int64_t findings = 0;
+  for (const CoverageSample& c : series) {
+    if (c.findings > findings) o << "<circle r=\"4\" fill=\"#c62828\" cx=\"" << x(c.runs) << "\" cy=\"" << y(c.features) << "\"/>";
+    findings = c.findings;
+  }
+  o << "<text x=\"" << pad << "\" y=\"14\">" << max_features << " features</text><text x=\"" << width - pad - 80
+    << "\" y=\"" << height - 8 << "\">" << series.back().runs << " runs</text></svg>\n";
+}
+
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
   const char* status = r.passed() ? "PASS" : "FAIL";
   o << "<details class=\"run\" id=\"" << run_anchor(index) << "\" data-system=\"" << esc(r.system)
@@ -243,6 +286,7 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << "<tr><th>produced</th><td>" << esc(r.produced_at) << " at commit <code>" << esc(r.commit) << "</code></td></tr>";
   if (!r.error.empty()) o << "<tr><th>error</th><td>" << esc(r.error) << "</td></tr>";
   o << "</table>\n";
+  if (!r.coverage.empty()) write_coverage(o, r.coverage);
   write_assertions(o, r);
   if (r.counterexample) write_counterexample(o, r);
   o << "</details>\n";
@@ -260,6 +304,7 @@ std::string to_html(const Report& report) {
     << esc(report.commit) << "</code>. Matrices: " << esc(join(selected_matrices(report), ", ")) << ".</p>\n";
   write_summary(o, report, rows);
   write_unexpected(o, report);
+  write_heavy_exemptions(o, report);
   write_failing_rows(o, report, rows);
   write_fixes(o, report.fixes);
   write_matrix(o, rows, variants);

@@ -1,6 +1,7 @@
 // The Markdown report and the pull-request summary. Order: what a team reads first (the counts
 // per system and variant, the unexpected results, the failing rows, the named fixes), then the
 // full matrix, then each run's evidence once (capped per property; report.json has it all).
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 
@@ -25,6 +26,23 @@ void write_summary_table(std::ostream& o, const Report& report, const std::vecto
     << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.\n\n";
 }
 
+// The properties whose verdict rests on excuses more than on checks: over 10 % of what they looked
+// at was exempted by an injected fault.
+void write_heavy_exemptions(std::ostream& o, const Report& report, size_t max_items) {
+  const std::vector<HeavyExemption> heavy = heavy_exemptions(report);
+  o << "## Properties exempting more than 10 %\n\n";
+  if (heavy.empty()) o << "None: every property judged at least 90 % of what it looked at.\n";
+  for (size_t k = 0; k < heavy.size() && k < max_items; ++k) {
+    const RunRecord& r = report.runs[heavy[k].run];
+    const AssertionRecord& a = *heavy[k].assertion;
+    o << "- `" << a.property << "` in `" << r.scenario_file << "` (" << r.variant << "): " << a.exempted
+      << " exempted, " << a.checks << " checks (" << share_text(a.exempted_share()) << ") ([evidence](#"
+      << run_anchor(heavy[k].run) << "))\n";
+  }
+  if (heavy.size() > max_items) o << "- ... " << heavy.size() - max_items << " more\n";
+  o << "\n";
+}
+
 void write_unexpected(std::ostream& o, const Report& report, size_t max_items) {
   const std::vector<size_t> bad = unexpected_runs(report);
   o << "## Unexpected results\n\n";
@@ -34,6 +52,7 @@ void write_unexpected(std::ostream& o, const Report& report, size_t max_items) {
     o << "- `" << r.scenario_file << "` (" << r.variant << "): expected "
       << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << ", failed: "
       << (r.passed() ? "nothing" : join(failed_properties_of(r), ", "));
+    if (!vacuity_text(r).empty()) o << "; " << vacuity_text(r);
     if (!r.failing_seeds.empty()) o << "; first failing seed " << r.failing_seeds.front();
     if (r.counterexample) o << "; replay `" << r.counterexample->replay_command << "`";
     o << " ([evidence](#" << run_anchor(bad[k]) << "))\n";
@@ -108,12 +127,27 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
 void write_assertion(std::ostream& o, const AssertionRecord& a) {
   o << "  - " << a.status() << " `" << a.property << "` (" << join(a.invariants, ", ") << "), " << a.checks
     << " checks";
-  if (a.exempted > 0) o << ", " << a.exempted << " exempted (explained by injected faults)";
+  if (a.exempted > 0) {
+    o << ", " << a.exempted << " exempted (" << share_text(a.exempted_share()) << ", explained by injected faults)";
+  }
+  if (a.vacuous_seeds > 0) o << ", vacuous on " << a.vacuous_seeds << " of " << a.seeds << " seeds";
   o << ": " << a.assertion << "\n";
   for (size_t e = 0; e < a.evidence.size() && e < kEvidenceShown; ++e) o << "    - " << a.evidence[e] << "\n";
   if (a.evidence.size() > kEvidenceShown) {
     o << "    - ... " << a.evidence.size() - kEvidenceShown << " more (report.json has every line)\n";
   }
+}
+
+// An exploration's coverage over time, at most ten rows.
+void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) {
+  o << "- coverage over time:\n\n  | runs | features | corpus | properties broken |\n  |---|---|---|---|\n";
+  const size_t step = std::max<size_t>(1, (series.size() + 9) / 10);
+  for (size_t i = 0; i < series.size(); i += step) {
+    const CoverageSample& c = i + step >= series.size() ? series.back() : series[i];
+    o << "  | " << c.runs << " | " << c.features << " | " << c.corpus << " | " << c.findings << " |\n";
+    if (&c == &series.back()) break;
+  }
+  o << "\n";
 }
 
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
@@ -124,6 +158,10 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << hex16(r.config_digest) << "`, trace fingerprint `" << hex16(r.fingerprint) << "`, produced " << r.produced_at
     << " at `" << r.commit << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << "\n";
   if (!r.error.empty()) o << "- error: " << r.error << "\n";
+  if (!r.coverage.empty()) write_coverage(o, r.coverage);
+  for (const auto& [b, n] : r.behaviour_seeds) {
+    o << "- behaviour " << b << ": " << n << " of " << r.seeds.size() << " seeds\n";
+  }
   for (const AssertionRecord& a : r.assertions) write_assertion(o, a);
   if (r.counterexample) {
     o << "- minimal counterexample: seed " << r.counterexample->seed << ", property " << r.counterexample->property
@@ -141,6 +179,7 @@ std::string to_markdown(const Report& report) {
     << "`. Matrices: " << join(selected_matrices(report), ", ") << ".\n\n";
   write_summary_table(o, report, rows);
   write_unexpected(o, report, SIZE_MAX);
+  write_heavy_exemptions(o, report, SIZE_MAX);
   write_failing_rows(o, report, rows, SIZE_MAX);
   write_fixes(o, report.fixes, true);
   write_matrix(o, rows, variants_of(report));
@@ -157,6 +196,7 @@ std::string to_summary_markdown(const Report& report, size_t max_bytes) {
     o << "# " << report.title << "\n\nCommit `" << report.commit << "`, " << report.produced_at << ".\n\n";
     write_summary_table(o, report, rows);
     write_unexpected(o, report, items);
+    write_heavy_exemptions(o, report, items);
     write_failing_rows(o, report, rows, items);
     if (items > 0) write_fixes(o, report.fixes, false);
     o << "Full report: report.md / report.html; every evidence line: report.json.\n";

@@ -1,5 +1,5 @@
 // The test-matrix registry: every row the seed designs define, with its pass condition (in
-// English), the invariant ids of ../shared/INVARIANTS.md it checks and the seed section it comes
+// English), the invariant ids of docs/invariants.md it checks and the seed section it comes
 // from. A scenario file names the rows it gives evidence for (`matrix_rows:`); the loader rejects
 // ids that are not here, and the report writers list every row of a matrix, NOT_RUN when no run
 // gives evidence for it.

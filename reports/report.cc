@@ -23,7 +23,9 @@ const JsonLayout& report_layout() {
 Json assertion_json(const AssertionRecord& a) {
   return Json{{"property", a.property},   {"invariants", a.invariants}, {"passed", a.passed},
               {"assertion", a.assertion}, {"checks", a.checks},         {"status", a.status()},
-              {"exempted", a.exempted},   {"evidence", a.evidence}};
+              {"exempted", a.exempted},   {"exempted_share", json_double(a.exempted_share())},
+              {"seeds", a.seeds},         {"vacuous_seeds", a.vacuous_seeds},
+              {"evidence", a.evidence}};
 }
 
 Json counterexample_json(const Counterexample& c) {
@@ -41,11 +43,21 @@ Json counterexample_json(const Counterexample& c) {
               {"timeline", std::move(timeline)}};
 }
 
+Json coverage_json(const std::vector<CoverageSample>& series) {
+  Json out = Json::array();
+  for (const CoverageSample& c : series) {
+    out.push_back(Json{{"runs", c.runs}, {"features", c.features}, {"corpus", c.corpus}, {"findings", c.findings}});
+  }
+  return out;
+}
+
 Json run_json(const RunRecord& r) {
   Json assertions = Json::array();
   for (const AssertionRecord& a : r.assertions) assertions.push_back(assertion_json(a));
   Json failures = Json::object();
   for (const auto& [k, n] : r.failures_per_property) failures[k] = n;
+  Json behaviours = Json::object();
+  for (const auto& [k, n] : r.behaviour_seeds) behaviours[k] = n;
   return Json{{"scenario", r.scenario},
               {"scenario_file", r.scenario_file},
               {"system", r.system},
@@ -60,6 +72,7 @@ Json run_json(const RunRecord& r) {
               {"fingerprint", hex16(r.fingerprint)},
               {"assertions", std::move(assertions)},
               {"failures_per_property", std::move(failures)},
+              {"behaviour_seeds", std::move(behaviours)},
               {"counterexample", r.counterexample ? counterexample_json(*r.counterexample) : Json()},
               {"error", r.error},
               {"simulated_us", r.simulated_us},
@@ -67,7 +80,8 @@ Json run_json(const RunRecord& r) {
               {"produced_at", r.produced_at},
               {"commit", r.commit},
               {"passed", r.passed()},
-              {"as_expected", r.as_expected()}};
+              {"as_expected", r.as_expected()},
+              {"coverage", coverage_json(r.coverage)}};
 }
 
 Json fix_json(const FixRecord& x) {
@@ -125,10 +139,14 @@ RunRecord read_run_json(const Json& j) {
     r.assertions.push_back(AssertionRecord{json_str(a, "property"), json_strings(a, "invariants"),
                                            json_flag(a, "passed"), json_str(a, "assertion"),
                                            json_i64(a, "checks"), json_strings(a, "evidence"),
-                                           json_i64(a, "exempted")});
+                                           json_i64(a, "exempted"), json_i64(a, "seeds"),
+                                           json_i64(a, "vacuous_seeds")});
   }
   if (const Json* f = json_get(j, "failures_per_property"); f && f->is_object()) {
     for (const auto& [k, n] : f->items()) r.failures_per_property[k] = n.is_number() ? n.get<int64_t>() : 0;
+  }
+  if (const Json* b = json_get(j, "behaviour_seeds"); b && b->is_object()) {
+    for (const auto& [k, n] : b->items()) r.behaviour_seeds[k] = n.is_number() ? n.get<int64_t>() : 0;
   }
   if (const Json* c = json_get(j, "counterexample"); c && c->is_object()) r.counterexample = read_counterexample(*c);
   r.error = json_str(j, "error");
@@ -136,6 +154,10 @@ RunRecord read_run_json(const Json& j) {
   r.wall_seconds = json_num(j, "wall_seconds");
   r.produced_at = json_str(j, "produced_at");
   r.commit = json_str(j, "commit");
+  for (const Json& c : json_items(j, "coverage")) {
+    r.coverage.push_back(CoverageSample{json_i64(c, "runs"), json_i64(c, "features"), json_i64(c, "corpus"),
+                                        json_i64(c, "findings")});
+  }
   return r;
 }
 
@@ -151,7 +173,24 @@ const char* row_status_name(RowStatus s) {
   return "?";
 }
 
+void AssertionRecord::add_seed(int64_t seed_checks, int64_t seed_exempted, bool seed_passed) {
+  checks += seed_checks;
+  exempted += seed_exempted;
+  ++seeds;
+  if (seed_passed && seed_checks == 0) ++vacuous_seeds;
+  passed = passed && seed_passed;
+}
+
+std::vector<std::string> RunRecord::vacuous_properties() const {
+  std::vector<std::string> out;
+  for (const AssertionRecord& a : assertions) {
+    if (a.vacuous()) out.push_back(a.property);
+  }
+  return out;
+}
+
 bool RunRecord::as_expected() const {
+  if (!vacuous_properties().empty()) return false;
   if (expected_pass) return passed();
   if (passed() || expected_failing.empty()) return false;
   size_t failing = 0;
@@ -332,6 +371,7 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
       std::sort(m.seeds.begin(), m.seeds.end());
       std::sort(m.failing_seeds.begin(), m.failing_seeds.end());
       for (const auto& [k, n] : r.failures_per_property) m.failures_per_property[k] += n;
+      for (const auto& [k, n] : r.behaviour_seeds) m.behaviour_seeds[k] += n;
       for (const AssertionRecord& a : r.assertions) {
         auto it = std::find_if(m.assertions.begin(), m.assertions.end(),
                                [&](const AssertionRecord& x) { return x.property == a.property; });
@@ -341,6 +381,8 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
         }
         it->checks += a.checks;
         it->exempted += a.exempted;
+        it->seeds += a.seeds;
+        it->vacuous_seeds += a.vacuous_seeds;
         if (it->passed && !a.passed) it->evidence = a.evidence;
         it->passed = it->passed && a.passed;
       }

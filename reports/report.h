@@ -31,10 +31,24 @@ struct AssertionRecord {
   int64_t checks = 0;                 // assertions evaluated (summed over seeds)
   std::vector<std::string> evidence;  // the violating operations/events (failing seed)
   int64_t exempted = 0;               // operations left unjudged, each explained by a fault
+  int64_t seeds = 0;                  // runs that judged it
+  int64_t vacuous_seeds = 0;          // of those, runs where it checked nothing
   bool operator==(const AssertionRecord&) const = default;
-  // "PASS", "FAIL", or "VACUOUS" (passed having checked nothing: never evidence of a PASS).
+  // "PASS", "FAIL", or "VACUOUS" (passed having checked nothing on any seed: never evidence of a
+  // PASS, and a sweep of a scenario that names it is not as expected).
   const char* status() const { return !passed ? "FAIL" : checks > 0 ? "PASS" : "VACUOUS"; }
+  bool vacuous() const { return passed && checks == 0; }
+  // Of the items the property looked at, the share it excused instead of judging.
+  double exempted_share() const {
+    return checks + exempted > 0 ? static_cast<double>(exempted) / static_cast<double>(checks + exempted) : 0;
+  }
+  // One seed's verdict folded in (AssertionRecord of a sweep: sums over its seeds).
+  void add_seed(int64_t seed_checks, int64_t seed_exempted, bool seed_passed);
 };
+
+// A property exempting more than this share of what it looked at is listed in a report's summary:
+// its PASS rests on excuses more than on checks.
+inline constexpr double kExemptedShareNoted = 0.10;
 
 struct Counterexample {
   uint64_t seed = 0;
@@ -45,6 +59,15 @@ struct Counterexample {
   std::string replay_command;
   std::vector<TimelineEvent> timeline;  // the failing run's trace, filtered (may be empty)
   bool operator==(const Counterexample&) const = default;
+};
+
+// Coverage-guided exploration (`faultline explore`): where it stood after a round.
+struct CoverageSample {
+  int64_t runs = 0;      // runs so far
+  int64_t features = 0;  // distinct coverage features reached so far
+  int64_t corpus = 0;    // schedules kept
+  int64_t findings = 0;  // properties broken so far
+  bool operator==(const CoverageSample&) const = default;
 };
 
 struct RunRecord {
@@ -61,17 +84,23 @@ struct RunRecord {
   uint64_t fingerprint = 0;           // of the first failing seed, else of the first seed
   std::vector<AssertionRecord> assertions;
   std::map<std::string, int64_t> failures_per_property;
+  // Per behaviour the system's judges check (SystemRun::behaviours): the seeds that exercised it.
+  std::map<std::string, int64_t> behaviour_seeds;
   std::optional<Counterexample> counterexample;
   std::string error;                  // crash / timeout / build error of some seed
   int64_t simulated_us = 0;           // summed over seeds
   double wall_seconds = 0;            // summed over seeds
   std::string produced_at;            // ISO-8601 UTC
   std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
+  std::vector<CoverageSample> coverage;  // an exploration's coverage over time (empty otherwise)
   bool operator==(const RunRecord&) const = default;
 
   bool passed() const { return failing_seeds.empty() && error.empty(); }
-  // The verdicts matched the scenario's `expect:`.
+  // The verdicts matched the scenario's `expect:`, and no property the scenario judges was
+  // vacuous on every seed (a scenario that names a property must exercise it).
   bool as_expected() const;
+  // The properties that checked nothing on any seed.
+  std::vector<std::string> vacuous_properties() const;
   // Enough evidence to judge a row (seeds, digest, at least one assertion or an error).
   bool is_evidence() const;
 };

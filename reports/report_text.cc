@@ -1,6 +1,7 @@
 #include "reports/report_text.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -109,6 +110,27 @@ std::vector<std::string> failed_properties_of(const RunRecord& r) {
     if (n > 0 && property != "<error>") out.push_back(property);
   }
   return out;
+}
+
+std::string vacuity_text(const RunRecord& r) {
+  const std::vector<std::string> vacuous = r.vacuous_properties();
+  return vacuous.empty() ? "" : "vacuous on every seed: " + join(vacuous, ", ");
+}
+
+std::vector<HeavyExemption> heavy_exemptions(const Report& report) {
+  std::vector<HeavyExemption> out;
+  for (size_t i = 0; i < report.runs.size(); ++i) {
+    for (const AssertionRecord& a : report.runs[i].assertions) {
+      if (a.exempted_share() > kExemptedShareNoted) out.push_back(HeavyExemption{i, &a});
+    }
+  }
+  return out;
+}
+
+std::string share_text(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * share);
+  return buf;
 }
 
 }  // namespace fl::reports

@@ -40,5 +40,16 @@ std::vector<Tally> tally_rows(const std::vector<RowVerdict>& rows);
 std::vector<size_t> unexpected_runs(const Report& report);
 // The properties a run failed (failures_per_property > 0), "<error>" first when it crashed.
 std::vector<std::string> failed_properties_of(const RunRecord& r);
+// What made an unexpected run unexpected, besides its failures: "" or "vacuous on every seed: p, q".
+std::string vacuity_text(const RunRecord& r);
+
+// A property of a run that exempted more than kExemptedShareNoted of what it looked at.
+struct HeavyExemption {
+  size_t run = 0;  // index in Report::runs
+  const AssertionRecord* assertion = nullptr;
+};
+std::vector<HeavyExemption> heavy_exemptions(const Report& report);
+// "12.5 %"
+std::string share_text(double share);
 
 }  // namespace fl::reports

@@ -184,6 +184,19 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
   ++stats_.calls;
   const int64_t effect = world_.note_effect(caller, service, request.get());
   if (world_.crash_at_effect(caller, effect, /*before=*/true)) return;  // never sent
+  if (world_.pause_at_call(caller, effect, /*before=*/true, service, request.get())) {
+    // Paused right before sending: the call goes out in an event of the caller's, when it resumes.
+    std::string name(service);
+    world_.post(caller, world_.now_us(), [this, &caller, name, request, timeout_us, waiter, slot, effect] {
+      send_call(caller, name, request, timeout_us, waiter, slot, effect);
+    });
+    return;
+  }
+  send_call(caller, service, std::move(request), timeout_us, waiter, slot, effect);
+}
+
+void Network::send_call(Process& caller, std::string_view service, MessagePtr request, int64_t timeout_us,
+                        std::coroutine_handle<> waiter, RpcResult* slot, int64_t effect) {
   const uint64_t call_id = next_call_id_++;
   Process* server = pick_server(service);
   PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot, effect};
@@ -412,9 +425,19 @@ void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) 
   if (status == RpcStatus::kOk) {
     // The effect happened; a crash point "after" it kills the caller before it sees the reply.
     if (world_.crash_at_effect(caller, call.effect, /*before=*/false)) return;
+    if (world_.pause_at_call(caller, call.effect, /*before=*/false, call.service, call.request.get())) {
+      // Paused right after the reply: the caller sees it when the pause ends.
+      world_.post(caller, world_.now_us(), [waiter = call.waiter] { waiter.resume(); });
+      return;
+    }
     call.waiter.resume();  // we are inside an event owned by the caller
   } else {
+    // The caller resumes working for the call's operation, not for what ended the call (a reset or
+    // a crash, injected: working for none).
+    const uint64_t cause = world_.current_cause_;
+    world_.current_cause_ = call.cause;
     world_.resume_at(caller, world_.now_us(), call.waiter);
+    world_.current_cause_ = cause;
   }
 }
 

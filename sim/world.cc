@@ -36,6 +36,7 @@ World::World(const WorldOptions& options)
       observer_tiebreak_rng_(Rng(options.seed).fork("observers")),
       injected_tiebreak_rng_(Rng(options.seed).fork("injected")),
       trace_(options.record_trace),
+      coverage_(options.coverage),
       history_([this] { return now_us_; },
                [this](const Operation& op, bool completed) { trace_operation(op, completed); }) {
   network_ = std::make_unique<Network>(*this);
@@ -245,6 +246,9 @@ void World::note_fault(std::string_view target, std::string_view what) {
 
 void World::record_fault(FaultRecord r) {
   assert(fault_log_.empty() || fault_log_.back().time_us <= r.time_us);
+  if (coverage_.enabled() && !r.message.empty()) {
+    coverage_.interruption(fault_kind_name(r.kind), r.process, r.message, r.peer_process);
+  }
   fault_log_.push_back(std::move(r));
 }
 
@@ -274,6 +278,8 @@ void World::panic(Process& p, std::string_view what) {
 void World::take_down(Process& p, std::string_view why) {
   trace_.record(now_us_, TraceKind::kProcess, nodes_[p.node_].name, p.name_,
                 "crash incarnation " + std::to_string(p.incarnation_) + ": " + std::string(why));
+  // A crash while paused drops the events the pause held: their operations were held, then lost.
+  record_held(p, p.deferred_, "pause, then dropped by a crash");
   p.state_ = ProcessState::kCrashed;
   for (const Event& e : p.deferred_) {
     if (e.action != kNoAction) scheduler_.take_action(e.action);
@@ -326,13 +332,17 @@ void World::resume_paused(Process& p) {
       p.deferred_.push_back(e);
       continue;
     }
+    // A held event works, when it finally runs, for the operation it worked for when it was queued.
+    const uint64_t cause = current_cause_;
+    current_cause_ = e.cause;
     run_owned(p, e);
+    current_cause_ = cause;
   }
 }
 
 // One kDelayed record per operation whose events the pause held (the longest wait), in the order of
 // their first held event: which operations a pause touched, and by how much.
-void World::record_held(const Process& p, const std::vector<Event>& held) {
+void World::record_held(const Process& p, const std::vector<Event>& held, const char* detail) {
   std::vector<std::pair<uint64_t, int64_t>> waits;  // (cause, longest wait)
   for (const Event& e : held) {
     if (e.cause == 0) continue;
@@ -350,7 +360,7 @@ void World::record_held(const Process& p, const std::vector<Event>& held) {
     r.node = nodes_[p.node_].name;
     r.process = p.name_;
     r.value = wait_us;
-    r.detail = "pause";
+    r.detail = detail;
     r.cause = cause;
     record_fault(std::move(r));
   }
@@ -394,6 +404,8 @@ bool World::crash_at_effect(Process& caller, int64_t effect, bool before) {
   if (effect < 0 || !crash_point_ || crash_point_fired_) return false;
   if (static_cast<uint64_t>(effect) != crash_point_->effect_index || crash_point_->before != before) return false;
   crash_point_fired_ = true;
+  coverage_.interruption(before ? "crash-before" : "crash-after", caller.name_,
+                         effects_[static_cast<size_t>(effect)].service + ": " + effects_[static_cast<size_t>(effect)].request, "");
   const std::string why = std::string("crash point ") + (before ? "before" : "after") + " effect #" +
                           std::to_string(effect) + " (" + effects_[static_cast<size_t>(effect)].service + ")";
   const uint32_t incarnation = caller.incarnation_;
@@ -412,6 +424,38 @@ bool World::crash_at_effect(Process& caller, int64_t effect, bool before) {
     if (!p->alive() && p->incarnation_ == incarnation) restart(*p);
   });
   return true;
+}
+
+void World::arm_boundary_pause(Process& p, bool before, int64_t duration_us) {
+  if (!p.alive() || duration_us <= 0) return;
+  boundary_pauses_[p.index_] = BoundaryPause{before, duration_us, p.incarnation_};
+  note_fault(p.name_, std::string("pause at its next call boundary (") + (before ? "before" : "after") + "), " +
+                          std::to_string(duration_us) + "us");
+}
+
+bool World::pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service,
+                          const Message* request) {
+  int64_t duration_us = 0;
+  if (effect >= 0 && pause_point_ && !pause_point_fired_ && static_cast<uint64_t>(effect) == pause_point_->effect_index &&
+      pause_point_->before == before) {
+    pause_point_fired_ = true;
+    duration_us = pause_point_->duration_us;
+  } else if (!boundary_pauses_.empty()) {
+    auto it = boundary_pauses_.find(caller.index_);
+    if (it == boundary_pauses_.end() || it->second.before != before) return false;
+    const BoundaryPause armed = it->second;
+    boundary_pauses_.erase(it);
+    if (armed.incarnation != caller.incarnation_) return false;  // armed for an incarnation now gone
+    duration_us = armed.duration_us;
+  } else {
+    return false;
+  }
+  pause(caller, duration_us);
+  if (coverage_.enabled()) {
+    coverage_.interruption(before ? "pause-before" : "pause-after", caller.name_,
+                           std::string(service) + ": " + (request ? request->describe() : ""), "");
+  }
+  return caller.state_ == ProcessState::kPaused;
 }
 
 }  // namespace fl::sim

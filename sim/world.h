@@ -27,6 +27,7 @@
 #include "impl/ports/rpc.h"
 #include "impl/ports/runtime.h"
 #include "impl/ports/task.h"
+#include "sim/coverage.h"
 #include "sim/fault_log.h"
 #include "sim/history_log.h"
 #include "sim/network.h"
@@ -136,12 +137,24 @@ struct CrashPointPlan {
   int64_t restart_after_us = 1'000'000; // the crashed process restarts this much later
 };
 
+// A pause point: the process that makes the effect with this index is paused right before it
+// (instead of sending; it sends when the pause ends) or right after its reply (before it sees it),
+// for duration_us, while everything else runs.
+struct PausePointPlan {
+  uint64_t effect_index = 0;
+  bool before = false;
+  int64_t duration_us = 0;
+};
+
 struct WorldOptions {
   uint64_t seed = 1;
   bool record_trace = false;
   // False when no judge will read this run's observations (a speed or state-size measurement):
   // systems may then skip the logs that only judges read. Never changes what the run does.
   bool judged = true;
+  // Collect coverage features (sim/coverage.h) for coverage-guided exploration. Never changes
+  // what the run does.
+  bool coverage = false;
 };
 
 enum class StopReason : uint8_t { kQuiescent, kDeadline, kStopped };
@@ -164,6 +177,7 @@ class World {
   Trace& trace() { return trace_; }
   HistoryLog& history() { return history_; }
   Network& network() { return *network_; }
+  Coverage& coverage() { return coverage_; }
 
   // ---- Topology.
   uint32_t add_node(std::string name);
@@ -251,8 +265,14 @@ class World {
   void watch_effects(const std::vector<std::string>& process_names);
   // Crashes the caller right before / after the effect with this index.
   void arm_crash_point(const CrashPointPlan& plan) { crash_point_ = plan; }
+  // Pauses the caller right before / after the effect with this index (PausePointPlan).
+  void arm_pause_point(const PausePointPlan& plan) { pause_point_ = plan; }
+  // Pauses `p` at the boundary of its next call (any call, watched or not): right before sending
+  // it, or right after its reply, for duration_us (the swarm's pause-at-boundary).
+  void arm_boundary_pause(Process& p, bool before, int64_t duration_us);
   const std::vector<EffectRecord>& effects() const { return effects_; }
   bool crash_point_fired() const { return crash_point_fired_; }
+  bool pause_point_fired() const { return pause_point_fired_; }
 
  private:
   // The process goes down (crash or panic): its pending events and frames are dropped.
@@ -266,13 +286,17 @@ class World {
   void execute(const Event& e);
   void run_owned(Process& p, const Event& e);
   void resume_paused(Process& p);
-  void record_held(const Process& p, const std::vector<Event>& held);
+  void record_held(const Process& p, const std::vector<Event>& held, const char* detail = "pause");
   // Network hooks: returns the effect index of a call, or -1 when the caller is not watched.
   int64_t note_effect(Process& caller, std::string_view service, const Message* request);
   // True (and crashes the caller, scheduling its restart) when `effect` is the armed crash point
   // for this phase. "before" is called from the caller's own await_suspend, so that crash runs
   // as the next event of the instant instead of destroying the suspending frame in place.
   bool crash_at_effect(Process& caller, int64_t effect, bool before);
+  // True (and pauses the caller) when this call's boundary is the armed pause point or the caller
+  // has a boundary pause armed for this side of its next call. The network then defers what the
+  // caller does next (sending the call, seeing its reply) to an event of its own, held by the pause.
+  bool pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service, const Message* request);
 
   uint64_t seed_;
   bool judged_;
@@ -284,6 +308,7 @@ class World {
   int64_t now_us_ = kEpochUs;
   Scheduler scheduler_;
   Trace trace_;
+  Coverage coverage_;
   HistoryLog history_;
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Process>> processes_;
@@ -298,6 +323,14 @@ class World {
   std::map<std::string, ComponentFaultHandler> component_faults_;
   std::optional<CrashPointPlan> crash_point_;
   bool crash_point_fired_ = false;
+  std::optional<PausePointPlan> pause_point_;
+  bool pause_point_fired_ = false;
+  struct BoundaryPause {
+    bool before = false;
+    int64_t duration_us = 0;
+    uint32_t incarnation = 0;
+  };
+  std::map<uint32_t, BoundaryPause> boundary_pauses_;  // by process index
 };
 
 }  // namespace fl::sim

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -130,6 +131,151 @@ TEST(WorldTest, FaultRecordsNameTheOperationTheyHit) {
   EXPECT_EQ(hit.count(ops[2]), 0u);
   EXPECT_EQ(store_causes, (std::vector<uint64_t>{ops[1], ops[2]}));  // op 1 never reached the server
   EXPECT_EQ(world.current_cause(), 0u);  // nothing runs
+}
+
+// A pause point holds the caller between two of its own effects while everything else runs:
+// before an effect, the call leaves only when the pause ends; after it, the caller sees the reply
+// only then. A boundary pause does the same at a process's next call, whatever its index.
+TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
+  struct Seen {
+    int64_t arrived_us = -1, replied_us = -1, other_us = -1;
+  };
+  auto run = [](const std::function<void(World&, Process&)>& arm) {
+    World world(WorldOptions{.seed = 4});
+    const uint32_t a = world.add_node("a"), b = world.add_node("b");
+    Seen seen;
+    Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+      self.rpc().serve("op", [&seen, &self](MessagePtr req) -> Task<MessagePtr> {
+        if (seen.arrived_us < 0) seen.arrived_us = self.world().now_us() - kEpochUs;
+        co_return req;
+      });
+      co_return;
+    });
+    Process& caller = world.add_process(a, "caller", [&](Process& self) -> Task<void> {
+      co_await self.clock().sleep_ms(10);
+      RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 1'000'000);
+      EXPECT_TRUE(r.ok());
+      seen.replied_us = self.world().now_us() - kEpochUs;
+    });
+    Process& other = world.add_process(a, "other", [&](Process& self) -> Task<void> {
+      co_await self.clock().sleep_ms(30);
+      seen.other_us = self.world().now_us() - kEpochUs;  // runs while the caller is held
+    });
+    world.watch_effects({"caller"});
+    world.start(server);
+    world.start(caller);
+    world.start(other);
+    arm(world, caller);
+    world.run_until(kEpochUs + 1'000'000);
+    return seen;
+  };
+  const Seen plain = run([](World&, Process&) {});
+  const Seen before = run([](World& w, Process&) { w.arm_pause_point(PausePointPlan{0, true, 50'000}); });
+  const Seen after = run([](World& w, Process&) { w.arm_pause_point(PausePointPlan{0, false, 50'000}); });
+  const Seen boundary = run([](World& w, Process& p) { w.arm_boundary_pause(p, /*before=*/true, 50'000); });
+  ASSERT_GT(plain.arrived_us, 10'000);
+  EXPECT_LT(plain.replied_us, 20'000);
+  EXPECT_GE(before.arrived_us, 60'000);  // sent when the pause ended
+  EXPECT_EQ(after.arrived_us, plain.arrived_us);
+  EXPECT_GE(after.replied_us, 60'000);   // the reply seen when the pause ended
+  EXPECT_GE(boundary.arrived_us, 60'000);
+  for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
+}
+
+// A pause holds a process's events; when they run after it, they work for the operation they were
+// queued for (a request that reached a paused server is still that operation's).
+TEST(WorldTest, EventsHeldByAPauseKeepTheirOperation) {
+  World world(WorldOptions{.seed = 12});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  std::vector<uint64_t> server_causes;
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("op", [&self, &server_causes](MessagePtr req) -> Task<MessagePtr> {
+      server_causes.push_back(self.world().current_cause());
+      co_return req;
+    });
+    co_return;
+  });
+  uint64_t op = 0;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    op = world.history().invoke("client", "op", "");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 500'000);
+    world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 50'000, [&] { world.pause(server, 200'000); });  // the request arrives paused
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  EXPECT_EQ(server_causes, (std::vector<uint64_t>{op}));
+  EXPECT_EQ(world.current_cause(), 0u);
+}
+
+// A call a reset (or a crash of its server) breaks ends in the fault's event, which works for no
+// operation; the caller still resumes working for the call's operation, so what it does next (the
+// next call of a committer loop) names that operation.
+TEST(WorldTest, ACallerBrokenByAResetStillWorksForItsOperation) {
+  World world(WorldOptions{.seed = 6});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("op", [&self](MessagePtr req) -> Task<MessagePtr> {
+      co_await self.clock().sleep_ms(100);  // still running when the reset comes
+      co_return req;
+    });
+    co_return;
+  });
+  uint64_t op = 0, after_call = 99;
+  RpcStatus status = RpcStatus::kOk;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(10);
+    op = world.history().invoke("client", "op", "x");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 500'000);
+    status = r.status;
+    after_call = self.world().current_cause();
+    world.history().complete(op, Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 30'000, [&] { world.network().reset_connections(client); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  EXPECT_EQ(status, RpcStatus::kReset);
+  EXPECT_EQ(after_call, op);
+}
+
+// A process that crashes while paused drops the events the pause held; the operations they worked
+// for are named (kDelayed, "pause, then dropped by a crash"), as a pause that ends names them. Here
+// the client's call timed out (at 150 ms) before the crash (at 200 ms): nothing else names it.
+TEST(WorldTest, ACrashDuringAPauseNamesTheOperationsWhoseHeldEventsItDropped) {
+  World world(WorldOptions{.seed = 5});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [](Process& self) -> Task<void> {
+    self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+    co_return;
+  });
+  uint64_t op = 0;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    op = world.history().invoke("client", "op", "");
+    RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 50'000);
+    world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kInfo, "");
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 90'000, [&] { world.pause(server, 1'000'000); });
+  world.at(kEpochUs + 200'000, [&] { world.crash(server, "fault"); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_NE(op, 0u);
+  std::vector<FaultRecord> named;
+  for (const FaultRecord& r : world.fault_log()) {
+    if (r.cause == op) named.push_back(r);
+  }
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].kind, FaultKind::kDelayed);
+  EXPECT_EQ(named[0].process, "server");
+  EXPECT_EQ(named[0].detail, "pause, then dropped by a crash");
+  EXPECT_EQ(named[0].time_us, kEpochUs + 200'000);
+  EXPECT_GT(named[0].value, 0);
 }
 
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {

@@ -1,6 +1,6 @@
 // Every seed citation in the code points at what it claims. A comment cites a seed line as
 // `NNN:Lx` or `NNN:Lx-Ly` (or `NNN:Lx-y`): NNN is the seed's number (its file
-// ../shared/seeds/NNN_*.txt), x..y are line numbers as `cat -n` prints them. The lines must exist;
+// designs/NNN_*.txt), x..y are line numbers as `cat -n` prints them. The lines must exist;
 // and when the citation is directly followed (after optional spaces or a colon) by a quoted span,
 // "..." or `...`, the quoted text with every white-space character removed must occur in those
 // lines with theirs removed (quotes may elide with "..."/"…": each piece must then occur, in
@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSource = FAULTLINE_SOURCE_DIR;
-const fs::path kSeeds = kSource.parent_path() / "shared" / "seeds";
+const fs::path kSeeds = kSource / "designs";
 
 std::string squeeze(const std::string& s) {
   std::string out;
@@ -101,7 +101,7 @@ bool occurs_in_order(const std::string& haystack, const std::vector<std::string>
 
 TEST(SeedCitations, EveryCitationPointsAtWhatItQuotes) {
   const auto seeds = load_seeds();
-  if (seeds.empty()) GTEST_SKIP() << "no seeds at " << kSeeds << " (shared/ is not beside the checkout)";
+  ASSERT_EQ(seeds.size(), 4u) << "the four design documents belong in " << kSeeds;
   const std::regex cite(R"re((\d{3}):L(\d+)(?:-L?(\d+))?)re");
   const std::regex quoted(R"re(^[ :]*(?:"([^"]+)"|`([^`]+)`))re");
   int citations = 0, quotes = 0;

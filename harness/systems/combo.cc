@@ -8,11 +8,14 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
 #include "harness/system.h"
 #include "impl/combo/frontend_process.h"
+#include "impl/combo/messages.h"
+#include "impl/combo/probe.h"
 #include "impl/combo/service.h"
 #include "properties/combo/combo_checks.h"
 #include "sim/redis/client.h"
@@ -31,6 +34,9 @@ namespace fl {
 
 namespace {
 
+using combo::ContributionRecord;
+using combo::JsArray;
+using combo::JsRecordPtr;
 using sim::Process;
 using sim::World;
 constexpr int64_t kUsPerMs = 1000;
@@ -40,26 +46,112 @@ constexpr int64_t kWarmUpMs = 1000;
 // ComboSystem::params().
 int64_t iparam(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
-// What the front ends received and displayed, stamped with world time.
-class ClientView final : public combo::ClientObserver {
- public:
-  explicit ClientView(World& w) : world_(w) {}
-  uint64_t mark() override {
-    marks_.push_back(world_.now_us());
-    return marks_.size() - 1;
-  }
-  void ui_changed(combo::UiEvent e) override { ui.push_back({std::move(e), world_.now_us()}); }
-  void poll_returned(combo::PollEvent e) override {
-    const int64_t began = e.begin_mark < marks_.size() ? marks_[e.begin_mark] : 0;
-    polls.push_back({std::move(e), began, world_.now_us()});
-  }
-
+// What the front ends received and displayed, watched by the harness, stamped with world time:
+// on each page's network port (WatchedRpc: the pushes delivered to its WS service, the answers to
+// its GetLatestContributions calls) and on its Screen (PageWatch: the lists it rendered, the merges
+// it ran). Nothing here is the page's account of itself.
+struct Watched {
   std::vector<combo::UiObs> ui;
   std::vector<combo::PollObs> polls;
+};
+
+// One page's screen. An update is what arrived (a push, a poll answer) and the list shown before
+// and after the page handled it: a push is handled inside its delivery; a poll answer until the
+// page next renders (it renders once per update, synchronously) or something else arrives.
+class PageWatch final : public combo::Screen {
+ public:
+  PageWatch(World& w, Watched& out, std::string client, int64_t activity)
+      : world_(w), out_(out), client_(std::move(client)), activity_(activity) {}
+
+  // A new incarnation of the page starts with nothing shown.
+  void boot() {
+    close();
+    shown_.clear();
+  }
+  void show(const std::vector<ContributionRecord>& list) override {
+    if (!open_) begin("", std::nullopt, {});
+    shown_ = list;
+    if (open_->cause != "ws") close();  // a push's update ends with its delivery
+  }
+  JsArray run_merge(const Merge& merge, const JsArray& input) override {
+    combo::MergeCall call;
+    call.input = combo::snapshot(input);
+    for (const JsRecordPtr& r : input) call.input_null.push_back(!r);
+    JsArray out;
+    try {
+      out = merge(input);
+    } catch (const std::exception& e) {
+      call.error = e.what();
+      call.input_after = combo::snapshot(input);
+      merges_.push_back(std::move(call));
+      throw;
+    }
+    call.output = combo::snapshot(out);
+    call.input_after = combo::snapshot(input);
+    merges_.push_back(std::move(call));
+    return out;
+  }
+  void push_arrived(const MessagePtr& m) {
+    std::optional<ContributionRecord> record;
+    if (const combo::WsPush* push = message_as<combo::WsPush>(m)) {
+      if (auto payload = combo::decode_payload(push->payload)) record = payload->record;
+    }
+    begin("ws", std::move(record), {});
+  }
+  void poll_answered(const std::vector<std::optional<ContributionRecord>>& records, int64_t began_us) {
+    out_.polls.push_back({{client_, activity_, records}, began_us, world_.now_us()});
+    begin("poll", std::nullopt, records);
+  }
+  void close() {
+    if (!open_) return;
+    open_->after = shown_;
+    open_->merges = std::exchange(merges_, {});
+    out_.ui.push_back({std::move(*open_), world_.now_us()});
+    open_.reset();
+  }
+
+ private:
+  void begin(std::string cause, std::optional<ContributionRecord> incoming,
+             std::vector<std::optional<ContributionRecord>> poll_records) {
+    close();
+    open_ = combo::UiEvent{client_, activity_, std::move(cause), std::move(incoming), std::move(poll_records), shown_, {}, {}};
+  }
+
+  World& world_;
+  Watched& out_;
+  std::string client_;
+  int64_t activity_;
+  std::vector<ContributionRecord> shown_;
+  std::optional<combo::UiEvent> open_;
+  std::vector<combo::MergeCall> merges_;
+};
+
+// A page's network port: the process's own, with what arrived watched on the way.
+class WatchedRpc final : public Rpc {
+ public:
+  WatchedRpc(World& w, Rpc& inner, PageWatch& watch) : world_(w), inner_(inner), watch_(watch) {}
+  Task<RpcResult> call(std::string_view service, MessagePtr request, int64_t timeout_us) override {
+    const bool poll = service == std::string(combo::kActivityService) + ".latest";
+    const int64_t began_us = world_.now_us();
+    RpcResult r = co_await inner_.call(service, std::move(request), timeout_us);
+    const combo::LatestReply* reply = poll && r.ok() ? message_as<combo::LatestReply>(r.reply) : nullptr;
+    if (reply != nullptr && reply->ok) watch_.poll_answered(reply->records, began_us);
+    co_return r;
+  }
+  void serve(std::string_view service, RpcHandler handler) override { inner_.serve(service, std::move(handler)); }
+  void send(std::string_view service, MessagePtr message) override { inner_.send(service, std::move(message)); }
+  void on_message(std::string_view service, OnewayHandler handler) override {
+    inner_.on_message(service, [this, handler = std::move(handler)](MessagePtr m) {
+      watch_.push_arrived(m);
+      handler(m);
+      watch_.close();
+    });
+  }
 
  private:
   World& world_;
-  std::vector<int64_t> marks_;
+  Rpc& inner_;
+  PageWatch& watch_;
 };
 
 class ComboRunImpl final : public SystemRun {
@@ -83,7 +175,8 @@ class ComboRunImpl final : public SystemRun {
   std::shared_ptr<sim::storage::SimVfs> vfs;
   std::shared_ptr<sim::storage::SqlCommitLog> commit_log;
   std::string db_file = "main.db";
-  std::unique_ptr<ClientView> view;
+  Watched watched;
+  std::vector<std::unique_ptr<PageWatch>> pages;
   std::vector<std::string> replicas, clients;
   std::vector<combo::RedisKeyObs> no_ttl_samples;
   int64_t ttl_keys_sampled = 0;
@@ -143,11 +236,45 @@ void ComboRunImpl::sample(World& w) {
   unacked.push_back(std::move(s));
 }
 
+bool is_purchase_insert(const SqlStatement& st) {
+  return st.sql.rfind("INSERT INTO activity_contributions", 0) == 0 && st.params.size() >= 12;
+}
+
+// The purchase lines the SQL server committed (INSERTs of a purchase row that returned ok), by the
+// operation each worked for (SqlCommitRecord::cause), in commit order.
+struct CommittedLine {
+  int64_t committed_us = 0, pid = 0;
+  std::string client_ref;
+};
+using CommittedLines = std::map<uint64_t, std::vector<CommittedLine>>;
+CommittedLines committed_lines(const sim::storage::SqlCommitLog& log) {
+  CommittedLines out;
+  for (const sim::storage::SqlCommitRecord& c : log) {
+    if (c.cause == 0 || !c.result->ok() || c.statements().size() != 1 || !is_purchase_insert(c.statements()[0])) continue;
+    const SqlStatement& st = c.statements()[0];
+    if (st.params[11].type() != SqlValue::Type::kText) continue;
+    out[c.cause].push_back({c.time_us, c.result->last_insert_rowid(), st.params[11].as_text()});
+  }
+  return out;
+}
+
+// The line of operation `op` committed last at or before `at_us` (what a command of that
+// operation at that instant worked on; nullptr: none).
+const CommittedLine* line_before(const CommittedLines& lines, uint64_t op, int64_t at_us) {
+  auto it = lines.find(op);
+  if (op == 0 || it == lines.end()) return nullptr;
+  const CommittedLine* last = nullptr;
+  for (const CommittedLine& l : it->second) {
+    if (l.committed_us <= at_us) last = &l;
+  }
+  return last;
+}
+
 // The stream entries added (XADD to the combo stream) and every PUBLISH, from the Redis command
 // log. A PUBLISH is attributed to the entry being processed: the entry id its enclosing script
 // names (depth 1: the parent is the caller's next depth-0 command), else the entry the same
 // caller acknowledges next.
-void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
+void read_command_log(const sim::redis::Server& server, const CommittedLines& lines, combo::ComboRun& run) {
   const auto& log = server.command_log();
   std::set<std::string> ids;
   for (const sim::redis::CommandRecord& c : log) {
@@ -155,6 +282,7 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
     size_t star = 2;
     while (star < c.argv.size() && c.argv[star] != "*") ++star;
     combo::EntryObs e{c.reply.str, c.time_us, {}};
+    if (const CommittedLine* line = line_before(lines, c.cause, c.time_us)) e.opener_pid = line->pid;
     if (star + 1 < c.argv.size()) e.fields = fields_of({c.argv.begin() + static_cast<int64_t>(star) + 1, c.argv.end()});
     ids.insert(e.id);
     run.entries.push_back(std::move(e));
@@ -183,34 +311,6 @@ void read_command_log(const sim::redis::Server& server, combo::ComboRun& run) {
   }
 }
 
-// The (activity, user) pairs one command shows: the seed's activity_id and user_id fields
-// (000:L81 stream entry, L87-88 agg hash) written by XADD or an HSET, returned by a hash read, or
-// carried by a published record.
-void pairs_of(const sim::redis::CommandRecord& c, std::set<std::pair<int64_t, int64_t>>& out) {
-  auto add = [&](const std::map<std::string, std::string>& f) {
-    auto a = f.find("activity_id"), u = f.find("user_id");
-    if (a == f.end() || u == f.end()) return;
-    char* end_a = nullptr;
-    char* end_u = nullptr;
-    const long long av = std::strtoll(a->second.c_str(), &end_a, 10), uv = std::strtoll(u->second.c_str(), &end_u, 10);
-    if (*end_a == '\0' && *end_u == '\0' && !a->second.empty() && !u->second.empty()) out.insert({av, uv});
-  };
-  if (c.argv.empty()) return;
-  const std::string& cmd = c.argv[0];
-  if (cmd == "XADD") {
-    auto star = std::find(c.argv.begin(), c.argv.end(), "*");
-    if (star != c.argv.end()) add(fields_of({star + 1, c.argv.end()}));
-  } else if ((cmd == "HSET" || cmd == "HMSET") && c.argv.size() > 2) {
-    add(fields_of({c.argv.begin() + 2, c.argv.end()}));
-  } else if (cmd == "HGETALL" && c.reply.kind == RedisReply::Kind::kArray) {
-    std::vector<std::string> flat;
-    for (const RedisReply& e : c.reply.elements) flat.push_back(e.str);
-    add(fields_of(flat));
-  } else if (cmd == "PUBLISH" && c.argv.size() == 3) {
-    if (auto payload = combo::decode_payload(c.argv[2]); payload && payload->record) out.insert({payload->record->activity_id, payload->record->user_id});
-  }
-}
-
 // The keys one command names: a script call's KEYS, otherwise its first argument.
 void keys_of(const sim::redis::CommandRecord& c, std::set<std::string>& out) {
   if (c.argv.size() < 2) return;
@@ -222,80 +322,76 @@ void keys_of(const sim::redis::CommandRecord& c, std::set<std::string>& out) {
   out.insert(c.argv[1]);
 }
 
-// Evictions (issue 16), from the world's fault log: each key maxmemory evicted is an outage of
-// that key alone, scoped to the (activity, user) pairs of the requests that touched it. A request
-// is a script call with its body (logged right before it: a script runs atomically) or one plain
-// command; its pairs are those any of its commands shows (pairs_of), and those of every key it
-// names that only one pair ever touched (a marker written next to its window's lock). A key no
-// request with pairs touched may have held any window: its scope stays empty (any key).
-std::vector<combo::ComboRun::RedisOutage> eviction_outages(const sim::FaultLog& faults, const sim::redis::Server& server) {
-  std::set<std::string> evicted;
-  for (const sim::FaultRecord& f : faults) {
-    if (f.kind == sim::FaultKind::kEviction) evicted.insert(f.detail);
-  }
-  if (evicted.empty()) return {};
-  struct Request {
-    std::set<std::pair<int64_t, int64_t>> pairs;
-    std::set<std::string> keys;
-  };
-  std::vector<Request> requests;
-  const auto& log = server.command_log();
-  size_t begin = 0;  // the request's first record
-  for (size_t i = 0; i < log.size(); ++i) {
-    if (log[i].depth != 0) continue;  // a script's body: its call ends the request
-    Request r;
-    for (size_t k = begin; k <= i; ++k) {
-      if (log[k].client != log[i].client) continue;
-      pairs_of(log[k], r.pairs);
-      keys_of(log[k], r.keys);
+// Evictions (issue 16), from the fault budget: each key maxmemory evicted is an outage of that key
+// alone. It can have lost something only of the windows whose purchases wrote or read that key
+// before it went: the commands the Redis server executed for a purchase (CommandRecord::cause, the
+// operation each worked for; a script's body is logged with its caller's cause) name their keys
+// (keys_of), and a purchase's window key is that of its rows. A key no purchase named (one only
+// the worker wrote) is in no window's scope.
+std::vector<combo::ComboRun::RedisOutage> eviction_outages(const props::FaultBudget& faults,
+                                                           const sim::redis::Server& server,
+                                                           const combo::ComboRun& run) {
+  using enum sim::FaultKind;
+  const auto evictions = faults.records(kEviction);
+  if (evictions.empty()) return {};
+  std::map<std::string, uint64_t> op_of_ref;
+  for (const combo::PurchaseOp& op : run.ops) op_of_ref[op.ref] = op.id;
+  std::map<uint64_t, std::set<model::combo::Key>> keys_of_op;
+  for (const auto* rows : {&run.rows, &run.lost_rows}) {
+    for (const combo::RowObs& r : *rows) {
+      auto it = op_of_ref.find(r.client_ref.substr(0, r.client_ref.find('#')));
+      if (it != op_of_ref.end()) keys_of_op[it->second].insert({r.row.activity_id, r.row.user_id, r.row.item_id});
     }
-    requests.push_back(std::move(r));
-    begin = i + 1;
   }
-  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> by_key;
-  for (const Request& r : requests) {
-    for (const std::string& k : r.keys) by_key[k].insert(r.pairs.begin(), r.pairs.end());
-  }
-  std::map<std::string, std::set<std::pair<int64_t, int64_t>>> scope;
-  for (const Request& r : requests) {
-    std::set<std::pair<int64_t, int64_t>> pairs = r.pairs;
-    for (const std::string& k : r.keys) {
-      if (by_key[k].size() == 1) pairs.insert(*by_key[k].begin());
-    }
-    for (const std::string& k : r.keys) {
-      if (evicted.count(k)) scope[k].insert(pairs.begin(), pairs.end());
+  std::map<std::string, std::vector<std::pair<int64_t, model::combo::Key>>> named;  // Redis key -> (when, window key)
+  for (const sim::redis::CommandRecord& c : server.command_log()) {
+    auto op = keys_of_op.find(c.cause);
+    if (c.cause == 0 || op == keys_of_op.end()) continue;
+    std::set<std::string> names;
+    keys_of(c, names);
+    for (const std::string& n : names) {
+      for (const model::combo::Key& k : op->second) named[n].emplace_back(c.time_us, k);
     }
   }
   std::vector<combo::ComboRun::RedisOutage> out;
-  for (const sim::FaultRecord& f : faults) {
-    if (f.kind != sim::FaultKind::kEviction) continue;
+  for (const auto* f : evictions) {
     combo::ComboRun::RedisOutage o;
-    o.down_us = o.up_us = f.time_us;
-    o.evicted_key = f.detail;
-    o.scope = scope[f.detail];
+    o.down_us = o.up_us = f->time_us;
+    o.evicted_key = f->detail;
+    for (const auto& [at, k] : named[f->detail]) {
+      if (at <= f->time_us) o.scope.insert(k);
+    }
     out.push_back(std::move(o));
   }
   return out;
 }
 
-// Exact boundaries (issue 16): the instant Redis counted each row, from the first call carrying
-// the row's purchase marker (combo::purchase_marker_key) that executed with a window id for
-// reply, when the Redis node's clock read world time then (no clock fault on Redis: the window
-// is judged on Redis's clock, and only then is that instant a world time). Rows counted by
-// separate commands without a marker (spec) keep their client intervals.
-void read_redis_times(const sim::redis::Server& server, std::vector<combo::RowObs>& rows) {
-  std::map<std::string, int64_t> counted;  // marker key -> world us (ms-floored)
+// Exact boundaries (issue 16): the instant Redis counted each row. A row's Redis step is what its
+// purchase had Redis execute after the row's commit and before the purchase's next line's commit:
+// the commands whose cause is the operation its INSERT worked for (SqlCommitRecord::cause). When
+// exactly one of them was answered without an error (a script runs as one command) and the Redis
+// node's clock read world time then, that command's millisecond is when the row was counted. A
+// step of several commands, each its own round trip, leaves the client's interval.
+void read_redis_times(const sim::redis::Server& server, const CommittedLines& lines, std::vector<combo::RowObs>& rows) {
+  std::map<std::string, std::pair<uint64_t, const CommittedLine*>> line_of;  // client ref -> (operation, line)
+  for (const auto& [op, op_lines] : lines) {
+    for (const CommittedLine& l : op_lines) line_of[l.client_ref] = {op, &l};
+  }
+  std::map<uint64_t, std::vector<const sim::redis::CommandRecord*>> steps;  // operation -> its commands
   for (const sim::redis::CommandRecord& c : server.command_log()) {
-    if (c.depth != 0 || c.argv.empty() || (c.argv[0] != "EVALSHA" && c.argv[0] != "EVAL")) continue;
-    if (c.reply.kind != RedisReply::Kind::kBulk || c.node_ms != c.time_us / kUsPerMs) continue;
-    for (const std::string& a : c.argv) {
-      if (a.rfind("combo:pid:", 0) == 0) counted.emplace(a, c.node_ms * kUsPerMs);
+    if (c.depth == 0 && c.cause != 0 && c.reply.kind != RedisReply::Kind::kError && lines.count(c.cause)) {
+      steps[c.cause].push_back(&c);
     }
   }
   for (combo::RowObs& r : rows) {
-    auto it = counted.find(
-        combo::purchase_marker_key(r.row.activity_id, r.row.user_id, r.row.item_id, r.row.id, r.row.created_at));
-    if (it != counted.end()) r.redis_us = it->second;
+    auto it = line_of.find(r.client_ref);
+    if (it == line_of.end()) continue;
+    const auto [op, line] = it->second;
+    std::vector<const sim::redis::CommandRecord*> step;
+    for (const sim::redis::CommandRecord* c : steps[op]) {
+      if (c->time_us >= line->committed_us && line_before(lines, op, c->time_us) == line) step.push_back(c);
+    }
+    if (step.size() == 1 && step[0]->node_ms == step[0]->time_us / kUsPerMs) r.redis_us = step[0]->node_ms * kUsPerMs;
   }
 }
 
@@ -326,10 +422,6 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
           });
   *corrupt = db.corrupt();
   return db.ok();
-}
-
-bool is_purchase_insert(const SqlStatement& st) {
-  return st.sql.rfind("INSERT INTO activity_contributions", 0) == 0 && st.params.size() >= 12;
 }
 
 // Rows the SQL server committed (its commit log: every INSERT of a purchase line that returned
@@ -382,6 +474,7 @@ void read_history(World& world, combo::ComboRun& run) {
   for (const sim::Operation& op : world.history().operations()) {
     if (op.op == "purchase") {
       combo::PurchaseOp p;
+      p.id = op.id;
       p.process = op.process;
       std::istringstream in(op.args);
       std::string word;
@@ -424,9 +517,9 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.service_places = replicas;
   run.service_places.push_back("redis");
   run.service_places.push_back("db");
-  run.redis_outages = combo::redis_outages_of(w.fault_log(), run.end_us, redis_loss_ms * kUsPerMs);
-  for (combo::ComboRun::RedisOutage& o : eviction_outages(w.fault_log(), *redis)) run.redis_outages.push_back(std::move(o));
-  run.clock_shifts = combo::clock_shifts_of(w.fault_log(), run.service_places, run.window_ms, run.end_us);
+  run.clock_nodes = replicas;
+  run.clock_nodes.push_back("redis");
+  run.redis_outages = combo::redis_outages_of(run.faults, redis_loss_ms * kUsPerMs);
   run.stream_maxlen = stream_maxlen;
   run.redis_loss_ms = redis_loss_ms;
   run.redis_loses_all = redis_loses_all;
@@ -435,19 +528,20 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   run.db_may_corrupt = db_may_corrupt;
   if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
   run.committed_pids = committed_pids(*commit_log);
+  const CommittedLines lines = committed_lines(*commit_log);
   if (run.rows_known) {
-    read_redis_times(*redis, run.rows);
-    read_redis_times(*redis, run.lost_rows);
+    read_redis_times(*redis, lines, run.rows);
+    read_redis_times(*redis, lines, run.lost_rows);
   }
+  for (combo::ComboRun::RedisOutage& o : eviction_outages(run.faults, *redis, run)) run.redis_outages.push_back(std::move(o));
   if (db_loses_unsynced) {
-    for (const sim::FaultRecord& f : w.fault_log()) {
-      if (f.process == "db" && f.kind == sim::FaultKind::kCrash) run.db_power_losses.push_back(f.time_us);
-    }
+    for (const auto& [down_us, up_us] : run.faults.downtimes("db")) run.db_power_losses.push_back(down_us);
   }
-  read_command_log(*redis, run);
+  read_command_log(*redis, lines, run);
   // Moved, not copied: collect() runs once, when the run is over.
-  run.ui = std::move(view->ui);
-  run.polls = std::move(view->polls);
+  for (const auto& page : pages) page->close();
+  run.ui = std::move(watched.ui);
+  run.polls = std::move(watched.polls);
   // Final Redis state, read from the node's memory.
   run.redis_known = true;
   const int64_t now_ms = redis_now_ms(w);
@@ -487,6 +581,17 @@ void dump(const combo::ComboRun& run) {
   for (const combo::PurchaseOp& o : run.ops) {
     std::fprintf(stderr, "op %s %s [%lld,%lld] result=%d alerted=%d\n", o.ref.c_str(), o.process.c_str(), (long long)o.invoke_us / 1000,
                  (long long)o.complete_us / 1000, (int)o.result, (int)o.alerted);
+  }
+  for (const combo::EntryObs& e : run.entries) {
+    auto f = e.fields.find("first_id");
+    std::fprintf(stderr, "entry %s at %lld opener %lld first_id %s\n", e.id.c_str(), (long long)e.time_us / 1000,
+                 (long long)e.opener_pid, f == e.fields.end() ? "-" : f->second.c_str());
+  }
+  for (const combo::PollObs& p : run.polls) {
+    std::string ids;
+    for (const auto& r : p.event.records) ids += r ? " " + std::to_string(r->id) : " nil";
+    std::fprintf(stderr, "poll %s a=%lld [%lld,%lld]%s\n", p.event.client.c_str(), (long long)p.event.activity_id,
+                 (long long)p.begin_us / 1000, (long long)p.end_us / 1000, ids.c_str());
   }
   for (auto& o : run.redis_outages) {
     std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld %s scope %zu\n", (long long)o.down_us / 1000, (long long)o.up_us / 1000,
@@ -611,8 +716,6 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   ComboRunImpl* r = run.get();
   r->world = &world;
   r->faults = !s.faults.empty() || s.swarm.enabled;
-  r->view = std::make_unique<ClientView>(world);
-  combo::ClientObserver* view = r->view.get();
   auto scripts = combo::combo_scripts();
   const combo::ServiceOptions options = service_options(s);
 
@@ -693,8 +796,12 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     co.stop_clicking_local_ms = sim::kEpochUs / kUsPerMs + s.duration_ms;
     co.ranking_local_ms = i == 0 ? end_ms - 2000 : 0;
     if (auto it = script.find(i + 1); it != script.end()) co.script = it->second;
-    Process& p = world.add_process(world.add_node(name), name, [w, view, co](Process& self) -> Task<void> {
-      co_await combo::frontend_main(self, self.rpc(), w->history(), view, co);
+    r->pages.push_back(std::make_unique<PageWatch>(world, r->watched, name, co.activity_id));
+    PageWatch* page = r->pages.back().get();
+    Process& p = world.add_process(world.add_node(name), name, [w, page, co](Process& self) -> Task<void> {
+      page->boot();
+      WatchedRpc rpc(*w, self.rpc(), *page);
+      co_await combo::frontend_main(self, rpc, w->history(), page, co);
     });
     r->clients.push_back(name);
     world.start(p);

@@ -24,6 +24,14 @@ class DemoRun final : public SystemRun {
     }
     return verdicts;
   }
+  // From the history: an increment answered indeterminate (its retries, with the same request
+  // id, may all have reached the counter: what no-double-count judges).
+  std::vector<std::string> behaviours(World& world) override {
+    for (const sim::Operation& op : world.history().operations()) {
+      if (op.op == "inc" && op.completed() && op.outcome == Outcome::kInfo) return {"increment answered indeterminate"};
+    }
+    return {};
+  }
   std::vector<std::string> fault_targets(const std::string& role) const override {
     if (role == "replica") return replicas;
     if (role == "client") return clients;

@@ -246,6 +246,9 @@ std::vector<likes::props::DbChange> db_changes(const sim::storage::SqlCommitLog&
       c->incarnation = r.incarnation;
       c->applied = r.result->ok() && i < r.result->sets.size() && r.result->sets[i].changes > 0;
       c->refused = !c->applied;
+      c->failed = !r.result->ok();
+      c->cause = r.cause;
+      c->request_id = param_of(r.statements()[i], "request_id = ?");
       out.push_back(std::move(*c));
     }
   }
@@ -332,6 +335,7 @@ class LikesSystemRun final : public SystemRun {
     run.redis_grace = shared->grace->windows(world.now_us());
     run.redis_writes = redis_writes(shared->redis->command_log());
     run.db_changes = db_changes(*shared->commit_log);
+    for (const sim::storage::SqlCommitRecord& r : *shared->commit_log) run.db_executed_us.push_back(r.time_us);
     run.faults = world.fault_log();
     run.end_us = world.now_us();
     run.replicas = replicas;

@@ -27,6 +27,7 @@
 #include "impl/ranking/runs.h"
 #include "impl/ranking/schema.h"
 #include "impl/ranking/services.h"
+#include "properties/common/fault_budget.h"
 #include "properties/ranking/checks.h"
 #include "sim/log/client.h"
 #include "sim/log/server.h"
@@ -84,6 +85,9 @@ class CommitObserver {
   std::map<std::string, ranking::props::SqlText, std::less<>> texts_;
   bool taken_ = false;
 };
+
+// Every ranking process's Redis call timeout.
+constexpr int64_t kRedisTimeoutUs = 300'000;
 
 struct Shared {
   std::shared_ptr<sim::storage::SimVfs> vfs;
@@ -223,7 +227,7 @@ ranking::PublisherOptions publisher_options(const Shared& sh) {
 
 Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh, bool faulty) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   ranking::PublisherOptions o = publisher_options(*sh);
   o.counts_from_items = faulty;
   co_await ranking::run_publisher(self, sql, redis, o);
@@ -231,7 +235,7 @@ Task<void> publisher_main(Process& self, std::shared_ptr<Shared> sh, bool faulty
 
 Task<void> replay_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   ranking::PublisherOptions o = publisher_options(*sh);
   o.interval_us = sh->replay_interval_us;
   o.promotion = sh->promote_replays;
@@ -262,7 +266,7 @@ Task<void> approver_main(Process& self, std::shared_ptr<Shared> sh) {
 
 Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   ranking::CandidateCacheOptions o;
   o.scopes = sh->board_params.scopes;
   o.window_type = sh->board_params.window_type;
@@ -273,7 +277,7 @@ Task<void> cache_main(Process& self, std::shared_ptr<Shared> sh) {
 
 Task<void> recon_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   sim::log::LogClient log(self, self.rpc());
   ranking::ReconcileOptions o{sh->board_params.scopes, sh->reconcile_interval_us, sh->reconcile_mix};
   o.layers = sh->reconcile_layers;
@@ -288,7 +292,7 @@ Task<void> control_main(Process& self, std::shared_ptr<Shared> sh) {
   const ranking::ControlOptions o{sh->board_params.scopes, sh->control_interval_us, sh->end_us,
                                   sh->mapping_switch_percent, sh->window_config_percent};
   if (sh->candidate_cache && sh->fixes.has(ranking::RankFix::kCacheContextFence)) {
-    sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+    sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
     co_await ranking::run_rule_control(self, sql, o, &redis);
     co_return;
   }
@@ -305,13 +309,13 @@ ranking::RiskOptions risk_options_of(Process& self, const Shared& sh) {
 
 Task<void> risk_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   co_await ranking::run_risk_control(self, sql, redis, risk_options_of(self, *sh));
 }
 
 Task<void> expiry_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   co_await ranking::run_expiry(self, sql, redis, risk_options_of(self, *sh));
 }
 
@@ -321,7 +325,7 @@ Task<void> risk_service_main(Process& self, std::shared_ptr<Shared> sh) {
 }
 
 Task<void> edge_main(Process& self, std::shared_ptr<Shared> sh) {
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   // RK-DENYLIST-BYPASS covers the CDN's origin fetches too: they are the query layer's answers.
   std::optional<sim::storage::SqlClient> sql;
   if (sh->fixes.has(ranking::RankFix::kDenylistBypass)) sql.emplace(sql_of(self, *sh));
@@ -335,7 +339,7 @@ Task<void> viewer_main(Process& self, std::shared_ptr<Shared> sh, Recorder& hist
                                       sh->end_us, sh->edge.etag, sh->viewer_shared_cache);
     for (;;) co_await self.clock().sleep_ms(60'000);
   }
-  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = sh->scripts});
+  sim::redis::Client redis(self, sim::redis::ClientOptions{.timeout_us = kRedisTimeoutUs, .scripts = sh->scripts});
   sim::storage::SqlClient sql = sql_of(self, *sh);
   const bool bypass = sh->fixes.has(ranking::RankFix::kDenylistBypass);
   co_await ranking::run_viewer(self, redis, bypass ? &sql : nullptr, history, sh->board_params.scopes,
@@ -636,12 +640,12 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
             });
   }
   if (sh.reconcile_interval_us > 0 && sh.reconcile_layers) {
-    db.each("SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends "
+    db.each("SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends, at_us "
             "FROM reconciliation_layer_report ORDER BY id",
             [&](sqlite3_stmt* st) {
               b->layer_reports.push_back(rp::LayerReportRow{static_cast<int>(i64(st, 0)), text(st, 1), text(st, 2),
                                                             text(st, 3), text(st, 4), text(st, 5), text(st, 6),
-                                                            text(st, 7), text(st, 8), text(st, 9)});
+                                                            text(st, 7), text(st, 8), text(st, 9), i64(st, 10)});
             });
   }
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
@@ -650,8 +654,19 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
           });
 }
 
+// What the broker served each poll (a log read), as the judges see it.
+void read_served(const Shared& sh, ranking::props::BoardObs* b) {
+  for (const sim::log::ServedRead& r : sh.broker->served_reads()) {
+    ranking::props::ServedReadObs o{r.time_us, r.caller, r.group, {}};
+    for (const sim::log::ServedRead::Range& x : r.ranges) {
+      o.ranges.push_back(ranking::props::ServedReadObs::Range{x.topic == ranking::kKeyedTopic, x.partition, x.from, x.to});
+    }
+    b->log_reads.push_back(std::move(o));
+  }
+}
+
 // What the Redis server executed on ranking:* keys and holds at the end; when it lost its data.
-void read_board_redis(const Shared& sh, const sim::FaultLog& faults, ranking::props::BoardObs* b) {
+void read_board_redis(const Shared& sh, const fl::props::FaultBudget& budget, ranking::props::BoardObs* b) {
   if (!sh.redis) return;
   b->redis_observed = true;
   for (const sim::redis::CommandRecord& c : sh.redis->command_log()) {
@@ -665,9 +680,7 @@ void read_board_redis(const Shared& sh, const sim::FaultLog& faults, ranking::pr
     if (key.rfind("ranking:", 0) != 0) continue;
     if (const std::string* v = std::get_if<std::string>(&entry.value)) b->redis_end[key] = *v;
   }
-  for (const sim::FaultRecord& f : faults) {
-    if (f.kind == sim::FaultKind::kCrash && f.process == "redis") b->redis_losses.push_back(f.time_us);
-  }
+  for (const auto& [down_us, up_us] : budget.downtimes("redis")) b->redis_losses.push_back(down_us);
 }
 
 void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::props::LogRecordObs>* out,
@@ -699,7 +712,7 @@ class RankingRun final : public SystemRun {
       }
       if (o.op != "emit") continue;
       run.emits.push_back(ranking::props::EmitOp{o.process, o.args, o.invoke_us,
-                                                 o.completed() ? o.outcome : Outcome::kInfo});
+                                                 o.completed() ? o.outcome : Outcome::kInfo, o.id, o.complete_us});
     }
     read_db(*shared, &run);
     run.commits = shared->commits->take();
@@ -713,7 +726,8 @@ class RankingRun final : public SystemRun {
     if (shared->board) {
       run.board.params = shared->board_params;
       read_board_db(*shared, &run.board);
-      read_board_redis(*shared, run.faults, &run.board);
+      read_board_redis(*shared, fl::props::FaultBudget(run.faults, run.end_us), &run.board);
+      read_served(*shared, &run.board);
     }
     return ranking::props::check_ranking(run, properties);
   }
@@ -926,8 +940,10 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   const uint32_t db_node = world.add_node("db");
   sh.vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("ranking.vfs"), [&world] { return world.now_us(); });
   sh.vfs->set_fault_observer([&world](sim::storage::SimIoOp op) {
-    world.record_fault(sim::FaultRecord{world.now_us(), sim::FaultKind::kStorageError, "db", "db", "", "", 0,
-                                        static_cast<int64_t>(op)});
+    // The statement's operation is current: the SQL server runs it for its request.
+    world.record_fault(sim::FaultRecord{.time_us = world.now_us(), .kind = sim::FaultKind::kStorageError, .node = "db",
+                                        .process = "db", .value = static_cast<int64_t>(op),
+                                        .cause = world.current_cause()});
   });
   sim::storage::SqlServerOptions so;
   so.db_file = sh.db_file;
@@ -961,6 +977,8 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   sh.broker = std::make_shared<sim::log::BrokerServer>();
   sh.broker->broker().create_topic(ranking::kStableTopic, sim::log::TopicConfig{.partitions = 4});
   sh.broker->broker().create_topic(ranking::kKeyedTopic, sim::log::TopicConfig{.partitions = 4});
+  // rank-reconciliation judges each layer report on what the broker served its reconciler.
+  if (world.judged() && sh.reconcile_interval_us > 0 && sh.reconcile_layers) sh.broker->track_reads();
   world.start(world.add_process(world.add_node("log"), "log", sh.broker->boot_fn()));
 }
 
@@ -1026,6 +1044,9 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
                                   : ranking::RankFixes::hardened_without(ranking::ranking_fixes(), s.without);
   sh->topics = static_cast<int>(s.config.i64("topics"));
   sh->sql_timeout_us = s.config.i64("sql_timeout_ms") * 1000;
+  // A publisher's step after its commit: the commit's reply and the snapshot's read, the snapshot's
+  // SET and the pointer script, each at most its call's timeout (rank-pointer-cache's end cut).
+  sh->board_params.publish_step_us = 2 * sh->sql_timeout_us + 2 * kRedisTimeoutUs;
   sh->board = s.config.i64("board") != 0;
   sh->board_params.scopes = ranking::RunOptions{}.scopes;
   if (s.config.i64("board_scopes") == 4) {

@@ -1,5 +1,7 @@
 #include "impl/combo/frontend.h"
 
+#include "impl/combo/probe.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -108,23 +110,9 @@ JsArray to_js(const std::vector<ContributionRecord>& records) {
 }
 
 JsArray ContributionView::merge(const JsArray& input) {
-  MergeCall call;
-  for (const JsRecordPtr& r : input) {
-    call.input.push_back(r ? *r : ContributionRecord{});
-    call.input_null.push_back(!r);
-  }
-  try {
-    JsArray out = merge_combo_records(fixes_, input);
-    call.output = snapshot(out);
-    call.input_after = snapshot(input);
-    merge_calls_.push_back(std::move(call));
-    return out;
-  } catch (const JsTypeError& e) {
-    call.error = e.what();
-    call.input_after = snapshot(input);
-    merge_calls_.push_back(std::move(call));
-    throw;
-  }
+  const Fixes fixes = fixes_;
+  auto merge = [fixes](const JsArray& x) { return merge_combo_records(fixes, x); };
+  return screen_ != nullptr ? screen_->run_merge(merge, input) : merge(input);
 }
 
 int64_t ContributionView::highest_id() const {

@@ -12,7 +12,8 @@
 //   windows) at the first occurrence's position, never mutates its input; with CB-FE-KEEP-LARGER
 //   the copy with the larger quantity wins.
 // - ContributionView: records.value plus the WS handler (§5.3 onWsMessage) and the polling
-//   handler (§5.3 fetchLatest) of one page, bounded by kMaxRecords (slice(-5) in §1.3).
+//   handler (§5.3 fetchLatest) of one page, bounded by kMaxRecords (slice(-5) in §1.3); it runs
+//   mergeComboRecords through its Screen (probe.h) when it has one.
 #pragma once
 
 #include <cstdint>
@@ -43,22 +44,17 @@ JsArray merge_combo_records_spec(const JsArray& records);
 JsArray merge_combo_records_dedup(const JsArray& records, bool keep_larger);
 JsArray merge_combo_records(const Fixes& fixes, const JsArray& records);
 
-// One call of mergeComboRecords as the page made it: what it was given and what it returned
-// (deep copies), or the TypeError it threw. What the client computed, for COMBO-12's judge.
-struct MergeCall {
-  std::vector<ContributionRecord> input, output;
-  std::vector<ContributionRecord> input_after;  // the input's objects after the call (mutation)
-  std::vector<bool> input_null;  // JS null elements of the input
-  std::string error;
-};
-
 // Deep copy (to snapshot a UI state: later mutations must not change a recorded snapshot).
 std::vector<ContributionRecord> snapshot(const JsArray& records);
 JsArray to_js(const std::vector<ContributionRecord>& records);
 
+class Screen;  // probe.h
+
 class ContributionView {
  public:
-  ContributionView(Fixes fixes, int64_t activity_id) : fixes_(fixes), activity_id_(activity_id) {}
+  // `screen`: where mergeComboRecords runs (Screen::run_merge); null: called directly.
+  ContributionView(Fixes fixes, int64_t activity_id, Screen* screen = nullptr)
+      : fixes_(fixes), activity_id_(activity_id), screen_(screen) {}
 
   // useContributionRealtime.js onWsMessage. May throw JsTypeError (spec).
   void on_ws_message(const std::optional<Payload>& payload);
@@ -67,8 +63,6 @@ class ContributionView {
   void on_poll_response(const std::vector<std::optional<ContributionRecord>>& list);
 
   const JsArray& records() const { return records_; }
-  // The mergeComboRecords calls since the last take (what the page computed).
-  std::vector<MergeCall> take_merge_calls() { return std::exchange(merge_calls_, {}); }
   std::vector<ContributionRecord> displayed() const { return snapshot(records_); }
   int64_t activity_id() const { return activity_id_; }
 
@@ -80,8 +74,8 @@ class ContributionView {
 
   Fixes fixes_;
   int64_t activity_id_;
+  Screen* screen_;
   JsArray records_;
-  std::vector<MergeCall> merge_calls_;
   int64_t latest_timestamp_ = 0;
   int64_t latest_id_ = 0;
 };

@@ -19,7 +19,7 @@ struct GatewayState {
 };
 
 struct ClientState {
-  ClientState(Fixes f, int64_t activity) : view(f, activity) {}
+  ClientState(Fixes f, int64_t activity, Screen* screen) : view(f, activity, screen) {}
   ContributionView view;
   uint64_t next_ref = 0;
 };
@@ -35,18 +35,14 @@ int64_t draw_exponential_ms(Runtime& rt, double mean_ms) {
   return static_cast<int64_t>(-mean_ms * std::log(u)) + 1;
 }
 
-void apply_ui(Runtime& rt, ClientObserver* probe, ClientState& st, UiEvent ev, const std::function<void()>& change) {
-  ev.client = std::string(rt.process_name());
-  ev.activity_id = st.view.activity_id();
-  ev.before = st.view.displayed();
+// Runs one handler of the page and renders its list on the screen. An uncaught TypeError in the
+// handler (spec) loses the update, as in the browser.
+void update(Screen* screen, ClientState& st, const std::function<void()>& change) {
   try {
     change();
-  } catch (const JsTypeError& e) {
-    ev.error = e.what();  // an uncaught TypeError in the handler: the update is lost
+  } catch (const JsTypeError&) {
   }
-  ev.after = st.view.displayed();
-  ev.merges = st.view.take_merge_calls();
-  if (probe) probe->ui_changed(std::move(ev));
+  if (screen) screen->show(st.view.displayed());
 }
 
 Task<void> purchase_task(Runtime* rt, Rpc* rpc, Recorder* history, PurchaseRequest req, int64_t timeout_ms) {
@@ -125,13 +121,9 @@ Task<void> click_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientState* st,
   }
 }
 
-Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientObserver* probe, ClientState* st, ClientOptions o) {
+Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, Screen* screen, ClientState* st, ClientOptions o) {
   for (;;) {
     co_await rt->clock().sleep_ms(o.poll_interval_ms);
-    PollEvent pe;
-    pe.client = std::string(rt->process_name());
-    pe.activity_id = o.activity_id;
-    pe.begin_mark = probe ? probe->mark() : 0;
     const uint64_t op = history->invoke(rt->process_name(), "latest", "a=" + std::to_string(o.activity_id));
     RpcResult r = co_await rpc->call(std::string(kActivityService) + ".latest", make_message(LatestRequest{o.activity_id}),
                                      o.rpc_timeout_ms * 1000);
@@ -141,14 +133,7 @@ Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, ClientObserver* p
       continue;
     }
     history->complete(op, Outcome::kOk, reply->describe());
-    if (probe) {
-      pe.records = reply->records;
-      probe->poll_returned(std::move(pe));
-    }
-    UiEvent ev;
-    ev.cause = "poll";
-    ev.poll_records = reply->records;
-    apply_ui(*rt, probe, *st, std::move(ev), [&] { st->view.on_poll_response(reply->records); });
+    update(screen, *st, [&] { st->view.on_poll_response(reply->records); });
   }
 }
 
@@ -199,22 +184,18 @@ Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, GatewayOptions opti
   co_await subscribe_loop(&rt, &rpc, &redis, &st, options);
 }
 
-Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, ClientObserver* probe, ClientOptions o) {
-  ClientState st(o.fixes, o.activity_id);
+Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, Screen* screen, ClientOptions o) {
+  ClientState st(o.fixes, o.activity_id, screen);
   ClientState* s = &st;
-  Runtime* r = &rt;
   const std::string push = push_service_of(rt.process_name());
-  rpc.on_message(push, [r, probe, s](MessagePtr m) {
+  rpc.on_message(push, [screen, s](MessagePtr m) {
     const WsPush* push_msg = message_as<WsPush>(m);
     if (push_msg == nullptr) return;
     const std::optional<Payload> payload = decode_payload(push_msg->payload);
-    UiEvent ev;
-    ev.cause = "ws";
-    if (payload && payload->record) ev.incoming = payload->record;
-    apply_ui(*r, probe, *s, std::move(ev), [&] { s->view.on_ws_message(payload); });
+    update(screen, *s, [&] { s->view.on_ws_message(payload); });
   });
   rt.spawn("clicks", click_loop(&rt, &rpc, &history, &st, o));
-  rt.spawn("poll", poll_loop(&rt, &rpc, &history, probe, &st, o));
+  rt.spawn("poll", poll_loop(&rt, &rpc, &history, screen, &st, o));
   if (o.ranking_local_ms > 0) rt.spawn("ranking", ranking_once(&rt, &rpc, &history, o));
   for (;;) {  // the WebSocket (re)connect heartbeat; keeps this frame (and `st`) alive
     rpc.send(kGatewayService, make_message(ConnectMessage{o.activity_id, push}));

@@ -8,8 +8,10 @@
 //   connect_interval_ms. A broken subscription is re-established. Never returns.
 // - frontend_main clicks (bursts of purchases, each click its own concurrent request, recorded in
 //   the history as `purchase`), receives pushes, polls GetLatestContributions, and keeps a
-//   ContributionView; every UI change and poll is reported to the probe. It stops clicking at
-//   stop_clicking_local_ms and calls GetContributionRanking once at ranking_local_ms.
+//   ContributionView, which it renders on its Screen (probe.h) after each push and each poll
+//   response it handles, and whose mergeComboRecords runs on it. It reports nothing about itself.
+//   It stops clicking at stop_clicking_local_ms and calls GetContributionRanking once at
+//   ranking_local_ms.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +59,7 @@ struct ClientOptions {
   std::vector<Click> script;
 };
 
-Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, ClientObserver* probe, ClientOptions options);
+Task<void> frontend_main(Runtime& rt, Rpc& rpc, Recorder& history, Screen* screen, ClientOptions options);
 
 // The service name a client receives its pushes on.
 std::string push_service_of(std::string_view client_name);

@@ -1,16 +1,17 @@
-// ClientObserver: what the front ends of the combo system received and displayed (the world's
-// view at the clients: each poll response, each UI state after a push or a poll, and each
-// mergeComboRecords call the page made). Service code (replicas, workers) reports nothing: the
-// judges read what Redis and the DB executed and what the clients saw, never a service's own
-// account. It observes; it never changes behaviour.
+// Screen: the front end's port to what shows the page, which the runtime around the page owns (in
+// simulation the harness implements it and watches it). The page reports nothing about itself: it
+// renders its list on the screen, and it runs mergeComboRecords through the screen's runtime, which
+// sees what went in and what came out. What the page received (pushes, poll responses) the harness
+// watches on the page's network port, not here.
 //
-// Times are not passed in: mark() returns a token the observer maps to its own notion of "now"
-// (world time in simulation), so impl code never reads a global clock.
+// Contract
+// - show(list): the page renders records.value (ContributionList.vue) after each update of it.
+// - run_merge(merge, input): returns merge(input), calling `merge` exactly once on `input` and
+//   passing on what it throws; it may look at `input` before and after, and at the result. It never
+//   changes behaviour.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
+#include <functional>
 #include <vector>
 
 #include "impl/combo/frontend.h"
@@ -18,31 +19,12 @@
 
 namespace fl::combo {
 
-struct UiEvent {
-  std::string client;
-  int64_t activity_id = 0;
-  std::string cause;                          // "ws" | "poll"
-  std::optional<ContributionRecord> incoming; // the WS record
-  std::vector<std::optional<ContributionRecord>> poll_records;  // the poll response
-  std::vector<ContributionRecord> before, after;
-  std::string error;                          // a JS TypeError thrown by the handler
-  std::vector<MergeCall> merges;              // mergeComboRecords calls of this update
-};
-
-struct PollEvent {
-  std::string client;
-  int64_t activity_id = 0;
-  uint64_t begin_mark = 0;
-  std::vector<std::optional<ContributionRecord>> records;
-};
-
-class ClientObserver {
+class Screen {
  public:
-  virtual ~ClientObserver() = default;
-  virtual uint64_t mark() = 0;
-  // By value: the front end hands its event over (no copy of the records it carries).
-  virtual void ui_changed(UiEvent e) = 0;
-  virtual void poll_returned(PollEvent e) = 0;
+  virtual ~Screen() = default;
+  virtual void show(const std::vector<ContributionRecord>& list) = 0;
+  using Merge = std::function<JsArray(const JsArray&)>;
+  virtual JsArray run_merge(const Merge& merge, const JsArray& input) = 0;
 };
 
 }  // namespace fl::combo

@@ -1,6 +1,6 @@
 // Log: the partitioned message log (Kafka's contract) as service code sees it.
 //
-// Semantics follow Kafka; sources are in ../shared/references/domain-semantics.md §2 (Kafka).
+// Semantics follow Kafka's (its documentation on offsets, consumer groups and delivery semantics).
 //
 // Model
 // - A topic has N partitions; a record lands in the partition chosen by a stable hash of its key

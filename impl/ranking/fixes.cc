@@ -59,6 +59,14 @@ const std::vector<FixInfo>& ranking_fixes() {
        "denylist epochs the answer applied: the seed has clients make conditional requests by ETag or snapshot_id, "
        "and with the snapshot_id as validator a block (which changes what a scope shows, not its snapshot) was "
        "answered \"not modified\", so a client kept showing the blocked topic until the next publish"},
+      {"RK-DENYLIST-CATCHUP", "004:L213, L235",
+       {"RANK-28", "RANK-26"},
+       "every expiry round also pushes again the denylist of each scope whose Redis key is missing or holds an "
+       "older epoch than the scope's context in the DB: the seed pushes the epoch'd denylist once, after the "
+       "control transaction, and a push a fault lost (its read or write timed out on a paused DB or Redis, or "
+       "its committer crashed between the commit and the push) was never retried, so Redis kept the old "
+       "denylist (or none), and the edge, comparing its epoch with Redis's, kept applying it until the scope's "
+       "next action (explore-risk-expiry-hardened seeds 156 and 232: 20 s behind at the end)"},
   };
   return kFixes;
 }

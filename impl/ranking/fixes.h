@@ -18,6 +18,7 @@ enum class RankFix : uint8_t {
   kExpiryCurrentAction,    // RK-EXPIRY-CURRENT-ACTION
   kDenylistBypass,         // RK-DENYLIST-BYPASS
   kEtagRiskEpochs,         // RK-ETAG-RISK-EPOCHS
+  kDenylistCatchUp,        // RK-DENYLIST-CATCHUP
 };
 using RankFixes = FixSet<RankFix>;
 

@@ -1,5 +1,6 @@
 #include "impl/ranking/risk.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "impl/ranking/candidate_cache.h"
@@ -117,6 +118,36 @@ Task<void> push_denylist(Sql& sql, Redis& redis, const RiskOptions& o, const std
   std::vector<std::string> purge = {scope};
   if (scope == kGlobalScope) purge = o.scopes;
   co_await push_to_edge(*o.edge, scope, r.rows()[0][0].as_int(), r.rows()[0][1].as_text(), std::move(purge));
+}
+
+// RK-DENYLIST-CATCHUP: pushes again the denylist of each scope whose Redis key is missing or holds an
+// older epoch than the DB's context row (004:L213: the tasks are idempotent and retryable; L235: the
+// push is part of the action, and the edge trusts Redis's epoch). A push a fault lost is otherwise
+// never retried. (Between a Redis loss and this round the query layer still has no denylist:
+// RK-DENYLIST-BYPASS reads the DB then.)
+Task<void> catch_up_denylists(Sql& sql, Redis& redis, const RiskOptions& o) {
+  SqlResult ctx = co_await sql.exec("SELECT scope_id, risk_epoch, global_risk_epoch FROM ranking_scope_context");
+  if (!ctx.ok()) co_return;
+  std::vector<std::pair<std::string, int64_t>> db;  // (scope, its key's epoch in the DB)
+  std::vector<std::string> get = {"MGET"};
+  for (const SqlRow& row : ctx.rows()) {
+    const std::string scope = row[0].as_text();
+    if (std::find(o.scopes.begin(), o.scopes.end(), scope) == o.scopes.end()) continue;
+    db.emplace_back(scope, scope == kGlobalScope ? row[2].as_int() : row[1].as_int());
+    get.push_back(denylist_key(scope));
+  }
+  if (db.empty()) co_return;
+  RedisReply held = co_await redis.command(get);
+  if (held.kind != RedisReply::Kind::kArray || held.elements.size() != db.size()) co_return;
+  for (size_t i = 0; i < db.size(); ++i) {
+    const RedisReply& key = held.elements[i];
+    const bool missing = key.kind == RedisReply::Kind::kNil;
+    if (db[i].second == 0 || (!missing && (key.kind != RedisReply::Kind::kBulk ||
+                                            std::strtoll(key.str.c_str(), nullptr, 10) >= db[i].second))) {
+      continue;
+    }
+    co_await push_denylist(sql, redis, o, db[i].first);
+  }
 }
 
 int64_t jitter(Runtime& rt, int64_t mean_us) {
@@ -238,6 +269,7 @@ Task<void> run_expiry(Runtime& rt, Sql& sql, Redis& redis, RiskOptions o) {
       co_await expire(sql, redis, o, a, std::string(rt.process_name()));
     }
     co_await absorb_global(sql, redis, o);  // retried here too: a crash after a global commit
+    if (o.fixes.has(RankFix::kDenylistCatchUp)) co_await catch_up_denylists(sql, redis, o);
   }
 }
 

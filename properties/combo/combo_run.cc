@@ -10,23 +10,29 @@ namespace fl::combo {
 
 namespace {
 
+// The kinds of fault the Redis loss rules weigh one by one (FaultBudget::records).
+using enum sim::FaultKind;
+
 // How much further back than `reach_us` before a Redis crash at `down_us` acked writes may be
 // lost. The fsync (snapshot) runs in Redis's cron every interval of Redis's clock: a pause of the
 // process that lasted until within reach of the crash froze it (nothing written since the last
 // fsync before the pause is durable), and so did a jump of Redis's clock back by J within J +
 // reach of the crash (the interval is measured on that clock, as Redis 7's everysec compares
 // server.mstime with aof_last_fsync). The reach then starts `reach_us` before that fault.
-int64_t redis_stalled_us(const sim::FaultLog& log, int64_t down_us, int64_t reach_us) {
+int64_t redis_stalled_us(const props::FaultBudget& faults, int64_t down_us, int64_t reach_us) {
+  auto stalls = faults.records(kPause);
+  const auto jumps = faults.records(kClockJump);
+  stalls.insert(stalls.end(), jumps.begin(), jumps.end());
   int64_t from = down_us - reach_us;
   for (bool grew = true; grew;) {  // a stall may reach back to another stall
     grew = false;
-    for (const sim::FaultRecord& f : log) {
-      if (f.process != "redis" && f.node != "redis") continue;
-      if (f.time_us >= down_us || f.time_us - reach_us >= from) continue;
-      const bool paused = f.kind == sim::FaultKind::kPause && f.time_us + f.duration_us >= from;
-      const bool clock_back = f.kind == sim::FaultKind::kClockJump && f.value < 0 && f.time_us - f.value >= from;
+    for (const auto* f : stalls) {
+      if (f->process != "redis" && f->node != "redis") continue;
+      if (f->time_us >= down_us || f->time_us - reach_us >= from) continue;
+      const bool paused = f->kind == kPause && f->duration_us > 0 && f->time_us + f->duration_us >= from;
+      const bool clock_back = f->kind == kClockJump && f->value < 0 && f->time_us - f->value >= from;
       if (!paused && !clock_back) continue;
-      from = f.time_us - reach_us;
+      from = f->time_us - reach_us;
       grew = true;
     }
   }
@@ -35,31 +41,24 @@ int64_t redis_stalled_us(const sim::FaultLog& log, int64_t down_us, int64_t reac
 
 }  // namespace
 
-std::vector<ComboRun::RedisOutage> redis_outages_of(const sim::FaultLog& log, int64_t end_us, int64_t reach_us) {
+std::vector<ComboRun::RedisOutage> redis_outages_of(const props::FaultBudget& faults, int64_t reach_us) {
   std::vector<ComboRun::RedisOutage> out;
-  for (const sim::FaultRecord& f : log) {
-    if (f.process != "redis") continue;
-    if (f.kind == sim::FaultKind::kCrash) out.push_back({f.time_us, end_us, redis_stalled_us(log, f.time_us, reach_us)});
-    if (f.kind == sim::FaultKind::kRestart && !out.empty() && out.back().up_us == end_us) out.back().up_us = f.time_us;
+  for (const auto& [down, up] : faults.downtimes("redis")) {
+    out.push_back({down, up, redis_stalled_us(faults, down, reach_us)});
   }
   return out;
 }
 
-std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, const std::vector<std::string>& places,
-                                                  int64_t window_ms, int64_t end_us) {
-  std::vector<ComboRun::ClockShift> out;
-  const int64_t w_us = window_ms * 1000;
-  auto is_service = [&](const std::string& place) { return std::find(places.begin(), places.end(), place) != places.end(); };
-  for (const sim::FaultRecord& f : log) {
-    if (!is_service(f.process) && !is_service(f.node)) continue;  // clock faults name the node
-    // A clock that jumped by J at τ moves every window it times after τ by J against the windows
-    // before: the one open at τ lasts J less (forward) or more (back), and every later one is
-    // timed J off the world's time. So every purchase from one window before τ to the end may
-    // have been timed J off: a purchase made just after a shortened window closed opens a window
-    // that ends J later than the purchases before τ alone would say (seed 17156).
-    if (f.kind == sim::FaultKind::kClockJump) out.push_back({f.time_us - w_us, end_us, std::llabs(f.value), f.describe()});
-    // A drifting clock stretches every window after the drift began by ppm * window.
-    if (f.kind == sim::FaultKind::kClockDrift) out.push_back({f.time_us - w_us, end_us, std::llabs(f.value) * w_us / 1'000'000 + 1, f.describe()});
+props::ClockReach window_clock(const ComboRun& run, int64_t from_us, int64_t to_us) {
+  const int64_t w_us = run.window_ms * 1000;
+  props::ClockReach out;
+  for (const std::string& node : run.clock_nodes) {
+    // A clock sent back by J before the instant keeps a window opened up to J earlier open until
+    // it: how far back any jump of this clock reaches by to_us is its error since the run began.
+    const int64_t back_us = run.faults.clock(node, sim::kEpochUs, to_us).error_us;
+    const props::ClockReach c = run.faults.clock(node, from_us - w_us - back_us, to_us + w_us + back_us);
+    if (c.error_us <= out.error_us) continue;
+    out = c;
   }
   return out;
 }

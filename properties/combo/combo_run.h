@@ -5,7 +5,8 @@
 // - every PUBLISH the Redis server executed (time, channel, payload) and, from its command log,
 //   every stream entry added (XADD) with which PUBLISH each entry's processing made,
 // - the Redis keyspace sampled every 100 ms and at the end,
-// - what the front ends received (poll responses) and displayed, with each mergeComboRecords call,
+// - what the front ends received (pushes, poll responses, watched on their network port) and
+//   displayed (their Screen), with each mergeComboRecords call,
 // - the faults the world injected (fault budget).
 // Bounds come from the seed's constants and the scenario, the same for every variant. Times are
 // world microseconds. Built by harness/systems/combo.cc; tests build it by hand.
@@ -20,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "impl/combo/probe.h"
+#include "impl/combo/frontend.h"
 #include "impl/combo/record.h"
 #include "model/combo/combo_model.h"
 #include "properties/common/fault_budget.h"
@@ -29,6 +30,8 @@
 namespace fl::combo {
 
 struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem call
+  uint64_t id = 0;                     // its history id (Operation::id): the cause the stores' logs and
+                                       // the fault log name for what worked for it
   std::string ref, process;
   int64_t activity = 0, user = 0;
   int64_t lines = 1;
@@ -38,14 +41,14 @@ struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem c
 };
 
 struct RowObs {
-  ContributionRow row;                 // window_id is the service's own bookkeeping: never judged
-                                       // (published-visible orders a page of windows by it)
+  ContributionRow row;                 // window_id is the service's own bookkeeping: never read
   std::string client_ref;              // "<op ref>#<line>"
   int64_t committed_us = -1;           // lost rows: when the SQL server committed it (commit log)
-  // When Redis counted it into its window, where the command log makes that certain (the call
-  // carrying its purchase marker, executed with a window id for reply) and the Redis node's clock
-  // reads world time then: the window is judged on Redis's clock (CB-WINDOW-SCRIPTS), so at its
-  // millisecond, floored as Redis's clock is. -1: not certain (the client's interval stands).
+  // When Redis counted it into its window, where the command log makes that certain (the line's
+  // Redis step was one command, executed without an error reply, working for its purchase: the
+  // commands whose cause is the purchase's operation between its row's commit and the next line's)
+  // and the Redis node's clock read world time then: the window is judged at its millisecond,
+  // floored as Redis's clock is. -1: not certain (the client's interval stands).
   int64_t redis_us = -1;
 };
 
@@ -60,11 +63,45 @@ struct EntryObs {                      // one XADD to the combo stream (command 
   std::string id;
   int64_t time_us = 0;
   std::map<std::string, std::string> fields;
+  // The row whose purchase line added it, from the world: the operation the XADD worked for
+  // (CommandRecord::cause) and that operation's line the SQL server committed last before it. The
+  // window's opener, whatever the entry's own fields say. -1: unknown (no purchase caused it).
+  int64_t opener_pid = -1;
+};
+
+// One call of mergeComboRecords as the page's screen saw it run (Screen::run_merge): what it was
+// given and what it returned (deep copies), or the TypeError it threw. What the client computed,
+// for COMBO-12's judge.
+struct MergeCall {
+  std::vector<ContributionRecord> input, output;
+  std::vector<ContributionRecord> input_after;  // the input's objects after the call (mutation)
+  std::vector<bool> input_null;  // JS null elements of the input
+  std::string error;
+};
+
+// One update of a page, as the harness watched it: what arrived (a push on the page's WS service,
+// or a poll response to its call), the list the page showed before and after handling it
+// (Screen::show), and the merges it ran meanwhile. Never the page's own account.
+struct UiEvent {
+  std::string client;
+  int64_t activity_id = 0;                    // the page's activity (from the client's options)
+  std::string cause;                          // "ws" | "poll" | "" (a render nothing arrived for)
+  std::optional<ContributionRecord> incoming; // the WS record
+  std::vector<std::optional<ContributionRecord>> poll_records;  // the poll response
+  std::vector<ContributionRecord> before, after;
+  std::vector<MergeCall> merges;              // mergeComboRecords calls of this update
 };
 
 struct UiObs {
   UiEvent event;
   int64_t time_us = 0;
+};
+
+// A GetLatestContributions answer the page's call received (watched on its network port).
+struct PollEvent {
+  std::string client;
+  int64_t activity_id = 0;
+  std::vector<std::optional<ContributionRecord>> records;
 };
 
 struct PollObs {
@@ -113,16 +150,15 @@ struct ComboRun {
     // measured on Redis's clock, which a jump back stretched (from the world's fault log).
     int64_t stalled_us = 0;
     // An eviction (issue 16) is an outage of one key: Redis's maxmemory dropped `evicted_key` at
-    // down_us == up_us, whatever its age. Only windows of the (activity, user) pairs in `scope`
-    // (from what the command log shows written into the key or next to it) can have lost anything
-    // by it; an empty scope means any window.
+    // down_us == up_us, whatever its age. Only the windows in `scope` can have lost anything by it:
+    // the keys (activity, user, item) of the purchases whose commands (CommandRecord::cause) named
+    // the evicted key before it went. An empty scope touches no window.
     std::string evicted_key;
-    std::set<std::pair<int64_t, int64_t>> scope;
+    std::set<model::combo::Key> scope;
     bool eviction() const { return !evicted_key.empty(); }
-    // Whether this loss can touch windows of `key` (nullptr: of some key not named).
-    bool touches(const model::combo::Key* key) const {
-      return !eviction() || key == nullptr || scope.empty() || scope.count({key->activity, key->user}) > 0;
-    }
+    // Whether this loss can touch windows of `key` (nullptr: of some key not named; a restart
+    // touches every key, an eviction only those of its scope).
+    bool touches(const model::combo::Key* key) const { return !eviction() || (key != nullptr && scope.count(*key) > 0); }
   };
   // Redis restarts (by time), then evictions (by time): harness/systems/combo.cc.
   std::vector<RedisOutage> redis_outages;
@@ -131,15 +167,10 @@ struct ComboRun {
   // alive at the crash matters: everything is gone).
   int64_t redis_loss_ms = 2000;
   bool redis_loses_all = false;        // persistence none: a restart forgets every window
-  // Clock faults of service nodes: a window timed by a node whose clock jumped by J while the
-  // window was open spans up to J more or less of world time; a drifting clock (ppm) stretches
-  // every window after the drift began by ppm * window. Purchases in [from_us, to_us] may have
-  // been timed magnitude_us off.
-  struct ClockShift {
-    int64_t from_us = 0, to_us = 0, magnitude_us = 0;
-    std::string what;
-  };
-  std::vector<ClockShift> clock_shifts;
+  // The nodes whose clocks may time a window (Redis's TTLs, the replicas' expire_at and sleeps):
+  // a window open while one of them jumped by J spans up to J more or less of world time, one
+  // timed by a drifting clock ppm x its length (window_clock).
+  std::vector<std::string> clock_nodes;
   int64_t end_us = 0;
 
   std::vector<PurchaseOp> ops;
@@ -180,13 +211,16 @@ std::vector<model::combo::Purchase> purchases_of(const ComboRun& run);
 // the step may have run any time later (an indeterminate command), or never.
 bool redis_step_certain(const PurchaseOp& op);
 model::combo::Key key_of(const ContributionRecord& r);
-// From the world's fault log (the adapter builds the run with these):
-// - each crash .. restart of the Redis process, with how long before the crash Redis could not
-//   make writes durable (reach_us: redis_loss_ms of the persistence mode),
-// - the clock faults of the service nodes (`places`) and the purchases they may have mistimed.
-std::vector<ComboRun::RedisOutage> redis_outages_of(const sim::FaultLog& log, int64_t end_us, int64_t reach_us);
-std::vector<ComboRun::ClockShift> clock_shifts_of(const sim::FaultLog& log, const std::vector<std::string>& places,
-                                                  int64_t window_ms, int64_t end_us);
+// From the fault budget (the adapter builds the run with it): each crash .. restart of the Redis
+// process, with how long before the crash Redis could not make writes durable (reach_us:
+// redis_loss_ms of the persistence mode).
+std::vector<ComboRun::RedisOutage> redis_outages_of(const props::FaultBudget& faults, int64_t reach_us);
+// How far the windows that may hold an instant of [from_us, to_us] were timed off world time by
+// the clocks of run.clock_nodes: a window holding it opened at most one window (plus what a clock
+// sent back may add) before from_us and closed at most as long after to_us, and a clock moved it
+// by as much as that clock's error over that span (a jump by its size, a drift by ppm x elapsed;
+// 0 ms and 0 ppm move nothing). error_us 0: no clock fault reached it.
+props::ClockReach window_clock(const ComboRun& run, int64_t from_us, int64_t to_us);
 // The earliest acked write the Redis restart `o` may have lost; for an eviction its instant (it
 // loses any write of its key, however old, that a window still needed then).
 int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o);

@@ -254,6 +254,14 @@ std::optional<std::string> FaultBudget::touched(uint64_t op) const {
   return describe(log_[it->second.front()]) + " (operation #" + std::to_string(op) + ")";
 }
 
+std::vector<const sim::FaultRecord*> FaultBudget::naming(uint64_t op) const {
+  std::vector<const sim::FaultRecord*> out;
+  auto it = by_cause_.find(op);
+  if (op == 0 || it == by_cause_.end()) return out;
+  for (size_t i : it->second) out.push_back(&log_[i]);
+  return out;
+}
+
 int64_t FaultBudget::held_us(uint64_t op) const {
   auto it = by_cause_.find(op);
   if (op == 0 || it == by_cause_.end()) return 0;

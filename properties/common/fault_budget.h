@@ -73,6 +73,9 @@ class FaultBudget {
   std::optional<std::string> touched(uint64_t op) const;
   // How long the operation's events or messages were held back by pauses and clogs, in all.
   int64_t held_us(uint64_t op) const;
+  // Every record that names operation `op` as its cause, in time order (empty for 0): for a judge
+  // that must know which of them hit a given message or when (touched() names only the first).
+  std::vector<const sim::FaultRecord*> naming(uint64_t op) const;
   // `node`'s clock over [from, to] (see ClockReach).
   ClockReach clock(const std::string& node, int64_t from_us, int64_t to_us) const;
   // local - world on `node` at world time t.

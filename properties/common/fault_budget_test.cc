@@ -175,6 +175,24 @@ TEST(FaultBudget, AnInstantTouchesItsEndsAtItsInstantAndItsOperation) {
   EXPECT_FALSE(b.touched(0).has_value());
 }
 
+// naming(op) lists every record of operation op in time order (touched() describes only the first).
+TEST(FaultBudget, NamingListsEveryRecordOfAnOperationInTimeOrder) {
+  sim::FaultLog log = {
+      FaultRecord{.time_us = T0 + 1'000, .kind = FaultKind::kDelayed, .process = "replica-0", .value = 500,
+                  .detail = "clog", .cause = 7, .message = "sql: sql txn replica-0#3"},
+      FaultRecord{.time_us = T0 + 2'000, .kind = FaultKind::kRedisError, .process = "redis", .cause = 8},
+      FaultRecord{.time_us = T0 + 3'000, .kind = FaultKind::kMessageLost, .process = "db", .cause = 7}};
+  FaultBudget b(log, T0 + 10'000);
+  const std::vector<const FaultRecord*> seven = b.naming(7);
+  ASSERT_EQ(seven.size(), 2u);
+  EXPECT_EQ(seven[0]->time_us, T0 + 1'000);
+  EXPECT_EQ(seven[0]->message, "sql: sql txn replica-0#3");
+  EXPECT_EQ(seven[1]->time_us, T0 + 3'000);
+  EXPECT_EQ(b.naming(8).size(), 1u);
+  EXPECT_TRUE(b.naming(9).empty());
+  EXPECT_TRUE(b.naming(0).empty());
+}
+
 // covered_us is the union of the spans at the places, clipped to the window: overlaps count once,
 // other places and instants count nothing; instant_in names the first instant in the window.
 TEST(FaultBudget, CoveredTimeIsTheUnionOfThePlacesSpansInTheWindow) {

@@ -1,14 +1,18 @@
 #include "properties/likes/checks.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "properties/common/fault_budget.h"
 #include "properties/likes/truth.h"
+#include "sim/node_clock.h"
 
 namespace fl::likes::props {
 namespace {
@@ -115,11 +119,31 @@ std::string pair_ops(const LikesRun& run, const HistoryOp& h, size_t n) {
   return s;
 }
 
+// World time as the fault budget prints it ("12.345 s" since the epoch).
+std::string seconds(int64_t t_us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(t_us - sim::kEpochUs) / 1e6);
+  return buf;
+}
+
+// A fault record the budget returned, described as the budget describes faults, with what it hit
+// (the message up to its first statement or 60 characters: enough to name the call).
+template <typename Record>
+std::string hit_text(const Record& f) {
+  const std::string& peer = f.peer_process.empty() ? f.peer_node : f.peer_process;
+  std::string s = std::string(sim::fault_kind_name(f.kind)) + " of " + (f.process.empty() ? f.node : f.process) +
+                  (peer.empty() ? "" : "|" + peer) + " at " + seconds(f.time_us);
+  if (!f.detail.empty()) s += " (" + f.detail + ")";
+  if (f.cause != 0) s += " (operation #" + std::to_string(f.cause) + ")";
+  if (!f.message.empty()) s += ": " + f.message.substr(0, std::min<size_t>(f.message.find(" | "), 60));
+  return s;
+}
+
 // The DB crash at exactly t_us (TruthTimeline dates a lost commit at it), described; nullopt if
 // none: only a power loss of the DB loses a commit, no other fault explains one.
-std::optional<std::string> db_crash_at(const LikesRun& run, int64_t t_us) {
-  for (const sim::FaultRecord& f : run.faults) {
-    if (f.kind == sim::FaultKind::kCrash && f.process == "db" && f.time_us == t_us) return f.describe();
+std::optional<std::string> db_crash_at(const fl::props::FaultBudget& budget, int64_t t_us) {
+  for (const auto& [down_us, up_us] : budget.downtimes("db")) {
+    if (down_us == t_us) return "crash of db at " + seconds(t_us);
   }
   return std::nullopt;
 }
@@ -128,8 +152,9 @@ std::optional<std::string> db_crash_at(const LikesRun& run, int64_t t_us) {
 // a sample that disagrees with the committed rows) between an acknowledged write and [s, e]: the
 // clients' history no longer decides the pair's state until its next acknowledged write. Returns
 // the fault that explains it.
-std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline& truth,
-                                       const Pair& p, int64_t s_us, int64_t e_us) {
+std::optional<std::string> lost_commit(const LikesRun& run, const LikesFacts& facts, const Pair& p, int64_t s_us,
+                                       int64_t e_us) {
+  const TruthTimeline& truth = facts.truth;
   int64_t from = 0;
   for (;;) {
     const std::optional<int64_t> lost = truth.lost_at(p, from);
@@ -144,7 +169,7 @@ std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline&
     if (s_us <= until) {
       // Only a crash of the DB explains a lost commit (TruthTimeline dates the loss at it); without
       // one the service lost the row. Another fault on the DB at that instant explains nothing.
-      const std::optional<std::string> crash = db_crash_at(run, *lost);
+      const std::optional<std::string> crash = db_crash_at(facts.budget, *lost);
       return crash ? std::optional<std::string>(*crash + " (commit lost)") : std::nullopt;
     }
     from = *lost + 1;
@@ -153,9 +178,9 @@ std::optional<std::string> lost_commit(const LikesRun& run, const TruthTimeline&
 
 // The DB crash that lost commits of the read asset at or before the read's end (the history no
 // longer decides its count), described; nullopt if none.
-std::optional<std::string> count_loss(const LikesRun& run, const TruthTimeline& truth, const HistoryOp& h) {
-  const std::optional<int64_t> t = truth.last_lost(arg_value(h.args, "asset"), 0, end_of(h));
-  return t ? db_crash_at(run, *t) : std::nullopt;
+std::optional<std::string> count_loss(const LikesFacts& facts, const HistoryOp& h) {
+  const std::optional<int64_t> t = facts.truth.last_lost(arg_value(h.args, "asset"), 0, end_of(h));
+  return t ? db_crash_at(facts.budget, *t) : std::nullopt;
 }
 
 // A sample is taken at one instant; a client read of the key at that instant takes at least a
@@ -335,11 +360,10 @@ Verdict check_durability(const LikesRun& run, const LikesFacts& facts) {
   Judge j("like-durability", {"LIKE-6"},
           "for every pair whose last acknowledged op decides the state, asset_likes has the row iff that op was a like");
   const StoreSnapshot& f = run.final_state;
-  const TruthTimeline& truth = facts.truth;
   for (const Pair& pair : m.pairs()) {
     const Possible p = m.possible_final(pair.first, pair.second);
     if (!(p.only(true) || p.only(false))) continue;
-    if (auto lost = lost_commit(run, truth, pair, model::kNever - 1, model::kNever - 1)) {
+    if (auto lost = lost_commit(run, facts, pair, model::kNever - 1, model::kNever - 1)) {
       j.v.exempt("pair whose row " + *lost);
       continue;
     }
@@ -361,12 +385,11 @@ Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
   Judge j("like-per-user-order", {"LIKE-7"},
           "for a user's likes and unlikes of one asset, the final row presence is a state the last acknowledged ops allow");
   const StoreSnapshot& f = run.final_state;
-  const TruthTimeline& truth = facts.truth;
   for (const Pair& pair : m.pairs()) {
     bool likes = false, unlikes = false;
     for (const model::WriteOp& w : m.writes(pair.first, pair.second)) (w.like ? likes : unlikes) = true;
     if (!(likes && unlikes)) continue;
-    if (auto lost = lost_commit(run, truth, pair, model::kNever - 1, model::kNever - 1)) {
+    if (auto lost = lost_commit(run, facts, pair, model::kNever - 1, model::kNever - 1)) {
       j.v.exempt("pair whose row " + *lost);
       continue;
     }
@@ -391,7 +414,6 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
   const fl::props::FaultBudget& budget = facts.budget;
-  const TruthTimeline& truth = facts.truth;
   for (const auto& kv_ : f.redis_state) {
     const auto& pair = kv_.first;
     const auto& value = kv_.second;
@@ -399,7 +421,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     const bool present = it != f.db_rows.end() && it->second > 0;
     const bool cached_liked = value == "1";
     const Possible p = m.possible_final(pair.first, pair.second);
-    const bool model_void = lost_commit(run, truth, pair, model::kNever - 1, model::kNever - 1).has_value();
+    const bool model_void = lost_commit(run, facts, pair, model::kNever - 1, model::kNever - 1).has_value();
     j.check(cached_liked == present && (model_void || p.allows(cached_liked)), [&] {
       return "final asset:like:" + std::to_string(pair.first) + ":" + std::to_string(pair.second) + " = \"" + value +
              "\" but row " + (present ? "present" : "absent") + ", model " + p.describe();
@@ -418,7 +440,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
       j.v.exempt("state read after " + grace_reason(run, budget, h.invoke_us, end_of(h)));
     } else if (h.op == "state") {
       const int64_t a = arg_value(h.args, "asset"), u = arg_value(h.args, "user");
-      if (auto lost = lost_commit(run, truth, {a, u}, h.invoke_us, end_of(h))) {
+      if (auto lost = lost_commit(run, facts, {a, u}, h.invoke_us, end_of(h))) {
         j.v.exempt("state read of a pair whose row " + *lost);
         continue;
       }
@@ -441,7 +463,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     for (const auto& kv : s.redis_state) {
       const Pair& pair = kv.first;
       const std::string& value = kv.second;
-      if (auto lost = lost_commit(run, truth, pair, s.time_us, s.time_us)) {
+      if (auto lost = lost_commit(run, facts, pair, s.time_us, s.time_us)) {
         j.v.exempt("sampled state key of a pair whose row " + *lost);
         continue;
       }
@@ -461,7 +483,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
       j.v.exempt("state write after " + grace_reason(run, budget, w.time_us, w.time_us));
       continue;
     }
-    if (auto lost = lost_commit(run, truth, {w.asset, w.user}, w.time_us, w.time_us)) {
+    if (auto lost = lost_commit(run, facts, {w.asset, w.user}, w.time_us, w.time_us)) {
       j.v.exempt("state write of a pair whose row " + *lost);
       continue;
     }
@@ -471,10 +493,135 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
   return j.v;
 }
 
+namespace {
+
+// The shortest window [t - W, t] with `healthy_us` of it free of the duration faults at `places`:
+// a bound of healthy_us, widened by every fault that held those places inside it, for as long as
+// it did.
+int64_t held_window_us(const fl::props::FaultBudget& budget, const std::vector<std::string>& places,
+                       int64_t healthy_us, int64_t t_us) {
+  auto free_us = [&](int64_t w_us) { return w_us - budget.covered_us(places, t_us - w_us, t_us); };
+  int64_t lo = healthy_us, hi = healthy_us + budget.covered_us(places, 0, t_us);
+  while (lo < hi) {  // free_us is non-decreasing in the window: the least W with free_us(W) >= healthy
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (free_us(mid) >= healthy_us) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// How much the clocks of `nodes` may stretch a bound of `bound_us` that ends at t and is measured
+// on them: the most any of them moved over the window (FaultBudget::clock: a drift by its ppm times
+// the elapsed time, a jump by its size), the window widened by that much again until it stops
+// growing (a jump's effect lasts its size). Clocks no fault moved stretch nothing.
+int64_t clock_stretch_us(const fl::props::FaultBudget& budget, const std::vector<std::string>& nodes,
+                         int64_t bound_us, int64_t t_us) {
+  int64_t stretch = 0;
+  for (int round = 0; round < 8; ++round) {
+    int64_t next = 0;
+    for (const std::string& n : nodes) next = std::max(next, budget.clock(n, t_us - bound_us - stretch, t_us).error_us);
+    if (next <= stretch) break;
+    stretch = next;
+  }
+  return stretch;
+}
+
+// Whether a fault record's message names a write of the count of `asset`: a command of Redis, or
+// a request to it, that writes the seed's key asset:like_count:A (002:L84) or a key named after it
+// for that asset (asset:like_count_<x>:A: a repair's version or lease, whose refusal refuses the
+// repair). A GET or MGET writes nothing.
+bool names_count_write(const std::string& message, int64_t asset) {
+  const std::string family = "asset:like_count", tail = ":" + std::to_string(asset);
+  for (size_t pos = message.find(family); pos != std::string::npos; pos = message.find(family, pos + 1)) {
+    size_t end = pos + family.size();
+    while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) || message[end] == '_')) ++end;
+    if (message.compare(end, tail.size(), tail) != 0) continue;
+    end += tail.size();
+    if (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) continue;
+    if (pos >= 4 && message.compare(pos - 4, 4, "GET ") == 0) continue;
+    return true;
+  }
+  return false;
+}
+
+// A fault that hit a DB transaction that changed the count of `asset` at t (a row change of the
+// asset committed then): a record naming the transaction's cause (a replica's committer sends all
+// its transactions under one cause, FaultBudget::naming) at its replica or the DB, from one SQL
+// timeout before the commit (the call that carried it, or the one ahead of it; a held message
+// counts until it was delivered) up to `until`. Such a hit kept the cache update that follows a
+// commit from happening: a clog that delivers the transaction after its caller gave up, a lost or
+// broken reply.
+std::optional<std::string> hit_on_commit(const LikesRun& run, const fl::props::FaultBudget& budget, int64_t asset,
+                                         int64_t t_us, int64_t until_us) {
+  auto c = std::partition_point(run.db_changes.begin(), run.db_changes.end(),
+                                [&](const DbChange& x) { return x.time_us < t_us; });
+  for (; c != run.db_changes.end() && c->time_us == t_us; ++c) {
+    if (!c->row || !c->applied || c->asset != asset || c->cause == 0) continue;
+    for (const auto* f : budget.naming(c->cause)) {
+      const bool on_path = f->process == c->client || f->peer_process == c->client || f->process == "db" ||
+                           f->peer_process == "db";
+      const int64_t held_us = f->detail == "clog" || f->detail == "pause" ? f->value : 0;
+      if (on_path && f->time_us <= until_us && f->time_us + held_us >= t_us - run.timing.sql_timeout_us) {
+        return hit_text(*f) + " (hit the DB transaction that changed the count at " + seconds(t_us) + ")";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Why the cached count `value` of `asset` may still be stale at sample time s, though T(a) left it
+// more than one request's lag before (nullopt: nothing excuses it). On a healthy path a like/unlike
+// updates the cache before its reply; after a fault kept it from doing so, the cache is repaired
+// within one reconciliation: the sync job's next pass (002:L358, every sync_interval), its DB read
+// and Redis write within their timeouts, after one request's lag. That bound is measured on the
+// replicas' and stores' clocks, so a clock fault stretches it by as far as it moved them; a duration
+// fault on the stores or replicas (a crash, a pause, a partition that lost messages, a clog that
+// held them) stretches it by as long as it held them. Only a fault since the count went stale (when
+// T(a) left the value) can have kept it:
+//  - a duration fault in that time, when the whole staleness fits in the stretched bound;
+//  - an instant fault that hit a write of that count in that time (an error reply to, or a lost or
+//    broken request of, a command that names the key; a record that names a like/unlike of the
+//    asset), no longer than the stretched bound before the sample;
+//  - a fault that hit the DB transaction that made it stale (hit_on_commit), when the whole
+//    staleness fits in the stretched bound;
+//  - a power loss of the DB that took commits of the asset (TruthTimeline dates the loss at the
+//    crash), until the stretched bound after the DB's restart.
+std::optional<std::string> stale_count_excuse(const LikesRun& run, const LikesFacts& facts, int64_t asset,
+                                              int64_t value, int64_t s_us) {
+  const Timing& tm = run.timing;
+  const fl::props::FaultBudget& budget = facts.budget;
+  const std::vector<std::string> places = stores_and_replicas(run);
+  int64_t reach_us = tm.lag_us() + tm.sync_interval_us + tm.repair_window_us();
+  reach_us += clock_stretch_us(budget, places, reach_us, s_us);
+  const int64_t window_us = held_window_us(budget, places, reach_us, s_us);
+  const std::optional<int64_t> stale_since = facts.truth.left_at(asset, value, s_us - tm.lag_us());
+  if (stale_since && s_us - *stale_since <= window_us) {
+    if (auto f = budget.explain(places, *stale_since, s_us, 0)) return f;
+    if (auto f = hit_on_commit(run, budget, asset, *stale_since, s_us)) return f;
+  }
+  // A power loss of the DB that took commits of the asset: from its restart the DB serves the
+  // count without them while the cache holds the one it lost, until a repair.
+  for (const auto& [down_us, up_us] : budget.downtimes("db")) {
+    if (down_us <= s_us && up_us >= s_us - window_us && facts.truth.any_lost(asset, down_us, down_us)) {
+      return "crash of db at " + seconds(down_us) + " (commits of the asset lost)";
+    }
+  }
+  const int64_t from_us = stale_since ? std::max(*stale_since, s_us - window_us) : s_us - window_us;
+  for (const auto* f : budget.instants(places, from_us, s_us)) {
+    if (names_count_write(f->message, asset)) return hit_text(*f);
+    const HistoryOp* op = facts.op(f->cause);
+    if (op != nullptr && is_write(*op) && arg_value(op->args, "asset") == asset) return hit_text(*f);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 // LIKE-9: at every sample, the Redis count is a value T(a) (the row count) takes within the lag of
 // one request with its retries; count reads agree with the model of the history; no unlike is
 // answered "not liked" while certainly liked. Samples after a Redis restart, until a repair had
-// time (GraceTracker), or while a fault on the stores or replicas explains the lag are exempted.
+// time (GraceTracker), or while a fault since the count went stale explains it (stale_count_excuse)
+// are exempted.
 Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
   const LikesModel& m = facts.model;
   Judge j("like-expiry-safety", {"LIKE-9"},
@@ -495,8 +642,7 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
       if (!value) continue;
       const Range r = truth.over(asset, s.time_us - lag, s.time_us + lag);
       const bool ok = r.contains(*value);
-      const auto fault = ok ? std::nullopt
-                            : budget.explain(stores_and_replicas(run), s.time_us - lag, s.time_us, run.timing.sync_interval_us);
+      const auto fault = ok ? std::nullopt : stale_count_excuse(run, facts, asset, *value, s.time_us);
       j.check_or_exempt(ok, fault, "sample", [&] {
         return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " Redis count " +
                std::to_string(*value) + " but T(a) was " + r.describe() + " within " + std::to_string(lag) + " us";
@@ -514,8 +660,8 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
     }
     if (h.op == "count" && run.in_grace(h.invoke_us, end_of(h))) {
       j.v.exempt("count read after " + grace_reason(run, budget, h.invoke_us, end_of(h)));
-    } else if (h.op == "count" && count_loss(run, truth, h)) {
-      j.v.exempt("count read of an asset after " + *count_loss(run, truth, h) + " lost commits");
+    } else if (h.op == "count" && count_loss(facts, h)) {
+      j.v.exempt("count read of an asset after " + *count_loss(facts, h) + " lost commits");
     } else if (h.op == "count") {
       const Range r = m.count_range(arg_value(h.args, "asset"), h.invoke_us, end_of(h));
       const int64_t v = arg_value(h.result, "count");
@@ -524,6 +670,36 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
   }
   return j.v;
 }
+
+namespace {
+
+// How old the DB value a count write of a repair (or fill) carries may be. On a healthy path its DB
+// read and its Redis write each answer within their timeouts (Timing::repair_window_us); a duration
+// fault on its path (the writing replica, the DB, Redis) held it for as long as the fault lasted, and
+// a clock fault of that replica stretches its timeouts by as far as it moved the clock. `fault`
+// names what widened the window (nullopt: nothing did).
+struct RepairReach {
+  int64_t window_us = 0;
+  std::optional<std::string> fault;
+};
+RepairReach repair_reach(const LikesRun& run, const fl::props::FaultBudget& budget, const RedisWrite& w) {
+  const std::vector<std::string> path{w.client, "redis", "db"};
+  const int64_t base_us = run.timing.repair_window_us();
+  RepairReach r{base_us, std::nullopt};
+  int64_t stretch_us = 0;
+  for (int round = 0; round < 8; ++round) {
+    r.window_us = held_window_us(budget, path, base_us + stretch_us, w.time_us);
+    const int64_t next_us = budget.clock(w.client, w.time_us - r.window_us, w.time_us).error_us;
+    if (next_us <= stretch_us) break;
+    stretch_us = next_us;
+  }
+  if (r.window_us == base_us) return r;
+  r.fault = budget.explain(path, w.time_us - r.window_us, w.time_us, 0);
+  if (!r.fault) r.fault = budget.clock(w.client, w.time_us - r.window_us, w.time_us).what;
+  return r;
+}
+
+}  // namespace
 
 // LIKE-10: a write of an absolute count in a request that names no state key (a fill, warm-up,
 // sync, consistency check or reconciliation; like/unlike requests name the pair's state key too)
@@ -562,9 +738,18 @@ Verdict check_reconciliation(const LikesRun& run, const LikesFacts& facts) {
         // (After a Redis restart the replaced value is unknown: only the latter applies.)
         const bool closer = k.known && k.value && std::llabs(*w.after - t) <= std::llabs(*k.value - t);
         const bool ok = closer || recent.contains(*w.after);
-        const auto fault = ok ? std::nullopt
-                              : budget.explain(stores_and_replicas(run), w.time_us - run.timing.repair_window_us(),
-                                               w.time_us, 0);
+        std::optional<std::string> fault;
+        if (const auto loss = ok ? std::nullopt : truth.unseen_loss(w.asset, w.time_us)) {
+          // The DB lost commits of the asset (a power loss) and the replay does not know it yet: the
+          // repair may have read the DB without them.
+          if (auto crash = db_crash_at(budget, *loss)) fault = *crash + " (commits lost)";
+        }
+        if (!ok && !fault) {
+          const RepairReach reach = repair_reach(run, budget, w);
+          if (reach.fault && truth.over(w.asset, w.time_us - reach.window_us, w.time_us).contains(*w.after)) {
+            fault = reach.fault;
+          }
+        }
         j.check_or_exempt(ok, fault, "count write", [&] {
           return w.describe() + " replaced " + (k.value ? std::to_string(*k.value) : std::string("nothing")) +
                  " while T(a)=" + std::to_string(t) + ", " + recent.describe() + " within " +
@@ -626,36 +811,128 @@ Verdict check_idempotence(const LikesRun& run, const LikesFacts& facts) {
   return j.v;
 }
 
-// The degradation budget (issue 10): a like/unlike/count/state answered failed or indeterminate
-// (or never answered) is allowed only where an injected fault on its path (the client, a replica,
-// Redis, the DB) overlaps it; a fault-free run allows none. A fault just before the invocation
-// can still be felt (see slack_us below).
-Verdict check_degradation_budget(const LikesRun& run, const LikesFacts&) {
-  Judge j("like-degradation-budget", {"LIKE-6", "LIKE-8", "LIKE-9"},
-          "every operation answered failed or indeterminate overlaps an injected fault on its path");
-  // A clock drift (at most a few hundred ppm: well under a millisecond per timeout) never makes a
-  // request fail or time out, so it explains no degraded answer; every other fault may.
-  sim::FaultLog faults;
-  for (const sim::FaultRecord& f : run.faults) {
-    if (f.kind != sim::FaultKind::kClockDrift) faults.push_back(f);
+namespace {
+
+// A request of the app: its client process and request id (every attempt carries the same id).
+using RequestKey = std::pair<std::string, int64_t>;
+RequestKey request_of(const HistoryOp& h) { return {h.process, arg_value(h.args, "req")}; }
+
+// The like/unlike ops whose write a DB row statement `c` may be: same pair and direction, the same
+// request id when the statement binds one, and in flight at some instant of [from, to].
+std::vector<const HistoryOp*> writers_of(const LikesRun& run, const DbChange& c, int64_t from_us, int64_t to_us) {
+  std::vector<const HistoryOp*> out;
+  for (const HistoryOp& h : run.history) {
+    if (!is_write(h) || (h.op == "like") != (c.delta > 0) || h.invoke_us > to_us || end_of(h) < from_us) continue;
+    if (arg_value(h.args, "asset") != c.asset || arg_value(h.args, "user") != c.user) continue;
+    if (c.request_id && arg_value(h.args, "req") != *c.request_id) continue;
+    out.push_back(&h);
   }
-  const fl::props::FaultBudget budget(faults, run.end_us);
-  // A fault is felt for as long as a call it caught may still be waiting: a DB call sent during a
-  // partition gives up sql_timeout later, then the request may still call Redis, and requests
-  // queued behind it wait with it. An impatient app (client timeout below the service's own
-  // timeouts, issue 16's "clients with patience") would otherwise see that tail as unexplained.
-  const int64_t slack_us =
-      std::max(run.timing.client_timeout_us, run.timing.sql_timeout_us + run.timing.redis_timeout_us);
+  return out;
+}
+
+// The requests a fault reached through a replica's group commit (impl/likes/service.cc: the writes
+// of many requests go to the DB in one transaction, sent under the cause of the request that
+// started the committer, and the requests that arrive meanwhile wait for it), each with that fault.
+// The fault log names only that one cause; which writes a transaction carried is the world's record
+// too: the SQL server's commit log (each write's row statement, with its pair and, when the
+// statement binds one, its request id; the client and the cause of the transaction).
+//  - A fault that failed the transaction (an I/O error naming its cause at that instant) touched
+//    every write in it.
+//  - A fault that lost (or broke) a transaction's request or reply held the replica's committer
+//    until the call ended: the writes that queued meanwhile went in the committer's next
+//    transaction (same client, same cause), held from the fault until that transaction ran — a
+//    hold on their path, like a pause, that touched each request in flight during it. The seed
+//    batches writes behind a buffer (002:L237 "可以批量处理", L352-L353 "缓冲写入压力 / 批量写入数据库"),
+//    so a queued write waits for the batch ahead of it. (swarm-hardened-impatient seed 283: a like
+//    waited 196 ms of its app's 200 behind a call a partition lost; its write ran 4 ms before the
+//    app gave up, too late for the reply.)
+std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const fl::props::FaultBudget& budget) {
+  std::map<RequestKey, std::string> out;
+  for (const DbChange& c : run.db_changes) {
+    if (!c.failed || !c.row || c.cause == 0) continue;
+    for (const auto* f : budget.instants({"db"}, c.time_us, c.time_us)) {
+      if (f->cause != c.cause) continue;
+      for (const HistoryOp* h : writers_of(run, c, c.time_us, c.time_us)) {
+        out.emplace(request_of(*h), hit_text(*f) + " (it failed the DB transaction that carried this write)");
+      }
+    }
+  }
+  for (const auto* f : budget.instants(run.replicas, 0, run.end_us)) {
+    const bool sql_txn = f->message.starts_with("sql: sql txn ") || f->message.starts_with("sql: sql reply ");
+    if (!sql_txn || f->cause == 0) continue;
+    const bool caller_first = std::find(run.replicas.begin(), run.replicas.end(), f->process) != run.replicas.end();
+    const std::string& replica = caller_first ? f->process : f->peer_process;
+    // The committer's next transaction: the first one of the same replica and cause after the hit
+    // (the commit log is in execution order, so in time order).
+    auto after = std::partition_point(run.db_changes.begin(), run.db_changes.end(),
+                                      [&](const DbChange& c) { return c.time_us <= f->time_us; });
+    auto next = std::find_if(after, run.db_changes.end(), [&](const DbChange& c) {
+      return c.row && c.client == replica && c.cause == f->cause;
+    });
+    for (auto c = next; c != run.db_changes.end() && c->seq == next->seq; ++c) {
+      if (!c->row) continue;
+      for (const HistoryOp* h : writers_of(run, *c, f->time_us, c->time_us)) {
+        out.emplace(request_of(*h), hit_text(*f) + " (held " + replica +
+                                        "'s group commit, in which this write waited, until " +
+                                        seconds(c->time_us) + ")");
+      }
+    }
+  }
+  return out;
+}
+
+// While the DB could not open its database (an injected I/O error at its boot: the only I/O the DB
+// does for no request, so its error names no operation) it serves nothing; it serves again at the
+// latest when it executes its next request (the commit log). These windows, each with that error:
+// a request answered failed or indeterminate meanwhile is the seed's "数据库写入失败" (002:L403-L405),
+// and the network records no refusal for it while no DB process has ever served (sim/network.cc).
+
+std::vector<fl::props::FaultSpan> db_open_failures(const LikesRun& run, const fl::props::FaultBudget& budget) {
+  std::vector<fl::props::FaultSpan> out;
+  for (const auto* f : budget.instants({"db"}, 0, run.end_us)) {
+    if (f->cause != 0 || std::string_view(sim::fault_kind_name(f->kind)) != "storage-error") continue;
+    auto next = std::upper_bound(run.db_executed_us.begin(), run.db_executed_us.end(), f->time_us);
+    const int64_t until_us = next == run.db_executed_us.end() ? run.end_us : *next;
+    out.push_back(fl::props::FaultSpan{"db", f->time_us, until_us, hit_text(*f) + " (the DB could not open)"});
+  }
+  return out;
+}
+
+}  // namespace
+
+// The degradation budget (issue 10, issue 42): a like/unlike/count/state answered failed or
+// indeterminate (or never answered) is allowed only where an injected fault touched it: a record
+// that names one of its request's attempts (a lost request or reply, a broken call, an error reply
+// of Redis to its command, its events held by a pause or a clog), a fault that reached it through
+// its replica's group commit (group_commit_faults), a duration fault on its path (the client, a
+// replica, Redis, the DB: a crash until the restart, a pause, a partition that lost a message, a
+// clog that held one) while the request ran, from its first attempt to this one's end, or the DB
+// failing to open meanwhile (db_open_failures). A fault reaches only as far as it lasted: no slack.
+// A fault-free run allows none.
+Verdict check_degradation_budget(const LikesRun& run, const LikesFacts& facts) {
+  Judge j("like-degradation-budget", {"LIKE-6", "LIKE-8", "LIKE-9"},
+          "every operation answered failed or indeterminate was touched by an injected fault: one that names its "
+          "request, reached it through its replica's group commit, or held its path while it ran");
+  const fl::props::FaultBudget& budget = facts.budget;
   // A retry is the same request (the app resends its request id): its answer may carry what a
   // fault did to an earlier attempt (a retry of a write the DB took while the reply was lost is
-  // answered "applied before", indeterminate), so the request is judged from its first attempt.
-  std::map<std::pair<std::string, int64_t>, int64_t> first_attempt_us;
+  // answered "applied before", indeterminate), so the request is judged from its first attempt,
+  // and a fault that touched any of its attempts touched it.
+  std::map<RequestKey, std::vector<const HistoryOp*>> attempts;
   for (const HistoryOp& h : run.history) {
-    const int64_t req = arg_value(h.args, "req");
-    if (req == 0) continue;
-    auto [it, fresh] = first_attempt_us.emplace(std::make_pair(h.process, req), h.invoke_us);
-    if (!fresh) it->second = std::min(it->second, h.invoke_us);
+    if (arg_value(h.args, "req") != 0) attempts[request_of(h)].push_back(&h);
   }
+  const std::map<RequestKey, std::string> batched = group_commit_faults(run, budget);
+  const std::vector<fl::props::FaultSpan> db_down = db_open_failures(run, budget);
+  auto touched = [&](const HistoryOp& h) -> std::optional<std::string> {
+    if (arg_value(h.args, "req") == 0) return budget.touched(h.id);
+    for (const HistoryOp* a : attempts.at(request_of(h))) {
+      if (auto f = budget.touched(a->id)) return f;
+    }
+    auto it = batched.find(request_of(h));
+    if (it != batched.end()) return it->second;
+    return std::nullopt;
+  };
   for (const HistoryOp& h : run.history) {
     if (h.outcome == Outcome::kOk) {
       j.check(true, [] { return std::string(); });
@@ -663,8 +940,15 @@ Verdict check_degradation_budget(const LikesRun& run, const LikesFacts&) {
     }
     const int64_t end = h.complete_us >= 0 ? h.complete_us : run.end_us;
     const int64_t req = arg_value(h.args, "req");
-    const int64_t from_us = req == 0 ? h.invoke_us : first_attempt_us.at(std::make_pair(h.process, req));
-    const auto fault = budget.explain(path_of(run, h.process), from_us, end, slack_us);
+    int64_t from_us = h.invoke_us;
+    if (req != 0) {
+      for (const HistoryOp* a : attempts.at(request_of(h))) from_us = std::min(from_us, a->invoke_us);
+    }
+    std::optional<std::string> fault = touched(h);
+    if (!fault) fault = budget.explain(path_of(run, h.process), from_us, end, 0);
+    for (const fl::props::FaultSpan& d : db_down) {
+      if (!fault && d.from_us <= end && d.to_us >= from_us) fault = d.what;
+    }
     j.check_or_exempt(false, fault, std::string(h.op) + (h.outcome == Outcome::kFail ? " failed" : " indeterminate"),
                       [&] { return "degraded without a fault: " + h.describe(); });
   }

@@ -4,6 +4,7 @@
 // commits and samples that show a violation (at most kMaxEvidence lines).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,18 @@ model::LikesModel build_model(const LikesRun& run);
 // budget of the injected faults.
 struct LikesFacts {
   explicit LikesFacts(const LikesRun& run)
-      : model(build_model(run)), truth(run), budget(run.faults, run.end_us) {}
+      : model(build_model(run)), budget(run.faults, run.end_us), truth(run, budget) {
+    for (const HistoryOp& h : run.history) by_id.emplace(h.id, &h);
+  }
   model::LikesModel model;
-  TruthTimeline truth;
   fl::props::FaultBudget budget;
+  TruthTimeline truth;
+  std::map<uint64_t, const HistoryOp*> by_id;  // the history by operation id
+  // The operation with history id `id` (a fault record's cause); null when none (0: no operation).
+  const HistoryOp* op(uint64_t id) const {
+    auto it = by_id.find(id);
+    return it == by_id.end() ? nullptr : it->second;
+  }
 };
 
 Verdict check_uniqueness(const LikesRun& run, const LikesFacts& facts);          // LIKE-1

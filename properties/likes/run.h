@@ -6,7 +6,8 @@
 //   - the row and counter changes the SQL server executed, from its commit log (sim/storage);
 //   - samples of Redis's keyspace and of the DB read back from its VFS during the run, and both at
 //     the end;
-//   - the world's fault log (what was injected, for the degradation budget and exemptions);
+//   - the world's fault log (what was injected, for the degradation budget and exemptions), which
+//     the checkers read only through properties/common/fault_budget.h;
 //   - the scenario's timing parameters and the seed's constants (never the variant or its fixes).
 // The harness adapter (harness/systems/likes.cc) fills it; tests build it by hand.
 #pragma once
@@ -67,6 +68,10 @@ struct DbChange {
   int64_t delta = 0;          // +1 insert / like_count + 1; -1 delete / like_count - 1
   bool applied = false;       // committed and changed a row
   bool refused = false;       // the request was refused (constraint, error) or the statement changed nothing
+  bool failed = false;        // the DB answered the whole request with an error (an I/O error, ...)
+  uint64_t cause = 0;         // the operation (history id) the request worked for (SqlCommitRecord::cause):
+                              // a replica's group commit sends many operations' writes under one cause
+  std::optional<int64_t> request_id;  // the app's request id the statement binds (request_id = ?), if any
   std::string describe() const;
 };
 
@@ -106,6 +111,7 @@ struct LikesRun {
   std::vector<HistoryOp> history;
   std::vector<RedisWrite> redis_writes;  // in execution order
   std::vector<DbChange> db_changes;      // in execution order
+  std::vector<int64_t> db_executed_us;   // when the DB executed each request (its commit log), ascending
   std::vector<StoreSnapshot> samples;  // during the run
   StoreSnapshot final_state;           // after the quiescent tail
   // [start, end) windows in which cached values may be stale because Redis restarted (from the

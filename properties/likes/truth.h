@@ -19,23 +19,33 @@
 #include <vector>
 
 #include "model/likes/model.h"
+#include "properties/common/fault_budget.h"
 #include "properties/likes/run.h"
 
 namespace fl::likes::props {
 
 class TruthTimeline {
  public:
-  explicit TruthTimeline(const LikesRun& run);
+  // The DB's crashes (a power loss dates a lost commit) come from `budget`, built from run.faults.
+  TruthTimeline(const LikesRun& run, const fl::props::FaultBudget& budget);
+  explicit TruthTimeline(const LikesRun& run);  // builds that budget itself
   // T(a) at t (after every change at or before t).
   int64_t at(int64_t asset, int64_t t_us) const;
-  // The values T(a) takes over [s, e].
+  // The values T(a) takes over [s, e], every value it passed through included (a DB resuming from a
+  // pause commits many changes at one instant).
   model::Range over(int64_t asset, int64_t s_us, int64_t e_us) const;
+  // The latest time at or before t at which T(a) changed from `value` to another value (when a
+  // cached `value` became stale); nullopt when T(a) never held `value` before t.
+  std::optional<int64_t> left_at(int64_t asset, int64_t value, int64_t t_us) const;
   // Whether the replay had to be re-based on a sample in [s, e] (the DB lost commits).
   bool rebased(int64_t s_us, int64_t e_us) const;
   // The first re-base after which the pair's row differs from the replay (a commit of it lost),
   // at or after s; nullopt when none.
   std::optional<int64_t> lost_at(const Pair& p, int64_t s_us) const;
   bool any_lost(int64_t asset, int64_t s_us, int64_t e_us) const { return last_lost(asset, s_us, e_us).has_value(); }
+  // A loss of a commit of the asset dated at or before t and not yet seen at t (the replay still
+  // holds the lost commit there: T(a) is unknown until the re-base), as its date; nullopt if none.
+  std::optional<int64_t> unseen_loss(int64_t asset, int64_t t_us) const;
   // The latest loss of a commit of the asset dated in [s, e]; nullopt when none.
   std::optional<int64_t> last_lost(int64_t asset, int64_t s_us, int64_t e_us) const;
 
@@ -44,6 +54,7 @@ class TruthTimeline {
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> steps_;  // asset -> (time, T) ascending
   std::vector<int64_t> rebases_;
   std::map<Pair, std::vector<int64_t>> lost_;  // pair -> re-base times that changed it
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> unseen_losses_;  // asset -> (dated, seen)
 };
 
 struct CounterChange {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "model/ranking/board.h"
+#include "properties/common/fault_budget.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
@@ -837,10 +838,13 @@ bool reads_snapshot(const SqlCommit& c, const std::string& snapshot_id) {
 // the DB pointer is the authority, Redis a cache written after it), Redis holds the pointer that
 // change replaced, and the process that committed it did nothing the world saw after it but read
 // that snapshot's rows and cache them (the first half of its Redis step: a SET of that snapshot's
-// key; no other Redis write, no other SQL request) before the run ended. A publisher that went on to
-// other work, or a pointer older than the one replaced, is not a publish in flight.
+// key; no other Redis write, no other SQL request) before the run ended; and the step was still in
+// flight: the run ended within the step's fault-free bound (BoardParams::publish_step_us) of the
+// commit, stretched only by the time duration faults held the step's path (the publisher, the DB,
+// Redis). A publisher that went on to other work, one idle long after its commit, or a pointer older
+// than the one replaced, is not a publish in flight.
 std::string publish_in_flight(const RankingRun& run, const std::string& scope, const std::vector<DbPointerSpan>& spans,
-                              const std::string& cached) {
+                              const std::string& cached, const fl::props::FaultBudget& budget) {
   if (spans.size() < 2) return "";
   const DbPointerSpan& last = spans.back();
   const DbPointerSpan& before = spans[spans.size() - 2];
@@ -854,8 +858,14 @@ std::string publish_in_flight(const RankingRun& run, const std::string& scope, c
   for (const SqlCommit& c : run.commits) {
     if (c.client == last.client && c.time_us > last.from && !reads_snapshot(c, last.snapshot_id)) return "";
   }
+  const std::vector<std::string> path = {last.client, "db", "redis"};
+  const int64_t held_us = budget.covered_us(path, last.from, run.end_us);
+  const int64_t sound_us = run.end_us - last.from - held_us;
+  if (sound_us > run.board.params.publish_step_us) return "";
   return "publish in flight at the end: " + last.client + " committed pointer " + std::to_string(last.epoch) + "|" +
-         last.snapshot_id + " at " + std::to_string(last.from) + " us and the run ended before its Redis step";
+         last.snapshot_id + " at " + std::to_string(last.from) + " us and the run ended " +
+         std::to_string(run.end_us - last.from) + " us later (" + std::to_string(held_us) +
+         " us of it held by faults) before its Redis step";
 }
 
 }  // namespace
@@ -870,6 +880,7 @@ Verdict check_pointer_cache(const RankingRun& run) {
                               "snapshot is PUBLISHED with its items; the final cached pointer is the DB pointer or absent");
   const BoardObs& b = run.board;
   const auto history = pointer_history(run);
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<std::string, std::string> item_text;
   std::map<std::string, std::string> status;
   for (const SnapshotRow& s : b.snapshots) status[s.snapshot_id] = s.status;
@@ -918,7 +929,8 @@ Verdict check_pointer_cache(const RankingRun& run) {
     ++v.checks;
     if (it == b.redis_end.end() || it->second == std::to_string(p.epoch) + "|" + p.snapshot_id) continue;
     auto h = history.find(p.scope_id);
-    if (const std::string why = h == history.end() ? "" : publish_in_flight(run, p.scope_id, h->second, it->second); !why.empty()) {
+    if (const std::string why = h == history.end() ? "" : publish_in_flight(run, p.scope_id, h->second, it->second, budget);
+        !why.empty()) {
       v.exempt(why);
       continue;
     }

@@ -172,18 +172,24 @@ TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {
 // The run ends between a publish's pointer commit and its Redis step: Redis still holds the
 // pointer the commit replaced. Exempted as a publish in flight only while the publisher did nothing
 // after the commit, and only for the pointer it replaced.
+// clean(), then pub-2 publishes snap2 (pointer epoch 2) at 1000 and the run ends at `end_us`, its
+// Redis cache still at epoch 1.
+const std::string kSnap2 = std::string(kRun) + "/pub-2.0.1";
+RankingRun published_at_the_end(int64_t end_us) {
+  RankingRun run = clean();
+  run.end_us = end_us;
+  run.commits.push_back({1000, true, "pub-2",
+                         {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {kSnap2, "5", kScope, "1", "1", "5"}),
+                          st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", kSnap2, kScope})}});
+  run.board.pointers[0] = PointerRow{kScope, kSnap2, 2, 2, 5};
+  run.board.snapshots.push_back(SnapshotRow{kSnap2, kScope, kRun, "PUBLISHED", 5, 1, run.board.runs[0].manifest_digest, 1,
+                                            run.board.runs[0].candidate_digest, 2});
+  return run;
+}
+
 TEST(BoardChecks, PointerCacheExemptsAPublishCutByTheEndOfTheRunOnly) {
-  const std::string snap2 = std::string(kRun) + "/pub-2.0.1";
-  auto in_flight = [&] {
-    RankingRun run = clean();
-    run.commits.push_back({1000, true, "pub-2",
-                           {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap2, "5", kScope, "1", "1", "5"}),
-                            st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap2, kScope})}});
-    run.board.pointers[0] = PointerRow{kScope, snap2, 2, 2, 5};
-    run.board.snapshots.push_back(SnapshotRow{snap2, kScope, kRun, "PUBLISHED", 5, 1, run.board.runs[0].manifest_digest,
-                                              1, run.board.runs[0].candidate_digest, 2});
-    return run;
-  };
+  const std::string& snap2 = kSnap2;
+  auto in_flight = [] { return published_at_the_end(1300); };
   const std::string key = "ranking:pointer:" + std::string(kScope);
   RankingRun run = in_flight();
   ASSERT_EQ(run.board.redis_end.count(key), 1u);
@@ -213,6 +219,34 @@ TEST(BoardChecks, PointerCacheExemptsAPublishCutByTheEndOfTheRunOnly) {
   run = in_flight();  // Redis holds a pointer the DB never held right before
   run.board.redis_end[key] = "7|" + snap2;
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
+}
+
+// Issue 42, finding 6: the end-cut exemption is bounded. The publisher's step after its commit
+// lasts at most publish_step_us without a fault; a publisher that cached its snapshot and then hung
+// 30 s before the end (no fault) is not in flight, and neither is one whose step only a fault of
+// another process overlapped; a pause of the publisher itself (or of Redis) holds the step for its
+// duration, no longer; a 0 ms pause and a 0 ppm drift change nothing.
+TEST(BoardChecks, PointerCacheEndCutExemptionIsBoundedByTheStepAndItsFaults) {
+  auto cut = [](int64_t end_us, std::vector<sim::FaultRecord> faults) {
+    RankingRun run = published_at_the_end(end_us);
+    run.board.params.publish_step_us = 1'600'000;
+    run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + kSnap2, ""}});
+    run.faults = std::move(faults);
+    return check_pointer_cache(run).status();
+  };
+  auto pause = [](const std::string& who, int64_t at_us, int64_t duration_us) {
+    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kPause, .node = who, .process = who,
+                            .duration_us = duration_us};
+  };
+  EXPECT_EQ(cut(1'000 + 1'600'000, {}), VerdictStatus::kPass);
+  EXPECT_EQ(cut(1'000 + 30'000'000, {}), VerdictStatus::kFail);  // hung 30 s after caching its snapshot
+  EXPECT_EQ(cut(1'000 + 30'000'000, {pause("pub-1", 2'000, 29'000'000)}), VerdictStatus::kFail);
+  EXPECT_EQ(cut(1'000 + 30'000'000, {pause("pub-2", 2'000, 29'000'000)}), VerdictStatus::kPass);
+  EXPECT_EQ(cut(1'000 + 30'000'000, {pause("redis", 2'000, 20'000'000)}), VerdictStatus::kFail);  // 10 s left
+  EXPECT_EQ(cut(1'000 + 30'000'000,
+                {pause("pub-2", 2'000, 0), sim::FaultRecord{.time_us = 2'000, .kind = sim::FaultKind::kClockDrift,
+                                                            .node = "pub-2", .value = 0}}),
+            VerdictStatus::kFail);
 }
 
 TEST(BoardChecks, RunSealAllowsADeleteWhileBuildingButCatchesADuplicateKeepingTheCount) {
@@ -542,18 +576,54 @@ void add_logs(RankingRun& run) {
   }
 }
 
+// The commit in which `who` inserted `row` at `at_us` (reconcile.cc's statement and parameters).
+SqlCommit layer_insert(const LayerReportRow& row, const std::string& who, int64_t at_us) {
+  return SqlCommit{at_us, true, who,
+                   {st("INSERT INTO reconciliation_layer_report (layer, scope_id, ...) VALUES (?, ...)",
+                       {std::to_string(row.layer), row.scope_id, row.snapshot_id, row.run_id, row.context_a, row.context_b,
+                        row.status, row.sample, row.read_ends, "digest", row.detail, std::to_string(row.at_us)})}};
+}
+
+// A poll the broker served `who` in `group` at `at_us`: keyed partition 0 [0, keyed_to) and stable
+// partition 0 [0, stable_to).
+ServedReadObs served(const std::string& who, const std::string& group, int64_t at_us, int64_t keyed_to,
+                     int64_t stable_to) {
+  ServedReadObs r{at_us, who, group, {}};
+  if (keyed_to > 0) r.ranges.push_back(ServedReadObs::Range{true, 0, 0, keyed_to});
+  if (stable_to > 0) r.ranges.push_back(ServedReadObs::Range{false, 0, 0, stable_to});
+  return r;
+}
+
+// clean() with add_logs(), and the layer reports of its snapshot: layer 1 samples source partition 0,
+// layer 2 kKey's version at cut k0@5/g1; `ends` is what the report says it read.
+struct Layered {
+  RankingRun run;
+  std::string snap, ctx, item;
+  LayerReportRow report(int layer, const std::string& ctx_b, const std::string& status,
+                        const std::string& ends = "k0:5;s0:4") const {
+    return LayerReportRow{layer, kScope, snap, kRun, ctx, ctx_b, status, layer == 2 ? item : "0:0-3", "", ends, 990};
+  }
+};
+
+Layered layered() {
+  Layered l{clean(), "", "", std::string(kKey) + ",1,2,k0@5/g1"};
+  add_logs(l.run);
+  const RunRow& r = l.run.board.runs[0];
+  l.snap = l.run.board.snapshots[0].snapshot_id;
+  l.ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest + "|rule-v1|1|" +
+          kRun + "|" + r.vector;
+  return l;
+}
+
 TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
-  RankingRun run = clean();
-  add_logs(run);
-  const RunRow& r = run.board.runs[0];
-  const std::string snap = run.board.snapshots[0].snapshot_id;
-  const std::string ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" +
-                          r.manifest_digest + "|rule-v1|1|" + kRun + "|" + r.vector;
-  const std::string item = std::string(kKey) + ",1,2,k0@5/g1";
-  auto report = [&](int layer, const std::string& ctx_b, const std::string& status) {
-    return LayerReportRow{layer, kScope, snap, kRun, ctx, ctx_b, status, layer == 2 ? item : "0:0-3", "", "k0:5;s0:4"};
-  };
+  const Layered l = layered();
+  RankingRun run = l.run;
+  const std::string& ctx = l.ctx;
+  auto report = [&l](int layer, const std::string& ctx_b, const std::string& status) { return l.report(layer, ctx_b, status); };
+  // recon was served everything (in two polls of its round's group) before it committed the report.
+  run.board.log_reads = {served("recon", "recon-1-0", 950, 3, 4), served("recon", "recon-1-0", 960, 5, 0)};
   auto verdict = [](RankingRun x, LayerReportRow row) {
+    x.commits.push_back(layer_insert(row, "recon", 1000));
     x.board.layer_reports.push_back(std::move(row));
     return check_reconciliation(x);
   };
@@ -584,15 +654,52 @@ TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
                                     {"sourcePartition", "0"}, {"sourceOffset", "1"}});
   EXPECT_EQ(verdict(hole, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
   EXPECT_EQ(verdict(hole, report(1, ctx, "GAP")).status(), VerdictStatus::kPass);
-  // A read that stopped short: what the reconciler saw below its read ends is what it concludes on.
-  LayerReportRow short_read = report(1, ctx, "GAP");
-  short_read.read_ends = "k0:5;s0:2";  // originals 2 and 3 not read: their copies have no original
-  EXPECT_EQ(verdict(run, short_read).status(), VerdictStatus::kPass);
-  short_read.status = "CONTINUOUS";
-  EXPECT_EQ(verdict(run, short_read).status(), VerdictStatus::kFail);
-    RankingRun forged = run;  // a copy whose original says another event
+  // A read the broker served short (originals 2 and 3 never served): what it was served is what it
+  // concludes on.
+  RankingRun short_read = run;
+  short_read.board.log_reads = {served("recon", "recon-1-0", 950, 5, 2)};
+  EXPECT_EQ(verdict(short_read, report(1, ctx, "GAP")).status(), VerdictStatus::kPass);
+  EXPECT_EQ(verdict(short_read, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
+  RankingRun forged = run;  // a copy whose original says another event
   forged.stable[2].value = event_text({{"eventId", "other"}});
   EXPECT_EQ(verdict(forged, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
+}
+
+// Issue 42, finding 4: what the reconciler read is what the broker served it, never the read_ends
+// it writes in its report. A reconciler that was served every record but writes empty ends and
+// concludes GAP (or DIFF) fails; so does one that concludes anything on a read the broker served
+// short of the cut, or whose reads were served to another process or in an older round.
+TEST(BoardChecks, ReconciliationJudgesTheReadsTheBrokerServedNotTheReadEndsOfTheReport) {
+  const Layered l = layered();
+  auto verdict = [&l](std::vector<ServedReadObs> reads, int layer, const std::string& status, const std::string& ends) {
+    RankingRun x = l.run;
+    x.board.log_reads = std::move(reads);
+    LayerReportRow row = l.report(layer, l.ctx, status, ends);
+    x.commits.push_back(layer_insert(row, "recon", 1000));
+    x.board.layer_reports.push_back(std::move(row));
+    return check_reconciliation(x).status();
+  };
+  const std::vector<ServedReadObs> all = {served("recon", "recon-1-0", 950, 5, 4)};
+  // The same broken reconciler passed when the judge took its ends: nothing read, so a hole.
+  EXPECT_EQ(verdict(all, 1, "GAP", ""), VerdictStatus::kFail);
+  EXPECT_EQ(verdict(all, 2, "DIFF", ""), VerdictStatus::kFail);
+  EXPECT_EQ(verdict(all, 1, "CONTINUOUS", ""), VerdictStatus::kPass);
+  EXPECT_EQ(verdict(all, 2, "MATCH", ""), VerdictStatus::kPass);
+  // Ends claiming more than was served change nothing: served short of the cut, no conclusion holds.
+  const std::vector<ServedReadObs> short_of_cut = {served("recon", "recon-1-0", 950, 3, 4)};
+  for (const char* status : {"GAP", "CONTINUOUS"}) EXPECT_EQ(verdict(short_of_cut, 1, status, "k0:5;s0:4"), VerdictStatus::kFail);
+  for (const char* status : {"DIFF", "MATCH"}) EXPECT_EQ(verdict(short_of_cut, 2, status, "k0:5;s0:4"), VerdictStatus::kFail);
+  // Reads served to another process, after the report, or in the reconciler's earlier round.
+  EXPECT_EQ(verdict({served("agg-1", "aggregators", 950, 5, 4)}, 1, "CONTINUOUS", "k0:5;s0:4"), VerdictStatus::kFail);
+  EXPECT_EQ(verdict({served("recon", "recon-1-0", 1001, 5, 4)}, 1, "CONTINUOUS", "k0:5;s0:4"), VerdictStatus::kFail);
+  EXPECT_EQ(verdict({served("recon", "recon-1-0", 900, 5, 4), served("recon", "recon-1-1", 950, 3, 0)}, 1, "CONTINUOUS",
+                    "k0:5;s0:4"),
+            VerdictStatus::kFail);
+  // A report no commit inserted (the row and the commit log disagree).
+  RankingRun orphan = l.run;
+  orphan.board.log_reads = all;
+  orphan.board.layer_reports.push_back(l.report(1, l.ctx, "CONTINUOUS", ""));
+  EXPECT_EQ(check_reconciliation(orphan).status(), VerdictStatus::kFail);
 }
 
 // ---- Scope control: mapping switches and window-configuration changes (004:L86, L104, L220, L230, L262-263).

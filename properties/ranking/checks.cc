@@ -48,6 +48,22 @@ std::string value_digest(const model::Value& v) {
 
 std::string text_digest(const std::string& s) { return fnv_hex(s); }
 
+namespace {
+
+// The fault that left emit `op` indeterminate, described; nullopt if none touched it.
+std::optional<std::string> emit_fault(const fl::props::FaultBudget& budget, const EmitOp& op) {
+  if (auto why = budget.touched(op.id)) return why;
+  const int64_t done_us = op.complete_us >= 0 ? op.complete_us : budget.end_us();
+  for (const auto& [down_us, up_us] : budget.downtimes(op.process)) {
+    if (down_us >= op.invoke_us && down_us <= done_us) {
+      return "crash of " + op.process + " at " + std::to_string(down_us) + " us, the emit in flight";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 // RANK-39 (004:L141, L145): every event whose fact committed reached the stable log, or was
 // rejected with the reason the contract gives, or is still visible as a PENDING outbox row.
 Verdict check_ingest_durable(const RankingRun& run) {
@@ -76,8 +92,10 @@ Verdict check_ingest_durable(const RankingRun& run) {
     if (op.outcome == Outcome::kFail) continue;
     const std::string id = field(parse_event(op.payload), "eventId");
     if (op.outcome == Outcome::kInfo && !logged.count(id) && !rejected.count(id) && !pending.count(id)) {
-      // An indeterminate commit (or a producer that died mid-call) is excused only by a fault.
-      const std::optional<std::string> why = budget.explain({op.process, "db"}, op.invoke_us, op.invoke_us + 2'000'000);
+      // An indeterminate commit (or a producer that died mid-call) is excused only by a fault that
+      // touched this emit: one that names it (a lost or held message, a broken call, an I/O error
+      // of its statement) or its producer's crash while it was in flight.
+      const std::optional<std::string> why = emit_fault(budget, op);
       if (why) {
         v.exempt("emit indeterminate: " + *why);
       } else {

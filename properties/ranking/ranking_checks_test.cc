@@ -99,6 +99,38 @@ TEST(RankingChecks, IngestDurableCatchesALostEvent) {
   expect_fail(check_ingest_durable(unexplained));
 }
 
+// An indeterminate emit whose event is nowhere is excused only by a fault that touched it: an I/O
+// error of its statement (the record names its operation), its producer's crash while it was in
+// flight. An I/O error of another operation, a DB pause that held nothing of it, or a crash of
+// another producer leave it unexplained.
+TEST(RankingChecks, IngestDurableExcusesAnIndeterminateEmitOnlyByAFaultThatTouchedIt) {
+  RankingRun base = clean();
+  base.end_us = 10'000'000;
+  base.emits.push_back(EmitOp{"producer-1", event("e5", "x", "t_1"), 1'000'000, Outcome::kInfo, 7, 1'200'000});
+  auto status = [&base](std::vector<sim::FaultRecord> faults) {
+    RankingRun run = base;
+    run.faults = std::move(faults);
+    return check_ingest_durable(run).status();
+  };
+  auto io_error = [](uint64_t cause) {
+    return sim::FaultRecord{.time_us = 1'100'000, .kind = sim::FaultKind::kStorageError, .node = "db", .process = "db",
+                            .value = 1, .cause = cause};
+  };
+  auto crash = [](const std::string& who, int64_t at_us) {
+    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kCrash, .node = who, .process = who};
+  };
+  EXPECT_EQ(status({}), VerdictStatus::kFail);
+  EXPECT_EQ(status({io_error(7)}), VerdictStatus::kPass);
+  EXPECT_EQ(status({io_error(8)}), VerdictStatus::kFail);
+  EXPECT_EQ(status({io_error(0)}), VerdictStatus::kFail);
+  EXPECT_EQ(status({sim::FaultRecord{.time_us = 900'000, .kind = sim::FaultKind::kPause, .node = "db", .process = "db",
+                                     .duration_us = 1'000'000}}),
+            VerdictStatus::kFail);
+  EXPECT_EQ(status({crash("producer-2", 1'100'000)}), VerdictStatus::kFail);
+  EXPECT_EQ(status({crash("producer-1", 1'100'000)}), VerdictStatus::kPass);
+  EXPECT_EQ(status({crash("producer-1", 1'300'000)}), VerdictStatus::kFail);  // after it completed
+}
+
 TEST(RankingChecks, ScopeCanonicalCatchesAnEmptyDimensionAndAFallback) {
   RankingRun run = clean();
   run.heads[0].scope_id = "GLOBAL||ALL|ALL";

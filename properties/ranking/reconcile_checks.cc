@@ -1,9 +1,12 @@
 // RANK-38 (004:L391-404): the three reconciliation layers compare only under one frozen context,
 // and what they conclude is what the world shows. Reads the DB rows read back (runs, snapshots,
-// manifests, versions, the reports, the candidate-term queue, the late side output) and the two
-// logs' records, never what the reconciler says about itself beyond its report.
+// manifests, versions, the reports, the candidate-term queue, the late side output), the two
+// logs' records, the commit log (which process committed each report, when) and the broker's
+// served reads (what that process was given to read), never what the reconciler says about itself
+// beyond its report's conclusion.
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -47,25 +50,86 @@ struct Logs {
   std::set<std::pair<int64_t, int64_t>> waiting;             // candidate terms (stable partition, offset)
 };
 
-// How far the reconciler read each log (LayerReportRow::read_ends): it saw every record below these
-// offsets and none at or above them; a partition not named was not read.
-struct ReadEnds {
-  std::map<int64_t, int64_t> keyed, stable;
-  int64_t keyed_end(int64_t p) const { return keyed.count(p) ? keyed.at(p) : 0; }
-  int64_t stable_end(int64_t p) const { return stable.count(p) ? stable.at(p) : 0; }
-};
+// What the broker served the reconciler before one report (ServedReadObs), never what the report
+// says it read: per partition of each log, the offsets returned, as sorted disjoint [from, to).
+struct Served {
+  using Ranges = std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>;
+  Ranges keyed, stable;
 
-ReadEnds parse_ends(const std::string& text) {
-  ReadEnds e;
-  for (const std::string& part : split(text, ';')) {
-    for (const std::string& item : split(part, ',')) {
-      const size_t colon = item.find(':');
-      if (item.size() < 2 || colon == std::string::npos) continue;
-      const int64_t p = std::strtoll(item.c_str() + 1, nullptr, 10), end = std::strtoll(item.c_str() + colon + 1, nullptr, 10);
-      (item[0] == 'k' ? e.keyed : e.stable)[p] = end;
+  static bool in(const Ranges& r, int64_t p, int64_t off) {
+    auto it = r.find(p);
+    if (it == r.end()) return false;
+    auto after = std::upper_bound(it->second.begin(), it->second.end(), std::make_pair(off, INT64_MAX));
+    return after != it->second.begin() && std::prev(after)->second > off;
+  }
+  bool has_keyed(int64_t p, int64_t off) const { return in(keyed, p, off); }
+  bool has_stable(int64_t p, int64_t off) const { return in(stable, p, off); }
+  // One past the highest keyed offset of `p` served (0: none).
+  int64_t keyed_end(int64_t p) const {
+    auto it = keyed.find(p);
+    return it == keyed.end() || it->second.empty() ? 0 : it->second.back().second;
+  }
+  static void normalize(Ranges& r) {
+    for (auto& [p, v] : r) {
+      std::sort(v.begin(), v.end());
+      std::vector<std::pair<int64_t, int64_t>> merged;
+      for (const auto& x : v) {
+        if (!merged.empty() && x.first <= merged.back().second) {
+          merged.back().second = std::max(merged.back().second, x.second);
+        } else {
+          merged.push_back(x);
+        }
+      }
+      v = std::move(merged);
     }
   }
-  return e;
+};
+
+// The records the broker served `process` in its read session before `at_us`: the session is the
+// consumer group of the last poll it was served by then (the reconciler reads each round with a
+// group of its own and writes that round's reports after the read).
+Served served_before(const BoardObs& b, const std::string& process, int64_t at_us) {
+  Served out;
+  const ServedReadObs* last = nullptr;
+  for (const ServedReadObs& r : b.log_reads) {
+    if (r.process == process && r.time_us <= at_us) last = &r;
+  }
+  if (last == nullptr) return out;
+  for (const ServedReadObs& r : b.log_reads) {
+    if (r.process != process || r.group != last->group || r.time_us > at_us) continue;
+    for (const ServedReadObs::Range& x : r.ranges) (x.keyed ? out.keyed : out.stable)[x.partition].emplace_back(x.from, x.to);
+  }
+  Served::normalize(out.keyed);
+  Served::normalize(out.stable);
+  return out;
+}
+
+// The commits that inserted layer reports, by the row they inserted (its columns, joined), in
+// commit order: a report row is tied to its commit, hence to the world's time and process.
+using InsertIndex = std::map<std::string, std::vector<const SqlCommit*>>;
+
+std::string row_key(const std::vector<std::string>& cols) {
+  std::string out;
+  for (const std::string& c : cols) out += c + '\x1f';
+  return out;
+}
+
+std::string row_key(const LayerReportRow& lr) {
+  return row_key({std::to_string(lr.layer), lr.scope_id, lr.snapshot_id, lr.run_id, lr.context_a, lr.context_b, lr.status,
+                  lr.sample, lr.read_ends, lr.detail, std::to_string(lr.at_us)});
+}
+
+InsertIndex layer_inserts(const RankingRun& run) {
+  InsertIndex out;
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok && !c.in_doubt) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.sql.compare(0, 39, "INSERT INTO reconciliation_layer_report") != 0 || s.params.size() < 12) continue;
+      const auto& p = s.params;  // layer .. sample, read_ends, offset_digest, detail, at_us
+      out[row_key({p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[10], p[11]})].push_back(&c);
+    }
+  }
+  return out;
 }
 
 Logs index(const RankingRun& run) {
@@ -77,9 +141,9 @@ Logs index(const RankingRun& run) {
   return l;
 }
 
-// Layer 1's truth for `scope` under `vector`, in the logs as far as the reconciler read them: ""
+// Layer 1's truth for `scope` under `vector`, in the records the broker served the reconciler: ""
 // when continuous, else the first hole found.
-std::string source_hole(const RankingRun& run, const Logs& l, const ReadEnds& read, const std::string& scope,
+std::string source_hole(const RankingRun& run, const Logs& l, const Served& read, const std::string& scope,
                         const std::string& vector) {
   std::map<int64_t, int64_t> reached;  // source partition -> last offset inside the cut
   for (const std::string& ref : split(vector, ',')) {
@@ -88,14 +152,14 @@ std::string source_hole(const RankingRun& run, const Logs& l, const ReadEnds& re
     auto part = l.keyed.find(c->first);
     for (int64_t off = 0; off < c->second; ++off) {
       const LogRecordObs* r = nullptr;
-      if (part != l.keyed.end() && part->second.count(off) && off < read.keyed_end(c->first)) r = part->second.at(off);
+      if (part != l.keyed.end() && part->second.count(off) && read.has_keyed(c->first, off)) r = part->second.at(off);
       if (r == nullptr) return "keyed " + ref + " has no offset " + std::to_string(off);
       const auto& f = r->fields();
       const int64_t sp = number(f, "sourcePartition"), so = number(f, "sourceOffset");
       reached[sp] = std::max(reached.count(sp) ? reached[sp] : -1, so);
       if (field(f, "scopeId") != scope) continue;
       auto orig = l.stable.find({sp, so});
-      if (orig == l.stable.end() || so >= read.stable_end(sp) ||
+      if (orig == l.stable.end() || !read.has_stable(sp, so) ||
           field(orig->second->fields(), "eventId") != field(f, "eventId")) {
         return "copy at keyed " + std::to_string(c->first) + "@" + std::to_string(off) + " has no original";
       }
@@ -103,14 +167,13 @@ std::string source_hole(const RankingRun& run, const Logs& l, const ReadEnds& re
   }
   std::set<std::pair<int64_t, int64_t>> copied;
   for (const LogRecordObs& r : run.keyed) {
-    if (r.offset >= read.keyed_end(r.partition) || field(r.fields(), "scopeId") != scope) continue;
+    if (!read.has_keyed(r.partition, r.offset) || field(r.fields(), "scopeId") != scope) continue;
     copied.insert({number(r.fields(), "sourcePartition"), number(r.fields(), "sourceOffset")});
   }
   for (const auto& [sp, last] : reached) {
-    const int64_t below = std::min(last, read.stable_end(sp));
-    for (auto it = l.stable.lower_bound({sp, 0}); it != l.stable.end() && it->first.first == sp && it->first.second < below;
+    for (auto it = l.stable.lower_bound({sp, 0}); it != l.stable.end() && it->first.first == sp && it->first.second < last;
          ++it) {
-      if (copied.count(it->first) || l.waiting.count(it->first)) continue;
+      if (!read.has_stable(sp, it->first.second) || copied.count(it->first) || l.waiting.count(it->first)) continue;
       const std::vector<std::string> derived = model::scopes_of(it->second->fields(), run.config);
       if (std::find(derived.begin(), derived.end(), scope) == derived.end()) continue;
       return "original " + std::to_string(sp) + "@" + std::to_string(it->first.second) + " has no copy of the scope";
@@ -119,10 +182,10 @@ std::string source_hole(const RankingRun& run, const Logs& l, const ReadEnds& re
   return "";
 }
 
-// The value of full key `ak` from the keyed records of `partition` below `next_offset` (and below
-// where the reconciler's read ended): distinct
-// events (source, event_id), without the copies the late side output took for its window.
-model::Value value_below(const RankingRun& run, const Logs& l, const ReadEnds& read, const std::string& ak,
+// The value of full key `ak` from the keyed records of `partition` below `next_offset` that the
+// broker served the reconciler: distinct events (source, event_id), without the copies the late
+// side output took for its window.
+model::Value value_below(const RankingRun& run, const Logs& l, const Served& read, const std::string& ak,
                          int32_t partition, int64_t next_offset) {
   const std::vector<std::string> k = split(ak, '#');
   model::Value v;
@@ -134,7 +197,8 @@ model::Value value_below(const RankingRun& run, const Logs& l, const ReadEnds& r
   std::map<std::string, int64_t> actors;
   bool by_content = false;
   for (const auto& [off, r] : part->second) {
-    if (off >= next_offset || off >= read.keyed_end(partition)) break;
+    if (off >= next_offset) break;
+    if (!read.has_keyed(partition, off)) continue;
     const auto& f = r->fields();
     if (field(f, "topicId") != k[0] || field(f, "scopeId") != k[1] || l.late.count({partition, off, k[2]})) continue;
     const int64_t t = number(f, "eventTime"), w = size->second;
@@ -157,7 +221,7 @@ model::Value value_below(const RankingRun& run, const Logs& l, const ReadEnds& r
 
 // Layer 2's truth: "" when every sampled version holds what its cut's records give, else the first
 // that does not; an item outside the run's manifest is reported as such.
-std::string aggregate_difference(const RankingRun& run, const Logs& l, const LayerReportRow& lr) {
+std::string aggregate_difference(const RankingRun& run, const Logs& l, const LayerReportRow& lr, const Served& read) {
   std::set<std::string> manifest;  // "ak,g,v,cut" of every item of the run's manifest
   for (const ManifestRow& m : run.board.manifest) {
     if (m.run_id != lr.run_id) continue;
@@ -176,7 +240,7 @@ std::string aggregate_difference(const RankingRun& run, const Logs& l, const Lay
     auto c = cut_of(f[3]);
     auto version = versions.find(f[0] + "," + f[1] + "," + f[2]);
     if (!c || version == versions.end()) return "sampled " + item + " names no version";
-    const model::Value want = value_below(run, l, parse_ends(lr.read_ends), f[0], c->first, c->second);
+    const model::Value want = value_below(run, l, read, f[0], c->first, c->second);
     if (!(version->second->value == want)) {
       return item + " holds " + version->second->value.describe() + ", its cut's records give " + want.describe();
     }
@@ -186,6 +250,71 @@ std::string aggregate_difference(const RankingRun& run, const Logs& l, const Lay
 
 }  // namespace
 
+// The cuts a conclusion rests on: layer 1 the run's vector, layer 2 each sampled version's cut.
+std::vector<std::pair<int32_t, int64_t>> cuts_needed(const LayerReportRow& lr, const std::string& vector) {
+  std::vector<std::pair<int32_t, int64_t>> out;
+  if (lr.layer == 1) {
+    for (const std::string& ref : split(vector, ',')) {
+      if (auto c = cut_of(ref)) out.push_back(*c);
+    }
+    return out;
+  }
+  for (const std::string& item : split(lr.sample, ';')) {
+    const std::vector<std::string> f = split(item, ',');
+    if (f.size() == 4) {
+      if (auto c = cut_of(f[3])) out.push_back(*c);
+    }
+  }
+  return out;
+}
+
+// Why the reads served short of a cut leave the logs unknown below it ("" when they reach them
+// all): a conclusion needs every record below its cuts (004:L400 compares the offsets below the cut).
+std::string short_read(const Served& read, const std::vector<std::pair<int32_t, int64_t>>& cuts) {
+  for (const auto& [p, next] : cuts) {
+    if (read.keyed_end(p) < next) {
+      return "the broker served it keyed " + std::to_string(p) + " only below " + std::to_string(read.keyed_end(p)) +
+             ", short of the cut at " + std::to_string(next);
+    }
+  }
+  return "";
+}
+
+// A layer report's conclusion against the logs as the broker served them to the process that
+// committed the report (tied to its INSERT in the commit log, before that commit).
+void check_conclusion(const RankingRun& run, const Logs& l, const LayerReportRow& lr, const RunRow& r,
+                      InsertIndex& inserts, const std::string& what, Verdict& v) {
+  std::vector<const SqlCommit*>& commits = inserts[row_key(lr)];
+  if (commits.empty()) {
+    fail_verdict(v, what + " concluded " + lr.status + " but no commit in the commit log inserted it");
+    return;
+  }
+  const SqlCommit& c = *commits.front();
+  commits.erase(commits.begin());
+  const Served read = served_before(run.board, c.client, c.time_us);
+  if (lr.status != "CONTINUOUS" && lr.status != "GAP" && lr.status != "MATCH" && lr.status != "DIFF") {
+    fail_verdict(v, what + " has status " + lr.status);
+    return;
+  }
+  if (const std::string why = short_read(read, cuts_needed(lr, r.vector)); !why.empty()) {
+    fail_verdict(v, what + " concluded " + lr.status + " on logs it had not read: " + why);
+    return;
+  }
+  if (lr.layer == 1 && (lr.status == "CONTINUOUS" || lr.status == "GAP")) {
+    const std::string hole = source_hole(run, l, read, lr.scope_id, r.vector);
+    if (hole.empty() != (lr.status == "CONTINUOUS")) {
+      fail_verdict(v, what + " concluded " + lr.status + (hole.empty() ? "; the logs show no hole" : "; " + hole));
+    }
+  } else if (lr.layer == 2 && (lr.status == "MATCH" || lr.status == "DIFF")) {
+    const std::string diff = aggregate_difference(run, l, lr, read);
+    if (diff.empty() != (lr.status == "MATCH")) {
+      fail_verdict(v, what + " concluded " + lr.status + (diff.empty() ? "; every sampled version recomputes" : "; " + diff));
+    }
+  } else {
+    fail_verdict(v, what + " has status " + lr.status + " at layer " + std::to_string(lr.layer));
+  }
+}
+
 void check_layer_reports(const RankingRun& run, const std::map<std::string, std::string>& context, Verdict& v) {
   const BoardObs& b = run.board;
   if (b.layer_reports.empty()) return;
@@ -194,6 +323,7 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
   std::map<std::string, std::string> run_of;
   for (const SnapshotRow& s : b.snapshots) run_of[s.snapshot_id] = s.run_id;
   const Logs l = index(run);
+  InsertIndex inserts = layer_inserts(run);
   for (const LayerReportRow& lr : b.layer_reports) {
     const std::string what = "layer-" + std::to_string(lr.layer) + " reconciliation of " + lr.scope_id + " (" +
                              lr.snapshot_id + ")";
@@ -212,19 +342,7 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
       continue;
     }
     ++v.checks;
-    if (lr.layer == 1 && (lr.status == "CONTINUOUS" || lr.status == "GAP")) {
-      const std::string hole = source_hole(run, l, parse_ends(lr.read_ends), lr.scope_id, r->second->vector);
-      if (hole.empty() != (lr.status == "CONTINUOUS")) {
-        fail_verdict(v, what + " concluded " + lr.status + (hole.empty() ? "; the logs show no hole" : "; " + hole));
-      }
-    } else if (lr.layer == 2 && (lr.status == "MATCH" || lr.status == "DIFF")) {
-      const std::string diff = aggregate_difference(run, l, lr);
-      if (diff.empty() != (lr.status == "MATCH")) {
-        fail_verdict(v, what + " concluded " + lr.status + (diff.empty() ? "; every sampled version recomputes" : "; " + diff));
-      }
-    } else {
-      fail_verdict(v, what + " has status " + lr.status);
-    }
+    check_conclusion(run, l, lr, *r->second, inserts, what, v);
   }
 }
 

@@ -47,9 +47,16 @@ std::string join(const std::set<std::string>& s) {
 struct Current {
   std::string action_id, state;
 };
-// [from_us, to_us) in which a (scope, topic)'s current row was a BLOCK, and who committed it.
+// [from_us, to_us) in which a (scope, topic)'s current row was a BLOCK, who committed it and the
+// action it was.
 struct BlockSpan {
   int64_t from_us = 0, to_us = INT64_MAX;
+  std::string committer, action_id;
+};
+
+// A commit that advanced a scope key's epoch: when, by whom (its push follows from that process).
+struct EpochMove {
+  int64_t time_us = 0;
   std::string committer;
 };
 
@@ -65,6 +72,7 @@ struct RiskState {
   // topic -> the action id of its block (which expiry bounds answers built with it).
   std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> lists;
   std::map<std::string, int64_t> until_of, expired_at;  // action id -> effective_until, first EXPIRED commit
+  std::map<std::string, EpochMove> advanced;             // scope key -> the last commit that advanced its epoch
 
   std::map<std::string, std::string> block_actions_of(const std::string& scope) const {
     std::map<std::string, std::string> out;
@@ -162,7 +170,7 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   }
   auto& spans = st.spans[{scope, topic}];
   if (cur.state == "BLOCK" && state != "BLOCK" && !spans.empty()) spans.back().to_us = at_us;
-  if (cur.state != "BLOCK" && state == "BLOCK") spans.push_back(BlockSpan{at_us, INT64_MAX, client});
+  if (cur.state != "BLOCK" && state == "BLOCK") spans.push_back(BlockSpan{at_us, INT64_MAX, client, id});
   cur = Current{id, state};  // the DB's state: the highest version row, whatever it ended
   return why;
 }
@@ -179,7 +187,10 @@ void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const Ris
                         std::to_string(t.local_advances.size()) + " local and " +
                         std::to_string(t.global_advances.size()) + " global epoch advances");
   }
-  for (const std::string& s : t.local_advances) ++st.local_epoch[s];
+  for (const std::string& s : t.local_advances) {
+    ++st.local_epoch[s];
+    st.advanced[s] = EpochMove{c.time_us, c.client};
+  }
   st.record_list(scope);
 }
 
@@ -198,8 +209,12 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
                         std::to_string(t.local_advances.size()) + " local and " +
                         std::to_string(t.global_advances.size()) + " global epoch advances (action scope '" + scope + "')");
   }
-  for (const std::string& s : t.local_advances) ++st.local_epoch[s];
+  for (const std::string& s : t.local_advances) {
+    ++st.local_epoch[s];
+    st.advanced[s] = EpochMove{c.time_us, c.client};
+  }
   st.global_epoch += static_cast<int64_t>(t.global_advances.size());
+  if (!t.global_advances.empty()) st.advanced[kGlobal] = EpochMove{c.time_us, c.client};
   for (const SqlStatementObs* s : t.inserts) {
     ++v.checks;
     const std::string why = apply_action(st, *s, c.time_us, c.client, expired);
@@ -387,28 +402,56 @@ int64_t held_at(const BoardObs& b, const std::vector<DenyWrite>* ws, int64_t t) 
   return e;
 }
 
+// The push's path: the committer (it reads the denylist from the DB and writes it to Redis,
+// 004:L235), the DB and Redis.
+std::vector<std::string> push_path(const std::string& committer) { return {committer, "db", "redis"}; }
+
+// The first instant fault in [from_us, until_us] that hit the push of `committer`'s commit at
+// `from_us` (the scope key `scope`), described with its time; nullopt if none did. The committer
+// is a background process that runs one step at a time, so from its commit to its push every call
+// it makes is that push's sequence (the commit's reply, the fence moves, the global absorption,
+// the denylist's read and its write: a failed step ends the sequence, nothing retries it). A fault
+// hit the push when it names the committer as an end of a lost message, the caller of a broken
+// call or a reset, or it is Redis's error reply to the committer's write of the scope's denylist.
+// A fault of any other process (a lost message of another caller at the DB or Redis) hit nothing
+// of the push.
+std::optional<std::pair<int64_t, std::string>> push_hit(const fl::props::FaultBudget& budget, const std::string& committer,
+                                                        const std::string& scope, int64_t from_us, int64_t until_us) {
+  if (until_us < from_us) return std::nullopt;
+  for (const auto* r : budget.instants({committer, "redis"}, from_us, until_us)) {
+    const bool own = r->process == committer || r->peer_process == committer;
+    const bool refused_write = starts(r->message, (committer + ":").c_str()) &&
+                               has(r->message, ("ranking:emergency-block:" + scope).c_str());
+    if (own || refused_write) return std::make_pair(r->time_us, r->describe());
+  }
+  return std::nullopt;
+}
+
 // Why a block committed at `from_us` may still be missing from a view at `at_us`, past the maximum
 // safe TTL, or nullopt. The TTL bounds the exposure the design itself allows (004:L237: "缓存最大安全
-// TTL 作为最后边界"); a fault that held the push back is not the design's. So the time the push's
-// path (the committer, the DB it reads the denylist from, Redis it writes it to, the edge that
-// fetches it: 004:L235) spent paused, down or cut off before the push reached Redis
-// (`pushed_us`) is credited, and only as long as it lasted (a short fault does not excuse a long
-// exposure); an instant fault there before the push (a lost message, a reset, an error reply) may
-// have dropped it, which the design does not retry. Once the push is in Redis, a fault that loses
-// it excuses nothing: recovering it is the design's part (004:L235: bypass when behind).
-std::optional<std::string> push_delay_explained(const fl::props::FaultBudget& budget, const std::string& committer,
-                                                int64_t from_us, int64_t at_us, int64_t pushed_us,
+// TTL 作为最后边界"); a fault that held the push back is not the design's, and only as far as it
+// reaches: a duration fault on the push's path (push_path) before the push reached Redis
+// (`pushed_us`) is credited for as long as it lasted (a short fault does not excuse a long
+// exposure); an instant fault that hit the push (push_hit: it may have dropped it, which the
+// design does not retry) is credited up to the TTL after it (plus the path's faulty time since).
+// Once the push is in Redis, a fault that loses it excuses nothing: recovering it is the design's
+// part (004:L235: bypass when behind).
+std::optional<std::string> push_delay_explained(const fl::props::FaultBudget& budget, const BlockSpan& span,
+                                                const std::string& scope, int64_t at_us, int64_t pushed_us,
                                                 int64_t max_safe_ttl_us) {
-  assert(at_us - from_us > max_safe_ttl_us);  // asked only past the TTL
-  const std::vector<std::string> places = {committer, "db", "redis", "edge"};
+  assert(at_us - span.from_us > max_safe_ttl_us);  // asked only past the TTL
+  const std::vector<std::string> places = push_path(span.committer);
   const int64_t until_us = std::min(at_us, pushed_us);
-  const int64_t faulty_us = budget.covered_us(places, from_us, until_us);
-  if (at_us - from_us - faulty_us <= max_safe_ttl_us) {
+  const int64_t faulty_us = budget.covered_us(places, span.from_us, until_us);
+  if (at_us - span.from_us - faulty_us <= max_safe_ttl_us) {
     return "the push's path was faulty for " + std::to_string(faulty_us) + " us of the " +
-           std::to_string(at_us - from_us) + " us since the commit, before the push (" +
-           budget.explain(places, from_us, until_us).value_or("") + ")";
+           std::to_string(at_us - span.from_us) + " us since the commit, before the push (" +
+           budget.explain(places, span.from_us, until_us).value_or("") + ")";
   }
-  if (auto why = budget.instant_in(places, from_us, until_us)) return "the push may have been lost: " + *why;
+  if (auto hit = push_hit(budget, span.committer, scope, span.from_us, until_us)) {
+    const int64_t since_us = at_us - hit->first - budget.covered_us(places, hit->first, until_us);
+    if (since_us <= max_safe_ttl_us) return "the push may have been lost: " + hit->second;
+  }
   return std::nullopt;
 }
 
@@ -464,8 +507,8 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
         if (span.from_us + b.params.max_safe_ttl_us >= op.invoke_us || answered_us >= span.to_us) continue;
         const std::string what = op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope +
                                  ", blocked in " + s + " since " + std::to_string(span.from_us);
-        if (auto why = push_delay_explained(budget, span.committer, span.from_us, op.invoke_us,
-                                             pushed_at(ws(s), t, span.from_us), b.params.max_safe_ttl_us)) {
+        if (auto why = push_delay_explained(budget, span, s, op.invoke_us, pushed_at(ws(s), t, span.from_us),
+                                             b.params.max_safe_ttl_us)) {
           v.exempt(what + ": " + *why);
           continue;
         }
@@ -490,8 +533,32 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   }
 }
 
+// Why the denylist of `scope` may be behind at the end, or nullopt: the key went with Redis's data
+// (written before Redis's last loss, never since: the query layer then reads the DB, 004:L235
+// "边缘尚未确认最新 epoch 时绕过榜单缓存回源"); or the push of the last commit that advanced the epoch
+// may still be due, as a view's would be (push_delay_explained's reach: no more than the maximum
+// safe TTL of sound path since that commit, or since an instant that hit its push).
+std::optional<std::string> behind_explained(const RankingRun& run, const fl::props::FaultBudget& budget,
+                                            const RiskState& st, const std::string& scope,
+                                            const std::vector<DenyWrite>* ws) {
+  const std::vector<int64_t>& losses = run.board.redis_losses;
+  if (ws != nullptr && !ws->empty() && !losses.empty() && ws->front().time_us < losses.back() &&
+      ws->back().time_us < losses.back()) {
+    return "Redis lost the key with its data at " + std::to_string(losses.back()) + " (last written at " +
+           std::to_string(ws->back().time_us) + ")";
+  }
+  auto moved = st.advanced.find(scope);
+  if (moved == st.advanced.end()) return std::nullopt;
+  const EpochMove& m = moved->second;
+  const BlockSpan push{m.time_us, INT64_MAX, m.committer, ""};
+  const int64_t ttl_us = run.board.params.max_safe_ttl_us;
+  if (run.end_us - m.time_us <= ttl_us) return "its push may still be due: committed at " + std::to_string(m.time_us);
+  if (auto why = push_delay_explained(budget, push, scope, run.end_us, INT64_MAX, ttl_us)) return "committed at " + std::to_string(m.time_us) + ", " + *why;
+  return std::nullopt;
+}
+
 // At the end the edge holds each scope's current denylist epoch (004:L235: the push is part of
-// the block; an edge left behind is excused only by a fault of the pusher or of Redis).
+// the block; an edge left behind is excused only by a fault that hit that push or lost it with Redis).
 void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st,
                           const std::map<std::string, std::vector<DenyWrite>>& writes) {
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -499,14 +566,13 @@ void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st
   for (const auto& [k, c] : st.current) scopes.insert(k.first);
   for (const std::string& scope : scopes) {
     auto it = writes.find(scope);
-    const int64_t held = held_at(run.board, it == writes.end() ? nullptr : &it->second, run.end_us);
+    const std::vector<DenyWrite>* ws = it == writes.end() ? nullptr : &it->second;
+    const int64_t held = held_at(run.board, ws, run.end_us);
     if (held >= st.key_epoch(scope)) {
       ++v.checks;
       continue;
     }
-    std::vector<std::string> places = {"redis", "risk"};
-    for (int i = 1; i <= 8; ++i) places.push_back("expiry-" + std::to_string(i));
-    if (auto why = budget.explain(places, 0, run.end_us)) {
+    if (auto why = behind_explained(run, budget, st, scope, ws)) {
       v.exempt("denylist of " + scope + " behind at the end: " + *why);
       continue;
     }

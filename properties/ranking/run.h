@@ -23,6 +23,8 @@ struct EmitOp {  // one producer `emit`: the event it recorded and whether its f
   std::string payload;
   int64_t invoke_us = 0;
   Outcome outcome = Outcome::kInfo;
+  uint64_t id = 0;          // its history id (the cause fault records name)
+  int64_t complete_us = -1;  // -1: never completed (its producer died with it)
 };
 
 struct LogRecordObs {
@@ -116,6 +118,11 @@ struct BoardParams {
   int64_t expiry_bound_us = INT64_MAX / 4;
   // 004:L237: the maximum safe TTL: how long a committed block may still be shown by any response.
   int64_t max_safe_ttl_us = INT64_MAX / 4;
+  // The longest a publisher's step after its publish commit may last without a fault (004:L266: the
+  // Redis pointer is a cache written after the DB's commit): its calls' timeouts, the commit's reply
+  // and the snapshot's read (SQL), the snapshot's SET and the pointer script (Redis). The harness's
+  // client constants.
+  int64_t publish_step_us = 2 * 500'000 + 2 * 300'000;
   bool risk_service = false;         // entries at the entry score are checked by the risk service
   int risk_suspicious_mod = 4;       // risk model risk-m1: t_i suspicious when i % N == 0
   // Scope control (mapping switches, window-configuration changes; 004:L86, L104, L220, L262-263):
@@ -247,12 +254,28 @@ struct ReconciliationRow {  // RECONCILIATION_REPORT (004:L392-404)
 // REFUSED, against the run of the snapshot the DB pointer named. A context is the snapshot's frozen
 // context (as in RECONCILIATION_REPORT) then "|" and a source-offset vector. `sample`: layer 1
 // "<source partition>:0-<last>" per source partition; layer 2 "<aggregate_key>,<g>,<v>,<cut_ref>"
-// per window version recomputed; ';'-joined. `read_ends`: how far the reconciler read each log,
-// "k<partition>:<end>,...;s<partition>:<end>,..." (it read a prefix of every partition; one
-// absent was not read at all).
+// per window version recomputed; ';'-joined. `read_ends`: how far the reconciler says it read each
+// log, "k<partition>:<end>,...;s<partition>:<end>,..."; `at_us`: its at_us column. The judge takes
+// neither as what was read (the broker's served reads say that): both only identify the row's
+// INSERT in the commit log.
 struct LayerReportRow {
   int layer = 0;
   std::string scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends;
+  int64_t at_us = 0;
+};
+
+// A poll the log broker answered with records (sim/log/server.h ServedRead), as the broker served
+// it: when (world time), to which process (the world's name for the caller), in which consumer
+// group, and the offsets [from, to) of each partition of the keyed or the stable log it returned.
+struct ServedReadObs {
+  struct Range {
+    bool keyed = false;  // the keyed log; else the pre-normalization (stable) log
+    int32_t partition = 0;
+    int64_t from = 0, to = 0;
+  };
+  int64_t time_us = 0;
+  std::string process, group;
+  std::vector<Range> ranges;
 };
 
 struct ReplayRunRow {  // REPLAY_RUN: a replay run in its own namespace (004:L101)
@@ -305,6 +328,7 @@ struct BoardObs {
   std::vector<ReplayRunRow> replay_runs;
   std::vector<ReconciliationRow> reconciliations;
   std::vector<LayerReportRow> layer_reports;  // with reconcile_layers only
+  std::vector<ServedReadObs> log_reads;       // with reconcile_layers only: every poll served, in order
   std::vector<DegradedPolicyRow> policies;  // with degraded runs only
   std::vector<PromotionRow> promotions;     // with promote_replays only
   std::vector<ShadowRunRow> shadow_runs;    // with shadow runs only

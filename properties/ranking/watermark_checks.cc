@@ -4,10 +4,12 @@
 // read back and the fault log; the seed's constants come from the scenario's params.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
 
+#include "properties/common/fault_budget.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
@@ -130,15 +132,18 @@ std::string describe(const WindowKey& w) {
          std::to_string(std::get<3>(w));
 }
 
-// A clock fault on the committing process's node or the log broker explains an idle mark that
-// came early by the append times (they and the worker's timer read different clocks).
-bool clock_fault(const RankingRun& run, const std::string& client, int64_t until_us) {
-  for (const sim::FaultRecord& f : run.faults) {
-    if (f.time_us > until_us) continue;
-    if (f.kind != sim::FaultKind::kClockJump && f.kind != sim::FaultKind::kClockDrift) continue;
-    if (f.node == client || f.process == client || f.node == "log" || f.process == "log") return true;
-  }
-  return false;
+// Why an idle mark `early_us` early by the append times is the clocks', or nullopt. The worker
+// measures a partition's silence on its own clock (from when it applied the record or took the
+// partition over) and the judge places the record by the broker's append stamp (the log node's
+// clock): a mark is early by at most how far the log's clock was ahead of world time plus how far
+// the committer's clock ran fast between the append and the mark. 0 ppm and 0 ms move neither.
+std::optional<std::string> clock_explains(const fl::props::FaultBudget& budget, const std::string& client,
+                                          int64_t appended_us, int64_t mark_us, int64_t early_us) {
+  const fl::props::ClockReach log = budget.clock("log", 0, mark_us);
+  const fl::props::ClockReach own = budget.clock(client, std::max<int64_t>(0, appended_us - log.max_abs_offset_us), mark_us);
+  if (early_us > log.max_abs_offset_us + own.error_us) return std::nullopt;
+  return "log clock off by up to " + std::to_string(log.max_abs_offset_us) + " us (" + log.what + "), " + client +
+         "'s by up to " + std::to_string(own.error_us) + " us (" + own.what + ")";
 }
 
 }  // namespace
@@ -170,6 +175,7 @@ Verdict check_watermark(const RankingRun& run) {
                               "is flagged incomplete");
   const auto keyed = keyed_by_partition(run);
   const WatermarkParams& prm = run.wm.params;
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<int32_t, int64_t> last;
   std::map<std::pair<int32_t, std::string>, int64_t> complete;
   std::map<std::tuple<int32_t, std::string, std::string>, bool> idle_open;  // (kp, source, idle_start)
@@ -206,8 +212,8 @@ Verdict check_watermark(const RankingRun& run) {
         }
         ++v.checks;
         if (appended >= 0 && appended + prm.idle_timeout_us > c.time_us) {
-          if (clock_fault(run, c.client, c.time_us)) {
-            v.exempt("idle mark of " + source + " in k" + std::to_string(kp) + " early by the append clock: a clock fault");
+          if (auto why = clock_explains(budget, c.client, appended, c.time_us, appended + prm.idle_timeout_us - c.time_us)) {
+            v.exempt("idle mark of " + source + " in k" + std::to_string(kp) + " early by the append clock: " + *why);
           } else {
             fail_verdict(v, c.client + " marked " + source + " idle in k" + std::to_string(kp) + " at " +
                                 std::to_string(c.time_us) + " us, its last record was appended at " +

@@ -122,6 +122,33 @@ TEST(WatermarkChecks, WatermarkCatchesARegressionAnOverrunAnEarlyIdleAndAMissing
   expect_fail(check_watermark(unflagged));
 }
 
+// An idle mark early by the append times (2 s short of the 3 s timeout here) is excused only by
+// clocks that moved that far: the log's clock ahead at the append (its stamp late), or the
+// committer's clock jumping forward between the append and the mark. A jump of the committer
+// before the append, a jump of another node, a 0 ms jump or a 0 ppm drift excuse nothing.
+TEST(WatermarkChecks, AnEarlyIdleMarkIsExcusedOnlyByClocksThatMovedThatFar) {
+  RankingRun early = clean();
+  early.end_us = 10'000'000;
+  early.commits[4].time_us = 3'000'000;
+  auto jump = [](const std::string& node, int64_t at_us, int64_t by_us) {
+    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kClockJump, .node = node, .value = by_us};
+  };
+  auto status = [&early](std::vector<sim::FaultRecord> faults) {
+    RankingRun run = early;
+    run.faults = std::move(faults);
+    return check_watermark(run).status();
+  };
+  EXPECT_EQ(status({}), VerdictStatus::kFail);
+  EXPECT_EQ(status({jump("log", 500'000, 2'500'000)}), VerdictStatus::kPass);
+  EXPECT_EQ(status({jump("agg-1", 2'500'000, 2'500'000)}), VerdictStatus::kPass);
+  EXPECT_EQ(status({jump("agg-1", 500'000, 2'500'000)}), VerdictStatus::kFail);
+  EXPECT_EQ(status({jump("agg-2", 2'500'000, 2'500'000)}), VerdictStatus::kFail);
+  EXPECT_EQ(status({jump("agg-1", 2'500'000, 1'000'000)}), VerdictStatus::kFail);  // 1 s of the 2 s
+  EXPECT_EQ(status({jump("log", 500'000, 0), sim::FaultRecord{.time_us = 500'000, .kind = sim::FaultKind::kClockDrift,
+                                                              .node = "agg-1", .value = 0}}),
+            VerdictStatus::kFail);
+}
+
 TEST(WatermarkChecks, IdleRecoveryCatchesAWrongLateCountAndAnEarlyRejoin) {
   RankingRun count = clean();
   count.wm.idle[0].late_count = 1;

@@ -2,8 +2,7 @@
 //
 // Every input carries the time explicitly (now_us); nothing reads a clock, a random source or a
 // hash-map order. The simulated broker process (sim/log/server.h) wraps one Broker; tests and
-// properties drive it directly. Semantics follow Kafka, sources in
-// ../shared/references/domain-semantics.md §2:
+// properties drive it directly. Semantics follow Kafka's documented contract:
 //
 // - Topics with N partitions; a record's partition is partition_for_key(key, N) (stable FNV-1a +
 //   mix64 from sim/hash.h, never std::hash). Offsets start at 0 per partition, contiguous.

@@ -265,6 +265,7 @@ class Consumer final : public fl::LogConsumer {
     for (;;) {
       LogRequest r;
       r.kind = LogRequest::Kind::kPoll;
+      r.caller = std::string(rt_.process_name());
       r.group = options_.group;
       r.member_id = member_id_;
       r.offsets = positions_;

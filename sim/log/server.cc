@@ -176,6 +176,22 @@ BrokerServer::BrokerServer(BrokerConfig config, std::string service, int64_t tic
   broker_.track_appends();  // for append_times()
 }
 
+void BrokerServer::note_read(const LogRequest& request, const PollReply& reply, int64_t now_us) {
+  ServedRead read{now_us, request.caller, request.group, {}};
+  for (const LogRecord& rec : reply.records) {
+    ServedRead::Range* last = nullptr;
+    for (ServedRead::Range& r : read.ranges) {
+      if (r.topic == rec.topic && r.partition == rec.partition && r.to == rec.offset) last = &r;
+    }
+    if (last != nullptr) {
+      ++last->to;
+    } else {
+      read.ranges.push_back(ServedRead::Range{rec.topic, rec.partition, rec.offset, rec.offset + 1});
+    }
+  }
+  served_reads_.push_back(std::move(read));
+}
+
 BootFn BrokerServer::boot_fn() {
   return [this](Process& p) { return boot(p); };
 }
@@ -191,6 +207,9 @@ Task<MessagePtr> BrokerServer::serve_one(BrokerServer* self, Process* p, Message
     reply = handle_log_request(self->broker_, *r, p->clock().now_us());
     for (const auto& [tp, offset] : self->broker_.take_appended()) {
       self->append_times_[AppendKey{tp.topic, tp.partition, offset}] = p->world().now_us();
+    }
+    if (self->tracking_reads_ && r->kind == LogRequest::Kind::kPoll && !reply.poll.records.empty()) {
+      self->note_read(*r, reply.poll, p->world().now_us());
     }
   }
   co_return make_message(std::move(reply));

@@ -50,6 +50,9 @@ struct LogRequest {
   OffsetMap offsets;                 // kPoll: fetch positions; kCommit: next offsets
   size_t max_records = 0;            // kPoll
   int64_t generation = -1;           // kCommit
+  // The calling process, as the log client names it from its Runtime (kPoll; BrokerServer's
+  // served_reads). The world's identity of the caller, never the service's: not in describe().
+  std::string caller;
   std::string describe() const;
   void describe_to(StableHasher& out) const;  // hashes describe() without building it (Message::digest)
 };
@@ -62,6 +65,19 @@ struct LogReply {
   JoinReply join;            // kJoin
   PollReply poll;            // kPoll
   std::string describe() const;
+};
+
+// A poll the broker answered with records (BrokerServer::track_reads): when (world time), to which
+// process, in which consumer group, and the offsets [from, to) of each partition it returned.
+struct ServedRead {
+  struct Range {
+    std::string topic;
+    int32_t partition = 0;
+    int64_t from = 0, to = 0;
+  };
+  int64_t time_us = 0;
+  std::string caller, group;
+  std::vector<Range> ranges;  // in the reply's order; one per run of consecutive offsets
 };
 
 // Applies one request to the broker at now_us. Pure: the server and tests share it.
@@ -81,17 +97,24 @@ class BrokerServer {
   // skew or (jumping back) freeze; judges that place an append in world time read this.
   using AppendKey = std::tuple<std::string, int32_t, int64_t>;
   const std::map<AppendKey, int64_t>& append_times() const { return append_times_; }
+  // After track_reads(): every poll answered with records, in the order served (what a consumer
+  // was given, for judges that check a conclusion against what its reader saw). Off by default.
+  void track_reads() { tracking_reads_ = true; }
+  const std::vector<ServedRead>& served_reads() const { return served_reads_; }
   // The BootFn of the broker process. REQUIRES: this BrokerServer outlives the process.
   BootFn boot_fn();
 
  private:
   Task<void> boot(Process& p);
   static Task<MessagePtr> serve_one(BrokerServer* self, Process* p, MessagePtr request);
+  void note_read(const LogRequest& request, const PollReply& reply, int64_t now_us);
 
   Broker broker_;
   std::string service_;
   int64_t tick_interval_us_;
   std::map<AppendKey, int64_t> append_times_;
+  bool tracking_reads_ = false;
+  std::vector<ServedRead> served_reads_;
 };
 
 }  // namespace fl::sim::log

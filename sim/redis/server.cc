@@ -50,6 +50,18 @@ void Server::log_eviction(int db, const std::string& key) {
   world.record_fault(std::move(r));
 }
 
+// Coverage (sim/coverage.h): which processes followed which on a key. A script or EXEC is seen
+// through the commands it runs (logged with depth 1), not as itself.
+void Server::note_access(World& world, const Engine::ObservedCommand& c) {
+  if (!world.coverage().enabled() || c.argv.size() < 2) return;
+  const std::string& cmd = c.argv[0];
+  if (cmd == "EVAL" || cmd == "EVALSHA" || cmd == "EVAL_RO" || cmd == "EVALSHA_RO" || cmd == "SCRIPT" ||
+      cmd == "PUBLISH" || cmd == "CONFIG" || cmd == "CLIENT") {
+    return;
+  }
+  world.coverage().access("redis", c.argv[1], current_client_, cmd);
+}
+
 void Server::log_command(const Engine::ObservedCommand& c) {
   if (process_ == nullptr) return;  // not booted: nothing runs commands
   World& world = process_->world();
@@ -82,6 +94,7 @@ void Server::log_command(const Engine::ObservedCommand& c) {
         for (const std::string& a : c.argv) text += " " + a;
         return text + " -> " + c.reply.describe();
       });
+  note_access(world, c);
   if (!options_.keep_command_log) return;
   // Built in place: a CommandRecord is large, and the log holds one per command.
   CommandRecord& r = command_log_.emplace_back();

@@ -114,6 +114,7 @@ class Server {
   RedisResponse subscribe(const RedisRequest& req);
   RedisResponse unsubscribe(const RedisRequest& req);
   RedisResponse check(const RedisRequest& req);
+  void note_access(World& world, const Engine::ObservedCommand& c);
   bool subscriber_alive(const Subscriber& s) const;
   void after_command();
   void wake_parked(const std::vector<std::string>& keys);

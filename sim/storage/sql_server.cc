@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 
 #include "sim/storage/sql_wire.h"
 
@@ -89,6 +90,32 @@ int64_t SqlServer::charge_disk_us(int64_t cost_us) {
   return disk_free_at_us_ - now_us;
 }
 
+// The statement's verb and the table it names ("INSERT", "outbox"), for coverage: which processes
+// followed which on a table. {"", ""} for a statement that names none (BEGIN, PRAGMA).
+std::pair<std::string, std::string> SqlServer::verb_and_table(const std::string& sql) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : sql) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      word += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+      if (words.size() > 8) break;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  if (words.empty()) return {"", ""};
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "INTO" || words[i] == "FROM" || words[i] == "UPDATE" || words[i] == "TABLE") {
+      std::string table = words[i + 1];
+      for (char& c : table) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return {words[0], table};
+    }
+  }
+  return {"", ""};
+}
+
 void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const std::shared_ptr<const SqlResult>& shared) {
   const SqlRequest& req = *shared_req;
   const SqlResult& result = *shared;
@@ -100,6 +127,12 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
   world.trace().fold_recorded(world.now_us(), TraceKind::kObserve, seq, result.ok() ? 1 : 0, process_.node_name(),
                               process_.process_name(),
                               [&] { return req.describe() + " -> " + result.describe(); });
+  if (world.coverage().enabled()) {
+    for (const SqlStatement& st : req.statements) {
+      const auto [verb, table] = verb_and_table(st.sql);
+      if (!table.empty()) world.coverage().access("sql", table, req.client, verb);
+    }
+  }
   if (!options_.commit_log && !options_.commit_stream) return;
   SqlCommitRecord r;
   r.seq = seq;

@@ -106,6 +106,7 @@ class SqlServer {
   Task<MessagePtr> handle(MessagePtr request);
   int64_t charge_disk_us(int64_t cost_us);
   void log_request(std::shared_ptr<const SqlRequest> req, const std::shared_ptr<const SqlResult>& result);
+  static std::pair<std::string, std::string> verb_and_table(const std::string& sql);
 
   Process& process_;
   std::shared_ptr<SimVfs> vfs_;
