@@ -308,6 +308,24 @@ TEST(GiftsChecks, HoldsOnThePushPathExcuseAnExpiredGiftOnlyWhenTheyAddUp) {
   EXPECT_GE(v.exempted(), 1);  // the excused gift is counted
 }
 
+// A gift whose flight had not ended when the run did (its batch could still be in its window or
+// held: a retry charged it 0.5 s before the end, explore-hardened-txmsg seed 1237) is not yet due:
+// excused and counted. The same gift charged 10 s before the end, never pushed, still fails.
+TEST(GiftsChecks, AGiftStillOnItsWayAtTheEndIsNotYetDue) {
+  auto unpushed_at = [](int64_t t_us) {
+    Builder b = clean();
+    b.charge(3, 1, "c", "1-3", t_us);  // never pushed
+    return std::pair{check_batch_conservation(b.run), check_delivery(b.run)};
+  };
+  const auto [late_conservation, late_delivery] = unpushed_at(59 * kS + 500'000);
+  EXPECT_TRUE(late_conservation.passed) << (late_conservation.evidence.empty() ? "" : late_conservation.evidence[0]);
+  EXPECT_EQ(late_conservation.exempted(), 1);
+  EXPECT_TRUE(late_delivery.passed) << (late_delivery.evidence.empty() ? "" : late_delivery.evidence[0]);
+  const auto [early_conservation, early_delivery] = unpushed_at(50 * kS);
+  EXPECT_FALSE(early_conservation.passed);
+  EXPECT_FALSE(early_delivery.passed);
+}
+
 // A crash of a push service holds the log partitions it consumed until the log's group evicts it:
 // the session timeout (6 s) by the broker's clock, which a jump back on the log freezes
 // (explore-hardened-txmsg seeds 220, 397). A quick restart alone excuses nothing more than 6 s.
@@ -404,6 +422,23 @@ TEST(GiftsChecks, DeliveryWaitsForACopyStillBuffered) {
   EXPECT_FALSE(check_delivery(b.run).passed);
   b.op("viewer-1", "deliver", "msg=m7 room=r1 sender=1 gift=g1 count=1 seq=3 ts=59000", 59 * kS, -1, Outcome::kInfo, "");
   EXPECT_TRUE(check_delivery(b.run).passed);
+}
+
+// A copy replaced in the buffer by a copy that a rule of the seed then dropped (a room switch,
+// 003:L193) is not "never played" (explore-hardened-txmsg seed 1093); a replacing copy of another
+// message, dropped by the same switch, excuses nothing.
+TEST(GiftsChecks, DeliveryExcusesACopyWhoseReplacementTheSeedsRulesDropped) {
+  auto replaced = [](const std::string& replacing_msg) {
+    Builder b = clean();
+    b.deliver("viewer-1", "m7", 3, 1, 6 * kS, 6 * kS + 1000, "dropped:replaced-in-buffer");
+    b.op("viewer-1", "connect", "user=9 room=r2 gw=gw-1 lastSeq=0", 6 * kS + 500'000, 6 * kS + 501'000, Outcome::kOk,
+         "seq=0");
+    b.deliver("viewer-1", replacing_msg, 3, 1, 6 * kS + 600'000, 6 * kS + 600'000, "dropped:left-room");
+    return check_delivery(b.run);
+  };
+  const Verdict v = replaced("m7");
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_FALSE(replaced("m8").passed);  // m7's copy was replaced, and nothing of m7 was dropped by a rule
 }
 
 TEST(GiftsChecks, DeliveryCatchesAReceivedMessageNeverPlayed) {
@@ -560,6 +595,29 @@ TEST(GiftsChecks, AnOldReceiptIsExcusedByAHoldOnTheViewersLinkOnly) {
   EXPECT_TRUE(clogged("viewer-1", true).passed);
   EXPECT_FALSE(clogged("viewer-1", false).passed);
   EXPECT_FALSE(clogged("viewer-2", true).passed);
+}
+
+// A gateway keeps a viewer's userId -> connection mapping (003:L15) until a leave reaches it, and a
+// viewer that reconnects elsewhere after a failed ping sends none: a gateway the viewer joined
+// through before the receipt, even one it left, may have forwarded it, so its clock behind excuses
+// (explore-hardened seed 1640: forwarded by a gateway left 20 s earlier, its clock 10 s behind). A
+// gateway joined only after the receipt, or a failed connect, excuses nothing.
+TEST(GiftsChecks, AnOldReceiptMayHaveBeenJudgedByAnyGatewayTheViewerJoinedBefore) {
+  auto old = [](int64_t connect_at_us, Outcome outcome) {
+    Builder b = clean();  // viewer-1 joined through gw-1 at 0
+    b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-2 lastSeq=0", connect_at_us, connect_at_us + 1000, outcome,
+         outcome == Outcome::kOk ? "seq=1" : "not joined");
+    b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-1 lastSeq=1", connect_at_us + 2 * kS,
+         connect_at_us + 2 * kS + 1000, Outcome::kOk, "seq=1");
+    b.deliver("viewer-1", "m2x", 2, 1, 20 * kS, 20 * kS, "played", 5'000);  // 15 s old
+    b.fault(sim::FaultKind::kClockJump, "gw-2", 1 * kS, -5 * kS);
+    return check_expiry(b.run);
+  };
+  const Verdict v = old(3 * kS, Outcome::kOk);  // joined gw-2 at 3 s, back to gw-1 at 5 s
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 1);
+  EXPECT_FALSE(old(3 * kS, Outcome::kFail).passed);  // never joined through gw-2
+  EXPECT_FALSE(old(21 * kS, Outcome::kOk).passed);   // joined gw-2 after the receipt
 }
 
 TEST(GiftsChecks, ReconnectCatchesADropAfterTheBaseline) {

@@ -235,6 +235,28 @@ int64_t GiftReach::reach_until(const model::ChargedGift& g, const std::vector<st
   return std::min(t, cap_us);
 }
 
+namespace {
+
+// The clock faults of several Skew::what lists ("a, b"), each named once, in first-seen order.
+std::string join_distinct(const std::vector<std::string>& lists) {
+  std::vector<std::string> seen;
+  std::string out;
+  for (const std::string& list : lists) {
+    size_t at = 0;
+    while (at < list.size()) {
+      const size_t end = std::min(list.find(", ", at), list.size());
+      const std::string item = list.substr(at, end - at);
+      at = end + 2;
+      if (item.empty() || std::find(seen.begin(), seen.end(), item) != seen.end()) continue;
+      seen.push_back(item);
+      out += (out.empty() ? "" : ", ") + item;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Skew GiftReach::skew(const std::vector<std::string>& nodes, int64_t from_us, int64_t to_us) const {
   Skew out;
   for (const std::string& n : nodes) {
@@ -289,7 +311,9 @@ Flight GiftReach::flight(const model::ChargedGift& g) const {
   if (reach_until(g, path, from_us, start_us, expires_us) < expires_us) return f;
   std::string why = "logged " + secs(f.append_us - f.born_us) + " after its request";
   if (f.held_us > 0) why += ", held up to " + secs(f.held_us) + " on its push path (" + f.held_by + ")";
-  if (older_us > 0) why += ", clocks make it look " + secs(older_us) + " older (" + judge.what + stamp.what + batcher.what + ")";
+  if (older_us > 0) {
+    why += ", clocks make it look " + secs(older_us) + " older (" + join_distinct({judge.what, stamp.what, batcher.what}) + ")";
+  }
   f.expiry = why;
   return f;
 }
