@@ -158,6 +158,26 @@ TEST(GiftsChecks, APendingRowIsExcusedOnlyWhileItsWayOutIsHeldToTheEnd) {
   EXPECT_FALSE(pending("redis", 1 * kS, {"gift-1"}).passed);              // not on its way out
 }
 
+// A charge whose commit answered an I/O error can still have persisted (its order row is there,
+// with the msgId that attempt stamped): its row's way out is judged from that commit, so a pause
+// of the log to the end excuses it as any other (explore-hardened seed 4629). Without the pause,
+// or when the failed request carried another msgId (it wrote nothing), the row still fails.
+TEST(GiftsChecks, APendingRowOfACommitThatAnsweredAnErrorIsJudgedFromThatCommit) {
+  auto pending = [](bool paused, const std::string& carried) {
+    Builder b = clean();
+    b.run.outbox[0].status = "PENDING";
+    b.run.commits[0].ok = false;  // order 1 (m1): the I/O error reached the caller
+    b.run.commits[0].statements[0].params.push_back(carried);
+    if (paused) b.fault(sim::FaultKind::kPause, "log", 1 * kS).duration_us = 100 * kS;  // past the end
+    return check_outbox(b.run);
+  };
+  const Verdict v = pending(true, "m1");
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 1);
+  EXPECT_FALSE(pending(false, "m1").passed);
+  EXPECT_FALSE(pending(true, "m1-other-attempt").passed);
+}
+
 // Under txmsg the broker sends each check-back to one checker of the group: a half is excused
 // while any gift service (or the log, or the DB) is held from its first check to the end.
 TEST(GiftsChecks, TxmsgExcusesAHalfWhileACheckerIsHeldToTheEnd) {
@@ -492,6 +512,17 @@ TEST(GiftsChecks, DeliveryExcusesLeftRoomDropsOnlyAfterTheSwitch) {
   Builder still_there = clean();
   still_there.deliver("viewer-1", "m9", 2, 1, 6 * kS + 2000, 6 * kS + 2000, "dropped:left-room");
   EXPECT_FALSE(check_delivery(still_there.run).passed);
+  // The switch begins when the viewer sets out for the other room, before its join succeeds
+  // (explore-hardened-txmsg seed 3344); a failed connect to the same room is no switch.
+  auto setting_out = [](const std::string& room) {
+    Builder b = clean();
+    b.op("viewer-1", "connect", "user=9 room=" + room + " gw=gw-1 lastSeq=0", 6 * kS, 6 * kS + 1000, Outcome::kFail,
+         "not joined");
+    b.deliver("viewer-1", "m9", 2, 1, 6 * kS + 500, 6 * kS + 500, "dropped:left-room");
+    return check_delivery(b.run);
+  };
+  EXPECT_TRUE(setting_out("r2").passed);
+  EXPECT_FALSE(setting_out("r1").passed);
 }
 
 TEST(GiftsChecks, PlayOrderIsPerRoom) {

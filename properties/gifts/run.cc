@@ -5,17 +5,23 @@
 namespace fl::gifts::props {
 namespace {
 
+bool has(const std::vector<std::string>& params, const std::string& value) {
+  return std::find(params.begin(), params.end(), value) != params.end();
+}
+
 // The commit that wrote the order of (user, request): a committed request whose gift_order
-// statement carries both.
+// statement carries both. Else a request that answered an error but whose gift_order statement
+// carries the order's own msgId (stamped per attempt): the order row shows it persisted (an I/O
+// error at its commit, explore-hardened seed 4629: its retry met the row and answered it).
 const SqlCommit* commit_of(const GiftsRun& run, const model::Order& o) {
   const std::string user = std::to_string(o.user);
-  for (const SqlCommit& c : run.commits) {
-    if (!c.ok) continue;
-    for (const SqlStatementObs& s : c.statements) {
-      if (s.sql.find("gift_order") == std::string::npos || s.sql.rfind("INSERT", 0) != 0) continue;
-      const bool has_user = std::find(s.params.begin(), s.params.end(), user) != s.params.end();
-      const bool has_req = std::find(s.params.begin(), s.params.end(), o.request_id) != s.params.end();
-      if (has_user && has_req) return &c;
+  for (const bool ok : {true, false}) {
+    for (const SqlCommit& c : run.commits) {
+      if (c.ok != ok) continue;
+      for (const SqlStatementObs& s : c.statements) {
+        if (s.sql.find("gift_order") == std::string::npos || s.sql.rfind("INSERT", 0) != 0) continue;
+        if (has(s.params, user) && has(s.params, o.request_id) && (ok || has(s.params, o.msg_id))) return &c;
+      }
     }
   }
   return nullptr;
