@@ -564,7 +564,7 @@ void check_received_played(const GiftsRun& run, const std::string& viewer, const
   v.checks += static_cast<int64_t>(received.size());  // one assertion per received msgId
   // A copy the seed's rules drop: the viewer switched rooms (003:L193 drops what it still held or
   // received of the room it left), or it joined without history after the copy was numbered
-  // (003:L206 "直接返回当前 seq，客户端从此开始接收": a copy numbered at or below the answered seq
+  // (003:L206 "直接返回当前…客户端从此开始接收": a copy numbered at or below the answered seq
   // is history, however fresh; GIFT-11 judges the seqs above it; explore-hardened-txmsg seed 546).
   auto seeds_rule = [&ops](const HistoryOp* o) {
     if (o->result == "dropped:left-room" && switching_to_at(ops, o->complete_us) != parse_args(o->args)["room"]) return true;
