@@ -114,7 +114,7 @@ void read_db(Shared& sh, gifts::props::GiftsRun* run) {
 
 void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {
   for (const sim::storage::SqlCommitRecord& c : *sh.commits) {
-    gifts::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
+    gifts::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}, c.cause};
     for (const SqlStatement& s : c.statements()) {
       gifts::props::SqlStatementObs o{s.sql, {}};
       for (const SqlValue& v : s.params) o.params.push_back(render(v));
@@ -160,6 +160,9 @@ class GiftsRun final : public SystemRun {
     for (const auto* group : {&workers, &gateways}) run.services.insert(run.services.end(), group->begin(), group->end());
     for (const char* p : {"redis", "db"}) run.services.push_back(p);
     run.gateways = gateways;
+    for (const std::string& w : workers) {
+      if (w != "log") run.pushers.push_back(w);
+    }
     run.charge_path = replicas;
     for (const char* p : {"log", "redis", "db"}) run.charge_path.push_back(p);
     return gifts::props::check_gifts(run, properties);
@@ -293,6 +296,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   run->params.initial_balance = param(s, "initial_balance");
   run->params.t_gap_ms = param(s, "t_gap_ms");
   run->params.txmsg = txmsg(s);
+  run->params.consumer_session_us = gifts::PushOptions{}.session_timeout_us;  // the same for every variant
   const bool lua_lock = param_text(s, "lock") == "lua";
   const bool watchdog = param_text(s, "lock") == "redisson-watchdog";
 

@@ -46,6 +46,16 @@ const std::vector<FixInfo>& gifts_fixes() {
        "the push-time seq comes from a push ledger in the DB (msgId -> seq, per room) instead of a Redis INCR, and a "
        "join answers the ledger's highest seq: a Redis crash that loses its last writes (AOF everysec) can neither "
        "hand a room's seq out twice nor give a re-flushed message a second seq"},
+      {"GF-WINDOW-DEADLINE", "003:L105",
+       {"GIFT-5", "GIFT-6"},
+       "a gift never joins a combo window whose 3 s have passed: the add script closes such a window (the "
+       "sweeper could not, Redis unreachable) and opens a new one, so a fresh gift is not batched under the "
+       "old window's stamp and dropped with it by the 10 s expiry (003:L199-202)"},
+      {"GF-CLAIM-RELEASE", "003:L199-202",
+       {"GIFT-5", "GIFT-6"},
+       "a pusher whose push of a claimed batch was refused (a DB I/O error, no live DB, a Redis error) "
+       "releases its claim at once, so the next sweep retries it; waiting out the 2 s claim lease per "
+       "refusal aged a batch past the 10 s expiry after four brief refusals (explore-hardened seed 7816)"},
   };
   return kFixes;
 }

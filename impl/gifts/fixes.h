@@ -21,6 +21,8 @@ enum class GiftFix : uint8_t {
   kExpiryAtGateway,     // GF-EXPIRY-AT-GATEWAY
   kTxmsgCheckFence,     // GF-TXMSG-CHECK-FENCE
   kPushLedger,          // GF-PUSH-LEDGER
+  kWindowDeadline,      // GF-WINDOW-DEADLINE
+  kClaimRelease,        // GF-CLAIM-RELEASE
 };
 using GiftFixes = FixSet<GiftFix>;
 

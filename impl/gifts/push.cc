@@ -100,11 +100,15 @@ Task<bool> PushService::combo_with_lock(const GiftMsg& msg) {
 }
 
 // GF-COMBO-ATOMIC: the window lives in one script, idempotent per msgId; the sweeper flushes it.
+// GF-WINDOW-DEADLINE: 003:L105 merges the clicks of 3 s; a window the sweeper could not close in
+// time (Redis unreachable) is closed by the next add instead of swallowing a gift that arrives
+// later, whose batch would carry the window's old stamp and expire with it (003:L199-202).
 Task<bool> PushService::combo_atomic(const GiftMsg& msg) {
+  const bool close_stale = options_.fixes.has(GiftFix::kWindowDeadline);
   RedisReply r = co_await redis_.script(
       kBatchAddScript, {window_key(msg), "gift:member:" + msg.msg_id, kOpenKey, kReadyKey, kDueKey},
       {msg.msg_id, std::to_string(msg.count), std::to_string(rt_.clock().now_ms()), std::to_string(options_.window_ms),
-       std::to_string(options_.threshold), msg.room, std::to_string(msg.sender), msg.gift});
+       std::to_string(options_.threshold), msg.room, std::to_string(msg.sender), msg.gift, close_stale ? "1" : "0"});
   co_return !failed(r);
 }
 
@@ -126,7 +130,15 @@ Task<void> PushService::sweep_once() {
     if (!batch) continue;
     // 003:L199-202 at this push point too: an expired batch is dropped (its orders stay recorded).
     const bool expired = rt_.clock().now_ms() - batch->timestamp_ms > options_.expiry_ms;
-    if (!expired && !(co_await fan_out(*batch))) continue;  // claim lapses; another pusher retries
+    if (!expired && !(co_await fan_out(*batch))) {
+      // The claim lapses after the lease and another pusher retries. GF-CLAIM-RELEASE: a refused
+      // push releases its claim at once, so the next sweep retries it instead of the batch aging
+      // a lease per refusal toward the expiry (003:L199-202).
+      if (options_.fixes.has(GiftFix::kClaimRelease)) {
+        co_await redis_.command({"ZADD", kDueKey, "XX", std::to_string(rt_.clock().now_ms()), batch->msg_id});
+      }
+      continue;
+    }
     co_await redis_.pipeline({{"HDEL", kReadyKey, batch->msg_id}, {"ZREM", kDueKey, batch->msg_id}});
   }
 }

@@ -118,6 +118,11 @@ void move(ScriptCalls& redis, const std::string& win, const std::string& open, c
 std::string batch_add_lua() {
   return std::string(kMoveLua) + R"(if redis.call('exists', KEYS[2]) == 1 then return 0 end
 redis.call('set', KEYS[2], '1', 'EX', 3600)
+if ARGV[9] == '1' and redis.call('exists', KEYS[1]) == 1 and
+    tonumber(redis.call('hget', KEYS[1], 'ts')) + tonumber(ARGV[4]) <= tonumber(ARGV[3]) then
+  move(KEYS[1], KEYS[4], KEYS[5])
+  redis.call('zrem', KEYS[3], KEYS[1])
+end
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], 'id', 'batch_' .. ARGV[1], 'room', ARGV[6], 'sender', ARGV[7], 'gift', ARGV[8], 'ts', ARGV[3])
   redis.call('zadd', KEYS[3], tonumber(ARGV[3]) + tonumber(ARGV[4]), KEYS[1])
@@ -133,9 +138,14 @@ return 1
 }
 
 RedisReply batch_add(ScriptCalls& redis, const Args& keys, const Args& args) {
-  if (keys.size() != 5 || args.size() != 8) return RedisReply::error("ERR gift_batch_add: wrong arity");
+  if (keys.size() != 5 || (args.size() != 8 && args.size() != 9)) return RedisReply::error("ERR gift_batch_add: wrong arity");
   if (is_one(redis.call({"EXISTS", keys[1]}))) return RedisReply::integer_of(0);
   redis.call({"SET", keys[1], "1", "EX", "3600"});
+  // ARGV[9] = 1 (GF-WINDOW-DEADLINE): a window past its deadline is closed, not joined.
+  if (args.size() == 9 && args[8] == "1" && is_one(redis.call({"EXISTS", keys[0]})) &&
+      to_i64(redis.call({"HGET", keys[0], "ts"}).str) + to_i64(args[3]) <= to_i64(args[2])) {
+    move(redis, keys[0], keys[2], keys[3], keys[4]);
+  }
   if (!is_one(redis.call({"EXISTS", keys[0]}))) {
     redis.call({"HSET", keys[0], "id", "batch_" + args[0], "room", args[5], "sender", args[6], "gift", args[7], "ts",
                 args[2]});

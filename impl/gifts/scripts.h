@@ -15,9 +15,12 @@
 //                    1 when it deleted the owner's key, 0 otherwise.
 // hardened (GF-COMBO-ATOMIC):
 //   gift_batch_add   KEYS window member open ready due; ARGV msgId count now_ms window_ms threshold
-//                    room sender gift. 0 when msgId was already counted (redelivery), else adds it
-//                    to the window (opened with a deadline in `open`), and moves the window to the
-//                    ready set when its total reaches the threshold (returns 2; else 1).
+//                    room sender gift [close_stale]. 0 when msgId was already counted (redelivery),
+//                    else adds it to the window (opened with a deadline in `open`), and moves the
+//                    window to the ready set when its total reaches the threshold (returns 2; else
+//                    1). close_stale = 1 (GF-WINDOW-DEADLINE): a window whose deadline (its ts +
+//                    window_ms) is not after now_ms is moved to the ready set first, so the gift
+//                    opens a new window instead of joining it.
 //   gift_batch_close KEYS open ready due; ARGV now_ms. Moves every window whose deadline passed to
 //                    the ready set; returns how many.
 //   gift_ready_claim KEYS ready due; ARGV now_ms lease_ms max. Claims up to `max` ready batches due

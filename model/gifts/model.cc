@@ -28,14 +28,6 @@ int64_t arg_int(const std::map<std::string, std::string>& args, const std::strin
   return std::strtoll(it->second.c_str(), nullptr, 10);
 }
 
-bool expiry_may_drop(const ChargedGift& g, int64_t expiry_us, int64_t window_us) {
-  if (g.first_append_us < 0 || g.commit_us < 0) return true;
-  // The message is stamped between the request's first attempt and the commit; the push step
-  // sees it at its append and, batched, up to one window later.
-  const int64_t born = g.sent_us >= 0 ? g.sent_us : g.commit_us;
-  return g.first_append_us - born > expiry_us - window_us - 1'000'000;
-}
-
 std::map<GiftKey, int64_t> totals(const std::vector<ChargedGift>& gifts) {
   std::map<GiftKey, int64_t> out;
   for (const ChargedGift& g : gifts) out[GiftKey{g.order.room, g.order.user, g.order.gift}] += g.order.count;

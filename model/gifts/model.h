@@ -30,6 +30,8 @@ struct Order {
 struct ChargedGift {
   Order order;
   int64_t sent_us = -1;          // the first attempt of its request (the message is stamped after it)
+  int64_t attempt_us = -1;       // the attempt whose commit wrote it (the world's cause of the commit;
+                                 // its message is stamped after it); sent_us when unknown
   int64_t commit_us = -1;        // -1: no commit observed (the row survived without one: impossible)
   int64_t first_append_us = -1;  // -1: never reached the log
   std::string creator;           // the process whose commit wrote it (its clock stamped the message)
@@ -42,10 +44,6 @@ std::string describe(const GiftKey& k);
 // `k=v k=v` (the history's args) as a map.
 std::map<std::string, std::string> parse_args(const std::string& args);
 int64_t arg_int(const std::map<std::string, std::string>& args, const std::string& key, int64_t fallback = 0);
-
-// A gift may legitimately not be played when it reached the log so late that the 10 s expiry
-// (003:L199-202) could drop it, or never (the outbox poller keeps trying; GIFT-4 judges that).
-bool expiry_may_drop(const ChargedGift& g, int64_t expiry_us, int64_t window_us);
 
 // Σ giftCount per key over `gifts`.
 std::map<GiftKey, int64_t> totals(const std::vector<ChargedGift>& gifts);

@@ -59,10 +59,11 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
-void FaultBudget::add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what) {
+void FaultBudget::add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what,
+                           const std::string& peer) {
   if (place.empty()) return;
   assert(from_us <= to_us);
-  spans_.push_back(FaultSpan{place, from_us, to_us, what});
+  spans_.push_back(FaultSpan{place, from_us, to_us, what, peer});
 }
 
 void FaultBudget::add_instant(const std::string& place, size_t record) {
@@ -119,8 +120,8 @@ void FaultBudget::build_spans(int64_t end_us) {
     auto it = partitioned.find(link);
     if (it == partitioned.end()) return;
     if (link_hit(link.first, link.second, it->second.since_us, t, FaultKind::kMessageLost, "partition")) {
-      add_span(link.first, it->second.since_us, t, it->second.what);
-      add_span(link.second, it->second.since_us, t, it->second.what);
+      add_span(link.first, it->second.since_us, t, it->second.what, link.second);
+      add_span(link.second, it->second.since_us, t, it->second.what, link.first);
     }
     partitioned.erase(it);
   };
@@ -158,8 +159,8 @@ void FaultBudget::build_spans(int64_t end_us) {
         break;
       case FaultKind::kClog:
         if (link_hit(r.node, r.peer_node, r.time_us, r.time_us + r.duration_us, FaultKind::kDelayed, "clog")) {
-          add_span(r.node, r.time_us, r.time_us + r.duration_us, what);
-          add_span(r.peer_node, r.time_us, r.time_us + r.duration_us, what);
+          add_span(r.node, r.time_us, r.time_us + r.duration_us, what, r.peer_node);
+          add_span(r.peer_node, r.time_us, r.time_us + r.duration_us, what, r.node);
         }
         break;
       default:
@@ -284,6 +285,20 @@ int64_t FaultBudget::clock_offset_us(const std::string& node, int64_t t_us) cons
   return c.local_us(t_us) - t_us;
 }
 
+// Local time rises between the node's clock records (a drift changes its rate by parts per
+// million, it never stops it): its largest value up to t is at t or just before one of those records.
+int64_t FaultBudget::monotonic_clock_us(const std::string& node, int64_t t_us) const {
+  int64_t best = t_us + clock_offset_us(node, t_us);
+  auto it = clock_records_.find(node);
+  if (it == clock_records_.end()) return best;
+  for (size_t i : it->second) {
+    const int64_t at = log_[i].time_us;
+    if (at > t_us) break;
+    best = std::max(best, at - 1 + clock_offset_us(node, at - 1));
+  }
+  return best;
+}
+
 ClockReach FaultBudget::clock(const std::string& node, int64_t from_us, int64_t to_us) const {
   // The offset is piecewise linear in world time: its extremes over [from, to] are at the ends and
   // just before and after each jump or drift change inside.
@@ -311,6 +326,8 @@ ClockReach FaultBudget::clock(const std::string& node, int64_t from_us, int64_t 
     reach.max_abs_offset_us = std::max<int64_t>(reach.max_abs_offset_us, std::llabs(o));
   }
   reach.error_us = hi - lo;
+  reach.min_offset_us = lo;
+  reach.max_offset_us = hi;
   if (reach.max_abs_offset_us == 0 && reach.error_us == 0) reach.what.clear();
   return reach;
 }

@@ -39,6 +39,7 @@ struct FaultSpan {
   int64_t from_us = 0;
   int64_t to_us = 0;        // inclusive; from_us == to_us for an instant
   std::string what;         // e.g. "crash of replica-1 at 5.210 s"
+  std::string peer;         // a link's span: the node at its other end ("" for a process's own fault)
 };
 
 // A node's clock over a world interval: how far it is from world time, and what moved it.
@@ -46,6 +47,8 @@ struct ClockReach {
   int64_t max_abs_offset_us = 0;  // max |local - world| over the interval
   int64_t error_us = 0;           // max |offset(t) - offset(s)| over s, t in the interval: how much a
                                   // duration measured on this clock inside it can be off
+  int64_t min_offset_us = 0;      // the least and the greatest local - world over the interval (a
+  int64_t max_offset_us = 0;      // clock behind makes what it stamps or judges look older or younger)
   std::string what;               // the jumps and drifts that moved it ("" when none did)
 };
 
@@ -77,6 +80,10 @@ class FaultBudget {
   ClockReach clock(const std::string& node, int64_t from_us, int64_t to_us) const;
   // local - world on `node` at world time t.
   int64_t clock_offset_us(const std::string& node, int64_t t_us) const;
+  // `node`'s clock at world time t as a reader that never lets it go back sees it (a broker's or a
+  // timer's clock: a jump back freezes it until the clock catches up): the largest local time at or
+  // before t. A fault-free node reads t.
+  int64_t monotonic_clock_us(const std::string& node, int64_t t_us) const;
   // The crashes of `process`, as (down, up) in world time (up: its restart, or the run's end).
   std::vector<std::pair<int64_t, int64_t>> downtimes(const std::string& process) const;
   // The records of one kind, in time order (for judges that weigh one kind of fault by its own
@@ -91,7 +98,8 @@ class FaultBudget {
   int64_t end_us() const { return end_us_; }
 
  private:
-  void add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what);
+  void add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what,
+                const std::string& peer = "");
   void add_instant(const std::string& place, size_t record);
   void build_spans(int64_t end_us);
   bool link_hit(const std::string& a, const std::string& b, int64_t from_us, int64_t to_us, sim::FaultKind kind,
