@@ -496,6 +496,40 @@ TEST_F(RedisDiff, SystemScriptsLoadOnRealRedisAndRedissonsLockAgrees) {
   EXPECT_TRUE(r.equal) << r.report;
 }
 
+// gifts' ready-batch claim (GF-COMBO-ATOMIC, GF-CLAIM-RESUME): a due batch is claimed for the lease;
+// before the lease ends only a claim that names the token of the claim that holds it (a reply its
+// caller lost) takes it back. Both sides answer the same.
+TEST_F(RedisDiff, GiftsReadyClaimTakesBackOnlyTheBatchesOfALostClaim) {
+  HiredisSide real = real_side();
+  real.reset();
+  EngineSide sim(gifts::gifts_scripts());
+  const std::string sha = gifts::gifts_scripts()->sha1_of(gifts::kReadyClaimScript);
+  auto claim = [&sha](const char* now_ms, std::vector<std::string> tokens) {
+    std::vector<std::string> argv = {"EVALSHA", sha, tokens.empty() ? "2" : "3", "gift:ready", "gift:ready:due"};
+    if (!tokens.empty()) argv.push_back("gift:ready:owner");
+    for (const char* a : {now_ms, "2000", "20"}) argv.push_back(a);
+    argv.insert(argv.end(), tokens.begin(), tokens.end());
+    return cmd(0, argv);
+  };
+  std::vector<Step> steps = {
+      cmd(0, {"SCRIPT", "LOAD", gifts::gifts_scripts()->by_name(gifts::kReadyClaimScript)->lua}),
+      cmd(0, {"HSET", "gift:ready", "m1", "batch-1", "m2", "batch-2"}),
+      cmd(0, {"ZADD", "gift:ready:due", "100", "m1", "5000", "m2"}),
+      claim("1000", {}),                    // [batch-1]: due, leased until 3000
+      claim("1200", {}),                    // []: leased, no token to take it back
+      claim("3000", {"p1:c1"}),             // [batch-1]: due again, owned by p1:c1 until 5000
+      claim("3100", {"p1:c2"}),             // []: p1:c1's claim was answered
+      claim("3200", {"p2:c1", "p1:c9"}),    // []: not a token that holds it
+      claim("3300", {"p1:c3", "p1:c1"}),    // [batch-1]: p1:c1's reply was lost: taken back
+      cmd(0, {"HGET", "gift:ready:owner", "m1"}),
+      cmd(0, {"ZSCORE", "gift:ready:due", "m1"}),
+      claim("6000", {"p2:c2"}),             // [batch-1, batch-2]: both due
+      cmd(0, {"HGETALL", "gift:ready:owner"}),
+  };
+  RunResult r = run_and_compare(real, sim, steps);
+  EXPECT_TRUE(r.equal) << r.report;
+}
+
 // Differences the suite found and that were fixed in the engine: kept as regression tests.
 TEST_F(RedisDiff, DirectedFixedDifferences) {
   HiredisSide real = real_side();

@@ -56,6 +56,12 @@ const std::vector<FixInfo>& gifts_fixes() {
        "a pusher whose push of a claimed batch was refused (a DB I/O error, no live DB, a Redis error) "
        "releases its claim at once, so the next sweep retries it; waiting out the 2 s claim lease per "
        "refusal aged a batch past the 10 s expiry after four brief refusals (explore-hardened seed 7816)"},
+      {"GF-CLAIM-RESUME", "003:L199-202",
+       {"GIFT-5", "GIFT-6"},
+       "a pusher's claim of ready batches records a token as their owner, and its next claim takes back "
+       "the batches of the claims whose reply it never got: a claim whose reply timed out (Redis clogged "
+       "or paused) had moved their leases with no pusher knowing, so each waited out the 2 s lease on top "
+       "of the fault and aged past the 10 s expiry (explore-hardened-txmsg seed 4560)"},
   };
   return kFixes;
 }

@@ -23,6 +23,7 @@ enum class GiftFix : uint8_t {
   kPushLedger,          // GF-PUSH-LEDGER
   kWindowDeadline,      // GF-WINDOW-DEADLINE
   kClaimRelease,        // GF-CLAIM-RELEASE
+  kClaimResume,         // GF-CLAIM-RESUME
 };
 using GiftFixes = FixSet<GiftFix>;
 

@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kOpenKey = "gift:win:open";
 constexpr const char* kReadyKey = "gift:ready";
 constexpr const char* kDueKey = "gift:ready:due";
+constexpr const char* kClaimOwnerKey = "gift:ready:owner";  // GF-CLAIM-RESUME: batch -> its claimer
 
 std::string window_key(const GiftMsg& m) {
   return "gift:win:" + m.room + ":" + std::to_string(m.sender) + ":" + m.gift;
@@ -122,8 +123,7 @@ Task<void> PushService::sweep() {
 Task<void> PushService::sweep_once() {
   const int64_t now_ms = rt_.clock().now_ms();
   co_await redis_.script(kBatchCloseScript, {kOpenKey, kReadyKey, kDueKey}, {std::to_string(now_ms)});
-  RedisReply claimed = co_await redis_.script(
-      kReadyClaimScript, {kReadyKey, kDueKey}, {std::to_string(now_ms), std::to_string(options_.ready_lease_ms), "20"});
+  RedisReply claimed = co_await claim_ready(now_ms);
   if (claimed.kind != RedisReply::Kind::kArray) co_return;
   for (const RedisReply& p : claimed.elements) {
     std::optional<GiftMsg> batch = GiftMsg::decode(p.str);
@@ -139,8 +139,32 @@ Task<void> PushService::sweep_once() {
       }
       continue;
     }
-    co_await redis_.pipeline({{"HDEL", kReadyKey, batch->msg_id}, {"ZREM", kDueKey, batch->msg_id}});
+    std::vector<std::vector<std::string>> done = {{"HDEL", kReadyKey, batch->msg_id}, {"ZREM", kDueKey, batch->msg_id}};
+    if (options_.fixes.has(GiftFix::kClaimResume)) done.push_back({"HDEL", kClaimOwnerKey, batch->msg_id});
+    co_await redis_.pipeline(std::move(done));
   }
+}
+
+// GF-CLAIM-RESUME: a claim whose reply timed out (a clog or a pause of Redis) may still have moved
+// its batches' leases, and nobody knew which: each waited its lease out (2 s) on top of the fault
+// before any pusher retried it, toward the 10 s expiry (003:L199-202; explore-hardened-txmsg seed
+// 4560). With the fix each claim carries a token that Redis records as the owner of what it claimed,
+// and the next claim names the tokens whose reply was lost, taking those batches back.
+Task<RedisReply> PushService::claim_ready(int64_t now_ms) {
+  std::vector<std::string> args = {std::to_string(now_ms), std::to_string(options_.ready_lease_ms), "20"};
+  if (!options_.fixes.has(GiftFix::kClaimResume)) {
+    co_return co_await redis_.script(kReadyClaimScript, {kReadyKey, kDueKey}, std::move(args));
+  }
+  const std::string token = owner() + ":claim-" + std::to_string(++claims_);
+  args.push_back(token);
+  args.insert(args.end(), lost_claims_.begin(), lost_claims_.end());
+  RedisReply r = co_await redis_.script(kReadyClaimScript, {kReadyKey, kDueKey, kClaimOwnerKey}, std::move(args));
+  if (r.kind == RedisReply::Kind::kArray) {
+    lost_claims_.clear();
+  } else if (lost_claims_.size() < kMaxLostClaims) {
+    lost_claims_.push_back(token);  // it may have run: its batches are owned by this token
+  }
+  co_return r;
 }
 
 // GF-PUSH-SEQ: the room's next seq at push time. 003:L35 "seq 单调递增": a Redis INCR is not, once

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "impl/gifts/combo_lock.h"
@@ -58,6 +59,7 @@ class PushService {
   Task<std::optional<int64_t>> push_seq(const GiftMsg& msg);
   Task<void> sweep();
   Task<void> sweep_once();
+  Task<RedisReply> claim_ready(int64_t now_ms);
   std::string owner() const;
 
   Runtime& rt_;
@@ -67,6 +69,11 @@ class PushService {
   Log& log_;
   PushOptions options_;
   ComboLock lock_;
+  // GF-CLAIM-RESUME: claims made by this incarnation, and the tokens of those whose reply was lost
+  // since the last answered claim (a bounded list: a longer outage waits the leases out).
+  static constexpr size_t kMaxLostClaims = 8;
+  uint64_t claims_ = 0;
+  std::vector<std::string> lost_claims_;
 };
 
 }  // namespace fl::gifts

@@ -1,6 +1,8 @@
 #include "impl/gifts/scripts.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -185,12 +187,23 @@ RedisReply batch_close(ScriptCalls& redis, const Args& keys, const Args& args) {
   return RedisReply::integer_of(n);
 }
 
+// GF-CLAIM-RESUME: with an owner hash (KEYS[3]) the claim records its token (ARGV[4]) as each
+// claimed batch's owner and also returns the batches still owned by the tokens ARGV[5..], claims whose
+// reply the caller never got: it takes them back instead of waiting their lease out.
 const char* kClaimLua = R"(local all = redis.call('zrange', KEYS[2], 0, -1, 'WITHSCORES')
 local out = {}
+local lost = {}
+for j = 5, #ARGV do lost[ARGV[j]] = true end
 for i = 1, #all, 2 do
   if #out >= tonumber(ARGV[3]) then break end
-  if tonumber(all[i + 1]) <= tonumber(ARGV[1]) then
+  local held = false
+  if ARGV[4] then
+    local owner = redis.call('hget', KEYS[3], all[i])
+    held = owner and lost[owner] or false
+  end
+  if held or tonumber(all[i + 1]) <= tonumber(ARGV[1]) then
     redis.call('zadd', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), all[i])
+    if ARGV[4] then redis.call('hset', KEYS[3], all[i], ARGV[4]) end
     local p = redis.call('hget', KEYS[1], all[i])
     if p then out[#out + 1] = p end
   end
@@ -199,14 +212,23 @@ return out
 )";
 
 RedisReply ready_claim(ScriptCalls& redis, const Args& keys, const Args& args) {
-  if (keys.size() != 2 || args.size() != 3) return RedisReply::error("ERR gift_ready_claim: wrong arity");
+  const bool owned = keys.size() == 3 && args.size() >= 4;
+  if (!owned && (keys.size() != 2 || args.size() != 3)) return RedisReply::error("ERR gift_ready_claim: wrong arity");
+  const std::set<std::string> lost(args.begin() + std::min<size_t>(args.size(), 4), args.end());
   RedisReply all = redis.call({"ZRANGE", keys[1], "0", "-1", "WITHSCORES"});
   std::vector<RedisReply> out;
   for (size_t i = 0; i + 1 < all.elements.size(); i += 2) {
     if (static_cast<int64_t>(out.size()) >= to_i64(args[2])) break;
-    if (to_i64(all.elements[i + 1].str) > to_i64(args[0])) continue;
-    redis.call({"ZADD", keys[1], std::to_string(to_i64(args[0]) + to_i64(args[1])), all.elements[i].str});
-    RedisReply p = redis.call({"HGET", keys[0], all.elements[i].str});
+    const std::string& id = all.elements[i].str;
+    bool held = false;
+    if (owned) {
+      RedisReply owner = redis.call({"HGET", keys[2], id});
+      held = owner.kind == RedisReply::Kind::kBulk && lost.count(owner.str) > 0;
+    }
+    if (!held && to_i64(all.elements[i + 1].str) > to_i64(args[0])) continue;
+    redis.call({"ZADD", keys[1], std::to_string(to_i64(args[0]) + to_i64(args[1])), id});
+    if (owned) redis.call({"HSET", keys[2], id, args[3]});
+    RedisReply p = redis.call({"HGET", keys[0], id});
     if (p.kind == RedisReply::Kind::kBulk) out.push_back(RedisReply::bulk(p.str));
   }
   return RedisReply::array(std::move(out));
