@@ -17,6 +17,7 @@
 #include "impl/combo/messages.h"
 #include "impl/combo/probe.h"
 #include "impl/combo/service.h"
+#include "properties/combo/combo_behaviours.h"
 #include "properties/combo/combo_checks.h"
 #include "sim/redis/client.h"
 #include "sim/redis/server.h"
@@ -166,6 +167,8 @@ class ComboRunImpl final : public SystemRun {
     return {};
   }
   bool apply_fault(const FaultSpec& f) override;
+  // What check() saw the run exercise (properties/combo/combo_behaviours.h); check() runs first.
+  std::vector<std::string> behaviours(World&) override { return exercised; }
   combo::ComboRun collect(World& world);
   void sample(World& world);
 
@@ -186,6 +189,7 @@ class ComboRunImpl final : public SystemRun {
   int64_t redis_loss_ms = 2000;
   bool redis_loses_all = false;
   bool db_loses_unsynced = false;   // the scenario's synchronous is below FULL: a DB crash is a lossy power loss
+  std::vector<std::string> exercised;
   bool db_may_corrupt = false;      // ... and SQLite does not promise the file survives it (see db_may_corrupt_after_power_loss)
 };
 
@@ -602,6 +606,7 @@ void dump(const combo::ComboRun& run) {
 std::vector<Verdict> ComboRunImpl::check(World& w, const std::vector<std::string>& properties) {
   const combo::ComboRun run = collect(w);
   if (std::getenv("FL_COMBO_DUMP") != nullptr) dump(run);  // debugging aid (harness only)
+  exercised = combo::combo_behaviours(run);
   return combo::check_combo(run, properties);
 }
 
