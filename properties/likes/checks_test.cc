@@ -693,6 +693,7 @@ TEST(LikesChecksTest, ALostCommitIsDatedAtTheFirstCrashAfterIt) {
   run.samples.push_back(s);
   run.final_state = s;
   run.final_state.time_us = 100;
+  run.end_us = 100;
   TruthTimeline t(run);
   EXPECT_EQ(t.lost_at({1, 7}, 0), 20);
   EXPECT_TRUE(t.any_lost(1, 0, 30));
