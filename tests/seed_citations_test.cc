@@ -59,7 +59,7 @@ std::map<std::string, std::vector<std::string>> load_seeds() {
 
 std::vector<fs::path> code_files() {
   std::vector<fs::path> files;
-  for (const char* dir : {"impl", "model", "properties", "sim", "harness", "reports", "bench"}) {
+  for (const char* dir : {"impl", "model", "properties", "sim", "harness", "reports", "bench", "tests"}) {
     if (!fs::exists(kSource / dir)) continue;
     for (const auto& e : fs::recursive_directory_iterator(kSource / dir)) {
       const std::string ext = e.path().extension().string();

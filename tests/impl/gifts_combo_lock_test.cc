@@ -9,7 +9,7 @@
 #include <string>
 
 #include "impl/gifts/scripts.h"
-#include "properties/likes/direct_ports.h"
+#include "sim/testing/direct_ports.h"
 #include "sim/world.h"
 
 namespace fl::gifts {

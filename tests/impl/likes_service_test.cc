@@ -10,7 +10,7 @@
 
 #include "impl/likes/schema.h"
 #include "impl/likes/scripts.h"
-#include "properties/likes/direct_ports.h"
+#include "sim/testing/direct_ports.h"
 #include "sim/world.h"
 
 namespace fl::likes {

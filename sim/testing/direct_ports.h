@@ -1,7 +1,8 @@
 // Direct ports for tests: the Redis port on an in-process simulated Redis engine and the Sql port
 // on an in-memory SQLite connection, both in the calling process (no network), each call taking
 // `latency_us` of simulated time so that concurrent tasks interleave between commands.
-// Header-only; for tests of impl/likes and properties/likes (link fl_sim_redis, fl_sim_storage).
+// Header-only (target fl_sim_testing), the test-support library: tests that run service code
+// against the simulated stores live in tests/ (impl/ tests include only impl/).
 #pragma once
 
 #include <sqlite3.h>
