@@ -1,7 +1,6 @@
 #include "harness/explore.h"
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <map>
 #include <set>
@@ -11,6 +10,7 @@
 #include "harness/system.h"
 #include "sim/rng.h"
 #include "sim/world.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -53,7 +53,7 @@ Targets read_targets(const Scenario& s) {
 }
 
 const std::string& pick(sim::Rng& rng, const std::vector<std::string>& from) {
-  assert(!from.empty());
+  FL_ASSERT(!from.empty());
   return from[rng.below(from.size())];
 }
 

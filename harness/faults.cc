@@ -1,11 +1,11 @@
 #include "harness/faults.h"
 
 #include <algorithm>
-#include <cassert>
 #include <functional>
 
 #include "harness/params.h"
 #include "sim/world.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -237,7 +237,7 @@ std::vector<std::string> FaultInjector::service_targets() const {
 }
 
 int64_t FaultInjector::draw_duration_ms(int64_t max_ms) {
-  assert(max_ms > 0);
+  FL_ASSERT(max_ms > 0);
   if (scenario_.swarm.timing_aware && !critical_.empty() && rng_.chance(0.5)) {
     // Just below or just above a critical duration (within 10%, at least 1 ms).
     const CriticalDuration& c = critical_[rng_.below(critical_.size())];

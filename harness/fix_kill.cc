@@ -1,6 +1,5 @@
 #include "harness/fix_kill.h"
 
-#include <cassert>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include "harness/shrink.h"
 #include "harness/sweep.h"
 #include "harness/system.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -134,7 +134,7 @@ void save_counterexample(const Scenario& s, const FixKillOptions& o, const Scena
 }  // namespace
 
 std::vector<FixKill> fix_kill_sweep(const Scenario& hardened, const FixKillOptions& o) {
-  assert(hardened.variant == "hardened");
+  FL_ASSERT(hardened.variant == "hardened");
   std::vector<FixKill> kills;
   const SystemUnderTest* sys = find_system(hardened.system);
   if (sys == nullptr) return kills;

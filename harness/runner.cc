@@ -1,7 +1,6 @@
 #include "harness/runner.h"
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <fstream>
 #include <memory>
@@ -11,6 +10,7 @@
 #include "sim/hash.h"
 #include "sim/rng.h"
 #include "sim/world.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -142,7 +142,7 @@ std::vector<int64_t> pause_durations_ms(const std::vector<CriticalDuration>& cri
 std::vector<PausePoint> pause_points_to_sweep(const RunResult& listed, uint64_t limit,
                                               const std::vector<std::string>& process_prefixes,
                                               const std::vector<int64_t>& durations_ms, uint64_t seed) {
-  assert(!durations_ms.empty());
+  FL_ASSERT(!durations_ms.empty());
   std::vector<PausePoint> points;
   uint64_t chosen = 0;
   for (size_t i = 0; i < listed.effects.size() && (limit == 0 || chosen < limit); ++i) {

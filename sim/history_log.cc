@@ -1,6 +1,6 @@
 #include "sim/history_log.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 
 namespace fl::sim {
 
@@ -17,9 +17,9 @@ uint64_t HistoryLog::invoke(std::string_view process, std::string_view op, std::
 }
 
 void HistoryLog::complete(uint64_t op_id, Outcome outcome, std::string result) {
-  assert(op_id >= 1 && op_id <= ops_.size());
+  FL_ASSERT(op_id >= 1 && op_id <= ops_.size());
   Operation& o = ops_[op_id - 1];
-  assert(!o.completed());  // exactly one completion per invocation
+  FL_ASSERT(!o.completed());  // exactly one completion per invocation
   o.complete_us = now_();
   o.outcome = outcome;
   o.result = std::move(result);

@@ -1,9 +1,9 @@
 #include "sim/network.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include "sim/world.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim {
 
@@ -84,7 +84,7 @@ void Network::reset_connections(Process& p) {
 }
 
 void Network::late_duplicates(Process& p, int64_t delay_us, int64_t until_us) {
-  assert(delay_us > 0);
+  FL_ASSERT(delay_us > 0);
   late_duplicates_[p.index_] = LateDuplicates{delay_us, until_us};
   world_.note_fault(p.name_, "late duplicates of its requests, " + std::to_string(delay_us) + "us late, until " +
                                  std::to_string(until_us) + "us");
@@ -119,14 +119,14 @@ void Network::resend_late(uint32_t from, const std::string& service, MessagePtr 
 }
 
 void Network::serve(Process& p, std::string_view service, RpcHandler handler) {
-  assert(p.alive());
+  FL_ASSERT(p.alive());
   p.handlers_[std::string(service)] = std::move(handler);
   auto& servers = servers_[std::string(service)];
   if (std::find(servers.begin(), servers.end(), p.index_) == servers.end()) servers.push_back(p.index_);
 }
 
 void Network::on_message(Process& p, std::string_view service, OnewayHandler handler) {
-  assert(p.alive());
+  FL_ASSERT(p.alive());
   p.oneway_handlers_[std::string(service)] = std::move(handler);
   auto& servers = servers_[std::string(service)];
   if (std::find(servers.begin(), servers.end(), p.index_) == servers.end()) servers.push_back(p.index_);
@@ -179,8 +179,8 @@ int64_t Network::draw_latency_us(const LinkOptions& link) {
 
 void Network::start_call(Process& caller, std::string_view service, MessagePtr request,
                          int64_t timeout_us, std::coroutine_handle<> waiter, RpcResult* slot) {
-  assert(caller.alive());
-  assert(timeout_us > 0);
+  FL_ASSERT(caller.alive());
+  FL_ASSERT(timeout_us > 0);
   ++stats_.calls;
   const int64_t effect = world_.note_effect(caller, service, request.get());
   if (world_.crash_at_effect(caller, effect, /*before=*/true)) return;  // never sent

@@ -1,7 +1,7 @@
-#include <cassert>
 #include <exception>
 
 #include "sim/world.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim {
 
@@ -83,8 +83,8 @@ void Process::resume(const Suspended& s) {
 }
 
 void Process::spawn(std::string_view name, Task<void> task) {
-  assert(alive());  // a dead process spawns nothing
-  assert(task.valid());
+  FL_ASSERT(alive());  // a dead process spawns nothing
+  FL_ASSERT(task.valid());
   RootCoroutine root = run_root(std::move(task));
   root.handle.promise().process = this;
   void* frame = root.handle.address();
@@ -96,7 +96,7 @@ void Process::spawn(std::string_view name, Task<void> task) {
 
 void Process::root_finished(void* frame, std::exception_ptr error) {
   const size_t erased = roots_.erase(frame);
-  assert(erased == 1);
+  FL_ASSERT(erased == 1);
   (void)erased;
   if (error) {
     std::string what = "uncaught exception";
@@ -121,7 +121,7 @@ void Process::destroy_frames() {
 }
 
 void Process::boot() {
-  assert(!alive());
+  FL_ASSERT(!alive());
   ++incarnation_;
   ++connection_epoch_;
   state_ = ProcessState::kRunning;

@@ -1,4 +1,5 @@
 #include "sim/rng.h"
+#include "impl/ports/assert.h"
 
 #include <cmath>
 
@@ -29,7 +30,7 @@ uint64_t Rng::next_u64() {
 }
 
 uint64_t Rng::below(uint64_t bound) {
-  assert(bound > 0);
+  FL_ASSERT(bound > 0);
   // Lemire's nearly divisionless method, with rejection so the draw is exactly uniform.
   __uint128_t m = static_cast<__uint128_t>(next_u64()) * bound;
   uint64_t low = static_cast<uint64_t>(m);
@@ -44,7 +45,7 @@ uint64_t Rng::below(uint64_t bound) {
 }
 
 int64_t Rng::between(int64_t lo, int64_t hi) {
-  assert(lo <= hi);
+  FL_ASSERT(lo <= hi);
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
   if (span == 0) return static_cast<int64_t>(next_u64());  // the full 64-bit range
   return lo + static_cast<int64_t>(below(span));

@@ -1,12 +1,12 @@
 #include "sim/world.h"
 
 #include <algorithm>
-#include <cassert>
 #include <charconv>
 #include <stdexcept>
 #include <string>
 
 #include "sim/hash.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim {
 
@@ -61,7 +61,7 @@ void World::trace_operation(const Operation& op, bool completed) {
     out += completed ? std::string_view("complete #") : std::string_view("invoke #");
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, op.id);
-    assert(ec == std::errc());
+    FL_ASSERT(ec == std::errc());
     out.append(digits, end);
     out += ' ';
     out += std::string_view(op.op);
@@ -92,7 +92,7 @@ Rng& World::stream(std::string_view name) {
 }
 
 uint32_t World::add_node(std::string name) {
-  assert(!find_node(name).has_value());  // node names are unique
+  FL_ASSERT(!find_node(name).has_value());  // node names are unique
   Node n;
   n.index = static_cast<uint32_t>(nodes_.size());
   n.name = std::move(name);
@@ -108,8 +108,8 @@ std::optional<uint32_t> World::find_node(std::string_view name) const {
 }
 
 Process& World::add_process(uint32_t node, std::string name, BootFn boot) {
-  assert(node < nodes_.size());
-  assert(find_process(name) == nullptr);  // process names are unique
+  FL_ASSERT(node < nodes_.size());
+  FL_ASSERT(find_process(name) == nullptr);  // process names are unique
   const auto index = static_cast<uint32_t>(processes_.size());
   processes_.push_back(std::make_unique<Process>(*this, index, node, std::move(name), std::move(boot)));
   nodes_[node].processes.push_back(index);
@@ -124,12 +124,12 @@ Process* World::find_process(std::string_view name) {
 }
 
 void World::start(Process& p) {
-  assert(p.state_ == ProcessState::kNew);
+  FL_ASSERT(p.state_ == ProcessState::kNew);
   p.boot();
 }
 
 void World::schedule(Event e) {
-  assert(e.time_us >= now_us_);  // the world's clock never goes backwards
+  FL_ASSERT(e.time_us >= now_us_);  // the world's clock never goes backwards
   e.tiebreak = tiebreak_rng_.next_u64();
   e.cause = current_cause_;
   scheduler_.push(e);
@@ -160,7 +160,7 @@ void World::inject_at(int64_t time_us, std::function<void()> fn) {
 }
 
 void World::resume_at(Process& p, int64_t time_us, std::coroutine_handle<> h) {
-  assert(p.alive());
+  FL_ASSERT(p.alive());
   Event e;
   e.time_us = std::max(time_us, now_us_);
   e.coroutine = h.address();
@@ -181,7 +181,7 @@ void World::post(Process& p, int64_t time_us, std::function<void()> fn) {
 bool World::step() {
   if (scheduler_.empty()) return false;
   Event e = scheduler_.pop();
-  assert(e.time_us >= now_us_);
+  FL_ASSERT(e.time_us >= now_us_);
   now_us_ = e.time_us;
   ++events_executed_;
   execute(e);
@@ -245,7 +245,7 @@ void World::note_fault(std::string_view target, std::string_view what) {
 }
 
 void World::record_fault(FaultRecord r) {
-  assert(fault_log_.empty() || fault_log_.back().time_us <= r.time_us);
+  FL_ASSERT(fault_log_.empty() || fault_log_.back().time_us <= r.time_us);
   if (coverage_.enabled() && !r.message.empty()) {
     coverage_.interruption(fault_kind_name(r.kind), r.process, r.message, r.peer_process);
   }
@@ -373,7 +373,7 @@ void World::clock_jump(uint32_t node, int64_t delta_us) {
 }
 
 void World::set_clock_drift(uint32_t node, int64_t drift_ppm) {
-  assert(drift_ppm > -1'000'000);
+  FL_ASSERT(drift_ppm > -1'000'000);
   nodes_.at(node).clock.set_drift(now_us_, drift_ppm);
   record_fault(FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockDrift, .node = nodes_[node].name, .value = drift_ppm});
   note_fault(nodes_[node].name, "clock-drift " + std::to_string(drift_ppm) + "ppm");

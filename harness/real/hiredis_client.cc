@@ -1,4 +1,5 @@
 #include "harness/real/hiredis_client.h"
+#include "impl/ports/assert.h"
 
 #include <hiredis/hiredis.h>
 #include <signal.h>
@@ -7,7 +8,6 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cctype>
 #include <mutex>
 #include <utility>
@@ -139,7 +139,7 @@ RedisReply RedisConnection::broken(const std::string& what, bool indeterminate) 
 }
 
 RedisReply RedisConnection::command(const std::vector<std::string>& argv) {
-  assert(!argv.empty());
+  FL_ASSERT(!argv.empty());
   std::string error;
   if (!ensure_connected(&error)) return RedisReply::transport_error(error, false);
   ArgvView v(argv);
@@ -152,7 +152,7 @@ RedisReply RedisConnection::command(const std::vector<std::string>& argv) {
 }
 
 bool RedisConnection::send(const std::vector<std::string>& argv) {
-  assert(!argv.empty());
+  FL_ASSERT(!argv.empty());
   if (!ensure_connected(nullptr)) return false;
   ArgvView v(argv);
   if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), v.ptrs.data(), v.lens.data()) !=
@@ -216,7 +216,7 @@ std::vector<RedisReply> RedisConnection::pipeline(
     return out;
   }
   for (const auto& argv : commands) {
-    assert(!argv.empty());
+    FL_ASSERT(!argv.empty());
     ArgvView v(argv);
     redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), v.ptrs.data(), v.lens.data());
   }

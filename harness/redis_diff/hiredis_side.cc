@@ -1,6 +1,6 @@
 #include "harness/redis_diff/hiredis_side.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 #include <stdexcept>
 #include <utility>
 
@@ -48,13 +48,13 @@ RedisReply HiredisSide::read(int client) {
 }
 
 void HiredisSide::begin(int client, const std::vector<std::string>& argv) {
-  assert(client >= 0 && client < kClients && !pending_[client]);
+  FL_ASSERT(client >= 0 && client < kClients && !pending_[client]);
   send_failed_[client] = !conns_[client].send(argv);
   pending_[client] = argv;
 }
 
 RedisReply HiredisSide::finish(int client) {
-  assert(pending_[client]);
+  FL_ASSERT(pending_[client]);
   std::vector<std::string> argv = std::move(*pending_[client]);
   pending_[client].reset();
   if (send_failed_[client]) return RedisReply::transport_error(name_ + ": send failed", false);

@@ -1,6 +1,6 @@
 #include "harness/resp/resp.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 #include <cctype>
 #include <charconv>
 
@@ -47,7 +47,7 @@ RequestParser::Status RequestParser::fail(std::string message, std::string* erro
 }
 
 RequestParser::Status RequestParser::next(std::vector<std::string>* argv, std::string* error) {
-  assert(argv != nullptr && error != nullptr);
+  FL_ASSERT(argv != nullptr && error != nullptr);
   if (!error_.empty()) {
     *error = error_;
     return Status::kError;
@@ -57,7 +57,7 @@ RequestParser::Status RequestParser::next(std::vector<std::string>* argv, std::s
     [[maybe_unused]] const size_t before = pos_;  // only the assert reads it
     Status s = buf_[pos_] == '*' ? parse_multibulk(argv, error) : parse_inline(argv, error);
     if (s != Status::kCommand) return s;
-    assert(pos_ > before);
+    FL_ASSERT(pos_ > before);
     compact();
     if (!argv->empty()) return Status::kCommand;  // else: an empty command, skipped
   }
@@ -235,7 +235,7 @@ void encode(const RedisReply& r, int protocol, std::string* out) {
       return;
     case Kind::kArray: {
       const bool map = resp3 && r.resp3 == Resp3::kMap;
-      assert(!map || r.elements.size() % 2 == 0);
+      FL_ASSERT(!map || r.elements.size() % 2 == 0);
       const size_t n = map ? r.elements.size() / 2 : r.elements.size();
       out->push_back(resp3 ? aggregate_prefix(r.resp3) : '*');
       out->append(std::to_string(n)).append("\r\n");

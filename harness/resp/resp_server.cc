@@ -1,4 +1,5 @@
 #include "harness/resp/resp_server.h"
+#include "impl/ports/assert.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -259,7 +259,7 @@ void RespServer::process_client(Client& c) {
 }
 
 void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
-  assert(!argv.empty());
+  FL_ASSERT(!argv.empty());
   ++commands_;
   if (upper(argv[0]) == "QUIT") {
     encode(RedisReply::ok(), &c.out);

@@ -38,6 +38,7 @@
 #include "sim/storage/sql_server.h"
 #include "sim/storage/vfs_reader.h"
 #include "sim/world.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -69,7 +70,7 @@ class CommitObserver {
   }
   // The commits so far, handed over once (to the judges, after the run).
   std::vector<ranking::props::SqlCommit> take() {
-    assert(!taken_);
+    FL_ASSERT(!taken_);
     taken_ = true;
     return std::move(commits_);
   }

@@ -1,6 +1,6 @@
 #include "impl/likes/client.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 #include <cmath>
 
 namespace fl::likes {
@@ -14,9 +14,9 @@ std::string request_args(const LikeRequest& r) {
 
 LikesClient::LikesClient(Runtime& runtime, Rpc& rpc, Recorder& recorder, ClientConfig config)
     : runtime_(runtime), rpc_(rpc), recorder_(recorder), config_(std::move(config)) {
-  assert(!config_.users.empty());
-  assert(config_.asset_count >= 1);
-  assert(config_.rate_per_s > 0);
+  FL_ASSERT(!config_.users.empty());
+  FL_ASSERT(config_.asset_count >= 1);
+  FL_ASSERT(config_.rate_per_s > 0);
 }
 
 double LikesClient::uniform() {

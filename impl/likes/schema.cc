@@ -1,6 +1,6 @@
 #include "impl/likes/schema.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 
 namespace fl::likes {
 
@@ -35,7 +35,7 @@ std::vector<std::string> schema_statements(bool request_ids) {
 }
 
 std::vector<SqlStatement> seed_asset_statements(int64_t asset_count) {
-  assert(asset_count >= 0);
+  FL_ASSERT(asset_count >= 0);
   std::vector<SqlStatement> out;
   for (int64_t id = 1; id <= asset_count; ++id) {
     out.emplace_back("INSERT OR IGNORE INTO assets(id, like_count, like_version) VALUES (?, 0, 0)",

@@ -1,12 +1,12 @@
 #include "impl/likes/service.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdlib>
 #include <map>
 #include <utility>
 
 #include "impl/likes/scripts.h"
+#include "impl/ports/assert.h"
 
 namespace fl::likes {
 namespace {
@@ -29,8 +29,8 @@ LikeReply reply(ReplyStatus s, int64_t value, std::string detail) {
 
 LikeService::LikeService(Runtime& runtime, Redis& redis, Sql& sql, LikesConfig config)
     : runtime_(runtime), redis_(redis), sql_(sql), config_(config) {
-  assert(config_.asset_count >= 0);
-  assert(config_.state_ttl_ms > 0);
+  FL_ASSERT(config_.asset_count >= 0);
+  FL_ASSERT(config_.state_ttl_ms > 0);
 }
 
 void LikeService::redis_result(const RedisReply& r) {
@@ -114,7 +114,7 @@ Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star
   const std::string ckey = count_key(asset);
   std::vector<RedisReply> replies = co_await redis_.pipeline(
       {{"SET", key, "1", "PX", str(config_.state_ttl_ms), "NX"}, {"INCR", ckey}});
-  assert(replies.size() == 2);
+  FL_ASSERT(replies.size() == 2);
   redis_result(replies[1]);
   const RedisReply& incr = replies[1];
   // go-redis's Pipeline.Exec returns the first failed command's error; SETNX losing is no error.
@@ -175,7 +175,7 @@ Task<LikeReply> LikeService::spec_unlike(int64_t asset, int64_t user, uint64_t r
   if (exists.integer == 0) co_return reply(ReplyStatus::kAlready, 0, "not liked");
 
   std::vector<RedisReply> replies = co_await redis_.pipeline({{"DEL", key}, {"DECR", count_key(asset)}});
-  assert(replies.size() == 2);
+  FL_ASSERT(replies.size() == 2);
   redis_result(replies[1]);
   const RedisReply& decr = replies[1];
   for (const RedisReply& r : replies) {
@@ -228,7 +228,7 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
     case TxOutcome::kApplied:
       break;
   }
-  assert(tx.count >= 0);
+  FL_ASSERT(tx.count >= 0);
 
   // LIKE-8/9: Redis gets the DB's values read in the same transaction, ordered by version, never
   // a blind INCR/DECR: a lost or expired key can neither double count nor make a count jump, and
@@ -282,7 +282,7 @@ LikeService::PendingAwaiter::~PendingAwaiter() {
 
 Task<LikeService::TxOutcome> LikeService::await_write(std::shared_ptr<PendingWrite> w, Runtime* runtime) {
   co_await PendingAwaiter{w, runtime, nullptr};
-  assert(w->done);
+  FL_ASSERT(w->done);
   co_return w->outcome;
 }
 
@@ -414,7 +414,7 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
     }
     co_return;
   }
-  assert(result.sets.size() == stmts.size());
+  FL_ASSERT(result.sets.size() == stmts.size());
   for (size_t i = 0; i < batch.size(); ++i) {
     TxOutcome& out = batch[i]->outcome;
     const bool changed = result.sets[i * kPerWrite + 2].changes > 0;

@@ -11,12 +11,13 @@
 // - Cheap to copy and to query (one 64-bit mask). Deterministic: no hashing, no allocation.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -42,7 +43,7 @@ class FixSet {
   static FixSet spec() { return FixSet(0); }
   // Every fix of the registry.
   static FixSet hardened(const std::vector<FixInfo>& registry) {
-    assert(registry.size() <= 64);
+    FL_ASSERT(registry.size() <= 64);
     return FixSet(registry.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << registry.size()) - 1);
   }
   // Every fix but those named. REQUIRES: each id is in the registry (the loader checks).
@@ -50,7 +51,7 @@ class FixSet {
     FixSet s = hardened(registry);
     for (const std::string& id : without) {
       const std::optional<size_t> i = find_fix(registry, id);
-      assert(i.has_value());
+      FL_ASSERT(i.has_value());
       if (i) s.mask_ &= ~(uint64_t{1} << *i);
     }
     return s;

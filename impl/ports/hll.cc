@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "impl/ports/stable_hash.h"
 #include "impl/ports/text.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -25,7 +25,7 @@ void Hll::add(std::string_view element) {
 }
 
 void Hll::merge(const Hll& other) {
-  assert(other.registers_.size() == registers_.size());
+  FL_ASSERT(other.registers_.size() == registers_.size());
   // Through local pointers and a local count: a uint8_t store may alias the vectors' own fields,
   // so indexing the vectors reloads them for every register and the loop is not vectorised.
   uint8_t* to = registers_.data();
@@ -63,7 +63,7 @@ int64_t Hll::estimate() const {
   double sum = 0;
   int64_t zeros = 0;
   for (uint8_t r : registers_) {
-    assert(r <= kMaxRank);
+    FL_ASSERT(r <= kMaxRank);
     sum += kInversePowers[r];
     zeros += r == 0 ? 1 : 0;
   }

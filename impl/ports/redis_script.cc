@@ -1,8 +1,8 @@
 #include "impl/ports/redis_script.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cctype>
 #include <cstdint>
 
@@ -60,10 +60,10 @@ std::string sha1_hex(std::string_view data) {
 }
 
 void ScriptRegistry::add(RedisScript script) {
-  assert(script.run && "a script needs its C++ implementation");
-  assert(!by_name(script.name) && "script names are unique");
+  FL_ASSERT(script.run && "a script needs its C++ implementation");
+  FL_ASSERT(!by_name(script.name) && "script names are unique");
   std::string sha = sha1_hex(script.lua);
-  assert(!sha_to_name_.count(sha) && "two scripts with the same Lua text");
+  FL_ASSERT(!sha_to_name_.count(sha) && "two scripts with the same Lua text");
   sha_to_name_.emplace(std::move(sha), script.name);
   std::string name = script.name;
   scripts_.emplace(std::move(name), std::move(script));
@@ -90,7 +90,7 @@ const std::string& ScriptRegistry::sha1_of(std::string_view name) const {
   for (const auto& [sha, n] : sha_to_name_) {
     if (n == name) return sha;
   }
-  assert(false && "sha1_of: unknown script name");
+  FL_ASSERT(false && "sha1_of: unknown script name");
   static const std::string kNone;
   return kNone;
 }

@@ -1,11 +1,11 @@
 #include "impl/ports/sql.h"
 
-#include <cassert>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
 
 #include "impl/ports/text.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -24,22 +24,22 @@ const char* sql_status_name(SqlStatus s) {
 }
 
 SqlValue::SqlValue(uint64_t v) : v_(static_cast<int64_t>(v)) {
-  assert(v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+  FL_ASSERT(v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
 }
 
 int64_t SqlValue::as_int() const {
-  assert(type() == Type::kInteger);
+  FL_ASSERT(type() == Type::kInteger);
   return std::get<int64_t>(v_);
 }
 
 double SqlValue::as_real() const {
-  assert(type() == Type::kInteger || type() == Type::kReal);
+  FL_ASSERT(type() == Type::kInteger || type() == Type::kReal);
   if (type() == Type::kInteger) return static_cast<double>(std::get<int64_t>(v_));
   return std::get<double>(v_);
 }
 
 const std::string& SqlValue::as_text() const {
-  assert(type() == Type::kText || type() == Type::kBlob);
+  FL_ASSERT(type() == Type::kText || type() == Type::kBlob);
   if (type() == Type::kBlob) return std::get<SqlBlob>(v_).bytes;
   return std::get<std::string>(v_);
 }
@@ -173,7 +173,7 @@ std::optional<SqlValue> SqlResult::scalar() const {
 }
 
 SqlResult SqlResult::failure(SqlStatus status, std::string error, int failed_index) {
-  assert(status != SqlStatus::kOk);
+  FL_ASSERT(status != SqlStatus::kOk);
   SqlResult r;
   r.status = status;
   r.error = std::move(error);

@@ -14,12 +14,13 @@
 // - Thread-compatible, not thread-safe: the simulated world is single-threaded.
 #pragma once
 
-#include <cassert>
 #include <coroutine>
 #include <exception>
 #include <optional>
 #include <utility>
 #include <variant>
+
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -56,7 +57,7 @@ struct TaskPromise : TaskPromiseBase {
   }
   T take() {
     if (exception) std::rethrow_exception(exception);
-    assert(value.has_value());
+    FL_ASSERT(value.has_value());
     return std::move(*value);
   }
 };
@@ -101,7 +102,7 @@ class [[nodiscard]] Task {
       Handle handle;
       bool await_ready() noexcept { return false; }
       std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
-        assert(handle && !handle.done());
+        FL_ASSERT(handle && !handle.done());
         handle.promise().continuation = awaiter;
         return handle;
       }

@@ -3,13 +3,14 @@
 // std::to_string / std::ostringstream allocate per number.
 #pragma once
 
-#include <cassert>
 #include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
+
+#include "impl/ports/assert.h"
 
 namespace fl {
 
@@ -19,7 +20,7 @@ template <typename Out>
 void append_decimal(Out& out, int64_t v) {
   char buf[24];  // 20 digits and a sign
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  assert(ec == std::errc());
+  FL_ASSERT(ec == std::errc());
   (void)ec;
   out.append(buf, end);
 }

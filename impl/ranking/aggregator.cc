@@ -1,7 +1,6 @@
 #include "impl/ranking/aggregator.h"
 
 #include <algorithm>
-#include <cassert>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -11,6 +10,7 @@
 #include "impl/ports/stable_hash.h"
 #include "impl/ports/text.h"
 #include "impl/ranking/schema.h"
+#include "impl/ports/assert.h"
 
 namespace fl::ranking {
 
@@ -53,7 +53,7 @@ bool PartitionState::apply_record(const std::string& name, KeyState& k, const st
 }
 
 void PartitionState::set_dirty(const std::string& name, KeyState& k) {
-  assert(keys.count(name) == 1 && &keys.find(name)->second == &k);
+  FL_ASSERT(keys.count(name) == 1 && &keys.find(name)->second == &k);
   k.dirty = true;
   dirty_keys.insert(name);
 }
@@ -62,7 +62,7 @@ void PartitionState::mark_flushed() {
   check_dirty_index();
   for (const std::string& name : dirty_keys) {
     auto it = keys.find(name);
-    assert(it != keys.end());
+    FL_ASSERT(it != keys.end());
     it->second.mark_flushed();
   }
   dirty_keys.clear();
@@ -74,7 +74,7 @@ void PartitionState::reindex_dirty() {
   dirty_keys.clear();
   for (const auto& [name, k] : keys) {
     // A shard is only ever dirtied with its key (apply, recover): the key's flag covers both.
-    assert(k.dirty || std::none_of(k.shards.begin(), k.shards.end(), [](const auto& s) { return s.second.dirty; }));
+    FL_ASSERT(k.dirty || std::none_of(k.shards.begin(), k.shards.end(), [](const auto& s) { return s.second.dirty; }));
     if (k.dirty) dirty_keys.insert(dirty_keys.end(), name);
   }
 }
@@ -85,7 +85,7 @@ void PartitionState::check_dirty_index() const {
   for (const auto& [name, k] : keys) {
     if (k.dirty) expected.insert(expected.end(), name);
   }
-  assert(expected == dirty_keys && "a key's dirty flag changed without PartitionState::set_dirty");
+  FL_ASSERT(expected == dirty_keys && "a key's dirty flag changed without PartitionState::set_dirty");
 #endif
 }
 
@@ -177,7 +177,7 @@ const std::string& flushed_lines(const KeyState& k) {
 #ifndef NDEBUG
   std::string fresh;
   append_key(fresh, k, /*flushed=*/true);
-  assert(kept.text == fresh && "a KeyState change that the stamp of its kept lines misses");
+  FL_ASSERT(kept.text == fresh && "a KeyState change that the stamp of its kept lines misses");
 #endif
   return kept.text;
 }

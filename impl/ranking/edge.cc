@@ -1,7 +1,6 @@
 #include "impl/ranking/edge.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -9,6 +8,7 @@
 
 #include "impl/ranking/contract.h"
 #include "impl/ranking/risk.h"
+#include "impl/ports/assert.h"
 
 namespace fl::ranking {
 namespace {
@@ -224,7 +224,7 @@ Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector
     if (reply->result.rfind("not-modified", 0) == 0) {
       // What the client displays: its kept answer, shown again on the server's word. Only a request
       // carrying a kept answer's validator is answered so, and nothing else touches `kept`.
-      assert(k != kept.end());
+      FL_ASSERT(k != kept.end());
       const std::string& body = k->second;
       history.complete(op, Outcome::kOk, "snap=" + field_of(body, "snap") + " deny=" + field_of(body, "deny") +
                                              " items=" + field_of(body, "items") + " src=not-modified etag=" +

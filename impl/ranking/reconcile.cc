@@ -1,7 +1,6 @@
 #include "impl/ranking/reconcile.h"
 
 #include <algorithm>
-#include <cassert>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +10,7 @@
 #include "impl/ranking/publisher.h"
 #include "impl/ranking/runs.h"
 #include "impl/ranking/schema.h"
+#include "impl/ports/assert.h"
 
 namespace fl::ranking {
 namespace {
@@ -417,7 +417,7 @@ Task<void> reconcile_layers(Runtime& rt, Sql& sql, Log& log, const ReconcileOpti
 }  // namespace
 
 Task<void> run_reconciler(Runtime& rt, Sql& sql, Redis& redis, Log* log, ReconcileOptions o) {
-  assert(!o.layers || log != nullptr);
+  FL_ASSERT(!o.layers || log != nullptr);
   for (int64_t round = 0;; ++round) {
     co_await rt.clock().sleep_us(o.interval_us);
     for (const std::string& scope : o.scopes) co_await reconcile_scope(sql, redis, o, scope, round, rt.clock().now_us());

@@ -1,10 +1,10 @@
 #include "impl/ranking/schema.h"
 
 #include <bit>
-#include <cassert>
 #include <cstdint>
 
 #include "impl/ports/digest.h"
+#include "impl/ports/assert.h"
 
 namespace fl::ranking {
 
@@ -99,7 +99,7 @@ std::string degraded_policy_digest(const std::string& scope, const std::string& 
 }
 
 std::vector<std::string> degraded_policy_statements(const std::vector<std::string>& scopes, int candidate_partitions) {
-  assert(candidate_partitions >= 1 && candidate_partitions <= 16);
+  FL_ASSERT(candidate_partitions >= 1 && candidate_partitions <= 16);
   std::vector<std::string> out;
   const int64_t until = INT64_MAX;
   for (const std::string& scope : scopes) {

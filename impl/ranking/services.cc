@@ -1,11 +1,11 @@
 #include "impl/ranking/services.h"
 
 #include <algorithm>
-#include <cassert>
 #include <memory>
 
 #include "impl/ranking/control.h"
 #include "impl/ranking/schema.h"
+#include "impl/ports/assert.h"
 
 namespace fl::ranking {
 namespace {
@@ -114,7 +114,7 @@ Task<void> run_producer(Runtime& rt, Rpc& rpc, Sql& sql, Recorder& history, Prod
   for (int64_t seq = 1; rt.clock().now_us() < o.stop_at_us; ++seq) {
     co_await rt.clock().sleep_us(uniform(rt, gap_us / 2, gap_us * 3 / 2));
     if (sent_count > 0 && percent(rt, o.replay_percent)) {
-      assert(!sent.empty());  // percent(rt, 0) is never true
+      FL_ASSERT(!sent.empty());  // percent(rt, 0) is never true
       co_await emit(rt, sql, history, pick(rt, sent));  // the same event again (004:L61)
       continue;
     }

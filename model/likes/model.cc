@@ -1,7 +1,7 @@
 #include "model/likes/model.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdlib>
 #include <set>
 
@@ -18,8 +18,8 @@ std::string Range::describe() const { return "[" + std::to_string(lo) + ", " + s
 
 void LikesModel::add(WriteOp op) {
   if (op.definite) {
-    assert(op.complete_us != kNever);
-    assert(op.invoke_us <= op.complete_us);
+    FL_ASSERT(op.complete_us != kNever);
+    FL_ASSERT(op.invoke_us <= op.complete_us);
   } else {
     op.complete_us = kNever;
   }

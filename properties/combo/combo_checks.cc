@@ -1,7 +1,6 @@
 #include "properties/combo/combo_checks.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdlib>
 #include <memory>
 #include <map>
@@ -9,6 +8,7 @@
 #include <tuple>
 
 #include "sim/node_clock.h"
+#include "impl/ports/assert.h"
 
 namespace fl::combo {
 
@@ -1311,7 +1311,7 @@ Verdict check_published_visible(const ComboRun& run) {
 }
 
 std::vector<Verdict> check_combo(const ComboRun& run, const std::vector<std::string>& properties) {
-  assert(run.memo == nullptr);  // one check_combo at a time per run
+  FL_ASSERT(run.memo == nullptr);  // one check_combo at a time per run
   run.memo = std::make_shared<ComboMemo>();
   std::vector<Verdict> out;
   for (const ComboProperty& p : combo_properties()) {

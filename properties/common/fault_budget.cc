@@ -1,13 +1,13 @@
 #include "properties/common/fault_budget.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <utility>
 
 #include "sim/node_clock.h"
+#include "impl/ports/assert.h"
 
 namespace fl::props {
 
@@ -62,7 +62,7 @@ bool ends_with(const std::string& s, const char* suffix) {
 void FaultBudget::add_span(const std::string& place, int64_t from_us, int64_t to_us, const std::string& what,
                            const std::string& peer) {
   if (place.empty()) return;
-  assert(from_us <= to_us);
+  FL_ASSERT(from_us <= to_us);
   spans_.push_back(FaultSpan{place, from_us, to_us, what, peer});
 }
 

@@ -1,6 +1,6 @@
 #include "properties/demo/counter_checks.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 #include <string>
 
 namespace fl::demo {
@@ -34,7 +34,7 @@ std::vector<PropertyInfo> counter_properties() {
 }
 
 Verdict check_no_double_count(const CounterRun& run) {
-  assert(run.history != nullptr);
+  FL_ASSERT(run.history != nullptr);
   const Tally t = tally(*run.history);
   // One check per increment invoked: a run without increments judged nothing (VACUOUS).
   Verdict v{"no-double-count", {"DEMO-1"}, true, "final counter <= ok + info increments", {}, t.ok + t.info + t.fail};
@@ -48,7 +48,7 @@ Verdict check_no_double_count(const CounterRun& run) {
 }
 
 Verdict check_no_lost_increment(const CounterRun& run) {
-  assert(run.history != nullptr);
+  FL_ASSERT(run.history != nullptr);
   const Tally t = tally(*run.history);
   // One check per acknowledged increment (the ones that must be in the counter).
   Verdict v{"no-lost-increment", {"DEMO-2"}, true, "final counter >= ok increments", {}, t.ok};

@@ -1,7 +1,7 @@
 #include "properties/likes/run.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
-#include <cassert>
 
 namespace fl::likes::props {
 
@@ -30,11 +30,11 @@ bool LikesRun::in_grace(int64_t s_us, int64_t e_us) const {
 }
 
 GraceTracker::GraceTracker(int64_t repair_us, int64_t start_us) : repair_us_(repair_us), last_sample_us_(start_us) {
-  assert(repair_us >= 0);
+  FL_ASSERT(repair_us >= 0);
 }
 
 void GraceTracker::on_sample(int64_t now_us, bool restarted, bool repairable) {
-  assert(now_us >= last_sample_us_);
+  FL_ASSERT(now_us >= last_sample_us_);
   if (restarted && !open_start_us_) open_start_us_ = last_sample_us_;
   if (restarted) repairable_since_us_.reset();
   last_sample_us_ = now_us;

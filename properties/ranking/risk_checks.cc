@@ -3,7 +3,6 @@
 // control transactions and publishes in commit order), read the DB's rows back, the Redis server's
 // writes of `ranking:emergency-block:*` and the viewers' history.
 #include <algorithm>
-#include <cassert>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -13,6 +12,7 @@
 #include "model/ranking/board.h"
 #include "properties/common/fault_budget.h"
 #include "properties/ranking/checks.h"
+#include "impl/ports/assert.h"
 
 namespace fl::ranking::props {
 namespace {
@@ -439,7 +439,7 @@ std::optional<std::pair<int64_t, std::string>> push_hit(const fl::props::FaultBu
 std::optional<std::string> push_delay_explained(const fl::props::FaultBudget& budget, const BlockSpan& span,
                                                 const std::string& scope, int64_t at_us, int64_t pushed_us,
                                                 int64_t max_safe_ttl_us) {
-  assert(at_us - span.from_us > max_safe_ttl_us);  // asked only past the TTL
+  FL_ASSERT(at_us - span.from_us > max_safe_ttl_us);  // asked only past the TTL
   const std::vector<std::string> places = push_path(span.committer);
   const int64_t until_us = std::min(at_us, pushed_us);
   const int64_t faulty_us = budget.covered_us(places, span.from_us, until_us);

@@ -1,7 +1,7 @@
 #include "properties/redis/redis_diff.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
@@ -102,7 +102,7 @@ void EngineSide::reset() {
 RedisReply EngineSide::execute(int client, const std::vector<std::string>& argv) {
   RedisReply r = engine_->execute(sessions_[client], argv, wall_ms());
   for (auto& d : engine_->take_deliveries()) {
-    assert(d.session_id >= 1 && d.session_id <= kClients);
+    FL_ASSERT(d.session_id >= 1 && d.session_id <= kClients);
     inbox_[d.session_id - 1].push_back({d.channel, d.payload});
   }
   for (auto& k : engine_->take_signaled_keys()) signal_log_.push_back(std::move(k));
@@ -110,7 +110,7 @@ RedisReply EngineSide::execute(int client, const std::vector<std::string>& argv)
 }
 
 void EngineSide::begin(int client, const std::vector<std::string>& argv) {
-  assert(client >= 0 && client < kClients && !pending_[client]);
+  FL_ASSERT(client >= 0 && client < kClients && !pending_[client]);
   Pending p;
   p.argv = argv;
   p.start_ms = wall_ms();
@@ -121,12 +121,12 @@ void EngineSide::begin(int client, const std::vector<std::string>& argv) {
 }
 
 RedisReply EngineSide::finish(int client) {
-  assert(pending_[client]);
+  FL_ASSERT(pending_[client]);
   Pending p = std::move(*pending_[client]);
   pending_[client].reset();
   sim::redis::Session& s = sessions_[client];
   if (p.blocked) {
-    assert(s.blocked);
+    FL_ASSERT(s.blocked);
     const sim::redis::BlockRequest wanted = *s.blocked;
     bool woken = false;
     for (size_t i = p.signals_seen; i < signal_log_.size() && !woken; ++i) {

@@ -1,14 +1,14 @@
 #include "sim/log/broker.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include "sim/hash.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::log {
 
 int32_t partition_for_key(std::string_view key, int32_t partitions) {
-  assert(partitions > 0);
+  FL_ASSERT(partitions > 0);
   // A stable hash: the same key lands in the same partition in every process and run
   // (Kafka uses murmur2 of the key bytes for the same reason).
   return static_cast<int32_t>(stable_hash(key) % static_cast<uint64_t>(partitions));
@@ -110,7 +110,7 @@ int64_t Broker::log_end_offset(const TopicPartition& tp) const {
 
 int64_t Broker::append(const TopicPartition& tp, std::string key, std::string value) {
   Partition* p = find_partition(tp);
-  assert(p != nullptr);
+  FL_ASSERT(p != nullptr);
   const int64_t offset = p->end();
   p->bytes += static_cast<int64_t>(key.size() + value.size());
   p->records.push_back(StoredRecord{offset, std::move(key), std::move(value), now_us_});
@@ -118,7 +118,7 @@ int64_t Broker::append(const TopicPartition& tp, std::string key, std::string va
   // acked = synced: the default broker syncs before it answers.
   if (!config_.broken_ack_before_sync) p->synced_end = p->end();
   ++stats_.produced;
-  assert(p->end() == offset + 1);
+  FL_ASSERT(p->end() == offset + 1);
   return offset;
 }
 
@@ -365,7 +365,7 @@ FetchReply Broker::fetch(const TopicPartition& tp, int64_t offset, size_t max_re
   reply.start_offset = std::clamp(offset, p->start_offset, p->end());
   for (int64_t o = reply.start_offset; o < p->end() && reply.records.size() < max_records; ++o) {
     const StoredRecord& s = p->records[static_cast<size_t>(o - p->start_offset)];
-    assert(s.offset == o);
+    FL_ASSERT(s.offset == o);
     reply.records.push_back(LogRecord{tp.topic, tp.partition, o, s.key, s.value, s.timestamp_us});
   }
   if (config_.broken_fetch_reversed) std::reverse(reply.records.begin(), reply.records.end());

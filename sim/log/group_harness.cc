@@ -1,7 +1,7 @@
 #include "sim/log/group_harness.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
-#include <cassert>
 
 namespace fl::sim::log {
 
@@ -13,11 +13,11 @@ std::string HarnessOp::describe() const {
 
 GroupHarness::GroupHarness(const BrokerConfig& config, const HarnessOptions& options)
     : broker_(config), options_(options) {
-  assert(options.consumers > 0 && options.partitions > 0);
+  FL_ASSERT(options.consumers > 0 && options.partitions > 0);
   TopicConfig tc;
   tc.partitions = options.partitions;
   LogStatus s = broker_.create_topic(kTopic, tc);
-  assert(s == LogStatus::kOk);
+  FL_ASSERT(s == LogStatus::kOk);
   (void)s;
   broker_.tick(now_us_);
   consumers_.resize(options.consumers);
@@ -76,7 +76,7 @@ void GroupHarness::join(Consumer& c) {
   c.client_id = "c" + std::to_string(incarnations_++);
   JoinReply j = broker_.join(kGroup, c.client_id, {kTopic}, options_.protocol,
                              options_.session_timeout_us, now_us_);
-  assert(j.status == LogStatus::kOk);
+  FL_ASSERT(j.status == LogStatus::kOk);
   c.member_id = j.member_id;
   c.generation = j.generation;
   c.positions.clear();
@@ -96,7 +96,7 @@ void GroupHarness::poll(Consumer& c) {
     drop_stints(c);  // eager: everything was revoked
     return;
   }
-  assert(r.status == LogStatus::kOk);
+  FL_ASSERT(r.status == LogStatus::kOk);
   // Ownership stints: a partition that is gone or newly (re)assigned drops uncommitted progress
   // of the previous stint; records of that stint still get processed (side effects), uncounted.
   std::set<TopicPartition> counted;

@@ -1,8 +1,8 @@
 #include "sim/log/server.h"
 
-#include <cassert>
 
 #include "impl/ports/text.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::log {
 
@@ -172,7 +172,7 @@ LogReply handle_log_request(Broker& b, const LogRequest& r, int64_t now_us) {
 
 BrokerServer::BrokerServer(BrokerConfig config, std::string service, int64_t tick_interval_us)
     : broker_(config), service_(std::move(service)), tick_interval_us_(tick_interval_us) {
-  assert(tick_interval_us_ > 0);
+  FL_ASSERT(tick_interval_us_ > 0);
   broker_.track_appends();  // for append_times()
 }
 

@@ -1,8 +1,8 @@
 #include "sim/redis/client.h"
 
-#include <cassert>
 
 #include "sim/redis/commands.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::redis {
 
@@ -80,8 +80,8 @@ Client::Client(Process& process, ClientOptions options)
       options_(std::move(options)),
       push_service_(options_.service + ".push." + std::string(process.process_name())),
       alive_(std::make_shared<bool>(true)) {
-  assert(options_.timeout_us > 0);
-  assert(options_.check_interval_us > 0);
+  FL_ASSERT(options_.timeout_us > 0);
+  FL_ASSERT(options_.check_interval_us > 0);
 }
 
 Client::~Client() { *alive_ = false; }

@@ -4,10 +4,10 @@
 #include "sim/redis/resp3.h"
 
 #include <algorithm>
-#include <cassert>
 #include <iterator>
 
 #include "sim/redis/commands.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::redis {
 
@@ -392,9 +392,9 @@ std::optional<PersistenceMode> parse_persistence_mode(std::string_view name) {
 
 Engine::Engine(EngineOptions options)
     : options_(std::move(options)), live_(kDatabases), durable_(kDatabases), rng_state_(options_.random_seed) {
-  assert(options_.aof_fsync_interval_ms > 0);
-  assert(options_.snapshot_interval_ms > 0);
-  assert(options_.active_expire_keys_per_loop > 0);
+  FL_ASSERT(options_.aof_fsync_interval_ms > 0);
+  FL_ASSERT(options_.snapshot_interval_ms > 0);
+  FL_ASSERT(options_.active_expire_keys_per_loop > 0);
 }
 
 Engine::~Engine() = default;
@@ -551,7 +551,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
   for (const auto& argv : queued) {
     RedisReply error;
     const Spec* spec = resolve(argv, &error);
-    assert(spec && "queued commands were resolved when queued");
+    FL_ASSERT(spec && "queued commands were resolved when queued");
     if (!spec) {
       replies.push_back(error);
       continue;

@@ -1,6 +1,6 @@
 #include "sim/redis/keyspace.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 
 namespace fl::sim::redis {
 
@@ -22,7 +22,7 @@ void ZSet::put(const std::string& member, double score) {
     it->second = score;
   }
   order.emplace(score, member);
-  assert(order.size() == scores.size());
+  FL_ASSERT(order.size() == scores.size());
 }
 
 bool ZSet::erase(const std::string& member) {
@@ -30,7 +30,7 @@ bool ZSet::erase(const std::string& member) {
   if (it == scores.end()) return false;
   order.erase({it->second, member});
   scores.erase(it);
-  assert(order.size() == scores.size());
+  FL_ASSERT(order.size() == scores.size());
   return true;
 }
 
@@ -77,7 +77,7 @@ bool Keyspace::erase(const std::string& key) {
 
 void Keyspace::set_expire(const std::string& key, std::optional<int64_t> at_ms) {
   auto it = entries_.find(key);
-  assert(it != entries_.end());
+  FL_ASSERT(it != entries_.end());
   it->second.expire_at_ms = at_ms;
   if (at_ms) {
     expires_[key] = *at_ms;

@@ -1,9 +1,9 @@
 #include "sim/redis/resp3.h"
 
-#include <cassert>
 #include <utility>
 
 #include "sim/redis/commands.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::redis {
 namespace {
@@ -29,7 +29,7 @@ void mark_each(RedisReply* r, Resp3 t) {
 // the second of each pair a double when `scores`.
 void nest_pairs(RedisReply* r, bool scores) {
   if (r->kind != RedisReply::Kind::kArray) return;
-  assert(r->elements.size() % 2 == 0);
+  FL_ASSERT(r->elements.size() % 2 == 0);
   std::vector<RedisReply> pairs;
   pairs.reserve(r->elements.size() / 2);
   for (size_t i = 0; i + 1 < r->elements.size(); i += 2) {
@@ -46,7 +46,7 @@ void streams_as_map(RedisReply* r) {
   std::vector<RedisReply> flat;
   flat.reserve(r->elements.size() * 2);
   for (RedisReply& kv : r->elements) {
-    assert(kv.elements.size() == 2);
+    FL_ASSERT(kv.elements.size() == 2);
     for (RedisReply& e : kv.elements) flat.push_back(std::move(e));
   }
   r->elements = std::move(flat);

@@ -1,7 +1,7 @@
 #include "sim/redis/server.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
-#include <cassert>
 
 namespace fl::sim::redis {
 
@@ -30,7 +30,7 @@ struct ParkAwaiter {
 }  // namespace
 
 Server::Server(ServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
-  assert(options_.cron_interval_ms >= 0);
+  FL_ASSERT(options_.cron_interval_ms >= 0);
   engine_.set_command_observer([this](const Engine::ObservedCommand& c) { log_command(c); });
   engine_.set_eviction_observer([this](int db, const std::string& key) { log_eviction(db, key); });
 }
@@ -122,7 +122,7 @@ BootFn Server::boot_fn() {
 Task<void> Server::run(Process& p) {
   ++stats_.boots;
   const bool restart = process_ != nullptr;
-  assert(!restart || process_ == &p);
+  FL_ASSERT(!restart || process_ == &p);
   process_ = &p;
   incarnation_ = p.incarnation();
   server_epoch_ = p.connection_epoch();
@@ -167,7 +167,7 @@ bool Server::apply_fault(std::string_view kind, int64_t duration_us) {
 }
 
 int64_t Server::now_ms() const {
-  assert(process_);
+  FL_ASSERT(process_);
   return process_->now_us() / 1000;
 }
 

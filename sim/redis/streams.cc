@@ -1,11 +1,11 @@
 // Stream commands: XADD XLEN XRANGE XREVRANGE XDEL XGROUP XREADGROUP XACK XPENDING XCLAIM
 // XAUTOCLAIM, following Redis 7.0's t_stream.c: argument order of checks, replies, error texts.
-#include <cassert>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 
 #include "sim/redis/commands.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::redis {
 
@@ -128,7 +128,7 @@ void stream_append(Stream& s, const StreamId& id, std::vector<std::string> field
 
 std::map<StreamId, StreamNode>::iterator node_of(Stream& s, const StreamId& id) {
   auto it = s.nodes.upper_bound(id);
-  assert(it != s.nodes.begin());
+  FL_ASSERT(it != s.nodes.begin());
   return std::prev(it);
 }
 
@@ -137,7 +137,7 @@ bool stream_delete(Stream& s, const StreamId& id) {
   if (e == s.entries.end()) return false;
   s.entries.erase(e);
   auto node = node_of(s, id);
-  assert(node->second.live > 0);
+  FL_ASSERT(node->second.live > 0);
   if (--node->second.live == 0) s.nodes.erase(node);  // the last live entry frees the node
   return true;
 }
@@ -499,7 +499,7 @@ RedisReply cmd_xgroup(Ctx& c) {
     if (created) g->consumers[c.arg(4)].seen_time_ms = c.now_ms;
     return RedisReply::integer_of(created ? 1 : 0);
   }
-  assert(sub == "delconsumer");
+  FL_ASSERT(sub == "delconsumer");
   auto it = g->consumers.find(c.arg(4));
   if (it == g->consumers.end()) return RedisReply::integer_of(0);
   const std::set<StreamId> pending = it->second.pending;
@@ -661,7 +661,7 @@ RedisReply cmd_xreadgroup(Ctx& c) {
     const std::string& key = c.arg(a.streams_arg + i);
     Stream* s = nullptr;
     c.lookup(key, &s, &error);
-    assert(s);
+    FL_ASSERT(s);
     ConsumerGroup& g = s->groups.at(*a.group);
     RedisReply entries;
     if (ids[i]) {

@@ -1,7 +1,7 @@
 #include "sim/storage/paged_image.h"
+#include "impl/ports/assert.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstring>
 
 namespace fl::sim::storage {
@@ -12,7 +12,7 @@ size_t pages_for(size_t bytes) { return (bytes + kPage - 1) / kPage; }
 }  // namespace
 
 char* PagedImage::writable(size_t index, size_t from, size_t to) {
-  assert(index < pages_.size() && from <= to && to <= kPage);
+  FL_ASSERT(index < pages_.size() && from <= to && to <= kPage);
   std::shared_ptr<Page>& page = pages_[index];
   if (page != nullptr && page.use_count() == 1) return page->bytes;  // private already
   // Pages are allocated apart from their reference counts (not by make_shared): 4,096 bytes fit
@@ -54,7 +54,7 @@ void PagedImage::write(size_t offset, const char* data, size_t n) {
 }
 
 void PagedImage::read(size_t offset, char* out, size_t n) const {
-  assert(offset + n <= size_);
+  FL_ASSERT(offset + n <= size_);
   while (n > 0) {
     const size_t in_page = offset % kPage;
     const size_t piece = std::min(n, kPage - in_page);
@@ -71,7 +71,7 @@ void PagedImage::read(size_t offset, char* out, size_t n) const {
 }
 
 void PagedImage::share_pages_of(const PagedImage& other, size_t begin, size_t end) {
-  assert(size_ == other.size_ && pages_.size() == other.pages_.size());
+  FL_ASSERT(size_ == other.size_ && pages_.size() == other.pages_.size());
   end = std::min(end, size_);
   if (begin >= end) return;
   for (size_t i = begin / kPage; i <= (end - 1) / kPage; ++i) pages_[i] = other.pages_[i];

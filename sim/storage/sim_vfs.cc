@@ -1,12 +1,12 @@
 #include "sim/storage/sim_vfs.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdio>
 #include <cstring>
 
 #include "sim/hash.h"
 #include "sim/storage/paged_image.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::storage {
 
@@ -88,7 +88,7 @@ struct SimVfsGlue {
     shm_unmap(pf, 0);
     unlock(pf, SQLITE_LOCK_NONE);
     if (h->fenced()) {
-      assert(vfs->fenced_handles_open_ > 0);
+      FL_ASSERT(vfs->fenced_handles_open_ > 0);
       --vfs->fenced_handles_open_;
     }
     if (h->delete_on_close) {
@@ -99,7 +99,7 @@ struct SimVfsGlue {
     delete h->name;
     h->file = nullptr;
     h->name = nullptr;
-    assert(vfs->open_handles_ > 0);
+    FL_ASSERT(vfs->open_handles_ > 0);
     --vfs->open_handles_;
     return SQLITE_OK;
   }
@@ -107,7 +107,7 @@ struct SimVfsGlue {
   static int read(sqlite3_file* pf, void* buf, int amount, sqlite3_int64 offset) {
     Handle* h = of(pf);
     SimVfs* vfs = h->vfs;
-    assert(amount >= 0 && offset >= 0);
+    FL_ASSERT(amount >= 0 && offset >= 0);
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_READ);
     ++vfs->stats_.reads;
     if (vfs->draw_fault(SimIoOp::kRead)) return SQLITE_IOERR_READ;
@@ -130,7 +130,7 @@ struct SimVfsGlue {
   static int write(sqlite3_file* pf, const void* buf, int amount, sqlite3_int64 offset) {
     Handle* h = of(pf);
     SimVfs* vfs = h->vfs;
-    assert(amount >= 0 && offset >= 0);
+    FL_ASSERT(amount >= 0 && offset >= 0);
     if (h->fenced()) return fenced(vfs, SQLITE_IOERR_WRITE);
     ++vfs->stats_.writes;
     ++vfs->changes_;
@@ -176,7 +176,7 @@ struct SimVfsGlue {
     make_durable(f);
     f.pending.clear();
     f.cached.clear();
-    assert(f.durable.size() == f.current.size());
+    FL_ASSERT(f.durable.size() == f.current.size());
     return SQLITE_OK;
   }
 
@@ -231,14 +231,14 @@ struct SimVfsGlue {
     File& f = h->f();
     if (h->lock_level >= level) return SQLITE_OK;
     if (level == SQLITE_LOCK_SHARED) {
-      assert(h->lock_level == SQLITE_LOCK_NONE);
+      FL_ASSERT(h->lock_level == SQLITE_LOCK_NONE);
       if (f.writer != nullptr && f.writer != h && f.writer_level >= SQLITE_LOCK_PENDING) return SQLITE_BUSY;
       ++f.shared_holders;
       h->lock_level = SQLITE_LOCK_SHARED;
       ++h->vfs->changes_;
       return SQLITE_OK;
     }
-    assert(h->lock_level >= SQLITE_LOCK_SHARED);
+    FL_ASSERT(h->lock_level >= SQLITE_LOCK_SHARED);
     if (f.writer != nullptr && f.writer != h) return SQLITE_BUSY;
     if (level == SQLITE_LOCK_RESERVED) {
       f.writer = h;
@@ -246,7 +246,7 @@ struct SimVfsGlue {
       ++h->vfs->changes_;
       return SQLITE_OK;
     }
-    assert(level == SQLITE_LOCK_EXCLUSIVE);
+    FL_ASSERT(level == SQLITE_LOCK_EXCLUSIVE);
     f.writer = h;
     if (f.shared_holders > 1) {  // other readers remain: hold PENDING so no new one comes in
       f.writer_level = h->lock_level = SQLITE_LOCK_PENDING;
@@ -267,7 +267,7 @@ struct SimVfsGlue {
       f.writer_level = SQLITE_LOCK_NONE;
     }
     if (level == SQLITE_LOCK_NONE && h->lock_level >= SQLITE_LOCK_SHARED) {
-      assert(f.shared_holders > 0);
+      FL_ASSERT(f.shared_holders > 0);
       --f.shared_holders;
     }
     h->lock_level = level;
@@ -298,7 +298,7 @@ struct SimVfsGlue {
       ++f.shm_refs;
     }
     if (f.shm_regions.empty()) f.shm_region_bytes = region_bytes;
-    assert(f.shm_region_bytes == region_bytes);
+    FL_ASSERT(f.shm_region_bytes == region_bytes);
     if (static_cast<size_t>(region) >= f.shm_regions.size()) {
       if (!extend) {
         *out = nullptr;
@@ -318,7 +318,7 @@ struct SimVfsGlue {
   static int shm_lock(sqlite3_file* pf, int offset, int n, int flags) {
     Handle* h = of(pf);
     File& f = h->f();
-    assert(offset >= 0 && n >= 1 && offset + n <= kShmLocks);
+    FL_ASSERT(offset >= 0 && n >= 1 && offset + n <= kShmLocks);
     const bool unlock_request = (flags & SQLITE_SHM_UNLOCK) != 0;
     const bool exclusive = (flags & SQLITE_SHM_EXCLUSIVE) != 0;
     if (unlock_request) {
@@ -344,12 +344,12 @@ struct SimVfsGlue {
 
   static void release_shm_slot(Handle* h, File& f, int i) {
     if ((h->shm_shared_mask >> i) & 1) {
-      assert(f.shm_shared[i] > 0);
+      FL_ASSERT(f.shm_shared[i] > 0);
       --f.shm_shared[i];
       h->shm_shared_mask &= static_cast<uint8_t>(~(1u << i));
     }
     if ((h->shm_exclusive_mask >> i) & 1) {
-      assert(f.shm_exclusive[i] == h);
+      FL_ASSERT(f.shm_exclusive[i] == h);
       f.shm_exclusive[i] = nullptr;
       h->shm_exclusive_mask &= static_cast<uint8_t>(~(1u << i));
     }
@@ -363,7 +363,7 @@ struct SimVfsGlue {
     File& f = h->f();
     for (int i = 0; i < kShmLocks; ++i) release_shm_slot(h, f, i);
     h->shm_mapped = false;
-    assert(f.shm_refs > 0);
+    FL_ASSERT(f.shm_refs > 0);
     // The last connection gone: the wal-index is rebuilt from the WAL by the next one.
     if (--f.shm_refs == 0) f.shm_regions.clear();
     ++h->vfs->changes_;
@@ -549,7 +549,7 @@ struct SimVfsInspectGlue {
       h->shm = new std::vector<std::unique_ptr<char[]>>();
       h->shm_region_bytes = region_bytes;
     }
-    assert(h->shm_region_bytes == region_bytes);
+    FL_ASSERT(h->shm_region_bytes == region_bytes);
     auto& regions = *h->shm;
     const size_t i = static_cast<size_t>(region);
     if (i >= regions.size()) {
@@ -677,9 +677,9 @@ void configure_sqlite_once() {
 
 SimVfs::SimVfs(SimVfsOptions options, Rng rng, std::function<int64_t()> now_us)
     : options_(std::move(options)), rng_(rng), now_us_(std::move(now_us)) {
-  assert(now_us_);
+  FL_ASSERT(now_us_);
   configure_sqlite_once();
-  assert(options_.sector_size >= 512);
+  FL_ASSERT(options_.sector_size >= 512);
   // Unique among coexisting instances; the address never reaches a trace or a decision.
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, "@%p", static_cast<void*>(this));
@@ -699,7 +699,7 @@ SimVfs::SimVfs(SimVfsOptions options, Rng rng, std::function<int64_t()> now_us)
   vfs_.xGetLastError = &SimVfsGlue::last_error;
   vfs_.xCurrentTimeInt64 = &SimVfsGlue::current_time_int64;
   const int rc = sqlite3_vfs_register(&vfs_, /*makeDflt=*/0);
-  assert(rc == SQLITE_OK);
+  FL_ASSERT(rc == SQLITE_OK);
   (void)rc;
   register_inspection();
 }
@@ -714,13 +714,13 @@ void SimVfs::register_inspection() {
   inspect_vfs_.xRandomness = &SimVfsInspectGlue::randomness;
   inspect_vfs_.xSleep = &SimVfsInspectGlue::sleep;
   const int rc = sqlite3_vfs_register(&inspect_vfs_, /*makeDflt=*/0);
-  assert(rc == SQLITE_OK);
+  FL_ASSERT(rc == SQLITE_OK);
   (void)rc;
 }
 
 SimVfs::~SimVfs() {
-  assert(open_handles_ == 0 && "close every connection before destroying its SimVfs");
-  assert(inspect_handles_.empty() && "close every observer connection before destroying its SimVfs");
+  FL_ASSERT(open_handles_ == 0 && "close every connection before destroying its SimVfs");
+  FL_ASSERT(inspect_handles_.empty() && "close every observer connection before destroying its SimVfs");
   sqlite3_vfs_unregister(&inspect_vfs_);
   sqlite3_vfs_unregister(&vfs_);
 }
@@ -730,7 +730,7 @@ void SimVfs::refresh_inspection() {
 }
 
 void SimVfs::set_options(const SimVfsOptions& options) {
-  assert(options.sector_size >= 512);
+  FL_ASSERT(options.sector_size >= 512);
   const std::string keep_name = options_.name;
   if (keeps_written_bytes(options) && !keeps_written_bytes(options_)) SimVfsGlue::keep_pending_bytes(*this);
   options_ = options;
@@ -785,7 +785,7 @@ void SimVfs::settle_write_cache(File& f, int64_t now_us) {
     ++batches;
   }
   if (batches == 0) return;
-  assert(settled <= f.pending.size());
+  FL_ASSERT(settled <= f.pending.size());
   for (size_t i = 0; i < settled; ++i) SimVfsGlue::apply(f.durable, f.pending[i]);
   f.pending.erase(f.pending.begin(), f.pending.begin() + static_cast<std::ptrdiff_t>(settled));
   f.cached.erase(f.cached.begin(), f.cached.begin() + static_cast<std::ptrdiff_t>(batches));

@@ -1,14 +1,14 @@
 #include "sim/storage/sql_client.h"
 
-#include <cassert>
 
 #include "sim/storage/sql_wire.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::storage {
 
 SqlClient::SqlClient(Runtime& runtime, Rpc& rpc, SqlClientOptions options)
     : runtime_(runtime), rpc_(rpc), options_(std::move(options)) {
-  assert(options_.timeout_us > 0);
+  FL_ASSERT(options_.timeout_us > 0);
 }
 
 Task<SqlResult> SqlClient::execute(SqlStatement statement) {
@@ -49,7 +49,7 @@ Task<SqlResult> SqlClient::call(bool transaction, std::vector<SqlStatement> stat
   switch (rpc.status) {
     case RpcStatus::kOk: {
       reply = message_as<SqlReply>(rpc.reply);
-      assert(reply != nullptr);
+      FL_ASSERT(reply != nullptr);
       // One copy out of the reply the server's duplicate cache shares (a conditional expression
       // here would copy it into a temporary first).
       if (reply) {

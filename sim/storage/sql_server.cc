@@ -1,10 +1,10 @@
 #include "sim/storage/sql_server.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cctype>
 
 #include "sim/storage/sql_wire.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::storage {
 
@@ -27,7 +27,7 @@ std::string SqlServerOptions::describe() const {
 }
 
 BootFn SqlServer::boot(std::shared_ptr<SimVfs> vfs, SqlServerOptions options) {
-  assert(vfs != nullptr);
+  FL_ASSERT(vfs != nullptr);
   return [vfs, options](Process& p) -> Task<void> {
     SqlServer server(p, vfs, options);
     co_await server.run();
@@ -36,7 +36,7 @@ BootFn SqlServer::boot(std::shared_ptr<SimVfs> vfs, SqlServerOptions options) {
 
 SqlServer::SqlServer(Process& process, std::shared_ptr<SimVfs> vfs, SqlServerOptions options)
     : process_(process), vfs_(std::move(vfs)), options_(std::move(options)) {
-  assert(vfs_ != nullptr);
+  FL_ASSERT(vfs_ != nullptr);
 }
 
 SqlServer::~SqlServer() {
@@ -51,7 +51,7 @@ void SqlServer::close_dead() {
 }
 
 bool SqlServer::open() {
-  assert(db_ == nullptr);
+  FL_ASSERT(db_ == nullptr);
   ++stats_.opens;
   vfs_->reseed_sqlite_prng();
   int rc = sqlite3_open_v2(options_.db_file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | kSimConnectionFlags,
@@ -120,7 +120,7 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
   const SqlRequest& req = *shared_req;
   const SqlResult& result = *shared;
   World& world = process_.world();
-  assert(!(options_.commit_log && options_.commit_stream));
+  FL_ASSERT(!(options_.commit_log && options_.commit_stream));
   const uint64_t seq = options_.commit_log      ? options_.commit_log->size() + 1
                        : options_.commit_stream ? options_.commit_stream->executed + 1
                                                 : stats_.requests;
@@ -153,7 +153,7 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
 
 Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   const SqlRequest* req = message_as<SqlRequest>(request);
-  assert(req != nullptr);
+  FL_ASSERT(req != nullptr);
   if (req == nullptr) {
     co_return make_message(SqlReply{std::make_shared<const SqlResult>(SqlResult::failure(SqlStatus::kError, "bad request"))});
   }

@@ -1,7 +1,6 @@
 // The messages between SqlClient and SqlServer on the simulated network.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "impl/ports/sql.h"
 #include "impl/ports/stable_hash.h"
 #include "impl/ports/text.h"
+#include "impl/ports/assert.h"
 
 namespace fl::sim::storage {
 
@@ -49,7 +49,7 @@ struct SqlRequest {
     out += transaction ? "sql txn " : "sql exec ";
     out += client;
     out += '#';
-    assert(seq <= static_cast<uint64_t>(INT64_MAX));
+    FL_ASSERT(seq <= static_cast<uint64_t>(INT64_MAX));
     append_decimal(out, static_cast<int64_t>(seq));
     if (statements_text_) {
       if (!statements.empty()) (out += " | ") += *statements_text_;
@@ -68,7 +68,7 @@ struct SqlRequest {
 struct SqlReply {
   // `r` is shared, not copied: the server's commit log holds the same result (a poll's row sets
   // are the largest values a run moves).
-  explicit SqlReply(std::shared_ptr<const SqlResult> r) : result_(std::move(r)) { assert(result_ != nullptr); }
+  explicit SqlReply(std::shared_ptr<const SqlResult> r) : result_(std::move(r)) { FL_ASSERT(result_ != nullptr); }
 
   const SqlResult& result() const { return *result_; }
   // result().describe(), rendered once: the network digests the reply and the client's history

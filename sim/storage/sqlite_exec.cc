@@ -1,6 +1,6 @@
 #include "sim/storage/sqlite_exec.h"
+#include "impl/ports/assert.h"
 
-#include <cassert>
 
 namespace fl::sim::storage {
 
@@ -27,7 +27,7 @@ SqlStatus sql_status_from_sqlite(int rc) {
   }
 }
 
-SqliteExecutor::SqliteExecutor(sqlite3* db) : db_(db) { assert(db_ != nullptr); }
+SqliteExecutor::SqliteExecutor(sqlite3* db) : db_(db) { FL_ASSERT(db_ != nullptr); }
 
 SqliteExecutor::~SqliteExecutor() { clear_cache(); }
 
@@ -159,7 +159,7 @@ int SqliteExecutor::step_control(const std::string& sql) {
 }
 
 SqlResult SqliteExecutor::execute(const SqlStatement& statement) {
-  assert(sqlite3_get_autocommit(db_));
+  FL_ASSERT(sqlite3_get_autocommit(db_));
   SqlResult result;
   result.sets.emplace_back();
   SqlResult step = run(statement, result.sets.back());
@@ -172,7 +172,7 @@ SqlResult SqliteExecutor::execute(const SqlStatement& statement) {
 }
 
 SqlResult SqliteExecutor::transaction(const std::vector<SqlStatement>& statements) {
-  assert(sqlite3_get_autocommit(db_));
+  FL_ASSERT(sqlite3_get_autocommit(db_));
   int rc = step_control("BEGIN IMMEDIATE");
   if (rc != SQLITE_OK) {
     SqlResult r = fail(rc);

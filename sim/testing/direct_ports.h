@@ -7,7 +7,6 @@
 
 #include <sqlite3.h>
 
-#include <cassert>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "impl/ports/sql.h"
 #include "sim/redis/engine.h"
 #include "sim/storage/sqlite_exec.h"
+#include "impl/ports/assert.h"
 
 namespace fl::likes::testing {
 
@@ -71,7 +71,7 @@ class MemoryDb {
  public:
   MemoryDb() {
     int rc = sqlite3_open(":memory:", &db_);
-    assert(rc == SQLITE_OK);
+    FL_ASSERT(rc == SQLITE_OK);
     (void)rc;
     exec_ = std::make_unique<sim::storage::SqliteExecutor>(db_);
   }
