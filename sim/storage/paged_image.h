@@ -2,7 +2,7 @@
 //
 // SimVfs keeps two images of every file: what reads see and what survives a power loss. Held as
 // plain strings they are two full copies of the database, and a ranking chain of 40,000 events
-// spent a third of its memory on them (docs/performance.md, eleventh round). Most of the two
+// spent a third of its memory on them (docs/performance.md, "What holds the figures"). Most of the two
 // images is the same bytes, so an image is a vector of pointers to fixed pages, shared between
 // images: copying an image copies pointers, and a write first copies the one page it changes if
 // another image still holds it.

@@ -287,7 +287,7 @@ struct SimVfsGlue {
   // Nor power-safe overwrite, although a torn crash never changes a byte outside a write (the
   // device modelled is power-safe; SimVfs.TornCrashChangesNoByteOutsideTheWrites): declaring it
   // would drop the padding frame of each WAL commit, as the real unix VFS does, and change the
-  // DB's I/O in every run and every fingerprint (docs/performance.md, session 25).
+  // DB's I/O in every run and every fingerprint (docs/performance.md, "Why the SQL port stays below half of plain SQLite").
   static int device_characteristics(sqlite3_file*) { return 0; }
 
   static int shm_map(sqlite3_file* pf, int region, int region_bytes, int extend, void volatile** out) {
