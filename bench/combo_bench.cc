@@ -54,7 +54,9 @@ void run_one(benchmark::State& state, const char* file) {
   state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
 }
 
-void BM_ComboLoad200Clients(benchmark::State& state) { run_one(state, "scenarios/combo/load-200-clients-hardened.yaml"); }
+void BM_ComboLoad200Clients(benchmark::State& state) {
+  run_one(state, "scenarios/combo/load-200-clients-hardened.yaml");
+}
 BENCHMARK(BM_ComboLoad200Clients)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(3);
 
 void BM_ComboExplore(benchmark::State& state) { run_one(state, "scenarios/combo/explore-hardened.yaml"); }

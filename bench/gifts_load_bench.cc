@@ -195,10 +195,12 @@ void report_run(const Outcome& r, int connections, const std::string& socket) {
   std::printf("    throughput=%.0f charges/s  p50=%.3f ms  p99=%.3f ms  p999=%.3f ms  max=%.3f ms\n", per_s,
               percentile(all, 0.50) / 1000.0, percentile(all, 0.99) / 1000.0, percentile(all, 0.999) / 1000.0,
               (all.empty() ? 0 : all.back()) / 1000.0);
-  std::printf("    redis: %" PRId64 " commands in %" PRId64 " round trips (avg pipeline %.1f); loop thread CPU %.2f s"
+  std::printf("    redis: %" PRId64 " commands in %" PRId64
+              " round trips (avg pipeline %.1f); loop thread CPU %.2f s"
               " (%.1f us per charge)\n",
-              r.commands, r.flushes, r.flushes > 0 ? static_cast<double>(r.commands) / static_cast<double>(r.flushes) : 0.0,
-              r.loop_cpu_s, r.charges > 0 ? 1e6 * r.loop_cpu_s / static_cast<double>(r.charges) : 0.0);
+              r.commands, r.flushes,
+              r.flushes > 0 ? static_cast<double>(r.commands) / static_cast<double>(r.flushes) : 0.0, r.loop_cpu_s,
+              r.charges > 0 ? 1e6 * r.loop_cpu_s / static_cast<double>(r.charges) : 0.0);
   const int depth = r.flushes > 0 ? static_cast<int>((r.commands + r.flushes / 2) / r.flushes) : 1;
   const double rb_same = run_redis_benchmark(socket, 1, std::max<int64_t>(r.commands, 1000), depth);
   const double rb_plain = run_redis_benchmark(socket, connections, std::max<int64_t>(r.commands, 1000), 1);
@@ -232,7 +234,8 @@ bool check_stores(fl::real::SqliteSql& db, const LocalLog& log, int64_t users) {
   }
   const bool coins = users * kInitialBalance - balances == amounts;
   std::printf("  stores: %" PRId64 " orders, %" PRId64 " outbox rows (%" PRId64 " not SENT), %zu log records, %" PRId64
-              " orders without exactly one record, %" PRId64 " duplicate requests, coins debited %s the orders' amounts\n",
+              " orders without exactly one record, %" PRId64
+              " duplicate requests, coins debited %s the orders' amounts\n",
               orders, outbox, not_sent, log.records(), unlogged, duplicates, coins ? "equal" : "DIFFER FROM");
   return orders == outbox && not_sent == 0 && unlogged == 0 && duplicates == 0 && coins &&
          static_cast<int64_t>(log.records()) == orders;
@@ -243,10 +246,14 @@ bool parse(int argc, char** argv, Options* o) {
     const std::string k = argv[i];
     if (i + 1 >= argc) return false;
     const std::string v = argv[++i];
-    if (k == "--seconds") o->seconds = std::atof(v.c_str());
-    else if (k == "--users") o->users = std::atoll(v.c_str());
-    else if (k == "--rooms") o->rooms = std::atoll(v.c_str());
-    else if (k == "--synchronous") o->synchronous = v;
+    if (k == "--seconds")
+      o->seconds = std::atof(v.c_str());
+    else if (k == "--users")
+      o->users = std::atoll(v.c_str());
+    else if (k == "--rooms")
+      o->rooms = std::atoll(v.c_str());
+    else if (k == "--synchronous")
+      o->synchronous = v;
     else if (k == "--connections") {
       o->connections.clear();
       std::stringstream ss(v);
@@ -256,8 +263,8 @@ bool parse(int argc, char** argv, Options* o) {
     }
   }
   const bool sync_ok = o->synchronous == "full" || o->synchronous == "normal";
-  const bool conns_ok = !o->connections.empty() &&
-                        std::all_of(o->connections.begin(), o->connections.end(), [](int c) { return c > 0; });
+  const bool conns_ok =
+      !o->connections.empty() && std::all_of(o->connections.begin(), o->connections.end(), [](int c) { return c > 0; });
   return o->seconds > 0 && o->users > 0 && o->rooms > 0 && sync_ok && conns_ok;
 }
 
@@ -266,14 +273,16 @@ bool parse(int argc, char** argv, Options* o) {
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) {
-    std::fprintf(stderr, "usage: gifts_load_bench [--seconds S] [--connections 32,128] [--users U] [--rooms R]"
-                         " [--synchronous full|normal]\n");
+    std::fprintf(stderr,
+                 "usage: gifts_load_bench [--seconds S] [--connections 32,128] [--users U] [--rooms R]"
+                 " [--synchronous full|normal]\n");
     return 2;
   }
   fl::real::RedisServer redis = fl::real::RedisServer::start({});
   fl::real::SqliteSqlOptions so;
   so.file = "gifts.db";
-  so.synchronous = o.synchronous == "normal" ? fl::sim::storage::Synchronous::kNormal : fl::sim::storage::Synchronous::kFull;
+  so.synchronous =
+      o.synchronous == "normal" ? fl::sim::storage::Synchronous::kNormal : fl::sim::storage::Synchronous::kFull;
   so.schema = {"PRAGMA cache_size = -65536"};
   for (const std::string& st : fl::gifts::schema_statements()) so.schema.push_back(st);
   fl::real::SqliteSql sqlite(so);
@@ -297,10 +306,11 @@ int main(int argc, char** argv) {
   co.fixes = fl::gifts::GiftFixes::hardened(fl::gifts::gifts_fixes());
   fl::gifts::GiftService svc(rt, pr, sql, log, co);
 
-  std::printf("gifts_load_bench: hardened charge path (dedup SET NX EX, order+debit+outbox transaction, produce, "
-              "outbox SENT), 1 gift service (event loop + DB thread), real redis-server %s + SQLite WAL "
-              "synchronous=%s on %s, in-process log; users=%" PRId64 " rooms=%" PRId64 "\n",
-              redis.binary_path().c_str(), o.synchronous.c_str(), sqlite.path().c_str(), o.users, o.rooms);
+  std::printf(
+      "gifts_load_bench: hardened charge path (dedup SET NX EX, order+debit+outbox transaction, produce, "
+      "outbox SENT), 1 gift service (event loop + DB thread), real redis-server %s + SQLite WAL "
+      "synchronous=%s on %s, in-process log; users=%" PRId64 " rooms=%" PRId64 "\n",
+      redis.binary_path().c_str(), o.synchronous.c_str(), sqlite.path().c_str(), o.users, o.rooms);
   for (size_t i = 0; i < o.connections.size(); ++i) {
     const Outcome r = drive(svc, rt, pr, mailbox, o, o.connections[i], static_cast<int>(i));
     report_run(r, o.connections[i], redis.socket_path());

@@ -86,11 +86,11 @@ void BM_WorldTimers(benchmark::State& state) {
     co_return;
   });
   world.start(p);
-  for (int i = 0; i < 4 && world.step(); ++i) {
-  }
+  for (int i = 0; i < 4 && world.step(); ++i) {}
   for (auto _ : state) world.step();
   state.SetItemsProcessed(state.iterations());
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   benchmark::DoNotOptimize(world.trace().fingerprint());
 }
 
@@ -150,7 +150,8 @@ void BM_WorldPingPong(benchmark::State& state) {
   world.start(server);
   world.start(client);
   for (auto _ : state) world.step();
-  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["calls_per_s"] = benchmark::Counter(static_cast<double>(calls), benchmark::Counter::kIsRate);
 }
 

@@ -63,7 +63,8 @@ struct Request {
 };
 
 fl::Task<void> serve(std::shared_ptr<fl::likes::LikeService> svc, Request* r, int64_t* outstanding) {
-  r->reply = r->like ? co_await svc->like(r->asset, r->user, 1, r->id) : co_await svc->unlike(r->asset, r->user, 1, r->id);
+  r->reply =
+      r->like ? co_await svc->like(r->asset, r->user, 1, r->id) : co_await svc->unlike(r->asset, r->user, 1, r->id);
   --*outstanding;
   r->done.store(1, std::memory_order_release);
   futex_wake(&r->done);
@@ -79,17 +80,23 @@ int main(int argc, char** argv) {
   std::string synchronous = "full";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    if (k == "--seconds") seconds = std::atof(argv[i + 1]);
-    else if (k == "--connections") connections = std::atoi(argv[i + 1]);
-    else if (k == "--assets") assets = std::atoll(argv[i + 1]);
-    else if (k == "--users") users = std::atoll(argv[i + 1]);
-    else if (k == "--synchronous") synchronous = argv[i + 1];
+    if (k == "--seconds")
+      seconds = std::atof(argv[i + 1]);
+    else if (k == "--connections")
+      connections = std::atoi(argv[i + 1]);
+    else if (k == "--assets")
+      assets = std::atoll(argv[i + 1]);
+    else if (k == "--users")
+      users = std::atoll(argv[i + 1]);
+    else if (k == "--synchronous")
+      synchronous = argv[i + 1];
   }
 
   fl::real::RedisServer redis = fl::real::RedisServer::start({});
   fl::real::SqliteSqlOptions so;
   so.file = "likes.db";
-  so.synchronous = synchronous == "normal" ? fl::sim::storage::Synchronous::kNormal : fl::sim::storage::Synchronous::kFull;
+  so.synchronous =
+      synchronous == "normal" ? fl::sim::storage::Synchronous::kNormal : fl::sim::storage::Synchronous::kFull;
   // Connection tuning, not durability: a larger page cache, and WAL checkpoints every 16k pages
   // instead of 1k (a hot page is copied to the DB file once per checkpoint, not once per 1k
   // frames). Every commit still fsyncs the WAL (synchronous=full): LIKE-6 is unchanged.
@@ -110,7 +117,8 @@ int main(int argc, char** argv) {
   // The replica.
   LoopRuntime rt;
   PipelinedRedis pr(rt, fl::real::RedisConnection::unix_socket(redis.socket_path()), scripts);
-  for (const std::string& name : scripts->names()) pr.connection().command({"SCRIPT", "LOAD", scripts->by_name(name)->lua});
+  for (const std::string& name : scripts->names())
+    pr.connection().command({"SCRIPT", "LOAD", scripts->by_name(name)->lua});
   Mailbox<Request> mailbox;
   auto sql = std::make_unique<ThreadedSql>(sqlite, [&mailbox](std::coroutine_handle<> h) { mailbox.resume(h); });
   auto svc = std::make_shared<fl::likes::LikeService>(rt, pr, *sql, config);
@@ -179,15 +187,17 @@ int main(int argc, char** argv) {
 
   // The stores must agree (the benchmark is not allowed to be fast and wrong): DB counters equal
   // rows (LIKE-3) and, every operation being acknowledged, each cached count equals the DB's (LIKE-4).
-  fl::SqlResult drift = sqlite.execute_now(fl::SqlStatement(
-      "SELECT COUNT(*) FROM assets a WHERE a.like_count != (SELECT COUNT(*) FROM asset_likes l WHERE l.asset_id = a.id)"));
+  fl::SqlResult drift =
+      sqlite.execute_now(fl::SqlStatement("SELECT COUNT(*) FROM assets a WHERE a.like_count != (SELECT COUNT(*) FROM "
+                                          "asset_likes l WHERE l.asset_id = a.id)"));
   const int64_t drifting = drift.ok() ? drift.scalar()->as_int() : -1;
   fl::SqlResult counts = sqlite.execute_now(fl::SqlStatement("SELECT id, like_count FROM assets ORDER BY id"));
   int64_t cache_mismatch = 0;
   for (const fl::SqlRow& row : counts.rows()) {
     fl::RedisReply r = pr.connection().command({"GET", fl::likes::count_key(row[0].as_int())});
     const bool untouched = r.kind == fl::RedisReply::Kind::kNil;
-    if (!untouched && (r.kind != fl::RedisReply::Kind::kBulk || r.str != std::to_string(row[1].as_int()))) ++cache_mismatch;
+    if (!untouched && (r.kind != fl::RedisReply::Kind::kBulk || r.str != std::to_string(row[1].as_int())))
+      ++cache_mismatch;
   }
 
   // redis-benchmark in the same run: the same number of commands with the service's average
@@ -198,10 +208,12 @@ int main(int argc, char** argv) {
   const double rb_plain = run_redis_benchmark(redis.socket_path(), connections, commands, 1);
   redis.stop();
 
-  std::printf("likes_load_bench: hardened like/unlike, 1 replica (event loop + DB thread, group commit), real"
-              " redis-server %s + SQLite WAL synchronous=%s on %s\n",
-              redis.binary_path().c_str(), synchronous.c_str(), sqlite.path().c_str());
-  std::printf("  connections=%d assets=%" PRId64 " users=%" PRId64 " duration=%.2fs ops=%" PRId64 " errors=%" PRId64 "\n",
+  std::printf(
+      "likes_load_bench: hardened like/unlike, 1 replica (event loop + DB thread, group commit), real"
+      " redis-server %s + SQLite WAL synchronous=%s on %s\n",
+      redis.binary_path().c_str(), synchronous.c_str(), sqlite.path().c_str());
+  std::printf("  connections=%d assets=%" PRId64 " users=%" PRId64 " duration=%.2fs ops=%" PRId64 " errors=%" PRId64
+              "\n",
               connections, assets, users, elapsed_s, ops, error_count);
   std::printf("  throughput=%.0f ops/s  p50=%.3f ms  p99=%.3f ms  p999=%.3f ms  max=%.3f ms\n", ops_per_s,
               percentile(all, 0.50) / 1000.0, percentile(all, 0.99) / 1000.0, percentile(all, 0.999) / 1000.0,
@@ -210,15 +222,18 @@ int main(int argc, char** argv) {
               transactions > 0 ? static_cast<double>(ops) / static_cast<double>(transactions) : 0.0);
   std::printf("  redis: %" PRId64 " commands in %" PRId64 " round trips (avg pipeline %.1f)\n", commands, flushes,
               flushes > 0 ? static_cast<double>(commands) / static_cast<double>(flushes) : 0.0);
-  std::printf("  redis-benchmark SET, same %" PRId64 " commands, 1 connection -P %d (same round trips): %.0f req/s"
-              " -> ratio %.3f\n", commands, depth, rb_same, rb_same > 0 ? ops_per_s / rb_same : 0.0);
+  std::printf("  redis-benchmark SET, same %" PRId64
+              " commands, 1 connection -P %d (same round trips): %.0f req/s"
+              " -> ratio %.3f\n",
+              commands, depth, rb_same, rb_same > 0 ? ops_per_s / rb_same : 0.0);
   std::printf("  redis-benchmark SET, same %" PRId64 " commands, %d connections -P 1: %.0f req/s -> ratio %.3f\n",
               commands, connections, rb_plain, rb_plain > 0 ? ops_per_s / rb_plain : 0.0);
   std::printf("  replica loop thread CPU: %.2f s of %.2f s (%.0f%%; %.1f us per op)\n", loop_cpu_s, elapsed_s,
               100.0 * loop_cpu_s / elapsed_s, ops > 0 ? 1e6 * loop_cpu_s / static_cast<double>(ops) : 0.0);
   std::printf("  DB thread: %.2f s inside SQLite (%.0f%% of the run), %.2f s CPU; %.1f us per op\n", db_busy_s,
               100.0 * db_busy_s / elapsed_s, db_cpu_s, ops > 0 ? 1e6 * db_busy_s / static_cast<double>(ops) : 0.0);
-  std::printf("  peak RSS of this process (service + %d client threads): %.1f MiB\n", connections, peak_rss_kb / 1024.0);
+  std::printf("  peak RSS of this process (service + %d client threads): %.1f MiB\n", connections,
+              peak_rss_kb / 1024.0);
   std::printf("  assets whose like_count != rows: %" PRId64 "; cached counts != DB: %" PRId64 "\n", drifting,
               cache_mismatch);
   std::printf("  LIKE-12 floor (>= 10000 ops/s, p99 < 50 ms): %s; aim (>= 30000 ops/s, p99 < 10 ms): %s\n",

@@ -45,8 +45,7 @@ void BM_DequeBaseline(benchmark::State& state) {
 }
 
 void report_ratio(benchmark::State& state, double ns_per_record) {
-  if (g_deque_ns_per_record > 0)
-    state.counters["ratio_vs_deque"] = g_deque_ns_per_record / ns_per_record;
+  if (g_deque_ns_per_record > 0) state.counters["ratio_vs_deque"] = g_deque_ns_per_record / ns_per_record;
   state.counters["ns_per_record"] = ns_per_record;
 }
 

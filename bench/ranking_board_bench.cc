@@ -35,10 +35,10 @@
 
 namespace {
 
+using fl::Task;
 using fl::sim::Process;
 using fl::sim::World;
 using fl::sim::WorldOptions;
-using fl::Task;
 
 constexpr int64_t kSecondUs = 1'000'000;
 constexpr int kCandidates = 60;
@@ -73,14 +73,15 @@ Task<void> feed_round(fl::Sql& sql, const std::vector<std::string>& scopes, int6
     tx.push_back(fl::sql_statement(
         "INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, input_watermark, "
         "expected_partition_count, expected_partition_set_digest, input_manifest_count, input_manifest_set_digest, "
-        "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch) VALUES (?, ?, "
+        "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch) VALUES (?, "
+        "?, "
         "'BUILDING', ?, '', ?, 1, 'p', ?, 'm', ?, 'c', 1, 'rule-v1', 1)",
         run, scope, round, round, int64_t{kCandidates}, int64_t{kCandidates}));
     for (int i = 1; i <= kCandidates; ++i) {
-      tx.push_back(fl::sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
-                                     "candidate_revision) VALUES (?, ?, ?, ?, ?, 1)",
-                                     scope, run, "t_" + std::to_string(i), int64_t{1000 - i + round % 7},
-                                     run + "/m" + std::to_string(i)));
+      tx.push_back(fl::sql_statement(
+          "INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
+          "candidate_revision) VALUES (?, ?, ?, ?, ?, 1)",
+          scope, run, "t_" + std::to_string(i), int64_t{1000 - i + round % 7}, run + "/m" + std::to_string(i)));
     }
     tx.push_back(fl::sql_statement("UPDATE calculation_run SET status = 'SEALED' WHERE run_id = ?", run));
     co_await sql.transaction(std::move(tx));
@@ -110,8 +111,9 @@ std::unique_ptr<PublishWorld> publish_world(int scopes, int top_n, bool publish,
   });
   if (!publish) return pw;
   pw->sim->client("pub-1", [board, top_n](Process& self, fl::Sql& sql) -> Task<void> {
-    fl::sim::redis::Client redis(self, fl::sim::redis::ClientOptions{.timeout_us = 300'000,
-                                                                      .scripts = fl::ranking::ranking_scripts(false, true)});
+    fl::sim::redis::Client redis(
+        self,
+        fl::sim::redis::ClientOptions{.timeout_us = 300'000, .scripts = fl::ranking::ranking_scripts(false, true)});
     fl::ranking::PublisherOptions o;
     o.scopes = board;
     o.top_n = top_n;
@@ -177,7 +179,8 @@ constexpr int kViewerNodes = 100;
 // and the risk control leave them in Redis.
 Task<void> seed_boards(fl::Redis& redis) {
   std::string items;
-  for (int i = 1; i <= 50; ++i) items += (i > 1 ? ";" : "") + std::to_string(i) + ":t_" + std::to_string(i) + ":" + std::to_string(1000 - i);
+  for (int i = 1; i <= 50; ++i)
+    items += (i > 1 ? ";" : "") + std::to_string(i) + ":t_" + std::to_string(i) + ":" + std::to_string(1000 - i);
   for (const std::string& s : kQueryScopes) {
     co_await redis.command({"SET", fl::ranking::pointer_key(s), "1|snap-1"});
     co_await redis.command({"SET", fl::ranking::snapshot_key(s, "snap-1"), items});
@@ -207,15 +210,16 @@ void query_world(World& w, int clients, bool cdn, CountingRecorder& rec) {
   for (int i = 0; i < kViewerNodes; ++i) nodes.push_back(w.add_node("viewers-" + std::to_string(i)));
   const int64_t stop = w.now_us() + kQuerySimUs;
   for (int i = 0; i < clients; ++i) {
-    Process& p = w.add_process(nodes[i % kViewerNodes], "viewer-" + std::to_string(i),
-                               [cdn, stop, scripts, &rec](Process& self) -> Task<void> {
-                                 if (cdn) {
-                                   co_await fl::ranking::run_edge_viewer(self, self.rpc(), rec, kQueryScopes, kSecondUs, stop);
-                                   co_return;
-                                 }
-                                 fl::sim::redis::Client redis(self, fl::sim::redis::ClientOptions{.scripts = scripts});
-                                 co_await fl::ranking::run_viewer(self, redis, nullptr, rec, kQueryScopes, kSecondUs, stop);
-                               });
+    Process& p =
+        w.add_process(nodes[i % kViewerNodes], "viewer-" + std::to_string(i),
+                      [cdn, stop, scripts, &rec](Process& self) -> Task<void> {
+                        if (cdn) {
+                          co_await fl::ranking::run_edge_viewer(self, self.rpc(), rec, kQueryScopes, kSecondUs, stop);
+                          co_return;
+                        }
+                        fl::sim::redis::Client redis(self, fl::sim::redis::ClientOptions{.scripts = scripts});
+                        co_await fl::ranking::run_viewer(self, redis, nullptr, rec, kQueryScopes, kSecondUs, stop);
+                      });
     w.after(100'000, [&w, &p] { w.start(p); });
   }
 }

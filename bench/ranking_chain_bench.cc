@@ -65,11 +65,28 @@ void BM_PlainAggregation(benchmark::State& state) {
   const char* langs[] = {"zh-CN", "en-US"};
   const char* channels[] = {"local-news", "technology", "sports"};
   for (int i = 0; i < n; ++i) {
-    payloads.push_back("actorKey=act" + std::to_string(i * 7919 % 5000) + "\x1f" "channelId=" + channels[i % 3] +
-                       "\x1f" "contentOrQueryId=q" + std::to_string(i % 200) + "\x1f" "eventId=e" + std::to_string(i) +
-                       "\x1f" "eventTime=" + std::to_string(1'000'000 + i * 7) + "\x1f" "eventType=SEARCH_EXECUTED\x1f"
-                       "language=" + langs[i % 2] + "\x1f" "regionId=CN-SH\x1f" "sourceService=search-service\x1f"
-                       "topicHints=t_" + std::to_string(1 + i % 1000));
+    payloads.push_back("actorKey=act" + std::to_string(i * 7919 % 5000) +
+                       "\x1f"
+                       "channelId=" +
+                       channels[i % 3] +
+                       "\x1f"
+                       "contentOrQueryId=q" +
+                       std::to_string(i % 200) +
+                       "\x1f"
+                       "eventId=e" +
+                       std::to_string(i) +
+                       "\x1f"
+                       "eventTime=" +
+                       std::to_string(1'000'000 + i * 7) +
+                       "\x1f"
+                       "eventType=SEARCH_EXECUTED\x1f"
+                       "language=" +
+                       langs[i % 2] +
+                       "\x1f"
+                       "regionId=CN-SH\x1f"
+                       "sourceService=search-service\x1f"
+                       "topicHints=t_" +
+                       std::to_string(1 + i % 1000));
   }
   fl::ranking::model::Config cfg;
   cfg.topics = 1000;

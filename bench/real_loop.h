@@ -94,8 +94,10 @@ class LoopRuntime final : public fl::Runtime, private fl::Clock {
 
  private:
   void resume_after_us(std::coroutine_handle<> h, int64_t delay_us) override {
-    if (delay_us <= 0) ready_.push_back(h);
-    else timers_.push({wall_us() + delay_us, h});
+    if (delay_us <= 0)
+      ready_.push_back(h);
+    else
+      timers_.push({wall_us() + delay_us, h});
   }
   using Timer = std::pair<int64_t, std::coroutine_handle<>>;
   struct Later {
@@ -228,7 +230,6 @@ class Mailbox {
   std::vector<std::coroutine_handle<>> resumed_;
 };
 
-
 // The Sql port on a DB thread of its own (as the DB is a node of its own in simulation): the
 // service's loop keeps serving while a transaction — its fsync included — runs; the task that
 // awaits it is resumed on the loop. Group commit then forms the next batch meanwhile.
@@ -348,8 +349,6 @@ inline double run_redis_benchmark(const std::string& socket, int connections, in
   return std::strtod(out.c_str() + pos + 5, nullptr);
 }
 
-
-
 // Round trips and commands PipelinedRedis sent while serve_loop ran.
 struct LoopCounts {
   int64_t flushes = 0;
@@ -360,7 +359,8 @@ struct LoopCounts {
 // each, which must decrement `outstanding` when it answers) and tasks the DB thread finished, runs
 // every ready task, flushes Redis, until `clients_done()` and nothing is outstanding.
 template <typename Request, typename Serve, typename Done>
-LoopCounts serve_loop(LoopRuntime& rt, PipelinedRedis& redis, Mailbox<Request>& mailbox, Serve serve, Done clients_done) {
+LoopCounts serve_loop(LoopRuntime& rt, PipelinedRedis& redis, Mailbox<Request>& mailbox, Serve serve,
+                      Done clients_done) {
   LoopCounts counts;
   int64_t outstanding = 0;
   std::vector<Request*> arrived;

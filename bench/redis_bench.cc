@@ -158,8 +158,8 @@ BENCHMARK(BM_EngineVsRealRatio)->Iterations(1)->Unit(benchmark::kMillisecond);
 // {"SET": rate, ...}.
 std::vector<std::pair<std::string, double>> run_redis_benchmark(const std::string& extra) {
   std::vector<std::pair<std::string, double>> out;
-  std::string cmd = std::string(REDIS_BENCHMARK_PATH) + " -s " + server().socket_path() +
-                    " -t set,get -n 100000 -q " + extra + " 2>&1";
+  std::string cmd = std::string(REDIS_BENCHMARK_PATH) + " -s " + server().socket_path() + " -t set,get -n 100000 -q " +
+                    extra + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   if (p == nullptr) return out;
   std::string text;

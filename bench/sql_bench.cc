@@ -176,8 +176,7 @@ void BM_SimSqlPort(benchmark::State& state) {
   state.counters["rows_per_s"] = rate;
   state.counters["plain_memory_rows_per_s"] = baseline;
   state.counters["ratio_vs_plain_memory"] = rate / baseline;
-  state.counters["sim_s_per_1k_rows"] =
-      static_cast<double>(sim.world().now_us() - kEpochUs) / 1e6 / (rows / 1000.0);
+  state.counters["sim_s_per_1k_rows"] = static_cast<double>(sim.world().now_us() - kEpochUs) / 1e6 / (rows / 1000.0);
   // The kernel's share of the path: events executed per row, and the events still queued at the end
   // (a deep queue makes each push and pop dearer).
   state.counters["events_per_row"] = static_cast<double>(sim.world().events_executed()) / rows;

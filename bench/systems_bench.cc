@@ -133,7 +133,8 @@ void BM_Sweep(benchmark::State& state, const SystemScenario& sys) {
   for (auto _ : state) {
     const double c0 = children_cpu_s();
     const std::vector<fl::WorkerOutcome> out = fl::run_in_workers(
-        kSweepSeeds, [&](size_t job) { return fl::run_scenario(*s, job + 1, fl::RunOptions{}); }, 2, absl::Seconds(120));
+        kSweepSeeds, [&](size_t job) { return fl::run_scenario(*s, job + 1, fl::RunOptions{}); }, 2,
+        absl::Seconds(120));
     cpu_s += children_cpu_s() - c0;
     for (const fl::WorkerOutcome& o : out) {
       if (!o.completed || !o.result.as_expected) {

@@ -43,12 +43,24 @@ CliFlags::CliFlags(const Args& args, const char* usage, const std::vector<FlagDe
   app.allow_extras();
   for (const FlagDef& d : defs) {
     switch (d.kind) {
-      case FlagKind::kText: app.add_option(d.name, text_[d.name]); break;
-      case FlagKind::kOptionalText: app.add_option(d.name, text_[d.name])->expected(0, 1); break;
-      case FlagKind::kCount: app.add_option(d.name, counts_[d.name])->check(non_negative_integer()); break;
-      case FlagKind::kPositive: app.add_option(d.name, numbers_[d.name])->check(positive_number()); break;
-      case FlagKind::kList: app.add_option(d.name, lists_[d.name])->delimiter(',')->allow_extra_args(false); break;
-      case FlagKind::kSwitch: app.add_flag(d.name); break;
+      case FlagKind::kText:
+        app.add_option(d.name, text_[d.name]);
+        break;
+      case FlagKind::kOptionalText:
+        app.add_option(d.name, text_[d.name])->expected(0, 1);
+        break;
+      case FlagKind::kCount:
+        app.add_option(d.name, counts_[d.name])->check(non_negative_integer());
+        break;
+      case FlagKind::kPositive:
+        app.add_option(d.name, numbers_[d.name])->check(positive_number());
+        break;
+      case FlagKind::kList:
+        app.add_option(d.name, lists_[d.name])->delimiter(',')->allow_extra_args(false);
+        break;
+      case FlagKind::kSwitch:
+        app.add_flag(d.name);
+        break;
     }
   }
   try {

@@ -47,8 +47,9 @@ std::string write_finding(const std::string& dir, const ExploreFinding& f, const
   pinned.expect.fingerprint = check.fingerprint;
   const std::string path = dir + "/explore-" + f.property + ".yaml";
   const std::string header = "# Found by `faultline explore " + source + "` after " + std::to_string(f.runs_before) +
-                             " runs: this schedule breaks " + f.property + (check.as_expected ? "" : " (NOT reproduced)") +
-                             ".\n# Replay: faultline replay " + path + "\n";
+                             " runs: this schedule breaks " + f.property +
+                             (check.as_expected ? "" : " (NOT reproduced)") + ".\n# Replay: faultline replay " + path +
+                             "\n";
   return write_text(path, header + scenario_to_yaml(pinned)) ? path : "";
 }
 
@@ -56,8 +57,14 @@ std::string write_finding(const std::string& dir, const ExploreFinding& f, const
 
 int explore_main(const Args& args) {
   CliFlags f(args, kExploreUsage,
-             {{"--budget", K::kCount}, {"--seed", K::kCount}, {"--batch", K::kCount}, {"--jobs", K::kCount},
-              {"--timeout-s", K::kPositive}, {"--found", K::kText}, {"--json", K::kText}, {"--quiet", K::kSwitch}});
+             {{"--budget", K::kCount},
+              {"--seed", K::kCount},
+              {"--batch", K::kCount},
+              {"--jobs", K::kCount},
+              {"--timeout-s", K::kPositive},
+              {"--found", K::kText},
+              {"--json", K::kText},
+              {"--quiet", K::kSwitch}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   ExploreOptions o;
@@ -68,7 +75,8 @@ int explore_main(const Args& args) {
     return f.error("bad number");
   }
   if (!f.has("--budget") || o.budget == 0) return f.error("--budget N is required (N >= 1)");
-  if (batch == 0 || batch > 4096 || jobs == 0 || jobs > 256) return f.error("--batch and --jobs take 1.. (batch up to 4096)");
+  if (batch == 0 || batch > 4096 || jobs == 0 || jobs > 256)
+    return f.error("--batch and --jobs take 1.. (batch up to 4096)");
   o.batch = batch;
   o.jobs = static_cast<int>(jobs);
   o.timeout = absl::Seconds(timeout_s);
@@ -77,17 +85,19 @@ int explore_main(const Args& args) {
   const bool quiet = f.has("--quiet");
   ExploreResult r = explore(*s, o, [&](const reports::CoverageSample& c) {
     if (!quiet) {
-      std::printf("[%lld/%llu runs] %lld features, corpus %lld, %lld properties broken\n", static_cast<long long>(c.runs),
-                  static_cast<unsigned long long>(o.budget), static_cast<long long>(c.features),
-                  static_cast<long long>(c.corpus), static_cast<long long>(c.findings));
+      std::printf("[%lld/%llu runs] %lld features, corpus %lld, %lld properties broken\n",
+                  static_cast<long long>(c.runs), static_cast<unsigned long long>(o.budget),
+                  static_cast<long long>(c.features), static_cast<long long>(c.corpus),
+                  static_cast<long long>(c.findings));
       std::fflush(stdout);
     }
   });
   const double outside = r.wall_seconds - r.in_runs_seconds;
-  std::printf("explore %s seed %llu: %zu runs, %zu coverage features, corpus %zu, %.1f wall s (%.1f %% outside the "
-              "runs)\n",
-              s->name.c_str(), static_cast<unsigned long long>(o.seed), r.outcomes.size(), r.features, r.corpus,
-              r.wall_seconds, r.wall_seconds > 0 ? 100.0 * outside / r.wall_seconds : 0.0);
+  std::printf(
+      "explore %s seed %llu: %zu runs, %zu coverage features, corpus %zu, %.1f wall s (%.1f %% outside the "
+      "runs)\n",
+      s->name.c_str(), static_cast<unsigned long long>(o.seed), r.outcomes.size(), r.features, r.corpus, r.wall_seconds,
+      r.wall_seconds > 0 ? 100.0 * outside / r.wall_seconds : 0.0);
   for (const ExploreFinding& x : r.findings) {
     std::printf("  %s broken after %llu runs (seed %llu, %zu faults)\n", x.property.c_str(),
                 static_cast<unsigned long long>(x.runs_before), static_cast<unsigned long long>(*x.scenario.seed),

@@ -49,35 +49,39 @@ void list_properties() {
 }
 
 void list_faults() {
-  std::printf("## Fault kinds\n\nscheduled (`faults:`): %s\n\nswarm (`swarm.kinds`): %s\n\n"
-              "swarm, opt-in (name them in `swarm.kinds`): %s\n\n"
-              "swarm, opt-in, only with `network.at_least_once: true`: %s\n\n",
-              join(scheduled_fault_kinds()).c_str(), join(swarm_fault_kinds()).c_str(),
-              join(redis_error_fault_kinds()).c_str(), join(at_least_once_fault_kinds()).c_str());
+  std::printf(
+      "## Fault kinds\n\nscheduled (`faults:`): %s\n\nswarm (`swarm.kinds`): %s\n\n"
+      "swarm, opt-in (name them in `swarm.kinds`): %s\n\n"
+      "swarm, opt-in, only with `network.at_least_once: true`: %s\n\n",
+      join(scheduled_fault_kinds()).c_str(), join(swarm_fault_kinds()).c_str(), join(redis_error_fault_kinds()).c_str(),
+      join(at_least_once_fault_kinds()).c_str());
   // Issue 16's kinds that are not injected faults: drawn client patience, exact boundaries, and
   // what the fault log records besides injected faults.
-  std::printf("swarm option `patience: true` (clients' timeouts and retries drawn per seed, both sides of the "
-              "server's internal budget):");
+  std::printf(
+      "swarm option `patience: true` (clients' timeouts and retries drawn per seed, both sides of the "
+      "server's internal budget):");
   for (const SystemUnderTest* s : all_systems()) {
     Scenario probe;
     probe.system = s->name();
     probe = with_config(probe);
     for (const PatienceParam& p : s->patience(probe)) {
-      std::printf(" %s.%s (budget %lld, %lld..%lld)", s->name().c_str(), p.param.c_str(), static_cast<long long>(p.budget),
-                  static_cast<long long>(p.min), static_cast<long long>(p.max));
+      std::printf(" %s.%s (budget %lld, %lld..%lld)", s->name().c_str(), p.param.c_str(),
+                  static_cast<long long>(p.budget), static_cast<long long>(p.min), static_cast<long long>(p.max));
     }
   }
-  std::printf("\n\nexact boundaries: combo param `boundary_percent` (second click a critical duration -1/0/+1 ms "
-              "after the first; judged at Redis's certain instants); likes param `boundary_percent` (a like, unlike "
-              "or state read on the same pair a critical duration -1/0/+1 ms after a like/unlike)\n\n"
-              "fault log records besides injected faults: message-lost, redis-error (refusals), eviction (key), "
-              "late-duplicate\n\n");
-  std::printf("eviction: `topology.redis.maxmemory_bytes` with `maxmemory_policy` (%s; approximated LRU/LFU "
-              "sampling, `maxmemory_samples`); every evicted key is in the fault log\n\n"
-              "lying disk: `storage.volatile_write_cache: true` (fsync returns while the data is in the drive's cache, "
-              "durable `write_cache_flush_ms` later; a DB power loss drops it; reports list the guarantees it voids)\n\n"
-              "completeness of what was published: combo property `published-visible`\n\n",
-              join(sim::redis::eviction_policies()).c_str());
+  std::printf(
+      "\n\nexact boundaries: combo param `boundary_percent` (second click a critical duration -1/0/+1 ms "
+      "after the first; judged at Redis's certain instants); likes param `boundary_percent` (a like, unlike "
+      "or state read on the same pair a critical duration -1/0/+1 ms after a like/unlike)\n\n"
+      "fault log records besides injected faults: message-lost, redis-error (refusals), eviction (key), "
+      "late-duplicate\n\n");
+  std::printf(
+      "eviction: `topology.redis.maxmemory_bytes` with `maxmemory_policy` (%s; approximated LRU/LFU "
+      "sampling, `maxmemory_samples`); every evicted key is in the fault log\n\n"
+      "lying disk: `storage.volatile_write_cache: true` (fsync returns while the data is in the drive's cache, "
+      "durable `write_cache_flush_ms` later; a DB power loss drops it; reports list the guarantees it voids)\n\n"
+      "completeness of what was published: combo property `published-visible`\n\n",
+      join(sim::redis::eviction_policies()).c_str());
 }
 
 void list_rows(const std::string& matrix) {
@@ -109,7 +113,8 @@ int list_main(const Args& args) {
     }
     list_rows(matrix);
   }
-  if (!what.empty() && what != "systems" && what != "params" && what != "properties" && what != "faults" && what != "rows") {
+  if (!what.empty() && what != "systems" && what != "params" && what != "properties" && what != "faults" &&
+      what != "rows") {
     std::fprintf(stderr, "faultline: unknown list '%s'\n%s", what.c_str(), kListUsage);
     return 2;
   }

@@ -68,8 +68,9 @@ bool parse_times(const std::vector<std::string>& texts, std::vector<int64_t>* ou
 
 std::string write_finding(const std::string& dir, const std::string& file, size_t n, const NullFaultFinding& f) {
   std::filesystem::create_directories(dir);
-  const std::string path = (std::filesystem::path(dir) / (std::filesystem::path(file).stem().string() + "-null-" +
-                                                         std::to_string(n) + ".yaml")).string();
+  const std::string path = (std::filesystem::path(dir) /
+                            (std::filesystem::path(file).stem().string() + "-null-" + std::to_string(n) + ".yaml"))
+                               .string();
   std::ofstream out(path);
   out << "# A null fault (" << f.null_fault.label << ") changed what `faultline null-faults " << file
       << "` compared:\n";
@@ -84,8 +85,12 @@ std::string write_finding(const std::string& dir, const std::string& file, size_
 
 int null_faults_main(const Args& args) {
   CliFlags flags(args, kNullFaultsUsage,
-                 {{"--seed", K::kCount}, {"--nodes", K::kList}, {"--all-nodes", K::kSwitch}, {"--kinds", K::kList},
-                  {"--at-ms", K::kList}, {"--out", K::kText}});
+                 {{"--seed", K::kCount},
+                  {"--nodes", K::kList},
+                  {"--all-nodes", K::kSwitch},
+                  {"--kinds", K::kList},
+                  {"--at-ms", K::kList},
+                  {"--out", K::kText}});
   if (flags.status() >= 0) return flags.status();
   if (flags.positional().empty()) return flags.error("expected at least one scenario FILE or DIR");
   NullFaultOptions options;
@@ -95,7 +100,8 @@ int null_faults_main(const Args& args) {
   options.kinds = flags.list("--kinds");
   for (const std::string& k : options.kinds) {
     const auto& known = null_fault_kinds();
-    if (std::find(known.begin(), known.end(), k) == known.end()) return flags.error("unknown null-fault kind '" + k + "'");
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      return flags.error("unknown null-fault kind '" + k + "'");
   }
   if (flags.has("--at-ms") && !parse_times(flags.list("--at-ms"), &options.at_ms)) {
     return flags.error("--at-ms takes milliseconds, e.g. 100,5000");
@@ -125,7 +131,8 @@ int null_faults_main(const Args& args) {
       const NullFaultFinding& f = r.findings[i];
       std::printf("  %s:\n", f.null_fault.label.c_str());
       for (const std::string& p : f.problems) std::printf("    %s\n", p.c_str());
-      if (flags.has("--out")) std::printf("    written: %s\n", write_finding(flags.str("--out"), file, i + 1, f).c_str());
+      if (flags.has("--out"))
+        std::printf("    written: %s\n", write_finding(flags.str("--out"), file, i + 1, f).c_str());
     }
     findings += r.findings.size();
     if (!r.held()) rc = 1;

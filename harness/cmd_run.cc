@@ -89,8 +89,8 @@ void print_result(const RunResult& r, bool quiet) {
     for (const Verdict& v : r.verdicts) {
       std::string ids;
       for (const std::string& id : v.invariants) ids += (ids.empty() ? "" : ",") + id;
-      std::printf("  %-7s %-28s [%s] %s (%lld checks)\n", v.status_name(), v.property.c_str(),
-                  ids.c_str(), v.assertion.c_str(), static_cast<long long>(v.checks));
+      std::printf("  %-7s %-28s [%s] %s (%lld checks)\n", v.status_name(), v.property.c_str(), ids.c_str(),
+                  v.assertion.c_str(), static_cast<long long>(v.checks));
       for (const auto& [reason, count] : v.exemptions) {
         std::printf("          exempted %lld: %s\n", static_cast<long long>(count), reason.c_str());
       }
@@ -110,24 +110,26 @@ void print_result(const RunResult& r, bool quiet) {
     for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
     return out;
   };
-  if (!r.further_findings.empty()) std::printf("further findings (failed, not expected): %s\n", list(r.further_findings).c_str());
+  if (!r.further_findings.empty())
+    std::printf("further findings (failed, not expected): %s\n", list(r.further_findings).c_str());
   if (!r.vacuous.empty()) std::printf("vacuous (checked nothing): %s\n", list(r.vacuous).c_str());
   for (const std::string& c : r.caveats) std::printf("caveat: %s\n", c.c_str());
   if (!r.judged) {  // a measurement: its line says so and counts the work instead of verdicts
-    std::printf("NOT JUDGED: no property was checked (--no-judges); fingerprint %s; config %s; %llu events; "
-                "%llu client operations ok; %.1f simulated s in %.2f wall s\n",
-                sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
-                static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.operations_ok),
-                r.simulated_us / 1e6, r.wall_seconds);
+    std::printf(
+        "NOT JUDGED: no property was checked (--no-judges); fingerprint %s; config %s; %llu events; "
+        "%llu client operations ok; %.1f simulated s in %.2f wall s\n",
+        sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
+        static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.operations_ok),
+        r.simulated_us / 1e6, r.wall_seconds);
   } else {
     std::printf("%s: %s; fingerprint %s; config %s; %llu events; %.1f simulated s in %.2f wall s\n",
-                r.as_expected ? "AS EXPECTED" : "UNEXPECTED", r.all_passed ? "all properties passed" : "a property failed",
-                sim::hex64(r.fingerprint).c_str(), sim::hex64(r.config_digest).c_str(),
-                static_cast<unsigned long long>(r.events), r.simulated_us / 1e6, r.wall_seconds);
+                r.as_expected ? "AS EXPECTED" : "UNEXPECTED",
+                r.all_passed ? "all properties passed" : "a property failed", sim::hex64(r.fingerprint).c_str(),
+                sim::hex64(r.config_digest).c_str(), static_cast<unsigned long long>(r.events), r.simulated_us / 1e6,
+                r.wall_seconds);
   }
   std::printf("replay: %s\n", r.replay_command.c_str());
 }
-
 
 }  // namespace
 
@@ -137,9 +139,7 @@ int run_main(const Args& args) {
   std::optional<Scenario> s = load_scenario_or_print(flags.file);
   if (!s) return 2;
   flags.options.scenario_path = flags.file;
-  if (std::string why = apply_without(*s, flags.options.without); !why.empty()) {
-    return usage_error(kRunUsage, why);
-  }
+  if (std::string why = apply_without(*s, flags.options.without); !why.empty()) { return usage_error(kRunUsage, why); }
   const RunResult r = run_scenario(*s, flags.seed.value_or(default_seed(*s)), flags.options);
   print_result(r, flags.quiet);
   if (!r.error.empty()) return 1;

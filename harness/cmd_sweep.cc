@@ -82,9 +82,10 @@ class Progress {
                    left_s, failures_, props.c_str());
       if (done == total_) std::fprintf(stderr, "\n");
     } else {
-      std::printf("[%zu/%zu %.1f seeds/s, %.0f s left, failures %zu%s] seed %llu: %s\n", done, total_, rate, left_s,
-                  failures_, props.c_str(), static_cast<unsigned long long>(seed),
-                  failed.empty() ? "pass" : ("FAIL" + (o.result.error.empty() ? "" : " (" + o.result.error + ")")).c_str());
+      std::printf(
+          "[%zu/%zu %.1f seeds/s, %.0f s left, failures %zu%s] seed %llu: %s\n", done, total_, rate, left_s, failures_,
+          props.c_str(), static_cast<unsigned long long>(seed),
+          failed.empty() ? "pass" : ("FAIL" + (o.result.error.empty() ? "" : " (" + o.result.error + ")")).c_str());
       std::fflush(stdout);
     }
   }
@@ -98,9 +99,8 @@ class Progress {
 };
 
 // Re-runs a failing seed with its trace recorded and attaches the counterexample to `rec`.
-void attach_counterexample(reports::RunRecord& rec, const Scenario& s, uint64_t seed,
-                           const std::string& trace_path, const std::string& minimal_file,
-                           absl::Duration timeout) {
+void attach_counterexample(reports::RunRecord& rec, const Scenario& s, uint64_t seed, const std::string& trace_path,
+                           const std::string& minimal_file, absl::Duration timeout) {
   RunOptions opt;
   opt.trace_jsonl_path = trace_path;
   opt.scenario_path = minimal_file.empty() ? s.source_file : minimal_file;
@@ -112,22 +112,21 @@ void attach_counterexample(reports::RunRecord& rec, const Scenario& s, uint64_t 
   c.property = failed.empty() ? "" : failed[0];
   c.scenario_file = minimal_file;
   if (!minimal_file.empty()) c.scenario_yaml = scenario_to_yaml(s);
-  c.replay_command = minimal_file.empty()
-                         ? (r.replay_command.empty()
-                                ? "faultline run " + s.source_file + " --seed " + std::to_string(seed)
-                                : r.replay_command)
-                         : "faultline replay " + minimal_file;
+  c.replay_command = minimal_file.empty() ? (r.replay_command.empty()
+                                                 ? "faultline run " + s.source_file + " --seed " + std::to_string(seed)
+                                                 : r.replay_command)
+                                          : "faultline replay " + minimal_file;
   c.timeline = timeline_from_trace_file(trace_path, 120);
   rec.counterexample = std::move(c);
 }
 
 void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, double wall_s) {
   const double sim_s = static_cast<double>(rec.simulated_us) / 1e6;
-  std::printf("\nsweep %s (%s/%s): %zu seeds run, %zu failed, %.1f wall s, %.1f seeds/min, "
-              "%.1f simulated s per wall s\n",
-              s.name.c_str(), s.system.c_str(), s.variant.c_str(), rec.seeds.size(),
-              rec.failing_seeds.size(), wall_s, rec.seeds.size() * 60.0 / std::max(wall_s, 1e-9),
-              sim_s / std::max(wall_s, 1e-9));
+  std::printf(
+      "\nsweep %s (%s/%s): %zu seeds run, %zu failed, %.1f wall s, %.1f seeds/min, "
+      "%.1f simulated s per wall s\n",
+      s.name.c_str(), s.system.c_str(), s.variant.c_str(), rec.seeds.size(), rec.failing_seeds.size(), wall_s,
+      rec.seeds.size() * 60.0 / std::max(wall_s, 1e-9), sim_s / std::max(wall_s, 1e-9));
   for (const auto& [p, n] : rec.failures_per_property) {
     std::printf("  failures of %-32s %lld\n", p.c_str(), static_cast<long long>(n));
   }
@@ -141,7 +140,8 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
   }
   // What the mix exercised: per behaviour the judges check, the share of seeds that reached it.
   for (const auto& [b, n] : rec.behaviour_seeds) {
-    std::printf("  behaviour %-48s %lld of %zu seeds (%.1f %%)\n", b.c_str(), static_cast<long long>(n), rec.seeds.size(),
+    std::printf("  behaviour %-48s %lld of %zu seeds (%.1f %%)\n", b.c_str(), static_cast<long long>(n),
+                rec.seeds.size(),
                 100.0 * static_cast<double>(n) / static_cast<double>(std::max<size_t>(rec.seeds.size(), 1)));
   }
   for (const std::string& p : rec.vacuous_properties()) {
@@ -200,17 +200,21 @@ struct PointKind {
   const char* name() const { return pause ? "pause" : "crash"; }
   RunOptions options(const BoundaryPoint& p) const {
     RunOptions opt;
-    if (pause) opt.pause_point = PausePoint{p.effect_index, p.before, p.ms};
-    else opt.crash_point = CrashPoint{p.effect_index, p.before, p.ms};
+    if (pause)
+      opt.pause_point = PausePoint{p.effect_index, p.before, p.ms};
+    else
+      opt.crash_point = CrashPoint{p.effect_index, p.before, p.ms};
     return opt;
   }
   void pin(const BoundaryPoint& p, Scenario* s) const {
-    if (pause) s->pause_point = PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
-    else s->crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    if (pause)
+      s->pause_point = PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    else
+      s->crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
   }
   std::string describe(const BoundaryPoint& p, const RunResult& listed) const {
-    return std::string(pause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") + (p.before ? "before " : "after ") +
-           listed.effects[p.effect_index].text;
+    return std::string(pause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") +
+           (p.before ? "before " : "after ") + listed.effects[p.effect_index].text;
   }
 };
 
@@ -219,7 +223,8 @@ std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& l
   std::vector<BoundaryPoint> out;
   if (kind.pause) {
     const SystemUnderTest* sys = find_system(s.system);
-    const std::vector<int64_t> durations = pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
+    const std::vector<int64_t> durations =
+        pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
     for (const PausePoint& p : pause_points_to_sweep(listed, effects, processes, durations, seed)) {
       out.push_back(BoundaryPoint{p.effect_index, p.before, p.duration_ms});
     }
@@ -247,9 +252,10 @@ std::string write_found_points(const Scenario& s, const std::map<std::string, Bo
     pinned.expect.fingerprint = run_scenario(pinned, seed, RunOptions{}).fingerprint;
     pinned.name = s.name + "-" + kind.name() + "-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
     const std::string path = dir + "/" + pinned.name + "-" + prop + ".yaml";
-    const std::string header = "# " + std::string(kind.pause ? "Pause" : "Crash") + " point found by `faultline sweep --" +
-                               kind.name() + "-points` on " + s.source_file + ": " + kind.describe(p, listed) +
-                               " breaks " + prop + ".\n# Replay: faultline replay " + path + "\n";
+    const std::string header = "# " + std::string(kind.pause ? "Pause" : "Crash") +
+                               " point found by `faultline sweep --" + kind.name() + "-points` on " + s.source_file +
+                               ": " + kind.describe(p, listed) + " breaks " + prop + ".\n# Replay: faultline replay " +
+                               path + "\n";
     if (!write_text(path, header + scenario_to_yaml(pinned))) return path;
     std::printf("  wrote %s\n", path.c_str());
   }
@@ -310,7 +316,8 @@ int point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration time
 }
 
 // `--each-fix`: hardened without each named fix in turn (harness/fix_kill.h).
-int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t first, int jobs, absl::Duration timeout) {
+int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t first, int jobs,
+                   absl::Duration timeout) {
   if (s.variant != "hardened" || !s.without.empty()) {
     return f.error("--each-fix sweeps a hardened scenario with every fix in place");
   }
@@ -353,8 +360,12 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
     using reports::Json;
     Json fixes = Json::array();
     for (const FixKill& k : kills) {
-      fixes.push_back(Json{{"id", k.fix.id}, {"killed", k.killed}, {"property", k.property}, {"via", k.via},
-                           {"seed", k.seed}, {"seeds_run", k.seeds_run},
+      fixes.push_back(Json{{"id", k.fix.id},
+                           {"killed", k.killed},
+                           {"property", k.property},
+                           {"via", k.via},
+                           {"seed", k.seed},
+                           {"seeds_run", k.seeds_run},
                            {"wall_seconds", reports::json_double(k.wall_seconds)},
                            {"counterexample", k.counterexample}});
     }
@@ -369,10 +380,22 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
 
 int sweep_main(const Args& args) {
   Flags f(args, kSweepUsage,
-          {{"--seeds", K::kCount}, {"--first-seed", K::kCount}, {"--jobs", K::kCount}, {"--shard", K::kText},
-           {"--json", K::kText}, {"--timeout-s", K::kPositive}, {"--quiet", K::kSwitch},
-           {"--crash-points", K::kSwitch}, {"--pause-points", K::kSwitch}, {"--effects", K::kCount}, {"--found", K::kText}, {"--seed", K::kCount},
-           {"--without", K::kList}, {"--each-fix", K::kSwitch}, {"--crash-scenario", K::kText}, {"--only", K::kList},
+          {{"--seeds", K::kCount},
+           {"--first-seed", K::kCount},
+           {"--jobs", K::kCount},
+           {"--shard", K::kText},
+           {"--json", K::kText},
+           {"--timeout-s", K::kPositive},
+           {"--quiet", K::kSwitch},
+           {"--crash-points", K::kSwitch},
+           {"--pause-points", K::kSwitch},
+           {"--effects", K::kCount},
+           {"--found", K::kText},
+           {"--seed", K::kCount},
+           {"--without", K::kList},
+           {"--each-fix", K::kSwitch},
+           {"--crash-scenario", K::kText},
+           {"--only", K::kList},
            {"--processes", K::kList}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
@@ -394,7 +417,8 @@ int sweep_main(const Args& args) {
   if (f.has("--processes") && !f.has("--crash-points") && !f.has("--pause-points") && !f.has("--crash-scenario")) {
     return f.error("--processes chooses crash points: it goes with --crash-points, --pause-points or --crash-scenario");
   }
-  if (f.has("--crash-points") && f.has("--pause-points")) return f.error("--crash-points and --pause-points exclude each other");
+  if (f.has("--crash-points") && f.has("--pause-points"))
+    return f.error("--crash-points and --pause-points exclude each other");
   if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
   if (f.has("--crash-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{false});
   if (f.has("--pause-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{true});
@@ -403,9 +427,8 @@ int sweep_main(const Args& args) {
   Progress progress(list.size(), f.has("--quiet"));
   const auto start = WallClock::now();
   std::vector<WorkerOutcome> out = run_in_workers(
-      list.size(), [&](size_t job) { return run_scenario(*s, list[job], run_options); },
-      static_cast<int>(jobs), timeout,
-      [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, list[o.job], done); });
+      list.size(), [&](size_t job) { return run_scenario(*s, list[job], run_options); }, static_cast<int>(jobs),
+      timeout, [&](const WorkerOutcome& o, size_t done, size_t) { progress.update(o, list[o.job], done); });
   for (WorkerOutcome& o : out) o.result.seed = list[o.job];  // crashed workers report no seed
   const double wall_s = std::chrono::duration<double>(WallClock::now() - start).count();
   reports::Report rep;
@@ -415,8 +438,7 @@ int sweep_main(const Args& args) {
   print_sweep_summary(rec, *s, wall_s);
   if (f.has("--json")) {
     if (!rec.failing_seeds.empty()) {
-      attach_counterexample(rec, *s, rec.failing_seeds[0], f.str("--json") + ".trace.jsonl", "",
-                            timeout);
+      attach_counterexample(rec, *s, rec.failing_seeds[0], f.str("--json") + ".trace.jsonl", "", timeout);
     }
     rep.runs.push_back(rec);
     if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");
@@ -438,8 +460,12 @@ const char* kShrinkUsage =
 
 int shrink_main(const Args& args) {
   Flags f(args, kShrinkUsage,
-          {{"--seed", K::kCount}, {"--out", K::kText}, {"--property", K::kText}, {"--max-runs", K::kCount},
-           {"--timeout-s", K::kPositive}, {"--without", K::kList}});
+          {{"--seed", K::kCount},
+           {"--out", K::kText},
+           {"--property", K::kText},
+           {"--max-runs", K::kCount},
+           {"--timeout-s", K::kPositive},
+           {"--without", K::kList}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   std::optional<Scenario> s = load_scenario_or_print(f.positional()[0]);
@@ -448,8 +474,7 @@ int shrink_main(const Args& args) {
   if (std::string why = apply_without(*s, f.list("--without")); !why.empty()) return f.error(why);
   uint64_t seed = default_seed(*s), max_runs = 200;
   absl::Duration timeout;
-  if (!f.u64("--seed", &seed) || !f.u64("--max-runs", &max_runs) ||
-      !timeout_flag(f, &timeout) || max_runs == 0) {
+  if (!f.u64("--seed", &seed) || !f.u64("--max-runs", &max_runs) || !timeout_flag(f, &timeout) || max_runs == 0) {
     return f.error("bad number");
   }
   const std::string base = f.positional()[0];
@@ -468,19 +493,16 @@ int shrink_main(const Args& args) {
     std::printf("shrink: %s\n", res.summary.c_str());
     return 1;
   }
-  const std::string header = "# Minimal counterexample shrunk by `faultline shrink` from " + base +
-                             " (seed " + std::to_string(seed) + ", property " + res.property +
-                             ").\n# Shrank: " + res.summary + " (" + std::to_string(res.runs) +
-                             " runs).\n# Replay: faultline replay " + out_path + "\n";
-  if (!write_text(out_path, header + scenario_to_yaml(res.minimal))) {
-    return f.error("cannot write " + out_path);
-  }
-  std::printf("shrink %s seed %llu, property %s: %s\n  %d runs, %d steps kept, %.1f wall s\n"
-              "  wrote %s\n  replay: faultline replay %s\n",
-              s->name.c_str(), static_cast<unsigned long long>(seed), res.property.c_str(),
-              res.summary.c_str(), res.runs, res.accepted,
-              std::chrono::duration<double>(WallClock::now() - start).count(), out_path.c_str(),
-              out_path.c_str());
+  const std::string header = "# Minimal counterexample shrunk by `faultline shrink` from " + base + " (seed " +
+                             std::to_string(seed) + ", property " + res.property + ").\n# Shrank: " + res.summary +
+                             " (" + std::to_string(res.runs) + " runs).\n# Replay: faultline replay " + out_path + "\n";
+  if (!write_text(out_path, header + scenario_to_yaml(res.minimal))) { return f.error("cannot write " + out_path); }
+  std::printf(
+      "shrink %s seed %llu, property %s: %s\n  %d runs, %d steps kept, %.1f wall s\n"
+      "  wrote %s\n  replay: faultline replay %s\n",
+      s->name.c_str(), static_cast<unsigned long long>(seed), res.property.c_str(), res.summary.c_str(), res.runs,
+      res.accepted, std::chrono::duration<double>(WallClock::now() - start).count(), out_path.c_str(),
+      out_path.c_str());
   return 0;
 }
 
@@ -515,15 +537,15 @@ int replay_with_fixes(Scenario s, const std::string& path, absl::Duration timeou
   for (const std::string& p : failed_properties(r)) std::printf(" FAIL %s", p.c_str());
   if (!r.error.empty()) std::printf(" (%s)", r.error.c_str());
   const bool ok = r.error.empty() && r.all_passed;
-  std::printf("\n%s\n", ok ? "FIXED: every property passes with the fix" : "NOT FIXED: a property still fails with the fix");
+  std::printf("\n%s\n",
+              ok ? "FIXED: every property passes with the fix" : "NOT FIXED: a property still fails with the fix");
   return ok ? 0 : 1;
 }
 
 }  // namespace
 
 int replay_main(const Args& args) {
-  Flags f(args, kReplayUsage,
-          {{"--timeout-s", K::kPositive}, {"--with-fixes", K::kSwitch}});
+  Flags f(args, kReplayUsage, {{"--timeout-s", K::kPositive}, {"--with-fixes", K::kSwitch}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   absl::Duration timeout;
@@ -540,8 +562,7 @@ int replay_main(const Args& args) {
   opt.scenario_path = f.positional()[0];
   const RunResult r = run_isolated(*s, *s->seed, opt, timeout);
   const std::vector<std::string> failed = failed_properties(r);
-  std::printf("replay %s seed %llu: fingerprint %016llx", s->name.c_str(),
-              static_cast<unsigned long long>(*s->seed),
+  std::printf("replay %s seed %llu: fingerprint %016llx", s->name.c_str(), static_cast<unsigned long long>(*s->seed),
               static_cast<unsigned long long>(r.fingerprint));
   for (const std::string& p : failed) std::printf(" FAIL %s", p.c_str());
   if (!r.error.empty()) std::printf(" (%s)", r.error.c_str());
@@ -625,14 +646,14 @@ int merge_main(const Flags& f, const std::vector<std::string>& inputs, const std
   reports::Report merged = reports::merge_reports(shards, utc_now_iso8601(), build_commit());
   if (std::string err = reports::write_report_files(merged, out); !err.empty()) return f.error(err);
   if (std::string err = write_summary(f, merged); !err.empty()) return f.error(err);
-  std::printf("merged %zu reports (%zu runs) into %s/report.{md,html,json} and junit.xml\n",
-              shards.size(), merged.runs.size(), out.c_str());
+  std::printf("merged %zu reports (%zu runs) into %s/report.{md,html,json} and junit.xml\n", shards.size(),
+              merged.runs.size(), out.c_str());
   return reports::report_exit_code(merged);
 }
 
-reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, uint64_t seeds,
-                                int jobs, absl::Duration timeout, int max_shrink_runs,
-                                const std::string& now, const std::string& commit) {
+reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, uint64_t seeds, int jobs,
+                                absl::Duration timeout, int max_shrink_runs, const std::string& now,
+                                const std::string& commit) {
   // Seeds 1..N, and the scenario's own seed too: a saved counterexample is defined by its seed.
   std::vector<uint64_t> list;
   for (uint64_t seed = 1; seed <= seeds; ++seed) list.push_back(seed);
@@ -643,14 +664,12 @@ reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, u
   reports::RunRecord rec = make_run_record(s, out, now, commit);
   if (rec.failing_seeds.empty()) return rec;
   const uint64_t seed = rec.failing_seeds[0];
-  const std::string stem = out_dir + "/counterexamples/" + s.name + "-" + s.variant + "-seed" +
-                           std::to_string(seed);
+  const std::string stem = out_dir + "/counterexamples/" + s.name + "-" + s.variant + "-seed" + std::to_string(seed);
   fs::create_directories(out_dir + "/counterexamples");
   Scenario minimal = s;
   if (max_shrink_runs > 0) {
     ShrinkResult sr = shrink_failure(
-        s, seed,
-        [&](const Scenario& c, uint64_t sd) { return run_isolated(c, sd, RunOptions{}, timeout); },
+        s, seed, [&](const Scenario& c, uint64_t sd) { return run_isolated(c, sd, RunOptions{}, timeout); },
         max_shrink_runs);
     if (sr.reproduced) minimal = sr.minimal;
     std::printf("  shrunk seed %llu: %s\n", static_cast<unsigned long long>(seed), sr.summary.c_str());
@@ -665,9 +684,16 @@ reports::RunRecord evidence_for(const Scenario& s, const std::string& out_dir, u
 
 int report_main(const Args& args) {
   Flags f(args, kReportUsage,
-          {{"--matrix", K::kText}, {"--out", K::kText}, {"--scenarios", K::kText}, {"--seeds", K::kCount},
-           {"--jobs", K::kCount}, {"--timeout-s", K::kPositive}, {"--max-shrink-runs", K::kCount},
-           {"--no-shrink", K::kSwitch}, {"--merge", K::kOptionalText}, {"--summary", K::kText}});
+          {{"--matrix", K::kText},
+           {"--out", K::kText},
+           {"--scenarios", K::kText},
+           {"--seeds", K::kCount},
+           {"--jobs", K::kCount},
+           {"--timeout-s", K::kPositive},
+           {"--max-shrink-runs", K::kCount},
+           {"--no-shrink", K::kSwitch},
+           {"--merge", K::kOptionalText},
+           {"--summary", K::kText}});
   if (f.status() >= 0) return f.status();
   const std::string out = f.str("--out");
   if (out.empty()) return f.error("--out DIR is required");
@@ -705,11 +731,11 @@ int report_main(const Args& args) {
   rep.commit = build_commit();
   rep.matrices = {matrix};
   for (const Scenario& s : chosen) {
-    std::printf("running %s (%s/%s), %llu seeds\n", s.source_file.c_str(), s.system.c_str(),
-                s.variant.c_str(), static_cast<unsigned long long>(seeds));
+    std::printf("running %s (%s/%s), %llu seeds\n", s.source_file.c_str(), s.system.c_str(), s.variant.c_str(),
+                static_cast<unsigned long long>(seeds));
     std::fflush(stdout);
-    rep.runs.push_back(evidence_for(s, out, seeds, static_cast<int>(jobs), timeout,
-                                    static_cast<int>(shrink_runs), rep.produced_at, rep.commit));
+    rep.runs.push_back(evidence_for(s, out, seeds, static_cast<int>(jobs), timeout, static_cast<int>(shrink_runs),
+                                    rep.produced_at, rep.commit));
   }
   std::printf("replaying each named fix's counterexample both ways\n");
   std::fflush(stdout);
@@ -720,11 +746,11 @@ int report_main(const Args& args) {
   for (const reports::RowVerdict& v : reports::judge_rows(rep)) ++counts[static_cast<int>(v.status)];
   size_t proven = 0;
   for (const reports::FixRecord& x : rep.fixes) proven += x.proven() ? 1 : 0;
-  std::printf("report %s: %zu scenarios; rows x variants: %zu PASS, %zu FAIL, %zu VACUOUS, %zu NOT_RUN; "
-              "named fixes: %zu of %zu proven needed\n"
-              "  wrote %s/report.md, report.html, junit.xml, report.json\n",
-              matrix.c_str(), chosen.size(), counts[1], counts[2], counts[3], counts[0], proven, rep.fixes.size(),
-              out.c_str());
+  std::printf(
+      "report %s: %zu scenarios; rows x variants: %zu PASS, %zu FAIL, %zu VACUOUS, %zu NOT_RUN; "
+      "named fixes: %zu of %zu proven needed\n"
+      "  wrote %s/report.md, report.html, junit.xml, report.json\n",
+      matrix.c_str(), chosen.size(), counts[1], counts[2], counts[3], counts[0], proven, rep.fixes.size(), out.c_str());
   return reports::report_exit_code(rep);
 }
 
@@ -738,8 +764,7 @@ const char* kExplainUsage =
 }  // namespace
 
 int explain_main(const Args& args) {
-  Flags f(args, kExplainUsage,
-          {{"--out", K::kText}, {"--max-events", K::kCount}});
+  Flags f(args, kExplainUsage, {{"--out", K::kText}, {"--max-events", K::kCount}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one TRACE.jsonl");
   uint64_t max_events = 200;
@@ -761,8 +786,8 @@ int explain_main(const Args& args) {
     return f.error("cannot write " + prefix + ".{mmd,svg}");
   }
   std::fputs(mermaid.c_str(), stdout);
-  std::fprintf(stderr, "explain: %zu of %zu events drawn; wrote %s.mmd and %s.svg\n", shown.size(),
-               all.size(), prefix.c_str(), prefix.c_str());
+  std::fprintf(stderr, "explain: %zu of %zu events drawn; wrote %s.mmd and %s.svg\n", shown.size(), all.size(),
+               prefix.c_str(), prefix.c_str());
   return 0;
 }
 

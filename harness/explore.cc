@@ -127,14 +127,18 @@ void mutate_once(sim::Rng& rng, Schedule& s, const Schedule& other, const Target
     case 6: {  // splice: this one's faults before a cut, the other's after it
       const int64_t cut = rng.between(0, duration_ms);
       std::vector<FaultSpec> spliced;
-      for (const FaultSpec& x : f) if (x.at_ms < cut) spliced.push_back(x);
-      for (const FaultSpec& x : other.faults) if (x.at_ms >= cut) spliced.push_back(x);
+      for (const FaultSpec& x : f)
+        if (x.at_ms < cut) spliced.push_back(x);
+      for (const FaultSpec& x : other.faults)
+        if (x.at_ms >= cut) spliced.push_back(x);
       f = std::move(spliced);
       break;
     }
     case 7:  // the other side of the boundary
-      if (f[i].kind == "pause-at-boundary") f[i].value = 1 - f[i].value;
-      else f[i].at_ms = std::clamp<int64_t>(f[i].at_ms + rng.between(-50, 50), 0, duration_ms);
+      if (f[i].kind == "pause-at-boundary")
+        f[i].value = 1 - f[i].value;
+      else
+        f[i].at_ms = std::clamp<int64_t>(f[i].at_ms + rng.between(-50, 50), 0, duration_ms);
       break;
     default:  // another workload under the same faults
       s.seed = rng.next_u64() % 1'000'000'000 + 1;
@@ -205,8 +209,8 @@ ExploreResult explore(const Scenario& s, const ExploreOptions& o, const ExploreP
       }
     }
     for (WorkerOutcome& w : out) r.outcomes.push_back(std::move(w));
-    r.series.push_back(reports::CoverageSample{static_cast<int64_t>(r.outcomes.size()), static_cast<int64_t>(seen.size()),
-                                               static_cast<int64_t>(corpus.size()),
+    r.series.push_back(reports::CoverageSample{static_cast<int64_t>(r.outcomes.size()),
+                                               static_cast<int64_t>(seen.size()), static_cast<int64_t>(corpus.size()),
                                                static_cast<int64_t>(r.findings.size())});
     if (progress) progress(r.series.back());
   }

@@ -44,7 +44,7 @@ struct ExploreOptions {
 
 struct ExploreFinding {
   std::string property;
-  Scenario scenario;  // the schedule that broke it: faults written out, seed set, expect fail
+  Scenario scenario;         // the schedule that broke it: faults written out, seed set, expect fail
   uint64_t runs_before = 0;  // how many runs the exploration had made when it found it
 };
 

@@ -22,17 +22,17 @@ std::pair<std::string, std::string> split_pair(const std::string& target) {
 }  // namespace
 
 const std::vector<std::string>& swarm_fault_kinds() {
-  static const std::vector<std::string> kinds = {"crash-restart", "pause",      "partition",   "clog",
-                                                 "reset",         "clock-jump", "clock-drift", "redis-restart",
+  static const std::vector<std::string> kinds = {"crash-restart", "pause",       "partition",   "clog",
+                                                 "reset",         "clock-jump",  "clock-drift", "redis-restart",
                                                  "db-restart",    "sql-io-error"};
   return kinds;
 }
 
 const std::vector<std::string>& scheduled_fault_kinds() {
   static const std::vector<std::string> kinds = {
-      "crash",       "restart",      "crash-restart", "pause",     "partition",     "partition-oneway",
-      "heal",        "clog",         "reset",         "clock-jump", "clock-drift",  "sql-io-error",
-      "redis-oom",   "redis-loading", "redis-busy",   "redis-readonly", "late-duplicate", "pause-at-boundary"};
+      "crash",     "restart",       "crash-restart", "pause",          "partition",      "partition-oneway",
+      "heal",      "clog",          "reset",         "clock-jump",     "clock-drift",    "sql-io-error",
+      "redis-oom", "redis-loading", "redis-busy",    "redis-readonly", "late-duplicate", "pause-at-boundary"};
   return kinds;
 }
 
@@ -82,27 +82,27 @@ Scenario with_patience(const Scenario& s, const SystemUnderTest& sys,
 
 Scenario draw_patience(const Scenario& s, const SystemUnderTest& sys, sim::Rng rng, std::string* drawn) {
   if (!s.swarm.enabled || !s.swarm.patience) return s;
-  return with_patience(s, sys, [&rng](const PatienceParam& p) {
-    // Half the draws less patient than the server's budget, half more (never equal: each side
-    // of the budget is what a run tests).
-    const bool shorter = rng.chance(0.5);
-    const int64_t lo = shorter ? p.min : std::min(p.budget + 1, p.max);
-    const int64_t hi = shorter ? std::max(p.budget - 1, p.min) : p.max;
-    return rng.between(lo, std::max(lo, hi));
-  }, drawn);
+  return with_patience(
+      s, sys,
+      [&rng](const PatienceParam& p) {
+        // Half the draws less patient than the server's budget, half more (never equal: each side
+        // of the budget is what a run tests).
+        const bool shorter = rng.chance(0.5);
+        const int64_t lo = shorter ? p.min : std::min(p.budget + 1, p.max);
+        const int64_t hi = shorter ? std::max(p.budget - 1, p.min) : p.max;
+        return rng.between(lo, std::max(lo, hi));
+      },
+      drawn);
 }
 
 Scenario most_patient(const Scenario& s, const SystemUnderTest& sys) {
-  return with_patience(s, sys, [](const PatienceParam& p) { return p.max; }, nullptr);
+  return with_patience(
+      s, sys, [](const PatienceParam& p) { return p.max; }, nullptr);
 }
 
 FaultInjector::FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,
                              std::vector<CriticalDuration> critical)
-    : world_(world),
-      run_(run),
-      scenario_(scenario),
-      critical_(std::move(critical)),
-      rng_(world.stream("faults")) {}
+    : world_(world), run_(run), scenario_(scenario), critical_(std::move(critical)), rng_(world.stream("faults")) {}
 
 sim::Process* FaultInjector::process(const std::string& name) const { return world_.find_process(name); }
 
@@ -138,7 +138,8 @@ void FaultInjector::apply(const FaultSpec& f) {
   uint32_t node = 0;
   const auto& own = system_fault_kinds();
   if (std::find(own.begin(), own.end(), f.kind) != own.end()) {
-    if (!run_.apply_fault(f)) world_.note_fault(f.target, "ignored fault " + f.kind + " (the system has no such target)");
+    if (!run_.apply_fault(f))
+      world_.note_fault(f.target, "ignored fault " + f.kind + " (the system has no such target)");
     return;
   }
   const auto& redis_errors = redis_error_fault_kinds();
@@ -174,8 +175,10 @@ void FaultInjector::apply(const FaultSpec& f) {
   } else if (f.kind == "reset" && p) {
     world_.network().reset_connections(*p);
   } else if ((f.kind == "clock-jump" || f.kind == "clock-drift") && node_of(f.target, &node)) {
-    if (f.kind == "clock-jump") world_.clock_jump(node, f.value * kUsPerMs);
-    else world_.set_clock_drift(node, f.value);
+    if (f.kind == "clock-jump")
+      world_.clock_jump(node, f.value * kUsPerMs);
+    else
+      world_.set_clock_drift(node, f.value);
   } else if (f.kind == "heal" && f.target.empty()) {
     world_.network().heal_all();
   } else if (f.kind == "partition" || f.kind == "partition-oneway" || f.kind == "clog" || f.kind == "heal") {
@@ -188,12 +191,16 @@ void FaultInjector::apply(const FaultSpec& f) {
       others.push_back(nb);
     } else {
       // A single node: isolate it from every other node.
-      for (const sim::Node& n : world_.nodes()) if (n.index != na) others.push_back(n.index);
+      for (const sim::Node& n : world_.nodes())
+        if (n.index != na) others.push_back(n.index);
     }
     for (uint32_t other : others) {
-      if (f.kind == "heal") world_.network().heal(na, other);
-      else if (f.kind == "clog") world_.network().clog(na, other, duration_us);
-      else world_.network().partition(na, other, f.kind == "partition-oneway");
+      if (f.kind == "heal")
+        world_.network().heal(na, other);
+      else if (f.kind == "clog")
+        world_.network().clog(na, other, duration_us);
+      else
+        world_.network().partition(na, other, f.kind == "partition-oneway");
     }
     if ((f.kind == "partition" || f.kind == "partition-oneway") && duration_us > 0) {
       later(duration_us, [this, na, others] {
@@ -270,7 +277,8 @@ FaultSpec FaultInjector::draw_fault(const std::string& kind, int64_t at_ms) {
     f.duration_ms = draw_duration_ms(std::max<int64_t>(sw.max_pause_ms, 1));
   } else if (kind == "partition" || kind == "clog") {
     std::vector<std::string> all = services;
-    for (const char* role : {"redis", "db"}) for (const std::string& t : run_.fault_targets(role)) all.push_back(t);
+    for (const char* role : {"redis", "db"})
+      for (const std::string& t : run_.fault_targets(role)) all.push_back(t);
     f.target = pick(all);
     const std::string other = pick(all);
     if (!other.empty() && other != f.target && rng_.chance(0.5)) f.target += "|" + other;

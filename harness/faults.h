@@ -18,7 +18,10 @@
 #include "harness/system.h"
 #include "sim/rng.h"
 
-namespace fl::sim { class World; class Process; }
+namespace fl::sim {
+class World;
+class Process;
+}  // namespace fl::sim
 
 namespace fl {
 
@@ -54,8 +57,7 @@ Scenario most_patient(const Scenario& s, const SystemUnderTest& sys);
 
 class FaultInjector {
  public:
-  FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario,
-                std::vector<CriticalDuration> critical);
+  FaultInjector(sim::World& world, SystemRun& run, const Scenario& scenario, std::vector<CriticalDuration> critical);
 
   // Schedules every fault of the scenario, the swarm's draws, and the final healing.
   void schedule_all();

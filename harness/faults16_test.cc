@@ -23,9 +23,8 @@ Scenario load(const std::string& file) { return test_support::load_source_scenar
 
 size_t late_copies(const Scenario& s, uint64_t seed, std::string* swarm) {
   const sim::FaultLog log = test_support::injected_faults(s, seed, swarm);
-  return static_cast<size_t>(std::count_if(log.begin(), log.end(), [](const sim::FaultRecord& r) {
-    return r.kind == sim::FaultKind::kLateDuplicate;
-  }));
+  return static_cast<size_t>(std::count_if(
+      log.begin(), log.end(), [](const sim::FaultRecord& r) { return r.kind == sim::FaultKind::kLateDuplicate; }));
 }
 
 TEST(LateDuplicates, OnlyAnAtLeastOnceTransportMayHaveThem) {
@@ -98,7 +97,8 @@ TEST(Patience, WithoutItTheScenarioIsUnchanged) {
 
 // The exploratory mixes use the new kinds (issue 16: "used by the exploratory mixes").
 TEST(Issue16Mixes, ExploratoryFilesUseLateDuplicatesPatienceAndBoundaries) {
-  for (const char* file : {"likes/swarm-hardened.yaml", "likes/swarm-spec.yaml", "combo/explore-spec-at-least-once.yaml"}) {
+  for (const char* file :
+       {"likes/swarm-hardened.yaml", "likes/swarm-spec.yaml", "combo/explore-spec-at-least-once.yaml"}) {
     const Scenario s = load(file);
     EXPECT_TRUE(s.network.at_least_once) << file;
     EXPECT_NE(std::find(s.swarm.kinds.begin(), s.swarm.kinds.end(), "late-duplicate"), s.swarm.kinds.end()) << file;
@@ -155,7 +155,8 @@ TEST(ExactBoundaries, HardenedPassesTheBoundaryScenarioAndSpecFailsIt) {
   const Scenario hardened = load("combo/boundaries-hardened.yaml");
   RunResult h = run_scenario(hardened, 1, RunOptions{});
   ASSERT_TRUE(h.error.empty()) << h.error;
-  for (const Verdict& v : h.verdicts) EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+  for (const Verdict& v : h.verdicts)
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
   const Scenario spec = load("combo/boundaries-spec.yaml");
   RunResult sp = run_scenario(spec, 1, RunOptions{});
   EXPECT_TRUE(std::any_of(sp.verdicts.begin(), sp.verdicts.end(), [](const Verdict& v) { return !v.passed; }));

@@ -13,7 +13,7 @@ namespace fl {
 namespace {
 
 struct Job {
-  size_t fix = 0;        // index into the records
+  size_t fix = 0;  // index into the records
   bool with_fix = false;
   Scenario scenario;
 };
@@ -56,8 +56,8 @@ std::vector<reports::FixRecord> fix_evidence(const std::string& scenarios_dir, c
     }
   }
   const std::vector<WorkerOutcome> out = run_in_workers(
-      runs.size(), [&](size_t i) { return run_scenario(runs[i].scenario, *runs[i].scenario.seed, RunOptions{}); },
-      jobs, timeout);
+      runs.size(), [&](size_t i) { return run_scenario(runs[i].scenario, *runs[i].scenario.seed, RunOptions{}); }, jobs,
+      timeout);
   for (const WorkerOutcome& w : out) {
     const Job& job = runs[w.job];
     reports::FixRecord& r = records[job.fix];

@@ -126,8 +126,8 @@ void save_counterexample(const Scenario& s, const FixKillOptions& o, const Scena
   minimal.description = "hardened without " + k->fix.id + " (" + k->fix.why + "): " + k->property + " fails; " +
                         "with the fix restored every property passes.";
   const std::string header = "# Kill of fix " + k->fix.id + " found by `faultline sweep --each-fix` on " +
-                             s.source_file + " (" + k->via + "; " + how + ").\n" +
-                             "# Replay: faultline replay " + path + "   (and --with-fixes: passes)\n";
+                             s.source_file + " (" + k->via + "; " + how + ").\n" + "# Replay: faultline replay " +
+                             path + "   (and --with-fixes: passes)\n";
   if (write_file(path, header + scenario_to_yaml(minimal))) k->counterexample = path;
 }
 
@@ -162,8 +162,9 @@ std::vector<FixKill> fix_kill_sweep(const Scenario& hardened, const FixKillOptio
 }
 
 std::string fix_kill_table(const std::vector<FixKill>& kills) {
-  std::string out = "| fix | seed line | invariants | killed by | found via | seconds | counterexample |\n"
-                    "|---|---|---|---|---|---|---|\n";
+  std::string out =
+      "| fix | seed line | invariants | killed by | found via | seconds | counterexample |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const FixKill& k : kills) {
     std::string ids;
     for (const std::string& i : k.fix.invariants) ids += (ids.empty() ? "" : ", ") + i;

@@ -27,8 +27,10 @@ const std::vector<Subcommand>& subcommands() {
       {"explore", "search fault schedules guided by coverage (new interruptions and orderings)", explore_main},
       {"fixes", "list the named fixes hardened adds to each seed design (for --without FIX)", fixes_main},
       {"list", "list systems, properties (with invariant ids), fault kinds and matrix rows", list_main},
-      {"null-faults", "re-run scenarios with faults that change nothing and check every verdict holds", null_faults_main},
-      {"redis-serve", "serve the simulated Redis over RESP2/RESP3 in real time (for redis-cli, hiredis)", redis_serve_main},
+      {"null-faults", "re-run scenarios with faults that change nothing and check every verdict holds",
+       null_faults_main},
+      {"redis-serve", "serve the simulated Redis over RESP2/RESP3 in real time (for redis-cli, hiredis)",
+       redis_serve_main},
       {"replay", "re-run a saved scenario with its seed and check the failure reproduces", replay_main},
       {"report", "run the scenarios of a test matrix (or merge shards) and write PASS/FAIL reports", report_main},
       {"run", "run one scenario with one seed and print each property's verdict", run_main},
@@ -44,9 +46,10 @@ void print_usage(FILE* out) {
                "faultline runs seed systems inside a deterministic simulated world, injects faults,\n"
                "checks invariants and writes PASS/FAIL reports with replayable evidence.\n\ncommands:\n");
   for (const Subcommand& c : subcommands()) std::fprintf(out, "  %-18s %s\n", c.name, c.summary);
-  std::fprintf(out, "\n`faultline <command> --help` prints a command's usage; `faultline --version` the\n"
-                    "commit it was built from. Exit codes: 0 as expected, 1 a property failed\n"
-                    "unexpectedly, 2 usage or input error.\n");
+  std::fprintf(out,
+               "\n`faultline <command> --help` prints a command's usage; `faultline --version` the\n"
+               "commit it was built from. Exit codes: 0 as expected, 1 a property failed\n"
+               "unexpectedly, 2 usage or input error.\n");
 }
 
 }  // namespace

@@ -23,10 +23,10 @@ namespace {
 // What the baseline run shows of the world: its nodes, their processes, the system's roles, which
 // node pairs exchanged a message, and the recorded trace.
 struct Baseline {
-  std::vector<std::string> nodes;                                // in the world's order
-  std::map<std::string, std::vector<std::string>> processes;     // node -> its processes
-  std::map<std::string, std::vector<std::string>> roles;         // role -> targets
-  std::set<std::pair<std::string, std::string>> talked;          // unordered node pairs (a < b)
+  std::vector<std::string> nodes;                             // in the world's order
+  std::map<std::string, std::vector<std::string>> processes;  // node -> its processes
+  std::map<std::string, std::vector<std::string>> roles;      // role -> targets
+  std::set<std::pair<std::string, std::string>> talked;       // unordered node pairs (a < b)
   std::vector<sim::TraceEvent> trace;
 };
 
@@ -127,7 +127,8 @@ void plan(const Scenario& s, const Baseline& b, const NullFaultOptions& o, NullF
       }
       if (wanted(o, "clock-jump")) add("clock-jump 0 ms on " + node, FaultSpec{.kind = "clock-jump", .target = node});
       if (wanted(o, "pause")) {
-        for (const std::string& p : b.processes.at(node)) add("pause 0 ms of " + p, FaultSpec{.kind = "pause", .target = p});
+        for (const std::string& p : b.processes.at(node))
+          add("pause 0 ms of " + p, FaultSpec{.kind = "pause", .target = p});
       }
       const bool links = wanted(o, "clog") || wanted(o, "partition");
       const std::string peer = links ? silent_peer(b, node) : "";
@@ -150,7 +151,8 @@ void plan(const Scenario& s, const Baseline& b, const NullFaultOptions& o, NullF
 std::vector<const sim::TraceEvent*> world_events(const std::vector<sim::TraceEvent>& trace) {
   std::vector<const sim::TraceEvent*> out;
   for (size_t i = 1; i < trace.size(); ++i) {  // event 0: "system ... config <digest>"
-    if (trace[i].kind != sim::TraceKind::kFault && trace[i].kind != sim::TraceKind::kViolation) out.push_back(&trace[i]);
+    if (trace[i].kind != sim::TraceKind::kFault && trace[i].kind != sim::TraceKind::kViolation)
+      out.push_back(&trace[i]);
   }
   return out;
 }
@@ -199,8 +201,9 @@ std::vector<std::string> verdict_changes(const RunResult& base, const RunResult&
     }
     const Verdict& w = *it->second;
     if (v.status() != w.status()) {
-      out.push_back(v.property + ": " + v.status_name() + " -> " + w.status_name() +
-                    (w.exempted() ? " (exempted " + std::to_string(w.exempted()) + ": " + exemption_text(w) + ")" : ""));
+      out.push_back(
+          v.property + ": " + v.status_name() + " -> " + w.status_name() +
+          (w.exempted() ? " (exempted " + std::to_string(w.exempted()) + ": " + exemption_text(w) + ")" : ""));
     } else if (v.exempted() != w.exempted()) {
       out.push_back(v.property + ": still " + v.status_name() + ", but exempted " + std::to_string(v.exempted()) +
                     " -> " + std::to_string(w.exempted()) + " (" + exemption_text(w) + ")");
@@ -211,8 +214,9 @@ std::vector<std::string> verdict_changes(const RunResult& base, const RunResult&
 
 }  // namespace
 
-std::vector<std::string> null_fault_changes(const RunResult& baseline, const std::vector<sim::TraceEvent>& baseline_trace,
-                                            const RunResult& with, const std::vector<sim::TraceEvent>& with_trace) {
+std::vector<std::string> null_fault_changes(const RunResult& baseline,
+                                            const std::vector<sim::TraceEvent>& baseline_trace, const RunResult& with,
+                                            const std::vector<sim::TraceEvent>& with_trace) {
   std::vector<std::string> out;
   if (std::string d = world_difference(baseline_trace, with_trace); !d.empty()) out.push_back(std::move(d));
   for (std::string& change : verdict_changes(baseline, with)) out.push_back(std::move(change));

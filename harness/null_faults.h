@@ -31,9 +31,9 @@ struct NullFaultOptions {
   // and its first client (role client), or every node with all_nodes.
   std::vector<std::string> nodes;
   bool all_nodes = false;
-  std::vector<std::string> kinds;     // a subset of null_fault_kinds(); empty: all of them
+  std::vector<std::string> kinds;      // a subset of null_fault_kinds(); empty: all of them
   std::vector<int64_t> at_ms = {100};  // when each null fault happens (ms into the run)
-  int64_t clog_ms = 1000;             // how long a clog of an idle link lasts
+  int64_t clog_ms = 1000;              // how long a clog of an idle link lasts
 };
 
 struct NullFaultCase {
@@ -48,7 +48,7 @@ struct NullFaultFinding {
 };
 
 struct NullFaultResult {
-  std::string error;                 // non-empty: the baseline could not run
+  std::string error;  // non-empty: the baseline could not run
   RunResult baseline;
   std::vector<NullFaultCase> cases;  // every null fault run
   std::vector<std::string> skipped;  // what could not be planned, e.g. "clog of db: no idle link"
@@ -62,7 +62,8 @@ NullFaultResult check_null_faults(const Scenario& s, uint64_t seed, const NullFa
 // What a run with a null fault changed against the baseline: where the world (its recorded trace,
 // fault records aside) first differs, and each property whose verdict or exempted count moved.
 // Empty: nothing changed.
-std::vector<std::string> null_fault_changes(const RunResult& baseline, const std::vector<sim::TraceEvent>& baseline_trace,
-                                            const RunResult& with, const std::vector<sim::TraceEvent>& with_trace);
+std::vector<std::string> null_fault_changes(const RunResult& baseline,
+                                            const std::vector<sim::TraceEvent>& baseline_trace, const RunResult& with,
+                                            const std::vector<sim::TraceEvent>& with_trace);
 
 }  // namespace fl

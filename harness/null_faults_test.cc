@@ -18,7 +18,8 @@ Scenario demo() {
 }
 
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(text) != std::string::npos; });
 }
 
 // The demo's judges excuse nothing without a cause: every null fault, on every node, at two
@@ -31,7 +32,8 @@ TEST(NullFaults, TheDemoHoldsUnderEveryNullFaultOnEveryNode) {
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(r.held()) << r.findings.front().null_fault.label << ": " << r.findings.front().problems.front();
   for (const std::string& kind : null_fault_kinds()) {
-    EXPECT_TRUE(std::any_of(r.cases.begin(), r.cases.end(), [&](const NullFaultCase& c) { return c.fault.kind == kind; }))
+    EXPECT_TRUE(
+        std::any_of(r.cases.begin(), r.cases.end(), [&](const NullFaultCase& c) { return c.fault.kind == kind; }))
         << kind << " never planned";
   }
   for (const NullFaultCase& c : r.cases) {
@@ -53,7 +55,8 @@ TEST(NullFaults, ChangesAreVerdictsExemptionsOrTheWorld) {
       {20, sim::TraceKind::kDeliver, "b", "b", "recv s from a", 0},
   };
   std::vector<sim::TraceEvent> with_trace = trace;
-  with_trace.insert(with_trace.begin() + 1, sim::TraceEvent{5, sim::TraceKind::kFault, "", "db", "clock-drift 0ppm", 0});
+  with_trace.insert(with_trace.begin() + 1,
+                    sim::TraceEvent{5, sim::TraceKind::kFault, "", "db", "clock-drift 0ppm", 0});
   with_trace[0].detail = "system x config 2";  // the extra fault is part of the configuration
   EXPECT_TRUE(null_fault_changes(base, trace, base, with_trace).empty());
 

@@ -16,9 +16,12 @@ namespace {
 
 const char* type_name(ParamType t) {
   switch (t) {
-    case ParamType::kInt: return "integer";
-    case ParamType::kNumber: return "number";
-    case ParamType::kText: return "text";
+    case ParamType::kInt:
+      return "integer";
+    case ParamType::kNumber:
+      return "number";
+    case ParamType::kText:
+      return "text";
   }
   return "?";
 }
@@ -44,13 +47,13 @@ std::string expectation(const ParamInfo& p) {
 }  // namespace
 
 ParamInfo int_param(std::string name, std::string unit, int64_t min, int64_t max, int64_t fallback, std::string doc) {
-  return ParamInfo{std::move(name), std::move(doc), absl::StrCat(fallback), ParamType::kInt, std::move(unit),
-                   static_cast<double>(min), static_cast<double>(max)};
+  return ParamInfo{std::move(name), std::move(doc),           absl::StrCat(fallback),  ParamType::kInt,
+                   std::move(unit), static_cast<double>(min), static_cast<double>(max)};
 }
 
 ParamInfo number_param(std::string name, std::string unit, double min, double max, double fallback, std::string doc) {
-  return ParamInfo{std::move(name), std::move(doc), absl::StrFormat("%g", fallback), ParamType::kNumber,
-                   std::move(unit), min, max};
+  return ParamInfo{
+      std::move(name), std::move(doc), absl::StrFormat("%g", fallback), ParamType::kNumber, std::move(unit), min, max};
 }
 
 ParamInfo text_param(std::string name, std::string fallback, std::string doc) {
@@ -64,7 +67,7 @@ ParamInfo choice_param(std::string name, std::string fallback, std::vector<std::
 }
 
 ParamInfo derived_int_param(std::string name, std::string unit, int64_t min, int64_t max, std::string doc) {
-  return ParamInfo{std::move(name), std::move(doc), "", ParamType::kInt, std::move(unit),
+  return ParamInfo{std::move(name),          std::move(doc),          "", ParamType::kInt, std::move(unit),
                    static_cast<double>(min), static_cast<double>(max)};
 }
 
@@ -132,10 +135,11 @@ Scenario with_config(const Scenario& s) {
 }
 
 std::string params_markdown(const std::vector<const SystemUnderTest*>& systems) {
-  std::string out = "| system | param | type | unit | range | default | what it sets |\n|---|---|---|---|---|---|---|\n";
+  std::string out =
+      "| system | param | type | unit | range | default | what it sets |\n|---|---|---|---|---|---|---|\n";
   for (const SystemUnderTest* sys : systems) {
     for (const ParamInfo& p : sys->params()) {
-      const std::string fallback = !p.default_value.empty()    ? "`" + p.default_value + "`"
+      const std::string fallback = !p.default_value.empty()     ? "`" + p.default_value + "`"
                                    : p.type == ParamType::kText ? "(empty)"
                                                                 : "(derived)";
       absl::StrAppend(&out, "| ", sys->name(), " | `", p.name, "` | ", type_name(p.type), " | ", p.unit, " | ",

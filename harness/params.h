@@ -30,16 +30,14 @@ struct ParamInfo {
   std::string description;
   std::string default_value;  // as a scenario would write it; "" = none (the system derives it)
   ParamType type = ParamType::kInt;
-  std::string unit;           // "ms", "percent", "" (a count)
-  double min = 0;             // inclusive range of a number or integer
+  std::string unit;  // "ms", "percent", "" (a count)
+  double min = 0;    // inclusive range of a number or integer
   double max = 1e15;
   std::vector<std::string> choices;  // text: the values allowed (empty: any text)
 };
 
-ParamInfo int_param(std::string name, std::string unit, int64_t min, int64_t max, int64_t fallback,
-                    std::string doc);
-ParamInfo number_param(std::string name, std::string unit, double min, double max, double fallback,
-                       std::string doc);
+ParamInfo int_param(std::string name, std::string unit, int64_t min, int64_t max, int64_t fallback, std::string doc);
+ParamInfo number_param(std::string name, std::string unit, double min, double max, double fallback, std::string doc);
 ParamInfo text_param(std::string name, std::string fallback, std::string doc);
 // A text param that must be one of `choices` (the fallback among them).
 ParamInfo choice_param(std::string name, std::string fallback, std::vector<std::string> choices, std::string doc);

@@ -25,11 +25,12 @@ std::shared_ptr<const ScriptRegistry> system_scripts(const std::string& system) 
 
 int redis_serve_main(const std::vector<std::string>& args) {
   const char* usage = resp::redis_serve_usage();
-  const CliFlags f(args, usage, {{"--socket", FlagKind::kText},
-                                 {"--port", FlagKind::kCount},
-                                 {"--host", FlagKind::kText},
-                                 {"--tick-ms", FlagKind::kCount},
-                                 {"--scripts", FlagKind::kText}});
+  const CliFlags f(args, usage,
+                   {{"--socket", FlagKind::kText},
+                    {"--port", FlagKind::kCount},
+                    {"--host", FlagKind::kText},
+                    {"--tick-ms", FlagKind::kCount},
+                    {"--scripts", FlagKind::kText}});
   if (f.status() >= 0) return f.status();
   if (!f.positional().empty()) return f.error("unexpected argument '" + f.positional()[0] + "'");
   resp::RespServerOptions o;

@@ -77,8 +77,8 @@ void write_traces(const sim::Trace& trace, const RunOptions& options) {
 
 std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& options) {
   const std::string& path = options.scenario_path.empty() ? s.source_file : options.scenario_path;
-  std::string cmd = "faultline run " + (path.empty() ? std::string("<scenario.yaml>") : path) + " --seed " +
-                    std::to_string(seed);
+  std::string cmd =
+      "faultline run " + (path.empty() ? std::string("<scenario.yaml>") : path) + " --seed " + std::to_string(seed);
   // Fixes removed on the command line are not in the file: the replay must remove them too.
   for (const std::string& id : options.without) cmd += " --without " + id;
   return cmd;
@@ -101,13 +101,13 @@ void watch_service_effects(sim::World& world, const SystemRun& run, const Scenar
   if (point) {
     world.arm_crash_point(sim::CrashPointPlan{point->effect_index, point->before, point->restart_after_ms * kUsPerMs});
   }
-  if (pause) world.arm_pause_point(sim::PausePointPlan{pause->effect_index, pause->before, pause->duration_ms * kUsPerMs});
+  if (pause)
+    world.arm_pause_point(sim::PausePointPlan{pause->effect_index, pause->before, pause->duration_ms * kUsPerMs});
 }
 
 bool wanted_process(const std::string& process, const std::vector<std::string>& prefixes) {
-  return prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& prefix) {
-           return process.rfind(prefix, 0) == 0;
-         });
+  return prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(),
+                                         [&](const std::string& prefix) { return process.rfind(prefix, 0) == 0; });
 }
 
 }  // namespace
@@ -161,7 +161,8 @@ std::string apply_without(Scenario& s, const std::vector<std::string>& without) 
   if (without.empty()) return "";
   const SystemUnderTest* sys = find_system(s.system);
   if (sys == nullptr) return "unknown system '" + s.system + "'";
-  if (s.variant != "hardened") return "--without removes fixes from hardened, but the scenario's variant is '" + s.variant + "'";
+  if (s.variant != "hardened")
+    return "--without removes fixes from hardened, but the scenario's variant is '" + s.variant + "'";
   std::string known;
   for (const FixInfo& f : sys->fixes()) known += (known.empty() ? "" : ", ") + f.id;
   for (const std::string& id : without) {
@@ -178,11 +179,13 @@ std::string apply_without(Scenario& s, const std::vector<std::string>& without) 
 std::vector<std::string> scenario_caveats(const Scenario& s) {
   std::vector<std::string> out;
   if (s.storage.volatile_write_cache) {
-    out.push_back("storage.volatile_write_cache: the DB's disk acknowledges fsync with the data only in a volatile "
-                  "cache (durable " + std::to_string(s.storage.write_cache_flush_ms) +
-                  " ms later), so a DB power loss voids the durability of acknowledged commits and, as "
-                  "synced pages are lost independently, the consistency of what survives: no design can keep LIKE-3/4/6, "
-                  "COMBO-1/2 or GIFT-1/4 on it, whatever `synchronous` says");
+    out.push_back(
+        "storage.volatile_write_cache: the DB's disk acknowledges fsync with the data only in a volatile "
+        "cache (durable " +
+        std::to_string(s.storage.write_cache_flush_ms) +
+        " ms later), so a DB power loss voids the durability of acknowledged commits and, as "
+        "synced pages are lost independently, the consistency of what survives: no design can keep LIKE-3/4/6, "
+        "COMBO-1/2 or GIFT-1/4 on it, whatever `synchronous` says");
   }
   if (s.storage.synchronous != "full") {
     out.push_back("storage.synchronous=" + s.storage.synchronous +
@@ -224,8 +227,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   // The configuration is the trace's first event, so two variants of one scenario (same
   // messages, different state) still have different fingerprints.
   world->trace().record(world->now_us(), sim::TraceKind::kUser, "", "",
-                        "system " + s.system + " variant " + s.variant + " config " +
-                            sim::hex64(result.config_digest));
+                        "system " + s.system + " variant " + s.variant + " config " + sim::hex64(result.config_digest));
   // Clients with patience drawn per seed (swarm.patience): the run, its faults and its judges all
   // see the drawn params.
   std::string patience;
@@ -252,20 +254,18 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
       // marks are annotations, outside the fingerprint (a verdict is not part of the world).
       if (!v.passed) {
         world->trace().annotate(world->now_us(), sim::TraceKind::kViolation, "", "",
-                              v.property + " failed" + (v.evidence.empty() ? "" : ": " + v.evidence.front()));
+                                v.property + " failed" + (v.evidence.empty() ? "" : ": " + v.evidence.front()));
       }
     }
-  } catch (const std::exception& e) {
-    result.error = std::string("run aborted: ") + e.what();
-  }
+  } catch (const std::exception& e) { result.error = std::string("run aborted: ") + e.what(); }
   if (options.inspect && run) options.inspect(*world, *run);
   result.crash_point_fired = world->crash_point_fired();
   result.pause_point_fired = world->pause_point_fired();
   if (options.list_effects) {
     for (const sim::EffectRecord& e : world->effects()) {
-      result.effects.push_back(ListedEffect{e.process, "#" + std::to_string(e.index) + " t=" +
-                                                          std::to_string((e.time_us - sim::kEpochUs) / 1000) + "ms " +
-                                                          e.process + " -> " + e.service + ": " + e.request});
+      result.effects.push_back(ListedEffect{e.process, "#" + std::to_string(e.index) +
+                                                           " t=" + std::to_string((e.time_us - sim::kEpochUs) / 1000) +
+                                                           "ms " + e.process + " -> " + e.service + ": " + e.request});
     }
   }
   result.coverage.assign(world->coverage().features().begin(), world->coverage().features().end());

@@ -31,18 +31,18 @@ struct PausePoint {
 
 // One external effect of a discovery run (RunOptions::list_effects), for crash-point sweeps.
 struct ListedEffect {
-  std::string process;                   // the caller, e.g. "pub-1"
-  std::string text;                      // "#i t=<ms>ms process -> service: request"
+  std::string process;  // the caller, e.g. "pub-1"
+  std::string text;     // "#i t=<ms>ms process -> service: request"
 };
 
 struct RunOptions {
-  bool record_trace = false;             // keep every trace event (needed for the exports)
-  std::string trace_jsonl_path;          // write the trace as JSON lines here (implies recording)
-  std::string perfetto_path;             // write Chrome/Perfetto trace JSON here
+  bool record_trace = false;     // keep every trace event (needed for the exports)
+  std::string trace_jsonl_path;  // write the trace as JSON lines here (implies recording)
+  std::string perfetto_path;     // write Chrome/Perfetto trace JSON here
   std::optional<CrashPoint> crash_point;
   std::optional<PausePoint> pause_point;
-  std::string scenario_path;             // for the replay command; defaults to s.source_file
-  bool list_effects = false;             // fill RunResult::effects (the crash-point discovery run)
+  std::string scenario_path;  // for the replay command; defaults to s.source_file
+  bool list_effects = false;  // fill RunResult::effects (the crash-point discovery run)
   // Fixes the command line removed (already applied to the scenario with apply_without); only
   // for the replay command.
   std::vector<std::string> without;
@@ -59,30 +59,30 @@ struct RunOptions {
 };
 
 struct RunResult {
-  std::string scenario;                  // scenario name
+  std::string scenario;  // scenario name
   std::string system, variant;
   uint64_t seed = 0;
   uint64_t config_digest = 0;
   uint64_t fingerprint = 0;
   uint64_t events = 0;
   int64_t simulated_us = 0;
-  bool judged = true;                    // false: run with RunOptions::judges off, nothing checked
-  uint64_t operations_ok = 0;            // client operations (the history's) that completed ok
+  bool judged = true;          // false: run with RunOptions::judges off, nothing checked
+  uint64_t operations_ok = 0;  // client operations (the history's) that completed ok
   double wall_seconds = 0;
   std::vector<Verdict> verdicts;
   bool all_passed = false;
-  bool as_expected = false;              // verdicts match the scenario's expectation
+  bool as_expected = false;  // verdicts match the scenario's expectation
   // On a failing expectation: properties that failed although the scenario did not name them.
   std::vector<std::string> further_findings;
-  std::vector<std::string> vacuous;      // properties that checked nothing
+  std::vector<std::string> vacuous;  // properties that checked nothing
   std::string replay_command;
-  std::string error;                     // non-empty: the run could not be built or crashed
-  std::vector<ListedEffect> effects;     // with list_effects: every watched effect, in index order
-  bool crash_point_fired = false;        // with crash_point: the armed effect was reached
-  bool pause_point_fired = false;        // with pause_point: the armed effect was reached
-  std::vector<std::string> caveats;      // guarantees the scenario's environment voids (scenario_caveats)
-  std::vector<uint64_t> coverage;        // with RunOptions::coverage: the features reached, ascending
-  std::vector<std::string> behaviours;   // what the run exercised (SystemRun::behaviours), sorted
+  std::string error;                    // non-empty: the run could not be built or crashed
+  std::vector<ListedEffect> effects;    // with list_effects: every watched effect, in index order
+  bool crash_point_fired = false;       // with crash_point: the armed effect was reached
+  bool pause_point_fired = false;       // with pause_point: the armed effect was reached
+  std::vector<std::string> caveats;     // guarantees the scenario's environment voids (scenario_caveats)
+  std::vector<uint64_t> coverage;       // with RunOptions::coverage: the features reached, ascending
+  std::vector<std::string> behaviours;  // what the run exercised (SystemRun::behaviours), sorted
   // Every fault the run applied, scheduled or drawn by the swarm, as a scheduled fault (in the order
   // they were scheduled): the swarm's draws written out (explore mutates them).
   std::vector<FaultSpec> applied_faults;

@@ -13,7 +13,8 @@ Scenario demo(const std::string& variant, const std::string& expect) {
   const std::string text = "name: t\nsystem: demo\nvariant: " + variant +
                            "\ntopology: {replicas: 2, clients: 4}\nworkload: [{kind: increments, rate_per_s: 5}]\n"
                            "network: {duplicate_probability: 0.05, fifo: false}\n"
-                           "duration_ms: 10000\nquiescent_tail_ms: 2000\nexpect: " + expect + "\n";
+                           "duration_ms: 10000\nquiescent_tail_ms: 2000\nexpect: " +
+                           expect + "\n";
   LoadResult r = load_scenario_text(text, "t.yaml");
   EXPECT_TRUE(r.ok()) << r.error_text();
   return r.ok() ? *r.scenario : Scenario{};
@@ -30,7 +31,8 @@ TEST(Runner, NamedFailureIsExpectedAndOthersAreFurtherFindings) {
   ASSERT_EQ(r.further_findings.size(), 1u);
   EXPECT_EQ(r.further_findings[0], "no-double-count");
   // match: any is satisfied by one of them.
-  r = run_scenario(demo("spec", "{verdict: fail, properties: [no-lost-increment, no-double-count], match: any}"), 3, {});
+  r = run_scenario(demo("spec", "{verdict: fail, properties: [no-lost-increment, no-double-count], match: any}"), 3,
+                   {});
   EXPECT_TRUE(r.as_expected);
 }
 
@@ -112,7 +114,8 @@ TEST(Runner, APanickingProcessFailsTheRunWithProcessPanic) {
     throw std::runtime_error("bad variant access");
   });
   world.start(p);
-  EXPECT_EQ(panic_verdict(world).status(), VerdictStatus::kVacuous);  // nothing died (the runner adds it only after a panic)
+  EXPECT_EQ(panic_verdict(world).status(),
+            VerdictStatus::kVacuous);  // nothing died (the runner adds it only after a panic)
   world.run_until(sim::kEpochUs + 1'000'000);
   const Verdict v = panic_verdict(world);
   EXPECT_EQ(v.status(), VerdictStatus::kFail);

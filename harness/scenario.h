@@ -29,9 +29,9 @@ struct LinkSettings {
 };
 
 struct StorageSettings {
-  std::string journal_mode = "wal";      // delete | truncate | wal | memory
-  std::string synchronous = "full";      // off | normal | full
-  bool torn_writes = false;              // a crash keeps a random subset of unsynced writes
+  std::string journal_mode = "wal";  // delete | truncate | wal | memory
+  std::string synchronous = "full";  // off | normal | full
+  bool torn_writes = false;          // a crash keeps a random subset of unsynced writes
   double io_error_probability = 0;
   int64_t sync_latency_us = 2000;
   // A disk that lies: fsync returns with the data only in a volatile cache, durable
@@ -54,41 +54,41 @@ struct RedisSettings {
 
 struct Topology {
   int replicas = 2;
-  int workers = 0;      // separate worker processes (0: workers run inside replicas)
+  int workers = 0;  // separate worker processes (0: workers run inside replicas)
   int clients = 4;
   RedisSettings redis;
   bool operator==(const Topology&) const = default;  // field-wise (round-trip tests)
 };
 
 struct WorkloadSpec {
-  std::string kind;                      // system-defined generator name
-  double rate_per_s = 5;                 // mean arrivals per second per client
-  std::string distribution = "poisson";  // poisson | uniform | burst
-  std::map<std::string, std::string> params;  // generator-specific knobs (validated by the system)
+  std::string kind;                                      // system-defined generator name
+  double rate_per_s = 5;                                 // mean arrivals per second per client
+  std::string distribution = "poisson";                  // poisson | uniform | burst
+  std::map<std::string, std::string> params;             // generator-specific knobs (validated by the system)
   bool operator==(const WorkloadSpec&) const = default;  // field-wise (round-trip tests)
 };
 
 // One scheduled fault. `target` names a process, a node, or a pair "a|b" for links.
 struct FaultSpec {
   int64_t at_ms = 0;
-  std::string kind;        // crash | restart | crash-restart | pause | partition | partition-oneway |
-                           // heal | clog | reset | clock-jump | clock-drift | io-error | ...
+  std::string kind;  // crash | restart | crash-restart | pause | partition | partition-oneway |
+                     // heal | clog | reset | clock-jump | clock-drift | io-error | ...
   std::string target;
-  int64_t duration_ms = 0; // pause, partition, clog, crash-restart downtime
-  int64_t value = 0;       // clock-jump delta_ms, clock-drift ppm
+  int64_t duration_ms = 0;                            // pause, partition, clog, crash-restart downtime
+  int64_t value = 0;                                  // clock-jump delta_ms, clock-drift ppm
   bool operator==(const FaultSpec&) const = default;  // field-wise (round-trip tests)
 };
 
 // Random ("swarm") faults: each run draws which kinds are on and their rates from the seed.
 struct SwarmSpec {
   bool enabled = false;
-  std::vector<std::string> kinds;        // empty = every kind the system allows
-  double faults_per_s = 0.5;             // mean rate of injected faults while active
+  std::vector<std::string> kinds;  // empty = every kind the system allows
+  double faults_per_s = 0.5;       // mean rate of injected faults while active
   int64_t max_pause_ms = 10000;
   int64_t max_clock_jump_ms = 5000;
   int64_t max_downtime_ms = 5000;
-  bool timing_aware = true;              // cluster durations around the system's critical ones
-  bool patience = false;                 // draw the clients' timeouts and retries per seed
+  bool timing_aware = true;                           // cluster durations around the system's critical ones
+  bool patience = false;                              // draw the clients' timeouts and retries per seed
   bool operator==(const SwarmSpec&) const = default;  // field-wise (round-trip tests)
 };
 
@@ -131,7 +131,7 @@ struct Scenario {
   std::string name;
   std::string description;
   std::string system;
-  std::string variant = "hardened";      // spec | hardened
+  std::string variant = "hardened";  // spec | hardened
   Topology topology;
   std::vector<WorkloadSpec> workload;
   LinkSettings network;
@@ -143,8 +143,8 @@ struct Scenario {
   std::vector<FaultSpec> extra_faults;
   SwarmSpec swarm;
   int64_t duration_ms = 20000;
-  int64_t quiescent_tail_ms = 15000;     // faults healed, no new work: liveness is judged after it
-  std::vector<std::string> properties;   // empty = every property of the system
+  int64_t quiescent_tail_ms = 15000;    // faults healed, no new work: liveness is judged after it
+  std::vector<std::string> properties;  // empty = every property of the system
   Expectation expect;
   std::vector<std::string> matrix_rows;
   std::map<std::string, std::string> params;  // system-specific settings (ttl overrides, ...)
@@ -156,8 +156,8 @@ struct Scenario {
   // Named fixes removed from `hardened` (ids from the system's fix registry; only with
   // variant: hardened). `faultline fixes SYSTEM` lists them.
   std::vector<std::string> without;
-  std::optional<uint64_t> seed;          // saved counterexamples carry their seed
-  std::string source_file;               // where it was loaded from (not part of the digest)
+  std::optional<uint64_t> seed;                      // saved counterexamples carry their seed
+  std::string source_file;                           // where it was loaded from (not part of the digest)
   bool operator==(const Scenario&) const = default;  // field-wise (round-trip tests)
 };
 

@@ -33,11 +33,16 @@ std::string lower(std::string s) {
 
 const char* type_name(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    default: return "nothing";
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
   }
 }
 
@@ -55,16 +60,15 @@ class Loader {
             "start with 'name:', 'system:' and 'variant:'");
       return;
     }
-    check_keys(root, {"name", "description", "system", "variant", "topology", "workload",
-                      "network", "storage", "faults", "extra_faults", "swarm", "duration_ms", "quiescent_tail_ms",
-                      "properties", "expect", "matrix_rows", "params", "crash_point", "pause_point", "without",
-                      "seed"});
+    check_keys(
+        root,
+        {"name",    "description", "system",       "variant",     "topology",    "workload",          "network",
+         "storage", "faults",      "extra_faults", "swarm",       "duration_ms", "quiescent_tail_ms", "properties",
+         "expect",  "matrix_rows", "params",       "crash_point", "pause_point", "without",           "seed"});
     require(root, "name");
     require(root, "system");
     read_string(root, "name", s.name);
-    if (root["name"] && root["name"].IsScalar() && s.name.empty()) {
-      error(root["name"], "name must not be empty");
-    }
+    if (root["name"] && root["name"].IsScalar() && s.name.empty()) { error(root["name"], "name must not be empty"); }
     read_string(root, "description", s.description);
     read_string(root, "system", s.system);
     read_string(root, "variant", s.variant);
@@ -203,9 +207,12 @@ class Loader {
     const YAML::Node n = map[key];
     if (!n || !expect_scalar(n, key)) return;
     const std::string t = lower(n.Scalar());
-    if (t == "true" || t == "yes" || t == "on") out = true;
-    else if (t == "false" || t == "no" || t == "off") out = false;
-    else error(n, std::string("expected true or false for ") + key + ", got '" + n.Scalar() + "'");
+    if (t == "true" || t == "yes" || t == "on")
+      out = true;
+    else if (t == "false" || t == "no" || t == "off")
+      out = false;
+    else
+      error(n, std::string("expected true or false for ") + key + ", got '" + n.Scalar() + "'");
   }
   bool as_string(const YAML::Node& n, const char* what, std::string& out) {
     if (!n.IsScalar()) {
@@ -240,8 +247,7 @@ class Loader {
       if (as_string(item, key, v)) out.push_back(v);
     }
   }
-  void read_string_map(const YAML::Node& map, const char* key,
-                       std::map<std::string, std::string>& out) {
+  void read_string_map(const YAML::Node& map, const char* key, std::map<std::string, std::string>& out) {
     const YAML::Node n = map[key];
     if (!n || !expect_map(n, key)) return;
     std::set<std::string> seen;
@@ -300,8 +306,8 @@ class Loader {
   }
   void read_network(const YAML::Node& n, LinkSettings& l) {
     if (!expect_map(n, "network")) return;
-    check_keys(n, {"latency_min_us", "latency_mean_us", "drop_probability",
-                   "duplicate_probability", "reorder_probability", "fifo", "at_least_once"});
+    check_keys(n, {"latency_min_us", "latency_mean_us", "drop_probability", "duplicate_probability",
+                   "reorder_probability", "fifo", "at_least_once"});
     read_int(n, "latency_min_us", l.latency_min_us, 0, 60'000'000);
     read_double(n, "latency_mean_us", l.latency_mean_us, 0, 60'000'000);
     read_double(n, "drop_probability", l.drop_probability, 0, 1);
@@ -312,8 +318,8 @@ class Loader {
   }
   void read_storage(const YAML::Node& n, StorageSettings& st) {
     if (!expect_map(n, "storage")) return;
-    check_keys(n, {"journal_mode", "synchronous", "torn_writes", "io_error_probability",
-                   "sync_latency_us", "volatile_write_cache", "write_cache_flush_ms"});
+    check_keys(n, {"journal_mode", "synchronous", "torn_writes", "io_error_probability", "sync_latency_us",
+                   "volatile_write_cache", "write_cache_flush_ms"});
     static const std::vector<std::string> kJournal = {"delete", "truncate", "wal", "memory"};
     static const std::vector<std::string> kSync = {"off", "normal", "full"};
     read_string(n, "journal_mode", st.journal_mode, &kJournal);
@@ -347,11 +353,10 @@ class Loader {
   }
   void check_fault(const YAML::Node& f, const FaultSpec& spec, int64_t duration_ms) {
     if (spec.target.empty() && spec.kind != "heal" && !spec.kind.empty()) {
-      error(f, "fault '" + spec.kind + "' needs a target",
-            "name a process, a node, or a link 'a|b'");
+      error(f, "fault '" + spec.kind + "' needs a target", "name a process, a node, or a link 'a|b'");
     }
-    static const std::set<std::string> kTimed = {"pause", "partition", "partition-oneway", "clog", "late-duplicate",
-                                                 "crash-restart", "pause-at-boundary"};
+    static const std::set<std::string> kTimed = {"pause",          "partition",     "partition-oneway", "clog",
+                                                 "late-duplicate", "crash-restart", "pause-at-boundary"};
     if (spec.kind == "pause-at-boundary" && spec.value != 0 && spec.value != 1) {
       error(f, "fault 'pause-at-boundary' takes value 0 (before its next call) or 1 (after that call's reply)");
     }
@@ -361,16 +366,16 @@ class Loader {
       error(f, "fault '" + spec.kind + "' needs duration_ms > 0");
     }
     if (f["at_ms"] && spec.at_ms > duration_ms) {
-      error(f["at_ms"], "fault at_ms = " + std::to_string(spec.at_ms) +
-                            " is after the end of the active phase (duration_ms = " +
-                            std::to_string(duration_ms) + ")",
+      error(f["at_ms"],
+            "fault at_ms = " + std::to_string(spec.at_ms) +
+                " is after the end of the active phase (duration_ms = " + std::to_string(duration_ms) + ")",
             "faults belong to the active phase; the quiescent tail heals everything");
     }
   }
   void read_swarm(const YAML::Node& n, SwarmSpec& sw) {
     if (!expect_map(n, "swarm")) return;
-    check_keys(n, {"enabled", "kinds", "faults_per_s", "max_pause_ms", "max_clock_jump_ms",
-                   "max_downtime_ms", "timing_aware", "patience"});
+    check_keys(n, {"enabled", "kinds", "faults_per_s", "max_pause_ms", "max_clock_jump_ms", "max_downtime_ms",
+                   "timing_aware", "patience"});
     sw.enabled = true;  // a swarm section switches it on unless it says otherwise
     read_bool(n, "enabled", sw.enabled);
     read_string_list(n, "kinds", sw.kinds);
@@ -394,11 +399,14 @@ class Loader {
     expect_node_.reset(n);
     if (n.IsScalar()) {
       const std::string v = n.Scalar();
-      if (v == "pass") e = Expectation{};
-      else if (v == "fail") error(n, "a failing expectation names the properties that must fail",
-                                  "write {verdict: fail, properties: [NAME, ...]}");
-      else error(n, "expect must be 'pass' or {verdict: fail, properties: [NAME, ...]}, got '" + v + "'",
-                 did_you_mean(v, {"pass", "fail"}));
+      if (v == "pass")
+        e = Expectation{};
+      else if (v == "fail")
+        error(n, "a failing expectation names the properties that must fail",
+              "write {verdict: fail, properties: [NAME, ...]}");
+      else
+        error(n, "expect must be 'pass' or {verdict: fail, properties: [NAME, ...]}, got '" + v + "'",
+              did_you_mean(v, {"pass", "fail"}));
       return;
     }
     if (!expect_map(n, "expect")) return;
@@ -483,8 +491,7 @@ class Loader {
     }
     const std::vector<std::string> variants = sys->variants();
     if (std::find(variants.begin(), variants.end(), s.variant) == variants.end()) {
-      error(root["variant"] ? root["variant"] : root,
-            "system '" + s.system + "' has no variant '" + s.variant + "'",
+      error(root["variant"] ? root["variant"] : root, "system '" + s.system + "' has no variant '" + s.variant + "'",
             did_you_mean(s.variant, variants));
     }
     std::vector<std::string> props;
@@ -527,8 +534,7 @@ class Loader {
   void validate_expectation(const Scenario& s, const std::vector<std::string>& props) {
     for (const std::string& name : s.expect.failing) {
       if (std::find(props.begin(), props.end(), name) == props.end()) {
-        error(expect_node_, "unknown property '" + name + "' for system '" + s.system + "'",
-              did_you_mean(name, props));
+        error(expect_node_, "unknown property '" + name + "' for system '" + s.system + "'", did_you_mean(name, props));
       } else if (!s.properties.empty() &&
                  std::find(s.properties.begin(), s.properties.end(), name) == s.properties.end()) {
         error(expect_node_, "expected failing property '" + name + "' is not among the properties checked",
@@ -583,7 +589,8 @@ class Loader {
     for (const ParamInfo& p : declared) names.push_back(p.name);
     for (auto it = map.begin(); it != map.end(); ++it) {
       if (!it->first.IsScalar()) continue;
-      auto p = std::find_if(declared.begin(), declared.end(), [&](const ParamInfo& d) { return d.name == it->first.Scalar(); });
+      auto p = std::find_if(declared.begin(), declared.end(),
+                            [&](const ParamInfo& d) { return d.name == it->first.Scalar(); });
       if (p == declared.end()) {
         check_one(it->first, names, "param", system);
         continue;
@@ -606,8 +613,8 @@ class Loader {
       if (!row) {
         error(n, "unknown matrix row '" + n.Scalar() + "'", did_you_mean(n.Scalar(), ids));
       } else if (!s.system.empty() && row->matrix != s.system) {
-        error(n, "matrix row '" + row->id + "' belongs to the " + row->matrix +
-                     " matrix, not to system '" + s.system + "'");
+        error(n, "matrix row '" + row->id + "' belongs to the " + row->matrix + " matrix, not to system '" + s.system +
+                     "'");
       }
     }
   }
@@ -627,9 +634,7 @@ std::string num(double v) {
   return s;
 }
 
-void emit_string(YAML::Emitter& e, const std::string& s) {
-  e << YAML::DoubleQuoted << s;
-}
+void emit_string(YAML::Emitter& e, const std::string& s) { e << YAML::DoubleQuoted << s; }
 
 void emit_string_list(YAML::Emitter& e, const std::vector<std::string>& v) {
   e << YAML::Flow << YAML::BeginSeq;
@@ -755,8 +760,7 @@ void emit_expect(YAML::Emitter& e, const Expectation& x) {
     e << "pass";
     return;
   }
-  e << YAML::Flow << YAML::BeginMap << YAML::Key << "verdict" << YAML::Value
-    << (x.pass ? "pass" : "fail");
+  e << YAML::Flow << YAML::BeginMap << YAML::Key << "verdict" << YAML::Value << (x.pass ? "pass" : "fail");
   if (!x.failing.empty()) {
     e << YAML::Key << "properties" << YAML::Value;
     emit_string_list(e, x.failing);
@@ -793,8 +797,7 @@ const std::vector<std::string>& known_distributions() {
   return d;
 }
 
-LoadResult load_scenario_text(std::string_view yaml, const std::string& filename,
-                              const LoadOptions& options) {
+LoadResult load_scenario_text(std::string_view yaml, const std::string& filename, const LoadOptions& options) {
   LoadResult result;
   auto fail = [&](int line, int col, std::string msg) {
     result.errors.push_back(Diagnostic{filename, line, col, std::move(msg), ""});

@@ -49,8 +49,7 @@ struct LoadResult {
   std::string error_text() const;
 };
 
-LoadResult load_scenario_text(std::string_view yaml, const std::string& filename,
-                              const LoadOptions& options = {});
+LoadResult load_scenario_text(std::string_view yaml, const std::string& filename, const LoadOptions& options = {});
 LoadResult load_scenario_file(const std::string& path, const LoadOptions& options = {});
 // For the commands: the scenario, or nullopt after printing every diagnostic to stderr.
 std::optional<Scenario> load_scenario_or_print(const std::string& path);

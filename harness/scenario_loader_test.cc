@@ -161,13 +161,11 @@ TEST(ScenarioLoader, UnknownKeyHasPositionAndHint) {
   EXPECT_EQ(d.column, 3);
   EXPECT_NE(d.message.find("unknown key 'replica'"), std::string::npos);
   EXPECT_EQ(d.hint, "did you mean 'replicas'?");
-  EXPECT_EQ(d.to_string(),
-            "t.yaml:4:3: error: unknown key 'replica' (hint: did you mean 'replicas'?)");
+  EXPECT_EQ(d.to_string(), "t.yaml:4:3: error: unknown key 'replica' (hint: did you mean 'replicas'?)");
 }
 
 TEST(ScenarioLoader, WrongTypes) {
-  EXPECT_NE(only_error("name: m\nsystem: combo\nduration_ms: soon\n").message.find("integer"),
-            std::string::npos);
+  EXPECT_NE(only_error("name: m\nsystem: combo\nduration_ms: soon\n").message.find("integer"), std::string::npos);
   EXPECT_NE(only_error("name: m\nsystem: combo\nnetwork: {fifo: maybe}\n").message.find("true or false"),
             std::string::npos);
   EXPECT_NE(only_error("name: m\nsystem: combo\nproperties: quantity-conservation\n").message.find("list"),
@@ -183,32 +181,28 @@ TEST(ScenarioLoader, OutOfRange) {
   EXPECT_NE(d.message.find("out of range"), std::string::npos);
   EXPECT_NE(d.hint.find("<= 1"), std::string::npos);
   EXPECT_EQ(only_error("name: m\nsystem: combo\ntopology: {replicas: 0}\n").line, 3);
-  EXPECT_NE(only_error("name: m\nsystem: combo\nduration_ms: 1000\nfaults:\n  - {at_ms: 5000, kind: crash, target: a}\n")
-                .message.find("after the end"),
-            std::string::npos);
+  EXPECT_NE(
+      only_error("name: m\nsystem: combo\nduration_ms: 1000\nfaults:\n  - {at_ms: 5000, kind: crash, target: a}\n")
+          .message.find("after the end"),
+      std::string::npos);
 }
 
 TEST(ScenarioLoader, UnknownNamesGetHints) {
   Diagnostic d = only_error("name: m\nsystem: comb\n");
   EXPECT_EQ(d.line, 2);
   EXPECT_EQ(d.hint, "did you mean 'combo'?");
-  EXPECT_EQ(only_error("name: m\nsystem: combo\nvariant: hardend\n").hint,
-            "did you mean 'hardened'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nvariant: hardend\n").hint, "did you mean 'hardened'?");
   EXPECT_EQ(only_error("name: m\nsystem: combo\nproperties: [quantity-conservaton]\n").hint,
             "did you mean 'quantity-conservation'?");
-  EXPECT_EQ(only_error("name: m\nsystem: combo\nworkload: [{kind: purchse}]\n").hint,
-            "did you mean 'purchase'?");
-  EXPECT_EQ(only_error("name: m\nsystem: combo\nparams: {window_s: 3}\n").hint,
-            "did you mean 'window_ms'?");
-  EXPECT_EQ(only_error("name: m\nsystem: combo\nmatrix_rows: [COMBO-T66]\n").hint,
-            "did you mean 'COMBO-T6'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nworkload: [{kind: purchse}]\n").hint, "did you mean 'purchase'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nparams: {window_s: 3}\n").hint, "did you mean 'window_ms'?");
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nmatrix_rows: [COMBO-T66]\n").hint, "did you mean 'COMBO-T6'?");
   EXPECT_EQ(only_error("name: m\nsystem: combo\nfaults: [{at_ms: 1, kind: crsh, target: x}]\n").hint,
             "did you mean 'crash'?");
-  EXPECT_NE(only_error("name: m\nsystem: combo\nmatrix_rows: [C01]\n").message.find("ranking"),
-            std::string::npos);
-  EXPECT_NE(only_error("name: m\nsystem: combo\nexpect: {verdict: fail, property: nope}\n")
-                .message.find("unknown property"),
-            std::string::npos);
+  EXPECT_NE(only_error("name: m\nsystem: combo\nmatrix_rows: [C01]\n").message.find("ranking"), std::string::npos);
+  EXPECT_NE(
+      only_error("name: m\nsystem: combo\nexpect: {verdict: fail, property: nope}\n").message.find("unknown property"),
+      std::string::npos);
 }
 
 // Redis memory (issue 16): maxmemory_bytes with a Redis 7.0 policy and sample size; a policy
@@ -221,8 +215,9 @@ TEST(ScenarioLoader, RedisMemorySettingsAreChecked) {
   EXPECT_EQ(ok.scenario->topology.redis.maxmemory_bytes, 1000000);
   EXPECT_EQ(ok.scenario->topology.redis.maxmemory_policy, "allkeys-lru");
   EXPECT_EQ(ok.scenario->topology.redis.maxmemory_samples, 10);
-  Diagnostic d = only_error("name: m\nsystem: combo\ntopology:\n  redis:\n    maxmemory_bytes: 900000\n"
-                            "    maxmemory_policy: allkeys-lru-x\n");
+  Diagnostic d = only_error(
+      "name: m\nsystem: combo\ntopology:\n  redis:\n    maxmemory_bytes: 900000\n"
+      "    maxmemory_policy: allkeys-lru-x\n");
   EXPECT_EQ(d.to_string(),
             "t.yaml:6:23: error: unknown maxmemory_policy 'allkeys-lru-x' (hint: did you mean 'allkeys-lru'?)");
   d = only_error("name: m\nsystem: combo\ntopology:\n  redis:\n    maxmemory_policy: volatile-ttl\n");
@@ -251,7 +246,8 @@ TEST(ScenarioLoader, ExpectForms) {
   EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: fail\n").ok());
   EXPECT_FALSE(load("name: m\nsystem: combo\nexpect: {verdict: fail}\n").ok());
   LoadResult r = load(
-      "name: m\nsystem: combo\nexpect: {verdict: fail, properties: [quantity-conservation, one-push-per-window], match: any}\n");
+      "name: m\nsystem: combo\nexpect: {verdict: fail, properties: [quantity-conservation, one-push-per-window], "
+      "match: any}\n");
   ASSERT_TRUE(r.ok()) << r.error_text();
   EXPECT_FALSE(r.scenario->expect.pass);
   EXPECT_TRUE(r.scenario->expect.any);
@@ -314,8 +310,7 @@ TEST(ScenarioLoader, CanonicalYamlRoundTripsAndDigestIgnoresSeed) {
 
 // Generators for valid scenarios over the fake systems.
 rc::Gen<std::string> gen_text() {
-  return rc::gen::container<std::string>(rc::gen::elementOf(std::string(
-      "abcxyzABC019 _-.:/#'\"\\{}[],&*!|>%@`\t")));
+  return rc::gen::container<std::string>(rc::gen::elementOf(std::string("abcxyzABC019 _-.:/#'\"\\{}[],&*!|>%@`\t")));
 }
 
 rc::Gen<Scenario> gen_scenario() {
@@ -378,7 +373,8 @@ rc::Gen<Scenario> gen_scenario() {
     s.source_file = "t.yaml";
     // The loader rejects a tail shorter than the system's declared minimum (combo: 13 s).
     for (const SystemUnderTest* sys : all_systems()) {
-      if (sys->name() == s.system) s.quiescent_tail_ms = std::max(s.quiescent_tail_ms, sys->min_quiet_tail_ms(with_config(s)));
+      if (sys->name() == s.system)
+        s.quiescent_tail_ms = std::max(s.quiescent_tail_ms, sys->min_quiet_tail_ms(with_config(s)));
     }
     return s;
   });
@@ -406,12 +402,19 @@ RC_GTEST_PROP(ScenarioLoaderProps, NeverCrashesOnMutatedInput, ()) {
     const int op = *rc::gen::inRange(0, 5);
     const size_t pos = text.empty() ? 0 : *rc::gen::inRange<size_t>(0, text.size());
     switch (op) {
-      case 0: text = text.substr(0, pos); break;  // truncate
-      case 1: text.insert(pos, *rc::gen::container<std::string>(rc::gen::arbitrary<char>())); break;
+      case 0:
+        text = text.substr(0, pos);
+        break;  // truncate
+      case 1:
+        text.insert(pos, *rc::gen::container<std::string>(rc::gen::arbitrary<char>()));
+        break;
       case 2:
         if (!text.empty()) text[pos] = *rc::gen::arbitrary<char>();
         break;
-      case 3: text.insert(pos, *rc::gen::element<std::string>("{", "[", "&a ", "*a", "!!map ", "- ", ": ", "\n  ", "\"", "? ", "%YAML 1.2\n---\n")); break;
+      case 3:
+        text.insert(pos, *rc::gen::element<std::string>("{", "[", "&a ", "*a", "!!map ", "- ", ": ", "\n  ", "\"", "? ",
+                                                        "%YAML 1.2\n---\n"));
+        break;
       case 4:
         if (!text.empty()) text.erase(pos, *rc::gen::inRange<size_t>(0, 20));
         break;
@@ -420,9 +423,7 @@ RC_GTEST_PROP(ScenarioLoaderProps, NeverCrashesOnMutatedInput, ()) {
   LoadResult r;
   try {
     r = load(text);
-  } catch (...) {
-    RC_FAIL("an exception escaped the loader");
-  }
+  } catch (...) { RC_FAIL("an exception escaped the loader"); }
   RC_ASSERT(r.ok() != !r.errors.empty());
   for (const Diagnostic& d : r.errors) RC_ASSERT(d.file == "t.yaml");
 }
@@ -433,7 +434,8 @@ TEST(ScenarioLoader, ParamValuesAreTypedAndRangeChecked) {
   Diagnostic d = only_error("name: m\nsystem: combo\nparams: {window_ms: two}\n");
   EXPECT_EQ(d.line, 3);
   EXPECT_EQ(d.column, 21);
-  EXPECT_NE(d.message.find("param 'window_ms' must be an integer in ms between 1 and 600000, got 'two'"), std::string::npos)
+  EXPECT_NE(d.message.find("param 'window_ms' must be an integer in ms between 1 and 600000, got 'two'"),
+            std::string::npos)
       << d.message;
   d = only_error("name: m\nsystem: combo\nparams:\n  window_ms: 0\n");
   EXPECT_EQ(d.line, 4);
@@ -494,9 +496,16 @@ RC_GTEST_PROP(ScenarioLoaderProps, ParamValuesOfWrongTypeOrRangeAreRejected, ())
   std::string value;
   bool valid = false;
   switch (kind) {
-    case 0: value = "\"" + *rc::gen::nonEmpty(rc::gen::container<std::string>(rc::gen::element('a', 'x', ' ', '.', '-'))) + "\""; break;
-    case 1: value = std::to_string(*rc::gen::inRange<int64_t>(-1'000'000'000, 1)); break;  // below 1
-    case 2: value = std::to_string(*rc::gen::inRange<int64_t>(600'001, 4'000'000'000'000'000'000)); break;
+    case 0:
+      value =
+          "\"" + *rc::gen::nonEmpty(rc::gen::container<std::string>(rc::gen::element('a', 'x', ' ', '.', '-'))) + "\"";
+      break;
+    case 1:
+      value = std::to_string(*rc::gen::inRange<int64_t>(-1'000'000'000, 1));
+      break;  // below 1
+    case 2:
+      value = std::to_string(*rc::gen::inRange<int64_t>(600'001, 4'000'000'000'000'000'000));
+      break;
     case 3: {
       const int64_t v = *rc::gen::inRange<int64_t>(1, 600'001);
       value = (*rc::gen::arbitrary<bool>() ? std::to_string(v) + ".5" : std::to_string(v));
@@ -505,9 +514,9 @@ RC_GTEST_PROP(ScenarioLoaderProps, ParamValuesOfWrongTypeOrRangeAreRejected, ())
     }
   }
   const bool in_workload = *rc::gen::arbitrary<bool>();
-  const std::string text = in_workload
-      ? "name: m\nsystem: combo\nworkload:\n  - kind: burst\n    params: {window_ms: " + value + "}\n"
-      : "name: m\nsystem: combo\nparams: {window_ms: " + value + "}\n";
+  const std::string text =
+      in_workload ? "name: m\nsystem: combo\nworkload:\n  - kind: burst\n    params: {window_ms: " + value + "}\n"
+                  : "name: m\nsystem: combo\nparams: {window_ms: " + value + "}\n";
   LoadResult r = load(text);
   RC_LOG() << text << r.error_text();
   if (valid) {

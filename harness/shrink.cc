@@ -26,9 +26,9 @@ std::string pick_property(const Scenario& s, const RunResult& r, const std::stri
 
 // Faults beyond the (new) active phase are dropped so the candidate stays a valid scenario.
 void clamp_faults(Scenario& s) {
-  s.faults.erase(std::remove_if(s.faults.begin(), s.faults.end(),
-                                [&](const FaultSpec& f) { return f.at_ms > s.duration_ms; }),
-                 s.faults.end());
+  s.faults.erase(
+      std::remove_if(s.faults.begin(), s.faults.end(), [&](const FaultSpec& f) { return f.at_ms > s.duration_ms; }),
+      s.faults.end());
 }
 
 // Never below the system's declared minimum either: a shorter tail would not load.
@@ -74,9 +74,7 @@ std::vector<Scenario> candidates(const Scenario& s) {
     with([&](Scenario& c) { c.workload.erase(c.workload.begin() + static_cast<long>(i)); });
   }
   for (size_t i = 0; i < s.workload.size(); ++i) {
-    with([&](Scenario& c) {
-      c.workload[i].rate_per_s = std::floor(c.workload[i].rate_per_s * 50) / 100;
-    });
+    with([&](Scenario& c) { c.workload[i].rate_per_s = std::floor(c.workload[i].rate_per_s * 50) / 100; });
   }
   if (s.topology.clients > 1) {
     with([](Scenario& c) { c.topology.clients = 1; });
@@ -138,8 +136,8 @@ std::string shrink_summary(const Scenario& a, const Scenario& b) {
   return out.empty() ? "nothing could be removed" : out;
 }
 
-ShrinkResult shrink_failure(const Scenario& s, uint64_t seed, const ScenarioRunFn& run,
-                            int max_runs, const std::string& property) {
+ShrinkResult shrink_failure(const Scenario& s, uint64_t seed, const ScenarioRunFn& run, int max_runs,
+                            const std::string& property) {
   ShrinkResult res;
   res.minimal = s;
   res.minimal_run = run(s, seed);
@@ -171,8 +169,8 @@ ShrinkResult shrink_failure(const Scenario& s, uint64_t seed, const ScenarioRunF
   res.minimal.expect.any = false;
   if (res.property != "<error>") res.minimal.expect.failing.push_back(res.property);
   if (!res.minimal.expect.failing.empty() && !res.minimal.properties.empty() &&
-      std::find(res.minimal.properties.begin(), res.minimal.properties.end(),
-                res.property) == res.minimal.properties.end()) {
+      std::find(res.minimal.properties.begin(), res.minimal.properties.end(), res.property) ==
+          res.minimal.properties.end()) {
     res.minimal.properties.push_back(res.property);
   }
   if (res.minimal_run.error.empty()) res.minimal.expect.fingerprint = res.minimal_run.fingerprint;

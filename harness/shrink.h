@@ -22,19 +22,19 @@ namespace fl {
 using ScenarioRunFn = std::function<RunResult(const Scenario&, uint64_t seed)>;
 
 struct ShrinkResult {
-  bool reproduced = false;     // the original scenario failed at all
-  std::string property;        // the target property ("<error>" for a crash or hang)
-  Scenario minimal;            // carries the seed and, when known, the failing fingerprint
-  RunResult minimal_run;       // the run of `minimal`
-  int runs = 0;                // scenario runs spent
-  int accepted = 0;            // reduction steps kept
-  std::string summary;         // "faults 3 -> 1, clients 4 -> 1, ..." (what shrank)
+  bool reproduced = false;  // the original scenario failed at all
+  std::string property;     // the target property ("<error>" for a crash or hang)
+  Scenario minimal;         // carries the seed and, when known, the failing fingerprint
+  RunResult minimal_run;    // the run of `minimal`
+  int runs = 0;             // scenario runs spent
+  int accepted = 0;         // reduction steps kept
+  std::string summary;      // "faults 3 -> 1, clients 4 -> 1, ..." (what shrank)
 };
 
 // REQUIRES: max_runs >= 1. `property` empty: the first property the original run fails (the
 // scenario's expected failing property when it fails).
-ShrinkResult shrink_failure(const Scenario& s, uint64_t seed, const ScenarioRunFn& run,
-                            int max_runs, const std::string& property = "");
+ShrinkResult shrink_failure(const Scenario& s, uint64_t seed, const ScenarioRunFn& run, int max_runs,
+                            const std::string& property = "");
 
 // "faults 3 -> 1, clients 4 -> 1, duration_ms 20000 -> 5000" (only the fields that changed).
 std::string shrink_summary(const Scenario& before, const Scenario& after);

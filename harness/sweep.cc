@@ -36,13 +36,13 @@ constexpr size_t kNoJob = static_cast<size_t>(-1);
 
 struct Running {
   pid_t pid = -1;
-  int fd = -1;              // the parent's end of the socket pair
-  size_t job = kNoJob;      // the job it is running, kNoJob when idle
+  int fd = -1;          // the parent's end of the socket pair
+  size_t job = kNoJob;  // the job it is running, kNoJob when idle
   uint32_t jobs_started = 0;
   Clock::time_point started;  // of the current job
   std::string output;
-  bool eof = false;         // the worker closed its end
-  bool reaped = false;      // waitpid returned its status
+  bool eof = false;     // the worker closed its end
+  bool reaped = false;  // waitpid returned its status
   int status = 0;
 };
 
@@ -138,8 +138,7 @@ bool drain(Running& w) {
 bool reap(Running& w) {
   if (w.reaped) return true;
   pid_t r;
-  while ((r = ::waitpid(w.pid, &w.status, WNOHANG)) < 0 && errno == EINTR) {
-  }
+  while ((r = ::waitpid(w.pid, &w.status, WNOHANG)) < 0 && errno == EINTR) {}
   w.reaped = r == w.pid || r < 0;
   return w.reaped;
 }
@@ -148,8 +147,7 @@ bool reap(Running& w) {
 void stop(Running& w, bool kill) {
   if (kill && !w.reaped) ::kill(w.pid, SIGKILL);
   if (!kill) ::shutdown(w.fd, SHUT_WR);  // EOF on its job stream: it exits
-  while (!w.reaped && ::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {
-  }
+  while (!w.reaped && ::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {}
   w.reaped = true;
   ::close(w.fd);
 }
@@ -166,12 +164,11 @@ WorkerOutcome failed_job(Running& w, bool timed_out, absl::Duration timeout) {
                   absl::ToDoubleSeconds(timeout));
     out.result.error = msg;
   } else if (WIFSIGNALED(status)) {
-    out.result.error = std::string("crash: worker killed by signal ") +
-                       std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    out.result.error = std::string("crash: worker killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                       strsignal(WTERMSIG(status)) + ")";
   } else {
     out.result.error = "crash: worker exited with status " +
-                       std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                       " without a result";
+                       std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + " without a result";
   }
   out.result.wall_seconds = out.wall_seconds;
   return out;
@@ -198,8 +195,15 @@ std::optional<WorkerOutcome> answered_job(Running& w) {
 }
 
 reports::AssertionRecord to_assertion(const Verdict& v) {
-  return reports::AssertionRecord{v.property, v.invariants, v.passed, v.assertion, v.checks,
-                                  v.evidence, v.exempted(), 1, v.status() == VerdictStatus::kVacuous ? 1 : 0};
+  return reports::AssertionRecord{v.property,
+                                  v.invariants,
+                                  v.passed,
+                                  v.assertion,
+                                  v.checks,
+                                  v.evidence,
+                                  v.exempted(),
+                                  1,
+                                  v.status() == VerdictStatus::kVacuous ? 1 : 0};
 }
 
 }  // namespace
@@ -217,18 +221,16 @@ bool parse_shard(const std::string& text, int* index, int* count) {
   return true;
 }
 
-std::vector<uint64_t> shard_seeds(uint64_t first, uint64_t count, int shard_index,
-                                  int shard_count) {
+std::vector<uint64_t> shard_seeds(uint64_t first, uint64_t count, int shard_index, int shard_count) {
   std::vector<uint64_t> out;
-  for (uint64_t k = static_cast<uint64_t>(shard_index); k < count;
-       k += static_cast<uint64_t>(shard_count)) {
+  for (uint64_t k = static_cast<uint64_t>(shard_index); k < count; k += static_cast<uint64_t>(shard_count)) {
     out.push_back(first + k);
   }
   return out;
 }
 
-std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
-                                          absl::Duration timeout, const ProgressFn& progress) {
+std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel, absl::Duration timeout,
+                                          const ProgressFn& progress) {
   std::vector<WorkerOutcome> results(jobs);
   std::vector<Running> workers;
   size_t next = 0, finished = 0;
@@ -288,8 +290,7 @@ std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int p
   return results;
 }
 
-RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options,
-                       absl::Duration timeout) {
+RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options, absl::Duration timeout) {
   std::vector<WorkerOutcome> out = run_in_workers(
       1, [&](size_t) { return run_scenario(s, seed, options); }, 1, timeout);
   RunResult r = std::move(out[0].result);
@@ -320,7 +321,10 @@ std::string run_result_to_json(const RunResult& r) {
   }
   Json faults = Json::array();
   for (const FaultSpec& f : r.applied_faults) {
-    faults.push_back(Json{{"at_ms", f.at_ms}, {"kind", f.kind}, {"target", f.target}, {"duration_ms", f.duration_ms},
+    faults.push_back(Json{{"at_ms", f.at_ms},
+                          {"kind", f.kind},
+                          {"target", f.target},
+                          {"duration_ms", f.duration_ms},
                           {"value", f.value}});
   }
   const Json j{{"scenario", r.scenario},
@@ -364,8 +368,13 @@ std::optional<RunResult> run_result_from_json(const std::string& line) {
   r.replay_command = json_str(*j, "replay_command");
   r.error = json_str(*j, "error");
   for (const Json& v : json_items(*j, "verdicts")) {
-    Verdict verdict{json_str(v, "property"), json_strings(v, "invariants"), json_flag(v, "passed"),
-                    json_str(v, "assertion"), json_strings(v, "evidence"), json_i64(v, "checks"), {}};
+    Verdict verdict{json_str(v, "property"),
+                    json_strings(v, "invariants"),
+                    json_flag(v, "passed"),
+                    json_str(v, "assertion"),
+                    json_strings(v, "evidence"),
+                    json_i64(v, "checks"),
+                    {}};
     for (const Json& e : json_items(v, "exemptions")) verdict.exempt(json_str(e, "reason"), json_i64(e, "count"));
     r.verdicts.push_back(std::move(verdict));
   }
@@ -389,8 +398,8 @@ std::vector<std::string> failed_properties(const RunResult& r) {
   return out;
 }
 
-reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOutcome>& runs,
-                                   const std::string& now, const std::string& commit) {
+reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOutcome>& runs, const std::string& now,
+                                   const std::string& commit) {
   reports::RunRecord rec;
   rec.scenario = s.name;
   rec.scenario_file = s.source_file;
@@ -435,8 +444,7 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
   return rec;
 }
 
-std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path,
-                                                             size_t max_events) {
+std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path, size_t max_events) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return {};
   std::ostringstream text;

@@ -41,12 +41,11 @@ using ProgressFn = std::function<void(const WorkerOutcome& done, size_t finished
 // `timeout` of wall time. REQUIRES: the calling process is single-threaded (fork()); fn(job)
 // depends only on `job` and on state fixed before the call, and leaves no state behind that
 // changes a later fn call in the same worker (run_scenario qualifies).
-std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel,
-                                          absl::Duration timeout, const ProgressFn& progress = {});
+std::vector<WorkerOutcome> run_in_workers(size_t jobs, const WorkerFn& fn, int parallel, absl::Duration timeout,
+                                          const ProgressFn& progress = {});
 
 // One run in a worker process (crash/hang isolation for shrink and replay).
-RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options,
-                       absl::Duration timeout);
+RunResult run_isolated(const Scenario& s, uint64_t seed, const RunOptions& options, absl::Duration timeout);
 
 // The worker protocol: a RunResult as one JSON line and back.
 std::string run_result_to_json(const RunResult& r);
@@ -56,12 +55,11 @@ std::optional<RunResult> run_result_from_json(const std::string& line);
 std::vector<std::string> failed_properties(const RunResult& r);
 
 // Folds the runs of one scenario into the report's evidence record (no counterexample).
-reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOutcome>& runs,
-                                   const std::string& now, const std::string& commit);
+reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOutcome>& runs, const std::string& now,
+                                   const std::string& commit);
 
 // Converts the recorded trace file of a failing run into a timeline (empty if unreadable).
-std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path,
-                                                             size_t max_events);
+std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path, size_t max_events);
 
 // Wall-clock UTC time "2025-01-31T12:34:56Z". Harness-only: sim/ never calls it. (A report's
 // commit is the binary's own, build_commit() in harness/build_info.h.)

@@ -290,20 +290,21 @@ TEST(Sweep, RunRecordCountsTheSeedsOfEachBehaviour) {
 // expected), shrink a failing seed, replay the minimal file, merge two shards, explain a trace.
 TEST(Commands, SweepShrinkReplayReportExplainOnTheDemo) {
   const fs::path spec = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/demo/counter-retries-spec.yaml";
-  ASSERT_TRUE(find_system("demo") != nullptr && fs::exists(spec)) << "the demo system and " << spec << " are inputs of this test";
+  ASSERT_TRUE(find_system("demo") != nullptr && fs::exists(spec))
+      << "the demo system and " << spec << " are inputs of this test";
   const fs::path dir = fs::path(FAULTLINE_BINARY_DIR) / "sweep_test_out";
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string file = (dir / "spec.yaml").string();
   fs::copy_file(spec, file);
-  EXPECT_EQ(sweep_main({file, "--seeds", "6", "--jobs", "2", "--shard", "0/2", "--json",
-                        (dir / "s0.json").string(), "--quiet"}),
+  EXPECT_EQ(sweep_main({file, "--seeds", "6", "--jobs", "2", "--shard", "0/2", "--json", (dir / "s0.json").string(),
+                        "--quiet"}),
             0);
-  EXPECT_EQ(sweep_main({file, "--seeds", "6", "--jobs", "2", "--shard", "1/2", "--json",
-                        (dir / "s1.json").string(), "--quiet"}),
+  EXPECT_EQ(sweep_main({file, "--seeds", "6", "--jobs", "2", "--shard", "1/2", "--json", (dir / "s1.json").string(),
+                        "--quiet"}),
             0);
-  EXPECT_EQ(report_main({"--merge", (dir / "s0.json").string(), (dir / "s1.json").string(),
-                         "--out", (dir / "merged").string()}),
+  EXPECT_EQ(report_main({"--merge", (dir / "s0.json").string(), (dir / "s1.json").string(), "--out",
+                         (dir / "merged").string()}),
             0);
   std::ifstream merged(dir / "merged/report.json");
   std::stringstream text;

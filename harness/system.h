@@ -15,7 +15,9 @@
 #include "impl/ports/fixes.h"
 #include "properties/verdict.h"
 
-namespace fl::sim { class World; }
+namespace fl::sim {
+class World;
+}
 
 namespace fl {
 
@@ -23,7 +25,7 @@ namespace fl {
 // type, unit, range, default and doc) lives in harness/params.h.
 
 struct CriticalDuration {
-  std::string name;                      // "combo window", "state key TTL"
+  std::string name;  // "combo window", "state key TTL"
   int64_t duration_us = 0;
 };
 

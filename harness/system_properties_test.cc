@@ -40,15 +40,14 @@ void showValue(const Variation& v, std::ostream& os) {
 }
 
 rc::Gen<Variation> gen_variation(int max_clients) {
-  return rc::gen::build<Variation>(
-      rc::gen::set(&Variation::clients, rc::gen::inRange(1, max_clients + 1)),
-      rc::gen::set(&Variation::rate_scale, rc::gen::element(0.5, 1.0, 2.0)),
-      rc::gen::set(&Variation::swarm, rc::gen::arbitrary<bool>()),
-      rc::gen::set(&Variation::kinds, rc::gen::container<std::vector<std::string>>(
-                                          rc::gen::elementOf(swarm_fault_kinds()))),
-      rc::gen::set(&Variation::faults_per_s, rc::gen::element(0.2, 0.5, 1.0, 2.0)),
-      rc::gen::set(&Variation::duration_ms, rc::gen::inRange<int64_t>(2000, 15000)),
-      rc::gen::set(&Variation::seed, rc::gen::inRange<uint64_t>(1, 1'000'000)));
+  return rc::gen::build<Variation>(rc::gen::set(&Variation::clients, rc::gen::inRange(1, max_clients + 1)),
+                                   rc::gen::set(&Variation::rate_scale, rc::gen::element(0.5, 1.0, 2.0)),
+                                   rc::gen::set(&Variation::swarm, rc::gen::arbitrary<bool>()),
+                                   rc::gen::set(&Variation::kinds, rc::gen::container<std::vector<std::string>>(
+                                                                       rc::gen::elementOf(swarm_fault_kinds()))),
+                                   rc::gen::set(&Variation::faults_per_s, rc::gen::element(0.2, 0.5, 1.0, 2.0)),
+                                   rc::gen::set(&Variation::duration_ms, rc::gen::inRange<int64_t>(2000, 15000)),
+                                   rc::gen::set(&Variation::seed, rc::gen::inRange<uint64_t>(1, 1'000'000)));
 }
 
 Scenario apply(Scenario s, const Variation& v) {
@@ -89,9 +88,8 @@ void check_hardened_holds(const char* file, int max_clients) {
 void check_spec_fails(const char* file, int max_clients) {
   const Scenario b = base(file);
   ASSERT_EQ(b.variant, "spec");
-  const bool ok = rc::check(std::string("spec holds (expected to be falsified): ") + file, [&b, max_clients] {
-    RC_ASSERT(failures(b, *gen_variation(max_clients)).empty());
-  });
+  const bool ok = rc::check(std::string("spec holds (expected to be falsified): ") + file,
+                            [&b, max_clients] { RC_ASSERT(failures(b, *gen_variation(max_clients)).empty()); });
   EXPECT_FALSE(ok) << "RapidCheck found no failing scenario for the spec variant";
 }
 

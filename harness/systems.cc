@@ -15,11 +15,7 @@ const SystemUnderTest& ranking_system();
 const std::vector<const SystemUnderTest*>& all_systems() {
   static const std::vector<const SystemUnderTest*> systems = [] {
     std::vector<const SystemUnderTest*> v = {
-        &combo_system(),
-        &demo_system(),
-        &gifts_system(),
-        &likes_system(),
-        &ranking_system(),
+        &combo_system(), &demo_system(), &gifts_system(), &likes_system(), &ranking_system(),
     };
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
     return v;

@@ -21,17 +21,20 @@
 namespace fl {
 
 struct PropertyInfo {
-  std::string name;                      // e.g. "quantity-conservation"
-  std::vector<std::string> invariants;   // ids in docs/invariants.md, e.g. {"COMBO-2"}
-  std::string description;               // one line; cites the seed section
+  std::string name;                     // e.g. "quantity-conservation"
+  std::vector<std::string> invariants;  // ids in docs/invariants.md, e.g. {"COMBO-2"}
+  std::string description;              // one line; cites the seed section
 };
 
 enum class VerdictStatus : uint8_t { kPass, kFail, kVacuous };
 inline const char* verdict_status_name(VerdictStatus s) {
   switch (s) {
-    case VerdictStatus::kPass: return "PASS";
-    case VerdictStatus::kFail: return "FAIL";
-    case VerdictStatus::kVacuous: return "VACUOUS";
+    case VerdictStatus::kPass:
+      return "PASS";
+    case VerdictStatus::kFail:
+      return "FAIL";
+    case VerdictStatus::kVacuous:
+      return "VACUOUS";
   }
   return "?";
 }
@@ -39,10 +42,10 @@ inline const char* verdict_status_name(VerdictStatus s) {
 struct Verdict {
   std::string property;
   std::vector<std::string> invariants;
-  bool passed = false;                   // no assertion failed (see status())
-  std::string assertion;                 // what was checked, in words
-  std::vector<std::string> evidence;     // the violating operations/events (empty when passed)
-  int64_t checks = 0;                    // how many assertions were evaluated
+  bool passed = false;                // no assertion failed (see status())
+  std::string assertion;              // what was checked, in words
+  std::vector<std::string> evidence;  // the violating operations/events (empty when passed)
+  int64_t checks = 0;                 // how many assertions were evaluated
   // (reason, count): operations or windows left unjudged, each reason naming the injected fault.
   std::vector<std::pair<std::string, int64_t>> exemptions;
 

@@ -90,8 +90,8 @@ void write_unexpected(std::ostream& o, const Report& report) {
   for (size_t i : bad) {
     const RunRecord& r = report.runs[i];
     o << "<li><a href=\"#" << run_anchor(i) << "\"><code>" << esc(r.scenario_file) << "</code></a> (" << esc(r.variant)
-      << "): expected " << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << ", failed: "
-      << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", "))
+      << "): expected " << esc(r.expected_pass ? "pass" : "fail " + expected_text(r))
+      << ", failed: " << esc(r.passed() ? "nothing" : join(failed_properties_of(r), ", "))
       << esc(vacuity_text(r).empty() ? "" : "; " + vacuity_text(r)) << "</li>\n";
   }
   o << "</ul>\n";
@@ -104,12 +104,14 @@ void write_heavy_exemptions(std::ostream& o, const Report& report) {
     o << "<p>None: every property judged at least 90 % of what it looked at.</p>\n";
     return;
   }
-  o << "<table><tr><th>property</th><th>scenario</th><th>variant</th><th>exempted</th><th>checks</th><th>share</th></tr>\n";
+  o << "<table><tr><th>property</th><th>scenario</th><th>variant</th><th>exempted</th><th>checks</th><th>share</th></"
+       "tr>\n";
   for (const HeavyExemption& h : heavy) {
     const RunRecord& r = report.runs[h.run];
     o << "<tr><td>" << esc(h.assertion->property) << "</td><td><a href=\"#" << run_anchor(h.run) << "\"><code>"
       << esc(r.scenario_file) << "</code></a></td><td>" << esc(r.variant) << "</td><td>" << h.assertion->exempted
-      << "</td><td>" << h.assertion->checks << "</td><td>" << share_text(h.assertion->exempted_share()) << "</td></tr>\n";
+      << "</td><td>" << h.assertion->checks << "</td><td>" << share_text(h.assertion->exempted_share())
+      << "</td></tr>\n";
   }
   o << "</table>\n";
 }
@@ -138,9 +140,11 @@ void write_fixes(std::ostream& o, const std::vector<FixRecord>& fixes) {
     o << "<tr><td>" << esc(x.system) << "</td><td>" << esc(x.id) << "</td><td>" << esc(x.seed_line) << "</td><td>"
       << esc(join(x.invariants, ", ")) << "</td><td>" << esc(x.why) << "</td><td>"
       << esc(x.property.empty() ? "-" : x.property) << "</td><td>";
-    if (x.counterexample.empty()) o << "none saved";
-    else o << "<code>" << esc(x.counterexample) << "</code> seed " << x.seed << ", fingerprint <code>"
-           << hex16(x.fingerprint) << "</code>";
+    if (x.counterexample.empty())
+      o << "none saved";
+    else
+      o << "<code>" << esc(x.counterexample) << "</code> seed " << x.seed << ", fingerprint <code>"
+        << hex16(x.fingerprint) << "</code>";
     o << "</td><td class=\"" << cls << "\">" << x.status() << "</td></tr>\n";
   }
   o << "</table>\n";
@@ -151,12 +155,15 @@ void write_filters(std::ostream& o, const std::vector<RowVerdict>& rows, const s
   for (const RowVerdict& v : rows) {
     if (std::find(systems.begin(), systems.end(), v.row->matrix) == systems.end()) systems.push_back(v.row->matrix);
   }
-  o << "<p id=\"filters\"><label>system <select id=\"f-system\" onchange=\"flFilter()\"><option value=\"\">all</option>";
+  o << "<p id=\"filters\"><label>system <select id=\"f-system\" onchange=\"flFilter()\"><option "
+       "value=\"\">all</option>";
   for (const std::string& s : systems) o << "<option>" << esc(s) << "</option>";
-  o << "</select></label><label>variant <select id=\"f-variant\" onchange=\"flFilter()\"><option value=\"\">all</option>";
+  o << "</select></label><label>variant <select id=\"f-variant\" onchange=\"flFilter()\"><option "
+       "value=\"\">all</option>";
   for (const std::string& v : variants) o << "<option>" << esc(v) << "</option>";
   o << "</select></label><label>status <select id=\"f-status\" onchange=\"flFilter()\"><option value=\"\">all</option>"
-       "<option>PASS</option><option>FAIL</option><option>VACUOUS</option><option>NOT_RUN</option></select></label></p>\n";
+       "<option>PASS</option><option>FAIL</option><option>VACUOUS</option><option>NOT_RUN</option></select></label></"
+       "p>\n";
 }
 
 void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const std::vector<std::string>& variants) {
@@ -180,8 +187,10 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
       const RowVerdict& v = rows[i + k];
       const char* s = row_status_name(v.status);
       o << "<td id=\"" << esc(row_anchor(v)) << "\" class=\"status " << s << "\">";
-      if (v.status == RowStatus::kNotRun) o << s;
-      else o << "<a href=\"#" << run_anchor(v.runs.front()) << "\">" << s << "</a>";
+      if (v.status == RowStatus::kNotRun)
+        o << s;
+      else
+        o << "<a href=\"#" << run_anchor(v.runs.front()) << "\">" << s << "</a>";
       o << "</td>";
     }
     o << "</tr>\n";
@@ -193,7 +202,9 @@ void write_assertion_row(std::ostream& o, const AssertionRecord& a) {
   o << "<tr><td>" << esc(a.property) << "</td><td>" << esc(join(a.invariants, ", ")) << "</td><td class=\""
     << a.status() << "\">" << a.status() << "</td><td>" << a.checks << "</td><td>" << a.exempted
     << (a.exempted > 0 ? " (" + share_text(a.exempted_share()) + ")" : "") << "</td><td>"
-    << (a.vacuous_seeds > 0 ? "vacuous on " + std::to_string(a.vacuous_seeds) + " of " + std::to_string(a.seeds) + " seeds<br>" : "");
+    << (a.vacuous_seeds > 0
+            ? "vacuous on " + std::to_string(a.vacuous_seeds) + " of " + std::to_string(a.seeds) + " seeds<br>"
+            : "");
   for (size_t i = 0; i < a.evidence.size() && i < kHtmlEvidenceShown; ++i) o << esc(clipped(a.evidence[i])) << "<br>";
   if (a.evidence.size() > kHtmlEvidenceShown) {
     o << "<i>... " << a.evidence.size() - kHtmlEvidenceShown << " more in report.json</i>";
@@ -226,7 +237,8 @@ void write_counterexample(std::ostream& o, const RunRecord& r) {
   o << "<h4>Minimal counterexample: seed " << c.seed << ", property " << esc(c.property) << ", fingerprint <code>"
     << hex16(c.fingerprint) << "</code></h4><p>Replay: <code>" << esc(c.replay_command) << "</code>; scenario and "
     << "full diagram: <a href=\"" << esc(counterexample_page(r)) << "\">" << esc(counterexample_page(r)) << "</a></p>";
-  if (!c.scenario_yaml.empty()) o << "<details><summary>shrunk scenario</summary><pre>" << esc(c.scenario_yaml) << "</pre></details>";
+  if (!c.scenario_yaml.empty())
+    o << "<details><summary>shrunk scenario</summary><pre>" << esc(c.scenario_yaml) << "</pre></details>";
   if (!c.timeline.empty()) {
     o << "<div class=\"timeline-box diagram\">" << to_svg(inline_window(c.timeline), false) << "</div>";
   }
@@ -255,15 +267,19 @@ void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) 
   int64_t max_features = 1;
   for (const CoverageSample& c : series) max_features = std::max(max_features, c.features);
   auto x = [&](int64_t runs) { return pad + (width - 2 * pad) * static_cast<double>(runs) / max_runs; };
-  auto y = [&](int64_t f) { return height - pad - (height - 2 * pad) * static_cast<double>(f) / static_cast<double>(max_features); };
+  auto y = [&](int64_t f) {
+    return height - pad - (height - 2 * pad) * static_cast<double>(f) / static_cast<double>(max_features);
+  };
   o << "<h4>Coverage over time</h4><svg class=\"coverage\" width=\"" << width << "\" height=\"" << height
-    << "\" role=\"img\" aria-label=\"coverage features against runs\"><polyline fill=\"none\" stroke=\"#1565c0\" points=\""
+    << "\" role=\"img\" aria-label=\"coverage features against runs\"><polyline fill=\"none\" stroke=\"#1565c0\" "
+       "points=\""
     << x(0) << "," << y(0);
   for (const CoverageSample& c : series) o << " " << x(c.runs) << "," << y(c.features);
   o << "\"/>";
   int64_t findings = 0;
   for (const CoverageSample& c : series) {
-    if (c.findings > findings) o << "<circle r=\"4\" fill=\"#c62828\" cx=\"" << x(c.runs) << "\" cy=\"" << y(c.features) << "\"/>";
+    if (c.findings > findings)
+      o << "<circle r=\"4\" fill=\"#c62828\" cx=\"" << x(c.runs) << "\" cy=\"" << y(c.features) << "\"/>";
     findings = c.findings;
   }
   o << "<text x=\"" << pad << "\" y=\"14\">" << max_features << " features</text><text x=\"" << width - pad - 80
@@ -275,7 +291,8 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
   o << "<details class=\"run\" id=\"" << run_anchor(index) << "\" data-system=\"" << esc(r.system)
     << "\" data-variant=\"" << esc(r.variant) << "\" data-status=\"" << status << "\""
     << (r.as_expected() ? "" : " open") << "><summary>" << esc(r.scenario) << " (" << esc(r.system + " / " + r.variant)
-    << "): <span class=\"" << status << "\">" << status << "</span>" << (r.as_expected() ? ", as expected" : ", <b>NOT as expected</b>")
+    << "): <span class=\"" << status << "\">" << status << "</span>"
+    << (r.as_expected() ? ", as expected" : ", <b>NOT as expected</b>")
     << "</summary>\n<table><tr><th>scenario</th><td><code>" << esc(r.scenario_file) << "</code></td></tr>"
     << "<tr><th>rows</th><td>" << esc(join(r.matrix_rows, ", ")) << "</td></tr>"
     << "<tr><th>seeds</th><td>" << esc(seeds_text(r.seeds)) << "</td></tr>"

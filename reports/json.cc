@@ -12,9 +12,7 @@ constexpr int kMaxDepth = 64;
 
 struct TooDeep {};
 
-std::string dump_scalar(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string dump_scalar(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 void dump_into(const Json& j, const JsonLayout& layout, int depth, bool lines, bool rows, std::string& out) {
   if (j.is_object()) {

@@ -21,7 +21,8 @@ void write_summary_table(std::ostream& o, const Report& report, const std::vecto
   }
   size_t proven = 0;
   for (const FixRecord& x : report.fixes) proven += x.proven() ? 1 : 0;
-  o << "\n" << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
+  o << "\n"
+    << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
     << " not as expected. Named fixes: " << proven << " of " << report.fixes.size()
     << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.\n\n";
 }
@@ -50,8 +51,8 @@ void write_unexpected(std::ostream& o, const Report& report, size_t max_items) {
   for (size_t k = 0; k < bad.size() && k < max_items; ++k) {
     const RunRecord& r = report.runs[bad[k]];
     o << "- `" << r.scenario_file << "` (" << r.variant << "): expected "
-      << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << ", failed: "
-      << (r.passed() ? "nothing" : join(failed_properties_of(r), ", "));
+      << (r.expected_pass ? "pass" : "fail " + expected_text(r))
+      << ", failed: " << (r.passed() ? "nothing" : join(failed_properties_of(r), ", "));
     if (!vacuity_text(r).empty()) o << "; " << vacuity_text(r);
     if (!r.failing_seeds.empty()) o << "; first failing seed " << r.failing_seeds.front();
     if (r.counterexample) o << "; replay `" << r.counterexample->replay_command << "`";
@@ -61,8 +62,7 @@ void write_unexpected(std::ostream& o, const Report& report, size_t max_items) {
   o << "\n";
 }
 
-void write_failing_rows(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows,
-                        size_t max_items) {
+void write_failing_rows(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows, size_t max_items) {
   o << "## Failing rows\n\n";
   size_t shown = 0, total = 0;
   for (const RowVerdict& v : rows) {
@@ -97,8 +97,10 @@ void write_fixes(std::ostream& o, const std::vector<FixRecord>& fixes, bool full
   for (const FixRecord& x : fixes) {
     o << "| " << x.system << " | " << x.id << " | " << x.seed_line << " | " << join(x.invariants, ", ") << " | "
       << x.why << " | " << (x.property.empty() ? "-" : x.property) << " | ";
-    if (x.counterexample.empty()) o << "none saved";
-    else o << "`" << x.counterexample << "` seed " << x.seed << ", fingerprint `" << hex16(x.fingerprint) << "`";
+    if (x.counterexample.empty())
+      o << "none saved";
+    else
+      o << "`" << x.counterexample << "` seed " << x.seed << ", fingerprint `" << hex16(x.fingerprint) << "`";
     o << " | " << x.status() << " |\n";
   }
   o << "\n";
@@ -112,12 +114,14 @@ void write_matrix(std::ostream& o, const std::vector<RowVerdict>& rows, const st
   o << "\n";
   for (size_t i = 0; i < rows.size(); i += variants.size()) {
     const MatrixRow& r = *rows[i].row;
-    o << "| " << r.id << " | " << r.scenario << " | " << r.pass_condition << " | " << join(r.invariants, ", ")
-      << " | " << r.source << " |";
+    o << "| " << r.id << " | " << r.scenario << " | " << r.pass_condition << " | " << join(r.invariants, ", ") << " | "
+      << r.source << " |";
     for (size_t k = 0; k < variants.size(); ++k) {
       const RowVerdict& v = rows[i + k];
-      if (v.status == RowStatus::kNotRun) o << " NOT_RUN |";
-      else o << " [" << row_status_name(v.status) << "](#" << run_anchor(v.runs.front()) << ") |";
+      if (v.status == RowStatus::kNotRun)
+        o << " NOT_RUN |";
+      else
+        o << " [" << row_status_name(v.status) << "](#" << run_anchor(v.runs.front()) << ") |";
     }
     o << "\n";
   }
@@ -165,8 +169,8 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
   for (const AssertionRecord& a : r.assertions) write_assertion(o, a);
   if (r.counterexample) {
     o << "- minimal counterexample: seed " << r.counterexample->seed << ", property " << r.counterexample->property
-      << ", replay: `" << r.counterexample->replay_command << "`; scenario, trace diagram: ["
-      << counterexample_page(r) << "](" << counterexample_page(r) << ")\n";
+      << ", replay: `" << r.counterexample->replay_command << "`; scenario, trace diagram: [" << counterexample_page(r)
+      << "](" << counterexample_page(r) << ")\n";
   }
 }
 

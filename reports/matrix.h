@@ -15,14 +15,14 @@
 namespace fl::reports {
 
 struct MatrixRow {
-  std::string id;              // "C01", "COMBO-T2", "DEMO-1"; unique across matrices
-  std::string matrix;          // "ranking" | "combo" | "likes" | "gifts" | "demo"
-  std::string group;           // "correctness", "fault drill", "algorithm", "capacity", ...
-  std::string scenario;        // what the row exercises, one line
-  std::string pass_condition;  // what must hold for PASS, translated from the seed
+  std::string id;                       // "C01", "COMBO-T2", "DEMO-1"; unique across matrices
+  std::string matrix;                   // "ranking" | "combo" | "likes" | "gifts" | "demo"
+  std::string group;                    // "correctness", "fault drill", "algorithm", "capacity", ...
+  std::string scenario;                 // what the row exercises, one line
+  std::string pass_condition;           // what must hold for PASS, translated from the seed
   std::vector<std::string> invariants;  // INVARIANTS.md ids; may be empty (metrics plans)
-  std::string source;          // "004 §16.1 L420"
-  bool assertable = true;      // false: a metric plan with no pass/fail check (A/P rows mostly)
+  std::string source;                   // "004 §16.1 L420"
+  bool assertable = true;               // false: a metric plan with no pass/fail check (A/P rows mostly)
 };
 
 // Every row, in matrix then document order. The vector lives for the whole program.

@@ -21,18 +21,19 @@ const JsonLayout& report_layout() {
 }
 
 Json assertion_json(const AssertionRecord& a) {
-  return Json{{"property", a.property},   {"invariants", a.invariants}, {"passed", a.passed},
-              {"assertion", a.assertion}, {"checks", a.checks},         {"status", a.status()},
-              {"exempted", a.exempted},   {"exempted_share", json_double(a.exempted_share())},
-              {"seeds", a.seeds},         {"vacuous_seeds", a.vacuous_seeds},
+  return Json{{"property", a.property}, {"invariants", a.invariants},
+              {"passed", a.passed},     {"assertion", a.assertion},
+              {"checks", a.checks},     {"status", a.status()},
+              {"exempted", a.exempted}, {"exempted_share", json_double(a.exempted_share())},
+              {"seeds", a.seeds},       {"vacuous_seeds", a.vacuous_seeds},
               {"evidence", a.evidence}};
 }
 
 Json counterexample_json(const Counterexample& c) {
   Json timeline = Json::array();
   for (const TimelineEvent& e : c.timeline) {
-    timeline.push_back(Json{{"t_us", e.t_us}, {"kind", e.kind}, {"node", e.node}, {"process", e.process},
-                            {"detail", e.detail}});
+    timeline.push_back(
+        Json{{"t_us", e.t_us}, {"kind", e.kind}, {"node", e.node}, {"process", e.process}, {"detail", e.detail}});
   }
   return Json{{"seed", c.seed},
               {"fingerprint", hex16(c.fingerprint)},
@@ -137,9 +138,8 @@ RunRecord read_run_json(const Json& j) {
   r.fingerprint = parse_hex16(json_str(j, "fingerprint"));
   for (const Json& a : json_items(j, "assertions")) {
     r.assertions.push_back(AssertionRecord{json_str(a, "property"), json_strings(a, "invariants"),
-                                           json_flag(a, "passed"), json_str(a, "assertion"),
-                                           json_i64(a, "checks"), json_strings(a, "evidence"),
-                                           json_i64(a, "exempted"), json_i64(a, "seeds"),
+                                           json_flag(a, "passed"), json_str(a, "assertion"), json_i64(a, "checks"),
+                                           json_strings(a, "evidence"), json_i64(a, "exempted"), json_i64(a, "seeds"),
                                            json_i64(a, "vacuous_seeds")});
   }
   if (const Json* f = json_get(j, "failures_per_property"); f && f->is_object()) {
@@ -155,8 +155,8 @@ RunRecord read_run_json(const Json& j) {
   r.produced_at = json_str(j, "produced_at");
   r.commit = json_str(j, "commit");
   for (const Json& c : json_items(j, "coverage")) {
-    r.coverage.push_back(CoverageSample{json_i64(c, "runs"), json_i64(c, "features"), json_i64(c, "corpus"),
-                                        json_i64(c, "findings")});
+    r.coverage.push_back(
+        CoverageSample{json_i64(c, "runs"), json_i64(c, "features"), json_i64(c, "corpus"), json_i64(c, "findings")});
   }
   return r;
 }
@@ -165,10 +165,14 @@ RunRecord read_run_json(const Json& j) {
 
 const char* row_status_name(RowStatus s) {
   switch (s) {
-    case RowStatus::kNotRun: return "NOT_RUN";
-    case RowStatus::kPass: return "PASS";
-    case RowStatus::kFail: return "FAIL";
-    case RowStatus::kVacuous: return "VACUOUS";
+    case RowStatus::kNotRun:
+      return "NOT_RUN";
+    case RowStatus::kPass:
+      return "PASS";
+    case RowStatus::kFail:
+      return "FAIL";
+    case RowStatus::kVacuous:
+      return "VACUOUS";
   }
   return "?";
 }
@@ -219,9 +223,7 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
         for (size_t i = 0; i < report.runs.size(); ++i) {
           const RunRecord& run = report.runs[i];
           if (run.variant != variant || !run.is_evidence()) continue;
-          if (std::find(run.matrix_rows.begin(), run.matrix_rows.end(), row->id) ==
-              run.matrix_rows.end())
-            continue;
+          if (std::find(run.matrix_rows.begin(), run.matrix_rows.end(), row->id) == run.matrix_rows.end()) continue;
           v.runs.push_back(i);
           if (!run.error.empty()) failed = true;
           for (const AssertionRecord* a : relevant(run, *row)) {
@@ -249,13 +251,15 @@ std::string to_json(const Report& report) {
   for (const RunRecord& r : report.runs) runs.push_back(run_json(r));
   for (const FixRecord& x : report.fixes) fixes.push_back(fix_json(x));
   for (const RowVerdict& v : judge_rows(report)) {
-    rows.push_back(Json{{"id", v.row->id}, {"matrix", v.row->matrix}, {"variant", v.variant},
-                        {"status", row_status_name(v.status)}, {"runs", v.runs}});
+    rows.push_back(Json{{"id", v.row->id},
+                        {"matrix", v.row->matrix},
+                        {"variant", v.variant},
+                        {"status", row_status_name(v.status)},
+                        {"runs", v.runs}});
   }
-  const Json doc{{"format", "faultline-report/1"}, {"title", report.title},
-                 {"produced_at", report.produced_at}, {"commit", report.commit},
-                 {"matrices", report.matrices}, {"runs", std::move(runs)},
-                 {"fixes", std::move(fixes)}, {"rows", std::move(rows)}};
+  const Json doc{{"format", "faultline-report/1"}, {"title", report.title},       {"produced_at", report.produced_at},
+                 {"commit", report.commit},        {"matrices", report.matrices}, {"runs", std::move(runs)},
+                 {"fixes", std::move(fixes)},      {"rows", std::move(rows)}};
   return json_dump(doc, report_layout()) + "\n";
 }
 
@@ -300,9 +304,9 @@ std::string counterexample_markdown(const RunRecord& r) {
   if (!c.scenario_file.empty()) o << "- scenario file: `" << c.scenario_file << "`\n";
   if (!c.scenario_yaml.empty()) o << "\n## The shrunk scenario\n\n```yaml\n" << c.scenario_yaml << "```\n";
   if (!c.timeline.empty()) {
-    o << "\n## Sequence diagram\n\n```mermaid\n" << to_mermaid(c.timeline) << "```\n\nAs SVG: ["
-      << std::filesystem::path(counterexample_page(r)).stem().string() << ".svg]("
-      << std::filesystem::path(counterexample_page(r)).stem().string() << ".svg)\n";
+    o << "\n## Sequence diagram\n\n```mermaid\n"
+      << to_mermaid(c.timeline) << "```\n\nAs SVG: [" << std::filesystem::path(counterexample_page(r)).stem().string()
+      << ".svg](" << std::filesystem::path(counterexample_page(r)).stem().string() << ".svg)\n";
   }
   return o.str();
 }
@@ -321,8 +325,8 @@ std::string write_report_files(const Report& report, const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
   const std::pair<std::string, std::string> files[] = {
-      {"report.md", to_markdown(report)},   {"report.html", to_html(report)},
-      {"junit.xml", to_junit_xml(report)},  {"report.json", to_json(report)},
+      {"report.md", to_markdown(report)},          {"report.html", to_html(report)},
+      {"junit.xml", to_junit_xml(report)},         {"report.json", to_json(report)},
       {"summary.md", to_summary_markdown(report)},
   };
   for (const auto& [name, text] : files) {
@@ -340,8 +344,7 @@ std::string write_report_files(const Report& report, const std::string& dir) {
   return "";
 }
 
-Report merge_reports(const std::vector<Report>& shards, const std::string& now,
-                     const std::string& commit) {
+Report merge_reports(const std::vector<Report>& shards, const std::string& now, const std::string& commit) {
   Report out;
   out.produced_at = now;
   out.commit = commit;
@@ -352,13 +355,15 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now,
     for (const FixRecord& x : s.fixes) {  // one record per fix: a proven one wins
       auto same = std::find_if(out.fixes.begin(), out.fixes.end(),
                                [&](const FixRecord& o) { return o.system == x.system && o.id == x.id; });
-      if (same == out.fixes.end()) out.fixes.push_back(x);
-      else if (!same->proven() && x.proven()) *same = x;
+      if (same == out.fixes.end())
+        out.fixes.push_back(x);
+      else if (!same->proven() && x.proven())
+        *same = x;
     }
     for (const RunRecord& r : s.runs) {
       auto same = std::find_if(out.runs.begin(), out.runs.end(), [&](const RunRecord& o) {
-        return o.scenario == r.scenario && o.variant == r.variant &&
-               o.config_digest == r.config_digest && o.scenario_file == r.scenario_file;
+        return o.scenario == r.scenario && o.variant == r.variant && o.config_digest == r.config_digest &&
+               o.scenario_file == r.scenario_file;
       });
       if (same == out.runs.end()) {
         out.runs.push_back(r);

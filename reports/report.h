@@ -53,9 +53,9 @@ inline constexpr double kExemptedShareNoted = 0.10;
 struct Counterexample {
   uint64_t seed = 0;
   uint64_t fingerprint = 0;
-  std::string property;               // the first failed property
-  std::string scenario_file;          // the minimal (shrunk) scenario file, when one was written
-  std::string scenario_yaml;          // its text, so the report is self-contained
+  std::string property;       // the first failed property
+  std::string scenario_file;  // the minimal (shrunk) scenario file, when one was written
+  std::string scenario_yaml;  // its text, so the report is self-contained
   std::string replay_command;
   std::vector<TimelineEvent> timeline;  // the failing run's trace, filtered (may be empty)
   bool operator==(const Counterexample&) const = default;
@@ -71,27 +71,27 @@ struct CoverageSample {
 };
 
 struct RunRecord {
-  std::string scenario;               // scenario name
+  std::string scenario;  // scenario name
   std::string scenario_file;
   std::string system, variant;
   std::vector<std::string> matrix_rows;
   bool expected_pass = true;
   std::vector<std::string> expected_failing;  // properties the scenario expects to fail
   bool expected_any = false;                  // one of them suffices (match: any)
-  std::vector<uint64_t> seeds;        // every seed run
+  std::vector<uint64_t> seeds;                // every seed run
   std::vector<uint64_t> failing_seeds;
   uint64_t config_digest = 0;
-  uint64_t fingerprint = 0;           // of the first failing seed, else of the first seed
+  uint64_t fingerprint = 0;  // of the first failing seed, else of the first seed
   std::vector<AssertionRecord> assertions;
   std::map<std::string, int64_t> failures_per_property;
   // Per behaviour the system's judges check (SystemRun::behaviours): the seeds that exercised it.
   std::map<std::string, int64_t> behaviour_seeds;
   std::optional<Counterexample> counterexample;
-  std::string error;                  // crash / timeout / build error of some seed
-  int64_t simulated_us = 0;           // summed over seeds
-  double wall_seconds = 0;            // summed over seeds
-  std::string produced_at;            // ISO-8601 UTC
-  std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
+  std::string error;                     // crash / timeout / build error of some seed
+  int64_t simulated_us = 0;              // summed over seeds
+  double wall_seconds = 0;               // summed over seeds
+  std::string produced_at;               // ISO-8601 UTC
+  std::string commit;                    // the commit the producing binary was built from (+ "-dirty")
   std::vector<CoverageSample> coverage;  // an exploration's coverage over time (empty otherwise)
   bool operator==(const RunRecord&) const = default;
 
@@ -110,12 +110,12 @@ struct RunRecord {
 struct FixRecord {
   std::string system, id, seed_line, why;
   std::vector<std::string> invariants;
-  std::string counterexample;         // scenario file, "" when none was saved
+  std::string counterexample;  // scenario file, "" when none was saved
   uint64_t seed = 0;
-  uint64_t fingerprint = 0;           // of the run without the fix
-  std::string property;               // what fails without the fix
-  bool fails_without = false;         // the counterexample reproduced
-  bool passes_with = false;           // every property passed with the fix restored
+  uint64_t fingerprint = 0;    // of the run without the fix
+  std::string property;        // what fails without the fix
+  bool fails_without = false;  // the counterexample reproduced
+  bool passes_with = false;    // every property passed with the fix restored
   std::string replay_command;
   bool operator==(const FixRecord&) const = default;
   // Its counterexample fails without the fix and passes with it.
@@ -133,7 +133,7 @@ struct Report {
   std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
   std::vector<std::string> matrices;  // selected matrices ("all" or names)
   std::vector<RunRecord> runs;
-  std::vector<FixRecord> fixes;       // the named fixes of the reported systems, with evidence
+  std::vector<FixRecord> fixes;  // the named fixes of the reported systems, with evidence
   bool operator==(const Report&) const = default;
 };
 
@@ -145,7 +145,7 @@ struct RowVerdict {
   const MatrixRow* row = nullptr;
   std::string variant;
   RowStatus status = RowStatus::kNotRun;
-  std::vector<size_t> runs;           // indices into Report::runs that cover the row
+  std::vector<size_t> runs;  // indices into Report::runs that cover the row
   std::vector<std::string> failed_properties;
 };
 
@@ -174,8 +174,7 @@ std::optional<Report> report_from_json(const std::string& text, std::string* err
 // failures and times summed, the first counterexample kept); the others appended. produced_at
 // and commit are taken from `now`/`commit`; shards from different commits are listed in the
 // title note. Matrices are unioned.
-Report merge_reports(const std::vector<Report>& shards, const std::string& now,
-                     const std::string& commit);
+Report merge_reports(const std::vector<Report>& shards, const std::string& now, const std::string& commit);
 
 // Exit code for a report: 0 every run as expected and every saved fix counterexample proven,
 // 1 otherwise.

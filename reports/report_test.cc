@@ -42,8 +42,7 @@ TEST(Matrix, HasEveryRankingRowAndUniqueIds) {
   for (int i = 1; i <= 5; ++i) EXPECT_NE(find_matrix_row("COMBO-G" + std::to_string(i)), nullptr);
   EXPECT_NE(find_matrix_row("DEMO-1"), nullptr);
   EXPECT_EQ(find_matrix_row("C34"), nullptr);
-  EXPECT_EQ(find_matrix_row("C01")->invariants,
-            (std::vector<std::string>{"RANK-4", "RANK-11", "RANK-41"}));
+  EXPECT_EQ(find_matrix_row("C01")->invariants, (std::vector<std::string>{"RANK-4", "RANK-11", "RANK-41"}));
   EXPECT_EQ(find_matrix_row("C33")->source, "004 §16.1 L452");
   EXPECT_EQ(find_matrix_row("F15")->source, "004 §16.4 L496");
   EXPECT_EQ(matrix_names(), (std::vector<std::string>{"combo", "demo", "gifts", "likes", "ranking"}));
@@ -88,10 +87,13 @@ RunRecord run(const std::string& variant, bool passed, std::vector<std::string> 
   if (!passed) r.failing_seeds = {2};
   r.config_digest = 0xabcdef0123456789ULL;
   r.fingerprint = 0x1122334455667788ULL;
-  r.assertions.push_back(AssertionRecord{"quantity-conservation", {"COMBO-2"}, passed,
-                                         "sum of pushed quantity == sum of purchases", 42,
-                                         passed ? std::vector<std::string>{}
-                                                : std::vector<std::string>{"key u1|i1: pushed 2, bought 3"}});
+  r.assertions.push_back(
+      AssertionRecord{"quantity-conservation",
+                      {"COMBO-2"},
+                      passed,
+                      "sum of pushed quantity == sum of purchases",
+                      42,
+                      passed ? std::vector<std::string>{} : std::vector<std::string>{"key u1|i1: pushed 2, bought 3"}});
   if (!passed) {
     r.failures_per_property["quantity-conservation"] = 1;
     Counterexample c;
@@ -122,8 +124,7 @@ Report sample() {
   return rep;
 }
 
-const RowVerdict& verdict(const std::vector<RowVerdict>& v, const std::string& id,
-                          const std::string& variant) {
+const RowVerdict& verdict(const std::vector<RowVerdict>& v, const std::string& id, const std::string& variant) {
   for (const RowVerdict& r : v) {
     if (r.row->id == id && r.variant == variant) return r;
   }
@@ -193,7 +194,8 @@ TEST(Report, PropertiesExemptingMoreThanATenthAreListed) {
   rep.runs[1].assertions[0].exempted = 8;  // 8 of 50 items: 16 %
   const std::string md = to_markdown(rep);
   EXPECT_NE(md.find("- `quantity-conservation` in `scenarios/combo/s.yaml` (hardened): 8 exempted, 42 checks (16.0 %)"),
-            std::string::npos) << md;
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("8 exempted (16.0 %, explained by injected faults)"), std::string::npos);
   EXPECT_NE(to_html(rep).find("<td>8 (16.0 %)</td>"), std::string::npos);
   rep.runs[1].assertions[0].exempted = 4;  // 4 of 46: 8.7 %
@@ -260,7 +262,7 @@ TEST(Report, ExpectationsAndExitCode) {
   rep.runs[0].expected_failing = {"one-push-per-window", "quantity-conservation"};
   EXPECT_FALSE(rep.runs[0].as_expected());  // match: all needs both
   rep.runs[0].expected_any = true;
-  EXPECT_TRUE(rep.runs[0].as_expected());   // match: any needs one
+  EXPECT_TRUE(rep.runs[0].as_expected());  // match: any needs one
 }
 
 TEST(Report, OpensWithTheSummaryThenTheUnexpectedThenTheMatrix) {
@@ -342,10 +344,10 @@ TEST(Report, WritersCarryEvidenceAndCommit) {
   const std::string html = to_html(rep);
   EXPECT_NE(html.find("<table id=\"matrix\">"), std::string::npos);
   EXPECT_NE(html.find("id=\"ev-COMBO-T6-spec\""), std::string::npos);  // the row's cell
-  EXPECT_NE(html.find("href=\"#run-0\""), std::string::npos);            // links to the run's evidence
+  EXPECT_NE(html.find("href=\"#run-0\""), std::string::npos);          // links to the run's evidence
   EXPECT_NE(html.find("id=\"run-0\""), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_EQ(html.find("<b>&"), std::string::npos);  // escaped
+  EXPECT_EQ(html.find("<b>&"), std::string::npos);        // escaped
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);  // self-contained
   const std::string junit = to_junit_xml(rep);
   EXPECT_NE(junit.find("<testsuite name=\"combo.spec\""), std::string::npos);
@@ -361,7 +363,8 @@ TEST(ReportHtml, InlineDiagramEndsAtTheViolationAndEvidenceIsCapped) {
   Report rep = sample();
   Counterexample& c = *rep.runs[0].counterexample;
   c.timeline.clear();
-  for (int i = 0; i < 60; ++i) c.timeline.push_back({1000 * i, "op", "", "client-0", "step-" + std::to_string(i) + "."});
+  for (int i = 0; i < 60; ++i)
+    c.timeline.push_back({1000 * i, "op", "", "client-0", "step-" + std::to_string(i) + "."});
   c.timeline[45] = {45000, "violation", "", "", "quantity-conservation"};
   rep.runs[0].assertions[0].evidence = {"ev-a", "ev-b", "ev-c", "ev-d", "ev-e", "ev-f"};
   const std::string html = to_html(rep);
@@ -413,9 +416,7 @@ TEST(Json, ParsesAndRejects) {
   EXPECT_EQ(json_i64(*j, "n"), -5);
   EXPECT_TRUE(json_flag(*j, "t"));
   EXPECT_EQ(json_str(json_items(*j, "a")[2], "b"), "\xe4\xb8\xad\n");
-  for (const char* bad : {"", "{", "[1,", "{\"a\" 1}", "\"abc", "tru", "{}x"}) {
-    EXPECT_FALSE(parse_json(bad)) << bad;
-  }
+  for (const char* bad : {"", "{", "[1,", "{\"a\" 1}", "\"abc", "tru", "{}x"}) { EXPECT_FALSE(parse_json(bad)) << bad; }
   std::string deep(10000, '[');
   EXPECT_FALSE(parse_json(deep));
 }
@@ -436,23 +437,22 @@ TEST(Json, SixtyFourBitIntegersAreExact) {
 // The layout puts one record a line where asked, and nothing else changes.
 TEST(Json, LayoutPutsRecordsOnLines) {
   const Json doc{{"a", 1}, {"runs", Json::array({Json{{"x", 1}}, Json{{"x", 2}}})}, {"t", {1, 2}}};
-  EXPECT_EQ(json_dump(doc, JsonLayout{{"runs"}, {"t"}}), "{\"a\":1,\n\"runs\":[\n{\"x\":1},\n{\"x\":2}],\"t\":[1,\n2]}");
+  EXPECT_EQ(json_dump(doc, JsonLayout{{"runs"}, {"t"}}),
+            "{\"a\":1,\n\"runs\":[\n{\"x\":1},\n{\"x\":2}],\"t\":[1,\n2]}");
   EXPECT_EQ(json_dump(doc), "{\"a\":1,\"runs\":[{\"x\":1},{\"x\":2}],\"t\":[1,2]}");
 }
 
 // Renders report.html in headless Chromium: the DOM has the matrix table and a screenshot is
 // written. Skipped (loudly) when Chromium is not installed: apt-get install -y chromium.
 TEST(ReportHtml, RendersInHeadlessChromium) {
-  const char* candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser",
-                              "/usr/bin/google-chrome"};
+  const char* candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"};
   std::string chromium;
   for (const char* c : candidates) {
     if (std::filesystem::exists(c)) chromium = c;
   }
   ASSERT_FALSE(chromium.empty()) << "Chromium not installed (scripts/install-deps.sh installs it): the HTML report "
                                     "must be rendered to be checked";
-  const std::filesystem::path dir =
-      std::filesystem::path(FAULTLINE_BINARY_DIR) / "report_html_test";
+  const std::filesystem::path dir = std::filesystem::path(FAULTLINE_BINARY_DIR) / "report_html_test";
   std::filesystem::remove_all(dir);
   ASSERT_EQ(write_report_files(sample(), dir.string()), "");
   for (const char* f : {"report.md", "report.html", "junit.xml", "report.json"}) {
@@ -460,7 +460,8 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   }
   const std::string flags =
       " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
-      " --user-data-dir=" + (dir / "profile").string();
+      " --user-data-dir=" +
+      (dir / "profile").string();
   const std::string url = "file://" + (dir / "report.html").string();
   const std::string dom_path = (dir / "dom.html").string();
   const std::string png = (dir / "report.png").string();
@@ -469,14 +470,14 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   const std::string dom = read_file(dom_path);
   EXPECT_NE(dom.find("id=\"matrix\""), std::string::npos) << dom.substr(0, 500);
   EXPECT_NE(dom.find("COMBO-T6"), std::string::npos);
-  EXPECT_NE(dom.find("id=\"summary\""), std::string::npos);       // opens with the summary
-  EXPECT_NE(dom.find("id=\"f-status\""), std::string::npos);      // a filter
+  EXPECT_NE(dom.find("id=\"summary\""), std::string::npos);                  // opens with the summary
+  EXPECT_NE(dom.find("id=\"f-status\""), std::string::npos);                 // a filter
   EXPECT_NE(dom.find("class=\"timeline-box diagram\""), std::string::npos);  // a counterexample's diagram
   EXPECT_NE(dom.find("<svg"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir / "summary.md"));
   EXPECT_TRUE(std::filesystem::exists(dir / "counterexamples" / "s-spec-spec-seed2.md"));
-  const std::string shot = chromium + flags + " --window-size=1400,1800 --screenshot=" + png +
-                           " " + url + " > /dev/null 2>&1";
+  const std::string shot =
+      chromium + flags + " --window-size=1400,1800 --screenshot=" + png + " " + url + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(shot.c_str()), 0) << shot;
   const std::string image = read_file(png);
   ASSERT_GT(image.size(), 1000u);

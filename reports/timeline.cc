@@ -17,9 +17,7 @@ bool always_kept(const TimelineEvent& e) {
   return e.kind == "fault" || e.kind == "violation";
 }
 
-bool drawable(const std::string& kind) {
-  return kind != "resume" && kind != "action";
-}
+bool drawable(const std::string& kind) { return kind != "resume" && kind != "action"; }
 
 // The word after `marker` in `s` (letters, digits, - _ . : / |), or "".
 std::string word_after(const std::string& s, const std::string& marker) {
@@ -28,8 +26,8 @@ std::string word_after(const std::string& s, const std::string& marker) {
   p += marker.size();
   while (p < s.size() && s[p] == ' ') ++p;
   size_t e = p;
-  while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '-' ||
-                          s[e] == '_' || s[e] == '.' || s[e] == ':' || s[e] == '/'))
+  while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '-' || s[e] == '_' || s[e] == '.' ||
+                          s[e] == ':' || s[e] == '/'))
     ++e;
   while (e > p && (s[e - 1] == ':' || s[e - 1] == '.')) --e;  // "from a: ..." names "a"
   return s.substr(p, e - p);
@@ -41,8 +39,8 @@ std::string word_before(const std::string& s, const std::string& marker) {
   if (p == std::string::npos) return "";
   while (p > 0 && s[p - 1] == ' ') --p;
   size_t b = p;
-  while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '-' ||
-                   s[b - 1] == '_' || s[b - 1] == '.' || s[b - 1] == ':' || s[b - 1] == '/'))
+  while (b > 0 && (std::isalnum(static_cast<unsigned char>(s[b - 1])) || s[b - 1] == '-' || s[b - 1] == '_' ||
+                   s[b - 1] == '.' || s[b - 1] == ':' || s[b - 1] == '/'))
     --b;
   return s.substr(b, p - b);
 }
@@ -54,18 +52,21 @@ std::string seconds(int64_t t_us, int64_t base_us) {
   return buf;
 }
 
-int64_t base_time(const std::vector<TimelineEvent>& events) {
-  return events.empty() ? 0 : events.front().t_us;
-}
+int64_t base_time(const std::vector<TimelineEvent>& events) { return events.empty() ? 0 : events.front().t_us; }
 
 std::string mermaid_text(const std::string& s, size_t max_len = 80) {
   std::string out;
   for (char c : s.substr(0, max_len)) {
-    if (c == '\n' || c == '\r') out += ' ';
-    else if (c == ';') out += "#59;";
-    else if (c == '#') out += "#35;";
-    else if (c == ':') out += "#58;";
-    else out += c;
+    if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (c == ';')
+      out += "#59;";
+    else if (c == '#')
+      out += "#35;";
+    else if (c == ':')
+      out += "#58;";
+    else
+      out += c;
   }
   if (s.size() > max_len) out += "...";
   return out;
@@ -79,9 +80,7 @@ std::vector<std::string> lanes_of(const std::vector<TimelineEvent>& events) {
   };
   for (const TimelineEvent& e : events) {
     add(e.lane());
-    if (e.kind == "send" || e.kind == "deliver" || e.kind == "drop" || e.kind == "duplicate") {
-      add(message_peer(e));
-    }
+    if (e.kind == "send" || e.kind == "deliver" || e.kind == "drop" || e.kind == "duplicate") { add(message_peer(e)); }
   }
   if (lanes.empty()) lanes.push_back("world");
   return lanes;
@@ -114,14 +113,26 @@ std::string xml_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
+          out += ' ';
+        else
+          out += c;
     }
   }
   return out;
@@ -151,8 +162,7 @@ std::vector<TimelineEvent> parse_trace_jsonl(const std::string& text, size_t* ba
   return out;
 }
 
-std::vector<TimelineEvent> select_timeline(const std::vector<TimelineEvent>& events,
-                                           size_t max_events) {
+std::vector<TimelineEvent> select_timeline(const std::vector<TimelineEvent>& events, size_t max_events) {
   std::vector<size_t> keep_always, rest;
   for (size_t i = 0; i < events.size(); ++i) {
     if (!drawable(events[i].kind)) continue;
@@ -193,8 +203,7 @@ std::string to_mermaid(const std::vector<TimelineEvent>& events) {
     } else if (e.kind == "deliver" && has_peer) {
       out << "  " << alias[peer] << "-->>" << me << ": delivered " << label << "\n";
     } else if (e.kind == "fault") {
-      out << "  Note over " << (e.process.empty() || !alias.count(e.process) ? all : me)
-          << ": FAULT " << label << "\n";
+      out << "  Note over " << (e.process.empty() || !alias.count(e.process) ? all : me) << ": FAULT " << label << "\n";
     } else if (e.kind == "violation") {
       out << "  Note over " << all << ": VIOLATION " << label << "\n";
     } else if (e.kind == "process") {
@@ -212,8 +221,10 @@ const char* svg_css() {
   return "svg.timeline{font-family:monospace;font-size:11px}"
          ".tl-h{fill:#e8eef7;stroke:#456}.tl-n{text-anchor:middle}.tl-l{stroke:#bbb;stroke-dasharray:4,3}"
          ".tl-a{marker-end:url(#arrow)}.tl-d{stroke-dasharray:5,3}.tl-b{fill-opacity:.15}"
-         "line.c0{stroke:#333}text.c0,circle.c0{fill:#333}line.cr{stroke:#c0392b}text.cr,circle.cr,rect.cr{fill:#c0392b}"
-         "line.cp{stroke:#d35400}text.cp,circle.cp,rect.cp{fill:#d35400}line.co{stroke:#2c6fbb}text.co,circle.co{fill:#2c6fbb}"
+         "line.c0{stroke:#333}text.c0,circle.c0{fill:#333}line.cr{stroke:#c0392b}text.cr,circle.cr,rect.cr{fill:#"
+         "c0392b}"
+         "line.cp{stroke:#d35400}text.cp,circle.cp,rect.cp{fill:#d35400}line.co{stroke:#2c6fbb}text.co,circle.co{fill:#"
+         "2c6fbb}"
          "line.cg{stroke:#27ae60}";
 }
 
@@ -232,14 +243,12 @@ std::string to_svg(const std::vector<TimelineEvent>& events, bool standalone) {
   const std::vector<std::string> lanes = lanes_of(events);
   std::map<std::string, int> x_of;
   const int lane_w = 170, left = 20, top = 50, row_h = 22;
-  for (size_t i = 0; i < lanes.size(); ++i) {
-    x_of[lanes[i]] = left + lane_w / 2 + static_cast<int>(i) * lane_w;
-  }
+  for (size_t i = 0; i < lanes.size(); ++i) { x_of[lanes[i]] = left + lane_w / 2 + static_cast<int>(i) * lane_w; }
   const int width = left * 2 + lane_w * static_cast<int>(lanes.size()) + 720;
   const int height = top + row_h * (static_cast<int>(events.size()) + 1) + 20;
   std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"" << width
-    << "\" height=\"" << height << "\">\n";
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"" << width << "\" height=\"" << height
+    << "\">\n";
   if (standalone) o << "<style>" << svg_css() << "</style>\n";
   o << "<defs><marker id=\"arrow\" markerWidth=\"8\" markerHeight=\"8\" refX=\"7\" refY=\"4\" "
        "orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#333\"/></marker></defs>\n";

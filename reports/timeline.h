@@ -15,7 +15,7 @@ namespace fl::reports {
 
 struct TimelineEvent {
   int64_t t_us = 0;
-  std::string kind;     // sim::trace_kind_name(): send, deliver, drop, fault, process, op, ...
+  std::string kind;  // sim::trace_kind_name(): send, deliver, drop, fault, process, op, ...
   std::string node;
   std::string process;
   std::string detail;
@@ -32,8 +32,7 @@ std::vector<TimelineEvent> parse_trace_jsonl(const std::string& text, size_t* ba
 // The events worth drawing, at most `max_events`: scheduler resumes and internal actions are
 // dropped; faults, process events and violations are always kept; of the rest the LAST ones
 // are kept (failures are judged at the end of the run).
-std::vector<TimelineEvent> select_timeline(const std::vector<TimelineEvent>& events,
-                                           size_t max_events);
+std::vector<TimelineEvent> select_timeline(const std::vector<TimelineEvent>& events, size_t max_events);
 
 // Mermaid `sequenceDiagram` text.
 std::string to_mermaid(const std::vector<TimelineEvent>& events);

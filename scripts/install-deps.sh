@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config clang-14 libclang-rt-14-dev
+  clang-format-14  # scripts/check-format.sh: the format CI checks
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libabsl-dev
   libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
   nlohmann-json3-dev  # JSON with exact 64-bit integers

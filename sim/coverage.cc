@@ -15,7 +15,8 @@ std::string site_of(std::string_view what) {
   std::string_view service = colon == std::string_view::npos ? std::string_view() : what.substr(0, colon);
   std::string_view rest = colon == std::string_view::npos ? what : what.substr(colon + 2);
   size_t n = 0;
-  while (n < rest.size() && (std::isalpha(static_cast<unsigned char>(rest[n])) || rest[n] == '_' || rest[n] == '.')) ++n;
+  while (n < rest.size() && (std::isalpha(static_cast<unsigned char>(rest[n])) || rest[n] == '_' || rest[n] == '.'))
+    ++n;
   return std::string(service) + ":" + std::string(rest.substr(0, n));
 }
 
@@ -68,8 +69,8 @@ void Coverage::access(std::string_view store, std::string_view key, std::string_
     return;
   }
   if (it->second.process != process) {
-    const uint64_t f = feature({"order", store, pattern_of(key), role_of(it->second.process), it->second.command,
-                                role_of(process), command});
+    const uint64_t f = feature(
+        {"order", store, pattern_of(key), role_of(it->second.process), it->second.command, role_of(process), command});
     if (features_.insert(f).second) ++orderings_;
     it->second.process = std::string(process);
   }

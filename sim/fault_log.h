@@ -28,38 +28,38 @@
 namespace fl::sim {
 
 enum class FaultKind : uint8_t {
-  kCrash,         // process `process` on `node` died
-  kRestart,       // ... booted again
-  kPause,         // ... froze for duration_us
-  kPartition,     // link node -> peer_node blocked (both ways unless one_way)
-  kHeal,          // link node <-> peer_node healed ("" nodes: every link)
-  kClog,          // link node -> peer_node delayed for duration_us
-  kReset,         // process's connections reset (its calls end indeterminate)
-  kClockJump,     // node's clock jumped by value
-  kClockDrift,    // node's clock drifts value ppm from now on
-  kMessageLost,   // a message from process to peer_process was lost
-  kStorageError,  // the storage of `node` failed an I/O (value: the SQLite error code)
-  kRedisError,    // the Redis node refused a command with an error reply
-  kEviction,      // the Redis node evicted key `detail` under its maxmemory policy (value: db)
-  kLateDuplicate, // a request of `process` was delivered again to `peer_process`, late (value: delay us)
-  kDelayed,       // a message from process to peer_process (a clog) or the events of operation
-                  // `cause` at `process` (a pause) were held back value us (detail: "clog" | "pause")
-  kCallBroken,    // an outstanding call of `process` to `peer_process` ended indeterminate (a crash
-                  // or reset broke its connection; detail says which) or was refused (no live server)
+  kCrash,          // process `process` on `node` died
+  kRestart,        // ... booted again
+  kPause,          // ... froze for duration_us
+  kPartition,      // link node -> peer_node blocked (both ways unless one_way)
+  kHeal,           // link node <-> peer_node healed ("" nodes: every link)
+  kClog,           // link node -> peer_node delayed for duration_us
+  kReset,          // process's connections reset (its calls end indeterminate)
+  kClockJump,      // node's clock jumped by value
+  kClockDrift,     // node's clock drifts value ppm from now on
+  kMessageLost,    // a message from process to peer_process was lost
+  kStorageError,   // the storage of `node` failed an I/O (value: the SQLite error code)
+  kRedisError,     // the Redis node refused a command with an error reply
+  kEviction,       // the Redis node evicted key `detail` under its maxmemory policy (value: db)
+  kLateDuplicate,  // a request of `process` was delivered again to `peer_process`, late (value: delay us)
+  kDelayed,        // a message from process to peer_process (a clog) or the events of operation
+                   // `cause` at `process` (a pause) were held back value us (detail: "clog" | "pause")
+  kCallBroken,     // an outstanding call of `process` to `peer_process` ended indeterminate (a crash
+                   // or reset broke its connection; detail says which) or was refused (no live server)
 };
 const char* fault_kind_name(FaultKind k);
 
 struct FaultRecord {
   int64_t time_us = 0;
   FaultKind kind = FaultKind::kCrash;
-  std::string node, process;             // where it happened
-  std::string peer_node, peer_process;   // the other end (links, lost messages)
-  int64_t duration_us = 0;               // pause, clog, partition when known
-  int64_t value = 0;                     // clock jump us, drift ppm, error code
+  std::string node, process;            // where it happened
+  std::string peer_node, peer_process;  // the other end (links, lost messages)
+  int64_t duration_us = 0;              // pause, clog, partition when known
+  int64_t value = 0;                    // clock jump us, drift ppm, error code
   bool one_way = false;
-  std::string detail;                    // eviction: the evicted key; lost/delayed/broken: why
-  uint64_t cause = 0;                    // the client operation whose message/command it hit (0: none)
-  std::string message;                   // the message, call or command it hit ("service: text")
+  std::string detail;   // eviction: the evicted key; lost/delayed/broken: why
+  uint64_t cause = 0;   // the client operation whose message/command it hit (0: none)
+  std::string message;  // the message, call or command it hit ("service: text")
   std::string describe() const;
 };
 

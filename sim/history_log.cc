@@ -1,7 +1,6 @@
 #include "sim/history_log.h"
 #include "impl/ports/assert.h"
 
-
 namespace fl::sim {
 
 uint64_t HistoryLog::invoke(std::string_view process, std::string_view op, std::string args) {

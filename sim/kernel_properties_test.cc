@@ -18,15 +18,15 @@ struct Note {
 
 struct FaultStep {
   int64_t at_ms;
-  int kind;     // 0 crash, 1 restart, 2 pause, 3 partition, 4 heal, 5 clog, 6 reset
-  int target;   // node/process index
+  int kind;    // 0 crash, 1 restart, 2 pause, 3 partition, 4 heal, 5 clog, 6 reset
+  int target;  // node/process index
   int other;
   int64_t duration_ms;
 };
 
 struct Observations {
   std::vector<std::string> violations;
-  std::map<std::pair<int, int>, int64_t> last_seq;  // (from, to) -> last seq seen (FIFO check)
+  std::map<std::pair<int, int>, int64_t> last_seq;        // (from, to) -> last seq seen (FIFO check)
   std::vector<std::tuple<int, int, int64_t>> deliveries;  // from node, to node, world time
   std::map<int, std::vector<int64_t>> ran_at;             // process -> execution times
   int64_t last_now_us = 0;
@@ -50,8 +50,8 @@ Task<void> chatter(Process& self, World& world, Observations& obs, uint32_t inca
 struct RunOutput {
   uint64_t fingerprint;
   Observations obs;
-  std::vector<std::tuple<int, int64_t, int64_t>> pauses;      // process, start, end
-  std::vector<std::tuple<int, int, int64_t, int64_t>> cuts;   // a, b, start, end (symmetric)
+  std::vector<std::tuple<int, int64_t, int64_t>> pauses;     // process, start, end
+  std::vector<std::tuple<int, int, int64_t, int64_t>> cuts;  // a, b, start, end (symmetric)
 };
 
 RunOutput run_world(uint64_t seed, const std::vector<FaultStep>& faults, bool fifo) {
@@ -89,15 +89,19 @@ RunOutput run_world(uint64_t seed, const std::vector<FaultStep>& faults, bool fi
           for (auto& [proc, start, end] : out.pauses) {
             if (proc == f.target && end > world.now_us()) end = world.now_us();
           }
-          if (f.kind == 0) world.crash(p, "test");
-          else world.restart(p);
+          if (f.kind == 0)
+            world.crash(p, "test");
+          else
+            world.restart(p);
           break;
         case 2:
-          if (p.state() == ProcessState::kRunning) out.pauses.emplace_back(f.target, world.now_us(), world.now_us() + f.duration_ms * 1000);
+          if (p.state() == ProcessState::kRunning)
+            out.pauses.emplace_back(f.target, world.now_us(), world.now_us() + f.duration_ms * 1000);
           world.pause(p, f.duration_ms * 1000);
           break;
         case 3:
-          if (a != b && !world.network().blocked(a, b)) cut_since[{int(std::min(a, b)), int(std::max(a, b))}] = world.now_us();
+          if (a != b && !world.network().blocked(a, b))
+            cut_since[{int(std::min(a, b)), int(std::max(a, b))}] = world.now_us();
           if (a != b) world.network().partition(a, b);
           break;
         case 4:
@@ -107,8 +111,12 @@ RunOutput run_world(uint64_t seed, const std::vector<FaultStep>& faults, bool fi
           }
           world.network().heal(a, b);
           break;
-        case 5: world.network().clog(a, b, f.duration_ms * 1000); break;
-        case 6: if (p.alive()) world.network().reset_connections(p); break;
+        case 5:
+          world.network().clog(a, b, f.duration_ms * 1000);
+          break;
+        case 6:
+          if (p.alive()) world.network().reset_connections(p);
+          break;
       }
     });
   }
@@ -125,12 +133,12 @@ RunOutput run_world(uint64_t seed, const std::vector<FaultStep>& faults, bool fi
 }
 
 rc::Gen<std::vector<FaultStep>> gen_faults() {
-  return rc::gen::container<std::vector<FaultStep>>(rc::gen::build<FaultStep>(
-      rc::gen::set(&FaultStep::at_ms, rc::gen::inRange<int64_t>(0, 1800)),
-      rc::gen::set(&FaultStep::kind, rc::gen::inRange(0, 7)),
-      rc::gen::set(&FaultStep::target, rc::gen::inRange(0, kProcs)),
-      rc::gen::set(&FaultStep::other, rc::gen::inRange(0, kProcs)),
-      rc::gen::set(&FaultStep::duration_ms, rc::gen::inRange<int64_t>(1, 400))));
+  return rc::gen::container<std::vector<FaultStep>>(
+      rc::gen::build<FaultStep>(rc::gen::set(&FaultStep::at_ms, rc::gen::inRange<int64_t>(0, 1800)),
+                                rc::gen::set(&FaultStep::kind, rc::gen::inRange(0, 7)),
+                                rc::gen::set(&FaultStep::target, rc::gen::inRange(0, kProcs)),
+                                rc::gen::set(&FaultStep::other, rc::gen::inRange(0, kProcs)),
+                                rc::gen::set(&FaultStep::duration_ms, rc::gen::inRange<int64_t>(1, 400))));
 }
 
 RC_GTEST_PROP(KernelProperties, SameSeedSameFingerprint, ()) {
@@ -232,16 +240,17 @@ RC_GTEST_PROP(KernelProperties, PartitionedLinksDeliverNothing, ()) {
   std::vector<Process*> procs;
   for (int i = 0; i < kProcs; ++i) {
     const uint32_t node = world.add_node("n" + std::to_string(i));
-    procs.push_back(&world.add_process(node, "p" + std::to_string(i), [&world, &deliveries, &procs](Process& self) -> Task<void> {
-      self.rpc().on_message("inbox", [&world, &deliveries, &self](MessagePtr m) {
-        deliveries.emplace_back(static_cast<uint32_t>(message_as<Note>(m)->seq), self.node(), world.now_us());
-      });
-      for (;;) {
-        co_await self.clock().sleep_us(500 + static_cast<int64_t>(self.random_u64() % 2000));
-        const uint32_t to = static_cast<uint32_t>(self.random_u64() % kProcs);
-        if (to != self.index()) world.network().send_to(self, *procs[to], "inbox", make_message(Note{self.node()}));
-      }
-    }));
+    procs.push_back(
+        &world.add_process(node, "p" + std::to_string(i), [&world, &deliveries, &procs](Process& self) -> Task<void> {
+          self.rpc().on_message("inbox", [&world, &deliveries, &self](MessagePtr m) {
+            deliveries.emplace_back(static_cast<uint32_t>(message_as<Note>(m)->seq), self.node(), world.now_us());
+          });
+          for (;;) {
+            co_await self.clock().sleep_us(500 + static_cast<int64_t>(self.random_u64() % 2000));
+            const uint32_t to = static_cast<uint32_t>(self.random_u64() % kProcs);
+            if (to != self.index()) world.network().send_to(self, *procs[to], "inbox", make_message(Note{self.node()}));
+          }
+        }));
     world.start(*procs.back());
   }
   std::vector<std::tuple<uint32_t, uint32_t, int64_t, int64_t>> cuts;  // a, b, from, to

@@ -17,9 +17,7 @@ std::string message_text(const std::string& service, const MessagePtr& message) 
 
 Network::Network(World& world) : world_(world), rng_(world.stream("net")) {}
 
-void Network::set_link(uint32_t from_node, uint32_t to_node, const LinkOptions& o) {
-  links_[{from_node, to_node}] = o;
-}
+void Network::set_link(uint32_t from_node, uint32_t to_node, const LinkOptions& o) { links_[{from_node, to_node}] = o; }
 
 const LinkOptions& Network::link(uint32_t from_node, uint32_t to_node) const {
   auto it = links_.find({from_node, to_node});
@@ -29,16 +27,20 @@ const LinkOptions& Network::link(uint32_t from_node, uint32_t to_node) const {
 void Network::partition(uint32_t a, uint32_t b, bool one_way) {
   blocked_.insert({a, b});
   if (!one_way) blocked_.insert({b, a});
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kPartition, .node = world_.node(a).name,
-                                  .peer_node = world_.node(b).name, .one_way = one_way});
-  world_.note_fault(world_.node(a).name + "|" + world_.node(b).name,
-                    one_way ? "partition one-way" : "partition");
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                  .kind = FaultKind::kPartition,
+                                  .node = world_.node(a).name,
+                                  .peer_node = world_.node(b).name,
+                                  .one_way = one_way});
+  world_.note_fault(world_.node(a).name + "|" + world_.node(b).name, one_way ? "partition one-way" : "partition");
 }
 
 void Network::heal(uint32_t a, uint32_t b) {
   blocked_.erase({a, b});
   blocked_.erase({b, a});
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kHeal, .node = world_.node(a).name,
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                  .kind = FaultKind::kHeal,
+                                  .node = world_.node(a).name,
                                   .peer_node = world_.node(b).name});
   world_.note_fault(world_.node(a).name + "|" + world_.node(b).name, "heal");
 }
@@ -50,15 +52,17 @@ void Network::heal_all() {
   world_.note_fault("", "heal all links");
 }
 
-bool Network::blocked(uint32_t from_node, uint32_t to_node) const {
-  return blocked_.count({from_node, to_node}) > 0;
-}
+bool Network::blocked(uint32_t from_node, uint32_t to_node) const { return blocked_.count({from_node, to_node}) > 0; }
 
 void Network::clog(uint32_t from_node, uint32_t to_node, int64_t duration_us) {
   int64_t& until = clogged_until_us_[{from_node, to_node}];
   until = std::max(until, world_.now_us() + duration_us);
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kClog, .node = world_.node(from_node).name,
-                                  .peer_node = world_.node(to_node).name, .duration_us = duration_us, .one_way = true});
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                  .kind = FaultKind::kClog,
+                                  .node = world_.node(from_node).name,
+                                  .peer_node = world_.node(to_node).name,
+                                  .duration_us = duration_us,
+                                  .one_way = true});
   world_.note_fault(world_.node(from_node).name + "|" + world_.node(to_node).name,
                     "clog " + std::to_string(duration_us) + "us");
 }
@@ -103,10 +107,14 @@ void Network::resend_late(uint32_t from, const std::string& service, MessagePtr 
     Process* server = pick_server(service);
     if (server == nullptr) return;
     ++stats_.duplicated;
-    world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kLateDuplicate,
-                                    .node = world_.node(sender.node_).name, .process = sender.name_,
-                                    .peer_node = world_.node(server->node_).name, .peer_process = server->name_,
-                                    .value = delay_us, .cause = world_.current_cause(),
+    world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                    .kind = FaultKind::kLateDuplicate,
+                                    .node = world_.node(sender.node_).name,
+                                    .process = sender.name_,
+                                    .peer_node = world_.node(server->node_).name,
+                                    .peer_process = server->name_,
+                                    .value = delay_us,
+                                    .cause = world_.current_cause(),
                                     .message = message_text(service, request)});
     Envelope env;
     env.from = from;
@@ -140,8 +148,10 @@ void Network::forget_process(Process& p) {
   // Its own outstanding calls vanish with its frames; calls it was serving see a reset.
   std::vector<uint64_t> own, served;
   for (const auto& [id, call] : pending_) {
-    if (call.caller == p.index_) own.push_back(id);
-    else if (call.server == p.index_) served.push_back(id);
+    if (call.caller == p.index_)
+      own.push_back(id);
+    else if (call.server == p.index_)
+      served.push_back(id);
   }
   for (uint64_t id : own) pending_.erase(id);
   for (uint64_t id : served) {
@@ -171,14 +181,12 @@ Process* Network::pick_server(std::string_view service) {
 
 int64_t Network::draw_latency_us(const LinkOptions& link) {
   int64_t delay_us = link.latency_min_us + rng_.exponential(link.latency_mean_us);
-  if (!link.fifo && rng_.chance(link.reorder_probability)) {
-    delay_us += rng_.exponential(link.reorder_delay_mean_us);
-  }
+  if (!link.fifo && rng_.chance(link.reorder_probability)) { delay_us += rng_.exponential(link.reorder_delay_mean_us); }
   return delay_us;
 }
 
-void Network::start_call(Process& caller, std::string_view service, MessagePtr request,
-                         int64_t timeout_us, std::coroutine_handle<> waiter, RpcResult* slot) {
+void Network::start_call(Process& caller, std::string_view service, MessagePtr request, int64_t timeout_us,
+                         std::coroutine_handle<> waiter, RpcResult* slot) {
   FL_ASSERT(caller.alive());
   FL_ASSERT(timeout_us > 0);
   ++stats_.calls;
@@ -232,13 +240,15 @@ void Network::send_call(Process& caller, std::string_view service, MessagePtr re
 void Network::send_oneway(Process& from, std::string_view service, MessagePtr message) {
   Process* to = pick_server(service);
   if (to == nullptr) {
-    world_.trace().record(world_.now_us(), TraceKind::kDrop, "", from.name_,
-                          "no receiver for " + std::string(service));
+    world_.trace().record(world_.now_us(), TraceKind::kDrop, "", from.name_, "no receiver for " + std::string(service));
     // Lost because every receiver of it is down (a fault), not because nobody ever received it.
     if (servers_.count(service)) {
-      world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kMessageLost,
-                                      .node = world_.node(from.node_).name, .process = from.name_,
-                                      .detail = "no live receiver", .cause = world_.current_cause(),
+      world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                      .kind = FaultKind::kMessageLost,
+                                      .node = world_.node(from.node_).name,
+                                      .process = from.name_,
+                                      .detail = "no live receiver",
+                                      .cause = world_.current_cause(),
                                       .message = message_text(std::string(service), message)});
     }
     return;
@@ -266,12 +276,11 @@ void Network::transmit(Envelope env) {
   env.digest = env.message ? env.message->digest() : stable_hash("(null)");
   env.cause = world_.current_cause();
   ++stats_.sent;
-  world_.trace().fold_recorded(world_.now_us(), TraceKind::kSend, env.digest, env.call_id,
-                               world_.node(from.node_).name, from.name_, [&] {
-                                 return std::string(env.is_reply ? "reply " : "send ") + env.service +
-                                        " -> " + to.name_ + ": " +
-                                        (env.message ? env.message->describe() : std::string("(null)"));
-                               });
+  world_.trace().fold_recorded(
+      world_.now_us(), TraceKind::kSend, env.digest, env.call_id, world_.node(from.node_).name, from.name_, [&] {
+        return std::string(env.is_reply ? "reply " : "send ") + env.service + " -> " + to.name_ + ": " +
+               (env.message ? env.message->describe() : std::string("(null)"));
+      });
   const LinkOptions& link = this->link(from.node_, to.node_);
   if (rng_.chance(link.drop_probability)) {
     ++stats_.dropped;
@@ -290,28 +299,41 @@ void Network::transmit(Envelope env) {
 void Network::record_loss(const Envelope& env, const char* why) {
   const Process& from = world_.process(env.from);
   const Process& to = world_.process(env.to);
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kMessageLost,
-                                  .node = world_.node(from.node_).name, .process = from.name_,
-                                  .peer_node = world_.node(to.node_).name, .peer_process = to.name_,
-                                  .detail = std::string(env.is_reply ? "reply " : "") + why, .cause = env.cause,
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                  .kind = FaultKind::kMessageLost,
+                                  .node = world_.node(from.node_).name,
+                                  .process = from.name_,
+                                  .peer_node = world_.node(to.node_).name,
+                                  .peer_process = to.name_,
+                                  .detail = std::string(env.is_reply ? "reply " : "") + why,
+                                  .cause = env.cause,
                                   .message = message_text(env.service, env.message)});
 }
 
 void Network::record_clog_delay(const Envelope& env, int64_t delay_us) {
   const Process& from = world_.process(env.from);
   const Process& to = world_.process(env.to);
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(), .kind = FaultKind::kDelayed,
-                                  .node = world_.node(from.node_).name, .process = from.name_,
-                                  .peer_node = world_.node(to.node_).name, .peer_process = to.name_,
-                                  .value = delay_us, .detail = "clog", .cause = env.cause,
+  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
+                                  .kind = FaultKind::kDelayed,
+                                  .node = world_.node(from.node_).name,
+                                  .process = from.name_,
+                                  .peer_node = world_.node(to.node_).name,
+                                  .peer_process = to.name_,
+                                  .value = delay_us,
+                                  .detail = "clog",
+                                  .cause = env.cause,
                                   .message = message_text(env.service, env.message)});
 }
 
 void Network::record_broken(uint64_t call_id, const char* why) {
   const PendingCall& call = pending_.at(call_id);
   const Process& from = world_.process(call.caller);
-  FaultRecord r{.time_us = world_.now_us(), .kind = FaultKind::kCallBroken, .node = world_.node(from.node_).name,
-                .process = from.name_, .detail = why, .cause = call.cause,
+  FaultRecord r{.time_us = world_.now_us(),
+                .kind = FaultKind::kCallBroken,
+                .node = world_.node(from.node_).name,
+                .process = from.name_,
+                .detail = why,
+                .cause = call.cause,
                 .message = message_text(call.service, call.request)};
   if (call.server != kNoProcess) {
     const Process& to = world_.process(call.server);
@@ -345,8 +367,7 @@ bool Network::connection_alive(const Envelope& env) const {
   const Process& from = world_.process(env.from);
   const Process& to = world_.process(env.to);
   return from.incarnation_ == env.from_incarnation && to.incarnation_ == env.to_incarnation &&
-         from.connection_epoch_ == env.from_epoch && to.connection_epoch_ == env.to_epoch &&
-         to.alive();
+         from.connection_epoch_ == env.from_epoch && to.connection_epoch_ == env.to_epoch && to.alive();
 }
 
 void Network::deliver(const Envelope& env) {
@@ -355,8 +376,8 @@ void Network::deliver(const Envelope& env) {
   if (blocked(from.node_, to.node_) || !connection_alive(env)) {
     ++stats_.dropped;
     record_loss(env, blocked(from.node_, to.node_) ? "partition" : "connection gone");
-    world_.trace().fold_recorded(world_.now_us(), TraceKind::kDrop, env.digest, env.call_id,
-                                 world_.node(to.node_).name, to.name_, [&] {
+    world_.trace().fold_recorded(world_.now_us(), TraceKind::kDrop, env.digest, env.call_id, world_.node(to.node_).name,
+                                 to.name_, [&] {
                                    return "lost " + env.service + " from " + from.name_ +
                                           (blocked(from.node_, to.node_) ? " (partition)" : " (connection gone)");
                                  });
@@ -368,8 +389,8 @@ void Network::deliver(const Envelope& env) {
     Process& receiver = world_.process(env.to);
     world_.trace().fold_recorded(world_.now_us(), TraceKind::kDeliver, env.digest, env.call_id,
                                  world_.node(receiver.node_).name, receiver.name_, [&] {
-                                   return std::string(env.is_reply ? "reply " : "recv ") + env.service +
-                                          " from " + world_.process(env.from).name_;
+                                   return std::string(env.is_reply ? "reply " : "recv ") + env.service + " from " +
+                                          world_.process(env.from).name_;
                                  });
     if (env.is_reply) {
       auto it = pending_.find(env.call_id);
@@ -398,18 +419,19 @@ void Network::deliver_request(Process& to, const Envelope& env) {
   const uint64_t call_id = env.call_id;
   const std::string service = env.service;
   MessagePtr request = env.message;
-  to.spawn("rpc " + service, [](Network* net, Process* server, RpcHandler h, MessagePtr req,
-                                uint32_t caller_index, uint64_t id, std::string svc) -> Task<void> {
-    MessagePtr reply = co_await h(std::move(req));
-    Envelope back;
-    back.from = server->index_;
-    back.to = caller_index;
-    back.call_id = id;
-    back.is_reply = true;
-    back.service = std::move(svc);
-    back.message = std::move(reply);
-    net->transmit(std::move(back));
-  }(this, &to, std::move(handler), std::move(request), caller, call_id, service));
+  to.spawn("rpc " + service,
+           [](Network* net, Process* server, RpcHandler h, MessagePtr req, uint32_t caller_index, uint64_t id,
+              std::string svc) -> Task<void> {
+             MessagePtr reply = co_await h(std::move(req));
+             Envelope back;
+             back.from = server->index_;
+             back.to = caller_index;
+             back.call_id = id;
+             back.is_reply = true;
+             back.service = std::move(svc);
+             back.message = std::move(reply);
+             net->transmit(std::move(back));
+           }(this, &to, std::move(handler), std::move(request), caller, call_id, service));
 }
 
 void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) {

@@ -37,12 +37,12 @@ class Process;
 
 struct LinkOptions {
   int64_t latency_min_us = 200;
-  double latency_mean_us = 300;       // exponential extra latency, mean
+  double latency_mean_us = 300;  // exponential extra latency, mean
   double drop_probability = 0;
   double duplicate_probability = 0;
-  double reorder_probability = 0;     // chance of an extra delay of mean reorder_delay_mean_us
+  double reorder_probability = 0;  // chance of an extra delay of mean reorder_delay_mean_us
   double reorder_delay_mean_us = 5000;
-  bool fifo = true;                   // TCP-like links keep per-connection order
+  bool fifo = true;  // TCP-like links keep per-connection order
 };
 
 struct NetworkStats {
@@ -89,15 +89,15 @@ class Network {
 
  private:
   struct Envelope {
-    uint32_t from = 0, to = 0;            // process indices
+    uint32_t from = 0, to = 0;  // process indices
     uint32_t from_incarnation = 0, to_incarnation = 0;
-    uint64_t from_epoch = 0, to_epoch = 0; // connection epochs at send
-    uint64_t call_id = 0;                  // 0 for one-way messages
+    uint64_t from_epoch = 0, to_epoch = 0;  // connection epochs at send
+    uint64_t call_id = 0;                   // 0 for one-way messages
     bool is_reply = false;
     std::string service;
     MessagePtr message;
     uint64_t digest = 0;
-    uint64_t cause = 0;                    // the operation it works for (World::current_cause)
+    uint64_t cause = 0;  // the operation it works for (World::current_cause)
   };
   struct PendingCall {
     uint32_t caller = 0, caller_incarnation = 0, server = 0;

@@ -36,13 +36,10 @@ RootCoroutine run_root(Task<void> task) { co_await std::move(task); }
 // Defined out of line: needs Process::root_finished.
 class RootAccess {
  public:
-  static void finished(Process& p, void* frame, std::exception_ptr error) {
-    p.root_finished(frame, std::move(error));
-  }
+  static void finished(Process& p, void* frame, std::exception_ptr error) { p.root_finished(frame, std::move(error)); }
 };
 
-void RootCoroutine::promise_type::FinalAwaiter::await_suspend(
-    std::coroutine_handle<promise_type> h) noexcept {
+void RootCoroutine::promise_type::FinalAwaiter::await_suspend(std::coroutine_handle<promise_type> h) noexcept {
   Process* p = h.promise().process;
   std::exception_ptr error = h.promise().error;
   void* frame = h.address();
@@ -89,8 +86,8 @@ void Process::spawn(std::string_view name, Task<void> task) {
   root.handle.promise().process = this;
   void* frame = root.handle.address();
   roots_.emplace(frame, root.handle);
-  world_.trace_.fold_recorded(world_.now_us_, TraceKind::kProcess, index_, roots_.size(),
-                              node_name(), name_, [&] { return "spawn " + std::string(name); });
+  world_.trace_.fold_recorded(world_.now_us_, TraceKind::kProcess, index_, roots_.size(), node_name(), name_,
+                              [&] { return "spawn " + std::string(name); });
   world_.resume_at(*this, world_.now_us_, root.handle);
 }
 
@@ -102,9 +99,7 @@ void Process::root_finished(void* frame, std::exception_ptr error) {
     std::string what = "uncaught exception";
     try {
       std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      what += std::string(": ") + e.what();
-    } catch (...) {
+    } catch (const std::exception& e) { what += std::string(": ") + e.what(); } catch (...) {
     }
     // An exception escaping a detached task takes the process down, as a panic would.
     world_.panic(*this, what);

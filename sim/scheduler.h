@@ -25,10 +25,10 @@ struct Event {
   int64_t time_us = 0;
   uint64_t tiebreak = 0;
   uint64_t seq = 0;
-  void* coroutine = nullptr;          // a coroutine to resume, or null when `action` is set
-  uint32_t process = kNoProcess;      // owner; kNoProcess for world-level actions
-  uint32_t incarnation = 0;           // owner's incarnation when scheduled
-  uint32_t action = kNoAction;        // index of a callback in the scheduler's slab
+  void* coroutine = nullptr;      // a coroutine to resume, or null when `action` is set
+  uint32_t process = kNoProcess;  // owner; kNoProcess for world-level actions
+  uint32_t incarnation = 0;       // owner's incarnation when scheduled
+  uint32_t action = kNoAction;    // index of a callback in the scheduler's slab
   // The client operation (history id) this event works for, 0 for none: what was current when it
   // was scheduled (World::current_cause). Never ordered on, never in the fingerprint.
   uint64_t cause = 0;

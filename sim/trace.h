@@ -23,19 +23,19 @@
 namespace fl::sim {
 
 enum class TraceKind : uint8_t {
-  kResume,    // a coroutine of a process resumed
-  kAction,    // a world action ran (workload arrival, scheduled fault, timer callback)
-  kSend,      // a message left a process
-  kDeliver,   // a message reached a process
-  kDrop,      // a message was lost (drop fault, partition, dead or reset receiver)
-  kDuplicate, // the network duplicated a message
-  kFault,     // a fault was injected or healed
-  kProcess,   // a process booted, crashed, restarted, paused, resumed
-  kUser,      // a note from service code or a checker
-  kOp,        // a client operation was invoked or completed (history)
-  kViolation, // a property failed
-  kObserve,   // an observation point: a command a Redis server executed, a statement an SQL
-              // server committed (what the judges read; never written by service code)
+  kResume,     // a coroutine of a process resumed
+  kAction,     // a world action ran (workload arrival, scheduled fault, timer callback)
+  kSend,       // a message left a process
+  kDeliver,    // a message reached a process
+  kDrop,       // a message was lost (drop fault, partition, dead or reset receiver)
+  kDuplicate,  // the network duplicated a message
+  kFault,      // a fault was injected or healed
+  kProcess,    // a process booted, crashed, restarted, paused, resumed
+  kUser,       // a note from service code or a checker
+  kOp,         // a client operation was invoked or completed (history)
+  kViolation,  // a property failed
+  kObserve,    // an observation point: a command a Redis server executed, a statement an SQL
+               // server committed (what the judges read; never written by service code)
 };
 const char* trace_kind_name(TraceKind k);
 
@@ -58,9 +58,8 @@ class Trace {
 
   // Hot path: folds numbers only. `a`/`b` identify the event (e.g. process index, incarnation).
   void fold(int64_t time_us, TraceKind kind, uint64_t a, uint64_t b) {
-    fingerprint_ = combine(combine(combine(fingerprint_, static_cast<uint64_t>(time_us)),
-                                   (static_cast<uint64_t>(kind) << 32) ^ a),
-                           b);
+    fingerprint_ = combine(
+        combine(combine(fingerprint_, static_cast<uint64_t>(time_us)), (static_cast<uint64_t>(kind) << 32) ^ a), b);
     ++count_;
   }
   // Folds and, when recording, keeps the event. Names and detail enter the fingerprint.
@@ -79,13 +78,12 @@ class Trace {
   template <typename DetailFn>
   void record_hashed(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
                      uint64_t detail_hash, DetailFn&& detail) {
-    fold_recorded(time_us, kind, names_hash(node, process), detail_hash, node, process,
-                  std::forward<DetailFn>(detail));
+    fold_recorded(time_us, kind, names_hash(node, process), detail_hash, node, process, std::forward<DetailFn>(detail));
   }
   // Variant of fold() that also keeps a lazily rendered event when recording.
   template <typename DetailFn>
-  void fold_recorded(int64_t time_us, TraceKind kind, uint64_t a, uint64_t b,
-                     std::string_view node, std::string_view process, DetailFn&& detail) {
+  void fold_recorded(int64_t time_us, TraceKind kind, uint64_t a, uint64_t b, std::string_view node,
+                     std::string_view process, DetailFn&& detail) {
     fold(time_us, kind, a, b);
     if (recording_) keep(time_us, kind, node, process, detail());
   }
@@ -96,8 +94,7 @@ class Trace {
   void write_perfetto(std::ostream& out) const;
 
  private:
-  void keep(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process,
-            std::string detail);
+  void keep(int64_t time_us, TraceKind kind, std::string_view node, std::string_view process, std::string detail);
   // What record() folds for an event's node and process names.
   static uint64_t names_hash(std::string_view node, std::string_view process) {
     return stable_hash(node) ^ (stable_hash(process) << 1);

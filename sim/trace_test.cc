@@ -23,7 +23,8 @@ TEST(Trace, RecordingDoesNotChangeTheFingerprint) {
 TEST(Trace, RecordHashedIsRecordOfTheText) {
   Trace text(true), hashed(true);
   text.record(7, TraceKind::kOp, "n", "p", "invoke #1 x");
-  hashed.record_hashed(7, TraceKind::kOp, "n", "p", stable_hash("invoke #1 x"), [] { return std::string("invoke #1 x"); });
+  hashed.record_hashed(7, TraceKind::kOp, "n", "p", stable_hash("invoke #1 x"),
+                       [] { return std::string("invoke #1 x"); });
   EXPECT_EQ(hashed.fingerprint(), text.fingerprint());
   ASSERT_EQ(hashed.events().size(), 1u);
   EXPECT_EQ(hashed.events()[0].detail, "invoke #1 x");

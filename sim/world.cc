@@ -12,19 +12,26 @@ namespace fl::sim {
 
 const char* process_state_name(ProcessState s) {
   switch (s) {
-    case ProcessState::kNew: return "new";
-    case ProcessState::kRunning: return "running";
-    case ProcessState::kPaused: return "paused";
-    case ProcessState::kCrashed: return "crashed";
+    case ProcessState::kNew:
+      return "new";
+    case ProcessState::kRunning:
+      return "running";
+    case ProcessState::kPaused:
+      return "paused";
+    case ProcessState::kCrashed:
+      return "crashed";
   }
   return "?";
 }
 
 const char* stop_reason_name(StopReason r) {
   switch (r) {
-    case StopReason::kQuiescent: return "quiescent";
-    case StopReason::kDeadline: return "deadline";
-    case StopReason::kStopped: return "stopped";
+    case StopReason::kQuiescent:
+      return "quiescent";
+    case StopReason::kDeadline:
+      return "deadline";
+    case StopReason::kStopped:
+      return "stopped";
   }
   return "?";
 }
@@ -85,9 +92,7 @@ void World::trace_operation(const Operation& op, bool completed) {
 
 Rng& World::stream(std::string_view name) {
   auto it = streams_.find(name);
-  if (it == streams_.end()) {
-    it = streams_.emplace(std::string(name), Rng(seed_).fork(name)).first;
-  }
+  if (it == streams_.end()) { it = streams_.emplace(std::string(name), Rng(seed_).fork(name)).first; }
   return it->second;
 }
 
@@ -212,8 +217,8 @@ void World::execute(const Event& e) {
 
 void World::run_owned(Process& p, const Event& e) {
   if (e.coroutine != nullptr) {
-    trace_.fold_recorded(now_us_, TraceKind::kResume, e.process, e.incarnation,
-                         nodes_[p.node_].name, p.name_, [] { return std::string("resume"); });
+    trace_.fold_recorded(now_us_, TraceKind::kResume, e.process, e.incarnation, nodes_[p.node_].name, p.name_,
+                         [] { return std::string("resume"); });
     std::coroutine_handle<>::from_address(e.coroutine).resume();
   } else {
     trace_.fold(now_us_, TraceKind::kAction, e.process, e.incarnation);
@@ -368,14 +373,16 @@ void World::record_held(const Process& p, const std::vector<Event>& held, const 
 
 void World::clock_jump(uint32_t node, int64_t delta_us) {
   nodes_.at(node).clock.jump(delta_us);
-  record_fault(FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockJump, .node = nodes_[node].name, .value = delta_us});
+  record_fault(
+      FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockJump, .node = nodes_[node].name, .value = delta_us});
   note_fault(nodes_[node].name, "clock-jump " + std::to_string(delta_us) + "us");
 }
 
 void World::set_clock_drift(uint32_t node, int64_t drift_ppm) {
   FL_ASSERT(drift_ppm > -1'000'000);
   nodes_.at(node).clock.set_drift(now_us_, drift_ppm);
-  record_fault(FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockDrift, .node = nodes_[node].name, .value = drift_ppm});
+  record_fault(
+      FaultRecord{.time_us = now_us_, .kind = FaultKind::kClockDrift, .node = nodes_[node].name, .value = drift_ppm});
   note_fault(nodes_[node].name, "clock-drift " + std::to_string(drift_ppm) + "ppm");
 }
 
@@ -404,8 +411,9 @@ bool World::crash_at_effect(Process& caller, int64_t effect, bool before) {
   if (effect < 0 || !crash_point_ || crash_point_fired_) return false;
   if (static_cast<uint64_t>(effect) != crash_point_->effect_index || crash_point_->before != before) return false;
   crash_point_fired_ = true;
-  coverage_.interruption(before ? "crash-before" : "crash-after", caller.name_,
-                         effects_[static_cast<size_t>(effect)].service + ": " + effects_[static_cast<size_t>(effect)].request, "");
+  coverage_.interruption(
+      before ? "crash-before" : "crash-after", caller.name_,
+      effects_[static_cast<size_t>(effect)].service + ": " + effects_[static_cast<size_t>(effect)].request, "");
   const std::string why = std::string("crash point ") + (before ? "before" : "after") + " effect #" +
                           std::to_string(effect) + " (" + effects_[static_cast<size_t>(effect)].service + ")";
   const uint32_t incarnation = caller.incarnation_;
@@ -436,8 +444,8 @@ void World::arm_boundary_pause(Process& p, bool before, int64_t duration_us) {
 bool World::pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service,
                           const Message* request) {
   int64_t duration_us = 0;
-  if (effect >= 0 && pause_point_ && !pause_point_fired_ && static_cast<uint64_t>(effect) == pause_point_->effect_index &&
-      pause_point_->before == before) {
+  if (effect >= 0 && pause_point_ && !pause_point_fired_ &&
+      static_cast<uint64_t>(effect) == pause_point_->effect_index && pause_point_->before == before) {
     pause_point_fired_ = true;
     duration_us = pause_point_->duration_us;
   } else if (!boundary_pauses_.empty()) {

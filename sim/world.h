@@ -133,8 +133,8 @@ struct EffectRecord {
 
 struct CrashPointPlan {
   uint64_t effect_index = 0;
-  bool before = false;                 // crash instead of sending; else right after the reply
-  int64_t restart_after_us = 1'000'000; // the crashed process restarts this much later
+  bool before = false;                   // crash instead of sending; else right after the reply
+  int64_t restart_after_us = 1'000'000;  // the crashed process restarts this much later
 };
 
 // A pause point: the process that makes the effect with this index is paused right before it
@@ -254,8 +254,7 @@ class World {
   void set_component_fault_handler(const std::string& process, ComponentFaultHandler handler) {
     component_faults_[process] = std::move(handler);
   }
-  bool apply_component_fault(std::string_view process, std::string_view kind, int64_t duration_us,
-                             int64_t value) {
+  bool apply_component_fault(std::string_view process, std::string_view kind, int64_t duration_us, int64_t value) {
     auto it = component_faults_.find(std::string(process));
     return it != component_faults_.end() && it->second(kind, duration_us, value);
   }

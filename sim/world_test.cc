@@ -22,9 +22,7 @@ Task<int> add_later(Clock& clock, int a, int b) {
   co_return a + b;
 }
 
-Task<MessagePtr> echo_handler(MessagePtr req) {
-  co_return make_message(Text{"echo:" + message_as<Text>(req)->text});
-}
+Task<MessagePtr> echo_handler(MessagePtr req) { co_return make_message(Text{"echo:" + message_as<Text>(req)->text}); }
 
 Task<void> thrower(Clock& clock) {
   co_await clock.sleep_ms(1);
@@ -63,8 +61,8 @@ TEST(WorldTest, OperationsEnterTheTraceAsTheirText) {
     const uint64_t id = world.history().invoke("client-7", "execute", args);
     world.history().complete(id, Outcome::kFail, "ERR \"duplicate\"");
     const std::string invoke_text = "invoke #" + std::to_string(id) + " execute " + args;
-    const std::string complete_text = "complete #" + std::to_string(id) + " execute " +
-                                      outcome_name(Outcome::kFail) + " ERR \"duplicate\"";
+    const std::string complete_text =
+        "complete #" + std::to_string(id) + " execute " + outcome_name(Outcome::kFail) + " ERR \"duplicate\"";
     Trace replay(false);
     replay.record(kEpochUs, TraceKind::kOp, "", "client-7", invoke_text);
     replay.record(kEpochUs, TraceKind::kOp, "", "client-7", complete_text);
@@ -130,7 +128,7 @@ TEST(WorldTest, FaultRecordsNameTheOperationTheyHit) {
   EXPECT_EQ(hit[ops[1]], (std::set<FaultKind>{FaultKind::kDelayed}));
   EXPECT_EQ(hit.count(ops[2]), 0u);
   EXPECT_EQ(store_causes, (std::vector<uint64_t>{ops[1], ops[2]}));  // op 1 never reached the server
-  EXPECT_EQ(world.current_cause(), 0u);  // nothing runs
+  EXPECT_EQ(world.current_cause(), 0u);                              // nothing runs
 }
 
 // A pause point holds the caller between two of its own effects while everything else runs:
@@ -177,7 +175,7 @@ TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
   EXPECT_LT(plain.replied_us, 20'000);
   EXPECT_GE(before.arrived_us, 60'000);  // sent when the pause ended
   EXPECT_EQ(after.arrived_us, plain.arrived_us);
-  EXPECT_GE(after.replied_us, 60'000);   // the reply seen when the pause ended
+  EXPECT_GE(after.replied_us, 60'000);  // the reply seen when the pause ended
   EXPECT_GE(boundary.arrived_us, 60'000);
   for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
 }
@@ -299,9 +297,7 @@ TEST(WorldTest, ExceptionsPropagateToTheAwaiter) {
     bool caught = false;
     try {
       co_await thrower(self.clock());
-    } catch (const std::runtime_error& e) {
-      caught = std::string(e.what()) == "boom";
-    }
+    } catch (const std::runtime_error& e) { caught = std::string(e.what()) == "boom"; }
     EXPECT_TRUE(caught);
     self.note("caught");
   });
@@ -313,8 +309,8 @@ TEST(WorldTest, ExceptionsPropagateToTheAwaiter) {
 
 TEST(WorldTest, UncaughtExceptionInDetachedTaskCrashesTheProcess) {
   World world(WorldOptions{.seed = 1});
-  Process& p = world.add_process(world.add_node("n"), "p",
-                                 [&](Process& self) -> Task<void> { co_await thrower(self.clock()); });
+  Process& p =
+      world.add_process(world.add_node("n"), "p", [&](Process& self) -> Task<void> { co_await thrower(self.clock()); });
   world.start(p);
   world.run_until(kEpochUs + 1'000'000);
   EXPECT_EQ(p.state(), ProcessState::kCrashed);
@@ -455,7 +451,7 @@ TEST(WorldTest, CrashPointsCrashTheCallerRightBeforeOrAfterAnEffect) {
     });
     Process& client = world.add_process(world.add_node("a"), "client", [&](Process& self) -> Task<void> {
       if (self.incarnation() > 1) co_return;  // the restarted incarnation does nothing
-      co_await self.clock().sleep_ms(1);       // let the server register first
+      co_await self.clock().sleep_ms(1);      // let the server register first
       for (int i = 0; i < 3; ++i) {
         Text t{"x"};
         RpcResult r = co_await self.rpc().call("count", make_message(t), 100'000);
@@ -468,10 +464,10 @@ TEST(WorldTest, CrashPointsCrashTheCallerRightBeforeOrAfterAnEffect) {
     world.arm_crash_point(CrashPointPlan{.effect_index = 1, .before = before, .restart_after_us = 1000});
     world.run_until(kEpochUs + 1'000'000);
     EXPECT_TRUE(world.crash_point_fired());
-    EXPECT_EQ(world.effects().size(), 2u);      // the third call never happens
-    EXPECT_EQ(replies_seen, 1);                 // the crash hides the second reply
-    EXPECT_EQ(executed, before ? 1 : 2);        // "after": the effect did happen
-    EXPECT_EQ(client.incarnation(), 2u);        // restarted
+    EXPECT_EQ(world.effects().size(), 2u);  // the third call never happens
+    EXPECT_EQ(replies_seen, 1);             // the crash hides the second reply
+    EXPECT_EQ(executed, before ? 1 : 2);    // "after": the effect did happen
+    EXPECT_EQ(client.incarnation(), 2u);    // restarted
   }
 }
 
@@ -506,13 +502,14 @@ TEST(WorldTest, LateDuplicatesArriveAfterTheOriginalCompletedAndAfterLaterReques
   world.run_until(kEpochUs + 10'000'000);
   auto arrivals = [&](const std::string& text) {
     std::vector<int64_t> out;
-    for (const auto& [t, at] : seen) if (t == text) out.push_back(at);
+    for (const auto& [t, at] : seen)
+      if (t == text) out.push_back(at);
     return out;
   };
   ASSERT_EQ(arrivals("first").size(), 2u);
   ASSERT_EQ(arrivals("second").size(), 2u);
-  EXPECT_GT(arrivals("first")[1], completed["first"]);        // after its original completed
-  EXPECT_GT(arrivals("first")[1], arrivals("second")[0]);     // after the client's later request
+  EXPECT_GT(arrivals("first")[1], completed["first"]);     // after its original completed
+  EXPECT_GT(arrivals("first")[1], arrivals("second")[0]);  // after the client's later request
   size_t late = 0;
   for (const FaultRecord& r : world.fault_log()) {
     if (r.kind == FaultKind::kLateDuplicate) {

@@ -65,8 +65,6 @@ INSTANTIATE_TEST_SUITE_P(Judges, FaultReads,
                          });
 
 // The check sees what it is for: the budget itself reads records.
-TEST(FaultReadsCheck, FindsTheBudgetsOwnReads) {
-  EXPECT_FALSE(fault_reads(kSource / "properties/common").empty());
-}
+TEST(FaultReadsCheck, FindsTheBudgetsOwnReads) { EXPECT_FALSE(fault_reads(kSource / "properties/common").empty()); }
 
 }  // namespace

@@ -142,7 +142,8 @@ std::vector<std::string> violations(const std::vector<Rule>& rules, const std::m
       const std::string include = m[1];
       if (!project_header(include)) continue;  // a sibling or a third-party header ("absl/...")
       if (!allowed(*rule, system, include)) {
-        out.push_back(path + ":" + std::to_string(line_no) + ": includes " + include + " (layer " + rule->pattern + ")");
+        out.push_back(path + ":" + std::to_string(line_no) + ": includes " + include + " (layer " + rule->pattern +
+                      ")");
       }
     }
   }

@@ -52,7 +52,8 @@ std::map<std::string, std::vector<std::string>> load_seeds() {
   if (!fs::exists(kSeeds)) return seeds;
   for (const auto& e : fs::directory_iterator(kSeeds)) {
     const std::string name = e.path().filename().string();
-    if (name.size() > 4 && name[3] == '_' && e.path().extension() == ".txt") seeds[name.substr(0, 3)] = read_lines(e.path());
+    if (name.size() > 4 && name[3] == '_' && e.path().extension() == ".txt")
+      seeds[name.substr(0, 3)] = read_lines(e.path());
   }
   return seeds;
 }

@@ -48,18 +48,24 @@ void ignore_sigpipe_once() {
 RedisReply from_hiredis(const redisReply* r) {
   if (r == nullptr) return RedisReply::transport_error("no reply", true);
   switch (r->type) {
-    case REDIS_REPLY_STRING: return RedisReply::bulk(std::string(r->str, r->len));
-    case REDIS_REPLY_STATUS: return RedisReply::status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return RedisReply::error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER: return RedisReply::integer_of(r->integer);
-    case REDIS_REPLY_NIL: return RedisReply::nil();
+    case REDIS_REPLY_STRING:
+      return RedisReply::bulk(std::string(r->str, r->len));
+    case REDIS_REPLY_STATUS:
+      return RedisReply::status(std::string(r->str, r->len));
+    case REDIS_REPLY_ERROR:
+      return RedisReply::error(std::string(r->str, r->len));
+    case REDIS_REPLY_INTEGER:
+      return RedisReply::integer_of(r->integer);
+    case REDIS_REPLY_NIL:
+      return RedisReply::nil();
     case REDIS_REPLY_ARRAY: {
       std::vector<RedisReply> elements;
       elements.reserve(r->elements);
       for (size_t i = 0; i < r->elements; ++i) elements.push_back(from_hiredis(r->element[i]));
       return RedisReply::array(std::move(elements));
     }
-    default: return RedisReply::transport_error("unknown hiredis reply type", true);
+    default:
+      return RedisReply::transport_error("unknown hiredis reply type", true);
   }
 }
 
@@ -143,8 +149,8 @@ RedisReply RedisConnection::command(const std::vector<std::string>& argv) {
   std::string error;
   if (!ensure_connected(&error)) return RedisReply::transport_error(error, false);
   ArgvView v(argv);
-  auto* r = static_cast<redisReply*>(
-      redisCommandArgv(ctx_, static_cast<int>(argv.size()), v.ptrs.data(), v.lens.data()));
+  auto* r =
+      static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(argv.size()), v.ptrs.data(), v.lens.data()));
   if (r == nullptr) return broken("command failed", true);
   RedisReply out = from_hiredis(r);
   freeReplyObject(r);
@@ -155,8 +161,7 @@ bool RedisConnection::send(const std::vector<std::string>& argv) {
   FL_ASSERT(!argv.empty());
   if (!ensure_connected(nullptr)) return false;
   ArgvView v(argv);
-  if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), v.ptrs.data(), v.lens.data()) !=
-      REDIS_OK) {
+  if (redisAppendCommandArgv(ctx_, static_cast<int>(argv.size()), v.ptrs.data(), v.lens.data()) != REDIS_OK) {
     return false;
   }
   int done = 0;
@@ -206,8 +211,7 @@ bool RedisConnection::try_read_reply(int64_t timeout_ms, RedisReply* reply) {
   return true;
 }
 
-std::vector<RedisReply> RedisConnection::pipeline(
-    const std::vector<std::vector<std::string>>& commands) {
+std::vector<RedisReply> RedisConnection::pipeline(const std::vector<std::vector<std::string>>& commands) {
   std::vector<RedisReply> out;
   out.reserve(commands.size());
   std::string error;
@@ -264,9 +268,7 @@ std::optional<int64_t> block_timeout_ms(const std::vector<std::string>& argv) {
     if (iequals(argv[i], "BLOCK")) {
       try {
         return std::stoll(argv[i + 1]);
-      } catch (...) {
-        return std::nullopt;
-      }
+      } catch (...) { return std::nullopt; }
     }
   }
   return std::nullopt;
@@ -278,9 +280,11 @@ struct RealRedis::Subscribers {
 
 class RealRedis::Subscription final : public RedisSubscription {
  public:
-  Subscription(std::shared_ptr<Subscribers> registry, RedisConnection conn,
-               std::vector<std::string> channels, RedisSubscriptionHandlers handlers)
-      : registry_(std::move(registry)), conn_(std::move(conn)), channels_(std::move(channels)),
+  Subscription(std::shared_ptr<Subscribers> registry, RedisConnection conn, std::vector<std::string> channels,
+               RedisSubscriptionHandlers handlers)
+      : registry_(std::move(registry)),
+        conn_(std::move(conn)),
+        channels_(std::move(channels)),
         handlers_(std::move(handlers)) {
     registry_->live.push_back(this);
   }
@@ -324,27 +328,25 @@ class RealRedis::Subscription final : public RedisSubscription {
   bool active_ = true;
 };
 
-RealRedis::RealRedis(std::function<RedisConnection()> make_connection,
-                     std::shared_ptr<const ScriptRegistry> scripts)
-    : make_connection_(std::move(make_connection)), scripts_(std::move(scripts)),
-      conn_(make_connection_()), timeout_ms_(conn_.timeout_ms()),
+RealRedis::RealRedis(std::function<RedisConnection()> make_connection, std::shared_ptr<const ScriptRegistry> scripts)
+    : make_connection_(std::move(make_connection)),
+      scripts_(std::move(scripts)),
+      conn_(make_connection_()),
+      timeout_ms_(conn_.timeout_ms()),
       subscribers_(std::make_shared<Subscribers>()) {}
 
 RealRedis::~RealRedis() = default;
 
 std::unique_ptr<RealRedis> RealRedis::unix_socket(const std::string& path,
-                                                  std::shared_ptr<const ScriptRegistry> scripts,
-                                                  int64_t timeout_ms) {
-  return std::make_unique<RealRedis>(
-      [path, timeout_ms] { return RedisConnection::unix_socket(path, timeout_ms); }, std::move(scripts));
+                                                  std::shared_ptr<const ScriptRegistry> scripts, int64_t timeout_ms) {
+  return std::make_unique<RealRedis>([path, timeout_ms] { return RedisConnection::unix_socket(path, timeout_ms); },
+                                     std::move(scripts));
 }
 
 std::unique_ptr<RealRedis> RealRedis::tcp(const std::string& host, int port,
-                                          std::shared_ptr<const ScriptRegistry> scripts,
-                                          int64_t timeout_ms) {
-  return std::make_unique<RealRedis>(
-      [host, port, timeout_ms] { return RedisConnection::tcp(host, port, timeout_ms); },
-      std::move(scripts));
+                                          std::shared_ptr<const ScriptRegistry> scripts, int64_t timeout_ms) {
+  return std::make_unique<RealRedis>([host, port, timeout_ms] { return RedisConnection::tcp(host, port, timeout_ms); },
+                                     std::move(scripts));
 }
 
 RedisReply RealRedis::command_sync(const std::vector<std::string>& argv) {
@@ -392,8 +394,7 @@ Task<RedisReply> RealRedis::script(std::string_view name, std::vector<std::strin
   co_return script_sync(name, keys, args);
 }
 
-Task<RedisSubscribeResult> RealRedis::subscribe(std::vector<std::string> channels,
-                                                RedisSubscriptionHandlers handlers) {
+Task<RedisSubscribeResult> RealRedis::subscribe(std::vector<std::string> channels, RedisSubscriptionHandlers handlers) {
   RedisSubscribeResult result;
   if (channels.empty()) {
     result.reply = RedisReply::error("ERR wrong number of arguments for 'subscribe' command");
@@ -416,8 +417,8 @@ Task<RedisSubscribeResult> RealRedis::subscribe(std::vector<std::string> channel
     confirmations.push_back(std::move(r));
   }
   result.reply = RedisReply::array(std::move(confirmations));
-  result.subscription = std::make_unique<Subscription>(subscribers_, std::move(conn),
-                                                       std::move(channels), std::move(handlers));
+  result.subscription =
+      std::make_unique<Subscription>(subscribers_, std::move(conn), std::move(channels), std::move(handlers));
   co_return result;
 }
 
@@ -425,8 +426,7 @@ size_t RealRedis::poll_subscriptions(int64_t timeout_ms) {
   size_t delivered = 0;
   std::vector<Subscription*> live = subscribers_->live;  // handlers may destroy subscriptions
   for (size_t i = 0; i < live.size(); ++i) {
-    if (std::find(subscribers_->live.begin(), subscribers_->live.end(), live[i]) ==
-        subscribers_->live.end()) {
+    if (std::find(subscribers_->live.begin(), subscribers_->live.end(), live[i]) == subscribers_->live.end()) {
       continue;
     }
     // Only the first subscription waits; the rest just drain what is buffered.

@@ -98,22 +98,17 @@ class RealRedis final : public Redis {
  public:
   // `make_connection` returns a fresh (unconnected) connection to the server each time it is
   // called (the command connection, then one per subscription).
-  RealRedis(std::function<RedisConnection()> make_connection,
-            std::shared_ptr<const ScriptRegistry> scripts);
-  static std::unique_ptr<RealRedis> unix_socket(const std::string& path,
-                                                std::shared_ptr<const ScriptRegistry> scripts,
+  RealRedis(std::function<RedisConnection()> make_connection, std::shared_ptr<const ScriptRegistry> scripts);
+  static std::unique_ptr<RealRedis> unix_socket(const std::string& path, std::shared_ptr<const ScriptRegistry> scripts,
                                                 int64_t timeout_ms = 5'000);
   static std::unique_ptr<RealRedis> tcp(const std::string& host, int port,
-                                        std::shared_ptr<const ScriptRegistry> scripts,
-                                        int64_t timeout_ms = 5'000);
+                                        std::shared_ptr<const ScriptRegistry> scripts, int64_t timeout_ms = 5'000);
   ~RealRedis() override;
 
   Task<RedisReply> command(std::vector<std::string> argv) override;
   Task<std::vector<RedisReply>> pipeline(std::vector<std::vector<std::string>> cmds) override;
-  Task<RedisReply> script(std::string_view name, std::vector<std::string> keys,
-                          std::vector<std::string> args) override;
-  Task<RedisSubscribeResult> subscribe(std::vector<std::string> channels,
-                                       RedisSubscriptionHandlers handlers) override;
+  Task<RedisReply> script(std::string_view name, std::vector<std::string> keys, std::vector<std::string> args) override;
+  Task<RedisSubscribeResult> subscribe(std::vector<std::string> channels, RedisSubscriptionHandlers handlers) override;
 
   // Delivers pub/sub messages that arrived, waiting up to timeout_ms for the first one when
   // there is none. Returns how many messages were delivered.

@@ -18,15 +18,15 @@ T run_now(Task<T> task) {
 
 std::shared_ptr<const ScriptRegistry> test_scripts() {
   auto reg = std::make_shared<ScriptRegistry>();
-  reg->add(RedisScript{
-      "incr_if_exists",
-      "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) "
-      "end return false",
-      [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
-        RedisReply e = redis.call({"EXISTS", keys[0]});
-        if (e.integer == 1) return redis.call({"INCRBY", keys[0], args[0]});
-        return RedisReply::nil();
-      }});
+  reg->add(
+      RedisScript{"incr_if_exists",
+                  "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) "
+                  "end return false",
+                  [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                    RedisReply e = redis.call({"EXISTS", keys[0]});
+                    if (e.integer == 1) return redis.call({"INCRBY", keys[0], args[0]});
+                    return RedisReply::nil();
+                  }});
   return reg;
 }
 
@@ -82,7 +82,8 @@ TEST_F(RealRedisTest, BlockingReadWaitsForItsTimeout) {
   ASSERT_EQ(redis_->command_sync({"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}), RedisReply::ok());
   auto start = std::chrono::steady_clock::now();
   RedisReply r = run_now(redis_xreadgroup(*redis_, "g", "c", "s", ">", 1, 150));
-  auto waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  auto waited_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(r.is_nil()) << r.describe();
   EXPECT_GE(waited_ms, 140);
 }
@@ -90,9 +91,9 @@ TEST_F(RealRedisTest, BlockingReadWaitsForItsTimeout) {
 TEST_F(RealRedisTest, SubscriptionsDeliverAndBreak) {
   std::vector<RedisPubSubMessage> got;
   std::string broken_reason;
-  RedisSubscribeResult sub = run_now(redis_->subscribe(
-      {"ch1", "ch2"}, {[&](const RedisPubSubMessage& m) { got.push_back(m); },
-                       [&](std::string_view why) { broken_reason = std::string(why); }}));
+  RedisSubscribeResult sub =
+      run_now(redis_->subscribe({"ch1", "ch2"}, {[&](const RedisPubSubMessage& m) { got.push_back(m); },
+                                                 [&](std::string_view why) { broken_reason = std::string(why); }}));
   ASSERT_TRUE(sub.ok()) << sub.reply.describe();
   ASSERT_EQ(sub.reply.elements.size(), 2u);
   EXPECT_EQ(sub.reply.elements[1],

@@ -27,13 +27,11 @@ constexpr const char* kPackageHint =
     "(apt-get install -y redis-server) or set FAULTLINE_REDIS_SERVER to its path";
 
 bool executable(const std::string& path) {
-  return !path.empty() && ::access(path.c_str(), X_OK) == 0 &&
-         std::filesystem::is_regular_file(path);
+  return !path.empty() && ::access(path.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(path);
 }
 
 int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -46,11 +44,10 @@ std::string read_tail(const std::string& path, size_t max_bytes) {
   return s;
 }
 
-std::vector<std::string> server_args(const std::string& binary, const std::string& dir,
-                                     const std::string& socket, const RedisServerOptions& o) {
-  std::vector<std::string> a = {binary,          "--port",       "0",     "--unixsocket", socket,
-                                "--unixsocketperm", "700",       "--dir", dir,            "--daemonize",
-                                "no",            "--logfile",    "",      "--databases",  "16"};
+std::vector<std::string> server_args(const std::string& binary, const std::string& dir, const std::string& socket,
+                                     const RedisServerOptions& o) {
+  std::vector<std::string> a = {binary, "--port",      "0",  "--unixsocket", socket, "--unixsocketperm", "700", "--dir",
+                                dir,    "--daemonize", "no", "--logfile",    "",     "--databases",      "16"};
   switch (o.persistence) {
     case RedisPersistence::kNone:
       a.insert(a.end(), {"--save", "", "--appendonly", "no"});
@@ -169,8 +166,7 @@ RedisServer RedisServer::start(const RedisServerOptions& options) {
       s.pid_ = -1;
       std::string log = read_tail(s.log_path_, 2000);
       s.remove_dir();
-      throw RedisServerError("redis-server exited during startup (status " +
-                             std::to_string(status) + "): " + log);
+      throw RedisServerError("redis-server exited during startup (status " + std::to_string(status) + "): " + log);
     }
     RedisConnection conn = RedisConnection::unix_socket(s.socket_path_, /*timeout_ms=*/500);
     if (conn.connect(&last_error)) {
@@ -183,9 +179,8 @@ RedisServer RedisServer::start(const RedisServerOptions& options) {
   std::string log = read_tail(s.log_path_, 2000);
   s.reap_or_kill(0);
   s.remove_dir();
-  throw RedisServerError("redis-server did not answer PING within " +
-                         std::to_string(options.startup_timeout_ms) + " ms (" + last_error +
-                         "): " + log);
+  throw RedisServerError("redis-server did not answer PING within " + std::to_string(options.startup_timeout_ms) +
+                         " ms (" + last_error + "): " + log);
 }
 
 RedisServer::RedisServer(RedisServer&& o) noexcept { *this = std::move(o); }
@@ -234,8 +229,7 @@ void RedisServer::reap_or_kill(int64_t timeout_ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ::kill(pid_, SIGKILL);
-  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
   pid_ = -1;
 }
 

@@ -106,8 +106,7 @@ TEST(RedisServer, DiesWithItsParentProcess) {
       pid_t server_pid = server.pid();
       (void)!::write(fds[1], &server_pid, sizeof server_pid);
       ::pause();  // wait to be killed
-    } catch (...) {
-    }
+    } catch (...) {}
     ::_exit(1);
   }
   ::close(fds[1]);
@@ -186,8 +185,7 @@ TEST(RedisConnection, RepliesErrorsPipelinesAndTransportFailures) {
   EXPECT_EQ(conn.command({"SET", "bin", std::string("a\0b\r\n", 5)}), RedisReply::ok());
   EXPECT_EQ(conn.command({"GET", "bin"}), RedisReply::bulk(std::string("a\0b\r\n", 5)));
 
-  std::vector<RedisReply> replies =
-      conn.pipeline({{"RPUSH", "l", "a", "b"}, {"LRANGE", "l", "0", "-1"}, {"BOGUS"}});
+  std::vector<RedisReply> replies = conn.pipeline({{"RPUSH", "l", "a", "b"}, {"LRANGE", "l", "0", "-1"}, {"BOGUS"}});
   ASSERT_EQ(replies.size(), 3u);
   EXPECT_EQ(replies[0], RedisReply::integer_of(2));
   EXPECT_EQ(replies[1], RedisReply::array({RedisReply::bulk("a"), RedisReply::bulk("b")}));

@@ -68,8 +68,6 @@ SqlResult SqliteSql::transaction_now(const std::vector<SqlStatement>& statements
 
 Task<SqlResult> SqliteSql::execute(SqlStatement statement) { co_return execute_now(statement); }
 
-Task<SqlResult> SqliteSql::transaction(std::vector<SqlStatement> statements) {
-  co_return transaction_now(statements);
-}
+Task<SqlResult> SqliteSql::transaction(std::vector<SqlStatement> statements) { co_return transaction_now(statements); }
 
 }  // namespace fl::real

@@ -37,7 +37,8 @@ TEST(SqliteSql, SameContractOnARealFile) {
     SqlResult dup = run_now(port.execute("INSERT INTO t VALUES(?, ?, NULL)", {2, "a"}));
     EXPECT_EQ(dup.status, SqlStatus::kConstraint);
     EXPECT_TRUE(dup.certainly_not_applied());
-    SqlResult txn = run_now(port.transaction({{"INSERT INTO t VALUES(3, 'c', NULL)"}, {"INSERT INTO t VALUES(1, 'z', NULL)"}}));
+    SqlResult txn =
+        run_now(port.transaction({{"INSERT INTO t VALUES(3, 'c', NULL)"}, {"INSERT INTO t VALUES(1, 'z', NULL)"}}));
     EXPECT_EQ(txn.status, SqlStatus::kConstraint);
     EXPECT_EQ(txn.failed_index, 1);
     SqlResult q = run_now(port.query("SELECT k, v, b FROM t ORDER BY k"));

@@ -105,8 +105,9 @@ TEST(RedisCli, TalksToRedisServe) {
   EXPECT_EQ(serve.cli("ZRANGE z '(a' + BYLEX"), "b\nc\n");
   EXPECT_EQ(serve.cli("ZUNION 2 z z WITHSCORES"), "a\n0\nb\n0\nc\n0\n");
   EXPECT_EQ(serve.cli("XGROUP CREATE x g 0 MKSTREAM"), "OK\n");
-  EXPECT_EQ(serve.cli("XINFO GROUPS x"), "name\ng\nconsumers\n0\npending\n0\nlast-delivered-id\n0-0\n"
-                                         "entries-read\n\nlag\n0\n");
+  EXPECT_EQ(serve.cli("XINFO GROUPS x"),
+            "name\ng\nconsumers\n0\npending\n0\nlast-delivered-id\n0-0\n"
+            "entries-read\n\nlag\n0\n");
   EXPECT_EQ(serve.cli("SET s ohmytext"), "OK\n");
   EXPECT_EQ(serve.cli("LCS s s LEN"), "8\n");
 }
@@ -125,8 +126,8 @@ TEST(RedisCli, Resp3OutputMatchesARealServer) {
                           sh(cli + server.socket_path() + " " + args + " 2>&1"));
   };
   for (const char* args : {"HSET h a 1 b 2", "HGETALL h", "ZADD z 1.5 m 2 n", "ZSCORE z m", "ZSCORE z nope",
-                           "ZRANGE z 0 -1 WITHSCORES", "SADD s 1 2 3", "SMEMBERS s", "GET missing",
-                           "XADD x 1-1 f v", "XREAD STREAMS x 0", "CONFIG GET maxmemory-policy", "ZPOPMIN z"}) {
+                           "ZRANGE z 0 -1 WITHSCORES", "SADD s 1 2 3", "SMEMBERS s", "GET missing", "XADD x 1-1 f v",
+                           "XREAD STREAMS x 0", "CONFIG GET maxmemory-policy", "ZPOPMIN z"}) {
     const auto [sim, real] = both(args);
     EXPECT_EQ(sim, real) << args;
   }
@@ -143,14 +144,17 @@ TEST(RedisCli, RedisServeLoadsASystemsScripts) {
     EXPECT_EQ(serve.cli("SCRIPT EXISTS " + sha), "0\n");  // not loaded since the start
     // redis-cli -x takes the last argument from stdin: the script's Lua text, unchanged.
     const fs::path lua = fs::temp_directory_path() / ("fl-lua-" + std::to_string(::getpid()));
-    { std::FILE* f = std::fopen(lua.c_str(), "w"); std::fputs(registry->by_name(name)->lua.c_str(), f); std::fclose(f); }
+    {
+      std::FILE* f = std::fopen(lua.c_str(), "w");
+      std::fputs(registry->by_name(name)->lua.c_str(), f);
+      std::fclose(f);
+    }
     EXPECT_EQ(sh(redis_cli() + " -s " + serve.socket() + " -x SCRIPT LOAD < " + lua.string()), sha + "\n");
     EXPECT_EQ(serve.cli("SCRIPT EXISTS " + sha), "1\n");
     fs::remove(lua);
   }
   ServeProcess plain({});
-  EXPECT_NE(sh(redis_cli() + " -s " + plain.socket() + " EVAL 'return 1' 0").find("unregistered"),
-            std::string::npos);
+  EXPECT_NE(sh(redis_cli() + " -s " + plain.socket() + " EVAL 'return 1' 0").find("unregistered"), std::string::npos);
   ServeProcess bad({"--scripts", "nosuch"});
   EXPECT_FALSE(fs::exists(bad.socket()));
 }
@@ -165,8 +169,10 @@ std::vector<std::string> handshake(real::RedisConnection& c) {
   for (size_t i = 0; i + 1 < hello.elements.size(); i += 2) {
     const std::string& k = hello.elements[i].str;
     const RedisReply& v = hello.elements[i + 1];
-    if (k == "id") hello_id = v.integer;
-    else seen.push_back(k + "=" + (v.kind == RedisReply::Kind::kInteger ? std::to_string(v.integer) : v.describe()));
+    if (k == "id")
+      hello_id = v.integer;
+    else
+      seen.push_back(k + "=" + (v.kind == RedisReply::Kind::kInteger ? std::to_string(v.integer) : v.describe()));
   }
   seen.push_back(c.command({"CLIENT", "GETNAME"}).describe());
   seen.push_back(c.command({"SELECT", "5"}).describe());

@@ -8,7 +8,6 @@ namespace fl::redis_diff {
 
 using Kind = RedisReply::Kind;
 
-
 HiredisSide::HiredisSide(std::string name, std::function<real::RedisConnection()> make_connection)
     : name_(std::move(name)), make_connection_(std::move(make_connection)) {
   reset();
@@ -25,13 +24,12 @@ void HiredisSide::reset() {
   RedisReply f = conns_[0].command({"FLUSHALL"});
   RedisReply s = conns_[0].command({"SCRIPT", "FLUSH"});
   // What a sequence may have changed with CONFIG SET, back to Redis 7.0's defaults.
-  RedisReply c = conns_[0].command({"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction",
-                                    "maxmemory-samples", "5", "hash-max-listpack-entries", "128",
-                                    "hash-max-listpack-value", "64", "set-max-intset-entries", "512",
-                                    "zset-max-listpack-entries", "128", "zset-max-listpack-value", "64"});
+  RedisReply c =
+      conns_[0].command({"CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction", "maxmemory-samples", "5",
+                         "hash-max-listpack-entries", "128", "hash-max-listpack-value", "64", "set-max-intset-entries",
+                         "512", "zset-max-listpack-entries", "128", "zset-max-listpack-value", "64"});
   if (f != RedisReply::ok() || s != RedisReply::ok() || c != RedisReply::ok()) {
-    throw std::runtime_error(name_ + ": cannot reset: " + f.describe() + " / " + s.describe() + " / " +
-                             c.describe());
+    throw std::runtime_error(name_ + ": cannot reset: " + f.describe() + " / " + s.describe() + " / " + c.describe());
   }
 }
 
@@ -108,7 +106,5 @@ std::vector<RedisPubSubMessage> HiredisSide::take_messages(int client, int64_t w
   out.swap(inbox_[client]);
   return out;
 }
-
-
 
 }  // namespace fl::redis_diff

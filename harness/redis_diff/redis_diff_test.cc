@@ -256,12 +256,12 @@ TEST_F(RedisDiff, DirectedDatabasesAndAdmin) {
       cmd(0, {"SELECT", "9"}),
       cmd(0, {"DBSIZE"}),
       cmd(0, {"SET", "s:a", "nine"}),
-      cmd(0, {"MOVE", "s:a", "0"}),        // exists in 0: not moved
+      cmd(0, {"MOVE", "s:a", "0"}),  // exists in 0: not moved
       cmd(0, {"MOVE", "s:a", "3"}),
-      cmd(0, {"MOVE", "s:a", "9"}),        // same database
+      cmd(0, {"MOVE", "s:a", "9"}),  // same database
       cmd(0, {"SELECT", "16"}),
       cmd(0, {"SELECT", "x"}),
-      cmd(1, {"GET", "s:a"}),              // connection 1 is still in database 0
+      cmd(1, {"GET", "s:a"}),  // connection 1 is still in database 0
       cmd(1, {"SWAPDB", "0", "3"}),
       cmd(1, {"GET", "s:a"}),
       cmd(1, {"SWAPDB", "a", "1"}),
@@ -301,7 +301,7 @@ TEST_F(RedisDiff, DirectedDatabasesAndAdmin) {
       cmd(0, {"TYPE", "s:c"}),
       cmd(0, {"SCAN", "0", "COUNT", "100"}),
       cmd(0, {"SCAN", "x"}),
-      cmd(0, {"RANDOMKEY"}),               // one key: no choice to make
+      cmd(0, {"RANDOMKEY"}),  // one key: no choice to make
   };
   RunResult r = run_and_compare(real, sim, steps);
   EXPECT_TRUE(r.equal) << r.report;
@@ -336,7 +336,7 @@ TEST_F(RedisDiff, DirectedObjectEncodings) {
       cmd(0, {"OBJECT", "ENCODING", "h:a"}),
       cmd(0, many({"HDEL", "h:a"}, 128, false, "")),
       cmd(0, {"HLEN", "h:a"}),
-      cmd(0, {"OBJECT", "ENCODING", "h:a"}),   // stays hashtable
+      cmd(0, {"OBJECT", "ENCODING", "h:a"}),  // stays hashtable
       cmd(0, {"HSET", "h:b", "f", std::string(65, 'v')}),
       cmd(0, {"OBJECT", "ENCODING", "h:b"}),
       cmd(0, many({"SADD", "set:a"}, 512, false, "")),
@@ -359,9 +359,9 @@ TEST_F(RedisDiff, DirectedObjectEncodings) {
       cmd(0, {"OBJECT", "NOSUCH", "x:a"}),
       cmd(0, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}),
       cmd(0, {"SET", "s:b", "v"}),
-      cmd(0, {"OBJECT", "FREQ", "s:b"}),       // LFU_INIT_VAL
+      cmd(0, {"OBJECT", "FREQ", "s:b"}),  // LFU_INIT_VAL
       cmd(0, {"GET", "s:b"}),
-      cmd(0, {"OBJECT", "FREQ", "s:b"}),       // the first increment is certain
+      cmd(0, {"OBJECT", "FREQ", "s:b"}),  // the first increment is certain
       cmd(0, {"OBJECT", "IDLETIME", "s:b"}),
       cmd(0, {"HSCAN", "h:b", "0"}),
       cmd(0, {"ZSCAN", "z:a", "0", "MATCH", "m*"}),
@@ -515,15 +515,15 @@ TEST_F(RedisDiff, GiftsReadyClaimTakesBackOnlyTheBatchesOfALostClaim) {
       cmd(0, {"SCRIPT", "LOAD", gifts::gifts_scripts()->by_name(gifts::kReadyClaimScript)->lua}),
       cmd(0, {"HSET", "gift:ready", "m1", "batch-1", "m2", "batch-2"}),
       cmd(0, {"ZADD", "gift:ready:due", "100", "m1", "5000", "m2"}),
-      claim("1000", {}),                    // [batch-1]: due, leased until 3000
-      claim("1200", {}),                    // []: leased, no token to take it back
-      claim("3000", {"p1:c1"}),             // [batch-1]: due again, owned by p1:c1 until 5000
-      claim("3100", {"p1:c2"}),             // []: p1:c1's claim was answered
-      claim("3200", {"p2:c1", "p1:c9"}),    // []: not a token that holds it
-      claim("3300", {"p1:c3", "p1:c1"}),    // [batch-1]: p1:c1's reply was lost: taken back
+      claim("1000", {}),                  // [batch-1]: due, leased until 3000
+      claim("1200", {}),                  // []: leased, no token to take it back
+      claim("3000", {"p1:c1"}),           // [batch-1]: due again, owned by p1:c1 until 5000
+      claim("3100", {"p1:c2"}),           // []: p1:c1's claim was answered
+      claim("3200", {"p2:c1", "p1:c9"}),  // []: not a token that holds it
+      claim("3300", {"p1:c3", "p1:c1"}),  // [batch-1]: p1:c1's reply was lost: taken back
       cmd(0, {"HGET", "gift:ready:owner", "m1"}),
       cmd(0, {"ZSCORE", "gift:ready:due", "m1"}),
-      claim("6000", {"p2:c2"}),             // [batch-1, batch-2]: both due
+      claim("6000", {"p2:c2"}),  // [batch-1, batch-2]: both due
       cmd(0, {"HGETALL", "gift:ready:owner"}),
   };
   RunResult r = run_and_compare(real, sim, steps);
@@ -536,16 +536,16 @@ TEST_F(RedisDiff, DirectedFixedDifferences) {
   EngineSide sim(diff_scripts());
   const std::string sha = diff_scripts()->sha1_of("cas_delete");
   std::vector<Step> steps = {
-      cmd(0, {"XACK", "x:a", "g1", "1-2", "5-*"}),         // no key: 0 before the ids are parsed
-      cmd(0, {"EVALSHA", sha, "5", "s:a", "v1"}),           // numkeys checked before NOSCRIPT
+      cmd(0, {"XACK", "x:a", "g1", "1-2", "5-*"}),  // no key: 0 before the ids are parsed
+      cmd(0, {"EVALSHA", sha, "5", "s:a", "v1"}),   // numkeys checked before NOSCRIPT
       cmd(2, {"SUBSCRIBE", "ch1"}),
-      cmd(2, {"EXEC"}),                                     // EXECABORT ... because of: Can't execute
+      cmd(2, {"EXEC"}),  // EXECABORT ... because of: Can't execute
       cmd(0, {"MULTI"}),
-      cmd(0, {"EXEC", "extra"}),                            // refused EXEC aborts the transaction
+      cmd(0, {"EXEC", "extra"}),  // refused EXEC aborts the transaction
       cmd(0, {"EXEC"}),
       cmd(1, {"MULTI"}),
       cmd(1, {"NOSUCHCMD"}),
-      cmd(1, {"EXEC"}),                                     // EXECABORT ... previous errors
+      cmd(1, {"EXEC"}),  // EXECABORT ... previous errors
   };
   RunResult r = run_and_compare(real, sim, steps);
   EXPECT_TRUE(r.equal) << r.report;
@@ -564,9 +564,9 @@ TEST_F(RedisDiff, DirectedGetexGetdelSintercard) {
       cmd(0, {"GETEX", "s:a", "PERSIST", "EX", "1"}),
       cmd(0, {"GETEX", "s:a", "EX", "0"}),
       cmd(0, {"GETEX", "s:a", "EX", "x"}),
-      cmd(0, {"GETEX", "missing", "EX", "0"}),   // nil before the expire is validated
+      cmd(0, {"GETEX", "missing", "EX", "0"}),  // nil before the expire is validated
       cmd(0, {"GETEX", "s:a", "NX"}),
-      cmd(0, {"GETEX", "s:a", "PXAT", "1"}),    // in the past: the value, then the key is gone
+      cmd(0, {"GETEX", "s:a", "PXAT", "1"}),  // in the past: the value, then the key is gone
       cmd(0, {"EXISTS", "s:a"}),
       cmd(0, {"SET", "s:b", "w"}),
       cmd(0, {"GETDEL", "s:b"}),
@@ -630,61 +630,61 @@ TEST_F(RedisDiff, DirectedBlockedReadIgnoresOtherDatabases) {
 TEST_F(RedisDiff, DirectedZsetRanges) {
   HiredisSide real = real_side();
   expect_agree(real, {
-      {"ZADD", "z:a", "0", "a", "0", "b", "0", "c", "0", "d", "0", "e"},
-      {"ZADD", "z:b", "1", "c", "2", "a", "3", "d", "3", "b", "-inf", "z", "inf", "y"},
-      {"ZRANGE", "z:a", "[b", "(e", "BYLEX"},
-      {"ZRANGE", "z:a", "(e", "[b", "BYLEX", "REV"},
-      {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "1", "2"},
-      {"ZRANGE", "z:a", "+", "-", "BYLEX", "REV", "LIMIT", "0", "3"},
-      {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "-1", "2"},
-      {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "2", "-1"},
-      {"ZRANGE", "z:a", "-", "+", "BYLEX", "WITHSCORES"},
-      {"ZRANGE", "z:a", "[c", "[b", "BYLEX"},
-      {"ZRANGE", "z:a", "(c", "(c", "BYLEX"},
-      {"ZRANGE", "z:a", "c", "+", "BYLEX"},
-      {"ZRANGE", "z:a", "[", "+", "BYLEX"},
-      {"ZRANGE", "z:a", "-", "+x", "BYLEX"},
-      {"ZRANGE", "z:b", "[b", "[d", "BYLEX"},
-      {"ZRANGE", "z:b", "[d", "[b", "BYLEX", "REV"},
-      {"ZRANGE", "z:b", "-inf", "+inf", "BYSCORE", "WITHSCORES"},
-      {"ZRANGE", "z:b", "(1", "3", "BYSCORE", "LIMIT", "1", "5", "WITHSCORES"},
-      {"ZRANGE", "z:b", "+inf", "(1", "BYSCORE", "REV", "WITHSCORES"},
-      {"ZRANGE", "z:b", "3", "3", "BYSCORE", "REV"},
-      {"ZRANGE", "z:b", "", "(", "BYSCORE"},
-      {"ZRANGE", "z:b", "x", "1", "BYSCORE"},
-      {"ZRANGE", "z:b", "0", "-1", "REV", "WITHSCORES"},
-      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0", "-1"},
-      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0", "1"},
-      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0"},
-      {"ZRANGE", "z:b", "0", "-1", "LIMIT", "x", "1", "BYSCORE"},
-      {"ZRANGE", "z:b", "0", "-1", "BYSCORE", "BYLEX"},
-      {"ZRANGE", "z:b", "0", "-1", "REV", "REV"},
-      {"ZREVRANGE", "z:b", "0", "1", "WITHSCORES"},
-      {"ZREVRANGE", "z:b", "0", "1", "REV"},
-      {"ZRANGEBYSCORE", "z:b", "-inf", "3", "WITHSCORES", "LIMIT", "1", "2"},
-      {"ZRANGEBYSCORE", "z:b", "-inf", "3", "BYSCORE"},
-      {"ZREVRANGEBYSCORE", "z:b", "3", "(1"},
-      {"ZRANGEBYLEX", "z:a", "-", "[c"},
-      {"ZREVRANGEBYLEX", "z:a", "[c", "-", "LIMIT", "1", "1"},
-      {"ZRANGEBYLEX", "z:a", "-", "[c", "REV"},
-      {"ZLEXCOUNT", "z:a", "(a", "[d"},
-      {"ZLEXCOUNT", "z:a", "a", "[d"},
-      {"ZLEXCOUNT", "missing", "-", "+"},
-      {"ZCOUNT", "z:b", "(1", "+inf"},
-      {"ZCOUNT", "z:b", "x", "+inf"},
-      {"ZRANGESTORE", "z:c", "z:b", "1", "3", "BYSCORE"},
-      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
-      {"ZRANGESTORE", "z:c", "z:a", "[b", "[c", "BYLEX", "REV", "LIMIT", "0", "1"},
-      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
-      {"ZRANGESTORE", "z:c", "z:a", "0", "-1", "WITHSCORES"},
-      {"ZRANGESTORE", "z:c", "missing", "0", "-1"},
-      {"EXISTS", "z:c"},
-      {"ZRANGESTORE", "s:a", "z:a", "5", "9"},
-      {"SET", "s:a", "v"},
-      {"ZRANGESTORE", "z:c", "s:a", "0", "-1"},
-      {"ZRANGE", "s:a", "0", "-1"},
-      {"ZRANGE", "s:a", "x", "-1"},
-  });
+                         {"ZADD", "z:a", "0", "a", "0", "b", "0", "c", "0", "d", "0", "e"},
+                         {"ZADD", "z:b", "1", "c", "2", "a", "3", "d", "3", "b", "-inf", "z", "inf", "y"},
+                         {"ZRANGE", "z:a", "[b", "(e", "BYLEX"},
+                         {"ZRANGE", "z:a", "(e", "[b", "BYLEX", "REV"},
+                         {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "1", "2"},
+                         {"ZRANGE", "z:a", "+", "-", "BYLEX", "REV", "LIMIT", "0", "3"},
+                         {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "-1", "2"},
+                         {"ZRANGE", "z:a", "-", "+", "BYLEX", "LIMIT", "2", "-1"},
+                         {"ZRANGE", "z:a", "-", "+", "BYLEX", "WITHSCORES"},
+                         {"ZRANGE", "z:a", "[c", "[b", "BYLEX"},
+                         {"ZRANGE", "z:a", "(c", "(c", "BYLEX"},
+                         {"ZRANGE", "z:a", "c", "+", "BYLEX"},
+                         {"ZRANGE", "z:a", "[", "+", "BYLEX"},
+                         {"ZRANGE", "z:a", "-", "+x", "BYLEX"},
+                         {"ZRANGE", "z:b", "[b", "[d", "BYLEX"},
+                         {"ZRANGE", "z:b", "[d", "[b", "BYLEX", "REV"},
+                         {"ZRANGE", "z:b", "-inf", "+inf", "BYSCORE", "WITHSCORES"},
+                         {"ZRANGE", "z:b", "(1", "3", "BYSCORE", "LIMIT", "1", "5", "WITHSCORES"},
+                         {"ZRANGE", "z:b", "+inf", "(1", "BYSCORE", "REV", "WITHSCORES"},
+                         {"ZRANGE", "z:b", "3", "3", "BYSCORE", "REV"},
+                         {"ZRANGE", "z:b", "", "(", "BYSCORE"},
+                         {"ZRANGE", "z:b", "x", "1", "BYSCORE"},
+                         {"ZRANGE", "z:b", "0", "-1", "REV", "WITHSCORES"},
+                         {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0", "-1"},
+                         {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0", "1"},
+                         {"ZRANGE", "z:b", "0", "-1", "LIMIT", "0"},
+                         {"ZRANGE", "z:b", "0", "-1", "LIMIT", "x", "1", "BYSCORE"},
+                         {"ZRANGE", "z:b", "0", "-1", "BYSCORE", "BYLEX"},
+                         {"ZRANGE", "z:b", "0", "-1", "REV", "REV"},
+                         {"ZREVRANGE", "z:b", "0", "1", "WITHSCORES"},
+                         {"ZREVRANGE", "z:b", "0", "1", "REV"},
+                         {"ZRANGEBYSCORE", "z:b", "-inf", "3", "WITHSCORES", "LIMIT", "1", "2"},
+                         {"ZRANGEBYSCORE", "z:b", "-inf", "3", "BYSCORE"},
+                         {"ZREVRANGEBYSCORE", "z:b", "3", "(1"},
+                         {"ZRANGEBYLEX", "z:a", "-", "[c"},
+                         {"ZREVRANGEBYLEX", "z:a", "[c", "-", "LIMIT", "1", "1"},
+                         {"ZRANGEBYLEX", "z:a", "-", "[c", "REV"},
+                         {"ZLEXCOUNT", "z:a", "(a", "[d"},
+                         {"ZLEXCOUNT", "z:a", "a", "[d"},
+                         {"ZLEXCOUNT", "missing", "-", "+"},
+                         {"ZCOUNT", "z:b", "(1", "+inf"},
+                         {"ZCOUNT", "z:b", "x", "+inf"},
+                         {"ZRANGESTORE", "z:c", "z:b", "1", "3", "BYSCORE"},
+                         {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+                         {"ZRANGESTORE", "z:c", "z:a", "[b", "[c", "BYLEX", "REV", "LIMIT", "0", "1"},
+                         {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+                         {"ZRANGESTORE", "z:c", "z:a", "0", "-1", "WITHSCORES"},
+                         {"ZRANGESTORE", "z:c", "missing", "0", "-1"},
+                         {"EXISTS", "z:c"},
+                         {"ZRANGESTORE", "s:a", "z:a", "5", "9"},
+                         {"SET", "s:a", "v"},
+                         {"ZRANGESTORE", "z:c", "s:a", "0", "-1"},
+                         {"ZRANGE", "s:a", "0", "-1"},
+                         {"ZRANGE", "s:a", "x", "-1"},
+                     });
 }
 
 // ZUNION/ZINTER/ZDIFF (+STORE), WEIGHTS, AGGREGATE, WITHSCORES, ZINTERCARD; plain sets score 1;
@@ -692,49 +692,49 @@ TEST_F(RedisDiff, DirectedZsetRanges) {
 TEST_F(RedisDiff, DirectedZsetAlgebra) {
   HiredisSide real = real_side();
   expect_agree(real, {
-      {"ZADD", "z:a", "1", "a", "2", "b", "3", "c", "inf", "i"},
-      {"ZADD", "z:b", "10", "b", "20", "c", "30", "d", "-inf", "i"},
-      {"SADD", "set:a", "a", "c", "x", "i"},
-      {"ZUNION", "2", "z:a", "z:b", "WITHSCORES"},
-      {"ZUNION", "3", "z:a", "z:b", "set:a", "WEIGHTS", "2", "0.5", "-1", "WITHSCORES"},
-      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "MIN", "WITHSCORES"},
-      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "max", "WEIGHTS", "1", "0", "WITHSCORES"},
-      {"ZUNION", "2", "z:a", "z:b", "WEIGHTS", "1"},
-      {"ZUNION", "2", "z:a", "z:b", "WEIGHTS", "1", "x"},
-      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "avg"},
-      {"ZUNION", "2", "z:a", "z:b", "AGGREGATE"},
-      {"ZUNION", "0", "z:a"},
-      {"ZUNION", "x", "z:a"},
-      {"ZUNION", "3", "z:a", "z:b"},
-      {"ZUNION", "1", "missing", "WITHSCORES"},
-      {"ZINTER", "2", "z:a", "z:b", "WITHSCORES"},
-      {"ZINTER", "3", "z:a", "set:a", "z:b", "WITHSCORES"},
-      {"ZINTER", "2", "set:a", "z:a", "AGGREGATE", "MAX", "WITHSCORES"},
-      {"ZINTER", "2", "z:a", "missing"},
-      {"ZDIFF", "2", "z:a", "z:b", "WITHSCORES"},
-      {"ZDIFF", "2", "z:a", "set:a", "WITHSCORES"},
-      {"ZDIFF", "2", "z:a", "z:b", "WEIGHTS", "1", "1"},
-      {"ZDIFF", "1", "missing"},
-      {"ZINTERCARD", "2", "z:a", "z:b"},
-      {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "1"},
-      {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "-1"},
-      {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "x"},
-      {"ZINTERCARD", "2", "z:a", "z:b", "WITHSCORES"},
-      {"ZINTERCARD", "0", "z:a"},
-      {"ZINTERCARD", "3", "z:a", "z:b"},
-      {"ZUNIONSTORE", "z:c", "2", "z:a", "z:b", "WEIGHTS", "1", "2"},
-      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
-      {"ZUNIONSTORE", "z:c", "2", "z:a", "z:b", "WITHSCORES"},
-      {"ZINTERSTORE", "z:c", "2", "z:a", "missing"},
-      {"EXISTS", "z:c"},
-      {"ZDIFFSTORE", "z:c", "2", "z:a", "z:b"},
-      {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
-      {"OBJECT", "ENCODING", "z:c"},
-      {"SET", "s:a", "v"},
-      {"ZUNION", "2", "z:a", "s:a"},
-      {"ZINTERSTORE", "s:a", "1", "z:a"},
-      {"TYPE", "s:a"},
-  });
+                         {"ZADD", "z:a", "1", "a", "2", "b", "3", "c", "inf", "i"},
+                         {"ZADD", "z:b", "10", "b", "20", "c", "30", "d", "-inf", "i"},
+                         {"SADD", "set:a", "a", "c", "x", "i"},
+                         {"ZUNION", "2", "z:a", "z:b", "WITHSCORES"},
+                         {"ZUNION", "3", "z:a", "z:b", "set:a", "WEIGHTS", "2", "0.5", "-1", "WITHSCORES"},
+                         {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "MIN", "WITHSCORES"},
+                         {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "max", "WEIGHTS", "1", "0", "WITHSCORES"},
+                         {"ZUNION", "2", "z:a", "z:b", "WEIGHTS", "1"},
+                         {"ZUNION", "2", "z:a", "z:b", "WEIGHTS", "1", "x"},
+                         {"ZUNION", "2", "z:a", "z:b", "AGGREGATE", "avg"},
+                         {"ZUNION", "2", "z:a", "z:b", "AGGREGATE"},
+                         {"ZUNION", "0", "z:a"},
+                         {"ZUNION", "x", "z:a"},
+                         {"ZUNION", "3", "z:a", "z:b"},
+                         {"ZUNION", "1", "missing", "WITHSCORES"},
+                         {"ZINTER", "2", "z:a", "z:b", "WITHSCORES"},
+                         {"ZINTER", "3", "z:a", "set:a", "z:b", "WITHSCORES"},
+                         {"ZINTER", "2", "set:a", "z:a", "AGGREGATE", "MAX", "WITHSCORES"},
+                         {"ZINTER", "2", "z:a", "missing"},
+                         {"ZDIFF", "2", "z:a", "z:b", "WITHSCORES"},
+                         {"ZDIFF", "2", "z:a", "set:a", "WITHSCORES"},
+                         {"ZDIFF", "2", "z:a", "z:b", "WEIGHTS", "1", "1"},
+                         {"ZDIFF", "1", "missing"},
+                         {"ZINTERCARD", "2", "z:a", "z:b"},
+                         {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "1"},
+                         {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "-1"},
+                         {"ZINTERCARD", "2", "z:a", "z:b", "LIMIT", "x"},
+                         {"ZINTERCARD", "2", "z:a", "z:b", "WITHSCORES"},
+                         {"ZINTERCARD", "0", "z:a"},
+                         {"ZINTERCARD", "3", "z:a", "z:b"},
+                         {"ZUNIONSTORE", "z:c", "2", "z:a", "z:b", "WEIGHTS", "1", "2"},
+                         {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+                         {"ZUNIONSTORE", "z:c", "2", "z:a", "z:b", "WITHSCORES"},
+                         {"ZINTERSTORE", "z:c", "2", "z:a", "missing"},
+                         {"EXISTS", "z:c"},
+                         {"ZDIFFSTORE", "z:c", "2", "z:a", "z:b"},
+                         {"ZRANGE", "z:c", "0", "-1", "WITHSCORES"},
+                         {"OBJECT", "ENCODING", "z:c"},
+                         {"SET", "s:a", "v"},
+                         {"ZUNION", "2", "z:a", "s:a"},
+                         {"ZINTERSTORE", "s:a", "1", "z:a"},
+                         {"TYPE", "s:a"},
+                     });
 }
 
 // SINTER/SUNION/SDIFF (+STORE), ZMSCORE, ZPOPMIN/ZPOPMAX and non-blocking XREAD, with their
@@ -742,53 +742,53 @@ TEST_F(RedisDiff, DirectedZsetAlgebra) {
 TEST_F(RedisDiff, DirectedSetAlgebraPopsAndXread) {
   HiredisSide real = real_side();
   expect_agree(real, {
-      {"SADD", "set:a", "1", "2", "3", "4"},
-      {"SADD", "set:b", "3", "4", "5"},
-      {"SINTER", "set:a", "set:b"},
-      {"SINTER", "set:a", "missing"},
-      {"SUNION", "set:a", "set:b", "missing"},
-      {"SDIFF", "set:a", "set:b"},
-      {"SDIFF", "missing", "set:a"},
-      {"SINTERSTORE", "set:c", "set:a", "set:b"},
-      {"SMEMBERS", "set:c"},
-      {"SDIFFSTORE", "set:c", "set:b", "set:b"},
-      {"EXISTS", "set:c"},
-      {"SET", "s:a", "v"},
-      {"SUNIONSTORE", "s:a", "set:a", "set:b"},
-      {"TYPE", "s:a"},
-      {"SINTER", "set:a", "s:a"},
-      {"SINTER"},
-      {"ZADD", "z:a", "1", "a", "2", "b", "3", "c", "-inf", "m"},
-      {"ZMSCORE", "z:a", "a", "nope", "m"},
-      {"ZMSCORE", "missing", "a"},
-      {"ZMSCORE", "set:a", "a"},
-      {"ZPOPMIN", "z:a"},
-      {"ZPOPMAX", "z:a", "2"},
-      {"ZPOPMIN", "z:a", "0"},
-      {"ZPOPMIN", "z:a", "-1"},
-      {"ZPOPMIN", "z:a", "x"},
-      {"ZPOPMIN", "z:a", "1", "2"},
-      {"ZPOPMAX", "z:a", "10"},
-      {"EXISTS", "z:a"},
-      {"ZPOPMIN", "missing"},
-      {"ZPOPMAX", "set:a"},
-      {"XADD", "x:a", "1-1", "f", "v"},
-      {"XADD", "x:a", "2-1", "g", "w"},
-      {"XADD", "x:b", "7-1", "h", "u"},
-      {"XREAD", "STREAMS", "x:a", "x:b", "0", "0"},
-      {"XREAD", "COUNT", "1", "STREAMS", "x:a", "x:b", "1-1", "0-0"},
-      {"XREAD", "STREAMS", "x:a", "$"},
-      {"XREAD", "STREAMS", "x:a", "2"},
-      {"XREAD", "STREAMS", "missing", "0"},
-      {"XREAD", "STREAMS", "x:a", ">"},
-      {"XREAD", "STREAMS", "x:a", "x:b", "0"},
-      {"XREAD", "STREAMS", "s:a", "0"},
-      {"XREAD", "STREAMS", "x:a", "bad"},
-      {"XREAD", "GROUP", "g", "c", "STREAMS", "x:a", "0"},
-      {"XREAD", "NOACK", "STREAMS", "x:a", "0"},
-      {"XREAD", "BLOCK", "-1", "STREAMS", "x:a", "0"},
-      {"XREAD", "COUNT", "x", "STREAMS", "x:a", "0"},
-  });
+                         {"SADD", "set:a", "1", "2", "3", "4"},
+                         {"SADD", "set:b", "3", "4", "5"},
+                         {"SINTER", "set:a", "set:b"},
+                         {"SINTER", "set:a", "missing"},
+                         {"SUNION", "set:a", "set:b", "missing"},
+                         {"SDIFF", "set:a", "set:b"},
+                         {"SDIFF", "missing", "set:a"},
+                         {"SINTERSTORE", "set:c", "set:a", "set:b"},
+                         {"SMEMBERS", "set:c"},
+                         {"SDIFFSTORE", "set:c", "set:b", "set:b"},
+                         {"EXISTS", "set:c"},
+                         {"SET", "s:a", "v"},
+                         {"SUNIONSTORE", "s:a", "set:a", "set:b"},
+                         {"TYPE", "s:a"},
+                         {"SINTER", "set:a", "s:a"},
+                         {"SINTER"},
+                         {"ZADD", "z:a", "1", "a", "2", "b", "3", "c", "-inf", "m"},
+                         {"ZMSCORE", "z:a", "a", "nope", "m"},
+                         {"ZMSCORE", "missing", "a"},
+                         {"ZMSCORE", "set:a", "a"},
+                         {"ZPOPMIN", "z:a"},
+                         {"ZPOPMAX", "z:a", "2"},
+                         {"ZPOPMIN", "z:a", "0"},
+                         {"ZPOPMIN", "z:a", "-1"},
+                         {"ZPOPMIN", "z:a", "x"},
+                         {"ZPOPMIN", "z:a", "1", "2"},
+                         {"ZPOPMAX", "z:a", "10"},
+                         {"EXISTS", "z:a"},
+                         {"ZPOPMIN", "missing"},
+                         {"ZPOPMAX", "set:a"},
+                         {"XADD", "x:a", "1-1", "f", "v"},
+                         {"XADD", "x:a", "2-1", "g", "w"},
+                         {"XADD", "x:b", "7-1", "h", "u"},
+                         {"XREAD", "STREAMS", "x:a", "x:b", "0", "0"},
+                         {"XREAD", "COUNT", "1", "STREAMS", "x:a", "x:b", "1-1", "0-0"},
+                         {"XREAD", "STREAMS", "x:a", "$"},
+                         {"XREAD", "STREAMS", "x:a", "2"},
+                         {"XREAD", "STREAMS", "missing", "0"},
+                         {"XREAD", "STREAMS", "x:a", ">"},
+                         {"XREAD", "STREAMS", "x:a", "x:b", "0"},
+                         {"XREAD", "STREAMS", "s:a", "0"},
+                         {"XREAD", "STREAMS", "x:a", "bad"},
+                         {"XREAD", "GROUP", "g", "c", "STREAMS", "x:a", "0"},
+                         {"XREAD", "NOACK", "STREAMS", "x:a", "0"},
+                         {"XREAD", "BLOCK", "-1", "STREAMS", "x:a", "0"},
+                         {"XREAD", "COUNT", "x", "STREAMS", "x:a", "0"},
+                     });
 }
 
 // SETRANGE, GETRANGE/SUBSTR, LCS (LEN, IDX, MINMATCHLEN, WITHMATCHLEN) and the raw encoding a
@@ -796,49 +796,49 @@ TEST_F(RedisDiff, DirectedSetAlgebraPopsAndXread) {
 TEST_F(RedisDiff, DirectedStringRangesAndLcs) {
   HiredisSide real = real_side();
   expect_agree(real, {
-      {"SETRANGE", "s:a", "5", "hello"},
-      {"GET", "s:a"},
-      {"STRLEN", "s:a"},
-      {"SETRANGE", "s:a", "0", "HE"},
-      {"GETRANGE", "s:a", "0", "-1"},
-      {"OBJECT", "ENCODING", "s:a"},
-      {"SETRANGE", "s:a", "0", ""},
-      {"SETRANGE", "missing", "3", ""},
-      {"EXISTS", "missing"},
-      {"SETRANGE", "s:a", "-1", "x"},
-      {"SETRANGE", "s:a", "x", "x"},
-      {"SETRANGE", "s:a", "536870911", "xy"},
-      {"SET", "n", "12345"},
-      {"SETRANGE", "n", "1", "9"},
-      {"OBJECT", "ENCODING", "n"},
-      {"INCR", "n"},
-      {"OBJECT", "ENCODING", "n"},
-      {"GETRANGE", "n", "1", "2"},
-      {"GETRANGE", "n", "-3", "-1"},
-      {"GETRANGE", "n", "-1", "-3"},
-      {"GETRANGE", "n", "3", "1"},
-      {"GETRANGE", "n", "-100", "100"},
-      {"GETRANGE", "n", "x", "1"},
-      {"GETRANGE", "missing", "0", "1"},
-      {"SUBSTR", "n", "0", "0"},
-      {"SET", "s:a", "ohmytext"},
-      {"SET", "s:b", "mynewtext"},
-      {"LCS", "s:a", "s:b"},
-      {"LCS", "s:a", "s:b", "LEN"},
-      {"LCS", "s:a", "s:b", "IDX"},
-      {"LCS", "s:a", "s:b", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"},
-      {"LCS", "s:a", "s:b", "IDX", "WITHMATCHLEN"},
-      {"LCS", "s:a", "s:b", "IDX", "MINMATCHLEN", "-5"},
-      {"LCS", "s:a", "s:b", "MINMATCHLEN", "x"},
-      {"LCS", "s:a", "s:b", "MINMATCHLEN"},
-      {"LCS", "s:a", "s:b", "IDX", "LEN"},
-      {"LCS", "s:a", "missing", "IDX"},
-      {"LCS", "s:a", "s:a", "IDX", "WITHMATCHLEN"},
-      {"HSET", "h:a", "f", "v"},
-      {"LCS", "s:a", "h:a"},
-      {"SETRANGE", "h:a", "0", "x"},
-      {"GETRANGE", "h:a", "0", "1"},
-  });
+                         {"SETRANGE", "s:a", "5", "hello"},
+                         {"GET", "s:a"},
+                         {"STRLEN", "s:a"},
+                         {"SETRANGE", "s:a", "0", "HE"},
+                         {"GETRANGE", "s:a", "0", "-1"},
+                         {"OBJECT", "ENCODING", "s:a"},
+                         {"SETRANGE", "s:a", "0", ""},
+                         {"SETRANGE", "missing", "3", ""},
+                         {"EXISTS", "missing"},
+                         {"SETRANGE", "s:a", "-1", "x"},
+                         {"SETRANGE", "s:a", "x", "x"},
+                         {"SETRANGE", "s:a", "536870911", "xy"},
+                         {"SET", "n", "12345"},
+                         {"SETRANGE", "n", "1", "9"},
+                         {"OBJECT", "ENCODING", "n"},
+                         {"INCR", "n"},
+                         {"OBJECT", "ENCODING", "n"},
+                         {"GETRANGE", "n", "1", "2"},
+                         {"GETRANGE", "n", "-3", "-1"},
+                         {"GETRANGE", "n", "-1", "-3"},
+                         {"GETRANGE", "n", "3", "1"},
+                         {"GETRANGE", "n", "-100", "100"},
+                         {"GETRANGE", "n", "x", "1"},
+                         {"GETRANGE", "missing", "0", "1"},
+                         {"SUBSTR", "n", "0", "0"},
+                         {"SET", "s:a", "ohmytext"},
+                         {"SET", "s:b", "mynewtext"},
+                         {"LCS", "s:a", "s:b"},
+                         {"LCS", "s:a", "s:b", "LEN"},
+                         {"LCS", "s:a", "s:b", "IDX"},
+                         {"LCS", "s:a", "s:b", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"},
+                         {"LCS", "s:a", "s:b", "IDX", "WITHMATCHLEN"},
+                         {"LCS", "s:a", "s:b", "IDX", "MINMATCHLEN", "-5"},
+                         {"LCS", "s:a", "s:b", "MINMATCHLEN", "x"},
+                         {"LCS", "s:a", "s:b", "MINMATCHLEN"},
+                         {"LCS", "s:a", "s:b", "IDX", "LEN"},
+                         {"LCS", "s:a", "missing", "IDX"},
+                         {"LCS", "s:a", "s:a", "IDX", "WITHMATCHLEN"},
+                         {"HSET", "h:a", "f", "v"},
+                         {"LCS", "s:a", "h:a"},
+                         {"SETRANGE", "h:a", "0", "x"},
+                         {"GETRANGE", "h:a", "0", "1"},
+                     });
 }
 
 // HRANDFIELD's deterministic parts: errors, empty and whole-hash answers, sizes, and with a
@@ -846,29 +846,29 @@ TEST_F(RedisDiff, DirectedStringRangesAndLcs) {
 TEST_F(RedisDiff, DirectedHrandfield) {
   HiredisSide real = real_side();
   expect_agree(real, {
-      {"HRANDFIELD", "h:a"},
-      {"HRANDFIELD", "h:a", "3"},
-      {"HSET", "h:a", "only", "1"},
-      {"HRANDFIELD", "h:a"},
-      {"HRANDFIELD", "h:a", "-3", "WITHVALUES"},
-      {"HRANDFIELD", "h:a", "1"},
-      {"HSET", "h:a", "f2", "2", "f3", "3"},
-      {"HRANDFIELD", "h:a", "3", "WITHVALUES"},
-      {"HRANDFIELD", "h:a", "10"},
-      {"HRANDFIELD", "h:a", "2"},
-      {"HRANDFIELD", "h:a", "-7"},
-      {"HRANDFIELD", "h:a", "0"},
-      {"HRANDFIELD", "h:a", "x"},
-      {"HRANDFIELD", "h:a", "1", "WITHVALUES", "x"},
-      {"HRANDFIELD", "h:a", "1", "VALUES"},
-      {"HRANDFIELD", "h:a", "-9223372036854775808"},
-      {"HRANDFIELD", "h:a", "4611686018427387904", "WITHVALUES"},
-      {"HRANDFIELD", "h:a", "-4611686018427387904", "WITHVALUES"},
-      {"SET", "s:a", "v"},
-      {"HRANDFIELD", "s:a"},
-      {"HRANDFIELD", "s:a", "1"},
-      {"HRANDFIELD", "s:a", "x"},
-  });
+                         {"HRANDFIELD", "h:a"},
+                         {"HRANDFIELD", "h:a", "3"},
+                         {"HSET", "h:a", "only", "1"},
+                         {"HRANDFIELD", "h:a"},
+                         {"HRANDFIELD", "h:a", "-3", "WITHVALUES"},
+                         {"HRANDFIELD", "h:a", "1"},
+                         {"HSET", "h:a", "f2", "2", "f3", "3"},
+                         {"HRANDFIELD", "h:a", "3", "WITHVALUES"},
+                         {"HRANDFIELD", "h:a", "10"},
+                         {"HRANDFIELD", "h:a", "2"},
+                         {"HRANDFIELD", "h:a", "-7"},
+                         {"HRANDFIELD", "h:a", "0"},
+                         {"HRANDFIELD", "h:a", "x"},
+                         {"HRANDFIELD", "h:a", "1", "WITHVALUES", "x"},
+                         {"HRANDFIELD", "h:a", "1", "VALUES"},
+                         {"HRANDFIELD", "h:a", "-9223372036854775808"},
+                         {"HRANDFIELD", "h:a", "4611686018427387904", "WITHVALUES"},
+                         {"HRANDFIELD", "h:a", "-4611686018427387904", "WITHVALUES"},
+                         {"SET", "s:a", "v"},
+                         {"HRANDFIELD", "s:a"},
+                         {"HRANDFIELD", "s:a", "1"},
+                         {"HRANDFIELD", "s:a", "x"},
+                     });
 }
 
 // XINFO STREAM (and FULL), GROUPS with entries-read and lag (incl. a tombstone ahead of a
@@ -1040,23 +1040,23 @@ TEST_F(RedisDiff, DirectedLikesScripts) {
   const std::string lease = lua(likes::kLeaseScript), fill = lua(likes::kFillScript);
   std::vector<Step> steps = {
       cmd(0, {"EVAL", put, "2", "l:v", "l:ver", "1", "10", "0"}),
-      cmd(0, {"EVAL", put, "2", "l:v", "l:ver", "0", "9", "0"}),            // older: refused
+      cmd(0, {"EVAL", put, "2", "l:v", "l:ver", "0", "9", "0"}),  // older: refused
       cmd(0, {"EVAL", lease, "1", "l:lease", "r1#1:1", "10000"}),
-      cmd(0, {"EVAL", lease, "2", "l:lease", "c:lease", "r2#1:1", "10000"}),  // supersedes
+      cmd(0, {"EVAL", lease, "2", "l:lease", "c:lease", "r2#1:1", "10000"}),             // supersedes
       cmd(0, {"EVAL", fill, "3", "l:v", "l:ver", "l:lease", "0", "11", "0", "r1#1:1"}),  // superseded
       cmd(0, {"GET", "l:v"}),
       cmd(0, {"EVAL", fill, "3", "l:v", "l:ver", "l:lease", "0", "11", "0", "r2#1:1"}),  // its lease
-      cmd(0, {"EXISTS", "l:lease"}),                                           // consumed
+      cmd(0, {"EXISTS", "l:lease"}),                                                     // consumed
       cmd(0, {"EVAL", fill, "3", "l:v", "l:ver", "l:lease", "1", "12", "0", "r2#1:1"}),  // no lease
       cmd(0, {"EVAL", lease, "1", "l:lease", "r1#1:2", "10000"}),
       cmd(0, {"EVAL", apply, "6", "l:v", "l:ver", "c:v", "c:ver", "l:lease", "c:lease", "1", "13", "3000", "5", "0",
               "13"}),
-      cmd(0, {"EXISTS", "l:lease", "c:lease"}),                                // voided by the write
+      cmd(0, {"EXISTS", "l:lease", "c:lease"}),  // voided by the write
       cmd(0, {"EVAL", fill, "3", "l:v", "l:ver", "l:lease", "0", "12", "3000", "r1#1:2"}),
-      cmd(0, {"SET", "c:v", "9"}),                                              // a value whose floor
-      cmd(0, {"DEL", "c:ver"}),                                                 // was evicted
+      cmd(0, {"SET", "c:v", "9"}),  // a value whose floor
+      cmd(0, {"DEL", "c:ver"}),     // was evicted
       cmd(0, {"EVAL", apply, "6", "l:v", "l:ver", "c:v", "c:ver", "l:lease", "c:lease", "0", "12", "3000", "4", "0",
-              "12"}),                                                           // drops c:v, refuses l:v
+              "12"}),  // drops c:v, refuses l:v
       cmd(0, {"MGET", "l:v", "l:ver", "c:v", "c:ver"}),
       cmd(0, {"EVAL", apply, "4", "l:v", "l:ver", "c:v", "c:ver", "0", "14", "3000", "4", "0", "14"}),
       cmd(0, {"MGET", "l:v", "l:ver", "c:v", "c:ver"}),

@@ -65,8 +65,7 @@ RequestParser::Status RequestParser::next(std::vector<std::string>* argv, std::s
   return Status::kNeedMore;
 }
 
-RequestParser::Status RequestParser::parse_multibulk(std::vector<std::string>* argv,
-                                                     std::string* error) {
+RequestParser::Status RequestParser::parse_multibulk(std::vector<std::string>* argv, std::string* error) {
   size_t p = pos_;
   size_t eol = buf_.find("\r\n", p);
   if (eol == std::string::npos) {
@@ -74,8 +73,7 @@ RequestParser::Status RequestParser::parse_multibulk(std::vector<std::string>* a
     return Status::kNeedMore;
   }
   long long count = 0;
-  if (!parse_ll(std::string_view(buf_).substr(p + 1, eol - p - 1), &count) ||
-      count > kMaxMultibulk) {
+  if (!parse_ll(std::string_view(buf_).substr(p + 1, eol - p - 1), &count) || count > kMaxMultibulk) {
     return fail("invalid multibulk length", error);
   }
   p = eol + 2;
@@ -94,8 +92,7 @@ RequestParser::Status RequestParser::parse_multibulk(std::vector<std::string>* a
       return Status::kNeedMore;
     }
     long long len = 0;
-    if (!parse_ll(std::string_view(buf_).substr(p + 1, bulk_eol - p - 1), &len) || len < 0 ||
-        len > kMaxBulkBytes) {
+    if (!parse_ll(std::string_view(buf_).substr(p + 1, bulk_eol - p - 1), &len) || len < 0 || len > kMaxBulkBytes) {
       return fail("invalid bulk length", error);
     }
     size_t start = bulk_eol + 2;
@@ -108,8 +105,7 @@ RequestParser::Status RequestParser::parse_multibulk(std::vector<std::string>* a
   return Status::kCommand;
 }
 
-RequestParser::Status RequestParser::parse_inline(std::vector<std::string>* argv,
-                                                  std::string* error) {
+RequestParser::Status RequestParser::parse_inline(std::vector<std::string>* argv, std::string* error) {
   size_t nl = buf_.find('\n', pos_);
   if (nl == std::string::npos) {
     if (buf_.size() - pos_ > kMaxInlineBytes) return fail("too big inline request", error);
@@ -137,20 +133,30 @@ bool split_inline_args(std::string_view line, std::vector<std::string>* out) {
     while (!done) {
       if (in_dq) {
         if (i >= n) return false;
-        if (line[i] == '\\' && i + 3 < n && line[i + 1] == 'x' && is_hex(line[i + 2]) &&
-            is_hex(line[i + 3])) {
+        if (line[i] == '\\' && i + 3 < n && line[i + 1] == 'x' && is_hex(line[i + 2]) && is_hex(line[i + 3])) {
           cur.push_back(static_cast<char>(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3])));
           i += 3;
         } else if (line[i] == '\\' && i + 1 < n) {
           ++i;
           char c = line[i];
           switch (c) {
-            case 'n': c = '\n'; break;
-            case 'r': c = '\r'; break;
-            case 't': c = '\t'; break;
-            case 'b': c = '\b'; break;
-            case 'a': c = '\a'; break;
-            default: break;
+            case 'n':
+              c = '\n';
+              break;
+            case 'r':
+              c = '\r';
+              break;
+            case 't':
+              c = '\t';
+              break;
+            case 'b':
+              c = '\b';
+              break;
+            case 'a':
+              c = '\a';
+              break;
+            default:
+              break;
           }
           cur.push_back(c);
         } else if (line[i] == '"') {
@@ -202,10 +208,14 @@ void encode_bulk(const std::string& s, std::string* out) {
 // RESP3's aggregate type prefix for an array (addReplyMapLen / addReplySetLen / push).
 char aggregate_prefix(RedisReply::Resp3 t) {
   switch (t) {
-    case RedisReply::Resp3::kMap: return '%';
-    case RedisReply::Resp3::kSet: return '~';
-    case RedisReply::Resp3::kPush: return '>';
-    default: return '*';
+    case RedisReply::Resp3::kMap:
+      return '%';
+    case RedisReply::Resp3::kSet:
+      return '~';
+    case RedisReply::Resp3::kPush:
+      return '>';
+    default:
+      return '*';
   }
 }
 
@@ -216,14 +226,24 @@ void encode(const RedisReply& r, int protocol, std::string* out) {
   using Resp3 = RedisReply::Resp3;
   const bool resp3 = protocol >= 3;
   switch (r.kind) {
-    case Kind::kNil: out->append(resp3 ? "_\r\n" : "$-1\r\n"); return;
-    case Kind::kNilArray: out->append(resp3 ? "_\r\n" : "*-1\r\n"); return;
-    case Kind::kStatus: out->append("+").append(one_line(r.str)).append("\r\n"); return;
-    case Kind::kError: out->append("-").append(one_line(r.str)).append("\r\n"); return;
+    case Kind::kNil:
+      out->append(resp3 ? "_\r\n" : "$-1\r\n");
+      return;
+    case Kind::kNilArray:
+      out->append(resp3 ? "_\r\n" : "*-1\r\n");
+      return;
+    case Kind::kStatus:
+      out->append("+").append(one_line(r.str)).append("\r\n");
+      return;
+    case Kind::kError:
+      out->append("-").append(one_line(r.str)).append("\r\n");
+      return;
     case Kind::kTransportError:
       out->append("-ERR ").append(one_line(r.str)).append("\r\n");
       return;
-    case Kind::kInteger: out->append(":").append(std::to_string(r.integer)).append("\r\n"); return;
+    case Kind::kInteger:
+      out->append(":").append(std::to_string(r.integer)).append("\r\n");
+      return;
     case Kind::kBulk:
       if (resp3 && r.resp3 == Resp3::kDouble) {
         out->append(",").append(r.str).append("\r\n");
@@ -265,8 +285,14 @@ bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply) {
   size_t after = eol + 2;
   long long n = 0;
   switch (bytes[0]) {
-    case '+': *reply = RedisReply::status(std::string(line)); *consumed = after; return true;
-    case '-': *reply = RedisReply::error(std::string(line)); *consumed = after; return true;
+    case '+':
+      *reply = RedisReply::status(std::string(line));
+      *consumed = after;
+      return true;
+    case '-':
+      *reply = RedisReply::error(std::string(line));
+      *consumed = after;
+      return true;
     case ':':
       if (!parse_ll(line, &n)) break;
       *reply = RedisReply::integer_of(n);
@@ -283,8 +309,14 @@ bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply) {
       *reply = RedisReply::bulk(std::string(bytes.substr(after, static_cast<size_t>(n))));
       *consumed = after + static_cast<size_t>(n) + 2;
       return true;
-    case '_': *reply = RedisReply::nil(); *consumed = after; return true;
-    case ',': *reply = RedisReply::bulk(std::string(line)).as_resp3(RedisReply::Resp3::kDouble); *consumed = after; return true;
+    case '_':
+      *reply = RedisReply::nil();
+      *consumed = after;
+      return true;
+    case ',':
+      *reply = RedisReply::bulk(std::string(line)).as_resp3(RedisReply::Resp3::kDouble);
+      *consumed = after;
+      return true;
     case '#':  // RESP3 boolean: as RESP2 would say it
       if (line != "t" && line != "f") break;
       *reply = line == "t" ? RedisReply::integer_of(1) : RedisReply::nil();
@@ -326,7 +358,8 @@ bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply) {
       *consumed = p;
       return true;
     }
-    default: break;
+    default:
+      break;
   }
   *consumed = after;
   *reply = RedisReply::transport_error("malformed reply line: " + std::string(line), true);

@@ -76,9 +76,12 @@ class RawConnection {
 std::string printable(const std::string& raw) {
   std::string out;
   for (char ch : raw) {
-    if (ch == '\r') out += "\\r";
-    else if (ch == '\n') out += "\\n";
-    else out += ch;
+    if (ch == '\r')
+      out += "\\r";
+    else if (ch == '\n')
+      out += "\\n";
+    else
+      out += ch;
   }
   return out;
 }
@@ -185,7 +188,8 @@ TEST_F(Resp3VsReal, BlockedXreadWaitsForEntriesAfterDollar) {
   sim_conn_->send({"XREAD", "BLOCK", "3000", "STREAMS", "bs", "$"});
   RawConnection real_writer(real_->socket_path());
   RawConnection sim_writer(sim_.socket_path());
-  EXPECT_EQ(printable(sim_writer.call({"XADD", "bs", "6-1", "g", "w"})), printable(real_writer.call({"XADD", "bs", "6-1", "g", "w"})));
+  EXPECT_EQ(printable(sim_writer.call({"XADD", "bs", "6-1", "g", "w"})),
+            printable(real_writer.call({"XADD", "bs", "6-1", "g", "w"})));
   EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));
   same({"XREAD", "BLOCK", "50", "STREAMS", "bs", "$"});  // times out: null
 }
@@ -193,11 +197,12 @@ TEST_F(Resp3VsReal, BlockedXreadWaitsForEntriesAfterDollar) {
 // SWAPDB wakes a reader blocked on a stream of a swapped database when the stream swapped in has
 // entries after the one it waits for (Redis 7.0 dbSwapDatabases -> scanDatabaseForReadyKeys).
 TEST_F(Resp3VsReal, SwapdbWakesABlockedReader) {
-  for (RawConnection* c : {real_conn_.get(), sim_conn_.get()}) c->send({"XREAD", "BLOCK", "3000", "STREAMS", "sw", "0"});
+  for (RawConnection* c : {real_conn_.get(), sim_conn_.get()})
+    c->send({"XREAD", "BLOCK", "3000", "STREAMS", "sw", "0"});
   RawConnection real_writer(real_->socket_path());
   RawConnection sim_writer(sim_.socket_path());
-  for (const std::vector<std::string>& argv : std::vector<std::vector<std::string>>{
-           {"SELECT", "1"}, {"XADD", "sw", "3-1", "f", "v"}, {"SWAPDB", "0", "1"}}) {
+  for (const std::vector<std::string>& argv :
+       std::vector<std::vector<std::string>>{{"SELECT", "1"}, {"XADD", "sw", "3-1", "f", "v"}, {"SWAPDB", "0", "1"}}) {
     EXPECT_EQ(printable(sim_writer.call(argv)), printable(real_writer.call(argv))) << argv[0];
   }
   EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));
@@ -227,7 +232,8 @@ TEST_F(Resp3VsReal, PubSubUsesPushes) {
   EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));  // ch2's confirmation
   RawConnection real_pub(real_->socket_path());
   RawConnection sim_pub(sim_.socket_path());
-  EXPECT_EQ(printable(sim_pub.call({"PUBLISH", "ch2", "hello"})), printable(real_pub.call({"PUBLISH", "ch2", "hello"})));
+  EXPECT_EQ(printable(sim_pub.call({"PUBLISH", "ch2", "hello"})),
+            printable(real_pub.call({"PUBLISH", "ch2", "hello"})));
   EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));
 }
 

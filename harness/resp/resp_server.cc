@@ -42,8 +42,7 @@ std::string errno_text(const std::string& what) { return what + ": " + std::stre
 
 }  // namespace
 
-RespServer::RespServer(RespServerOptions options)
-    : options_(std::move(options)), engine_(options_.engine) {
+RespServer::RespServer(RespServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
   if (::pipe2(wake_pipe_, O_NONBLOCK | O_CLOEXEC) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
 }
 
@@ -62,8 +61,7 @@ RespServer::~RespServer() {
 
 int64_t RespServer::now_ms() const {
   if (options_.now_ms) return options_.now_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -86,8 +84,7 @@ bool RespServer::listen(std::string* error) {
       return false;
     }
     ::unlink(options_.unix_path.c_str());  // a stale socket file from a dead server
-    if (::bind(unix_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(unix_fd_, 511) != 0) {
+    if (::bind(unix_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(unix_fd_, 511) != 0) {
       *error = errno_text("bind/listen " + options_.unix_path);
       return false;
     }
@@ -109,8 +106,7 @@ bool RespServer::listen(std::string* error) {
     }
     int one = 1;
     ::setsockopt(tcp_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(tcp_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::listen(tcp_fd_, 511) != 0) {
+    if (::bind(tcp_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(tcp_fd_, 511) != 0) {
       *error = errno_text("bind/listen " + options_.tcp_host + ":" + std::to_string(options_.tcp_port));
       return false;
     }
@@ -172,8 +168,7 @@ void RespServer::poll_once(int timeout_ms) {
     if (owners[i] == 0) {
       if (fd == wake_pipe_[0]) {
         char buf[64];
-        while (::read(fd, buf, sizeof buf) > 0) {
-        }
+        while (::read(fd, buf, sizeof buf) > 0) {}
       } else if (fd == unix_fd_ || fd == tcp_fd_) {
         accept_clients(fd);
       } else {
@@ -280,8 +275,7 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
 
 void RespServer::write_reply(Client& c, const std::vector<std::string>& argv, const RedisReply& reply) {
   // (UN)SUBSCRIBE confirm each channel with a reply of its own.
-  bool split = is_subscription_command(argv[0]) && reply.kind == RedisReply::Kind::kArray &&
-               !reply.elements.empty() &&
+  bool split = is_subscription_command(argv[0]) && reply.kind == RedisReply::Kind::kArray && !reply.elements.empty() &&
                std::all_of(reply.elements.begin(), reply.elements.end(),
                            [](const RedisReply& e) { return e.kind == RedisReply::Kind::kArray; });
   const int protocol = c.session.protocol;
@@ -305,8 +299,7 @@ void RespServer::after_command() {
     for (const auto& d : deliveries) {
       auto it = clients_.find(d.session_id);
       if (it == clients_.end() || it->second->closed) continue;
-      encode(RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk(d.channel),
-                                RedisReply::bulk(d.payload)})
+      encode(RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk(d.channel), RedisReply::bulk(d.payload)})
                  .as_resp3(RedisReply::Resp3::kPush),
              it->second->session.protocol, &it->second->out);
     }
@@ -325,9 +318,8 @@ void RespServer::wake_blocked(const std::vector<std::string>& keys) {
     Client& c = *clients_.at(id);
     if (!c.blocked_argv || !c.session.blocked) continue;
     const auto& wanted = c.session.blocked->keys;
-    bool hit = std::any_of(wanted.begin(), wanted.end(), [&](const std::string& k) {
-      return std::binary_search(keys.begin(), keys.end(), k);
-    });
+    bool hit = std::any_of(wanted.begin(), wanted.end(),
+                           [&](const std::string& k) { return std::binary_search(keys.begin(), keys.end(), k); });
     if (!hit) continue;
     std::vector<std::string> argv = *c.blocked_argv;
     RedisReply reply = engine_.execute(c.session, argv, now_ms());
@@ -337,9 +329,8 @@ void RespServer::wake_blocked(const std::vector<std::string>& keys) {
     unblocked.push_back(id);
   }
   if (unblocked.empty()) return;
-  std::erase_if(blocked_order_, [&](uint64_t id) {
-    return std::find(unblocked.begin(), unblocked.end(), id) != unblocked.end();
-  });
+  std::erase_if(blocked_order_,
+                [&](uint64_t id) { return std::find(unblocked.begin(), unblocked.end(), id) != unblocked.end(); });
   // Their pipelined commands waited behind the blocked one; run them now.
   for (uint64_t id : unblocked) {
     auto it = clients_.find(id);
@@ -379,7 +370,8 @@ void RespServer::reap_closed() {
 
 const char* redis_serve_usage() {
   return "usage: faultline redis-serve [--socket PATH | --port N] [--host ADDR] [--tick-ms N] [--scripts SYSTEM]\n"
-         "  Serves the simulated Redis 7.0 (sim/redis) over RESP2, or RESP3 after HELLO 3, in real time (wall-clock TTLs),\n"
+         "  Serves the simulated Redis 7.0 (sim/redis) over RESP2, or RESP3 after HELLO 3, in real time (wall-clock "
+         "TTLs),\n"
          "  so redis-cli, hiredis and other clients can talk to it. Stops on SIGINT/SIGTERM.\n"
          "  --socket PATH  listen on a unix socket\n"
          "  --port N       listen on TCP ADDR:N (default 6379; 0 picks a free port)\n"
@@ -413,13 +405,11 @@ int run_redis_serve(RespServerOptions o) {
   if (sfd >= 0) {
     // Consume the pending signal: restoring the mask would otherwise deliver it (and kill us).
     signalfd_siginfo info;
-    while (::read(sfd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-    }
+    while (::read(sfd, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {}
     ::close(sfd);
   }
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
-  std::cout << "faultline redis-serve: stopped after " << server.commands_executed() << " commands"
-            << std::endl;
+  std::cout << "faultline redis-serve: stopped after " << server.commands_executed() << " commands" << std::endl;
   return 0;
 }
 

@@ -34,12 +34,12 @@
 namespace fl::resp {
 
 struct RespServerOptions {
-  std::string unix_path;                   // empty: no unix socket
-  int tcp_port = -1;                       // < 0: no TCP; 0: any free port
+  std::string unix_path;  // empty: no unix socket
+  int tcp_port = -1;      // < 0: no TCP; 0: any free port
   std::string tcp_host = "127.0.0.1";
-  sim::redis::EngineOptions engine;        // scripts, persistence knobs
-  int64_t tick_interval_ms = 100;          // Redis's hz 10
-  std::function<int64_t()> now_ms;         // empty: wall clock (ms since the Unix epoch)
+  sim::redis::EngineOptions engine;  // scripts, persistence knobs
+  int64_t tick_interval_ms = 100;    // Redis's hz 10
+  std::function<int64_t()> now_ms;   // empty: wall clock (ms since the Unix epoch)
 };
 
 class RespServer {
@@ -79,7 +79,7 @@ class RespServer {
     bool close_after_write = false;
     bool closed = false;
     std::optional<std::vector<std::string>> blocked_argv;  // a parked XREADGROUP BLOCK
-    int64_t blocked_deadline_ms = 0;                        // 0: no timeout
+    int64_t blocked_deadline_ms = 0;                       // 0: no timeout
   };
 
   int64_t now_ms() const;
@@ -110,7 +110,7 @@ class RespServer {
   uint64_t commands_ = 0;
   int64_t next_tick_ms_ = 0;
   std::map<uint64_t, std::unique_ptr<Client>> clients_;  // by session id
-  std::vector<uint64_t> blocked_order_;                   // FIFO of parked sessions
+  std::vector<uint64_t> blocked_order_;                  // FIFO of parked sessions
   bool in_after_command_ = false;
 };
 

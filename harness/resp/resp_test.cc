@@ -7,7 +7,8 @@ namespace {
 
 using Status = RequestParser::Status;
 
-std::vector<std::vector<std::string>> parse_all(RequestParser& p, Status* last = nullptr, std::string* error = nullptr) {
+std::vector<std::vector<std::string>> parse_all(RequestParser& p, Status* last = nullptr,
+                                                std::string* error = nullptr) {
   std::vector<std::vector<std::string>> out;
   std::vector<std::string> argv;
   std::string err;

@@ -115,7 +115,8 @@ class PageWatch final : public combo::Screen {
   void begin(std::string cause, std::optional<ContributionRecord> incoming,
              std::vector<std::optional<ContributionRecord>> poll_records) {
     close();
-    open_ = combo::UiEvent{client_, activity_, std::move(cause), std::move(incoming), std::move(poll_records), shown_, {}, {}};
+    open_ = combo::UiEvent{client_, activity_, std::move(cause), std::move(incoming), std::move(poll_records), shown_,
+                           {},      {}};
   }
 
   World& world_;
@@ -188,9 +189,10 @@ class ComboRunImpl final : public SystemRun {
   int64_t stream_maxlen = 0;
   int64_t redis_loss_ms = 2000;
   bool redis_loses_all = false;
-  bool db_loses_unsynced = false;   // the scenario's synchronous is below FULL: a DB crash is a lossy power loss
+  bool db_loses_unsynced = false;  // the scenario's synchronous is below FULL: a DB crash is a lossy power loss
   std::vector<std::string> exercised;
-  bool db_may_corrupt = false;      // ... and SQLite does not promise the file survives it (see db_may_corrupt_after_power_loss)
+  bool db_may_corrupt =
+      false;  // ... and SQLite does not promise the file survives it (see db_may_corrupt_after_power_loss)
 };
 
 // "sql-io-error": the next `value` writes of the DB's storage fail (SQLITE_IOERR); recorded in
@@ -254,7 +256,8 @@ using CommittedLines = std::map<uint64_t, std::vector<CommittedLine>>;
 CommittedLines committed_lines(const sim::storage::SqlCommitLog& log) {
   CommittedLines out;
   for (const sim::storage::SqlCommitRecord& c : log) {
-    if (c.cause == 0 || !c.result->ok() || c.statements().size() != 1 || !is_purchase_insert(c.statements()[0])) continue;
+    if (c.cause == 0 || !c.result->ok() || c.statements().size() != 1 || !is_purchase_insert(c.statements()[0]))
+      continue;
     const SqlStatement& st = c.statements()[0];
     if (st.params[11].type() != SqlValue::Type::kText) continue;
     out[c.cause].push_back({c.time_us, c.result->last_insert_rowid(), st.params[11].as_text()});
@@ -282,7 +285,9 @@ void read_command_log(const sim::redis::Server& server, const CommittedLines& li
   const auto& log = server.command_log();
   std::set<std::string> ids;
   for (const sim::redis::CommandRecord& c : log) {
-    if (c.argv.size() < 4 || c.argv[0] != "XADD" || c.argv[1] != combo::kStreamKey || c.reply.kind != RedisReply::Kind::kBulk) continue;
+    if (c.argv.size() < 4 || c.argv[0] != "XADD" || c.argv[1] != combo::kStreamKey ||
+        c.reply.kind != RedisReply::Kind::kBulk)
+      continue;
     size_t star = 2;
     while (star < c.argv.size() && c.argv[star] != "*") ++star;
     combo::EntryObs e{c.reply.str, c.time_us, {}};
@@ -303,7 +308,8 @@ void read_command_log(const sim::redis::Server& server, const CommittedLines& li
       const sim::redis::CommandRecord& next = log[k];
       if (next.client != c.client || next.depth != 0) continue;
       if (c.depth == 1) {
-        for (const std::string& a : next.argv) if (ids.count(a)) p.entry_id = a;
+        for (const std::string& a : next.argv)
+          if (ids.count(a)) p.entry_id = a;
         break;
       }
       if (next.argv.size() >= 4 && next.argv[0] == "XACK") {
@@ -404,26 +410,27 @@ void read_redis_times(const sim::redis::Server& server, const CommittedLines& li
 bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<combo::RowObs>* rows, bool* corrupt) {
   sim::storage::VfsReader db(vfs, file, /*quiet=*/true);
   using R = sim::storage::VfsReader;
-  db.each("SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
-          "quantity, created_at, client_ref, window_id FROM activity_contributions ORDER BY id",
-          [&](sqlite3_stmt* st) {
-            combo::RowObs o;
-            o.row.id = sqlite3_column_int64(st, 0);
-            o.row.activity_id = sqlite3_column_int64(st, 1);
-            o.row.user_id = sqlite3_column_int64(st, 2);
-            o.row.star_id = sqlite3_column_int64(st, 3);
-            o.row.item_id = sqlite3_column_int64(st, 4);
-            o.row.item_type = R::text(st, 5);
-            o.row.item_name = R::text(st, 6);
-            o.row.item_icon = R::text(st, 7);
-            o.row.nickname = R::text(st, 8);
-            o.row.avatar_url = R::text(st, 9);
-            o.row.quantity = sqlite3_column_int64(st, 10);
-            o.row.created_at = sqlite3_column_int64(st, 11);
-            o.client_ref = R::text(st, 12);
-            if (sqlite3_column_type(st, 13) != SQLITE_NULL) o.row.window_id = sqlite3_column_int64(st, 13);
-            rows->push_back(std::move(o));
-          });
+  db.each(
+      "SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
+      "quantity, created_at, client_ref, window_id FROM activity_contributions ORDER BY id",
+      [&](sqlite3_stmt* st) {
+        combo::RowObs o;
+        o.row.id = sqlite3_column_int64(st, 0);
+        o.row.activity_id = sqlite3_column_int64(st, 1);
+        o.row.user_id = sqlite3_column_int64(st, 2);
+        o.row.star_id = sqlite3_column_int64(st, 3);
+        o.row.item_id = sqlite3_column_int64(st, 4);
+        o.row.item_type = R::text(st, 5);
+        o.row.item_name = R::text(st, 6);
+        o.row.item_icon = R::text(st, 7);
+        o.row.nickname = R::text(st, 8);
+        o.row.avatar_url = R::text(st, 9);
+        o.row.quantity = sqlite3_column_int64(st, 10);
+        o.row.created_at = sqlite3_column_int64(st, 11);
+        o.client_ref = R::text(st, 12);
+        if (sqlite3_column_type(st, 13) != SQLITE_NULL) o.row.window_id = sqlite3_column_int64(st, 13);
+        rows->push_back(std::move(o));
+      });
   *corrupt = db.corrupt();
   return db.ok();
 }
@@ -431,14 +438,17 @@ bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<c
 // Rows the SQL server committed (its commit log: every INSERT of a purchase line that returned
 // ok, with the rowid it handed out) that are missing from the final table: a power loss of the DB
 // forgot them (synchronous below FULL), or the service lost them. The judges decide which.
-std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log, const std::vector<combo::RowObs>& final_rows) {
+std::vector<combo::RowObs> lost_rows(const sim::storage::SqlCommitLog& log,
+                                     const std::vector<combo::RowObs>& final_rows) {
   std::set<std::string> present;
   for (const combo::RowObs& r : final_rows) present.insert(r.client_ref);
   std::vector<combo::RowObs> out;
   for (const sim::storage::SqlCommitRecord& c : log) {
     if (!c.result->ok() || c.statements().size() != 1 || !is_purchase_insert(c.statements()[0])) continue;
     const SqlStatement& st = c.statements()[0];
-    auto text = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kText ? st.params[i].as_text() : std::string(); };
+    auto text = [&](size_t i) {
+      return st.params[i].type() == SqlValue::Type::kText ? st.params[i].as_text() : std::string();
+    };
     auto num = [&](size_t i) { return st.params[i].type() == SqlValue::Type::kInteger ? st.params[i].as_int() : 0; };
     combo::RowObs o;
     o.client_ref = text(11);
@@ -537,7 +547,8 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
     read_redis_times(*redis, lines, run.rows);
     read_redis_times(*redis, lines, run.lost_rows);
   }
-  for (combo::ComboRun::RedisOutage& o : eviction_outages(run.faults, *redis, run)) run.redis_outages.push_back(std::move(o));
+  for (combo::ComboRun::RedisOutage& o : eviction_outages(run.faults, *redis, run))
+    run.redis_outages.push_back(std::move(o));
   if (db_loses_unsynced) {
     for (const auto& [down_us, up_us] : run.faults.downtimes("db")) run.db_power_losses.push_back(down_us);
   }
@@ -558,7 +569,8 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   sim::redis::Session session;
   session.id = 0x7fffffff;
   RedisReply pending = redis->engine().execute(session, {"XPENDING", combo::kStreamKey, combo::kConsumerGroup}, now_ms);
-  run.final_pending = pending.kind == RedisReply::Kind::kArray && !pending.elements.empty() ? pending.elements[0].integer : 0;
+  run.final_pending =
+      pending.kind == RedisReply::Kind::kArray && !pending.elements.empty() ? pending.elements[0].integer : 0;
   run.no_ttl_samples = std::move(no_ttl_samples);
   run.ttl_keys_sampled = ttl_keys_sampled;
   run.unacked = std::move(unacked);
@@ -569,13 +581,13 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
 void dump(const combo::ComboRun& run) {
   for (const combo::RowObs& r : run.rows) {
     std::fprintf(stderr, "row pid=%lld a=%lld u=%lld item=%lld qty=%lld at=%lld ref=%s\n", (long long)r.row.id,
-                 (long long)r.row.activity_id, (long long)r.row.user_id, (long long)r.row.item_id, (long long)r.row.quantity,
-                 (long long)r.row.created_at, r.client_ref.c_str());
+                 (long long)r.row.activity_id, (long long)r.row.user_id, (long long)r.row.item_id,
+                 (long long)r.row.quantity, (long long)r.row.created_at, r.client_ref.c_str());
   }
   for (const combo::RowObs& r : run.lost_rows) {
-    std::fprintf(stderr, "lost row pid=%lld a=%lld u=%lld item=%lld qty=%lld committed=%lld ref=%s\n", (long long)r.row.id,
-                 (long long)r.row.activity_id, (long long)r.row.user_id, (long long)r.row.item_id, (long long)r.row.quantity,
-                 (long long)r.committed_us / 1000, r.client_ref.c_str());
+    std::fprintf(stderr, "lost row pid=%lld a=%lld u=%lld item=%lld qty=%lld committed=%lld ref=%s\n",
+                 (long long)r.row.id, (long long)r.row.activity_id, (long long)r.row.user_id, (long long)r.row.item_id,
+                 (long long)r.row.quantity, (long long)r.committed_us / 1000, r.client_ref.c_str());
   }
   for (int64_t at : run.db_power_losses) std::fprintf(stderr, "db power loss at %lld\n", (long long)at / 1000);
   for (const combo::PublishObs& p : run.publishes) {
@@ -583,8 +595,8 @@ void dump(const combo::ComboRun& run) {
                  p.record ? p.record->describe().c_str() : "-");
   }
   for (const combo::PurchaseOp& o : run.ops) {
-    std::fprintf(stderr, "op %s %s [%lld,%lld] result=%d alerted=%d\n", o.ref.c_str(), o.process.c_str(), (long long)o.invoke_us / 1000,
-                 (long long)o.complete_us / 1000, (int)o.result, (int)o.alerted);
+    std::fprintf(stderr, "op %s %s [%lld,%lld] result=%d alerted=%d\n", o.ref.c_str(), o.process.c_str(),
+                 (long long)o.invoke_us / 1000, (long long)o.complete_us / 1000, (int)o.result, (int)o.alerted);
   }
   for (const combo::EntryObs& e : run.entries) {
     auto f = e.fields.find("first_id");
@@ -598,8 +610,8 @@ void dump(const combo::ComboRun& run) {
                  (long long)p.begin_us / 1000, (long long)p.end_us / 1000, ids.c_str());
   }
   for (auto& o : run.redis_outages) {
-    std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld %s scope %zu\n", (long long)o.down_us / 1000, (long long)o.up_us / 1000,
-                 (long long)o.stalled_us / 1000, o.evicted_key.c_str(), o.scope.size());
+    std::fprintf(stderr, "redis outage [%lld,%lld] stalled %lld %s scope %zu\n", (long long)o.down_us / 1000,
+                 (long long)o.up_us / 1000, (long long)o.stalled_us / 1000, o.evicted_key.c_str(), o.scope.size());
   }
 }
 
@@ -661,13 +673,15 @@ class ComboSystem final : public SystemUnderTest {
   }
   std::vector<PropertyInfo> properties() const override {
     std::vector<PropertyInfo> out;
-    for (const combo::ComboProperty& p : combo::combo_properties()) out.push_back({p.info.name, p.info.invariants, p.info.description});
+    for (const combo::ComboProperty& p : combo::combo_properties())
+      out.push_back({p.info.name, p.info.invariants, p.info.description});
     return out;
   }
   std::vector<std::string> workload_kinds() const override { return {"bursts", "script"}; }
   std::vector<ParamInfo> params() const override {
     const auto item_types = static_cast<int64_t>(combo::item_types().size());
-    return {derived_int_param("users", "", 1, 100'000, "distinct users (clients share users round robin; default: one per client)"),
+    return {derived_int_param("users", "", 1, 100'000,
+                              "distinct users (clients share users round robin; default: one per client)"),
             int_param("activities", "", 1, 10'000, 1, "activities; clients of one user spread over them"),
             int_param("items", "", 1, item_types, 2, "item types clicked"),
             int_param("max_clicks", "", 1, 1000, 4, "clicks per burst"),
@@ -703,14 +717,16 @@ class ComboSystem final : public SystemUnderTest {
   // (000:L202) before the retry: 13 s.
   int64_t min_quiet_tail_ms(const Scenario& s) const override {
     const combo::ServiceOptions o = service_options(s);
-    return iparam(s, "client_timeout_ms") + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms + o.error_sleep_ms;
+    return iparam(s, "client_timeout_ms") + o.window_ms + o.claim_min_idle_ms + o.claim_interval_ms + o.block_ms +
+           o.error_sleep_ms;
   }
   // Clients with patience (issue 16): a front end waits for a purchase shorter or longer than the
   // replica may take to answer it — one DB insert and one Redis call (hardened's script; spec's
   // commands each), each up to its client's timeout. The front end never retries (000: the seed's
   // clients do not), so only the timeout is drawn.
   std::vector<PatienceParam> patience(const Scenario&) const override {
-    const int64_t budget_ms = (sim::storage::SqlClientOptions{}.timeout_us + sim::redis::ClientOptions{}.timeout_us) / kUsPerMs;
+    const int64_t budget_ms =
+        (sim::storage::SqlClientOptions{}.timeout_us + sim::redis::ClientOptions{}.timeout_us) / kUsPerMs;
     return {{"client_timeout_ms", budget_ms, 200, 2 * budget_ms}};
   }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
@@ -725,14 +741,16 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   const combo::ServiceOptions options = service_options(s);
 
   sim::redis::ServerOptions ro;
-  ro.engine.persistence = sim::redis::parse_persistence_mode(s.topology.redis.persistence).value_or(sim::redis::PersistenceMode::kAofEverysec);
+  ro.engine.persistence = sim::redis::parse_persistence_mode(s.topology.redis.persistence)
+                              .value_or(sim::redis::PersistenceMode::kAofEverysec);
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = scripts;
   apply_redis_memory(s.topology.redis, ro.engine);
   r->redis = std::make_unique<sim::redis::Server>(ro);
-  r->redis_loss_ms = ro.engine.persistence == sim::redis::PersistenceMode::kSnapshot ? ro.engine.snapshot_interval_ms + 1000
-                     : ro.engine.persistence == sim::redis::PersistenceMode::kNone   ? 1000
-                                                                                      : 2000;
+  r->redis_loss_ms = ro.engine.persistence == sim::redis::PersistenceMode::kSnapshot
+                         ? ro.engine.snapshot_interval_ms + 1000
+                     : ro.engine.persistence == sim::redis::PersistenceMode::kNone ? 1000
+                                                                                   : 2000;
   r->redis_loses_all = ro.engine.persistence == sim::redis::PersistenceMode::kNone;
   Process& redis = world.add_process(world.add_node("redis"), "redis", r->redis->boot_fn());
   world.start(redis);
@@ -745,8 +763,8 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = r->db_file;
   r->db_loses_unsynced = so.synchronous < sim::storage::Synchronous::kFull || s.storage.volatile_write_cache;
-  r->db_may_corrupt = sim::storage::db_may_corrupt_after_power_loss(so.synchronous, so.journal_mode,
-                                                                     s.storage.volatile_write_cache);
+  r->db_may_corrupt =
+      sim::storage::db_may_corrupt_after_power_loss(so.synchronous, so.journal_mode, s.storage.volatile_write_cache);
   so.schema = split_statements(combo::combo_schema_sql());
   so.commit_log = r->commit_log;
   Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->vfs, so));

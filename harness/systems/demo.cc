@@ -67,12 +67,11 @@ class DemoSystem final : public SystemUnderTest {
 
 std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) const {
   auto run = std::make_unique<DemoRun>();
-  const demo::Fixes fixes = s.variant == "spec" ? demo::Fixes::spec()
-                                                 : demo::Fixes::hardened_without(demo::demo_fixes(), s.without);
+  const demo::Fixes fixes =
+      s.variant == "spec" ? demo::Fixes::spec() : demo::Fixes::hardened_without(demo::demo_fixes(), s.without);
   DemoRun* r = run.get();
-  Process& store = world.add_process(world.add_node("store"), "store", [r, fixes](Process& p) {
-    return demo::store_main(p, p.rpc(), r->store, fixes);
-  });
+  Process& store = world.add_process(world.add_node("store"), "store",
+                                     [r, fixes](Process& p) { return demo::store_main(p, p.rpc(), r->store, fixes); });
   world.start(store);
   const int64_t store_timeout_us = param_ms(s, "client_timeout_ms") * 500;
   for (int i = 0; i < s.topology.replicas; ++i) {

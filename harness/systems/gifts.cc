@@ -97,15 +97,14 @@ std::string render(const SqlValue& v) {
 void read_db(Shared& sh, gifts::props::GiftsRun* run) {
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
   auto text = &sim::storage::VfsReader::text;
-  db.each("SELECT user_id, balance FROM wallet", [&](sqlite3_stmt* st) {
-    run->balances[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
-  });
+  db.each("SELECT user_id, balance FROM wallet",
+          [&](sqlite3_stmt* st) { run->balances[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1); });
   db.each("SELECT id, user_id, request_id, room_id, gift_id, gift_count, amount, msg_id FROM gift_order ORDER BY id",
           [&](sqlite3_stmt* st) {
-         run->orders.push_back(gifts::model::Order{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), text(st, 2),
-                                                   text(st, 3), text(st, 4), sqlite3_column_int64(st, 5),
-                                                   sqlite3_column_int64(st, 6), text(st, 7)});
-       });
+            run->orders.push_back(gifts::model::Order{
+                sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), text(st, 2), text(st, 3), text(st, 4),
+                sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6), text(st, 7)});
+          });
   db.each("SELECT msg_id, status FROM outbox_message ORDER BY id", [&](sqlite3_stmt* st) {
     run->outbox.push_back(gifts::props::OutboxRow{text(st, 0), text(st, 1)});
   });
@@ -157,7 +156,8 @@ class GiftsRun final : public SystemRun {
     read_db(*shared, &run);
     read_logs(world, *shared, &run);
     run.services = replicas;
-    for (const auto* group : {&workers, &gateways}) run.services.insert(run.services.end(), group->begin(), group->end());
+    for (const auto* group : {&workers, &gateways})
+      run.services.insert(run.services.end(), group->begin(), group->end());
     for (const char* p : {"redis", "db"}) run.services.push_back(p);
     run.gateways = gateways;
     for (const std::string& w : workers) {
@@ -219,19 +219,18 @@ class GiftsSystem final : public SystemUnderTest {
             int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "DB client timeout"),
             choice_param("consistency", "outbox", {"outbox", "txmsg"},
                          "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)"),
-            choice_param("lock", "redisson", {"redisson", "redisson-watchdog", "lua"},
-                         "combo lock: redisson (RLock tryLock(100 ms, 3 s), 003:L114-118), redisson-watchdog (tryLock(100 ms) "
-                         "without a lease: Redisson's watchdog renews a 30 s lease every 10 s while the holder lives) or lua "
-                         "(the hand-written script, 003:L147-152)")};
+            choice_param(
+                "lock", "redisson", {"redisson", "redisson-watchdog", "lua"},
+                "combo lock: redisson (RLock tryLock(100 ms, 3 s), 003:L114-118), redisson-watchdog (tryLock(100 ms) "
+                "without a lease: Redisson's watchdog renews a 30 s lease every 10 s while the holder lives) or lua "
+                "(the hand-written script, 003:L147-152)")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
-    std::vector<CriticalDuration> out = {{"dedup TTL (003:L54)", 10'000'000},
-            {"combo lock lease (003:L118)", 3'000'000},
-            {"combo lock wait (003:L118)", 100'000},
-            {"message expiry (003:L200)", 10'000'000},
-            {"push dedup TTL (003:L93)", 60'000'000},
-            {"combo window (003:L105)", 3'000'000},
-            {"T_gap", param(s, "t_gap_ms") * 1000}};
+    std::vector<CriticalDuration> out = {
+        {"dedup TTL (003:L54)", 10'000'000},      {"combo lock lease (003:L118)", 3'000'000},
+        {"combo lock wait (003:L118)", 100'000},  {"message expiry (003:L200)", 10'000'000},
+        {"push dedup TTL (003:L93)", 60'000'000}, {"combo window (003:L105)", 3'000'000},
+        {"T_gap", param(s, "t_gap_ms") * 1000}};
     // RocketMQ checks a half back once it is older than transactionTimeout (6 s).
     if (txmsg(s)) out.push_back({"half message check timeout", 6'000'000});
     return out;
@@ -348,9 +347,8 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
       o.start_delay_us = 100'000;
       const uint32_t node = world.add_node(name);
       for (const std::string& gw : run->gateways) world.network().set_link(*world.find_node(gw), node, to_viewer);
-      world.start(world.add_process(node, name, [&world, o](Process& p) {
-        return gifts::run_viewer(p, p.rpc(), world.history(), o);
-      }));
+      world.start(world.add_process(
+          node, name, [&world, o](Process& p) { return gifts::run_viewer(p, p.rpc(), world.history(), o); }));
       run->clients.push_back(name);
     }
   }

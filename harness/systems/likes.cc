@@ -137,7 +137,7 @@ std::string_view one_of(std::string_view name, std::span<const std::string_view>
 
 std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog& log) {
   static constexpr std::string_view kWrites[] = {"SET",  "SETNX",  "DEL",    "UNLINK", "INCR",
-                                                "DECR", "INCRBY", "DECRBY", "GETDEL"};
+                                                 "DECR", "INCRBY", "DECRBY", "GETDEL"};
   static constexpr std::string_view kWrappers[] = {"EVALSHA", "EVAL", "EXEC"};
   // Request boundaries: a script's or EXEC's inner commands are logged right before it; a pipeline's
   // commands run back to back for one client at one instant. (Requests of one client that a paused
@@ -183,7 +183,8 @@ std::vector<likes::props::RedisWrite> redis_writes(const sim::redis::CommandLog&
         if (opt == "EX") w.ttl_ms = to_int(r.argv[k + 1]).value_or(0) * 1000;
       }
     } else if (cmd == "DEL" || cmd == "UNLINK" || cmd == "GETDEL") {
-      w.changed = (r.reply.kind == RedisReply::Kind::kInteger && r.reply.integer > 0) || r.reply.kind == RedisReply::Kind::kBulk;
+      w.changed = (r.reply.kind == RedisReply::Kind::kInteger && r.reply.integer > 0) ||
+                  r.reply.kind == RedisReply::Kind::kBulk;
     } else {
       w.changed = r.reply.kind == RedisReply::Kind::kInteger;
       if (w.changed) w.after = r.reply.integer;
@@ -311,9 +312,8 @@ void read_db(Shared& sh, StoreSnapshot* s) {
     return;
   }
   s->db_read = sh.db->read([&](sim::storage::VfsObserver& db) {
-    db.each("SELECT id, like_count FROM assets", [&](sqlite3_stmt* st) {
-      s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1);
-    });
+    db.each("SELECT id, like_count FROM assets",
+            [&](sqlite3_stmt* st) { s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1); });
     db.each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
       s->db_rows[{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)}] = sqlite3_column_int64(st, 2);
     });
@@ -435,20 +435,26 @@ class LikesSystem final : public SystemUnderTest {
     constexpr int64_t kDayMs = 24 * 3600 * 1000;
     return {
         int_param("state_ttl_ms", "ms", 1, 365 * kDayMs, 7 * kDayMs, "TTL of asset:like:{a}:{u} (002: 7 days)"),
-        int_param("count_ttl_ms", "ms", 1, 365 * kDayMs, 3'600'000, "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)"),
+        int_param("count_ttl_ms", "ms", 1, 365 * kDayMs, 3'600'000,
+                  "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)"),
         int_param("sync_interval_ms", "ms", 1, kDayMs, 60'000, "period of SyncLikeCountJob / CheckConsistency"),
-        int_param("consistency_threshold", "likes", 0, 1'000'000'000, 10, "CheckConsistency repairs above this difference (002: 10)"),
-        int_param("hot_threshold", "likes", 0, 1'000'000'000, 100, "WarmupCache covers assets with like_count above this (002: 100)"),
+        int_param("consistency_threshold", "likes", 0, 1'000'000'000, 10,
+                  "CheckConsistency repairs above this difference (002: 10)"),
+        int_param("hot_threshold", "likes", 0, 1'000'000'000, 100,
+                  "WarmupCache covers assets with like_count above this (002: 100)"),
         int_param("warmup_interval_ms", "ms", 1, kDayMs, 300'000, "period of WarmupCache"),
         int_param("assets", "", 1, 10'000, 3, "number of assets"),
         int_param("users_per_client", "", 1, 10'000, 3, "users each client acts for"),
         int_param("shared_users", "", 0, 10'000, 1, "users shared by every client (one user on several devices)"),
         int_param("double_tap_percent", "percent", 0, 100, 15, "percent of likes/unlikes sent twice at once"),
-        int_param("view_percent", "percent", 0, 100, 0, "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count without waiting, the tap follows"),
+        int_param("view_percent", "percent", 0, 100, 0,
+                  "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count "
+                  "without waiting, the tap follows"),
         int_param("view_gap_ms", "ms", 0, 600'000, 100, "mean think time between the page's reads and the tap"),
-        int_param("boundary_percent", "percent", 0, 100, 0,
-                  "percent of likes/unlikes followed on the same pair by a like, unlike or state read exactly a critical "
-                  "duration (state TTL, sync interval, timeouts; up to 60 s) -1/0/+1 ms later"),
+        int_param(
+            "boundary_percent", "percent", 0, 100, 0,
+            "percent of likes/unlikes followed on the same pair by a like, unlike or state read exactly a critical "
+            "duration (state TTL, sync interval, timeouts; up to 60 s) -1/0/+1 ms later"),
         int_param("client_timeout_ms", "ms", 1, 600'000, 500, "client timeout per attempt"),
         int_param("max_retries", "", 0, 100, 2, "client retries after a timeout"),
         int_param("like_weight", "", 0, 1000, 4, "op mix weight of likes"),
@@ -516,8 +522,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   run->world_ = &world;
   {
     std::shared_ptr<sim::redis::Server> server = sh->redis;
-    Process& p = world.add_process(world.add_node("redis"), "redis",
-                                   [server](Process& self) { return server->run(self); });
+    Process& p =
+        world.add_process(world.add_node("redis"), "redis", [server](Process& self) { return server->run(self); });
     world.start(p);
     sh->redis_incarnation = p.incarnation();  // the first boot is no restart
   }

@@ -55,8 +55,8 @@ class CommitObserver {
  public:
   void observe(const sim::storage::SqlCommitRecord& c) {
     ranking::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
-    out.in_doubt = c.result->status == SqlStatus::kIoError &&
-                   c.result->failed_index == static_cast<int>(c.statements().size());
+    out.in_doubt =
+        c.result->status == SqlStatus::kIoError && c.result->failed_index == static_cast<int>(c.statements().size());
     out.statements.reserve(c.statements().size());
     for (size_t i = 0; i < c.statements().size(); ++i) {
       const SqlStatement& st = c.statements()[i];
@@ -118,11 +118,11 @@ struct Shared {
   // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
   bool faulty_coordinator = false, faulty_publisher = false;
   int64_t replay_interval_us = 0;
-  bool promote_replays = false;  // process "approver" authorizes replays' promotion (004:L325)
+  bool promote_replays = false;    // process "approver" authorizes replays' promotion (004:L325)
   int64_t shadow_interval_us = 0;  // process "shadow": shadow rule runs and comparisons (004:L101, L302)
   bool shadow_mix = false;
-  bool candidate_cache = false;  // process "cache": the Redis candidate list and its rebuild (C17, F07)
-  int64_t degraded_after_us = 0;  // degraded runs under approved policies after this long COLLECTING (F15)
+  bool candidate_cache = false;       // process "cache": the Redis candidate list and its rebuild (C17, F07)
+  int64_t degraded_after_us = 0;      // degraded runs under approved policies after this long COLLECTING (F15)
   int64_t reconcile_interval_us = 0;  // process "recon": layer-3 reconciliations (C19)
   bool reconcile_mix = false;
   bool reconcile_layers = false;  // layers 1 and 2 as well
@@ -140,7 +140,7 @@ struct Shared {
   bool cdn = false;
   ranking::EdgeOptions edge;
   bool viewer_shared_cache = false;  // with edge.etag: the viewer keeps one answer for every scope (C05)
-  int64_t end_us = 0;  // the workload's end: control transactions stop there
+  int64_t end_us = 0;                // the workload's end: control transactions stop there
   ranking::props::BoardParams board_params;
   std::shared_ptr<sim::redis::Server> redis;
   std::shared_ptr<const ScriptRegistry> scripts = ranking::ranking_scripts();
@@ -179,7 +179,8 @@ Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::log::LogClient log(self, self.rpc());
   co_await ranking::run_aggregator(self, sql, log,
-                                   ranking::AggregatorOptions{.cfg = sh->cfg, .fixes = sh->fixes,
+                                   ranking::AggregatorOptions{.cfg = sh->cfg,
+                                                              .fixes = sh->fixes,
                                                               .out_of_orderness_ms = sh->wm.out_of_orderness_ms,
                                                               .wm = sh->wm,
                                                               .sketch = sh->sketch,
@@ -400,20 +401,22 @@ std::string render(const SqlValue& v) {
 void read_sketch_db(sim::storage::VfsReader& db, ranking::props::SketchObs* out) {
   auto text = &sim::storage::VfsReader::text;
   auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-  db.each("SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, sketch, distinct_estimate, "
-          "merged_shards FROM topic_window_metric_sketch ORDER BY aggregate_key, aggregation_generation, aggregate_version",
-          [&](sqlite3_stmt* st) {
-            out->sketches.push_back(ranking::props::SketchRow{text(st, 0), i64(st, 1), i64(st, 2), i64(st, 3),
-                                                              text(st, 4), i64(st, 5), text(st, 6)});
-          });
-  db.each("SELECT shard_key, aggregate_key, salt, aggregation_generation, shard_version, topic_id, scope_id, "
-          "window_type, window_start, metric_type, raw_count, sketch, distinct_estimate FROM topic_window_metric_shard "
-          "ORDER BY shard_key, aggregation_generation, shard_version",
-          [&](sqlite3_stmt* st) {
-            out->shards.push_back(ranking::props::ShardRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4),
-                                                           text(st, 5), text(st, 6), text(st, 7), i64(st, 8), text(st, 9),
-                                                           i64(st, 10), text(st, 11), i64(st, 12)});
-          });
+  db.each(
+      "SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, sketch, distinct_estimate, "
+      "merged_shards FROM topic_window_metric_sketch ORDER BY aggregate_key, aggregation_generation, aggregate_version",
+      [&](sqlite3_stmt* st) {
+        out->sketches.push_back(ranking::props::SketchRow{text(st, 0), i64(st, 1), i64(st, 2), i64(st, 3), text(st, 4),
+                                                          i64(st, 5), text(st, 6)});
+      });
+  db.each(
+      "SELECT shard_key, aggregate_key, salt, aggregation_generation, shard_version, topic_id, scope_id, "
+      "window_type, window_start, metric_type, raw_count, sketch, distinct_estimate FROM topic_window_metric_shard "
+      "ORDER BY shard_key, aggregation_generation, shard_version",
+      [&](sqlite3_stmt* st) {
+        out->shards.push_back(ranking::props::ShardRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4),
+                                                       text(st, 5), text(st, 6), text(st, 7), i64(st, 8), text(st, 9),
+                                                       i64(st, 10), text(st, 11), i64(st, 12)});
+      });
 }
 
 void read_db(Shared& sh, ranking::props::RankingRun* run) {
@@ -424,25 +427,25 @@ void read_db(Shared& sh, ranking::props::RankingRun* run) {
           [&](sqlite3_stmt* st) { run->outbox.emplace_back(text(st, 0), text(st, 1)); });
   db.each("SELECT payload, reason FROM ingest_reject ORDER BY id",
           [&](sqlite3_stmt* st) { run->rejects.emplace_back(text(st, 0), text(st, 1)); });
-  db.each("SELECT source_partition, source_offset FROM candidate_term", [&](sqlite3_stmt* st) {
-    run->candidate_terms.emplace_back(static_cast<int32_t>(i64(st, 0)), i64(st, 1));
-  });
-  db.each("SELECT aggregate_key, topic_id, scope_id, window_type, window_start, metric_type, active_generation, "
-          "current_aggregate_version FROM topic_window_metric ORDER BY aggregate_key",
-          [&](sqlite3_stmt* st) {
-            run->heads.push_back(ranking::props::HeadRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
-                                                         i64(st, 4), text(st, 5), i64(st, 6), i64(st, 7)});
-          });
-  db.each("SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, effective_value, "
-          "suspicious_count, risk_adjusted_value, source_offset_cut_ref, value_digest FROM topic_window_metric_version",
-          [&](sqlite3_stmt* st) {
-            run->versions.push_back(ranking::props::VersionRow{
-                text(st, 0), i64(st, 1), i64(st, 2),
-                ranking::model::Value{i64(st, 3), i64(st, 4), i64(st, 5), i64(st, 6)}, text(st, 7), text(st, 8)});
-          });
-  db.each("SELECT keyed_partition, next_offset FROM agg_checkpoint", [&](sqlite3_stmt* st) {
-    run->checkpoints[static_cast<int32_t>(i64(st, 0))] = i64(st, 1);
-  });
+  db.each("SELECT source_partition, source_offset FROM candidate_term",
+          [&](sqlite3_stmt* st) { run->candidate_terms.emplace_back(static_cast<int32_t>(i64(st, 0)), i64(st, 1)); });
+  db.each(
+      "SELECT aggregate_key, topic_id, scope_id, window_type, window_start, metric_type, active_generation, "
+      "current_aggregate_version FROM topic_window_metric ORDER BY aggregate_key",
+      [&](sqlite3_stmt* st) {
+        run->heads.push_back(ranking::props::HeadRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
+                                                     text(st, 5), i64(st, 6), i64(st, 7)});
+      });
+  db.each(
+      "SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, effective_value, "
+      "suspicious_count, risk_adjusted_value, source_offset_cut_ref, value_digest FROM topic_window_metric_version",
+      [&](sqlite3_stmt* st) {
+        run->versions.push_back(ranking::props::VersionRow{
+            text(st, 0), i64(st, 1), i64(st, 2), ranking::model::Value{i64(st, 3), i64(st, 4), i64(st, 5), i64(st, 6)},
+            text(st, 7), text(st, 8)});
+      });
+  db.each("SELECT keyed_partition, next_offset FROM agg_checkpoint",
+          [&](sqlite3_stmt* st) { run->checkpoints[static_cast<int32_t>(i64(st, 0))] = i64(st, 1); });
   if (sh.sketch.enabled) read_sketch_db(db, &run->sketch);
   run->db_read = db.ok();
 }
@@ -454,27 +457,31 @@ void read_watermark_db(const Shared& sh, ranking::props::WatermarkObs* w) {
   auto text = &sim::storage::VfsReader::text;
   auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
   auto i32 = [&](sqlite3_stmt* st, int c) { return static_cast<int32_t>(i64(st, c)); };
-  db.each("SELECT keyed_partition, source, source_partition, idle_start_us, last_event_us, last_source_offset, "
-          "idle_end_us, resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, late_count FROM partition_idle "
-          "ORDER BY keyed_partition, source, source_partition, idle_start_us",
-          [&](sqlite3_stmt* st) {
-            w->idle.push_back(rp::IdleRow{i32(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4), i64(st, 5),
-                                          i64(st, 6), i64(st, 7), i64(st, 8), i64(st, 9), i64(st, 10), i64(st, 11)});
-          });
-  db.each("SELECT keyed_partition, keyed_offset, window_type, event_id, scope_id, window_start, window_state, "
-          "watermark FROM late_side_output ORDER BY keyed_partition, keyed_offset, window_type",
-          [&](sqlite3_stmt* st) {
-            w->side.push_back(rp::SideOutputRow{i32(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4),
-                                                i64(st, 5), text(st, 6), i64(st, 7)});
-          });
-  db.each("SELECT keyed_partition, window_id, offset_digest, final_versions, checkpoint_ref, reconciliation, "
-          "input_watermark FROM window_archive ORDER BY keyed_partition, window_id",
-          [&](sqlite3_stmt* st) {
-            w->archive.push_back(rp::WindowArchiveRow{i32(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
-                                                      text(st, 5), i64(st, 6)});
-          });
-  db.each("SELECT keyed_partition, source, complete FROM source_status",
-          [&](sqlite3_stmt* st) { w->complete[{i32(st, 0), text(st, 1)}] = i64(st, 2); });
+  db.each(
+      "SELECT keyed_partition, source, source_partition, idle_start_us, last_event_us, last_source_offset, "
+      "idle_end_us, resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, late_count FROM partition_idle "
+      "ORDER BY keyed_partition, source, source_partition, idle_start_us",
+      [&](sqlite3_stmt* st) {
+        w->idle.push_back(rp::IdleRow{i32(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4), i64(st, 5),
+                                      i64(st, 6), i64(st, 7), i64(st, 8), i64(st, 9), i64(st, 10), i64(st, 11)});
+      });
+  db.each(
+      "SELECT keyed_partition, keyed_offset, window_type, event_id, scope_id, window_start, window_state, "
+      "watermark FROM late_side_output ORDER BY keyed_partition, keyed_offset, window_type",
+      [&](sqlite3_stmt* st) {
+        w->side.push_back(rp::SideOutputRow{i32(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4), i64(st, 5),
+                                            text(st, 6), i64(st, 7)});
+      });
+  db.each(
+      "SELECT keyed_partition, window_id, offset_digest, final_versions, checkpoint_ref, reconciliation, "
+      "input_watermark FROM window_archive ORDER BY keyed_partition, window_id",
+      [&](sqlite3_stmt* st) {
+        w->archive.push_back(rp::WindowArchiveRow{i32(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
+                                                  text(st, 5), i64(st, 6)});
+      });
+  db.each("SELECT keyed_partition, source, complete FROM source_status", [&](sqlite3_stmt* st) {
+    w->complete[{i32(st, 0), text(st, 1)}] = i64(st, 2);
+  });
 }
 
 // §9.2-§9.3 rows read back: risk actions, the risk columns of contexts and snapshots.
@@ -483,12 +490,13 @@ void read_risk_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
   auto text = &sim::storage::VfsReader::text;
   auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
   b->risk.enabled = true;
-  db.each("SELECT scope_id, topic_id, risk_action_version, action_id, state, effective_from_us, effective_until_us, "
-          "risk_epoch FROM risk_action ORDER BY scope_id, topic_id, risk_action_version",
-          [&](sqlite3_stmt* st) {
-            b->risk.actions.push_back(rp::RiskActionRow{text(st, 0), text(st, 1), i64(st, 2), text(st, 3), text(st, 4),
-                                                        i64(st, 5), i64(st, 6), i64(st, 7)});
-          });
+  db.each(
+      "SELECT scope_id, topic_id, risk_action_version, action_id, state, effective_from_us, effective_until_us, "
+      "risk_epoch FROM risk_action ORDER BY scope_id, topic_id, risk_action_version",
+      [&](sqlite3_stmt* st) {
+        b->risk.actions.push_back(rp::RiskActionRow{text(st, 0), text(st, 1), i64(st, 2), text(st, 3), text(st, 4),
+                                                    i64(st, 5), i64(st, 6), i64(st, 7)});
+      });
   db.each("SELECT scope_id, risk_epoch, global_risk_epoch FROM ranking_scope_context", [&](sqlite3_stmt* st) {
     b->risk.context_epochs[text(st, 0)] = {i64(st, 1), i64(st, 2)};
   });
@@ -502,11 +510,11 @@ void read_scope_control_db(sim::storage::VfsReader& db, ranking::props::BoardObs
   auto text = &sim::storage::VfsReader::text;
   auto fill = [&](const char* table, const char* id, auto& rows, auto id_of) {
     std::map<std::string, std::tuple<std::string, int64_t, std::string>> got;
-    const std::string sql =
-        std::string("SELECT ") + id + ", mapping_version, mapping_activation_epoch, window_config_version FROM " + table;
+    const std::string sql = std::string("SELECT ") + id +
+                            ", mapping_version, mapping_activation_epoch, window_config_version FROM " + table;
     db.each(sql.c_str(), [&](sqlite3_stmt* st) {
-              got[text(st, 0)] = {text(st, 1), static_cast<int64_t>(sqlite3_column_int64(st, 2)), text(st, 3)};
-            });
+      got[text(st, 0)] = {text(st, 1), static_cast<int64_t>(sqlite3_column_int64(st, 2)), text(st, 3)};
+    });
     for (auto& row : rows) {
       auto it = got.find(id_of(row));
       if (it == got.end()) continue;
@@ -523,22 +531,24 @@ void read_shadow_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
   namespace rp = ranking::props;
   auto text = &sim::storage::VfsReader::text;
   auto n = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-  db.each("SELECT shadow_run_id, scope_id, source_run_id, shadow_rule_version, shadow_entry_score, input_watermark, "
-          "input_manifest_set_digest, scope_context_version, rule_activation_epoch FROM shadow_run ORDER BY shadow_run_id",
-          [&](sqlite3_stmt* st) {
-            b->shadow_runs.push_back(rp::ShadowRunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), n(st, 4),
-                                                      n(st, 5), text(st, 6), n(st, 7), n(st, 8)});
-          });
+  db.each(
+      "SELECT shadow_run_id, scope_id, source_run_id, shadow_rule_version, shadow_entry_score, input_watermark, "
+      "input_manifest_set_digest, scope_context_version, rule_activation_epoch FROM shadow_run ORDER BY shadow_run_id",
+      [&](sqlite3_stmt* st) {
+        b->shadow_runs.push_back(rp::ShadowRunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), n(st, 4),
+                                                  n(st, 5), text(st, 6), n(st, 7), n(st, 8)});
+      });
   db.each("SELECT shadow_run_id, topic_id, score FROM shadow_candidate ORDER BY shadow_run_id, topic_id",
           [&](sqlite3_stmt* st) {
             b->shadow_candidates.push_back(rp::ShadowCandidateRow{text(st, 0), text(st, 1), n(st, 2)});
           });
-  db.each("SELECT shadow_run_id, official_run_id, context_shadow, context_official, status, top_n_overlap FROM "
-          "shadow_comparison ORDER BY id",
-          [&](sqlite3_stmt* st) {
-            b->shadow_comparisons.push_back(rp::ShadowComparisonRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
-                                                                    text(st, 4), n(st, 5)});
-          });
+  db.each(
+      "SELECT shadow_run_id, official_run_id, context_shadow, context_official, status, top_n_overlap FROM "
+      "shadow_comparison ORDER BY id",
+      [&](sqlite3_stmt* st) {
+        b->shadow_comparisons.push_back(
+            rp::ShadowComparisonRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), n(st, 5)});
+      });
 }
 
 // Degraded runs (004:L253): each run's policy and completeness status, and the policies.
@@ -546,17 +556,19 @@ void read_degraded_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) 
   namespace rp = ranking::props;
   auto text = &sim::storage::VfsReader::text;
   std::map<std::string, std::pair<std::string, std::string>> of;  // run -> (policy, status)
-  db.each("SELECT run_id, degraded_policy_version, data_completeness_status FROM calculation_run", [&](sqlite3_stmt* st) {
-    of[text(st, 0)] = {text(st, 1), text(st, 2)};
-  });
-  for (rp::RunRow& r : b->runs) std::tie(r.degraded_policy, r.completeness) = of[r.run_id];
-  db.each("SELECT policy_version, scope_id, included_partitions, excluded_partitions, valid_from_us, valid_until_us, "
-          "approval_status, policy_digest FROM degraded_policy ORDER BY policy_version",
+  db.each("SELECT run_id, degraded_policy_version, data_completeness_status FROM calculation_run",
           [&](sqlite3_stmt* st) {
-            b->policies.push_back(rp::DegradedPolicyRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
-                                                        sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-                                                        text(st, 6), text(st, 7)});
+            of[text(st, 0)] = {text(st, 1), text(st, 2)};
           });
+  for (rp::RunRow& r : b->runs) std::tie(r.degraded_policy, r.completeness) = of[r.run_id];
+  db.each(
+      "SELECT policy_version, scope_id, included_partitions, excluded_partitions, valid_from_us, valid_until_us, "
+      "approval_status, policy_digest FROM degraded_policy ORDER BY policy_version",
+      [&](sqlite3_stmt* st) {
+        b->policies.push_back(rp::DegradedPolicyRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
+                                                    sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+                                                    text(st, 6), text(st, 7)});
+      });
 }
 
 // Part 2's rows read back from the VFS (004:L99-104).
@@ -570,48 +582,54 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   db.each("SELECT cut_id, keyed_partition, next_offset, generation FROM source_offset_cut", [&](sqlite3_stmt* st) {
     b->offset_cuts[text(st, 0)] = rp::OffsetCutRow{static_cast<int32_t>(i64(st, 1)), i64(st, 2), i64(st, 3)};
   });
-  db.each("SELECT run_id, scope_id, status, source_offset_vector, seq, input_watermark, expected_partition_count, "
-          "expected_partition_set_digest, partition_result_set_digest, input_manifest_count, input_manifest_set_digest, "
-          "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM "
-          "calculation_run ORDER BY scope_id, seq",
-          [&](sqlite3_stmt* st) {
-            b->runs.push_back(rp::RunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4), i64(st, 5),
-                                         i64(st, 6), text(st, 7), text(st, 8), i64(st, 9), text(st, 10), i64(st, 11),
-                                         text(st, 12), i64(st, 13), text(st, 14), i64(st, 15)});
-          });
-  db.each("SELECT run_id, candidate_partition_id, expected_source_cut_ref, status, topk_object_ref, topk_item_count, "
-          "topk_digest FROM run_partition_cut ORDER BY run_id, candidate_partition_id",
-          [&](sqlite3_stmt* st) {
-            b->cuts.push_back(rp::CutRow{text(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4), i64(st, 5),
-                                         text(st, 6)});
-          });
+  db.each(
+      "SELECT run_id, scope_id, status, source_offset_vector, seq, input_watermark, expected_partition_count, "
+      "expected_partition_set_digest, partition_result_set_digest, input_manifest_count, input_manifest_set_digest, "
+      "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM "
+      "calculation_run ORDER BY scope_id, seq",
+      [&](sqlite3_stmt* st) {
+        b->runs.push_back(rp::RunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4), i64(st, 5),
+                                     i64(st, 6), text(st, 7), text(st, 8), i64(st, 9), text(st, 10), i64(st, 11),
+                                     text(st, 12), i64(st, 13), text(st, 14), i64(st, 15)});
+      });
+  db.each(
+      "SELECT run_id, candidate_partition_id, expected_source_cut_ref, status, topk_object_ref, topk_item_count, "
+      "topk_digest FROM run_partition_cut ORDER BY run_id, candidate_partition_id",
+      [&](sqlite3_stmt* st) {
+        b->cuts.push_back(
+            rp::CutRow{text(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4), i64(st, 5), text(st, 6)});
+      });
   db.each("SELECT ref, content FROM partition_topk_object",
           [&](sqlite3_stmt* st) { b->topk_objects[text(st, 0)] = text(st, 1); });
-  db.each("SELECT run_id, topic_id, input_manifest_id, manifest_digest, items, score, disposition, reason FROM "
-          "run_input_manifest ORDER BY run_id, topic_id",
-          [&](sqlite3_stmt* st) {
-            b->manifest.push_back(rp::ManifestRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
-                                                  i64(st, 5), text(st, 6), text(st, 7)});
-          });
-  db.each("SELECT scope_id, run_id, topic_id, score, input_manifest_id, candidate_revision FROM run_candidate ORDER BY "
-          "run_id, topic_id",
-          [&](sqlite3_stmt* st) {
-            b->candidates.push_back(rp::CandidateRow{text(st, 0), text(st, 1), text(st, 2), i64(st, 3), text(st, 4),
-                                                     i64(st, 5)});
-          });
-  db.each("SELECT snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
-          "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch, scope_context_version, "
-          "rule_version, rule_activation_epoch FROM ranking_snapshot ORDER BY snapshot_id",
-          [&](sqlite3_stmt* st) {
-            b->snapshots.push_back(rp::SnapshotRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
-                                                   i64(st, 5), text(st, 6), i64(st, 7), text(st, 8), i64(st, 9),
-                                                   i64(st, 10), text(st, 11), i64(st, 12)});
-          });
-  db.each("SELECT snapshot_id, rank_no, topic_id, score, input_manifest_id FROM ranking_snapshot_item ORDER BY "
-          "snapshot_id, rank_no",
-          [&](sqlite3_stmt* st) {
-            b->items.push_back(rp::SnapshotItemRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3), text(st, 4)});
-          });
+  db.each(
+      "SELECT run_id, topic_id, input_manifest_id, manifest_digest, items, score, disposition, reason FROM "
+      "run_input_manifest ORDER BY run_id, topic_id",
+      [&](sqlite3_stmt* st) {
+        b->manifest.push_back(rp::ManifestRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
+                                              i64(st, 5), text(st, 6), text(st, 7)});
+      });
+  db.each(
+      "SELECT scope_id, run_id, topic_id, score, input_manifest_id, candidate_revision FROM run_candidate ORDER BY "
+      "run_id, topic_id",
+      [&](sqlite3_stmt* st) {
+        b->candidates.push_back(
+            rp::CandidateRow{text(st, 0), text(st, 1), text(st, 2), i64(st, 3), text(st, 4), i64(st, 5)});
+      });
+  db.each(
+      "SELECT snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
+      "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch, scope_context_version, "
+      "rule_version, rule_activation_epoch FROM ranking_snapshot ORDER BY snapshot_id",
+      [&](sqlite3_stmt* st) {
+        b->snapshots.push_back(rp::SnapshotRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
+                                               i64(st, 5), text(st, 6), i64(st, 7), text(st, 8), i64(st, 9),
+                                               i64(st, 10), text(st, 11), i64(st, 12)});
+      });
+  db.each(
+      "SELECT snapshot_id, rank_no, topic_id, score, input_manifest_id FROM ranking_snapshot_item ORDER BY "
+      "snapshot_id, rank_no",
+      [&](sqlite3_stmt* st) {
+        b->items.push_back(rp::SnapshotItemRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3), text(st, 4)});
+      });
   db.each("SELECT scope_id, version, rule_version, rule_activation_epoch FROM ranking_scope_context",
           [&](sqlite3_stmt* st) {
             b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
@@ -619,35 +637,39 @@ void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
   if (sh.scope_control) read_scope_control_db(db, b);
   if (sh.degraded_after_us > 0) read_degraded_db(db, b);
   if (sh.risk) read_risk_db(db, b);
-  if (sh.replay_interval_us > 0) db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
-    b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
-  });
+  if (sh.replay_interval_us > 0)
+    db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
+      b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
+    });
   if (sh.shadow_interval_us > 0) read_shadow_db(db, b);
   if (sh.promote_replays) {
-    db.each("SELECT auth_id, scope_id, replay_run_id, watermark_from, watermark_to, manifest_digest, rule_epoch, "
-            "mapping_epoch, risk_epoch, valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, "
-            "status FROM promotion_authorization ORDER BY auth_id",
-            [&](sqlite3_stmt* st) {
-              auto n = [st](int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-              b->promotions.push_back(rp::PromotionRow{text(st, 0), text(st, 1), text(st, 2), n(3), n(4), text(st, 5),
-                                                       n(6), n(7), n(8), n(9), n(10), n(11), n(12), text(st, 13)});
-            });
+    db.each(
+        "SELECT auth_id, scope_id, replay_run_id, watermark_from, watermark_to, manifest_digest, rule_epoch, "
+        "mapping_epoch, risk_epoch, valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, "
+        "status FROM promotion_authorization ORDER BY auth_id",
+        [&](sqlite3_stmt* st) {
+          auto n = [st](int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
+          b->promotions.push_back(rp::PromotionRow{text(st, 0), text(st, 1), text(st, 2), n(3), n(4), text(st, 5), n(6),
+                                                   n(7), n(8), n(9), n(10), n(11), n(12), text(st, 13)});
+        });
   }
   if (sh.reconcile_interval_us > 0) {
-    db.each("SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report ORDER BY id",
-            [&](sqlite3_stmt* st) {
-              b->reconciliations.push_back(
-                  rp::ReconciliationRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5)});
-            });
+    db.each(
+        "SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report ORDER BY id",
+        [&](sqlite3_stmt* st) {
+          b->reconciliations.push_back(
+              rp::ReconciliationRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5)});
+        });
   }
   if (sh.reconcile_interval_us > 0 && sh.reconcile_layers) {
-    db.each("SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends, at_us "
-            "FROM reconciliation_layer_report ORDER BY id",
-            [&](sqlite3_stmt* st) {
-              b->layer_reports.push_back(rp::LayerReportRow{static_cast<int>(i64(st, 0)), text(st, 1), text(st, 2),
-                                                            text(st, 3), text(st, 4), text(st, 5), text(st, 6),
-                                                            text(st, 7), text(st, 8), text(st, 9), i64(st, 10)});
-            });
+    db.each(
+        "SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends, at_us "
+        "FROM reconciliation_layer_report ORDER BY id",
+        [&](sqlite3_stmt* st) {
+          b->layer_reports.push_back(rp::LayerReportRow{static_cast<int>(i64(st, 0)), text(st, 1), text(st, 2),
+                                                        text(st, 3), text(st, 4), text(st, 5), text(st, 6), text(st, 7),
+                                                        text(st, 8), text(st, 9), i64(st, 10)});
+        });
   }
   db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
           [&](sqlite3_stmt* st) {
@@ -660,7 +682,8 @@ void read_served(const Shared& sh, ranking::props::BoardObs* b) {
   for (const sim::log::ServedRead& r : sh.broker->served_reads()) {
     ranking::props::ServedReadObs o{r.time_us, r.caller, r.group, {}};
     for (const sim::log::ServedRead::Range& x : r.ranges) {
-      o.ranges.push_back(ranking::props::ServedReadObs::Range{x.topic == ranking::kKeyedTopic, x.partition, x.from, x.to});
+      o.ranges.push_back(
+          ranking::props::ServedReadObs::Range{x.topic == ranking::kKeyedTopic, x.partition, x.from, x.to});
     }
     b->log_reads.push_back(std::move(o));
   }
@@ -698,7 +721,6 @@ void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::
     }
   }
 }
-
 
 class RankingRun final : public SystemRun {
  public:
@@ -762,110 +784,116 @@ class RankingSystem final : public SystemUnderTest {
   std::vector<std::string> workload_kinds() const override { return {"ranking"}; }
   std::vector<ParamInfo> params() const override {
     constexpr int64_t kHourMs = 3'600'000;
-    return {int_param("topics", "", 1, 10'000, 20, "main topics t_1..t_N (each with aliases aNx, aNy)"),
-            int_param("hot_percent", "percent", 0, 100, 0, "events on the hot topic t_1"),
-            int_param("alias_percent", "percent", 0, 100, 20, "events whose hint is an alias"),
-            int_param("unmapped_percent", "percent", 0, 100, 5, "events with an unmapped hint"),
-            int_param("lowconf_percent", "percent", 0, 100, 5, "events with a low-confidence hint"),
-            int_param("actors", "", 1, 1'000'000, 50, "distinct actors"),
-            int_param("repeat_actor_percent", "percent", 0, 100, 10, "events by the previous actor again (004:L6)"),
-            int_param("invalid_percent", "percent", 0, 100, 5, "events breaking the contract"),
-            int_param("replay_percent", "percent", 0, 100, 5, "events sent again with the same eventId"),
-            int_param("late_percent", "percent", 0, 100, 10, "events whose time is up to 20 min old"),
-            int_param("sql_timeout_ms", "ms", 1, 60'000, 500, "DB client timeout"),
-            int_param("board", "", 0, 1, 0, "1: part 2 runs, snapshots, publishing and the Redis cache"),
-            int_param("top_k", "", 1, 1'000, 8, "local Top K per candidate partition"),
-            int_param("top_n", "", 1, 1'000, 5, "items per snapshot"),
-            choice_param("score_windows", "long", {"long", "medium", "short", "short,medium,long"},
-                         "the windows score rule v1 sums for a run's local Top K, inside its fixed cut (C21: "
-                         "multi-window inputs; 004:L214-220); with scope control the context's window configuration decides"),
-            int_param("entry_score", "", 0, 1'000'000'000, 2, "score below which a manifest entry is REJECTED"),
-            int_param("run_interval_ms", "ms", 1, kHourMs, 1500, "how often the coordinator steps each scope's run"),
-            int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
-            int_param("control_interval_ms", "ms", 0, kHourMs, 0,
-                      "mean gap between rule activations/rollbacks (process control); 0: none"),
-            int_param("mapping_switch_percent", "percent", 0, 100, 0,
-                      "control transactions that switch a scope's topic mapping (map-v1 <-> map-v2, new "
-                      "mapping_activation_epoch; 004:L86, L104)"),
-            int_param("window_config_change_percent", "percent", 0, 100, 0,
-                      "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
-                      "medium windows; 004:L104, L220)"),
-            int_param("degraded_after_ms", "ms", 0, kHourMs, 0,
-                      "a run COLLECTING this long with partitions missing gets a DEGRADED successor under the "
-                      "approved policy excluding exactly them (004:L253, F15); 0: never"),
-            int_param("faulty_coordinator", "", 0, 1, 0,
-                      "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
-            int_param("faulty_publisher", "", 0, 1, 0,
-                      "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
-            int_param("candidate_cache", "", 0, 1, 0,
-                      "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
-            int_param("reconcile_interval_ms", "ms", 0, kHourMs, 0,
-                      "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
-            int_param("reconcile_mix", "", 0, 1, 0,
-                      "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
-            int_param("reconcile_layers", "", 0, 1, 0,
-                      "1: process recon also reconciles layers 1 (source offsets against the original archive) and 2 "
-                      "(sampled window versions recomputed from the keyed log) of the run each DB pointer names "
-                      "(004:L393-403); with reconcile_mix every other round first tries the live log end (REFUSED)"),
-            int_param("shadow_interval_ms", "ms", 0, kHourMs, 0,
-                      "mean gap between shadow rule runs of process shadow (004:L101, L302); 0: none"),
-            int_param("shadow_mix", "", 0, 1, 0,
-                      "1: every other shadow comparison takes the official side from the previous run (must REFUSE)"),
-            int_param("promote_replays", "", 0, 1, 0,
-                      "1: replays wait READY and publish only under a promotion authorization that process approver "
-                      "grants every replay_interval_ms (004:L325)"),
-            int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
-                      "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
-            int_param("board_scopes", "", 2, 4, 2, "2: global and zh-CN boards; 4: also a region and a channel board (C04)"),
-            int_param("risk", "", 0, 1, 0, "1: risk actions, epochs, expiry and the emergency denylist (§9.2-§9.3)"),
-            int_param("risk_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between block/lift actions (process risk)"),
-            int_param("risk_global_percent", "percent", 0, 100, 30, "actions on the explicit global scope (004:L211)"),
-            int_param("risk_lift_percent", "percent", 0, 100, 40, "chance an action on a blocked topic lifts it"),
-            int_param("risk_topics", "", 1, 1'000, 5, "actions target t_1..t_N"),
-            int_param("risk_model_switch_percent", "percent", 0, 100, 0,
-                      "control actions that switch a local scope's risk model (risk-m1 <-> risk-m2, 004:L212)"),
-            int_param("risk_local_scope", "", 0, 4, 0, "local actions only in board scope N (1-based); 0: any non-global"),
-            int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
-            int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
-            int_param("expiry_workers", "", 0, 8, 2, "expiry schedulers running at once (duplicates, C29)"),
-            int_param("risk_service", "", 0, 1, 0, "1: coordinators check each entry with the risk service risk-svc (C12, F05)"),
-            int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
-            int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
-            int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
-            int_param("max_safe_ttl_ms", "ms", 1, kHourMs, 3000,
-                      "the maximum safe TTL: no response shows a topic blocked longer ago (004:L237)"),
-            int_param("cdn", "", 0, 1, 0, "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
-            int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
-            int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
-            int_param("etag", "", 0, 1, 0,
-                      "1: CDN viewers make conditional requests with the last answer's validator (004:L279)"),
-            int_param("viewer_shared_cache", "", 0, 1, 0,
-                      "1: with etag, the viewer keeps one answer for all scopes (a client cache keyed by "
-                      "snapshot=latest alone; C05)"),
-            int_param("viewer_interval_ms", "ms", 0, kHourMs, 0, "mean gap between query-layer views (process viewer); 0: none"),
-            int_param("watermarks", "", 0, 1, 0,
-                      "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
-            int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
-            int_param("allowed_lateness_ms", "ms", 0, kHourMs, 20'000, "CLOSED until watermark >= end + this (004:L154)"),
-            int_param("idle_partition_timeout_ms", "ms", 1, kHourMs, 3000, "idle_partition_timeout (004:L151)"),
-            int_param("max_replay_range_ms", "ms", 0, kHourMs, 30'000, "longest automatic replay (004:L155)"),
-            int_param("redelivery_window_ms", "ms", 0, kHourMs, 6000, "longest message redelivery (004:L155)"),
-            int_param("future_percent", "percent", 0, 100, 0, "events whose time is up to 60 s ahead"),
-            int_param("stall_source", "", 0, 3, 0, "1 search, 2 post, 3 comment: its relay stops (0: none)"),
-            int_param("stall_from_ms", "ms", 0, 24 * kHourMs, 0, "when the stalled source stops sending"),
-            int_param("stall_ms", "ms", 0, 24 * kHourMs, 0, "how long it sends nothing (its outbox fills)"),
-            int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
-                      "when the whole pre-normalization log is appended again (C10); 0: never"),
-            int_param("incremental_checkpoints", "", 0, 1, 0,
-                      "1: each aggregator flush appends what it changed to agg_checkpoint_delta, the whole state "
-                      "is written again only when the deltas outgrow it (004:L319 sets no form; 0: the whole "
-                      "state on every flush)"),
-            int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
-                      "when every aggregation checkpoint is corrupted (F06); 0: never"),
-            int_param("hll", "", 0, 1, 0, "1: a HyperLogLog sketch row with every version (004:L177, L179)"),
-            int_param("hot_topic_threshold", "", 0, 1'000'000, 0,
-                      "with hll: keyed records of a topic+scope after which it is salted (004:L158); 0: never"),
-            int_param("hot_salts", "", 1, 64, 4, "salted local shards of a hot topic")};
+    return {
+        int_param("topics", "", 1, 10'000, 20, "main topics t_1..t_N (each with aliases aNx, aNy)"),
+        int_param("hot_percent", "percent", 0, 100, 0, "events on the hot topic t_1"),
+        int_param("alias_percent", "percent", 0, 100, 20, "events whose hint is an alias"),
+        int_param("unmapped_percent", "percent", 0, 100, 5, "events with an unmapped hint"),
+        int_param("lowconf_percent", "percent", 0, 100, 5, "events with a low-confidence hint"),
+        int_param("actors", "", 1, 1'000'000, 50, "distinct actors"),
+        int_param("repeat_actor_percent", "percent", 0, 100, 10, "events by the previous actor again (004:L6)"),
+        int_param("invalid_percent", "percent", 0, 100, 5, "events breaking the contract"),
+        int_param("replay_percent", "percent", 0, 100, 5, "events sent again with the same eventId"),
+        int_param("late_percent", "percent", 0, 100, 10, "events whose time is up to 20 min old"),
+        int_param("sql_timeout_ms", "ms", 1, 60'000, 500, "DB client timeout"),
+        int_param("board", "", 0, 1, 0, "1: part 2 runs, snapshots, publishing and the Redis cache"),
+        int_param("top_k", "", 1, 1'000, 8, "local Top K per candidate partition"),
+        int_param("top_n", "", 1, 1'000, 5, "items per snapshot"),
+        choice_param(
+            "score_windows", "long", {"long", "medium", "short", "short,medium,long"},
+            "the windows score rule v1 sums for a run's local Top K, inside its fixed cut (C21: "
+            "multi-window inputs; 004:L214-220); with scope control the context's window configuration decides"),
+        int_param("entry_score", "", 0, 1'000'000'000, 2, "score below which a manifest entry is REJECTED"),
+        int_param("run_interval_ms", "ms", 1, kHourMs, 1500, "how often the coordinator steps each scope's run"),
+        int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
+        int_param("control_interval_ms", "ms", 0, kHourMs, 0,
+                  "mean gap between rule activations/rollbacks (process control); 0: none"),
+        int_param("mapping_switch_percent", "percent", 0, 100, 0,
+                  "control transactions that switch a scope's topic mapping (map-v1 <-> map-v2, new "
+                  "mapping_activation_epoch; 004:L86, L104)"),
+        int_param("window_config_change_percent", "percent", 0, 100, 0,
+                  "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
+                  "medium windows; 004:L104, L220)"),
+        int_param("degraded_after_ms", "ms", 0, kHourMs, 0,
+                  "a run COLLECTING this long with partitions missing gets a DEGRADED successor under the "
+                  "approved policy excluding exactly them (004:L253, F15); 0: never"),
+        int_param("faulty_coordinator", "", 0, 1, 0,
+                  "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
+        int_param("faulty_publisher", "", 0, 1, 0,
+                  "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
+        int_param("candidate_cache", "", 0, 1, 0,
+                  "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
+        int_param("reconcile_interval_ms", "ms", 0, kHourMs, 0,
+                  "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
+        int_param("reconcile_mix", "", 0, 1, 0,
+                  "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
+        int_param("reconcile_layers", "", 0, 1, 0,
+                  "1: process recon also reconciles layers 1 (source offsets against the original archive) and 2 "
+                  "(sampled window versions recomputed from the keyed log) of the run each DB pointer names "
+                  "(004:L393-403); with reconcile_mix every other round first tries the live log end (REFUSED)"),
+        int_param("shadow_interval_ms", "ms", 0, kHourMs, 0,
+                  "mean gap between shadow rule runs of process shadow (004:L101, L302); 0: none"),
+        int_param("shadow_mix", "", 0, 1, 0,
+                  "1: every other shadow comparison takes the official side from the previous run (must REFUSE)"),
+        int_param("promote_replays", "", 0, 1, 0,
+                  "1: replays wait READY and publish only under a promotion authorization that process approver "
+                  "grants every replay_interval_ms (004:L325)"),
+        int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
+                  "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
+        int_param("board_scopes", "", 2, 4, 2,
+                  "2: global and zh-CN boards; 4: also a region and a channel board (C04)"),
+        int_param("risk", "", 0, 1, 0, "1: risk actions, epochs, expiry and the emergency denylist (§9.2-§9.3)"),
+        int_param("risk_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between block/lift actions (process risk)"),
+        int_param("risk_global_percent", "percent", 0, 100, 30, "actions on the explicit global scope (004:L211)"),
+        int_param("risk_lift_percent", "percent", 0, 100, 40, "chance an action on a blocked topic lifts it"),
+        int_param("risk_topics", "", 1, 1'000, 5, "actions target t_1..t_N"),
+        int_param("risk_model_switch_percent", "percent", 0, 100, 0,
+                  "control actions that switch a local scope's risk model (risk-m1 <-> risk-m2, 004:L212)"),
+        int_param("risk_local_scope", "", 0, 4, 0, "local actions only in board scope N (1-based); 0: any non-global"),
+        int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
+        int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
+        int_param("expiry_workers", "", 0, 8, 2, "expiry schedulers running at once (duplicates, C29)"),
+        int_param("risk_service", "", 0, 1, 0,
+                  "1: coordinators check each entry with the risk service risk-svc (C12, F05)"),
+        int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
+        int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
+        int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
+        int_param("max_safe_ttl_ms", "ms", 1, kHourMs, 3000,
+                  "the maximum safe TTL: no response shows a topic blocked longer ago (004:L237)"),
+        int_param("cdn", "", 0, 1, 0,
+                  "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
+        int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
+        int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
+        int_param("etag", "", 0, 1, 0,
+                  "1: CDN viewers make conditional requests with the last answer's validator (004:L279)"),
+        int_param("viewer_shared_cache", "", 0, 1, 0,
+                  "1: with etag, the viewer keeps one answer for all scopes (a client cache keyed by "
+                  "snapshot=latest alone; C05)"),
+        int_param("viewer_interval_ms", "ms", 0, kHourMs, 0,
+                  "mean gap between query-layer views (process viewer); 0: none"),
+        int_param("watermarks", "", 0, 1, 0,
+                  "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
+        int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
+        int_param("allowed_lateness_ms", "ms", 0, kHourMs, 20'000, "CLOSED until watermark >= end + this (004:L154)"),
+        int_param("idle_partition_timeout_ms", "ms", 1, kHourMs, 3000, "idle_partition_timeout (004:L151)"),
+        int_param("max_replay_range_ms", "ms", 0, kHourMs, 30'000, "longest automatic replay (004:L155)"),
+        int_param("redelivery_window_ms", "ms", 0, kHourMs, 6000, "longest message redelivery (004:L155)"),
+        int_param("future_percent", "percent", 0, 100, 0, "events whose time is up to 60 s ahead"),
+        int_param("stall_source", "", 0, 3, 0, "1 search, 2 post, 3 comment: its relay stops (0: none)"),
+        int_param("stall_from_ms", "ms", 0, 24 * kHourMs, 0, "when the stalled source stops sending"),
+        int_param("stall_ms", "ms", 0, 24 * kHourMs, 0, "how long it sends nothing (its outbox fills)"),
+        int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
+                  "when the whole pre-normalization log is appended again (C10); 0: never"),
+        int_param("incremental_checkpoints", "", 0, 1, 0,
+                  "1: each aggregator flush appends what it changed to agg_checkpoint_delta, the whole state "
+                  "is written again only when the deltas outgrow it (004:L319 sets no form; 0: the whole "
+                  "state on every flush)"),
+        int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
+                  "when every aggregation checkpoint is corrupted (F06); 0: never"),
+        int_param("hll", "", 0, 1, 0, "1: a HyperLogLog sketch row with every version (004:L177, L179)"),
+        int_param("hot_topic_threshold", "", 0, 1'000'000, 0,
+                  "with hll: keyed records of a topic+scope after which it is salted (004:L158); 0: never"),
+        int_param("hot_salts", "", 1, 64, 4, "salted local shards of a hot topic")};
   }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
     return {{"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
@@ -942,28 +970,32 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
   sh.vfs = std::make_shared<sim::storage::SimVfs>(vo, world.stream("ranking.vfs"), [&world] { return world.now_us(); });
   sh.vfs->set_fault_observer([&world](sim::storage::SimIoOp op) {
     // The statement's operation is current: the SQL server runs it for its request.
-    world.record_fault(sim::FaultRecord{.time_us = world.now_us(), .kind = sim::FaultKind::kStorageError, .node = "db",
-                                        .process = "db", .value = static_cast<int64_t>(op),
+    world.record_fault(sim::FaultRecord{.time_us = world.now_us(),
+                                        .kind = sim::FaultKind::kStorageError,
+                                        .node = "db",
+                                        .process = "db",
+                                        .value = static_cast<int64_t>(op),
                                         .cause = world.current_cause()});
   });
   sim::storage::SqlServerOptions so;
   so.db_file = sh.db_file;
   so.journal_mode = sim::storage::parse_journal_mode(s.storage.journal_mode).value_or(sim::storage::JournalMode::kWal);
   so.synchronous = sim::storage::parse_synchronous(s.storage.synchronous).value_or(sim::storage::Synchronous::kFull);
-  so.schema = ranking::schema_statements(ranking::SchemaOptions{
-      .board = sh.board,
-      .watermarks = sh.wm.enabled,
-      .incremental_checkpoints = sh.incremental_checkpoints,
-      .replay = sh.replay_interval_us > 0,
-      .reconcile = sh.reconcile_interval_us > 0,
-      .reconcile_layers = sh.reconcile_interval_us > 0 && sh.reconcile_layers,
-      .risk = sh.risk,
-      .scope_control = sh.scope_control,
-      .degraded = sh.degraded_after_us > 0,
-      .promotion = sh.promote_replays,
-      .shadow = sh.shadow_interval_us > 0});
+  so.schema = ranking::schema_statements(
+      ranking::SchemaOptions{.board = sh.board,
+                             .watermarks = sh.wm.enabled,
+                             .incremental_checkpoints = sh.incremental_checkpoints,
+                             .replay = sh.replay_interval_us > 0,
+                             .reconcile = sh.reconcile_interval_us > 0,
+                             .reconcile_layers = sh.reconcile_interval_us > 0 && sh.reconcile_layers,
+                             .risk = sh.risk,
+                             .scope_control = sh.scope_control,
+                             .degraded = sh.degraded_after_us > 0,
+                             .promotion = sh.promote_replays,
+                             .shadow = sh.shadow_interval_us > 0});
   if (sh.degraded_after_us > 0) {  // the operator's approved policies, in place before the run
-    for (std::string& t : ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
+    for (std::string& t :
+         ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
       so.schema.push_back(std::move(t));
     }
   }
@@ -989,12 +1021,9 @@ void configure_watermarks(const Scenario& s, Shared& sh) {
   sh.wm.out_of_orderness_ms = s.config.i64("out_of_orderness_ms");
   sh.wm.allowed_lateness_ms = s.config.i64("allowed_lateness_ms");
   sh.wm.idle_timeout_us = s.config.i64("idle_partition_timeout_ms") * 1000;
-  sh.wm_params = ranking::props::WatermarkParams{sh.wm.enabled,
-                                                 sh.wm.out_of_orderness_ms,
-                                                 sh.wm.allowed_lateness_ms,
-                                                 sh.wm.idle_timeout_us,
-                                                 s.config.i64("max_replay_range_ms"),
-                                                 s.config.i64("redelivery_window_ms")};
+  sh.wm_params = ranking::props::WatermarkParams{
+      sh.wm.enabled,         sh.wm.out_of_orderness_ms,           sh.wm.allowed_lateness_ms,
+      sh.wm.idle_timeout_us, s.config.i64("max_replay_range_ms"), s.config.i64("redelivery_window_ms")};
   // 004:L155: "去重状态的保留期不得短于“最大允许迟到时间、最大自动重放范围、消息最大重投窗口”三者中的最大值"
   sh.wm.retention_ms = sh.wm_params.retention_ms();
 }
@@ -1118,12 +1147,15 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     world.start(add("replayer", [sh, at](Process& p) { return replayer_main(p, sh, sim::kEpochUs + at * 1000); }));
   }
   if (const int64_t at = s.config.i64("corrupt_checkpoint_at_ms"); at > 0) {
-    world.start(add("chaos", [sh, &world, at](Process& p) { return corrupt_main(p, sh, world, sim::kEpochUs + at * 1000); }));
+    world.start(
+        add("chaos", [sh, &world, at](Process& p) { return corrupt_main(p, sh, world, sim::kEpochUs + at * 1000); }));
   }
   const double rate = s.workload.empty() ? 5.0 : s.workload.front().rate_per_s;
   int64_t index = 1;  // stall_source: 1 search, 2 post, 3 comment
-  for (const auto& [service, type] : std::vector<std::pair<std::string, std::string>>{
-           {"search-service", "SEARCH_EXECUTED"}, {"post-service", "POST_CREATED"}, {"comment-service", "COMMENT_CREATED"}}) {
+  for (const auto& [service, type] :
+       std::vector<std::pair<std::string, std::string>>{{"search-service", "SEARCH_EXECUTED"},
+                                                        {"post-service", "POST_CREATED"},
+                                                        {"comment-service", "COMMENT_CREATED"}}) {
     ranking::ProducerOptions o;
     o.service = service;
     o.event_type = type;

@@ -93,7 +93,7 @@ JsArray merge_combo_records_dedup(const JsArray& records, bool keep_larger) {
 
 JsArray merge_combo_records(const Fixes& fixes, const JsArray& records) {
   return fixes.has(Fix::kFeDedupMerge) ? merge_combo_records_dedup(records, fixes.has(Fix::kFeKeepLarger))
-                                        : merge_combo_records_spec(records);
+                                       : merge_combo_records_spec(records);
 }
 
 std::vector<ContributionRecord> snapshot(const JsArray& records) {

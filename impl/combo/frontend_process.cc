@@ -40,8 +40,7 @@ int64_t draw_exponential_ms(Runtime& rt, double mean_ms) {
 void update(Screen* screen, ClientState& st, const std::function<void()>& change) {
   try {
     change();
-  } catch (const JsTypeError&) {
-  }
+  } catch (const JsTypeError&) {}
   if (screen) screen->show(st.view.displayed());
 }
 
@@ -125,11 +124,12 @@ Task<void> poll_loop(Runtime* rt, Rpc* rpc, Recorder* history, Screen* screen, C
   for (;;) {
     co_await rt->clock().sleep_ms(o.poll_interval_ms);
     const uint64_t op = history->invoke(rt->process_name(), "latest", "a=" + std::to_string(o.activity_id));
-    RpcResult r = co_await rpc->call(std::string(kActivityService) + ".latest", make_message(LatestRequest{o.activity_id}),
-                                     o.rpc_timeout_ms * 1000);
+    RpcResult r = co_await rpc->call(std::string(kActivityService) + ".latest",
+                                     make_message(LatestRequest{o.activity_id}), o.rpc_timeout_ms * 1000);
     const LatestReply* reply = r.ok() ? message_as<LatestReply>(r.reply) : nullptr;
     if (reply == nullptr || !reply->ok) {
-      history->complete(op, r.ok() ? Outcome::kFail : Outcome::kInfo, reply ? reply->describe() : rpc_status_name(r.status));
+      history->complete(op, r.ok() ? Outcome::kFail : Outcome::kInfo,
+                        reply ? reply->describe() : rpc_status_name(r.status));
       continue;
     }
     history->complete(op, Outcome::kOk, reply->describe());
@@ -141,8 +141,8 @@ Task<void> ranking_once(Runtime* rt, Rpc* rpc, Recorder* history, ClientOptions 
   const int64_t wait = o.ranking_local_ms - rt->clock().now_ms();
   if (wait > 0) co_await rt->clock().sleep_ms(wait);
   const uint64_t op = history->invoke(rt->process_name(), "ranking", "a=" + std::to_string(o.activity_id));
-  RpcResult r = co_await rpc->call(std::string(kActivityService) + ".ranking", make_message(RankingRequest{o.activity_id}),
-                                   o.rpc_timeout_ms * 1000);
+  RpcResult r = co_await rpc->call(std::string(kActivityService) + ".ranking",
+                                   make_message(RankingRequest{o.activity_id}), o.rpc_timeout_ms * 1000);
   const RankingReply* reply = r.ok() ? message_as<RankingReply>(r.reply) : nullptr;
   if (reply == nullptr || !reply->ok) {
     history->complete(op, Outcome::kInfo, reply ? reply->describe() : rpc_status_name(r.status));
@@ -179,7 +179,8 @@ Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, GatewayOptions opti
   GatewayState st;
   GatewayState* s = &st;
   rpc.on_message(kGatewayService, [s](MessagePtr m) {
-    if (const ConnectMessage* c = message_as<ConnectMessage>(m)) s->connections[c->activity_id].insert(c->client_service);
+    if (const ConnectMessage* c = message_as<ConnectMessage>(m))
+      s->connections[c->activity_id].insert(c->client_service);
   });
   co_await subscribe_loop(&rt, &rpc, &redis, &st, options);
 }

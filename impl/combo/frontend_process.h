@@ -37,12 +37,12 @@ Task<void> gateway_main(Runtime& rt, Rpc& rpc, Redis& redis, GatewayOptions opti
 struct ClientOptions {
   Fixes fixes = Fixes::spec();
   int64_t user_id = 1;
-  int64_t activity_id = 1;               // the page this client shows and buys on
-  std::vector<std::string> items;        // item types this user clicks (empty: all)
-  double bursts_per_s = 0.2;             // mean burst arrivals
-  int64_t max_clicks = 4;                // clicks per burst: 1..max
-  int64_t click_gap_max_ms = 1200;       // gap between clicks of a burst: 50..max
-  double batch_probability = 0.1;        // a burst sent as one BatchPurchaseItem
+  int64_t activity_id = 1;          // the page this client shows and buys on
+  std::vector<std::string> items;   // item types this user clicks (empty: all)
+  double bursts_per_s = 0.2;        // mean burst arrivals
+  int64_t max_clicks = 4;           // clicks per burst: 1..max
+  int64_t click_gap_max_ms = 1200;  // gap between clicks of a burst: 50..max
+  double batch_probability = 0.1;   // a burst sent as one BatchPurchaseItem
   // Exact boundaries (issue 16): this share of bursts is two clicks, the second exactly one of
   // boundary_gaps_ms after the first (the test harness's critical durations and their
   // neighbours, -1/0/+1 ms, on the client's clock). 0 draws nothing (runs stay as they were).
@@ -51,11 +51,15 @@ struct ClientOptions {
   int64_t poll_interval_ms = 2000;
   int64_t connect_interval_ms = 2000;
   int64_t rpc_timeout_ms = 2000;
-  int64_t start_clicking_local_ms = 0;   // absolute: random bursts start once the service is up
-  int64_t stop_clicking_local_ms = 0;    // absolute, on the client's clock
-  int64_t ranking_local_ms = 0;          // absolute; 0 = never
+  int64_t start_clicking_local_ms = 0;  // absolute: random bursts start once the service is up
+  int64_t stop_clicking_local_ms = 0;   // absolute, on the client's clock
+  int64_t ranking_local_ms = 0;         // absolute; 0 = never
   // Scripted clicks instead of random bursts: (offset from boot ms, item type, quantity).
-  struct Click { int64_t at_ms; std::string item_type; int64_t quantity; };
+  struct Click {
+    int64_t at_ms;
+    std::string item_type;
+    int64_t quantity;
+  };
   std::vector<Click> script;
 };
 

@@ -3,8 +3,8 @@
 namespace fl::combo {
 
 std::string PurchaseRequest::describe() const {
-  std::string s = std::string(batch ? "batch" : "purchase") + " ref=" + client_ref + " a=" +
-                  std::to_string(activity_id) + " u=" + std::to_string(user_id) + " items=";
+  std::string s = std::string(batch ? "batch" : "purchase") + " ref=" + client_ref +
+                  " a=" + std::to_string(activity_id) + " u=" + std::to_string(user_id) + " items=";
   for (size_t i = 0; i < lines.size(); ++i) {
     s += (i ? "," : "") + lines[i].item_type + ":" + std::to_string(lines[i].quantity);
   }

@@ -60,7 +60,10 @@ class Reader {
       return eat('}');
     }
   }
-  bool at_end() { skip(); return pos_ == s_.size(); }
+  bool at_end() {
+    skip();
+    return pos_ == s_.size();
+  }
 
  private:
   bool parse_value(JsonValue& value, int depth) {
@@ -79,9 +82,20 @@ class Reader {
       value.v = obj;
       return true;
     }
-    if (s_.compare(pos_, 4, "null") == 0) { pos_ += 4; return true; }
-    if (s_.compare(pos_, 4, "true") == 0) { pos_ += 4; value.v = true; return true; }
-    if (s_.compare(pos_, 5, "false") == 0) { pos_ += 5; value.v = false; return true; }
+    if (s_.compare(pos_, 4, "null") == 0) {
+      pos_ += 4;
+      return true;
+    }
+    if (s_.compare(pos_, 4, "true") == 0) {
+      pos_ += 4;
+      value.v = true;
+      return true;
+    }
+    if (s_.compare(pos_, 5, "false") == 0) {
+      pos_ += 5;
+      value.v = false;
+      return true;
+    }
     bool neg = eat('-');
     if (pos_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[pos_]))) return false;
     int64_t n = 0;
@@ -97,7 +111,10 @@ class Reader {
     while (pos_ < s_.size()) {
       char c = s_[pos_++];
       if (c == '"') return true;
-      if (c != '\\') { out += c; continue; }
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
       if (pos_ >= s_.size()) return false;
       char e = s_[pos_++];
       if (e == 'u') {
@@ -112,9 +129,14 @@ class Reader {
     }
     return false;
   }
-  void skip() { while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_; }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
   bool eat(char c) {
-    if (pos_ < s_.size() && s_[pos_] == c) { ++pos_; return true; }
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
     return false;
   }
   const std::string& s_;
@@ -126,7 +148,9 @@ int64_t int_of(const JsonObject& o, const char* k) {
   if (it == o.end()) return 0;
   if (auto* v = std::get_if<int64_t>(&it->second.v)) return *v;
   if (auto* s = std::get_if<std::string>(&it->second.v)) {
-    try { return std::stoll(*s); } catch (...) { return 0; }
+    try {
+      return std::stoll(*s);
+    } catch (...) { return 0; }
   }
   return 0;
 }
@@ -166,13 +190,11 @@ std::string ContributionRecord::describe() const {
 }
 
 std::string encode_record_json(const ContributionRecord& r) {
-  std::string out = "{\"id\":" + std::to_string(r.id) + ",\"user_id\":" + std::to_string(r.user_id) +
-                    ",\"nickname\":";
+  std::string out = "{\"id\":" + std::to_string(r.id) + ",\"user_id\":" + std::to_string(r.user_id) + ",\"nickname\":";
   append_string(out, r.nickname);
   out += ",\"avatar_url\":";
   append_string(out, r.avatar_url);
-  out += ",\"star_id\":" + std::to_string(r.star_id) + ",\"item_id\":" + std::to_string(r.item_id) +
-         ",\"item_type\":";
+  out += ",\"star_id\":" + std::to_string(r.star_id) + ",\"item_id\":" + std::to_string(r.item_id) + ",\"item_type\":";
   append_string(out, r.item_type);
   out += ",\"item_name\":";
   append_string(out, r.item_name);
@@ -229,9 +251,7 @@ std::optional<int64_t> activity_of_channel(const std::string& channel) {
   }
   try {
     return std::stoll(channel.substr(prefix.size(), channel.size() - prefix.size() - suffix.size()));
-  } catch (...) {
-    return std::nullopt;
-  }
+  } catch (...) { return std::nullopt; }
 }
 
 }  // namespace fl::combo

@@ -15,8 +15,8 @@
 namespace fl::combo {
 
 struct ContributionRecord {
-  int64_t id = 0;          // first_id: the DB row id of the window's first purchase
-  int64_t activity_id = 0; // not in the pb record; carried for isolation checks (payload has it)
+  int64_t id = 0;           // first_id: the DB row id of the window's first purchase
+  int64_t activity_id = 0;  // not in the pb record; carried for isolation checks (payload has it)
   int64_t user_id = 0;
   std::string nickname;
   std::string avatar_url;

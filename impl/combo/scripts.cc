@@ -56,15 +56,15 @@ RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const
   } else {
     wid = a[17];
     r.call({"SET", k[0], wid, "PX", a[12]});
-    r.call({"XADD", k[1], "MAXLEN", "~", a[15], "*", "activity_id", a[2], "user_id", a[3], "item_type", a[6],
-            "item_id", a[5], "window_id", wid, "first_id", a[0], "first_created_at", a[11]});
+    r.call({"XADD",      k[1], "MAXLEN",  "~",  a[15],       "*", "activity_id", a[2], "user_id",          a[3],
+            "item_type", a[6], "item_id", a[5], "window_id", wid, "first_id",    a[0], "first_created_at", a[11]});
   }
   const std::string agg = a[16] + wid;
   r.call({"HINCRBY", agg, "quantity", a[1]});
   // COMBO-3/11/13: the window's members, so the worker can bind every row to it (see flush).
   RedisReply members = r.call({"HGET", agg, "pids"});
   r.call({"HSET", agg, "pids", members.kind == RedisReply::Kind::kBulk ? members.str + "," + a[0] : a[0]});
-  const char* names[] = {"activity_id", "user_id", "star_id", "item_id", "item_type",
+  const char* names[] = {"activity_id", "user_id",   "star_id",  "item_id",   "item_type",
                          "item_name",   "item_icon", "nickname", "avatar_url"};
   for (size_t i = 0; i < 9; ++i) r.call({"HSETNX", agg, names[i], a[2 + i]});
   RedisReply first = r.call({"HGET", agg, "first_id"});
@@ -146,7 +146,9 @@ RedisReply ack_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::
 int64_t to_i64(const std::map<std::string, std::string>& h, const char* k) {
   auto it = h.find(k);
   if (it == h.end()) return 0;
-  try { return std::stoll(it->second); } catch (...) { return 0; }
+  try {
+    return std::stoll(it->second);
+  } catch (...) { return 0; }
 }
 std::string to_str(const std::map<std::string, std::string>& h, const char* k) {
   auto it = h.find(k);
@@ -201,9 +203,9 @@ RedisReply flush(ScriptCalls& r, const std::vector<std::string>& k, const std::v
 std::shared_ptr<ScriptRegistry> combo_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();
   registry->add(RedisScript{"combo_aggregate", kAggregateLua, aggregate_fn});
-  registry->add(RedisScript{"combo_flush", std::string(kFlushHeadLua) + kFlushTailLua, [](ScriptCalls& r, const auto& k, const auto& a) {
-                              return flush(r, k, a, /*writes_first=*/false);
-                            }});
+  registry->add(
+      RedisScript{"combo_flush", std::string(kFlushHeadLua) + kFlushTailLua,
+                  [](ScriptCalls& r, const auto& k, const auto& a) { return flush(r, k, a, /*writes_first=*/false); }});
   registry->add(RedisScript{"combo_flush_writes_first", std::string(kFlushHeadLua) + kFlushWritesFirstTailLua,
                             [](ScriptCalls& r, const auto& k, const auto& a) { return flush(r, k, a, true); }});
   registry->add(RedisScript{"combo_ack", kAckLua, ack_fn});

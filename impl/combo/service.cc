@@ -66,7 +66,9 @@ std::vector<int64_t> parse_members(const std::string& list) {
   for (size_t from = 0; from < list.size();) {
     size_t comma = list.find(',', from);
     if (comma == std::string::npos) comma = list.size();
-    try { members.push_back(std::stoll(list.substr(from, comma - from))); } catch (...) {}
+    try {
+      members.push_back(std::stoll(list.substr(from, comma - from)));
+    } catch (...) {}
     from = comma + 1;
   }
   return members;
@@ -170,11 +172,16 @@ Task<bool> Replica::spec_aggregate(const Line& l) {
   bool ok = true;
   RedisReply r = co_await redis_.command({"HINCRBY", agg_key, "quantity", str(l.line.quantity)});
   ok = ok && r.ok_reply();
-  const std::vector<std::pair<std::string, std::string>> fields = {
-      {"activity_id", str(req.activity_id)}, {"user_id", str(req.user_id)},     {"star_id", str(req.star_id)},
-      {"item_id", str(l.item.item_id)},      {"item_name", l.item.name},        {"item_icon", l.item.icon},
-      {"nickname", nickname_of(req.user_id)}, {"avatar_url", avatar_of(req.user_id)},
-      {"first_id", str(l.pid)},              {"first_created_at", str(l.created_at)}};
+  const std::vector<std::pair<std::string, std::string>> fields = {{"activity_id", str(req.activity_id)},
+                                                                   {"user_id", str(req.user_id)},
+                                                                   {"star_id", str(req.star_id)},
+                                                                   {"item_id", str(l.item.item_id)},
+                                                                   {"item_name", l.item.name},
+                                                                   {"item_icon", l.item.icon},
+                                                                   {"nickname", nickname_of(req.user_id)},
+                                                                   {"avatar_url", avatar_of(req.user_id)},
+                                                                   {"first_id", str(l.pid)},
+                                                                   {"first_created_at", str(l.created_at)}};
   for (const auto& [f, v] : fields) {
     r = co_await redis_.command({"HSETNX", agg_key, f, v});
     ok = ok && r.ok_reply();
@@ -219,14 +226,26 @@ Task<bool> Replica::window_aggregate(const Line& l) {
   // (synchronous NORMAL/OFF) forgets rows with AUTOINCREMENT's counter and hands their pids out
   // again, which must neither hit the old purchase's marker nor reuse an old window's keys.
   const std::string token = str(l.pid) + "." + str(l.created_at);
-  const std::vector<std::string> keys = {window_lock_key(suffix), kStreamKey,
-                                         purchase_marker_key(req.activity_id, req.user_id, l.item.item_id, l.pid,
-                                                             l.created_at)};
-  const std::vector<std::string> args = {str(l.pid), str(l.line.quantity), str(req.activity_id), str(req.user_id),
-                                         str(req.star_id), str(l.item.item_id), l.line.item_type, l.item.name,
-                                         l.item.icon, nickname_of(req.user_id), avatar_of(req.user_id),
-                                         str(l.created_at), str(o_.window_ms), str(agg_ttl_ms),
-                                         str(o_.marker_ttl_ms), str(o_.stream_maxlen), window_hash_prefix(suffix),
+  const std::vector<std::string> keys = {
+      window_lock_key(suffix), kStreamKey,
+      purchase_marker_key(req.activity_id, req.user_id, l.item.item_id, l.pid, l.created_at)};
+  const std::vector<std::string> args = {str(l.pid),
+                                         str(l.line.quantity),
+                                         str(req.activity_id),
+                                         str(req.user_id),
+                                         str(req.star_id),
+                                         str(l.item.item_id),
+                                         l.line.item_type,
+                                         l.item.name,
+                                         l.item.icon,
+                                         nickname_of(req.user_id),
+                                         avatar_of(req.user_id),
+                                         str(l.created_at),
+                                         str(o_.window_ms),
+                                         str(agg_ttl_ms),
+                                         str(o_.marker_ttl_ms),
+                                         str(o_.stream_maxlen),
+                                         window_hash_prefix(suffix),
                                          token};
   RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
   co_return r.kind == RedisReply::Kind::kBulk;
@@ -239,11 +258,15 @@ Task<bool> Replica::window_aggregate(const Line& l) {
 Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e) {
   if (members.empty()) co_return true;
   SqlStatement up;
-  up.sql = "UPDATE activity_contributions SET window_id = ? WHERE activity_id = ? AND user_id = ? AND item_id = ? AND id IN (";
+  up.sql =
+      "UPDATE activity_contributions SET window_id = ? WHERE activity_id = ? AND user_id = ? AND item_id = ? AND id IN "
+      "(";
   up.params.push_back(window_id);
   for (const char* f : {"activity_id", "user_id", "item_id"}) {
     int64_t v = 0;
-    try { v = std::stoll(e.field(f)); } catch (...) {}
+    try {
+      v = std::stoll(e.field(f));
+    } catch (...) {}
     up.params.push_back(v);
   }
   for (size_t i = 0; i < members.size(); ++i) {
@@ -268,12 +291,13 @@ Task<MessagePtr> Replica::latest(MessagePtr m) {
   } else {
     // CB-POLL-BY-WINDOW (COMBO-11): whole windows (the newest latest_limit of them), never a
     // window cut in half; a window is shown once its opening row is bound (COMBO-11/13).
-    r = co_await sql_.query(std::string("SELECT ") + kRowColumns +
-                                " FROM activity_contributions WHERE activity_id = ?1 AND window_id IN (SELECT DISTINCT "
-                                "window_id FROM activity_contributions WHERE activity_id = ?1 AND window_id IS NOT NULL "
-                                "AND window_id IN (SELECT id FROM activity_contributions WHERE id = window_id) "
-                                "ORDER BY window_id DESC LIMIT ?2)",
-                            {req->activity_id, o_.latest_limit});
+    r = co_await sql_.query(
+        std::string("SELECT ") + kRowColumns +
+            " FROM activity_contributions WHERE activity_id = ?1 AND window_id IN (SELECT DISTINCT "
+            "window_id FROM activity_contributions WHERE activity_id = ?1 AND window_id IS NOT NULL "
+            "AND window_id IN (SELECT id FROM activity_contributions WHERE id = window_id) "
+            "ORDER BY window_id DESC LIMIT ?2)",
+        {req->activity_id, o_.latest_limit});
   }
   if (!r.ok()) {
     reply.error = sql_status_name(r.status);
@@ -356,8 +380,7 @@ Task<void> Replica::spec_process(const StreamEntry& e) {
     expire_at = std::stoll(e.field("expire_at_ms"));
     user_id = std::stoll(e.field("user_id"));
     activity_id = std::stoll(e.field("activity_id"));
-  } catch (...) {
-  }
+  } catch (...) {}
   const int64_t now = rt_.clock().now_ms();
   if (now < expire_at) co_await rt_.clock().sleep_ms(expire_at - now);  // local sleep, local clock
   const std::string item_type = e.field("item_type");
@@ -369,7 +392,9 @@ Task<void> Replica::spec_process(const StreamEntry& e) {
   auto num = [&](const char* k) -> int64_t {
     auto it = fields.find(k);
     if (it == fields.end()) return 0;
-    try { return std::stoll(it->second); } catch (...) { return 0; }  // strconv errors ignored
+    try {
+      return std::stoll(it->second);
+    } catch (...) { return 0; }  // strconv errors ignored
   };
   auto text = [&](const char* k) {
     auto it = fields.find(k);
@@ -405,9 +430,7 @@ Task<void> Replica::window_process(const StreamEntry& e) {
     window_id = std::stoll(wid);  // the token "<pid>.<created_at>": the DB binds by the pid
     channel = channel_of(std::stoll(activity));
     (void)std::stoll(user);
-  } catch (...) {
-    malformed = true;
-  }
+  } catch (...) { malformed = true; }
   if (malformed) {
     co_await redis_xack(redis_, kStreamKey, kConsumerGroup, e.id);  // malformed: drop it
     co_return;
@@ -416,17 +439,17 @@ Task<void> Replica::window_process(const StreamEntry& e) {
   const std::vector<std::string> keys = {window_lock_key(suffix), window_hash_key(suffix, wid), kStreamKey,
                                          published_marker_key(suffix, wid)};
   const std::string owner = consumer_name() + "@" + str(rt_.clock().now_us()) + "#" + e.id;
-  const std::vector<std::string> args = {kConsumerGroup, e.id, wid, channel, activity, user, item_type,
-                                         str(o_.published_marker_ttl_ms), owner};
-  std::vector<int64_t> bound;  // the members this worker bound before publishing (CB-BIND-FIRST)
+  const std::vector<std::string> args = {
+      kConsumerGroup, e.id, wid, channel, activity, user, item_type, str(o_.published_marker_ttl_ms), owner};
+  std::vector<int64_t> bound;                   // the members this worker bound before publishing (CB-BIND-FIRST)
   for (int round = 0; round < 1000; ++round) {  // bounded: each wait is the lock's remaining TTL
     if (has(Fix::kBindFirst) && bound.empty() && !co_await bind_before_publish(window_id, keys, e, &bound)) {
       co_return;  // the DB or Redis did not answer: nothing published, the entry stays pending
     }
     // CB-FLUSH-WRITES-FIRST (COMBO-3/8): 000:L262-263 publishes, then deletes; a flush refused at
     // its first write (READONLY) has then pushed with no marker to say so.
-    RedisReply r = co_await redis_.script(has(Fix::kFlushWritesFirst) ? "combo_flush_writes_first" : "combo_flush",
-                                          keys, args);
+    RedisReply r =
+        co_await redis_.script(has(Fix::kFlushWritesFirst) ? "combo_flush_writes_first" : "combo_flush", keys, args);
     if (r.kind == RedisReply::Kind::kArray && !r.elements.empty()) {
       const std::string& what = r.elements[0].str;
       if (what == "wait") {
@@ -528,8 +551,8 @@ const char* combo_schema_sql() {
          " nickname TEXT NOT NULL, avatar_url TEXT NOT NULL,"
          " quantity INTEGER NOT NULL CHECK (quantity > 0),"
          " created_at INTEGER NOT NULL,"
-         " window_id INTEGER,"    // CB-POLL-BY-WINDOW: the window the server bound (NULL in spec)
-         " client_ref TEXT);"     // instrumentation: joins a row to the client operation
+         " window_id INTEGER,"  // CB-POLL-BY-WINDOW: the window the server bound (NULL in spec)
+         " client_ref TEXT);"   // instrumentation: joins a row to the client operation
          "CREATE INDEX IF NOT EXISTS idx_ac_activity_created ON activity_contributions(activity_id, created_at);"
          "CREATE INDEX IF NOT EXISTS idx_ac_activity_window ON activity_contributions(activity_id, window_id);";
 }

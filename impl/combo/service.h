@@ -28,21 +28,21 @@ inline constexpr const char* kConsumerGroup = "combo-publishers";
 
 struct ServiceOptions {
   Fixes fixes = Fixes::spec();
-  int64_t window_ms = 3000;            // expire_at_ms = now + 3000; hardened lock PX
-  int64_t agg_ttl_s = 5;               // spec: Expire(aggKey, 5s)
-  int64_t lock_ttl_s = 3;              // spec: SetNX(lockKey, "1", 3s)
-  int64_t stream_maxlen = 100000;      // XADD MAXLEN ~
-  int64_t read_count = 10;             // XREADGROUP COUNT
-  int64_t block_ms = 1000;             // XREADGROUP BLOCK
-  int64_t error_sleep_ms = 1000;       // time.Sleep(time.Second) after a read error
-  int64_t latest_limit = 20;           // rows GetLatestContributions reads (not in the seed)
+  int64_t window_ms = 3000;        // expire_at_ms = now + 3000; hardened lock PX
+  int64_t agg_ttl_s = 5;           // spec: Expire(aggKey, 5s)
+  int64_t lock_ttl_s = 3;          // spec: SetNX(lockKey, "1", 3s)
+  int64_t stream_maxlen = 100000;  // XADD MAXLEN ~
+  int64_t read_count = 10;         // XREADGROUP COUNT
+  int64_t block_ms = 1000;         // XREADGROUP BLOCK
+  int64_t error_sleep_ms = 1000;   // time.Sleep(time.Second) after a read error
+  int64_t latest_limit = 20;       // rows GetLatestContributions reads (not in the seed)
   // fixes only
   int64_t hardened_agg_ttl_ms = 600'000;  // CB-LONG-AGG-TTL
   int64_t marker_ttl_ms = 8000;           // CB-WINDOW-SCRIPTS: per-pid marker of the aggregate script
   // CB-WINDOW-SCRIPTS: the published marker of a window (owner, members, payload) lives until the
   // worker acks the entry and deletes it; the TTL only bounds a leak.
   int64_t published_marker_ttl_ms = 60'000;
-  int64_t claim_min_idle_ms = 5000;       // CB-XAUTOCLAIM min-idle
+  int64_t claim_min_idle_ms = 5000;  // CB-XAUTOCLAIM min-idle
   int64_t claim_interval_ms = 1000;
 };
 

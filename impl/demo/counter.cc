@@ -7,7 +7,9 @@ namespace fl::demo {
 
 const std::vector<FixInfo>& demo_fixes() {
   static const std::vector<FixInfo> fixes = {
-      {"DM-DEDUP-IDS", "demo: the store applies every request", {"DEMO-1"},
+      {"DM-DEDUP-IDS",
+       "demo: the store applies every request",
+       {"DEMO-1"},
        "a retried or duplicated increment carries the same request id; apply it once"},
   };
   return fixes;

@@ -60,8 +60,13 @@ Task<SendReply> GiftService::send(SendGift request) {
 
 Task<SendReply> GiftService::charge(const SendGift& request, int64_t seq) {
   const int64_t now_ms = rt_.clock().now_ms();
-  GiftMsg msg{"gift_" + request.request_id + "_" + std::to_string(now_ms), request.room, request.user, request.gift,
-              request.count, now_ms, seq};
+  GiftMsg msg{"gift_" + request.request_id + "_" + std::to_string(now_ms),
+              request.room,
+              request.user,
+              request.gift,
+              request.count,
+              now_ms,
+              seq};
   // 003:L35 "msgId 全局唯一": two attempts of one request in the same millisecond (a retry and a
   // tap served together after a pause) would share gift_<requestId>_<ms>; a half message is
   // resolved by its msgId, so txmsg adds a random suffix.
@@ -82,9 +87,10 @@ Task<SendReply> GiftService::charge(const SendGift& request, int64_t seq) {
                             {amount, request.user, amount}, SqlExpect::kChanged));
   if (options_.txmsg) co_return co_await charge_txmsg(request, std::move(msg), std::move(tx));
   // 003:L220: the outbox row in the same transaction.
-  tx.push_back(sql_statement("INSERT INTO outbox_message (msg_id, payload, status, created_at) VALUES (?, ?, "
-                             "'PENDING', ?)",
-                             msg.msg_id, msg.encode(), now_ms));
+  tx.push_back(
+      sql_statement("INSERT INTO outbox_message (msg_id, payload, status, created_at) VALUES (?, ?, "
+                    "'PENDING', ?)",
+                    msg.msg_id, msg.encode(), now_ms));
   tx.push_back(select_order(request));
   SqlResult r = co_await sql_.transaction(std::move(tx));
   if (r.ok()) {
@@ -103,7 +109,8 @@ Task<SendReply> GiftService::charge(const SendGift& request, int64_t seq) {
 // 003:L227-231: half message, local transaction, then commit or roll back the half.
 Task<SendReply> GiftService::charge_txmsg(const SendGift& request, GiftMsg msg, std::vector<SqlStatement> tx) {
   // sendMessageInTransaction (003:L229): the half first; a failed send runs no local transaction.
-  ProduceResult half = co_await producer_->produce_half(options_.topic, msg.room, msg.encode(), options_.producer_group);
+  ProduceResult half =
+      co_await producer_->produce_half(options_.topic, msg.room, msg.encode(), options_.producer_group);
   if (!half.ok()) co_return reply(SendReply::Status::kError);
   if (options_.fixes.has(GiftFix::kTxmsgCheckFence)) {
     // The local transaction claims its msg_id; a check-back that fenced it first makes it fail.
@@ -117,7 +124,7 @@ Task<SendReply> GiftService::charge_txmsg(const SendGift& request, GiftMsg msg, 
     co_return reply(SendReply::Status::kOk, order_id_of(r.sets[select_at]));
   }
   if (!r.certainly_not_applied()) co_return reply(SendReply::Status::kError);  // UNKNOWN: the check-back decides
-  co_await producer_->end_half(half.half_id, HalfResolution::kRollback);  // 003:L231
+  co_await producer_->end_half(half.half_id, HalfResolution::kRollback);       // 003:L231
   if (r.status == SqlStatus::kConditionFailed) co_return reply(SendReply::Status::kInsufficient);
   if (r.constraint() && r.failed_index == 0) {
     SqlResult o = co_await sql_.execute(select_order(request));
@@ -144,8 +151,8 @@ Task<void> GiftService::check_back(HalfCheck check) {
   HalfResolution answer = HalfResolution::kUnknown;
   if (options_.fixes.has(GiftFix::kTxmsgCheckFence)) {
     std::vector<SqlStatement> tx;
-    tx.push_back(sql_statement("INSERT INTO gift_tx (msg_id, state) VALUES (?, 'ROLLBACK') ON CONFLICT(msg_id) DO NOTHING",
-                               m->msg_id));
+    tx.push_back(sql_statement(
+        "INSERT INTO gift_tx (msg_id, state) VALUES (?, 'ROLLBACK') ON CONFLICT(msg_id) DO NOTHING", m->msg_id));
     tx.push_back(sql_statement("SELECT state FROM gift_tx WHERE msg_id = ?", m->msg_id));
     SqlResult r = co_await sql_.transaction(std::move(tx));
     if (r.ok() && !r.sets[1].rows.empty() && !r.sets[1].rows.front().empty()) {
@@ -169,8 +176,8 @@ Task<void> GiftService::publish(std::string msg_id, std::string room, std::strin
 Task<void> GiftService::poll_outbox() {
   for (;;) {
     co_await rt_.clock().sleep_us(options_.poll_interval_us);
-    SqlResult rows = co_await sql_.query(
-        "SELECT msg_id, payload FROM outbox_message WHERE status = 'PENDING' ORDER BY id LIMIT 20");
+    SqlResult rows =
+        co_await sql_.query("SELECT msg_id, payload FROM outbox_message WHERE status = 'PENDING' ORDER BY id LIMIT 20");
     if (!rows.ok()) continue;
     for (const SqlRow& row : rows.rows()) {
       if (row.size() != 2) continue;

@@ -32,12 +32,12 @@ namespace fl::gifts {
 
 struct ChargeOptions {
   GiftFixes fixes = GiftFixes::spec();
-  int64_t price = 10;                      // per gift (the seed has no prices)
-  int64_t dedup_ttl_s = 10;                // 003:L54
-  int64_t poll_interval_us = 1'000'000;    // outbox poller
-  std::string topic = "gift_topic";        // 003:L165
-  bool txmsg = false;                      // 003:L225-231 instead of the outbox (003:L214-223)
-  std::string producer_group = "gift";     // RocketMQ's producer group of the gift services
+  int64_t price = 10;                    // per gift (the seed has no prices)
+  int64_t dedup_ttl_s = 10;              // 003:L54
+  int64_t poll_interval_us = 1'000'000;  // outbox poller
+  std::string topic = "gift_topic";      // 003:L165
+  bool txmsg = false;                    // 003:L225-231 instead of the outbox (003:L214-223)
+  std::string producer_group = "gift";   // RocketMQ's producer group of the gift services
 };
 
 class GiftService {

@@ -23,12 +23,16 @@ std::string hex(uint64_t v) {
 
 std::string deliver_args(const GiftMsg& m) {
   return "msg=" + m.msg_id + " room=" + m.room + " sender=" + std::to_string(m.sender) + " gift=" + m.gift +
-         " count=" + std::to_string(m.count) + " seq=" + std::to_string(m.seq) + " ts=" + std::to_string(m.timestamp_ms);
+         " count=" + std::to_string(m.count) + " seq=" + std::to_string(m.seq) +
+         " ts=" + std::to_string(m.timestamp_ms);
 }
 
 struct ViewerState {
   ViewerState(Runtime& r, Rpc& p, Recorder& h, ViewerOptions o)
-      : rt(r), rpc(p), history(h), options(std::move(o)),
+      : rt(r),
+        rpc(p),
+        history(h),
+        options(std::move(o)),
         player(options.player, [this](uint64_t op, const std::string& outcome) {
           history.complete(op, outcome == "played" ? Outcome::kOk : Outcome::kFail, outcome);
         }) {}
@@ -49,10 +53,9 @@ Task<void> connect(ViewerState& v) {
     const std::string gw = v.options.gateways[v.gateway % v.options.gateways.size()];
     const int64_t last = v.player.last_seq();
     const uint64_t op = v.history.invoke(v.rt.process_name(), "connect",
-                                         "user=" + std::to_string(v.options.user) + " room=" + v.room +
-                                             " gw=" + gw + " lastSeq=" + std::to_string(last));
-    RpcResult r = co_await v.rpc.call(gw + ".join",
-                                      make_message(JoinRoom{v.options.user, v.room, service_of(v), last}),
+                                         "user=" + std::to_string(v.options.user) + " room=" + v.room + " gw=" + gw +
+                                             " lastSeq=" + std::to_string(last));
+    RpcResult r = co_await v.rpc.call(gw + ".join", make_message(JoinRoom{v.options.user, v.room, service_of(v), last}),
                                       v.options.rpc_timeout_us);
     const JoinReply* j = r.ok() ? message_as<JoinReply>(r.reply) : nullptr;
     if (j != nullptr && j->ok) {
@@ -109,8 +112,8 @@ Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions op
                            static_cast<double>(rt.random_u64() % 1'000'000) < p_reconnect * 1e6;
     if (v->options.switches_per_min > 0 && rt.clock().now_us() < v->options.stop_reconnects_at_us &&
         v->options.rooms.size() > 1 &&
-        static_cast<double>(rt.random_u64() % 1'000'000) < v->options.switches_per_min * 1e6 *
-                                                                static_cast<double>(v->options.ping_interval_us) / 60e6) {
+        static_cast<double>(rt.random_u64() % 1'000'000) <
+            v->options.switches_per_min * 1e6 * static_cast<double>(v->options.ping_interval_us) / 60e6) {
       co_await switch_room(*v, gw);
       continue;
     }
@@ -120,8 +123,8 @@ Task<void> run_viewer(Runtime& rt, Rpc& rpc, Recorder& history, ViewerOptions op
       co_await connect(*v);
       continue;
     }
-    RpcResult r = co_await rpc.call(gw + ".ping", make_message(Ping{v->options.user, v->room}),
-                                    v->options.rpc_timeout_us);
+    RpcResult r =
+        co_await rpc.call(gw + ".ping", make_message(Ping{v->options.user, v->room}), v->options.rpc_timeout_us);
     const PingReply* pr = r.ok() ? message_as<PingReply>(r.reply) : nullptr;
     if (pr == nullptr || !pr->known) {
       ++v->gateway;  // the connection is gone: reconnect, reporting lastSeq (003:L206)
@@ -142,8 +145,8 @@ Task<void> send_click(Runtime& rt, Rpc& rpc, Recorder& history, SenderOptions o,
     const uint64_t op = history.invoke(rt.process_name(), "send",
                                        "user=" + std::to_string(o.user) + " room=" + c.room + " gift=" + c.gift +
                                            " count=1 req=" + c.request_id + " intent=" + c.intent);
-    RpcResult r = co_await rpc.call("gift.send", make_message(SendGift{o.user, c.room, c.gift, 1, c.request_id}),
-                                    o.timeout_us);
+    RpcResult r =
+        co_await rpc.call("gift.send", make_message(SendGift{o.user, c.room, c.gift, 1, c.request_id}), o.timeout_us);
     const SendReply* s = r.ok() ? message_as<SendReply>(r.reply) : nullptr;
     if (s != nullptr && s->status == SendReply::Status::kOk) {
       history.complete(op, Outcome::kOk, "order=" + std::to_string(s->order_id));

@@ -35,9 +35,9 @@ struct ViewerOptions {
   PlayerOptions player;
   int64_t ping_interval_us = 1'000'000;
   int64_t rpc_timeout_us = 500'000;
-  double reconnects_per_min = 0;       // voluntary reconnects
+  double reconnects_per_min = 0;  // voluntary reconnects
   int64_t start_delay_us = 0;
-  int64_t stop_reconnects_at_us = 0;   // no voluntary reconnects after (local time)
+  int64_t stop_reconnects_at_us = 0;  // no voluntary reconnects after (local time)
   // Room switching (003:L193): leave the room, join another of `rooms` (same gateway); the
   // Player starts over. Also stops at stop_reconnects_at_us.
   std::vector<std::string> rooms;
@@ -53,15 +53,15 @@ struct SenderOptions {
   GiftFixes fixes = GiftFixes::spec();
   double actions_per_s = 0.5;
   int burst_percent = 30;
-  int burst_min_clicks = 10;           // a burst is burst_min_clicks..10 clicks
+  int burst_min_clicks = 10;  // a burst is burst_min_clicks..10 clicks
   int double_tap_percent = 20;
   int max_retries = 2;
   int64_t timeout_us = 1'000'000;
   int64_t retry_delay_min_ms = 200;
   int64_t retry_delay_max_ms = 2000;
-  int long_retry_percent = 0;          // retries delayed 10.5-13 s (past the dedup TTL)
+  int long_retry_percent = 0;  // retries delayed 10.5-13 s (past the dedup TTL)
   int64_t start_delay_us = 1'000'000;
-  int64_t stop_at_us = 0;              // local time after which no new action starts
+  int64_t stop_at_us = 0;  // local time after which no new action starts
 };
 
 Task<void> run_sender(Runtime& rt, Rpc& rpc, Recorder& history, SenderOptions options);

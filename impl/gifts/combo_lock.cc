@@ -58,8 +58,7 @@ Task<void> ComboLock::renew(std::string key, std::string owner, std::shared_ptr<
   for (;;) {
     co_await rt_.clock().sleep_ms(options_.watchdog_timeout_ms / 3);
     if (!*held) co_return;
-    RedisReply r =
-        co_await redis_.script(kRenewScript, {key}, {std::to_string(options_.watchdog_timeout_ms), owner});
+    RedisReply r = co_await redis_.script(kRenewScript, {key}, {std::to_string(options_.watchdog_timeout_ms), owner});
     if (!*held) co_return;
     if (!is_integer(r, 1)) {
       stop_renewal(key);

@@ -63,7 +63,8 @@ Task<std::optional<int64_t>> Gateway::current_seq(const std::string& room) {
 Task<MessagePtr> Gateway::ping(Ping request) {
   auto it = connections_.find(request.user);
   if (it == connections_.end()) co_return make_message(PingReply{false});
-  co_await redis_.command({"ZADD", online_key(request.room), std::to_string(rt_.clock().now_ms()), member(request.user)});
+  co_await redis_.command(
+      {"ZADD", online_key(request.room), std::to_string(rt_.clock().now_ms()), member(request.user)});
   co_return make_message(PingReply{true});
 }
 

@@ -43,7 +43,7 @@ TEST(GiftsPlayer, ResetDropsTheBufferAndStartsWithoutHistory) {
   EXPECT_EQ(h.outcome[2], "dropped:left-room");
   EXPECT_FALSE(h.player.has_history());
   EXPECT_EQ(h.player.last_seq(), 0);
-  h.player.on_join(40);  // the new room's current seq
+  h.player.on_join(40);   // the new room's current seq
   h.receive(3, 41, "a");  // same msgId in the new room plays: playedMsgIds was reset
   EXPECT_EQ(h.outcome[3], "played");
 }

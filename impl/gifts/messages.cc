@@ -52,10 +52,14 @@ std::string SendGift::describe() const {
 
 const char* send_status_name(SendReply::Status s) {
   switch (s) {
-    case SendReply::Status::kOk: return "ok";
-    case SendReply::Status::kDuplicate: return "duplicate";
-    case SendReply::Status::kInsufficient: return "insufficient";
-    case SendReply::Status::kError: return "error";
+    case SendReply::Status::kOk:
+      return "ok";
+    case SendReply::Status::kDuplicate:
+      return "duplicate";
+    case SendReply::Status::kInsufficient:
+      return "insufficient";
+    case SendReply::Status::kError:
+      return "error";
   }
   return "?";
 }

@@ -66,8 +66,8 @@ Task<bool> PushService::handle(GiftMsg msg) {
   if (rt_.clock().now_ms() - msg.timestamp_ms > options_.expiry_ms) co_return true;
   if (!options_.fixes.has(GiftFix::kPushDedupAfterSend)) {
     // 003:L92-96: the dedup key is written before the push.
-    RedisReply d = co_await redis_.command({"SET", push_dedup_key(msg.room, msg.msg_id), "1", "NX", "EX",
-                                            std::to_string(options_.push_dedup_ttl_s)});
+    RedisReply d = co_await redis_.command(
+        {"SET", push_dedup_key(msg.room, msg.msg_id), "1", "NX", "EX", std::to_string(options_.push_dedup_ttl_s)});
     if (failed(d)) co_return false;
     if (d.is_nil()) co_return true;  // "已推送，跳过"
   }
@@ -97,7 +97,7 @@ Task<bool> PushService::combo_with_lock(const GiftMsg& msg) {
   }
   // 003:L131-132: finally { lock.unlock(); }, which throws when this thread does not hold it.
   const bool unlocked = co_await lock_.unlock(lock, owner());
-  co_return ok && unlocked;
+  co_return ok&& unlocked;
 }
 
 // GF-COMBO-ATOMIC: the window lives in one script, idempotent per msgId; the sweeper flushes it.
@@ -176,9 +176,10 @@ Task<std::optional<int64_t>> PushService::push_seq(const GiftMsg& msg) {
     co_return reply_integer(co_await redis_.command({"INCR", seq_key(msg.room, true)}));
   }
   std::vector<SqlStatement> tx;
-  tx.push_back(sql_statement("INSERT OR IGNORE INTO push_ledger (room_id, seq, msg_id) "
-                             "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM push_ledger WHERE room_id = ?",
-                             msg.room, msg.msg_id, msg.room));
+  tx.push_back(
+      sql_statement("INSERT OR IGNORE INTO push_ledger (room_id, seq, msg_id) "
+                    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ? FROM push_ledger WHERE room_id = ?",
+                    msg.room, msg.msg_id, msg.room));
   tx.push_back(sql_statement("SELECT seq FROM push_ledger WHERE msg_id = ?", msg.msg_id));
   SqlResult r = co_await sql_.transaction(std::move(tx));
   if (!r.ok() || r.sets.size() != 2 || r.sets[1].rows.empty() || r.sets[1].rows.front().empty()) co_return std::nullopt;
@@ -208,9 +209,7 @@ Task<bool> PushService::fan_out(GiftMsg msg) {
     by_gateway[m.str.substr(at + 1)].push_back(std::stoll(m.str.substr(0, at)));
   }
   for (auto& [gateway, users] : by_gateway) rpc_.send(gateway + ".deliver", make_message(Deliver{msg, users}));
-  if (dedup_after) {
-    co_await redis_.command({"SET", dedup, "1", "EX", std::to_string(options_.push_dedup_ttl_s)});
-  }
+  if (dedup_after) { co_await redis_.command({"SET", dedup, "1", "EX", std::to_string(options_.push_dedup_ttl_s)}); }
   co_return true;
 }
 

@@ -32,11 +32,11 @@ struct PushOptions {
   GiftFixes fixes = GiftFixes::spec();
   std::string topic = "gift_topic";
   std::string group = "push";
-  ComboLockOptions lock;            // 003:L118: tryLock(100 ms, 3 s); scenario option lock: lua | redisson-watchdog
-  int64_t window_ms = 3000;         // 003:L105, L122
-  int64_t threshold = 10;           // 003:L125
-  int64_t expiry_ms = 10'000;       // 003:L200
-  int64_t push_dedup_ttl_s = 60;    // 003:L93
+  ComboLockOptions lock;          // 003:L118: tryLock(100 ms, 3 s); scenario option lock: lua | redisson-watchdog
+  int64_t window_ms = 3000;       // 003:L105, L122
+  int64_t threshold = 10;         // 003:L125
+  int64_t expiry_ms = 10'000;     // 003:L200
+  int64_t push_dedup_ttl_s = 60;  // 003:L93
   int handling_attempts = 10;
   int64_t session_timeout_us = 6'000'000;
   int64_t sweep_interval_us = 200'000;  // GF-COMBO-ATOMIC

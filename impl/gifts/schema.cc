@@ -16,8 +16,9 @@ std::vector<std::string> schema_statements(bool txmsg, bool push_ledger) {
   };
   if (txmsg) out.push_back("CREATE TABLE IF NOT EXISTS gift_tx (msg_id TEXT PRIMARY KEY, state TEXT NOT NULL)");
   if (push_ledger) {
-    out.push_back("CREATE TABLE IF NOT EXISTS push_ledger (room_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-                  "msg_id TEXT NOT NULL UNIQUE, PRIMARY KEY (room_id, seq))");
+    out.push_back(
+        "CREATE TABLE IF NOT EXISTS push_ledger (room_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+        "msg_id TEXT NOT NULL UNIQUE, PRIMARY KEY (room_id, seq))");
   }
   return out;
 }
@@ -33,8 +34,6 @@ std::string count_key(const std::string& room, int64_t sender, const std::string
   return "gift:batch:count:" + room + ":" + std::to_string(sender) + ":" + gift;
 }
 std::string online_key(const std::string& room) { return "gift:room:online:" + room; }
-std::string seq_key(const std::string& room, bool at_push) {
-  return (at_push ? "gift:pushseq:" : "gift:seq:") + room;
-}
+std::string seq_key(const std::string& room, bool at_push) { return (at_push ? "gift:pushseq:" : "gift:seq:") + room; }
 
 }  // namespace fl::gifts

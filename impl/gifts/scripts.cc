@@ -24,7 +24,8 @@ return redis.call('pttl', KEYS[1])
 
 RedisReply lock(ScriptCalls& redis, const Args& keys, const Args& args) {
   if (keys.size() != 1 || args.size() != 2) return RedisReply::error("ERR redisson_lock: wrong arity");
-  if (!is_one(redis.call({"EXISTS", keys[0]})) || redis.call({"HGET", keys[0], args[1]}).kind == RedisReply::Kind::kBulk) {
+  if (!is_one(redis.call({"EXISTS", keys[0]})) ||
+      redis.call({"HGET", keys[0], args[1]}).kind == RedisReply::Kind::kBulk) {
     redis.call({"HINCRBY", keys[0], args[1], "1"});
     redis.call({"PEXPIRE", keys[0], args[0]});
     return RedisReply::nil();
@@ -107,7 +108,8 @@ end
 void move(ScriptCalls& redis, const std::string& win, const std::string& open, const std::string& ready,
           const std::string& due) {
   std::vector<std::string> f;
-  for (const char* name : {"id", "room", "sender", "gift", "total", "ts"}) f.push_back(redis.call({"HGET", win, name}).str);
+  for (const char* name : {"id", "room", "sender", "gift", "total", "ts"})
+    f.push_back(redis.call({"HGET", win, name}).str);
   auto field = [&](size_t i) { return f[i]; };
   const std::string payload =
       field(0) + "|" + field(1) + "|" + field(2) + "|" + field(3) + "|" + field(4) + "|" + field(5) + "|0";
@@ -140,7 +142,8 @@ return 1
 }
 
 RedisReply batch_add(ScriptCalls& redis, const Args& keys, const Args& args) {
-  if (keys.size() != 5 || (args.size() != 8 && args.size() != 9)) return RedisReply::error("ERR gift_batch_add: wrong arity");
+  if (keys.size() != 5 || (args.size() != 8 && args.size() != 9))
+    return RedisReply::error("ERR gift_batch_add: wrong arity");
   if (is_one(redis.call({"EXISTS", keys[1]}))) return RedisReply::integer_of(0);
   redis.call({"SET", keys[1], "1", "EX", "3600"});
   // ARGV[9] = 1 (GF-WINDOW-DEADLINE): a window past its deadline is closed, not joined.

@@ -28,10 +28,14 @@ LikeRequest LikesClient::next_request() {
   LikeRequest r;
   const double total = config_.like_weight + config_.unlike_weight + config_.count_weight + config_.state_weight;
   double x = uniform() * total;
-  if ((x -= config_.like_weight) < 0) r.op = Op::kLike;
-  else if ((x -= config_.unlike_weight) < 0) r.op = Op::kUnlike;
-  else if ((x -= config_.count_weight) < 0) r.op = Op::kCount;
-  else r.op = Op::kState;
+  if ((x -= config_.like_weight) < 0)
+    r.op = Op::kLike;
+  else if ((x -= config_.unlike_weight) < 0)
+    r.op = Op::kUnlike;
+  else if ((x -= config_.count_weight) < 0)
+    r.op = Op::kCount;
+  else
+    r.op = Op::kState;
   r.asset = 1 + static_cast<int64_t>(runtime_.random_u64() % static_cast<uint64_t>(config_.asset_count));
   r.user = config_.users[runtime_.random_u64() % config_.users.size()];
   r.star = config_.star;
@@ -71,8 +75,10 @@ Task<void> LikesClient::run(std::shared_ptr<LikesClient> self) {
       continue;
     }
     const ClientConfig& c = self->config_;
-    if (write && c.boundary_probability > 0 && !c.boundary_gaps_ms.empty() && self->uniform() < c.boundary_probability) {
-      const int64_t gap_ms = c.boundary_gaps_ms[static_cast<size_t>(self->uniform() * c.boundary_gaps_ms.size()) % c.boundary_gaps_ms.size()];
+    if (write && c.boundary_probability > 0 && !c.boundary_gaps_ms.empty() &&
+        self->uniform() < c.boundary_probability) {
+      const int64_t gap_ms = c.boundary_gaps_ms[static_cast<size_t>(self->uniform() * c.boundary_gaps_ms.size()) %
+                                                c.boundary_gaps_ms.size()];
       self->runtime_.spawn("boundary", boundary_pair(self, r, gap_ms));
       continue;
     }
@@ -98,8 +104,8 @@ Task<void> LikesClient::boundary_pair(std::shared_ptr<LikesClient> self, LikeReq
 
 Task<void> LikesClient::perform(std::shared_ptr<LikesClient> self, LikeRequest request) {
   for (int attempt = 0; attempt <= self->config_.max_retries; ++attempt) {
-    const uint64_t id = self->recorder_.invoke(self->runtime_.process_name(), op_name(request.op),
-                                               request_args(request));
+    const uint64_t id =
+        self->recorder_.invoke(self->runtime_.process_name(), op_name(request.op), request_args(request));
     RpcResult res = co_await self->rpc_.call(kService, make_message(request), self->config_.timeout_us);
     if (res.status == RpcStatus::kUnavailable) {
       self->recorder_.complete(id, Outcome::kFail, "unavailable");
@@ -117,9 +123,12 @@ Task<void> LikesClient::perform(std::shared_ptr<LikesClient> self, LikeRequest r
     }
     switch (reply->status) {
       case ReplyStatus::kOk:
-        if (request.op == Op::kCount) self->recorder_.complete(id, Outcome::kOk, "count=" + std::to_string(reply->value));
-        else if (request.op == Op::kState) self->recorder_.complete(id, Outcome::kOk, "state=" + std::to_string(reply->value));
-        else self->recorder_.complete(id, Outcome::kOk, "ok");
+        if (request.op == Op::kCount)
+          self->recorder_.complete(id, Outcome::kOk, "count=" + std::to_string(reply->value));
+        else if (request.op == Op::kState)
+          self->recorder_.complete(id, Outcome::kOk, "state=" + std::to_string(reply->value));
+        else
+          self->recorder_.complete(id, Outcome::kOk, "ok");
         break;
       case ReplyStatus::kAlready:
         self->recorder_.complete(id, Outcome::kOk, "already");

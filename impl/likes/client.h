@@ -23,11 +23,11 @@
 namespace fl::likes {
 
 struct ClientConfig {
-  int64_t asset_count = 4;          // assets 1..asset_count
-  std::vector<int64_t> users;       // the users this app acts for (may overlap other clients')
+  int64_t asset_count = 4;     // assets 1..asset_count
+  std::vector<int64_t> users;  // the users this app acts for (may overlap other clients')
   int64_t star = 1;
-  uint64_t client_id = 0;           // < 2^16; makes request ids unique across clients
-  double rate_per_s = 5;            // mean op arrivals per second (exponential gaps)
+  uint64_t client_id = 0;  // < 2^16; makes request ids unique across clients
+  double rate_per_s = 5;   // mean op arrivals per second (exponential gaps)
   // Op mix (weights).
   double like_weight = 4, unlike_weight = 3, count_weight = 2, state_weight = 2;
   double double_tap_probability = 0.15;  // a like/unlike sent twice at once
@@ -42,11 +42,11 @@ struct ClientConfig {
   // the sync interval, the timeouts) and their neighbours, -1 ms, 0, +1 ms.
   double boundary_probability = 0;
   std::vector<int64_t> boundary_gaps_ms;
-  int max_retries = 2;              // resend the same request after a timeout/reset
+  int max_retries = 2;  // resend the same request after a timeout/reset
   int64_t timeout_us = 500'000;
   int64_t retry_delay_us = 100'000;
-  std::shared_ptr<const bool> stop; // set by the harness: stop issuing new operations
-  int64_t start_delay_us = 0;       // the app opens after the backend booted (not a fault)
+  std::shared_ptr<const bool> stop;  // set by the harness: stop issuing new operations
+  int64_t start_delay_us = 0;        // the app opens after the backend booted (not a fault)
 };
 
 class LikesClient {

@@ -40,7 +40,7 @@ struct LikesConfig {
   // ---- used by fixes only.
   // LK-RECONCILE: states changed within this window are re-applied with the counts.
   int64_t reconcile_window_ms = 300'000;
-  int redis_attempts = 3;          // LK-CACHE-ACK: cache apply attempts after the commit (LIKE-8)
+  int redis_attempts = 3;  // LK-CACHE-ACK: cache apply attempts after the commit (LIKE-8)
   int64_t retry_backoff_ms = 20;
   // LK-DB-FIRST's group commit: at most this many like/unlike requests share one DB transaction
   // (LIKE-12).
@@ -53,13 +53,13 @@ struct LikesConfig {
 };
 
 // Redis key names, exactly as the seed writes them (002:L84, L90).
-std::string like_key(int64_t asset, int64_t user);     // asset:like:{asset}:{user}
-std::string count_key(int64_t asset);                  // asset:like_count:{asset}
+std::string like_key(int64_t asset, int64_t user);  // asset:like:{asset}:{user}
+std::string count_key(int64_t asset);               // asset:like_count:{asset}
 // Versioned writes (LK-VERSIONED-*, LK-DB-FIRST): the DB version the cached value was taken at.
 std::string like_version_key(int64_t asset, int64_t user);  // asset:like_ver:{asset}:{user}
 std::string count_version_key(int64_t asset);               // asset:like_count_ver:{asset}
 // LK-FILL-LEASE: the lease a fill or repair takes before it reads the DB.
-std::string like_lease_key(int64_t asset, int64_t user);    // asset:like_lease:{asset}:{user}
-std::string count_lease_key(int64_t asset);                 // asset:like_count_lease:{asset}
+std::string like_lease_key(int64_t asset, int64_t user);  // asset:like_lease:{asset}:{user}
+std::string count_lease_key(int64_t asset);               // asset:like_count_lease:{asset}
 
 }  // namespace fl::likes

@@ -14,15 +14,15 @@ namespace fl::likes {
 
 // Index i describes likes_fixes()[i].
 enum class LikesFix : uint8_t {
-  kDbFirst,            // LK-DB-FIRST
-  kCommitTimeVersion,  // LK-COMMIT-TIME-VERSION
-  kVersionedStateFill, // LK-VERSIONED-STATE-FILL
-  kReconcile,          // LK-RECONCILE
-  kCacheAck,           // LK-CACHE-ACK
-  kIdempotentInsert,   // LK-IDEMPOTENT-INSERT
+  kDbFirst,               // LK-DB-FIRST
+  kCommitTimeVersion,     // LK-COMMIT-TIME-VERSION
+  kVersionedStateFill,    // LK-VERSIONED-STATE-FILL
+  kReconcile,             // LK-RECONCILE
+  kCacheAck,              // LK-CACHE-ACK
+  kIdempotentInsert,      // LK-IDEMPOTENT-INSERT
   kVersionedCountWrites,  // LK-VERSIONED-COUNT-WRITES
-  kRequestIds,         // LK-REQUEST-IDS
-  kFillLease,          // LK-FILL-LEASE
+  kRequestIds,            // LK-REQUEST-IDS
+  kFillLease,             // LK-FILL-LEASE
 };
 
 const std::vector<FixInfo>& likes_fixes();

@@ -4,20 +4,28 @@ namespace fl::likes {
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::kLike: return "like";
-    case Op::kUnlike: return "unlike";
-    case Op::kCount: return "count";
-    case Op::kState: return "state";
+    case Op::kLike:
+      return "like";
+    case Op::kUnlike:
+      return "unlike";
+    case Op::kCount:
+      return "count";
+    case Op::kState:
+      return "state";
   }
   return "?";
 }
 
 const char* reply_status_name(ReplyStatus s) {
   switch (s) {
-    case ReplyStatus::kOk: return "ok";
-    case ReplyStatus::kAlready: return "already";
-    case ReplyStatus::kFailed: return "failed";
-    case ReplyStatus::kUnknown: return "unknown";
+    case ReplyStatus::kOk:
+      return "ok";
+    case ReplyStatus::kAlready:
+      return "already";
+    case ReplyStatus::kFailed:
+      return "failed";
+    case ReplyStatus::kUnknown:
+      return "unknown";
   }
   return "?";
 }

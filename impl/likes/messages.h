@@ -31,8 +31,8 @@ const char* reply_status_name(ReplyStatus s);
 
 struct LikeReply {
   ReplyStatus status = ReplyStatus::kOk;
-  int64_t value = 0;     // count, or state (1 liked / 0 not) for queries
-  std::string detail;    // the error text, or where the answer came from ("redis", "db")
+  int64_t value = 0;   // count, or state (1 liked / 0 not) for queries
+  std::string detail;  // the error text, or where the answer came from ("redis", "db")
   std::string describe() const;
 };
 

@@ -1,7 +1,6 @@
 #include "impl/likes/schema.h"
 #include "impl/ports/assert.h"
 
-
 namespace fl::likes {
 
 std::vector<std::string> schema_statements(bool request_ids) {

@@ -127,14 +127,14 @@ RedisReply fill(ScriptCalls& redis, const std::vector<std::string>& keys, const 
 }  // namespace
 
 void add_likes_scripts(ScriptRegistry& registry) {
-  registry.add(RedisScript{kPutScript, put_script_lua(),
-                           [](ScriptCalls& redis, const std::vector<std::string>& keys,
-                              const std::vector<std::string>& args) {
-                             if (keys.size() != 2 || args.size() != 3) {
-                               return RedisReply::error("ERR likes_put: wrong arity");
-                             }
-                             return RedisReply::integer_of(put(redis, keys[0], keys[1], args[0], args[1], args[2]));
-                           }});
+  registry.add(
+      RedisScript{kPutScript, put_script_lua(),
+                  [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                    if (keys.size() != 2 || args.size() != 3) {
+                      return RedisReply::error("ERR likes_put: wrong arity");
+                    }
+                    return RedisReply::integer_of(put(redis, keys[0], keys[1], args[0], args[1], args[2]));
+                  }});
   registry.add(RedisScript{kApplyScript, apply_script_lua(), apply});
   registry.add(RedisScript{kLeaseScript, kLeaseLua, lease});
   registry.add(RedisScript{kFillScript, fill_script_lua(), fill});

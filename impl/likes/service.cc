@@ -13,7 +13,6 @@ namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-
 std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
   if (!r.ok() || r.rows().empty() || r.rows()[0].size() <= column) return std::nullopt;
   const SqlValue& v = r.rows()[0][column];
@@ -21,9 +20,7 @@ std::optional<int64_t> first_int(const SqlResult& r, size_t column = 0) {
   return v.as_int();
 }
 
-LikeReply reply(ReplyStatus s, int64_t value, std::string detail) {
-  return LikeReply{s, value, std::move(detail)};
-}
+LikeReply reply(ReplyStatus s, int64_t value, std::string detail) { return LikeReply{s, value, std::move(detail)}; }
 
 }  // namespace
 
@@ -61,10 +58,18 @@ Task<MessagePtr> LikeService::handle(std::shared_ptr<LikeService> self, MessageP
   if (req == nullptr) co_return make_message(reply(ReplyStatus::kFailed, 0, "bad request"));
   LikeReply out;
   switch (req->op) {
-    case Op::kLike: out = co_await self->like(req->asset, req->user, req->star, req->request_id); break;
-    case Op::kUnlike: out = co_await self->unlike(req->asset, req->user, req->star, req->request_id); break;
-    case Op::kCount: out = co_await self->count(req->asset); break;
-    case Op::kState: out = co_await self->state(req->asset, req->user); break;
+    case Op::kLike:
+      out = co_await self->like(req->asset, req->user, req->star, req->request_id);
+      break;
+    case Op::kUnlike:
+      out = co_await self->unlike(req->asset, req->user, req->star, req->request_id);
+      break;
+    case Op::kCount:
+      out = co_await self->count(req->asset);
+      break;
+    case Op::kState:
+      out = co_await self->state(req->asset, req->user);
+      break;
   }
   co_return make_message(std::move(out));
 }
@@ -112,8 +117,8 @@ Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star
   if (exists.integer > 0) co_return reply(ReplyStatus::kAlready, 0, "already liked");
 
   const std::string ckey = count_key(asset);
-  std::vector<RedisReply> replies = co_await redis_.pipeline(
-      {{"SET", key, "1", "PX", str(config_.state_ttl_ms), "NX"}, {"INCR", ckey}});
+  std::vector<RedisReply> replies =
+      co_await redis_.pipeline({{"SET", key, "1", "PX", str(config_.state_ttl_ms), "NX"}, {"INCR", ckey}});
   FL_ASSERT(replies.size() == 2);
   redis_result(replies[1]);
   const RedisReply& incr = replies[1];
@@ -127,8 +132,8 @@ Task<LikeReply> LikeService::spec_like(int64_t asset, int64_t user, int64_t star
 }
 
 // 002:L234-L249 asyncWriteLike and L253-L258 IncrementLikeCount.
-Task<void> LikeService::async_write_like(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
-                                         int64_t star, uint64_t /*request_id*/) {
+Task<void> LikeService::async_write_like(std::shared_ptr<LikeService> self, int64_t asset, int64_t user, int64_t star,
+                                         uint64_t /*request_id*/) {
   co_await self->async_statement(
       SqlStatement("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at) VALUES (?, ?, ?, ?)",
                    {asset, user, star, self->runtime_.clock().now_ms()}),
@@ -198,8 +203,7 @@ Task<void> LikeService::async_write_unlike(std::shared_ptr<LikeService> self, in
 }
 
 // LK-DB-FIRST LikeAsset / UnlikeAsset.
-Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t user, int64_t star,
-                                            uint64_t request_id) {
+Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t user, int64_t star, uint64_t request_id) {
   // LIKE-6: the DB — durable — is written before the reply (in this replica's next group commit);
   // no detached writer can be lost. A retry of the request (same id) writes again: every statement
   // is idempotent, and its effect lies inside its own interval. (LK-JOIN-DUPLICATE answered a retry
@@ -221,7 +225,8 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
       // LK-REQUEST-IDS: nothing recorded this request id as refused, so a copy of it still on
       // its way (a retry overtaken by this answer, an at-least-once transport's re-send) may
       // apply it later: "failed" would be a promise the replica cannot keep.
-      if (config_.has(LikesFix::kRequestIds) && !tx.permanent) co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
+      if (config_.has(LikesFix::kRequestIds) && !tx.permanent)
+        co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
       co_return reply(ReplyStatus::kFailed, 0, "db: " + tx.error);
     case TxOutcome::kUnknown:
       co_return reply(ReplyStatus::kUnknown, 0, "db: " + tx.error);
@@ -250,9 +255,9 @@ Task<LikeReply> LikeService::db_first_write(bool like, int64_t asset, int64_t us
       keys.push_back(like_lease_key(asset, user));
       keys.push_back(count_lease_key(asset));
     }
-    RedisReply r = co_await redis_.script(kApplyScript, std::move(keys),
-                                          {tx.liked ? "1" : "0", str(tx.state_version), str(config_.state_ttl_ms),
-                                           str(tx.count), "0", str(tx.version)});
+    RedisReply r = co_await redis_.script(
+        kApplyScript, std::move(keys),
+        {tx.liked ? "1" : "0", str(tx.state_version), str(config_.state_ttl_ms), str(tx.count), "0", str(tx.version)});
     redis_result(r);
     applied = r.kind == RedisReply::Kind::kArray && r.elements.size() == 2;
   }
@@ -308,7 +313,8 @@ Task<LikeService::TxOutcome> LikeService::commit_write(bool like, int64_t asset,
 Task<void> LikeService::group_commit_loop(std::shared_ptr<LikeService> self) {
   while (!self->pending_.empty()) {
     std::vector<std::shared_ptr<PendingWrite>> batch;
-    const size_t n = std::min(self->pending_.size(), static_cast<size_t>(std::max(1, self->config_.group_commit_max_ops)));
+    const size_t n =
+        std::min(self->pending_.size(), static_cast<size_t>(std::max(1, self->config_.group_commit_max_ops)));
     batch.assign(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     self->pending_.erase(self->pending_.begin(), self->pending_.begin() + static_cast<long>(n));
     co_await self->commit_batch(batch);
@@ -366,24 +372,29 @@ std::vector<SqlStatement> LikeService::write_statements(const PendingWrite& w) c
       "MAX((SELECT like_version FROM assets WHERE id = ?),"
       " COALESCE((SELECT version FROM like_state WHERE asset_id = ? AND user_id = ?), 0) + 1" +
       std::string(config_.has(LikesFix::kCommitTimeVersion) ? ", " + commit_time : "") + ")";
-  out.emplace_back("INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
-                   " SELECT ?, ?, ?, " + state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
-                   " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
-                   " version = excluded.version, changed_ms = excluded.changed_ms",
-                   with_id({a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a}));
+  out.emplace_back(
+      "INSERT INTO like_state(asset_id, user_id, liked, version, changed_ms)"
+      " SELECT ?, ?, ?, " +
+          state_version + ", ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
+          " ON CONFLICT(asset_id, user_id) DO UPDATE SET liked = excluded.liked,"
+          " version = excluded.version, changed_ms = excluded.changed_ms",
+      with_id({a, u, int64_t{w.like ? 1 : 0}, a, a, u, w.now_ms, a}));
   if (w.like) {
-    out.emplace_back("INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
-                     " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" + fresh +
-                         std::string(config_.has(LikesFix::kIdempotentInsert)  // LK-IDEMPOTENT-INSERT
-                                         ? " ON CONFLICT(asset_id, user_id) DO NOTHING"
-                                         : ""),
-                     with_id({a, u, w.star, w.now_ms, a}));
+    out.emplace_back(
+        "INSERT INTO asset_likes(asset_id, user_id, star_id, created_at)"
+        " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM assets WHERE id = ?)" +
+            fresh +
+            std::string(config_.has(LikesFix::kIdempotentInsert)  // LK-IDEMPOTENT-INSERT
+                            ? " ON CONFLICT(asset_id, user_id) DO NOTHING"
+                            : ""),
+        with_id({a, u, w.star, w.now_ms, a}));
   } else {
     out.emplace_back("DELETE FROM asset_likes WHERE asset_id = ? AND user_id = ?" + fresh, with_id({a, u}));
   }
-  out.emplace_back("SELECT a.like_count, a.like_version, COALESCE(s.version, 0), COALESCE(s.liked, 0) FROM assets a"
-                   " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
-                   std::vector<SqlValue>{u, a});
+  out.emplace_back(
+      "SELECT a.like_count, a.like_version, COALESCE(s.version, 0), COALESCE(s.liked, 0) FROM assets a"
+      " LEFT JOIN like_state s ON s.asset_id = a.id AND s.user_id = ? WHERE a.id = ?",
+      std::vector<SqlValue>{u, a});
   // LK-REQUEST-IDS: record the request id last, after every statement above judged it fresh.
   if (ids) {
     out.emplace_back("INSERT INTO like_requests(request_id) VALUES (?) ON CONFLICT(request_id) DO NOTHING",
@@ -435,12 +446,12 @@ Task<void> LikeService::commit_batch(std::vector<std::shared_ptr<PendingWrite>>&
   }
 }
 
-Task<bool> LikeService::put_versioned(std::string key, std::string version_key, std::string value,
-                                      int64_t version, int64_t ttl_ms) {
+Task<bool> LikeService::put_versioned(std::string key, std::string version_key, std::string value, int64_t version,
+                                      int64_t ttl_ms) {
   RedisReply r = co_await redis_.script(kPutScript, {std::move(key), std::move(version_key)},
                                         {std::move(value), str(version), str(ttl_ms)});
   redis_result(r);
-  co_return r.kind == RedisReply::Kind::kInteger && r.integer == 1;
+  co_return r.kind == RedisReply::Kind::kInteger&& r.integer == 1;
 }
 
 // ---------------------------------------------------------------- reads
@@ -455,7 +466,8 @@ Task<bool> LikeService::cache_write(bool versioned, std::string key, std::string
     redis_result(r);
     co_return r.kind == RedisReply::Kind::kInteger;
   }
-  if (versioned) co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), version, ttl_ms);
+  if (versioned)
+    co_return co_await put_versioned(std::move(key), std::move(version_key), std::move(value), version, ttl_ms);
   std::vector<std::string> argv{"SET", std::move(key), std::move(value)};
   if (ttl_ms > 0) {
     argv.push_back("PX");
@@ -519,9 +531,7 @@ Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
   const std::string key = like_key(asset, user);
   RedisReply cached = co_await redis_.command({"GET", key});
   redis_result(cached);
-  if (cached.kind == RedisReply::Kind::kBulk) {
-    co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis");
-  }
+  if (cached.kind == RedisReply::Kind::kBulk) { co_return reply(ReplyStatus::kOk, cached.str == "1" ? 1 : 0, "redis"); }
   const bool versioned = config_.has(LikesFix::kVersionedStateFill);
   std::optional<std::string> lease;
   if (cached.is_nil()) lease = co_await take_lease(versioned, {like_lease_key(asset, user)});
@@ -534,9 +544,8 @@ Task<LikeReply> LikeService::state(int64_t asset, int64_t user) {
   const int64_t liked = *rows > 0 ? 1 : 0;
   if (cached.is_nil()) {
     // LK-VERSIONED-STATE-FILL (LIKE-8): a stale read never overwrites a concurrent like/unlike.
-    co_await cache_write(versioned, key, like_version_key(asset, user), liked ? "1" : "0",
-                         first_int(db, 1).value_or(0), config_.state_ttl_ms, like_lease_key(asset, user),
-                         std::move(lease));
+    co_await cache_write(versioned, key, like_version_key(asset, user), liked ? "1" : "0", first_int(db, 1).value_or(0),
+                         config_.state_ttl_ms, like_lease_key(asset, user), std::move(lease));
   }
   co_return reply(ReplyStatus::kOk, liked, "db");
 }
@@ -555,8 +564,8 @@ Task<void> LikeService::warmup_cache() {
     // 002:L288 `s.redis.Set(ctx, countKey, asset.LikeCount, 0)`; LK-VERSIONED-COUNT-WRITES (LIKE-4/9):
     // versioned (swarm-hardened seed 1359: a warm-up at boot wrote 6 over an unlike's 5 and, under
     // the unlike's version, no repair could replace it).
-    co_await cache_write(versioned, count_key(asset), count_version_key(asset), str(row[1].as_int()),
-                         row[2].as_int(), 0, count_lease_key(asset), lease);
+    co_await cache_write(versioned, count_key(asset), count_version_key(asset), str(row[1].as_int()), row[2].as_int(),
+                         0, count_lease_key(asset), lease);
   }
 }
 
@@ -585,8 +594,8 @@ Task<void> LikeService::sync_like_count_from_db(int64_t asset) {
   // 002:L278 `s.redis.Set(ctx, countKey, asset.LikeCount, 0)`; LK-VERSIONED-COUNT-WRITES (LIKE-4/9):
   // versioned (swarm-hardened seed 1757: a sync after Redis recovered read 8, the replica paused
   // 3.4 s, and its SET 8 outlived the run under a newer version of 7).
-  co_await cache_write(versioned, count_key(asset), count_version_key(asset), str(*value),
-                       first_int(db, 1).value_or(0), 0, count_lease_key(asset), std::move(lease));
+  co_await cache_write(versioned, count_key(asset), count_version_key(asset), str(*value), first_int(db, 1).value_or(0),
+                       0, count_lease_key(asset), std::move(lease));
 }
 
 // 002:L358-L363 SyncLikeCountJob ("compare Redis and DB; repair above the threshold"), which also
@@ -616,9 +625,10 @@ Task<void> LikeService::reconcile() {
   if (counts.ok()) {
     for (const SqlRow& row : counts.rows()) {
       const int64_t asset = row[0].as_int();
-      co_await put_repairing(count_key(asset), count_version_key(asset), str(row[1].as_int()), row[2].as_int(), 0,
-                             asset >= 1 && asset <= static_cast<int64_t>(cached.size()) ? cached[asset - 1] : std::nullopt,
-                             count_lease_key(asset), count_lease);
+      co_await put_repairing(
+          count_key(asset), count_version_key(asset), str(row[1].as_int()), row[2].as_int(), 0,
+          asset >= 1 && asset <= static_cast<int64_t>(cached.size()) ? cached[asset - 1] : std::nullopt,
+          count_lease_key(asset), count_lease);
     }
   }
   const std::string states_sql =
@@ -647,8 +657,9 @@ Task<void> LikeService::reconcile() {
     const int64_t user = row[1].as_int();
     auto it = state_versions.find({asset, user});
     co_await put_repairing(like_key(asset, user), like_version_key(asset, user), row[2].as_int() != 0 ? "1" : "0",
-                           row[3].as_int(), config_.state_ttl_ms, it == state_versions.end() ? std::nullopt : it->second,
-                           like_lease_key(asset, user), state_lease);
+                           row[3].as_int(), config_.state_ttl_ms,
+                           it == state_versions.end() ? std::nullopt : it->second, like_lease_key(asset, user),
+                           state_lease);
   }
 }
 

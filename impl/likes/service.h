@@ -55,8 +55,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<void> check_consistency(int64_t asset);
   Task<void> sync_like_count_from_db(int64_t asset);
   Task<void> sync_like_count_job();
-  Task<void> reconcile();                  // LK-RECONCILE
-  Task<void> retry_failed_writes();        // 002:L240, L406
+  Task<void> reconcile();            // LK-RECONCILE
+  Task<void> retry_failed_writes();  // 002:L240, L406
 
   // Registers the Rpc handler for kService and spawns the background loops on the runtime.
   void start(Rpc& rpc);
@@ -70,8 +70,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   static Task<void> warmup_loop(std::shared_ptr<LikeService> self);
   static Task<void> sync_loop(std::shared_ptr<LikeService> self);
   static Task<void> reconcile_loop(std::shared_ptr<LikeService> self);
-  static Task<void> async_write_like(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
-                                     int64_t star, uint64_t request_id);
+  static Task<void> async_write_like(std::shared_ptr<LikeService> self, int64_t asset, int64_t user, int64_t star,
+                                     uint64_t request_id);
   static Task<void> async_write_unlike(std::shared_ptr<LikeService> self, int64_t asset, int64_t user,
                                        uint64_t request_id);
   static Task<void> sync_all_from_db(std::shared_ptr<LikeService> self);
@@ -83,9 +83,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   // writes it through likes_put instead, or with a `lease` (LK-FILL-LEASE) through likes_fill, which
   // writes only while `lease_key` holds the lease's token (an empty token: Redis refused the lease,
   // nothing is written). Returns whether Redis answered.
-  Task<bool> cache_write(bool versioned, std::string key, std::string version_key, std::string value,
-                         int64_t version, int64_t ttl_ms, std::string lease_key = {},
-                         std::optional<std::string> lease = std::nullopt);
+  Task<bool> cache_write(bool versioned, std::string key, std::string version_key, std::string value, int64_t version,
+                         int64_t ttl_ms, std::string lease_key = {}, std::optional<std::string> lease = std::nullopt);
   // LK-FILL-LEASE, for a versioned write that reads the DB first: takes one lease on every key of
   // `lease_keys` before the read and returns its token ("" when Redis did not take it); nullopt
   // when there is no lease (the fix is off, or the write is not versioned).
@@ -103,7 +102,7 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   struct TxOutcome {
     // kRepeated (LK-REQUEST-IDS): this request id was applied before; nothing changed now.
     enum Kind { kApplied, kNoop, kRepeated, kFailed, kUnknown } kind = kFailed;
-    std::string error;  // kFailed / kUnknown
+    std::string error;       // kFailed / kUnknown
     bool permanent = false;  // kFailed for good (no such asset): no copy can ever apply it
     // After this operation, read in its transaction (valid unless kFailed / kUnknown).
     int64_t count = 0, version = 0, state_version = 0;
@@ -146,8 +145,8 @@ class LikeService : public std::enable_shared_from_this<LikeService> {
   Task<std::vector<std::optional<int64_t>>> cached_versions(std::vector<std::string> keys);
   // likes_put, one version above `cached_before` when that is newer than the DB's `version` (a
   // version the DB lost).
-  Task<bool> put_repairing(std::string key, std::string version_key, std::string value, int64_t version,
-                           int64_t ttl_ms, std::optional<int64_t> cached_before, std::string lease_key,
+  Task<bool> put_repairing(std::string key, std::string version_key, std::string value, int64_t version, int64_t ttl_ms,
+                           std::optional<int64_t> cached_before, std::string lease_key,
                            std::optional<std::string> lease);
   // Versioned cache write; returns whether Redis answered (written or skipped).
   Task<bool> put_versioned(std::string key, std::string version_key, std::string value, int64_t version,

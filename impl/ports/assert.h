@@ -24,8 +24,7 @@ namespace fl::detail {
 #if defined(FAULTLINE_ASSERTS_OFF)
 #define FL_ASSERT(condition) static_cast<void>(sizeof(!(condition)))
 #else
-#define FL_ASSERT(condition)                                  \
-  (__builtin_expect(static_cast<bool>(condition), 1)          \
-       ? static_cast<void>(0)                                 \
-       : ::fl::detail::assert_failed(#condition, __FILE__, __LINE__))
+#define FL_ASSERT(condition)                                                \
+  (__builtin_expect(static_cast<bool>(condition), 1) ? static_cast<void>(0) \
+                                                     : ::fl::detail::assert_failed(#condition, __FILE__, __LINE__))
 #endif

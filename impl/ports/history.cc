@@ -4,9 +4,12 @@ namespace fl {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::kOk: return "ok";
-    case Outcome::kFail: return "fail";
-    case Outcome::kInfo: return "info";
+    case Outcome::kOk:
+      return "ok";
+    case Outcome::kFail:
+      return "fail";
+    case Outcome::kInfo:
+      return "info";
   }
   return "?";
 }

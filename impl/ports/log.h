@@ -80,8 +80,8 @@ namespace fl {
 
 enum class LogStatus : uint8_t {
   kOk,
-  kIndeterminate,        // transport timeout/reset: may or may not have happened
-  kUnavailable,          // broker not reachable: certainly did not happen
+  kIndeterminate,  // transport timeout/reset: may or may not have happened
+  kUnavailable,    // broker not reachable: certainly did not happen
   kUnknownTopic,
   kInvalidArgument,
   kProducerFenced,       // a newer epoch owns this transactional id
@@ -124,9 +124,9 @@ enum class Acks : uint8_t {
 struct ProducerOptions {
   Acks acks = Acks::kAll;
   bool idempotent = false;
-  std::string transactional_id;         // non-empty: transactional (implies idempotent)
+  std::string transactional_id;  // non-empty: transactional (implies idempotent)
   int64_t request_timeout_us = 500'000;
-  int retries = 0;                      // client-side retries of an indeterminate send
+  int retries = 0;  // client-side retries of an indeterminate send
 };
 
 struct ProduceResult {
@@ -143,8 +143,8 @@ enum class RebalanceProtocol : uint8_t { kEager, kCooperative };
 
 struct ConsumerOptions {
   std::string group;
-  std::string client_id;                      // member ids derive from it (+ a broker counter)
-  int64_t session_timeout_us = 10'000'000;    // Kafka's session.timeout.ms (default 45 s now)
+  std::string client_id;                    // member ids derive from it (+ a broker counter)
+  int64_t session_timeout_us = 10'000'000;  // Kafka's session.timeout.ms (default 45 s now)
   RebalanceProtocol protocol = RebalanceProtocol::kEager;
   int64_t request_timeout_us = 500'000;
 };
@@ -156,10 +156,10 @@ struct JoinResult {
 };
 
 struct PollResult {
-  LogStatus status = LogStatus::kOk;  // kOk also when no record was available
-  int64_t generation = -1;            // the generation these records were fetched in
-  std::vector<LogRecord> records;     // per partition in offset order
-  bool rebalanced = false;            // assignment or generation changed since the last poll
+  LogStatus status = LogStatus::kOk;       // kOk also when no record was available
+  int64_t generation = -1;                 // the generation these records were fetched in
+  std::vector<LogRecord> records;          // per partition in offset order
+  bool rebalanced = false;                 // assignment or generation changed since the last poll
   std::vector<TopicPartition> assignment;  // owned after this poll
   std::vector<TopicPartition> assigned;    // newly owned
   std::vector<TopicPartition> revoked;     // no longer owned (process or drop their work)

@@ -7,9 +7,7 @@ namespace fl {
 Task<RedisReply> redis_xadd(Redis& r, std::string key, std::vector<std::pair<std::string, std::string>> fields,
                             std::optional<int64_t> approx_maxlen) {
   std::vector<std::string> argv{"XADD", std::move(key)};
-  if (approx_maxlen) {
-    argv.insert(argv.end(), {"MAXLEN", "~", std::to_string(*approx_maxlen)});
-  }
+  if (approx_maxlen) { argv.insert(argv.end(), {"MAXLEN", "~", std::to_string(*approx_maxlen)}); }
   argv.push_back("*");
   for (auto& [f, v] : fields) {
     argv.push_back(std::move(f));
@@ -18,10 +16,10 @@ Task<RedisReply> redis_xadd(Redis& r, std::string key, std::vector<std::pair<std
   return r.command(std::move(argv));
 }
 
-Task<RedisReply> redis_xreadgroup(Redis& r, std::string group, std::string consumer, std::string key,
-                                  std::string id, int64_t count, std::optional<int64_t> block_ms) {
-  std::vector<std::string> argv{"XREADGROUP", "GROUP", std::move(group), std::move(consumer),
-                                "COUNT", std::to_string(count)};
+Task<RedisReply> redis_xreadgroup(Redis& r, std::string group, std::string consumer, std::string key, std::string id,
+                                  int64_t count, std::optional<int64_t> block_ms) {
+  std::vector<std::string> argv{"XREADGROUP",        "GROUP", std::move(group),
+                                std::move(consumer), "COUNT", std::to_string(count)};
   if (block_ms) argv.insert(argv.end(), {"BLOCK", std::to_string(*block_ms)});
   argv.insert(argv.end(), {"STREAMS", std::move(key), std::move(id)});
   return r.command(std::move(argv));

@@ -93,8 +93,7 @@ inline Task<RedisReply> redis_set(Redis& r, std::string key, std::string value) 
   return r.command({"SET", std::move(key), std::move(value)});
 }
 // SET key value PX ttl_ms [NX]: a lease/lock acquisition. Replies +OK or nil (NX lost).
-inline Task<RedisReply> redis_set_px(Redis& r, std::string key, std::string value, int64_t ttl_ms,
-                                     bool nx) {
+inline Task<RedisReply> redis_set_px(Redis& r, std::string key, std::string value, int64_t ttl_ms, bool nx) {
   std::vector<std::string> argv{"SET", std::move(key), std::move(value), "PX", std::to_string(ttl_ms)};
   if (nx) argv.push_back("NX");
   return r.command(std::move(argv));
@@ -118,15 +117,11 @@ inline Task<RedisReply> redis_hset(Redis& r, std::string key, std::string field,
 inline Task<RedisReply> redis_hincrby(Redis& r, std::string key, std::string field, int64_t delta) {
   return r.command({"HINCRBY", std::move(key), std::move(field), std::to_string(delta)});
 }
-inline Task<RedisReply> redis_hgetall(Redis& r, std::string key) {
-  return r.command({"HGETALL", std::move(key)});
-}
+inline Task<RedisReply> redis_hgetall(Redis& r, std::string key) { return r.command({"HGETALL", std::move(key)}); }
 inline Task<RedisReply> redis_sadd(Redis& r, std::string key, std::string member) {
   return r.command({"SADD", std::move(key), std::move(member)});
 }
-inline Task<RedisReply> redis_smembers(Redis& r, std::string key) {
-  return r.command({"SMEMBERS", std::move(key)});
-}
+inline Task<RedisReply> redis_smembers(Redis& r, std::string key) { return r.command({"SMEMBERS", std::move(key)}); }
 inline Task<RedisReply> redis_zincrby(Redis& r, std::string key, std::string delta, std::string member) {
   return r.command({"ZINCRBY", std::move(key), std::move(delta), std::move(member)});
 }
@@ -137,8 +132,8 @@ inline Task<RedisReply> redis_publish(Redis& r, std::string channel, std::string
 Task<RedisReply> redis_xadd(Redis& r, std::string key, std::vector<std::pair<std::string, std::string>> fields,
                             std::optional<int64_t> approx_maxlen = std::nullopt);
 // XREADGROUP GROUP group consumer [COUNT count] [BLOCK block_ms] STREAMS key id
-Task<RedisReply> redis_xreadgroup(Redis& r, std::string group, std::string consumer, std::string key,
-                                  std::string id, int64_t count, std::optional<int64_t> block_ms);
+Task<RedisReply> redis_xreadgroup(Redis& r, std::string group, std::string consumer, std::string key, std::string id,
+                                  int64_t count, std::optional<int64_t> block_ms);
 inline Task<RedisReply> redis_xack(Redis& r, std::string key, std::string group, std::string id) {
   return r.command({"XACK", std::move(key), std::move(group), std::move(id)});
 }

@@ -4,12 +4,18 @@ namespace fl {
 
 std::string RedisReply::describe() const {
   switch (kind) {
-    case Kind::kNil: return "(nil)";
-    case Kind::kNilArray: return "(nil-array)";
-    case Kind::kStatus: return "+" + str;
-    case Kind::kError: return "(error) " + str;
-    case Kind::kInteger: return "(integer) " + std::to_string(integer);
-    case Kind::kBulk: return "\"" + str + "\"";
+    case Kind::kNil:
+      return "(nil)";
+    case Kind::kNilArray:
+      return "(nil-array)";
+    case Kind::kStatus:
+      return "+" + str;
+    case Kind::kError:
+      return "(error) " + str;
+    case Kind::kInteger:
+      return "(integer) " + std::to_string(integer);
+    case Kind::kBulk:
+      return "\"" + str + "\"";
     case Kind::kTransportError:
       return std::string("(transport-error") + (indeterminate ? ", indeterminate) " : ") ") + str;
     case Kind::kArray: {

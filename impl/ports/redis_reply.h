@@ -25,22 +25,55 @@ struct RedisReply {
   enum class Resp3 : uint8_t { kNone, kMap, kSet, kDouble, kVerbatim, kPush };
 
   Kind kind = Kind::kNil;
-  int64_t integer = 0;              // kInteger
-  std::string str;                  // kStatus, kError, kBulk, kTransportError (reason)
-  std::vector<RedisReply> elements; // kArray
-  bool indeterminate = false;       // kTransportError: the command may or may not have run
-  Resp3 resp3 = Resp3::kNone;       // read by the RESP3 encoder only
+  int64_t integer = 0;               // kInteger
+  std::string str;                   // kStatus, kError, kBulk, kTransportError (reason)
+  std::vector<RedisReply> elements;  // kArray
+  bool indeterminate = false;        // kTransportError: the command may or may not have run
+  Resp3 resp3 = Resp3::kNone;        // read by the RESP3 encoder only
 
   static RedisReply nil() { return {}; }
-  static RedisReply nil_array() { RedisReply r; r.kind = Kind::kNilArray; return r; }
-  static RedisReply status(std::string s) { RedisReply r; r.kind = Kind::kStatus; r.str = std::move(s); return r; }
+  static RedisReply nil_array() {
+    RedisReply r;
+    r.kind = Kind::kNilArray;
+    return r;
+  }
+  static RedisReply status(std::string s) {
+    RedisReply r;
+    r.kind = Kind::kStatus;
+    r.str = std::move(s);
+    return r;
+  }
   static RedisReply ok() { return status("OK"); }
-  static RedisReply error(std::string s) { RedisReply r; r.kind = Kind::kError; r.str = std::move(s); return r; }
-  static RedisReply integer_of(int64_t v) { RedisReply r; r.kind = Kind::kInteger; r.integer = v; return r; }
-  static RedisReply bulk(std::string s) { RedisReply r; r.kind = Kind::kBulk; r.str = std::move(s); return r; }
-  static RedisReply array(std::vector<RedisReply> e) { RedisReply r; r.kind = Kind::kArray; r.elements = std::move(e); return r; }
+  static RedisReply error(std::string s) {
+    RedisReply r;
+    r.kind = Kind::kError;
+    r.str = std::move(s);
+    return r;
+  }
+  static RedisReply integer_of(int64_t v) {
+    RedisReply r;
+    r.kind = Kind::kInteger;
+    r.integer = v;
+    return r;
+  }
+  static RedisReply bulk(std::string s) {
+    RedisReply r;
+    r.kind = Kind::kBulk;
+    r.str = std::move(s);
+    return r;
+  }
+  static RedisReply array(std::vector<RedisReply> e) {
+    RedisReply r;
+    r.kind = Kind::kArray;
+    r.elements = std::move(e);
+    return r;
+  }
   static RedisReply transport_error(std::string why, bool maybe_executed) {
-    RedisReply r; r.kind = Kind::kTransportError; r.str = std::move(why); r.indeterminate = maybe_executed; return r;
+    RedisReply r;
+    r.kind = Kind::kTransportError;
+    r.str = std::move(why);
+    r.indeterminate = maybe_executed;
+    return r;
   }
 
   bool is_nil() const { return kind == Kind::kNil || kind == Kind::kNilArray; }
@@ -54,7 +87,10 @@ struct RedisReply {
            indeterminate == o.indeterminate;
   }
   // This reply with its RESP3 type set.
-  RedisReply as_resp3(Resp3 t) && { resp3 = t; return std::move(*this); }
+  RedisReply as_resp3(Resp3 t) && {
+    resp3 = t;
+    return std::move(*this);
+  }
 
   // Human-readable, stable rendering (used in traces, diffs and evidence), e.g. `(integer) 3`.
   std::string describe() const;

@@ -21,21 +21,38 @@ uint32_t rotl(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 void sha1_block(std::array<uint32_t, 5>& h, const unsigned char* block) {
   uint32_t w[80];
   for (int i = 0; i < 16; ++i) {
-    w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) |
-           (uint32_t{block[4 * i + 2]} << 8) | uint32_t{block[4 * i + 3]};
+    w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) | (uint32_t{block[4 * i + 2]} << 8) |
+           uint32_t{block[4 * i + 3]};
   }
   for (int i = 16; i < 80; ++i) w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
   uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
   for (int i = 0; i < 80; ++i) {
     uint32_t f, k;
-    if (i < 20) { f = (b & c) | (~b & d); k = 0x5A827999; }
-    else if (i < 40) { f = b ^ c ^ d; k = 0x6ED9EBA1; }
-    else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8F1BBCDC; }
-    else { f = b ^ c ^ d; k = 0xCA62C1D6; }
+    if (i < 20) {
+      f = (b & c) | (~b & d);
+      k = 0x5A827999;
+    } else if (i < 40) {
+      f = b ^ c ^ d;
+      k = 0x6ED9EBA1;
+    } else if (i < 60) {
+      f = (b & c) | (b & d) | (c & d);
+      k = 0x8F1BBCDC;
+    } else {
+      f = b ^ c ^ d;
+      k = 0xCA62C1D6;
+    }
     const uint32_t t = rotl(a, 5) + f + e + k + w[i];
-    e = d; d = c; c = rotl(b, 30); b = a; a = t;
+    e = d;
+    d = c;
+    c = rotl(b, 30);
+    b = a;
+    a = t;
   }
-  h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e;
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
 }
 
 }  // namespace
@@ -82,9 +99,7 @@ const RedisScript* ScriptRegistry::by_sha1(std::string_view sha1) const {
   return it == sha_to_name_.end() ? nullptr : by_name(it->second);
 }
 
-const RedisScript* ScriptRegistry::by_lua(std::string_view lua) const {
-  return by_sha1(sha1_hex(lua));
-}
+const RedisScript* ScriptRegistry::by_lua(std::string_view lua) const { return by_sha1(sha1_hex(lua)); }
 
 const std::string& ScriptRegistry::sha1_of(std::string_view name) const {
   for (const auto& [sha, n] : sha_to_name_) {

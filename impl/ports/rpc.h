@@ -52,7 +52,7 @@ class ValueMessage final : public Message {
   explicit ValueMessage(const T& v) : value(v) {}
   std::string describe() const override { return value.describe(); }
   uint64_t digest() const override {
-    if constexpr (requires(StableHasher& h) { value.describe_to(h); }) {
+    if constexpr (requires(StableHasher & h) { value.describe_to(h); }) {
       StableHasher h;
       value.describe_to(h);
       return h.finish();

@@ -11,14 +11,22 @@ namespace fl {
 
 const char* sql_status_name(SqlStatus s) {
   switch (s) {
-    case SqlStatus::kOk: return "ok";
-    case SqlStatus::kConstraint: return "constraint";
-    case SqlStatus::kConditionFailed: return "condition_failed";
-    case SqlStatus::kBusy: return "busy";
-    case SqlStatus::kIoError: return "io_error";
-    case SqlStatus::kIndeterminate: return "indeterminate";
-    case SqlStatus::kUnavailable: return "unavailable";
-    case SqlStatus::kError: return "error";
+    case SqlStatus::kOk:
+      return "ok";
+    case SqlStatus::kConstraint:
+      return "constraint";
+    case SqlStatus::kConditionFailed:
+      return "condition_failed";
+    case SqlStatus::kBusy:
+      return "busy";
+    case SqlStatus::kIoError:
+      return "io_error";
+    case SqlStatus::kIndeterminate:
+      return "indeterminate";
+    case SqlStatus::kUnavailable:
+      return "unavailable";
+    case SqlStatus::kError:
+      return "error";
   }
   return "?";
 }
@@ -68,7 +76,9 @@ void append_described(Out& out, const SqlValue& v) {
       out += '\'';
       return;
     }
-    default: out += v.describe(); return;
+    default:
+      out += v.describe();
+      return;
   }
 }
 
@@ -76,8 +86,10 @@ void append_described(Out& out, const SqlValue& v) {
 
 std::string SqlValue::describe() const {
   switch (type()) {
-    case Type::kNull: return "NULL";
-    case Type::kInteger: return std::to_string(std::get<int64_t>(v_));
+    case Type::kNull:
+      return "NULL";
+    case Type::kInteger:
+      return std::to_string(std::get<int64_t>(v_));
     case Type::kReal: {
       char buf[40];
       std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v_));
@@ -126,10 +138,17 @@ void append_statement(Out& out, const SqlStatement& st) {
     out += "]";
   }
   switch (st.expect) {
-    case SqlExpect::kAny: break;
-    case SqlExpect::kChanged: out += " expect=changed"; break;
-    case SqlExpect::kNoRows: out += " expect=no_rows"; break;
-    case SqlExpect::kSomeRows: out += " expect=some_rows"; break;
+    case SqlExpect::kAny:
+      break;
+    case SqlExpect::kChanged:
+      out += " expect=changed";
+      break;
+    case SqlExpect::kNoRows:
+      out += " expect=no_rows";
+      break;
+    case SqlExpect::kSomeRows:
+      out += " expect=some_rows";
+      break;
   }
 }
 

@@ -110,10 +110,10 @@ using SqlRow = std::vector<SqlValue>;
 // When a statement inside transaction() must roll the whole transaction back (kConditionFailed):
 // how compare-and-set and "insert only if absent" are written without interactive transactions.
 enum class SqlExpect : uint8_t {
-  kAny,        // no condition
-  kChanged,    // changes() >= 1 (an UPDATE ... WHERE version = ? that matched)
-  kNoRows,     // a query returned no row
-  kSomeRows,   // a query returned at least one row
+  kAny,       // no condition
+  kChanged,   // changes() >= 1 (an UPDATE ... WHERE version = ? that matched)
+  kNoRows,    // a query returned no row
+  kSomeRows,  // a query returned at least one row
 };
 
 struct SqlStatement {
@@ -126,7 +126,7 @@ struct SqlStatement {
       : sql(std::move(s)), params(std::move(p)), expect(e) {}
   SqlStatement(const char* s) : sql(s) {}
   std::string describe() const;
-  void append_description(std::string& out) const;  // out += describe(), without the temporary
+  void append_description(std::string& out) const;   // out += describe(), without the temporary
   void append_description(StableHasher& out) const;  // hashes describe(), without building it
   bool operator==(const SqlStatement&) const = default;
 };
@@ -160,8 +160,8 @@ struct SqlRowSet {
 
 struct SqlResult {
   SqlStatus status = SqlStatus::kOk;
-  std::string error;        // SQLite's or the transport's message when status != kOk
-  int failed_index = -1;    // transaction(): which statement failed; -1 otherwise
+  std::string error;            // SQLite's or the transport's message when status != kOk
+  int failed_index = -1;        // transaction(): which statement failed; -1 otherwise
   std::vector<SqlRowSet> sets;  // kOk: one per statement
 
   bool ok() const { return status == SqlStatus::kOk; }

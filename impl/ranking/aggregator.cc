@@ -320,7 +320,8 @@ void apply(const AggregatorOptions& o, PartitionState& ps, const LogRecord& rec,
   const std::string record = idempotency_record(e, o.fixes.has(RankFix::kDedupByEventId));
   const std::string topic_scope = e.get("topicId") + "|" + e.get("scopeId");
   const int salt = salt_of(o.sketch, ps, topic_scope, record);
-  if (o.incremental_checkpoints && o.sketch.enabled && o.sketch.hot_threshold > 0) ps.changed_topics.insert(topic_scope);
+  if (o.incremental_checkpoints && o.sketch.enabled && o.sketch.hot_threshold > 0)
+    ps.changed_topics.insert(topic_scope);
   for (const auto& [window_type, size] : o.cfg.windows) {
     const int64_t start = window_start_of(t, size);
     if (o.wm.enabled) {
@@ -401,23 +402,25 @@ std::optional<std::vector<SqlStatement>> delta_statements(const AggregatorOption
   out = CheckpointWrite{fnv_hex(ps.stored_digest + delta), false, delta.size()};
   const bool cas = o.fixes.has(RankFix::kCheckpointCas);
   std::vector<SqlStatement> tx;
-  tx.push_back(sql_statement(cas ? "INSERT INTO agg_checkpoint_delta (keyed_partition, seq, next_offset, delta, digest) "
-                                   "VALUES (?, ?, ?, ?, ?)"
-                                 : "INSERT OR REPLACE INTO agg_checkpoint_delta (keyed_partition, seq, next_offset, "
-                                   "delta, digest) VALUES (?, ?, ?, ?, ?)",
-                             partition, static_cast<int64_t>(ps.delta_count + 1), consumed_to, std::move(delta),
-                             out.digest));
+  tx.push_back(
+      sql_statement(cas ? "INSERT INTO agg_checkpoint_delta (keyed_partition, seq, next_offset, delta, digest) "
+                          "VALUES (?, ?, ?, ?, ?)"
+                        : "INSERT OR REPLACE INTO agg_checkpoint_delta (keyed_partition, seq, next_offset, "
+                          "delta, digest) VALUES (?, ?, ?, ?, ?)",
+                    partition, static_cast<int64_t>(ps.delta_count + 1), consumed_to, std::move(delta), out.digest));
   if (!cas) {
     // Spec: the checkpoint of 004:L319 is simply the latest state written.
-    tx.push_back(sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, digest = ? WHERE "
-                               "keyed_partition = ?", ps.generation, consumed_to, out.digest, partition));
+    tx.push_back(
+        sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, digest = ? WHERE "
+                      "keyed_partition = ?",
+                      ps.generation, consumed_to, out.digest, partition));
     return tx;
   }
   // RK-CHECKPOINT-CAS: only over the checkpoint this state came from (its digest names the chain).
-  SqlStatement row = sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, digest = ? WHERE "
-                                   "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
-                                   ps.generation, consumed_to, out.digest, partition, ps.stored_next_offset,
-                                   ps.stored_generation, ps.stored_digest);
+  SqlStatement row = sql_statement(
+      "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, digest = ? WHERE "
+      "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
+      ps.generation, consumed_to, out.digest, partition, ps.stored_next_offset, ps.stored_generation, ps.stored_digest);
   row.expect = SqlExpect::kChanged;
   tx.push_back(std::move(row));
   return tx;
@@ -428,9 +431,12 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
                                            bool force_base = false) {
   std::vector<SqlStatement> tx;
   const int64_t gen = ps.generation;
-  const std::string cut = "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
-  tx.push_back(sql_statement("INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) "
-                             "VALUES (?, ?, ?, ?)", cut, partition, consumed_to, gen));
+  const std::string cut =
+      "k" + std::to_string(partition) + "@" + std::to_string(consumed_to) + "/g" + std::to_string(gen);
+  tx.push_back(
+      sql_statement("INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) "
+                    "VALUES (?, ?, ?, ?)",
+                    cut, partition, consumed_to, gen));
   const int64_t watermark = o.wm.enabled ? ps.wm.watermark : ps.max_event_time_ms - o.out_of_orderness_ms;  // 004:L148
   ps.check_dirty_index();
   for (const std::string& ak : ps.dirty_keys) {
@@ -479,36 +485,42 @@ std::vector<SqlStatement> flush_statements(const AggregatorOptions& o, int32_t p
   }
   if (!o.fixes.has(RankFix::kCheckpointCas)) {
     // Spec: the checkpoint of 004:L319 is simply the latest state written.
-    tx.push_back(sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
-                               "state, digest) VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, row_state, digest));
+    tx.push_back(
+        sql_statement("INSERT OR REPLACE INTO agg_checkpoint (keyed_partition, generation, next_offset, "
+                      "state, digest) VALUES (?, ?, ?, ?, ?)",
+                      partition, gen, consumed_to, row_state, digest));
   } else if (ps.persisted) {
     // RK-CHECKPOINT-CAS: only over the checkpoint this state came from. With watermarks, idle
     // marks and purges flush without moving next_offset, so (offset, generation) no longer tells
     // one checkpoint from the next: the CAS also names the digest of the one it replaces.
     SqlStatement cas =
         o.wm.enabled || o.incremental_checkpoints
-            ? sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
-                            "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
-                            gen, consumed_to, row_state, digest, partition, ps.stored_next_offset,
-                            ps.stored_generation, ps.stored_digest)
-            : sql_statement("UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
-                            "keyed_partition = ? AND next_offset = ? AND generation = ?",
-                            gen, consumed_to, row_state, digest, partition, ps.stored_next_offset,
-                            ps.stored_generation);
+            ? sql_statement(
+                  "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
+                  "keyed_partition = ? AND next_offset = ? AND generation = ? AND digest = ?",
+                  gen, consumed_to, row_state, digest, partition, ps.stored_next_offset, ps.stored_generation,
+                  ps.stored_digest)
+            : sql_statement(
+                  "UPDATE agg_checkpoint SET generation = ?, next_offset = ?, state = ?, digest = ? WHERE "
+                  "keyed_partition = ? AND next_offset = ? AND generation = ?",
+                  gen, consumed_to, row_state, digest, partition, ps.stored_next_offset, ps.stored_generation);
     cas.expect = SqlExpect::kChanged;
     tx.push_back(std::move(cas));
   } else {
-    tx.push_back(sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
-                               "VALUES (?, ?, ?, ?, ?)", partition, gen, consumed_to, row_state, digest));
+    tx.push_back(
+        sql_statement("INSERT INTO agg_checkpoint (keyed_partition, generation, next_offset, state, digest) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      partition, gen, consumed_to, row_state, digest));
   }
   // Keep this checkpoint and the one before it as the consistent fall-backs of a recovery. With
   // watermarks an idle mark or a purge flushes at the same offset, and what it committed with the
   // state (the source flagged incomplete, the window PURGED) is part of it: the history row of
   // that offset is replaced, or a recovery would bring back the state from before it.
-  tx.push_back(sql_statement(o.wm.enabled ? "INSERT OR REPLACE INTO agg_checkpoint_history (keyed_partition, next_offset, "
-                                            "generation, state, digest) VALUES (?, ?, ?, ?, ?)"
-                                          : "INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, "
-                                            "generation, state, digest) VALUES (?, ?, ?, ?, ?)",
+  tx.push_back(sql_statement(o.wm.enabled
+                                 ? "INSERT OR REPLACE INTO agg_checkpoint_history (keyed_partition, next_offset, "
+                                   "generation, state, digest) VALUES (?, ?, ?, ?, ?)"
+                                 : "INSERT OR IGNORE INTO agg_checkpoint_history (keyed_partition, next_offset, "
+                                   "generation, state, digest) VALUES (?, ?, ?, ?, ?)",
                              partition, consumed_to, gen, std::move(state), digest));
   // With incremental checkpoints the history holds bases only: this one and the one before it.
   tx.push_back(sql_statement("DELETE FROM agg_checkpoint_history WHERE keyed_partition = ? AND next_offset < ?",
@@ -529,12 +541,12 @@ struct Partition {
 // consumer group of its own (the online group's offsets are past the checkpoint).
 Task<bool> replay(Runtime& rt, Log& log, const AggregatorOptions& o, int32_t partition, int64_t cut,
                   PartitionState& state) {
-  std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{
-      .group = "recovery-" + std::string(rt.process_name()) + "-" + std::to_string(rt.incarnation()) + "-" +
-               std::to_string(partition) + "-g" + std::to_string(state.generation) + "-" +
-               std::to_string(rt.random_u64() % 1000000),
-      .client_id = std::string(rt.process_name()),
-      .session_timeout_us = o.session_timeout_us});
+  std::unique_ptr<LogConsumer> in = log.consumer(
+      ConsumerOptions{.group = "recovery-" + std::string(rt.process_name()) + "-" + std::to_string(rt.incarnation()) +
+                               "-" + std::to_string(partition) + "-g" + std::to_string(state.generation) + "-" +
+                               std::to_string(rt.random_u64() % 1000000),
+                      .client_id = std::string(rt.process_name()),
+                      .session_timeout_us = o.session_timeout_us});
   if ((co_await in->join({kKeyedTopic})).status != LogStatus::kOk) co_return false;
   for (int idle = 0; state.next_offset < cut && idle < 50;) {
     PollResult p = co_await in->poll(200, 200'000);
@@ -555,8 +567,8 @@ bool final_window(const AggregatorOptions& o, const PartitionState& s, const Key
   if (!o.wm.enabled) return false;
   auto size = o.cfg.windows.find(k.key.window_type);
   if (size == o.cfg.windows.end()) return false;
-  auto w = s.wm.windows.find(window_id(k.key.scope_id, k.key.window_type, k.key.window_start_ms,
-                                       k.key.window_start_ms + size->second));
+  auto w = s.wm.windows.find(
+      window_id(k.key.scope_id, k.key.window_type, k.key.window_start_ms, k.key.window_start_ms + size->second));
   return w != s.wm.windows.end() && (w->second == "FINAL" || w->second == "PURGED");
 }
 
@@ -589,18 +601,21 @@ void apply_deltas(PartitionState& s, const std::vector<SqlRow>& deltas, size_t n
 Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o,
                                             int32_t partition, int64_t cut, int64_t cut_generation,
                                             std::string cut_digest) {
-  const char* kHistory = "SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? ORDER BY next_offset DESC";
+  const char* kHistory =
+      "SELECT state, digest FROM agg_checkpoint_history WHERE keyed_partition = ? ORDER BY next_offset DESC";
   SqlResult hist;
   if (o.incremental_checkpoints) {  // the bases and the deltas after the newest, in one view
-    hist = co_await sql.transaction({sql_statement(kHistory, partition),
-                                     sql_statement("SELECT delta, digest FROM agg_checkpoint_delta WHERE "
-                                                   "keyed_partition = ? ORDER BY seq", partition)});
+    hist = co_await sql.transaction(
+        {sql_statement(kHistory, partition), sql_statement("SELECT delta, digest FROM agg_checkpoint_delta WHERE "
+                                                           "keyed_partition = ? ORDER BY seq",
+                                                           partition)});
   } else {
     hist = co_await sql.exec(kHistory, partition);
   }
   SqlResult gens = co_await sql.exec("SELECT MAX(active_generation) FROM topic_window_metric");
-  SqlResult heads = co_await sql.exec("SELECT aggregate_key, active_generation, current_aggregate_version "
-                                      "FROM topic_window_metric");
+  SqlResult heads = co_await sql.exec(
+      "SELECT aggregate_key, active_generation, current_aggregate_version "
+      "FROM topic_window_metric");
   if (!hist.ok() || !gens.ok() || !heads.ok()) co_return std::nullopt;
   PartitionState s;
   for (const SqlRow& r : (o.incremental_checkpoints ? hist.sets[0] : hist.last()).rows) {
@@ -654,9 +669,10 @@ Task<std::optional<PartitionState>> recover(Runtime& rt, Sql& sql, Log& log, con
     const std::string ak = st.params[1].as_text();
     auto it = current.find(ak);
     if (it == current.end()) continue;  // a new key: created in this generation
-    st = sql_statement("UPDATE topic_window_metric SET active_generation = ?, current_aggregate_version = ? WHERE "
-                       "aggregate_key = ? AND active_generation = ? AND current_aggregate_version = ?",
-                       s.generation, int64_t{1}, ak, it->second.first, it->second.second);
+    st = sql_statement(
+        "UPDATE topic_window_metric SET active_generation = ?, current_aggregate_version = ? WHERE "
+        "aggregate_key = ? AND active_generation = ? AND current_aggregate_version = ?",
+        s.generation, int64_t{1}, ak, it->second.first, it->second.second);
     st.expect = SqlExpect::kChanged;
   }
   SqlResult r = co_await sql.transaction(std::move(tx));
@@ -697,11 +713,12 @@ Task<Partition> load(Runtime& rt, Sql& sql, Log& log, const AggregatorOptions& o
   for (;;) {
     SqlResult r;
     if (o.incremental_checkpoints) {
-      r = co_await sql.transaction({sql_statement(kRow, partition),
-                                    sql_statement("SELECT state FROM agg_checkpoint_base WHERE keyed_partition = ?",
-                                                  partition),
-                                    sql_statement("SELECT delta, digest FROM agg_checkpoint_delta WHERE "
-                                                  "keyed_partition = ? ORDER BY seq", partition)});
+      r = co_await sql.transaction(
+          {sql_statement(kRow, partition),
+           sql_statement("SELECT state FROM agg_checkpoint_base WHERE keyed_partition = ?", partition),
+           sql_statement("SELECT delta, digest FROM agg_checkpoint_delta WHERE "
+                         "keyed_partition = ? ORDER BY seq",
+                         partition)});
     } else {
       r = co_await sql.exec(kRow, partition);
     }
@@ -775,16 +792,16 @@ Task<std::optional<Evidence>> reconcile(Sql& sql, const AggregatorOptions& o, co
   if (!r.ok()) co_return std::nullopt;
   std::map<std::string, std::string> db;
   for (const SqlRow& row : r.rows()) {
-    db[row[0].as_text()] = "g" + std::to_string(row[1].as_int()) + "/v" + std::to_string(row[2].as_int()) + "/" +
-                           row[3].as_text();
+    db[row[0].as_text()] =
+        "g" + std::to_string(row[1].as_int()) + "/v" + std::to_string(row[2].as_int()) + "/" + row[3].as_text();
   }
   Evidence ev{id, "", "", "ok"};
   for (const auto& [ak, k] : s.keys) {
     if (k.key.scope_id != f[0] || k.key.window_type != f[1] || k.key.window_start_ms != std::stoll(f[2])) continue;
     const std::string mine = "g" + std::to_string(k.generation) + "/v" + std::to_string(k.version) + "/" +
                              k.value(o.cfg.suspicious_repeats).digest();
-    ev.versions += (ev.versions.empty() ? "" : ",") + ak + "/g" + std::to_string(k.generation) + "/v" +
-                   std::to_string(k.version);
+    ev.versions +=
+        (ev.versions.empty() ? "" : ",") + ak + "/g" + std::to_string(k.generation) + "/v" + std::to_string(k.version);
     if (db[ak] != mine) ev.reconciliation = "mismatch " + ak;
   }
   for (const auto& [key, sp] : s.wm.sources) ev.offsets += key + "@" + std::to_string(sp.max_source_offset) + ";";
@@ -806,17 +823,17 @@ Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partit
   const std::string checkpoint = cut_of(partition, part.state);
   std::vector<SqlStatement> archive;
   for (const Evidence& ev : ok) {
-    archive.push_back(sql_statement("INSERT OR REPLACE INTO window_archive (keyed_partition, window_id, input_watermark, "
-                                    "offset_digest, final_versions, checkpoint_ref, reconciliation) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    partition, ev.id, part.state.wm.watermark, ev.offsets, ev.versions, checkpoint,
-                                    ev.reconciliation));
+    archive.push_back(sql_statement(
+        "INSERT OR REPLACE INTO window_archive (keyed_partition, window_id, input_watermark, "
+        "offset_digest, final_versions, checkpoint_ref, reconciliation) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        partition, ev.id, part.state.wm.watermark, ev.offsets, ev.versions, checkpoint, ev.reconciliation));
   }
   if (!(co_await sql.transaction(std::move(archive))).ok()) co_return false;
   PartitionState next = part.state;
   for (const Evidence& ev : ok) {
     next.wm.windows[ev.id] = "PURGED";
-    next.wm.pending.push_back(purged_row(partition, ev.id, next.wm.watermark, ev.offsets, ev.versions, checkpoint,
-                                         ev.reconciliation));
+    next.wm.pending.push_back(
+        purged_row(partition, ev.id, next.wm.watermark, ev.offsets, ev.versions, checkpoint, ev.reconciliation));
     const int64_t end = window_end(ev.id);
     std::erase_if(next.keys, [&](const auto& kv) {
       const AggKey& k = kv.second.key;
@@ -827,7 +844,8 @@ Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partit
   }
   next.reindex_dirty();  // purges follow a committed flush: normally no key is dirty
   CheckpointWrite written;
-  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &written))).ok()) co_return false;
+  if (!(co_await sql.transaction(flush_statements(o, partition, part.consumed_to, next, &written))).ok())
+    co_return false;
   part.state = std::move(next);
   committed(part, std::move(written));
   co_return true;

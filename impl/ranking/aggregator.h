@@ -26,9 +26,9 @@ namespace fl::ranking {
 // and hot topics pre-aggregated in salted local shards merged only on the full key. Off: part 1 as
 // before (same checkpoints, statements and traces).
 struct SketchOptions {
-  bool enabled = false;        // a sketch row with every version (topic_window_metric_sketch)
-  int64_t hot_threshold = 0;   // keyed records of a topic_id + scope_id after which it is hot; 0: no salting
-  int salts = 4;               // salted shards of a hot topic (salt 1..salts; 0 is the unsalted shard)
+  bool enabled = false;       // a sketch row with every version (topic_window_metric_sketch)
+  int64_t hot_threshold = 0;  // keyed records of a topic_id + scope_id after which it is hot; 0: no salting
+  int salts = 4;              // salted shards of a hot topic (salt 1..salts; 0 is the unsalted shard)
 };
 
 struct AggregatorOptions {
@@ -60,8 +60,8 @@ struct KeyState {
   AggKey key;
   int64_t generation = 1;
   int64_t version = 0;
-  std::set<std::string> applied;               // idempotency records
-  std::map<std::string, int64_t> actors;       // actor -> events
+  std::set<std::string> applied;          // idempotency records
+  std::map<std::string, int64_t> actors;  // actor -> events
   std::set<std::string> contents;
   bool dirty = false;
   bool counts_content = false;
@@ -102,8 +102,8 @@ MergedShards merge_shards(const KeyState& k, const std::string& aggregate_key, b
 enum class KeptLines { kKeep, kDrop };
 
 struct PartitionState {
-  int64_t generation = 1;         // the aggregation generation this state writes (004:L319-320)
-  int64_t next_offset = 0;        // first offset not in the state
+  int64_t generation = 1;   // the aggregation generation this state writes (004:L319-320)
+  int64_t next_offset = 0;  // first offset not in the state
   int64_t max_event_time_ms = 0;
   std::map<std::string, KeyState> keys;  // by AggKey::str()
   // The names of the keys whose `dirty` flag is set, in keys' order: an index, so that a flush
@@ -115,7 +115,7 @@ struct PartitionState {
   // and hot-topic counters that moved since the last committed flush.
   std::set<std::string> erased_keys, changed_topics;
   std::map<std::string, int64_t> topic_records;  // topic_id|scope_id -> keyed records (hot topics; sketches)
-  WatermarkState wm;                     // empty unless watermarks are on
+  WatermarkState wm;                             // empty unless watermarks are on
   // The DB checkpoint row this state was loaded from or last written as (not encoded).
   bool persisted = false;
   int64_t stored_next_offset = 0, stored_generation = 0;

@@ -21,7 +21,8 @@ redis.call('rename', KEYS[1], KEYS[2])
 return 1
 )";
 
-RedisReply cache_switch(ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+RedisReply cache_switch(ScriptCalls& redis, const std::vector<std::string>& keys,
+                        const std::vector<std::string>& args) {
   if (keys.size() != 3 || args.size() != 1) return RedisReply::error("ERR rank_cache_switch: wrong arity");
   const RedisReply f = redis.call({"GET", keys[2]});
   const std::string fence = f.kind == RedisReply::Kind::kBulk ? f.str : "";
@@ -65,7 +66,8 @@ std::string cache_value(const Pinned& p, const std::map<std::string, int64_t>& c
 // The run's candidate rows (topic -> score).
 Task<std::optional<std::map<std::string, int64_t>>> stored_candidates(Sql& sql, const std::string& scope,
                                                                       const std::string& run) {
-  SqlResult r = co_await sql.exec("SELECT topic_id, score FROM run_candidate WHERE run_id = ? AND scope_id = ?", run, scope);
+  SqlResult r =
+      co_await sql.exec("SELECT topic_id, score FROM run_candidate WHERE run_id = ? AND scope_id = ?", run, scope);
   if (!r.ok()) co_return std::nullopt;
   std::map<std::string, int64_t> out;
   for (const SqlRow& row : r.rows()) out[row[0].as_text()] = row[1].as_int();
@@ -76,7 +78,7 @@ Task<std::optional<std::map<std::string, int64_t>>> stored_candidates(Sql& sql, 
 // (its source-offset cut): each entry's score is the sum of its versions' risk-adjusted values,
 // a version counts only if its stored value digest is the one the manifest pinned.
 Task<std::optional<std::map<std::string, int64_t>>> recompute(Sql& sql, const CandidateCacheOptions& o,
-                                                               const std::string& scope, const std::string& run) {
+                                                              const std::string& scope, const std::string& run) {
   SqlResult entries = co_await sql.exec("SELECT topic_id, items FROM run_input_manifest WHERE run_id = ?", run);
   const std::vector<std::string> windows = split(o.window_type, ',');
   std::vector<SqlValue> params = {scope};
@@ -127,12 +129,13 @@ Task<void> rebuild(Runtime& rt, Sql& sql, Redis& redis, const CandidateCacheOpti
     co_await redis.command({"RENAME", isolated, candidates_key(scope)});  // spec: check, then switch
     co_return;
   }
-  RedisReply switched = co_await redis.script(kCacheSwitchScript, {isolated, candidates_key(scope), context_fence_key(scope)},
-                                              {fence});
+  RedisReply switched =
+      co_await redis.script(kCacheSwitchScript, {isolated, candidates_key(scope), context_fence_key(scope)}, {fence});
   if (switched.kind == RedisReply::Kind::kInteger && switched.integer == 0) co_await redis.command({"DEL", isolated});
 }
 
-Task<void> refresh_scope(Runtime& rt, Sql& sql, Redis& redis, const CandidateCacheOptions& o, const std::string& scope) {
+Task<void> refresh_scope(Runtime& rt, Sql& sql, Redis& redis, const CandidateCacheOptions& o,
+                         const std::string& scope) {
   std::string fence;  // read before the pin, so a control commit after the pin moves it
   if (o.fixes.has(RankFix::kCacheContextFence)) {
     RedisReply f = co_await redis.command({"GET", context_fence_key(scope)});

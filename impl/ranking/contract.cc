@@ -58,10 +58,9 @@ Event Event::decode(const std::string& text) {
 
 const std::vector<std::string>& required_fields() {
   // 004:L123-138; scopeDimensions' members are optional (a missing one is ALL, 004:L19).
-  static const std::vector<std::string> kFields = {"eventId",       "eventType",      "eventTime",
-                                                   "receivedAt",    "actorKey",       "contentOrQueryId",
-                                                   "topicHints",    "sourceService",  "schemaVersion",
-                                                   "mappingVersion", "riskContextVersion"};
+  static const std::vector<std::string> kFields = {
+      "eventId",    "eventType",     "eventTime",     "receivedAt",     "actorKey",          "contentOrQueryId",
+      "topicHints", "sourceService", "schemaVersion", "mappingVersion", "riskContextVersion"};
   return kFields;
 }
 
@@ -131,8 +130,8 @@ std::string AggKey::str() const {
 }
 
 std::string AggValue::digest() const {
-  return fnv_hex(std::to_string(raw_count) + "|" + std::to_string(effective) + "|" + std::to_string(suspicious) +
-                 "|" + std::to_string(risk_adjusted));
+  return fnv_hex(std::to_string(raw_count) + "|" + std::to_string(effective) + "|" + std::to_string(suspicious) + "|" +
+                 std::to_string(risk_adjusted));
 }
 
 }  // namespace fl::ranking

@@ -34,11 +34,11 @@ struct BoardConfig {
   std::vector<std::string> channels = {"local-news", "technology", "sports"};
   std::vector<std::string> regions = {"CN-SH", "CN-BJ"};
   std::vector<std::string> languages = {"zh-CN", "en-US"};
-  int64_t max_future_ms = 60'000;        // eventTime later than receivedAt by more: impossible
-  int64_t max_age_ms = 3'600'000;        // eventTime older than receivedAt by more: impossible
+  int64_t max_future_ms = 60'000;  // eventTime later than receivedAt by more: impossible
+  int64_t max_age_ms = 3'600'000;  // eventTime older than receivedAt by more: impossible
   std::map<std::string, int64_t> windows = {{"short", 10'000}, {"medium", 60'000}, {"long", 600'000}};
   int scope_rule_version = 1;
-  int suspicious_repeats = 3;            // an actor with more events than this in one key is suspicious
+  int suspicious_repeats = 3;  // an actor with more events than this in one key is suspicious
 };
 
 // `s` cut at every `sep` (a trailing empty field dropped), as the ranking's text rows are written.

@@ -113,15 +113,16 @@ struct DbDenylist {
 Task<std::optional<DbDenylist>> db_denylist(Sql& db, const std::string& scope) {
   const std::string local = scope == kGlobalScope ? "global_risk_epoch" : "risk_epoch";
   SqlResult r = co_await db.exec(
-      "SELECT (SELECT " + local + " FROM ranking_scope_context WHERE scope_id = ?), (SELECT global_risk_epoch FROM "
-      "ranking_scope_context WHERE scope_id = ?), COALESCE((SELECT group_concat(topic_id, ',') FROM (" +
+      "SELECT (SELECT " + local +
+          " FROM ranking_scope_context WHERE scope_id = ?), (SELECT global_risk_epoch FROM "
+          "ranking_scope_context WHERE scope_id = ?), COALESCE((SELECT group_concat(topic_id, ',') FROM (" +
           std::string(kBlockedTopicsSql) + ")), ''), (" + kEarliestExpirySql + ")",
       scope, std::string(kGlobalScope), scope, std::string(kGlobalScope), scope, std::string(kGlobalScope));
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
   const auto epoch = [](const SqlValue& v) { return v.is_null() ? int64_t{0} : v.as_int(); };
-  co_return DbDenylist{std::to_string(epoch(row[0])) + "/" + std::to_string(epoch(row[1])), split(row[2].as_text(), ','),
-                       epoch(row[3])};
+  co_return DbDenylist{std::to_string(epoch(row[0])) + "/" + std::to_string(epoch(row[1])),
+                       split(row[2].as_text(), ','), epoch(row[3])};
 }
 
 Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db) {
@@ -132,7 +133,8 @@ Task<std::string> origin_view(Redis& redis, const std::string& scope, Sql* db) {
   RedisReply items = co_await redis.command({"GET", "ranking:snapshot:" + scope + ":" + snap});
   RedisReply local = co_await redis.command({"GET", denylist_key(scope)});
   RedisReply global = co_await redis.command({"GET", denylist_key(kGlobalScope)});
-  if (!items.ok_reply() || !local.ok_reply() || !global.ok_reply() || items.kind != RedisReply::Kind::kBulk) co_return "";
+  if (!items.ok_reply() || !local.ok_reply() || !global.ok_reply() || items.kind != RedisReply::Kind::kBulk)
+    co_return "";
   // 004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值".
   std::vector<std::string> deny, g;
   int64_t ul = 0, ug = 0;
@@ -186,10 +188,11 @@ Task<void> run_edge(Runtime& rt, Rpc& rpc, Redis& redis, EdgeOptions o, Sql* db)
   rpc.serve("edge-purge", [&rt, st, o](MessagePtr m) -> Task<MessagePtr> {
     const EdgePurge* p = message_as<EdgePurge>(m);
     // 004:L237: "purge 失败时由边缘 denylist 继续过滤".
-    if (p == nullptr || static_cast<int>(rt.random_u64() % 100) < o.purge_fail_percent) co_return make_message(EdgeAck{false});
+    if (p == nullptr || static_cast<int>(rt.random_u64() % 100) < o.purge_fail_percent)
+      co_return make_message(EdgeAck{false});
     for (auto it = st->cache.begin(); it != st->cache.end();) {
       it = std::find(p->scopes.begin(), p->scopes.end(), it->second.scope) != p->scopes.end() ? st->cache.erase(it)
-                                                                                             : std::next(it);
+                                                                                              : std::next(it);
     }
     co_return make_message(EdgeAck{true});
   });
@@ -206,7 +209,9 @@ Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector
                            int64_t interval_us, int64_t stop_at_us, bool conditional, bool shared_cache) {
   std::map<std::string, std::string> kept;  // cache key -> the last full answer shown (volatile)
   while (rt.clock().now_us() < stop_at_us) {
-    co_await rt.clock().sleep_us(interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(std::max<int64_t>(1, interval_us))));
+    co_await rt.clock().sleep_us(
+        interval_us / 2 +
+        static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(std::max<int64_t>(1, interval_us))));
     const std::string scope = scopes[rt.random_u64() % scopes.size()];
     std::vector<std::string> d = split(scope, '|');
     for (std::string& x : d) x = x == "ALL" ? "" : x;
@@ -226,9 +231,9 @@ Task<void> run_edge_viewer(Runtime& rt, Rpc& rpc, Recorder& history, std::vector
       // carrying a kept answer's validator is answered so, and nothing else touches `kept`.
       FL_ASSERT(k != kept.end());
       const std::string& body = k->second;
-      history.complete(op, Outcome::kOk, "snap=" + field_of(body, "snap") + " deny=" + field_of(body, "deny") +
-                                             " items=" + field_of(body, "items") + " src=not-modified etag=" +
-                                             field_of(reply->result, "etag"));
+      history.complete(op, Outcome::kOk,
+                       "snap=" + field_of(body, "snap") + " deny=" + field_of(body, "deny") + " items=" +
+                           field_of(body, "items") + " src=not-modified etag=" + field_of(reply->result, "etag"));
       continue;
     }
     if (conditional) kept[cache_key] = reply->result;

@@ -10,9 +10,9 @@
 namespace fl::ranking {
 
 enum class RankFix : uint8_t {
-  kDedupByEventId,  // RK-DEDUP-EVENT-ID
-  kCheckpointCas,   // RK-CHECKPOINT-CAS
-  kPointerFromDb,   // RK-POINTER-FROM-DB
+  kDedupByEventId,         // RK-DEDUP-EVENT-ID
+  kCheckpointCas,          // RK-CHECKPOINT-CAS
+  kPointerFromDb,          // RK-POINTER-FROM-DB
   kNewPartitionCatchesUp,  // RK-NEW-PARTITION-CATCHUP
   kCacheContextFence,      // RK-CACHE-CONTEXT-FENCE
   kExpiryCurrentAction,    // RK-EXPIRY-CURRENT-ACTION

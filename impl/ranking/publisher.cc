@@ -55,8 +55,10 @@ struct Pointer {
 };
 
 Task<std::optional<Pointer>> read_pointer(Sql& sql, const std::string& scope) {
-  SqlResult r = co_await sql.exec("SELECT snapshot_id, version, publication_epoch, input_watermark FROM "
-                                  "ranking_publish_pointer WHERE scope_id = ?", scope);
+  SqlResult r = co_await sql.exec(
+      "SELECT snapshot_id, version, publication_epoch, input_watermark FROM "
+      "ranking_publish_pointer WHERE scope_id = ?",
+      scope);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
   co_return Pointer{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[3].as_int()};
@@ -64,9 +66,11 @@ Task<std::optional<Pointer>> read_pointer(Sql& sql, const std::string& scope) {
 
 // The items of a snapshot as cached: "rank_no:topic_id:score" joined by ';'.
 Task<std::optional<std::string>> snapshot_items(Sql& sql, const std::string& snapshot_id) {
-  SqlResult r = co_await sql.exec("SELECT i.rank_no, i.topic_id, i.score FROM ranking_snapshot_item i JOIN "
-                                  "ranking_snapshot s ON s.snapshot_id = i.snapshot_id WHERE i.snapshot_id = ? AND "
-                                  "s.status = 'PUBLISHED' ORDER BY i.rank_no", snapshot_id);
+  SqlResult r = co_await sql.exec(
+      "SELECT i.rank_no, i.topic_id, i.score FROM ranking_snapshot_item i JOIN "
+      "ranking_snapshot s ON s.snapshot_id = i.snapshot_id WHERE i.snapshot_id = ? AND "
+      "s.status = 'PUBLISHED' ORDER BY i.rank_no",
+      snapshot_id);
   if (!r.ok()) co_return std::nullopt;
   std::string out;
   for (const SqlRow& row : r.rows()) {
@@ -108,7 +112,7 @@ struct SealedRun {
   int64_t ctx_version = 0;
   std::string rule_version;
   int64_t rule_epoch = 0;
-  int64_t risk_epoch = 0, global_epoch = 0;  // the risk context read before the snapshot (risk only)
+  int64_t risk_epoch = 0, global_epoch = 0;    // the risk context read before the snapshot (risk only)
   std::string mapping_version, window_config;  // pinned by the run (scope control only)
   int64_t mapping_epoch = 0;
 };
@@ -128,7 +132,7 @@ Task<std::optional<SealedRun>> newest_sealed(Sql& sql, const std::string& scope,
       scope);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& row = r.rows()[0];
-  SealedRun run{row[0].as_text(), row[1].as_int(), row[2].as_int(), row[4].as_int(), row[3].as_text(),
+  SealedRun run{row[0].as_text(), row[1].as_int(), row[2].as_int(),  row[4].as_int(), row[3].as_text(),
                 row[5].as_text(), row[6].as_int(), row[7].as_text(), row[8].as_int()};
   if (scope_control) {
     run.mapping_version = row[9].as_text();
@@ -151,12 +155,16 @@ void insert_columns(SqlStatement& insert, const std::string& columns, std::vecto
 // items are the top candidates of `candidates_of` (the run itself, or the run a replay recomputes).
 Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::string& scope, const SealedRun& run,
                             const std::string& id, const std::string& candidates_of) {
-  SqlStatement select = sql_statement("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? "
-                                      "ORDER BY score DESC, topic_id ASC LIMIT ?", candidates_of, int64_t{o.top_n});
+  SqlStatement select = sql_statement(
+      "SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? "
+      "ORDER BY score DESC, topic_id ASC LIMIT ?",
+      candidates_of, int64_t{o.top_n});
   if (o.risk) {  // 004:L236: "发布器生成不包含该话题的新快照"
-    select = sql_statement("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? AND topic_id "
-                           "NOT IN (" + std::string(kBlockedTopicsSql) + ") ORDER BY score DESC, topic_id ASC LIMIT ?",
-                           candidates_of, scope, std::string(kGlobalScope), int64_t{o.top_n});
+    select = sql_statement(
+        "SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ? AND topic_id "
+        "NOT IN (" +
+            std::string(kBlockedTopicsSql) + ") ORDER BY score DESC, topic_id ASC LIMIT ?",
+        candidates_of, scope, std::string(kGlobalScope), int64_t{o.top_n});
   }
   SqlResult top = co_await sql.execute(std::move(select));
   if (!top.ok()) co_return false;
@@ -168,7 +176,8 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
       id, scope, run.run_id, run.watermark, o.counts_from_items ? shown : run.manifest_count, run.manifest_digest,
       o.counts_from_items ? shown : run.candidate_count, run.candidate_digest, run.ctx_version, run.rule_version,
       run.rule_epoch);
-  if (o.risk) insert_columns(insert, ", risk_epoch, global_risk_epoch", {SqlValue(run.risk_epoch), SqlValue(run.global_epoch)});
+  if (o.risk)
+    insert_columns(insert, ", risk_epoch, global_risk_epoch", {SqlValue(run.risk_epoch), SqlValue(run.global_epoch)});
   if (o.scope_control) {
     insert_columns(insert, ", mapping_version, mapping_activation_epoch, window_config_version",
                    {SqlValue(run.mapping_version), SqlValue(run.mapping_epoch), SqlValue(run.window_config)});
@@ -178,13 +187,16 @@ Task<bool> prepare_snapshot(Sql& sql, const PublisherOptions& o, const std::stri
   std::vector<SqlStatement> items;
   int64_t rank = 0;
   for (const SqlRow& c : top.rows()) {
-    items.push_back(sql_statement("INSERT INTO ranking_snapshot_item (snapshot_id, rank_no, topic_id, score, "
-                                  "input_manifest_id) VALUES (?, ?, ?, ?, ?)",
-                                  id, ++rank, c[0].as_text(), c[1].as_int(), c[2].as_text()));
+    items.push_back(
+        sql_statement("INSERT INTO ranking_snapshot_item (snapshot_id, rank_no, topic_id, score, "
+                      "input_manifest_id) VALUES (?, ?, ?, ?, ?)",
+                      id, ++rank, c[0].as_text(), c[1].as_int(), c[2].as_text()));
   }
   if (!items.empty() && !(co_await sql.transaction(std::move(items))).ok()) co_return false;
-  SqlResult ready = co_await sql.exec("UPDATE ranking_snapshot SET status = 'READY' WHERE snapshot_id = ? AND "
-                                      "status = 'PREPARED'", id);
+  SqlResult ready = co_await sql.exec(
+      "UPDATE ranking_snapshot SET status = 'READY' WHERE snapshot_id = ? AND "
+      "status = 'PREPARED'",
+      id);
   co_return ready.ok() && ready.changes() == 1;
 }
 
@@ -220,14 +232,16 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
     tx.push_back(expecting(sql_statement("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM source_status WHERE complete = 0)"),
                            SqlExpect::kSomeRows));
   }
-  SqlStatement ctx = sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
-                                   "rule_version = ? AND rule_activation_epoch = ?",
-                                   scope, run.ctx_version, run.rule_version, run.rule_epoch);
+  SqlStatement ctx = sql_statement(
+      "SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
+      "rule_version = ? AND rule_activation_epoch = ?",
+      scope, run.ctx_version, run.rule_version, run.rule_epoch);
   if (o.risk) {
     // The risk context (risk_epoch, global_risk_epoch) too, and the global epoch against the authority
     // row. 004:L264: "并且其中的 global epoch 等于全局权威 scope 行".
-    ctx.sql += " AND risk_epoch = ? AND global_risk_epoch = ? AND global_risk_epoch = (SELECT global_risk_epoch FROM "
-               "ranking_scope_context WHERE scope_id = ?)";
+    ctx.sql +=
+        " AND risk_epoch = ? AND global_risk_epoch = ? AND global_risk_epoch = (SELECT global_risk_epoch FROM "
+        "ranking_scope_context WHERE scope_id = ?)";
     ctx.params.push_back(SqlValue(run.risk_epoch));
     ctx.params.push_back(SqlValue(run.global_epoch));
     ctx.params.push_back(SqlValue(std::string(kGlobalScope)));
@@ -249,22 +263,27 @@ std::vector<SqlStatement> publish_tx(const PublisherOptions& o, const std::strin
       SqlExpect::kChanged));
   // An official run must be SEALED with the snapshot's counts and digests; a promoted replay's source
   // run likewise (the replay recomputed it).
-  const std::string run_of = auth.empty() ? "SELECT 1 FROM calculation_run r WHERE r.run_id = ranking_snapshot.run_id AND "
-                                            "r.scope_id = ranking_snapshot.scope_id"
-                                          : "SELECT 1 FROM replay_run x JOIN calculation_run r ON r.run_id = "
-                                            "x.source_run_id WHERE x.run_id = ranking_snapshot.run_id AND x.scope_id = "
-                                            "ranking_snapshot.scope_id AND r.scope_id = ranking_snapshot.scope_id";
+  const std::string run_of = auth.empty()
+                                 ? "SELECT 1 FROM calculation_run r WHERE r.run_id = ranking_snapshot.run_id AND "
+                                   "r.scope_id = ranking_snapshot.scope_id"
+                                 : "SELECT 1 FROM replay_run x JOIN calculation_run r ON r.run_id = "
+                                   "x.source_run_id WHERE x.run_id = ranking_snapshot.run_id AND x.scope_id = "
+                                   "ranking_snapshot.scope_id AND r.scope_id = ranking_snapshot.scope_id";
   tx.push_back(expecting(
-      sql_statement("UPDATE ranking_snapshot SET status = 'PUBLISHED', publication_epoch = ? WHERE snapshot_id = ? AND "
-                    "scope_id = ? AND status = 'READY' AND EXISTS (" + run_of + " AND r.status = 'SEALED' AND "
-                    "r.input_manifest_count = ranking_snapshot.input_manifest_count AND r.input_manifest_set_digest = "
-                    "ranking_snapshot.input_manifest_set_digest AND r.candidate_count = ranking_snapshot.candidate_count "
-                    "AND r.candidate_set_digest = ranking_snapshot.candidate_set_digest)",
-                    p.epoch + 1, id, scope),
+      sql_statement(
+          "UPDATE ranking_snapshot SET status = 'PUBLISHED', publication_epoch = ? WHERE snapshot_id = ? AND "
+          "scope_id = ? AND status = 'READY' AND EXISTS (" +
+              run_of +
+              " AND r.status = 'SEALED' AND "
+              "r.input_manifest_count = ranking_snapshot.input_manifest_count AND r.input_manifest_set_digest = "
+              "ranking_snapshot.input_manifest_set_digest AND r.candidate_count = ranking_snapshot.candidate_count "
+              "AND r.candidate_set_digest = ranking_snapshot.candidate_set_digest)",
+          p.epoch + 1, id, scope),
       SqlExpect::kChanged));
   if (!auth.empty()) {
     tx.push_back(expecting(sql_statement("UPDATE promotion_authorization SET status = 'USED' WHERE auth_id = ? AND "
-                                         "status = 'APPROVED'", auth),
+                                         "status = 'APPROVED'",
+                                         auth),
                            SqlExpect::kChanged));
   }
   return tx;
@@ -277,7 +296,8 @@ Task<void> publish_and_cache(Sql& sql, Redis& redis, const PublisherOptions& o, 
   if (!r.ok()) {
     // 004:L255: a lost race, an expired version or a failed check ends in REJECTED.
     if (r.certainly_not_applied()) {
-      co_await sql.exec("UPDATE ranking_snapshot SET status = 'REJECTED' WHERE snapshot_id = ? AND status = 'READY'", id);
+      co_await sql.exec("UPDATE ranking_snapshot SET status = 'REJECTED' WHERE snapshot_id = ? AND status = 'READY'",
+                        id);
     }
     co_return;
   }
@@ -293,10 +313,14 @@ Task<void> publish_and_cache(Sql& sql, Redis& redis, const PublisherOptions& o, 
 
 Task<void> publish_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
   std::vector<SqlStatement> init;
-  init.push_back(sql_statement("INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
-                               "rule_activation_epoch) VALUES (?, 1, 'rule-v1', 1)", scope));
-  init.push_back(sql_statement("INSERT OR IGNORE INTO ranking_publish_pointer (scope_id, snapshot_id, version, "
-                               "publication_epoch, input_watermark) VALUES (?, '', 0, 0, -1)", scope));
+  init.push_back(
+      sql_statement("INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
+                    "rule_activation_epoch) VALUES (?, 1, 'rule-v1', 1)",
+                    scope));
+  init.push_back(
+      sql_statement("INSERT OR IGNORE INTO ranking_publish_pointer (scope_id, snapshot_id, version, "
+                    "publication_epoch, input_watermark) VALUES (?, '', 0, 0, -1)",
+                    scope));
   if (!(co_await sql.transaction(std::move(init))).ok()) co_return;
   co_await repair_cache(rt, sql, redis, o, scope);
   std::optional<Pointer> p = co_await read_pointer(sql, scope);
@@ -331,8 +355,8 @@ Task<std::optional<SealedRun>> snapshot_inputs(Sql& sql, const PublisherOptions&
       id);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   const SqlRow& x = r.rows()[0];
-  SealedRun run{x[0].as_text(), x[1].as_int(), x[2].as_int(), x[4].as_int(), x[3].as_text(), x[5].as_text(),
-                x[6].as_int(), x[7].as_text(), x[8].as_int()};
+  SealedRun run{x[0].as_text(), x[1].as_int(), x[2].as_int(),  x[4].as_int(), x[3].as_text(),
+                x[5].as_text(), x[6].as_int(), x[7].as_text(), x[8].as_int()};
   size_t at = 9;
   if (o.risk) {
     run.risk_epoch = x[at++].as_int();
@@ -348,9 +372,11 @@ Task<std::optional<SealedRun>> snapshot_inputs(Sql& sql, const PublisherOptions&
 
 // 004:L325: publishes the scope's READY replay snapshot that holds an APPROVED authorization.
 Task<void> promote_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOptions& o, const std::string& scope) {
-  SqlResult a = co_await sql.exec("SELECT a.auth_id, s.snapshot_id FROM promotion_authorization a JOIN ranking_snapshot "
-                                  "s ON s.run_id = a.replay_run_id WHERE a.scope_id = ? AND a.status = 'APPROVED' AND "
-                                  "s.status = 'READY' ORDER BY a.auth_id DESC LIMIT 1", scope);
+  SqlResult a = co_await sql.exec(
+      "SELECT a.auth_id, s.snapshot_id FROM promotion_authorization a JOIN ranking_snapshot "
+      "s ON s.run_id = a.replay_run_id WHERE a.scope_id = ? AND a.status = 'APPROVED' AND "
+      "s.status = 'READY' ORDER BY a.auth_id DESC LIMIT 1",
+      scope);
   if (!a.ok() || a.rows().empty()) co_return;
   const std::string auth = a.rows()[0][0].as_text(), id = a.rows()[0][1].as_text();
   std::optional<SealedRun> run = co_await snapshot_inputs(sql, o, id);
@@ -371,16 +397,18 @@ Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpti
   if (!source || !p) co_return;
   SealedRun replay = *source;
   if (o.promotion && o.risk) {  // made under the risk context as it is now, like a publisher's snapshot
-    SqlResult ctx = co_await sql.exec("SELECT risk_epoch, global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?",
-                                      scope);
+    SqlResult ctx =
+        co_await sql.exec("SELECT risk_epoch, global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?", scope);
     if (!ctx.ok() || ctx.rows().empty()) co_return;
     replay.risk_epoch = ctx.rows()[0][0].as_int();
     replay.global_epoch = ctx.rows()[0][1].as_int();
   }
-  replay.run_id = source->run_id + "/replay." + std::to_string(rt.incarnation()) + "." +
-                  std::to_string(rt.random_u64() % 1000000);
-  SqlResult made = co_await sql.exec("INSERT INTO replay_run (run_id, scope_id, source_run_id, status) VALUES (?, ?, ?, "
-                                     "'SEALED')", replay.run_id, scope, source->run_id);
+  replay.run_id =
+      source->run_id + "/replay." + std::to_string(rt.incarnation()) + "." + std::to_string(rt.random_u64() % 1000000);
+  SqlResult made = co_await sql.exec(
+      "INSERT INTO replay_run (run_id, scope_id, source_run_id, status) VALUES (?, ?, ?, "
+      "'SEALED')",
+      replay.run_id, scope, source->run_id);
   if (!made.ok()) co_return;
   const std::string id = replay.run_id + "/snapshot";
   if (!(co_await prepare_snapshot(sql, o, scope, replay, id, source->run_id))) co_return;
@@ -389,24 +417,27 @@ Task<void> replay_scope(Runtime& rt, Sql& sql, Redis& redis, const PublisherOpti
 
 // 004:L325: one authorization for the scope's newest READY replay snapshot none names yet.
 Task<void> approve_scope(Runtime& rt, Sql& sql, const PublisherOptions& o, const std::string& scope) {
-  SqlResult s = co_await sql.exec("SELECT s.run_id, s.input_watermark, s.input_manifest_set_digest FROM ranking_snapshot "
-                                  "s JOIN replay_run x ON x.run_id = s.run_id WHERE s.scope_id = ? AND s.status = 'READY' "
-                                  "AND NOT EXISTS (SELECT 1 FROM promotion_authorization a WHERE a.replay_run_id = "
-                                  "s.run_id) ORDER BY s.snapshot_id DESC LIMIT 1", scope);
+  SqlResult s = co_await sql.exec(
+      "SELECT s.run_id, s.input_watermark, s.input_manifest_set_digest FROM ranking_snapshot "
+      "s JOIN replay_run x ON x.run_id = s.run_id WHERE s.scope_id = ? AND s.status = 'READY' "
+      "AND NOT EXISTS (SELECT 1 FROM promotion_authorization a WHERE a.replay_run_id = "
+      "s.run_id) ORDER BY s.snapshot_id DESC LIMIT 1",
+      scope);
   if (!s.ok() || s.rows().empty()) co_return;
   const SqlRow& x = s.rows()[0];
   const int64_t now = rt.clock().now_us();
   const std::string auth = "auth-" + std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) + "." +
                            std::to_string(rt.random_u64() % 1000000000);
-  co_await sql.exec(std::string("INSERT INTO promotion_authorization (auth_id, approver, scope_id, replay_run_id, "
-                                "watermark_from, watermark_to, manifest_digest, rule_epoch, mapping_epoch, risk_epoch, "
-                                "valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, status) "
-                                "SELECT ?, ?, c.scope_id, ?, ?, ?, ?, c.rule_activation_epoch, ") +
-                        (o.scope_control ? "c.mapping_activation_epoch" : "1") + ", " + (o.risk ? "c.risk_epoch" : "0") +
-                        ", ?, ?, c.version, p.version, 'APPROVED' FROM ranking_scope_context c JOIN "
-                        "ranking_publish_pointer p ON p.scope_id = c.scope_id WHERE c.scope_id = ?",
-                    auth, std::string(rt.process_name()), x[0].as_text(), x[1].as_int(), x[1].as_int(), x[2].as_text(),
-                    now, now + o.promotion_validity_us, scope);
+  co_await sql.exec(
+      std::string("INSERT INTO promotion_authorization (auth_id, approver, scope_id, replay_run_id, "
+                  "watermark_from, watermark_to, manifest_digest, rule_epoch, mapping_epoch, risk_epoch, "
+                  "valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, status) "
+                  "SELECT ?, ?, c.scope_id, ?, ?, ?, ?, c.rule_activation_epoch, ") +
+          (o.scope_control ? "c.mapping_activation_epoch" : "1") + ", " + (o.risk ? "c.risk_epoch" : "0") +
+          ", ?, ?, c.version, p.version, 'APPROVED' FROM ranking_scope_context c JOIN "
+          "ranking_publish_pointer p ON p.scope_id = c.scope_id WHERE c.scope_id = ?",
+      auth, std::string(rt.process_name()), x[0].as_text(), x[1].as_int(), x[1].as_int(), x[2].as_text(), now,
+      now + o.promotion_validity_us, scope);
 }
 
 }  // namespace
@@ -428,21 +459,24 @@ std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache, bool risk) {
 
 Task<void> run_replay(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o, int64_t stop_at_us) {
   while (rt.clock().now_us() < stop_at_us) {
-    co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
+    co_await rt.clock().sleep_us(o.interval_us / 2 +
+                                 static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
     co_await replay_scope(rt, sql, redis, o, o.scopes[rt.random_u64() % o.scopes.size()]);
   }
 }
 
 Task<void> run_approver(Runtime& rt, Sql& sql, PublisherOptions o, int64_t stop_at_us) {
   while (rt.clock().now_us() < stop_at_us) {
-    co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
+    co_await rt.clock().sleep_us(o.interval_us / 2 +
+                                 static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
     for (const std::string& scope : o.scopes) co_await approve_scope(rt, sql, o, scope);
   }
 }
 
 Task<void> run_publisher(Runtime& rt, Sql& sql, Redis& redis, PublisherOptions o) {
   for (;;) {
-    co_await rt.clock().sleep_us(o.interval_us / 2 + static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
+    co_await rt.clock().sleep_us(o.interval_us / 2 +
+                                 static_cast<int64_t>(rt.random_u64() % static_cast<uint64_t>(o.interval_us)));
     for (const std::string& scope : o.scopes) co_await publish_scope(rt, sql, redis, o, scope);
   }
 }

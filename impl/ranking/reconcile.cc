@@ -45,11 +45,15 @@ Task<std::optional<Served>> served(Sql& sql, Redis& redis, const std::string& sc
 }
 
 Task<std::optional<Served>> older_published(Sql& sql, const std::string& scope, const std::string& current) {
-  SqlResult r = co_await sql.exec("SELECT snapshot_id FROM ranking_snapshot WHERE scope_id = ? AND status = 'PUBLISHED' "
-                                  "AND snapshot_id <> ? ORDER BY publication_epoch DESC LIMIT 1", scope, current);
+  SqlResult r = co_await sql.exec(
+      "SELECT snapshot_id FROM ranking_snapshot WHERE scope_id = ? AND status = 'PUBLISHED' "
+      "AND snapshot_id <> ? ORDER BY publication_epoch DESC LIMIT 1",
+      scope, current);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
-  SqlResult items = co_await sql.exec("SELECT rank_no, topic_id, score FROM ranking_snapshot_item WHERE snapshot_id = ? "
-                                      "ORDER BY rank_no", r.rows()[0][0].as_text());
+  SqlResult items = co_await sql.exec(
+      "SELECT rank_no, topic_id, score FROM ranking_snapshot_item WHERE snapshot_id = ? "
+      "ORDER BY rank_no",
+      r.rows()[0][0].as_text());
   if (!items.ok()) co_return std::nullopt;
   std::string text;
   for (const SqlRow& i : items.rows()) {
@@ -69,17 +73,22 @@ Task<void> reconcile_scope(Sql& sql, Redis& redis, const ReconcileOptions& o, co
     if (s != scope) other = s;
   }
   std::optional<Served> b;
-  if (o.mix && round % 4 == 1) b = co_await served(sql, redis, other);
-  else if (o.mix && round % 4 == 3) b = co_await older_published(sql, scope, a);
-  else b = co_await served(sql, redis, scope);
+  if (o.mix && round % 4 == 1)
+    b = co_await served(sql, redis, other);
+  else if (o.mix && round % 4 == 3)
+    b = co_await older_published(sql, scope, a);
+  else
+    b = co_await served(sql, redis, scope);
   if (!b) co_return;
   std::optional<std::string> ctx_a = co_await context_of(sql, a), ctx_b = co_await context_of(sql, b->snapshot_id);
   if (!ctx_a || !ctx_b) co_return;
   std::string status = "REFUSED", detail;
   // 004:L404: "不固定上述上下文时，数量差异可能只是比较了不同水位或规则，不能据此判断数据损坏".
   if (*ctx_a == *ctx_b) {
-    SqlResult items = co_await sql.exec("SELECT rank_no, topic_id, score FROM ranking_snapshot_item WHERE snapshot_id = ? "
-                                        "ORDER BY rank_no", a);
+    SqlResult items = co_await sql.exec(
+        "SELECT rank_no, topic_id, score FROM ranking_snapshot_item WHERE snapshot_id = ? "
+        "ORDER BY rank_no",
+        a);
     if (!items.ok()) co_return;
     std::string text;
     for (const SqlRow& i : items.rows()) {
@@ -89,11 +98,11 @@ Task<void> reconcile_scope(Sql& sql, Redis& redis, const ReconcileOptions& o, co
     status = text == b->items ? "MATCH" : "DIFF";
     if (status == "DIFF") detail = text + " vs " + b->items;
   }
-  co_await sql.exec("INSERT INTO reconciliation_report (scope_id, snapshot_a, snapshot_b, context_a, context_b, status, "
-                    "detail, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    scope, a, b->snapshot_id, *ctx_a, *ctx_b, status, detail, now_us);
+  co_await sql.exec(
+      "INSERT INTO reconciliation_report (scope_id, snapshot_a, snapshot_b, context_a, context_b, status, "
+      "detail, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      scope, a, b->snapshot_id, *ctx_a, *ctx_b, status, detail, now_us);
 }
-
 
 // ---- Layers 1 and 2 (004:L393-403).
 
@@ -129,10 +138,10 @@ std::string LogView::ends() const {
 // Reads both logs from their start with a consumer group of its own, until three polls in a row
 // bring nothing; nullopt if the log does not answer.
 Task<std::optional<LogView>> read_logs(Runtime& rt, Log& log, int64_t round) {
-  std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{
-      .group = "recon-" + std::to_string(rt.incarnation()) + "-" + std::to_string(round),
-      .client_id = std::string(rt.process_name()),
-      .session_timeout_us = 6'000'000});
+  std::unique_ptr<LogConsumer> in =
+      log.consumer(ConsumerOptions{.group = "recon-" + std::to_string(rt.incarnation()) + "-" + std::to_string(round),
+                                   .client_id = std::string(rt.process_name()),
+                                   .session_timeout_us = 6'000'000});
   if ((co_await in->join({kKeyedTopic, kStableTopic})).status != LogStatus::kOk) co_return std::nullopt;
   LogView v;
   for (int idle = 0; idle < 3;) {
@@ -188,11 +197,12 @@ struct LayerReport {
 
 Task<void> record_layer(Sql& sql, const std::string& scope, const RunContext& run, const LogView& v,
                         const LayerReport& r, int64_t now_us) {
-  co_await sql.exec("INSERT INTO reconciliation_layer_report (layer, scope_id, snapshot_id, run_id, context_a, "
-                    "context_b, status, sample, read_ends, offset_digest, detail, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?, ?, ?, ?)",
-                    int64_t{r.layer}, scope, run.snapshot_id, run.run_id, run.of(run.vector), r.ctx_b, r.status,
-                    r.sample, v.ends(), r.offsets, r.detail, now_us);
+  co_await sql.exec(
+      "INSERT INTO reconciliation_layer_report (layer, scope_id, snapshot_id, run_id, context_a, "
+      "context_b, status, sample, read_ends, offset_digest, detail, at_us) VALUES (?, ?, ?, ?, ?, ?, ?, "
+      "?, ?, ?, ?, ?)",
+      int64_t{r.layer}, scope, run.snapshot_id, run.run_id, run.of(run.vector), r.ctx_b, r.status, r.sample, v.ends(),
+      r.offsets, r.detail, now_us);
 }
 
 // Whether the read reached every cut of `vector`: a conclusion needs all the records below them.
@@ -213,8 +223,8 @@ Task<void> layer_sources(Sql& sql, const ReconcileOptions& o, const std::string&
   std::set<std::pair<int32_t, int64_t>> waiting;
   for (const SqlRow& r : terms.rows()) waiting.insert({static_cast<int32_t>(r[0].as_int()), r[1].as_int()});
   std::string gaps, offsets;
-  std::map<int32_t, int64_t> reached;                    // source partition -> highest offset inside the cut
-  std::set<std::pair<int32_t, int64_t>> copied;          // (source partition, offset) with a copy of `scope`
+  std::map<int32_t, int64_t> reached;            // source partition -> highest offset inside the cut
+  std::set<std::pair<int32_t, int64_t>> copied;  // (source partition, offset) with a copy of `scope`
   std::set<int32_t> cut_partitions;
   const std::vector<Cut> cuts = parse_vector(run.vector);
   if (!read_reaches(v, cuts)) co_return;  // the log was read short of the cut: no conclusion this round
@@ -254,8 +264,8 @@ Task<void> layer_sources(Sql& sql, const ReconcileOptions& o, const std::string&
   std::string sample;
   for (const auto& [sp, last] : reached) {
     sample += (sample.empty() ? "" : ";") + std::to_string(sp) + ":0-" + std::to_string(last);
-    for (auto it = v.stable.lower_bound({sp, 0}); it != v.stable.end() && it->first.first == sp && it->first.second < last;
-         ++it) {
+    for (auto it = v.stable.lower_bound({sp, 0});
+         it != v.stable.end() && it->first.first == sp && it->first.second < last; ++it) {
       if (copied.count(it->first) || waiting.count(it->first)) continue;
       const std::vector<std::string> derived = expand_scopes(o.cfg, it->second);
       if (std::find(derived.begin(), derived.end(), scope) == derived.end()) continue;
@@ -264,12 +274,14 @@ Task<void> layer_sources(Sql& sql, const ReconcileOptions& o, const std::string&
   }
   int idle_periods = 0;
   if (idle) {
-    for (const SqlRow& r : idle->rows()) idle_periods += cut_partitions.count(static_cast<int32_t>(r[0].as_int())) ? 1 : 0;
+    for (const SqlRow& r : idle->rows())
+      idle_periods += cut_partitions.count(static_cast<int32_t>(r[0].as_int())) ? 1 : 0;
   }
-  co_await record_layer(sql, scope, run, v,
-                        LayerReport{1, run.of(run.vector), gaps.empty() ? "CONTINUOUS" : "GAP", sample, fnv_hex(offsets),
-                                    "idle periods " + std::to_string(idle_periods) + (gaps.empty() ? "" : ";" + gaps)},
-                        now_us);
+  co_await record_layer(
+      sql, scope, run, v,
+      LayerReport{1, run.of(run.vector), gaps.empty() ? "CONTINUOUS" : "GAP", sample, fnv_hex(offsets),
+                  "idle periods " + std::to_string(idle_periods) + (gaps.empty() ? "" : ";" + gaps)},
+      now_us);
 }
 
 // One manifest item "aggregate_key,generation,version,value_digest,cut_ref".
@@ -318,14 +330,15 @@ std::string describe(const AggValue& x) {
 // Layer 2: sampled manifest entries recomputed under the frozen cut (`live`: the live log end).
 Task<void> layer_aggregates(Runtime& rt, Sql& sql, const ReconcileOptions& o, const std::string& scope,
                             const RunContext& run, const LogView& v, bool live, int64_t now_us) {
-  SqlResult entries = co_await sql.exec("SELECT topic_id, items FROM run_input_manifest WHERE run_id = ? ORDER BY topic_id",
-                                        run.run_id);
+  SqlResult entries = co_await sql.exec(
+      "SELECT topic_id, items FROM run_input_manifest WHERE run_id = ? ORDER BY topic_id", run.run_id);
   std::optional<SqlResult> side;
   if (o.watermarks) side = co_await sql.exec("SELECT keyed_partition, keyed_offset, window_type FROM late_side_output");
   if (!entries.ok() || entries.rows().empty() || (side && !side->ok())) co_return;
   std::map<int32_t, std::set<std::pair<int64_t, std::string>>> late;
   if (side) {
-    for (const SqlRow& r : side->rows()) late[static_cast<int32_t>(r[0].as_int())].insert({r[1].as_int(), r[2].as_text()});
+    for (const SqlRow& r : side->rows())
+      late[static_cast<int32_t>(r[0].as_int())].insert({r[1].as_int(), r[2].as_text()});
   }
   // A sample of up to sample_topics entries, drawn without replacement.
   std::vector<size_t> order(entries.rows().size());
@@ -368,7 +381,8 @@ Task<void> layer_aggregates(Runtime& rt, Sql& sql, const ReconcileOptions& o, co
     offsets += item.cut + ";";
     const AggValue want = recompute(o, v, late[p], AggKey{k[0], k[1], k[2], std::stoll(k[3]), k[4]}, p, next);
     if (row.rows().empty()) {
-      detail += " " + item.ak + " g" + std::to_string(item.generation) + "/v" + std::to_string(item.version) + " missing;";
+      detail +=
+          " " + item.ak + " g" + std::to_string(item.generation) + "/v" + std::to_string(item.version) + " missing;";
       continue;
     }
     const SqlRow& r = row.rows()[0];
@@ -385,10 +399,11 @@ Task<void> layer_aggregates(Runtime& rt, Sql& sql, const ReconcileOptions& o, co
 
 // The run of the snapshot the DB pointer of `scope` names, with its frozen context.
 Task<std::optional<RunContext>> pointer_run(Sql& sql, const std::string& scope) {
-  SqlResult r = co_await sql.exec("SELECT p.snapshot_id, s.run_id, r.source_offset_vector FROM ranking_publish_pointer p "
-                                  "JOIN ranking_snapshot s ON s.snapshot_id = p.snapshot_id JOIN calculation_run r ON "
-                                  "r.run_id = s.run_id WHERE p.scope_id = ?",
-                                  scope);
+  SqlResult r = co_await sql.exec(
+      "SELECT p.snapshot_id, s.run_id, r.source_offset_vector FROM ranking_publish_pointer p "
+      "JOIN ranking_snapshot s ON s.snapshot_id = p.snapshot_id JOIN calculation_run r ON "
+      "r.run_id = s.run_id WHERE p.scope_id = ?",
+      scope);
   if (!r.ok() || r.rows().empty()) co_return std::nullopt;
   RunContext run{r.rows()[0][0].as_text(), r.rows()[0][1].as_text(), "", r.rows()[0][2].as_text()};
   std::optional<std::string> frozen = co_await context_of(sql, run.snapshot_id);
@@ -420,7 +435,8 @@ Task<void> run_reconciler(Runtime& rt, Sql& sql, Redis& redis, Log* log, Reconci
   FL_ASSERT(!o.layers || log != nullptr);
   for (int64_t round = 0;; ++round) {
     co_await rt.clock().sleep_us(o.interval_us);
-    for (const std::string& scope : o.scopes) co_await reconcile_scope(sql, redis, o, scope, round, rt.clock().now_us());
+    for (const std::string& scope : o.scopes)
+      co_await reconcile_scope(sql, redis, o, scope, round, rt.clock().now_us());
     if (o.layers) co_await reconcile_layers(rt, sql, *log, o, round);
   }
 }

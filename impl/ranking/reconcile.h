@@ -43,11 +43,11 @@ struct ReconcileOptions {
   // C19 (004:L438): every other round deliberately compares against another scope's served
   // snapshot or an older PUBLISHED snapshot of the same scope (another version).
   bool mix = false;
-  bool layers = false;     // layers 1 and 2 as well (they need `log`)
-  int sample_topics = 3;   // manifest entries recomputed per layer-2 reconciliation
-  BoardConfig cfg;         // windows, scope derivation and the suspicious-repeat threshold
+  bool layers = false;                  // layers 1 and 2 as well (they need `log`)
+  int sample_topics = 3;                // manifest entries recomputed per layer-2 reconciliation
+  BoardConfig cfg;                      // windows, scope derivation and the suspicious-repeat threshold
   RankFixes fixes = RankFixes::spec();  // the idempotency record the aggregators use
-  bool watermarks = false;  // the late side output exists
+  bool watermarks = false;              // the late side output exists
 };
 
 // `log` may be null when `o.layers` is false.

@@ -16,10 +16,12 @@ redis.call('set', KEYS[1], ARGV[1] .. '|' .. ARGV[2])
 return 1
 )";
 
-RedisReply denylist_set(ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+RedisReply denylist_set(ScriptCalls& redis, const std::vector<std::string>& keys,
+                        const std::vector<std::string>& args) {
   if (keys.size() != 1 || args.size() != 2) return RedisReply::error("ERR rank_denylist_set: wrong arity");
   const RedisReply cur = redis.call({"GET", keys[0]});
-  if (cur.kind == RedisReply::Kind::kBulk && std::strtoll(cur.str.c_str(), nullptr, 10) >= std::strtoll(args[0].c_str(), nullptr, 10)) {
+  if (cur.kind == RedisReply::Kind::kBulk &&
+      std::strtoll(cur.str.c_str(), nullptr, 10) >= std::strtoll(args[0].c_str(), nullptr, 10)) {
     return RedisReply::integer_of(0);
   }
   redis.call({"SET", keys[0], args[0] + "|" + args[1]});
@@ -55,7 +57,8 @@ std::vector<SqlStatement> control_tx(const Action& a, std::vector<SqlStatement> 
   tx.push_back(expecting(
       sql_statement("INSERT INTO risk_action (scope_id, topic_id, risk_action_version, action_id, state, "
                     "effective_from_us, effective_until_us, risk_epoch, operator) SELECT ?, ?, "
-                    "COALESCE(MAX(a.risk_action_version), 0) + 1, ?, ?, ?, ?, (SELECT " + col +
+                    "COALESCE(MAX(a.risk_action_version), 0) + 1, ?, ?, ?, ?, (SELECT " +
+                        col +
                         " FROM ranking_scope_context WHERE scope_id = ?), ? FROM risk_action a WHERE a.scope_id = ? "
                         "AND a.topic_id = ?",
                     a.scope, a.topic, a.action_id, a.state, a.from_us, a.until_us, a.scope, who, a.scope, a.topic),
@@ -89,10 +92,11 @@ Task<void> absorb_global(Sql& sql, Redis& redis, const RiskOptions& o) {
   for (const std::string& s : scopes) {
     if (s == kGlobalScope) continue;
     co_await move_fence(redis, o, s);
-    co_await sql.exec("UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (SELECT "
-                      "global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?) WHERE scope_id = ? AND "
-                      "global_risk_epoch < (SELECT global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?)",
-                      std::string(kGlobalScope), s, std::string(kGlobalScope));
+    co_await sql.exec(
+        "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (SELECT "
+        "global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?) WHERE scope_id = ? AND "
+        "global_risk_epoch < (SELECT global_risk_epoch FROM ranking_scope_context WHERE scope_id = ?)",
+        std::string(kGlobalScope), s, std::string(kGlobalScope));
     co_await move_fence(redis, o, s);
   }
 }
@@ -103,11 +107,12 @@ Task<void> absorb_global(Sql& sql, Redis& redis, const RiskOptions& o) {
 // effective_until of those blocks, which bounds every cached answer built with it (004:L213:
 // "快照和 CDN 的有效期不得跨过当前最早到期时间").
 Task<void> push_denylist(Sql& sql, Redis& redis, const RiskOptions& o, const std::string& scope) {
-  SqlResult r = co_await sql.exec(
-      "SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (" + kBlockedTopicsSql +
-          " ORDER BY a.topic_id)), ''), COALESCE((" + kEarliestExpirySql + "), 0) FROM ranking_scope_context WHERE "
-          "scope_id = ?",
-      scope, scope, scope, scope, scope);
+  SqlResult r =
+      co_await sql.exec("SELECT " + epoch_column(scope) + ", COALESCE((SELECT group_concat(topic_id, ',') FROM (" +
+                            kBlockedTopicsSql + " ORDER BY a.topic_id)), ''), COALESCE((" + kEarliestExpirySql +
+                            "), 0) FROM ranking_scope_context WHERE "
+                            "scope_id = ?",
+                        scope, scope, scope, scope, scope);
   if (!r.ok() || r.rows().empty()) co_return;
   co_await redis.script(kDenylistSetScript, {denylist_key(scope)},
                         {std::to_string(r.rows()[0][0].as_int()),
@@ -143,7 +148,7 @@ Task<void> catch_up_denylists(Sql& sql, Redis& redis, const RiskOptions& o) {
     const RedisReply& key = held.elements[i];
     const bool missing = key.kind == RedisReply::Kind::kNil;
     if (db[i].second == 0 || (!missing && (key.kind != RedisReply::Kind::kBulk ||
-                                            std::strtoll(key.str.c_str(), nullptr, 10) >= db[i].second))) {
+                                           std::strtoll(key.str.c_str(), nullptr, 10) >= db[i].second))) {
       continue;
     }
     co_await push_denylist(sql, redis, o, db[i].first);
@@ -163,10 +168,11 @@ Task<void> switch_model(Sql& sql, Redis& redis, const RiskOptions& o, const std:
   if (!cur.ok() || cur.rows().empty()) co_return;  // the publisher creates the context row
   const std::string from = cur.rows()[0][0].as_text(), to = from == "risk-m1" ? "risk-m2" : "risk-m1";
   std::vector<SqlStatement> tx;
-  tx.push_back(expecting(sql_statement("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
-                                       "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
-                                       to, scope, from),
-                         SqlExpect::kChanged));
+  tx.push_back(
+      expecting(sql_statement("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
+                              "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                              to, scope, from),
+                SqlExpect::kChanged));
   co_await move_fence(redis, o, scope);
   const bool ok = (co_await sql.transaction(std::move(tx))).ok();
   co_await move_fence(redis, o, scope);
@@ -184,7 +190,8 @@ Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o,
       if (s != kGlobalScope) locals.push_back(s);
     }
   }
-  if (o.model_switch_percent > 0 && !locals.empty() && static_cast<int>(rt.random_u64() % 100) < o.model_switch_percent) {
+  if (o.model_switch_percent > 0 && !locals.empty() &&
+      static_cast<int>(rt.random_u64() % 100) < o.model_switch_percent) {
     co_await switch_model(sql, redis, o, locals[rt.random_u64() % locals.size()]);
     co_return;
   }
@@ -206,8 +213,10 @@ Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o,
     a.action_id = std::string(rt.process_name()) + "." + std::to_string(rt.incarnation()) + "." + std::to_string(n) +
                   "." + std::to_string(rt.random_u64() % 100000);
     a.state = "BLOCK";
-    guards.push_back(expecting(sql_statement(std::string("SELECT 1 WHERE COALESCE((") + kCurrentRowSql + "), '') "
-                                             "NOT LIKE '%/BLOCK'", a.scope, a.topic),
+    guards.push_back(expecting(sql_statement(std::string("SELECT 1 WHERE COALESCE((") + kCurrentRowSql +
+                                                 "), '') "
+                                                 "NOT LIKE '%/BLOCK'",
+                                             a.scope, a.topic),
                                SqlExpect::kSomeRows));
   }
   a.from_us = rt.clock().now_us();
@@ -227,7 +236,8 @@ Task<void> one_action(Runtime& rt, Sql& sql, Redis& redis, const RiskOptions& o,
 Task<void> expire(Sql& sql, Redis& redis, const RiskOptions& o, Action a, const std::string& who) {
   std::vector<SqlStatement> guards;
   guards.push_back(expecting(sql_statement("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM risk_action WHERE action_id = ? "
-                                           "AND state = 'EXPIRED')", a.action_id),
+                                           "AND state = 'EXPIRED')",
+                                           a.action_id),
                              SqlExpect::kSomeRows));
   if (o.fixes.has(RankFix::kExpiryCurrentAction)) guards.push_back(current_is(a, a.action_id + "/BLOCK"));
   a.state = "EXPIRED";
@@ -287,7 +297,8 @@ Task<void> run_risk_service(Runtime& rt, Rpc& rpc, int suspicious_mod, int64_t d
     const int mod = suspicious_mod;
     const int64_t delay = delay_us;
     Runtime& runtime = rt;
-    if (delay > 0) co_await runtime.clock().sleep_us(static_cast<int64_t>(runtime.random_u64() % static_cast<uint64_t>(delay + 1)));
+    if (delay > 0)
+      co_await runtime.clock().sleep_us(static_cast<int64_t>(runtime.random_u64() % static_cast<uint64_t>(delay + 1)));
     co_return make_message(RiskCheckReply{risk_verdict(req.topic_id, mod), req});
   });
   co_return;

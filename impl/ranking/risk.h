@@ -35,7 +35,7 @@ std::string denylist_key(const std::string& scope);
 
 // The topics currently blocked in a scope or globally (params: scope, kGlobalScope): those whose
 // highest risk_action_version row is a BLOCK (004:L240: "全局动作和局部动作的并集仍在当前 scope 下求值").
-#define FL_RANK_CURRENT_BLOCKS                                                                                  \
+#define FL_RANK_CURRENT_BLOCKS                                                                                \
   " FROM risk_action a WHERE a.scope_id IN (?, ?) AND a.state = 'BLOCK' AND a.risk_action_version = (SELECT " \
   "MAX(b.risk_action_version) FROM risk_action b WHERE b.scope_id = a.scope_id AND b.topic_id = a.topic_id)"
 inline constexpr const char* kBlockedTopicsSql = "SELECT a.topic_id" FL_RANK_CURRENT_BLOCKS;
@@ -44,12 +44,12 @@ inline constexpr const char* kEarliestExpirySql = "SELECT MIN(a.effective_until_
 #undef FL_RANK_CURRENT_BLOCKS
 
 struct RiskOptions {
-  std::vector<std::string> scopes;  // the board scopes (kGlobalScope among them)
-  int topics = 5;                   // actions target t_1..t_topics (the hot end of the board)
-  int64_t interval_us = 1'000'000;  // mean gap between control actions
-  int64_t block_ttl_us = 3'000'000; // effective_until - effective_from
-  int global_percent = 30;          // actions on the global scope
-  int lift_percent = 40;            // lifts of a current block (else a new block)
+  std::vector<std::string> scopes;        // the board scopes (kGlobalScope among them)
+  int topics = 5;                         // actions target t_1..t_topics (the hot end of the board)
+  int64_t interval_us = 1'000'000;        // mean gap between control actions
+  int64_t block_ttl_us = 3'000'000;       // effective_until - effective_from
+  int global_percent = 30;                // actions on the global scope
+  int lift_percent = 40;                  // lifts of a current block (else a new block)
   std::vector<std::string> local_scopes;  // where local actions go (empty: every non-global scope)
   int64_t stop_at_us = 0;
   int64_t expiry_interval_us = 500'000;
@@ -89,7 +89,7 @@ struct RiskCheckRequest {
   std::string describe() const { return "risk-check " + topic_id + " " + calculation_run_id; }
 };
 struct RiskCheckReply {
-  std::string verdict;  // pass | suspicious
+  std::string verdict;       // pass | suspicious
   RiskCheckRequest request;  // echoed: the context the verdict was computed under
   std::string describe() const { return verdict; }
 };

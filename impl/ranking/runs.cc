@@ -53,9 +53,7 @@ std::string window_type_clause(size_t windows) {
 
 namespace {
 
-
 // ---- Top K workers (004:L247-248).
-
 
 // The partition's local Top K inside its fixed cut: per aggregate key of the scope's score windows,
 // the newest version of the cut's generation whose own cut lies inside it; score rule v1 sums the
@@ -108,15 +106,16 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_
 // 004:L247-248: "把不可变的topk_object_ref + topk_item_count + topk_digest一次性提交后，才条件推进为COMPLETED";
 // a resubmission succeeds only when identical.
 // `window_type`: the one the run's window configuration scores (o.window_type without scope control).
-Task<void> submit_partition(Sql& sql, const RunOptions& o, const std::string& run, const std::string& scope,
-                            int32_t p, const std::string& ref, const std::string& window_type) {
+Task<void> submit_partition(Sql& sql, const RunOptions& o, const std::string& run, const std::string& scope, int32_t p,
+                            const std::string& ref, const std::string& window_type) {
   std::optional<std::string> content = co_await local_topk(sql, window_type, o, scope, ref);
   if (!content) co_return;
   const std::string digest = fnv_hex(*content);
   const int64_t count = static_cast<int64_t>(std::count(content->begin(), content->end(), '\n'));
   const std::string object = "topk:" + run + ":" + std::to_string(p) + ":" + digest;
   std::vector<SqlStatement> tx;
-  tx.push_back(sql_statement("INSERT OR IGNORE INTO partition_topk_object (ref, content) VALUES (?, ?)", object, *content));
+  tx.push_back(
+      sql_statement("INSERT OR IGNORE INTO partition_topk_object (ref, content) VALUES (?, ?)", object, *content));
   tx.push_back(expecting(sql_statement("UPDATE run_partition_cut SET status = 'COMPLETED', topk_object_ref = ?, "
                                        "topk_item_count = ?, topk_digest = ? WHERE run_id = ? AND "
                                        "candidate_partition_id = ? AND status = 'PENDING'",
@@ -135,8 +134,10 @@ struct RunRow {
 // 004:L246-247: the frozen source-offset vector (the aggregation checkpoints' cuts now) and one
 // PENDING cut row per expected partition, with the expected-set digest over (partition, cut).
 Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope) {
-  SqlResult ctx = co_await sql.exec("INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
-                                    "rule_activation_epoch) VALUES (?, 1, 'rule-v1', 1)", scope);
+  SqlResult ctx = co_await sql.exec(
+      "INSERT OR IGNORE INTO ranking_scope_context (scope_id, version, rule_version, "
+      "rule_activation_epoch) VALUES (?, 1, 'rule-v1', 1)",
+      scope);
   if (!ctx.ok()) co_return;
   SqlResult cps = co_await sql.exec("SELECT keyed_partition, next_offset, generation FROM agg_checkpoint");
   SqlResult seq = co_await sql.exec("SELECT COALESCE(MAX(seq), 0) + 1 FROM calculation_run WHERE scope_id = ?", scope);
@@ -160,8 +161,10 @@ Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::str
   // context would give the same run (004:L230).
   SqlResult last = co_await sql.exec(
       "SELECT r.source_offset_vector, r.scope_context_version = c.version FROM calculation_run r JOIN "
-      "ranking_scope_context c ON c.scope_id = r.scope_id WHERE r.scope_id = ? ORDER BY r.seq DESC LIMIT 1", scope);
-  if (!last.ok() || (!last.rows().empty() && last.rows()[0][0].as_text() == vector && last.rows()[0][1].as_int() == 1)) {
+      "ranking_scope_context c ON c.scope_id = r.scope_id WHERE r.scope_id = ? ORDER BY r.seq DESC LIMIT 1",
+      scope);
+  if (!last.ok() ||
+      (!last.rows().empty() && last.rows()[0][0].as_text() == vector && last.rows()[0][1].as_int() == 1)) {
     co_return;
   }
   const int64_t n = seq.rows()[0][0].as_int();
@@ -169,23 +172,28 @@ Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::str
   std::vector<SqlStatement> tx;
   // The run is created under the scope context as it is at commit (004:L101, L222-229).
   tx.push_back(expecting(
-      sql_statement("INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, input_watermark, "
-                    "expected_partition_count, expected_partition_set_digest, scope_context_version, rule_version, "
-                    "rule_activation_epoch) SELECT ?, ?, 'COLLECTING', ?, ?, ?, ?, ?, version, rule_version, "
-                    "rule_activation_epoch FROM ranking_scope_context WHERE scope_id = ?",
-                    run, scope, n, vector, watermark, int64_t{o.candidate_partitions}, sorted_digest(expected), scope),
+      sql_statement(
+          "INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, input_watermark, "
+          "expected_partition_count, expected_partition_set_digest, scope_context_version, rule_version, "
+          "rule_activation_epoch) SELECT ?, ?, 'COLLECTING', ?, ?, ?, ?, ?, version, rule_version, "
+          "rule_activation_epoch FROM ranking_scope_context WHERE scope_id = ?",
+          run, scope, n, vector, watermark, int64_t{o.candidate_partitions}, sorted_digest(expected), scope),
       SqlExpect::kChanged));
   if (o.scope_control) {
     // 004:L220: "清单同时保存 ... 窗口配置版本"; the run is pinned to the mapping too (004:L263).
     SqlStatement& insert = tx.back();
-    insert.sql.replace(insert.sql.find(") SELECT"), 8, ", mapping_version, mapping_activation_epoch, "
-                                                      "window_config_version) SELECT");
-    insert.sql.replace(insert.sql.find(" FROM ranking_scope_context"), 0, ", mapping_version, "
-                                                                          "mapping_activation_epoch, window_config_version");
+    insert.sql.replace(insert.sql.find(") SELECT"), 8,
+                       ", mapping_version, mapping_activation_epoch, "
+                       "window_config_version) SELECT");
+    insert.sql.replace(insert.sql.find(" FROM ranking_scope_context"), 0,
+                       ", mapping_version, "
+                       "mapping_activation_epoch, window_config_version");
   }
   for (int32_t p = 0; p < o.candidate_partitions; ++p) {
-    tx.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
-                               "status) VALUES (?, ?, ?, 'PENDING')", run, p, refs[static_cast<size_t>(p)]));
+    tx.push_back(
+        sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
+                      "status) VALUES (?, ?, ?, 'PENDING')",
+                      run, p, refs[static_cast<size_t>(p)]));
   }
   co_await sql.transaction(std::move(tx));
   (void)rt;
@@ -196,8 +204,10 @@ Task<void> create_run(Runtime& rt, Sql& sql, const RunOptions& o, const std::str
 Task<void> build_run(Sql& sql, const RunRow& run) {
   SqlResult cuts = co_await sql.exec(
       "SELECT c.candidate_partition_id, c.expected_source_cut_ref, c.status, c.topk_object_ref, c.topk_item_count, "
-      "c.topk_digest, o.content FROM run_partition_cut c LEFT JOIN partition_topk_object o ON o.ref = c.topk_object_ref "
-      "WHERE c.run_id = ? ORDER BY c.candidate_partition_id", run.run_id);
+      "c.topk_digest, o.content FROM run_partition_cut c LEFT JOIN partition_topk_object o ON o.ref = "
+      "c.topk_object_ref "
+      "WHERE c.run_id = ? ORDER BY c.candidate_partition_id",
+      run.run_id);
   if (!cuts.ok()) co_return;
   const std::vector<std::string> vector = split(run.vector, ',');
   std::vector<std::string> results;
@@ -205,7 +215,8 @@ Task<void> build_run(Sql& sql, const RunRow& run) {
   for (const SqlRow& r : cuts.rows()) {
     const int64_t p = r[0].as_int();
     if (r[2].as_text() != "COMPLETED" || p < 0 || p >= static_cast<int64_t>(vector.size()) ||
-        r[1].as_text() != vector[static_cast<size_t>(p)] || r[6].is_null() || fnv_hex(r[6].as_text()) != r[5].as_text()) {
+        r[1].as_text() != vector[static_cast<size_t>(p)] || r[6].is_null() ||
+        fnv_hex(r[6].as_text()) != r[5].as_text()) {
       co_return;  // stays COLLECTING: the previous snapshot keeps being served (004:L253)
     }
     results.push_back(std::to_string(p) + "|" + r[1].as_text() + "|" + r[3].as_text() + "|" +
@@ -221,17 +232,19 @@ Task<void> build_run(Sql& sql, const RunRow& run) {
   for (const TopkEntry& e : entries) {
     const std::string id = run.run_id + "/" + e.topic_id, digest = fnv_hex(e.items);
     manifest_lines.push_back(e.topic_id + "|" + id + "|" + digest);  // 004:L100
-    rows.push_back(sql_statement("INSERT INTO run_input_manifest (run_id, topic_id, input_manifest_id, manifest_digest, "
-                                 "items, score, disposition) VALUES (?, ?, ?, ?, ?, ?, 'PENDING')",
-                                 run.run_id, e.topic_id, id, digest, e.items, e.score));
+    rows.push_back(
+        sql_statement("INSERT INTO run_input_manifest (run_id, topic_id, input_manifest_id, manifest_digest, "
+                      "items, score, disposition) VALUES (?, ?, ?, ?, ?, ?, 'PENDING')",
+                      run.run_id, e.topic_id, id, digest, e.items, e.score));
   }
   std::vector<SqlStatement> tx;
-  tx.push_back(expecting(sql_statement("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?, "
-                                       "input_manifest_count = ?, input_manifest_set_digest = ? WHERE run_id = ? AND "
-                                       "status = 'COLLECTING'",
-                                       sorted_digest(results), static_cast<int64_t>(manifest_lines.size()),
-                                       sorted_digest(manifest_lines), run.run_id),
-                         SqlExpect::kChanged));
+  tx.push_back(
+      expecting(sql_statement("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?, "
+                              "input_manifest_count = ?, input_manifest_set_digest = ? WHERE run_id = ? AND "
+                              "status = 'COLLECTING'",
+                              sorted_digest(results), static_cast<int64_t>(manifest_lines.size()),
+                              sorted_digest(manifest_lines), run.run_id),
+                SqlExpect::kChanged));
   for (SqlStatement& s : rows) tx.push_back(std::move(s));
   co_await sql.transaction(std::move(tx));
 }
@@ -244,13 +257,15 @@ Task<void> build_run(Sql& sql, const RunRow& run) {
 // back, 'risk-unavailable:risk-degrade-v1'); a suspicious verdict rejects it ('risk-suspicious').
 Task<bool> dispose_with_risk(Sql& sql, Rpc& rpc, const RunOptions& o, const RunRow& run, const std::string& topic,
                              const std::string& manifest_id, int64_t score) {
-  SqlResult ctx = co_await sql.exec("SELECT c.version, c.rule_activation_epoch, c.risk_epoch, c.global_risk_epoch, "
-                                    "r.scope_context_version FROM ranking_scope_context c JOIN calculation_run r ON "
-                                    "r.scope_id = c.scope_id WHERE r.run_id = ?", run.run_id);
+  SqlResult ctx = co_await sql.exec(
+      "SELECT c.version, c.rule_activation_epoch, c.risk_epoch, c.global_risk_epoch, "
+      "r.scope_context_version FROM ranking_scope_context c JOIN calculation_run r ON "
+      "r.scope_id = c.scope_id WHERE r.run_id = ?",
+      run.run_id);
   if (!ctx.ok() || ctx.rows().empty()) co_return false;
   const SqlRow& c = ctx.rows()[0];
-  const RiskCheckRequest req{run.scope, c[0].as_int(), manifest_id, c[1].as_int(), 1, c[2].as_int(), c[3].as_int(),
-                             run.run_id, topic};
+  const RiskCheckRequest req{run.scope,     c[0].as_int(), manifest_id, c[1].as_int(), 1,
+                             c[2].as_int(), c[3].as_int(), run.run_id,  topic};
   std::string reason;
   if (req.scope_context_version != c[4].as_int()) {
     reason = "risk-context-changed";
@@ -260,19 +275,21 @@ Task<bool> dispose_with_risk(Sql& sql, Rpc& rpc, const RunOptions& o, const RunR
     reason = reply == nullptr ? "risk-unavailable:risk-degrade-v1" : reply->verdict == "pass" ? "" : "risk-suspicious";
   }
   std::vector<SqlStatement> tx;
-  tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'", run.run_id),
-                         SqlExpect::kSomeRows));
+  tx.push_back(
+      expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'", run.run_id),
+                SqlExpect::kSomeRows));
   if (reason.empty()) {
     tx.push_back(expecting(sql_statement("SELECT 1 FROM ranking_scope_context WHERE scope_id = ? AND version = ? AND "
                                          "rule_activation_epoch = ? AND risk_epoch = ? AND global_risk_epoch = ?",
-                                         run.scope, req.scope_context_version, req.rule_activation_epoch, req.risk_epoch,
-                                         req.global_risk_epoch),
+                                         run.scope, req.scope_context_version, req.rule_activation_epoch,
+                                         req.risk_epoch, req.global_risk_epoch),
                            SqlExpect::kSomeRows));
-    tx.push_back(sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
-                               "candidate_revision, risk_ctx_version, risk_epoch, global_risk_epoch, risk_verdict) "
-                               "VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, 'pass')",
-                               run.scope, run.run_id, topic, score, manifest_id, req.scope_context_version,
-                               req.risk_epoch, req.global_risk_epoch));
+    tx.push_back(
+        sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
+                      "candidate_revision, risk_ctx_version, risk_epoch, global_risk_epoch, risk_verdict) "
+                      "VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, 'pass')",
+                      run.scope, run.run_id, topic, score, manifest_id, req.scope_context_version, req.risk_epoch,
+                      req.global_risk_epoch));
   }
   tx.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND "
                                        "topic_id = ? AND disposition = 'PENDING'",
@@ -283,13 +300,15 @@ Task<bool> dispose_with_risk(Sql& sql, Rpc& rpc, const RunOptions& o, const RunR
   if (done.ok() || !done.certainly_not_applied() || !reason.empty()) co_return done.ok();
   // The CAS failed: if the context moved, the entry is rejected for it (a new run recomputes).
   std::vector<SqlStatement> stale;
-  stale.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = "
-                                          "r.scope_id WHERE r.run_id = ? AND r.status = 'BUILDING' AND c.version != ?",
-                                          run.run_id, req.scope_context_version),
-                            SqlExpect::kSomeRows));
+  stale.push_back(
+      expecting(sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = "
+                              "r.scope_id WHERE r.run_id = ? AND r.status = 'BUILDING' AND c.version != ?",
+                              run.run_id, req.scope_context_version),
+                SqlExpect::kSomeRows));
   stale.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
                                           "'risk-context-changed' WHERE run_id = ? AND topic_id = ? AND disposition = "
-                                          "'PENDING'", run.run_id, topic),
+                                          "'PENDING'",
+                                          run.run_id, topic),
                             SqlExpect::kChanged));
   co_return (co_await sql.transaction(std::move(stale))).ok();
 }
@@ -298,10 +317,12 @@ Task<bool> dispose_with_risk(Sql& sql, Rpc& rpc, const RunOptions& o, const RunR
 // 都与当前控制记录一致" (the risk epoch moves the version): the context row still equals what the run
 // was created under.
 SqlStatement context_unchanged(const RunRow& run) {
-  return sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = r.scope_id WHERE "
-                       "r.run_id = ? AND c.version = r.scope_context_version AND c.rule_activation_epoch = "
-                       "r.rule_activation_epoch AND c.mapping_activation_epoch = r.mapping_activation_epoch AND "
-                       "c.window_config_version = r.window_config_version", run.run_id);
+  return sql_statement(
+      "SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = r.scope_id WHERE "
+      "r.run_id = ? AND c.version = r.scope_context_version AND c.rule_activation_epoch = "
+      "r.rule_activation_epoch AND c.mapping_activation_epoch = r.mapping_activation_epoch AND "
+      "c.window_config_version = r.window_config_version",
+      run.run_id);
 }
 
 // A candidate write refused because the context left the run's: the entry is REJECTED
@@ -311,20 +332,24 @@ Task<bool> reject_context_changed(Sql& sql, const RunRow& run, const std::string
   std::vector<SqlStatement> tx;
   tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run r JOIN ranking_scope_context c ON c.scope_id = "
                                        "r.scope_id WHERE r.run_id = ? AND r.status = 'BUILDING' AND c.version != "
-                                       "r.scope_context_version", run.run_id),
+                                       "r.scope_context_version",
+                                       run.run_id),
                          SqlExpect::kSomeRows));
-  tx.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
-                                       "'context-changed' WHERE run_id = ? AND topic_id = ? AND disposition = 'PENDING'",
-                                       run.run_id, topic),
-                         SqlExpect::kChanged));
+  tx.push_back(
+      expecting(sql_statement("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
+                              "'context-changed' WHERE run_id = ? AND topic_id = ? AND disposition = 'PENDING'",
+                              run.run_id, topic),
+                SqlExpect::kChanged));
   co_return (co_await sql.transaction(std::move(tx))).ok();
 }
 
 // 004:L249-250: each entry becomes CANDIDATE or REJECTED with a reason, in a transaction that
 // confirms the parent run is still BUILDING.
 Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc* rpc) {
-  SqlResult pending = co_await sql.exec("SELECT topic_id, input_manifest_id, score FROM run_input_manifest WHERE "
-                                        "run_id = ? AND disposition = 'PENDING' ORDER BY topic_id", run.run_id);
+  SqlResult pending = co_await sql.exec(
+      "SELECT topic_id, input_manifest_id, score FROM run_input_manifest WHERE "
+      "run_id = ? AND disposition = 'PENDING' ORDER BY topic_id",
+      run.run_id);
   if (!pending.ok()) co_return;
   for (const SqlRow& e : pending.rows()) {
     const std::string topic = e[0].as_text();
@@ -334,21 +359,22 @@ Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc
       continue;
     }
     std::vector<SqlStatement> tx;
-    tx.push_back(expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'",
-                                         run.run_id),
-                           SqlExpect::kSomeRows));
+    tx.push_back(
+        expecting(sql_statement("SELECT 1 FROM calculation_run WHERE run_id = ? AND status = 'BUILDING'", run.run_id),
+                  SqlExpect::kSomeRows));
     if (candidate && o.scope_control) tx.push_back(expecting(context_unchanged(run), SqlExpect::kSomeRows));
     if (candidate) {
-      tx.push_back(sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
-                                 "candidate_revision) VALUES (?, ?, ?, ?, ?, 1)",
-                                 run.scope, run.run_id, topic, e[2].as_int(), e[1].as_text()));
+      tx.push_back(
+          sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
+                        "candidate_revision) VALUES (?, ?, ?, ?, ?, 1)",
+                        run.scope, run.run_id, topic, e[2].as_int(), e[1].as_text()));
     }
-    tx.push_back(expecting(sql_statement("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND "
-                                         "topic_id = ? AND disposition = 'PENDING'",
-                                         std::string(candidate ? "CANDIDATE" : "REJECTED"),
-                                         candidate ? SqlValue() : SqlValue(std::string("below-entry-score")),
-                                         run.run_id, topic),
-                           SqlExpect::kChanged));
+    tx.push_back(
+        expecting(sql_statement("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND "
+                                "topic_id = ? AND disposition = 'PENDING'",
+                                std::string(candidate ? "CANDIDATE" : "REJECTED"),
+                                candidate ? SqlValue() : SqlValue(std::string("below-entry-score")), run.run_id, topic),
+                  SqlExpect::kChanged));
     SqlResult done = co_await sql.transaction(std::move(tx));
     if (done.ok()) continue;
     if (!candidate || !o.scope_control || !done.certainly_not_applied()) co_return;
@@ -359,18 +385,22 @@ Task<void> dispose_entries(Sql& sql, const RunOptions& o, const RunRow& run, Rpc
 // 004:L250-251: lock the run, verify the closure (no entry pending, candidate topics exactly the
 // CANDIDATE entries), store candidate_count + candidate_set_digest and CAS to SEALED.
 Task<void> seal_run(Sql& sql, const RunRow& run) {
-  SqlResult c = co_await sql.exec("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ?",
-                                  run.run_id);
+  SqlResult c =
+      co_await sql.exec("SELECT topic_id, score, input_manifest_id FROM run_candidate WHERE run_id = ?", run.run_id);
   if (!c.ok()) co_return;
   std::vector<std::string> lines;
   for (const SqlRow& r : c.rows()) {
     lines.push_back(r[0].as_text() + "|" + std::to_string(r[1].as_int()) + "|" + r[2].as_text());
   }
   SqlStatement seal = sql_statement(
-      "UPDATE calculation_run SET status = 'SEALED', candidate_count = ?, candidate_set_digest = ? WHERE run_id = ? AND "
-      "status = 'BUILDING' AND NOT EXISTS (SELECT 1 FROM run_input_manifest WHERE run_id = ? AND disposition = 'PENDING') "
-      "AND NOT EXISTS (SELECT 1 FROM run_candidate c WHERE c.run_id = ? AND NOT EXISTS (SELECT 1 FROM run_input_manifest m "
-      "WHERE m.run_id = c.run_id AND m.topic_id = c.topic_id AND m.disposition = 'CANDIDATE')) AND NOT EXISTS (SELECT 1 "
+      "UPDATE calculation_run SET status = 'SEALED', candidate_count = ?, candidate_set_digest = ? WHERE run_id = ? "
+      "AND "
+      "status = 'BUILDING' AND NOT EXISTS (SELECT 1 FROM run_input_manifest WHERE run_id = ? AND disposition = "
+      "'PENDING') "
+      "AND NOT EXISTS (SELECT 1 FROM run_candidate c WHERE c.run_id = ? AND NOT EXISTS (SELECT 1 FROM "
+      "run_input_manifest m "
+      "WHERE m.run_id = c.run_id AND m.topic_id = c.topic_id AND m.disposition = 'CANDIDATE')) AND NOT EXISTS (SELECT "
+      "1 "
       "FROM run_input_manifest m WHERE m.run_id = ? AND m.disposition = 'CANDIDATE' AND NOT EXISTS (SELECT 1 FROM "
       "run_candidate c WHERE c.run_id = m.run_id AND c.topic_id = m.topic_id)) AND (SELECT COUNT(*) FROM run_candidate "
       "WHERE run_id = ?) = ?",
@@ -385,8 +415,10 @@ Task<void> seal_run(Sql& sql, const RunRow& run) {
 // calculation_run_id + topic_id (004:L101), so the duplicate of topic B can only sit under another
 // scope_id, where a count by run_id still includes it. Once per run; the seal must then refuse.
 Task<void> tamper_candidates(Sql& sql, const RunOptions& o, const RunRow& run) {
-  SqlResult c = co_await sql.exec("SELECT scope_id, topic_id, score, input_manifest_id, candidate_revision FROM "
-                                  "run_candidate WHERE run_id = ? ORDER BY scope_id, topic_id", run.run_id);
+  SqlResult c = co_await sql.exec(
+      "SELECT scope_id, topic_id, score, input_manifest_id, candidate_revision FROM "
+      "run_candidate WHERE run_id = ? ORDER BY scope_id, topic_id",
+      run.run_id);
   if (!c.ok() || c.rows().size() < 2) co_return;
   for (const SqlRow& r : c.rows()) {
     if (r[0].as_text() != run.scope) co_return;  // tampered already
@@ -398,11 +430,12 @@ Task<void> tamper_candidates(Sql& sql, const RunOptions& o, const RunRow& run) {
   if (other.empty()) co_return;
   const SqlRow &gone = c.rows()[0], &dup = c.rows()[1];
   std::vector<SqlStatement> tx;
-  tx.push_back(sql_statement("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?",
-                             run.run_id, run.scope, gone[1].as_text()));
-  tx.push_back(sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
-                             "candidate_revision) VALUES (?, ?, ?, ?, ?, ?)",
-                             other, run.run_id, dup[1].as_text(), dup[2].as_int(), dup[3].as_text(), dup[4].as_int()));
+  tx.push_back(sql_statement("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", run.run_id,
+                             run.scope, gone[1].as_text()));
+  tx.push_back(
+      sql_statement("INSERT INTO run_candidate (scope_id, run_id, topic_id, score, input_manifest_id, "
+                    "candidate_revision) VALUES (?, ?, ?, ?, ?, ?)",
+                    other, run.run_id, dup[1].as_text(), dup[2].as_int(), dup[3].as_text(), dup[4].as_int()));
   co_await sql.transaction(std::move(tx));
 }
 
@@ -412,14 +445,17 @@ Task<void> tamper_candidates(Sql& sql, const RunOptions& o, const RunRow& run) {
 // only while no later run of the scope exists and the original is not itself degraded.
 Task<void> create_degraded_run(Runtime& rt, Sql& sql, const RunOptions& o, const RunRow& run) {
   SqlResult missing = co_await sql.exec(
-      "SELECT group_concat(candidate_partition_id, ',') FROM (SELECT candidate_partition_id FROM run_partition_cut WHERE "
+      "SELECT group_concat(candidate_partition_id, ',') FROM (SELECT candidate_partition_id FROM run_partition_cut "
+      "WHERE "
       "run_id = ? AND status = 'PENDING' AND NOT EXISTS (SELECT 1 FROM calculation_run n JOIN calculation_run o ON "
       "n.scope_id = o.scope_id WHERE o.run_id = ? AND n.seq > o.seq) ORDER BY candidate_partition_id)",
       run.run_id, run.run_id);
   if (!missing.ok() || missing.rows().empty() || missing.rows()[0][0].is_null()) co_return;
-  SqlResult policy = co_await sql.exec("SELECT policy_version, included_partitions FROM degraded_policy WHERE scope_id = ? "
-                                       "AND excluded_partitions = ? AND approval_status = 'APPROVED' ORDER BY "
-                                       "policy_version LIMIT 1", run.scope, missing.rows()[0][0].as_text());
+  SqlResult policy = co_await sql.exec(
+      "SELECT policy_version, included_partitions FROM degraded_policy WHERE scope_id = ? "
+      "AND excluded_partitions = ? AND approval_status = 'APPROVED' ORDER BY "
+      "policy_version LIMIT 1",
+      run.scope, missing.rows()[0][0].as_text());
   if (!policy.ok() || policy.rows().empty()) co_return;  // no policy allows it: the run waits (004:L253)
   const std::string version = policy.rows()[0][0].as_text();
   const std::vector<std::string> vector = split(run.vector, ',');
@@ -432,26 +468,32 @@ Task<void> create_degraded_run(Runtime& rt, Sql& sql, const RunOptions& o, const
     const size_t i = static_cast<size_t>(std::strtoll(p.c_str(), nullptr, 10));
     if (i >= vector.size()) co_return;  // a policy for other partitions than the run's
     expected.push_back(p + "|" + vector[i]);
-    cuts.push_back(sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
-                                 "status) VALUES (?, ?, ?, 'PENDING')", id, static_cast<int64_t>(i), vector[i]));
+    cuts.push_back(
+        sql_statement("INSERT INTO run_partition_cut (run_id, candidate_partition_id, expected_source_cut_ref, "
+                      "status) VALUES (?, ?, ?, 'PENDING')",
+                      id, static_cast<int64_t>(i), vector[i]));
   }
   const int64_t now = rt.clock().now_us();
   const char* pinned = o.scope_control ? ", mapping_version, mapping_activation_epoch, window_config_version" : "";
-  const char* from_ctx = o.scope_control ? ", c.mapping_version, c.mapping_activation_epoch, c.window_config_version" : "";
+  const char* from_ctx =
+      o.scope_control ? ", c.mapping_version, c.mapping_activation_epoch, c.window_config_version" : "";
   std::vector<SqlStatement> tx;
   tx.push_back(expecting(
-      sql_statement(std::string("INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, "
-                                "input_watermark, expected_partition_count, expected_partition_set_digest, "
-                                "scope_context_version, rule_version, rule_activation_epoch, degraded_policy_version, "
-                                "data_completeness_status") + pinned +
-                        ") SELECT ?, o.scope_id, 'COLLECTING', o.seq + 1, o.source_offset_vector, o.input_watermark, ?, "
-                        "?, c.version, c.rule_version, c.rule_activation_epoch, p.policy_version, 'DEGRADED'" + from_ctx +
-                        " FROM calculation_run o JOIN ranking_scope_context c ON c.scope_id = o.scope_id JOIN "
-                        "degraded_policy p ON p.scope_id = o.scope_id WHERE o.run_id = ? AND o.status = 'COLLECTING' "
-                        "AND o.degraded_policy_version IS NULL AND p.policy_version = ? AND p.approval_status = "
-                        "'APPROVED' AND p.valid_from_us <= ? AND ? < p.valid_until_us AND NOT EXISTS (SELECT 1 FROM "
-                        "calculation_run n WHERE n.scope_id = o.scope_id AND n.seq > o.seq)",
-                    id, static_cast<int64_t>(expected.size()), sorted_digest(expected), run.run_id, version, now, now),
+      sql_statement(
+          std::string("INSERT INTO calculation_run (run_id, scope_id, status, seq, source_offset_vector, "
+                      "input_watermark, expected_partition_count, expected_partition_set_digest, "
+                      "scope_context_version, rule_version, rule_activation_epoch, degraded_policy_version, "
+                      "data_completeness_status") +
+              pinned +
+              ") SELECT ?, o.scope_id, 'COLLECTING', o.seq + 1, o.source_offset_vector, o.input_watermark, ?, "
+              "?, c.version, c.rule_version, c.rule_activation_epoch, p.policy_version, 'DEGRADED'" +
+              from_ctx +
+              " FROM calculation_run o JOIN ranking_scope_context c ON c.scope_id = o.scope_id JOIN "
+              "degraded_policy p ON p.scope_id = o.scope_id WHERE o.run_id = ? AND o.status = 'COLLECTING' "
+              "AND o.degraded_policy_version IS NULL AND p.policy_version = ? AND p.approval_status = "
+              "'APPROVED' AND p.valid_from_us <= ? AND ? < p.valid_until_us AND NOT EXISTS (SELECT 1 FROM "
+              "calculation_run n WHERE n.scope_id = o.scope_id AND n.seq > o.seq)",
+          id, static_cast<int64_t>(expected.size()), sorted_digest(expected), run.run_id, version, now, now),
       SqlExpect::kChanged));
   for (SqlStatement& c : cuts) tx.push_back(std::move(c));
   co_await sql.transaction(std::move(tx));
@@ -461,10 +503,11 @@ Task<void> create_degraded_run(Runtime& rt, Sql& sql, const RunOptions& o, const
 // coordinator's memory of when it first saw each run COLLECTING (lost with a crash: it waits again).
 Task<void> step(Runtime& rt, Sql& sql, const RunOptions& o, const std::string& scope, Rpc* rpc,
                 std::map<std::string, int64_t>& collecting_since) {
-  SqlResult open = co_await sql.exec("SELECT run_id, status, source_offset_vector, expected_partition_count FROM "
-                                     "calculation_run WHERE scope_id = ? AND status IN ('COLLECTING', 'BUILDING') "
-                                     "ORDER BY seq",
-                                     scope);
+  SqlResult open = co_await sql.exec(
+      "SELECT run_id, status, source_offset_vector, expected_partition_count FROM "
+      "calculation_run WHERE scope_id = ? AND status IN ('COLLECTING', 'BUILDING') "
+      "ORDER BY seq",
+      scope);
   if (!open.ok()) co_return;
   if (open.rows().empty()) {
     co_await create_run(rt, sql, o, scope);

@@ -22,7 +22,8 @@ const std::vector<std::string>& watermark_tables() {
       "PRIMARY KEY (keyed_partition, scope_id, window_type, window_start))",
       "CREATE TABLE IF NOT EXISTS late_side_output (keyed_partition INTEGER NOT NULL, keyed_offset INTEGER NOT NULL, "
       "window_type TEXT NOT NULL, event_id TEXT NOT NULL, scope_id TEXT NOT NULL, window_start INTEGER NOT NULL, "
-      "window_state TEXT NOT NULL, watermark INTEGER NOT NULL, PRIMARY KEY (keyed_partition, keyed_offset, window_type))",
+      "window_state TEXT NOT NULL, watermark INTEGER NOT NULL, PRIMARY KEY (keyed_partition, keyed_offset, "
+      "window_type))",
       "CREATE TABLE IF NOT EXISTS partition_idle (keyed_partition INTEGER NOT NULL, source TEXT NOT NULL, "
       "source_partition INTEGER NOT NULL, idle_start_us INTEGER NOT NULL, last_event_us INTEGER NOT NULL, "
       "last_source_offset INTEGER NOT NULL, idle_end_us INTEGER NOT NULL, resume_offset INTEGER NOT NULL, "
@@ -45,20 +46,24 @@ void add_risk_tables(std::vector<std::string>& tables) {
   for (std::string& t : tables) {
     if (t.find("TABLE IF NOT EXISTS ranking_scope_context") != std::string::npos ||
         t.find("TABLE IF NOT EXISTS ranking_snapshot (") != std::string::npos) {
-      t.insert(t.rfind(')'), ", risk_epoch INTEGER NOT NULL DEFAULT 0, risk_model_version TEXT NOT NULL DEFAULT "
-                             "'risk-m1', global_risk_epoch INTEGER NOT NULL DEFAULT 0");
+      t.insert(t.rfind(')'),
+               ", risk_epoch INTEGER NOT NULL DEFAULT 0, risk_model_version TEXT NOT NULL DEFAULT "
+               "'risk-m1', global_risk_epoch INTEGER NOT NULL DEFAULT 0");
     }
     // 004:L210: a candidate keeps the risk context its risk verdict was computed under.
     if (t.find("TABLE IF NOT EXISTS run_candidate (") != std::string::npos) {
-      t.insert(t.find(", PRIMARY KEY"), ", risk_ctx_version INTEGER, risk_epoch INTEGER, global_risk_epoch INTEGER, "
-                                        "risk_verdict TEXT");
+      t.insert(t.find(", PRIMARY KEY"),
+               ", risk_ctx_version INTEGER, risk_epoch INTEGER, global_risk_epoch INTEGER, "
+               "risk_verdict TEXT");
     }
   }
-  tables.push_back("CREATE TABLE IF NOT EXISTS risk_action (scope_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
-                   "risk_action_version INTEGER NOT NULL, action_id TEXT NOT NULL, state TEXT NOT NULL, "
-                   "effective_from_us INTEGER NOT NULL, effective_until_us INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, "
-                   "operator TEXT NOT NULL, PRIMARY KEY (scope_id, topic_id, risk_action_version))");
-  tables.push_back("CREATE INDEX IF NOT EXISTS risk_action_by_from ON risk_action (scope_id, topic_id, effective_from_us)");
+  tables.push_back(
+      "CREATE TABLE IF NOT EXISTS risk_action (scope_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
+      "risk_action_version INTEGER NOT NULL, action_id TEXT NOT NULL, state TEXT NOT NULL, "
+      "effective_from_us INTEGER NOT NULL, effective_until_us INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, "
+      "operator TEXT NOT NULL, PRIMARY KEY (scope_id, topic_id, risk_action_version))");
+  tables.push_back(
+      "CREATE INDEX IF NOT EXISTS risk_action_by_from ON risk_action (scope_id, topic_id, effective_from_us)");
 }
 
 // 004:L104: the context row also holds the active window configuration and mapping (with its
@@ -66,8 +71,9 @@ void add_risk_tables(std::vector<std::string>& tables) {
 // publish transaction checks both against the context (004:L262-263) and the manifest keeps the
 // window configuration (004:L220).
 void add_scope_control_columns(std::vector<std::string>& tables) {
-  static const char* kColumns = ", mapping_version TEXT NOT NULL DEFAULT 'map-v1', mapping_activation_epoch INTEGER "
-                                "NOT NULL DEFAULT 1, window_config_version TEXT NOT NULL DEFAULT 'wc-v1'";
+  static const char* kColumns =
+      ", mapping_version TEXT NOT NULL DEFAULT 'map-v1', mapping_activation_epoch INTEGER "
+      "NOT NULL DEFAULT 1, window_config_version TEXT NOT NULL DEFAULT 'wc-v1'";
   for (std::string& t : tables) {
     if (t.find("TABLE IF NOT EXISTS ranking_scope_context") != std::string::npos ||
         t.find("TABLE IF NOT EXISTS ranking_snapshot (") != std::string::npos) {
@@ -82,12 +88,14 @@ void add_scope_control_columns(std::vector<std::string>& tables) {
 void add_degraded_tables(std::vector<std::string>& tables) {
   for (std::string& t : tables) {
     if (t.find("TABLE IF NOT EXISTS calculation_run (") != std::string::npos) {
-      t.insert(t.find(", UNIQUE"), ", degraded_policy_version TEXT, data_completeness_status TEXT NOT NULL DEFAULT 'FULL'");
+      t.insert(t.find(", UNIQUE"),
+               ", degraded_policy_version TEXT, data_completeness_status TEXT NOT NULL DEFAULT 'FULL'");
     }
   }
-  tables.push_back("CREATE TABLE IF NOT EXISTS degraded_policy (policy_version TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
-                   "included_partitions TEXT NOT NULL, excluded_partitions TEXT NOT NULL, valid_from_us INTEGER NOT NULL, "
-                   "valid_until_us INTEGER NOT NULL, approval_status TEXT NOT NULL, policy_digest TEXT NOT NULL)");
+  tables.push_back(
+      "CREATE TABLE IF NOT EXISTS degraded_policy (policy_version TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+      "included_partitions TEXT NOT NULL, excluded_partitions TEXT NOT NULL, valid_from_us INTEGER NOT NULL, "
+      "valid_until_us INTEGER NOT NULL, approval_status TEXT NOT NULL, policy_digest TEXT NOT NULL)");
 }
 
 }  // namespace
@@ -127,7 +135,8 @@ std::vector<std::string> sketch_schema_statements() {
       "CREATE TABLE IF NOT EXISTS topic_window_metric_shard (shard_key TEXT NOT NULL, aggregate_key TEXT NOT NULL, "
       "salt INTEGER NOT NULL, aggregation_generation INTEGER NOT NULL, shard_version INTEGER NOT NULL, "
       "topic_id TEXT NOT NULL, scope_id TEXT NOT NULL, window_type TEXT NOT NULL, window_start INTEGER NOT NULL, "
-      "metric_type TEXT NOT NULL, raw_count INTEGER NOT NULL, sketch TEXT NOT NULL, distinct_estimate INTEGER NOT NULL, "
+      "metric_type TEXT NOT NULL, raw_count INTEGER NOT NULL, sketch TEXT NOT NULL, distinct_estimate INTEGER NOT "
+      "NULL, "
       "PRIMARY KEY (shard_key, aggregation_generation, shard_version))",
   };
 }
@@ -163,27 +172,31 @@ std::vector<std::string> schema_statements(const SchemaOptions& o) {
       "CREATE TABLE IF NOT EXISTS agg_checkpoint (keyed_partition INTEGER PRIMARY KEY, generation INTEGER NOT NULL, "
       "next_offset INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL)",
       // The previous checkpoints, so a corrupted one falls back to the last consistent (004:L320).
-      "CREATE TABLE IF NOT EXISTS agg_checkpoint_history (keyed_partition INTEGER NOT NULL, next_offset INTEGER NOT NULL, "
+      "CREATE TABLE IF NOT EXISTS agg_checkpoint_history (keyed_partition INTEGER NOT NULL, next_offset INTEGER NOT "
+      "NULL, "
       "generation INTEGER NOT NULL, state TEXT NOT NULL, digest TEXT NOT NULL, "
       "PRIMARY KEY (keyed_partition, next_offset, generation))",
   };
   if (o.watermarks) part1.insert(part1.end(), watermark_tables().begin(), watermark_tables().end());
   if (o.incremental_checkpoints) {
     // The whole state the deltas start from (agg_checkpoint.state stays empty: the row is small).
-    part1.push_back("CREATE TABLE IF NOT EXISTS agg_checkpoint_base (keyed_partition INTEGER PRIMARY KEY, "
-                    "state TEXT NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS agg_checkpoint_base (keyed_partition INTEGER PRIMARY KEY, "
+        "state TEXT NOT NULL)");
     // What each flush changed since the row's base, in order (seq from 1 after each base), with
     // the row's digest after it (the chain a load and a recovery verify delta by delta).
-    part1.push_back("CREATE TABLE IF NOT EXISTS agg_checkpoint_delta (keyed_partition INTEGER NOT NULL, "
-                    "seq INTEGER NOT NULL, next_offset INTEGER NOT NULL, delta TEXT NOT NULL, digest TEXT NOT NULL, "
-                    "PRIMARY KEY (keyed_partition, seq))");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS agg_checkpoint_delta (keyed_partition INTEGER NOT NULL, "
+        "seq INTEGER NOT NULL, next_offset INTEGER NOT NULL, delta TEXT NOT NULL, digest TEXT NOT NULL, "
+        "PRIMARY KEY (keyed_partition, seq))");
   }
   if (!o.board) return part1;
   const std::vector<std::string> part2 = {
       // Part 2 (004:L99-104, L245-255): calculation runs with their frozen source-offset vector and
       // expected partitions, the partitions' immutable local Top K objects, the frozen input
       // manifest, candidates, snapshots, the scope control context and the publish pointer.
-      "CREATE TABLE IF NOT EXISTS calculation_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, status TEXT NOT NULL, "
+      "CREATE TABLE IF NOT EXISTS calculation_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, status TEXT NOT "
+      "NULL, "
       "seq INTEGER NOT NULL, source_offset_vector TEXT NOT NULL, input_watermark INTEGER NOT NULL, "
       "expected_partition_count INTEGER NOT NULL, expected_partition_set_digest TEXT NOT NULL, "
       "partition_result_set_digest TEXT, input_manifest_count INTEGER, input_manifest_set_digest TEXT, "
@@ -204,19 +217,24 @@ std::vector<std::string> schema_statements(const SchemaOptions& o) {
       "PRIMARY KEY (scope_id, run_id, topic_id))",
       // 004:L101: "数据库拒绝对SEALEDrun 新增、更新或删除候选".
       "CREATE TRIGGER IF NOT EXISTS run_candidate_sealed_insert BEFORE INSERT ON run_candidate WHEN "
-      "(SELECT status FROM calculation_run WHERE run_id = NEW.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run SEALED'); END",
+      "(SELECT status FROM calculation_run WHERE run_id = NEW.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run "
+      "SEALED'); END",
       "CREATE TRIGGER IF NOT EXISTS run_candidate_sealed_update BEFORE UPDATE ON run_candidate WHEN "
-      "(SELECT status FROM calculation_run WHERE run_id = OLD.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run SEALED'); END",
+      "(SELECT status FROM calculation_run WHERE run_id = OLD.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run "
+      "SEALED'); END",
       "CREATE TRIGGER IF NOT EXISTS run_candidate_sealed_delete BEFORE DELETE ON run_candidate WHEN "
-      "(SELECT status FROM calculation_run WHERE run_id = OLD.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run SEALED'); END",
+      "(SELECT status FROM calculation_run WHERE run_id = OLD.run_id) = 'SEALED' BEGIN SELECT RAISE(ABORT, 'run "
+      "SEALED'); END",
       // 004:L255: PREPARED -> READY -> PUBLISHED | REJECTED; 004:L102-103: items unique by rank and topic.
       "CREATE TABLE IF NOT EXISTS ranking_snapshot (snapshot_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
-      "run_id TEXT NOT NULL, status TEXT NOT NULL, input_watermark INTEGER NOT NULL, input_manifest_count INTEGER NOT NULL, "
+      "run_id TEXT NOT NULL, status TEXT NOT NULL, input_watermark INTEGER NOT NULL, input_manifest_count INTEGER NOT "
+      "NULL, "
       "input_manifest_set_digest TEXT NOT NULL, candidate_count INTEGER NOT NULL, candidate_set_digest TEXT NOT NULL, "
       "publication_epoch INTEGER, scope_context_version INTEGER NOT NULL, rule_version TEXT NOT NULL, "
       "rule_activation_epoch INTEGER NOT NULL)",
       "CREATE TABLE IF NOT EXISTS ranking_snapshot_item (snapshot_id TEXT NOT NULL, rank_no INTEGER NOT NULL, "
-      "topic_id TEXT NOT NULL, score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (snapshot_id, rank_no), "
+      "topic_id TEXT NOT NULL, score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (snapshot_id, "
+      "rank_no), "
       "UNIQUE (snapshot_id, topic_id))",
       // 004:L104: one context row and one authoritative pointer per scope.
       "CREATE TABLE IF NOT EXISTS ranking_scope_context (scope_id TEXT PRIMARY KEY, version INTEGER NOT NULL, "
@@ -231,46 +249,53 @@ std::vector<std::string> schema_statements(const SchemaOptions& o) {
   if (o.replay) {
     // 004:L101: replay runs live in their own namespace, apart from the official calculation_run;
     // one reaches the pointer only with a promotion authorization (004:L265, L325; `promotion`).
-    part1.push_back("CREATE TABLE IF NOT EXISTS replay_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
-                    "source_run_id TEXT NOT NULL, status TEXT NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS replay_run (run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+        "source_run_id TEXT NOT NULL, status TEXT NOT NULL)");
   }
   if (o.promotion) {
     // 004:L325: "必须创建 promotion 授权，明确审批人、目标 scope_id、输入水位范围、输入清单摘要、规则/映射/风险
     // activation epoch、有效期、期望 scope context version 和期望指针版本".
-    part1.push_back("CREATE TABLE IF NOT EXISTS promotion_authorization (auth_id TEXT PRIMARY KEY, approver TEXT NOT "
-                    "NULL, scope_id TEXT NOT NULL, replay_run_id TEXT NOT NULL, watermark_from INTEGER NOT NULL, "
-                    "watermark_to INTEGER NOT NULL, manifest_digest TEXT NOT NULL, rule_epoch INTEGER NOT NULL, "
-                    "mapping_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, valid_from_us INTEGER NOT NULL, "
-                    "valid_until_us INTEGER NOT NULL, expected_ctx_version INTEGER NOT NULL, expected_pointer_version "
-                    "INTEGER NOT NULL, status TEXT NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS promotion_authorization (auth_id TEXT PRIMARY KEY, approver TEXT NOT "
+        "NULL, scope_id TEXT NOT NULL, replay_run_id TEXT NOT NULL, watermark_from INTEGER NOT NULL, "
+        "watermark_to INTEGER NOT NULL, manifest_digest TEXT NOT NULL, rule_epoch INTEGER NOT NULL, "
+        "mapping_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL, valid_from_us INTEGER NOT NULL, "
+        "valid_until_us INTEGER NOT NULL, expected_ctx_version INTEGER NOT NULL, expected_pointer_version "
+        "INTEGER NOT NULL, status TEXT NOT NULL)");
   }
   if (o.shadow) {
     // 004:L101: shadow runs in their own namespace, carrying the input manifest and the three
     // activation epochs; 004:L302-303: comparisons fixed on one context.
-    part1.push_back("CREATE TABLE IF NOT EXISTS shadow_run (shadow_run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
-                    "source_run_id TEXT NOT NULL, shadow_rule_version TEXT NOT NULL, shadow_entry_score INTEGER NOT "
-                    "NULL, input_watermark INTEGER NOT NULL, input_manifest_set_digest TEXT NOT NULL, "
-                    "scope_context_version INTEGER NOT NULL, rule_activation_epoch INTEGER NOT NULL, "
-                    "mapping_activation_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL)");
-    part1.push_back("CREATE TABLE IF NOT EXISTS shadow_candidate (shadow_run_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
-                    "score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (shadow_run_id, topic_id))");
-    part1.push_back("CREATE TABLE IF NOT EXISTS shadow_comparison (id INTEGER PRIMARY KEY AUTOINCREMENT, shadow_run_id "
-                    "TEXT NOT NULL, official_run_id TEXT NOT NULL, context_shadow TEXT NOT NULL, context_official TEXT "
-                    "NOT NULL, status TEXT NOT NULL, top_n_overlap INTEGER NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS shadow_run (shadow_run_id TEXT PRIMARY KEY, scope_id TEXT NOT NULL, "
+        "source_run_id TEXT NOT NULL, shadow_rule_version TEXT NOT NULL, shadow_entry_score INTEGER NOT "
+        "NULL, input_watermark INTEGER NOT NULL, input_manifest_set_digest TEXT NOT NULL, "
+        "scope_context_version INTEGER NOT NULL, rule_activation_epoch INTEGER NOT NULL, "
+        "mapping_activation_epoch INTEGER NOT NULL, risk_epoch INTEGER NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS shadow_candidate (shadow_run_id TEXT NOT NULL, topic_id TEXT NOT NULL, "
+        "score INTEGER NOT NULL, input_manifest_id TEXT NOT NULL, PRIMARY KEY (shadow_run_id, topic_id))");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS shadow_comparison (id INTEGER PRIMARY KEY AUTOINCREMENT, shadow_run_id "
+        "TEXT NOT NULL, official_run_id TEXT NOT NULL, context_shadow TEXT NOT NULL, context_official TEXT "
+        "NOT NULL, status TEXT NOT NULL, top_n_overlap INTEGER NOT NULL)");
   }
   if (o.reconcile) {
     // 004:L404: the report keeps the compared contexts, the differences and the conclusion.
-    part1.push_back("CREATE TABLE IF NOT EXISTS reconciliation_report (id INTEGER PRIMARY KEY AUTOINCREMENT, scope_id "
-                    "TEXT NOT NULL, snapshot_a TEXT NOT NULL, snapshot_b TEXT NOT NULL, context_a TEXT NOT NULL, "
-                    "context_b TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS reconciliation_report (id INTEGER PRIMARY KEY AUTOINCREMENT, scope_id "
+        "TEXT NOT NULL, snapshot_a TEXT NOT NULL, snapshot_b TEXT NOT NULL, context_a TEXT NOT NULL, "
+        "context_b TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
   }
   if (o.reconcile_layers) {
     // 004:L403-404: layers 1 and 2 keep the sample range, the source-offset digest, the differences
     // and the conclusion, with both frozen contexts and how far each log was read.
-    part1.push_back("CREATE TABLE IF NOT EXISTS reconciliation_layer_report (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-                    "layer INTEGER NOT NULL, scope_id TEXT NOT NULL, snapshot_id TEXT NOT NULL, run_id TEXT NOT NULL, "
-                    "context_a TEXT NOT NULL, context_b TEXT NOT NULL, status TEXT NOT NULL, sample TEXT NOT NULL, "
-                    "read_ends TEXT NOT NULL, offset_digest TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
+    part1.push_back(
+        "CREATE TABLE IF NOT EXISTS reconciliation_layer_report (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+        "layer INTEGER NOT NULL, scope_id TEXT NOT NULL, snapshot_id TEXT NOT NULL, run_id TEXT NOT NULL, "
+        "context_a TEXT NOT NULL, context_b TEXT NOT NULL, status TEXT NOT NULL, sample TEXT NOT NULL, "
+        "read_ends TEXT NOT NULL, offset_digest TEXT NOT NULL, detail TEXT NOT NULL, at_us INTEGER NOT NULL)");
   }
   return part1;
 }

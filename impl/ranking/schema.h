@@ -16,10 +16,10 @@ struct SchemaOptions {
   bool board = false;
   bool watermarks = false;  // §6.3: window states, late side output, idle partitions, completeness, purges
   bool incremental_checkpoints = false;  // agg_checkpoint_delta (AggregatorOptions::incremental_checkpoints)
-  bool replay = false;      // the replay namespace (replay_run) of the unauthorized replay
-  bool reconcile = false;   // reconciliation_report
-  bool reconcile_layers = false;  // reconciliation_layer_report (layers 1 and 2)
-  bool risk = false;        // §9.2-§9.3: risk actions and the context's risk epochs
+  bool replay = false;                   // the replay namespace (replay_run) of the unauthorized replay
+  bool reconcile = false;                // reconciliation_report
+  bool reconcile_layers = false;         // reconciliation_layer_report (layers 1 and 2)
+  bool risk = false;                     // §9.2-§9.3: risk actions and the context's risk epochs
   // The context's mapping and window configuration (mapping_version, mapping_activation_epoch,
   // window_config_version), pinned by every run and snapshot.
   bool scope_control = false;

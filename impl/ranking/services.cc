@@ -44,7 +44,8 @@ Event make_event(Runtime& rt, const ProducerOptions& o, int64_t seq, std::string
   if (o.future_percent > 0 && percent(rt, o.future_percent)) t = now_ms + uniform(rt, 1'000, kCfg.max_future_ms);
   e.fields["eventTime"] = std::to_string(t);
   e.fields["receivedAt"] = std::to_string(now_ms);
-  if (last_actor.empty() || !percent(rt, o.repeat_actor_percent)) last_actor = "act" + std::to_string(uniform(rt, 1, o.actors));
+  if (last_actor.empty() || !percent(rt, o.repeat_actor_percent))
+    last_actor = "act" + std::to_string(uniform(rt, 1, o.actors));
   e.fields["actorKey"] = last_actor;
   e.fields["contentOrQueryId"] = "q" + std::to_string(uniform(rt, 1, 200));
   e.fields["topicHints"] = topic_hint(rt, o);
@@ -57,11 +58,21 @@ Event make_event(Runtime& rt, const ProducerOptions& o, int64_t seq, std::string
   e.fields["riskContextVersion"] = "1";
   if (!percent(rt, o.invalid_percent)) return e;
   switch (rt.random_u64() % 5) {
-    case 0: e.fields.erase(pick(rt, required_fields())); break;                    // missing field
-    case 1: e.fields["eventTime"] = std::to_string(now_ms + 3'600'000); break;     // in the future
-    case 2: e.fields["eventTime"] = std::to_string(now_ms - 86'400'000); break;    // far in the past
-    case 3: e.fields["sourceService"] = "spoof-service"; break;                    // forged source
-    default: e.fields["channelId"] = "no-such-channel"; break;                     // invalid scope
+    case 0:
+      e.fields.erase(pick(rt, required_fields()));
+      break;  // missing field
+    case 1:
+      e.fields["eventTime"] = std::to_string(now_ms + 3'600'000);
+      break;  // in the future
+    case 2:
+      e.fields["eventTime"] = std::to_string(now_ms - 86'400'000);
+      break;  // far in the past
+    case 3:
+      e.fields["sourceService"] = "spoof-service";
+      break;  // forged source
+    default:
+      e.fields["channelId"] = "no-such-channel";
+      break;  // invalid scope
   }
   return e;
 }
@@ -91,8 +102,8 @@ Task<void> relay(Runtime& rt, Rpc& rpc, Sql& sql, ProducerOptions o) {
         "%sourceService=" + o.service + "%");
     if (!rows.ok()) continue;
     for (const SqlRow& row : rows.rows()) {
-      RpcResult r = co_await rpc.call(pick(rt, o.ingest), make_message(IngestRequest{row[1].as_text()}),
-                                      o.rpc_timeout_us);
+      RpcResult r =
+          co_await rpc.call(pick(rt, o.ingest), make_message(IngestRequest{row[1].as_text()}), o.rpc_timeout_us);
       const IngestReply* reply = r.ok() ? message_as<IngestReply>(r.reply) : nullptr;
       if (reply == nullptr || reply->status == "error") continue;  // stays PENDING, retried
       co_await sql.exec("UPDATE outbox SET status = 'SENT' WHERE id = ?", row[0].as_int());
@@ -114,7 +125,7 @@ Task<void> run_producer(Runtime& rt, Rpc& rpc, Sql& sql, Recorder& history, Prod
   for (int64_t seq = 1; rt.clock().now_us() < o.stop_at_us; ++seq) {
     co_await rt.clock().sleep_us(uniform(rt, gap_us / 2, gap_us * 3 / 2));
     if (sent_count > 0 && percent(rt, o.replay_percent)) {
-      FL_ASSERT(!sent.empty());  // percent(rt, 0) is never true
+      FL_ASSERT(!sent.empty());                         // percent(rt, 0) is never true
       co_await emit(rt, sql, history, pick(rt, sent));  // the same event again (004:L61)
       continue;
     }
@@ -215,21 +226,29 @@ Task<bool> normalize_one(Runtime& rt, Rpc& rpc, Sql& sql, LogProducer& out, cons
     if (o.scope_control) {
       // 004:L140: "归一服务仍需按当前有效映射核验"; 004:L142: "归一阶段输出稳定 topic_id + mapping_version +
       // mapping_activation_epoch".
-      SqlResult ctx = co_await sql.exec("SELECT mapping_version, mapping_activation_epoch FROM ranking_scope_context "
-                                        "WHERE scope_id = ?", scope);
+      SqlResult ctx = co_await sql.exec(
+          "SELECT mapping_version, mapping_activation_epoch FROM ranking_scope_context "
+          "WHERE scope_id = ?",
+          scope);
       if (!ctx.ok()) co_return false;  // retried in place
       mapping = ctx.rows().empty() ? std::string(kInitialMapping) : ctx.rows()[0][0].as_text();
       epoch = ctx.rows().empty() ? "1" : std::to_string(ctx.rows()[0][1].as_int());
     }
     // 004:L142: each copy keeps event_id, the source coordinates and the derivation rule version.
     Event k;
-    k.fields = {{"eventId", e.get("eventId")},       {"source", e.get("sourceService")},
-                {"eventType", e.get("eventType")},   {"eventTime", e.get("eventTime")},
-                {"actorKey", e.get("actorKey")},     {"contentOrQueryId", e.get("contentOrQueryId")},
-                {"topicId", n->topic_id},            {"mappingVersion", mapping},
-                {"mappingEpoch", epoch},             {"scopeId", scope},
+    k.fields = {{"eventId", e.get("eventId")},
+                {"source", e.get("sourceService")},
+                {"eventType", e.get("eventType")},
+                {"eventTime", e.get("eventTime")},
+                {"actorKey", e.get("actorKey")},
+                {"contentOrQueryId", e.get("contentOrQueryId")},
+                {"topicId", n->topic_id},
+                {"mappingVersion", mapping},
+                {"mappingEpoch", epoch},
+                {"scopeId", scope},
                 {"scopeRuleVersion", std::to_string(o.cfg.scope_rule_version)},
-                {"sourcePartition", std::to_string(rec.partition)}, {"sourceOffset", std::to_string(rec.offset)}};
+                {"sourcePartition", std::to_string(rec.partition)},
+                {"sourceOffset", std::to_string(rec.offset)}};
     ProduceResult p = co_await out.produce(kKeyedTopic, n->topic_id + "|" + scope, k.encode());
     if (!p.ok()) co_return false;
   }
@@ -241,9 +260,8 @@ Task<bool> normalize_one(Runtime& rt, Rpc& rpc, Sql& sql, LogProducer& out, cons
 
 Task<void> run_normalizer(Runtime& rt, Rpc& rpc, Sql& sql, Log& log, NormalizerOptions o) {
   std::unique_ptr<LogProducer> out = log.producer(fl::ProducerOptions{});
-  std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{.group = "normalizers",
-                                                                 .client_id = std::string(rt.process_name()),
-                                                                 .session_timeout_us = 6'000'000});
+  std::unique_ptr<LogConsumer> in = log.consumer(ConsumerOptions{
+      .group = "normalizers", .client_id = std::string(rt.process_name()), .session_timeout_us = 6'000'000});
   while ((co_await in->join({kStableTopic})).status != LogStatus::kOk) co_await rt.clock().sleep_ms(200);
   for (;;) {
     PollResult p = co_await in->poll(50, 200'000);

@@ -22,23 +22,23 @@
 namespace fl::ranking {
 
 struct ProducerOptions {
-  std::string service;               // search-service | post-service | comment-service
+  std::string service;  // search-service | post-service | comment-service
   std::string event_type;
   double events_per_s = 5;
   int64_t stop_at_us = 0;
   int topics = 20;
-  int hot_percent = 0;               // events on t_1
+  int hot_percent = 0;  // events on t_1
   int alias_percent = 20;
   int unmapped_percent = 5;
   int lowconf_percent = 5;
   int actors = 50;
-  int repeat_actor_percent = 10;     // the previous actor again (004:L6)
-  int invalid_percent = 5;           // missing field, impossible time, forged source, bad scope
-  int replay_percent = 5;            // the same event sent again
-  int late_percent = 10;             // event time up to 20 min in the past
-  int future_percent = 0;            // event time up to max_future_ms ahead (still valid)
+  int repeat_actor_percent = 10;                  // the previous actor again (004:L6)
+  int invalid_percent = 5;                        // missing field, impossible time, forged source, bad scope
+  int replay_percent = 5;                         // the same event sent again
+  int late_percent = 10;                          // event time up to 20 min in the past
+  int future_percent = 0;                         // event time up to max_future_ms ahead (still valid)
   int64_t stall_from_us = 0, stall_until_us = 0;  // the relay sends nothing in between (a source stops)
-  std::vector<std::string> ingest;   // ingest replicas
+  std::vector<std::string> ingest;                // ingest replicas
   int64_t relay_interval_us = 200'000;
   int64_t rpc_timeout_us = 300'000;
 };

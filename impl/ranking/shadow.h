@@ -26,7 +26,7 @@ struct ShadowOptions {
   int64_t interval_us = 1'000'000;
   int64_t stop_at_us = 0;
   int top_n = 5;
-  int64_t entry_score = 2;  // the official rule's; the shadow rule's is one higher
+  int64_t entry_score = 2;     // the official rule's; the shadow rule's is one higher
   bool risk = false;           // the context has risk epochs
   bool scope_control = false;  // the context has a mapping activation epoch
   // A faulty comparer: every other comparison takes the official side from the scope's previous

@@ -23,10 +23,11 @@ std::string state_at(int64_t watermark, int64_t end, const WatermarkOptions& o) 
 
 SqlStatement window_row(int32_t kp, const std::string& id, const std::string& state, int64_t watermark) {
   const std::vector<std::string> f = split(id, '#');
-  return sql_statement("INSERT OR REPLACE INTO window_state (keyed_partition, scope_id, window_type, window_start, "
-                       "window_end, state, input_watermark, offset_digest, final_versions, checkpoint_ref, "
-                       "reconciliation) VALUES (?, ?, ?, ?, ?, ?, ?, '', '', '', '')",
-                       kp, f[0], f[1], std::stoll(f[2]), std::stoll(f[3]), state, watermark);
+  return sql_statement(
+      "INSERT OR REPLACE INTO window_state (keyed_partition, scope_id, window_type, window_start, "
+      "window_end, state, input_watermark, offset_digest, final_versions, checkpoint_ref, "
+      "reconciliation) VALUES (?, ?, ?, ?, ?, ?, ?, '', '', '', '')",
+      kp, f[0], f[1], std::stoll(f[2]), std::stoll(f[3]), state, watermark);
 }
 
 std::pair<std::string, std::string> source_of(const std::string& key) {
@@ -38,11 +39,12 @@ std::pair<std::string, std::string> source_of(const std::string& key) {
 SqlStatement idle_row(int32_t kp, const std::string& key, const SourcePartition& sp, int64_t rejoin_us,
                       int64_t rejoin_offset, int64_t rejoin_watermark) {
   const auto [source, partition] = source_of(key);
-  return sql_statement("INSERT OR REPLACE INTO partition_idle (keyed_partition, source, source_partition, "
-                       "idle_start_us, last_event_us, last_source_offset, idle_end_us, resume_offset, rejoin_us, "
-                       "rejoin_offset, rejoin_watermark, late_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       kp, source, std::stoll(partition), sp.idle_start_us, sp.last_event_us, sp.idle_last_offset,
-                       sp.idle_end_us, sp.resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, sp.late_count);
+  return sql_statement(
+      "INSERT OR REPLACE INTO partition_idle (keyed_partition, source, source_partition, "
+      "idle_start_us, last_event_us, last_source_offset, idle_end_us, resume_offset, rejoin_us, "
+      "rejoin_offset, rejoin_watermark, late_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      kp, source, std::stoll(partition), sp.idle_start_us, sp.last_event_us, sp.idle_last_offset, sp.idle_end_us,
+      sp.resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, sp.late_count);
 }
 
 // A source is complete while every partition it has is in the non-idle set (004:L151).
@@ -59,8 +61,10 @@ void queue_completeness(WatermarkState& ws, int32_t kp, const std::map<std::stri
   for (const auto& [source, complete] : completeness(ws)) {
     auto it = before.find(source);
     if (it != before.end() && it->second == complete) continue;
-    ws.pending.push_back(sql_statement("INSERT OR REPLACE INTO source_status (keyed_partition, source, complete, at_us) "
-                                       "VALUES (?, ?, ?, ?)", kp, source, int64_t{complete ? 1 : 0}, now_us));
+    ws.pending.push_back(
+        sql_statement("INSERT OR REPLACE INTO source_status (keyed_partition, source, complete, at_us) "
+                      "VALUES (?, ?, ?, ?)",
+                      kp, source, int64_t{complete ? 1 : 0}, now_us));
   }
 }
 
@@ -92,7 +96,7 @@ int64_t computed_watermark(const WatermarkState& ws, const WatermarkOptions& o) 
 void advance(WatermarkState& ws, const WatermarkOptions& o, int32_t kp) {
   const int64_t wm = computed_watermark(ws, o);
   if (wm == kNoWatermark) return;  // nothing to take the minimum over: the watermark stays
-  ws.watermark = wm;  // spec: the formula of 004:L148-150 as it stands
+  ws.watermark = wm;               // spec: the formula of 004:L148-150 as it stands
   for (auto& [id, state] : ws.windows) {
     const std::string target = state_at(ws.watermark, window_end(id), o);
     if (rank_of(target) <= rank_of(state)) continue;  // states only move forward (004:L153)
@@ -244,11 +248,12 @@ SqlStatement purged_row(int32_t kp, const std::string& id, int64_t watermark, co
                         const std::string& final_versions, const std::string& checkpoint_ref,
                         const std::string& reconciliation) {
   const std::vector<std::string> f = split(id, '#');
-  return sql_statement("INSERT OR REPLACE INTO window_state (keyed_partition, scope_id, window_type, window_start, "
-                       "window_end, state, input_watermark, offset_digest, final_versions, checkpoint_ref, "
-                       "reconciliation) VALUES (?, ?, ?, ?, ?, 'PURGED', ?, ?, ?, ?, ?)",
-                       kp, f[0], f[1], std::stoll(f[2]), std::stoll(f[3]), watermark, offset_digest, final_versions,
-                       checkpoint_ref, reconciliation);
+  return sql_statement(
+      "INSERT OR REPLACE INTO window_state (keyed_partition, scope_id, window_type, window_start, "
+      "window_end, state, input_watermark, offset_digest, final_versions, checkpoint_ref, "
+      "reconciliation) VALUES (?, ?, ?, ?, ?, 'PURGED', ?, ?, ?, ?, ?)",
+      kp, f[0], f[1], std::stoll(f[2]), std::stoll(f[3]), watermark, offset_digest, final_versions, checkpoint_ref,
+      reconciliation);
 }
 
 }  // namespace fl::ranking

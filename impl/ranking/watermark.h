@@ -28,27 +28,27 @@ constexpr int64_t kNoWatermark = -1;  // event times are positive epoch millisec
 
 struct WatermarkOptions {
   bool enabled = false;
-  int64_t out_of_orderness_ms = 2000;       // configured_out_of_orderness (004:L148)
-  int64_t allowed_lateness_ms = 20'000;     // CLOSED -> FINAL (004:L154)
-  int64_t idle_timeout_us = 3'000'000;      // idle_partition_timeout (004:L151)
-  int64_t retention_ms = 30'000;            // dedup retention: max(lateness, replay range, redelivery) (004:L155)
+  int64_t out_of_orderness_ms = 2000;    // configured_out_of_orderness (004:L148)
+  int64_t allowed_lateness_ms = 20'000;  // CLOSED -> FINAL (004:L154)
+  int64_t idle_timeout_us = 3'000'000;   // idle_partition_timeout (004:L151)
+  int64_t retention_ms = 30'000;         // dedup retention: max(lateness, replay range, redelivery) (004:L155)
   std::vector<std::string> required_sources = {"comment-service", "post-service", "search-service"};
 };
 
 struct SourcePartition {  // one (source, source_partition) as this keyed partition sees it
   int64_t max_event_ms = kNoWatermark;
-  int64_t last_event_us = 0;         // processing time of its last record
+  int64_t last_event_us = 0;  // processing time of its last record
   int64_t max_source_offset = -1;
-  std::string status = "ACTIVE";     // ACTIVE | IDLE | CATCHING_UP
+  std::string status = "ACTIVE";  // ACTIVE | IDLE | CATCHING_UP
   int64_t idle_start_us = -1, idle_end_us = -1, resume_offset = -1, late_count = 0;
-  int64_t idle_last_offset = -1;     // max_source_offset when it went idle
+  int64_t idle_last_offset = -1;  // max_source_offset when it went idle
 };
 
 struct WatermarkState {
-  int64_t watermark = kNoWatermark;               // the window watermark, never defined before every source
+  int64_t watermark = kNoWatermark;                // the window watermark, never defined before every source
   std::map<std::string, SourcePartition> sources;  // "source|partition"
   std::map<std::string, std::string> windows;      // "scope#window_type#start#end" -> OPEN|CLOSED|FINAL|PURGED
-  std::vector<SqlStatement> pending;              // DB writes of the next flush (not in the checkpoint)
+  std::vector<SqlStatement> pending;               // DB writes of the next flush (not in the checkpoint)
 
   void encode(std::string& out) const;
   bool decode_line(const std::vector<std::string_view>& f);  // false: not a watermark line

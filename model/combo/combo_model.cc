@@ -21,13 +21,14 @@ class Search {
  public:
   Search(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records, const FitOptions& o)
       : ps_(purchases), recs_(records), o_(o), w_(o.window_ms * 1000) {
-    std::sort(ps_.begin(), ps_.end(), [](const Purchase& a, const Purchase& b) {
-      return std::tie(a.lo_us, a.pid) < std::tie(b.lo_us, b.pid);
-    });
+    std::sort(ps_.begin(), ps_.end(),
+              [](const Purchase& a, const Purchase& b) { return std::tie(a.lo_us, a.pid) < std::tie(b.lo_us, b.pid); });
     for (size_t i = 0; i < recs_.size(); ++i) {
       // A loose record only shows that the window holding its id was published.
-      if (recs_[i].loose) loose_.emplace(recs_[i].id, static_cast<int>(i));
-      else by_id_[recs_[i].id].push_back(static_cast<int>(i));
+      if (recs_[i].loose)
+        loose_.emplace(recs_[i].id, static_cast<int>(i));
+      else
+        by_id_[recs_[i].id].push_back(static_cast<int>(i));
     }
   }
 
@@ -195,7 +196,8 @@ class Search {
 
 }  // namespace
 
-Fit fit_windows(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records, const FitOptions& o) {
+Fit fit_windows(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records,
+                const FitOptions& o) {
   return Search(purchases, records, o).run();
 }
 

@@ -56,14 +56,14 @@ struct ObservedRecord {
   // whether its id is the window's first are not judged (e.g. a record of a window that lived
   // through a Redis data loss, re-published from partly restored state).
   bool loose = false;
-  int64_t slack_us = 0;     // the publish time may be this far off (a clock fault timed its window)
+  int64_t slack_us = 0;  // the publish time may be this far off (a clock fault timed its window)
 };
 
 struct FitOptions {
   int64_t window_ms = 3000;
-  bool early = false;                 // a record's publish is >= its window's end
-  std::optional<int64_t> late_us;     // a record's publish is <= window end + late
-  bool all_certain_published = false; // every window holding a non-optional purchase has a record
+  bool early = false;                  // a record's publish is >= its window's end
+  std::optional<int64_t> late_us;      // a record's publish is <= window end + late
+  bool all_certain_published = false;  // every window holding a non-optional purchase has a record
   // Redis data losses (a restart that may lose acknowledged writes): a window open at `at_us`
   // whose lock was written at or after `from_us` (within the loss's reach) may end there, its lock
   // gone with the data, and the next window of the key may open at any later time, not only
@@ -72,26 +72,27 @@ struct FitOptions {
     int64_t from_us = 0, at_us = 0;
   };
   std::vector<Cut> cuts;
-  int64_t budget = 200'000;           // search steps before giving up (inconclusive)
+  int64_t budget = 200'000;  // search steps before giving up (inconclusive)
 };
 
 struct Window {
-  std::vector<int64_t> pids;          // ascending
+  std::vector<int64_t> pids;  // ascending
   int64_t min_pid = 0, qty = 0;
-  int64_t t_lo_us = 0, t_hi_us = 0;   // feasible opening times
-  int record = -1;                    // index of the matched record, -1: none
+  int64_t t_lo_us = 0, t_hi_us = 0;  // feasible opening times
+  int record = -1;                   // index of the matched record, -1: none
 };
 
 struct Fit {
   bool found = false;
-  bool inconclusive = false;          // budget exhausted before an answer
-  std::vector<Window> windows;        // the first consistent assignment found (time order)
-  std::vector<int64_t> absent;        // optional purchases left out of every window
-  int cut_windows = 0;                // windows the assignment ends early at a Redis data loss
+  bool inconclusive = false;    // budget exhausted before an answer
+  std::vector<Window> windows;  // the first consistent assignment found (time order)
+  std::vector<int64_t> absent;  // optional purchases left out of every window
+  int cut_windows = 0;          // windows the assignment ends early at a Redis data loss
 };
 
 // `purchases` and `records` of ONE key.
-Fit fit_windows(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records, const FitOptions& o);
+Fit fit_windows(const std::vector<Purchase>& purchases, const std::vector<ObservedRecord>& records,
+                const FitOptions& o);
 
 // Windows per the definition, over purchases ordered by lo_us (their earliest possible time).
 std::vector<std::vector<int64_t>> intended_windows(const std::vector<Purchase>& purchases, int64_t window_ms);

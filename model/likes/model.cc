@@ -47,8 +47,8 @@ void LikesModel::each_candidate(int64_t asset, int64_t user, int64_t s_us, int64
   for (const WriteOp& w : ws) {
     if (exclude && w.id == *exclude) continue;
     if (!(w.invoke_us < e_us)) continue;
-    const bool overwritten = latest_invoke_done_before_s && w.complete_us != kNever &&
-                             *latest_invoke_done_before_s > w.complete_us;
+    const bool overwritten =
+        latest_invoke_done_before_s && w.complete_us != kNever && *latest_invoke_done_before_s > w.complete_us;
     if (!overwritten) visit(w);
   }
 }
@@ -117,7 +117,10 @@ bool parse_args(const std::string& args, int64_t* asset, int64_t* user) {
     if (eq != std::string::npos) {
       const std::string k = tok.substr(0, eq);
       const int64_t v = std::strtoll(tok.c_str() + eq + 1, nullptr, 10);
-      if (k == "asset") { *asset = v; have_asset = true; }
+      if (k == "asset") {
+        *asset = v;
+        have_asset = true;
+      }
       if (k == "user") *user = v;
     }
     pos = end + 1;

@@ -32,10 +32,10 @@ struct WriteOp {
   int64_t asset = 0;
   int64_t user = 0;
   bool like = true;
-  bool definite = true;     // false: indeterminate
+  bool definite = true;  // false: indeterminate
   int64_t invoke_us = 0;
   int64_t complete_us = kNever;  // kNever for indeterminate
-  std::string label;        // for evidence, e.g. "#12 c1 like asset=1 user=3 -> ok"
+  std::string label;             // for evidence, e.g. "#12 c1 like asset=1 user=3 -> ok"
 };
 
 struct Possible {
@@ -68,9 +68,7 @@ class LikesModel {
     return possible_during(asset, user, t_us, t_us);
   }
   // After every operation (the quiescent end of a run).
-  Possible possible_final(int64_t asset, int64_t user) const {
-    return possible_during(asset, user, kNever, kNever);
-  }
+  Possible possible_final(int64_t asset, int64_t user) const { return possible_during(asset, user, kNever, kNever); }
   // T(a)'s possible range over [s, e] (pairs counted independently) and at the end.
   Range count_range(int64_t asset, int64_t s_us, int64_t e_us) const;
   Range final_count_range(int64_t asset) const { return count_range(asset, kNever, kNever); }

@@ -64,7 +64,8 @@ Possible possible_during_by_definition(const std::vector<WriteOp>& ws, int64_t s
     bool overwritten = false;
     for (const WriteOp& x : ws) {
       if (exclude && x.id == *exclude) continue;
-      if (x.definite && w.complete_us != kNever && x.invoke_us > w.complete_us && x.complete_us < s_us) overwritten = true;
+      if (x.definite && w.complete_us != kNever && x.invoke_us > w.complete_us && x.complete_us < s_us)
+        overwritten = true;
     }
     if (!overwritten) (w.like ? p.liked : p.not_liked) = true;
   }

@@ -69,7 +69,8 @@ std::vector<std::pair<std::string, int64_t>> expected_items(std::vector<std::pai
   std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
-  if (candidates.size() > static_cast<size_t>(std::max(0, top_n))) candidates.resize(static_cast<size_t>(std::max(0, top_n)));
+  if (candidates.size() > static_cast<size_t>(std::max(0, top_n)))
+    candidates.resize(static_cast<size_t>(std::max(0, top_n)));
   return candidates;
 }
 

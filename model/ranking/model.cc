@@ -40,7 +40,8 @@ std::map<std::string, std::string> parse_event(const std::string& text) {
     if (at == std::string_view::npos) at = all.size();
     const std::string_view pair = all.substr(from, at - from);
     const size_t eq = pair.find('=');
-    if (eq != std::string_view::npos) e.insert_or_assign(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
+    if (eq != std::string_view::npos)
+      e.insert_or_assign(std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)));
     from = at + 1;
   }
   return e;
@@ -50,7 +51,8 @@ bool is_canonical_scope(const std::string& scope_id, const Config& cfg) {
   const std::vector<std::string> f = split(scope_id, '|');
   if (f.size() != 4) return false;
   const bool ch = f[1] != "ALL", rg = f[2] != "ALL", lg = f[3] != "ALL";
-  if ((ch && !in(cfg.channels, f[1])) || (rg && !in(cfg.regions, f[2])) || (lg && !in(cfg.languages, f[3]))) return false;
+  if ((ch && !in(cfg.channels, f[1])) || (rg && !in(cfg.regions, f[2])) || (lg && !in(cfg.languages, f[3])))
+    return false;
   if (f[0] == "GLOBAL") return !ch && !rg;
   if (f[0] == "REGION") return !ch && rg && !lg;
   if (f[0] == "CHANNEL") return ch;
@@ -80,13 +82,12 @@ std::string main_topic(const std::string& hint, const Config& cfg) {
 }
 
 std::string contract_violation(const std::map<std::string, std::string>& e, const Config& cfg) {
-  for (const char* f : {"eventId", "eventType", "eventTime", "receivedAt", "actorKey", "contentOrQueryId",
-                        "topicHints", "sourceService", "schemaVersion", "mappingVersion", "riskContextVersion"}) {
+  for (const char* f : {"eventId", "eventType", "eventTime", "receivedAt", "actorKey", "contentOrQueryId", "topicHints",
+                        "sourceService", "schemaVersion", "mappingVersion", "riskContextVersion"}) {
     if (get(e, f).empty()) return std::string("missing:") + f;
   }
-  static const std::map<std::string, std::string> kOwner = {{"SEARCH_EXECUTED", "search-service"},
-                                                             {"POST_CREATED", "post-service"},
-                                                             {"COMMENT_CREATED", "comment-service"}};
+  static const std::map<std::string, std::string> kOwner = {
+      {"SEARCH_EXECUTED", "search-service"}, {"POST_CREATED", "post-service"}, {"COMMENT_CREATED", "comment-service"}};
   auto owner = kOwner.find(get(e, "eventType"));
   if (owner == kOwner.end()) return "unknown-type";
   if (owner->second != get(e, "sourceService")) return "forged-source";
@@ -97,8 +98,8 @@ std::string contract_violation(const std::map<std::string, std::string>& e, cons
 }
 
 std::string Value::describe() const {
-  return "raw=" + std::to_string(raw_count) + " eff=" + std::to_string(effective) + " susp=" +
-         std::to_string(suspicious) + " adj=" + std::to_string(risk_adjusted);
+  return "raw=" + std::to_string(raw_count) + " eff=" + std::to_string(effective) +
+         " susp=" + std::to_string(suspicious) + " adj=" + std::to_string(risk_adjusted);
 }
 
 namespace {

@@ -54,6 +54,7 @@ std::map<std::string, Value> expected_values(const std::vector<std::string>& acc
 // The same keys' distinct elements: the actors of an actor metric, the contents of content_count
 // (what effective counts, 004:L167-177), from which a judge builds the expected sketch.
 std::map<std::string, std::set<std::string>> expected_distinct(const std::vector<std::string>& accepted_payloads,
-                                                               const Config& cfg, const std::set<std::string>& late = {});
+                                                               const Config& cfg,
+                                                               const std::set<std::string>& late = {});
 
 }  // namespace fl::ranking::model

@@ -10,8 +10,8 @@ namespace fl::combo {
 namespace {
 
 constexpr int64_t kUs = 1000;
-constexpr int64_t kClaimIdleUs = 5000 * kUs;    // the claim idle time the behaviour is measured against
-constexpr int64_t kBoundarySlackUs = 5 * kUs;   // "a window apart": within 5 ms of the window length
+constexpr int64_t kClaimIdleUs = 5000 * kUs;   // the claim idle time the behaviour is measured against
+constexpr int64_t kBoundarySlackUs = 5 * kUs;  // "a window apart": within 5 ms of the window length
 
 using Names = std::set<std::string>;
 
@@ -58,7 +58,8 @@ void stream_backlog(const ComboRun& run, Names& out) {
       auto [it, fresh] = seen.try_emplace(e.id, s.time_us, s.time_us);
       if (!fresh) it->second.second = s.time_us;
     }
-    if (!s.entries.empty() && prev_us >= 0 && !workers.empty() && run.faults.covered_us(workers, prev_us, s.time_us) > 0) {
+    if (!s.entries.empty() && prev_us >= 0 && !workers.empty() &&
+        run.faults.covered_us(workers, prev_us, s.time_us) > 0) {
       out.insert("window pending while a worker was down or paused");
     }
     prev_us = s.time_us;

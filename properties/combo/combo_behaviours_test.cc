@@ -50,7 +50,9 @@ ComboRun quiet_run() {
   return run;
 }
 
-TEST(ComboBehaviours, AQuietRunExercisesNothing) { EXPECT_EQ(combo_behaviours(quiet_run()), std::vector<std::string>{}); }
+TEST(ComboBehaviours, AQuietRunExercisesNothing) {
+  EXPECT_EQ(combo_behaviours(quiet_run()), std::vector<std::string>{});
+}
 
 TEST(ComboBehaviours, ClientAnswersAndStoreLosses) {
   ComboRun run = quiet_run();
@@ -74,9 +76,10 @@ TEST(ComboBehaviours, PushesAndStream) {
   EXPECT_TRUE(has(run, "window published twice"));
   // A 0 ms pause and a 0 ppm drift move nothing: no behaviour of a worker held or a clock moved.
   sim::FaultLog log = {
-      sim::FaultRecord{.time_us = kT0 + 100'000, .kind = sim::FaultKind::kClockDrift, .node = "redis", .process = "redis"},
-      sim::FaultRecord{.time_us = kT0 + 200'000, .kind = sim::FaultKind::kPause, .node = "replica-1",
-                       .process = "replica-1"}};
+      sim::FaultRecord{
+          .time_us = kT0 + 100'000, .kind = sim::FaultKind::kClockDrift, .node = "redis", .process = "redis"},
+      sim::FaultRecord{
+          .time_us = kT0 + 200'000, .kind = sim::FaultKind::kPause, .node = "replica-1", .process = "replica-1"}};
   run.faults = props::FaultBudget(log, run.end_us);
   EXPECT_FALSE(has(run, "window timed by a moved clock"));
   EXPECT_FALSE(has(run, "window pending while a worker was down or paused"));

@@ -21,7 +21,7 @@ using model::combo::ObservedRecord;
 using model::combo::Purchase;
 
 constexpr size_t kMaxEvidence = 12;
-constexpr int64_t kStreamNodeEntries = 100;   // Redis's stream-node-max-entries: MAXLEN ~ slack
+constexpr int64_t kStreamNodeEntries = 100;     // Redis's stream-node-max-entries: MAXLEN ~ slack
 constexpr int64_t kExplainSlackUs = 1'000'000;  // a fault up to 1 s before an operation explains it
 
 struct Judge {
@@ -74,7 +74,8 @@ std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int6
     if (from_us <= (while_down ? o.up_us : o.down_us) && to_us >= loss_from_us(run, o)) {
       if (o.eviction()) return describe_eviction(o);
       return "Redis down " + t(o.down_us) + ".." + t(o.up_us) + " (a restart may lose acked writes" +
-             (o.stalled_us > 0 ? " since " + t(loss_from_us(run, o)) + ": no fsync while paused or clock back" : "") + ")";
+             (o.stalled_us > 0 ? " since " + t(loss_from_us(run, o)) + ": no fsync while paused or clock back" : "") +
+             ")";
     }
   }
   return std::nullopt;
@@ -104,7 +105,7 @@ std::optional<std::string> record_state_loss(const ComboRun& run, const Key& key
 // loss is made optional / left out (COMBO-2's precondition), and counted as exempt.
 struct KeyView {
   std::vector<Purchase> purchases;
-  std::vector<ObservedRecord> records;   // published (with PUBLISH times)
+  std::vector<ObservedRecord> records;  // published (with PUBLISH times)
   std::vector<const PublishObs*> publishes;
 };
 
@@ -128,7 +129,8 @@ std::set<std::pair<Key, int64_t>> key_pid_clashes(const ComboRun& run) {
   std::map<std::pair<Key, int64_t>, int> n;
   for (const Purchase& p : purchases_of(run)) ++n[{p.key, p.pid}];
   std::set<std::pair<Key, int64_t>> out;
-  for (const auto& [kp, count] : n) if (count > 1) out.insert(kp);
+  for (const auto& [kp, count] : n)
+    if (count > 1) out.insert(kp);
   return out;
 }
 
@@ -157,7 +159,9 @@ bool certain_step(const ComboRun& run, const std::string& client_ref) {
 std::optional<std::string> lost_member(const ComboRun& run, const Key& key, int64_t created_at_ms) {
   // A window timed by a jumping or drifting clock near it spans that much more world time.
   const int64_t near_us = created_at_ms * 1000;
-  const int64_t reach_ms = 2 * run.window_ms + window_clock(run, near_us - 2 * run.window_ms * 1000, near_us + 2 * run.window_ms * 1000).error_us / 1000;
+  const int64_t reach_ms =
+      2 * run.window_ms +
+      window_clock(run, near_us - 2 * run.window_ms * 1000, near_us + 2 * run.window_ms * 1000).error_us / 1000;
   for (const RowObs& r : run.lost_rows) {
     if (Key{r.row.activity_id, r.row.user_id, r.row.item_id} != key) continue;
     // ... or the lost row opened a window (published under its id) still open when this row came.
@@ -227,13 +231,13 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
   k.records = std::move(kept);
   for (Purchase& p : k.purchases) {
     for (const auto& [from_us, to_us] : dropped) {
-      if (p.lo_us <= to_us && p.hi_us >= from_us) make_optional(p, "purchase of a record left out near a pid the DB handed out twice");
+      if (p.lo_us <= to_us && p.hi_us >= from_us)
+        make_optional(p, "purchase of a record left out near a pid the DB handed out twice");
     }
   }
   std::erase_if(k.publishes, [&](const PublishObs* p) {
-    return std::none_of(k.records.begin(), k.records.end(), [&](const ObservedRecord& r) {
-      return r.id == p->record->id && r.publish_us == p->time_us;
-    });
+    return std::none_of(k.records.begin(), k.records.end(),
+                        [&](const ObservedRecord& r) { return r.id == p->record->id && r.publish_us == p->time_us; });
   });
 }
 
@@ -279,12 +283,14 @@ Views views_of(const ComboRun& run) {
   // without persistence, or an eviction of one of their keys (seed 3 of
   // explore-hardened-eviction: a window held back by a busy Redis lost its hash 8.5 s after its
   // first purchase).
-  std::vector<std::pair<const ComboRun::RedisOutage*, std::map<Key, int64_t>>> pending_at_crash;  // key -> earliest first lo
+  std::vector<std::pair<const ComboRun::RedisOutage*, std::map<Key, int64_t>>>
+      pending_at_crash;  // key -> earliest first lo
   for (const auto& outage : run.redis_outages) {
     if (!outage.eviction() && !run.redis_loses_all) continue;
     std::map<Key, int64_t> keys;
     const UnackedSample* last = nullptr;
-    for (const UnackedSample& u : run.unacked) if (u.time_us < outage.down_us) last = &u;
+    for (const UnackedSample& u : run.unacked)
+      if (u.time_us < outage.down_us) last = &u;
     std::vector<const EntryObs*> pending;
     int64_t since_us = INT64_MIN;
     if (last != nullptr) {
@@ -425,8 +431,9 @@ KeyFit base_fit(const ComboRun& run, const Key& key, const KeyView& k) {
 }  // namespace
 
 Verdict check_db_granularity(const ComboRun& run) {
-  Judge j("db-granularity", {"COMBO-1"},
-          "each successful purchase line wrote exactly one row, failed ones none, no row without a call; ranking = Σ qty");
+  Judge j(
+      "db-granularity", {"COMBO-1"},
+      "each successful purchase line wrote exactly one row, failed ones none, no row without a call; ranking = Σ qty");
   if (!run.rows_known) {
     if (auto corrupt = db_corruption(run)) {
       j.v.exempt("purchases unjudged: " + *corrupt, static_cast<int64_t>(run.ops.size()));
@@ -445,7 +452,10 @@ Verdict check_db_granularity(const ComboRun& run) {
   std::set<int64_t> lossy_activities;
   for (const RowObs& r : run.lost_rows) {
     const std::optional<std::string> loss = db_loss_of(run, r.committed_us);
-    j.expect(loss.has_value(), [&] { return "row " + std::to_string(r.row.id) + " of " + r.client_ref + " committed at " + t(r.committed_us) + " is gone with no DB power loss to explain it"; });
+    j.expect(loss.has_value(), [&] {
+      return "row " + std::to_string(r.row.id) + " of " + r.client_ref + " committed at " + t(r.committed_us) +
+             " is gone with no DB power loss to explain it";
+    });
     if (!loss) continue;
     j.v.exempt("row committed, then lost by " + *loss);
     rows_per_ref[r.client_ref.substr(0, r.client_ref.find('#'))]++;
@@ -456,11 +466,14 @@ Verdict check_db_granularity(const ComboRun& run) {
     refs.insert(op.ref);
     const int64_t n = rows_per_ref.count(op.ref) ? rows_per_ref[op.ref] : 0;
     if (op.result == PurchaseOp::Result::kOk) {
-      j.expect(n == op.lines, [&] { return "ok purchase " + op.ref + " has " + std::to_string(n) + " rows, expected " + std::to_string(op.lines); });
+      j.expect(n == op.lines, [&] {
+        return "ok purchase " + op.ref + " has " + std::to_string(n) + " rows, expected " + std::to_string(op.lines);
+      });
     } else if (op.result == PurchaseOp::Result::kFail) {
       j.expect(n == 0, [&] { return "failed purchase " + op.ref + " left " + std::to_string(n) + " rows"; });
     } else {
-      j.expect(n <= op.lines, [&] { return "indeterminate purchase " + op.ref + " has " + std::to_string(n) + " rows"; });
+      j.expect(n <= op.lines,
+               [&] { return "indeterminate purchase " + op.ref + " has " + std::to_string(n) + " rows"; });
     }
   }
   for (const auto& entry : rows_per_ref) {
@@ -477,7 +490,10 @@ Verdict check_db_granularity(const ComboRun& run) {
       j.v.exempt("ranking read while rows later lost to a DB power loss were there");
       continue;
     }
-    j.expect(got == truth, [&] { return "ranking of activity " + std::to_string(r.activity) + " at " + t(r.time_us) + " differs from Σ qty of rows"; });
+    j.expect(got == truth, [&] {
+      return "ranking of activity " + std::to_string(r.activity) + " at " + t(r.time_us) +
+             " differs from Σ qty of rows";
+    });
   }
   return j.v;
 }
@@ -503,10 +519,12 @@ Verdict check_quantity_conservation(const ComboRun& run) {
       if (!r.loose) published_strict += r.quantity;
     }
     j.expect(published_strict <= bought_all, [&] {
-      return key.describe() + ": published " + std::to_string(published_strict) + " > purchased " + std::to_string(bought_all) + " (double count)";
+      return key.describe() + ": published " + std::to_string(published_strict) + " > purchased " +
+             std::to_string(bought_all) + " (double count)";
     });
     j.expect(published >= bought_certain, [&] {
-      return key.describe() + ": published " + std::to_string(published) + " < purchased " + std::to_string(bought_certain) + " (lost)";
+      return key.describe() + ": published " + std::to_string(published) + " < purchased " +
+             std::to_string(bought_certain) + " (lost)";
     });
   }
   return j.v;
@@ -529,7 +547,9 @@ Verdict check_one_push_per_window(const ComboRun& run) {
     for (const PublishObs* p : k.publishes) {
       const ContributionRecord& r = *p->record;
       j.expect(r.quantity == r.combo_count, [&] { return "record " + rec(r) + " quantity != combo_count"; });
-      j.expect(++times[r.id] == 1, [&] { return "window of first pid " + std::to_string(r.id) + " published again at " + t(p->time_us) + ": " + rec(r); });
+      j.expect(++times[r.id] == 1, [&] {
+        return "window of first pid " + std::to_string(r.id) + " published again at " + t(p->time_us) + ": " + rec(r);
+      });
     }
   }
   return j.v;
@@ -547,7 +567,8 @@ bool faults_reached(const ComboRun& run) {
   places.push_back("gateway");
   for (const PurchaseOp& op : run.ops) places.push_back(op.process);
   if (!run.faults.instants(places, INT64_MIN, INT64_MAX).empty()) return true;
-  if (std::any_of(run.redis_outages.begin(), run.redis_outages.end(), [](const auto& o) { return o.eviction(); })) return true;
+  if (std::any_of(run.redis_outages.begin(), run.redis_outages.end(), [](const auto& o) { return o.eviction(); }))
+    return true;
   return std::any_of(places.begin(), places.end(), [&](const std::string& node) {
     const props::ClockReach c = run.faults.clock(node, sim::kEpochUs, run.end_us);
     return c.error_us > 0 || c.max_abs_offset_us > 0;
@@ -558,7 +579,8 @@ bool faults_reached(const ComboRun& run) {
 
 Verdict check_timeliness(const ComboRun& run) {
   Judge j("timeliness", {"COMBO-4"},
-          "without faults a window is published by t_first + window + Δ; after one process crash by t_first + window + Δ_recover; "
+          "without faults a window is published by t_first + window + Δ; after one process crash by t_first + window + "
+          "Δ_recover; "
           "under other faults by the end of the quiet tail");
   if (!run.rows_known) return j.v;
   const std::shared_ptr<const Views> views = shared_views(run);
@@ -580,7 +602,8 @@ Verdict check_timeliness(const ComboRun& run) {
     o.all_certain_published = true;
     o.late_us = (run.single_crash ? run.recover_slack_ms : run.timely_slack_ms) * 1000;
     KeyFit timed = fit_key(run, key, k, k.records, o);
-    if (!timed.fit.found && !timed.fit.inconclusive) timed.why += " published by window end + " + std::to_string(*o.late_us / 1000) + " ms";
+    if (!timed.fit.found && !timed.fit.inconclusive)
+      timed.why += " published by window end + " + std::to_string(*o.late_us / 1000) + " ms";
     judge_fit(j, timed);
   }
   return j.v;
@@ -629,9 +652,7 @@ Verdict check_entry_binding(const ComboRun& run) {
       }
       auto it = by_pid.find(pid);
       return it == by_pid.end() ? nullptr : it->second;
-    } catch (...) {
-      return nullptr;
-    }
+    } catch (...) { return nullptr; }
   };
   // Clause 1 (000:L77 SET NX EX 3 "防重复入队"): two unacknowledged entries whose first purchases
   // certainly lie within one window of each other are two entries for one window.
@@ -660,12 +681,16 @@ Verdict check_entry_binding(const ComboRun& run) {
               j.v.exempt("two entries for one window across a lock loss: " + *loss);
               continue;
             }
-            shared = list[a].first->id + " and " + list[b].first->id + " (first pids " + std::to_string(x.pid) + ", " + std::to_string(y.pid) + ")";
+            shared = list[a].first->id + " and " + list[b].first->id + " (first pids " + std::to_string(x.pid) + ", " +
+                     std::to_string(y.pid) + ")";
             break;
           }
         }
       }
-      j.expect(shared.empty(), [&] { return "at " + t(s.time_us) + " " + key.describe() + " has two unacknowledged entries for one window: " + shared; });
+      j.expect(shared.empty(), [&] {
+        return "at " + t(s.time_us) + " " + key.describe() +
+               " has two unacknowledged entries for one window: " + shared;
+      });
     }
   }
   // Clause 2: the record a processed entry published belongs to the entry's key and to a window
@@ -678,10 +703,16 @@ Verdict check_entry_binding(const ComboRun& run) {
     if (it == entry_by_id.end()) continue;
     const EntryObs& e = *it->second;
     const ContributionRecord& r = *p.record;
-    auto field = [&](const char* f) { auto x = e.fields.find(f); return x == e.fields.end() ? std::string() : x->second; };
+    auto field = [&](const char* f) {
+      auto x = e.fields.find(f);
+      return x == e.fields.end() ? std::string() : x->second;
+    };
     j.expect(field("activity_id") == std::to_string(r.activity_id) && field("user_id") == std::to_string(r.user_id) &&
                  field("item_type") == r.item_type,
-             [&] { return "entry " + e.id + " (a=" + field("activity_id") + ",u=" + field("user_id") + "," + field("item_type") + ") published " + rec(r); });
+             [&] {
+               return "entry " + e.id + " (a=" + field("activity_id") + ",u=" + field("user_id") + "," +
+                      field("item_type") + ") published " + rec(r);
+             });
     const Purchase* first = first_of(e);
     auto rp = reused.count(r.id) ? by_pid.end() : by_pid.find(r.id);
     if (first == nullptr || rp == by_pid.end()) continue;
@@ -693,7 +724,8 @@ Verdict check_entry_binding(const ComboRun& run) {
     }
     const bool apart = y.lo_us >= x.hi_us + w_us || x.lo_us >= y.hi_us + w_us;
     j.expect(!apart, [&] {
-      return "entry " + e.id + " created for first pid " + std::to_string(x.pid) + " published another window's state " + rec(r) + " at " + t(p.time_us);
+      return "entry " + e.id + " created for first pid " + std::to_string(x.pid) +
+             " published another window's state " + rec(r) + " at " + t(p.time_us);
     });
   }
   return j.v;
@@ -706,13 +738,15 @@ Verdict check_pel_drains(const ComboRun& run) {
     j.v.exempt("entries left pending: the worker binds through the DB, and the " + *corrupt, run.final_pending);
     return j.v;
   }
-  j.expect(run.final_pending <= 0, [&] { return "XPENDING = " + std::to_string(run.final_pending) + " at the end of the quiet tail"; });
+  j.expect(run.final_pending <= 0,
+           [&] { return "XPENDING = " + std::to_string(run.final_pending) + " at the end of the quiet tail"; });
   return j.v;
 }
 
 Verdict check_no_garbage(const ComboRun& run) {
   Judge j("no-garbage-records", {"COMBO-8"},
-          "records have quantity >= 1, nickname/item_name/item_icon, an id that is a pid of their key; no pid re-published");
+          "records have quantity >= 1, nickname/item_name/item_icon, an id that is a pid of their key; no pid "
+          "re-published");
   const auto ps = purchases_of(run);
   const auto by_pid = purchase_by_pid(ps);
   const std::set<int64_t> reused = reused_pids(run);
@@ -721,14 +755,16 @@ Verdict check_no_garbage(const ComboRun& run) {
     if (!p.record) continue;
     const ContributionRecord& r = *p.record;
     j.expect(r.quantity >= 1, [&] { return "record " + rec(r) + " has quantity < 1"; });
-    j.expect(!r.nickname.empty() && !r.item_name.empty() && !r.item_icon.empty(), [&] { return "record " + rec(r) + " lacks nickname/item_name/item_icon"; });
+    j.expect(!r.nickname.empty() && !r.item_name.empty() && !r.item_icon.empty(),
+             [&] { return "record " + rec(r) + " lacks nickname/item_name/item_icon"; });
     if (reused.count(r.id)) {
       j.v.exempt("record whose id the DB handed out twice after a power loss");
       continue;
     }
     if (run.rows_known) {
       auto it = by_pid.find(r.id);
-      j.expect(it != by_pid.end() && it->second->key == key_of(r), [&] { return "record " + rec(r) + " id is no pid of its key"; });
+      j.expect(it != by_pid.end() && it->second->key == key_of(r),
+               [&] { return "record " + rec(r) + " id is no pid of its key"; });
     }
     if (++seen[r.id] > 1) {
       const Key key = key_of(r);
@@ -737,13 +773,15 @@ Verdict check_no_garbage(const ComboRun& run) {
         continue;
       }
     }
-    j.expect(seen[r.id] == 1, [&] { return "pid " + std::to_string(r.id) + " published again at " + t(p.time_us) + ": " + rec(r); });
+    j.expect(seen[r.id] == 1,
+             [&] { return "pid " + std::to_string(r.id) + " published again at " + t(p.time_us) + ": " + rec(r); });
   }
   return j.v;
 }
 
 Verdict check_ttl_hygiene(const ComboRun& run) {
-  Judge j("ttl-hygiene", {"COMBO-9"}, "combo:agg* keys never lack a TTL; at the end only the stream remains of combo:*");
+  Judge j("ttl-hygiene", {"COMBO-9"},
+          "combo:agg* keys never lack a TTL; at the end only the stream remains of combo:*");
   if (!run.redis_known) return j.v;
   j.v.checks += run.ttl_keys_sampled - static_cast<int64_t>(run.no_ttl_samples.size());
   for (const RedisKeyObs& k : run.no_ttl_samples) {
@@ -758,19 +796,22 @@ Verdict check_ttl_hygiene(const ComboRun& run) {
       j.v.exempt("window left unflushed at the end (it expires): the worker binds through the DB, and the " + *corrupt);
       continue;
     }
-    j.expect(k.key == "combo:stream:contributions", [&] { return k.key + " remains at the end (TTL " + std::to_string(k.ttl_ms) + " ms)"; });
+    j.expect(k.key == "combo:stream:contributions",
+             [&] { return k.key + " remains at the end (TTL " + std::to_string(k.ttl_ms) + " ms)"; });
   }
   if (combo_keys == 0) ++j.v.checks;  // the final keyspace was examined and held no combo key
   return j.v;
 }
 
 Verdict check_stream_bounded(const ComboRun& run) {
-  Judge j("stream-bounded", {"COMBO-9"}, "the combo stream, the one combo:* key allowed to stay, never exceeds MAXLEN ~ (+1 node)");
+  Judge j("stream-bounded", {"COMBO-9"},
+          "the combo stream, the one combo:* key allowed to stay, never exceeds MAXLEN ~ (+1 node)");
   // 000:L497 "XAdd MAXLEN 不会无限增长": acking never removes entries, so only MAXLEN ~ bounds the
   // stream. It trims whole nodes of 100 entries: never more than MAXLEN + 100.
   if (!run.redis_known || run.unacked.empty()) return j.v;
   j.expect(run.stream_len_max <= run.stream_maxlen + kStreamNodeEntries, [&] {
-    return "the stream grew to " + std::to_string(run.stream_len_max) + " entries (MAXLEN ~ " + std::to_string(run.stream_maxlen) + ")";
+    return "the stream grew to " + std::to_string(run.stream_len_max) + " entries (MAXLEN ~ " +
+           std::to_string(run.stream_maxlen) + ")";
   });
   return j.v;
 }
@@ -790,7 +831,10 @@ Verdict check_degradation(const ComboRun& run) {
     if (!why) why = run.faults.explain(path_of(run, op), op.invoke_us, to, kExplainSlackUs);
     j.expect(why.has_value(), [&] {
       return "purchase " + op.ref + " [" + t(op.invoke_us) + ", " + t(to) + "] answered " +
-             (op.alerted ? "alerted" : op.result == PurchaseOp::Result::kFail ? "failed" : "indeterminate") + " with no injected fault on its path";
+             (op.alerted                               ? "alerted"
+              : op.result == PurchaseOp::Result::kFail ? "failed"
+                                                       : "indeterminate") +
+             " with no injected fault on its path";
     });
     if (why) j.v.exempt("purchase answered degraded during: " + *why);
   }
@@ -843,7 +887,8 @@ int64_t published_by_us(const std::map<int64_t, int64_t>& last_publish, int64_t 
 
 Verdict check_polling_merge(const ComboRun& run) {
   Judge j("polling-merge", {"COMBO-11"},
-          "GetLatestContributions: one record per window, id = min pid, Σ qty of exactly that window, newest first, no nil, no duplicate");
+          "GetLatestContributions: one record per window, id = min pid, Σ qty of exactly that window, newest first, no "
+          "nil, no duplicate");
   const std::shared_ptr<const Views> views = run.rows_known ? shared_views(run) : std::make_shared<const Views>();
   const Views& v = *views;
   const std::vector<Purchase> all = run.rows_known ? purchases_of(run) : std::vector<Purchase>{};
@@ -856,9 +901,12 @@ Verdict check_polling_merge(const ComboRun& run) {
     int64_t prev = INT64_MAX;
     for (size_t i = 0; i < poll.event.records.size(); ++i) {
       const auto& r = poll.event.records[i];
-      j.expect(r.has_value(), [&] { return "poll by " + poll.event.client + " at " + t(poll.end_us) + ": nil entry at index " + std::to_string(i); });
+      j.expect(r.has_value(), [&] {
+        return "poll by " + poll.event.client + " at " + t(poll.end_us) + ": nil entry at index " + std::to_string(i);
+      });
       if (!r) continue;
-      j.expect(ids.insert(r->id).second, [&] { return "poll at " + t(poll.end_us) + ": id " + std::to_string(r->id) + " twice"; });
+      j.expect(ids.insert(r->id).second,
+               [&] { return "poll at " + t(poll.end_us) + ": id " + std::to_string(r->id) + " twice"; });
       j.expect(r->id < prev, [&] { return "poll at " + t(poll.end_us) + ": not newest first at " + rec(*r); });
       prev = r->id;
       if (!run.rows_known) continue;
@@ -896,7 +944,8 @@ Verdict check_polling_merge(const ComboRun& run) {
       if (!base_found.count(key)) base_found[key] = base_fit(run, key, kit->second).fit.found;
       if (!base_found[key]) continue;  // the published records alone do not fit: COMBO-3's finding
       std::vector<ObservedRecord> records = kit->second.records;
-      records.push_back(ObservedRecord{r->id, r->quantity, r->created_at, -1, "polled " + rec(*r) + " at " + t(poll.end_us)});
+      records.push_back(
+          ObservedRecord{r->id, r->quantity, r->created_at, -1, "polled " + rec(*r) + " at " + t(poll.end_us)});
       if (state_loss) {
         records.back().loose = true;
         j.v.exempt("polled window content unjudged, near " + *state_loss);
@@ -915,7 +964,7 @@ namespace {
 // Laws (c), (d), (e), (g) of COMBO-12 on one (input, output) pair.
 void pair_law_violations(const std::vector<ContributionRecord>& input, const std::vector<ContributionRecord>& output,
                          std::vector<std::string>& bad) {
-  std::map<int64_t, std::pair<int64_t, int64_t>> key_of_id;  // id -> (user,item) of the input copy
+  std::map<int64_t, std::pair<int64_t, int64_t>> key_of_id;                   // id -> (user,item) of the input copy
   std::map<std::pair<int64_t, int64_t>, std::map<int64_t, int64_t>> max_qty;  // key -> id -> max qty
   for (const ContributionRecord& r : input) {
     key_of_id[r.id] = {r.user_id, r.item_id};
@@ -928,7 +977,8 @@ void pair_law_violations(const std::vector<ContributionRecord>& input, const std
   for (const ContributionRecord& r : output) {
     auto it = key_of_id.find(r.id);
     if (it == key_of_id.end() || it->second != std::make_pair(r.user_id, r.item_id)) {
-      bad.push_back("(c) merged across keys: output id " + std::to_string(r.id) + " (u" + std::to_string(r.user_id) + ",i" + std::to_string(r.item_id) + ")");
+      bad.push_back("(c) merged across keys: output id " + std::to_string(r.id) + " (u" + std::to_string(r.user_id) +
+                    ",i" + std::to_string(r.item_id) + ")");
     }
     out_sum[{r.user_id, r.item_id}] += r.quantity;
     if (!out_ids.insert(r.id).second) bad.push_back("(e) id " + std::to_string(r.id) + " kept twice");
@@ -938,8 +988,8 @@ void pair_law_violations(const std::vector<ContributionRecord>& input, const std
     int64_t expect = 0;
     for (const auto& [id, q] : ids) expect += q;
     if (out_sum[key] != expect) {
-      bad.push_back("(d)/(e) Σ quantity of (u" + std::to_string(key.first) + ",i" + std::to_string(key.second) + ") over distinct ids " +
-                    std::to_string(expect) + " became " + std::to_string(out_sum[key]));
+      bad.push_back("(d)/(e) Σ quantity of (u" + std::to_string(key.first) + ",i" + std::to_string(key.second) +
+                    ") over distinct ids " + std::to_string(expect) + " became " + std::to_string(out_sum[key]));
     }
   }
   std::map<int64_t, size_t> first_pos;
@@ -960,9 +1010,7 @@ std::vector<std::string> merge_law_violations(const MergeFn& merge, const std::v
   JsArray y;
   try {
     y = merge(x);
-  } catch (const std::exception& e) {
-    return {std::string("(a) threw: ") + e.what()};
-  }
+  } catch (const std::exception& e) { return {std::string("(a) threw: ") + e.what()}; }
   if (snapshot(x) != input) bad.push_back("(b) mutated its input");
   for (const JsRecordPtr& r : y) {
     if (!r) bad.push_back("(c) produced a null");
@@ -971,9 +1019,7 @@ std::vector<std::string> merge_law_violations(const MergeFn& merge, const std::v
   try {  // (f) idempotence
     JsArray z = merge(to_js(snapshot(y)));
     if (snapshot(z) != snapshot(y)) bad.push_back("(f) m(m(x)) != m(x)");
-  } catch (const std::exception& e) {
-    bad.push_back(std::string("(f)/(a) second application threw: ") + e.what());
-  }
+  } catch (const std::exception& e) { bad.push_back(std::string("(f)/(a) second application threw: ") + e.what()); }
   return bad;
 }
 
@@ -1087,7 +1133,8 @@ Verdict check_no_wrongful_drop(const ComboRun& run) {
       continue;
     }
     auto shows = [&](const std::vector<ContributionRecord>& list) {
-      for (const ContributionRecord& x : list) if (x.id == r.id && x.quantity >= r.quantity) return true;
+      for (const ContributionRecord& x : list)
+        if (x.id == r.id && x.quantity >= r.quantity) return true;
       return false;
     };
     const bool kept = shows(u.event.after) || shows(u.event.before);
@@ -1099,7 +1146,8 @@ Verdict check_no_wrongful_drop(const ComboRun& run) {
 }
 
 Verdict check_activity_isolation(const ComboRun& run) {
-  Judge j("activity-isolation", {"COMBO-15"}, "a record on act:{A}:contributions aggregates only purchases of activity A");
+  Judge j("activity-isolation", {"COMBO-15"},
+          "a record on act:{A}:contributions aggregates only purchases of activity A");
   const std::shared_ptr<const Views> views = shared_views(run);  // purchase times widened around clock faults
   const Views& v = *views;
   std::vector<Purchase> ps;
@@ -1111,7 +1159,8 @@ Verdict check_activity_isolation(const ComboRun& run) {
     if (!p.record) continue;
     const ContributionRecord& r = *p.record;
     const std::optional<int64_t> channel_activity = activity_of_channel(p.channel);
-    j.expect(channel_activity && *channel_activity == r.activity_id, [&] { return "record " + rec(r) + " on " + p.channel; });
+    j.expect(channel_activity && *channel_activity == r.activity_id,
+             [&] { return "record " + rec(r) + " on " + p.channel; });
     if (!run.rows_known) continue;
     if (reused.count(r.id)) {
       j.v.exempt("record whose id the DB handed out twice after a power loss");
@@ -1126,7 +1175,8 @@ Verdict check_activity_isolation(const ComboRun& run) {
     // Σ qty of the purchases of (A, user, item) that could share the first purchase's window.
     int64_t could = 0;
     for (const Purchase& q : ps) {
-      if (q.key == key_of(r) && q.hi_us > first->second->lo_us - w_us && q.lo_us < first->second->hi_us + w_us) could += q.qty;
+      if (q.key == key_of(r) && q.hi_us > first->second->lo_us - w_us && q.lo_us < first->second->hi_us + w_us)
+        could += q.qty;
     }
     j.expect(first->second->key.activity == r.activity_id && r.quantity <= could, [&] {
       return "record " + rec(r) + " on " + p.channel + " counts " + std::to_string(r.quantity) + " but activity " +
@@ -1139,24 +1189,32 @@ Verdict check_activity_isolation(const ComboRun& run) {
 Verdict check_bounded_list(const ComboRun& run) {
   Judge j("bounded-list", {"COMBO-16"}, "records.length <= MAX_RECORDS and truncation drops the oldest");
   for (const UiObs& u : run.ui) {
-    j.expect(u.event.after.size() <= kMaxRecords, [&] { return u.event.client + " shows " + std::to_string(u.event.after.size()) + " items"; });
+    j.expect(u.event.after.size() <= kMaxRecords,
+             [&] { return u.event.client + " shows " + std::to_string(u.event.after.size()) + " items"; });
     std::vector<ContributionRecord> candidates = u.event.before;
-    if (u.event.incoming && u.event.incoming->activity_id == u.event.activity_id) candidates.push_back(*u.event.incoming);
-    for (const auto& r : u.event.poll_records) if (r) candidates.push_back(*r);
+    if (u.event.incoming && u.event.incoming->activity_id == u.event.activity_id)
+      candidates.push_back(*u.event.incoming);
+    for (const auto& r : u.event.poll_records)
+      if (r) candidates.push_back(*r);
     int64_t oldest_kept = INT64_MAX;
     for (const ContributionRecord& r : u.event.after) oldest_kept = std::min(oldest_kept, r.id);
     // A candidate is kept when an item shows it, or may have absorbed it (same user and item
     // within 3 s: the seed's merge, 000:L355).
     auto kept = [&](const ContributionRecord& c) {
       for (const ContributionRecord& r : u.event.after) {
-        if (r.id == c.id || (r.user_id == c.user_id && r.item_id == c.item_id && std::llabs(r.created_at - c.created_at) <= run.window_ms)) return true;
+        if (r.id == c.id || (r.user_id == c.user_id && r.item_id == c.item_id &&
+                             std::llabs(r.created_at - c.created_at) <= run.window_ms))
+          return true;
       }
       return false;
     };
     if (u.event.after.size() < kMaxRecords) continue;
     for (const ContributionRecord& r : candidates) {
       if (kept(r)) continue;
-      j.expect(r.id < oldest_kept, [&] { return u.event.client + " at " + t(u.time_us) + " dropped newer " + rec(r) + " but kept older id " + std::to_string(oldest_kept); });
+      j.expect(r.id < oldest_kept, [&] {
+        return u.event.client + " at " + t(u.time_us) + " dropped newer " + rec(r) + " but kept older id " +
+               std::to_string(oldest_kept);
+      });
     }
   }
   return j.v;
@@ -1172,7 +1230,8 @@ std::map<int64_t, std::vector<int64_t>> sightings(const ComboRun& run) {
     for (const ContributionRecord& r : u.event.after) seen[r.id].push_back(u.time_us);
   }
   for (const PollObs& p : run.polls) {
-    for (const auto& r : p.event.records) if (r) seen[r->id].push_back(p.end_us);
+    for (const auto& r : p.event.records)
+      if (r) seen[r->id].push_back(p.end_us);
   }
   return seen;
 }
@@ -1289,7 +1348,8 @@ Verdict check_published_visible(const ComboRun& run) {
     // (seed 3703 of explore-hardened-snapshot: the snapshot held the window's hash as it was
     // before most members joined; the first publish had shown and bound the whole window, the
     // second names a later member): its id may name a part of a window the DB shows whole.
-    const int64_t window_from_us = earliest_lo(purchases, key_of(r), id).value_or(p->time_us - 2 * run.window_ms * 1000);
+    const int64_t window_from_us =
+        earliest_lo(purchases, key_of(r), id).value_or(p->time_us - 2 * run.window_ms * 1000);
     std::optional<std::string> restart = restored_before(run, window_from_us, p->time_us);
     // ... or from what an eviction left or re-made of its state (as in views_of).
     if (!restart) restart = eviction_in(run, key_of(r), window_from_us - run.window_ms * 1000, p->time_us);
@@ -1324,9 +1384,12 @@ std::vector<Verdict> check_combo(const ComboRun& run, const std::vector<std::str
 
 const std::vector<ComboProperty>& combo_properties() {
   static const std::vector<ComboProperty> props = {
-      {{"db-granularity", {"COMBO-1"}, "one activity_contributions row per purchase; ranking = Σ qty (§1.4, §7.2)"}, check_db_granularity},
-      {{"quantity-conservation", {"COMBO-2"}, "Σ pushed quantity = Σ purchased per key (§1.4 可靠性)"}, check_quantity_conservation},
-      {{"one-push-per-window", {"COMBO-3"}, "one record per window with first_id and Σ qty (§1.4 推送约束)"}, check_one_push_per_window},
+      {{"db-granularity", {"COMBO-1"}, "one activity_contributions row per purchase; ranking = Σ qty (§1.4, §7.2)"},
+       check_db_granularity},
+      {{"quantity-conservation", {"COMBO-2"}, "Σ pushed quantity = Σ purchased per key (§1.4 可靠性)"},
+       check_quantity_conservation},
+      {{"one-push-per-window", {"COMBO-3"}, "one record per window with first_id and Σ qty (§1.4 推送约束)"},
+       check_one_push_per_window},
       {{"timeliness", {"COMBO-4"}, "publish at window end + Δ (§3 expire_at_ms)"}, check_timeliness},
       {{"no-early-or-split", {"COMBO-5"}, "never before the window ends, never split (§6)"}, check_no_early_or_split},
       {{"entry-window-binding", {"COMBO-6"}, "an entry publishes only its own window (§4.3)"}, check_entry_binding},
@@ -1337,11 +1400,16 @@ const std::vector<ComboProperty>& combo_properties() {
       {{"degradation", {"COMBO-10"}, "Redis failure degrades to an immediate push (§6)"}, check_degradation},
       {{"polling-merge", {"COMBO-11"}, "GetLatestContributions merges by window (§4.6)"}, check_polling_merge},
       {{"merge-algebra", {"COMBO-12"}, "mergeComboRecords laws (§5.2)"}, check_merge_algebra},
-      {{"ui-convergence", {"COMBO-13"}, "one UI item per burst with Σ qty (§1.4 用户感知, §9.3)"}, check_ui_convergence},
-      {{"no-wrongful-drop", {"COMBO-14"}, "the id > highestId filter never loses a record (§5.4)"}, check_no_wrongful_drop},
-      {{"activity-isolation", {"COMBO-15"}, "records aggregate one activity only (§6 跨 activity)"}, check_activity_isolation},
+      {{"ui-convergence", {"COMBO-13"}, "one UI item per burst with Σ qty (§1.4 用户感知, §9.3)"},
+       check_ui_convergence},
+      {{"no-wrongful-drop", {"COMBO-14"}, "the id > highestId filter never loses a record (§5.4)"},
+       check_no_wrongful_drop},
+      {{"activity-isolation", {"COMBO-15"}, "records aggregate one activity only (§6 跨 activity)"},
+       check_activity_isolation},
       {{"bounded-list", {"COMBO-16"}, "at most MAX_RECORDS, oldest dropped (§1.3 slice(-5))"}, check_bounded_list},
-      {{"published-visible", {"COMBO-13"}, "every published record is eventually displayed or polled (§1.4 用户感知, §4.6)"},
+      {{"published-visible",
+        {"COMBO-13"},
+        "every published record is eventually displayed or polled (§1.4 用户感知, §4.6)"},
        check_published_visible},
   };
   return props;

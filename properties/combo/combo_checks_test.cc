@@ -60,7 +60,8 @@ ComboRun clean_run() {
   p.time_us = kT0 + 3'100'000;
   p.record = r;
   run.publishes.push_back(p);
-  run.entries.push_back({"1-0", kT0 + 2'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "1"}}});
+  run.entries.push_back(
+      {"1-0", kT0 + 2'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "1"}}});
   for (int i = 1; i <= 30; ++i) {
     UnackedSample sample{kT0 + i * 100'000, {}};
     if (i <= 31) sample.entries.push_back(run.entries[0]);
@@ -143,7 +144,7 @@ TEST(ComboChecks, DbGranularityExcusesALostRowOnlyAfterADbPowerLoss) {
   lost.committed_us = kT0 + 501'000;
   run.lost_rows.push_back(lost);
   expect_fails(run, check_db_granularity);  // no power loss: the service lost the row
-  run.db_power_losses = {kT0 + 400'000};     // a power loss before the commit explains nothing
+  run.db_power_losses = {kT0 + 400'000};    // a power loss before the commit explains nothing
   expect_fails(run, check_db_granularity);
   run.db_power_losses = {kT0 + 2'000'000};
   const Verdict v = check_db_granularity(run);
@@ -348,7 +349,8 @@ TEST(ComboChecks, TimelinessFailsOnALatePublish) {
   run.service_places = {"replica-1", "redis", "db"};
   run.clock_nodes = {"replica-1", "redis"};
   sim::FaultLog log = {
-      sim::FaultRecord{.time_us = kT0 + 100'000, .kind = sim::FaultKind::kClockDrift, .node = "redis", .process = "redis"},
+      sim::FaultRecord{
+          .time_us = kT0 + 100'000, .kind = sim::FaultKind::kClockDrift, .node = "redis", .process = "redis"},
       sim::FaultRecord{.time_us = kT0 + 100'000, .kind = sim::FaultKind::kPause, .node = "redis", .process = "redis"}};
   run.faults = props::FaultBudget(log, run.end_us);
   expect_fails(run, check_timeliness);
@@ -403,7 +405,8 @@ TEST(ComboChecks, EntryBindingFailsWhenAnEntryPublishesAnotherWindow) {
 TEST(ComboChecks, EntryBindingFailsWhenTwoUnackedEntriesShareAWindow) {
   ComboRun run = clean_run();
   EXPECT_TRUE(check_entry_binding(run).passed);
-  EntryObs second{"2-0", kT0 + 502'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "2"}}};
+  EntryObs second{
+      "2-0", kT0 + 502'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "2"}}};
   run.unacked[10].entries.push_back(second);  // pid 2 was bought 0.5 s after pid 1
   expect_fails(run, check_entry_binding);
 }
@@ -443,7 +446,8 @@ TEST(ComboChecks, AnEvictionExcusesOnlyTheWindowsOfThePairItServed) {
 }
 
 TEST(ComboChecks, EntryBindingExcusesTwoEntriesOnlyAcrossALockLoss) {
-  EntryObs second{"2-0", kT0 + 502'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "2"}}};
+  EntryObs second{
+      "2-0", kT0 + 502'000, {{"activity_id", "1"}, {"user_id", "7"}, {"item_type", "rose"}, {"first_id", "2"}}};
   ComboRun lost_lock = clean_run();
   lost_lock.unacked[10].entries.push_back(second);
   lost_lock.redis_outages.push_back(eviction_at(kT0 + 300'000, {{1, 7, 2}}));  // between the two purchases
@@ -500,7 +504,8 @@ TEST(ComboChecks, DegradationAllowsAnAlertOnlyWhereAFaultExplainsIt) {
   // Redis crashed during the purchases: the alerts are explained, and the verdict says so.
   sim::FaultLog log;
   log.push_back(sim::FaultRecord{.time_us = kT0, .kind = sim::FaultKind::kCrash, .node = "redis", .process = "redis"});
-  log.push_back(sim::FaultRecord{.time_us = kT0 + 2'000'000, .kind = sim::FaultKind::kRestart, .node = "redis", .process = "redis"});
+  log.push_back(sim::FaultRecord{
+      .time_us = kT0 + 2'000'000, .kind = sim::FaultKind::kRestart, .node = "redis", .process = "redis"});
   run.faults = props::FaultBudget(log, run.end_us);
   run.service_places = {"replica-1", "redis", "db"};
   const Verdict v = check_degradation(run);
@@ -525,17 +530,28 @@ TEST(ComboChecks, DegradationIsExcusedOnlyByAFaultThatTouchedThePurchase) {
     run.ops[i].alerted = true;
   }
   for (int64_t ppm : {0, 500}) {
-    sim::FaultLog log = {sim::FaultRecord{.time_us = kT0 - 100'000, .kind = sim::FaultKind::kClockDrift, .node = "redis",
-                                          .process = "redis", .value = ppm},
-                         sim::FaultRecord{.time_us = kT0 - 100'000, .kind = sim::FaultKind::kClockJump, .node = "replica-1",
-                                          .process = "replica-1", .value = ppm * 1000}};
+    sim::FaultLog log = {sim::FaultRecord{.time_us = kT0 - 100'000,
+                                          .kind = sim::FaultKind::kClockDrift,
+                                          .node = "redis",
+                                          .process = "redis",
+                                          .value = ppm},
+                         sim::FaultRecord{.time_us = kT0 - 100'000,
+                                          .kind = sim::FaultKind::kClockJump,
+                                          .node = "replica-1",
+                                          .process = "replica-1",
+                                          .value = ppm * 1000}};
     run.faults = props::FaultBudget(log, run.end_us);
     expect_fails(run, check_degradation);
   }
   // Redis refused the first purchase's script: that alert is excused, the other's is not ...
   auto refused = [](int64_t at_us, uint64_t op) {
-    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kRedisError, .node = "redis", .process = "redis",
-                            .peer_node = "replica-1", .peer_process = "replica-1", .cause = op};
+    return sim::FaultRecord{.time_us = at_us,
+                            .kind = sim::FaultKind::kRedisError,
+                            .node = "redis",
+                            .process = "redis",
+                            .peer_node = "replica-1",
+                            .peer_process = "replica-1",
+                            .cause = op};
   };
   sim::FaultLog log = {refused(kT0 + 1'000, 1)};
   run.faults = props::FaultBudget(log, run.end_us);
@@ -596,7 +612,7 @@ TEST(ComboChecks, UiConvergenceFailsOnTwoItemsForOneWindow) {
 TEST(ComboChecks, UiConvergenceExemptsOnlyWindowsRedisMayHaveLost) {
   ComboRun lossy = clean_run();
   lossy.ui[0].event.after[0].quantity = 1;
-  lossy.redis_outages.push_back({kT0 + 2'000'000, kT0 + 2'500'000});  // inside the window
+  lossy.redis_outages.push_back({kT0 + 2'000'000, kT0 + 2'500'000});                 // inside the window
   lossy.publishes[0].record->quantity = lossy.publishes[0].record->combo_count = 1;  // Redis lost one
   EXPECT_TRUE(check_ui_convergence(lossy).passed);
   ComboRun later = clean_run();
@@ -625,7 +641,7 @@ TEST(ComboChecks, UiConvergenceExemptsAWindowRepublishedFromStateRedisLost) {
     EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
     EXPECT_GT(v.exempted(), 0) << v.property;
   }
-  expect_fails(run, check_one_push_per_window);  // without a loss: a window published twice
+  expect_fails(run, check_one_push_per_window);    // without a loss: a window published twice
   expect_fails(run, check_quantity_conservation);  // ... and counted twice
 }
 
@@ -699,7 +715,8 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
     op.complete_us = op.invoke_us + 5'000;
     run.ops.push_back(op);
     RowObs row;
-    row.row = {static_cast<int64_t>(i + 1), 1, 7, 1, 2, "rose", "玫瑰", "icon-rose.png", "user7", "", 1, (op.invoke_us + 1000) / 1000};
+    row.row = {static_cast<int64_t>(i + 1), 1, 7, 1, 2, "rose", "玫瑰", "icon-rose.png", "user7", "", 1,
+               (op.invoke_us + 1000) / 1000};
     row.client_ref = op.ref + "#0";
     run.rows.push_back(row);
   }
@@ -712,7 +729,7 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
     run.publishes.push_back(p);
   };
   publish(1, 1, kT0 + 3'050'000);
-  publish(2, 1, kT0 + 5'150'000);   // Redis time 6.35 s: its window's end
+  publish(2, 1, kT0 + 5'150'000);  // Redis time 6.35 s: its window's end
   publish(3, 2, kT0 + 8'250'000);
   publish(5, 1, kT0 + 11'650'000);
   expect_fails(run, check_one_push_per_window);  // no clock fault: 3 belongs to 2's window
@@ -720,7 +737,8 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
   run.clock_nodes = {"replica-1", "redis"};
   // Issue 42: a jump widened every purchase from a window before it to the end of the run, so a
   // 0 ms jump, or one long after the windows, excused them too. Neither moves them now.
-  for (const auto& [at_us, jump_us] : {std::pair<int64_t, int64_t>{kT0 + 5'000'000, 0}, {kT0 + 25'000'000, 1'200'000}}) {
+  for (const auto& [at_us, jump_us] :
+       {std::pair<int64_t, int64_t>{kT0 + 5'000'000, 0}, {kT0 + 25'000'000, 1'200'000}}) {
     run.faults = props::FaultBudget({redis_fault(sim::FaultKind::kClockJump, at_us, 0, jump_us)}, run.end_us);
     expect_fails(run, check_one_push_per_window);
     EXPECT_EQ(check_one_push_per_window(run).exempted(), 0);

@@ -67,7 +67,11 @@ TEST(MergeComboRecords, SpecViolatesTheLaws) {
 
 TEST(MergeComboRecords, SpecConcreteCounterexamples) {
   ContributionRecord a;
-  a.id = 1; a.user_id = 1; a.item_id = 1; a.quantity = a.combo_count = 1; a.created_at = 0;
+  a.id = 1;
+  a.user_id = 1;
+  a.item_id = 1;
+  a.quantity = a.combo_count = 1;
+  a.created_at = 0;
   // The same record twice (a WS push and a poll of one window): summed, not replaced.
   JsArray twice = merge_combo_records_spec(to_js({a, a}));
   ASSERT_EQ(twice.size(), 1u);
@@ -75,8 +79,10 @@ TEST(MergeComboRecords, SpecConcreteCounterexamples) {
   // Windows chained 2.5 s apart: after the first splice the stored index is stale and
   // result[existingIdx] is undefined -> TypeError (the WS/poll handler dies).
   ContributionRecord c2 = a, c3 = a;
-  c2.id = 2; c2.created_at = 2500;
-  c3.id = 3; c3.created_at = 5000;
+  c2.id = 2;
+  c2.created_at = 2500;
+  c3.id = 3;
+  c3.created_at = 5000;
   EXPECT_THROW(merge_combo_records_spec(to_js({a, c2, c3})), JsTypeError);
   // Mutation: the caller's object changes under it.
   JsArray shared = to_js({a, c2});
@@ -86,7 +92,12 @@ TEST(MergeComboRecords, SpecConcreteCounterexamples) {
 
 ContributionRow row(int64_t id, int64_t user, int64_t item, int64_t at, std::optional<int64_t> window) {
   ContributionRow r;
-  r.id = id; r.activity_id = 1; r.user_id = user; r.item_id = item; r.quantity = 1; r.created_at = at;
+  r.id = id;
+  r.activity_id = 1;
+  r.user_id = user;
+  r.item_id = item;
+  r.quantity = 1;
+  r.created_at = at;
   r.window_id = window;
   return r;
 }

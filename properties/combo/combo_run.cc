@@ -95,7 +95,8 @@ std::set<int64_t> reused_pids(const ComboRun& run) {
   std::map<int64_t, int> committed;
   for (int64_t pid : run.committed_pids) n[pid] = std::max(n[pid], ++committed[pid]);
   std::set<int64_t> out;
-  for (const auto& [pid, count] : n) if (count > 1) out.insert(pid);
+  for (const auto& [pid, count] : n)
+    if (count > 1) out.insert(pid);
   return out;
 }
 

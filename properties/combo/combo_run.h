@@ -29,9 +29,9 @@
 
 namespace fl::combo {
 
-struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem call
-  uint64_t id = 0;                     // its history id (Operation::id): the cause the stores' logs and
-                                       // the fault log name for what worked for it
+struct PurchaseOp {  // one PurchaseItem / BatchPurchaseItem call
+  uint64_t id = 0;   // its history id (Operation::id): the cause the stores' logs and
+                     // the fault log name for what worked for it
   std::string ref, process;
   int64_t activity = 0, user = 0;
   int64_t lines = 1;
@@ -41,9 +41,9 @@ struct PurchaseOp {                    // one PurchaseItem / BatchPurchaseItem c
 };
 
 struct RowObs {
-  ContributionRow row;                 // window_id is the service's own bookkeeping: never read
-  std::string client_ref;              // "<op ref>#<line>"
-  int64_t committed_us = -1;           // lost rows: when the SQL server committed it (commit log)
+  ContributionRow row;        // window_id is the service's own bookkeeping: never read
+  std::string client_ref;     // "<op ref>#<line>"
+  int64_t committed_us = -1;  // lost rows: when the SQL server committed it (commit log)
   // When Redis counted it into its window, where the command log makes that certain (the line's
   // Redis step was one command, executed without an error reply, working for its purchase: the
   // commands whose cause is the purchase's operation between its row's commit and the next line's)
@@ -52,14 +52,14 @@ struct RowObs {
   int64_t redis_us = -1;
 };
 
-struct PublishObs {                    // one PUBLISH the Redis server executed
+struct PublishObs {  // one PUBLISH the Redis server executed
   int64_t time_us = 0;
   std::string channel, payload;
   std::optional<ContributionRecord> record;  // decoded payload
-  std::string entry_id;                // the stream entry whose processing made it ("" unknown)
+  std::string entry_id;                      // the stream entry whose processing made it ("" unknown)
 };
 
-struct EntryObs {                      // one XADD to the combo stream (command log)
+struct EntryObs {  // one XADD to the combo stream (command log)
   std::string id;
   int64_t time_us = 0;
   std::map<std::string, std::string> fields;
@@ -75,7 +75,7 @@ struct EntryObs {                      // one XADD to the combo stream (command 
 struct MergeCall {
   std::vector<ContributionRecord> input, output;
   std::vector<ContributionRecord> input_after;  // the input's objects after the call (mutation)
-  std::vector<bool> input_null;  // JS null elements of the input
+  std::vector<bool> input_null;                 // JS null elements of the input
   std::string error;
 };
 
@@ -84,12 +84,12 @@ struct MergeCall {
 // (Screen::show), and the merges it ran meanwhile. Never the page's own account.
 struct UiEvent {
   std::string client;
-  int64_t activity_id = 0;                    // the page's activity (from the client's options)
-  std::string cause;                          // "ws" | "poll" | "" (a render nothing arrived for)
-  std::optional<ContributionRecord> incoming; // the WS record
+  int64_t activity_id = 0;                                      // the page's activity (from the client's options)
+  std::string cause;                                            // "ws" | "poll" | "" (a render nothing arrived for)
+  std::optional<ContributionRecord> incoming;                   // the WS record
   std::vector<std::optional<ContributionRecord>> poll_records;  // the poll response
   std::vector<ContributionRecord> before, after;
-  std::vector<MergeCall> merges;              // mergeComboRecords calls of this update
+  std::vector<MergeCall> merges;  // mergeComboRecords calls of this update
 };
 
 struct UiObs {
@@ -117,7 +117,7 @@ struct RankingObs {
 
 struct RedisKeyObs {
   std::string key;
-  int64_t ttl_ms = -1;                 // -1: no TTL
+  int64_t ttl_ms = -1;  // -1: no TTL
   int64_t time_us = 0;
 };
 
@@ -133,12 +133,12 @@ struct UnackedSample {
 struct ComboMemo;
 
 struct ComboRun {
-  int64_t window_ms = 3000;            // 000:L39 "3 秒内", L291 COMBO_WINDOW_MS
-  int64_t timely_slack_ms = 1000;      // Δ of COMBO-4 without faults
-  int64_t recover_slack_ms = 10'000;   // Δ_recover of COMBO-4
-  int64_t stream_maxlen = 100000;      // 000:L84 "MAXLEN ~ 100000" (or the scenario's)
-  bool single_crash = false;           // the only fault was one crash point (COMBO-4 clause 2)
-  props::FaultBudget faults;           // what the world injected
+  int64_t window_ms = 3000;                 // 000:L39 "3 秒内", L291 COMBO_WINDOW_MS
+  int64_t timely_slack_ms = 1000;           // Δ of COMBO-4 without faults
+  int64_t recover_slack_ms = 10'000;        // Δ_recover of COMBO-4
+  int64_t stream_maxlen = 100000;           // 000:L84 "MAXLEN ~ 100000" (or the scenario's)
+  bool single_crash = false;                // the only fault was one crash point (COMBO-4 clause 2)
+  props::FaultBudget faults;                // what the world injected
   std::vector<std::string> service_places;  // replicas, redis, db (a purchase's path)
   // Redis lost data ([crash, restart] world us of the redis process; writes acked up to
   // redis_loss_ms before may be lost, earlier when the Redis process could not fsync or snapshot
@@ -158,7 +158,9 @@ struct ComboRun {
     bool eviction() const { return !evicted_key.empty(); }
     // Whether this loss can touch windows of `key` (nullptr: of some key not named; a restart
     // touches every key, an eviction only those of its scope).
-    bool touches(const model::combo::Key* key) const { return !eviction() || (key != nullptr && scope.count(*key) > 0); }
+    bool touches(const model::combo::Key* key) const {
+      return !eviction() || (key != nullptr && scope.count(*key) > 0);
+    }
   };
   // Redis restarts (by time), then evictions (by time): harness/systems/combo.cc.
   std::vector<RedisOutage> redis_outages;
@@ -166,7 +168,7 @@ struct ComboRun {
   // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was
   // alive at the crash matters: everything is gone).
   int64_t redis_loss_ms = 2000;
-  bool redis_loses_all = false;        // persistence none: a restart forgets every window
+  bool redis_loses_all = false;  // persistence none: a restart forgets every window
   // The nodes whose clocks may time a window (Redis's TTLs, the replicas' expire_at and sleeps):
   // a window open while one of them jumped by J spans up to J more or less of world time, one
   // timed by a drifting clock ppm x its length (window_clock).
@@ -184,21 +186,21 @@ struct ComboRun {
   // with repeats. Known even when the final file is unreadable (seed 10039 of
   // explore-hardened-lying-disk: a pid handed out twice, then a power loss corrupted the file).
   std::vector<int64_t> committed_pids;
-  std::vector<int64_t> db_power_losses;      // crashes of the db that lose unsynced commits
-  bool db_corrupt = false;      // the final read-back found the DB file damaged (SQLITE_CORRUPT/NOTADB)
-  bool db_may_corrupt = false;  // the storage settings let a power loss damage the file (SQLite's own caveat)
+  std::vector<int64_t> db_power_losses;  // crashes of the db that lose unsynced commits
+  bool db_corrupt = false;               // the final read-back found the DB file damaged (SQLITE_CORRUPT/NOTADB)
+  bool db_may_corrupt = false;           // the storage settings let a power loss damage the file (SQLite's own caveat)
   std::vector<PublishObs> publishes;
   std::vector<EntryObs> entries;
   std::vector<UiObs> ui;
   std::vector<PollObs> polls;
   std::vector<RankingObs> rankings;
   bool redis_known = false;
-  std::vector<RedisKeyObs> final_keys;       // every live key at the end
-  std::vector<RedisKeyObs> no_ttl_samples;   // combo:agg* keys seen with TTL -1 during the run
-  int64_t ttl_keys_sampled = 0;              // (sample, combo:agg* key) pairs examined
-  int64_t final_pending = -1;                // XPENDING count at the end (-1 unknown)
-  std::vector<UnackedSample> unacked;        // every 100 ms
-  int64_t stream_len_max = 0;                // longest the stream was at any sample
+  std::vector<RedisKeyObs> final_keys;      // every live key at the end
+  std::vector<RedisKeyObs> no_ttl_samples;  // combo:agg* keys seen with TTL -1 during the run
+  int64_t ttl_keys_sampled = 0;             // (sample, combo:agg* key) pairs examined
+  int64_t final_pending = -1;               // XPENDING count at the end (-1 unknown)
+  std::vector<UnackedSample> unacked;       // every 100 ms
+  int64_t stream_len_max = 0;               // longest the stream was at any sample
   // Set only while check_combo() runs the checkers over this run, which does not change
   // meanwhile: what they share is derived once. Null otherwise (a checker called alone, a test
   // that changes the run between checks), and then each checker derives its own.

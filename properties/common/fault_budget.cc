@@ -76,8 +76,8 @@ void FaultBudget::add_instant(const std::string& place, size_t record) {
 
 // Whether a link fault between nodes a and b hit a message in [from, to]: a loss ("partition") or
 // a hold ("clog") the network recorded there. `b` empty: any peer.
-bool FaultBudget::link_hit(const std::string& a, const std::string& b, int64_t from_us, int64_t to_us,
-                           FaultKind kind, const char* detail) const {
+bool FaultBudget::link_hit(const std::string& a, const std::string& b, int64_t from_us, int64_t to_us, FaultKind kind,
+                           const char* detail) const {
   for (const FaultRecord& r : log_) {
     if (r.time_us < from_us) continue;
     if (r.time_us > to_us) break;
@@ -179,8 +179,8 @@ void FaultBudget::index() {
   }
 }
 
-std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& places, int64_t from_us,
-                                                int64_t to_us, int64_t slack_us) const {
+std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& places, int64_t from_us, int64_t to_us,
+                                                int64_t slack_us) const {
   const int64_t lo = from_us - slack_us;
   // The latest-starting fault that touches the outcome names it: a crash long healed may also
   // "touch" a late outcome through the slack, but a fault nearer to it is the likelier cause.
@@ -192,8 +192,8 @@ std::optional<std::string> FaultBudget::explain(const std::vector<std::string>& 
     auto it = by_place_.find(place);
     if (it == by_place_.end()) continue;
     const std::vector<size_t>& idx = it->second.spans;
-    auto end = std::upper_bound(idx.begin(), idx.end(), to_us,
-                                [this](int64_t t, size_t i) { return t < spans_[i].from_us; });
+    auto end =
+        std::upper_bound(idx.begin(), idx.end(), to_us, [this](int64_t t, size_t i) { return t < spans_[i].from_us; });
     for (auto k = end; k != idx.begin();) {
       const FaultSpan& s = spans_[*--k];
       if (s.from_us < lo - it->second.longest_us) break;
@@ -229,10 +229,9 @@ int64_t FaultBudget::covered_us(const std::vector<std::string>& places, int64_t 
 std::vector<const sim::FaultRecord*> FaultBudget::instants(const std::vector<std::string>& places, int64_t from_us,
                                                            int64_t to_us) const {
   std::vector<const sim::FaultRecord*> out;
-  auto first = std::lower_bound(instants_.begin(), instants_.end(), from_us,
-                                [this](const std::pair<std::string, size_t>& e, int64_t t) {
-                                  return log_[e.second].time_us < t;
-                                });
+  auto first = std::lower_bound(
+      instants_.begin(), instants_.end(), from_us,
+      [this](const std::pair<std::string, size_t>& e, int64_t t) { return log_[e.second].time_us < t; });
   for (auto it = first; it != instants_.end() && log_[it->second].time_us <= to_us; ++it) {
     if (!touches(it->first, places)) continue;
     if (!out.empty() && out.back() == &log_[it->second]) continue;

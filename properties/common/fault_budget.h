@@ -35,11 +35,11 @@
 namespace fl::props {
 
 struct FaultSpan {
-  std::string place;        // node or process name the fault touches
+  std::string place;  // node or process name the fault touches
   int64_t from_us = 0;
-  int64_t to_us = 0;        // inclusive; from_us == to_us for an instant
-  std::string what;         // e.g. "crash of replica-1 at 5.210 s"
-  std::string peer;         // a link's span: the node at its other end ("" for a process's own fault)
+  int64_t to_us = 0;  // inclusive; from_us == to_us for an instant
+  std::string what;   // e.g. "crash of replica-1 at 5.210 s"
+  std::string peer;   // a link's span: the node at its other end ("" for a process's own fault)
 };
 
 // A node's clock over a world interval: how far it is from world time, and what moved it.
@@ -112,7 +112,7 @@ class FaultBudget {
   std::vector<FaultSpan> spans_;  // durations, sorted by from_us (stable)
   // Instants: (place, record index), in time order.
   std::vector<std::pair<std::string, size_t>> instants_;
-  std::map<uint64_t, std::vector<size_t>> by_cause_;  // operation -> its records
+  std::map<uint64_t, std::vector<size_t>> by_cause_;                       // operation -> its records
   std::map<std::string, std::vector<size_t>, std::less<>> clock_records_;  // node -> its jumps and drifts
   // The spans of each place, as indices into spans_ (ascending), and the longest of them: explain
   // looks at the places it is asked about, newest first, and stops where no older span can reach.

@@ -44,8 +44,12 @@ TEST(FaultBudget, ANullFaultReachesNothing) {
       FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kClockDrift, .node = "db", .value = 0},
       FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kClockJump, .node = "db", .value = 0},
       FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kPause, .node = "db", .process = "db"},
-      FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kClog, .node = "db", .peer_node = "client-1",
-                  .duration_us = 1'000'000, .one_way = true},
+      FaultRecord{.time_us = T0 + 100'000,
+                  .kind = FaultKind::kClog,
+                  .node = "db",
+                  .peer_node = "client-1",
+                  .duration_us = 1'000'000,
+                  .one_way = true},
       FaultRecord{.time_us = T0 + 100'000, .kind = FaultKind::kPartition, .node = "db", .peer_node = "client-1"},
       FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kHeal},
   };
@@ -70,15 +74,15 @@ TEST(FaultBudget, ClockFaultsMoveTheClockByTheirSizeAndAreNeverSpans) {
   FaultBudget b(log, T0 + 10'000'000);
   EXPECT_FALSE(b.explain({"replica-2"}, T0, T0 + 10'000'000).has_value());
   EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 1'000'000), 0);
-  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 3'000'000), 1'000);   // 500 ppm x 2 s
-  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 5'000'000), 0);       // 2 ms of drift, then -2 ms
+  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 3'000'000), 1'000);  // 500 ppm x 2 s
+  EXPECT_EQ(b.clock_offset_us("replica-2", T0 + 5'000'000), 0);      // 2 ms of drift, then -2 ms
   EXPECT_EQ(b.clock("replica-2", T0 + 1'000'000, T0 + 3'000'000).error_us, 1'000);
   EXPECT_EQ(b.clock("replica-2", T0 + 1'000'000, T0 + 3'000'000).min_offset_us, 0);
   EXPECT_EQ(b.clock("replica-2", T0 + 1'000'000, T0 + 3'000'000).max_offset_us, 1'000);
   EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).max_offset_us, 2'000, 1);  // before the jump
   EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).min_offset_us, 0, 1);      // at it
-  EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).error_us, 2'000, 1);  // up to 2 ms, then 0
-  EXPECT_EQ(b.clock("replica-2", T0, T0 + 900'000).error_us, 0);  // before the drift began
+  EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).error_us, 2'000, 1);       // up to 2 ms, then 0
+  EXPECT_EQ(b.clock("replica-2", T0, T0 + 900'000).error_us, 0);                              // before the drift began
   EXPECT_EQ(b.clock("other", T0, T0 + 10'000'000).error_us, 0);
 }
 
@@ -105,8 +109,13 @@ TEST(FaultBudget, AMonotonicReaderFreezesAtAJumpBackUntilTheClockCatchesUp) {
 TEST(FaultBudget, PartitionLastsUntilHealOnBothEndsWhenItLostAMessage) {
   sim::FaultLog log = {
       FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kPartition, .node = "replica-1", .peer_node = "redis"},
-      FaultRecord{.time_us = T0 + 2'000'000, .kind = FaultKind::kMessageLost, .node = "replica-1",
-                  .process = "replica-1", .peer_node = "redis", .peer_process = "redis", .detail = "partition",
+      FaultRecord{.time_us = T0 + 2'000'000,
+                  .kind = FaultKind::kMessageLost,
+                  .node = "replica-1",
+                  .process = "replica-1",
+                  .peer_node = "redis",
+                  .peer_process = "redis",
+                  .detail = "partition",
                   .cause = 7},
       FaultRecord{.time_us = T0 + 5'000'000, .kind = FaultKind::kHeal},
   };
@@ -123,12 +132,27 @@ TEST(FaultBudget, PartitionLastsUntilHealOnBothEndsWhenItLostAMessage) {
 
 TEST(FaultBudget, AClogIsASpanOnlyWhenItHeldAMessageBack) {
   sim::FaultLog log = {
-      FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kClog, .node = "a", .peer_node = "b",
-                  .duration_us = 2'000'000, .one_way = true},
-      FaultRecord{.time_us = T0 + 1'500'000, .kind = FaultKind::kDelayed, .node = "a", .process = "a",
-                  .peer_node = "b", .peer_process = "b", .value = 1'500'000, .detail = "clog", .cause = 3},
-      FaultRecord{.time_us = T0 + 6'000'000, .kind = FaultKind::kClog, .node = "a", .peer_node = "c",
-                  .duration_us = 2'000'000, .one_way = true},
+      FaultRecord{.time_us = T0 + 1'000'000,
+                  .kind = FaultKind::kClog,
+                  .node = "a",
+                  .peer_node = "b",
+                  .duration_us = 2'000'000,
+                  .one_way = true},
+      FaultRecord{.time_us = T0 + 1'500'000,
+                  .kind = FaultKind::kDelayed,
+                  .node = "a",
+                  .process = "a",
+                  .peer_node = "b",
+                  .peer_process = "b",
+                  .value = 1'500'000,
+                  .detail = "clog",
+                  .cause = 3},
+      FaultRecord{.time_us = T0 + 6'000'000,
+                  .kind = FaultKind::kClog,
+                  .node = "a",
+                  .peer_node = "c",
+                  .duration_us = 2'000'000,
+                  .one_way = true},
   };
   FaultBudget b(log, T0 + 10'000'000);
   EXPECT_EQ(b.covered_us({"b"}, T0, T0 + 10'000'000), 2'000'000);
@@ -149,8 +173,11 @@ TEST(FaultBudget, UnhealedCrashLastsToTheEnd) {
 
 // An eviction explains the loss of its key only: not another key, not the Redis node as a whole.
 TEST(FaultBudget, AnEvictionExplainsOnlyItsKey) {
-  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kEviction, .node = "redis",
-                                   .process = "redis", .detail = "combo:agg:1"}};
+  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000,
+                                   .kind = FaultKind::kEviction,
+                                   .node = "redis",
+                                   .process = "redis",
+                                   .detail = "combo:agg:1"}};
   FaultBudget b(log, T0 + 10'000'000);
   EXPECT_TRUE(b.instant_in({FaultBudget::eviction_place("combo:agg:1")}, T0, T0 + 2'000'000).has_value());
   EXPECT_FALSE(b.instant_in({FaultBudget::eviction_place("combo:agg:2")}, T0, T0 + 2'000'000).has_value());
@@ -161,8 +188,12 @@ TEST(FaultBudget, AnEvictionExplainsOnlyItsKey) {
 
 // An instant fault touches the processes it names, at its instant, and the operation it hit.
 TEST(FaultBudget, AnInstantTouchesItsEndsAtItsInstantAndItsOperation) {
-  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000, .kind = FaultKind::kLateDuplicate, .node = "c",
-                                   .process = "client-0", .peer_process = "replica-0", .value = 3'000'000,
+  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000,
+                                   .kind = FaultKind::kLateDuplicate,
+                                   .node = "c",
+                                   .process = "client-0",
+                                   .peer_process = "replica-0",
+                                   .value = 3'000'000,
                                    .cause = 12}};
   FaultBudget b(log, T0 + 10'000'000);
   EXPECT_TRUE(b.instant_in({"client-0"}, T0 + 900'000, T0 + 1'100'000).has_value());
@@ -178,8 +209,13 @@ TEST(FaultBudget, AnInstantTouchesItsEndsAtItsInstantAndItsOperation) {
 // naming(op) lists every record of operation op in time order (touched() describes only the first).
 TEST(FaultBudget, NamingListsEveryRecordOfAnOperationInTimeOrder) {
   sim::FaultLog log = {
-      FaultRecord{.time_us = T0 + 1'000, .kind = FaultKind::kDelayed, .process = "replica-0", .value = 500,
-                  .detail = "clog", .cause = 7, .message = "sql: sql txn replica-0#3"},
+      FaultRecord{.time_us = T0 + 1'000,
+                  .kind = FaultKind::kDelayed,
+                  .process = "replica-0",
+                  .value = 500,
+                  .detail = "clog",
+                  .cause = 7,
+                  .message = "sql: sql txn replica-0#3"},
       FaultRecord{.time_us = T0 + 2'000, .kind = FaultKind::kRedisError, .process = "redis", .cause = 8},
       FaultRecord{.time_us = T0 + 3'000, .kind = FaultKind::kMessageLost, .process = "db", .cause = 7}};
   FaultBudget b(log, T0 + 10'000);
@@ -197,14 +233,19 @@ TEST(FaultBudget, NamingListsEveryRecordOfAnOperationInTimeOrder) {
 // other places and instants count nothing; instant_in names the first instant in the window.
 TEST(FaultBudget, CoveredTimeIsTheUnionOfThePlacesSpansInTheWindow) {
   sim::FaultLog log = {
-      FaultRecord{.time_us = T0 + 1'000, .kind = FaultKind::kPause, .node = "db", .process = "db", .duration_us = 4'000},
-      FaultRecord{.time_us = T0 + 2'000, .kind = FaultKind::kPause, .node = "redis", .process = "redis",
-                  .duration_us = 1'000},
-      FaultRecord{.time_us = T0 + 4'000, .kind = FaultKind::kPause, .node = "redis", .process = "redis",
-                  .duration_us = 4'000},
+      FaultRecord{
+          .time_us = T0 + 1'000, .kind = FaultKind::kPause, .node = "db", .process = "db", .duration_us = 4'000},
+      FaultRecord{
+          .time_us = T0 + 2'000, .kind = FaultKind::kPause, .node = "redis", .process = "redis", .duration_us = 1'000},
+      FaultRecord{
+          .time_us = T0 + 4'000, .kind = FaultKind::kPause, .node = "redis", .process = "redis", .duration_us = 4'000},
       FaultRecord{.time_us = T0 + 6'000, .kind = FaultKind::kPause, .node = "x", .process = "x", .duration_us = 9'000},
-      FaultRecord{.time_us = T0 + 9'000, .kind = FaultKind::kMessageLost, .node = "a", .process = "a",
-                  .peer_node = "db", .peer_process = "db"},
+      FaultRecord{.time_us = T0 + 9'000,
+                  .kind = FaultKind::kMessageLost,
+                  .node = "a",
+                  .process = "a",
+                  .peer_node = "db",
+                  .peer_process = "db"},
   };
   FaultBudget b(log, T0 + 20'000);
   EXPECT_EQ(b.covered_us({"db", "redis"}, T0, T0 + 20'000), 7'000);  // [1000, 8000]
@@ -226,7 +267,11 @@ RC_GTEST_PROP(FaultBudget, ExplainNamesWhatAScanOfEverySpanNames, ()) {
   sim::FaultLog log;
   const int faults = *rc::gen::inRange(0, 25);
   for (int i = 0; i < faults; ++i) {
-    FaultRecord r{.time_us = at(), .node = name(), .process = name(), .peer_node = name(), .peer_process = name(),
+    FaultRecord r{.time_us = at(),
+                  .node = name(),
+                  .process = name(),
+                  .peer_node = name(),
+                  .peer_process = name(),
                   .duration_us = *rc::gen::inRange<int64_t>(0, 3'000'000)};
     r.kind = *rc::gen::element(FaultKind::kCrash, FaultKind::kRestart, FaultKind::kPause, FaultKind::kPartition,
                                FaultKind::kHeal, FaultKind::kClog, FaultKind::kMessageLost, FaultKind::kClockDrift,
@@ -234,7 +279,8 @@ RC_GTEST_PROP(FaultBudget, ExplainNamesWhatAScanOfEverySpanNames, ()) {
     r.detail = *rc::gen::element(std::string("partition"), std::string("clog"), std::string());
     log.push_back(r);
   }
-  std::stable_sort(log.begin(), log.end(), [](const FaultRecord& x, const FaultRecord& y) { return x.time_us < y.time_us; });
+  std::stable_sort(log.begin(), log.end(),
+                   [](const FaultRecord& x, const FaultRecord& y) { return x.time_us < y.time_us; });
   const FaultBudget budget(log, T0 + 6'000'000);
   for (int q = 0; q < 20; ++q) {
     std::vector<std::string> places = {name()};

@@ -17,9 +17,12 @@ Tally tally(const std::vector<sim::Operation>& history) {
     if (op.op != "inc") continue;
     // An operation still open at the end of the run is indeterminate.
     const Outcome o = op.completed() ? op.outcome : Outcome::kInfo;
-    if (o == Outcome::kOk) ++t.ok;
-    else if (o == Outcome::kInfo) ++t.info;
-    else ++t.fail;
+    if (o == Outcome::kOk)
+      ++t.ok;
+    else if (o == Outcome::kInfo)
+      ++t.info;
+    else
+      ++t.fail;
   }
   return t;
 }
@@ -40,9 +43,8 @@ Verdict check_no_double_count(const CounterRun& run) {
   Verdict v{"no-double-count", {"DEMO-1"}, true, "final counter <= ok + info increments", {}, t.ok + t.info + t.fail};
   if (run.final_counter > t.ok + t.info) {
     v.passed = false;
-    v.evidence.push_back("final counter " + std::to_string(run.final_counter) + " > " +
-                         std::to_string(t.ok) + " acknowledged + " + std::to_string(t.info) +
-                         " indeterminate increments");
+    v.evidence.push_back("final counter " + std::to_string(run.final_counter) + " > " + std::to_string(t.ok) +
+                         " acknowledged + " + std::to_string(t.info) + " indeterminate increments");
   }
   return v;
 }
@@ -54,8 +56,8 @@ Verdict check_no_lost_increment(const CounterRun& run) {
   Verdict v{"no-lost-increment", {"DEMO-2"}, true, "final counter >= ok increments", {}, t.ok};
   if (run.final_counter < t.ok) {
     v.passed = false;
-    v.evidence.push_back("final counter " + std::to_string(run.final_counter) + " < " +
-                         std::to_string(t.ok) + " acknowledged increments");
+    v.evidence.push_back("final counter " + std::to_string(run.final_counter) + " < " + std::to_string(t.ok) +
+                         " acknowledged increments");
   }
   return v;
 }

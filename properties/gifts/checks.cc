@@ -59,9 +59,13 @@ std::vector<PropertyInfo> gifts_properties() {
   return {
       {"gift-charge-once", {"GIFT-1"}, "at most one debit and one gift_order per (user, requestId) (003 §2)"},
       {"gift-intent-once", {"GIFT-2"}, "a double tap (one intent, 003:L41) is at most one charge"},
-      {"gift-outcome", {"GIFT-3"}, "a retry gets the original outcome, never 重复请求 for an uncharged request (003:L55)"},
+      {"gift-outcome",
+       {"GIFT-3"},
+       "a retry gets the original outcome, never 重复请求 for an uncharged request (003:L55)"},
       {"gift-outbox", {"GIFT-4"}, "each order has exactly one outbox row, and every row ends SENT (003 §7)"},
-      {"gift-delivery", {"GIFT-5"}, "every viewer online throughout plays each charged gift's count exactly once (003 §1)"},
+      {"gift-delivery",
+       {"GIFT-5"},
+       "every viewer online throughout plays each charged gift's count exactly once (003 §1)"},
       {"gift-batch-conservation", {"GIFT-6"}, "Σ pushed batch counts = Σ charged per (room, sender, gift) (003 §4)"},
       {"gift-lock", {"GIFT-7"}, "the combo read-modify-flush runs under the lock or atomically (003:L113-133)"},
       {"gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client (003 §3)"},
@@ -73,13 +77,15 @@ std::vector<PropertyInfo> gifts_properties() {
 
 // GIFT-1: one row per (user, request) and each wallet debited exactly by its orders.
 Verdict check_charge_once(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-charge-once", {"GIFT-1"},
-                   "per (user, requestId) at most one gift_order row, and initial - final balance = Σ order amounts");
+  Verdict v = passing_verdict(
+      "gift-charge-once", {"GIFT-1"},
+      "per (user, requestId) at most one gift_order row, and initial - final balance = Σ order amounts");
   if (db_unreadable(run, v)) return v;
   for (const auto& [key, rows] : orders_by_request(run)) {
     ++v.checks;
-    if (rows.size() > 1) fail_verdict(v, "user " + std::to_string(key.first) + " request " + key.second + ": " +
-                                     std::to_string(rows.size()) + " orders");
+    if (rows.size() > 1)
+      fail_verdict(v, "user " + std::to_string(key.first) + " request " + key.second + ": " +
+                          std::to_string(rows.size()) + " orders");
   }
   std::map<int64_t, int64_t> spent;
   for (const model::Order& o : run.orders) spent[o.user] += o.amount;
@@ -87,8 +93,8 @@ Verdict check_charge_once(const GiftsRun& run) {
     ++v.checks;
     const int64_t debited = run.params.initial_balance - balance;
     if (debited != spent[user]) {
-      fail_verdict(v, "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) + ", orders total " +
-                  std::to_string(spent[user]));
+      fail_verdict(v, "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) +
+                          ", orders total " + std::to_string(spent[user]));
     }
   }
   return v;
@@ -96,7 +102,8 @@ Verdict check_charge_once(const GiftsRun& run) {
 
 // GIFT-2: the requests of one intent (the user's one click, or one double tap) make <= 1 order.
 Verdict check_intent_once(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
+  Verdict v =
+      passing_verdict("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
   if (db_unreadable(run, v)) return v;
   std::map<std::pair<int64_t, std::string>, std::set<std::string>> requests;  // (user, intent) -> requests
   for (const HistoryOp* o : ops_named(run, "send")) {
@@ -112,8 +119,8 @@ Verdict check_intent_once(const GiftsRun& run) {
     }
     ++v.checks;
     if (charges > 1) {
-      fail_verdict(v, "user " + std::to_string(intent.first) + " intent " + intent.second + ": " + std::to_string(reqs.size()) +
-                  " requests, " + std::to_string(charges) + " charges");
+      fail_verdict(v, "user " + std::to_string(intent.first) + " intent " + intent.second + ": " +
+                          std::to_string(reqs.size()) + " requests, " + std::to_string(charges) + " charges");
     }
   }
   return v;
@@ -124,9 +131,10 @@ Verdict check_intent_once(const GiftsRun& run) {
 // error of its own commands, its events held back), or a duration fault on the charge path (or at
 // the sender) while it was open.
 Verdict check_outcome(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-outcome", {"GIFT-3"},
-                   "a charged request is answered with its order id, an uncharged one never ok nor 重复请求; "
-                   "indeterminate answers only under a fault that touched the request");
+  Verdict v =
+      passing_verdict("gift-outcome", {"GIFT-3"},
+                      "a charged request is answered with its order id, an uncharged one never ok nor 重复请求; "
+                      "indeterminate answers only under a fault that touched the request");
   if (db_unreadable(run, v)) return v;
   const auto by_request = orders_by_request(run);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -142,7 +150,8 @@ Verdict check_outcome(const GiftsRun& run) {
       places.push_back(o->process);
       std::optional<std::string> why = budget.touched(o->id);
       if (!why) why = budget.explain(places, o->invoke_us, o->complete_us);
-      exempt_or_fail(v, why, "indeterminate answer", "indeterminate answer without a fault that touched it: " + describe(*o));
+      exempt_or_fail(v, why, "indeterminate answer",
+                     "indeterminate answer without a fault that touched it: " + describe(*o));
     } else if (order != nullptr && o->result != "order=" + std::to_string(order->id)) {
       fail_verdict(v, "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o));
     } else if (order == nullptr && (o->outcome == Outcome::kOk || o->result == "duplicate")) {
@@ -209,7 +218,8 @@ std::optional<std::string> held_to_end(const GiftsRun& run, const fl::props::Fau
   Intervals replicas_held = {{from_us, run.end_us}};
   if (any_replica) replicas_held.clear();
   for (const std::string& r : replicas) {
-    replicas_held = any_replica ? unite(replicas_held, held_at(budget, r)) : intersect(replicas_held, held_at(budget, r));
+    replicas_held =
+        any_replica ? unite(replicas_held, held_at(budget, r)) : intersect(replicas_held, held_at(budget, r));
   }
   const Intervals held = unite(unite(held_at(budget, "log"), held_at(budget, "db")), replicas_held);
   int64_t free_since = from_us;
@@ -228,9 +238,10 @@ std::optional<std::string> held_to_end(const GiftsRun& run, const fl::props::Fau
 // committed order's message reaches the log exactly once, and no message reaches it without its
 // order (a half message whose local transaction rolled back is deleted, 003:L231).
 Verdict check_txmsg(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-outbox", {"GIFT-4"},
-                   "transactional messages: each gift_order's msg_id is in the log exactly once, and each log "
-                   "record's msg_id belongs to an order");
+  Verdict v =
+      passing_verdict("gift-outbox", {"GIFT-4"},
+                      "transactional messages: each gift_order's msg_id is in the log exactly once, and each log "
+                      "record's msg_id belongs to an order");
   if (db_unreadable(run, v)) return v;
   std::map<std::string, int> records;
   for (const LogRecordObs& r : run.log) ++records[record_msg_id(r)];
@@ -246,9 +257,9 @@ Verdict check_txmsg(const GiftsRun& run) {
     if (n == 1) continue;
     // The broker (the log node, whose clock never goes back: a jump back freezes it) checks a half
     // back once it is old enough by that clock (RocketMQ's transactionTimeout plus one scan).
-    const int64_t advance_us = committed < 0 ? run.end_us
-                                             : budget.monotonic_clock_us("log", run.end_us) -
-                                                   budget.monotonic_clock_us("log", committed);
+    const int64_t advance_us =
+        committed < 0 ? run.end_us
+                      : budget.monotonic_clock_us("log", run.end_us) - budget.monotonic_clock_us("log", committed);
     const std::optional<std::string> held =
         committed < 0 ? std::nullopt
                       : held_to_end(run, budget, committed + run.params.half_check_us - run.params.half_scan_us,
@@ -261,12 +272,14 @@ Verdict check_txmsg(const GiftsRun& run) {
       v.exempt("a half message never old enough for a check-back: the log's clock advanced " + secs(advance_us) +
                " after its commit: " + budget.clock("log", committed, run.end_us).what);
     } else {
-      fail_verdict(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(n) + " log records");
+      fail_verdict(v,
+                   "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(n) + " log records");
     }
   }
   for (const auto& [msg_id, n] : records) {
     ++v.checks;
-    if (!order_msgs.count(msg_id)) fail_verdict(v, "log record " + msg_id + " has no order (its charge never committed)");
+    if (!order_msgs.count(msg_id))
+      fail_verdict(v, "log record " + msg_id + " has no order (its charge never committed)");
   }
   return v;
 }
@@ -276,9 +289,10 @@ Verdict check_txmsg(const GiftsRun& run) {
 // GIFT-4: order <-> outbox one to one; every outbox row SENT at the end.
 Verdict check_outbox(const GiftsRun& run) {
   if (run.params.txmsg) return check_txmsg(run);
-  Verdict v = passing_verdict("gift-outbox", {"GIFT-4"},
-                   "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
-                   "order, and every row is SENT at the end");
+  Verdict v =
+      passing_verdict("gift-outbox", {"GIFT-4"},
+                      "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
+                      "order, and every row is SENT at the end");
   if (db_unreadable(run, v)) return v;
   std::map<std::string, int> outbox_rows;
   for (const OutboxRow& r : run.outbox) ++outbox_rows[r.msg_id];
@@ -287,8 +301,8 @@ Verdict check_outbox(const GiftsRun& run) {
     order_msgs.insert(o.msg_id);
     ++v.checks;
     if (outbox_rows[o.msg_id] != 1) {
-      fail_verdict(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(outbox_rows[o.msg_id]) +
-                  " outbox rows");
+      fail_verdict(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " +
+                          std::to_string(outbox_rows[o.msg_id]) + " outbox rows");
     }
   }
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -296,7 +310,8 @@ Verdict check_outbox(const GiftsRun& run) {
   for (const model::ChargedGift& g : charged_gifts(run)) commit_at[g.order.msg_id] = g.commit_us;
   for (const OutboxRow& r : run.outbox) {
     ++v.checks;
-    if (!order_msgs.count(r.msg_id)) fail_verdict(v, "outbox row " + r.msg_id + " has no order (a second charge's message)");
+    if (!order_msgs.count(r.msg_id))
+      fail_verdict(v, "outbox row " + r.msg_id + " has no order (a second charge's message)");
     if (r.status == "SENT") continue;
     const int64_t committed = commit_at.count(r.msg_id) ? commit_at.at(r.msg_id) : -1;
     const std::optional<std::string> held =
@@ -369,7 +384,8 @@ std::map<model::GiftKey, Shortfall> shortfalls(const GiftReach& reach, const std
             g.order.count);
       continue;
     }
-    const std::optional<int64_t> empty = empty_rooms ? reach.unwatched_at(g.order.room, f.append_us, f.to_us) : std::nullopt;
+    const std::optional<int64_t> empty =
+        empty_rooms ? reach.unwatched_at(g.order.room, f.append_us, f.to_us) : std::nullopt;
     if (empty) {
       s.add("room " + g.order.room + " had no viewer at " + secs(*empty) + ", while the gift's batch could be pushed",
             g.order.count);
@@ -393,8 +409,8 @@ std::map<model::GiftKey, Rollback> redis_rollback(const GiftsRun& run, const Gif
   std::map<model::GiftKey, Rollback> out;
   const std::vector<int64_t> crashes = reach.crashes("redis");  // only a crash loses what Redis held
   for (const model::ChargedGift& g : gifts) {
-    const int64_t horizon = g.first_append_us < 0 ? run.end_us
-                                                  : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
+    const int64_t horizon =
+        g.first_append_us < 0 ? run.end_us : g.first_append_us + (run.params.expiry_ms + run.params.window_ms) * 1000;
     for (int64_t t : crashes) {
       if (t < g.commit_us || t > horizon) continue;
       Rollback& r = out[model::GiftKey{g.order.room, g.order.user, g.order.gift}];
@@ -425,9 +441,9 @@ std::optional<std::string> redis_crash_in(const GiftReach& reach, int64_t from, 
 struct Pushed {
   std::map<std::string, std::pair<model::GiftKey, int64_t>> first;
   std::map<model::GiftKey, int64_t> reflushed;   // per key, Σ later contents a crash explains
-  std::vector<std::string> excused;               // the crash of each explained second content
-  std::vector<std::string> unexplained;           // msgIds with two contents no crash explains
-  std::map<std::string, std::string> only_lost;   // msgId -> the loss of its copy, when no viewer got one
+  std::vector<std::string> excused;              // the crash of each explained second content
+  std::vector<std::string> unexplained;          // msgIds with two contents no crash explains
+  std::map<std::string, std::string> only_lost;  // msgId -> the loss of its copy, when no viewer got one
 };
 
 struct Sighting {
@@ -443,7 +459,8 @@ std::vector<Sighting> sightings(const GiftsRun& run, const GiftReach& reach) {
   for (const HistoryOp& o : run.history) {
     if (o.op != "deliver") continue;
     const auto a = parse_args(o.args);
-    out.push_back(Sighting{o.invoke_us, a.at("msg"), {a.at("room"), arg_int(a, "sender"), a.at("gift")}, arg_int(a, "count")});
+    out.push_back(
+        Sighting{o.invoke_us, a.at("msg"), {a.at("room"), arg_int(a, "sender"), a.at("gift")}, arg_int(a, "count")});
   }
   for (const LostCopy& c : reach.lost_copies()) {
     out.push_back(Sighting{c.time_us, c.msg.msg_id, {c.msg.room, c.msg.sender, c.msg.gift}, c.msg.count, &c});
@@ -452,9 +469,10 @@ std::vector<Sighting> sightings(const GiftsRun& run, const GiftReach& reach) {
   return out;
 }
 
-Pushed pushed_messages(const GiftsRun& run, const GiftReach& reach, const std::map<model::GiftKey, Rollback>& rolled_back) {
+Pushed pushed_messages(const GiftsRun& run, const GiftReach& reach,
+                       const std::map<model::GiftKey, Rollback>& rolled_back) {
   Pushed out;
-  std::map<std::string, int64_t> first_seen;  // msgId -> its first sighting
+  std::map<std::string, int64_t> first_seen;           // msgId -> its first sighting
   std::set<std::pair<std::string, int64_t>> contents;  // (msgId, count) already counted
   std::set<std::string> received;
   for (const Sighting& s : sightings(run, reach)) {
@@ -464,7 +482,8 @@ Pushed pushed_messages(const GiftsRun& run, const GiftReach& reach, const std::m
     auto [it, inserted] = out.first.try_emplace(s.msg, s.key, s.count);
     if (inserted || it->second == std::make_pair(s.key, s.count) || !contents.insert({s.msg, s.count}).second) continue;
     const int64_t from = first_seen.at(s.msg) - (run.params.expiry_ms + run.params.window_ms) * 1000;
-    const std::optional<std::string> crash = rolled_back.count(s.key) ? redis_crash_in(reach, from, s.time_us) : std::nullopt;
+    const std::optional<std::string> crash =
+        rolled_back.count(s.key) ? redis_crash_in(reach, from, s.time_us) : std::nullopt;
     if (crash) {
       out.reflushed[s.key] += s.count;
       out.excused.push_back(*crash);
@@ -494,7 +513,8 @@ void judge_key(Verdict& v, const std::string& who, const model::GiftKey& k, int6
                const Shortfall& shortfall, const Rollback& rolled, int64_t reflushed) {
   ++v.checks;
   shortfall.exempt_in(v);
-  if (rolled.gifts > 0) v.exempt("gifts in flight across a Redis crash, combo state rolled back: " + rolled.fault, rolled.gifts);
+  if (rolled.gifts > 0)
+    v.exempt("gifts in flight across a Redis crash, combo state rolled back: " + rolled.fault, rolled.gifts);
   if (conserved(got, want, shortfall.count, rolled, reflushed)) return;
   fail_verdict(v, who + std::to_string(got) + " of " + model::describe(k) + ", charged " + std::to_string(want) +
                       (shortfall.count ? " (" + std::to_string(shortfall.count) + " excusable)" : "") +
@@ -567,7 +587,8 @@ void check_received_played(const GiftsRun& run, const std::string& viewer, const
   // (003:L206 "直接返回当前…客户端从此开始接收": a copy numbered at or below the answered seq
   // is history, however fresh; GIFT-11 judges the seqs above it; explore-hardened-txmsg seed 546).
   auto seeds_rule = [&ops](const HistoryOp* o) {
-    if (o->result == "dropped:left-room" && switching_to_at(ops, o->complete_us) != parse_args(o->args)["room"]) return true;
+    if (o->result == "dropped:left-room" && switching_to_at(ops, o->complete_us) != parse_args(o->args)["room"])
+      return true;
     return dropped_below_expected(*o) && below_fresh_baseline(ops, *o);
   };
   for (const auto& [id, copies] : unplayed) {
@@ -610,9 +631,10 @@ std::map<model::GiftKey, Shortfall> lost_on_the_way(const GiftReach& reach, cons
   std::map<model::GiftKey, Shortfall> out;
   std::set<std::string> counted;
   for (const LostCopy& c : reach.lost_copies()) {
-    if (!GiftReach::lost_for(c, viewer, user) || received.count(c.msg.msg_id) || !counted.insert(c.msg.msg_id).second) continue;
+    if (!GiftReach::lost_for(c, viewer, user) || received.count(c.msg.msg_id) || !counted.insert(c.msg.msg_id).second)
+      continue;
     out[model::GiftKey{c.msg.room, c.msg.sender, c.msg.gift}].add("copy lost on its way to " + viewer + ": " + c.what,
-                                                                   c.msg.count);
+                                                                  c.msg.count);
   }
   return out;
 }
@@ -632,8 +654,8 @@ int64_t viewer_user(const std::vector<const HistoryOp*>& ops) {
 // on its way to this viewer, a Redis crash in the gifts' flight.
 Verdict check_delivery(const GiftsRun& run) {
   Verdict v = passing_verdict("gift-delivery", {"GIFT-5"},
-                   "every viewer connected throughout plays Σ charged giftCount per (room, sender, gift), "
-                   "no more, and no less than what expiry, a lost copy or a Redis data loss excuses");
+                              "every viewer connected throughout plays Σ charged giftCount per (room, sender, gift), "
+                              "no more, and no less than what expiry, a lost copy or a Redis data loss excuses");
   if (db_unreadable(run, v)) return v;
   const GiftReach reach(run);
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
@@ -675,8 +697,9 @@ Verdict check_delivery(const GiftsRun& run) {
 // reached the gifts excuses (the expiry, an empty room while their batch could be pushed, a Redis
 // crash in their flight).
 Verdict check_batch_conservation(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-batch-conservation", {"GIFT-6"},
-                   "Σ giftCount over distinct pushed messages = Σ charged per (room, sender, gift); one msgId, one count");
+  Verdict v = passing_verdict(
+      "gift-batch-conservation", {"GIFT-6"},
+      "Σ giftCount over distinct pushed messages = Σ charged per (room, sender, gift); one msgId, one count");
   if (db_unreadable(run, v)) return v;
   const GiftReach reach(run);
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
@@ -726,9 +749,10 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 // GIFT-7: every command a client runs on a combo count key outside a script happens while that
 // client holds the matching lock (003:L113: gift:batch:{room}:{sender}:{gift}); scripts are atomic.
 Verdict check_lock(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-lock", {"GIFT-7"},
-                   "commands on gift:batch:count:* run inside a script or while their client holds "
-                   "gift:batch:{room}:{sender}:{gift} (lease by the Redis clock); only the holder deletes a lock");
+  Verdict v =
+      passing_verdict("gift-lock", {"GIFT-7"},
+                      "commands on gift:batch:count:* run inside a script or while their client holds "
+                      "gift:batch:{room}:{sender}:{gift} (lease by the Redis clock); only the holder deletes a lock");
   std::map<std::string, Holding> held;  // lock key -> holder
   for (size_t i = 0; i < run.redis.size(); ++i) {
     const RedisCommand& c = run.redis[i];
@@ -754,7 +778,7 @@ Verdict check_lock(const GiftsRun& run) {
       }
       if (h == held.end() || h->second.client != c.client) {
         fail_verdict(v, c.client + " ran " + cmd + " " + key + " at " + secs(c.time_us) + " without holding " + lock +
-                    (h == held.end() ? " (nobody holds it)" : " (held by " + h->second.client + ")"));
+                            (h == held.end() ? " (nobody holds it)" : " (held by " + h->second.client + ")"));
       }
       continue;
     }
@@ -795,8 +819,9 @@ Verdict check_play_once(const GiftsRun& run) {
 
 // GIFT-9: per client, plays in increasing seq; every received message is decided within T_gap.
 Verdict check_play_order(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-play-order", {"GIFT-9"},
-                   "per client, played seqs increase; each received message is played or dropped within T_gap");
+  Verdict v =
+      passing_verdict("gift-play-order", {"GIFT-9"},
+                      "per client, played seqs increase; each received message is played or dropped within T_gap");
   const int64_t t_gap_us = run.params.t_gap_ms * 1000;
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     std::vector<const HistoryOp*> plays;
@@ -805,7 +830,8 @@ Verdict check_play_order(const GiftsRun& run) {
       ++v.checks;
       const int64_t decided = o->complete_us < 0 ? run.end_us : o->complete_us;
       if (decided - o->invoke_us > t_gap_us) {
-        fail_verdict(v, viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " + describe(*o));
+        fail_verdict(v, viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " +
+                            describe(*o));
       }
       if (o->result == "played") plays.push_back(o);
     }
@@ -831,7 +857,6 @@ Verdict check_play_order(const GiftsRun& run) {
   return v;
 }
 
-
 namespace {
 
 // The gateways the viewer joined through by t_us: each keeps its userId -> connection mapping
@@ -841,7 +866,8 @@ namespace {
 std::vector<std::string> joined_gateways_by(const std::vector<const HistoryOp*>& ops, int64_t t_us) {
   std::vector<std::string> out;
   for (const HistoryOp* o : ops) {
-    if (o->op == "connect" && o->invoke_us <= t_us && o->outcome == Outcome::kOk) out.push_back(parse_args(o->args)["gw"]);
+    if (o->op == "connect" && o->invoke_us <= t_us && o->outcome == Outcome::kOk)
+      out.push_back(parse_args(o->args)["gw"]);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -879,9 +905,10 @@ void judge_age(Verdict& v, const GiftsRun& run, const GiftReach& reach, const st
 
 // GIFT-10: nothing older than 10 s reaches a client; a committed order is never removed.
 Verdict check_expiry(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-expiry", {"GIFT-10"},
-                   "no client receives a message older than 10 s (+ slack, + how far the judging clocks were "
-                   "behind); every committed order stays recorded");
+  Verdict v =
+      passing_verdict("gift-expiry", {"GIFT-10"},
+                      "no client receives a message older than 10 s (+ slack, + how far the judging clocks were "
+                      "behind); every committed order stays recorded");
   const GiftReach reach(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     for (const HistoryOp* o : ops) {
@@ -896,8 +923,9 @@ Verdict check_expiry(const GiftsRun& run) {
     const auto a = parse_args(o->args);
     ++v.checks;
     if (!rows.count({arg_int(a, "user"), a.at("req")})) {
-      exempt_or_fail(v, reach.budget().explain({"db"}, o->complete_us, run.end_us), "charged order lost with the DB's unsynced writes",
-                   "answered charged but no order row remains: " + describe(*o));
+      exempt_or_fail(v, reach.budget().explain({"db"}, o->complete_us, run.end_us),
+                     "charged order lost with the DB's unsynced writes",
+                     "answered charged but no order row remains: " + describe(*o));
     }
   }
   return v;
@@ -929,9 +957,10 @@ std::optional<std::string> seq_rollback(const GiftsRun& run, const GiftReach& re
 // GIFT-11: after a (re)connect whose baseline is B (lastSeq, or the server's seq without history),
 // no received message with seq > B is dropped as a duplicate unless its msgId was played.
 Verdict check_reconnect(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-reconnect", {"GIFT-11"},
-                   "after a (re)connect, no message with seq > lastSeq (or > the answered seq without history) "
-                   "is dropped as seq < expectedSeq unless already played");
+  Verdict v =
+      passing_verdict("gift-reconnect", {"GIFT-11"},
+                      "after a (re)connect, no message with seq > lastSeq (or > the answered seq without history) "
+                      "is dropped as seq < expectedSeq unless already played");
   const GiftReach reach(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     int64_t baseline = -1;

@@ -53,7 +53,8 @@ struct Builder {
     const std::string msg = "m" + std::to_string(id);
     run.orders.push_back(model::Order{id, user, req, "r1", "g1", 1, 10, msg});
     run.outbox.push_back(OutboxRow{msg, "SENT"});
-    run.commits.push_back(SqlCommit{t + 50'000, true, "gift-1", {{"INSERT INTO gift_order ...", {std::to_string(user), req}}}});
+    run.commits.push_back(
+        SqlCommit{t + 50'000, true, "gift-1", {{"INSERT INTO gift_order ...", {std::to_string(user), req}}}});
     run.log.push_back(LogRecordObs{"r1", msg + "|r1|" + std::to_string(user) + "|g1|1|0|0", t + 60'000});
     run.balances[user] = run.params.initial_balance - 10 * static_cast<int64_t>(run.orders.size());
   }
@@ -114,7 +115,8 @@ TEST(GiftsChecks, OutcomeCatchesDuplicateAnswers) {
 
 TEST(GiftsChecks, OutcomeNeedsAFaultForIndeterminateAnswers) {
   Builder b = clean();
-  b.op("sender-1", "send", "user=1 room=r1 gift=g1 count=1 req=q intent=1-5", 3 * kS, 4 * kS, Outcome::kInfo, "timeout");
+  b.op("sender-1", "send", "user=1 room=r1 gift=g1 count=1 req=q intent=1-5", 3 * kS, 4 * kS, Outcome::kInfo,
+       "timeout");
   EXPECT_FALSE(check_outcome(b.run).passed);
   b.run.faults.push_back(sim::FaultRecord{3 * kS + 10, sim::FaultKind::kPause, "db", "db", "", "", kS});
   const Verdict v = check_outcome(b.run);
@@ -128,7 +130,8 @@ TEST(GiftsChecks, OutcomeIsExcusedByAFaultThatTouchedTheRequestOnly) {
   auto timed_out = [](bool own) {
     Builder b = clean();
     const uint64_t id = b.op("sender-1", "send", "user=1 room=r1 gift=g1 count=1 req=q intent=1-5", 3 * kS, 4 * kS,
-                             Outcome::kInfo, "timeout").id;
+                             Outcome::kInfo, "timeout")
+                            .id;
     sim::FaultRecord& f = b.fault(sim::FaultKind::kMessageLost, "gift-1", 3 * kS + 10);
     f.peer_node = f.peer_process = "sender-1";
     f.detail = "reply dropped";
@@ -154,8 +157,8 @@ TEST(GiftsChecks, APendingRowIsExcusedOnlyWhileItsWayOutIsHeldToTheEnd) {
   EXPECT_TRUE(pending("db", 1 * kS, {"gift-1"}).passed);
   EXPECT_TRUE(pending("gift-1", 1 * kS, {"gift-1"}).passed);
   EXPECT_FALSE(pending("gift-1", 1 * kS, {"gift-1", "gift-2"}).passed);  // gift-2's poller was free
-  EXPECT_FALSE(pending("db", 30 * kS, {"gift-1"}).passed);                // free for 29 s after its commit
-  EXPECT_FALSE(pending("redis", 1 * kS, {"gift-1"}).passed);              // not on its way out
+  EXPECT_FALSE(pending("db", 30 * kS, {"gift-1"}).passed);               // free for 29 s after its commit
+  EXPECT_FALSE(pending("redis", 1 * kS, {"gift-1"}).passed);             // not on its way out
 }
 
 // A charge whose commit answered an I/O error can still have persisted (its order row is there,
@@ -310,10 +313,11 @@ TEST(GiftsChecks, HoldsOnThePushPathExcuseAnExpiredGiftOnlyWhenTheyAddUp) {
   Builder b = clean();
   b.run.history.pop_back();  // m2 (its batch: m1 + m2, logged at 1.06 and 2.06 s) never pushed
   b.fault(sim::FaultKind::kPause, "db", 3 * kS).duration_us = 4 * kS;  // the push ledger's DB: 4 s
-  EXPECT_FALSE(check_batch_conservation(b.run).passed);               // logged + 3.5 s + 4 s < 10 s
+  EXPECT_FALSE(check_batch_conservation(b.run).passed);                // logged + 3.5 s + 4 s < 10 s
   auto refuse = [](Builder& x, int64_t t, const std::string& carried) {
     x.fault(sim::FaultKind::kStorageError, "db", t);
-    x.run.commits.push_back(SqlCommit{t, false, "push-1", {{"INSERT OR IGNORE INTO push_ledger ...", {"r1", carried}}}});
+    x.run.commits.push_back(
+        SqlCommit{t, false, "push-1", {{"INSERT OR IGNORE INTO push_ledger ...", {"r1", carried}}}});
   };
   Builder other = b;
   for (int64_t t : {4, 6, 8}) refuse(other, t * kS, "batch_m9");  // another key's batch
@@ -353,7 +357,7 @@ TEST(GiftsChecks, AConsumerCrashHoldsItsPartitionsUntilTheLogEvictsIt) {
   Builder b = clean();
   b.run.history.pop_back();  // m2 never pushed
   b.outage("push-1", 2 * kS + 100'000, 2 * kS + 200'000);
-  EXPECT_FALSE(check_batch_conservation(b.run).passed);  // held 6 s: logged + 3.5 s + 6 s < 10 s
+  EXPECT_FALSE(check_batch_conservation(b.run).passed);         // held 6 s: logged + 3.5 s + 6 s < 10 s
   b.fault(sim::FaultKind::kClockJump, "log", 3 * kS, -3 * kS);  // the broker's clock frozen 3 s
   const Verdict v = check_batch_conservation(b.run);
   EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
@@ -375,12 +379,12 @@ TEST(GiftsChecks, AClockExcusesAnExpiredGiftOnlyInItsDirectionAndByItsSize) {
     b.fault(sim::FaultKind::kClockJump, node, 500'000, jump_us);
     return check_batch_conservation(b.run);
   };
-  EXPECT_TRUE(missing("gift-1", -7 * kS).passed);   // the stamper behind: looks 7 s older
-  EXPECT_TRUE(missing("push-1", 7 * kS).passed);    // a judge ahead
-  EXPECT_FALSE(missing("gift-1", 7 * kS).passed);   // the stamper ahead: looks younger
-  EXPECT_FALSE(missing("gift-1", -5 * kS).passed);  // 5 s: logged + 3.5 s + 5 s < 10 s
-  EXPECT_FALSE(missing("db", -7 * kS).passed);      // neither stamps nor judges
-  EXPECT_FALSE(missing("gift-1", 0).passed);        // a null jump
+  EXPECT_TRUE(missing("gift-1", -7 * kS).passed);       // the stamper behind: looks 7 s older
+  EXPECT_TRUE(missing("push-1", 7 * kS).passed);        // a judge ahead
+  EXPECT_FALSE(missing("gift-1", 7 * kS).passed);       // the stamper ahead: looks younger
+  EXPECT_FALSE(missing("gift-1", -5 * kS).passed);      // 5 s: logged + 3.5 s + 5 s < 10 s
+  EXPECT_FALSE(missing("db", -7 * kS).passed);          // neither stamps nor judges
+  EXPECT_FALSE(missing("gift-1", 0).passed);            // a null jump
   EXPECT_EQ(missing("gift-1", -7 * kS).exempted(), 2);  // m1 and m2, each counted
 }
 
@@ -440,7 +444,8 @@ TEST(GiftsChecks, DeliveryWaitsForACopyStillBuffered) {
   Builder b = clean();
   b.deliver("viewer-1", "m7", 3, 1, 59 * kS, 59 * kS, "dropped:replaced-in-buffer");
   EXPECT_FALSE(check_delivery(b.run).passed);
-  b.op("viewer-1", "deliver", "msg=m7 room=r1 sender=1 gift=g1 count=1 seq=3 ts=59000", 59 * kS, -1, Outcome::kInfo, "");
+  b.op("viewer-1", "deliver", "msg=m7 room=r1 sender=1 gift=g1 count=1 seq=3 ts=59000", 59 * kS, -1, Outcome::kInfo,
+       "");
   EXPECT_TRUE(check_delivery(b.run).passed);
 }
 

@@ -161,7 +161,8 @@ void GiftReach::collect_spans() {
       const int64_t evicted = evicted_at(down);
       if (evicted <= up) continue;
       spans_.push_back(fl::props::FaultSpan{
-          p, down, evicted, "crash of " + p + " at " + secs(down) + ", evicted from the log's group at " + secs(evicted)});
+          p, down, evicted,
+          "crash of " + p + " at " + secs(down) + ", evicted from the log's group at " + secs(evicted)});
     }
   }
   std::stable_sort(spans_.begin(), spans_.end(),
@@ -312,7 +313,8 @@ Flight GiftReach::flight(const model::ChargedGift& g) const {
   std::string why = "logged " + secs(f.append_us - f.born_us) + " after its request";
   if (f.held_us > 0) why += ", held up to " + secs(f.held_us) + " on its push path (" + f.held_by + ")";
   if (older_us > 0) {
-    why += ", clocks make it look " + secs(older_us) + " older (" + join_distinct({judge.what, stamp.what, batcher.what}) + ")";
+    why += ", clocks make it look " + secs(older_us) + " older (" +
+           join_distinct({judge.what, stamp.what, batcher.what}) + ")";
   }
   f.expiry = why;
   return f;

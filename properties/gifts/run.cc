@@ -37,12 +37,13 @@ std::vector<model::ChargedGift> charged_gifts(const GiftsRun& run) {
     if (!inserted) it->second = std::min(it->second, r.time_us);
   }
   std::map<std::pair<int64_t, std::string>, int64_t> first_sent;  // (user, request) -> first invoke
-  std::map<uint64_t, int64_t> invoked;  // history id -> invoke
+  std::map<uint64_t, int64_t> invoked;                            // history id -> invoke
   for (const HistoryOp& h : run.history) {
     invoked[h.id] = h.invoke_us;
     if (h.op != "send") continue;
     const auto a = model::parse_args(h.args);
-    auto [it, inserted] = first_sent.try_emplace({model::arg_int(a, "user"), a.count("req") ? a.at("req") : ""}, h.invoke_us);
+    auto [it, inserted] =
+        first_sent.try_emplace({model::arg_int(a, "user"), a.count("req") ? a.at("req") : ""}, h.invoke_us);
     if (!inserted) it->second = std::min(it->second, h.invoke_us);
   }
   std::vector<model::ChargedGift> out;

@@ -74,9 +74,7 @@ bool is_write(const HistoryOp& h) { return h.op == "like" || h.op == "unlike"; }
 bool definite(const HistoryOp& h) { return h.outcome == Outcome::kOk && h.complete_us >= 0; }
 int64_t end_of(const HistoryOp& h) { return h.complete_us >= 0 ? h.complete_us : model::kNever; }
 
-std::string str_pair(const Pair& p) {
-  return "asset=" + std::to_string(p.first) + " user=" + std::to_string(p.second);
-}
+std::string str_pair(const Pair& p) { return "asset=" + std::to_string(p.first) + " user=" + std::to_string(p.second); }
 
 std::string opt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("nil"); }
 
@@ -211,7 +209,8 @@ std::string RedisWrite::describe() const {
 
 std::string DbChange::describe() const {
   std::string s = "db#" + std::to_string(seq) + " t=" + std::to_string(time_us) + " " + client + " ";
-  s += row ? (delta > 0 ? "INSERT asset_likes " : "DELETE asset_likes ") : (delta > 0 ? "like_count+1 " : "like_count-1 ");
+  s += row ? (delta > 0 ? "INSERT asset_likes " : "DELETE asset_likes ")
+           : (delta > 0 ? "like_count+1 " : "like_count-1 ");
   s += "asset=" + std::to_string(asset);
   if (user != 0) s += " user=" + std::to_string(user);
   s += applied ? " applied" : " (changed nothing)";
@@ -220,18 +219,41 @@ std::string DbChange::describe() const {
 
 std::vector<PropertyInfo> likes_properties() {
   return {
-      {"like-uniqueness", {"LIKE-1"}, "at most one asset_likes row per (asset,user) (002:L62 uk_asset_likes_user_asset)"},
-      {"like-single-effect", {"LIKE-2"}, "concurrent/retried likes of a pair move the Redis count (INCR/DECR at the server) by net +-1 at most and the DB counter only with a row (002 3.1)"},
+      {"like-uniqueness",
+       {"LIKE-1"},
+       "at most one asset_likes row per (asset,user) (002:L62 uk_asset_likes_user_asset)"},
+      {"like-single-effect",
+       {"LIKE-2"},
+       "concurrent/retried likes of a pair move the Redis count (INCR/DECR at the server) by net +-1 at most and the "
+       "DB counter only with a row (002 3.1)"},
       {"like-db-count", {"LIKE-3"}, "assets.like_count = rows once async writes drained (002 3.1 step 4, 4.2)"},
-      {"like-cache-count", {"LIKE-4"}, "GET asset:like_count:a is nil or T(a) after quiescence and one reconciliation (002 6.1-6.2)"},
+      {"like-cache-count",
+       {"LIKE-4"},
+       "GET asset:like_count:a is nil or T(a) after quiescence and one reconciliation (002 6.1-6.2)"},
       {"like-non-negative", {"LIKE-5"}, "Redis and DB counts are never negative (002 3.2, 4.2)"},
-      {"like-durability", {"LIKE-6"}, "every acknowledged like/unlike reaches asset_likes, even if the replica dies (002 3.1 step 3-4)"},
-      {"like-per-user-order", {"LIKE-7"}, "the final row presence is the state after the user's last acknowledged op (002 1.2)"},
-      {"like-state-cache", {"LIKE-8"}, "asset:like:a:u agrees with the truth; a cached 0 never blocks a like; fills never overwrite newer values (002 3.4)"},
-      {"like-expiry-safety", {"LIKE-9"}, "expiry or loss of Redis keys never double counts, makes a count jump, or blocks an unlike (002 2.2.2, 6.3)"},
-      {"like-reconciliation", {"LIKE-10"}, "a count write outside a like/unlike (fill, warm-up, sync, consistency check) never moves the Redis count farther from T(a) (002 4.3, 6.2)"},
-      {"like-idempotence", {"LIKE-11"}, "a like of a liked asset / unlike of a not-liked one changes no counter (002 1.2)"},
-      {"like-degradation-budget", {"LIKE-6", "LIKE-8", "LIKE-9"}, "every like/unlike/read answered failed or indeterminate overlaps an injected fault on its path (002 6.3)"},
+      {"like-durability",
+       {"LIKE-6"},
+       "every acknowledged like/unlike reaches asset_likes, even if the replica dies (002 3.1 step 3-4)"},
+      {"like-per-user-order",
+       {"LIKE-7"},
+       "the final row presence is the state after the user's last acknowledged op (002 1.2)"},
+      {"like-state-cache",
+       {"LIKE-8"},
+       "asset:like:a:u agrees with the truth; a cached 0 never blocks a like; fills never overwrite newer values (002 "
+       "3.4)"},
+      {"like-expiry-safety",
+       {"LIKE-9"},
+       "expiry or loss of Redis keys never double counts, makes a count jump, or blocks an unlike (002 2.2.2, 6.3)"},
+      {"like-reconciliation",
+       {"LIKE-10"},
+       "a count write outside a like/unlike (fill, warm-up, sync, consistency check) never moves the Redis count "
+       "farther from T(a) (002 4.3, 6.2)"},
+      {"like-idempotence",
+       {"LIKE-11"},
+       "a like of a liked asset / unlike of a not-liked one changes no counter (002 1.2)"},
+      {"like-degradation-budget",
+       {"LIKE-6", "LIKE-8", "LIKE-9"},
+       "every like/unlike/read answered failed or indeterminate overlaps an injected fault on its path (002 6.3)"},
   };
 }
 
@@ -239,8 +261,8 @@ model::LikesModel build_model(const LikesRun& run) {
   LikesModel m;
   for (const HistoryOp& h : run.history) {
     if (!is_write(h) || h.outcome == Outcome::kFail) continue;
-    m.add(model::WriteOp{h.id, arg_value(h.args, "asset"), arg_value(h.args, "user"), h.op == "like",
-                         definite(h), h.invoke_us, definite(h) ? h.complete_us : model::kNever, h.describe()});
+    m.add(model::WriteOp{h.id, arg_value(h.args, "asset"), arg_value(h.args, "user"), h.op == "like", definite(h),
+                         h.invoke_us, definite(h) ? h.complete_us : model::kNever, h.describe()});
   }
   return m;
 }
@@ -250,8 +272,8 @@ Verdict check_uniqueness(const LikesRun& run, const LikesFacts&) {
   Judge j("like-uniqueness", {"LIKE-1"}, "every (asset,user) has at most one asset_likes row, at every sample");
   auto judge = [&](const StoreSnapshot& s) {
     for (const auto& kv_ : s.db_rows) {
-    const auto& pair = kv_.first;
-    const auto& rows = kv_.second;
+      const auto& pair = kv_.first;
+      const auto& rows = kv_.second;
       j.check(rows <= 1, [&] {
         return "t=" + std::to_string(s.time_us) + " " + str_pair(pair) + " has " + std::to_string(rows) + " rows";
       });
@@ -304,7 +326,8 @@ Verdict check_db_count(const LikesRun& run, const LikesFacts&) {
     const auto& count = kv_.second;
     const int64_t rows = f.rows_of(asset);
     j.check(count == rows, [&] {
-      return "asset=" + std::to_string(asset) + " like_count=" + std::to_string(count) + " but rows=" + std::to_string(rows);
+      return "asset=" + std::to_string(asset) + " like_count=" + std::to_string(count) +
+             " but rows=" + std::to_string(rows);
     });
   }
   return j.v;
@@ -320,7 +343,8 @@ Verdict check_cache_count(const LikesRun& run, const LikesFacts&) {
     if (!value) continue;
     const int64_t rows = f.rows_of(asset);
     j.check(*value == rows, [&] {
-      return "asset=" + std::to_string(asset) + " Redis count " + std::to_string(*value) + " but T=" + std::to_string(rows);
+      return "asset=" + std::to_string(asset) + " Redis count " + std::to_string(*value) +
+             " but T=" + std::to_string(rows);
     });
   }
   return j.v;
@@ -331,17 +355,18 @@ Verdict check_non_negative(const LikesRun& run, const LikesFacts&) {
   Judge j("like-non-negative", {"LIKE-5"}, "Redis and DB counts, and count query answers, are >= 0 at every sample");
   auto judge = [&](const StoreSnapshot& s) {
     for (const auto& kv_ : s.redis_count) {
-    const auto& asset = kv_.first;
-    const auto& value = kv_.second;
+      const auto& asset = kv_.first;
+      const auto& value = kv_.second;
       j.check(!value || *value >= 0, [&] {
         return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " Redis count " + opt(value);
       });
     }
     for (const auto& kv_ : s.db_like_count) {
-    const auto& asset = kv_.first;
-    const auto& value = kv_.second;
+      const auto& asset = kv_.first;
+      const auto& value = kv_.second;
       j.check(value >= 0, [&] {
-        return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " DB like_count " + std::to_string(value);
+        return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " DB like_count " +
+               std::to_string(value);
       });
     }
   };
@@ -357,8 +382,9 @@ Verdict check_non_negative(const LikesRun& run, const LikesFacts&) {
 // LIKE-6: a pair whose final state is forced by an acknowledged op shows that op's effect.
 Verdict check_durability(const LikesRun& run, const LikesFacts& facts) {
   const LikesModel& m = facts.model;
-  Judge j("like-durability", {"LIKE-6"},
-          "for every pair whose last acknowledged op decides the state, asset_likes has the row iff that op was a like");
+  Judge j(
+      "like-durability", {"LIKE-6"},
+      "for every pair whose last acknowledged op decides the state, asset_likes has the row iff that op was a like");
   const StoreSnapshot& f = run.final_state;
   for (const Pair& pair : m.pairs()) {
     const Possible p = m.possible_final(pair.first, pair.second);
@@ -370,8 +396,8 @@ Verdict check_durability(const LikesRun& run, const LikesFacts& facts) {
     auto it = f.db_rows.find(pair);
     const bool present = it != f.db_rows.end() && it->second > 0;
     j.check(p.allows(present), [&] {
-      std::string s = str_pair(pair) + ": acknowledged state " + (p.liked ? "liked" : "not liked") + " but the row is " +
-                      (present ? "present" : "absent") + "; deciding op(s):";
+      std::string s = str_pair(pair) + ": acknowledged state " + (p.liked ? "liked" : "not liked") +
+                      " but the row is " + (present ? "present" : "absent") + "; deciding op(s):";
       for (const model::WriteOp* w : m.final_candidates(pair.first, pair.second)) s += " " + w->label;
       return s;
     });
@@ -382,8 +408,9 @@ Verdict check_durability(const LikesRun& run, const LikesFacts& facts) {
 // LIKE-7: pairs with both likes and unlikes end in a state some linearization allows.
 Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
   const LikesModel& m = facts.model;
-  Judge j("like-per-user-order", {"LIKE-7"},
-          "for a user's likes and unlikes of one asset, the final row presence is a state the last acknowledged ops allow");
+  Judge j(
+      "like-per-user-order", {"LIKE-7"},
+      "for a user's likes and unlikes of one asset, the final row presence is a state the last acknowledged ops allow");
   const StoreSnapshot& f = run.final_state;
   for (const Pair& pair : m.pairs()) {
     bool likes = false, unlikes = false;
@@ -397,7 +424,8 @@ Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
     auto it = f.db_rows.find(pair);
     const bool present = it != f.db_rows.end() && it->second > 0;
     j.check(p.allows(present), [&] {
-      std::string s = str_pair(pair) + ": row " + (present ? "present" : "absent") + ", allowed " + p.describe() + "; ops:";
+      std::string s =
+          str_pair(pair) + ": row " + (present ? "present" : "absent") + ", allowed " + p.describe() + "; ops:";
       const auto& ws = m.writes(pair.first, pair.second);
       for (size_t i = ws.size() > 4 ? ws.size() - 4 : 0; i < ws.size(); ++i) s += " " + ws[i].label + ";";
       return s;
@@ -410,7 +438,8 @@ Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
 Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
   const LikesModel& m = facts.model;
   Judge j("like-state-cache", {"LIKE-8"},
-          "final and sampled state keys equal the truth; no like answered 'already' when certainly not liked; state reads and "
+          "final and sampled state keys equal the truth; no like answered 'already' when certainly not liked; state "
+          "reads and "
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
   const fl::props::FaultBudget& budget = facts.budget;
@@ -432,8 +461,8 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     if (h.op == "like" && h.result == "already") {
       const Possible pre = pre_state(m, run, h, false);
       j.check(pre.liked, [&] {
-        return "like answered 'already' though certainly not liked: " + h.describe() + "; earlier ops of the pair:" +
-               pair_ops(run, h, 4);
+        return "like answered 'already' though certainly not liked: " + h.describe() +
+               "; earlier ops of the pair:" + pair_ops(run, h, 4);
       });
     }
     if (h.op == "state" && run.in_grace(h.invoke_us, end_of(h))) {
@@ -470,8 +499,8 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
       const Possible p = m.possible_during(pair.first, pair.second, s.time_us - kSampleSlackUs, s.time_us);
       j.check(p.allows(value == "1"), [&] {
         return "t=" + std::to_string(s.time_us) + " sampled asset:like:" + std::to_string(pair.first) + ":" +
-               std::to_string(pair.second) + " = \"" + value + "\" but model " + p.describe() + "; ops:" +
-               sample_ops(m, pair, s.time_us);
+               std::to_string(pair.second) + " = \"" + value + "\" but model " + p.describe() +
+               "; ops:" + sample_ops(m, pair, s.time_us);
       });
     }
   }
@@ -498,14 +527,16 @@ namespace {
 // The shortest window [t - W, t] with `healthy_us` of it free of the duration faults at `places`:
 // a bound of healthy_us, widened by every fault that held those places inside it, for as long as
 // it did.
-int64_t held_window_us(const fl::props::FaultBudget& budget, const std::vector<std::string>& places,
-                       int64_t healthy_us, int64_t t_us) {
+int64_t held_window_us(const fl::props::FaultBudget& budget, const std::vector<std::string>& places, int64_t healthy_us,
+                       int64_t t_us) {
   auto free_us = [&](int64_t w_us) { return w_us - budget.covered_us(places, t_us - w_us, t_us); };
   int64_t lo = healthy_us, hi = healthy_us + budget.covered_us(places, 0, t_us);
   while (lo < hi) {  // free_us is non-decreasing in the window: the least W with free_us(W) >= healthy
     const int64_t mid = lo + (hi - lo) / 2;
-    if (free_us(mid) >= healthy_us) hi = mid;
-    else lo = mid + 1;
+    if (free_us(mid) >= healthy_us)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -514,8 +545,8 @@ int64_t held_window_us(const fl::props::FaultBudget& budget, const std::vector<s
 // on them: the most any of them moved over the window (FaultBudget::clock: a drift by its ppm times
 // the elapsed time, a jump by its size), the window widened by that much again until it stops
 // growing (a jump's effect lasts its size). Clocks no fault moved stretch nothing.
-int64_t clock_stretch_us(const fl::props::FaultBudget& budget, const std::vector<std::string>& nodes,
-                         int64_t bound_us, int64_t t_us) {
+int64_t clock_stretch_us(const fl::props::FaultBudget& budget, const std::vector<std::string>& nodes, int64_t bound_us,
+                         int64_t t_us) {
   int64_t stretch = 0;
   for (int round = 0; round < 8; ++round) {
     int64_t next = 0;
@@ -534,7 +565,8 @@ bool names_count_write(const std::string& message, int64_t asset) {
   const std::string family = "asset:like_count", tail = ":" + std::to_string(asset);
   for (size_t pos = message.find(family); pos != std::string::npos; pos = message.find(family, pos + 1)) {
     size_t end = pos + family.size();
-    while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) || message[end] == '_')) ++end;
+    while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) || message[end] == '_'))
+      ++end;
     if (message.compare(end, tail.size(), tail) != 0) continue;
     end += tail.size();
     if (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) continue;
@@ -558,8 +590,8 @@ std::optional<std::string> hit_on_commit(const LikesRun& run, const fl::props::F
   for (; c != run.db_changes.end() && c->time_us == t_us; ++c) {
     if (!c->row || !c->applied || c->asset != asset || c->cause == 0) continue;
     for (const auto* f : budget.naming(c->cause)) {
-      const bool on_path = f->process == c->client || f->peer_process == c->client || f->process == "db" ||
-                           f->peer_process == "db";
+      const bool on_path =
+          f->process == c->client || f->peer_process == c->client || f->process == "db" || f->peer_process == "db";
       const int64_t held_us = f->detail == "clog" || f->detail == "pause" ? f->value : 0;
       if (on_path && f->time_us <= until_us && f->time_us + held_us >= t_us - run.timing.sql_timeout_us) {
         return hit_text(*f) + " (hit the DB transaction that changed the count at " + seconds(t_us) + ")";
@@ -654,8 +686,8 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
     if (h.op == "unlike" && h.result == "already") {
       const Possible pre = pre_state(m, run, h, false);
       j.check(pre.not_liked, [&] {
-        return "unlike answered 'not liked' though certainly liked: " + h.describe() + "; earlier ops of the pair:" +
-               pair_ops(run, h, 4);
+        return "unlike answered 'not liked' though certainly liked: " + h.describe() +
+               "; earlier ops of the pair:" + pair_ops(run, h, 4);
       });
     }
     if (h.op == "count" && run.in_grace(h.invoke_us, end_of(h))) {
@@ -707,9 +739,10 @@ RepairReach repair_reach(const LikesRun& run, const fl::props::FaultBudget& budg
 // through the command log; after a Redis restart or an expiry it is unknown until the next write
 // (such writes are exempted, naming the restart).
 Verdict check_reconciliation(const LikesRun& run, const LikesFacts& facts) {
-  Judge j("like-reconciliation", {"LIKE-10"},
-          "|written - T(a)| <= |replaced - T(a)|, or written is a value T(a) took while the repair ran, for every count "
-          "write of a request that names no state key");
+  Judge j(
+      "like-reconciliation", {"LIKE-10"},
+      "|written - T(a)| <= |replaced - T(a)|, or written is a value T(a) took while the repair ran, for every count "
+      "write of a request that names no state key");
   const TruthTimeline& truth = facts.truth;
   const fl::props::FaultBudget& budget = facts.budget;
   struct Known {
@@ -722,9 +755,7 @@ Verdict check_reconciliation(const LikesRun& run, const LikesFacts& facts) {
   for (const RedisWrite& w : run.redis_writes) {
     if (!w.count) continue;
     Known& k = cur[w.asset];
-    if (k.incarnation != w.incarnation) {
-      k = Known{std::nullopt, std::nullopt, w.incarnation, false};
-    }
+    if (k.incarnation != w.incarnation) { k = Known{std::nullopt, std::nullopt, w.incarnation, false}; }
     if (k.expires_ms && w.node_ms >= *k.expires_ms) k = Known{std::nullopt, std::nullopt, w.incarnation, true};
     const bool absolute = w.cmd == "SET" && w.changed && w.after;
     if (absolute && !w.request_names_state) {
@@ -866,15 +897,14 @@ std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const
     // (the commit log is in execution order, so in time order).
     auto after = std::partition_point(run.db_changes.begin(), run.db_changes.end(),
                                       [&](const DbChange& c) { return c.time_us <= f->time_us; });
-    auto next = std::find_if(after, run.db_changes.end(), [&](const DbChange& c) {
-      return c.row && c.client == replica && c.cause == f->cause;
-    });
+    auto next = std::find_if(after, run.db_changes.end(),
+                             [&](const DbChange& c) { return c.row && c.client == replica && c.cause == f->cause; });
     for (auto c = next; c != run.db_changes.end() && c->seq == next->seq; ++c) {
       if (!c->row) continue;
       for (const HistoryOp* h : writers_of(run, *c, f->time_us, c->time_us)) {
         out.emplace(request_of(*h), hit_text(*f) + " (held " + replica +
-                                        "'s group commit, in which this write waited, until " +
-                                        seconds(c->time_us) + ")");
+                                        "'s group commit, in which this write waited, until " + seconds(c->time_us) +
+                                        ")");
       }
     }
   }
@@ -959,12 +989,18 @@ std::vector<Verdict> check_likes(const LikesRun& run, const std::vector<std::str
   const LikesFacts facts(run);
   using Fn = Verdict (*)(const LikesRun&, const LikesFacts&);
   const std::map<std::string, Fn> table{
-      {"like-uniqueness", check_uniqueness},      {"like-single-effect", check_single_effect},
-      {"like-db-count", check_db_count},          {"like-cache-count", check_cache_count},
-      {"like-non-negative", check_non_negative},  {"like-durability", check_durability},
-      {"like-per-user-order", check_per_user_order}, {"like-state-cache", check_state_cache},
-      {"like-expiry-safety", check_expiry_safety}, {"like-reconciliation", check_reconciliation},
-      {"like-idempotence", check_idempotence},   {"like-degradation-budget", check_degradation_budget},
+      {"like-uniqueness", check_uniqueness},
+      {"like-single-effect", check_single_effect},
+      {"like-db-count", check_db_count},
+      {"like-cache-count", check_cache_count},
+      {"like-non-negative", check_non_negative},
+      {"like-durability", check_durability},
+      {"like-per-user-order", check_per_user_order},
+      {"like-state-cache", check_state_cache},
+      {"like-expiry-safety", check_expiry_safety},
+      {"like-reconciliation", check_reconciliation},
+      {"like-idempotence", check_idempotence},
+      {"like-degradation-budget", check_degradation_budget},
   };
   std::vector<std::string> names = properties;
   if (names.empty()) {

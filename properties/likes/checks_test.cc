@@ -9,8 +9,8 @@
 namespace fl::likes::props {
 namespace {
 
-HistoryOp op(uint64_t id, std::string kind, int64_t asset, int64_t user, uint64_t req, int64_t s, int64_t e,
-             Outcome o, std::string result) {
+HistoryOp op(uint64_t id, std::string kind, int64_t asset, int64_t user, uint64_t req, int64_t s, int64_t e, Outcome o,
+             std::string result) {
   HistoryOp h;
   h.id = id;
   h.process = "c1";
@@ -174,8 +174,8 @@ TEST(LikesChecksTest, SingleEffectFailsOnDoubleCountedDoubleTap) {
 // The seed's asyncWriteLike adds 1 whatever the INSERT said: a refused INSERT then +1.
 TEST(LikesChecksTest, SingleEffectAndIdempotenceFailOnACounterChangeWithoutItsRow) {
   LikesRun run = clean_run();
-  run.db_changes.push_back(dc(5, true, 1, 7, +1, false, 41));   // duplicate key: nothing inserted
-  run.db_changes.push_back(dc(6, false, 1, 0, +1, true, 42));   // like_count + 1 anyway
+  run.db_changes.push_back(dc(5, true, 1, 7, +1, false, 41));  // duplicate key: nothing inserted
+  run.db_changes.push_back(dc(6, false, 1, 0, +1, true, 42));  // like_count + 1 anyway
   EXPECT_FALSE(only(run, "like-single-effect").passed);
   EXPECT_FALSE(only(run, "like-idempotence").passed);
 }
@@ -283,7 +283,7 @@ TEST(LikesChecksTest, GraceWindowEndsOnlyAfterARepairablePeriod) {
   GraceTracker h(300, 0);
   h.on_sample(100, true, false);  // restarted; the DB is down
   h.on_sample(200, false, false);
-  h.on_sample(300, false, true);  // repairable from 300
+  h.on_sample(300, false, true);   // repairable from 300
   h.on_sample(400, false, false);  // interrupted: starts over
   h.on_sample(500, false, true);
   h.on_sample(700, false, true);
@@ -604,9 +604,9 @@ TEST(LikesChecksTest, AnOldRepairIsExcusedOnlyByAFaultThatHeldItsPath) {
 TEST(LikesChecksTest, TruthTimelineKeepsEveryValueOfOneInstant) {
   LikesRun run = tiny_run(1000);
   run.db_changes.push_back(dc(1, true, 1, 7, +1, true, 5));
-  run.db_changes.push_back(dc(2, true, 1, 8, +1, true, 50));   // T = 2 ...
-  run.db_changes.push_back(dc(3, true, 1, 7, -1, true, 50));   // ... then 1 ...
-  run.db_changes.push_back(dc(4, true, 1, 8, -1, true, 50));   // ... then 0, all at t = 50
+  run.db_changes.push_back(dc(2, true, 1, 8, +1, true, 50));  // T = 2 ...
+  run.db_changes.push_back(dc(3, true, 1, 7, -1, true, 50));  // ... then 1 ...
+  run.db_changes.push_back(dc(4, true, 1, 8, -1, true, 50));  // ... then 0, all at t = 50
   const TruthTimeline t(run);
   EXPECT_EQ(t.at(1, 49), 1);
   EXPECT_EQ(t.at(1, 50), 0);
@@ -786,9 +786,7 @@ TEST(LikesChecksTest, ARetrysAcknowledgementIsAnEffectInsideTheRetry) {
   EXPECT_TRUE(only(run, "like-per-user-order").passed);
 }
 
-TEST(LikesChecksTest, UnknownPropertyIsAFailedVerdict) {
-  EXPECT_FALSE(only(clean_run(), "no-such-thing").passed);
-}
+TEST(LikesChecksTest, UnknownPropertyIsAFailedVerdict) { EXPECT_FALSE(only(clean_run(), "no-such-thing").passed); }
 
 }  // namespace
 }  // namespace fl::likes::props

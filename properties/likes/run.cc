@@ -6,8 +6,8 @@
 namespace fl::likes::props {
 
 std::string HistoryOp::describe() const {
-  std::string s = "#" + std::to_string(id) + " " + process + " " + op + " " + args + " [" +
-                  std::to_string(invoke_us) + ", ";
+  std::string s =
+      "#" + std::to_string(id) + " " + process + " " + op + " " + args + " [" + std::to_string(invoke_us) + ", ";
   s += complete_us < 0 ? std::string("open") : std::to_string(complete_us);
   s += "] -> " + std::string(outcome_name(outcome));
   if (!result.empty()) s += " " + result;

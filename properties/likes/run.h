@@ -29,8 +29,8 @@ using Pair = std::pair<int64_t, int64_t>;  // (asset, user)
 struct HistoryOp {
   uint64_t id = 0;
   std::string process;
-  std::string op;      // like | unlike | count | state
-  std::string args;    // "asset=A user=U req=R"
+  std::string op;    // like | unlike | count | state
+  std::string args;  // "asset=A user=U req=R"
   int64_t invoke_us = 0;
   int64_t complete_us = -1;  // -1: never completed (read as info)
   Outcome outcome = Outcome::kInfo;
@@ -40,18 +40,18 @@ struct HistoryOp {
 
 // One command on a seed key, executed by the Redis server (its command log).
 struct RedisWrite {
-  uint64_t seq = 0;           // execution order at the server
-  int64_t time_us = 0;        // world time
-  int64_t node_ms = 0;        // the Redis node's clock (TTLs)
-  std::string client;         // the calling process
-  uint32_t incarnation = 0;   // of the Redis process
-  uint64_t request = 0;       // commands of one client request (pipeline, script) share it
+  uint64_t seq = 0;                  // execution order at the server
+  int64_t time_us = 0;               // world time
+  int64_t node_ms = 0;               // the Redis node's clock (TTLs)
+  std::string client;                // the calling process
+  uint32_t incarnation = 0;          // of the Redis process
+  uint64_t request = 0;              // commands of one client request (pipeline, script) share it
   bool request_names_state = false;  // some command of the request names a state key (a like/unlike)
-  bool count = true;          // asset:like_count:{a}; else asset:like:{a}:{u}
+  bool count = true;                 // asset:like_count:{a}; else asset:like:{a}:{u}
   int64_t asset = 0, user = 0;
-  std::string cmd;            // upper case: INCR, DECR, INCRBY, DECRBY, SET, DEL, ...
-  bool changed = false;       // the command changed the key (a SET NX that set, a DEL that deleted)
-  std::optional<int64_t> after;  // the value after it (count; state 1/0); nullopt: deleted or not a number
+  std::string cmd;                // upper case: INCR, DECR, INCRBY, DECRBY, SET, DEL, ...
+  bool changed = false;           // the command changed the key (a SET NX that set, a DEL that deleted)
+  std::optional<int64_t> after;   // the value after it (count; state 1/0); nullopt: deleted or not a number
   std::optional<int64_t> ttl_ms;  // a SET's PX/EX, when given
   std::string describe() const;
 };
@@ -59,18 +59,18 @@ struct RedisWrite {
 // One change of asset_likes rows or assets.like_count that the SQL server executed, from its
 // commit log: statement by statement, with the changes it reported.
 struct DbChange {
-  uint64_t seq = 0;           // the commit record (one client request; a transaction or one statement)
+  uint64_t seq = 0;  // the commit record (one client request; a transaction or one statement)
   int64_t time_us = 0;
   std::string client;
-  uint32_t incarnation = 0;   // of the DB process
-  bool row = true;            // asset_likes insert/delete; else an assets.like_count update
-  int64_t asset = 0, user = 0;  // user 0 when the statement names none (counter updates)
-  int64_t delta = 0;          // +1 insert / like_count + 1; -1 delete / like_count - 1
-  bool applied = false;       // committed and changed a row
-  bool refused = false;       // the request was refused (constraint, error) or the statement changed nothing
-  bool failed = false;        // the DB answered the whole request with an error (an I/O error, ...)
-  uint64_t cause = 0;         // the operation (history id) the request worked for (SqlCommitRecord::cause):
-                              // a replica's group commit sends many operations' writes under one cause
+  uint32_t incarnation = 0;           // of the DB process
+  bool row = true;                    // asset_likes insert/delete; else an assets.like_count update
+  int64_t asset = 0, user = 0;        // user 0 when the statement names none (counter updates)
+  int64_t delta = 0;                  // +1 insert / like_count + 1; -1 delete / like_count - 1
+  bool applied = false;               // committed and changed a row
+  bool refused = false;               // the request was refused (constraint, error) or the statement changed nothing
+  bool failed = false;                // the DB answered the whole request with an error (an I/O error, ...)
+  uint64_t cause = 0;                 // the operation (history id) the request worked for (SqlCommitRecord::cause):
+                                      // a replica's group commit sends many operations' writes under one cause
   std::optional<int64_t> request_id;  // the app's request id the statement binds (request_id = ?), if any
   std::string describe() const;
 };
@@ -96,14 +96,14 @@ struct StoreSnapshot {
   int64_t time_us = 0;
   bool redis_up = true;
   std::map<int64_t, std::optional<int64_t>> redis_count;  // per asset; nullopt = nil
-  std::map<Pair, std::string> redis_state;                 // present state keys only
-  bool db_read = true;                                     // false: the DB could not be read
+  std::map<Pair, std::string> redis_state;                // present state keys only
+  bool db_read = true;                                    // false: the DB could not be read
   // The last commit record (DbChange::seq) the DB read saw: a sample taken at the same instant as
   // commits may precede some of them (a DB resuming from a pause runs its queued requests at one
   // instant). nullopt: unknown, every commit at or before time_us counts as seen.
   std::optional<uint64_t> db_seq;
-  std::map<int64_t, int64_t> db_like_count;                // assets.like_count
-  std::map<Pair, int64_t> db_rows;                         // asset_likes rows per pair
+  std::map<int64_t, int64_t> db_like_count;  // assets.like_count
+  std::map<Pair, int64_t> db_rows;           // asset_likes rows per pair
   int64_t rows_of(int64_t asset) const;
 };
 
@@ -112,8 +112,8 @@ struct LikesRun {
   std::vector<RedisWrite> redis_writes;  // in execution order
   std::vector<DbChange> db_changes;      // in execution order
   std::vector<int64_t> db_executed_us;   // when the DB executed each request (its commit log), ascending
-  std::vector<StoreSnapshot> samples;  // during the run
-  StoreSnapshot final_state;           // after the quiescent tail
+  std::vector<StoreSnapshot> samples;    // during the run
+  StoreSnapshot final_state;             // after the quiescent tail
   // [start, end) windows in which cached values may be stale because Redis restarted (from the
   // restart until the system could repair the cache for one reconciliation period, see
   // GraceTracker). Reads and samples inside are not judged.
@@ -121,7 +121,7 @@ struct LikesRun {
   bool in_grace(int64_t s_us, int64_t e_us) const;
   sim::FaultLog faults;
   int64_t end_us = 0;
-  std::vector<std::string> replicas;     // service process names (where a request may run)
+  std::vector<std::string> replicas;  // service process names (where a request may run)
   Timing timing;
 };
 

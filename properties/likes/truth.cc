@@ -8,13 +8,14 @@
 
 namespace fl::likes::props {
 
-TruthTimeline::TruthTimeline(const LikesRun& run) : TruthTimeline(run, fl::props::FaultBudget(run.faults, run.end_us)) {}
+TruthTimeline::TruthTimeline(const LikesRun& run)
+    : TruthTimeline(run, fl::props::FaultBudget(run.faults, run.end_us)) {}
 
 TruthTimeline::TruthTimeline(const LikesRun& run, const fl::props::FaultBudget& budget) {
   std::vector<int64_t> db_crashes;  // ascending
   for (const auto& [down_us, up_us] : budget.downtimes("db")) db_crashes.push_back(down_us);
   std::set<Pair> rows;
-  std::map<int64_t, int64_t> t;  // asset -> T
+  std::map<int64_t, int64_t> t;     // asset -> T
   std::map<Pair, int64_t> changed;  // pair -> time of its last change in the replay
   // A commit of the pair was lost in a power loss of the DB: at its first crash after the pair's
   // last replayed change (the loss shows only later, in a sample taken after the DB came back or
@@ -41,8 +42,10 @@ TruthTimeline::TruthTimeline(const LikesRun& run, const fl::props::FaultBudget& 
       changed[p] = c.time_us;
       return;
     }
-    if (c.delta > 0) rows.insert(p);
-    else rows.erase(p);
+    if (c.delta > 0)
+      rows.insert(p);
+    else
+      rows.erase(p);
     changed[p] = c.time_us;
     t[c.asset] += c.delta > 0 ? 1 : -1;
     set(c.asset, c.time_us, t[c.asset]);
@@ -195,8 +198,10 @@ std::vector<CounterChange> counter_changes(const LikesRun& run) {
       const DbChange& c = all[i];
       if (!c.row) continue;
       const Writer w{c.client, c.asset, c.delta};
-      if (c.applied) unpaid[w].push_back(&c);
-      else refused[w] = &c;
+      if (c.applied)
+        unpaid[w].push_back(&c);
+      else
+        refused[w] = &c;
     }
     for (size_t i = begin; i < end; ++i) {
       const DbChange& c = all[i];
@@ -233,9 +238,12 @@ std::vector<RedisDelta> redis_deltas(const LikesRun& run) {
     const RedisWrite& w = ws[i];
     if (!w.count) continue;
     int64_t d = 0;
-    if (w.cmd == "INCR") d = 1;
-    else if (w.cmd == "DECR") d = -1;
-    else continue;
+    if (w.cmd == "INCR")
+      d = 1;
+    else if (w.cmd == "DECR")
+      d = -1;
+    else
+      continue;
     RedisDelta rd;
     rd.write = &w;
     rd.delta = d;

@@ -53,13 +53,13 @@ class TruthTimeline {
   void set(int64_t asset, int64_t t_us, int64_t value);
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> steps_;  // asset -> (time, T) ascending
   std::vector<int64_t> rebases_;
-  std::map<Pair, std::vector<int64_t>> lost_;  // pair -> re-base times that changed it
+  std::map<Pair, std::vector<int64_t>> lost_;                                  // pair -> re-base times that changed it
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> unseen_losses_;  // asset -> (dated, seen)
 };
 
 struct CounterChange {
   const DbChange* counter = nullptr;
-  const DbChange* row = nullptr;  // the row change that pays for it; null: none does
+  const DbChange* row = nullptr;          // the row change that pays for it; null: none does
   const DbChange* refused_row = nullptr;  // the same writer's latest refused row change (evidence)
   int64_t user() const { return row ? row->user : (refused_row ? refused_row->user : 0); }
 };
@@ -68,8 +68,8 @@ std::vector<CounterChange> counter_changes(const LikesRun& run);
 struct RedisDelta {
   const RedisWrite* write = nullptr;
   int64_t delta = 0;
-  std::optional<int64_t> user;          // the state key written in the same request
-  const RedisWrite* state = nullptr;    // that write
+  std::optional<int64_t> user;        // the state key written in the same request
+  const RedisWrite* state = nullptr;  // that write
 };
 std::vector<RedisDelta> redis_deltas(const LikesRun& run);
 

@@ -114,12 +114,14 @@ std::string parse_ref(const std::string& ref, int32_t* p, int64_t* n, int64_t* g
 // candidate partition (and is FULL); a DEGRADED run expects exactly the included partitions of the
 // APPROVED policy of its scope it names, whose included and excluded sets split the candidate
 // partitions and whose digest recomputes. nullopt (and a failure) otherwise.
-std::optional<std::set<int64_t>> expected_partitions(Verdict& v, const RunRow& r, const BoardObs& b, int64_t created_us) {
+std::optional<std::set<int64_t>> expected_partitions(Verdict& v, const RunRow& r, const BoardObs& b,
+                                                     int64_t created_us) {
   std::set<int64_t> all;
   for (int64_t p = 0; p < b.params.candidate_partitions; ++p) all.insert(p);
   ++v.checks;
   if (r.degraded_policy.empty()) {
-    if (r.expected_count == b.params.candidate_partitions && (r.completeness.empty() || r.completeness == "FULL")) return all;
+    if (r.expected_count == b.params.candidate_partitions && (r.completeness.empty() || r.completeness == "FULL"))
+      return all;
     fail_verdict(v, "run " + r.run_id + " expects " + std::to_string(r.expected_count) + " of the " +
                         std::to_string(b.params.candidate_partitions) + " candidate partitions (" + r.completeness +
                         ") without a degraded policy");
@@ -178,17 +180,19 @@ void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*
     if (c->status != "COMPLETED" || obj == b.topk_objects.end() || fnv(obj->second) != c->digest ||
         std::count(obj->second.begin(), obj->second.end(), '\n') != c->item_count) {
       fail_verdict(v, "run " + r.run_id + " is " + r.status + " but partition " + std::to_string(c->partition) +
-                          " is " + c->status + " with object '" + c->object_ref + "' (" + std::to_string(c->item_count) +
-                          " items, digest " + c->digest + ") that does not verify");
+                          " is " + c->status + " with object '" + c->object_ref + "' (" +
+                          std::to_string(c->item_count) + " items, digest " + c->digest + ") that does not verify");
     }
     results.push_back(std::to_string(c->partition) + "|" + c->ref + "|" + c->object_ref + "|" +
                       std::to_string(c->item_count) + "|" + c->digest + "|" + c->status);
   }
   ++v.checks;
-  if (set_digest(expected) != r.expected_digest) fail_verdict(v, "run " + r.run_id + ": expected_partition_set_digest does not recompute");
+  if (set_digest(expected) != r.expected_digest)
+    fail_verdict(v, "run " + r.run_id + ": expected_partition_set_digest does not recompute");
   if (past_collecting(r)) {
     ++v.checks;
-    if (set_digest(results) != r.result_digest) fail_verdict(v, "run " + r.run_id + ": partition_result_set_digest does not recompute");
+    if (set_digest(results) != r.result_digest)
+      fail_verdict(v, "run " + r.run_id + ": partition_result_set_digest does not recompute");
   }
 }
 
@@ -252,7 +256,8 @@ void check_manifest_rows(Verdict& v, const RunRow& r, const std::vector<const Ma
         continue;
       }
       auto c = cut.find(it->second->cut_partition);
-      if (c == cut.end() || it->second->cut_next_offset > c->second.first || it->second->cut_generation != c->second.second) {
+      if (c == cut.end() || it->second->cut_next_offset > c->second.first ||
+          it->second->cut_generation != c->second.second) {
         fail_verdict(v, "manifest " + m->manifest_id + " item " + item + " lies outside the run's cut " + r.vector);
       }
       score += it->second->risk_adjusted;
@@ -279,8 +284,8 @@ void check_topk_model(Verdict& v, const RunRow& r, const std::vector<const CutRo
     int32_t p = 0;
     int64_t n = 0, g = 0;
     if (!parse_ref(c->ref, &p, &n, &g).empty()) continue;
-    const auto want = model::expected_local_topk(inputs, r.scope_id, scored_window_type(b.params, r), p, n, g,
-                                                 b.params.top_k);
+    const auto want =
+        model::expected_local_topk(inputs, r.scope_id, scored_window_type(b.params, r), p, n, g, b.params.top_k);
     std::vector<model::TopkEntryModel> got;
     for (const std::string& line : split(obj->second, '\n')) {
       model::TopkEntryModel e;
@@ -324,12 +329,14 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
     const bool want = model::is_candidate(m->score, run.board.params.entry_score);
     // With the risk service an entry at the entry score may be REJECTED for a risk reason, which
     // rank-risk-response judges (004:L231, L313).
-    const bool risk_rejected = run.board.params.risk_service && m->disposition == "REJECTED" && starts(m->reason, "risk-");
+    const bool risk_rejected =
+        run.board.params.risk_service && m->disposition == "REJECTED" && starts(m->reason, "risk-");
     // With scope control a candidate write refused because the context moved rejects the entry
     // 'context-changed' (004:L230); rank-control-epochs judges that the context had moved.
-    const bool context_rejected = run.board.params.scope_control && m->disposition == "REJECTED" &&
-                                  m->reason == "context-changed";
-    if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") || (m->disposition == "REJECTED" && m->reason.empty()) ||
+    const bool context_rejected =
+        run.board.params.scope_control && m->disposition == "REJECTED" && m->reason == "context-changed";
+    if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") ||
+        (m->disposition == "REJECTED" && m->reason.empty()) ||
         ((m->disposition == "CANDIDATE") != want && !(want && (risk_rejected || context_rejected)))) {
       fail_verdict(v, "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
                           ") is " + m->disposition + " '" + m->reason + "'");
@@ -340,8 +347,8 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
   for (const CandidateRow* c : cands) {
     ++v.checks;
     if (c->scope_id != r.scope_id) {
-      fail_verdict(v, "sealed run " + r.run_id + " of " + r.scope_id + " has candidate " + c->topic_id + " under scope " +
-                          c->scope_id);
+      fail_verdict(v, "sealed run " + r.run_id + " of " + r.scope_id + " has candidate " + c->topic_id +
+                          " under scope " + c->scope_id);
     }
     candidate_topics.insert(c->topic_id);
     lines.push_back(c->topic_id + "|" + std::to_string(c->score) + "|" + c->manifest_id);
@@ -350,9 +357,9 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
   if (candidate_topics != candidate_entries || static_cast<int64_t>(cands.size()) != r.candidate_count ||
       set_digest(lines) != r.candidate_digest) {
     fail_verdict(v, "sealed run " + r.run_id + ": " + std::to_string(cands.size()) + " candidates over " +
-                        std::to_string(candidate_topics.size()) + " topics, " + std::to_string(candidate_entries.size()) +
-                        " CANDIDATE entries, run says " + std::to_string(r.candidate_count) + " (digest " +
-                        r.candidate_digest + ")");
+                        std::to_string(candidate_topics.size()) + " topics, " +
+                        std::to_string(candidate_entries.size()) + " CANDIDATE entries, run says " +
+                        std::to_string(r.candidate_count) + " (digest " + r.candidate_digest + ")");
   }
 }
 
@@ -399,10 +406,11 @@ void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotR
   const std::string of = source_run_of(b, s.run_id);
   auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == of; });
   ++v.checks;
-  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != s.scope_id || r->manifest_count != s.manifest_count ||
-      r->manifest_digest != s.manifest_digest || r->candidate_count != s.candidate_count ||
-      r->candidate_digest != s.candidate_digest) {
-    fail_verdict(v, "PUBLISHED snapshot " + s.snapshot_id + " does not match a SEALED run of its scope (counts, digests)");
+  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != s.scope_id ||
+      r->manifest_count != s.manifest_count || r->manifest_digest != s.manifest_digest ||
+      r->candidate_count != s.candidate_count || r->candidate_digest != s.candidate_digest) {
+    fail_verdict(v,
+                 "PUBLISHED snapshot " + s.snapshot_id + " does not match a SEALED run of its scope (counts, digests)");
     return;
   }
   std::vector<std::pair<std::string, int64_t>> cands;
@@ -441,9 +449,11 @@ void check_publish_commits(Verdict& v, const RankingRun& run) {
       if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'READY'") && !s.params.empty()) ready.insert(s.params[0]);
       if (starts(s.sql, "INSERT INTO ranking_snapshot_item") && !s.params.empty()) {
         ++v.checks;
-        if (ready.count(s.params[0])) fail_verdict(v, c.client + " wrote an item of snapshot " + s.params[0] + " after READY");
+        if (ready.count(s.params[0]))
+          fail_verdict(v, c.client + " wrote an item of snapshot " + s.params[0] + " after READY");
       }
-      if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) published_scope = s.params[2];
+      if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3)
+        published_scope = s.params[2];
       if (starts(s.sql, "UPDATE ranking_publish_pointer") && s.params.size() >= 5) {
         cas_scope = s.params[2];
         const int64_t from = std::stoll(s.params[4]), wm = std::stoll(s.params[1]);
@@ -468,7 +478,8 @@ void check_publish_commits(Verdict& v, const RankingRun& run) {
     auto s = std::find_if(run.board.snapshots.begin(), run.board.snapshots.end(),
                           [&](const SnapshotRow& x) { return x.snapshot_id == p.snapshot_id; });
     ++v.checks;
-    if (s == run.board.snapshots.end() || s->status != "PUBLISHED" || s->scope_id != p.scope_id || s->epoch != p.epoch) {
+    if (s == run.board.snapshots.end() || s->status != "PUBLISHED" || s->scope_id != p.scope_id ||
+        s->epoch != p.epoch) {
       fail_verdict(v, "the DB pointer of " + p.scope_id + " names " + p.snapshot_id + " at epoch " +
                           std::to_string(p.epoch) + ", not a PUBLISHED snapshot of that epoch and scope");
     }
@@ -509,13 +520,14 @@ std::string set_digest(std::vector<std::string> lines) {
 
 // RANK-15, RANK-16 (004:L99, L247-249).
 Verdict check_run_partitions(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
-                              "each run expects every candidate partition, or, DEGRADED, exactly the included ones of "
-                              "the approved policy of its scope it names (004:L253), and has exactly "
-                              "its expected (partition, cut) rows with the run vector's cuts and a "
-                              "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
-                              "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
-                              "completed by one committed write and never written after BUILDING");
+  Verdict v =
+      passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
+                      "each run expects every candidate partition, or, DEGRADED, exactly the included ones of "
+                      "the approved policy of its scope it names (004:L253), and has exactly "
+                      "its expected (partition, cut) rows with the run vector's cuts and a "
+                      "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
+                      "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
+                      "completed by one committed write and never written after BUILDING");
   const auto cuts = cuts_by_run(run.board);
   std::map<std::string, int64_t> created;  // run -> when its INSERT committed (a policy's validity)
   for (const SqlCommit& c : run.commits) {
@@ -537,12 +549,13 @@ Verdict check_run_partitions(const RankingRun& run) {
 
 // RANK-14, RANK-17 (004:L99-100, L214-220, L230, L249).
 Verdict check_manifest_frozen(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-manifest-frozen", {"RANK-14", "RANK-17"},
-                              "every BUILDING or SEALED run's manifest has the run's count and recomputable set digest; "
-                              "each entry's items name existing versions of its topic and scope inside the run's cut "
-                              "with matching value digests and sum to its score; each partition's Top K is what the "
-                              "model computes from the versions the cut admits; manifest rows are written only with the "
-                              "BUILDING transition and afterwards change only their disposition");
+  Verdict v =
+      passing_verdict("rank-manifest-frozen", {"RANK-14", "RANK-17"},
+                      "every BUILDING or SEALED run's manifest has the run's count and recomputable set digest; "
+                      "each entry's items name existing versions of its topic and scope inside the run's cut "
+                      "with matching value digests and sum to its score; each partition's Top K is what the "
+                      "model computes from the versions the cut admits; manifest rows are written only with the "
+                      "BUILDING transition and afterwards change only their disposition");
   const auto inputs = version_inputs(run);
   const InputsByTriple triples = inputs_by_triple(inputs);  // once, not once per run
   const auto cuts = cuts_by_run(run.board);
@@ -646,7 +659,8 @@ std::string apply_control(std::map<std::string, Ctx>& ctx, const BoardParams& p,
     x.mapping = s.params[0];
     if (!epoch || !version || was == x.mapping) {
       return "switched the mapping of " + s.params[1] + " from " + was + " to " + x.mapping +
-             (epoch ? "" : " without a new mapping_activation_epoch") + (version ? "" : " without a new context version");
+             (epoch ? "" : " without a new mapping_activation_epoch") +
+             (version ? "" : " without a new context version");
     }
   } else if (starts(s.sql, "UPDATE ranking_scope_context SET window_config_version") && s.params.size() >= 2) {
     Ctx& x = ctx[s.params[1]];
@@ -687,8 +701,9 @@ std::string context_version_move(const SqlStatementObs& s) {
 void check_publish_context(Verdict& v, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
                            const std::map<std::string, Ctx>& ctx) {
   const BoardObs& b = run.board;
-  auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(), [&](const SnapshotRow& x) { return x.snapshot_id == s.params[1]; });
-  if (sn == b.snapshots.end()) return;  // rank-publish-fence's finding
+  auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(),
+                         [&](const SnapshotRow& x) { return x.snapshot_id == s.params[1]; });
+  if (sn == b.snapshots.end()) return;                  // rank-publish-fence's finding
   const std::string of = source_run_of(b, sn->run_id);  // a promoted replay: the run it recomputed
   auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == of; });
   auto it = ctx.find(s.params[2]);
@@ -712,8 +727,10 @@ void check_run_context(Verdict& v, const RankingRun& run, const SqlCommit& c, co
                        const std::map<std::string, Ctx>& ctx) {
   const bool created = starts(s.sql, "INSERT INTO calculation_run") && !s.params.empty();
   const bool candidate = starts(s.sql, "INSERT INTO run_candidate") && s.params.size() >= 2;
-  const bool rejected = starts(s.sql, "UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
-                                      "'context-changed'") && !s.params.empty();
+  const bool rejected = starts(s.sql,
+                               "UPDATE run_input_manifest SET disposition = 'REJECTED', reason = "
+                               "'context-changed'") &&
+                        !s.params.empty();
   if (!created && !candidate && !rejected) return;
   const std::string& id = candidate ? s.params[1] : s.params[0];
   const BoardObs& b = run.board;
@@ -725,8 +742,9 @@ void check_run_context(Verdict& v, const RankingRun& run, const SqlCommit& c, co
                     r->rule_version == x.rule && r->rule_epoch == x.epoch;
   ++v.checks;
   if (same == rejected) {
-    const std::string what = created ? "created run " + id : candidate ? "wrote a candidate of run " + id
-                                                                      : "rejected an entry of run " + id + " 'context-changed'";
+    const std::string what = created     ? "created run " + id
+                             : candidate ? "wrote a candidate of run " + id
+                                         : "rejected an entry of run " + id + " 'context-changed'";
     fail_verdict(v, c.client + " " + what + " (context " +
                         describe_pin(r->ctx_version, r->rule_version, r->rule_epoch, r->mapping_version,
                                      r->mapping_epoch, r->window_config) +
@@ -751,8 +769,8 @@ void check_pinned_inputs(Verdict& v, const RankingRun& run) {
       const std::string ak = item.substr(0, item.find(','));
       ++v.checks;
       if (!model::rule_reads_window(want, window_of[ak])) {
-        fail_verdict(v, "run " + m.run_id + " (" + r->second->window_config + ": " + want + " windows) has manifest item " +
-                            ak + " of a " + window_of[ak] + " window");
+        fail_verdict(v, "run " + m.run_id + " (" + r->second->window_config + ": " + want +
+                            " windows) has manifest item " + ak + " of a " + window_of[ak] + " window");
       }
     }
   }
@@ -760,8 +778,8 @@ void check_pinned_inputs(Verdict& v, const RankingRun& run) {
     auto r = runs.find(sn.run_id);
     if (r == runs.end()) continue;  // a replay run's snapshot: rank-replay-isolation's
     ++v.checks;
-    if (sn.mapping_version != r->second->mapping_version ||
-        sn.mapping_epoch != r->second->mapping_epoch || sn.window_config != r->second->window_config) {
+    if (sn.mapping_version != r->second->mapping_version || sn.mapping_epoch != r->second->mapping_epoch ||
+        sn.window_config != r->second->window_config) {
       fail_verdict(v, "snapshot " + sn.snapshot_id + " carries " + sn.mapping_version + " epoch " +
                           std::to_string(sn.mapping_epoch) + ", " + sn.window_config + "; its run was made under " +
                           r->second->mapping_version + " epoch " + std::to_string(r->second->mapping_epoch) + ", " +
@@ -776,8 +794,8 @@ void check_final_contexts(Verdict& v, const RankingRun& run, const std::map<std:
     const Ctx x = it == ctx.end() ? Ctx{} : it->second;
     ++v.checks;
     if (row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule ||
-        (run.board.params.scope_control &&
-         (row.mapping_version != x.mapping || row.mapping_epoch != x.mapping_epoch || row.window_config != x.window_config))) {
+        (run.board.params.scope_control && (row.mapping_version != x.mapping || row.mapping_epoch != x.mapping_epoch ||
+                                            row.window_config != x.window_config))) {
       fail_verdict(v, "context of " + row.scope_id + " ends at " +
                           describe_pin(row.version, row.rule_version, row.rule_epoch, row.mapping_version,
                                        row.mapping_epoch, row.window_config) +
@@ -795,12 +813,13 @@ void check_final_contexts(Verdict& v, const RankingRun& run, const std::map<std:
 // commit only under their run's context, and no run or snapshot mixes window configurations or
 // mappings.
 Verdict check_control_epochs(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"},
-                              "each committed rule activation or rollback adds one to the scope's context version and "
-                              "rule_activation_epoch (a mapping switch: version and mapping_activation_epoch; a "
-                              "window-configuration change: version), the final context rows agree, every PUBLISHED "
-                              "snapshot was published under the context it and its run carry, and with scope control "
-                              "runs and candidates are written under their context and no run mixes window configurations");
+  Verdict v =
+      passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"},
+                      "each committed rule activation or rollback adds one to the scope's context version and "
+                      "rule_activation_epoch (a mapping switch: version and mapping_activation_epoch; a "
+                      "window-configuration change: version), the final context rows agree, every PUBLISHED "
+                      "snapshot was published under the context it and its run carry, and with scope control "
+                      "runs and candidates are written under their context and no run mixes window configurations");
   std::map<std::string, Ctx> ctx;
   const bool scoped = run.board.params.scope_control;
   for (const SqlCommit& c : run.commits) {
@@ -828,7 +847,8 @@ namespace {
 bool reads_snapshot(const SqlCommit& c, const std::string& snapshot_id) {
   if (c.statements.empty()) return false;
   for (const SqlStatementObs& s : c.statements) {
-    if (!starts(s.sql, "SELECT") || std::find(s.params.begin(), s.params.end(), snapshot_id) == s.params.end()) return false;
+    if (!starts(s.sql, "SELECT") || std::find(s.params.begin(), s.params.end(), snapshot_id) == s.params.end())
+      return false;
   }
   return true;
 }
@@ -852,7 +872,8 @@ std::string publish_in_flight(const RankingRun& run, const std::string& scope, c
   const std::string snapshot_key = "ranking:snapshot:" + scope + ":" + last.snapshot_id;
   for (const RedisWrite& w : run.board.redis_writes) {
     if (w.client != last.client || w.time_us < last.from) continue;
-    const bool caches_it = w.argv.size() >= 2 && (w.argv[0] == "SET" || w.argv[0] == "set") && w.argv[1] == snapshot_key;
+    const bool caches_it =
+        w.argv.size() >= 2 && (w.argv[0] == "SET" || w.argv[0] == "set") && w.argv[1] == snapshot_key;
     if (!caches_it) return "";
   }
   for (const SqlCommit& c : run.commits) {
@@ -874,10 +895,11 @@ std::string publish_in_flight(const RankingRun& run, const std::string& scope, c
 // moment since Redis last lost its data; every cached snapshot is a PUBLISHED one with its items;
 // at the end the cached pointer is the DB pointer, or absent.
 Verdict check_pointer_cache(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-pointer-cache", {"RANK-24"},
-                              "each Redis pointer write stores an (epoch, snapshot) the DB pointer held at some moment "
-                              "since Redis last lost its data, never a lower epoch than the key held; each cached "
-                              "snapshot is PUBLISHED with its items; the final cached pointer is the DB pointer or absent");
+  Verdict v =
+      passing_verdict("rank-pointer-cache", {"RANK-24"},
+                      "each Redis pointer write stores an (epoch, snapshot) the DB pointer held at some moment "
+                      "since Redis last lost its data, never a lower epoch than the key held; each cached "
+                      "snapshot is PUBLISHED with its items; the final cached pointer is the DB pointer or absent");
   const BoardObs& b = run.board;
   const auto history = pointer_history(run);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -911,8 +933,10 @@ Verdict check_pointer_cache(const RankingRun& run) {
       ++v.checks;
       if (!ok || (held.count(key) && held[key] > e)) {
         fail_verdict(v, w.client + " stored pointer " + w.argv[2] + " for " + scope + " at " +
-                            std::to_string(w.time_us) + ": not the DB pointer at any moment since Redis last lost its "
-                            "data" + (held.count(key) ? " (the key held epoch " + std::to_string(held[key]) + ")" : ""));
+                            std::to_string(w.time_us) +
+                            ": not the DB pointer at any moment since Redis last lost its "
+                            "data" +
+                            (held.count(key) ? " (the key held epoch " + std::to_string(held[key]) + ")" : ""));
       }
       held[key] = std::max(held[key], e);
     } else if (starts(key, "ranking:snapshot:")) {
@@ -929,7 +953,8 @@ Verdict check_pointer_cache(const RankingRun& run) {
     ++v.checks;
     if (it == b.redis_end.end() || it->second == std::to_string(p.epoch) + "|" + p.snapshot_id) continue;
     auto h = history.find(p.scope_id);
-    if (const std::string why = h == history.end() ? "" : publish_in_flight(run, p.scope_id, h->second, it->second, budget);
+    if (const std::string why =
+            h == history.end() ? "" : publish_in_flight(run, p.scope_id, h->second, it->second, budget);
         !why.empty()) {
       v.exempt(why);
       continue;

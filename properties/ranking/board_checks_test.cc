@@ -48,16 +48,24 @@ RankingRun clean() {
   run.commits = {
       {50, true, "coord", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kScope})}},
       {100, true, "coord", {st("UPDATE run_partition_cut SET status = 'COMPLETED'", {obj_ref, "1", "d", kRun, "0"})}},
-      {200, true, "coord",
+      {200,
+       true,
+       "coord",
        {st("UPDATE calculation_run SET status = 'BUILDING'", {"r", "1", mset, kRun}),
         st("INSERT INTO run_input_manifest (run_id, ...)", {kRun, "t_1"})}},
-      {300, true, "coord",
-       {st("SELECT 1 FROM calculation_run", {kRun}, 0), st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {kScope, kRun, "t_1"}),
-        st("UPDATE run_input_manifest SET disposition = ? WHERE disposition = 'PENDING'", {"CANDIDATE", "", kRun, "t_1"})}},
+      {300,
+       true,
+       "coord",
+       {st("SELECT 1 FROM calculation_run", {kRun}, 0),
+        st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {kScope, kRun, "t_1"}),
+        st("UPDATE run_input_manifest SET disposition = ? WHERE disposition = 'PENDING'",
+           {"CANDIDATE", "", kRun, "t_1"})}},
       {400, true, "coord", {st("UPDATE calculation_run SET status = 'SEALED'", {"1", cset, kRun})}},
       {500, true, "pub-1", {st("INSERT INTO ranking_snapshot_item (snapshot_id)", {snap})}},
       {600, true, "pub-1", {st("UPDATE ranking_snapshot SET status = 'READY'", {snap})}},
-      {700, true, "pub-1",
+      {700,
+       true,
+       "pub-1",
        {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "0", "0", "5"}),
         st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"1", snap, kScope})}},
   };
@@ -82,8 +90,8 @@ TEST(BoardChecks, RunPartitionsCatchesAMissingPartitionAndARewriteAfterBuilding)
   run.board.cuts.clear();  // BUILDING without its partition's result (C31)
   EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
   run = clean();
-  run.commits.push_back({1000, true, "topk-1",
-                         {st("UPDATE run_partition_cut SET status = 'COMPLETED'", {"x", "2", "d2", kRun, "0"})}});
+  run.commits.push_back(
+      {1000, true, "topk-1", {st("UPDATE run_partition_cut SET status = 'COMPLETED'", {"x", "2", "d2", kRun, "0"})}});
   EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);  // C32
 }
 
@@ -118,7 +126,8 @@ TEST(BoardChecks, ManifestFrozenJudgesAMultiWindowRuleOnTheCutsVersions) {
   const Verdict multi = check_manifest_frozen(run);
   ASSERT_EQ(multi.status(), VerdictStatus::kFail);
   // the model: 3 (long) + 2 (short at version 2, not 9 at version 3)
-  EXPECT_NE(multi.evidence[0].find("give 1 (first t_1 score 5 over 2 versions)"), std::string::npos) << multi.evidence[0];
+  EXPECT_NE(multi.evidence[0].find("give 1 (first t_1 score 5 over 2 versions)"), std::string::npos)
+      << multi.evidence[0];
 }
 
 TEST(BoardChecks, RunSealCatchesASwappedCandidateAndAWriteAfterSeal) {
@@ -126,7 +135,8 @@ TEST(BoardChecks, RunSealCatchesASwappedCandidateAndAWriteAfterSeal) {
   run.board.candidates[0].topic_id = "t_2";  // the count still matches (C26)
   EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);
   run = clean();
-  run.commits.push_back({1000, true, "coord", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, kRun, "t_2"})}});
+  run.commits.push_back(
+      {1000, true, "coord", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, kRun, "t_2"})}});
   EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);  // C25
 }
 
@@ -135,15 +145,17 @@ TEST(BoardChecks, PublishFenceCatchesWrongCountsAndAPublishWithoutThePointerCas)
   run.board.snapshots[0].candidate_count = 2;  // right digests, wrong count (C33)
   EXPECT_EQ(check_publish_fence(run).status(), VerdictStatus::kFail);
   run = clean();
-  run.commits.push_back({1000, true, "pub-2", {st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", "s2", kScope})}});
+  run.commits.push_back(
+      {1000, true, "pub-2", {st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", "s2", kScope})}});
   EXPECT_EQ(check_publish_fence(run).status(), VerdictStatus::kFail);  // C13, F10
 }
 
 TEST(BoardChecks, ControlEpochsCatchAPublishUnderAnOldRuleAndAnEpochGoingBack) {
   RankingRun run = clean();
   // A rule activation commits before the publish: the snapshot still carries context v1 (C22, F12).
-  run.commits.insert(run.commits.begin() + 6,
-                     {650, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
+  run.commits.insert(
+      run.commits.begin() + 6,
+      {650, true, "control", {st("UPDATE ranking_scope_context SET rule_version = ?", {"rule-v2", kScope})}});
   run.board.contexts[0] = ContextRow{kScope, 2, "rule-v2", 2};
   EXPECT_EQ(check_control_epochs(run).status(), VerdictStatus::kFail);
   run = clean();
@@ -155,16 +167,19 @@ TEST(BoardChecks, PointerCacheCatchesAStalePointerRecreatedAfterRedisLoss) {
   RankingRun run = clean();
   BoardObs& b = run.board;
   const std::string snap2 = std::string(kRun) + "/pub-2.0.1";
-  run.commits.push_back({1000, true, "pub-2",
+  run.commits.push_back({1000,
+                         true,
+                         "pub-2",
                          {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap2, "5", kScope, "1", "1", "5"}),
                           st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap2, kScope})}});
   b.pointers[0] = PointerRow{kScope, snap2, 2, 2, 5};
-  b.snapshots.push_back(SnapshotRow{snap2, kScope, kRun, "PUBLISHED", 5, 1, b.runs[0].manifest_digest, 1,
-                                    b.runs[0].candidate_digest, 2});
+  b.snapshots.push_back(
+      SnapshotRow{snap2, kScope, kRun, "PUBLISHED", 5, 1, b.runs[0].manifest_digest, 1, b.runs[0].candidate_digest, 2});
   b.snapshots[0].status = "PUBLISHED";
   b.redis_losses = {1500};
   // The old publisher resumes after the loss and recreates the pointer at epoch 1 (F08, F10).
-  b.redis_writes.push_back({2000, "pub-1", {"SET", "ranking:pointer:" + std::string(kScope), "1|" + b.snapshots[0].snapshot_id}});
+  b.redis_writes.push_back(
+      {2000, "pub-1", {"SET", "ranking:pointer:" + std::string(kScope), "1|" + b.snapshots[0].snapshot_id}});
   b.redis_end["ranking:pointer:" + std::string(kScope)] = "1|" + b.snapshots[0].snapshot_id;
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
 }
@@ -178,12 +193,15 @@ const std::string kSnap2 = std::string(kRun) + "/pub-2.0.1";
 RankingRun published_at_the_end(int64_t end_us) {
   RankingRun run = clean();
   run.end_us = end_us;
-  run.commits.push_back({1000, true, "pub-2",
-                         {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {kSnap2, "5", kScope, "1", "1", "5"}),
-                          st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", kSnap2, kScope})}});
+  run.commits.push_back(
+      {1000,
+       true,
+       "pub-2",
+       {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {kSnap2, "5", kScope, "1", "1", "5"}),
+        st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", kSnap2, kScope})}});
   run.board.pointers[0] = PointerRow{kScope, kSnap2, 2, 2, 5};
-  run.board.snapshots.push_back(SnapshotRow{kSnap2, kScope, kRun, "PUBLISHED", 5, 1, run.board.runs[0].manifest_digest, 1,
-                                            run.board.runs[0].candidate_digest, 2});
+  run.board.snapshots.push_back(SnapshotRow{kSnap2, kScope, kRun, "PUBLISHED", 5, 1, run.board.runs[0].manifest_digest,
+                                            1, run.board.runs[0].candidate_digest, 2});
   return run;
 }
 
@@ -204,15 +222,19 @@ TEST(BoardChecks, PointerCacheExemptsAPublishCutByTheEndOfTheRunOnly) {
   run.commits.push_back({1200, true, "pub-2", {st("SELECT 1", {})}});
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
   run = in_flight();  // it cached the snapshot's items (none here), and the run ended before its pointer script ran
-  run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + snap2, ""}});
+  run.board.redis_writes.push_back(
+      {1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + snap2, ""}});
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kPass);
   run = in_flight();  // the publisher cached another snapshot after the commit: not this publish's step
   run.board.redis_writes.push_back(
-      {1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + std::string(kRun) + "/pub-2.0.9", "x"}});
+      {1100,
+       "pub-2",
+       {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + std::string(kRun) + "/pub-2.0.9", "x"}});
   Verdict other = check_pointer_cache(run);
   EXPECT_EQ(other.status(), VerdictStatus::kFail);
-  EXPECT_TRUE(std::any_of(other.evidence.begin(), other.evidence.end(),
-                          [](const std::string& e) { return e.find("at the end Redis serves pointer") != std::string::npos; }));
+  EXPECT_TRUE(std::any_of(other.evidence.begin(), other.evidence.end(), [](const std::string& e) {
+    return e.find("at the end Redis serves pointer") != std::string::npos;
+  }));
   run = in_flight();  // the publisher wrote another key after the commit, and the pointer is still old
   run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:restore:" + std::string(kScope), "x"}});
   EXPECT_EQ(check_pointer_cache(run).status(), VerdictStatus::kFail);
@@ -230,13 +252,14 @@ TEST(BoardChecks, PointerCacheEndCutExemptionIsBoundedByTheStepAndItsFaults) {
   auto cut = [](int64_t end_us, std::vector<sim::FaultRecord> faults) {
     RankingRun run = published_at_the_end(end_us);
     run.board.params.publish_step_us = 1'600'000;
-    run.board.redis_writes.push_back({1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + kSnap2, ""}});
+    run.board.redis_writes.push_back(
+        {1100, "pub-2", {"SET", "ranking:snapshot:" + std::string(kScope) + ":" + kSnap2, ""}});
     run.faults = std::move(faults);
     return check_pointer_cache(run).status();
   };
   auto pause = [](const std::string& who, int64_t at_us, int64_t duration_us) {
-    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kPause, .node = who, .process = who,
-                            .duration_us = duration_us};
+    return sim::FaultRecord{
+        .time_us = at_us, .kind = sim::FaultKind::kPause, .node = who, .process = who, .duration_us = duration_us};
   };
   EXPECT_EQ(cut(1'000 + 1'600'000, {}), VerdictStatus::kPass);
   EXPECT_EQ(cut(1'000 + 30'000'000, {}), VerdictStatus::kFail);  // hung 30 s after caching its snapshot
@@ -244,8 +267,8 @@ TEST(BoardChecks, PointerCacheEndCutExemptionIsBoundedByTheStepAndItsFaults) {
   EXPECT_EQ(cut(1'000 + 30'000'000, {pause("pub-2", 2'000, 29'000'000)}), VerdictStatus::kPass);
   EXPECT_EQ(cut(1'000 + 30'000'000, {pause("redis", 2'000, 20'000'000)}), VerdictStatus::kFail);  // 10 s left
   EXPECT_EQ(cut(1'000 + 30'000'000,
-                {pause("pub-2", 2'000, 0), sim::FaultRecord{.time_us = 2'000, .kind = sim::FaultKind::kClockDrift,
-                                                            .node = "pub-2", .value = 0}}),
+                {pause("pub-2", 2'000, 0),
+                 sim::FaultRecord{.time_us = 2'000, .kind = sim::FaultKind::kClockDrift, .node = "pub-2", .value = 0}}),
             VerdictStatus::kFail);
 }
 
@@ -253,18 +276,24 @@ TEST(BoardChecks, RunSealAllowsADeleteWhileBuildingButCatchesADuplicateKeepingTh
   // C26: a faulty coordinator deletes t_1's candidate and inserts a duplicate of it under another
   // scope while the run is BUILDING; that write is allowed, a seal over it is not.
   RankingRun run = clean();
-  run.commits.insert(run.commits.begin() + 4,
-                     {350, true, "coord-2",
-                      {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"}),
-                       st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {"GLOBAL|ALL|ALL|zh-CN", kRun, "t_1"})}});
+  run.commits.insert(
+      run.commits.begin() + 4,
+      {350,
+       true,
+       "coord-2",
+       {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"}),
+        st("INSERT INTO run_candidate (scope_id, run_id, topic_id)", {"GLOBAL|ALL|ALL|zh-CN", kRun, "t_1"})}});
   run.board.runs[0].status = "BUILDING";  // the seal refused
   EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kPass);
   run.board.runs[0].status = "SEALED";  // a seal that trusted the count
   run.board.candidates[0].scope_id = "GLOBAL|ALL|ALL|zh-CN";
   EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);
   run = clean();
-  run.commits.push_back({1000, true, "coord-2",
-                         {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"})}});
+  run.commits.push_back(
+      {1000,
+       true,
+       "coord-2",
+       {st("DELETE FROM run_candidate WHERE run_id = ? AND scope_id = ? AND topic_id = ?", {kRun, kScope, "t_1"})}});
   EXPECT_EQ(check_run_seal(run).status(), VerdictStatus::kFail);  // after SEALED
 }
 
@@ -302,16 +331,20 @@ TEST(BoardChecks, ReplayIsolationCatchesAPublishedReplaySnapshot) {
   RankingRun broken = run;  // F13: the replay's snapshot reached the pointer
   broken.board.snapshots.back().status = "PUBLISHED";
   broken.board.snapshots.back().epoch = 2;
-  broken.commits.push_back({1000, true, "replay",
-                            {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "1", "1", "5"}),
-                             st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap, kScope})}});
+  broken.commits.push_back(
+      {1000,
+       true,
+       "replay",
+       {st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "1", "1", "5"}),
+        st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap, kScope})}});
   broken.board.pointers[0] = PointerRow{kScope, snap, 2, 2, 5};
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
   broken = run;  // only cached in Redis
   broken.board.redis_writes.push_back({2000, "replay", {"SET", "ranking:pointer:" + std::string(kScope), "2|" + snap}});
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
   broken = run;  // written into the official candidates
-  broken.commits.push_back({1000, true, "replay", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, replay, "t_1"})}});
+  broken.commits.push_back(
+      {1000, true, "replay", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, replay, "t_1"})}});
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
 }
 
@@ -325,8 +358,11 @@ TEST(BoardChecks, ReplayIsolationAdmitsOnlyAPublishUnderAMatchingPromotionAuthor
   const std::string& snap = kReplaySnap;
   b.items.push_back(SnapshotItemRow{snap, 1, "t_1", 3, std::string(kRun) + "/t_1"});
   b.pointers[0] = PointerRow{kScope, snap, 2, 2, 5};
-  b.promotions = {PromotionRow{"auth-1", kScope, replay, 5, 5, b.runs[0].manifest_digest, 1, 1, 0, 900, 1100, 1, 1, "USED"}};
-  run.commits.push_back({1000, true, "replay",
+  b.promotions = {
+      PromotionRow{"auth-1", kScope, replay, 5, 5, b.runs[0].manifest_digest, 1, 1, 0, 900, 1100, 1, 1, "USED"}};
+  run.commits.push_back({1000,
+                         true,
+                         "replay",
                          {st("SELECT 1 FROM promotion_authorization a", {"auth-1"}),
                           st("UPDATE ranking_publish_pointer SET snapshot_id = ?", {snap, "5", kScope, "1", "1", "5"}),
                           st("UPDATE ranking_snapshot SET status = 'PUBLISHED'", {"2", snap, kScope}),
@@ -376,7 +412,8 @@ TEST(BoardChecks, ReplayIsolationJudgesShadowRunsAndTheirComparisons) {
   broken.board.shadow_comparisons[0].overlap = 0;
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
   broken = run;  // a shadow result written into the official candidates
-  broken.commits.push_back({1000, true, "shadow", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, shadow, "t_1"})}});
+  broken.commits.push_back(
+      {1000, true, "shadow", {st("INSERT INTO run_candidate (scope_id, run_id)", {kScope, shadow, "t_1"})}});
   EXPECT_EQ(check_replay_isolation(broken).status(), VerdictStatus::kFail);
 }
 
@@ -398,8 +435,9 @@ RankingRun degraded() {
   const int64_t until = INT64_MAX;
   run.board.policies = {DegradedPolicyRow{"dp-1:x1", kScope, "0", "1", 0, until, "APPROVED",
                                           text_digest(std::string(kScope) + "|0|1|0|" + std::to_string(until))}};
-  run.commits.insert(run.commits.begin(),
-                     SqlCommit{40, true, "coord", {st("INSERT INTO calculation_run (run_id, ...) SELECT ...", {kRun})}});
+  run.commits.insert(
+      run.commits.begin(),
+      SqlCommit{40, true, "coord", {st("INSERT INTO calculation_run (run_id, ...) SELECT ...", {kRun})}});
   return run;
 }
 
@@ -414,8 +452,9 @@ TEST(BoardChecks, RunPartitionsJudgesADegradedRunByItsApprovedPolicy) {
   run.board.policies[0].excluded = "";
   EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
   run = degraded();  // the policy excludes partition 0, which the run collected
-  run.board.policies[0] = DegradedPolicyRow{"dp-1:x1", kScope, "1", "0", 0, INT64_MAX, "APPROVED",
-                                            text_digest(std::string(kScope) + "|1|0|0|" + std::to_string(INT64_MAX))};
+  run.board.policies[0] = DegradedPolicyRow{
+      "dp-1:x1", kScope,    "1",        "0",
+      0,         INT64_MAX, "APPROVED", text_digest(std::string(kScope) + "|1|0|0|" + std::to_string(INT64_MAX))};
   EXPECT_EQ(check_run_partitions(run).status(), VerdictStatus::kFail);
   run = degraded();  // created before the policy's validity
   run.board.policies[0].valid_from_us = 100;
@@ -436,7 +475,8 @@ TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
       {1000, "pub-1", {"SET", "ranking:snapshot:" + other + ":" + run.board.snapshots[0].snapshot_id, "1:t_1:3"}});
   EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
   run = clean();  // the other scope's pointer names this scope's snapshot
-  run.board.redis_writes.push_back({1000, "pub-1", {"SET", "ranking:pointer:" + other, "1|" + run.board.snapshots[0].snapshot_id}});
+  run.board.redis_writes.push_back(
+      {1000, "pub-1", {"SET", "ranking:pointer:" + other, "1|" + run.board.snapshots[0].snapshot_id}});
   EXPECT_EQ(check_scope_isolation(run).status(), VerdictStatus::kFail);
   run = clean();  // a candidate stored under another scope (C04)
   run.board.candidates[0].scope_id = other;
@@ -462,7 +502,8 @@ TEST(BoardChecks, ScopeIsolationCatchesCrossScopeKeysAndRows) {
 const char* kRuleActivation =
     "UPDATE ranking_scope_context SET rule_version = ?, rule_activation_epoch = rule_activation_epoch + 1, "
     "version = version + 1 WHERE scope_id = ?";
-const char* kRiskAction = "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1 WHERE scope_id = ?";
+const char* kRiskAction =
+    "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1 WHERE scope_id = ?";
 const char* kAbsorbGlobal =
     "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (SELECT global_risk_epoch FROM "
     "ranking_scope_context WHERE scope_id = ?) WHERE scope_id = ? AND global_risk_epoch < (SELECT global_risk_epoch "
@@ -473,12 +514,15 @@ TEST(BoardChecks, ContextVersionMoveNamesTheRowOfTheTopLevelWhere) {
   EXPECT_EQ(context_version_move(st(kRiskAction, {kScope})), kScope);
   const std::string channel = "CHANNEL|technology|CN-SH|zh-CN";  // absorbs the global row's epoch
   EXPECT_EQ(context_version_move(st(kAbsorbGlobal, {kScope, channel, kScope})), channel);
-  EXPECT_EQ(context_version_move(st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1, "
-                                    "risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
-                                    {"risk-m2", kScope, "risk-m1"})),
-            kScope);
+  EXPECT_EQ(
+      context_version_move(st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1, "
+                              "risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                              {"risk-m2", kScope, "risk-m1"})),
+      kScope);
   EXPECT_EQ(context_version_move(st(kRiskAction, {kScope}, 0)), "");  // it changed no row
-  EXPECT_EQ(context_version_move(st("UPDATE ranking_publish_pointer SET version = version + 1 WHERE scope_id = ?", {kScope})), "");
+  EXPECT_EQ(
+      context_version_move(st("UPDATE ranking_publish_pointer SET version = version + 1 WHERE scope_id = ?", {kScope})),
+      "");
 }
 
 TEST(BoardChecks, CandidateCacheCatchesAStaleRebuildAndAWrongList) {
@@ -535,10 +579,10 @@ TEST(BoardChecks, ReconciliationCatchesAComparisonAcrossContexts) {
   r2.run_id = run2;
   r2.scope_id = other;
   b.runs.push_back(r2);
-  b.snapshots.push_back(SnapshotRow{snap2, other, run2, "PUBLISHED", 5, 1, r.manifest_digest, 1, r.candidate_digest, 1, 1,
-                                    "rule-v1", 1});
-  const std::string ctx2 = other + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest +
-                           "|rule-v1|1|" + run2;
+  b.snapshots.push_back(
+      SnapshotRow{snap2, other, run2, "PUBLISHED", 5, 1, r.manifest_digest, 1, r.candidate_digest, 1, 1, "rule-v1", 1});
+  const std::string ctx2 =
+      other + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest + "|rule-v1|1|" + run2;
   RankingRun refused = run;
   refused.board.reconciliations.push_back(ReconciliationRow{kScope, snap, snap2, ctx, ctx2, "REFUSED"});
   EXPECT_EQ(check_reconciliation(refused).status(), VerdictStatus::kPass);
@@ -563,25 +607,37 @@ void add_logs(RankingRun& run) {
   const char* actors[] = {"a1", "a2", "a3", "a1"};
   for (int i = 0; i < 4; ++i) {
     const std::string id = "e" + std::to_string(i);
-    run.stable.push_back(LogRecordObs{0, i, "", event_text({{"eventId", id}, {"eventType", "SEARCH_EXECUTED"},
-                                                            {"sourceService", "search-service"}, {"topicHints", "t_1"}})});
+    run.stable.push_back(LogRecordObs{0, i, "",
+                                      event_text({{"eventId", id},
+                                                  {"eventType", "SEARCH_EXECUTED"},
+                                                  {"sourceService", "search-service"},
+                                                  {"topicHints", "t_1"}})});
   }
   for (int off = 0; off < 5; ++off) {
     const int i = std::min(off, 3);
-    run.keyed.push_back(LogRecordObs{0, off, "", event_text({{"eventId", "e" + std::to_string(i)}, {"source", "search-service"},
-                                                             {"eventType", "SEARCH_EXECUTED"}, {"eventTime", "100"},
-                                                             {"actorKey", actors[i]}, {"contentOrQueryId", "q"},
-                                                             {"topicId", "t_1"}, {"scopeId", kScope},
-                                                             {"sourcePartition", "0"}, {"sourceOffset", std::to_string(i)}})});
+    run.keyed.push_back(LogRecordObs{0, off, "",
+                                     event_text({{"eventId", "e" + std::to_string(i)},
+                                                 {"source", "search-service"},
+                                                 {"eventType", "SEARCH_EXECUTED"},
+                                                 {"eventTime", "100"},
+                                                 {"actorKey", actors[i]},
+                                                 {"contentOrQueryId", "q"},
+                                                 {"topicId", "t_1"},
+                                                 {"scopeId", kScope},
+                                                 {"sourcePartition", "0"},
+                                                 {"sourceOffset", std::to_string(i)}})});
   }
 }
 
 // The commit in which `who` inserted `row` at `at_us` (reconcile.cc's statement and parameters).
 SqlCommit layer_insert(const LayerReportRow& row, const std::string& who, int64_t at_us) {
-  return SqlCommit{at_us, true, who,
-                   {st("INSERT INTO reconciliation_layer_report (layer, scope_id, ...) VALUES (?, ...)",
-                       {std::to_string(row.layer), row.scope_id, row.snapshot_id, row.run_id, row.context_a, row.context_b,
-                        row.status, row.sample, row.read_ends, "digest", row.detail, std::to_string(row.at_us)})}};
+  return SqlCommit{
+      at_us,
+      true,
+      who,
+      {st("INSERT INTO reconciliation_layer_report (layer, scope_id, ...) VALUES (?, ...)",
+          {std::to_string(row.layer), row.scope_id, row.snapshot_id, row.run_id, row.context_a, row.context_b,
+           row.status, row.sample, row.read_ends, "digest", row.detail, std::to_string(row.at_us)})}};
 }
 
 // A poll the broker served `who` in `group` at `at_us`: keyed partition 0 [0, keyed_to) and stable
@@ -610,8 +666,8 @@ Layered layered() {
   add_logs(l.run);
   const RunRow& r = l.run.board.runs[0];
   l.snap = l.run.board.snapshots[0].snapshot_id;
-  l.ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest + "|rule-v1|1|" +
-          kRun + "|" + r.vector;
+  l.ctx = std::string(kScope) + "|5|" + r.expected_digest + "|" + r.result_digest + "|" + r.manifest_digest +
+          "|rule-v1|1|" + kRun + "|" + r.vector;
   return l;
 }
 
@@ -619,7 +675,9 @@ TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
   const Layered l = layered();
   RankingRun run = l.run;
   const std::string& ctx = l.ctx;
-  auto report = [&l](int layer, const std::string& ctx_b, const std::string& status) { return l.report(layer, ctx_b, status); };
+  auto report = [&l](int layer, const std::string& ctx_b, const std::string& status) {
+    return l.report(layer, ctx_b, status);
+  };
   // recon was served everything (in two polls of its round's group) before it committed the report.
   run.board.log_reads = {served("recon", "recon-1-0", 950, 3, 4), served("recon", "recon-1-0", 960, 5, 0)};
   auto verdict = [](RankingRun x, LayerReportRow row) {
@@ -650,8 +708,11 @@ TEST(BoardChecks, ReconciliationLayersConcludeWhatTheLogsShow) {
   EXPECT_EQ(verdict(run, stranger).status(), VerdictStatus::kFail);
   // Layer 1: an original below the cut's reach with no copy of the scope (its copy went elsewhere).
   RankingRun hole = run;
-  hole.keyed[1].value = event_text({{"eventId", "e1"}, {"source", "search-service"}, {"scopeId", "GLOBAL|ALL|ALL|zh-CN"},
-                                    {"sourcePartition", "0"}, {"sourceOffset", "1"}});
+  hole.keyed[1].value = event_text({{"eventId", "e1"},
+                                    {"source", "search-service"},
+                                    {"scopeId", "GLOBAL|ALL|ALL|zh-CN"},
+                                    {"sourcePartition", "0"},
+                                    {"sourceOffset", "1"}});
   EXPECT_EQ(verdict(hole, report(1, ctx, "CONTINUOUS")).status(), VerdictStatus::kFail);
   EXPECT_EQ(verdict(hole, report(1, ctx, "GAP")).status(), VerdictStatus::kPass);
   // A read the broker served short (originals 2 and 3 never served): what it was served is what it
@@ -687,8 +748,10 @@ TEST(BoardChecks, ReconciliationJudgesTheReadsTheBrokerServedNotTheReadEndsOfThe
   EXPECT_EQ(verdict(all, 2, "MATCH", ""), VerdictStatus::kPass);
   // Ends claiming more than was served change nothing: served short of the cut, no conclusion holds.
   const std::vector<ServedReadObs> short_of_cut = {served("recon", "recon-1-0", 950, 3, 4)};
-  for (const char* status : {"GAP", "CONTINUOUS"}) EXPECT_EQ(verdict(short_of_cut, 1, status, "k0:5;s0:4"), VerdictStatus::kFail);
-  for (const char* status : {"DIFF", "MATCH"}) EXPECT_EQ(verdict(short_of_cut, 2, status, "k0:5;s0:4"), VerdictStatus::kFail);
+  for (const char* status : {"GAP", "CONTINUOUS"})
+    EXPECT_EQ(verdict(short_of_cut, 1, status, "k0:5;s0:4"), VerdictStatus::kFail);
+  for (const char* status : {"DIFF", "MATCH"})
+    EXPECT_EQ(verdict(short_of_cut, 2, status, "k0:5;s0:4"), VerdictStatus::kFail);
   // Reads served to another process, after the report, or in the reconciler's earlier round.
   EXPECT_EQ(verdict({served("agg-1", "aggregators", 950, 5, 4)}, 1, "CONTINUOUS", "k0:5;s0:4"), VerdictStatus::kFail);
   EXPECT_EQ(verdict({served("recon", "recon-1-0", 1001, 5, 4)}, 1, "CONTINUOUS", "k0:5;s0:4"), VerdictStatus::kFail);
@@ -704,11 +767,13 @@ TEST(BoardChecks, ReconciliationJudgesTheReadsTheBrokerServedNotTheReadEndsOfThe
 
 // ---- Scope control: mapping switches and window-configuration changes (004:L86, L104, L220, L230, L262-263).
 
-const char* kMapSwitch = "UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = "
-                         "mapping_activation_epoch + 1, version = version + 1 WHERE scope_id = ? AND mapping_version = ? "
-                         "AND mapping_activation_epoch = ?";
-const char* kWindowChange = "UPDATE ranking_scope_context SET window_config_version = ?, version = version + 1 WHERE "
-                            "scope_id = ? AND window_config_version = ?";
+const char* kMapSwitch =
+    "UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = "
+    "mapping_activation_epoch + 1, version = version + 1 WHERE scope_id = ? AND mapping_version = ? "
+    "AND mapping_activation_epoch = ?";
+const char* kWindowChange =
+    "UPDATE ranking_scope_context SET window_config_version = ?, version = version + 1 WHERE "
+    "scope_id = ? AND window_config_version = ?";
 
 // clean() with scope control: the run (created at 60 under the context), its snapshot and the
 // context all at map-v1 epoch 1 and wc-v1 (long windows).
@@ -719,9 +784,12 @@ RankingRun clean_scoped() {
   b.params.window_types = {{"wc-v1", "long"}, {"wc-v2", "medium"}};
   b.params.initial_mapping = "map-v1";
   b.params.initial_window_config = "wc-v1";
-  for (RunRow& r : b.runs) std::tie(r.mapping_version, r.mapping_epoch, r.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
-  for (SnapshotRow& x : b.snapshots) std::tie(x.mapping_version, x.mapping_epoch, x.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
-  for (ContextRow& x : b.contexts) std::tie(x.mapping_version, x.mapping_epoch, x.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
+  for (RunRow& r : b.runs)
+    std::tie(r.mapping_version, r.mapping_epoch, r.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
+  for (SnapshotRow& x : b.snapshots)
+    std::tie(x.mapping_version, x.mapping_epoch, x.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
+  for (ContextRow& x : b.contexts)
+    std::tie(x.mapping_version, x.mapping_epoch, x.window_config) = std::make_tuple("map-v1", 1, "wc-v1");
   run.commits.insert(run.commits.begin() + 1,
                      {60, true, "coord", {st("INSERT INTO calculation_run (run_id, ...) SELECT ...", {kRun, kScope})}});
   return run;
@@ -746,9 +814,10 @@ TEST(BoardChecks, ControlEpochsCatchAMappingSwitchWithoutANewActivationEpoch) {
   RankingRun run = clean_scoped();
   // The switch moves the version but keeps mapping_activation_epoch (an old-epoch normalizer's output
   // would then pass as current, 004:L87); the row read back agrees with the broken transaction.
-  add_control(run, 750, st("UPDATE ranking_scope_context SET mapping_version = ?, version = version + 1 WHERE scope_id = ? "
-                           "AND mapping_version = ? AND mapping_activation_epoch = ?",
-                           {"map-v2", kScope, "map-v1", "1"}));
+  add_control(run, 750,
+              st("UPDATE ranking_scope_context SET mapping_version = ?, version = version + 1 WHERE scope_id = ? "
+                 "AND mapping_version = ? AND mapping_activation_epoch = ?",
+                 {"map-v2", kScope, "map-v1", "1"}));
   run.board.contexts[0] = ContextRow{kScope, 2, "rule-v1", 1, "map-v2", 1, "wc-v1"};
   const Verdict v = check_control_epochs(run);
   ASSERT_EQ(v.status(), VerdictStatus::kFail);
@@ -805,9 +874,12 @@ TEST(BoardChecks, ControlEpochsCatchARunCreatedUnderAnotherContextAndAFalseConte
   ASSERT_EQ(v.status(), VerdictStatus::kFail);
   EXPECT_NE(v.evidence[0].find("created run"), std::string::npos) << v.evidence[0];
   run = clean_scoped();
-  run.commits.push_back({350, true, "coord",
+  run.commits.push_back({350,
+                         true,
+                         "coord",
                          {st("UPDATE run_input_manifest SET disposition = 'REJECTED', reason = 'context-changed' WHERE "
-                             "run_id = ? AND topic_id = ? AND disposition = 'PENDING'", {kRun, "t_2"})}});
+                             "run_id = ? AND topic_id = ? AND disposition = 'PENDING'",
+                             {kRun, "t_2"})}});
   v = check_control_epochs(run);
   ASSERT_EQ(v.status(), VerdictStatus::kFail);
   EXPECT_NE(v.evidence[0].find("'context-changed'"), std::string::npos) << v.evidence[0];

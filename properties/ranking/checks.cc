@@ -14,7 +14,6 @@ namespace {
 
 using model::parse_event;
 
-
 std::string field(const std::map<std::string, std::string>& e, const std::string& k) {
   auto it = e.find(k);
   return it == e.end() ? std::string() : it->second;
@@ -67,9 +66,10 @@ std::optional<std::string> emit_fault(const fl::props::FaultBudget& budget, cons
 // RANK-39 (004:L141, L145): every event whose fact committed reached the stable log, or was
 // rejected with the reason the contract gives, or is still visible as a PENDING outbox row.
 Verdict check_ingest_durable(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-ingest-durable", {"RANK-39"},
-                   "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
-                   "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
+  Verdict v =
+      passing_verdict("rank-ingest-durable", {"RANK-39"},
+                      "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
+                      "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
   std::set<std::string> logged, pending;
   for (const LogRecordObs& r : run.stable) logged.insert(field(r.fields(), "eventId"));
   for (const auto& [id, status] : run.outbox) {
@@ -84,7 +84,7 @@ Verdict check_ingest_durable(const RankingRun& run) {
     const std::string why = model::contract_violation(e, run.config);
     if (reason == "replay" ? !logged.count(id) : why.empty()) {
       fail_verdict(v, "event " + id + " rejected as " + reason + " although " +
-                  (reason == "replay" ? "it never reached the log" : "it satisfies the contract"));
+                          (reason == "replay" ? "it never reached the log" : "it satisfies the contract"));
     }
     rejected[id] = reason;
   }
@@ -105,7 +105,8 @@ Verdict check_ingest_durable(const RankingRun& run) {
     }
     ++v.checks;
     if (!logged.count(id) && !rejected.count(id) && !pending.count(id)) {
-      fail_verdict(v, op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING");
+      fail_verdict(v,
+                   op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING");
     }
   }
   return v;
@@ -114,18 +115,21 @@ Verdict check_ingest_durable(const RankingRun& run) {
 // RANK-1 (004:L16-19, L279): scope ids are canonical, and an invalid combination is rejected,
 // never accepted nor folded into the global scope.
 Verdict check_scope_canonical(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-scope-canonical", {"RANK-1"},
-                   "every aggregate's scope_id is canonical (fixed order, explicit ALL); no accepted event has an "
-                   "invalid scope combination; each keyed copy is in a scope its event derives");
+  Verdict v =
+      passing_verdict("rank-scope-canonical", {"RANK-1"},
+                      "every aggregate's scope_id is canonical (fixed order, explicit ALL); no accepted event has an "
+                      "invalid scope combination; each keyed copy is in a scope its event derives");
   for (const HeadRow& h : run.heads) {
     ++v.checks;
-    if (!model::is_canonical_scope(h.scope_id, run.config)) fail_verdict(v, "head " + h.aggregate_key + ": scope not canonical");
+    if (!model::is_canonical_scope(h.scope_id, run.config))
+      fail_verdict(v, "head " + h.aggregate_key + ": scope not canonical");
   }
   std::map<std::pair<int32_t, int64_t>, const std::map<std::string, std::string>*> stable;  // the records' parses
   for (const LogRecordObs& r : run.stable) {
     const auto& e = r.fields();
     ++v.checks;
-    if (model::scopes_of(e, run.config).empty()) fail_verdict(v, "stable " + where(r) + ": invalid scope dimensions accepted");
+    if (model::scopes_of(e, run.config).empty())
+      fail_verdict(v, "stable " + where(r) + ": invalid scope dimensions accepted");
     stable[{r.partition, r.offset}] = &e;
   }
   for (const LogRecordObs& r : run.keyed) {
@@ -147,10 +151,11 @@ Verdict check_scope_canonical(const RankingRun& run) {
 // RANK-3 (004:L143, L158, L179): all aggregate state is keyed by the full key; the heads are
 // exactly the keys the accepted events derive.
 Verdict check_full_key(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-full-key", {"RANK-3"},
-                   "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
-                   "accepted events derive (none missing, none extra); salted shards carry their full key and "
-                   "merge only into it");
+  Verdict v =
+      passing_verdict("rank-full-key", {"RANK-3"},
+                      "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
+                      "accepted events derive (none missing, none extra); salted shards carry their full key and "
+                      "merge only into it");
   const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   std::set<std::string> seen;
   for (const HeadRow& h : run.heads) {
@@ -158,7 +163,8 @@ Verdict check_full_key(const RankingRun& run) {
     const std::string five = h.topic_id + "#" + h.scope_id + "#" + h.window_type + "#" +
                              std::to_string(h.window_start) + "#" + h.metric_type;
     if (five != h.aggregate_key) fail_verdict(v, "head " + h.aggregate_key + " holds the fields of " + five);
-    if (!expected.count(h.aggregate_key)) fail_verdict(v, "head " + h.aggregate_key + ": no accepted event derives this key");
+    if (!expected.count(h.aggregate_key))
+      fail_verdict(v, "head " + h.aggregate_key + ": no accepted event derives this key");
     seen.insert(h.aggregate_key);
   }
   for (const auto& [ak, value] : expected) {
@@ -172,10 +178,11 @@ Verdict check_full_key(const RankingRun& run) {
 // RANK-4, RANK-5 (004:L61, L98, L204-209): each head's value is the function of the distinct
 // (source, event_id) accepted for its key: raw count, distinct actors, suspicious, adjusted.
 Verdict check_event_idempotence(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-event-idempotence", {"RANK-4", "RANK-5"},
-                   "the value each head points to equals the model's value from the distinct accepted events "
-                   "(raw, effective, suspicious and risk-adjusted kept apart; events the late side output took "
-                   "excluded)");
+  Verdict v =
+      passing_verdict("rank-event-idempotence", {"RANK-4", "RANK-5"},
+                      "the value each head points to equals the model's value from the distinct accepted events "
+                      "(raw, effective, suspicious and risk-adjusted kept apart; events the late side output took "
+                      "excluded)");
   const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   const auto versions = versions_by_triple(run);
   for (const HeadRow& h : run.heads) {
@@ -186,8 +193,9 @@ Verdict check_event_idempotence(const RankingRun& run) {
     if (it == versions.end()) {
       fail_verdict(v, "head " + h.aggregate_key + " points to a missing version");
     } else if (!(it->second->value == e->second)) {
-      fail_verdict(v, "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" + std::to_string(h.version) +
-                  " holds " + it->second->value.describe() + ", the accepted events give " + e->second.describe());
+      fail_verdict(v, "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" +
+                          std::to_string(h.version) + " holds " + it->second->value.describe() +
+                          ", the accepted events give " + e->second.describe());
     }
   }
   return v;
@@ -195,9 +203,10 @@ Verdict check_event_idempotence(const RankingRun& run) {
 
 // RANK-11 (004:L98, L319): versions are unique by triple, never updated, and carry their digest.
 Verdict check_version_immutable(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-version-immutable", {"RANK-11"},
-                   "no committed statement updates, replaces or deletes a TOPIC_WINDOW_METRIC_VERSION row; each row's "
-                   "value_digest is the digest of its value and names a source-offset cut");
+  Verdict v = passing_verdict(
+      "rank-version-immutable", {"RANK-11"},
+      "no committed statement updates, replaces or deletes a TOPIC_WINDOW_METRIC_VERSION row; each row's "
+      "value_digest is the digest of its value and names a source-offset cut");
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
@@ -211,8 +220,9 @@ Verdict check_version_immutable(const RankingRun& run) {
   for (const VersionRow& r : run.versions) {
     ++v.checks;
     if (value_digest(r.value) != r.digest || r.cut_ref.empty()) {
-      fail_verdict(v, "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" + std::to_string(r.version) +
-                  ": digest " + r.digest + " of " + r.value.describe() + " (cut '" + r.cut_ref + "')");
+      fail_verdict(v, "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" +
+                          std::to_string(r.version) + ": digest " + r.digest + " of " + r.value.describe() + " (cut '" +
+                          r.cut_ref + "')");
     }
   }
   return v;
@@ -229,7 +239,8 @@ struct HeadState {
 
 // The head a statement moves ("" if it moves none): an UPDATE of topic_window_metric.
 std::string head_key_moved(const SqlStatementObs& s) {
-  if (!mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (") || s.sql.rfind("UPDATE", 0) != 0) return "";
+  if (!mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (") || s.sql.rfind("UPDATE", 0) != 0)
+    return "";
   if (s.params.size() == 5) return s.params[2];
   if (s.params.size() == 4) return s.params[1];
   return "";
@@ -247,7 +258,8 @@ bool head_from_matches(const SqlStatementObs& s, int64_t g, int64_t v) {
 // (its guard holds), and nothing is judged.
 void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map<std::string, HeadState>& heads) {
   for (const SqlStatementObs& s : c.statements) {
-    if ((!in_doubt && s.changes == 0) || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (")) continue;
+    if ((!in_doubt && s.changes == 0) || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version ("))
+      continue;
     if (s.sql.rfind("INSERT", 0) == 0 && s.params.size() >= 7) {
       if (!in_doubt || !heads.count(s.params[0])) heads[s.params[0]] = HeadState{std::stoll(s.params[6]), 0, {}};
     } else if (s.sql.rfind("UPDATE", 0) == 0 && s.params.size() == 5) {
@@ -258,7 +270,7 @@ void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map
       ++v.checks;
       if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
         fail_verdict(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
-                    std::to_string(h.v) + " to g" + std::to_string(to_g));
+                            std::to_string(h.v) + " to g" + std::to_string(to_g));
       }
       h.left.insert(h.g);
       h.g = to_g;
@@ -272,7 +284,7 @@ void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map
       ++v.checks;
       if (g != h.g || to_v != h.v + 1 || h.left.count(g)) {
         fail_verdict(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
-                    std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
+                            std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
       }
       if (g != h.g) h.left.insert(h.g);
       h.g = g;
@@ -288,10 +300,11 @@ void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map
 // explain its end state may take the in-doubt replay's state instead, once an in-doubt commit has
 // touched it (a later committed change from that state confirms the commit applied).
 Verdict check_head_fence(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-head-fence", {"RANK-12"},
-                   "every committed head change moves (generation, version) from the current value by one version "
-                   "within a generation, and no generation returns after a switch (a commit answered an I/O error "
-                   "at COMMIT may have applied)");
+  Verdict v =
+      passing_verdict("rank-head-fence", {"RANK-12"},
+                      "every committed head change moves (generation, version) from the current value by one version "
+                      "within a generation, and no generation returns after a switch (a commit answered an I/O error "
+                      "at COMMIT may have applied)");
   std::map<std::string, HeadState> heads;
   std::map<std::string, std::vector<HeadState>> alternatives;  // states an in-doubt commit may have left
   for (const SqlCommit& c : run.commits) {
@@ -322,10 +335,11 @@ Verdict check_head_fence(const RankingRun& run) {
     auto it = heads.find(r.aggregate_key);
     const bool committed = it != heads.end() && it->second.g == r.generation && it->second.v == r.version;
     bool doubted = false;
-    for (const HeadState& h : alternatives[r.aggregate_key]) doubted = doubted || (h.g == r.generation && h.v == r.version);
+    for (const HeadState& h : alternatives[r.aggregate_key])
+      doubted = doubted || (h.g == r.generation && h.v == r.version);
     if (!committed && !doubted) {
       fail_verdict(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
-                  std::to_string(r.version) + ", which no committed change explains");
+                          std::to_string(r.version) + ", which no committed change explains");
     }
   }
   return v;
@@ -334,9 +348,10 @@ Verdict check_head_fence(const RankingRun& run) {
 // RANK-41 (004:L152, L484 F03): every stable record is carried on exactly (its mapped scopes) or
 // parked as a candidate term, and each keyed partition's checkpoint has consumed the whole log.
 Verdict check_offset_continuity(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-offset-continuity", {"RANK-41"},
-                   "each stable offset reaches the keyed log for every scope it derives (or the candidate-term "
-                   "queue), and every keyed partition's checkpoint reaches its log end: no gap");
+  Verdict v =
+      passing_verdict("rank-offset-continuity", {"RANK-41"},
+                      "each stable offset reaches the keyed log for every scope it derives (or the candidate-term "
+                      "queue), and every keyed partition's checkpoint reaches its log end: no gap");
   std::set<std::tuple<int32_t, int64_t, std::string>> carried;
   for (const LogRecordObs& r : run.keyed) {
     const auto& k = r.fields();
@@ -353,7 +368,8 @@ Verdict check_offset_continuity(const RankingRun& run) {
     }
     for (const std::string& scope : model::scopes_of(e, run.config)) {
       ++v.checks;
-      if (!carried.count({r.partition, r.offset, scope})) fail_verdict(v, "stable " + where(r) + " never reached scope " + scope);
+      if (!carried.count({r.partition, r.offset, scope}))
+        fail_verdict(v, "stable " + where(r) + " never reached scope " + scope);
     }
   }
   for (const auto& [p, end] : run.keyed_end) {
@@ -362,7 +378,7 @@ Verdict check_offset_continuity(const RankingRun& run) {
     const int64_t at = it == run.checkpoints.end() ? 0 : it->second;
     if (at != end) {
       fail_verdict(v, "keyed partition " + std::to_string(p) + ": checkpoint at " + std::to_string(at) + ", log end " +
-                  std::to_string(end));
+                          std::to_string(end));
     }
   }
   return v;
@@ -382,7 +398,8 @@ std::map<std::string, std::vector<MappingActivation>> mapping_activations(const 
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
-      if (s.changes == 0 || s.params.size() < 4 || s.sql.rfind("UPDATE ranking_scope_context SET mapping_version", 0) != 0) {
+      if (s.changes == 0 || s.params.size() < 4 ||
+          s.sql.rfind("UPDATE ranking_scope_context SET mapping_version", 0) != 0) {
         continue;
       }
       const bool advances = s.sql.find("mapping_activation_epoch = mapping_activation_epoch + 1") != std::string::npos;
@@ -401,10 +418,12 @@ void check_mapping_stamps(Verdict& v, const RankingRun& run) {
   for (const LogRecordObs& r : run.stable) stable_at[{r.partition, r.offset}] = r.append_us;
   for (const LogRecordObs& r : run.keyed) {
     const auto& k = r.fields();
-    auto ts = stable_at.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
+    auto ts =
+        stable_at.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     if (ts == stable_at.end()) continue;  // rank-scope-canonical's finding
     std::vector<MappingActivation> a = {{INT64_MIN, run.board.params.initial_mapping, 1}};
-    if (auto it = acts.find(field(k, "scopeId")); it != acts.end()) a.insert(a.end(), it->second.begin(), it->second.end());
+    if (auto it = acts.find(field(k, "scopeId")); it != acts.end())
+      a.insert(a.end(), it->second.begin(), it->second.end());
     bool active = false;
     for (size_t i = 0; i < a.size(); ++i) {
       active |= a[i].version == field(k, "mappingVersion") && std::to_string(a[i].epoch) == field(k, "mappingEpoch") &&
@@ -413,16 +432,19 @@ void check_mapping_stamps(Verdict& v, const RankingRun& run) {
     ++v.checks;
     if (!active) {
       fail_verdict(v, "keyed " + where(r) + " of " + field(k, "scopeId") + " carries " + field(k, "mappingVersion") +
-                          " epoch " + field(k, "mappingEpoch") + ", not a mapping its scope had active between the "
-                          "stable append at " + std::to_string(ts->second) + " and its own at " + std::to_string(r.append_us));
+                          " epoch " + field(k, "mappingEpoch") +
+                          ", not a mapping its scope had active between the "
+                          "stable append at " +
+                          std::to_string(ts->second) + " and its own at " + std::to_string(r.append_us));
     }
   }
 }
 
 Verdict check_normalization(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-normalization", {"RANK-31"},
-                   "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
-                   "under the mapping version");
+  Verdict v = passing_verdict(
+      "rank-normalization", {"RANK-31"},
+      "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
+      "under the mapping version");
   std::map<std::pair<int32_t, int64_t>, std::string> hint;
   for (const LogRecordObs& r : run.stable) hint[{r.partition, r.offset}] = field(r.fields(), "topicHints");
   for (const LogRecordObs& r : run.keyed) {
@@ -437,66 +459,110 @@ Verdict check_normalization(const RankingRun& run) {
   }
   for (const HeadRow& h : run.heads) {
     ++v.checks;
-    if (model::main_topic(h.topic_id, run.config) != h.topic_id) fail_verdict(v, "head " + h.aggregate_key + ": not a main topic");
+    if (model::main_topic(h.topic_id, run.config) != h.topic_id)
+      fail_verdict(v, "head " + h.aggregate_key + ": not a main topic");
   }
   if (run.board.params.scope_control) check_mapping_stamps(v, run);
   return v;
 }
 
 std::vector<PropertyInfo> ranking_properties() {
-  return {{"rank-ingest-durable", {"RANK-39"}, "004 §6.1-6.2: committed events reach the log, a recorded reject or a pending outbox row"},
-          {"rank-scope-canonical", {"RANK-1"}, "004 L16-19: canonical scope ids, invalid combinations rejected"},
-          {"rank-full-key", {"RANK-3"}, "004 §6.1, §6.4: heads keyed by exactly the full aggregation keys"},
-          {"rank-event-idempotence", {"RANK-4", "RANK-5"}, "004 §4.2, §9.2: values from the distinct accepted events"},
-          {"rank-distinct-sketch", {"RANK-5"}, "004 §7.2-7.3: HyperLogLog sketches merged by register max, estimates within bound"},
-          {"rank-version-immutable", {"RANK-11"}, "004 §4.2: version rows immutable, digest matches"},
-          {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
-          {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
-          {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"},
-          {"rank-watermark", {"RANK-7"}, "004 §6.3: watermarks never move back nor run ahead; idle only after the timeout"},
-          {"rank-idle-recovery", {"RANK-8"}, "004 §6.3: a returning partition catches up before it rejoins"},
-          {"rank-window-lifecycle", {"RANK-9"}, "004 §6.3: OPEN -> CLOSED -> FINAL -> PURGED; FINAL is immutable"},
-          {"rank-dedup-purge", {"RANK-6"}, "004 §6.3: dedup state purged only after FINAL, evidence and reconciliation"},
-          {"rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"}, "004 §4.2, §10.1: every expected partition, cuts and Top K results closed"},
-          {"rank-manifest-frozen", {"RANK-14", "RANK-17"}, "004 §4.2, §9.2: manifests pinned to versions in the cut, frozen at BUILDING"},
-          {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
-          {"rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"}, "004 §10.1: publish by one transaction with the pointer CAS"},
-          {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
-          {"rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"}, "004 §4.2, §9.2, §11.1: control epochs only advance; runs, candidates and publishes under the current context"},
-          {"rank-completeness-gate", {"RANK-10"}, "004 §6.3, §10.1: no publish while a required source is incomplete"},
-          {"rank-replay-isolation", {"RANK-25"}, "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
-          {"rank-scope-isolation", {"RANK-2"}, "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},
-          {"rank-candidate-cache", {"RANK-40", "RANK-14"}, "004 §12.1: the Redis candidate list is a sealed run's, rebuilt in isolation under a pinned context"},
-          {"rank-reconciliation", {"RANK-38"}, "004 §15.3: reconciliations compare only under one frozen context, else refuse"},
-          {"rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"}, "004 §9.2: risk actions are control transactions advancing one epoch; expiry by its own EXPIRED"},
-          {"rank-risk-publish", {"RANK-22", "RANK-26"}, "004 §9.2, §10.1: publish under the current and absorbed risk epochs, blocked topics left out"},
-          {"rank-emergency-block", {"RANK-28", "RANK-26"}, "004 §9.3, §10.3: the edge denylist states the DB's blocks and the query layer applies it"},
-          {"rank-risk-response", {"RANK-19", "RANK-21"}, "004 §9.2, §12: risk verdicts commit only under the context their request carried"}};
+  return {
+      {"rank-ingest-durable",
+       {"RANK-39"},
+       "004 §6.1-6.2: committed events reach the log, a recorded reject or a pending outbox row"},
+      {"rank-scope-canonical", {"RANK-1"}, "004 L16-19: canonical scope ids, invalid combinations rejected"},
+      {"rank-full-key", {"RANK-3"}, "004 §6.1, §6.4: heads keyed by exactly the full aggregation keys"},
+      {"rank-event-idempotence", {"RANK-4", "RANK-5"}, "004 §4.2, §9.2: values from the distinct accepted events"},
+      {"rank-distinct-sketch",
+       {"RANK-5"},
+       "004 §7.2-7.3: HyperLogLog sketches merged by register max, estimates within bound"},
+      {"rank-version-immutable", {"RANK-11"}, "004 §4.2: version rows immutable, digest matches"},
+      {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
+      {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
+      {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"},
+      {"rank-watermark", {"RANK-7"}, "004 §6.3: watermarks never move back nor run ahead; idle only after the timeout"},
+      {"rank-idle-recovery", {"RANK-8"}, "004 §6.3: a returning partition catches up before it rejoins"},
+      {"rank-window-lifecycle", {"RANK-9"}, "004 §6.3: OPEN -> CLOSED -> FINAL -> PURGED; FINAL is immutable"},
+      {"rank-dedup-purge", {"RANK-6"}, "004 §6.3: dedup state purged only after FINAL, evidence and reconciliation"},
+      {"rank-run-partitions",
+       {"RANK-15", "RANK-16", "RANK-20"},
+       "004 §4.2, §10.1: every expected partition, cuts and Top K results closed"},
+      {"rank-manifest-frozen",
+       {"RANK-14", "RANK-17"},
+       "004 §4.2, §9.2: manifests pinned to versions in the cut, frozen at BUILDING"},
+      {"rank-run-seal", {"RANK-18"}, "004 §10.1: sealed runs closed, candidates only while BUILDING"},
+      {"rank-publish-fence",
+       {"RANK-22", "RANK-23", "RANK-36"},
+       "004 §10.1: publish by one transaction with the pointer CAS"},
+      {"rank-pointer-cache", {"RANK-24"}, "004 §10.1, §12.1: the Redis pointer caches the DB pointer only"},
+      {"rank-control-epochs",
+       {"RANK-21", "RANK-22", "RANK-19"},
+       "004 §4.2, §9.2, §11.1: control epochs only advance; runs, candidates and publishes under the current context"},
+      {"rank-completeness-gate", {"RANK-10"}, "004 §6.3, §10.1: no publish while a required source is incomplete"},
+      {"rank-replay-isolation",
+       {"RANK-25"},
+       "004 §4.2, §10.1: replay runs never reach the official tables or the pointer"},
+      {"rank-scope-isolation",
+       {"RANK-2"},
+       "004 §1, §10.2: every run, candidate, snapshot, pointer and Redis key of one scope"},
+      {"rank-candidate-cache",
+       {"RANK-40", "RANK-14"},
+       "004 §12.1: the Redis candidate list is a sealed run's, rebuilt in isolation under a pinned context"},
+      {"rank-reconciliation",
+       {"RANK-38"},
+       "004 §15.3: reconciliations compare only under one frozen context, else refuse"},
+      {"rank-risk-actions",
+       {"RANK-26", "RANK-27", "RANK-29"},
+       "004 §9.2: risk actions are control transactions advancing one epoch; expiry by its own EXPIRED"},
+      {"rank-risk-publish",
+       {"RANK-22", "RANK-26"},
+       "004 §9.2, §10.1: publish under the current and absorbed risk epochs, blocked topics left out"},
+      {"rank-emergency-block",
+       {"RANK-28", "RANK-26"},
+       "004 §9.3, §10.3: the edge denylist states the DB's blocks and the query layer applies it"},
+      {"rank-risk-response",
+       {"RANK-19", "RANK-21"},
+       "004 §9.2, §12: risk verdicts commit only under the context their request carried"}};
 }
 
 std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std::string>& properties) {
   static const std::map<std::string, Verdict (*)(const RankingRun&)> kCheckers = {
-      {"rank-ingest-durable", check_ingest_durable},   {"rank-scope-canonical", check_scope_canonical},
-      {"rank-full-key", check_full_key},               {"rank-event-idempotence", check_event_idempotence},
-      {"rank-version-immutable", check_version_immutable}, {"rank-head-fence", check_head_fence},
-      {"rank-offset-continuity", check_offset_continuity}, {"rank-normalization", check_normalization},
-      {"rank-run-partitions", check_run_partitions},   {"rank-manifest-frozen", check_manifest_frozen},
-      {"rank-run-seal", check_run_seal},               {"rank-publish-fence", check_publish_fence},
-      {"rank-pointer-cache", check_pointer_cache},     {"rank-control-epochs", check_control_epochs},
-      {"rank-watermark", check_watermark},             {"rank-idle-recovery", check_idle_recovery},
-      {"rank-window-lifecycle", check_window_lifecycle}, {"rank-dedup-purge", check_dedup_purge},
-      {"rank-completeness-gate", check_completeness_gate}, {"rank-replay-isolation", check_replay_isolation},
-      {"rank-scope-isolation", check_scope_isolation},   {"rank-candidate-cache", check_candidate_cache},
-      {"rank-reconciliation", check_reconciliation},     {"rank-risk-actions", check_risk_actions},
-      {"rank-risk-publish", check_risk_publish},         {"rank-emergency-block", check_emergency_block},
-      {"rank-risk-response", check_risk_response},     {"rank-distinct-sketch", check_distinct_sketch}};
+      {"rank-ingest-durable", check_ingest_durable},
+      {"rank-scope-canonical", check_scope_canonical},
+      {"rank-full-key", check_full_key},
+      {"rank-event-idempotence", check_event_idempotence},
+      {"rank-version-immutable", check_version_immutable},
+      {"rank-head-fence", check_head_fence},
+      {"rank-offset-continuity", check_offset_continuity},
+      {"rank-normalization", check_normalization},
+      {"rank-run-partitions", check_run_partitions},
+      {"rank-manifest-frozen", check_manifest_frozen},
+      {"rank-run-seal", check_run_seal},
+      {"rank-publish-fence", check_publish_fence},
+      {"rank-pointer-cache", check_pointer_cache},
+      {"rank-control-epochs", check_control_epochs},
+      {"rank-watermark", check_watermark},
+      {"rank-idle-recovery", check_idle_recovery},
+      {"rank-window-lifecycle", check_window_lifecycle},
+      {"rank-dedup-purge", check_dedup_purge},
+      {"rank-completeness-gate", check_completeness_gate},
+      {"rank-replay-isolation", check_replay_isolation},
+      {"rank-scope-isolation", check_scope_isolation},
+      {"rank-candidate-cache", check_candidate_cache},
+      {"rank-reconciliation", check_reconciliation},
+      {"rank-risk-actions", check_risk_actions},
+      {"rank-risk-publish", check_risk_publish},
+      {"rank-emergency-block", check_emergency_block},
+      {"rank-risk-response", check_risk_response},
+      {"rank-distinct-sketch", check_distinct_sketch}};
   static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
                                                    "rank-dedup-purge", "rank-completeness-gate"};
-  static const std::set<std::string> kBoard = {"rank-run-partitions", "rank-manifest-frozen", "rank-run-seal",
-                                               "rank-publish-fence", "rank-pointer-cache", "rank-control-epochs",
-                                               "rank-replay-isolation", "rank-completeness-gate", "rank-scope-isolation",
-                                               "rank-candidate-cache", "rank-reconciliation", "rank-risk-actions",
-                                               "rank-risk-publish", "rank-emergency-block", "rank-risk-response"};
+  static const std::set<std::string> kBoard = {
+      "rank-run-partitions",  "rank-manifest-frozen", "rank-run-seal",         "rank-publish-fence",
+      "rank-pointer-cache",   "rank-control-epochs",  "rank-replay-isolation", "rank-completeness-gate",
+      "rank-scope-isolation", "rank-candidate-cache", "rank-reconciliation",   "rank-risk-actions",
+      "rank-risk-publish",    "rank-emergency-block", "rank-risk-response"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
     if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario

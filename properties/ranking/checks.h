@@ -44,12 +44,12 @@ struct RunTimeline {
 RunTimeline run_timeline(const RankingRun& run);
 
 // Part 2 (board_checks.cc); judged only when the scenario has a board (params.scopes non-empty).
-Verdict check_run_partitions(const RankingRun& run);    // RANK-15, RANK-16
-Verdict check_manifest_frozen(const RankingRun& run);   // RANK-14, RANK-17
-Verdict check_run_seal(const RankingRun& run);          // RANK-18
-Verdict check_publish_fence(const RankingRun& run);     // RANK-22, RANK-23, RANK-36
-Verdict check_pointer_cache(const RankingRun& run);     // RANK-24
-Verdict check_control_epochs(const RankingRun& run);    // RANK-21, RANK-22
+Verdict check_run_partitions(const RankingRun& run);   // RANK-15, RANK-16
+Verdict check_manifest_frozen(const RankingRun& run);  // RANK-14, RANK-17
+Verdict check_run_seal(const RankingRun& run);         // RANK-18
+Verdict check_publish_fence(const RankingRun& run);    // RANK-22, RANK-23, RANK-36
+Verdict check_pointer_cache(const RankingRun& run);    // RANK-24
+Verdict check_control_epochs(const RankingRun& run);   // RANK-21, RANK-22
 // gate_checks.cc: the completeness gate needs a board and watermarks, replay isolation a board.
 Verdict check_completeness_gate(const RankingRun& run);  // RANK-10
 Verdict check_replay_isolation(const RankingRun& run);   // RANK-25

@@ -62,11 +62,14 @@ std::set<std::string> promoted_snapshots(Verdict& v, const RankingRun& run) {
       if (s.changes == 0) continue;
       if (starts(s.sql, "UPDATE promotion_authorization SET status = 'USED'") && !s.params.empty()) auth = s.params[0];
       if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 2) snap = s.params[1];
-      if (starts(s.sql, "UPDATE ranking_publish_pointer") && s.params.size() >= 4) from_version = std::stoll(s.params[3]);
+      if (starts(s.sql, "UPDATE ranking_publish_pointer") && s.params.size() >= 4)
+        from_version = std::stoll(s.params[3]);
     }
     if (auth.empty()) continue;
-    auto a = std::find_if(b.promotions.begin(), b.promotions.end(), [&](const PromotionRow& x) { return x.auth_id == auth; });
-    auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(), [&](const SnapshotRow& x) { return x.snapshot_id == snap; });
+    auto a = std::find_if(b.promotions.begin(), b.promotions.end(),
+                          [&](const PromotionRow& x) { return x.auth_id == auth; });
+    auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(),
+                           [&](const SnapshotRow& x) { return x.snapshot_id == snap; });
     ++v.checks;
     if (a != b.promotions.end() && sn != b.snapshots.end() && a->status == "USED" && a->scope_id == sn->scope_id &&
         a->replay_run_id == sn->run_id && a->watermark_from <= sn->watermark && sn->watermark <= a->watermark_to &&
@@ -76,13 +79,14 @@ std::set<std::string> promoted_snapshots(Verdict& v, const RankingRun& run) {
       out.insert(snap);
       continue;
     }
-    fail_verdict(v, c.client + " published " + snap + " at " + std::to_string(c.time_us) + " under authorization " + auth +
-                        (a == b.promotions.end() ? " that does not exist"
-                                                 : " (" + a->status + ", run " + a->replay_run_id + ", context v" +
-                                                       std::to_string(a->expected_ctx_version) + ", pointer v" +
-                                                       std::to_string(a->expected_pointer_version) + ", valid " +
-                                                       std::to_string(a->valid_from_us) + ".." +
-                                                       std::to_string(a->valid_until_us) + ") that does not match it"));
+    fail_verdict(
+        v, c.client + " published " + snap + " at " + std::to_string(c.time_us) + " under authorization " + auth +
+               (a == b.promotions.end()
+                    ? " that does not exist"
+                    : " (" + a->status + ", run " + a->replay_run_id + ", context v" +
+                          std::to_string(a->expected_ctx_version) + ", pointer v" +
+                          std::to_string(a->expected_pointer_version) + ", valid " + std::to_string(a->valid_from_us) +
+                          ".." + std::to_string(a->valid_until_us) + ") that does not match it"));
   }
   return out;
 }
@@ -99,7 +103,8 @@ bool official_table(const std::string& sql) {
 }
 
 void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std::string>& replay_runs,
-                          const std::map<std::string, std::string>& replay_snaps, const std::set<std::string>& promoted) {
+                          const std::map<std::string, std::string>& replay_snaps,
+                          const std::set<std::string>& promoted) {
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
@@ -188,7 +193,8 @@ std::string expected_candidates(const BoardObs& b, const std::string& scope, con
   if (a == std::string::npos || c < a + 5) return "malformed";
   const std::string run_id = value.substr(a + 5, c - a - 5);
   auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == run_id; });
-  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != scope) return "a SEALED run " + run_id + " of " + scope;
+  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != scope)
+    return "a SEALED run " + run_id + " of " + scope;
   std::map<std::string, int64_t> cands;
   for (const CandidateRow& x : b.candidates) {
     if (x.run_id == run_id && x.scope_id == scope) cands[x.topic_id] = x.score;
@@ -213,10 +219,11 @@ int64_t value_context(const std::string& value) { return std::strtoll(value.c_st
 // written there, and the scope's context version was the pinned one both when the rebuilt batch was
 // written and when it replaced the live list (a context change in between discards the batch).
 Verdict check_candidate_cache(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-candidate-cache", {"RANK-40", "RANK-14"},
-                              "every live Redis candidate list holds the stored candidates of a SEALED run of its scope "
-                              "under the context it names; a rebuilt list replaces it only from the isolated rebuild "
-                              "namespace of that scope, under a context unchanged since the batch was written");
+  Verdict v =
+      passing_verdict("rank-candidate-cache", {"RANK-40", "RANK-14"},
+                      "every live Redis candidate list holds the stored candidates of a SEALED run of its scope "
+                      "under the context it names; a rebuilt list replaces it only from the isolated rebuild "
+                      "namespace of that scope, under a context unchanged since the batch was written");
   const BoardObs& b = run.board;
   const ContextTimeline ctx = context_timeline(run);
   std::map<std::string, std::pair<int64_t, std::string>> isolated;  // rebuild key -> (written at, value)
@@ -259,7 +266,8 @@ Verdict check_candidate_cache(const RankingRun& run) {
     if (scope.empty()) continue;
     const std::string want = expected_candidates(b, scope, value);
     ++v.checks;
-    if (want != value) fail_verdict(v, w.client + " made the candidate list of " + scope + " '" + value + "', want " + want);
+    if (want != value)
+      fail_verdict(v, w.client + " made the candidate list of " + scope + " '" + value + "', want " + want);
   }
   return v;
 }
@@ -302,12 +310,14 @@ Verdict check_scope_isolation(const RankingRun& run) {
   for (const SnapshotItemRow& i : b.items) {
     auto m = manifest_run.find(i.manifest_id);
     const std::string& of = snap_run[i.snapshot_id];
-    auto src = std::find_if(b.replay_runs.begin(), b.replay_runs.end(), [&](const ReplayRunRow& r) { return r.run_id == of; });
-    const std::string want = src == b.replay_runs.end() ? of : src->source_run_id;  // a replay shows its source's entries
+    auto src =
+        std::find_if(b.replay_runs.begin(), b.replay_runs.end(), [&](const ReplayRunRow& r) { return r.run_id == of; });
+    const std::string want =
+        src == b.replay_runs.end() ? of : src->source_run_id;  // a replay shows its source's entries
     ++v.checks;
     if (m == manifest_run.end() || m->second != want) {
-      fail_verdict(v, "item " + i.topic_id + " of snapshot " + i.snapshot_id + " names manifest entry " + i.manifest_id +
-                          " of another run");
+      fail_verdict(v, "item " + i.topic_id + " of snapshot " + i.snapshot_id + " names manifest entry " +
+                          i.manifest_id + " of another run");
     }
   }
   for (const PointerRow& p : b.pointers) {
@@ -327,8 +337,9 @@ Verdict check_scope_isolation(const RankingRun& run) {
     const std::string scope = op.args.substr(op.args.find('=') + 1);
     ++v.checks;
     if (snap_scope[snap] != scope) {
-      fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " was shown snapshot " + snap + " of scope " +
-                          snap_scope[snap] + " for " + scope + " (src=" + result_field(op.result, "src") + ")");
+      fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " was shown snapshot " + snap +
+                          " of scope " + snap_scope[snap] + " for " + scope +
+                          " (src=" + result_field(op.result, "src") + ")");
     }
   }
   return v;
@@ -382,7 +393,8 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
     if (r == runs.end() || r->second->status != "SEALED" || r->second->scope_id != s.scope_id ||
         r->second->watermark != s.watermark || r->second->manifest_digest != s.manifest_digest ||
         r->second->ctx_version != s.ctx_version || r->second->rule_epoch != s.rule_epoch) {
-      fail_verdict(v, "shadow run " + s.shadow_run_id + " does not carry its source run's watermark, manifest and epochs");
+      fail_verdict(v,
+                   "shadow run " + s.shadow_run_id + " does not carry its source run's watermark, manifest and epochs");
       continue;
     }
     std::set<std::pair<std::string, int64_t>> want;
@@ -397,7 +409,8 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
   }
   for (const SnapshotRow& sn : b.snapshots) {
     ++v.checks;
-    if (shadows.count(sn.run_id)) fail_verdict(v, "snapshot " + sn.snapshot_id + " was built from shadow run " + sn.run_id);
+    if (shadows.count(sn.run_id))
+      fail_verdict(v, "snapshot " + sn.snapshot_id + " was built from shadow run " + sn.run_id);
   }
   for (const RedisWrite& w : b.redis_writes) {
     ++v.checks;
@@ -424,9 +437,12 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
       fail_verdict(v, "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " names no such runs");
       continue;
     }
-    const std::string mine = context(s->second->scope_id, s->second->watermark, s->second->manifest_digest, s->second->ctx_version);
-    const std::string theirs = context(r->second->scope_id, r->second->watermark, r->second->manifest_digest, r->second->ctx_version);
-    if (cmp.context_shadow != mine || cmp.context_official != theirs || (cmp.status == "COMPARED") != (mine == theirs)) {
+    const std::string mine =
+        context(s->second->scope_id, s->second->watermark, s->second->manifest_digest, s->second->ctx_version);
+    const std::string theirs =
+        context(r->second->scope_id, r->second->watermark, r->second->manifest_digest, r->second->ctx_version);
+    if (cmp.context_shadow != mine || cmp.context_official != theirs ||
+        (cmp.status == "COMPARED") != (mine == theirs)) {
       fail_verdict(v, "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " is " + cmp.status +
                           " with contexts [" + cmp.context_shadow + "] and [" + cmp.context_official + "], truly [" +
                           mine + "] and [" + theirs + "]");
@@ -440,11 +456,13 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
     std::set<std::string> ta, to;
     for (const auto& [t, score] : model::expected_items(a, b.params.top_n)) ta.insert(t);
     for (const auto& [t, score] : model::expected_items(o, b.params.top_n)) to.insert(t);
-    const int64_t overlap = static_cast<int64_t>(std::count_if(ta.begin(), ta.end(), [&](const std::string& t) { return to.count(t); }));
+    const int64_t overlap =
+        static_cast<int64_t>(std::count_if(ta.begin(), ta.end(), [&](const std::string& t) { return to.count(t); }));
     ++v.checks;
     if (overlap != cmp.overlap) {
       fail_verdict(v, "comparison of " + cmp.shadow_run_id + " reports a Top " + std::to_string(b.params.top_n) +
-                          " overlap of " + std::to_string(cmp.overlap) + ", the candidates give " + std::to_string(overlap));
+                          " overlap of " + std::to_string(cmp.overlap) + ", the candidates give " +
+                          std::to_string(overlap));
     }
   }
 }
@@ -453,13 +471,14 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
 // write names it in the official run tables, and none of its snapshots is PUBLISHED, the DB
 // pointer's or cached in Redis unless published under a promotion authorization that matched it.
 Verdict check_replay_isolation(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-replay-isolation", {"RANK-25"},
-                              "replay runs stay in their namespace: never written into the official run tables; their "
-                              "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis, except "
-                              "one published under a promotion authorization that names it and matched the context, the "
-                              "pointer version and its validity at the commit; shadow runs carry their source run's "
-                              "inputs and epochs, hold what their rule admits of its frozen manifest, reach no official "
-                              "table, snapshot or Redis key, and are compared only on an identical context");
+  Verdict v =
+      passing_verdict("rank-replay-isolation", {"RANK-25"},
+                      "replay runs stay in their namespace: never written into the official run tables; their "
+                      "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis, except "
+                      "one published under a promotion authorization that names it and matched the context, the "
+                      "pointer version and its validity at the commit; shadow runs carry their source run's "
+                      "inputs and epochs, hold what their rule admits of its frozen manifest, reach no official "
+                      "table, snapshot or Redis key, and are compared only on an identical context");
   const BoardObs& b = run.board;
   std::set<std::string> replay_runs;
   for (const ReplayRunRow& r : b.replay_runs) replay_runs.insert(r.run_id);

@@ -8,18 +8,47 @@ namespace {
 
 std::string event(const std::string& id, const std::string& actor, const std::string& hint,
                   const std::string& channel = "technology") {
-  std::string s = "actorKey=" + actor + "\x1f" "channelId=" + channel + "\x1f" "contentOrQueryId=q1\x1f"
-                  "eventId=" + id + "\x1f" "eventTime=15000\x1f" "eventType=SEARCH_EXECUTED\x1f"
-                  "mappingVersion=1\x1f" "receivedAt=15500\x1f" "riskContextVersion=1\x1f" "schemaVersion=3\x1f"
-                  "sourceService=search-service\x1f" "topicHints=" + hint;
+  std::string s = "actorKey=" + actor +
+                  "\x1f"
+                  "channelId=" +
+                  channel +
+                  "\x1f"
+                  "contentOrQueryId=q1\x1f"
+                  "eventId=" +
+                  id +
+                  "\x1f"
+                  "eventTime=15000\x1f"
+                  "eventType=SEARCH_EXECUTED\x1f"
+                  "mappingVersion=1\x1f"
+                  "receivedAt=15500\x1f"
+                  "riskContextVersion=1\x1f"
+                  "schemaVersion=3\x1f"
+                  "sourceService=search-service\x1f"
+                  "topicHints=" +
+                  hint;
   return s;
 }
 
 std::string keyed(const std::string& id, const std::string& actor, const std::string& topic, const std::string& scope,
                   int64_t offset) {
-  return "actorKey=" + actor + "\x1f" "contentOrQueryId=q1\x1f" "eventId=" + id + "\x1f" "eventTime=15000\x1f"
-         "eventType=SEARCH_EXECUTED\x1f" "scopeId=" + scope + "\x1f" "source=search-service\x1f"
-         "sourceOffset=" + std::to_string(offset) + "\x1f" "sourcePartition=0\x1f" "topicId=" + topic;
+  return "actorKey=" + actor +
+         "\x1f"
+         "contentOrQueryId=q1\x1f"
+         "eventId=" +
+         id +
+         "\x1f"
+         "eventTime=15000\x1f"
+         "eventType=SEARCH_EXECUTED\x1f"
+         "scopeId=" +
+         scope +
+         "\x1f"
+         "source=search-service\x1f"
+         "sourceOffset=" +
+         std::to_string(offset) +
+         "\x1f"
+         "sourcePartition=0\x1f"
+         "topicId=" +
+         topic;
 }
 
 // Two events (one by alias) on t_1, both reaching every derived scope and every window.
@@ -46,12 +75,15 @@ RankingRun clean() {
     run.heads.push_back(HeadRow{ak, "t_1", scope, "short", 10000, "search_actors", 1, 1});
     const model::Value v{2, 2, 0, 2};
     run.versions.push_back(VersionRow{ak, 1, 1, v, "k0@4/g1", value_digest(v)});
-    run.commits.push_back(SqlCommit{1, true, "agg-1",
-                                    {{"INSERT OR IGNORE INTO topic_window_metric (aggregate_key, ...)",
-                                      {ak, "t_1", scope, "short", "10000", "search_actors", "1"}, 1},
-                                     {"INSERT INTO topic_window_metric_version (aggregate_key, ...)", {ak}, 1},
-                                     {"UPDATE topic_window_metric SET current_aggregate_version = ? WHERE ...",
-                                      {"1", ak, "1", "0"}, 1}}});
+    run.commits.push_back(SqlCommit{
+        1,
+        true,
+        "agg-1",
+        {{"INSERT OR IGNORE INTO topic_window_metric (aggregate_key, ...)",
+          {ak, "t_1", scope, "short", "10000", "search_actors", "1"},
+          1},
+         {"INSERT INTO topic_window_metric_version (aggregate_key, ...)", {ak}, 1},
+         {"UPDATE topic_window_metric SET current_aggregate_version = ? WHERE ...", {"1", ak, "1", "0"}, 1}}});
   }
   return run;
 }
@@ -113,8 +145,12 @@ TEST(RankingChecks, IngestDurableExcusesAnIndeterminateEmitOnlyByAFaultThatTouch
     return check_ingest_durable(run).status();
   };
   auto io_error = [](uint64_t cause) {
-    return sim::FaultRecord{.time_us = 1'100'000, .kind = sim::FaultKind::kStorageError, .node = "db", .process = "db",
-                            .value = 1, .cause = cause};
+    return sim::FaultRecord{.time_us = 1'100'000,
+                            .kind = sim::FaultKind::kStorageError,
+                            .node = "db",
+                            .process = "db",
+                            .value = 1,
+                            .cause = cause};
   };
   auto crash = [](const std::string& who, int64_t at_us) {
     return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kCrash, .node = who, .process = who};
@@ -123,7 +159,10 @@ TEST(RankingChecks, IngestDurableExcusesAnIndeterminateEmitOnlyByAFaultThatTouch
   EXPECT_EQ(status({io_error(7)}), VerdictStatus::kPass);
   EXPECT_EQ(status({io_error(8)}), VerdictStatus::kFail);
   EXPECT_EQ(status({io_error(0)}), VerdictStatus::kFail);
-  EXPECT_EQ(status({sim::FaultRecord{.time_us = 900'000, .kind = sim::FaultKind::kPause, .node = "db", .process = "db",
+  EXPECT_EQ(status({sim::FaultRecord{.time_us = 900'000,
+                                     .kind = sim::FaultKind::kPause,
+                                     .node = "db",
+                                     .process = "db",
                                      .duration_us = 1'000'000}}),
             VerdictStatus::kFail);
   EXPECT_EQ(status({crash("producer-2", 1'100'000)}), VerdictStatus::kFail);
@@ -168,11 +207,12 @@ TEST(RankingChecks, HeadFenceCatchesAnOldGenerationWinningWithABiggerVersion) {
   RankingRun run = clean();
   const std::string ak = run.heads[0].aggregate_key;
   // g1/v1 -> recovery switches to g2/v1; then a paused g1 worker writes g1/v2 (004:L321).
-  run.commits.push_back(
-      SqlCommit{2, true, "recovery", {{"UPDATE topic_window_metric SET active_generation ...", {"2", "1", ak, "1", "1"}, 1}}});
+  run.commits.push_back(SqlCommit{
+      2, true, "recovery", {{"UPDATE topic_window_metric SET active_generation ...", {"2", "1", ak, "1", "1"}, 1}}});
   run.heads[0].generation = 2;
   expect_pass(check_head_fence(run));  // the switch itself is fenced and legitimate
-  run.commits.push_back(SqlCommit{3, true, "agg-old", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 1}}});
+  run.commits.push_back(
+      SqlCommit{3, true, "agg-old", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 1}}});
   run.heads[0].generation = 1;
   run.heads[0].version = 2;
   expect_fail(check_head_fence(run));
@@ -188,12 +228,14 @@ TEST(RankingChecks, HeadFenceAdmitsACommitAnsweredAnIoErrorThatApplied) {
   run.commits.push_back(doubt);
   run.heads[0].version = 2;
   expect_pass(check_head_fence(run));  // it applied
-  RankingRun confirmed = run;  // it applied, and a later flush moved on from it
-  confirmed.commits.push_back(SqlCommit{3, true, "agg-1", {{"UPDATE topic_window_metric SET ...", {"3", ak, "1", "2"}, 1}}});
+  RankingRun confirmed = run;          // it applied, and a later flush moved on from it
+  confirmed.commits.push_back(
+      SqlCommit{3, true, "agg-1", {{"UPDATE topic_window_metric SET ...", {"3", ak, "1", "2"}, 1}}});
   confirmed.heads[0].version = 3;
   expect_pass(check_head_fence(confirmed));
   RankingRun retried = run;  // it did not apply: the retry moved g1/v1 to v2
-  retried.commits.push_back(SqlCommit{3, true, "agg-1", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 1}}});
+  retried.commits.push_back(
+      SqlCommit{3, true, "agg-1", {{"UPDATE topic_window_metric SET ...", {"2", ak, "1", "1"}, 1}}});
   expect_pass(check_head_fence(retried));
   RankingRun unexplained = run;  // v3: neither the commits nor the in-doubt one explain it
   unexplained.heads[0].version = 3;
@@ -235,11 +277,14 @@ TEST(RankingChecks, NormalizationCatchesACopyStampedWithAMappingItsScopeHadLeft)
   };
   stamp("map-v1", "1");
   expect_pass(check_normalization(run));  // no switch: the initial mapping everywhere
-  run.commits.push_back(SqlCommit{50, true, "control",
+  run.commits.push_back(SqlCommit{50,
+                                  true,
+                                  "control",
                                   {{"UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = "
                                     "mapping_activation_epoch + 1, version = version + 1 WHERE scope_id = ? AND "
                                     "mapping_version = ? AND mapping_activation_epoch = ?",
-                                    {"map-v2", "GLOBAL|ALL|ALL|ALL", "map-v1", "1"}, 1}}});
+                                    {"map-v2", "GLOBAL|ALL|ALL|ALL", "map-v1", "1"},
+                                    1}}});
   expect_fail(check_normalization(run));  // a normalizer that kept the mapping it loaded
   stamp("map-v2", "2");
   expect_pass(check_normalization(run));

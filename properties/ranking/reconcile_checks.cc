@@ -97,7 +97,8 @@ Served served_before(const BoardObs& b, const std::string& process, int64_t at_u
   if (last == nullptr) return out;
   for (const ServedReadObs& r : b.log_reads) {
     if (r.process != process || r.group != last->group || r.time_us > at_us) continue;
-    for (const ServedReadObs::Range& x : r.ranges) (x.keyed ? out.keyed : out.stable)[x.partition].emplace_back(x.from, x.to);
+    for (const ServedReadObs::Range& x : r.ranges)
+      (x.keyed ? out.keyed : out.stable)[x.partition].emplace_back(x.from, x.to);
   }
   Served::normalize(out.keyed);
   Served::normalize(out.stable);
@@ -115,8 +116,8 @@ std::string row_key(const std::vector<std::string>& cols) {
 }
 
 std::string row_key(const LayerReportRow& lr) {
-  return row_key({std::to_string(lr.layer), lr.scope_id, lr.snapshot_id, lr.run_id, lr.context_a, lr.context_b, lr.status,
-                  lr.sample, lr.read_ends, lr.detail, std::to_string(lr.at_us)});
+  return row_key({std::to_string(lr.layer), lr.scope_id, lr.snapshot_id, lr.run_id, lr.context_a, lr.context_b,
+                  lr.status, lr.sample, lr.read_ends, lr.detail, std::to_string(lr.at_us)});
 }
 
 InsertIndex layer_inserts(const RankingRun& run) {
@@ -171,8 +172,8 @@ std::string source_hole(const RankingRun& run, const Logs& l, const Served& read
     copied.insert({number(r.fields(), "sourcePartition"), number(r.fields(), "sourceOffset")});
   }
   for (const auto& [sp, last] : reached) {
-    for (auto it = l.stable.lower_bound({sp, 0}); it != l.stable.end() && it->first.first == sp && it->first.second < last;
-         ++it) {
+    for (auto it = l.stable.lower_bound({sp, 0});
+         it != l.stable.end() && it->first.first == sp && it->first.second < last; ++it) {
       if (!read.has_stable(sp, it->first.second) || copied.count(it->first) || l.waiting.count(it->first)) continue;
       const std::vector<std::string> derived = model::scopes_of(it->second->fields(), run.config);
       if (std::find(derived.begin(), derived.end(), scope) == derived.end()) continue;
@@ -308,7 +309,8 @@ void check_conclusion(const RankingRun& run, const Logs& l, const LayerReportRow
   } else if (lr.layer == 2 && (lr.status == "MATCH" || lr.status == "DIFF")) {
     const std::string diff = aggregate_difference(run, l, lr, read);
     if (diff.empty() != (lr.status == "MATCH")) {
-      fail_verdict(v, what + " concluded " + lr.status + (diff.empty() ? "; every sampled version recomputes" : "; " + diff));
+      fail_verdict(
+          v, what + " concluded " + lr.status + (diff.empty() ? "; every sampled version recomputes" : "; " + diff));
     }
   } else {
     fail_verdict(v, what + " has status " + lr.status + " at layer " + std::to_string(lr.layer));
@@ -325,8 +327,8 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
   const Logs l = index(run);
   InsertIndex inserts = layer_inserts(run);
   for (const LayerReportRow& lr : b.layer_reports) {
-    const std::string what = "layer-" + std::to_string(lr.layer) + " reconciliation of " + lr.scope_id + " (" +
-                             lr.snapshot_id + ")";
+    const std::string what =
+        "layer-" + std::to_string(lr.layer) + " reconciliation of " + lr.scope_id + " (" + lr.snapshot_id + ")";
     auto ctx = context.find(lr.snapshot_id);
     auto r = runs.find(lr.run_id);
     ++v.checks;
@@ -351,11 +353,12 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
 // report stores the real context of each side; a comparison across contexts is REFUSED. Layers 1
 // and 2 (check_layer_reports) also conclude what the logs and the versions show.
 Verdict check_reconciliation(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-reconciliation", {"RANK-38"},
-                              "every reconciliation report stores the true frozen context (scope, input watermark, "
-                              "partition-set digests, manifest digest, rule and epoch, run) of both snapshots it names, "
-                              "and outputs a comparison only when the two are identical; otherwise it is REFUSED; layer 1 "
-                              "(source offsets) and layer 2 (sampled versions recomputed) conclude what the logs show");
+  Verdict v =
+      passing_verdict("rank-reconciliation", {"RANK-38"},
+                      "every reconciliation report stores the true frozen context (scope, input watermark, "
+                      "partition-set digests, manifest digest, rule and epoch, run) of both snapshots it names, "
+                      "and outputs a comparison only when the two are identical; otherwise it is REFUSED; layer 1 "
+                      "(source offsets) and layer 2 (sampled versions recomputed) conclude what the logs show");
   const BoardObs& b = run.board;
   std::map<std::string, const RunRow*> runs;
   for (const RunRow& r : b.runs) runs[r.run_id] = &r;

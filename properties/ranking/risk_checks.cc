@@ -61,18 +61,18 @@ struct EpochMove {
 };
 
 struct RiskState {
-  std::map<std::string, int64_t> local_epoch, absorbed;  // scope -> risk_epoch, absorbed global epoch
-  std::map<std::string, int64_t> version, rule_epoch;    // scope -> context version, rule_activation_epoch
-  int64_t global_epoch = 0;                              // the authority row's
-  std::map<std::pair<std::string, std::string>, Current> current;  // (scope, topic) -> current row
-  std::map<std::pair<std::string, std::string>, int64_t> versions; // (scope, topic) -> rows so far
+  std::map<std::string, int64_t> local_epoch, absorbed;             // scope -> risk_epoch, absorbed global epoch
+  std::map<std::string, int64_t> version, rule_epoch;               // scope -> context version, rule_activation_epoch
+  int64_t global_epoch = 0;                                         // the authority row's
+  std::map<std::pair<std::string, std::string>, Current> current;   // (scope, topic) -> current row
+  std::map<std::pair<std::string, std::string>, int64_t> versions;  // (scope, topic) -> rows so far
   // (scope, topic) -> the commit-time spans in which its current row was a BLOCK.
   std::map<std::pair<std::string, std::string>, std::vector<BlockSpan>> spans;
   // A scope's denylist as of each epoch of its key (local epoch; the global scope's global epoch):
   // topic -> the action id of its block (which expiry bounds answers built with it).
   std::map<std::pair<std::string, int64_t>, std::map<std::string, std::string>> lists;
   std::map<std::string, int64_t> until_of, expired_at;  // action id -> effective_until, first EXPIRED commit
-  std::map<std::string, EpochMove> advanced;             // scope key -> the last commit that advanced its epoch
+  std::map<std::string, EpochMove> advanced;            // scope key -> the last commit that advanced its epoch
 
   std::map<std::string, std::string> block_actions_of(const std::string& scope) const {
     std::map<std::string, std::string> out;
@@ -111,11 +111,11 @@ struct RiskState {
 
 // One committed transaction's risk statements.
 struct RiskTx {
-  std::vector<std::string> local_advances, global_advances;  // scopes whose epoch it advanced
-  std::vector<const SqlStatementObs*> inserts;              // INSERT INTO risk_action
-  std::vector<std::string> absorbed;                         // scopes that absorbed the global epoch
-  std::vector<std::string> model_switches;                   // scopes whose risk model it switched
-  std::vector<std::pair<std::string, std::string>> published;  // (snapshot, scope)
+  std::vector<std::string> local_advances, global_advances;     // scopes whose epoch it advanced
+  std::vector<const SqlStatementObs*> inserts;                  // INSERT INTO risk_action
+  std::vector<std::string> absorbed;                            // scopes that absorbed the global epoch
+  std::vector<std::string> model_switches;                      // scopes whose risk model it switched
+  std::vector<std::pair<std::string, std::string>> published;   // (snapshot, scope)
   std::vector<std::string> created, rule_moves, version_moves;  // context rows created / moved
 };
 
@@ -123,19 +123,24 @@ RiskTx parse_tx(const SqlCommit& c) {
   RiskTx t;
   for (const SqlStatementObs& s : c.statements) {
     if (s.changes == 0) continue;
-    if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty()) t.created.push_back(s.params[0]);
-    if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() >= 2) t.rule_moves.push_back(s.params[1]);
+    if (starts(s.sql, "INSERT OR IGNORE INTO ranking_scope_context") && !s.params.empty())
+      t.created.push_back(s.params[0]);
+    if (starts(s.sql, "UPDATE ranking_scope_context SET rule_version") && s.params.size() >= 2)
+      t.rule_moves.push_back(s.params[1]);
     if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1") && !s.params.empty()) {
       t.version_moves.push_back(s.params.size() >= 3 ? s.params[1] : s.params[0]);
     }
-    if (starts(s.sql, "UPDATE ranking_scope_context SET") && has(s.sql, "risk_model_version = ?") && s.params.size() >= 2) {
+    if (starts(s.sql, "UPDATE ranking_scope_context SET") && has(s.sql, "risk_model_version = ?") &&
+        s.params.size() >= 2) {
       t.model_switches.push_back(s.params[1]);  // (model, scope, ...)
       if (has(s.sql, "risk_epoch = risk_epoch + 1")) t.local_advances.push_back(s.params[1]);
     } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1") &&
                !s.params.empty()) {
       t.local_advances.push_back(s.params[0]);
-    } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = "
-                             "global_risk_epoch + 1") && !s.params.empty()) {
+    } else if (starts(s.sql,
+                      "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = "
+                      "global_risk_epoch + 1") &&
+               !s.params.empty()) {
       t.global_advances.push_back(s.params[0]);
     } else if (starts(s.sql, "UPDATE ranking_scope_context SET version = version + 1, global_risk_epoch = (") &&
                s.params.size() >= 2) {
@@ -158,7 +163,8 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   Current& cur = st.current[{scope, topic}];
   ++st.versions[{scope, topic}];
   std::string why;
-  if (state == "BLOCK" && cur.state == "BLOCK") why = "blocked " + topic + " in " + scope + " while " + cur.action_id + " blocks it";
+  if (state == "BLOCK" && cur.state == "BLOCK")
+    why = "blocked " + topic + " in " + scope + " while " + cur.action_id + " blocks it";
   if (state != "BLOCK" && cur.state == "BLOCK" && cur.action_id != id) {
     why = state + " of " + id + " ended the block " + cur.action_id + " of " + topic + " in " + scope;
   }
@@ -166,7 +172,8 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
   if (state == "EXPIRED") st.expired_at.emplace(id, at_us);
   if (state == "EXPIRED" && !expired.insert(id).second) why = "action " + id + " EXPIRED twice";
   if (state == "EXPIRED" && at_us < until) {
-    why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " + std::to_string(until);
+    why = "action " + id + " EXPIRED at " + std::to_string(at_us) + " before its effective_until " +
+          std::to_string(until);
   }
   auto& spans = st.spans[{scope, topic}];
   if (cur.state == "BLOCK" && state != "BLOCK" && !spans.empty()) spans.back().to_us = at_us;
@@ -180,8 +187,8 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
 // the new epoch.
 void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t) {
   const std::string& scope = t.model_switches[0];
-  if (t.model_switches.size() != 1 || !t.inserts.empty() || t.local_advances.size() != 1 || !t.global_advances.empty() ||
-      scope == kGlobal) {
+  if (t.model_switches.size() != 1 || !t.inserts.empty() || t.local_advances.size() != 1 ||
+      !t.global_advances.empty() || scope == kGlobal) {
     fail_verdict(v, c.client + " switched the risk model of " + std::to_string(t.model_switches.size()) + " scopes ('" +
                         scope + "') with " + std::to_string(t.inserts.size()) + " risk actions, " +
                         std::to_string(t.local_advances.size()) + " local and " +
@@ -207,7 +214,8 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
   if (t.inserts.size() != 1 || adv.size() != 1 || adv[0] != scope || !other.empty()) {
     fail_verdict(v, c.client + " committed " + std::to_string(t.inserts.size()) + " risk actions with " +
                         std::to_string(t.local_advances.size()) + " local and " +
-                        std::to_string(t.global_advances.size()) + " global epoch advances (action scope '" + scope + "')");
+                        std::to_string(t.global_advances.size()) + " global epoch advances (action scope '" + scope +
+                        "')");
   }
   for (const std::string& s : t.local_advances) {
     ++st.local_epoch[s];
@@ -227,7 +235,8 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
 // Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
 // publish and checking the control transactions into `v`.
 template <typename F, typename G = void (*)(const RiskState&, const SqlCommit&)>
-RiskState replay(Verdict& v, const RankingRun& run, F on_publish, G on_commit = [](const RiskState&, const SqlCommit&) {}) {
+RiskState replay(
+    Verdict& v, const RankingRun& run, F on_publish, G on_commit = [](const RiskState&, const SqlCommit&) {}) {
   RiskState st;
   std::set<std::string> expired;
   for (const SqlCommit& c : run.commits) {
@@ -261,7 +270,8 @@ void check_rows(Verdict& v, const RankingRun& run, const RiskState& st) {
   for (const auto& [scope, e] : r.context_epochs) {
     ++v.checks;
     const int64_t want_local = scope == kGlobal ? 0 : st.key_epoch(scope);
-    const int64_t want_global = scope == kGlobal ? st.global_epoch : (st.absorbed.count(scope) ? st.absorbed.at(scope) : 0);
+    const int64_t want_global =
+        scope == kGlobal ? st.global_epoch : (st.absorbed.count(scope) ? st.absorbed.at(scope) : 0);
     if (e.first != want_local || e.second != want_global) {
       fail_verdict(v, "context of " + scope + " ends at risk epoch " + std::to_string(e.first) + " / global " +
                           std::to_string(e.second) + "; its control transactions give " + std::to_string(want_local) +
@@ -271,7 +281,8 @@ void check_rows(Verdict& v, const RankingRun& run, const RiskState& st) {
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
-      if (s.changes == 0 || !(starts(s.sql, "UPDATE risk_action") || starts(s.sql, "DELETE FROM risk_action"))) continue;
+      if (s.changes == 0 || !(starts(s.sql, "UPDATE risk_action") || starts(s.sql, "DELETE FROM risk_action")))
+        continue;
       ++v.checks;
       fail_verdict(v, c.client + " rewrote risk actions: `" + s.sql.substr(0, 60) + "`");
     }
@@ -325,8 +336,8 @@ void check_publish(Verdict& v, const RankingRun& run, const RiskState& st, const
   ++v.checks;
   if (e->second.first != (scope == kGlobal ? 0 : st.key_epoch(scope)) || e->second.second != st.global_epoch ||
       absorbed != st.global_epoch) {
-    fail_verdict(v, c.client + " published " + snap + " at risk epoch " + std::to_string(e->second.first) + " / global " +
-                        std::to_string(e->second.second) + " while the scope was at " +
+    fail_verdict(v, c.client + " published " + snap + " at risk epoch " + std::to_string(e->second.first) +
+                        " / global " + std::to_string(e->second.second) + " while the scope was at " +
                         std::to_string(st.key_epoch(scope)) + ", had absorbed global " + std::to_string(absorbed) +
                         " and the authority was at " + std::to_string(st.global_epoch));
   }
@@ -415,13 +426,14 @@ std::vector<std::string> push_path(const std::string& committer) { return {commi
 // call or a reset, or it is Redis's error reply to the committer's write of the scope's denylist.
 // A fault of any other process (a lost message of another caller at the DB or Redis) hit nothing
 // of the push.
-std::optional<std::pair<int64_t, std::string>> push_hit(const fl::props::FaultBudget& budget, const std::string& committer,
-                                                        const std::string& scope, int64_t from_us, int64_t until_us) {
+std::optional<std::pair<int64_t, std::string>> push_hit(const fl::props::FaultBudget& budget,
+                                                        const std::string& committer, const std::string& scope,
+                                                        int64_t from_us, int64_t until_us) {
   if (until_us < from_us) return std::nullopt;
   for (const auto* r : budget.instants({committer, "redis"}, from_us, until_us)) {
     const bool own = r->process == committer || r->peer_process == committer;
-    const bool refused_write = starts(r->message, (committer + ":").c_str()) &&
-                               has(r->message, ("ranking:emergency-block:" + scope).c_str());
+    const bool refused_write =
+        starts(r->message, (committer + ":").c_str()) && has(r->message, ("ranking:emergency-block:" + scope).c_str());
     if (own || refused_write) return std::make_pair(r->time_us, r->describe());
   }
   return std::nullopt;
@@ -475,7 +487,10 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   if (snap.empty()) return;  // nothing cached yet
   const std::string deny = result_field(op.result, "deny");
   const size_t slash = deny.find('/');
-  auto ws = [&](const std::string& s) { auto it = writes.find(s); return it == writes.end() ? nullptr : &it->second; };
+  auto ws = [&](const std::string& s) {
+    auto it = writes.find(s);
+    return it == writes.end() ? nullptr : &it->second;
+  };
   int64_t el = std::stoll("0" + deny.substr(0, slash)), eg = std::stoll("0" + deny.substr(slash + 1));
   // A "not modified" answer (004:L279) shows the client's kept answer as current: it is judged as
   // an answer at no older epochs than the server held when the view started, the kept ones or newer.
@@ -508,7 +523,7 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
         const std::string what = op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope +
                                  ", blocked in " + s + " since " + std::to_string(span.from_us);
         if (auto why = push_delay_explained(budget, span, s, op.invoke_us, pushed_at(ws(s), t, span.from_us),
-                                             b.params.max_safe_ttl_us)) {
+                                            b.params.max_safe_ttl_us)) {
           v.exempt(what + ": " + *why);
           continue;
         }
@@ -553,7 +568,8 @@ std::optional<std::string> behind_explained(const RankingRun& run, const fl::pro
   const BlockSpan push{m.time_us, INT64_MAX, m.committer, ""};
   const int64_t ttl_us = run.board.params.max_safe_ttl_us;
   if (run.end_us - m.time_us <= ttl_us) return "its push may still be due: committed at " + std::to_string(m.time_us);
-  if (auto why = push_delay_explained(budget, push, scope, run.end_us, INT64_MAX, ttl_us)) return "committed at " + std::to_string(m.time_us) + ", " + *why;
+  if (auto why = push_delay_explained(budget, push, scope, run.end_us, INT64_MAX, ttl_us))
+    return "committed at " + std::to_string(m.time_us) + ", " + *why;
   return std::nullopt;
 }
 
@@ -596,13 +612,17 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
     if (s.changes == 0) continue;
     if (starts(s.sql, "INSERT INTO run_candidate") && has(s.sql, "risk_verdict") && s.params.size() >= 8) {
       const std::string& scope = s.params[0];
-      auto at = [&](const std::map<std::string, int64_t>& m) { auto it = m.find(scope); return it == m.end() ? 0 : it->second; };
+      auto at = [&](const std::map<std::string, int64_t>& m) {
+        auto it = m.find(scope);
+        return it == m.end() ? 0 : it->second;
+      };
       const int64_t global = scope == kGlobal ? st.global_epoch : at(st.absorbed);
       ++v.checks;
-      if (std::stoll(s.params[5]) != at(st.version) || std::stoll(s.params[6]) != st.key_epoch(scope) * (scope != kGlobal) ||
-          std::stoll(s.params[7]) != global || risk_verdict_of(s.params[2], p.risk_suspicious_mod) != "pass") {
-        fail_verdict(v, c.client + " wrote candidate " + s.params[2] + " of " + s.params[1] + " under context v" + s.params[5] +
-                            " risk " + s.params[6] + "/" + s.params[7] + " while the scope was at v" +
+      if (std::stoll(s.params[5]) != at(st.version) ||
+          std::stoll(s.params[6]) != st.key_epoch(scope) * (scope != kGlobal) || std::stoll(s.params[7]) != global ||
+          risk_verdict_of(s.params[2], p.risk_suspicious_mod) != "pass") {
+        fail_verdict(v, c.client + " wrote candidate " + s.params[2] + " of " + s.params[1] + " under context v" +
+                            s.params[5] + " risk " + s.params[6] + "/" + s.params[7] + " while the scope was at v" +
                             std::to_string(at(st.version)) + " risk " + std::to_string(st.key_epoch(scope)) + "/" +
                             std::to_string(global));
       }
@@ -622,8 +642,8 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
     ++v.checks;
     const int64_t now_v = st.version.count(scope) ? st.version.at(scope) : 0;
     if (reason == "risk-context-changed" && (r == run_ctx.end() || r->second == now_v)) {
-      fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " for a changed context, but the scope is still at v" +
-                          std::to_string(now_v));
+      fail_verdict(v, c.client + " rejected " + topic + " of " + run_id +
+                          " for a changed context, but the scope is still at v" + std::to_string(now_v));
     } else if (reason == "risk-suspicious" && risk_verdict_of(topic, p.risk_suspicious_mod) != "suspicious") {
       fail_verdict(v, c.client + " rejected " + topic + " of " + run_id + " as suspicious; the risk model passes it");
     } else if (starts(reason, "risk-unavailable")) {
@@ -632,7 +652,8 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
       if (auto why = budget.explain({"risk-svc", c.client}, asked_after_us, c.time_us)) {
         v.exempt("risk service unavailable: " + *why);
       } else {
-        fail_verdict(v, c.client + " degraded " + topic + " of " + run_id + " (" + reason + ") with no fault of the risk service");
+        fail_verdict(v, c.client + " degraded " + topic + " of " + run_id + " (" + reason +
+                            ") with no fault of the risk service");
       }
     }
   }
@@ -642,7 +663,8 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
 // the edge's expiry and the actions' effective_until are then on different clocks.
 std::optional<std::string> clock_fault(const fl::props::FaultBudget& budget, int64_t t) {
   for (const fl::props::FaultSpan& f : budget.spans()) {
-    if (f.from_us <= t && has(f.what, "clock") && (f.place == "edge" || f.place == "risk" || starts(f.place, "expiry-"))) {
+    if (f.from_us <= t && has(f.what, "clock") &&
+        (f.place == "edge" || f.place == "risk" || starts(f.place, "expiry-"))) {
       return f.what;
     }
   }
@@ -690,22 +712,24 @@ void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st
 
 // RANK-19, RANK-21 (004:L230-231, L313).
 Verdict check_risk_response(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-risk-response", {"RANK-19", "RANK-21"},
-                              "each candidate written with a risk verdict commits under exactly the scope's context "
-                              "(version, risk_epoch, absorbed global epoch) at its commit and only for a topic the risk "
-                              "model passes; an entry rejected for a changed context was rejected after the context left "
-                              "the run's; a suspicious rejection matches the model; a degraded one is explained by a "
-                              "fault of the risk service or the coordinator");
+  Verdict v =
+      passing_verdict("rank-risk-response", {"RANK-19", "RANK-21"},
+                      "each candidate written with a risk verdict commits under exactly the scope's context "
+                      "(version, risk_epoch, absorbed global epoch) at its commit and only for a topic the risk "
+                      "model passes; an entry rejected for a changed context was rejected after the context left "
+                      "the run's; a suspicious rejection matches the model; a degraded one is explained by a "
+                      "fault of the risk service or the coordinator");
   std::map<std::string, int64_t> run_ctx;
   for (const RunRow& r : run.board.runs) run_ctx[r.run_id] = r.ctx_version;
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   Verdict scratch = passing_verdict("scratch", {}, "");
   std::map<std::string, int64_t> building_at;  // run -> when its BUILDING commit was executed
   for (const auto& [run_id, i] : run_timeline(run).building) building_at.emplace(run_id, run.commits[i].time_us);
-  replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
-         [&](const RiskState& st, const SqlCommit& c) {
-           if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget, building_at);
-         });
+  replay(
+      scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
+      [&](const RiskState& st, const SqlCommit& c) {
+        if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget, building_at);
+      });
   return v;
 }
 
@@ -721,15 +745,17 @@ std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun
 
 // RANK-26, RANK-27, RANK-29 (004:L211-213).
 Verdict check_risk_actions(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"},
-                              "each committed risk action (block, lift, expiry) is one control transaction that also "
-                              "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
-                              "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
-                              "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
-                              "effective_until, and a block past effective_until is expired by the end; final epochs "
-                              "agree; no CDN object is served past the earliest pending expiry of the blocks it was "
-                              "built with once that expiry has committed");
-  const RiskState st = replay(v, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
+  Verdict v =
+      passing_verdict("rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"},
+                      "each committed risk action (block, lift, expiry) is one control transaction that also "
+                      "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
+                      "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
+                      "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
+                      "effective_until, and a block past effective_until is expired by the end; final epochs "
+                      "agree; no CDN object is served past the earliest pending expiry of the blocks it was "
+                      "built with once that expiry has committed");
+  const RiskState st =
+      replay(v, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
   check_rows(v, run, st);
   check_expiry_liveness(v, run, st);
   check_cache_validity(v, run, st);
@@ -757,7 +783,8 @@ Verdict check_emergency_block(const RankingRun& run) {
                               "denylist at epochs no older than the edge held when it started; at the end the edge "
                               "holds every scope's current epoch unless a fault of the pusher or Redis explains it");
   Verdict scratch = passing_verdict("scratch", {}, "");
-  const RiskState st = replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
+  const RiskState st =
+      replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
   const auto writes = deny_writes(run.board);
   check_deny_writes(v, run.board, st, writes);
   const fl::props::FaultBudget budget(run.faults, run.end_us);

@@ -18,10 +18,13 @@ SqlStatementObs st(std::string sql, std::vector<std::string> params, int64_t cha
 // A local control transaction of scope A writing `state` of `action` on `topic` (risk.cc's shape).
 SqlCommit control(int64_t at, const std::string& who, const std::string& topic, const std::string& action,
                   const std::string& state, int64_t until) {
-  return SqlCommit{at, true, who,
+  return SqlCommit{at,
+                   true,
+                   who,
                    {st("SELECT 1 WHERE guard", {}, 0),
                     st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + 1 WHERE "
-                       "scope_id = ?", {kA}),
+                       "scope_id = ?",
+                       {kA}),
                     st("INSERT INTO risk_action (scope_id, ...) SELECT ?, ?, ...",
                        {kA, topic, action, state, "100", std::to_string(until), kA, who, kA, topic})}};
 }
@@ -68,9 +71,9 @@ TEST(RiskChecks, CleanRunPasses) {
 // writes the next version and ends act2's block before its effective_until.
 TEST(RiskChecks, ExpiryOfALiftedActionEndingANewerBlockFails) {
   RankingRun run = clean();
-  run.commits = {control(100, "risk", "t_1", "act1", "BLOCK", 1100), control(300, "risk", "t_1", "act1", "LIFTED", 1100),
-                 control(400, "risk", "t_1", "act2", "BLOCK", 9000),
-                 control(2000, "expiry-1", "t_1", "act1", "EXPIRED", 1100)};
+  run.commits = {
+      control(100, "risk", "t_1", "act1", "BLOCK", 1100), control(300, "risk", "t_1", "act1", "LIFTED", 1100),
+      control(400, "risk", "t_1", "act2", "BLOCK", 9000), control(2000, "expiry-1", "t_1", "act1", "EXPIRED", 1100)};
   run.board.risk.actions = {RiskActionRow{kA, "t_1", 1, "act1", "BLOCK", 100, 1100, 1},
                             RiskActionRow{kA, "t_1", 2, "act1", "LIFTED", 100, 1100, 2},
                             RiskActionRow{kA, "t_1", 3, "act2", "BLOCK", 100, 9000, 3},
@@ -132,8 +135,9 @@ TEST(RiskChecks, CdnHitShowingABlockedTopicFails) {
 TEST(RiskChecks, NotModifiedConfirmingAnAnswerFromBeforeABlockFails) {
   RankingRun run = clean();
   run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
-  run.board.risk.views = {ViewOp{"viewer", std::string("scope=") + kA, 150, 160, Outcome::kOk,
-                                 std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2 src=not-modified etag=" + kSnap}};
+  run.board.risk.views = {
+      ViewOp{"viewer", std::string("scope=") + kA, 150, 160, Outcome::kOk,
+             std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2 src=not-modified etag=" + kSnap}};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
   run.board.risk.views[0].invoke_us = 300;
   const Verdict v = check_emergency_block(run);
@@ -151,8 +155,9 @@ TEST(RiskChecks, BlockedTopicShownPastTheMaximumSafeTtlFails) {
   RankingRun run = clean();
   run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
   run.board.redis_losses = {1000};
-  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
-                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.board.risk.views[0] = ViewOp{"viewer",     std::string("scope=") + kA,
+                                   1500,         1510,
+                                   Outcome::kOk, std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
   run.board.params.max_safe_ttl_us = 5000;
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
   run.board.params.max_safe_ttl_us = 1000;
@@ -172,13 +177,14 @@ TEST(RiskChecks, OnlyFaultsBeforeThePushExplainAnExposurePastTheMaximumSafeTtlAn
     run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
     run.board.redis_writes.erase(run.board.redis_writes.begin());  // the push at 200
     run.board.params.max_safe_ttl_us = 1000;
-    run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
-                                     std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+    run.board.risk.views[0] = ViewOp{"viewer",     std::string("scope=") + kA,
+                                     1500,         1510,
+                                     Outcome::kOk, std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
     return run;
   };
   auto pause = [](const std::string& who, int64_t at_us, int64_t duration_us) {
-    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kPause, .node = who, .process = who,
-                            .duration_us = duration_us};
+    return sim::FaultRecord{
+        .time_us = at_us, .kind = sim::FaultKind::kPause, .node = who, .process = who, .duration_us = duration_us};
   };
   RankingRun run = exposed();
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
@@ -194,8 +200,12 @@ TEST(RiskChecks, OnlyFaultsBeforeThePushExplainAnExposurePastTheMaximumSafeTtlAn
   // A message of risk lost after its commit (a push the design does not retry) explains the
   // exposure up to the TTL after it (at 600: 900 us before the view), not longer (at 300), and one
   // lost before the commit nothing.
-  run.faults = {sim::FaultRecord{.time_us = 600, .kind = sim::FaultKind::kMessageLost, .node = "risk", .process = "risk",
-                                 .peer_node = "db", .peer_process = "db"}};
+  run.faults = {sim::FaultRecord{.time_us = 600,
+                                 .kind = sim::FaultKind::kMessageLost,
+                                 .node = "risk",
+                                 .process = "risk",
+                                 .peer_node = "db",
+                                 .peer_process = "db"}};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
   run.faults[0].time_us = 300;
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
@@ -205,10 +215,12 @@ TEST(RiskChecks, OnlyFaultsBeforeThePushExplainAnExposurePastTheMaximumSafeTtlAn
   run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
   run.board.redis_losses = {1000};
   run.board.params.max_safe_ttl_us = 1000;
-  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
-                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
-  run.faults = {sim::FaultRecord{.time_us = 1000, .kind = sim::FaultKind::kCrash, .node = "redis", .process = "redis"},
-                sim::FaultRecord{.time_us = 1400, .kind = sim::FaultKind::kRestart, .node = "redis", .process = "redis"}};
+  run.board.risk.views[0] = ViewOp{"viewer",     std::string("scope=") + kA,
+                                   1500,         1510,
+                                   Outcome::kOk, std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.faults = {
+      sim::FaultRecord{.time_us = 1000, .kind = sim::FaultKind::kCrash, .node = "redis", .process = "redis"},
+      sim::FaultRecord{.time_us = 1400, .kind = sim::FaultKind::kRestart, .node = "redis", .process = "redis"}};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
 }
 
@@ -222,12 +234,19 @@ TEST(RiskChecks, OnlyAFaultThatHitThePushExcusesAnExposureAndOnlyUpToTheTtlAfter
   run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
   run.board.redis_writes.erase(run.board.redis_writes.begin());  // the push at 200 never reached Redis
   run.board.params.max_safe_ttl_us = 1000;
-  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 1510, Outcome::kOk,
-                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.board.risk.views[0] = ViewOp{"viewer",     std::string("scope=") + kA,
+                                   1500,         1510,
+                                   Outcome::kOk, std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
   auto lost = [](int64_t at_us, const std::string& from, const std::string& to, const std::string& detail,
                  const std::string& message) {
-    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kMessageLost, .node = from, .process = from,
-                            .peer_node = to, .peer_process = to, .detail = detail, .message = message};
+    return sim::FaultRecord{.time_us = at_us,
+                            .kind = sim::FaultKind::kMessageLost,
+                            .node = from,
+                            .process = from,
+                            .peer_node = to,
+                            .peer_process = to,
+                            .detail = detail,
+                            .message = message};
   };
   // Another caller's message lost at the DB and at Redis (a crash of coord-1 mid-call): not the push.
   run.faults = {lost(600, "coord-1", "db", "connection gone", "sql: sql exec coord-1#4 | SELECT 1"),
@@ -243,8 +262,12 @@ TEST(RiskChecks, OnlyAFaultThatHitThePushExcusesAnExposureAndOnlyUpToTheTtlAfter
   // scope's, or another client's, did not.
   const std::string key = std::string("ranking:emergency-block:") + kA;
   auto refused = [](int64_t at_us, const std::string& message) {
-    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kRedisError, .node = "redis", .process = "redis",
-                            .value = 1, .message = message};
+    return sim::FaultRecord{.time_us = at_us,
+                            .kind = sim::FaultKind::kRedisError,
+                            .node = "redis",
+                            .process = "redis",
+                            .value = 1,
+                            .message = message};
   };
   run.faults = {refused(600, "risk: EVALSHA abc 1 " + key + " 1 t_1|1100")};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
@@ -252,8 +275,8 @@ TEST(RiskChecks, OnlyAFaultThatHitThePushExcusesAnExposureAndOnlyUpToTheTtlAfter
                 refused(600, "expiry-1: EVALSHA abc 1 " + key + " 1 t_1|1100")};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
   // A pause of the edge (off the push's path) for the whole exposure explains nothing.
-  run.faults = {sim::FaultRecord{.time_us = 150, .kind = sim::FaultKind::kPause, .node = "edge", .process = "edge",
-                                 .duration_us = 1300}};
+  run.faults = {sim::FaultRecord{
+      .time_us = 150, .kind = sim::FaultKind::kPause, .node = "edge", .process = "edge", .duration_us = 1300}};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
   // A 0 ppm drift and a 0 ms pause of the committer change nothing.
   run.faults = {sim::FaultRecord{.time_us = 150, .kind = sim::FaultKind::kClockDrift, .node = "risk", .value = 0},
@@ -286,19 +309,24 @@ TEST(RiskChecks, DenylistBehindAtTheEndNeedsAFaultThatHitItsPushWithinTheTtl) {
     return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kRestart, .node = who, .process = who};
   };
   auto lost = [](int64_t at_us, const std::string& from, const std::string& to) {
-    return sim::FaultRecord{.time_us = at_us, .kind = sim::FaultKind::kMessageLost, .node = from, .process = from,
-                            .peer_node = to, .peer_process = to, .detail = "dropped"};
+    return sim::FaultRecord{.time_us = at_us,
+                            .kind = sim::FaultKind::kMessageLost,
+                            .node = from,
+                            .process = from,
+                            .peer_node = to,
+                            .peer_process = to,
+                            .detail = "dropped"};
   };
   EXPECT_EQ(status({}), VerdictStatus::kFail);
-  EXPECT_EQ(status({crash("redis", 10), restart("redis", 20)}), VerdictStatus::kFail);  // before anything
-  EXPECT_EQ(status({lost(4200, "coord-1", "db")}), VerdictStatus::kFail);               // another caller
+  EXPECT_EQ(status({crash("redis", 10), restart("redis", 20)}), VerdictStatus::kFail);    // before anything
+  EXPECT_EQ(status({lost(4200, "coord-1", "db")}), VerdictStatus::kFail);                 // another caller
   EXPECT_EQ(status({crash("risk", 2010), restart("risk", 4500)}), VerdictStatus::kFail);  // not the committer
-  EXPECT_EQ(status({lost(4200, "expiry-1", "redis")}), VerdictStatus::kPass);           // 800 us before the end
-  EXPECT_EQ(status({lost(2050, "expiry-1", "redis")}), VerdictStatus::kFail);           // lost 2950 us before
+  EXPECT_EQ(status({lost(4200, "expiry-1", "redis")}), VerdictStatus::kPass);             // 800 us before the end
+  EXPECT_EQ(status({lost(2050, "expiry-1", "redis")}), VerdictStatus::kFail);             // lost 2950 us before
   EXPECT_EQ(status({crash("expiry-1", 2010), restart("expiry-1", 2500)}), VerdictStatus::kFail);  // 2510 us sound
   EXPECT_EQ(status({crash("expiry-1", 2010), restart("expiry-1", 4500)}), VerdictStatus::kPass);  // 510 us sound
-  EXPECT_EQ(status({sim::FaultRecord{.time_us = 2000, .kind = sim::FaultKind::kPause, .node = "db", .process = "db",
-                                     .duration_us = 2500}}),
+  EXPECT_EQ(status({sim::FaultRecord{
+                .time_us = 2000, .kind = sim::FaultKind::kPause, .node = "db", .process = "db", .duration_us = 2500}}),
             VerdictStatus::kPass);  // 500 us of sound path since the commit: the push may still be due
   // The key (epoch 1, written at 200) went with Redis's data at 2200 and was not written since: the
   // query layer reads the DB then. Written again after the loss (at 2300, epoch 1), it is behind.
@@ -320,8 +348,9 @@ TEST(RiskChecks, ViewAnsweredAfterTheBlockEndedMayShowItsTopic) {
   run.board.items.push_back(SnapshotItemRow{kSnap, 2, "t_1", 5, "m1"});
   run.board.redis_losses = {1000};
   run.board.params.max_safe_ttl_us = 1000;
-  run.board.risk.views[0] = ViewOp{"viewer", std::string("scope=") + kA, 1500, 2050, Outcome::kOk,
-                                   std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
+  run.board.risk.views[0] = ViewOp{"viewer",     std::string("scope=") + kA,
+                                   1500,         2050,
+                                   Outcome::kOk, std::string("snap=") + kSnap + " deny=0/0 items=t_1,t_2"};
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kPass);
   run.board.risk.views[0].complete_us = 1900;
   EXPECT_EQ(check_emergency_block(run).status(), VerdictStatus::kFail);
@@ -332,10 +361,13 @@ RankingRun with_risk_service(const std::string& ctx_version, const std::string& 
   RankingRun run = clean();
   run.board.params.risk_service = true;
   run.board.runs.push_back(RunRow{kRun, kA, "BUILDING", "", 1, 0, 1, "", "", -1, "", -1, "", 2, "rule-v1", 1});
-  run.commits.insert(run.commits.begin(),
-                     SqlCommit{50, true, "coord-1", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kA})}});
+  run.commits.insert(
+      run.commits.begin(),
+      SqlCommit{50, true, "coord-1", {st("INSERT OR IGNORE INTO ranking_scope_context (scope_id)", {kA})}});
   run.commits.insert(run.commits.begin() + 2,
-                     SqlCommit{150, true, "coord-1",
+                     SqlCommit{150,
+                               true,
+                               "coord-1",
                                {st("SELECT 1 FROM ranking_scope_context WHERE ...", {}, 0),
                                 st("INSERT INTO run_candidate (..., risk_verdict) VALUES (...)",
                                    {kA, kRun, topic, "5", "m1", ctx_version, risk_epoch, "0"})}});
@@ -347,16 +379,23 @@ RankingRun with_risk_service(const std::string& ctx_version, const std::string& 
 // paused DB commits it.
 TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding) {
   RankingRun run = with_risk_service("2", "1", "t_1");
-  run.commits.push_back(SqlCommit{
-      9'000'000, true, "coord-1",
-      {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
-          {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}});
+  run.commits.push_back(
+      SqlCommit{9'000'000,
+                true,
+                "coord-1",
+                {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
+                    {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}});
   run.end_us = 10'000'000;
-  run.faults = {sim::FaultRecord{.time_us = 1'000'000, .kind = sim::FaultKind::kPause, .node = "risk-svc",
-                                 .process = "risk-svc", .duration_us = 2'000'000}};  // until 3 s: 6 s before the commit
+  run.faults = {sim::FaultRecord{.time_us = 1'000'000,
+                                 .kind = sim::FaultKind::kPause,
+                                 .node = "risk-svc",
+                                 .process = "risk-svc",
+                                 .duration_us = 2'000'000}};           // until 3 s: 6 s before the commit
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);  // no BUILDING commit seen
   run.commits.insert(run.commits.begin() + 1,
-                     SqlCommit{120, true, "coord-1",
+                     SqlCommit{120,
+                               true,
+                               "coord-1",
                                {st("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?",
                                    {"d", "1", "d", kRun})}});
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kPass);
@@ -366,7 +405,8 @@ TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding
 
 TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
   EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_1")).status(), VerdictStatus::kPass);
-  const Verdict stale = check_risk_response(with_risk_service("1", "0", "t_1"));  // the request's context before the block
+  const Verdict stale =
+      check_risk_response(with_risk_service("1", "0", "t_1"));  // the request's context before the block
   EXPECT_EQ(stale.status(), VerdictStatus::kFail);
   EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_4")).status(), VerdictStatus::kFail);  // t_4 % 4 == 0
 }
@@ -376,9 +416,9 @@ TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
 // 1100, EXPIRED at 2000) and is still served at 2500.
 TEST(RiskChecks, CdnObjectServedPastTheEarliestExpiryFails) {
   RankingRun run = clean();
-  run.board.risk.views.push_back(ViewOp{"viewer", std::string("scope=") + kA, 2500, 2510, Outcome::kOk,
-                                        std::string("snap=") + kSnap +
-                                            " deny=2/0 items=t_2 src=hit cached=500 origin_epochs=1/0"});
+  run.board.risk.views.push_back(
+      ViewOp{"viewer", std::string("scope=") + kA, 2500, 2510, Outcome::kOk,
+             std::string("snap=") + kSnap + " deny=2/0 items=t_2 src=hit cached=500 origin_epochs=1/0"});
   const Verdict v = check_risk_actions(run);
   EXPECT_EQ(v.status(), VerdictStatus::kFail);
   ASSERT_FALSE(v.evidence.empty());
@@ -392,15 +432,20 @@ TEST(RiskChecks, CdnObjectServedPastTheEarliestExpiryFails) {
 // once (the run's final context is at epoch 3); one that moves only the model and the version fails.
 TEST(RiskChecks, RiskModelSwitchWithoutAnEpochAdvanceFails) {
   RankingRun run = clean();
-  run.commits.push_back(SqlCommit{2500, true, "risk",
-                                  {st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
-                                      "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
-                                      {"risk-m2", kA, "risk-m1"})}});
+  run.commits.push_back(
+      SqlCommit{2500,
+                true,
+                "risk",
+                {st("UPDATE ranking_scope_context SET version = version + 1, risk_epoch = risk_epoch + "
+                    "1, risk_model_version = ? WHERE scope_id = ? AND risk_model_version = ?",
+                    {"risk-m2", kA, "risk-m1"})}});
   run.board.risk.context_epochs[kA] = {3, 0};
   const Verdict ok = check_risk_actions(run);
   EXPECT_EQ(ok.status(), VerdictStatus::kPass) << (ok.evidence.empty() ? "" : ok.evidence[0]);
-  run.commits.back().statements[0] = st("UPDATE ranking_scope_context SET version = version + 1, risk_model_version = ? "
-                                        "WHERE scope_id = ?", {"risk-m2", kA});
+  run.commits.back().statements[0] =
+      st("UPDATE ranking_scope_context SET version = version + 1, risk_model_version = ? "
+         "WHERE scope_id = ?",
+         {"risk-m2", kA});
   run.board.risk.context_epochs[kA] = {2, 0};
   const Verdict v = check_risk_actions(run);
   EXPECT_EQ(v.status(), VerdictStatus::kFail);

@@ -23,7 +23,7 @@ struct EmitOp {  // one producer `emit`: the event it recorded and whether its f
   std::string payload;
   int64_t invoke_us = 0;
   Outcome outcome = Outcome::kInfo;
-  uint64_t id = 0;          // its history id (the cause fault records name)
+  uint64_t id = 0;           // its history id (the cause fault records name)
   int64_t complete_us = -1;  // -1: never completed (its producer died with it)
 };
 
@@ -123,12 +123,12 @@ struct BoardParams {
   // and the snapshot's read (SQL), the snapshot's SET and the pointer script (Redis). The harness's
   // client constants.
   int64_t publish_step_us = 2 * 500'000 + 2 * 300'000;
-  bool risk_service = false;         // entries at the entry score are checked by the risk service
-  int risk_suspicious_mod = 4;       // risk model risk-m1: t_i suspicious when i % N == 0
+  bool risk_service = false;    // entries at the entry score are checked by the risk service
+  int risk_suspicious_mod = 4;  // risk model risk-m1: t_i suspicious when i % N == 0
   // Scope control (mapping switches, window-configuration changes; 004:L86, L104, L220, L262-263):
   // runs and snapshots carry the context's mapping and window configuration.
   bool scope_control = false;
-  std::map<std::string, std::string> window_types;  // window_config_version -> the window type it scores
+  std::map<std::string, std::string> window_types;     // window_config_version -> the window type it scores
   std::string initial_mapping, initial_window_config;  // a context row's values when it is created
 };
 
@@ -155,7 +155,7 @@ struct RunRow {  // CALCULATION_RUN; absent numbers read as -1, absent texts as 
   std::string completeness;     // data_completeness_status with degraded runs ("" without them)
 };
 
-struct DegradedPolicyRow {  // DEGRADED_POLICY (004:L253), read back
+struct DegradedPolicyRow {                                   // DEGRADED_POLICY (004:L253), read back
   std::string policy_version, scope_id, included, excluded;  // partitions, ','-joined
   int64_t valid_from_us = 0, valid_until_us = 0;
   std::string approval, digest;
@@ -246,7 +246,7 @@ struct PointerRow {  // RANKING_PUBLISH_POINTER
   int64_t version = 0, epoch = 0, watermark = 0;
 };
 
-struct ReconciliationRow {  // RECONCILIATION_REPORT (004:L392-404)
+struct ReconciliationRow {                                                     // RECONCILIATION_REPORT (004:L392-404)
   std::string scope_id, snapshot_a, snapshot_b, context_a, context_b, status;  // MATCH, DIFF or REFUSED
 };
 
@@ -298,7 +298,7 @@ struct RiskActionRow {  // RISK_ACTION, never updated nor deleted
   int64_t from_us = 0, until_us = 0, epoch = 0;
 };
 
-struct ViewOp {  // one query-layer view (history op `view`)
+struct ViewOp {               // one query-layer view (history op `view`)
   std::string process, args;  // args "scope=<scope_id>"
   int64_t invoke_us = 0, complete_us = -1;
   Outcome outcome = Outcome::kInfo;
@@ -307,9 +307,9 @@ struct ViewOp {  // one query-layer view (history op `view`)
 
 struct RiskObs {
   bool enabled = false;
-  std::vector<RiskActionRow> actions;                                // read back
-  std::map<std::string, std::pair<int64_t, int64_t>> context_epochs;  // scope -> (risk_epoch, global_risk_epoch)
-  std::map<std::string, std::pair<int64_t, int64_t>> snapshot_epochs; // snapshot -> (risk_epoch, global_risk_epoch)
+  std::vector<RiskActionRow> actions;                                  // read back
+  std::map<std::string, std::pair<int64_t, int64_t>> context_epochs;   // scope -> (risk_epoch, global_risk_epoch)
+  std::map<std::string, std::pair<int64_t, int64_t>> snapshot_epochs;  // snapshot -> (risk_epoch, global_risk_epoch)
   std::vector<ViewOp> views;
 };
 
@@ -329,14 +329,14 @@ struct BoardObs {
   std::vector<ReconciliationRow> reconciliations;
   std::vector<LayerReportRow> layer_reports;  // with reconcile_layers only
   std::vector<ServedReadObs> log_reads;       // with reconcile_layers only: every poll served, in order
-  std::vector<DegradedPolicyRow> policies;  // with degraded runs only
-  std::vector<PromotionRow> promotions;     // with promote_replays only
-  std::vector<ShadowRunRow> shadow_runs;    // with shadow runs only
+  std::vector<DegradedPolicyRow> policies;    // with degraded runs only
+  std::vector<PromotionRow> promotions;       // with promote_replays only
+  std::vector<ShadowRunRow> shadow_runs;      // with shadow runs only
   std::vector<ShadowCandidateRow> shadow_candidates;
   std::vector<ShadowComparisonRow> shadow_comparisons;
-  std::vector<RedisWrite> redis_writes;              // SET/DEL of ranking:* keys, in execution order
-  std::map<std::string, std::string> redis_end;      // ranking:* string keys at the server at the end
-  std::vector<int64_t> redis_losses;                 // times Redis lost its data (crash without persistence)
+  std::vector<RedisWrite> redis_writes;          // SET/DEL of ranking:* keys, in execution order
+  std::map<std::string, std::string> redis_end;  // ranking:* string keys at the server at the end
+  std::vector<int64_t> redis_losses;             // times Redis lost its data (crash without persistence)
   bool redis_observed = false;
   RiskObs risk;
 };
@@ -349,12 +349,10 @@ struct WatermarkParams {
   int64_t out_of_orderness_ms = 2000;
   int64_t allowed_lateness_ms = 20'000;
   int64_t idle_timeout_us = 3'000'000;
-  int64_t max_replay_range_ms = 30'000;   // the longest automatic replay
-  int64_t redelivery_window_ms = 6'000;   // the longest message redelivery
+  int64_t max_replay_range_ms = 30'000;  // the longest automatic replay
+  int64_t redelivery_window_ms = 6'000;  // the longest message redelivery
   // 004:L155: dedup retention is at least the largest of the three.
-  int64_t retention_ms() const {
-    return std::max({allowed_lateness_ms, max_replay_range_ms, redelivery_window_ms});
-  }
+  int64_t retention_ms() const { return std::max({allowed_lateness_ms, max_replay_range_ms, redelivery_window_ms}); }
 };
 
 struct WindowArchiveRow {  // WINDOW_ARCHIVE: the evidence saved before a purge
@@ -382,9 +380,9 @@ struct SideOutputRow {  // LATE_SIDE_OUTPUT
 
 struct WatermarkObs {
   WatermarkParams params;
-  std::vector<IdleRow> idle;                 // read back
-  std::vector<SideOutputRow> side;           // read back
-  std::vector<WindowArchiveRow> archive;     // read back
+  std::vector<IdleRow> idle;                                    // read back
+  std::vector<SideOutputRow> side;                              // read back
+  std::vector<WindowArchiveRow> archive;                        // read back
   std::map<std::pair<int32_t, std::string>, int64_t> complete;  // (keyed partition, source) -> complete flag
 };
 
@@ -410,8 +408,8 @@ struct ShardRow {  // TOPIC_WINDOW_METRIC_SHARD: one salted local partial, immut
 };
 
 struct SketchObs {
-  bool enabled = false;  // the scenario keeps sketches (param hll)
-  bool salted = false;   // and salts hot topics (param hot_topic_threshold > 0)
+  bool enabled = false;             // the scenario keeps sketches (param hll)
+  bool salted = false;              // and salts hot topics (param hot_topic_threshold > 0)
   std::vector<SketchRow> sketches;  // read back
   std::vector<ShardRow> shards;     // read back
 };

@@ -139,11 +139,12 @@ void check_shard_keys(const RankingRun& run, Verdict& v) {
 // its exact count, and each head's sketch is the one built directly from the distinct elements the
 // accepted events give its key.
 Verdict check_distinct_sketch(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-distinct-sketch", {"RANK-5"},
-                              "every version has a sketch row; each is the register max of the shards it merged (salted), "
-                              "its estimate is the definition's and within 3 + 6 standard errors of the exact distinct "
-                              "count; each head's sketch equals the sketch of its key's distinct actors (or contents) "
-                              "from the accepted events");
+  Verdict v =
+      passing_verdict("rank-distinct-sketch", {"RANK-5"},
+                      "every version has a sketch row; each is the register max of the shards it merged (salted), "
+                      "its estimate is the definition's and within 3 + 6 standard errors of the exact distinct "
+                      "count; each head's sketch equals the sketch of its key's distinct actors (or contents) "
+                      "from the accepted events");
   if (!run.sketch.enabled) return v;
   std::map<std::string, const VersionRow*> versions;
   for (const VersionRow& r : run.versions) versions[triple(r.aggregate_key, r.generation, r.version)] = &r;
@@ -172,7 +173,8 @@ Verdict check_distinct_sketch(const RankingRun& run) {
     if (!stored || !(*stored == expected)) {
       fail_verdict(v, "head " + s->first + ": sketch (estimate " + std::to_string(s->second->estimate) +
                           ") is not the sketch of the " + std::to_string(d->second.size()) +
-                          " distinct elements of the accepted events (estimate " + std::to_string(expected.estimate()) + ")");
+                          " distinct elements of the accepted events (estimate " + std::to_string(expected.estimate()) +
+                          ")");
     }
   }
   return v;

@@ -18,10 +18,18 @@ std::string payload(const std::map<std::string, std::string>& fields) {
 
 // A valid SEARCH_EXECUTED on t_1 at 15 s, channel technology (two scopes).
 std::string search(const std::string& id, const std::string& actor) {
-  return payload({{"actorKey", actor}, {"channelId", "technology"}, {"contentOrQueryId", "q1"}, {"eventId", id},
-                  {"eventTime", "15000"}, {"eventType", "SEARCH_EXECUTED"}, {"mappingVersion", "1"},
-                  {"receivedAt", "15500"}, {"riskContextVersion", "1"}, {"schemaVersion", "3"},
-                  {"sourceService", "search-service"}, {"topicHints", "t_1"}});
+  return payload({{"actorKey", actor},
+                  {"channelId", "technology"},
+                  {"contentOrQueryId", "q1"},
+                  {"eventId", id},
+                  {"eventTime", "15000"},
+                  {"eventType", "SEARCH_EXECUTED"},
+                  {"mappingVersion", "1"},
+                  {"receivedAt", "15500"},
+                  {"riskContextVersion", "1"},
+                  {"schemaVersion", "3"},
+                  {"sourceService", "search-service"},
+                  {"topicHints", "t_1"}});
 }
 
 Hll sketch_of(const std::vector<std::string>& actors) {
@@ -34,8 +42,19 @@ std::string ak_of(const std::string& scope) { return "t_1#" + scope + "#short#10
 
 ShardRow shard(const std::string& scope, int64_t salt, int64_t raw, const std::vector<std::string>& actors) {
   const Hll h = sketch_of(actors);
-  return ShardRow{ak_of(scope) + "~" + std::to_string(salt), ak_of(scope), salt, 1, 1, "t_1", scope, "short", 10000,
-                  "search_actors", raw, h.encode(), h.estimate()};
+  return ShardRow{ak_of(scope) + "~" + std::to_string(salt),
+                  ak_of(scope),
+                  salt,
+                  1,
+                  1,
+                  "t_1",
+                  scope,
+                  "short",
+                  10000,
+                  "search_actors",
+                  raw,
+                  h.encode(),
+                  h.estimate()};
 }
 
 // Three events (e1 by actA unsalted; e2 by actB and e3 by actA after t_1 turned hot, salt 1),
@@ -46,7 +65,8 @@ RankingRun clean() {
   run.db_read = true;
   run.sketch.enabled = run.sketch.salted = true;
   int64_t offset = 0;
-  for (const auto& [id, actor] : std::vector<std::pair<std::string, std::string>>{{"e1", "actA"}, {"e2", "actB"}, {"e3", "actA"}}) {
+  for (const auto& [id, actor] :
+       std::vector<std::pair<std::string, std::string>>{{"e1", "actA"}, {"e2", "actB"}, {"e3", "actA"}}) {
     run.stable.push_back(LogRecordObs{0, offset++, "q1", search(id, actor)});
   }
   for (const char* scope : kScopes) {

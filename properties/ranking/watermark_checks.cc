@@ -50,7 +50,8 @@ std::map<int32_t, std::vector<Keyed>> keyed_by_partition(const RankingRun& run) 
                                      field(e, "source") + "|" + field(e, "sourcePartition"), field(e, "eventId"),
                                      field(e, "scopeId"), field(e, "topicId")});
   }
-  for (auto& [p, v] : out) std::sort(v.begin(), v.end(), [](const Keyed& a, const Keyed& b) { return a.offset < b.offset; });
+  for (auto& [p, v] : out)
+    std::sort(v.begin(), v.end(), [](const Keyed& a, const Keyed& b) { return a.offset < b.offset; });
   return out;
 }
 
@@ -140,7 +141,8 @@ std::string describe(const WindowKey& w) {
 std::optional<std::string> clock_explains(const fl::props::FaultBudget& budget, const std::string& client,
                                           int64_t appended_us, int64_t mark_us, int64_t early_us) {
   const fl::props::ClockReach log = budget.clock("log", 0, mark_us);
-  const fl::props::ClockReach own = budget.clock(client, std::max<int64_t>(0, appended_us - log.max_abs_offset_us), mark_us);
+  const fl::props::ClockReach own =
+      budget.clock(client, std::max<int64_t>(0, appended_us - log.max_abs_offset_us), mark_us);
   if (early_us > log.max_abs_offset_us + own.error_us) return std::nullopt;
   return "log clock off by up to " + std::to_string(log.max_abs_offset_us) + " us (" + log.what + "), " + client +
          "'s by up to " + std::to_string(own.error_us) + " us (" + own.what + ")";
@@ -212,7 +214,8 @@ Verdict check_watermark(const RankingRun& run) {
         }
         ++v.checks;
         if (appended >= 0 && appended + prm.idle_timeout_us > c.time_us) {
-          if (auto why = clock_explains(budget, c.client, appended, c.time_us, appended + prm.idle_timeout_us - c.time_us)) {
+          if (auto why =
+                  clock_explains(budget, c.client, appended, c.time_us, appended + prm.idle_timeout_us - c.time_us)) {
             v.exempt("idle mark of " + source + " in k" + std::to_string(kp) + " early by the append clock: " + *why);
           } else {
             fail_verdict(v, c.client + " marked " + source + " idle in k" + std::to_string(kp) + " at " +
@@ -223,7 +226,7 @@ Verdict check_watermark(const RankingRun& run) {
       }
     }
     marks.insert(marks.end(), versions.begin(), versions.end());  // a flush's versions carry its final watermark
-    std::set<int32_t> reported;  // one finding per keyed partition and transaction
+    std::set<int32_t> reported;                                   // one finding per keyed partition and transaction
     for (const auto& [kp, wm] : marks) {
       if (wm == kNone) continue;
       ++v.checks;
@@ -235,8 +238,7 @@ Verdict check_watermark(const RankingRun& run) {
       }
       it->second = std::max(it->second, wm);
       if (kp != cut_kp) continue;
-      const int64_t bound = watermark_bound(records_of(keyed, kp), cut_next,
-                                            prm.out_of_orderness_ms);
+      const int64_t bound = watermark_bound(records_of(keyed, kp), cut_next, prm.out_of_orderness_ms);
       ++v.checks;
       if (wm > bound && reported.insert(kp).second) {
         fail_verdict(v, c.client + " recorded watermark " + std::to_string(wm) + " for k" + std::to_string(kp) +
@@ -272,8 +274,8 @@ Verdict check_idle_recovery(const RankingRun& run) {
   for (const SideOutputRow& r : run.wm.side) ++side_count[{r.partition, r.offset}];
   for (const IdleRow& row : run.wm.idle) {
     const std::string source = row.source + "|" + std::to_string(row.source_partition);
-    const std::string what = "k" + std::to_string(row.partition) + " " + source + " idle at " +
-                             std::to_string(row.idle_start_us);
+    const std::string what =
+        "k" + std::to_string(row.partition) + " " + source + " idle at " + std::to_string(row.idle_start_us);
     const std::vector<Keyed>& recs = records_of(keyed, row.partition);
     ++v.checks;
     if (row.idle_end_us == -1) {
@@ -304,8 +306,8 @@ Verdict check_idle_recovery(const RankingRun& run) {
                           " without an offset beyond the earlier ones (continuity)");
     } else if (row.rejoin_watermark != kNone && max_event - run.wm.params.out_of_orderness_ms < row.rejoin_watermark) {
       fail_verdict(v, what + ": rejoined with partition watermark " +
-                          std::to_string(max_event - run.wm.params.out_of_orderness_ms) + " below the window watermark " +
-                          std::to_string(row.rejoin_watermark));
+                          std::to_string(max_event - run.wm.params.out_of_orderness_ms) +
+                          " below the window watermark " + std::to_string(row.rejoin_watermark));
     } else if (late != row.late_count) {
       fail_verdict(v, what + ": records late_count " + std::to_string(row.late_count) + ", its side-output rows are " +
                           std::to_string(late));
@@ -358,9 +360,10 @@ Verdict check_window_lifecycle(const RankingRun& run) {
         const bool final = final_at.count(w) > 0;
         ++v.checks;
         if (!final && (state.count(w) || num(s.params[7]) < end + lateness)) {
-          fail_verdict(v, c.client + " sent k" + s.params[0] + "@" + s.params[1] + " to the late side output while window " +
-                              describe(w) + " was " + (state.count(w) ? state[w] : "not past its lateness") +
-                              " (watermark " + s.params[7] + ")");
+          fail_verdict(v, c.client + " sent k" + s.params[0] + "@" + s.params[1] +
+                              " to the late side output while window " + describe(w) + " was " +
+                              (state.count(w) ? state[w] : "not past its lateness") + " (watermark " + s.params[7] +
+                              ")");
         }
       }
     }
@@ -418,12 +421,14 @@ Verdict check_dedup_purge(const RankingRun& run) {
         auto a = archived_at.find({kp, id});
         ++v.checks;
         if (f == final_at.end() || f->second >= i || a == archived_at.end() || a->second >= i) {
-          fail_verdict(v, c.client + " purged window " + describe(w.key) + " without its FINAL and archive committed before");
+          fail_verdict(
+              v, c.client + " purged window " + describe(w.key) + " without its FINAL and archive committed before");
         } else if (w.reconciliation != "ok" || w.offsets.empty() || w.checkpoint.empty() || w.versions.empty()) {
           fail_verdict(v, c.client + " purged window " + describe(w.key) + " with evidence '" + w.reconciliation + "'");
         } else if (w.watermark < w.end + run.wm.params.retention_ms()) {
-          fail_verdict(v, c.client + " purged window " + describe(w.key) + " at watermark " + std::to_string(w.watermark) +
-                              ", before end + retention " + std::to_string(w.end + run.wm.params.retention_ms()));
+          fail_verdict(v, c.client + " purged window " + describe(w.key) + " at watermark " +
+                              std::to_string(w.watermark) + ", before end + retention " +
+                              std::to_string(w.end + run.wm.params.retention_ms()));
         }
         std::set<std::string> claimed;
         for (size_t from = 0, at; from <= w.versions.size(); from = at + 1) {

@@ -9,50 +9,76 @@ namespace {
 const char* kScope = "GLOBAL|ALL|ALL|ALL";
 
 std::string keyed(const std::string& id, int64_t time_ms, int64_t source_offset) {
-  return "actorKey=a" + id + "\x1f" "contentOrQueryId=q1\x1f" "eventId=" + id + "\x1f" "eventTime=" +
-         std::to_string(time_ms) + "\x1f" "eventType=SEARCH_EXECUTED\x1f" "scopeId=" + kScope + "\x1f"
-         "source=search-service\x1f" "sourceOffset=" + std::to_string(source_offset) + "\x1f" "sourcePartition=0\x1f"
+  return "actorKey=a" + id +
+         "\x1f"
+         "contentOrQueryId=q1\x1f"
+         "eventId=" +
+         id +
+         "\x1f"
+         "eventTime=" +
+         std::to_string(time_ms) +
+         "\x1f"
+         "eventType=SEARCH_EXECUTED\x1f"
+         "scopeId=" +
+         kScope +
+         "\x1f"
+         "source=search-service\x1f"
+         "sourceOffset=" +
+         std::to_string(source_offset) +
+         "\x1f"
+         "sourcePartition=0\x1f"
          "topicId=t_1";
 }
 
-std::string ak(int64_t start) { return std::string("t_1#") + kScope + "#short#" + std::to_string(start) + "#search_actors"; }
+std::string ak(int64_t start) {
+  return std::string("t_1#") + kScope + "#short#" + std::to_string(start) + "#search_actors";
+}
 
 SqlStatementObs cut(int64_t next) {
-  return {"INSERT OR IGNORE INTO source_offset_cut (cut_id, ...)", {"k0@" + std::to_string(next) + "/g1", "0",
-          std::to_string(next), "1"}, 1};
+  return {"INSERT OR IGNORE INTO source_offset_cut (cut_id, ...)",
+          {"k0@" + std::to_string(next) + "/g1", "0", std::to_string(next), "1"},
+          1};
 }
 SqlStatementObs version(int64_t start, int64_t v, int64_t wm, int64_t next) {
   return {"INSERT INTO topic_window_metric_version (aggregate_key, ...)",
-          {ak(start), "1", std::to_string(v), "1", "1", "0", "1", std::to_string(wm), "k0@" + std::to_string(next) + "/g1",
-           "d"}, 1};
+          {ak(start), "1", std::to_string(v), "1", "1", "0", "1", std::to_string(wm),
+           "k0@" + std::to_string(next) + "/g1", "d"},
+          1};
 }
 SqlStatementObs window(int64_t start, const std::string& state, int64_t wm) {
   return {"INSERT OR REPLACE INTO window_state (keyed_partition, ...) VALUES (?, ?, ?, ?, ?, ?, ?, '', '', '', '')",
-          {"0", kScope, "short", std::to_string(start), std::to_string(start + 10'000), state, std::to_string(wm)}, 1};
+          {"0", kScope, "short", std::to_string(start), std::to_string(start + 10'000), state, std::to_string(wm)},
+          1};
 }
 SqlStatementObs purged(int64_t start, int64_t wm, const std::string& reconciliation) {
   return {"INSERT OR REPLACE INTO window_state (keyed_partition, ...) VALUES (?, ?, ?, ?, ?, 'PURGED', ?, ?, ?, ?, ?)",
           {"0", kScope, "short", std::to_string(start), std::to_string(start + 10'000), std::to_string(wm), "od",
-           ak(start) + "/g1/v1", "k0@2/g1", reconciliation}, 1};
+           ak(start) + "/g1/v1", "k0@2/g1", reconciliation},
+          1};
 }
 SqlStatementObs archive(int64_t start) {
   return {"INSERT OR REPLACE INTO window_archive (keyed_partition, ...)",
           {"0", std::string(kScope) + "#short#" + std::to_string(start) + "#" + std::to_string(start + 10'000), "38000",
-           "od", ak(start) + "/g1/v1", "k0@2/g1", "ok"}, 1};
+           "od", ak(start) + "/g1/v1", "k0@2/g1", "ok"},
+          1};
 }
 SqlStatementObs idle(int64_t start_us, int64_t end_us, int64_t resume, int64_t rejoin_us, int64_t rejoin_offset,
                      int64_t rejoin_wm, int64_t late) {
   return {"INSERT OR REPLACE INTO partition_idle (keyed_partition, ...)",
           {"0", "search-service", "0", std::to_string(start_us), "2000000", "1", std::to_string(end_us),
            std::to_string(resume), std::to_string(rejoin_us), std::to_string(rejoin_offset), std::to_string(rejoin_wm),
-           std::to_string(late)}, 1};
+           std::to_string(late)},
+          1};
 }
 SqlStatementObs status(int complete) {
-  return {"INSERT OR REPLACE INTO source_status (keyed_partition, ...)", {"0", "search-service", std::to_string(complete), "0"}, 1};
+  return {"INSERT OR REPLACE INTO source_status (keyed_partition, ...)",
+          {"0", "search-service", std::to_string(complete), "0"},
+          1};
 }
 SqlStatementObs side(int64_t offset, const std::string& id, int64_t start, const std::string& state, int64_t wm) {
   return {"INSERT OR IGNORE INTO late_side_output (keyed_partition, ...)",
-          {"0", std::to_string(offset), "short", id, kScope, std::to_string(start), state, std::to_string(wm)}, 1};
+          {"0", std::to_string(offset), "short", id, kScope, std::to_string(start), state, std::to_string(wm)},
+          1};
 }
 
 // e1 (15 s) and e2 (40 s) open two short windows; the first goes FINAL, is archived and purged;
@@ -72,7 +98,8 @@ RankingRun clean() {
     run.commits.push_back(SqlCommit{at, true, "agg-1", std::move(st)});
   };
   commit(1'100'000, {cut(1), version(10'000, 1, 13'000, 1), window(10'000, "OPEN", 13'000)});
-  commit(2'100'000, {cut(2), version(40'000, 1, 38'000, 2), window(10'000, "FINAL", 38'000), window(40'000, "OPEN", 38'000)});
+  commit(2'100'000,
+         {cut(2), version(40'000, 1, 38'000, 2), window(10'000, "FINAL", 38'000), window(40'000, "OPEN", 38'000)});
   commit(2'200'000, {archive(10'000)});
   commit(2'300'000, {cut(2), purged(10'000, 38'000, "ok")});
   commit(6'000'000, {cut(2), idle(5'900'000, -1, -1, -1, -1, -1, 0), status(0)});
@@ -92,8 +119,8 @@ void expect_fail(const Verdict& v) { EXPECT_EQ(v.status(), VerdictStatus::kFail)
 
 TEST(WatermarkChecks, CleanRunPasses) {
   const RankingRun run = clean();
-  for (const Verdict& v : check_ranking(run, {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
-                                              "rank-dedup-purge"})) {
+  for (const Verdict& v :
+       check_ranking(run, {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle", "rank-dedup-purge"})) {
     expect_pass(v);
     EXPECT_GT(v.checks, 0) << v.property;
   }
@@ -144,9 +171,10 @@ TEST(WatermarkChecks, AnEarlyIdleMarkIsExcusedOnlyByClocksThatMovedThatFar) {
   EXPECT_EQ(status({jump("agg-1", 500'000, 2'500'000)}), VerdictStatus::kFail);
   EXPECT_EQ(status({jump("agg-2", 2'500'000, 2'500'000)}), VerdictStatus::kFail);
   EXPECT_EQ(status({jump("agg-1", 2'500'000, 1'000'000)}), VerdictStatus::kFail);  // 1 s of the 2 s
-  EXPECT_EQ(status({jump("log", 500'000, 0), sim::FaultRecord{.time_us = 500'000, .kind = sim::FaultKind::kClockDrift,
-                                                              .node = "agg-1", .value = 0}}),
-            VerdictStatus::kFail);
+  EXPECT_EQ(
+      status({jump("log", 500'000, 0),
+              sim::FaultRecord{.time_us = 500'000, .kind = sim::FaultKind::kClockDrift, .node = "agg-1", .value = 0}}),
+      VerdictStatus::kFail);
 }
 
 TEST(WatermarkChecks, IdleRecoveryCatchesAWrongLateCountAndAnEarlyRejoin) {

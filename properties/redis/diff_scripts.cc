@@ -147,7 +147,7 @@ std::shared_ptr<const ScriptRegistry> diff_scripts() {
 }
 
 std::vector<ScriptShape> diff_script_shapes() {
-  return {{"ack_del", 1, 2},  {"cas_delete", 1, 1}, {"hsum", 1, 2},     {"incr_ttl", 1, 2},
+  return {{"ack_del", 1, 2},  {"cas_delete", 1, 1}, {"hsum", 1, 2},    {"incr_ttl", 1, 2},
           {"list_mix", 1, 0}, {"ok_or_err", 1, 0},  {"zadd_top", 1, 3}};
 }
 

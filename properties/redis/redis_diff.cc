@@ -16,8 +16,7 @@ using Kind = RedisReply::Kind;
 constexpr int64_t kBlockedSettleMs = 15;
 
 int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -55,7 +54,6 @@ bool is_confirmation(const RedisReply& r) {
          r.elements[2].kind == Kind::kInteger;
 }
 
-
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -63,11 +61,13 @@ std::string upper(std::string s) {
 
 std::string Step::describe() const {
   switch (kind) {
-    case Kind::kWait: return "wait " + std::to_string(wait_ms) + " ms";
+    case Kind::kWait:
+      return "wait " + std::to_string(wait_ms) + " ms";
     case Kind::kBlockedRead:
-      return "c" + std::to_string(client) + " " + join(argv) + "  ||  while blocked: c" +
-             std::to_string(writer) + " " + join(writer_argv);
-    case Kind::kCommand: break;
+      return "c" + std::to_string(client) + " " + join(argv) + "  ||  while blocked: c" + std::to_string(writer) + " " +
+             join(writer_argv);
+    case Kind::kCommand:
+      break;
   }
   return "c" + std::to_string(client) + " " + join(argv);
 }
@@ -133,7 +133,9 @@ RedisReply EngineSide::finish(int client) {
       woken = std::find(wanted.keys.begin(), wanted.keys.end(), signal_log_[i]) != wanted.keys.end();
     }
     if (woken) {
-      p.reply = execute(client, p.argv);  // `blocked` still set: the engine knows it was woken  // answers, or blocks again (another reader took it)
+      p.reply = execute(
+          client,
+          p.argv);  // `blocked` still set: the engine knows it was woken  // answers, or blocks again (another reader took it)
     }
     if (!woken || s.blocked) {
       s.blocked.reset();
@@ -321,7 +323,8 @@ RedisReply canonical(const std::vector<std::string>& argv, RedisReply r) {
     std::vector<RedisReply>& items = r.elements[1].elements;
     const size_t step = (cmd == "HSCAN" || cmd == "ZSCAN") ? 2 : 1;
     std::vector<std::vector<RedisReply>> groups;
-    for (size_t i = 0; i + step <= items.size(); i += step) groups.emplace_back(items.begin() + i, items.begin() + i + step);
+    for (size_t i = 0; i + step <= items.size(); i += step)
+      groups.emplace_back(items.begin() + i, items.begin() + i + step);
     std::sort(groups.begin(), groups.end(), [&](const auto& x, const auto& y) { return by_describe(x[0], y[0]); });
     items.clear();
     for (auto& g : groups) items.insert(items.end(), g.begin(), g.end());
@@ -414,7 +417,8 @@ bool same_reply_strict(const std::vector<std::string>& argv, const RedisReply& a
       const RedisReply& x = a.elements[i];
       const RedisReply& y = b.elements[i];
       if (x.elements.size() != 4 || y.elements.size() != 4) return false;
-      if (x.elements[0] != y.elements[0] || x.elements[1] != y.elements[1] || x.elements[3] != y.elements[3]) return false;
+      if (x.elements[0] != y.elements[0] || x.elements[1] != y.elements[1] || x.elements[3] != y.elements[3])
+        return false;
       if (!within(x.elements[2], y.elements[2], o.idle_tolerance_ms)) return false;
     }
     return true;
@@ -450,9 +454,9 @@ bool timing_sensitive_step(const Step& s) {
   if (s.kind != Step::Kind::kCommand) return true;
   for (const auto& a : s.argv) {
     std::string u = upper(a);
-    if (u == "EX" || u == "PX" || u == "EXPIRE" || u == "PEXPIRE" || u == "PTTL" || u == "TTL" ||
-        u == "XAUTOCLAIM" || u == "XCLAIM" || u == "XPENDING" || u == "BLOCK" || u == "INCR_TTL" ||
-        u.find("PEXPIRE") != std::string::npos || u == "EXPIRETIME") {
+    if (u == "EX" || u == "PX" || u == "EXPIRE" || u == "PEXPIRE" || u == "PTTL" || u == "TTL" || u == "XAUTOCLAIM" ||
+        u == "XCLAIM" || u == "XPENDING" || u == "BLOCK" || u == "INCR_TTL" || u.find("PEXPIRE") != std::string::npos ||
+        u == "EXPIRETIME") {
       return true;
     }
   }
@@ -590,7 +594,8 @@ RunResult run_and_compare(Side& a, Side& b, const std::vector<Step>& steps, cons
         result.report = report.str();
         return result;
       }
-      if (!ma.per_client[c].empty()) report << "      c" << c << " messages: " << describe_messages(ma.per_client[c]) << "\n";
+      if (!ma.per_client[c].empty())
+        report << "      c" << c << " messages: " << describe_messages(ma.per_client[c]) << "\n";
     }
   }
   result.report = report.str();

@@ -116,10 +116,10 @@ class EngineSide final : public Side {
  private:
   struct Pending {
     std::vector<std::string> argv;
-    RedisReply reply;               // when not blocked
+    RedisReply reply;  // when not blocked
     bool blocked = false;
     int64_t start_ms = 0;
-    size_t signals_seen = 0;        // signal_log_ size when the command blocked
+    size_t signals_seen = 0;  // signal_log_ size when the command blocked
   };
   RedisReply execute(int client, const std::vector<std::string>& argv);
 
@@ -142,9 +142,9 @@ struct CompareOptions {
 // The outcome of one sequence.
 struct RunResult {
   bool equal = true;
-  size_t failed_step = 0;    // index of the first differing step
-  std::string report;        // every step run with both replies; the difference marked
-  bool timing_sensitive = false;  // the sequence waits, uses TTLs or idle times
+  size_t failed_step = 0;                 // index of the first differing step
+  std::string report;                     // every step run with both replies; the difference marked
+  bool timing_sensitive = false;          // the sequence waits, uses TTLs or idle times
   std::map<std::string, int> known_hits;  // KnownDifference id -> replies it excused
 };
 

@@ -24,7 +24,8 @@ const Strings kScores = {"1", "2", "1.5", "-0.5", "inf", "-inf", "abc", "0", "1e
 const Strings kIndexes = {"0", "1", "-1", "-2", "5", "100", "x"};
 const Strings kTtlSeconds = {"100", "1000", "0", "-1", "abc", "100000000000000000"};
 const Strings kTtlMillis = {"40", "100000", "0", "-5", "abc"};
-const Strings kIds = {"1-1", "1-2", "2-0", "3-0", "0-1", "5-*", "1", "@auto0", "@auto1", "@auto2", "0-0", "abc", "99-99"};
+const Strings kIds = {"1-1",    "1-2",    "2-0",    "3-0", "0-1", "5-*",  "1",
+                      "@auto0", "@auto1", "@auto2", "0-0", "abc", "99-99"};
 const Strings kGroups = {"g1", "g2"};
 const Strings kConsumers = {"c1", "c2", "c3"};
 const Strings kMinIdle = {"0", "30", "3600000", "0", "30", "-1"};
@@ -64,9 +65,12 @@ const Strings kLcsValues = {"ohmytext", "mynewtext", "abcde", "xbxdx", "", "10"}
 // SETRANGE, GETRANGE/SUBSTR and LCS with every option and error.
 Step string_ranges(const std::string& k) {
   switch (*gen::inRange(0, 4)) {
-    case 0: return command({"SETRANGE", k, pick(kOffsets), chance(70) ? pick(kLcsValues) : pick(kValues)});
-    case 1: return command({chance(85) ? "GETRANGE" : "SUBSTR", k, pick(kIndexes), pick(kIndexes)});
-    case 2: return command({"SET", k, pick(kLcsValues)});
+    case 0:
+      return command({"SETRANGE", k, pick(kOffsets), chance(70) ? pick(kLcsValues) : pick(kValues)});
+    case 1:
+      return command({chance(85) ? "GETRANGE" : "SUBSTR", k, pick(kIndexes), pick(kIndexes)});
+    case 2:
+      return command({"SET", k, pick(kLcsValues)});
     default: {
       Strings a{"LCS", k, key_of(kStringKeys)};
       if (chance(40)) a.push_back(*gen::element<std::string>("LEN", "IDX"));
@@ -82,8 +86,10 @@ Step strings() {
   const std::string k = key_of(kStringKeys);
   if (chance(30)) return string_ranges(k);
   switch (*gen::inRange(0, 13)) {
-    case 0: return command({"GET", k});
-    case 11: return command({"GETDEL", k});
+    case 0:
+      return command({"GET", k});
+    case 11:
+      return command({"GETDEL", k});
     case 12: {
       Strings a{"GETEX", k};
       const int r = *gen::inRange(0, 6);
@@ -91,7 +97,7 @@ Step strings() {
       if (r == 1) append(a, {"PX", pick(kTtlMillis)});
       if (r == 2) a.push_back("PERSIST");
       if (r == 3) append(a, {"PERSIST", "EX", "10"});  // syntax error
-      if (r == 4) append(a, {"PXAT", "1"});           // in the past: deletes
+      if (r == 4) append(a, {"PXAT", "1"});            // in the past: deletes
       return command(a);
     }
     case 1: {
@@ -105,11 +111,16 @@ Step strings() {
       if (chance(5)) a.push_back(*gen::element<std::string>("EX", "BOGUS", "NX"));  // syntax errors
       return command(a);
     }
-    case 2: return command({"SETNX", k, pick(kValues)});
-    case 3: return command({"INCR", k});
-    case 4: return command({"INCRBY", k, pick(kInts)});
-    case 5: return command({"DECR", k});
-    case 6: return command({"DECRBY", k, pick(kInts)});
+    case 2:
+      return command({"SETNX", k, pick(kValues)});
+    case 3:
+      return command({"INCR", k});
+    case 4:
+      return command({"INCRBY", k, pick(kInts)});
+    case 5:
+      return command({"DECR", k});
+    case 6:
+      return command({"DECRBY", k, pick(kInts)});
     case 7: {
       Strings a{"DEL"};
       append(a, some(kAllKeys, 1, 3));
@@ -125,23 +136,34 @@ Step strings() {
       append(a, some(kAllKeys, 1, 3));
       return command(a);
     }
-    default: return command({"SET", k, pick(kInts)});
+    default:
+      return command({"SET", k, pick(kInts)});
   }
 }
 
 Step keys() {
   const std::string k = pick(kAllKeys);
   switch (*gen::inRange(0, 16)) {
-    case 0: return command({"EXPIRE", k, pick(kTtlSeconds)});
-    case 1: return command({"PEXPIRE", k, pick(kTtlMillis)});
-    case 2: return command({"TTL", k});
-    case 3: return command({"PTTL", k});
-    case 4: return command({"PERSIST", k});
-    case 5: return command({"EXPIRETIME", k});
-    case 6: return command({"PEXPIRETIME", k});
-    case 7: return command({*gen::element<std::string>("RENAME", "RENAMENX"), k, pick(kAllKeys)});
-    case 8: return command({"OBJECT", *gen::element<std::string>("ENCODING", "REFCOUNT", "FREQ", "NOSUCH"), k});
-    case 9: return command({"MOVE", k, *gen::element<std::string>("0", "1", "2", "16", "x")});
+    case 0:
+      return command({"EXPIRE", k, pick(kTtlSeconds)});
+    case 1:
+      return command({"PEXPIRE", k, pick(kTtlMillis)});
+    case 2:
+      return command({"TTL", k});
+    case 3:
+      return command({"PTTL", k});
+    case 4:
+      return command({"PERSIST", k});
+    case 5:
+      return command({"EXPIRETIME", k});
+    case 6:
+      return command({"PEXPIRETIME", k});
+    case 7:
+      return command({*gen::element<std::string>("RENAME", "RENAMENX"), k, pick(kAllKeys)});
+    case 8:
+      return command({"OBJECT", *gen::element<std::string>("ENCODING", "REFCOUNT", "FREQ", "NOSUCH"), k});
+    case 9:
+      return command({"MOVE", k, *gen::element<std::string>("0", "1", "2", "16", "x")});
     case 10: {
       // COUNT large enough that a real server finishes in one call (cursor 0), as the engine does.
       Strings a{"SCAN", *gen::element<std::string>("0", "0", "0", "x"), "COUNT", "1000"};
@@ -149,10 +171,15 @@ Step keys() {
       if (chance(30)) append(a, {"TYPE", *gen::element<std::string>("string", "hash", "stream", "zset")});
       return command(a);
     }
-    case 11: return command({"SELECT", *gen::element<std::string>("0", "1", "2", "15", "16", "-1", "x")});
-    case 12: return command({"SWAPDB", *gen::element<std::string>("0", "1", "x"), *gen::element<std::string>("0", "1", "2", "99")});
-    case 13: return command({"FLUSHDB"});
-    case 14: return command({"DBSIZE"});
+    case 11:
+      return command({"SELECT", *gen::element<std::string>("0", "1", "2", "15", "16", "-1", "x")});
+    case 12:
+      return command(
+          {"SWAPDB", *gen::element<std::string>("0", "1", "x"), *gen::element<std::string>("0", "1", "2", "99")});
+    case 13:
+      return command({"FLUSHDB"});
+    case 14:
+      return command({"DBSIZE"});
     case 15: {
       static const Strings scans = {"HSCAN", "SSCAN", "ZSCAN"};
       const size_t i = static_cast<size_t>(*gen::inRange(0, 3));
@@ -161,7 +188,8 @@ Step keys() {
       if (chance(30)) append(a, {"MATCH", *gen::element<std::string>("f*", "m?", "*1")});
       return command(a);
     }
-    default: return command({"TYPE", k});
+    default:
+      return command({"TYPE", k});
   }
 }
 
@@ -184,16 +212,21 @@ Step hashes() {
       if (chance(5)) a.pop_back();  // odd argument count: arity error
       return command(a);
     }
-    case 1: return command({"HSETNX", k, pick(kFields), pick(kValues)});
-    case 2: return command({"HGET", k, pick(kFields)});
-    case 3: return command({"HGETALL", k});
-    case 4: return command({"HINCRBY", k, pick(kFields), pick(kInts)});
+    case 1:
+      return command({"HSETNX", k, pick(kFields), pick(kValues)});
+    case 2:
+      return command({"HGET", k, pick(kFields)});
+    case 3:
+      return command({"HGETALL", k});
+    case 4:
+      return command({"HINCRBY", k, pick(kFields), pick(kInts)});
     case 5: {
       Strings a{"HDEL", k};
       append(a, some(kFields, 1, 2));
       return command(a);
     }
-    default: return command({"HLEN", k});
+    default:
+      return command({"HLEN", k});
   }
 }
 
@@ -216,9 +249,12 @@ Step sets() {
       append(a, some(kMembers, 1, 2));
       return command(a);
     }
-    case 2: return command({"SISMEMBER", k, pick(kMembers)});
-    case 3: return command({"SMEMBERS", k});
-    default: return command({"SCARD", k});
+    case 2:
+      return command({"SISMEMBER", k, pick(kMembers)});
+    case 3:
+      return command({"SMEMBERS", k});
+    default:
+      return command({"SCARD", k});
   }
 }
 
@@ -236,8 +272,8 @@ Step zset_ranges(const std::string& k) {
   if (form == 0 || form == 1) {
     a = form == 0 ? Strings{"ZRANGE", k} : Strings{"ZRANGESTORE", key_of(kZsetKeys), k};
   } else if (form == 2) {
-    static const Strings older[3] = {{"ZREVRANGE"}, {"ZRANGEBYSCORE", "ZREVRANGEBYSCORE"},
-                                     {"ZRANGEBYLEX", "ZREVRANGEBYLEX"}};
+    static const Strings older[3] = {
+        {"ZREVRANGE"}, {"ZRANGEBYSCORE", "ZREVRANGEBYSCORE"}, {"ZRANGEBYLEX", "ZREVRANGEBYLEX"}};
     a = {pick(older[by]), k};
   } else if (form == 3) {
     return command({by == 2 ? "ZLEXCOUNT" : "ZCOUNT", k, pick(bounds), pick(bounds)});
@@ -291,14 +327,17 @@ Step zsets() {
       for (int i = 0; i < pairs; ++i) append(a, {pick(kScores), pick(kMembers)});
       return command(a);
     }
-    case 1: return command({"ZINCRBY", k, pick(kScores), pick(kMembers)});
-    case 2: return command({"ZSCORE", k, pick(kMembers)});
+    case 1:
+      return command({"ZINCRBY", k, pick(kScores), pick(kMembers)});
+    case 2:
+      return command({"ZSCORE", k, pick(kMembers)});
     case 3: {
       Strings a{"ZREM", k};
       append(a, some(kMembers, 1, 2));
       return command(a);
     }
-    case 4: return command({"ZCARD", k});
+    case 4:
+      return command({"ZCARD", k});
     default: {
       Strings a{*gen::element<std::string>("ZRANGE", "ZREVRANGE"), k, pick(kIndexes), pick(kIndexes)};
       if (chance(50)) a.push_back("WITHSCORES");
@@ -330,9 +369,12 @@ Step streams() {
   const std::string g = pick_mostly_first(kGroups, 75);
   if (chance(10)) {
     switch (*gen::inRange(0, 5)) {
-      case 0: return command({"XINFO", "GROUPS", k});
-      case 1: return command({"XINFO", "CONSUMERS", k, g});
-      case 2: return command({"XINFO", *gen::element<std::string>("HELP", "BOGUS", "STREAM")});
+      case 0:
+        return command({"XINFO", "GROUPS", k});
+      case 1:
+        return command({"XINFO", "CONSUMERS", k, g});
+      case 2:
+        return command({"XINFO", *gen::element<std::string>("HELP", "BOGUS", "STREAM")});
       default: {
         Strings a{"XINFO", "STREAM", k};
         if (chance(50)) a.push_back(chance(90) ? "FULL" : "PARTIAL");
@@ -343,8 +385,10 @@ Step streams() {
   }
   switch (*gen::inRange(0, 14)) {
     case 0:
-    case 1: return command(xadd_argv(k));
-    case 2: return command({"XLEN", k});
+    case 1:
+      return command(xadd_argv(k));
+    case 2:
+      return command({"XLEN", k});
     case 3: {
       Strings a{"XRANGE", k, *gen::element<std::string>("-", "0", "1-1", "@auto0", "(1-1"),
                 *gen::element<std::string>("+", "@auto1", "2-0", "@auto0")};
@@ -375,7 +419,8 @@ Step streams() {
       append(a, some(kIds, 1, 3));
       return command(a);
     }
-    case 9: return command({"XPENDING", k, g});
+    case 9:
+      return command({"XPENDING", k, g});
     case 10: {
       Strings a{"XPENDING", k, g};
       if (chance(30)) append(a, {"IDLE", pick(kMinIdle)});
@@ -391,7 +436,11 @@ Step streams() {
       return command(a);
     }
     default: {
-      Strings a{"XAUTOCLAIM", k, g, pick(kConsumers), pick(kMinIdle),
+      Strings a{"XAUTOCLAIM",
+                k,
+                g,
+                pick(kConsumers),
+                pick(kMinIdle),
                 *gen::element<std::string>("0-0", "0", "@auto0", "1-1")};
       if (chance(60)) append(a, {"COUNT", *gen::element<std::string>("1", "2", "100")});
       if (chance(30)) a.push_back("JUSTID");
@@ -416,16 +465,21 @@ Step transactions() {
 
 Step misc() {
   switch (*gen::inRange(0, 6)) {
-    case 0: return command({"PING"});
-    case 1: return command({"PING", pick(kValues)});
-    case 2: return command({"DBSIZE"});
-    case 3: return command({"FLUSHALL"});
-    case 4: return command({"ECHO", pick(kValues)});
+    case 0:
+      return command({"PING"});
+    case 1:
+      return command({"PING", pick(kValues)});
+    case 2:
+      return command({"DBSIZE"});
+    case 3:
+      return command({"FLUSHALL"});
+    case 4:
+      return command({"ECHO", pick(kValues)});
     default: {
       // Malformed: a known command with too few arguments, or an unknown one.
       Strings a{*gen::element<std::string>("GET", "SET", "HSET", "ZADD", "XADD", "XGROUP", "XREADGROUP", "EXPIRE",
-                                           "NOSUCHCMD", "XPENDING", "XAUTOCLAIM", "EVAL", "EXEC", "MULTI",
-                                           "PUBLISH", "XACK", "XCLAIM", "SCRIPT", "TTL", "INCRBY")};
+                                           "NOSUCHCMD", "XPENDING", "XAUTOCLAIM", "EVAL", "EXEC", "MULTI", "PUBLISH",
+                                           "XACK", "XCLAIM", "SCRIPT", "TTL", "INCRBY")};
       append(a, some(kAllKeys, 0, 1));
       return command(a);
     }
@@ -444,7 +498,7 @@ Step scripts() {
   if (shape.name == "zadd_top") args = {pick(kScores), pick(kMembers), *gen::element<std::string>("1", "2", "3")};
   if (shape.name == "ack_del") args = {pick(kGroups), pick(kIds)};
   if (shape.name == "hsum") args = {pick(kFields), pick(kFields)};
-  std::string k = shape.name == "zadd_top" ? key_of(kZsetKeys)
+  std::string k = shape.name == "zadd_top"  ? key_of(kZsetKeys)
                   : shape.name == "ack_del" ? key_of(kStreamKeys)
                   : shape.name == "hsum"    ? key_of(kHashKeys)
                                             : key_of(kStringKeys);
@@ -478,8 +532,17 @@ Step blocked_read() {
   s.kind = Step::Kind::kBlockedRead;
   s.client = *gen::inRange(0, 2);
   s.writer = 1 - s.client;
-  s.argv = {"XREADGROUP", "GROUP", pick_mostly_first(kGroups, 75), pick(kConsumers), "COUNT", "2", "BLOCK", "100",
-            "STREAMS", k, ">"};
+  s.argv = {"XREADGROUP",
+            "GROUP",
+            pick_mostly_first(kGroups, 75),
+            pick(kConsumers),
+            "COUNT",
+            "2",
+            "BLOCK",
+            "100",
+            "STREAMS",
+            k,
+            ">"};
   s.writer_argv = xadd_argv(chance(90) ? k : pick(kStreamKeys));
   return s;
 }
@@ -495,26 +558,40 @@ Step group_setup() {
 rc::Gen<Step> gen_step() {
   // RapidCheck scales inRange by the size; every choice here must be uniform: nominal size.
   return gen::resize(100, gen::exec([] {
-    int r = *gen::inRange(0, 1000);
-    Step s;
-    if (r < 120) s = strings();
-    else if (r < 230) s = keys();
-    else if (r < 300) s = hashes();
-    else if (r < 360) s = sets();
-    else if (r < 450) s = zsets();
-    else if (r < 660) s = streams();
-    else if (r < 710) s = group_setup();
-    else if (r < 780) s = pubsub();
-    else if (r < 840) s = transactions();
-    else if (r < 880) s = misc();
-    else if (r < 960) s = scripts();
-    else if (r < 985) s = wait_step();
-    else s = blocked_read();
-    if (s.kind == Step::Kind::kCommand && chance(8)) {
-      for (char& ch : s.argv[0]) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
-    return s;
-  }));
+                       int r = *gen::inRange(0, 1000);
+                       Step s;
+                       if (r < 120)
+                         s = strings();
+                       else if (r < 230)
+                         s = keys();
+                       else if (r < 300)
+                         s = hashes();
+                       else if (r < 360)
+                         s = sets();
+                       else if (r < 450)
+                         s = zsets();
+                       else if (r < 660)
+                         s = streams();
+                       else if (r < 710)
+                         s = group_setup();
+                       else if (r < 780)
+                         s = pubsub();
+                       else if (r < 840)
+                         s = transactions();
+                       else if (r < 880)
+                         s = misc();
+                       else if (r < 960)
+                         s = scripts();
+                       else if (r < 985)
+                         s = wait_step();
+                       else
+                         s = blocked_read();
+                       if (s.kind == Step::Kind::kCommand && chance(8)) {
+                         for (char& ch : s.argv[0])
+                           ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                       }
+                       return s;
+                     }));
 }
 
 namespace {
@@ -523,26 +600,24 @@ namespace {
 // so that transactions do more than provoke "EXEC without MULTI".
 rc::Gen<std::vector<Step>> gen_chunk() {
   return gen::resize(100, gen::exec([] {
-    if (!chance(8)) return std::vector<Step>{*gen_step()};
-    const int c = chance(85) ? 0 : client();
-    std::vector<Step> block{command({"MULTI"}, c)};
-    const int n = *gen::inRange(1, 5);
-    for (int i = 0; i < n; ++i) {
-      Step s = *gen_step();
-      if (s.kind != Step::Kind::kCommand) continue;
-      s.client = c;
-      block.push_back(std::move(s));
-    }
-    block.push_back(command({chance(85) ? "EXEC" : "DISCARD"}, c));
-    return block;
-  }));
+                       if (!chance(8)) return std::vector<Step>{*gen_step()};
+                       const int c = chance(85) ? 0 : client();
+                       std::vector<Step> block{command({"MULTI"}, c)};
+                       const int n = *gen::inRange(1, 5);
+                       for (int i = 0; i < n; ++i) {
+                         Step s = *gen_step();
+                         if (s.kind != Step::Kind::kCommand) continue;
+                         s.client = c;
+                         block.push_back(std::move(s));
+                       }
+                       block.push_back(command({chance(85) ? "EXEC" : "DISCARD"}, c));
+                       return block;
+                     }));
 }
 
 // Most sequences start with a consumer group on the busiest stream, so that reads, pending
 // entries and claims meet an existing group.
-std::vector<Step> prelude() {
-  return {command({"XGROUP", "CREATE", kStreamKeys[0], kGroups[0], "0", "MKSTREAM"}, 0)};
-}
+std::vector<Step> prelude() { return {command({"XGROUP", "CREATE", kStreamKeys[0], kGroups[0], "0", "MKSTREAM"}, 0)}; }
 
 }  // namespace
 

@@ -66,8 +66,7 @@ LogStatus Broker::create_topic(const std::string& name, const TopicConfig& confi
   if (config.partitions < 1 || name.empty()) return LogStatus::kInvalidArgument;
   auto it = topics_.find(name);
   if (it != topics_.end()) {
-    return it->second.config.partitions == config.partitions ? LogStatus::kOk
-                                                             : LogStatus::kInvalidArgument;
+    return it->second.config.partitions == config.partitions ? LogStatus::kOk : LogStatus::kInvalidArgument;
   }
   Topic t;
   t.config = config;
@@ -89,8 +88,7 @@ std::vector<std::string> Broker::topics() const {
 
 Broker::Partition* Broker::find_partition(const TopicPartition& tp) {
   auto it = topics_.find(tp.topic);
-  if (it == topics_.end() || tp.partition < 0 || tp.partition >= it->second.config.partitions)
-    return nullptr;
+  if (it == topics_.end() || tp.partition < 0 || tp.partition >= it->second.config.partitions) return nullptr;
   return &it->second.partitions[static_cast<size_t>(tp.partition)];
 }
 
@@ -223,8 +221,7 @@ InitProducerReply Broker::init_producer(const std::string& transactional_id, int
   return reply;
 }
 
-LogStatus Broker::check_sequence(const ProduceRequest& r, const TopicPartition& tp,
-                                 ProduceReply* reply) {
+LogStatus Broker::check_sequence(const ProduceRequest& r, const TopicPartition& tp, ProduceReply* reply) {
   auto pit = producers_.find(r.producer_id);
   if (pit == producers_.end()) return LogStatus::kInvalidArgument;  // UNKNOWN_PRODUCER_ID
   ProducerState& ps = pit->second;
@@ -309,13 +306,11 @@ void Broker::abort_transaction(Transaction& txn) {
   ++stats_.txn_aborted;
 }
 
-LogStatus Broker::end_transaction(const std::string& transactional_id, int64_t producer_id,
-                                  int32_t epoch, bool commit, const fl::TxnOffsets& offsets,
-                                  int64_t now_us) {
+LogStatus Broker::end_transaction(const std::string& transactional_id, int64_t producer_id, int32_t epoch, bool commit,
+                                  const fl::TxnOffsets& offsets, int64_t now_us) {
   tick(now_us);
   auto it = transactions_.find(transactional_id);
-  if (it == transactions_.end() || it->second.producer_id != producer_id)
-    return LogStatus::kInvalidArgument;
+  if (it == transactions_.end() || it->second.producer_id != producer_id) return LogStatus::kInvalidArgument;
   Transaction& txn = it->second;
   if (epoch < txn.epoch && !config_.broken_no_fencing) {
     ++stats_.fenced;
@@ -327,8 +322,8 @@ LogStatus Broker::end_transaction(const std::string& transactional_id, int64_t p
   }
   if (!offsets.group.empty()) {
     auto git = groups_.find(offsets.group);
-    LogStatus s = commit_offsets(git == groups_.end() ? nullptr : &git->second, offsets.member_id,
-                                 offsets.generation, offsets.offsets);
+    LogStatus s = commit_offsets(git == groups_.end() ? nullptr : &git->second, offsets.member_id, offsets.generation,
+                                 offsets.offsets);
     if (s != LogStatus::kOk) {
       abort_transaction(txn);
       return s;
@@ -396,8 +391,8 @@ void Broker::apply_retention() {
 // ---------------------------------------------------------------- groups
 
 JoinReply Broker::join(const std::string& group_name, const std::string& client_id,
-                       const std::vector<std::string>& topics, RebalanceProtocol protocol,
-                       int64_t session_timeout_us, int64_t now_us) {
+                       const std::vector<std::string>& topics, RebalanceProtocol protocol, int64_t session_timeout_us,
+                       int64_t now_us) {
   tick(now_us);
   JoinReply reply;
   if (group_name.empty() || topics.empty() || session_timeout_us <= 0) {
@@ -477,8 +472,7 @@ void Broker::compute_target(Group& group) {
   }
 }
 
-bool Broker::owned_by_other(const Group& group, const std::string& member_id,
-                            const TopicPartition& tp) const {
+bool Broker::owned_by_other(const Group& group, const std::string& member_id, const TopicPartition& tp) const {
   for (const auto& [id, m] : group.members)
     if (id != member_id && m.owned.count(tp)) return true;
   return false;
@@ -501,8 +495,8 @@ void Broker::sync_member(Group& group, const std::string& member_id, Member& mem
   }
 }
 
-std::vector<LogRecord> Broker::read_owned(Group& group, Member& member, const OffsetMap& positions,
-                                          size_t max_records, OffsetMap* next_positions) {
+std::vector<LogRecord> Broker::read_owned(Group& group, Member& member, const OffsetMap& positions, size_t max_records,
+                                          OffsetMap* next_positions) {
   std::vector<TopicPartition> owned(member.owned.begin(), member.owned.end());
   for (const auto& tp : owned) {
     auto pos = positions.find(tp);
@@ -531,8 +525,8 @@ std::vector<LogRecord> Broker::read_owned(Group& group, Member& member, const Of
   return out;
 }
 
-PollReply Broker::poll(const std::string& group_name, const std::string& member_id,
-                       const OffsetMap& positions, size_t max_records, int64_t now_us) {
+PollReply Broker::poll(const std::string& group_name, const std::string& member_id, const OffsetMap& positions,
+                       size_t max_records, int64_t now_us) {
   tick(now_us);
   PollReply reply;
   auto git = groups_.find(group_name);
@@ -560,22 +554,18 @@ PollReply Broker::poll(const std::string& group_name, const std::string& member_
   return reply;
 }
 
-LogStatus Broker::heartbeat(const std::string& group_name, const std::string& member_id,
-                            int64_t now_us) {
+LogStatus Broker::heartbeat(const std::string& group_name, const std::string& member_id, int64_t now_us) {
   tick(now_us);
   auto git = groups_.find(group_name);
-  if (git == groups_.end() || !git->second.members.count(member_id))
-    return LogStatus::kUnknownMember;
+  if (git == groups_.end() || !git->second.members.count(member_id)) return LogStatus::kUnknownMember;
   git->second.members.at(member_id).last_seen_us = now_us_;
   return git->second.rebalancing ? LogStatus::kRebalanceInProgress : LogStatus::kOk;
 }
 
-LogStatus Broker::leave(const std::string& group_name, const std::string& member_id,
-                        int64_t now_us) {
+LogStatus Broker::leave(const std::string& group_name, const std::string& member_id, int64_t now_us) {
   tick(now_us);
   auto git = groups_.find(group_name);
-  if (git == groups_.end() || git->second.members.erase(member_id) == 0)
-    return LogStatus::kUnknownMember;
+  if (git == groups_.end() || git->second.members.erase(member_id) == 0) return LogStatus::kUnknownMember;
   rebalance(git->second);
   return LogStatus::kOk;
 }
@@ -601,8 +591,7 @@ void Broker::evict_expired() {
 LogStatus Broker::commit_offsets(Group* group, const std::string& member_id, int64_t generation,
                                  const OffsetMap& next_offsets) {
   ++stats_.commits;
-  const bool valid = group != nullptr && group->members.count(member_id) &&
-                     generation == group->generation;
+  const bool valid = group != nullptr && group->members.count(member_id) && generation == group->generation;
   if (!valid && !config_.broken_no_generation_check) {
     // CommitFailedException: "group has already rebalanced and assigned the partitions to
     // another member".
@@ -617,13 +606,12 @@ LogStatus Broker::commit_offsets(Group* group, const std::string& member_id, int
   return LogStatus::kOk;
 }
 
-LogStatus Broker::commit(const std::string& group_name, const std::string& member_id,
-                         int64_t generation, const OffsetMap& next_offsets, int64_t now_us) {
+LogStatus Broker::commit(const std::string& group_name, const std::string& member_id, int64_t generation,
+                         const OffsetMap& next_offsets, int64_t now_us) {
   tick(now_us);
   auto git = groups_.find(group_name);
   Group* group = git == groups_.end() ? nullptr : &git->second;
-  if (group != nullptr && group->members.count(member_id))
-    group->members.at(member_id).last_seen_us = now_us_;
+  if (group != nullptr && group->members.count(member_id)) group->members.at(member_id).last_seen_us = now_us_;
   return commit_offsets(group, member_id, generation, next_offsets);
 }
 

@@ -113,7 +113,7 @@ struct ProduceRequest {
   std::string value;
   int64_t producer_id = -1;  // -1: plain (no idempotence)
   int32_t epoch = -1;
-  int32_t sequence = -1;     // per (producer, partition), from 0
+  int32_t sequence = -1;  // per (producer, partition), from 0
   bool transactional = false;
 };
 
@@ -152,10 +152,9 @@ struct FetchReply {
 };
 
 struct BrokerStats {
-  uint64_t produced = 0, duplicates = 0, fenced = 0, fetched = 0, commits = 0,
-           commits_rejected = 0, rebalances = 0, evictions = 0, txn_committed = 0,
-           txn_aborted = 0, retained_away = 0, restarts = 0, halves = 0, halves_committed = 0,
-           halves_rolled_back = 0, halves_discarded = 0, half_checks = 0;
+  uint64_t produced = 0, duplicates = 0, fenced = 0, fetched = 0, commits = 0, commits_rejected = 0, rebalances = 0,
+           evictions = 0, txn_committed = 0, txn_aborted = 0, retained_away = 0, restarts = 0, halves = 0,
+           halves_committed = 0, halves_rolled_back = 0, halves_discarded = 0, half_checks = 0;
 };
 
 class Broker {
@@ -181,7 +180,7 @@ class Broker {
   // ---- Topics.
   // kInvalidArgument if partitions < 1 or the topic exists with another partition count.
   LogStatus create_topic(const std::string& name, const TopicConfig& config);
-  int32_t partition_count(const std::string& topic) const;  // -1: unknown topic
+  int32_t partition_count(const std::string& topic) const;   // -1: unknown topic
   int64_t log_start_offset(const TopicPartition& tp) const;  // -1: unknown
   int64_t log_end_offset(const TopicPartition& tp) const;    // -1: unknown
   std::vector<std::string> topics() const;
@@ -195,8 +194,8 @@ class Broker {
   // transactional_id. With offsets.group non-empty the offsets are committed under the same
   // generation check as commit() (KIP-447); a stale generation aborts the transaction and
   // returns kCommitFailed. Committing with no open transaction commits just the offsets.
-  LogStatus end_transaction(const std::string& transactional_id, int64_t producer_id, int32_t epoch,
-                            bool commit, const fl::TxnOffsets& offsets, int64_t now_us);
+  LogStatus end_transaction(const std::string& transactional_id, int64_t producer_id, int32_t epoch, bool commit,
+                            const fl::TxnOffsets& offsets, int64_t now_us);
 
   // ---- Half messages (see the header comment).
   ProduceReply produce_half(const ProduceRequest& request, const std::string& producer_group, int64_t now_us);
@@ -211,15 +210,14 @@ class Broker {
   FetchReply fetch(const TopicPartition& tp, int64_t offset, size_t max_records) const;
 
   // ---- Consumer groups.
-  JoinReply join(const std::string& group, const std::string& client_id,
-                 const std::vector<std::string>& topics, RebalanceProtocol protocol,
-                 int64_t session_timeout_us, int64_t now_us);
+  JoinReply join(const std::string& group, const std::string& client_id, const std::vector<std::string>& topics,
+                 RebalanceProtocol protocol, int64_t session_timeout_us, int64_t now_us);
   // Heartbeat + sync + fetch: releases/takes partitions as the protocol says, then reads up to
   // max_records from the owned partitions, starting at `positions` (the consumer's fetch
   // positions; a missing one starts at the committed offset, else the log start).
   // kUnknownMember: not (any more) a member. kRebalanceInProgress: eager barrier not complete.
-  PollReply poll(const std::string& group, const std::string& member_id, const OffsetMap& positions,
-                 size_t max_records, int64_t now_us);
+  PollReply poll(const std::string& group, const std::string& member_id, const OffsetMap& positions, size_t max_records,
+                 int64_t now_us);
   LogStatus heartbeat(const std::string& group, const std::string& member_id, int64_t now_us);
   LogStatus leave(const std::string& group, const std::string& member_id, int64_t now_us);
   LogStatus commit(const std::string& group, const std::string& member_id, int64_t generation,
@@ -233,7 +231,7 @@ class Broker {
   std::map<std::string, std::vector<TopicPartition>> owners(const std::string& group) const;
   // The partitions of the group's subscribed topics (sorted).
   std::vector<TopicPartition> group_partitions(const std::string& group) const;
-  bool rebalancing(const std::string& group) const;  // eager barrier open
+  bool rebalancing(const std::string& group) const;                        // eager barrier open
   int32_t transactional_epoch(const std::string& transactional_id) const;  // -1 unknown
   int64_t now_us() const { return now_us_; }
   // After track_appends(): every (partition, offset) appended since the last take_appended(), in
@@ -299,8 +297,8 @@ class Broker {
   };
   struct Group {
     RebalanceProtocol protocol = RebalanceProtocol::kEager;
-    int64_t generation = 0;  // durable
-    std::map<TopicPartition, int64_t> committed;  // durable
+    int64_t generation = 0;                        // durable
+    std::map<TopicPartition, int64_t> committed;   // durable
     std::map<std::string, Member> members;         // volatile
     std::map<TopicPartition, std::string> target;  // volatile: desired owner
     bool rebalancing = false;                      // volatile: eager barrier open
@@ -325,10 +323,9 @@ class Broker {
   void rebalance(Group& group);
   void compute_target(Group& group);
   void sync_member(Group& group, const std::string& member_id, Member& member);
-  std::vector<LogRecord> read_owned(Group& group, Member& member, const OffsetMap& positions,
-                                    size_t max_records, OffsetMap* next_positions);
-  bool owned_by_other(const Group& group, const std::string& member_id,
-                      const TopicPartition& tp) const;
+  std::vector<LogRecord> read_owned(Group& group, Member& member, const OffsetMap& positions, size_t max_records,
+                                    OffsetMap* next_positions);
+  bool owned_by_other(const Group& group, const std::string& member_id, const TopicPartition& tp) const;
 
   BrokerConfig config_;
   BrokerStats stats_;
@@ -341,8 +338,8 @@ class Broker {
   std::map<std::string, Transaction> transactions_;
   std::map<std::string, Group> groups_;
   int64_t next_producer_id_ = 1000;
-  std::map<int64_t, Half> halves_;           // durable
-  int64_t next_half_id_ = 1;                 // durable
+  std::map<int64_t, Half> halves_;  // durable
+  int64_t next_half_id_ = 1;        // durable
   int64_t last_half_scan_us_ = 0;
   std::map<std::string, Checker> checkers_;  // volatile
   std::vector<HalfCheckDue> due_checks_;     // volatile

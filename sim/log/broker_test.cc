@@ -129,13 +129,12 @@ TEST(Broker, TransactionalEpochFencesTheOlderProducer) {
   Broker b = make_broker({}, 1);
   InitProducerReply old_p = b.init_producer("tx", kT0);
   ASSERT_EQ(b.produce(txn_req(old_p, 0, "a"), kT0).status, LogStatus::kOk);
-  EXPECT_EQ(b.fetch({"t", 0}, 0, 10).records.size(), 0u);  // read_committed: not visible yet
+  EXPECT_EQ(b.fetch({"t", 0}, 0, 10).records.size(), 0u);    // read_committed: not visible yet
   InitProducerReply new_p = b.init_producer("tx", kT0 + 1);  // a new instance: epoch + 1
   EXPECT_EQ(new_p.producer_id, old_p.producer_id);
   EXPECT_EQ(new_p.epoch, old_p.epoch + 1);
   EXPECT_EQ(b.produce(txn_req(old_p, 1, "b"), kT0 + 2).status, LogStatus::kProducerFenced);
-  EXPECT_EQ(b.end_transaction("tx", old_p.producer_id, old_p.epoch, true, {}, kT0 + 2),
-            LogStatus::kProducerFenced);
+  EXPECT_EQ(b.end_transaction("tx", old_p.producer_id, old_p.epoch, true, {}, kT0 + 2), LogStatus::kProducerFenced);
   ASSERT_EQ(b.produce(txn_req(new_p, 0, "c"), kT0 + 3).status, LogStatus::kOk);
   ASSERT_EQ(b.end_transaction("tx", new_p.producer_id, new_p.epoch, true, {}, kT0 + 3), LogStatus::kOk);
   FetchReply f = b.fetch({"t", 0}, 0, 10);
@@ -163,8 +162,7 @@ TEST(Broker, TransactionTimeoutAbortsAndFencesAPausedProducer) {
   ASSERT_EQ(b.produce(txn_req(p, 0, "a"), kT0).status, LogStatus::kOk);
   b.tick(kT0 + 5'000);  // the producer was paused (a GC pause) past the timeout: KIP-588
   EXPECT_EQ(b.transactional_epoch("tx"), p.epoch + 1);
-  EXPECT_EQ(b.end_transaction("tx", p.producer_id, p.epoch, true, {}, kT0 + 5'001),
-            LogStatus::kProducerFenced);
+  EXPECT_EQ(b.end_transaction("tx", p.producer_id, p.epoch, true, {}, kT0 + 5'001), LogStatus::kProducerFenced);
   EXPECT_EQ(b.log_end_offset({"t", 0}), 0);
 }
 
@@ -238,7 +236,7 @@ TEST(Broker, SessionTimeoutEvictsAndBumpsGeneration) {
   b.poll("g", c.member_id, {}, 10, kT0 + 1);
   EXPECT_EQ(b.owners("g").size(), 2u);
   const int64_t gen = b.generation("g");
-  b.poll("g", c.member_id, {}, 10, kT0 + 900);   // c heartbeats, a is silent (paused)
+  b.poll("g", c.member_id, {}, 10, kT0 + 900);  // c heartbeats, a is silent (paused)
   b.tick(kT0 + 1'500);
   EXPECT_EQ(b.members("g"), std::vector<std::string>{c.member_id});
   EXPECT_EQ(b.generation("g"), gen + 1);

@@ -344,11 +344,9 @@ class Consumer final : public fl::LogConsumer {
 
   void take_assignment(const PollReply& reply, PollResult* result) {
     for (const auto& tp : assignment_)
-      if (!std::binary_search(reply.assignment.begin(), reply.assignment.end(), tp))
-        result->revoked.push_back(tp);
+      if (!std::binary_search(reply.assignment.begin(), reply.assignment.end(), tp)) result->revoked.push_back(tp);
     for (const auto& tp : reply.assignment)
-      if (!std::binary_search(assignment_.begin(), assignment_.end(), tp))
-        result->assigned.push_back(tp);
+      if (!std::binary_search(assignment_.begin(), assignment_.end(), tp)) result->assigned.push_back(tp);
     if (!result->revoked.empty() || !result->assigned.empty()) result->rebalanced = true;
     assignment_ = reply.assignment;
     positions_ = reply.positions;

@@ -23,9 +23,7 @@ GroupHarness::GroupHarness(const BrokerConfig& config, const HarnessOptions& opt
   consumers_.resize(options.consumers);
 }
 
-bool GroupHarness::can_act(const Consumer& c) const {
-  return !c.crashed && now_us_ >= c.paused_until_us;
-}
+bool GroupHarness::can_act(const Consumer& c) const { return !c.crashed && now_us_ >= c.paused_until_us; }
 
 void GroupHarness::apply(const HarnessOp& op) {
   Consumer& c = consumers_[op.consumer % consumers_.size()];
@@ -74,8 +72,7 @@ void GroupHarness::apply(const HarnessOp& op) {
 
 void GroupHarness::join(Consumer& c) {
   c.client_id = "c" + std::to_string(incarnations_++);
-  JoinReply j = broker_.join(kGroup, c.client_id, {kTopic}, options_.protocol,
-                             options_.session_timeout_us, now_us_);
+  JoinReply j = broker_.join(kGroup, c.client_id, {kTopic}, options_.protocol, options_.session_timeout_us, now_us_);
   FL_ASSERT(j.status == LogStatus::kOk);
   c.member_id = j.member_id;
   c.generation = j.generation;
@@ -107,8 +104,7 @@ void GroupHarness::poll(Consumer& c) {
   for (auto it = c.processed_next.begin(); it != c.processed_next.end();)
     it = (c.positions.count(it->first) && counted.count(it->first)) ? std::next(it) : c.processed_next.erase(it);
   for (auto& rec : c.inflight)
-    if (rec.offset >= 0 && (!c.counted.count({rec.topic, rec.partition}) ||
-                            !counted.count({rec.topic, rec.partition})))
+    if (rec.offset >= 0 && (!c.counted.count({rec.topic, rec.partition}) || !counted.count({rec.topic, rec.partition})))
       rec.offset = -1 - rec.offset;  // marks "uncounted" (negative offset)
   c.counted = counted;
   // Per-partition order: each partition's records continue exactly where this consumer's fetch
@@ -122,8 +118,7 @@ void GroupHarness::poll(Consumer& c) {
     TopicPartition tp{rec.topic, rec.partition};
     auto [it, fresh] = expect.try_emplace(tp, rec.offset);
     if (it->second != rec.offset) {
-      violation("order: " + c.member_id + " got " + rec.describe() + ", expected offset " +
-                std::to_string(it->second));
+      violation("order: " + c.member_id + " got " + rec.describe() + ", expected offset " + std::to_string(it->second));
     }
     it->second = rec.offset + 1;
     (void)fresh;
@@ -143,8 +138,7 @@ void GroupHarness::drop_stints(Consumer& c) {
 void GroupHarness::process(Consumer& c) {
   // The side effect: "processed" is recorded whether or not this consumer is still a member.
   const auto members = broker_.members(kGroup);
-  const bool zombie = !c.member_id.empty() &&
-                      !std::count(members.begin(), members.end(), c.member_id);
+  const bool zombie = !c.member_id.empty() && !std::count(members.begin(), members.end(), c.member_id);
   for (const LogRecord& rec : c.inflight) {
     TopicPartition tp{rec.topic, rec.partition};
     const bool counted = rec.offset >= 0;
@@ -164,8 +158,8 @@ void GroupHarness::commit(Consumer& c) {
     if (c.positions.count(tp)) offsets[tp] = next;
   if (offsets.empty()) return;
   const auto members = broker_.members(kGroup);
-  const bool zombie = !std::count(members.begin(), members.end(), c.member_id) ||
-                      c.generation != broker_.generation(kGroup);
+  const bool zombie =
+      !std::count(members.begin(), members.end(), c.member_id) || c.generation != broker_.generation(kGroup);
   LogStatus s = broker_.commit(kGroup, c.member_id, c.generation, offsets, now_us_);
   if (zombie && s == LogStatus::kCommitFailed) ++zombie_commits_rejected_;
   if (s == LogStatus::kOk) {
@@ -191,8 +185,7 @@ void GroupHarness::check_step(const std::string& what) {
     for (const auto& tp : tps) {
       auto [it, fresh] = owner.emplace(tp, member);
       if (!fresh)
-        violation("exclusive: " + tp.describe() + " owned by " + it->second + " and " + member +
-                  " after " + what);
+        violation("exclusive: " + tp.describe() + " owned by " + it->second + " and " + member + " after " + what);
     }
   }
   // Committed offsets never move backwards.
@@ -202,8 +195,8 @@ void GroupHarness::check_step(const std::string& what) {
     if (!committed) continue;
     auto [it, fresh] = max_committed_.try_emplace(tp, *committed);
     if (*committed < it->second) {
-      violation("monotonic: committed " + tp.describe() + " moved back from " +
-                std::to_string(it->second) + " to " + std::to_string(*committed) + " after " + what);
+      violation("monotonic: committed " + tp.describe() + " moved back from " + std::to_string(it->second) + " to " +
+                std::to_string(*committed) + " after " + what);
     }
     it->second = std::max(it->second, *committed);
   }

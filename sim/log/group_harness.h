@@ -69,9 +69,9 @@ class GroupHarness {
     std::string member_id;  // empty: not joined
     int64_t generation = -1;
     OffsetMap positions;
-    std::vector<LogRecord> inflight;  // polled, not processed yet
-    OffsetMap processed_next;         // what a commit would store (owned partitions only)
-    std::set<TopicPartition> counted; // partitions whose processing may still be committed
+    std::vector<LogRecord> inflight;   // polled, not processed yet
+    OffsetMap processed_next;          // what a commit would store (owned partitions only)
+    std::set<TopicPartition> counted;  // partitions whose processing may still be committed
     bool crashed = false;
     int64_t paused_until_us = 0;
   };

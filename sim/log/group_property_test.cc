@@ -41,8 +41,7 @@ std::vector<std::string> run(const BrokerConfig& config, const HarnessOptions& o
 }
 
 // Searches random runs for a violation whose text starts with `prefix`.
-bool random_runs_find(const BrokerConfig& config, RebalanceProtocol protocol,
-                      const std::string& prefix, int runs) {
+bool random_runs_find(const BrokerConfig& config, RebalanceProtocol protocol, const std::string& prefix, int runs) {
   for (int seed = 1; seed <= runs; ++seed) {
     Rng rng(static_cast<uint64_t>(seed));
     HarnessOptions options;
@@ -57,12 +56,10 @@ bool random_runs_find(const BrokerConfig& config, RebalanceProtocol protocol,
 
 rc::Gen<std::vector<HarnessOp>> gen_ops() {
   return rc::gen::container<std::vector<HarnessOp>>(rc::gen::map(
-      rc::gen::tuple(rc::gen::weightedElement<int>({{2, 0}, {6, 1}, {5, 2}, {4, 3}, {1, 4}, {1, 5},
-                                                    {1, 6}, {6, 7}, {3, 8}}),
-                     rc::gen::inRange(0, 3), rc::gen::inRange(0, 100'000)),
-      [](const std::tuple<int, int, int>& t) {
-        return make_op(std::get<0>(t), std::get<1>(t), std::get<2>(t));
-      }));
+      rc::gen::tuple(
+          rc::gen::weightedElement<int>({{2, 0}, {6, 1}, {5, 2}, {4, 3}, {1, 4}, {1, 5}, {1, 6}, {6, 7}, {3, 8}}),
+          rc::gen::inRange(0, 3), rc::gen::inRange(0, 100'000)),
+      [](const std::tuple<int, int, int>& t) { return make_op(std::get<0>(t), std::get<1>(t), std::get<2>(t)); }));
 }
 
 void check_correct_broker(RebalanceProtocol protocol) {
@@ -77,9 +74,7 @@ void check_correct_broker(RebalanceProtocol protocol) {
   RC_TAG(h.zombie_commits_rejected() > 0 ? "zombie commit rejected" : "no zombie commit");
 }
 
-RC_GTEST_PROP(GroupProperty, EagerHoldsAllProperties, ()) {
-  check_correct_broker(RebalanceProtocol::kEager);
-}
+RC_GTEST_PROP(GroupProperty, EagerHoldsAllProperties, ()) { check_correct_broker(RebalanceProtocol::kEager); }
 
 RC_GTEST_PROP(GroupProperty, CooperativeHoldsAllProperties, ()) {
   check_correct_broker(RebalanceProtocol::kCooperative);
@@ -133,19 +128,19 @@ TEST(GroupPropertyCanFail, ReversedFetchBreaksOrder) {
 
 std::vector<HarnessOp> zombie_script() {
   return {
-      make_op(HarnessOp::kProduce, 0, 1), make_op(HarnessOp::kProduce, 0, 1),
-      make_op(HarnessOp::kProduce, 0, 1),                                    // 3 records, one key
-      make_op(HarnessOp::kJoin, 0, 0),    make_op(HarnessOp::kPoll, 0, 0),   // c0 owns everything
-      make_op(HarnessOp::kPause, 0, 15'000),                                 // c0 paused > session
+      make_op(HarnessOp::kProduce, 0, 1),     make_op(HarnessOp::kProduce, 0, 1),
+      make_op(HarnessOp::kProduce, 0, 1),                                       // 3 records, one key
+      make_op(HarnessOp::kJoin, 0, 0),        make_op(HarnessOp::kPoll, 0, 0),  // c0 owns everything
+      make_op(HarnessOp::kPause, 0, 15'000),                                    // c0 paused > session
       make_op(HarnessOp::kAdvance, 1, 4'999), make_op(HarnessOp::kAdvance, 1, 4'999),
-      make_op(HarnessOp::kAdvance, 1, 4'999),                                // c0 evicted
-      make_op(HarnessOp::kJoin, 1, 0),    make_op(HarnessOp::kPoll, 1, 0),   // c1 takes over
-      make_op(HarnessOp::kProduce, 0, 1), make_op(HarnessOp::kPoll, 1, 0),
-      make_op(HarnessOp::kProcess, 1, 0), make_op(HarnessOp::kCommit, 1, 0), // c1 commits 4
+      make_op(HarnessOp::kAdvance, 1, 4'999),                                   // c0 evicted
+      make_op(HarnessOp::kJoin, 1, 0),        make_op(HarnessOp::kPoll, 1, 0),  // c1 takes over
+      make_op(HarnessOp::kProduce, 0, 1),     make_op(HarnessOp::kPoll, 1, 0),
+      make_op(HarnessOp::kProcess, 1, 0),     make_op(HarnessOp::kCommit, 1, 0),  // c1 commits 4
       make_op(HarnessOp::kAdvance, 1, 4'999), make_op(HarnessOp::kAdvance, 1, 4'999),
-      make_op(HarnessOp::kPoll, 1, 0),                                       // c1 heartbeats
-      make_op(HarnessOp::kProcess, 0, 0),                                    // zombie's effects
-      make_op(HarnessOp::kCommit, 0, 0),                                     // zombie commits 3
+      make_op(HarnessOp::kPoll, 1, 0),     // c1 heartbeats
+      make_op(HarnessOp::kProcess, 0, 0),  // zombie's effects
+      make_op(HarnessOp::kCommit, 0, 0),   // zombie commits 3
   };
 }
 

@@ -1,6 +1,5 @@
 #include "sim/log/server.h"
 
-
 #include "impl/ports/text.h"
 #include "impl/ports/assert.h"
 
@@ -27,18 +26,30 @@ void append_offsets(Out& out, const OffsetMap& offsets) {
 
 const char* kind_name(LogRequest::Kind k) {
   switch (k) {
-    case LogRequest::Kind::kMetadata: return "metadata";
-    case LogRequest::Kind::kInitProducer: return "init_producer";
-    case LogRequest::Kind::kProduce: return "produce";
-    case LogRequest::Kind::kEndTxn: return "end_txn";
-    case LogRequest::Kind::kJoin: return "join";
-    case LogRequest::Kind::kPoll: return "poll";
-    case LogRequest::Kind::kHeartbeat: return "heartbeat";
-    case LogRequest::Kind::kLeave: return "leave";
-    case LogRequest::Kind::kCommit: return "commit";
-    case LogRequest::Kind::kProduceHalf: return "produce_half";
-    case LogRequest::Kind::kEndHalf: return "end_half";
-    case LogRequest::Kind::kRegisterChecker: return "register_checker";
+    case LogRequest::Kind::kMetadata:
+      return "metadata";
+    case LogRequest::Kind::kInitProducer:
+      return "init_producer";
+    case LogRequest::Kind::kProduce:
+      return "produce";
+    case LogRequest::Kind::kEndTxn:
+      return "end_txn";
+    case LogRequest::Kind::kJoin:
+      return "join";
+    case LogRequest::Kind::kPoll:
+      return "poll";
+    case LogRequest::Kind::kHeartbeat:
+      return "heartbeat";
+    case LogRequest::Kind::kLeave:
+      return "leave";
+    case LogRequest::Kind::kCommit:
+      return "commit";
+    case LogRequest::Kind::kProduceHalf:
+      return "produce_half";
+    case LogRequest::Kind::kEndHalf:
+      return "end_half";
+    case LogRequest::Kind::kRegisterChecker:
+      return "register_checker";
   }
   return "?";
 }
@@ -60,8 +71,12 @@ void append_request(Out& out, const LogRequest& r) {
   using Kind = LogRequest::Kind;
   out += kind_name(r.kind);
   switch (r.kind) {
-    case Kind::kMetadata: put(out, ' ', r.topic); return;
-    case Kind::kInitProducer: put(out, " txn=", r.transactional_id); return;
+    case Kind::kMetadata:
+      put(out, ' ', r.topic);
+      return;
+    case Kind::kInitProducer:
+      put(out, " txn=", r.transactional_id);
+      return;
     case Kind::kProduce:
       put(out, ' ', r.produce.topic, " key=", r.produce.key, " pid=");
       append_decimal(out, r.produce.producer_id);
@@ -77,7 +92,9 @@ void append_request(Out& out, const LogRequest& r) {
       put(out, r.commit ? " commit" : " abort", " offsets=");
       append_offsets(out, r.txn_offsets.offsets);
       return;
-    case Kind::kJoin: put(out, ' ', r.group, " client=", r.client_id); return;
+    case Kind::kJoin:
+      put(out, ' ', r.group, " client=", r.client_id);
+      return;
     case Kind::kPoll:
       put(out, ' ', r.group, ' ', r.member_id, " at=");
       append_offsets(out, r.offsets);
@@ -88,14 +105,20 @@ void append_request(Out& out, const LogRequest& r) {
       out += ' ';
       append_offsets(out, r.offsets);
       return;
-    case Kind::kProduceHalf: put(out, ' ', r.produce.topic, " key=", r.produce.key, " group=", r.producer_group); return;
+    case Kind::kProduceHalf:
+      put(out, ' ', r.produce.topic, " key=", r.produce.key, " group=", r.producer_group);
+      return;
     case Kind::kEndHalf:
       out += " id=";
       append_decimal(out, r.half_id);
       put(out, ' ', fl::half_resolution_name(r.resolution));
       return;
-    case Kind::kRegisterChecker: put(out, ' ', r.producer_group, ' ', r.check_service); return;
-    default: put(out, ' ', r.group, ' ', r.member_id); return;
+    case Kind::kRegisterChecker:
+      put(out, ' ', r.producer_group, ' ', r.check_service);
+      return;
+    default:
+      put(out, ' ', r.group, ' ', r.member_id);
+      return;
   }
 }
 
@@ -136,8 +159,7 @@ LogReply handle_log_request(Broker& b, const LogRequest& r, int64_t now_us) {
       reply.status = reply.produce.status;
       break;
     case LogRequest::Kind::kEndTxn:
-      reply.status = b.end_transaction(r.transactional_id, r.producer_id, r.epoch, r.commit,
-                                       r.txn_offsets, now_us);
+      reply.status = b.end_transaction(r.transactional_id, r.producer_id, r.epoch, r.commit, r.txn_offsets, now_us);
       break;
     case LogRequest::Kind::kJoin:
       reply.join = b.join(r.group, r.client_id, r.topics, r.protocol, r.session_timeout_us, now_us);
@@ -220,9 +242,7 @@ Task<void> BrokerServer::boot(Process& p) {
   if (p.incarnation() > 1) broker_.restart(p.clock().now_us());
   BrokerServer* self = this;
   Process* proc = &p;
-  p.rpc().serve(service_, [self, proc](MessagePtr request) {
-    return serve_one(self, proc, std::move(request));
-  });
+  p.rpc().serve(service_, [self, proc](MessagePtr request) { return serve_one(self, proc, std::move(request)); });
   for (;;) {
     co_await p.clock().sleep_us(tick_interval_us_);
     broker_.tick(p.clock().now_us());

@@ -26,30 +26,40 @@ namespace fl::sim::log {
 
 struct LogRequest {
   enum class Kind : uint8_t {
-    kMetadata, kInitProducer, kProduce, kEndTxn, kJoin, kPoll, kHeartbeat, kLeave, kCommit,
-    kProduceHalf, kEndHalf, kRegisterChecker
+    kMetadata,
+    kInitProducer,
+    kProduce,
+    kEndTxn,
+    kJoin,
+    kPoll,
+    kHeartbeat,
+    kLeave,
+    kCommit,
+    kProduceHalf,
+    kEndHalf,
+    kRegisterChecker
   };
   Kind kind = Kind::kMetadata;
-  std::string topic;                 // kMetadata
-  ProduceRequest produce;            // kProduce, kProduceHalf
-  std::string producer_group;        // kProduceHalf, kRegisterChecker
-  std::string check_service;         // kRegisterChecker
-  int64_t half_id = -1;              // kEndHalf
+  std::string topic;                                             // kMetadata
+  ProduceRequest produce;                                        // kProduce, kProduceHalf
+  std::string producer_group;                                    // kProduceHalf, kRegisterChecker
+  std::string check_service;                                     // kRegisterChecker
+  int64_t half_id = -1;                                          // kEndHalf
   fl::HalfResolution resolution = fl::HalfResolution::kUnknown;  // kEndHalf
-  std::string transactional_id;      // kInitProducer, kEndTxn
-  int64_t producer_id = -1;          // kEndTxn
-  int32_t epoch = -1;                // kEndTxn
-  bool commit = false;               // kEndTxn: commit (true) or abort
-  fl::TxnOffsets txn_offsets;        // kEndTxn
-  std::string group;                 // group calls
-  std::string client_id;             // kJoin
-  std::string member_id;             // kPoll, kHeartbeat, kLeave, kCommit
-  std::vector<std::string> topics;   // kJoin
-  RebalanceProtocol protocol = RebalanceProtocol::kEager;  // kJoin
-  int64_t session_timeout_us = 0;    // kJoin
-  OffsetMap offsets;                 // kPoll: fetch positions; kCommit: next offsets
-  size_t max_records = 0;            // kPoll
-  int64_t generation = -1;           // kCommit
+  std::string transactional_id;                                  // kInitProducer, kEndTxn
+  int64_t producer_id = -1;                                      // kEndTxn
+  int32_t epoch = -1;                                            // kEndTxn
+  bool commit = false;                                           // kEndTxn: commit (true) or abort
+  fl::TxnOffsets txn_offsets;                                    // kEndTxn
+  std::string group;                                             // group calls
+  std::string client_id;                                         // kJoin
+  std::string member_id;                                         // kPoll, kHeartbeat, kLeave, kCommit
+  std::vector<std::string> topics;                               // kJoin
+  RebalanceProtocol protocol = RebalanceProtocol::kEager;        // kJoin
+  int64_t session_timeout_us = 0;                                // kJoin
+  OffsetMap offsets;                                             // kPoll: fetch positions; kCommit: next offsets
+  size_t max_records = 0;                                        // kPoll
+  int64_t generation = -1;                                       // kCommit
   // The calling process, as the log client names it from its Runtime (kPoll; BrokerServer's
   // served_reads). The world's identity of the caller, never the service's: not in describe().
   std::string caller;
@@ -59,11 +69,11 @@ struct LogRequest {
 
 struct LogReply {
   LogStatus status = LogStatus::kOk;
-  int32_t partitions = -1;   // kMetadata
-  ProduceReply produce;      // kProduce
-  InitProducerReply init;    // kInitProducer
-  JoinReply join;            // kJoin
-  PollReply poll;            // kPoll
+  int32_t partitions = -1;  // kMetadata
+  ProduceReply produce;     // kProduce
+  InitProducerReply init;   // kInitProducer
+  JoinReply join;           // kJoin
+  PollReply poll;           // kPoll
   std::string describe() const;
 };
 
@@ -85,8 +95,7 @@ LogReply handle_log_request(Broker& broker, const LogRequest& request, int64_t n
 
 class BrokerServer {
  public:
-  explicit BrokerServer(BrokerConfig config = {}, std::string service = "log",
-                        int64_t tick_interval_us = 50'000);
+  explicit BrokerServer(BrokerConfig config = {}, std::string service = "log", int64_t tick_interval_us = 50'000);
   BrokerServer(const BrokerServer&) = delete;
   BrokerServer& operator=(const BrokerServer&) = delete;
 

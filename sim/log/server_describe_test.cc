@@ -13,8 +13,14 @@ LogRequest request(LogRequest::Kind kind) {
   LogRequest r;
   r.kind = kind;
   r.topic = "stable";
-  r.produce = ProduceRequest{.topic = "keyed", .partition = 2, .key = "t1|global", .value = "v",
-                             .producer_id = 7, .epoch = 3, .sequence = 41, .transactional = true};
+  r.produce = ProduceRequest{.topic = "keyed",
+                             .partition = 2,
+                             .key = "t1|global",
+                             .value = "v",
+                             .producer_id = 7,
+                             .epoch = 3,
+                             .sequence = 41,
+                             .transactional = true};
   r.producer_group = "relay";
   r.check_service = "relay-check";
   r.half_id = 12;
@@ -43,7 +49,8 @@ TEST(LogRequestDescription, DigestIsTheHashOfTheTextForEveryKind) {
 
 TEST(LogRequestDescription, TextIsUnchanged) {
   EXPECT_EQ(request(LogRequest::Kind::kProduce).describe(), "produce keyed key=t1|global pid=7 epoch=3 seq=41 txn");
-  EXPECT_EQ(request(LogRequest::Kind::kEndTxn).describe(), "end_txn agg-0 epoch=-1 commit offsets={stable/0:5,stable/3:9}");
+  EXPECT_EQ(request(LogRequest::Kind::kEndTxn).describe(),
+            "end_txn agg-0 epoch=-1 commit offsets={stable/0:5,stable/3:9}");
   EXPECT_EQ(request(LogRequest::Kind::kPoll).describe(), "poll aggregators w1-1 at={keyed/1:100}");
   EXPECT_EQ(request(LogRequest::Kind::kCommit).describe(), "commit aggregators w1-1 gen=4 {keyed/1:100}");
   EXPECT_EQ(request(LogRequest::Kind::kEndHalf).describe(), "end_half id=12 ROLLBACK");

@@ -30,8 +30,8 @@ std::string upper_name(std::string s) {
 }
 
 RedisReply unknown_subcommand(const Ctx& c) {
-  return RedisReply::error("ERR unknown subcommand '" + c.arg(1).substr(0, 128) + "'. Try " +
-                           upper_name(c.arg(0)) + " HELP.");
+  return RedisReply::error("ERR unknown subcommand '" + c.arg(1).substr(0, 128) + "'. Try " + upper_name(c.arg(0)) +
+                           " HELP.");
 }
 
 bool valid_client_name(const std::string& name) {
@@ -159,11 +159,12 @@ std::string client_line(uint64_t id, const ClientInfo& info, const Session* self
   const size_t sub = self ? self->channels.size() : 0;
   const int multi = self && self->in_multi ? static_cast<int>(self->queued.size()) : -1;
   return "id=" + std::to_string(id) + " addr=sim:" + std::to_string(id) + " laddr=sim:0 fd=-1 name=" + name +
-         " age=" + std::to_string(age) + " idle=" + std::to_string(self ? 0 : idle) + " flags=N db=" +
-         std::to_string(db) + " sub=" + std::to_string(sub) + " psub=0 ssub=0 multi=" + std::to_string(multi) +
+         " age=" + std::to_string(age) + " idle=" + std::to_string(self ? 0 : idle) +
+         " flags=N db=" + std::to_string(db) + " sub=" + std::to_string(sub) +
+         " psub=0 ssub=0 multi=" + std::to_string(multi) +
          " qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=" +
-         (self ? cmd : info.last_command) + " user=default redir=-1 resp=" +
-         std::to_string(self ? self->protocol : info.protocol) + "\n";
+         (self ? cmd : info.last_command) +
+         " user=default redir=-1 resp=" + std::to_string(self ? self->protocol : info.protocol) + "\n";
 }
 
 }  // namespace
@@ -216,10 +217,14 @@ namespace {
 std::string human_bytes(int64_t n) {
   char buf[64];
   const double d = static_cast<double>(n);
-  if (n < 1024) std::snprintf(buf, sizeof buf, "%lldB", static_cast<long long>(n));
-  else if (n < 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2fK", d / 1024);
-  else if (n < 1024LL * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2fM", d / (1024 * 1024));
-  else std::snprintf(buf, sizeof buf, "%.2fG", d / (1024.0 * 1024 * 1024));
+  if (n < 1024)
+    std::snprintf(buf, sizeof buf, "%lldB", static_cast<long long>(n));
+  else if (n < 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.2fK", d / 1024);
+  else if (n < 1024LL * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.2fM", d / (1024 * 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.2fG", d / (1024.0 * 1024 * 1024));
   return buf;
 }
 
@@ -287,9 +292,8 @@ std::string info_section(Ctx& c, const std::string& name) {
       int64_t ttl_sum = 0;
       for (const auto& [key, at] : ks.expires()) ttl_sum += std::max<int64_t>(0, at - c.now_ms);
       const int64_t avg = ks.expires().empty() ? 0 : ttl_sum / static_cast<int64_t>(ks.expires().size());
-      l.add("db" + std::to_string(db), "keys=" + std::to_string(ks.size()) +
-                                           ",expires=" + std::to_string(ks.expires().size()) +
-                                           ",avg_ttl=" + std::to_string(avg));
+      l.add("db" + std::to_string(db), "keys=" + std::to_string(ks.size()) + ",expires=" +
+                                           std::to_string(ks.expires().size()) + ",avg_ttl=" + std::to_string(avg));
     }
   } else {
     return "";
@@ -300,8 +304,8 @@ std::string info_section(Ctx& c, const std::string& name) {
 }  // namespace
 
 RedisReply cmd_info(Ctx& c) {
-  static const std::vector<std::string> kDefault = {"server", "clients", "memory", "persistence",
-                                                    "stats", "replication", "keyspace"};
+  static const std::vector<std::string> kDefault = {"server", "clients",     "memory",  "persistence",
+                                                    "stats",  "replication", "keyspace"};
   std::vector<std::string> sections;
   for (size_t j = 1; j < c.argc(); ++j) {
     const std::string s = lower(c.arg(j));
@@ -327,8 +331,8 @@ RedisReply cmd_info(Ctx& c) {
 // ---- CONFIG.
 
 const std::vector<std::string>& eviction_policies() {
-  static const std::vector<std::string> p = {"volatile-lru", "volatile-lfu",   "volatile-random", "volatile-ttl",
-                                             "allkeys-lru",  "allkeys-lfu",    "allkeys-random",  "noeviction"};
+  static const std::vector<std::string> p = {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+                                             "allkeys-lru",  "allkeys-lfu",  "allkeys-random",  "noeviction"};
   return p;
 }
 
@@ -341,14 +345,22 @@ std::optional<int64_t> parse_memory(const std::string& s) {
   if (digits == 0) return std::nullopt;
   const std::string unit = lower(s.substr(digits));
   int64_t mul = 1;
-  if (unit.empty() || unit == "b") mul = 1;
-  else if (unit == "k") mul = 1000;
-  else if (unit == "kb") mul = 1024;
-  else if (unit == "m") mul = 1000 * 1000;
-  else if (unit == "mb") mul = 1024 * 1024;
-  else if (unit == "g") mul = 1000LL * 1000 * 1000;
-  else if (unit == "gb") mul = 1024LL * 1024 * 1024;
-  else return std::nullopt;
+  if (unit.empty() || unit == "b")
+    mul = 1;
+  else if (unit == "k")
+    mul = 1000;
+  else if (unit == "kb")
+    mul = 1024;
+  else if (unit == "m")
+    mul = 1000 * 1000;
+  else if (unit == "mb")
+    mul = 1024 * 1024;
+  else if (unit == "g")
+    mul = 1000LL * 1000 * 1000;
+  else if (unit == "gb")
+    mul = 1024LL * 1024 * 1024;
+  else
+    return std::nullopt;
   auto n = parse_int64(s.substr(0, digits));
   if (!n || *n > std::numeric_limits<int64_t>::max() / mul) return std::nullopt;
   return *n * mul;
@@ -369,25 +381,28 @@ const std::vector<Param>& params() {
       {"maxmemory-samples", nullptr, false, 1, 64},
       {"lfu-log-factor", nullptr, false, 0, std::numeric_limits<int>::max()},
       {"lfu-decay-time", nullptr, false, 0, std::numeric_limits<int>::max()},
-      {"hash-max-listpack-entries", &EngineOptions::hash_max_listpack_entries, false, 0, std::numeric_limits<int64_t>::max()},
-      {"hash-max-listpack-value", &EngineOptions::hash_max_listpack_value, false, 0, std::numeric_limits<int64_t>::max()},
+      {"hash-max-listpack-entries", &EngineOptions::hash_max_listpack_entries, false, 0,
+       std::numeric_limits<int64_t>::max()},
+      {"hash-max-listpack-value", &EngineOptions::hash_max_listpack_value, false, 0,
+       std::numeric_limits<int64_t>::max()},
       {"set-max-intset-entries", &EngineOptions::set_max_intset_entries, false, 0, std::numeric_limits<int64_t>::max()},
-      {"zset-max-listpack-entries", &EngineOptions::zset_max_listpack_entries, false, 0, std::numeric_limits<int64_t>::max()},
-      {"zset-max-listpack-value", &EngineOptions::zset_max_listpack_value, false, 0, std::numeric_limits<int64_t>::max()},
+      {"zset-max-listpack-entries", &EngineOptions::zset_max_listpack_entries, false, 0,
+       std::numeric_limits<int64_t>::max()},
+      {"zset-max-listpack-value", &EngineOptions::zset_max_listpack_value, false, 0,
+       std::numeric_limits<int64_t>::max()},
   };
   return p;
 }
 
 // Parameters shown by CONFIG GET but fixed by the model (set them in the scenario instead).
 std::vector<std::pair<std::string, std::string>> fixed_params(const EngineOptions& o) {
-  return {{"databases", std::to_string(kDatabases)},
-          {"hz", "10"},
-          {"appendonly", o.persistence == PersistenceMode::kAofEverysec ? "yes" : "no"},
-          {"appendfsync", "everysec"},
-          {"save", o.persistence == PersistenceMode::kSnapshot
-                       ? std::to_string(o.snapshot_interval_ms / 1000) + " 1"
-                       : ""},
-          {"stream-node-max-entries", std::to_string(kStreamNodeMaxEntries)}};
+  return {
+      {"databases", std::to_string(kDatabases)},
+      {"hz", "10"},
+      {"appendonly", o.persistence == PersistenceMode::kAofEverysec ? "yes" : "no"},
+      {"appendfsync", "everysec"},
+      {"save", o.persistence == PersistenceMode::kSnapshot ? std::to_string(o.snapshot_interval_ms / 1000) + " 1" : ""},
+      {"stream-node-max-entries", std::to_string(kStreamNodeMaxEntries)}};
 }
 
 int* int_field(EngineOptions& o, const std::string& name) {
@@ -425,30 +440,48 @@ std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, c
     }
     std::optional<int64_t> v = p.memory ? parse_memory(value) : parse_int64(value);
     if (!v) {
-      return config_set_failed(name, p.memory ? "argument must be a memory value"
-                                              : "argument couldn't be parsed into an integer");
+      return config_set_failed(
+          name, p.memory ? "argument must be a memory value" : "argument couldn't be parsed into an integer");
     }
     if (*v < p.min || *v > p.max) {
-      return config_set_failed(name, "argument must be between " + std::to_string(p.min) + " and " +
-                                         std::to_string(p.max) + " inclusive");
+      return config_set_failed(
+          name, "argument must be between " + std::to_string(p.min) + " and " + std::to_string(p.max) + " inclusive");
     }
-    if (int* f = int_field(o, name)) *f = static_cast<int>(*v);
-    else o.*(p.number) = *v;
+    if (int* f = int_field(o, name))
+      *f = static_cast<int>(*v);
+    else
+      o.*(p.number) = *v;
     return std::nullopt;
   }
   // Real parameters the model fixes or ignores get a clear error; names Redis does not know
   // get Redis's own.
-  static const std::set<std::string> kNotModelled = {
-      "timeout", "tcp-keepalive", "notify-keyspace-events", "requirepass", "loglevel", "appendfsync",
-      "slowlog-log-slower-than", "slowlog-max-len", "lua-time-limit", "busy-reply-threshold", "maxclients",
-      "lazyfree-lazy-eviction", "activedefrag", "maxmemory-eviction-tenacity", "maxmemory-clients",
-      "client-output-buffer-limit", "latency-tracking", "list-max-listpack-size", "dir", "dbfilename"};
+  static const std::set<std::string> kNotModelled = {"timeout",
+                                                     "tcp-keepalive",
+                                                     "notify-keyspace-events",
+                                                     "requirepass",
+                                                     "loglevel",
+                                                     "appendfsync",
+                                                     "slowlog-log-slower-than",
+                                                     "slowlog-max-len",
+                                                     "lua-time-limit",
+                                                     "busy-reply-threshold",
+                                                     "maxclients",
+                                                     "lazyfree-lazy-eviction",
+                                                     "activedefrag",
+                                                     "maxmemory-eviction-tenacity",
+                                                     "maxmemory-clients",
+                                                     "client-output-buffer-limit",
+                                                     "latency-tracking",
+                                                     "list-max-listpack-size",
+                                                     "dir",
+                                                     "dbfilename"};
   bool fixed = kNotModelled.count(name) > 0;
   for (const auto& kv : fixed_params(o)) fixed |= kv.first == name;
   if (fixed) {
-    return config_set_failed(name, "faultline: not modelled by the simulated Redis (it honours maxmemory, "
-                                   "maxmemory-policy, maxmemory-samples, lfu-log-factor, lfu-decay-time and the "
-                                   "encoding thresholds; persistence is set in the scenario)");
+    return config_set_failed(name,
+                             "faultline: not modelled by the simulated Redis (it honours maxmemory, "
+                             "maxmemory-policy, maxmemory-samples, lfu-log-factor, lfu-decay-time and the "
+                             "encoding thresholds; persistence is set in the scenario)");
   }
   return RedisReply::error("ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'");
 }
@@ -577,9 +610,7 @@ RedisReply cmd_function(Ctx& c) {
 
 RedisReply cmd_fcall(Ctx&) { return RedisReply::error("ERR Function not found"); }
 
-RedisReply cmd_debug(Ctx&) {
-  return RedisReply::error("ERR faultline: DEBUG is not supported by the simulated Redis");
-}
+RedisReply cmd_debug(Ctx&) { return RedisReply::error("ERR faultline: DEBUG is not supported by the simulated Redis"); }
 
 // ---- OBJECT.
 
@@ -727,7 +758,8 @@ RedisReply collection_scan(Ctx& c, Emit emit) {
   RedisReply error;
   if (!c.lookup<T>(c.arg(1), &v, &error)) return error;
   std::vector<RedisReply> items;
-  if (v) emit(*v, [&](const std::string& member, const std::string* value) {
+  if (v)
+    emit(*v, [&](const std::string& member, const std::string* value) {
       if (!a.match.empty() && !glob_match(a.match, member)) return;
       items.push_back(RedisReply::bulk(member));
       if (value) items.push_back(RedisReply::bulk(*value));

@@ -1,6 +1,5 @@
 #include "sim/redis/client.h"
 
-
 #include "sim/redis/commands.h"
 #include "impl/ports/assert.h"
 
@@ -94,8 +93,7 @@ Task<std::vector<RedisReply>> Client::send(RedisRequest request, size_t expected
   if (result.ok()) {
     const RedisResponse* response = message_as<RedisResponse>(result.reply);
     if (response && response->replies.size() == expected_replies) co_return response->replies;
-    co_return std::vector<RedisReply>(expected_replies,
-                                      RedisReply::transport_error("malformed response", true));
+    co_return std::vector<RedisReply>(expected_replies, RedisReply::transport_error("malformed response", true));
   }
   const RedisReply failure = RedisReply::transport_error(rpc_status_name(result.status), result.indeterminate());
   co_return std::vector<RedisReply>(expected_replies, failure);
@@ -140,9 +138,7 @@ Task<RedisSubscribeResult> Client::subscribe(std::vector<std::string> channels, 
     });
   }
   auto state = std::make_shared<SubState>();
-  do {
-    state->id = process_.random_u64();
-  } while (state->id == 0 || subs_.count(state->id));
+  do { state->id = process_.random_u64(); } while (state->id == 0 || subs_.count(state->id));
   state->epoch = process_.connection_epoch();
   state->channels = channels;
   state->handlers = std::move(handlers);
@@ -187,7 +183,7 @@ void Client::on_push(const MessagePtr& message) {
   if (!push) return;
   auto it = subs_.find(push->subscription_id);
   if (it == subs_.end() || !it->second->active) return;  // an old or closed subscription
-  std::shared_ptr<SubState> state = it->second;            // the handler may unsubscribe
+  std::shared_ptr<SubState> state = it->second;          // the handler may unsubscribe
   if (state->handlers.on_message) state->handlers.on_message(RedisPubSubMessage{push->channel, push->payload});
 }
 
@@ -208,8 +204,10 @@ Task<void> Client::health_check(std::shared_ptr<SubState> state) {
       std::vector<RedisReply> replies = co_await send(std::move(req), 1, 0);
       if (!*alive || !state->active) co_return;
       const RedisReply& r = replies[0];
-      if (r.is_transport_error()) broken = "health check failed: " + r.str;
-      else if (r.kind != RedisReply::Kind::kInteger || r.integer != 1) broken = "subscription lost by the server";
+      if (r.is_transport_error())
+        broken = "health check failed: " + r.str;
+      else if (r.kind != RedisReply::Kind::kInteger || r.integer != 1)
+        broken = "subscription lost by the server";
     }
     if (broken.empty()) continue;
     state->active = false;

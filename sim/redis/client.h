@@ -32,7 +32,7 @@ namespace fl::sim::redis {
 struct ClientOptions {
   std::string service = "redis";
   int64_t timeout_us = 1'000'000;
-  int64_t check_interval_us = 1'000'000;  // pub/sub health check period
+  int64_t check_interval_us = 1'000'000;          // pub/sub health check period
   std::shared_ptr<const ScriptRegistry> scripts;  // for script(); may be null
 };
 
@@ -45,10 +45,8 @@ class Client final : public fl::Redis {
 
   Task<RedisReply> command(std::vector<std::string> argv) override;
   Task<std::vector<RedisReply>> pipeline(std::vector<std::vector<std::string>> cmds) override;
-  Task<RedisReply> script(std::string_view name, std::vector<std::string> keys,
-                          std::vector<std::string> args) override;
-  Task<RedisSubscribeResult> subscribe(std::vector<std::string> channels,
-                                       RedisSubscriptionHandlers handlers) override;
+  Task<RedisReply> script(std::string_view name, std::vector<std::string> keys, std::vector<std::string> args) override;
+  Task<RedisSubscribeResult> subscribe(std::vector<std::string> channels, RedisSubscriptionHandlers handlers) override;
 
   const ClientOptions& options() const { return options_; }
 
@@ -63,7 +61,7 @@ class Client final : public fl::Redis {
   ClientOptions options_;
   std::string push_service_;
   std::map<uint64_t, std::shared_ptr<SubState>> subs_;  // live subscriptions by id
-  std::shared_ptr<bool> alive_;  // false once the Client is destroyed (for detached tasks)
+  std::shared_ptr<bool> alive_;                         // false once the Client is destroyed (for detached tasks)
 };
 
 }  // namespace fl::sim::redis

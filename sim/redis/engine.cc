@@ -14,17 +14,17 @@ namespace fl::sim::redis {
 namespace {
 
 enum Flag : uint32_t {
-  kWrite = 1,      // changes the keyspace: journaled for AOF
-  kPubSubOk = 2,   // allowed in subscribed (RESP2 pub/sub) context
-  kNoScript = 4,   // not allowed from scripts
-  kDenyOom = 8,    // refused with -OOM when used memory stays above maxmemory
-  kNoKeys = 16,    // takes no key (COMMAND INFO's key positions are 0)
-  kLoadingOk = 32, // runs while the node loads its data (Redis's CMD_LOADING)
+  kWrite = 1,       // changes the keyspace: journaled for AOF
+  kPubSubOk = 2,    // allowed in subscribed (RESP2 pub/sub) context
+  kNoScript = 4,    // not allowed from scripts
+  kDenyOom = 8,     // refused with -OOM when used memory stays above maxmemory
+  kNoKeys = 16,     // takes no key (COMMAND INFO's key positions are 0)
+  kLoadingOk = 32,  // runs while the node loads its data (Redis's CMD_LOADING)
 };
 
 struct Spec {
-  std::string_view name;      // full name, lower case: "get", "xgroup|create"
-  int arity;                  // Redis convention: n exact, -n at least n
+  std::string_view name;  // full name, lower case: "get", "xgroup|create"
+  int arity;              // Redis convention: n exact, -n at least n
   uint32_t flags;
   RedisReply (*fn)(Ctx&);
 };
@@ -33,98 +33,157 @@ constexpr uint32_t kW = kWrite, kWD = kWrite | kDenyOom, kAdmin = kNoKeys | kLoa
 
 // Redis 7.0's arities and flags for the supported commands.
 constexpr Spec kCommands[] = {
-    {"get", 2, 0, cmd_get},             {"set", -3, kWD, cmd_set},
-    {"setnx", 3, kWD, cmd_setnx},       {"incr", 2, kWD, cmd_incr},
-    {"incrby", 3, kWD, cmd_incrby},     {"decr", 2, kWD, cmd_decr},
-    {"decrby", 3, kWD, cmd_decrby},     {"mget", -2, 0, cmd_mget},
-    {"getdel", 2, kW, cmd_getdel},      {"getex", -2, kW, cmd_getex},
-    {"del", -2, kW, cmd_del},           {"exists", -2, 0, cmd_exists},
-    {"expire", -3, kW, cmd_expire},     {"pexpire", -3, kW, cmd_pexpire},
-    {"ttl", 2, 0, cmd_ttl},             {"pttl", 2, 0, cmd_pttl},
-    {"expiretime", 2, 0, cmd_expiretime}, {"pexpiretime", 2, 0, cmd_pexpiretime},
-    {"persist", 2, kW, cmd_persist},    {"type", 2, 0, cmd_type},
-    {"rename", 3, kW, cmd_rename},      {"renamenx", 3, kW, cmd_renamenx},
-    {"randomkey", 1, kNoKeys, cmd_randomkey}, {"scan", -2, kNoKeys, cmd_scan},
-    {"move", 3, kW, cmd_move},          {"object", -2, 0, nullptr},
-    {"hset", -4, kWD, cmd_hset},        {"hsetnx", 4, kWD, cmd_hsetnx},
-    {"hget", 3, 0, cmd_hget},           {"hgetall", 2, 0, cmd_hgetall},
-    {"hincrby", 4, kWD, cmd_hincrby},   {"hdel", -3, kW, cmd_hdel},
-    {"hlen", 2, 0, cmd_hlen},           {"hscan", -3, 0, cmd_hscan},
-    {"sadd", -3, kWD, cmd_sadd},        {"srem", -3, kW, cmd_srem},
-    {"sismember", 3, 0, cmd_sismember}, {"smembers", 2, 0, cmd_smembers},
-    {"scard", 2, 0, cmd_scard},         {"sscan", -3, 0, cmd_sscan},
+    {"get", 2, 0, cmd_get},
+    {"set", -3, kWD, cmd_set},
+    {"setnx", 3, kWD, cmd_setnx},
+    {"incr", 2, kWD, cmd_incr},
+    {"incrby", 3, kWD, cmd_incrby},
+    {"decr", 2, kWD, cmd_decr},
+    {"decrby", 3, kWD, cmd_decrby},
+    {"mget", -2, 0, cmd_mget},
+    {"getdel", 2, kW, cmd_getdel},
+    {"getex", -2, kW, cmd_getex},
+    {"del", -2, kW, cmd_del},
+    {"exists", -2, 0, cmd_exists},
+    {"expire", -3, kW, cmd_expire},
+    {"pexpire", -3, kW, cmd_pexpire},
+    {"ttl", 2, 0, cmd_ttl},
+    {"pttl", 2, 0, cmd_pttl},
+    {"expiretime", 2, 0, cmd_expiretime},
+    {"pexpiretime", 2, 0, cmd_pexpiretime},
+    {"persist", 2, kW, cmd_persist},
+    {"type", 2, 0, cmd_type},
+    {"rename", 3, kW, cmd_rename},
+    {"renamenx", 3, kW, cmd_renamenx},
+    {"randomkey", 1, kNoKeys, cmd_randomkey},
+    {"scan", -2, kNoKeys, cmd_scan},
+    {"move", 3, kW, cmd_move},
+    {"object", -2, 0, nullptr},
+    {"hset", -4, kWD, cmd_hset},
+    {"hsetnx", 4, kWD, cmd_hsetnx},
+    {"hget", 3, 0, cmd_hget},
+    {"hgetall", 2, 0, cmd_hgetall},
+    {"hincrby", 4, kWD, cmd_hincrby},
+    {"hdel", -3, kW, cmd_hdel},
+    {"hlen", 2, 0, cmd_hlen},
+    {"hscan", -3, 0, cmd_hscan},
+    {"sadd", -3, kWD, cmd_sadd},
+    {"srem", -3, kW, cmd_srem},
+    {"sismember", 3, 0, cmd_sismember},
+    {"smembers", 2, 0, cmd_smembers},
+    {"scard", 2, 0, cmd_scard},
+    {"sscan", -3, 0, cmd_sscan},
     {"sintercard", -3, 0, cmd_sintercard},
-    {"sinter", -2, 0, cmd_sinter},      {"sunion", -2, 0, cmd_sunion},
-    {"sdiff", -2, 0, cmd_sdiff},        {"sinterstore", -3, kWD, cmd_sinterstore},
-    {"sunionstore", -3, kWD, cmd_sunionstore}, {"sdiffstore", -3, kWD, cmd_sdiffstore},
-    {"zadd", -4, kWD, cmd_zadd},        {"zincrby", 4, kWD, cmd_zincrby},
-    {"zscore", 3, 0, cmd_zscore},       {"zrem", -3, kW, cmd_zrem},
+    {"sinter", -2, 0, cmd_sinter},
+    {"sunion", -2, 0, cmd_sunion},
+    {"sdiff", -2, 0, cmd_sdiff},
+    {"sinterstore", -3, kWD, cmd_sinterstore},
+    {"sunionstore", -3, kWD, cmd_sunionstore},
+    {"sdiffstore", -3, kWD, cmd_sdiffstore},
+    {"zadd", -4, kWD, cmd_zadd},
+    {"zincrby", 4, kWD, cmd_zincrby},
+    {"zscore", 3, 0, cmd_zscore},
+    {"zrem", -3, kW, cmd_zrem},
     {"zmscore", -3, 0, cmd_zmscore},
-    {"zpopmin", -2, kW, cmd_zpopmin},   {"zpopmax", -2, kW, cmd_zpopmax},
-    {"zcard", 2, 0, cmd_zcard},         {"zrange", -4, 0, cmd_zrange},
-    {"zrevrange", -4, 0, cmd_zrevrange}, {"zscan", -3, 0, cmd_zscan},
+    {"zpopmin", -2, kW, cmd_zpopmin},
+    {"zpopmax", -2, kW, cmd_zpopmax},
+    {"zcard", 2, 0, cmd_zcard},
+    {"zrange", -4, 0, cmd_zrange},
+    {"zrevrange", -4, 0, cmd_zrevrange},
+    {"zscan", -3, 0, cmd_zscan},
     {"zrangestore", -5, kWD, cmd_zrangestore},
-    {"zrangebyscore", -4, 0, cmd_zrangebyscore}, {"zrevrangebyscore", -4, 0, cmd_zrevrangebyscore},
-    {"zrangebylex", -4, 0, cmd_zrangebylex}, {"zrevrangebylex", -4, 0, cmd_zrevrangebylex},
-    {"zcount", 4, 0, cmd_zcount},       {"zlexcount", 4, 0, cmd_zlexcount},
-    {"zunion", -3, kNoKeys, cmd_zunion}, {"zinter", -3, kNoKeys, cmd_zinter},
-    {"zdiff", -3, kNoKeys, cmd_zdiff},   {"zintercard", -3, kNoKeys, cmd_zintercard},
-    {"zunionstore", -4, kWD, cmd_zunionstore}, {"zinterstore", -4, kWD, cmd_zinterstore},
+    {"zrangebyscore", -4, 0, cmd_zrangebyscore},
+    {"zrevrangebyscore", -4, 0, cmd_zrevrangebyscore},
+    {"zrangebylex", -4, 0, cmd_zrangebylex},
+    {"zrevrangebylex", -4, 0, cmd_zrevrangebylex},
+    {"zcount", 4, 0, cmd_zcount},
+    {"zlexcount", 4, 0, cmd_zlexcount},
+    {"zunion", -3, kNoKeys, cmd_zunion},
+    {"zinter", -3, kNoKeys, cmd_zinter},
+    {"zdiff", -3, kNoKeys, cmd_zdiff},
+    {"zintercard", -3, kNoKeys, cmd_zintercard},
+    {"zunionstore", -4, kWD, cmd_zunionstore},
+    {"zinterstore", -4, kWD, cmd_zinterstore},
     {"zdiffstore", -4, kWD, cmd_zdiffstore},
     {"hrandfield", -2, 0, cmd_hrandfield},
-    {"setrange", 4, kWD, cmd_setrange}, {"getrange", 4, 0, cmd_getrange},
-    {"substr", 4, 0, cmd_getrange},     {"lcs", -3, 0, cmd_lcs},
+    {"setrange", 4, kWD, cmd_setrange},
+    {"getrange", 4, 0, cmd_getrange},
+    {"substr", 4, 0, cmd_getrange},
+    {"lcs", -3, 0, cmd_lcs},
     {"strlen", 2, 0, cmd_strlen},
     {"xadd", -5, kWD, cmd_xadd},
-    {"xlen", 2, 0, cmd_xlen},           {"xrange", -4, 0, cmd_xrange},
-    {"xrevrange", -4, 0, cmd_xrevrange}, {"xdel", -3, kW, cmd_xdel},
-    {"xreadgroup", -7, kW, cmd_xreadgroup}, {"xack", -4, kW, cmd_xack},
+    {"xlen", 2, 0, cmd_xlen},
+    {"xrange", -4, 0, cmd_xrange},
+    {"xrevrange", -4, 0, cmd_xrevrange},
+    {"xdel", -3, kW, cmd_xdel},
+    {"xreadgroup", -7, kW, cmd_xreadgroup},
+    {"xack", -4, kW, cmd_xack},
     {"xread", -4, 0, cmd_xread},
-    {"xpending", -3, 0, cmd_xpending},  {"xclaim", -6, kW, cmd_xclaim},
+    {"xpending", -3, 0, cmd_xpending},
+    {"xclaim", -6, kW, cmd_xclaim},
     {"xautoclaim", -6, kW, cmd_xautoclaim},
     {"publish", 3, kAdmin, cmd_publish},
     {"subscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_subscribe},
     {"unsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_unsubscribe},
-    {"eval", -3, kNoScript | kNoKeys, cmd_eval}, {"evalsha", -3, kNoScript | kNoKeys, cmd_evalsha},
+    {"eval", -3, kNoScript | kNoKeys, cmd_eval},
+    {"evalsha", -3, kNoScript | kNoKeys, cmd_evalsha},
     {"fcall", -3, kNoScript | kNoKeys, cmd_fcall},
-    {"ping", -1, kPubSubOk | kNoKeys, cmd_ping}, {"echo", 2, kNoKeys, cmd_echo},
-    {"flushall", -1, kW | kNoKeys, cmd_flushall}, {"flushdb", -1, kW | kNoKeys, cmd_flushdb},
+    {"ping", -1, kPubSubOk | kNoKeys, cmd_ping},
+    {"echo", 2, kNoKeys, cmd_echo},
+    {"flushall", -1, kW | kNoKeys, cmd_flushall},
+    {"flushdb", -1, kW | kNoKeys, cmd_flushdb},
     {"dbsize", 1, kNoKeys, cmd_dbsize},
-    {"select", 2, kAdmin, cmd_select},  {"swapdb", 3, kW | kNoKeys, cmd_swapdb},
-    {"hello", -1, kNoScript | kAdmin, cmd_hello}, {"info", -1, kAdmin, cmd_info},
+    {"select", 2, kAdmin, cmd_select},
+    {"swapdb", 3, kW | kNoKeys, cmd_swapdb},
+    {"hello", -1, kNoScript | kAdmin, cmd_hello},
+    {"info", -1, kAdmin, cmd_info},
     {"debug", -2, kNoScript | kAdmin, cmd_debug},
     // Handled by the engine itself (fn unused), listed for lookup and arity.
-    {"multi", 1, kNoScript | kAdmin, nullptr}, {"exec", 1, kNoScript | kAdmin, nullptr},
+    {"multi", 1, kNoScript | kAdmin, nullptr},
+    {"exec", 1, kNoScript | kAdmin, nullptr},
     {"discard", 1, kNoScript | kAdmin, nullptr},
     // Containers: listed for COMMAND; resolve() dispatches on the subcommand.
-    {"xgroup", -2, 0, nullptr}, {"script", -2, kNoScript | kNoKeys, nullptr},
-    {"client", -2, kNoScript | kAdmin, nullptr}, {"config", -2, kAdmin, nullptr},
-    {"command", -1, kAdmin, cmd_command}, {"function", -2, kNoScript | kNoKeys, nullptr},
+    {"xgroup", -2, 0, nullptr},
+    {"script", -2, kNoScript | kNoKeys, nullptr},
+    {"client", -2, kNoScript | kAdmin, nullptr},
+    {"config", -2, kAdmin, nullptr},
+    {"command", -1, kAdmin, cmd_command},
+    {"function", -2, kNoScript | kNoKeys, nullptr},
     {"xinfo", -2, 0, nullptr},
 };
 
 // Container commands: the subcommand decides arity and flags; each family's function switches
 // on argv[1].
 constexpr Spec kSubcommands[] = {
-    {"xgroup|create", -5, kWD, cmd_xgroup},     {"xgroup|destroy", 4, kW, cmd_xgroup},
-    {"xgroup|createconsumer", 5, kWD, cmd_xgroup}, {"xgroup|delconsumer", 5, kW, cmd_xgroup},
+    {"xgroup|create", -5, kWD, cmd_xgroup},
+    {"xgroup|destroy", 4, kW, cmd_xgroup},
+    {"xgroup|createconsumer", 5, kWD, cmd_xgroup},
+    {"xgroup|delconsumer", 5, kW, cmd_xgroup},
     {"xgroup|setid", -5, kW, cmd_xgroup},
     {"script|load", 3, kNoScript | kNoKeys, cmd_script},
     {"script|exists", -3, kNoScript | kNoKeys, cmd_script},
     {"script|flush", -2, kNoScript | kNoKeys, cmd_script},
-    {"client|setname", 3, kNoScript | kAdmin, cmd_client}, {"client|getname", 2, kNoScript | kAdmin, cmd_client},
-    {"client|id", 2, kNoScript | kAdmin, cmd_client},      {"client|info", 2, kNoScript | kAdmin, cmd_client},
+    {"client|setname", 3, kNoScript | kAdmin, cmd_client},
+    {"client|getname", 2, kNoScript | kAdmin, cmd_client},
+    {"client|id", 2, kNoScript | kAdmin, cmd_client},
+    {"client|info", 2, kNoScript | kAdmin, cmd_client},
     {"client|list", -2, kNoScript | kAdmin, cmd_client},
-    {"config|get", -3, kNoScript | kAdmin, cmd_config},   {"config|set", -4, kNoScript | kAdmin, cmd_config},
-    {"config|resetstat", 2, kNoScript | kAdmin, cmd_config}, {"config|rewrite", 2, kNoScript | kAdmin, cmd_config},
+    {"config|get", -3, kNoScript | kAdmin, cmd_config},
+    {"config|set", -4, kNoScript | kAdmin, cmd_config},
+    {"config|resetstat", 2, kNoScript | kAdmin, cmd_config},
+    {"config|rewrite", 2, kNoScript | kAdmin, cmd_config},
     {"function|flush", -2, kNoScript | kW | kNoKeys, cmd_function},
     {"function|list", -2, kNoScript | kNoKeys, cmd_function},
     {"function|load", -3, kNoScript | kWD | kNoKeys, cmd_function},
-    {"object|encoding", 3, 0, cmd_object},  {"object|refcount", 3, 0, cmd_object},
-    {"object|idletime", 3, 0, cmd_object},  {"object|freq", 3, 0, cmd_object},
+    {"object|encoding", 3, 0, cmd_object},
+    {"object|refcount", 3, 0, cmd_object},
+    {"object|idletime", 3, 0, cmd_object},
+    {"object|freq", 3, 0, cmd_object},
     {"object|help", 2, kNoKeys | kLoadingOk, cmd_object},
-    {"xinfo|stream", -3, 0, cmd_xinfo},     {"xinfo|groups", 3, 0, cmd_xinfo},
-    {"xinfo|consumers", 4, 0, cmd_xinfo},   {"xinfo|help", 2, kNoKeys | kLoadingOk, cmd_xinfo},
+    {"xinfo|stream", -3, 0, cmd_xinfo},
+    {"xinfo|groups", 3, 0, cmd_xinfo},
+    {"xinfo|consumers", 4, 0, cmd_xinfo},
+    {"xinfo|help", 2, kNoKeys | kLoadingOk, cmd_xinfo},
 };
 
 const Spec* find_spec(std::string_view lower_name) {
@@ -200,8 +259,7 @@ const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
     if (!sub) {
       std::string upper(name);
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      *error = RedisReply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try " + upper +
-                                 " HELP.");
+      *error = RedisReply::error("ERR unknown subcommand '" + argv[1].substr(0, 128) + "'. Try " + upper + " HELP.");
       return nullptr;
     }
     if (!arity_ok(*sub, argv.size())) {
@@ -217,8 +275,8 @@ const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
       const size_t room = 128 - args.size();
       args += "'" + argv[i].substr(0, room) + "' ";
     }
-    *error = RedisReply::error("ERR unknown command '" + argv[0].substr(0, 128) +
-                               "', with args beginning with: " + args);
+    *error =
+        RedisReply::error("ERR unknown command '" + argv[0].substr(0, 128) + "', with args beginning with: " + args);
     return nullptr;
   }
   if (!arity_ok(*spec, argv.size())) {
@@ -267,9 +325,7 @@ Entry* Ctx::find(const std::string& key) {
   return e;
 }
 
-bool Ctx::live() const {
-  return &ks >= engine.live_.data() && &ks < engine.live_.data() + engine.live_.size();
-}
+bool Ctx::live() const { return &ks >= engine.live_.data() && &ks < engine.live_.data() + engine.live_.size(); }
 std::vector<Keyspace>& Ctx::dbs() { return live() ? engine.live_ : engine.durable_; }
 EngineOptions& Ctx::options() { return engine.options_; }
 std::map<uint64_t, ClientInfo>& Ctx::clients() { return engine.clients_; }
@@ -351,23 +407,32 @@ std::optional<CommandMeta> command_meta(std::string_view lower_name) {
 
 const char* refusal_name(Refusal r) {
   switch (r) {
-    case Refusal::kNone: return "none";
-    case Refusal::kOom: return "oom";
-    case Refusal::kLoading: return "loading";
-    case Refusal::kBusy: return "busy";
-    case Refusal::kReadonly: return "readonly";
+    case Refusal::kNone:
+      return "none";
+    case Refusal::kOom:
+      return "oom";
+    case Refusal::kLoading:
+      return "loading";
+    case Refusal::kBusy:
+      return "busy";
+    case Refusal::kReadonly:
+      return "readonly";
   }
   return "?";
 }
 
 std::string refusal_error(Refusal r) {
   switch (r) {
-    case Refusal::kNone: return "";
-    case Refusal::kOom: return "OOM command not allowed when used memory > 'maxmemory'.";
-    case Refusal::kLoading: return "LOADING Redis is loading the dataset in memory";
+    case Refusal::kNone:
+      return "";
+    case Refusal::kOom:
+      return "OOM command not allowed when used memory > 'maxmemory'.";
+    case Refusal::kLoading:
+      return "LOADING Redis is loading the dataset in memory";
     case Refusal::kBusy:
       return "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
-    case Refusal::kReadonly: return "READONLY You can't write against a read only replica.";
+    case Refusal::kReadonly:
+      return "READONLY You can't write against a read only replica.";
   }
   return "";
 }
@@ -376,9 +441,12 @@ std::string refusal_error(Refusal r) {
 
 const char* persistence_mode_name(PersistenceMode m) {
   switch (m) {
-    case PersistenceMode::kNone: return "none";
-    case PersistenceMode::kAofEverysec: return "aof-everysec";
-    case PersistenceMode::kSnapshot: return "snapshot";
+    case PersistenceMode::kNone:
+      return "none";
+    case PersistenceMode::kAofEverysec:
+      return "aof-everysec";
+    case PersistenceMode::kSnapshot:
+      return "snapshot";
   }
   return "?";
 }
@@ -458,7 +526,8 @@ RedisReply Engine::refuse_or_oom(Session& session, std::string_view name, uint32
   if (refusal_ == Refusal::kNone) return RedisReply::nil();
   RedisReply refused = RedisReply::error(refusal_error(refusal_));
   switch (refusal_) {
-    case Refusal::kNone: break;
+    case Refusal::kNone:
+      break;
     case Refusal::kOom:
       if (denyoom) return ++stats_.refused, refused;
       break;
@@ -495,8 +564,7 @@ RedisReply reject(Session& session, const std::vector<std::string>& argv, RedisR
 
 }  // namespace
 
-RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
-                            bool in_script) {
+RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms, bool in_script) {
   RedisReply error;
   const Spec* spec = resolve(argv, &error);
   if (!spec) return reject(session, argv, std::move(error));
@@ -556,7 +624,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
       replies.push_back(error);
       continue;
     }
-    Ctx ctx{*this, live_[static_cast<size_t>(session.db)], session, argv, now_ms, /*in_script=*/true,
+    Ctx ctx{*this,           live_[static_cast<size_t>(session.db)], session, argv, now_ms, /*in_script=*/true,
             /*in_exec=*/true};
     RedisReply reply = spec->fn(ctx);
     if (!reply.is_error()) after_write(ctx, spec->flags, spec->fn);
@@ -685,7 +753,12 @@ void Engine::apply_synced() {
   Session replay_session;
   for (const auto& [argv, at_ms, db, fn] : synced_) {
     replay_session.db = db;
-    Ctx ctx{*this, durable_[static_cast<size_t>(db)], replay_session, argv, at_ms, /*in_script=*/true,
+    Ctx ctx{*this,
+            durable_[static_cast<size_t>(db)],
+            replay_session,
+            argv,
+            at_ms,
+            /*in_script=*/true,
             /*in_exec=*/false};
     fn(ctx);
   }
@@ -699,8 +772,12 @@ void Engine::recover(int64_t now_ms) {
     case PersistenceMode::kNone:
       for (Keyspace& ks : live_) ks.clear();
       break;
-    case PersistenceMode::kAofEverysec: live_ = durable_; break;
-    case PersistenceMode::kSnapshot: live_ = durable_; break;
+    case PersistenceMode::kAofEverysec:
+      live_ = durable_;
+      break;
+    case PersistenceMode::kSnapshot:
+      live_ = durable_;
+      break;
   }
   unsynced_.clear();
   // Loading an AOF or RDB drops keys that expired meanwhile; Redis's expiry then appends their

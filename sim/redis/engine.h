@@ -138,10 +138,10 @@ struct BlockRequest {
 // Per-connection state. Create one per client connection; call Engine::close_session when the
 // connection goes away.
 struct Session {
-  uint64_t id = 0;  // REQUIRES: unique among the open sessions of one engine (pub/sub routing)
-  int db = 0;       // SELECT
-  std::string name; // CLIENT SETNAME
-  int protocol = 2; // HELLO 2|3: RESP3 clients get replies shaped by shape_for_resp3 (resp3.h)
+  uint64_t id = 0;   // REQUIRES: unique among the open sessions of one engine (pub/sub routing)
+  int db = 0;        // SELECT
+  std::string name;  // CLIENT SETNAME
+  int protocol = 2;  // HELLO 2|3: RESP3 clients get replies shaped by shape_for_resp3 (resp3.h)
   bool in_multi = false;
   bool multi_dirty = false;  // a command was rejected while queueing: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
@@ -254,8 +254,7 @@ class Engine {
 
  private:
   friend struct Ctx;
-  RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms,
-                      bool in_script);
+  RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms, bool in_script);
   RedisReply run_exec(Session& session, int64_t now_ms);
   // A command's function in the command table (commands.h).
   using CommandFn = RedisReply (*)(Ctx&);
@@ -319,7 +318,7 @@ class Engine {
   }
   std::set<std::string> signaled_;
   std::set<std::string, std::less<>> loaded_scripts_;  // SHA1s loaded since the last start
-  std::string expire_cursor_;             // active expiry resumes after this key
+  std::string expire_cursor_;                          // active expiry resumes after this key
   EngineStats stats_;
 };
 

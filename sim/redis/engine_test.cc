@@ -90,7 +90,7 @@ TEST_F(EngineTest, TtlsUseTheGivenClockWithLazyExpiry) {
   EXPECT_EQ(run({"EXPIRE", "p", "10", "foo"}), "(error) ERR Unsupported option foo");
   EXPECT_EQ(run({"PERSIST", "p"}), "(integer) 1");
   EXPECT_EQ(run({"PERSIST", "p"}), "(integer) 0");
-  run({"INCR", "k"}) ;  // "v" is not an integer: an error, and no change to the TTL
+  run({"INCR", "k"});  // "v" is not an integer: an error, and no change to the TTL
   now += 1499;
   EXPECT_EQ(run({"GET", "k"}), "\"v\"");
   now += 1;
@@ -154,7 +154,8 @@ TEST_F(EngineTest, SortedSets) {
   EXPECT_EQ(run({"ZADD", "z", "nan", "x"}), "(error) ERR value is not a valid float");
   EXPECT_EQ(run({"ZINCRBY", "z", "1e400", "a"}), "(error) ERR value is not a valid float");
   EXPECT_EQ(run({"ZINCRBY", "z", "+inf", "d"}), "(error) ERR resulting score is not a number (NaN)");
-  EXPECT_EQ(run({"ZADD", "z", "XX", "NX", "1", "a"}), "(error) ERR XX and NX options at the same time are not compatible");
+  EXPECT_EQ(run({"ZADD", "z", "XX", "NX", "1", "a"}),
+            "(error) ERR XX and NX options at the same time are not compatible");
   EXPECT_EQ(run({"ZADD", "z", "GT", "CH", "0", "b", "5", "c"}), "(integer) 1");
   EXPECT_EQ(run({"ZADD", "z", "INCR", "2", "b"}), "\"4\"");
   EXPECT_EQ(run({"ZADD", "z", "NX", "INCR", "2", "b"}), "(nil)");
@@ -190,7 +191,8 @@ TEST_F(EngineTest, StreamsAddRangeDelAndIds) {
   EXPECT_EQ(run({"XADD", "s", "5-*", "a", "b"}), "\"5-1\"");
   EXPECT_EQ(run({"XADD", "s", "4-1", "a", "b"}),
             "(error) ERR The ID specified in XADD is equal or smaller than the target stream top item");
-  EXPECT_EQ(run({"XADD", "s", "6-abc", "a", "b"}), "(error) ERR Invalid stream ID specified as stream command argument");
+  EXPECT_EQ(run({"XADD", "s", "6-abc", "a", "b"}),
+            "(error) ERR Invalid stream ID specified as stream command argument");
   EXPECT_EQ(run({"XADD", "s", "0-0", "a", "b"}), "(error) ERR The ID specified in XADD must be greater than 0-0");
   EXPECT_EQ(run({"XADD", "s", "*", "a"}), "(error) ERR wrong number of arguments for 'xadd' command");
   EXPECT_EQ(run({"XADD", "s", "*", "f", "v"}), "\"" + std::to_string(now) + "-0\"");
@@ -242,8 +244,7 @@ TEST_F(EngineTest, ConsumerGroupsReadAckPendingClaim) {
   EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", "s", ">"}),
             "[[\"s\", [[\"1-0\", [\"a\", \"1\"]], [\"2-0\", [\"a\", \"2\"]]]]]");
   EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c2", "STREAMS", "s", ">"}), "[[\"s\", [[\"3-0\", [\"a\", \"3\"]]]]]");
-  EXPECT_EQ(run({"XPENDING", "s", "g"}),
-            "[(integer) 3, \"1-0\", \"3-0\", [[\"c1\", \"2\"], [\"c2\", \"1\"]]]");
+  EXPECT_EQ(run({"XPENDING", "s", "g"}), "[(integer) 3, \"1-0\", \"3-0\", [[\"c1\", \"2\"], [\"c2\", \"1\"]]]");
   now += 100;
   // History read: c1's pending entries after 0; bumps their delivery count.
   EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "s", "0"}),
@@ -257,7 +258,8 @@ TEST_F(EngineTest, ConsumerGroupsReadAckPendingClaim) {
   EXPECT_EQ(run({"XACK", "s", "g", "bad"}), "(error) ERR Invalid stream ID specified as stream command argument");
   EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "50", "2-0", "3-0"}), "[[\"3-0\", [\"a\", \"3\"]]]");
   EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "x", "2-0"}), "(error) ERR Invalid min-idle-time argument for XCLAIM");
-  EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "0", "2-0", "JUSTID", "foo"}), "(error) ERR Unrecognized XCLAIM option 'foo'");
+  EXPECT_EQ(run({"XCLAIM", "s", "g", "c3", "0", "2-0", "JUSTID", "foo"}),
+            "(error) ERR Unrecognized XCLAIM option 'foo'");
   // An entry deleted from the stream leaves the PEL when claimed (7.0's third element).
   run({"XDEL", "s", "2-0"});
   now += 100;
@@ -272,7 +274,8 @@ TEST_F(EngineTest, XAutoClaimCursorStopsAfterCount) {
   for (int i = 1; i <= 5; ++i) run({"XADD", "s", std::to_string(i), "f", "v"});
   run({"XREADGROUP", "GROUP", "g", "a", "STREAMS", "s", ">"});
   EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "b", "0", "-", "COUNT", "2", "JUSTID"}), "[\"3-0\", [\"1-0\", \"2-0\"], []]");
-  EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "b", "0", "3-0", "COUNT", "3", "JUSTID"}), "[\"0-0\", [\"3-0\", \"4-0\", \"5-0\"], []]");
+  EXPECT_EQ(run({"XAUTOCLAIM", "s", "g", "b", "0", "3-0", "COUNT", "3", "JUSTID"}),
+            "[\"0-0\", [\"3-0\", \"4-0\", \"5-0\"], []]");
 }
 
 TEST_F(EngineTest, BlockingReadGroupReportsWouldBlockAndKeysSignal) {
@@ -295,7 +298,8 @@ TEST_F(EngineTest, BlockingReadGroupReportsWouldBlockAndKeysSignal) {
   run({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"});
   EXPECT_EQ(run({"EXEC"}), "[(nil-array)]");
   EXPECT_FALSE(session.blocked.has_value());
-  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "-1", "STREAMS", "s", ">"}), "(error) ERR timeout is negative");
+  EXPECT_EQ(run({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "-1", "STREAMS", "s", ">"}),
+            "(error) ERR timeout is negative");
 }
 
 TEST_F(EngineTest, PubSubRoutesToSubscribedSessionsOnly) {
@@ -324,7 +328,8 @@ TEST_F(EngineTest, PubSubRoutesToSubscribedSessionsOnly) {
 
 TEST_F(EngineTest, PublishObserverSeesEveryPublishWithOrWithoutSubscribers) {
   std::vector<std::string> seen;
-  engine.set_publish_observer([&](const std::string& ch, const std::string& payload) { seen.push_back(ch + "=" + payload); });
+  engine.set_publish_observer(
+      [&](const std::string& ch, const std::string& payload) { seen.push_back(ch + "=" + payload); });
   Session sub;
   sub.id = 9;
   engine.execute(sub, {"SUBSCRIBE", "a"}, now);
@@ -339,19 +344,19 @@ TEST_F(EngineTest, PublishObserverSeesEveryPublishWithOrWithoutSubscribers) {
 
 std::shared_ptr<const ScriptRegistry> counter_scripts() {
   auto reg = std::make_shared<ScriptRegistry>();
-  reg->add(RedisScript{
-      "incr_capped",
-      "local v = redis.call('INCR', KEYS[1])\n"
-      "if v > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return 0 end\nreturn v\n",
-      [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
-        RedisReply v = redis.call({"INCR", keys[0]});
-        if (v.is_error()) return v;
-        if (v.integer > std::stoll(args[0])) {
-          redis.call({"DECR", keys[0]});
-          return RedisReply::integer_of(0);
-        }
-        return v;
-      }});
+  reg->add(
+      RedisScript{"incr_capped",
+                  "local v = redis.call('INCR', KEYS[1])\n"
+                  "if v > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return 0 end\nreturn v\n",
+                  [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                    RedisReply v = redis.call({"INCR", keys[0]});
+                    if (v.is_error()) return v;
+                    if (v.integer > std::stoll(args[0])) {
+                      redis.call({"DECR", keys[0]});
+                      return RedisReply::integer_of(0);
+                    }
+                    return v;
+                  }});
   return reg;
 }
 
@@ -413,13 +418,12 @@ TEST_P(PersistenceTest, CrashLosesWhatTheModeSays) {
   EXPECT_EQ(keys, GetParam().survivors) << persistence_mode_name(GetParam().mode);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Modes, PersistenceTest,
-    ::testing::Values(CrashCase{PersistenceMode::kNone, {}},
-                      // fsyncs at 1 s and 2 s: k0 and k1 are durable, k2 (2.2 s) is lost.
-                      CrashCase{PersistenceMode::kAofEverysec, {"k0", "k1"}},
-                      // the snapshot at 2 s holds k0 and k1; k2 came after it.
-                      CrashCase{PersistenceMode::kSnapshot, {"k0", "k1"}}));
+INSTANTIATE_TEST_SUITE_P(Modes, PersistenceTest,
+                         ::testing::Values(CrashCase{PersistenceMode::kNone, {}},
+                                           // fsyncs at 1 s and 2 s: k0 and k1 are durable, k2 (2.2 s) is lost.
+                                           CrashCase{PersistenceMode::kAofEverysec, {"k0", "k1"}},
+                                           // the snapshot at 2 s holds k0 and k1; k2 came after it.
+                                           CrashCase{PersistenceMode::kSnapshot, {"k0", "k1"}}));
 
 TEST(PersistenceTest2, SnapshotLosesEverythingSinceTheLastSnapshotAndAofReplaysStreams) {
   EngineOptions options;
@@ -444,9 +448,9 @@ TEST(PersistenceTest2, SnapshotLosesEverythingSinceTheLastSnapshotAndAofReplaysS
   aof.execute(s, {"XACK", "s", "g", std::to_string(kT0 + 2) + "-0"}, kT0 + 1001);  // lost
   aof.recover(kT0 + 1500);
   Session s2;
-  EXPECT_EQ(aof.execute(s2, {"XPENDING", "s", "g"}, kT0 + 1500).describe(),
-            "[(integer) 1, \"" + std::to_string(kT0 + 2) + "-0\", \"" + std::to_string(kT0 + 2) +
-                "-0\", [[\"c\", \"1\"]]]");
+  EXPECT_EQ(
+      aof.execute(s2, {"XPENDING", "s", "g"}, kT0 + 1500).describe(),
+      "[(integer) 1, \"" + std::to_string(kT0 + 2) + "-0\", \"" + std::to_string(kT0 + 2) + "-0\", [[\"c\", \"1\"]]]");
   EXPECT_EQ(aof.execute(s2, {"PTTL", "t"}, kT0 + 1500).describe(), "(integer) 3504");
 }
 
@@ -466,7 +470,7 @@ TEST(PersistenceTest2, AnExpiryIsJournaledSoAClockGoingBackDoesNotResurrectTheKe
     } else {
       EXPECT_EQ(aof.active_expire_cycle(kT0 + 400), 1u);
     }
-    aof.tick(kT0 + 1000);  // fsync
+    aof.tick(kT0 + 1000);     // fsync
     aof.recover(kT0 - 5000);  // the clock went back 6 s
     Session s2;
     EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)") << (lazy ? "lazy" : "active");
@@ -477,10 +481,10 @@ TEST(PersistenceTest2, AnExpiryIsJournaledSoAClockGoingBackDoesNotResurrectTheKe
   Session s;
   aof.tick(kT0);
   aof.execute(s, {"SET", "lock", "w", "PX", "300"}, kT0 + 1);
-  aof.tick(kT0 + 1000);               // the SET is durable
-  aof.recover(kT0 + 1500);            // expired meanwhile: dropped
-  aof.tick(kT0 + 2600);               // fsync
-  aof.recover(kT0 - 5000);            // the clock went back 6.5 s
+  aof.tick(kT0 + 1000);     // the SET is durable
+  aof.recover(kT0 + 1500);  // expired meanwhile: dropped
+  aof.tick(kT0 + 2600);     // fsync
+  aof.recover(kT0 - 5000);  // the clock went back 6.5 s
   Session s2;
   EXPECT_EQ(aof.execute(s2, {"GET", "lock"}, kT0 - 5000).describe(), "(nil)");
 }
@@ -506,7 +510,7 @@ TEST(PersistenceTest2, TheDurableCopyIsEveryFsyncedWriteHoweverLateItIsReplayed)
     if (i % 3 == 0) aof.execute(s, {"DEL", key}, t);
     if (i % 20'000 == 19'999) aof.tick(t += 1'000);  // an fsync
   }
-  aof.tick(t += 1'000);  // the last fsync: every write above is durable
+  aof.tick(t += 1'000);                         // the last fsync: every write above is durable
   aof.execute(s, {"SET", "lost", "v"}, t + 1);  // after it: lost in the crash
   std::map<std::string, std::string> before;
   for (const auto& [k, e] : aof.keyspace().entries()) {
@@ -656,8 +660,10 @@ std::vector<std::string> survivors(const std::string& policy, uint64_t seed,
   const std::string big(10'000, 'v');
   for (int i = 0; i < 10; ++i) {
     const std::string k = "k" + std::to_string(i);
-    if (i % 2) e.execute(s, {"SET", k, big, "PX", std::to_string(100'000 - i * 1000)}, kT0);
-    else e.execute(s, {"SET", k, big}, kT0);
+    if (i % 2)
+      e.execute(s, {"SET", k, big, "PX", std::to_string(100'000 - i * 1000)}, kT0);
+    else
+      e.execute(s, {"SET", k, big}, kT0);
   }
   for (const auto& k : touched) {
     for (int n = 0; n < 20; ++n) e.execute(s, {"GET", k}, kT0 + 5000);
@@ -728,15 +734,17 @@ namespace {
 // half done by OOM.
 TEST(EngineScriptTest, OomRefusesAScriptOnlyBeforeItsFirstWrite) {
   auto reg = std::make_shared<ScriptRegistry>();
-  reg->add(RedisScript{"del_then_set", "redis.call('DEL', KEYS[1])\nreturn redis.call('SET', KEYS[1], ARGV[1])\n",
-                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
-                         redis.call({"DEL", keys[0]});
-                         return redis.call({"SET", keys[0], args[0]});
-                       }});
-  reg->add(RedisScript{"set_only", "return redis.call('SET', KEYS[1], ARGV[1])\n",
-                       [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
-                         return redis.call({"SET", keys[0], args[0]});
-                       }});
+  reg->add(
+      RedisScript{"del_then_set", "redis.call('DEL', KEYS[1])\nreturn redis.call('SET', KEYS[1], ARGV[1])\n",
+                  [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                    redis.call({"DEL", keys[0]});
+                    return redis.call({"SET", keys[0], args[0]});
+                  }});
+  reg->add(
+      RedisScript{"set_only", "return redis.call('SET', KEYS[1], ARGV[1])\n",
+                  [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+                    return redis.call({"SET", keys[0], args[0]});
+                  }});
   EngineOptions options;
   options.scripts = reg;
   Engine engine(options);

@@ -94,7 +94,10 @@ bool Engine::evict_round(int64_t now_ms) {
         keys.push_back(it->first);
       }
     };
-    if (volatile_only) take(ks.expires()); else take(ks.entries());
+    if (volatile_only)
+      take(ks.expires());
+    else
+      take(ks.entries());
     for (const std::string& key : keys) {
       const Entry& e = ks.entries().at(key);
       uint64_t idle = 0;
@@ -196,9 +199,12 @@ bool zset_fits(const ZSet& z, const EngineOptions& o) {
 
 void update_encoding(Entry& e, const EngineOptions& o) {
   if (e.big_encoding) return;  // Redis never converts back to the compact encoding
-  if (const Hash* h = std::get_if<Hash>(&e.value)) e.big_encoding = !hash_fits(*h, o);
-  else if (const Set* s = std::get_if<Set>(&e.value)) e.big_encoding = !set_fits(*s, o);
-  else if (const ZSet* z = std::get_if<ZSet>(&e.value)) e.big_encoding = !zset_fits(*z, o);
+  if (const Hash* h = std::get_if<Hash>(&e.value))
+    e.big_encoding = !hash_fits(*h, o);
+  else if (const Set* s = std::get_if<Set>(&e.value))
+    e.big_encoding = !set_fits(*s, o);
+  else if (const ZSet* z = std::get_if<ZSet>(&e.value))
+    e.big_encoding = !zset_fits(*z, o);
 }
 
 std::string encoding_of(const Entry& e, const EngineOptions& o) {
@@ -210,10 +216,14 @@ std::string encoding_of(const Entry& e, const EngineOptions& o) {
       if (is_int_string(s)) return "int";
       return s.size() <= 44 ? "embstr" : "raw";
     }
-    case ValueType::kHash: return e.big_encoding || !hash_fits(std::get<Hash>(e.value), o) ? "hashtable" : "listpack";
-    case ValueType::kSet: return e.big_encoding || !set_fits(std::get<Set>(e.value), o) ? "hashtable" : "intset";
-    case ValueType::kZSet: return e.big_encoding || !zset_fits(std::get<ZSet>(e.value), o) ? "skiplist" : "listpack";
-    case ValueType::kStream: return "stream";
+    case ValueType::kHash:
+      return e.big_encoding || !hash_fits(std::get<Hash>(e.value), o) ? "hashtable" : "listpack";
+    case ValueType::kSet:
+      return e.big_encoding || !set_fits(std::get<Set>(e.value), o) ? "hashtable" : "intset";
+    case ValueType::kZSet:
+      return e.big_encoding || !zset_fits(std::get<ZSet>(e.value), o) ? "skiplist" : "listpack";
+    case ValueType::kStream:
+      return "stream";
   }
   return "unknown";
 }

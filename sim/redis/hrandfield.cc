@@ -53,8 +53,9 @@ RedisReply cmd_hrandfield(Ctx& c) {
     auto l = parse_int64(c.arg(2));
     if (!l) return err_not_integer();
     if (*l < -kLongMax) {
-      return RedisReply::error("ERR value is out of range, value must between -9223372036854775807 and "
-                               "9223372036854775807");
+      return RedisReply::error(
+          "ERR value is out of range, value must between -9223372036854775807 and "
+          "9223372036854775807");
     }
     if (c.argc() > 4 || (c.argc() == 4 && !iequals(c.arg(3), "withvalues"))) return err_syntax();
     const bool withvalues = c.argc() == 4;

@@ -15,10 +15,14 @@ struct ExpireFlags {
 bool parse_expire_flags(const Ctx& c, ExpireFlags* f, RedisReply* error) {
   for (size_t j = 3; j < c.argc(); ++j) {
     const std::string& a = c.arg(j);
-    if (iequals(a, "nx")) f->nx = true;
-    else if (iequals(a, "xx")) f->xx = true;
-    else if (iequals(a, "gt")) f->gt = true;
-    else if (iequals(a, "lt")) f->lt = true;
+    if (iequals(a, "nx"))
+      f->nx = true;
+    else if (iequals(a, "xx"))
+      f->xx = true;
+    else if (iequals(a, "gt"))
+      f->gt = true;
+    else if (iequals(a, "lt"))
+      f->lt = true;
     else {
       *error = RedisReply::error("ERR Unsupported option " + a);
       return false;

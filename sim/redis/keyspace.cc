@@ -1,16 +1,20 @@
 #include "sim/redis/keyspace.h"
 #include "impl/ports/assert.h"
 
-
 namespace fl::sim::redis {
 
 const char* value_type_name(ValueType t) {
   switch (t) {
-    case ValueType::kString: return "string";
-    case ValueType::kHash: return "hash";
-    case ValueType::kSet: return "set";
-    case ValueType::kZSet: return "zset";
-    case ValueType::kStream: return "stream";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kHash:
+      return "hash";
+    case ValueType::kSet:
+      return "set";
+    case ValueType::kZSet:
+      return "zset";
+    case ValueType::kStream:
+      return "stream";
   }
   return "none";
 }

@@ -54,7 +54,7 @@ struct StreamNode {
 
 struct Stream {
   std::map<StreamId, std::vector<std::string>> entries;  // id -> field, value, field, value...
-  std::map<StreamId, StreamNode> nodes;                   // by the node's first (master) id
+  std::map<StreamId, StreamNode> nodes;                  // by the node's first (master) id
   StreamId last_id;
   StreamId max_deleted_id;
   uint64_t entries_added = 0;
@@ -101,7 +101,10 @@ class Keyspace {
   Entry& put(const std::string& key, Value value, std::optional<int64_t> expire_at_ms = std::nullopt);
   bool erase(const std::string& key);
   void set_expire(const std::string& key, std::optional<int64_t> at_ms);
-  void clear() { entries_.clear(); expires_.clear(); }
+  void clear() {
+    entries_.clear();
+    expires_.clear();
+  }
 
   size_t size() const { return entries_.size(); }
   const std::map<std::string, Entry>& entries() const { return entries_; }

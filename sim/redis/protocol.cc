@@ -53,8 +53,10 @@ std::string RedisRequest::describe() const {
     case Kind::kSubscribe:
       return "subscribe#" + std::to_string(subscription_id) + " " +
              (commands.empty() ? std::string() : describe_argv(commands[0]));
-    case Kind::kUnsubscribe: return "unsubscribe#" + std::to_string(subscription_id);
-    case Kind::kCheck: return "check#" + std::to_string(subscription_id);
+    case Kind::kUnsubscribe:
+      return "unsubscribe#" + std::to_string(subscription_id);
+    case Kind::kCheck:
+      return "check#" + std::to_string(subscription_id);
   }
   return "?";
 }

@@ -18,13 +18,13 @@ struct RedisRequest {
     kCheck,        // health check: is subscription `subscription_id` still alive?
   };
   Kind kind = Kind::kCommands;
-  std::string client;              // the calling process's name (the server's command log)
+  std::string client;  // the calling process's name (the server's command log)
   std::vector<std::vector<std::string>> commands;
   uint64_t subscription_id = 0;
   std::string subscriber_process;  // kSubscribe: the process pushes go to
   uint32_t subscriber_incarnation = 0;
-  uint64_t subscriber_epoch = 0;   // its connection epoch when subscribing
-  std::string push_service;        // kSubscribe: the one-way service it receives pushes on
+  uint64_t subscriber_epoch = 0;  // its connection epoch when subscribing
+  std::string push_service;       // kSubscribe: the one-way service it receives pushes on
   std::string describe() const;
 };
 

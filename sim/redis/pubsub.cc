@@ -7,7 +7,8 @@ namespace fl::sim::redis {
 namespace {
 
 RedisReply confirmation(const char* kind, RedisReply channel, size_t count) {
-  return RedisReply::array({RedisReply::bulk(kind), std::move(channel), RedisReply::integer_of(static_cast<int64_t>(count))});
+  return RedisReply::array(
+      {RedisReply::bulk(kind), std::move(channel), RedisReply::integer_of(static_cast<int64_t>(count))});
 }
 
 void unsubscribe_one(Ctx& c, const std::string& channel, std::vector<RedisReply>* out) {
@@ -27,9 +28,7 @@ RedisReply cmd_publish(Ctx& c) {
   c.observe_publish(c.arg(1), c.arg(2));
   auto it = c.channels().find(c.arg(1));
   if (it == c.channels().end()) return RedisReply::integer_of(0);
-  for (uint64_t session_id : it->second) {
-    c.deliveries().push_back(PubSubDelivery{session_id, c.arg(1), c.arg(2)});
-  }
+  for (uint64_t session_id : it->second) { c.deliveries().push_back(PubSubDelivery{session_id, c.arg(1), c.arg(2)}); }
   return RedisReply::integer_of(static_cast<int64_t>(it->second.size()));
 }
 

@@ -46,9 +46,7 @@ RedisReply run_script(Ctx& c, const RedisScript& script) {
   CtxCalls calls(c);
   try {
     return script.run(calls, keys, args);
-  } catch (ScriptRaised& raised) {
-    return std::move(raised.error);
-  }
+  } catch (ScriptRaised& raised) { return std::move(raised.error); }
 }
 
 // Redis validates numkeys before it looks the script up (evalGenericCommand), so a bad count

@@ -71,8 +71,8 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   // memory under the scenario's maxmemory (noeviction, or nothing left to evict).
   Refusal refusal = engine_.refusal();
   if (c.reply.is_error() && !(refusal != Refusal::kNone && c.reply.str == refusal_error(refusal))) {
-    refusal = engine_.options().maxmemory > 0 && c.reply.str == refusal_error(Refusal::kOom) ? Refusal::kOom
-                                                                                             : Refusal::kNone;
+    refusal =
+        engine_.options().maxmemory > 0 && c.reply.str == refusal_error(Refusal::kOom) ? Refusal::kOom : Refusal::kNone;
   }
   if (refusal != Refusal::kNone && c.reply.is_error()) {
     // Which command of which operation the refusal hit (sim/fault_log.h).
@@ -87,13 +87,12 @@ void Server::log_command(const Engine::ObservedCommand& c) {
     for (const std::string& arg : c.argv) r.message += " " + arg;
     world.record_fault(std::move(r));
   }
-  world.trace().fold_recorded(
-      time_us, TraceKind::kObserve, seq, static_cast<uint64_t>(c.depth), process_->node_name(),
-      process_->process_name(), [&] {
-        std::string text = "redis " + current_client_ + (c.depth ? " (nested)" : "") + ":";
-        for (const std::string& a : c.argv) text += " " + a;
-        return text + " -> " + c.reply.describe();
-      });
+  world.trace().fold_recorded(time_us, TraceKind::kObserve, seq, static_cast<uint64_t>(c.depth), process_->node_name(),
+                              process_->process_name(), [&] {
+                                std::string text = "redis " + current_client_ + (c.depth ? " (nested)" : "") + ":";
+                                for (const std::string& a : c.argv) text += " " + a;
+                                return text + " -> " + c.reply.describe();
+                              });
   note_access(world, c);
   if (!options_.keep_command_log) return;
   // Built in place: a CommandRecord is large, and the log holds one per command.
@@ -133,10 +132,9 @@ Task<void> Server::run(Process& p) {
   // Eviction sampling and RANDOMKEY draw from the engine's own stream, seeded from the world's
   // seed without drawing from the world's streams (so no other component's draws move).
   if (!restart) engine_.seed_random(p.world().seed() * 0x9e3779b97f4a7c15ULL + 0x7265646973ULL);
-  p.world().set_component_fault_handler(std::string(p.process_name()),
-                                        [this](std::string_view kind, int64_t duration_us, int64_t) {
-                                          return apply_fault(kind, duration_us);
-                                        });
+  p.world().set_component_fault_handler(
+      std::string(p.process_name()),
+      [this](std::string_view kind, int64_t duration_us, int64_t) { return apply_fault(kind, duration_us); });
   p.rpc().serve(options_.service, [this](MessagePtr request) { return handle(std::move(request)); });
   if (options_.cron_interval_ms > 0) p.spawn("redis-cron", cron());
   co_return;
@@ -144,10 +142,14 @@ Task<void> Server::run(Process& p) {
 
 bool Server::apply_fault(std::string_view kind, int64_t duration_us) {
   Refusal r = Refusal::kNone;
-  if (kind == "redis-oom") r = Refusal::kOom;
-  else if (kind == "redis-loading") r = Refusal::kLoading;
-  else if (kind == "redis-busy") r = Refusal::kBusy;
-  else if (kind == "redis-readonly") r = Refusal::kReadonly;
+  if (kind == "redis-oom")
+    r = Refusal::kOom;
+  else if (kind == "redis-loading")
+    r = Refusal::kLoading;
+  else if (kind == "redis-busy")
+    r = Refusal::kBusy;
+  else if (kind == "redis-readonly")
+    r = Refusal::kReadonly;
   if (r == Refusal::kNone || process_ == nullptr || duration_us <= 0) return false;
   World& world = process_->world();
   if (r == Refusal::kLoading) {
@@ -158,8 +160,8 @@ bool Server::apply_fault(std::string_view kind, int64_t duration_us) {
   if (!process_->alive()) return false;
   engine_.set_refusal(r);
   const uint64_t generation = ++refusal_generation_;
-  world.note_fault(process_->process_name(), std::string("redis refuses: ") + refusal_name(r) + " for " +
-                                                 std::to_string(duration_us) + "us");
+  world.note_fault(process_->process_name(),
+                   std::string("redis refuses: ") + refusal_name(r) + " for " + std::to_string(duration_us) + "us");
   world.after(duration_us, [this, generation] {
     if (generation == refusal_generation_) engine_.set_refusal(Refusal::kNone);
   });
@@ -188,10 +190,18 @@ Task<MessagePtr> Server::handle(MessagePtr request) {
     co_return make_message(std::move(response));
   }
   switch (req->kind) {
-    case RedisRequest::Kind::kCommands: response = co_await run_commands(*req); break;
-    case RedisRequest::Kind::kSubscribe: response = subscribe(*req); break;
-    case RedisRequest::Kind::kUnsubscribe: response = unsubscribe(*req); break;
-    case RedisRequest::Kind::kCheck: response = check(*req); break;
+    case RedisRequest::Kind::kCommands:
+      response = co_await run_commands(*req);
+      break;
+    case RedisRequest::Kind::kSubscribe:
+      response = subscribe(*req);
+      break;
+    case RedisRequest::Kind::kUnsubscribe:
+      response = unsubscribe(*req);
+      break;
+    case RedisRequest::Kind::kCheck:
+      response = check(*req);
+      break;
   }
   co_return make_message(std::move(response));
 }
@@ -254,9 +264,8 @@ void Server::wake_parked(const std::vector<std::string>& keys) {
   std::vector<std::shared_ptr<Parked>> candidates;
   for (const auto& [id, p] : parked_) {
     const auto& mine = p->session.blocked->keys;
-    const bool hit = std::any_of(mine.begin(), mine.end(), [&](const std::string& k) {
-      return std::binary_search(keys.begin(), keys.end(), k);
-    });
+    const bool hit = std::any_of(mine.begin(), mine.end(),
+                                 [&](const std::string& k) { return std::binary_search(keys.begin(), keys.end(), k); });
     if (hit) candidates.push_back(p);
   }
   for (const auto& p : candidates) {  // park order: the longest-waiting reader is served first
@@ -302,9 +311,9 @@ void Server::push_deliveries() {
       continue;
     }
     ++stats_.pushes;
-    process_->world().network().send_to(*process_, process_->world().process(it->second.process),
-                                        it->second.push_service,
-                                        make_message(RedisPush{d.session_id, std::move(d.channel), std::move(d.payload)}));
+    process_->world().network().send_to(
+        *process_, process_->world().process(it->second.process), it->second.push_service,
+        make_message(RedisPush{d.session_id, std::move(d.channel), std::move(d.payload)}));
   }
 }
 

@@ -129,9 +129,9 @@ class Server {
   uint32_t incarnation_ = 0;
   uint64_t server_epoch_ = 0;
   uint64_t next_park_id_ = 1;
-  uint64_t refusal_generation_ = 0;  // the window a scheduled end of refusal belongs to
+  uint64_t refusal_generation_ = 0;                     // the window a scheduled end of refusal belongs to
   std::map<uint64_t, std::shared_ptr<Parked>> parked_;  // park order
-  std::map<uint64_t, Subscriber> subscribers_;         // by subscription id (= session id)
+  std::map<uint64_t, Subscriber> subscribers_;          // by subscription id (= session id)
   ServerStats stats_;
   std::string current_client_;  // the client whose request is executing (command log)
   CommandLog command_log_;

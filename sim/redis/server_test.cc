@@ -51,10 +51,9 @@ TEST(ServerTest, CommandsPipelinesAndTransactionsOverTheNetwork) {
     seen.push_back((co_await redis_transaction(c, {{"INCR", "m"}, {"INCR", "m"}})).describe());
   });
   f.run_for(kSecondUs);
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      "+OK", "\"v\"", "(integer) 1", "(integer) 2",
-                      "(error) WRONGTYPE Operation against a key holding the wrong kind of value",
-                      "[(integer) 1, (integer) 2]"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"+OK", "\"v\"", "(integer) 1", "(integer) 2",
+                                            "(error) WRONGTYPE Operation against a key holding the wrong kind of value",
+                                            "[(integer) 1, (integer) 2]"}));
   EXPECT_GE(f.server.stats().requests, 4u);
 }
 
@@ -65,10 +64,13 @@ TEST(ServerTest, APartitionTurnsACallIntoAnIndeterminateTimeout) {
   bool done = false;
   ClientOptions options;
   options.timeout_us = 200'000;
-  f.client("app", [&](Process&, Client& c) -> Task<void> {
-    reply = co_await c.command({"INCR", "n"});
-    done = true;
-  }, options);
+  f.client(
+      "app",
+      [&](Process&, Client& c) -> Task<void> {
+        reply = co_await c.command({"INCR", "n"});
+        done = true;
+      },
+      options);
   f.run_for(kSecondUs);
   ASSERT_TRUE(done);
   EXPECT_TRUE(reply.is_transport_error());
@@ -152,15 +154,18 @@ TEST(ServerTest, PubSubDeliversAtMostOnceAndReportsABrokenSubscription) {
   ClientOptions options;
   options.check_interval_us = 200'000;
   std::unique_ptr<RedisSubscription> keep;
-  f.client("sub", [&](Process&, Client& c) -> Task<void> {
-    RedisSubscribeResult r = co_await c.subscribe(
-        {"news"}, RedisSubscriptionHandlers{[&](const RedisPubSubMessage& m) { got.push_back(m.describe()); },
-                                            [&](std::string_view why) { broken = std::string(why); }});
-    EXPECT_TRUE(r.ok()) << r.reply.describe();
-    keep = std::move(r.subscription);
-    Process& self_ref = f.world.process(f.world.find_process("sub")->index());
-    co_await self_ref.clock().sleep_ms(60'000);  // keeps the Client alive
-  }, options);
+  f.client(
+      "sub",
+      [&](Process&, Client& c) -> Task<void> {
+        RedisSubscribeResult r = co_await c.subscribe(
+            {"news"}, RedisSubscriptionHandlers{[&](const RedisPubSubMessage& m) { got.push_back(m.describe()); },
+                                                [&](std::string_view why) { broken = std::string(why); }});
+        EXPECT_TRUE(r.ok()) << r.reply.describe();
+        keep = std::move(r.subscription);
+        Process& self_ref = f.world.process(f.world.find_process("sub")->index());
+        co_await self_ref.clock().sleep_ms(60'000);  // keeps the Client alive
+      },
+      options);
   f.run_for(100'000);
   std::vector<std::string> counts;
   f.client("pub", [&](Process& self, Client& c) -> Task<void> {
@@ -196,11 +201,14 @@ TEST(ServerTest, ScriptsFallBackFromEvalshaToEval) {
   ClientOptions copts;
   copts.scripts = scripts;
   std::vector<std::string> seen;
-  f.client("app", [&](Process&, Client& c) -> Task<void> {
-    seen.push_back((co_await c.script("get_or_init", {"k"}, {"a"})).describe());
-    seen.push_back((co_await c.script("get_or_init", {"k"}, {"b"})).describe());
-    seen.push_back((co_await c.script("nope", {}, {})).describe());
-  }, copts);
+  f.client(
+      "app",
+      [&](Process&, Client& c) -> Task<void> {
+        seen.push_back((co_await c.script("get_or_init", {"k"}, {"a"})).describe());
+        seen.push_back((co_await c.script("get_or_init", {"k"}, {"b"})).describe());
+        seen.push_back((co_await c.script("nope", {}, {})).describe());
+      },
+      copts);
   f.run_for(kSecondUs);
   EXPECT_EQ(seen, (std::vector<std::string>{"\"a\"", "\"a\"", "(error) ERR faultline: unknown script 'nope'"}));
 }

@@ -76,8 +76,10 @@ RedisReply cmd_sintercard(Ctx& c) {
   for (size_t j = first; j < end; ++j) {
     Set* s = nullptr;
     if (!c.lookup(c.arg(j), &s, &error)) return error;
-    if (!s) empty = true;
-    else sets.push_back(s);
+    if (!s)
+      empty = true;
+    else
+      sets.push_back(s);
   }
   if (empty) return RedisReply::integer_of(0);
   std::sort(sets.begin(), sets.end(), [](const Set* a, const Set* b) { return a->size() < b->size(); });

@@ -25,9 +25,7 @@ std::optional<int64_t> parse_non_negative(const std::string& arg, const char* wh
   return v;
 }
 
-RedisReply err_invalid_id() {
-  return RedisReply::error("ERR Invalid stream ID specified as stream command argument");
-}
+RedisReply err_invalid_id() { return RedisReply::error("ERR Invalid stream ID specified as stream command argument"); }
 
 RedisReply err_nogroup(const std::string& key, const std::string& group) {
   return RedisReply::error("NOGROUP No such key '" + key + "' or consumer group '" + group + "'");
@@ -93,8 +91,8 @@ bool decr_id(StreamId* id) {
 // streamParseIntervalIDOrReply + the exclusive adjustments. `start` selects missing seq 0 vs max.
 bool parse_interval(const std::string& s, bool start, StreamId* id, RedisReply* error) {
   const bool exclusive = s.size() > 1 && s[0] == '(';
-  auto parsed = exclusive ? parse_id(s.substr(1), true, start ? 0 : UINT64_MAX)
-                          : parse_id(s, false, start ? 0 : UINT64_MAX);
+  auto parsed =
+      exclusive ? parse_id(s.substr(1), true, start ? 0 : UINT64_MAX) : parse_id(s, false, start ? 0 : UINT64_MAX);
   if (!parsed) {
     *error = err_invalid_id();
     return false;
@@ -115,9 +113,7 @@ RedisReply entry_reply(const StreamId& id, const std::vector<std::string>* field
 // ---- Stream storage, with the listpack-node layout approximate trimming depends on.
 
 void stream_append(Stream& s, const StreamId& id, std::vector<std::string> fields) {
-  if (s.nodes.empty() || s.nodes.rbegin()->second.slots >= kStreamNodeMaxEntries) {
-    s.nodes.emplace(id, StreamNode{});
-  }
+  if (s.nodes.empty() || s.nodes.rbegin()->second.slots >= kStreamNodeMaxEntries) { s.nodes.emplace(id, StreamNode{}); }
   StreamNode& node = s.nodes.rbegin()->second;
   ++node.slots;
   ++node.live;
@@ -594,8 +590,10 @@ RedisReply serve_new(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a
   for (auto it = s.entries.upper_bound(g.last_delivered); it != s.entries.end(); ++it) {
     // streamReplyWithRange: count the read while the counter is valid and no tombstone lies
     // ahead, else re-estimate it (Redis 7.0's lag tracking, XINFO GROUPS).
-    if (g.entries_read >= 0 && !stream_range_has_tombstones(s, it->first)) ++g.entries_read;
-    else if (s.entries_added) g.entries_read = stream_estimate_entries_read(s, it->first);
+    if (g.entries_read >= 0 && !stream_range_has_tombstones(s, it->first))
+      ++g.entries_read;
+    else if (s.entries_added)
+      g.entries_read = stream_estimate_entries_read(s, it->first);
     g.last_delivered = it->first;
     out.push_back(entry_reply(it->first, &it->second));
     if (!a.noack) {
@@ -732,7 +730,8 @@ RedisReply cmd_xread(Ctx& c) {
       if (a.count && static_cast<int64_t>(entries.size()) == a.count) break;
       entries.push_back(entry_reply(it->first, &it->second));
     }
-    served.push_back(RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array(std::move(entries))}));
+    served.push_back(
+        RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array(std::move(entries))}));
   }
   if (!served.empty()) return RedisReply::array(std::move(served));
   if (a.block_ms && !c.in_script) {
@@ -809,18 +808,18 @@ RedisReply cmd_xpending(Ctx& c) {
   if (!g) return err_nogroup(c.arg(1), c.arg(2));
   if (summary) {
     if (g->pel.empty()) {
-      return RedisReply::array({RedisReply::integer_of(0), RedisReply::nil(), RedisReply::nil(), RedisReply::nil_array()});
+      return RedisReply::array(
+          {RedisReply::integer_of(0), RedisReply::nil(), RedisReply::nil(), RedisReply::nil_array()});
     }
     std::vector<RedisReply> consumers;
     for (const auto& [name, consumer] : g->consumers) {
       if (consumer.pending.empty()) continue;
-      consumers.push_back(RedisReply::array(
-          {RedisReply::bulk(name), RedisReply::bulk(std::to_string(consumer.pending.size()))}));
+      consumers.push_back(
+          RedisReply::array({RedisReply::bulk(name), RedisReply::bulk(std::to_string(consumer.pending.size()))}));
     }
     return RedisReply::array({RedisReply::integer_of(static_cast<int64_t>(g->pel.size())),
                               RedisReply::bulk(g->pel.begin()->first.str()),
-                              RedisReply::bulk(g->pel.rbegin()->first.str()),
-                              RedisReply::array(std::move(consumers))});
+                              RedisReply::bulk(g->pel.rbegin()->first.str()), RedisReply::array(std::move(consumers))});
   }
   std::vector<StreamId> ids;
   if (consumer_name) {
@@ -876,14 +875,18 @@ RedisReply cmd_xclaim(Ctx& c) {
       justid = true;
     } else if ((iequals(opt, "idle") || iequals(opt, "time") || iequals(opt, "retrycount")) && more) {
       auto v = parse_int64(c.arg(++j));
-      if (!v) return RedisReply::error("ERR Invalid " + [&] {
-        std::string u = lower(opt);
-        for (char& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        return u;
-      }() + " option argument for XCLAIM");
-      if (iequals(opt, "idle")) delivery_time = c.now_ms - *v;
-      else if (iequals(opt, "time")) delivery_time = *v;
-      else retry_count = *v;
+      if (!v)
+        return RedisReply::error("ERR Invalid " + [&] {
+          std::string u = lower(opt);
+          for (char& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+          return u;
+        }() + " option argument for XCLAIM");
+      if (iequals(opt, "idle"))
+        delivery_time = c.now_ms - *v;
+      else if (iequals(opt, "time"))
+        delivery_time = *v;
+      else
+        retry_count = *v;
     } else if (iequals(opt, "lastid") && more) {
       auto id = parse_id(c.arg(++j), true, 0);
       if (!id) return err_invalid_id();
@@ -909,8 +912,10 @@ RedisReply cmd_xclaim(Ctx& c) {
     PendingEntry& pe = pel_assign(*g, id, consumer, c.now_ms);
     if (fresh) pe.delivery_count = 1;  // streamCreateNACK starts at 1; XCLAIM then increments
     pe.delivery_time_ms = delivery_time;
-    if (retry_count >= 0) pe.delivery_count = static_cast<uint64_t>(retry_count);
-    else if (!justid) ++pe.delivery_count;
+    if (retry_count >= 0)
+      pe.delivery_count = static_cast<uint64_t>(retry_count);
+    else if (!justid)
+      ++pe.delivery_count;
     out.push_back(justid ? RedisReply::bulk(id.str()) : entry_reply(id, &entry->second));
   }
   return RedisReply::array(std::move(out));

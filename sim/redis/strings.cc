@@ -7,7 +7,9 @@ namespace fl::sim::redis {
 
 namespace {
 
-RedisReply err_expire(const Ctx& c) { return RedisReply::error("ERR invalid expire time in '" + c.name() + "' command"); }
+RedisReply err_expire(const Ctx& c) {
+  return RedisReply::error("ERR invalid expire time in '" + c.name() + "' command");
+}
 
 enum class ExpireUnit : uint8_t { kNone, kEx, kPx, kExAt, kPxAt };
 
@@ -32,8 +34,8 @@ bool parse_set_options(const Ctx& c, SetOptions* o) {
       o->keepttl = true;
     } else if (o->unit == ExpireUnit::kNone && !o->keepttl && has_next &&
                (iequals(a, "ex") || iequals(a, "px") || iequals(a, "exat") || iequals(a, "pxat"))) {
-      o->unit = iequals(a, "ex") ? ExpireUnit::kEx
-                : iequals(a, "px") ? ExpireUnit::kPx
+      o->unit = iequals(a, "ex")     ? ExpireUnit::kEx
+                : iequals(a, "px")   ? ExpireUnit::kPx
                 : iequals(a, "exat") ? ExpireUnit::kExAt
                                      : ExpireUnit::kPxAt;
       o->expire_arg = &c.arg(++j);
@@ -92,7 +94,7 @@ RedisReply incr_by(Ctx& c, const std::string& key, int64_t delta) {
   }
   const int64_t result = current + delta;
   if (s) {
-    *s = std::to_string(result);  // keeps the TTL, as INCR does
+    *s = std::to_string(result);        // keeps the TTL, as INCR does
     c.find(key)->big_encoding = false;  // a new int-encoded object (after SETRANGE's raw one)
   } else {
     c.ks.put(key, std::to_string(result));
@@ -187,8 +189,8 @@ RedisReply cmd_getex(Ctx& c) {
       persist = true;
     } else if (o.unit == ExpireUnit::kNone && !persist && j + 1 < c.argc() &&
                (iequals(a, "ex") || iequals(a, "px") || iequals(a, "exat") || iequals(a, "pxat"))) {
-      o.unit = iequals(a, "ex") ? ExpireUnit::kEx
-               : iequals(a, "px") ? ExpireUnit::kPx
+      o.unit = iequals(a, "ex")     ? ExpireUnit::kEx
+               : iequals(a, "px")   ? ExpireUnit::kPx
                : iequals(a, "exat") ? ExpireUnit::kExAt
                                     : ExpireUnit::kPxAt;
       o.expire_arg = &c.arg(++j);
@@ -204,8 +206,10 @@ RedisReply cmd_getex(Ctx& c) {
   if (o.unit != ExpireUnit::kNone && !set_expire_at(c, o, &at_ms, &error)) return error;
   RedisReply value = RedisReply::bulk(*s);
   if (o.unit != ExpireUnit::kNone) {
-    if (at_ms <= c.now_ms) c.ks.erase(c.arg(1));  // an expiry in the past deletes the key
-    else c.ks.set_expire(c.arg(1), at_ms);
+    if (at_ms <= c.now_ms)
+      c.ks.erase(c.arg(1));  // an expiry in the past deletes the key
+    else
+      c.ks.set_expire(c.arg(1), at_ms);
   } else if (persist) {
     c.ks.set_expire(c.arg(1), std::nullopt);
   }

@@ -18,9 +18,7 @@ bool string_length_ok(int64_t offset, int64_t append) {
   return total <= kProtoMaxBulkLen && total >= offset && total >= append;
 }
 
-RedisReply err_too_long() {
-  return RedisReply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
-}
+RedisReply err_too_long() { return RedisReply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)"); }
 
 // The LCS table of a and b: lcs[i][j] = LCS length of a[0..i) and b[0..j), row-major.
 struct LcsTable {
@@ -70,16 +68,17 @@ RedisReply lcs_walk(const std::string& a, const std::string& b, const LcsTable& 
       if (astart == 0 || bstart == 0) emit = true;
       --idx, --i, --j;
     } else {
-      if (t.at(i - 1, j) > t.at(i, j - 1)) --i;
-      else --j;
+      if (t.at(i - 1, j) > t.at(i, j - 1))
+        --i;
+      else
+        --j;
       if (astart != alen) emit = true;
     }
     const uint32_t match_len = aend - astart + 1;
     if (emit) {
       if (o.minmatchlen == 0 || match_len >= o.minmatchlen) {
-        std::vector<RedisReply> m{
-            RedisReply::array({RedisReply::integer_of(astart), RedisReply::integer_of(aend)}),
-            RedisReply::array({RedisReply::integer_of(bstart), RedisReply::integer_of(bend)})};
+        std::vector<RedisReply> m{RedisReply::array({RedisReply::integer_of(astart), RedisReply::integer_of(aend)}),
+                                  RedisReply::array({RedisReply::integer_of(bstart), RedisReply::integer_of(bend)})};
         if (o.withmatchlen) m.push_back(RedisReply::integer_of(match_len));
         matches.push_back(RedisReply::array(std::move(m)));
       }
@@ -87,8 +86,8 @@ RedisReply lcs_walk(const std::string& a, const std::string& b, const LcsTable& 
     }
   }
   if (!o.idx) return RedisReply::bulk(std::move(result));
-  return RedisReply::array({RedisReply::bulk("matches"), RedisReply::array(std::move(matches)),
-                            RedisReply::bulk("len"), RedisReply::integer_of(t.at(a.size(), b.size()))});
+  return RedisReply::array({RedisReply::bulk("matches"), RedisReply::array(std::move(matches)), RedisReply::bulk("len"),
+                            RedisReply::integer_of(t.at(a.size(), b.size()))});
 }
 
 bool parse_lcs_options(const Ctx& c, LcsOptions* o, RedisReply* error) {

@@ -73,9 +73,7 @@ std::optional<double> parse_double(std::string_view s) {
   errno = 0;
   const double v = std::strtod(buf.c_str(), &end);
   if (end != buf.c_str() + buf.size()) return std::nullopt;
-  if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || std::fpclassify(v) == FP_ZERO)) {
-    return std::nullopt;
-  }
+  if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL || std::fpclassify(v) == FP_ZERO)) { return std::nullopt; }
   if (std::isnan(v)) return std::nullopt;
   return v;
 }

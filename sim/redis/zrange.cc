@@ -67,7 +67,8 @@ std::optional<LexItem> parse_lex_item(const std::string& s) {
       it.value = s.substr(1);
       it.ex = s[0] == '(';
       return it;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -244,16 +245,12 @@ RedisReply count_in(Ctx& c, const std::optional<Ends>& ends, const char* parse_e
 RedisReply cmd_zrange(Ctx& c) { return zrange_generic(c, 1, nullptr, RangeType::kAuto, Direction::kAuto); }
 RedisReply cmd_zrangestore(Ctx& c) { return zrange_generic(c, 2, &c.arg(1), RangeType::kAuto, Direction::kAuto); }
 RedisReply cmd_zrevrange(Ctx& c) { return zrange_generic(c, 1, nullptr, RangeType::kRank, Direction::kReverse); }
-RedisReply cmd_zrangebyscore(Ctx& c) {
-  return zrange_generic(c, 1, nullptr, RangeType::kScore, Direction::kForward);
-}
+RedisReply cmd_zrangebyscore(Ctx& c) { return zrange_generic(c, 1, nullptr, RangeType::kScore, Direction::kForward); }
 RedisReply cmd_zrevrangebyscore(Ctx& c) {
   return zrange_generic(c, 1, nullptr, RangeType::kScore, Direction::kReverse);
 }
 RedisReply cmd_zrangebylex(Ctx& c) { return zrange_generic(c, 1, nullptr, RangeType::kLex, Direction::kForward); }
-RedisReply cmd_zrevrangebylex(Ctx& c) {
-  return zrange_generic(c, 1, nullptr, RangeType::kLex, Direction::kReverse);
-}
+RedisReply cmd_zrevrangebylex(Ctx& c) { return zrange_generic(c, 1, nullptr, RangeType::kLex, Direction::kReverse); }
 
 RedisReply cmd_zcount(Ctx& c) {
   auto r = parse_score_range(c.arg(2), c.arg(3));

@@ -87,10 +87,14 @@ bool parse_op_options(const Ctx& c, size_t j, SetOp op, bool store, bool card_on
       j += n + 1;
     } else if (op != SetOp::kDiff && !card_only && remaining >= 2 && iequals(opt, "aggregate")) {
       const std::string& a = c.arg(j + 1);
-      if (iequals(a, "sum")) o->agg = Aggregate::kSum;
-      else if (iequals(a, "min")) o->agg = Aggregate::kMin;
-      else if (iequals(a, "max")) o->agg = Aggregate::kMax;
-      else return *error = err_syntax(), false;
+      if (iequals(a, "sum"))
+        o->agg = Aggregate::kSum;
+      else if (iequals(a, "min"))
+        o->agg = Aggregate::kMin;
+      else if (iequals(a, "max"))
+        o->agg = Aggregate::kMax;
+      else
+        return *error = err_syntax(), false;
       j += 2;
     } else if (!store && !card_only && iequals(opt, "withscores")) {
       o->withscores = true;
@@ -191,7 +195,7 @@ RedisReply zset_op(Ctx& c, size_t numkeys_idx, const std::string* dst, SetOp op,
     std::stable_sort(src.begin(), src.end(), [](const Source& a, const Source& b) { return a.size() < b.size(); });
   }
   int64_t card = 0;
-  Result r = op == SetOp::kUnion ? op_union(src, o.agg)
+  Result r = op == SetOp::kUnion   ? op_union(src, o.agg)
              : op == SetOp::kInter ? op_inter(src, o.agg, card_only ? o.limit : 0, &card)
                                    : op_diff(src);
   if (card_only) return RedisReply::integer_of(card);

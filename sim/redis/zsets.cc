@@ -46,13 +46,20 @@ RedisReply cmd_zadd(Ctx& c) {
   size_t idx = 2;
   for (; idx < c.argc(); ++idx) {
     const std::string& opt = c.arg(idx);
-    if (iequals(opt, "nx")) f.nx = true;
-    else if (iequals(opt, "xx")) f.xx = true;
-    else if (iequals(opt, "ch")) f.ch = true;
-    else if (iequals(opt, "incr")) f.incr = true;
-    else if (iequals(opt, "gt")) f.gt = true;
-    else if (iequals(opt, "lt")) f.lt = true;
-    else break;
+    if (iequals(opt, "nx"))
+      f.nx = true;
+    else if (iequals(opt, "xx"))
+      f.xx = true;
+    else if (iequals(opt, "ch"))
+      f.ch = true;
+    else if (iequals(opt, "incr"))
+      f.incr = true;
+    else if (iequals(opt, "gt"))
+      f.gt = true;
+    else if (iequals(opt, "lt"))
+      f.lt = true;
+    else
+      break;
   }
   const size_t elements = c.argc() - idx;
   if (elements == 0 || elements % 2 == 1) return err_syntax();
@@ -75,11 +82,21 @@ RedisReply cmd_zadd(Ctx& c) {
   if (!z && !f.xx) z = &std::get<ZSet>(c.ks.put(c.arg(1), ZSet{}).value);
   for (size_t i = 0; z && i < scores.size(); ++i) {
     switch (zset_add(*z, c.arg(idx + 2 * i + 1), scores[i], f, &new_score)) {
-      case ZAddOutcome::kNaN: return err_nan();
-      case ZAddOutcome::kAdded: ++added; ++processed; break;
-      case ZAddOutcome::kUpdated: ++updated; ++processed; break;
-      case ZAddOutcome::kUnchanged: ++processed; break;
-      case ZAddOutcome::kNop: break;
+      case ZAddOutcome::kNaN:
+        return err_nan();
+      case ZAddOutcome::kAdded:
+        ++added;
+        ++processed;
+        break;
+      case ZAddOutcome::kUpdated:
+        ++updated;
+        ++processed;
+        break;
+      case ZAddOutcome::kUnchanged:
+        ++processed;
+        break;
+      case ZAddOutcome::kNop:
+        break;
     }
   }
   if (f.incr) return processed ? RedisReply::bulk(format_double(new_score)) : RedisReply::nil();

@@ -50,7 +50,7 @@ RC_GTEST_PROP(PagedImage, BehavesAsTheStringItReplaces, ()) {
       current.resize(size);
       current_model.resize(size, '\0');
       written.emplace_back(size, std::string::npos);  // a cut touches every page from its size on
-    } else if (op == 3) {  // sync, as SimVfs's make_durable
+    } else if (op == 3) {                             // sync, as SimVfs's make_durable
       durable.resize(current.size());
       for (const auto& [b, e] : written) durable.share_pages_of(current, b, std::min(e, current.size()));
       durable_model = current_model;
@@ -89,7 +89,7 @@ TEST(PagedImage, HolesAndCutBytesReadAsZeros) {
   EXPECT_EQ(a.size(), 2 * kPage + 6);
   EXPECT_EQ(a.pages_held(), 1u);  // the hole before it is not allocated
   a.write(10, "yyyy", 4);
-  a.resize(12);                   // cuts "yy" off
+  a.resize(12);  // cuts "yy" off
   a.resize(20);
   EXPECT_EQ(a.to_string(), std::string(10, '\0') + "yy" + std::string(8, '\0'));
 }

@@ -11,7 +11,7 @@
 namespace fl::sim::storage {
 
 namespace {
-constexpr int kShmLocks = SQLITE_SHM_NLOCK;  // 8
+constexpr int kShmLocks = SQLITE_SHM_NLOCK;            // 8
 constexpr int64_t kJulianEpochMs = 210866760000000LL;  // Unix epoch as a Julian day, in ms
 }  // namespace
 
@@ -457,12 +457,24 @@ struct SimVfsGlue {
 
 const sqlite3_io_methods SimVfsGlue::kMethods = {
     2,  // iVersion: WAL shared memory, no memory-mapped I/O
-    &SimVfsGlue::close,         &SimVfsGlue::read,        &SimVfsGlue::write,
-    &SimVfsGlue::truncate,      &SimVfsGlue::sync,        &SimVfsGlue::file_size,
-    &SimVfsGlue::lock,          &SimVfsGlue::unlock,      &SimVfsGlue::check_reserved,
-    &SimVfsGlue::file_control,  &SimVfsGlue::sector_size, &SimVfsGlue::device_characteristics,
-    &SimVfsGlue::shm_map,       &SimVfsGlue::shm_lock,    &SimVfsGlue::shm_barrier,
-    &SimVfsGlue::shm_unmap,     nullptr,                  nullptr,
+    &SimVfsGlue::close,
+    &SimVfsGlue::read,
+    &SimVfsGlue::write,
+    &SimVfsGlue::truncate,
+    &SimVfsGlue::sync,
+    &SimVfsGlue::file_size,
+    &SimVfsGlue::lock,
+    &SimVfsGlue::unlock,
+    &SimVfsGlue::check_reserved,
+    &SimVfsGlue::file_control,
+    &SimVfsGlue::sector_size,
+    &SimVfsGlue::device_characteristics,
+    &SimVfsGlue::shm_map,
+    &SimVfsGlue::shm_lock,
+    &SimVfsGlue::shm_barrier,
+    &SimVfsGlue::shm_unmap,
+    nullptr,
+    nullptr,
 };
 
 // ---- The inspection door (see the header): observer connections that leave no trace.
@@ -627,23 +639,33 @@ struct SimVfsInspectGlue {
 
 const sqlite3_io_methods SimVfsInspectGlue::kMethods = {
     2,
-    &SimVfsInspectGlue::close,        &SimVfsInspectGlue::read,             &SimVfsInspectGlue::write,
-    &SimVfsInspectGlue::truncate,     &SimVfsInspectGlue::sync,             &SimVfsInspectGlue::file_size,
-    &SimVfsInspectGlue::lock,         &SimVfsInspectGlue::unlock,           &SimVfsInspectGlue::check_reserved,
-    &SimVfsGlue::file_control,        &SimVfsInspectGlue::sector_size,      &SimVfsGlue::device_characteristics,
-    &SimVfsInspectGlue::shm_map,      &SimVfsInspectGlue::shm_lock,         &SimVfsGlue::shm_barrier,
-    &SimVfsInspectGlue::shm_unmap,    nullptr,                              nullptr,
+    &SimVfsInspectGlue::close,
+    &SimVfsInspectGlue::read,
+    &SimVfsInspectGlue::write,
+    &SimVfsInspectGlue::truncate,
+    &SimVfsInspectGlue::sync,
+    &SimVfsInspectGlue::file_size,
+    &SimVfsInspectGlue::lock,
+    &SimVfsInspectGlue::unlock,
+    &SimVfsInspectGlue::check_reserved,
+    &SimVfsGlue::file_control,
+    &SimVfsInspectGlue::sector_size,
+    &SimVfsGlue::device_characteristics,
+    &SimVfsInspectGlue::shm_map,
+    &SimVfsInspectGlue::shm_lock,
+    &SimVfsGlue::shm_barrier,
+    &SimVfsInspectGlue::shm_unmap,
+    nullptr,
+    nullptr,
 };
 
 // ---------------------------------------------------------------------------------------------
 
 std::string SimVfsOptions::describe() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "sync_cost_us=%lld sector=%d torn=%d keep=%.3f p_read=%.4f p_write=%.4f p_sync=%.4f",
-                static_cast<long long>(sync_cost_us), sector_size, torn_writes ? 1 : 0,
-                torn_keep_probability, read_error_probability, write_error_probability,
-                sync_error_probability);
+  std::snprintf(buf, sizeof buf, "sync_cost_us=%lld sector=%d torn=%d keep=%.3f p_read=%.4f p_write=%.4f p_sync=%.4f",
+                static_cast<long long>(sync_cost_us), sector_size, torn_writes ? 1 : 0, torn_keep_probability,
+                read_error_probability, write_error_probability, sync_error_probability);
   std::string out = buf;
   // Only a lying disk adds to the description, so existing config digests stay as they were.
   if (volatile_write_cache) out += " volatile_cache_flush_us=" + std::to_string(write_cache_flush_us);
@@ -652,9 +674,12 @@ std::string SimVfsOptions::describe() const {
 
 const char* sim_io_op_name(SimIoOp op) {
   switch (op) {
-    case SimIoOp::kRead: return "read";
-    case SimIoOp::kWrite: return "write";
-    case SimIoOp::kSync: return "sync";
+    case SimIoOp::kRead:
+      return "read";
+    case SimIoOp::kWrite:
+      return "write";
+    case SimIoOp::kSync:
+      return "sync";
   }
   return "?";
 }
@@ -755,26 +780,36 @@ bool SimVfs::draw_fault(SimIoOp op) {
   if (!fail) {
     double p = 0;
     switch (op) {
-      case SimIoOp::kRead: p = options_.read_error_probability; break;
-      case SimIoOp::kWrite: p = options_.write_error_probability; break;
-      case SimIoOp::kSync: p = options_.sync_error_probability; break;
+      case SimIoOp::kRead:
+        p = options_.read_error_probability;
+        break;
+      case SimIoOp::kWrite:
+        p = options_.write_error_probability;
+        break;
+      case SimIoOp::kSync:
+        p = options_.sync_error_probability;
+        break;
     }
     fail = rng_.chance(p);
   }
   if (fail) {
     switch (op) {
-      case SimIoOp::kRead: ++stats_.injected_read_errors; break;
-      case SimIoOp::kWrite: ++stats_.injected_write_errors; break;
-      case SimIoOp::kSync: ++stats_.injected_sync_errors; break;
+      case SimIoOp::kRead:
+        ++stats_.injected_read_errors;
+        break;
+      case SimIoOp::kWrite:
+        ++stats_.injected_write_errors;
+        break;
+      case SimIoOp::kSync:
+        ++stats_.injected_sync_errors;
+        break;
     }
     if (fault_observer_) fault_observer_(op);
   }
   return fail;
 }
 
-std::string SimVfs::temp_name() {
-  return "~temp-" + std::to_string(++temp_counter_);
-}
+std::string SimVfs::temp_name() { return "~temp-" + std::to_string(++temp_counter_); }
 
 void SimVfs::settle_write_cache(File& f, int64_t now_us) {
   size_t settled = 0;

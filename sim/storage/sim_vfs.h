@@ -71,11 +71,11 @@ inline constexpr int kSimConnectionFlags = SQLITE_OPEN_NOMUTEX;
 
 struct SimVfsOptions {
   std::string name = "faultline-sim";  // prefix of the registered VFS name
-  int64_t sync_cost_us = 2000;          // simulated time of one xSync (an fsync on an SSD)
-  int sector_size = 4096;               // xSectorSize; also the granularity of torn writes
+  int64_t sync_cost_us = 2000;         // simulated time of one xSync (an fsync on an SSD)
+  int sector_size = 4096;              // xSectorSize; also the granularity of torn writes
   // Crash behaviour.
-  bool torn_writes = false;             // a crash keeps a random subset of unsynced sectors
-  double torn_keep_probability = 0.5;   // per pending sector, when torn_writes
+  bool torn_writes = false;            // a crash keeps a random subset of unsynced sectors
+  double torn_keep_probability = 0.5;  // per pending sector, when torn_writes
   // A disk that lies about fsync (see the model above).
   bool volatile_write_cache = false;
   int64_t write_cache_flush_us = 1'000'000;  // how long acknowledged data stays in the volatile cache
@@ -94,12 +94,12 @@ struct SimVfsStats {
   uint64_t opens = 0, reads = 0, writes = 0, syncs = 0, truncates = 0, deletes = 0;
   uint64_t bytes_written = 0;
   uint64_t injected_read_errors = 0, injected_write_errors = 0, injected_sync_errors = 0;
-  uint64_t fenced_calls = 0;          // I/O attempted through a handle that outlived a crash
+  uint64_t fenced_calls = 0;  // I/O attempted through a handle that outlived a crash
   uint64_t crashes = 0;
-  uint64_t pending_ops_dropped = 0;   // write/truncate pieces lost by crashes
-  uint64_t pending_ops_kept = 0;      // pieces a torn crash kept anyway
-  uint64_t lied_syncs = 0;            // xSync acknowledged with the data only in the volatile cache
-  uint64_t acked_ops_lost = 0;        // acknowledged (synced) operations a power loss dropped or tore
+  uint64_t pending_ops_dropped = 0;  // write/truncate pieces lost by crashes
+  uint64_t pending_ops_kept = 0;     // pieces a torn crash kept anyway
+  uint64_t lied_syncs = 0;           // xSync acknowledged with the data only in the volatile cache
+  uint64_t acked_ops_lost = 0;       // acknowledged (synced) operations a power loss dropped or tore
 };
 
 class SimVfs {
@@ -180,7 +180,7 @@ class SimVfs {
   sqlite3_vfs inspect_vfs_{};
   std::vector<InspectHandle*> inspect_handles_;  // open observer handles, in opening order
   std::map<std::string, std::shared_ptr<File>, std::less<>> files_;
-  uint64_t epoch_ = 0;          // bumped by crash(); handles from older epochs are fenced
+  uint64_t epoch_ = 0;  // bumped by crash(); handles from older epochs are fenced
   size_t open_handles_ = 0;
   size_t fenced_handles_open_ = 0;
   uint64_t temp_counter_ = 0;

@@ -312,7 +312,7 @@ TEST(SimVfs, SyncAfterACutAndRegrowthMakesTheCurrentBytesDurable) {
   ASSERT_EQ(raw.write(std::string(3 * 4096, 'a'), 0), SQLITE_OK);
   ASSERT_EQ(raw.sync(), SQLITE_OK);
   ASSERT_EQ(file->pMethods->xTruncate(file, 4096 + 100), SQLITE_OK);  // cuts the second page
-  ASSERT_EQ(raw.write("b", 3 * 4096 - 1), SQLITE_OK);  // grows it back
+  ASSERT_EQ(raw.write("b", 3 * 4096 - 1), SQLITE_OK);                 // grows it back
   ASSERT_EQ(raw.sync(), SQLITE_OK);
   const std::string expected = std::string(4096 + 100, 'a') + std::string(2 * 4096 - 101, '\0') + "b";
   EXPECT_EQ(vfs->file_bytes("raw.db"), expected);

@@ -1,6 +1,5 @@
 #include "sim/storage/sql_client.h"
 
-
 #include "sim/storage/sql_wire.h"
 #include "impl/ports/assert.h"
 

@@ -24,8 +24,8 @@ namespace fl::sim::storage {
 namespace {
 
 struct CrashPlan {
-  int64_t at_us = 0;     // after the start
-  int64_t down_us = 0;   // before the restart
+  int64_t at_us = 0;    // after the start
+  int64_t down_us = 0;  // before the restart
 };
 
 struct Scenario {
@@ -73,34 +73,37 @@ Verdict run_crash_scenario(const Scenario& sc) {
   std::string final_error;
   bool finished = false;
 
-  sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
-    for (int i = 0; i < sc.txns; ++i) {
-      std::vector<SqlStatement> stmts;
-      for (int j = 0; j < rows_of(i); ++j) stmts.push_back(sql_statement("INSERT INTO r VALUES(?, ?)", i, j));
-      stmts.push_back(sql_statement("UPDATE c SET n = n + ? WHERE id = 1", rows_of(i)));
-      stmts.back().expect = SqlExpect::kChanged;
-      outcomes[static_cast<size_t>(i)] = co_await sql.transaction(std::move(stmts));
-      if (outcomes[static_cast<size_t>(i)].status == SqlStatus::kUnavailable) co_await self.clock().sleep_ms(5);
-      co_await self.clock().sleep_us(static_cast<int64_t>(self.random_u64() % 2000));
-    }
-    // The last power loss, then read back what survived.
-    world.crash(sim.db(), "final power loss");
-    world.restart(sim.db());
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      std::vector<SqlStatement> read;
-      read.push_back(sql_statement("SELECT txn, count(*) FROM r GROUP BY txn"));
-      read.push_back(sql_statement("SELECT n FROM c"));
-      SqlResult r = co_await sql.transaction(std::move(read));
-      if (r.ok()) {
-        for (const SqlRow& row : r.sets[0].rows) present[row[0].as_int()] = row[1].as_int();
-        counter = r.sets[1].rows.empty() ? -1 : r.sets[1].rows[0][0].as_int();
-        finished = true;
-        co_return;
-      }
-      final_error = r.describe();
-      co_await self.clock().sleep_ms(50);
-    }
-  }, /*timeout_us=*/100'000);
+  sim.client(
+      "app",
+      [&](Process& self, Sql& sql) -> Task<void> {
+        for (int i = 0; i < sc.txns; ++i) {
+          std::vector<SqlStatement> stmts;
+          for (int j = 0; j < rows_of(i); ++j) stmts.push_back(sql_statement("INSERT INTO r VALUES(?, ?)", i, j));
+          stmts.push_back(sql_statement("UPDATE c SET n = n + ? WHERE id = 1", rows_of(i)));
+          stmts.back().expect = SqlExpect::kChanged;
+          outcomes[static_cast<size_t>(i)] = co_await sql.transaction(std::move(stmts));
+          if (outcomes[static_cast<size_t>(i)].status == SqlStatus::kUnavailable) co_await self.clock().sleep_ms(5);
+          co_await self.clock().sleep_us(static_cast<int64_t>(self.random_u64() % 2000));
+        }
+        // The last power loss, then read back what survived.
+        world.crash(sim.db(), "final power loss");
+        world.restart(sim.db());
+        for (int attempt = 0; attempt < 100; ++attempt) {
+          std::vector<SqlStatement> read;
+          read.push_back(sql_statement("SELECT txn, count(*) FROM r GROUP BY txn"));
+          read.push_back(sql_statement("SELECT n FROM c"));
+          SqlResult r = co_await sql.transaction(std::move(read));
+          if (r.ok()) {
+            for (const SqlRow& row : r.sets[0].rows) present[row[0].as_int()] = row[1].as_int();
+            counter = r.sets[1].rows.empty() ? -1 : r.sets[1].rows[0][0].as_int();
+            finished = true;
+            co_return;
+          }
+          final_error = r.describe();
+          co_await self.clock().sleep_ms(50);
+        }
+      },
+      /*timeout_us=*/100'000);
   for (const CrashPlan& c : sc.crashes) {
     world.at(kEpochUs + c.at_us, [&world, &sim] { world.crash(sim.db(), "power loss"); });
     world.at(kEpochUs + c.at_us + c.down_us, [&world, &sim] {
@@ -120,10 +123,14 @@ Verdict run_crash_scenario(const Scenario& sc) {
     const int64_t have = present.count(i) ? present[i] : 0;
     surviving += have;
     const std::string who = "txn " + std::to_string(i) + " (" + r.describe() + ")";
-    if (r.ok()) ++v.acknowledged;
-    else if (r.certainly_not_applied()) ++v.failed;
-    else ++v.maybe;
-    if (have != 0 && have != rows_of(i)) v.violations.push_back(who + " half-applied: " + std::to_string(have) + " rows");
+    if (r.ok())
+      ++v.acknowledged;
+    else if (r.certainly_not_applied())
+      ++v.failed;
+    else
+      ++v.maybe;
+    if (have != 0 && have != rows_of(i))
+      v.violations.push_back(who + " half-applied: " + std::to_string(have) + " rows");
     if (r.ok() && have != rows_of(i)) v.violations.push_back(who + " acknowledged but lost");
     if (r.certainly_not_applied() && have != 0) v.violations.push_back(who + " reported failed but applied");
   }
@@ -188,8 +195,8 @@ RC_GTEST_PROP(SqlCrashConsistency, SynchronousFullKeepsAcknowledgedCommitsAndAto
 
 // The property can fail: under synchronous=OFF, RapidCheck finds a lost acknowledged commit.
 TEST(SqlCrashConsistency, SynchronousOffViolatesTheProperty) {
-  const bool held = rc::check("synchronous=OFF keeps acknowledged commits",
-                              [] { crash_consistency_property(Synchronous::kOff); });
+  const bool held =
+      rc::check("synchronous=OFF keeps acknowledged commits", [] { crash_consistency_property(Synchronous::kOff); });
   EXPECT_FALSE(held);
 }
 

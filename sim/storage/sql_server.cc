@@ -54,8 +54,8 @@ bool SqlServer::open() {
   FL_ASSERT(db_ == nullptr);
   ++stats_.opens;
   vfs_->reseed_sqlite_prng();
-  int rc = sqlite3_open_v2(options_.db_file.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | kSimConnectionFlags,
-                           vfs_->vfs_name());
+  int rc = sqlite3_open_v2(options_.db_file.c_str(), &db_,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | kSimConnectionFlags, vfs_->vfs_name());
   if (rc == SQLITE_OK) {
     exec_ = std::make_unique<SqliteExecutor>(db_);
     std::string script = durability_pragmas(options_.journal_mode, options_.synchronous);
@@ -116,7 +116,8 @@ std::pair<std::string, std::string> SqlServer::verb_and_table(const std::string&
   return {"", ""};
 }
 
-void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const std::shared_ptr<const SqlResult>& shared) {
+void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req,
+                            const std::shared_ptr<const SqlResult>& shared) {
   const SqlRequest& req = *shared_req;
   const SqlResult& result = *shared;
   World& world = process_.world();
@@ -125,8 +126,7 @@ void SqlServer::log_request(std::shared_ptr<const SqlRequest> shared_req, const 
                        : options_.commit_stream ? options_.commit_stream->executed + 1
                                                 : stats_.requests;
   world.trace().fold_recorded(world.now_us(), TraceKind::kObserve, seq, result.ok() ? 1 : 0, process_.node_name(),
-                              process_.process_name(),
-                              [&] { return req.describe() + " -> " + result.describe(); });
+                              process_.process_name(), [&] { return req.describe() + " -> " + result.describe(); });
   if (world.coverage().enabled()) {
     for (const SqlStatement& st : req.statements) {
       const auto [verb, table] = verb_and_table(st.sql);
@@ -155,7 +155,8 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
   const SqlRequest* req = message_as<SqlRequest>(request);
   FL_ASSERT(req != nullptr);
   if (req == nullptr) {
-    co_return make_message(SqlReply{std::make_shared<const SqlResult>(SqlResult::failure(SqlStatus::kError, "bad request"))});
+    co_return make_message(
+        SqlReply{std::make_shared<const SqlResult>(SqlResult::failure(SqlStatus::kError, "bad request"))});
   }
   ++stats_.requests;
   RequestKey key{req->client, {req->incarnation, req->seq}};
@@ -185,8 +186,8 @@ Task<MessagePtr> SqlServer::handle(MessagePtr request) {
     done_.erase(done_order_.front());
     done_order_.pop_front();
   }
-  const int64_t cost_us = vfs_->take_cost_us() +
-                          options_.statement_cost_us * static_cast<int64_t>(req->statements.size());
+  const int64_t cost_us =
+      vfs_->take_cost_us() + options_.statement_cost_us * static_cast<int64_t>(req->statements.size());
   const int64_t wait_us = charge_disk_us(cost_us);
   if (wait_us > 0) co_await process_.clock().sleep_us(wait_us);
   co_return std::move(reply);

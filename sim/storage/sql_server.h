@@ -37,18 +37,17 @@
 
 namespace fl::sim::storage {
 
-
 // One request the SQL server executed, as the world observed it at the DB node: what was
 // committed (result.ok()) or refused, whatever the client later heard (its reply may be lost).
 // The judges' view of the database during a run; the final state is read back from the VFS.
 // A commit acknowledged here can still be lost by a power loss when synchronous is not FULL.
 struct SqlCommitRecord {
-  uint64_t seq = 0;            // execution order at this database
-  int64_t time_us = 0;         // world time
-  std::string client;          // the calling process
-  uint32_t incarnation = 0;    // of the DB process
+  uint64_t seq = 0;          // execution order at this database
+  int64_t time_us = 0;       // world time
+  std::string client;        // the calling process
+  uint32_t incarnation = 0;  // of the DB process
   bool transaction = false;
-  uint64_t cause = 0;          // the client operation it works for (World::current_cause)
+  uint64_t cause = 0;                         // the client operation it works for (World::current_cause)
   std::shared_ptr<const SqlRequest> request;  // never null; the request as it arrived, shared
   std::shared_ptr<const SqlResult> result;    // never null; the reply's result, shared
 
@@ -69,11 +68,11 @@ struct SqlServerOptions {
   std::string db_file = "main.db";
   JournalMode journal_mode = JournalMode::kWal;
   Synchronous synchronous = Synchronous::kFull;
-  std::vector<std::string> schema;     // run at every boot: use CREATE ... IF NOT EXISTS
-  bool crash_loses_unsynced = true;     // a crash of the DB process is a power loss of its node
-  int64_t statement_cost_us = 20;       // CPU time per statement, besides the disk
+  std::vector<std::string> schema;   // run at every boot: use CREATE ... IF NOT EXISTS
+  bool crash_loses_unsynced = true;  // a crash of the DB process is a power loss of its node
+  int64_t statement_cost_us = 20;    // CPU time per statement, besides the disk
   int64_t open_retry_us = 100'000;
-  size_t dedupe_capacity = 4096;        // remembered request ids
+  size_t dedupe_capacity = 4096;  // remembered request ids
   // Where executed requests are logged (shared across incarnations; null: not kept, only traced).
   std::shared_ptr<SqlCommitLog> commit_log;
   // Or where they are streamed (at most one of the two).

@@ -14,10 +14,11 @@ SqlServerOptions server_options(JournalMode mode = JournalMode::kWal, Synchronou
   SqlServerOptions o;
   o.journal_mode = mode;
   o.synchronous = sync;
-  o.schema = {"CREATE TABLE IF NOT EXISTS purchase(id INTEGER PRIMARY KEY, user TEXT NOT NULL, sku TEXT NOT NULL, "
-              "price REAL, receipt BLOB, UNIQUE(user, sku))",
-              "CREATE TABLE IF NOT EXISTS counter(name TEXT PRIMARY KEY, n INTEGER NOT NULL)",
-              "INSERT OR IGNORE INTO counter VALUES('c', 0)"};
+  o.schema = {
+      "CREATE TABLE IF NOT EXISTS purchase(id INTEGER PRIMARY KEY, user TEXT NOT NULL, sku TEXT NOT NULL, "
+      "price REAL, receipt BLOB, UNIQUE(user, sku))",
+      "CREATE TABLE IF NOT EXISTS counter(name TEXT PRIMARY KEY, n INTEGER NOT NULL)",
+      "INSERT OR IGNORE INTO counter VALUES('c', 0)"};
   return o;
 }
 
@@ -33,8 +34,8 @@ TEST(SqlServer, ExecutesStatementsWithTypedValuesAndConstraintErrorsAsValues) {
   std::vector<SqlResult> results;
   sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
     co_await self.clock().sleep_ms(100);  // the server has booted
-    results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku, price, receipt) VALUES(?, ?, ?, ?)",
-                                        "u1", "gift", 9.5, SqlValue::blob(std::string("\x00\x01", 2))));
+    results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku, price, receipt) VALUES(?, ?, ?, ?)", "u1",
+                                        "gift", 9.5, SqlValue::blob(std::string("\x00\x01", 2))));
     results.push_back(co_await sql.exec("INSERT INTO purchase(user, sku) VALUES(?, ?)", "u1", "gift"));
     results.push_back(co_await sql.query("SELECT id, user, price, receipt, NULL AS missing FROM purchase"));
     std::vector<SqlStatement> txn;  // built outside the co_await expression (g++ 12, see sql.h)
@@ -78,19 +79,22 @@ TEST(SqlServer, CommitWhoseReplyIsLostIsIndeterminateNeverFailed) {
   disk.sync_cost_us = 500'000;  // the reply waits half a second for the disk
   SqlSim sim(2, server_options(JournalMode::kWal, Synchronous::kFull), disk);
   SqlResult first, later;
-  sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
-    while (!(co_await sql.query("SELECT 1")).ok()) co_await self.clock().sleep_ms(100);  // booted
-    // The request arrives within ~1 ms and is committed (synced) at once; its reply waits 0.5 s
-    // for the simulated disk. The node loses power in between.
-    sim.world().after(200'000, [&] { sim.world().crash(sim.db(), "power loss"); });
-    sim.world().after(300'000, [&] { sim.world().restart(sim.db()); });
-    first = co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('u9', 'lost-reply')");
-    for (;;) {
-      later = co_await sql.query("SELECT count(*) FROM purchase WHERE user = 'u9'");
-      if (later.ok()) break;
-      co_await self.clock().sleep_ms(100);
-    }
-  }, /*timeout_us=*/2'000'000);
+  sim.client(
+      "app",
+      [&](Process& self, Sql& sql) -> Task<void> {
+        while (!(co_await sql.query("SELECT 1")).ok()) co_await self.clock().sleep_ms(100);  // booted
+        // The request arrives within ~1 ms and is committed (synced) at once; its reply waits 0.5 s
+        // for the simulated disk. The node loses power in between.
+        sim.world().after(200'000, [&] { sim.world().crash(sim.db(), "power loss"); });
+        sim.world().after(300'000, [&] { sim.world().restart(sim.db()); });
+        first = co_await sql.exec("INSERT INTO purchase(user, sku) VALUES('u9', 'lost-reply')");
+        for (;;) {
+          later = co_await sql.query("SELECT count(*) FROM purchase WHERE user = 'u9'");
+          if (later.ok()) break;
+          co_await self.clock().sleep_ms(100);
+        }
+      },
+      /*timeout_us=*/2'000'000);
   sim.world().run_until(kEpochUs + 20'000'000);
   EXPECT_EQ(first.status, SqlStatus::kIndeterminate) << first.describe();
   ASSERT_TRUE(later.ok()) << later.describe();
@@ -178,13 +182,16 @@ uint64_t run_scenario(uint64_t seed, uint64_t* trace_fp) {
   disk.torn_writes = true;
   disk.sync_error_probability = 0.05;
   SqlSim sim(seed, server_options(JournalMode::kWal, Synchronous::kNormal), disk);
-  sim.client("app", [&](Process& self, Sql& sql) -> Task<void> {
-    for (int i = 0; i < 60; ++i) {
-      (void)co_await sql.exec("INSERT INTO purchase(user, sku, receipt) VALUES(?, ?, randomblob(8))",
-                              "u" + std::to_string(i % 7), "s" + std::to_string(i));
-      co_await self.clock().sleep_us(static_cast<int64_t>(self.random_u64() % 3000));
-    }
-  }, 200'000);
+  sim.client(
+      "app",
+      [&](Process& self, Sql& sql) -> Task<void> {
+        for (int i = 0; i < 60; ++i) {
+          (void)co_await sql.exec("INSERT INTO purchase(user, sku, receipt) VALUES(?, ?, randomblob(8))",
+                                  "u" + std::to_string(i % 7), "s" + std::to_string(i));
+          co_await self.clock().sleep_us(static_cast<int64_t>(self.random_u64() % 3000));
+        }
+      },
+      200'000);
   sim.world().at(kEpochUs + 40'000, [&] { sim.world().crash(sim.db(), "crash"); });
   sim.world().at(kEpochUs + 60'000, [&] { sim.world().restart(sim.db()); });
   sim.world().run_until(kEpochUs + 30'000'000);

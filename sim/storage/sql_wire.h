@@ -20,7 +20,7 @@ struct SqlRequest {
   std::string client;
   uint32_t incarnation = 0;
   uint64_t seq = 0;
-  bool transaction = false;  // false: exactly one statement, autocommit
+  bool transaction = false;              // false: exactly one statement, autocommit
   std::vector<SqlStatement> statements;  // not to be changed once statements_text() was read
 
   // The statements' descriptions joined by " | ", rendered once: the client's history records

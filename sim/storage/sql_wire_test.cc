@@ -49,7 +49,8 @@ TEST(SqlWire, ReplyDigestIsTheHashOfItsDescription) {
   rows.status = SqlStatus::kOk;
   SqlRowSet set;
   set.columns = {"a", "b", "c"};
-  set.rows = {{SqlValue("it's"), SqlValue(int64_t{3}), SqlValue()}, {SqlValue(0.25), SqlValue("z"), SqlValue(int64_t{-1})}};
+  set.rows = {{SqlValue("it's"), SqlValue(int64_t{3}), SqlValue()},
+              {SqlValue(0.25), SqlValue("z"), SqlValue(int64_t{-1})}};
   rows.sets.push_back(set);
   SqlRowSet write;
   write.changes = 2;

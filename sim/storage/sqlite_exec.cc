@@ -1,7 +1,6 @@
 #include "sim/storage/sqlite_exec.h"
 #include "impl/ports/assert.h"
 
-
 namespace fl::sim::storage {
 
 SqlStatus sql_status_from_sqlite(int rc) {
@@ -53,8 +52,7 @@ sqlite3_stmt* SqliteExecutor::prepare(const std::string& sql, int* rc) {
   }
   sqlite3_stmt* stmt = nullptr;
   const char* tail = nullptr;
-  *rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
-                           &stmt, &tail);
+  *rc = sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, &tail);
   if (*rc != SQLITE_OK) return nullptr;
   if (stmt == nullptr) {  // only whitespace or comments
     *rc = SQLITE_MISUSE;
@@ -71,12 +69,14 @@ namespace {
 // hundreds of kB of state text per flush).
 int bind(sqlite3_stmt* stmt, int index, const SqlValue& v) {
   switch (v.type()) {
-    case SqlValue::Type::kNull: return sqlite3_bind_null(stmt, index);
-    case SqlValue::Type::kInteger: return sqlite3_bind_int64(stmt, index, v.as_int());
-    case SqlValue::Type::kReal: return sqlite3_bind_double(stmt, index, v.as_real());
+    case SqlValue::Type::kNull:
+      return sqlite3_bind_null(stmt, index);
+    case SqlValue::Type::kInteger:
+      return sqlite3_bind_int64(stmt, index, v.as_int());
+    case SqlValue::Type::kReal:
+      return sqlite3_bind_double(stmt, index, v.as_real());
     case SqlValue::Type::kText:
-      return sqlite3_bind_text64(stmt, index, v.as_text().data(), v.as_text().size(),
-                                 SQLITE_STATIC, SQLITE_UTF8);
+      return sqlite3_bind_text64(stmt, index, v.as_text().data(), v.as_text().size(), SQLITE_STATIC, SQLITE_UTF8);
     case SqlValue::Type::kBlob:
       return sqlite3_bind_blob64(stmt, index, v.as_text().data(), v.as_text().size(), SQLITE_STATIC);
   }
@@ -85,8 +85,10 @@ int bind(sqlite3_stmt* stmt, int index, const SqlValue& v) {
 
 SqlValue column_value(sqlite3_stmt* stmt, int i) {
   switch (sqlite3_column_type(stmt, i)) {
-    case SQLITE_INTEGER: return SqlValue(static_cast<int64_t>(sqlite3_column_int64(stmt, i)));
-    case SQLITE_FLOAT: return SqlValue(sqlite3_column_double(stmt, i));
+    case SQLITE_INTEGER:
+      return SqlValue(static_cast<int64_t>(sqlite3_column_int64(stmt, i)));
+    case SQLITE_FLOAT:
+      return SqlValue(sqlite3_column_double(stmt, i));
     case SQLITE_TEXT: {
       const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
       return SqlValue(std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt, i))));
@@ -96,7 +98,8 @@ SqlValue column_value(sqlite3_stmt* stmt, int i) {
       const int n = sqlite3_column_bytes(stmt, i);
       return SqlValue::blob(n > 0 ? std::string(p, static_cast<size_t>(n)) : std::string());
     }
-    default: return SqlValue();
+    default:
+      return SqlValue();
   }
 }
 
@@ -117,9 +120,8 @@ SqlResult SqliteExecutor::run(const SqlStatement& statement, SqlRowSet& set) {
   if (stmt == nullptr) return fail(rc);
   ResetGuard guard{stmt};
   if (static_cast<int>(statement.params.size()) != sqlite3_bind_parameter_count(stmt)) {
-    return SqlResult::failure(SqlStatus::kError,
-                              "expected " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
-                                  " parameters, got " + std::to_string(statement.params.size()));
+    return SqlResult::failure(SqlStatus::kError, "expected " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
+                                                     " parameters, got " + std::to_string(statement.params.size()));
   }
   for (size_t i = 0; i < statement.params.size(); ++i) {
     rc = bind(stmt, static_cast<int>(i) + 1, statement.params[i]);

@@ -17,29 +17,39 @@ bool iequals(std::string_view a, std::string_view b) {
 
 const char* journal_mode_name(JournalMode m) {
   switch (m) {
-    case JournalMode::kDelete: return "DELETE";
-    case JournalMode::kTruncate: return "TRUNCATE";
-    case JournalMode::kPersist: return "PERSIST";
-    case JournalMode::kMemory: return "MEMORY";
-    case JournalMode::kWal: return "WAL";
-    case JournalMode::kOff: return "OFF";
+    case JournalMode::kDelete:
+      return "DELETE";
+    case JournalMode::kTruncate:
+      return "TRUNCATE";
+    case JournalMode::kPersist:
+      return "PERSIST";
+    case JournalMode::kMemory:
+      return "MEMORY";
+    case JournalMode::kWal:
+      return "WAL";
+    case JournalMode::kOff:
+      return "OFF";
   }
   return "?";
 }
 
 const char* synchronous_name(Synchronous s) {
   switch (s) {
-    case Synchronous::kOff: return "OFF";
-    case Synchronous::kNormal: return "NORMAL";
-    case Synchronous::kFull: return "FULL";
-    case Synchronous::kExtra: return "EXTRA";
+    case Synchronous::kOff:
+      return "OFF";
+    case Synchronous::kNormal:
+      return "NORMAL";
+    case Synchronous::kFull:
+      return "FULL";
+    case Synchronous::kExtra:
+      return "EXTRA";
   }
   return "?";
 }
 
 std::optional<JournalMode> parse_journal_mode(std::string_view name) {
-  for (JournalMode m : {JournalMode::kDelete, JournalMode::kTruncate, JournalMode::kPersist,
-                        JournalMode::kMemory, JournalMode::kWal, JournalMode::kOff}) {
+  for (JournalMode m : {JournalMode::kDelete, JournalMode::kTruncate, JournalMode::kPersist, JournalMode::kMemory,
+                        JournalMode::kWal, JournalMode::kOff}) {
     if (iequals(name, journal_mode_name(m))) return m;
   }
   return std::nullopt;

@@ -91,9 +91,9 @@ std::string disk_state(const SimVfs& vfs) {
                     std::to_string(s.syncs) + " " + std::to_string(s.injected_read_errors) + " " +
                     std::to_string(s.injected_write_errors) + " " + std::to_string(s.injected_sync_errors) + " " +
                     std::to_string(s.pending_ops_kept) + " " + std::to_string(vfs.unsynced_ops()) + " " +
-                    std::to_string(vfs.change_count()) + " " +
-                    std::to_string(vfs.durable_fingerprint());
-  for (const std::string& name : vfs.file_names()) out += " " + name + ":" + std::to_string(stable_hash(*vfs.file_bytes(name)));
+                    std::to_string(vfs.change_count()) + " " + std::to_string(vfs.durable_fingerprint());
+  for (const std::string& name : vfs.file_names())
+    out += " " + name + ":" + std::to_string(stable_hash(*vfs.file_bytes(name)));
   return out;
 }
 

@@ -8,7 +8,8 @@ VfsReader::VfsReader(SimVfs& vfs, const std::string& file, bool quiet) {
     o.read_error_probability = o.write_error_probability = o.sync_error_probability = 0;
     vfs.set_options(o);
   }
-  ok_ = sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY | kSimConnectionFlags, vfs.vfs_name()) == SQLITE_OK || fail();
+  ok_ = sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY | kSimConnectionFlags, vfs.vfs_name()) == SQLITE_OK ||
+        fail();
 }
 
 bool VfsReader::fail() {
@@ -50,7 +51,8 @@ VfsObserver::~VfsObserver() {
 bool VfsObserver::open() {
   if (db_ != nullptr) return true;
   if (!vfs_.exists(file_)) return false;
-  if (sqlite3_open_v2(file_.c_str(), &db_, SQLITE_OPEN_READONLY | kSimConnectionFlags, vfs_.inspection_vfs_name()) != SQLITE_OK) {
+  if (sqlite3_open_v2(file_.c_str(), &db_, SQLITE_OPEN_READONLY | kSimConnectionFlags, vfs_.inspection_vfs_name()) !=
+      SQLITE_OK) {
     sqlite3_close(db_);
     db_ = nullptr;
     return false;

@@ -27,19 +27,18 @@ struct Rig {
     for (const std::string& s : schema_statements(/*request_ids=*/true)) {
       EXPECT_TRUE(db.exec().execute(SqlStatement(s)).ok()) << s;
     }
-    for (const SqlStatement& s : seed_asset_statements(config.asset_count)) {
-      EXPECT_TRUE(db.exec().execute(s).ok());
-    }
+    for (const SqlStatement& s : seed_asset_statements(config.asset_count)) { EXPECT_TRUE(db.exec().execute(s).ok()); }
     node = world.add_node("n");
   }
   // Runs `body` in a fresh process with its own service and drives the world until quiet.
   void run(std::function<Task<void>(sim::Process&, std::shared_ptr<LikeService>)> body, int64_t for_us = 10'000'000) {
-    sim::Process& p = world.add_process(node, "p" + std::to_string(next++), [this, body](sim::Process& self) -> Task<void> {
-      redis = std::make_unique<DirectRedis>(self, engine, scripts);
-      sql = std::make_unique<DirectSql>(self, db);
-      auto svc = std::make_shared<LikeService>(self, *redis, *sql, config);
-      co_await body(self, svc);
-    });
+    sim::Process& p =
+        world.add_process(node, "p" + std::to_string(next++), [this, body](sim::Process& self) -> Task<void> {
+          redis = std::make_unique<DirectRedis>(self, engine, scripts);
+          sql = std::make_unique<DirectSql>(self, db);
+          auto svc = std::make_shared<LikeService>(self, *redis, *sql, config);
+          co_await body(self, svc);
+        });
     world.start(p);
     world.run_until(world.now_us() + for_us);
   }
@@ -66,15 +65,18 @@ struct Rig {
 };
 
 Task<void> concurrent_likes(sim::Process& p, std::shared_ptr<LikeService> svc, std::vector<ReplyStatus>* out) {
-  struct Join { int left = 2; };
+  struct Join {
+    int left = 2;
+  };
   auto join = std::make_shared<Join>();
   for (int i = 0; i < 2; ++i) {
-    p.spawn("tap", [](std::shared_ptr<LikeService> s, std::vector<ReplyStatus>* o, std::shared_ptr<Join> j,
-                      uint64_t req) -> Task<void> {
-      LikeReply r = co_await s->like(1, 7, 1, req);
-      o->push_back(r.status);
-      --j->left;
-    }(svc, out, join, 100 + i));
+    p.spawn("tap",
+            [](std::shared_ptr<LikeService> s, std::vector<ReplyStatus>* o, std::shared_ptr<Join> j,
+               uint64_t req) -> Task<void> {
+              LikeReply r = co_await s->like(1, 7, 1, req);
+              o->push_back(r.status);
+              --j->left;
+            }(svc, out, join, 100 + i));
   }
   co_await p.clock().sleep_ms(100);
 }
@@ -85,10 +87,10 @@ TEST(LikeServiceTest, SpecDoubleTapCountsTwiceWithOneRow) {
   rig.run([&](sim::Process& p, std::shared_ptr<LikeService> svc) { return concurrent_likes(p, svc, &replies); });
   ASSERT_EQ(replies.size(), 2u);
   EXPECT_EQ(replies[0], ReplyStatus::kOk);
-  EXPECT_EQ(replies[1], ReplyStatus::kOk);  // both passed the EXISTS check
-  EXPECT_EQ(rig.redis_get(count_key(1)), "2");                                    // LIKE-2 broken
-  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 1);                   // unique index held
-  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 2);        // LIKE-3 broken
+  EXPECT_EQ(replies[1], ReplyStatus::kOk);                                 // both passed the EXISTS check
+  EXPECT_EQ(rig.redis_get(count_key(1)), "2");                             // LIKE-2 broken
+  EXPECT_EQ(rig.db_int("SELECT COUNT(*) FROM asset_likes"), 1);            // unique index held
+  EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 2);  // LIKE-3 broken
 }
 
 // LK-FILL-LEASE: an apply writes a value only over the version key a read's fill left (with none it
@@ -129,7 +131,7 @@ TEST(LikeServiceTest, HardenedLikeUnlikeRoundTripKeepsStoresEqual) {
   Rig rig(LikesFixes::hardened(likes_fixes()));
   std::vector<LikeReply> r;
   rig.run([&](sim::Process&, std::shared_ptr<LikeService> svc) -> Task<void> {
-    r.push_back(co_await svc->state(1, 5));      // fill "0"
+    r.push_back(co_await svc->state(1, 5));       // fill "0"
     r.push_back(co_await svc->like(1, 5, 1, 1));  // not blocked by "0"
     r.push_back(co_await svc->like(1, 5, 1, 2));  // already
     r.push_back(co_await svc->count(1));
@@ -159,7 +161,7 @@ TEST(LikeServiceTest, SpecUnlikeOnCachedZeroDecrementsBelowZero) {
     unlike = co_await svc->unlike(1, 5, 1, 1);
   });
   EXPECT_EQ(unlike.status, ReplyStatus::kOk);
-  EXPECT_EQ(rig.redis_get(count_key(1)), "-1");  // LIKE-5, LIKE-11 broken
+  EXPECT_EQ(rig.redis_get(count_key(1)), "-1");                            // LIKE-5, LIKE-11 broken
   EXPECT_EQ(rig.db_int("SELECT like_count FROM assets WHERE id = 1"), 0);  // guarded by >= 1
 }
 
@@ -341,10 +343,10 @@ TEST(LikeScriptsTest, AnOlderPutStaysRefusedAfterTheValueExpired) {
   auto put = [&](const std::string& v, int ver, int64_t now_ms) {
     return engine.execute(s, {"EVAL", lua, "2", "k", "kv", v, std::to_string(ver), "3000"}, now_ms).integer;
   };
-  EXPECT_EQ(put("0", 5, 1000), 1);  // the unlike's state, TTL 3 s
+  EXPECT_EQ(put("0", 5, 1000), 1);                              // the unlike's state, TTL 3 s
   EXPECT_TRUE(engine.execute(s, {"GET", "k"}, 4500).is_nil());  // expired
-  EXPECT_EQ(put("1", 4, 4500), 0);  // the stale repair: refused
-  EXPECT_EQ(put("0", 5, 4500), 1);  // the current version may refill
+  EXPECT_EQ(put("1", 4, 4500), 0);                              // the stale repair: refused
+  EXPECT_EQ(put("0", 5, 4500), 1);                              // the current version may refill
 }
 
 // LK-FILL-LEASE: a fill writes only while its lease holds; a like/unlike's apply, a later lease, an
@@ -370,7 +372,8 @@ TEST(LikeScriptsTest, AFillNeedsItsLease) {
   EXPECT_EQ(fill("0", 5, "a"), 0);  // consumed
   eval(kLeaseScript, {"lease"}, {"c", "10000"});
   // The like commits after the fill read the DB; its apply deletes the lease...
-  RedisReply applied = eval(kApplyScript, {"v", "ver", "cv", "cver", "lease", "clease"}, {"1", "9", "3000", "1", "0", "9"});
+  RedisReply applied =
+      eval(kApplyScript, {"v", "ver", "cv", "cver", "lease", "clease"}, {"1", "9", "3000", "1", "0", "9"});
   ASSERT_EQ(applied.elements.size(), 2u);
   // ... then Redis evicts the value and its version: the stale fill still finds no lease.
   engine.execute(s, {"DEL", "v", "ver"}, 1000);
@@ -390,8 +393,10 @@ TEST(LikeScriptsTest, AnApplyWithoutAFloorDropsTheValue) {
   sim::redis::Session s;
   const std::string lua = likes_scripts()->by_name(kApplyScript)->lua;
   auto apply = [&](const std::string& state, const std::string& count, int ver) {
-    RedisReply r = engine.execute(s, {"EVAL", lua, "6", "v", "ver", "cv", "cver", "lease", "clease", state,
-                                      std::to_string(ver), "3000", count, "0", std::to_string(ver)}, 1000);
+    RedisReply r = engine.execute(s,
+                                  {"EVAL", lua, "6", "v", "ver", "cv", "cver", "lease", "clease", state,
+                                   std::to_string(ver), "3000", count, "0", std::to_string(ver)},
+                                  1000);
     EXPECT_EQ(r.elements.size(), 2u);
     return r.elements.size() == 2 ? r.elements[0].integer + r.elements[1].integer : -1;
   };
@@ -400,7 +405,7 @@ TEST(LikeScriptsTest, AnApplyWithoutAFloorDropsTheValue) {
   EXPECT_EQ(apply("1", "9", 9), 2);  // over a floor it beats: written
   EXPECT_EQ(engine.execute(s, {"GET", "cv"}, 1000).str, "9");
   engine.execute(s, {"DEL", "cver", "ver"}, 1000);  // Redis evicts the floors
-  EXPECT_EQ(apply("0", "7", 7), 0);  // the delayed older apply
+  EXPECT_EQ(apply("0", "7", 7), 0);                 // the delayed older apply
   EXPECT_TRUE(engine.execute(s, {"GET", "cv"}, 1000).is_nil());
   EXPECT_TRUE(engine.execute(s, {"GET", "v"}, 1000).is_nil());
 }
