@@ -20,6 +20,15 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = FAULTLINE_SOURCE_DIR;
 
+// The parentheses still open after `line` from `from` on, starting with `depth` open.
+int open_after(const std::string& line, size_t from, int depth) {
+  for (size_t i = from; i < line.size(); ++i) {
+    if (line[i] == '(') ++depth;
+    if (line[i] == ')') --depth;
+  }
+  return depth < 0 ? 0 : depth;
+}
+
 // "file:line: text" of every line in `dir` (recursively; tests excluded) that reads a fault record.
 std::vector<std::string> fault_reads(const fs::path& dir) {
   static const std::regex kRead(R"(FaultRecord|FaultKind::|fault_log\(\)\s*\)|:\s*run\.faults\))");
@@ -30,12 +39,16 @@ std::vector<std::string> fault_reads(const fs::path& dir) {
     if (e.path().extension() != ".cc" && e.path().extension() != ".h") continue;
     std::ifstream in(e.path());
     int n = 0;
+    int injecting_depth = 0;  // open parentheses of a record_fault( call that spans lines
     for (std::string line; std::getline(in, line);) {
       ++n;
-      // Injecting a fault (recording it) is not reading one.
-      if (std::regex_search(line, kRead) && line.find("record_fault(") == std::string::npos) {
+      // Injecting a fault (recording it) is not reading one, on any line of the call.
+      const size_t call = line.find("record_fault(");
+      const bool injecting = injecting_depth > 0 || call != std::string::npos;
+      if (std::regex_search(line, kRead) && !injecting) {
         out.push_back(fs::relative(e.path(), kSource).string() + ":" + std::to_string(n) + ": " + line);
       }
+      if (injecting) injecting_depth = open_after(line, call == std::string::npos ? 0 : call, injecting_depth);
     }
   }
   return out;
