@@ -129,7 +129,7 @@ struct UnackedSample {
 };
 
 // What several checkers derive from one run (its keys' views and their window fits), defined in
-// combo_checks.cc. See ComboRun::memo.
+// judge_support.h. See ComboRun::memo.
 struct ComboMemo;
 
 struct ComboRun {

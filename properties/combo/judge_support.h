@@ -1,0 +1,133 @@
+// What the COMBO checkers share (internal to properties/combo; callers include combo_checks.h):
+// the Judge that builds a Verdict, the wording of times and records in evidence, the Redis and DB
+// losses that excuse a finding, each key's view of the run and its fit to the windows of the
+// definition (000:L39), and the memo check_combo shares them through (ComboRun::memo).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "properties/combo/combo_run.h"
+#include "properties/verdict.h"
+
+namespace fl::combo::detail {
+
+using model::combo::Fit;
+using model::combo::FitOptions;
+using model::combo::Key;
+using model::combo::ObservedRecord;
+using model::combo::Purchase;
+
+inline constexpr size_t kMaxEvidence = 12;  // evidence lines a verdict keeps; its checks go on counting
+
+// A verdict being judged: passed until an expectation fails; keeps the first kMaxEvidence reasons.
+struct Judge {
+  Verdict v;
+  Judge(std::string name, std::vector<std::string> ids, std::string assertion) {
+    v.property = std::move(name);
+    v.invariants = std::move(ids);
+    v.assertion = std::move(assertion);
+    v.passed = true;
+  }
+  void expect(bool ok, const std::function<std::string()>& why) {
+    ++v.checks;
+    if (ok) return;
+    v.passed = false;
+    if (v.evidence.size() < kMaxEvidence) v.evidence.push_back(why());
+  }
+};
+
+// `us` as milliseconds since the run began ("1234ms"), for evidence.
+std::string t(int64_t us);
+// A record as evidence names it (ContributionRecord::describe).
+std::string rec(const ContributionRecord& r);
+// pid -> its purchase in `ps` (the last one, where a pid was handed out twice).
+std::map<int64_t, const Purchase*> purchase_by_pid(const std::vector<Purchase>& ps);
+
+// The earliest invocation of a purchase of `key` with `pid`: a DB power loss may hand a pid out
+// again, to this key or another, so a pid alone does not name the purchase that opened a window.
+std::optional<int64_t> earliest_lo(const std::vector<Purchase>& ps, const Key& key, int64_t pid);
+
+// The Redis restart that may have lost this interval's writes, described (nullopt: none).
+// `while_down`: whether the interval may also fall inside the outage (a record published after the
+// restart from restored state); a purchase made while Redis was down lost nothing, it failed.
+// `key`: the windows at stake (an eviction touches its own key's windows only; nullptr: any).
+std::optional<std::string> redis_loss(const ComboRun& run, int64_t from_us, int64_t to_us, bool while_down = true,
+                                      const Key* key = nullptr);
+
+// An eviction of a key of `key`'s windows within [from_us, to_us], described (nullopt: none).
+std::optional<std::string> eviction_in(const ComboRun& run, const Key& key, int64_t from_us, int64_t to_us);
+
+// The Redis loss that may have left a record of `key` (its id's purchase at `first_us`, published
+// at `to_us`) built on partial or re-made state, described (nullopt: none): a restart within reach,
+// or an eviction of its key from one window before `first_us` on, since a hash re-made after an
+// eviction names a later member as its first (seed 259 of explore-hardened-eviction).
+std::optional<std::string> record_state_loss(const ComboRun& run, const Key& key, int64_t first_us, int64_t to_us);
+
+// A DB file left damaged by a power loss its storage settings do not protect against (SQLite
+// keeps no integrity promise with synchronous=OFF, no journal, or a disk that lies about fsync):
+// what the DB held is unknowable, and the service cannot finish what needs the DB (bind, flush).
+std::optional<std::string> db_corruption(const ComboRun& run);
+
+// Everything the window judges need for one key: its purchases (time intervals from the
+// history) and the records observed for it. A purchase or record within reach of a Redis data
+// loss is made optional / left out (COMBO-2's precondition), and counted as exempt.
+struct KeyView {
+  std::vector<Purchase> purchases;
+  std::vector<ObservedRecord> records;  // published (with PUBLISH times)
+  std::vector<const PublishObs*> publishes;
+};
+
+// The views of every key of a run, with what they left out or made optional (reason, count).
+struct Views {
+  std::map<Key, KeyView> keys;
+  std::vector<std::pair<std::string, int64_t>> exempt;  // (reason, count)
+  void exempt_one(const std::string& why) {
+    for (auto& [r, n] : exempt) {
+      if (r == why) {
+        ++n;
+        return;
+      }
+    }
+    exempt.emplace_back(why, 1);
+  }
+};
+// The views' exemptions (reason, count), added to `j`'s verdict.
+void add_exemptions(Judge& j, const Views& v);
+
+// fit_windows for one key, with an evidence line when it fails.
+struct KeyFit {
+  Fit fit;
+  std::string why;
+};
+// fit_windows of `records` against `key`'s purchases in `k` (window and Redis lock cuts filled in
+// from the run); `why` says what failed when no assignment fits.
+KeyFit fit_key(const ComboRun& run, const Key& key, const KeyView& k, const std::vector<ObservedRecord>& records,
+               FitOptions o);
+// `f` judged into `j`: an inconclusive search exempt, a failed one evidence (`f.why`), the windows
+// a Redis restart cut short exempt.
+void judge_fit(Judge& j, const KeyFit& f);
+// The run's views: the memo's while check_combo runs, else derived for this checker alone.
+std::shared_ptr<const Views> shared_views(const ComboRun& run);
+// fit_key of `key`'s own published records with no options; `k` is its view in shared_views().
+KeyFit base_fit(const ComboRun& run, const Key& key, const KeyView& k);
+
+}  // namespace fl::combo::detail
+
+namespace fl::combo {
+
+// What the checkers share while check_combo runs them (ComboRun::memo): the views of the run's
+// keys, and each key's fit of its published records with no options (COMBO-3's fit, which
+// COMBO-4, -10, -11 and -13 also take as their gate).
+struct ComboMemo {
+  std::shared_ptr<const detail::Views> views;
+  std::map<detail::Key, detail::KeyFit> base_fits;
+};
+
+}  // namespace fl::combo
