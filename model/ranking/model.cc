@@ -62,6 +62,10 @@ bool is_canonical_scope(const std::string& scope_id, const Config& cfg) {
 std::vector<std::string> scopes_of(const std::map<std::string, std::string>& e, const Config& cfg) {
   const std::string ch = get(e, "channelId"), rg = get(e, "regionId"), lg = get(e, "language");
   auto all = [](const std::string& v) { return v.empty() ? std::string("ALL") : v; };
+  // 004:L19: ALL is how a scope writes a missing dimension, never an event's value (the service
+  // accepts only configured values: impl/ranking/contract.cc expand_scopes). A language of "ALL"
+  // would derive GLOBAL|ALL|ALL|ALL twice and count the event twice.
+  if (ch == "ALL" || rg == "ALL" || lg == "ALL") return {};
   std::vector<std::string> out = {"GLOBAL|ALL|ALL|ALL"};
   if (!lg.empty()) out.push_back("GLOBAL|ALL|ALL|" + lg);
   if (!rg.empty()) out.push_back("REGION|ALL|" + rg + "|ALL");

@@ -166,9 +166,8 @@ TEST(RankingModelTest, AnInvalidDimensionNeverFallsBackToGlobal) {
 }
 
 // Whatever the dimensions: either no scope (rejected), or distinct canonical scopes, the global
-// one among them. A language of literally "ALL" is left out: for it the model derives
-// GLOBAL|ALL|ALL|ALL twice (and counts the event twice toward its actor's repeats), which RANK-4
-// does not allow; that is reported, not asserted.
+// one among them. A dimension of literally "ALL" is rejected (004:L19: ALL is a scope's missing
+// dimension, not a value): a language of "ALL" once derived GLOBAL|ALL|ALL|ALL twice.
 RC_GTEST_PROP(RankingModelProps, ScopesAreCanonicalAndDistinct, ()) {
   const Config c;
   const auto pick = [](std::vector<std::string> v, bool with_all) {
@@ -179,7 +178,7 @@ RC_GTEST_PROP(RankingModelProps, ScopesAreCanonicalAndDistinct, ()) {
   };
   const Fields dims = {{"channelId", pick(c.channels, true)},
                        {"regionId", pick(c.regions, true)},
-                       {"language", pick(c.languages, false)}};
+                       {"language", pick(c.languages, true)}};
   const std::vector<std::string> s = scopes_of(fields("e1", "u1", "t_1", 0, "SEARCH_EXECUTED", "q1", dims), c);
   const bool valid =
       std::all_of(dims.begin(), dims.end(), [](const auto& kv) { return kv.second != "ALL" && kv.second != "bogus"; });
