@@ -862,11 +862,19 @@ namespace {
 // The gateways the viewer joined through by t_us: each keeps its userId -> connection mapping
 // (003:L15) until a leave reaches it or it crashes, and a viewer that reconnects after a failed
 // ping sends no leave (explore-hardened seed 1640: a copy forwarded by the gateway the viewer had
-// left 20 s earlier, whose clock was 10 s behind).
-std::vector<std::string> joined_gateways_by(const std::vector<const HistoryOp*>& ops, int64_t t_us) {
+// left 20 s earlier, whose clock was 10 s behind). A connect left indeterminate by a fault that
+// names it (its join or its answer lost, its call broken or held) may have joined as well: the
+// viewer, not knowing, joins elsewhere and sends that gateway no leave (explore-hardened seed
+// 19599: a join answer dropped on the viewer's link left it registered at gw-2, which forwarded a
+// copy 12.1 s old as its clock, 4.8 s behind, read it 7.3 s old: 003:L199-200 reads the age on
+// that server's own clock). An indeterminate connect no fault touched, or a refused one, joined
+// nothing.
+std::vector<std::string> joined_gateways_by(const std::vector<const HistoryOp*>& ops, int64_t t_us,
+                                            const fl::props::FaultBudget& budget) {
   std::vector<std::string> out;
   for (const HistoryOp* o : ops) {
-    if (o->op == "connect" && o->invoke_us <= t_us && o->outcome == Outcome::kOk)
+    if (o->op != "connect" || o->invoke_us > t_us) continue;
+    if (o->outcome == Outcome::kOk || (o->outcome == Outcome::kInfo && budget.touched(o->id)))
       out.push_back(parse_args(o->args)["gw"]);
   }
   std::sort(out.begin(), out.end());
@@ -888,7 +896,7 @@ void judge_age(Verdict& v, const GiftsRun& run, const GiftReach& reach, const st
   const int64_t bound_us = (run.params.expiry_ms + run.params.slack_ms) * 1000;
   if (age_us <= bound_us) return;
   std::vector<std::string> judges = run.pushers;
-  for (const std::string& gw : joined_gateways_by(ops, o.invoke_us)) judges.push_back(gw);
+  for (const std::string& gw : joined_gateways_by(ops, o.invoke_us, reach.budget())) judges.push_back(gw);
   const Skew judge = reach.skew(judges, o.invoke_us - age_us, o.invoke_us);
   const int64_t widened_us = bound_us + std::max<int64_t>(0, -judge.min_us);
   if (age_us <= widened_us) {

@@ -656,6 +656,36 @@ TEST(GiftsChecks, AnOldReceiptMayHaveBeenJudgedByAnyGatewayTheViewerJoinedBefore
   EXPECT_FALSE(old(21 * kS, Outcome::kOk).passed);   // joined gw-2 after the receipt
 }
 
+// A connect whose answer a fault lost may have joined: the gateway it went to keeps the viewer's
+// mapping (003:L15) and judges the age on its own clock (003:L199-200), so that clock's lag
+// excuses a receipt, and only by its size; an indeterminate connect no fault touched joined
+// nothing (explore-hardened seed 19599).
+TEST(GiftsChecks, AnOldReceiptMayHaveBeenJudgedByAGatewayWhoseJoinAnswerWasLost) {
+  auto old = [](bool answer_lost, int64_t jump_us, int64_t ts_ms) {
+    Builder b = clean();  // viewer-1 joined through gw-1 at 0
+    const uint64_t id = b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-2 lastSeq=0", 3 * kS, 3 * kS + kS / 2,
+                             Outcome::kInfo, "not joined")
+                            .id;
+    if (answer_lost) {
+      sim::FaultRecord& f = b.fault(sim::FaultKind::kMessageLost, "gw-2", 3 * kS + 2000);
+      f.peer_node = f.peer_process = "viewer-1";
+      f.detail = "reply dropped";
+      f.cause = id;
+    }
+    b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-1 lastSeq=1", 4 * kS, 4 * kS + 1000, Outcome::kOk, "seq=1");
+    b.deliver("viewer-1", "m2x", 2, 1, 20 * kS, 20 * kS, "played", ts_ms);
+    if (jump_us != 0) b.fault(sim::FaultKind::kClockJump, "gw-2", 1 * kS, jump_us);
+    return check_expiry(b.run);
+  };
+  const Verdict v = old(true, -5 * kS, 5'000);  // 15 s old, gw-2's clock 5 s behind
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 1);
+  EXPECT_FALSE(old(false, -5 * kS, 5'000).passed);  // indeterminate, but no fault touched the connect
+  EXPECT_FALSE(old(true, 0, 5'000).passed);         // gw-2's clock right: nothing lets it through older
+  EXPECT_FALSE(old(true, 5 * kS, 5'000).passed);    // gw-2's clock ahead: it would look older there
+  EXPECT_FALSE(old(true, -5 * kS, 3'000).passed);   // 17 s old: past 10 s + slack + the 5 s lag
+}
+
 TEST(GiftsChecks, ReconnectCatchesADropAfterTheBaseline) {
   Builder b = clean();
   b.op("viewer-1", "connect", "user=9 room=r1 gw=gw-2 lastSeq=1", 8 * kS, 8 * kS + 1000, Outcome::kOk, "seq=5");
