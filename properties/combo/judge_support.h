@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "properties/combo/combo_run.h"
+#include "properties/common/judge.h"
 #include "properties/verdict.h"
 
 namespace fl::combo::detail {
@@ -24,24 +25,7 @@ using model::combo::Key;
 using model::combo::ObservedRecord;
 using model::combo::Purchase;
 
-inline constexpr size_t kMaxEvidence = 12;  // evidence lines a verdict keeps; its checks go on counting
-
-// A verdict being judged: passed until an expectation fails; keeps the first kMaxEvidence reasons.
-struct Judge {
-  Verdict v;
-  Judge(std::string name, std::vector<std::string> ids, std::string assertion) {
-    v.property = std::move(name);
-    v.invariants = std::move(ids);
-    v.assertion = std::move(assertion);
-    v.passed = true;
-  }
-  void expect(bool ok, const std::function<std::string()>& why) {
-    ++v.checks;
-    if (ok) return;
-    v.passed = false;
-    if (v.evidence.size() < kMaxEvidence) v.evidence.push_back(why());
-  }
-};
+using fl::props::Judge;
 
 // `us` as milliseconds since the run began ("1234ms"), for evidence.
 std::string t(int64_t us);

@@ -1,4 +1,5 @@
 #include "properties/likes/checks.h"
+#include "properties/common/judge.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,30 +22,7 @@ using model::LikesModel;
 using model::Possible;
 using model::Range;
 
-struct Judge {
-  Verdict v;
-  Judge(std::string property, std::vector<std::string> ids, std::string assertion) {
-    v.property = std::move(property);
-    v.invariants = std::move(ids);
-    v.assertion = std::move(assertion);
-    v.passed = true;
-  }
-  void check(bool ok, const std::function<std::string()>& evidence) {
-    ++v.checks;
-    if (ok) return;
-    v.passed = false;
-    if (v.evidence.size() < kMaxEvidence) v.evidence.push_back(evidence());
-  }
-  // A violation unless an injected fault explains it: then the item is exempted, naming the fault.
-  void check_or_exempt(bool ok, const std::optional<std::string>& fault, const std::string& what,
-                       const std::function<std::string()>& evidence) {
-    if (!ok && fault) {
-      v.exempt(what + " explained by " + *fault);
-      return;
-    }
-    check(ok, evidence);
-  }
-};
+using fl::props::Judge;
 
 // Every place a like/unlike/count/state request may pass: the client, any replica (the history does
 // not say which one served it), Redis and the DB.
@@ -274,7 +252,7 @@ Verdict check_uniqueness(const LikesRun& run, const LikesFacts&) {
     for (const auto& kv_ : s.db_rows) {
       const auto& pair = kv_.first;
       const auto& rows = kv_.second;
-      j.check(rows <= 1, [&] {
+      j.expect(rows <= 1, [&] {
         return "t=" + std::to_string(s.time_us) + " " + str_pair(pair) + " has " + std::to_string(rows) + " rows";
       });
     }
@@ -302,13 +280,13 @@ Verdict check_single_effect(const LikesRun& run, const LikesFacts&) {
     if (!d.user) continue;
     const Pair p{d.write->asset, *d.user};
     const int64_t s = sum[p] += d.delta;
-    j.check(s >= -1 && s <= 1, [&] {
+    j.expect(s >= -1 && s <= 1, [&] {
       return "Redis count of " + str_pair(p) + " moved to net " + std::to_string(s) + " by " + d.write->describe() +
              " (with " + d.state->describe() + ")";
     });
   }
   for (const CounterChange& c : counter_changes(run)) {
-    j.check(c.row != nullptr, [&] {
+    j.expect(c.row != nullptr, [&] {
       return c.counter->describe() + " with no row change of its writer" +
              (c.refused_row ? "; its row write: " + c.refused_row->describe() : std::string());
     });
@@ -320,12 +298,12 @@ Verdict check_single_effect(const LikesRun& run, const LikesFacts&) {
 Verdict check_db_count(const LikesRun& run, const LikesFacts&) {
   Judge j("like-db-count", {"LIKE-3"}, "at the end, assets.like_count(a) = number of asset_likes rows of a");
   const StoreSnapshot& f = run.final_state;
-  j.check(f.db_read, [] { return std::string("the final DB state could not be read"); });
+  j.expect(f.db_read, [] { return std::string("the final DB state could not be read"); });
   for (const auto& kv_ : f.db_like_count) {
     const auto& asset = kv_.first;
     const auto& count = kv_.second;
     const int64_t rows = f.rows_of(asset);
-    j.check(count == rows, [&] {
+    j.expect(count == rows, [&] {
       return "asset=" + std::to_string(asset) + " like_count=" + std::to_string(count) +
              " but rows=" + std::to_string(rows);
     });
@@ -342,7 +320,7 @@ Verdict check_cache_count(const LikesRun& run, const LikesFacts&) {
     const auto& value = kv_.second;
     if (!value) continue;
     const int64_t rows = f.rows_of(asset);
-    j.check(*value == rows, [&] {
+    j.expect(*value == rows, [&] {
       return "asset=" + std::to_string(asset) + " Redis count " + std::to_string(*value) +
              " but T=" + std::to_string(rows);
     });
@@ -357,14 +335,14 @@ Verdict check_non_negative(const LikesRun& run, const LikesFacts&) {
     for (const auto& kv_ : s.redis_count) {
       const auto& asset = kv_.first;
       const auto& value = kv_.second;
-      j.check(!value || *value >= 0, [&] {
+      j.expect(!value || *value >= 0, [&] {
         return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " Redis count " + opt(value);
       });
     }
     for (const auto& kv_ : s.db_like_count) {
       const auto& asset = kv_.first;
       const auto& value = kv_.second;
-      j.check(value >= 0, [&] {
+      j.expect(value >= 0, [&] {
         return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " DB like_count " +
                std::to_string(value);
       });
@@ -374,7 +352,7 @@ Verdict check_non_negative(const LikesRun& run, const LikesFacts&) {
   judge(run.final_state);
   for (const HistoryOp& h : run.history) {
     if (h.op != "count" || h.outcome != Outcome::kOk) continue;
-    j.check(arg_value(h.result, "count") >= 0, [&] { return h.describe(); });
+    j.expect(arg_value(h.result, "count") >= 0, [&] { return h.describe(); });
   }
   return j.v;
 }
@@ -395,7 +373,7 @@ Verdict check_durability(const LikesRun& run, const LikesFacts& facts) {
     }
     auto it = f.db_rows.find(pair);
     const bool present = it != f.db_rows.end() && it->second > 0;
-    j.check(p.allows(present), [&] {
+    j.expect(p.allows(present), [&] {
       std::string s = str_pair(pair) + ": acknowledged state " + (p.liked ? "liked" : "not liked") +
                       " but the row is " + (present ? "present" : "absent") + "; deciding op(s):";
       for (const model::WriteOp* w : m.final_candidates(pair.first, pair.second)) s += " " + w->label;
@@ -423,7 +401,7 @@ Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
     const Possible p = m.possible_final(pair.first, pair.second);
     auto it = f.db_rows.find(pair);
     const bool present = it != f.db_rows.end() && it->second > 0;
-    j.check(p.allows(present), [&] {
+    j.expect(p.allows(present), [&] {
       std::string s =
           str_pair(pair) + ": row " + (present ? "present" : "absent") + ", allowed " + p.describe() + "; ops:";
       const auto& ws = m.writes(pair.first, pair.second);
@@ -451,7 +429,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     const bool cached_liked = value == "1";
     const Possible p = m.possible_final(pair.first, pair.second);
     const bool model_void = lost_commit(run, facts, pair, model::kNever - 1, model::kNever - 1).has_value();
-    j.check(cached_liked == present && (model_void || p.allows(cached_liked)), [&] {
+    j.expect(cached_liked == present && (model_void || p.allows(cached_liked)), [&] {
       return "final asset:like:" + std::to_string(pair.first) + ":" + std::to_string(pair.second) + " = \"" + value +
              "\" but row " + (present ? "present" : "absent") + ", model " + p.describe();
     });
@@ -460,7 +438,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     if (h.outcome != Outcome::kOk) continue;
     if (h.op == "like" && h.result == "already") {
       const Possible pre = pre_state(m, run, h, false);
-      j.check(pre.liked, [&] {
+      j.expect(pre.liked, [&] {
         return "like answered 'already' though certainly not liked: " + h.describe() +
                "; earlier ops of the pair:" + pair_ops(run, h, 4);
       });
@@ -475,7 +453,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
       }
       const Possible p = m.possible_during(a, u, h.invoke_us, end_of(h));
       const bool liked = arg_value(h.result, "state") == 1;
-      j.check(p.allows(liked), [&] { return "state read " + h.describe() + " but model " + p.describe(); });
+      j.expect(p.allows(liked), [&] { return "state read " + h.describe() + " but model " + p.describe(); });
     }
   }
   // LIKE-8 "whenever the key is present": every sampled state key agrees with the model at the
@@ -497,7 +475,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
         continue;
       }
       const Possible p = m.possible_during(pair.first, pair.second, s.time_us - kSampleSlackUs, s.time_us);
-      j.check(p.allows(value == "1"), [&] {
+      j.expect(p.allows(value == "1"), [&] {
         return "t=" + std::to_string(s.time_us) + " sampled asset:like:" + std::to_string(pair.first) + ":" +
                std::to_string(pair.second) + " = \"" + value + "\" but model " + p.describe() +
                "; ops:" + sample_ops(m, pair, s.time_us);
@@ -517,7 +495,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
       continue;
     }
     const Possible p = m.possible_during(w.asset, w.user, w.time_us, w.time_us);
-    j.check(p.allows(*w.after == 1), [&] { return "stale state write " + w.describe() + ", model " + p.describe(); });
+    j.expect(p.allows(*w.after == 1), [&] { return "stale state write " + w.describe() + ", model " + p.describe(); });
   }
   return j.v;
 }
@@ -675,7 +653,7 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
       const Range r = truth.over(asset, s.time_us - lag, s.time_us + lag);
       const bool ok = r.contains(*value);
       const auto fault = ok ? std::nullopt : stale_count_excuse(run, facts, asset, *value, s.time_us);
-      j.check_or_exempt(ok, fault, "sample", [&] {
+      j.expect_or_exempt(ok, fault, "sample", [&] {
         return "t=" + std::to_string(s.time_us) + " asset=" + std::to_string(asset) + " Redis count " +
                std::to_string(*value) + " but T(a) was " + r.describe() + " within " + std::to_string(lag) + " us";
       });
@@ -685,7 +663,7 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
     if (h.outcome != Outcome::kOk) continue;
     if (h.op == "unlike" && h.result == "already") {
       const Possible pre = pre_state(m, run, h, false);
-      j.check(pre.not_liked, [&] {
+      j.expect(pre.not_liked, [&] {
         return "unlike answered 'not liked' though certainly liked: " + h.describe() +
                "; earlier ops of the pair:" + pair_ops(run, h, 4);
       });
@@ -697,7 +675,7 @@ Verdict check_expiry_safety(const LikesRun& run, const LikesFacts& facts) {
     } else if (h.op == "count") {
       const Range r = m.count_range(arg_value(h.args, "asset"), h.invoke_us, end_of(h));
       const int64_t v = arg_value(h.result, "count");
-      j.check(r.contains(v), [&] { return "count read " + h.describe() + " outside model " + r.describe(); });
+      j.expect(r.contains(v), [&] { return "count read " + h.describe() + " outside model " + r.describe(); });
     }
   }
   return j.v;
@@ -781,7 +759,7 @@ Verdict check_reconciliation(const LikesRun& run, const LikesFacts& facts) {
             fault = reach.fault;
           }
         }
-        j.check_or_exempt(ok, fault, "count write", [&] {
+        j.expect_or_exempt(ok, fault, "count write", [&] {
           return w.describe() + " replaced " + (k.value ? std::to_string(*k.value) : std::string("nothing")) +
                  " while T(a)=" + std::to_string(t) + ", " + recent.describe() + " within " +
                  std::to_string(run.timing.repair_window_us()) + " us";
@@ -828,14 +806,14 @@ Verdict check_idempotence(const LikesRun& run, const LikesFacts& facts) {
     for (const HistoryOp* h : senders) {
       if (!pre_state(m, run, *h, true, std::make_pair(t, t)).only(like)) some_sender_legit = true;
     }
-    j.check(some_sender_legit, [&] {
+    j.expect(some_sender_legit, [&] {
       return d.write->describe() + " though the pair was certainly " + (like ? "liked" : "not liked") + ": " +
              senders.front()->describe() + "; earlier ops of the pair:" + pair_ops(run, *senders.front(), 4);
     });
   }
   for (const CounterChange& c : counter_changes(run)) {
     const bool idempotent = c.row == nullptr && c.refused_row != nullptr;
-    j.check(!idempotent, [&] {
+    j.expect(!idempotent, [&] {
       return c.counter->describe() + " after its writer's row write changed nothing: " + c.refused_row->describe();
     });
   }
@@ -965,7 +943,7 @@ Verdict check_degradation_budget(const LikesRun& run, const LikesFacts& facts) {
   };
   for (const HistoryOp& h : run.history) {
     if (h.outcome == Outcome::kOk) {
-      j.check(true, [] { return std::string(); });
+      j.expect(true, [] { return std::string(); });
       continue;
     }
     const int64_t end = h.complete_us >= 0 ? h.complete_us : run.end_us;
@@ -979,8 +957,8 @@ Verdict check_degradation_budget(const LikesRun& run, const LikesFacts& facts) {
     for (const fl::props::FaultSpan& d : db_down) {
       if (!fault && d.from_us <= end && d.to_us >= from_us) fault = d.what;
     }
-    j.check_or_exempt(false, fault, std::string(h.op) + (h.outcome == Outcome::kFail ? " failed" : " indeterminate"),
-                      [&] { return "degraded without a fault: " + h.describe(); });
+    j.expect_or_exempt(false, fault, std::string(h.op) + (h.outcome == Outcome::kFail ? " failed" : " indeterminate"),
+                       [&] { return "degraded without a fault: " + h.describe(); });
   }
   return j.v;
 }

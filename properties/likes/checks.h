@@ -1,7 +1,7 @@
 // The likes checkers: one per invariant family of docs/invariants.md (LIKE-1..LIKE-11) plus the
 // degradation budget, each a pure function of a LikesRun (what the world observed) judged against
 // model/likes and T(a) (properties/likes/truth.h). Evidence lists the history ops, server commands,
-// commits and samples that show a violation (at most kMaxEvidence lines).
+// commits and samples that show a violation (at most kVerdictEvidenceCap lines).
 #pragma once
 
 #include <map>
@@ -15,8 +15,6 @@
 #include "properties/verdict.h"
 
 namespace fl::likes::props {
-
-inline constexpr size_t kMaxEvidence = 12;
 
 // Every checker, with its invariant ids and the seed section it comes from.
 std::vector<PropertyInfo> likes_properties();
