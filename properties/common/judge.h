@@ -38,6 +38,14 @@ struct Judge {
     }
     expect(ok, evidence);
   }
+
+  // One check, counted even when `fault` explains a violation: the item is then exempted as
+  // "`what`: `fault`" instead of failing (for an item judged first, then excused).
+  void expect_or_excuse(bool ok, const std::optional<std::string>& fault, const std::string& what,
+                        const std::function<std::string()>& evidence) {
+    expect(ok || fault.has_value(), evidence);
+    if (!ok && fault) v.exempt(what + ": " + *fault);
+  }
 };
 
 }  // namespace fl::props

@@ -7,11 +7,13 @@
 #include <set>
 
 #include "properties/common/fault_budget.h"
+#include "properties/common/judge.h"
 #include "properties/gifts/reach.h"
 
 namespace fl::gifts::props {
 namespace {
 
+using fl::props::Judge;
 using model::arg_int;
 using model::parse_args;
 
@@ -77,53 +79,55 @@ std::vector<PropertyInfo> gifts_properties() {
 
 // GIFT-1: one row per (user, request) and each wallet debited exactly by its orders.
 Verdict check_charge_once(const GiftsRun& run) {
-  Verdict v = passing_verdict(
-      "gift-charge-once", {"GIFT-1"},
-      "per (user, requestId) at most one gift_order row, and initial - final balance = Σ order amounts");
-  if (db_unreadable(run, v)) return v;
-  for (const auto& [key, rows] : orders_by_request(run)) {
-    ++v.checks;
-    if (rows.size() > 1)
-      fail_verdict(v, "user " + std::to_string(key.first) + " request " + key.second + ": " +
-                          std::to_string(rows.size()) + " orders");
+  Judge j("gift-charge-once", {"GIFT-1"},
+          "per (user, requestId) at most one gift_order row, and initial - final balance = Σ order amounts");
+  if (db_unreadable(run, j.v)) return j.v;
+  for (const auto& kv_ : orders_by_request(run)) {
+    const auto& key = kv_.first;
+    const auto& rows = kv_.second;
+    j.expect(rows.size() <= 1, [&] {
+      return "user " + std::to_string(key.first) + " request " + key.second + ": " + std::to_string(rows.size()) +
+             " orders";
+    });
   }
   std::map<int64_t, int64_t> spent;
   for (const model::Order& o : run.orders) spent[o.user] += o.amount;
-  for (const auto& [user, balance] : run.balances) {
-    ++v.checks;
+  for (const auto& kv_ : run.balances) {
+    const auto& user = kv_.first;
+    const auto& balance = kv_.second;
     const int64_t debited = run.params.initial_balance - balance;
-    if (debited != spent[user]) {
-      fail_verdict(v, "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) +
-                          ", orders total " + std::to_string(spent[user]));
-    }
+    j.expect(debited == spent[user], [&] {
+      return "user " + std::to_string(user) + ": wallet debited " + std::to_string(debited) + ", orders total " +
+             std::to_string(spent[user]);
+    });
   }
-  return v;
+  return j.v;
 }
 
 // GIFT-2: the requests of one intent (the user's one click, or one double tap) make <= 1 order.
 Verdict check_intent_once(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
-  if (db_unreadable(run, v)) return v;
+  Judge j("gift-intent-once", {"GIFT-2"}, "the requests of one intent (a double tap) charge at most once");
+  if (db_unreadable(run, j.v)) return j.v;
   std::map<std::pair<int64_t, std::string>, std::set<std::string>> requests;  // (user, intent) -> requests
   for (const HistoryOp* o : ops_named(run, "send")) {
     const auto a = parse_args(o->args);
     requests[{arg_int(a, "user"), a.count("intent") ? a.at("intent") : ""}].insert(a.count("req") ? a.at("req") : "");
   }
   const auto by_request = orders_by_request(run);
-  for (const auto& [intent, reqs] : requests) {
+  for (const auto& kv_ : requests) {
+    const auto& intent = kv_.first;
+    const auto& reqs = kv_.second;
     size_t charges = 0;
     for (const std::string& r : reqs) {
       auto it = by_request.find({intent.first, r});
       if (it != by_request.end()) charges += it->second.size();
     }
-    ++v.checks;
-    if (charges > 1) {
-      fail_verdict(v, "user " + std::to_string(intent.first) + " intent " + intent.second + ": " +
-                          std::to_string(reqs.size()) + " requests, " + std::to_string(charges) + " charges");
-    }
+    j.expect(charges <= 1, [&] {
+      return "user " + std::to_string(intent.first) + " intent " + intent.second + ": " + std::to_string(reqs.size()) +
+             " requests, " + std::to_string(charges) + " charges";
+    });
   }
-  return v;
+  return j.v;
 }
 
 // GIFT-3: answers match the request's fate; an indeterminate answer needs a fault that touched it:
@@ -131,11 +135,10 @@ Verdict check_intent_once(const GiftsRun& run) {
 // error of its own commands, its events held back), or a duration fault on the charge path (or at
 // the sender) while it was open.
 Verdict check_outcome(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-outcome", {"GIFT-3"},
-                      "a charged request is answered with its order id, an uncharged one never ok nor 重复请求; "
-                      "indeterminate answers only under a fault that touched the request");
-  if (db_unreadable(run, v)) return v;
+  Judge j("gift-outcome", {"GIFT-3"},
+          "a charged request is answered with its order id, an uncharged one never ok nor 重复请求; "
+          "indeterminate answers only under a fault that touched the request");
+  if (db_unreadable(run, j.v)) return j.v;
   const auto by_request = orders_by_request(run);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const HistoryOp* o : ops_named(run, "send")) {
@@ -143,22 +146,24 @@ Verdict check_outcome(const GiftsRun& run) {
     const auto a = parse_args(o->args);
     auto it = by_request.find({arg_int(a, "user"), a.count("req") ? a.at("req") : ""});
     const model::Order* order = it == by_request.end() ? nullptr : it->second.front();
-    ++v.checks;
     // No answer from the service (timeout, reset, nobody serving, or its own error): degraded.
     if (o->outcome == Outcome::kInfo || o->result == "error" || o->result == "unavailable") {
       std::vector<std::string> places = run.charge_path;
       places.push_back(o->process);
       std::optional<std::string> why = budget.touched(o->id);
       if (!why) why = budget.explain(places, o->invoke_us, o->complete_us);
-      exempt_or_fail(v, why, "indeterminate answer",
-                     "indeterminate answer without a fault that touched it: " + describe(*o));
-    } else if (order != nullptr && o->result != "order=" + std::to_string(order->id)) {
-      fail_verdict(v, "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o));
-    } else if (order == nullptr && (o->outcome == Outcome::kOk || o->result == "duplicate")) {
-      fail_verdict(v, "request never charged but answered: " + describe(*o));
+      j.expect_or_excuse(false, why, "indeterminate answer",
+                         [&] { return "indeterminate answer without a fault that touched it: " + describe(*o); });
+    } else if (order != nullptr) {
+      j.expect(o->result == "order=" + std::to_string(order->id), [&] {
+        return "request charged as order " + std::to_string(order->id) + " but answered: " + describe(*o);
+      });
+    } else {
+      j.expect(o->outcome != Outcome::kOk && o->result != "duplicate",
+               [&] { return "request never charged but answered: " + describe(*o); });
     }
   }
-  return v;
+  return j.v;
 }
 
 namespace {
@@ -238,10 +243,10 @@ std::optional<std::string> held_to_end(const GiftsRun& run, const fl::props::Fau
 // committed order's message reaches the log exactly once, and no message reaches it without its
 // order (a half message whose local transaction rolled back is deleted, 003:L231).
 Verdict check_txmsg(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-outbox", {"GIFT-4"},
-                      "transactional messages: each gift_order's msg_id is in the log exactly once, and each log "
-                      "record's msg_id belongs to an order");
+  Judge j("gift-outbox", {"GIFT-4"},
+          "transactional messages: each gift_order's msg_id is in the log exactly once, and each log "
+          "record's msg_id belongs to an order");
+  Verdict& v = j.v;  // the per-order check below counts, then exempts or fails by branch
   if (db_unreadable(run, v)) return v;
   std::map<std::string, int> records;
   for (const LogRecordObs& r : run.log) ++records[record_msg_id(r)];
@@ -276,12 +281,12 @@ Verdict check_txmsg(const GiftsRun& run) {
                    "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(n) + " log records");
     }
   }
-  for (const auto& [msg_id, n] : records) {
-    ++v.checks;
-    if (!order_msgs.count(msg_id))
-      fail_verdict(v, "log record " + msg_id + " has no order (its charge never committed)");
+  for (const auto& kv_ : records) {
+    const std::string& msg_id = kv_.first;
+    j.expect(order_msgs.count(msg_id) > 0,
+             [&] { return "log record " + msg_id + " has no order (its charge never committed)"; });
   }
-  return v;
+  return j.v;
 }
 
 }  // namespace
@@ -289,39 +294,36 @@ Verdict check_txmsg(const GiftsRun& run) {
 // GIFT-4: order <-> outbox one to one; every outbox row SENT at the end.
 Verdict check_outbox(const GiftsRun& run) {
   if (run.params.txmsg) return check_txmsg(run);
-  Verdict v =
-      passing_verdict("gift-outbox", {"GIFT-4"},
-                      "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
-                      "order, and every row is SENT at the end");
-  if (db_unreadable(run, v)) return v;
+  Judge j("gift-outbox", {"GIFT-4"},
+          "each gift_order has exactly one outbox_message (its msg_id), each outbox row belongs to an "
+          "order, and every row is SENT at the end");
+  if (db_unreadable(run, j.v)) return j.v;
   std::map<std::string, int> outbox_rows;
   for (const OutboxRow& r : run.outbox) ++outbox_rows[r.msg_id];
   std::set<std::string> order_msgs;
   for (const model::Order& o : run.orders) {
     order_msgs.insert(o.msg_id);
-    ++v.checks;
-    if (outbox_rows[o.msg_id] != 1) {
-      fail_verdict(v, "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " +
-                          std::to_string(outbox_rows[o.msg_id]) + " outbox rows");
-    }
+    j.expect(outbox_rows[o.msg_id] == 1, [&] {
+      return "order " + std::to_string(o.id) + " (" + o.msg_id + ") has " + std::to_string(outbox_rows[o.msg_id]) +
+             " outbox rows";
+    });
   }
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<std::string, int64_t> commit_at;  // msgId -> its charge's commit
   for (const model::ChargedGift& g : charged_gifts(run)) commit_at[g.order.msg_id] = g.commit_us;
   for (const OutboxRow& r : run.outbox) {
-    ++v.checks;
-    if (!order_msgs.count(r.msg_id))
-      fail_verdict(v, "outbox row " + r.msg_id + " has no order (a second charge's message)");
+    j.expect(order_msgs.count(r.msg_id) > 0,
+             [&] { return "outbox row " + r.msg_id + " has no order (a second charge's message)"; });
     if (r.status == "SENT") continue;
     const int64_t committed = commit_at.count(r.msg_id) ? commit_at.at(r.msg_id) : -1;
     const std::optional<std::string> held =
         committed < 0 ? std::nullopt
                       : held_to_end(run, budget, committed, (run.params.outbox_poll_ms + run.params.slack_ms) * 1000,
                                     /*any_replica=*/false);
-    exempt_or_fail(v, held, "row left " + r.status + " while faults held its way to the log until the end",
+    exempt_or_fail(j.v, held, "row left " + r.status + " while faults held its way to the log until the end",
                    "outbox row " + r.msg_id + " still " + r.status + " at the end");
   }
-  return v;
+  return j.v;
 }
 
 namespace {
@@ -509,16 +511,16 @@ std::string rollback_note(const Rollback& r, int64_t reflushed) {
 }
 
 // Judges one key's total against its charged count, exempting every allowance it was given.
-void judge_key(Verdict& v, const std::string& who, const model::GiftKey& k, int64_t got, int64_t want,
+void judge_key(Judge& j, const std::string& who, const model::GiftKey& k, int64_t got, int64_t want,
                const Shortfall& shortfall, const Rollback& rolled, int64_t reflushed) {
-  ++v.checks;
-  shortfall.exempt_in(v);
+  shortfall.exempt_in(j.v);
   if (rolled.gifts > 0)
-    v.exempt("gifts in flight across a Redis crash, combo state rolled back: " + rolled.fault, rolled.gifts);
-  if (conserved(got, want, shortfall.count, rolled, reflushed)) return;
-  fail_verdict(v, who + std::to_string(got) + " of " + model::describe(k) + ", charged " + std::to_string(want) +
-                      (shortfall.count ? " (" + std::to_string(shortfall.count) + " excusable)" : "") +
-                      rollback_note(rolled, reflushed));
+    j.v.exempt("gifts in flight across a Redis crash, combo state rolled back: " + rolled.fault, rolled.gifts);
+  j.expect(conserved(got, want, shortfall.count, rolled, reflushed), [&] {
+    return who + std::to_string(got) + " of " + model::describe(k) + ", charged " + std::to_string(want) +
+           (shortfall.count ? " (" + std::to_string(shortfall.count) + " excusable)" : "") +
+           rollback_note(rolled, reflushed);
+  });
 }
 
 // Σ count per key of what `ops` played (deliver ops completed "played").
@@ -653,10 +655,10 @@ int64_t viewer_user(const std::vector<const HistoryOp*>& ops) {
 // a cause that reached it excuses: the expiry (where the world shows it could apply), a copy lost
 // on its way to this viewer, a Redis crash in the gifts' flight.
 Verdict check_delivery(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-delivery", {"GIFT-5"},
-                              "every viewer connected throughout plays Σ charged giftCount per (room, sender, gift), "
-                              "no more, and no less than what expiry, a lost copy or a Redis data loss excuses");
-  if (db_unreadable(run, v)) return v;
+  Judge j("gift-delivery", {"GIFT-5"},
+          "every viewer connected throughout plays Σ charged giftCount per (room, sender, gift), "
+          "no more, and no less than what expiry, a lost copy or a Redis data loss excuses");
+  if (db_unreadable(run, j.v)) return j.v;
   const GiftReach reach(run);
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
   const auto charged = model::totals(gifts);
@@ -665,11 +667,11 @@ Verdict check_delivery(const GiftsRun& run) {
   const Pushed pushed = pushed_messages(run, reach, rolled_back);
   const int64_t first_send = first_send_us(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
-    check_received_played(run, viewer, ops, reach.budget(), v);
+    check_received_played(run, viewer, ops, reach.budget(), j.v);
     std::string why;
     const std::string room = steady_room(run, ops, first_send, reach.budget(), &why);
     if (room.empty()) {
-      v.exempt(why);
+      j.v.exempt(why);
       continue;
     }
     const auto played = played_totals(ops);
@@ -684,12 +686,12 @@ Verdict check_delivery(const GiftsRun& run) {
         for (size_t i = 0; i < lost.at(k).reasons.size(); ++i) s.reasons.push_back(lost.at(k).reasons[i]);
         s.count += lost.at(k).count;
       }
-      judge_key(v, viewer + " played ", k, played.count(k) ? played.at(k) : 0, charged.count(k) ? charged.at(k) : 0, s,
+      judge_key(j, viewer + " played ", k, played.count(k) ? played.at(k) : 0, charged.count(k) ? charged.at(k) : 0, s,
                 rolled_back.count(k) ? rolled_back.at(k) : Rollback{},
                 pushed.reflushed.count(k) ? pushed.reflushed.at(k) : 0);
     }
   }
-  return v;
+  return j.v;
 }
 
 // GIFT-6: the distinct messages pushed into a room (as any viewer received them, or the network
@@ -697,9 +699,9 @@ Verdict check_delivery(const GiftsRun& run) {
 // reached the gifts excuses (the expiry, an empty room while their batch could be pushed, a Redis
 // crash in their flight).
 Verdict check_batch_conservation(const GiftsRun& run) {
-  Verdict v = passing_verdict(
-      "gift-batch-conservation", {"GIFT-6"},
-      "Σ giftCount over distinct pushed messages = Σ charged per (room, sender, gift); one msgId, one count");
+  Judge j("gift-batch-conservation", {"GIFT-6"},
+          "Σ giftCount over distinct pushed messages = Σ charged per (room, sender, gift); one msgId, one count");
+  Verdict& v = j.v;
   if (db_unreadable(run, v)) return v;
   const GiftReach reach(run);
   const std::vector<model::ChargedGift> gifts = charged_gifts(run);
@@ -726,7 +728,7 @@ Verdict check_batch_conservation(const GiftsRun& run) {
       v.exempt("no viewer ever in room " + std::get<0>(k));
       continue;
     }
-    judge_key(v, "pushed ", k, sums.count(k) ? sums.at(k) : 0, charged.count(k) ? charged.at(k) : 0,
+    judge_key(j, "pushed ", k, sums.count(k) ? sums.at(k) : 0, charged.count(k) ? charged.at(k) : 0,
               excused.count(k) ? excused.at(k) : Shortfall{}, rolled_back.count(k) ? rolled_back.at(k) : Rollback{},
               pushed.reflushed.count(k) ? pushed.reflushed.at(k) : 0);
   }
@@ -749,10 +751,10 @@ bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 
 // GIFT-7: every command a client runs on a combo count key outside a script happens while that
 // client holds the matching lock (003:L113: gift:batch:{room}:{sender}:{gift}); scripts are atomic.
 Verdict check_lock(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-lock", {"GIFT-7"},
-                      "commands on gift:batch:count:* run inside a script or while their client holds "
-                      "gift:batch:{room}:{sender}:{gift} (lease by the Redis clock); only the holder deletes a lock");
+  Judge j("gift-lock", {"GIFT-7"},
+          "commands on gift:batch:count:* run inside a script or while their client holds "
+          "gift:batch:{room}:{sender}:{gift} (lease by the Redis clock); only the holder deletes a lock");
+  Verdict& v = j.v;                     // a script, or a command inside one, is a check that cannot fail
   std::map<std::string, Holding> held;  // lock key -> holder
   for (size_t i = 0; i < run.redis.size(); ++i) {
     const RedisCommand& c = run.redis[i];
@@ -792,47 +794,46 @@ Verdict check_lock(const GiftsRun& run) {
       auto h = held.find(key);
       if (h != held.end()) h->second.until_ms = c.node_ms + std::stoll(c.argv[2]);
     } else if (cmd == "DEL") {
-      ++v.checks;
       auto h = held.find(key);
-      if (h != held.end() && h->second.client != c.client) {
-        fail_verdict(v, c.client + " deleted lock " + key + " held by " + h->second.client + " at " + secs(c.time_us));
-      }
+      j.expect(h == held.end() || h->second.client == c.client, [&] {
+        return c.client + " deleted lock " + key + " held by " + h->second.client + " at " + secs(c.time_us);
+      });
       held.erase(key);
     }
   }
-  return v;
+  return j.v;
 }
 
 // GIFT-8: each msgId is played at most once per client.
 Verdict check_play_once(const GiftsRun& run) {
-  Verdict v = passing_verdict("gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client");
+  Judge j("gift-play-once", {"GIFT-8"}, "each msgId is played at most once per client");
   std::map<std::pair<std::string, std::string>, const HistoryOp*> first;
   for (const HistoryOp* o : ops_named(run, "deliver")) {
     if (o->result != "played") continue;
-    ++v.checks;
     const std::string id = parse_args(o->args)["msg"];
-    auto [it, inserted] = first.try_emplace({o->process, id}, o);
-    if (!inserted) fail_verdict(v, "played twice: " + describe(*it->second) + " and " + describe(*o));
+    const auto emplaced = first.try_emplace({o->process, id}, o);
+    j.expect(emplaced.second,
+             [&] { return "played twice: " + describe(*emplaced.first->second) + " and " + describe(*o); });
   }
-  return v;
+  return j.v;
 }
 
 // GIFT-9: per client, plays in increasing seq; every received message is decided within T_gap.
 Verdict check_play_order(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-play-order", {"GIFT-9"},
-                      "per client, played seqs increase; each received message is played or dropped within T_gap");
+  Judge j("gift-play-order", {"GIFT-9"},
+          "per client, played seqs increase; each received message is played or dropped within T_gap");
   const int64_t t_gap_us = run.params.t_gap_ms * 1000;
-  for (const auto& [viewer, ops] : viewer_ops(run)) {
+  for (const auto& kv_ : viewer_ops(run)) {
+    const std::string& viewer = kv_.first;
+    const auto& ops = kv_.second;
     std::vector<const HistoryOp*> plays;
     for (const HistoryOp* o : ops) {
       if (o->op != "deliver") continue;
-      ++v.checks;
       const int64_t decided = o->complete_us < 0 ? run.end_us : o->complete_us;
-      if (decided - o->invoke_us > t_gap_us) {
-        fail_verdict(v, viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " +
-                            describe(*o));
-      }
+      j.expect(decided - o->invoke_us <= t_gap_us, [&] {
+        return viewer + " waited " + secs(decided - o->invoke_us) + " (T_gap " + secs(t_gap_us) + ") on " +
+               describe(*o);
+      });
       if (o->result == "played") plays.push_back(o);
     }
     // Plays of one instant (a drained buffer) have no observable order among themselves: they
@@ -848,13 +849,11 @@ Verdict check_play_order(const GiftsRun& run) {
       const HistoryOp* before = previous[room];
       previous[room] = o;
       if (before == nullptr) continue;
-      ++v.checks;
-      if (arg_int(parse_args(o->args), "seq") <= arg_int(parse_args(before->args), "seq")) {
-        fail_verdict(v, viewer + " played out of order: " + describe(*before) + " then " + describe(*o));
-      }
+      j.expect(arg_int(parse_args(o->args), "seq") > arg_int(parse_args(before->args), "seq"),
+               [&] { return viewer + " played out of order: " + describe(*before) + " then " + describe(*o); });
     }
   }
-  return v;
+  return j.v;
 }
 
 namespace {
@@ -913,30 +912,27 @@ void judge_age(Verdict& v, const GiftsRun& run, const GiftReach& reach, const st
 
 // GIFT-10: nothing older than 10 s reaches a client; a committed order is never removed.
 Verdict check_expiry(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-expiry", {"GIFT-10"},
-                      "no client receives a message older than 10 s (+ slack, + how far the judging clocks were "
-                      "behind); every committed order stays recorded");
+  Judge j("gift-expiry", {"GIFT-10"},
+          "no client receives a message older than 10 s (+ slack, + how far the judging clocks were "
+          "behind); every committed order stays recorded");
   const GiftReach reach(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     for (const HistoryOp* o : ops) {
-      if (o->op == "deliver") judge_age(v, run, reach, viewer, ops, *o);
+      if (o->op == "deliver") judge_age(j.v, run, reach, viewer, ops, *o);
     }
   }
-  if (!run.db_read) return v;
+  if (!run.db_read) return j.v;
   std::set<std::pair<int64_t, std::string>> rows;
   for (const model::Order& o : run.orders) rows.insert({o.user, o.request_id});
   for (const HistoryOp* o : ops_named(run, "send")) {
     if (o->outcome != Outcome::kOk) continue;
     const auto a = parse_args(o->args);
-    ++v.checks;
-    if (!rows.count({arg_int(a, "user"), a.at("req")})) {
-      exempt_or_fail(v, reach.budget().explain({"db"}, o->complete_us, run.end_us),
-                     "charged order lost with the DB's unsynced writes",
-                     "answered charged but no order row remains: " + describe(*o));
-    }
+    const bool kept = rows.count({arg_int(a, "user"), a.at("req")}) > 0;
+    j.expect_or_excuse(kept, kept ? std::nullopt : reach.budget().explain({"db"}, o->complete_us, run.end_us),
+                       "charged order lost with the DB's unsynced writes",
+                       [&] { return "answered charged but no order row remains: " + describe(*o); });
   }
-  return v;
+  return j.v;
 }
 
 namespace {
@@ -965,10 +961,10 @@ std::optional<std::string> seq_rollback(const GiftsRun& run, const GiftReach& re
 // GIFT-11: after a (re)connect whose baseline is B (lastSeq, or the server's seq without history),
 // no received message with seq > B is dropped as a duplicate unless its msgId was played.
 Verdict check_reconnect(const GiftsRun& run) {
-  Verdict v =
-      passing_verdict("gift-reconnect", {"GIFT-11"},
-                      "after a (re)connect, no message with seq > lastSeq (or > the answered seq without history) "
-                      "is dropped as seq < expectedSeq unless already played");
+  Judge j("gift-reconnect", {"GIFT-11"},
+          "after a (re)connect, no message with seq > lastSeq (or > the answered seq without history) "
+          "is dropped as seq < expectedSeq unless already played");
+  Verdict& v = j.v;  // a drop is counted, then passed over, exempted or failed by branch
   const GiftReach reach(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
     int64_t baseline = -1;

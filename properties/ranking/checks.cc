@@ -8,10 +8,12 @@
 
 #include "impl/ports/digest.h"
 #include "properties/common/fault_budget.h"
+#include "properties/common/judge.h"
 
 namespace fl::ranking::props {
 namespace {
 
+using fl::props::Judge;
 using model::parse_event;
 
 std::string field(const std::map<std::string, std::string>& e, const std::string& k) {
@@ -66,10 +68,9 @@ std::optional<std::string> emit_fault(const fl::props::FaultBudget& budget, cons
 // RANK-39 (004:L141, L145): every event whose fact committed reached the stable log, or was
 // rejected with the reason the contract gives, or is still visible as a PENDING outbox row.
 Verdict check_ingest_durable(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-ingest-durable", {"RANK-39"},
-                      "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
-                      "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
+  Judge j("rank-ingest-durable", {"RANK-39"},
+          "every committed event is in the pre-normalization log, rejected for a contract reason, or still "
+          "PENDING in the outbox; no valid event is rejected except as a replay of a logged one");
   std::set<std::string> logged, pending;
   for (const LogRecordObs& r : run.stable) logged.insert(field(r.fields(), "eventId"));
   for (const auto& [id, status] : run.outbox) {
@@ -77,15 +78,16 @@ Verdict check_ingest_durable(const RankingRun& run) {
   }
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::map<std::string, std::string> rejected;
-  for (const auto& [payload, reason] : run.rejects) {
+  for (const auto& kv_ : run.rejects) {
+    const auto& payload = kv_.first;
+    const auto& reason = kv_.second;
     const auto e = parse_event(payload);
     const std::string id = field(e, "eventId");
-    ++v.checks;
     const std::string why = model::contract_violation(e, run.config);
-    if (reason == "replay" ? !logged.count(id) : why.empty()) {
-      fail_verdict(v, "event " + id + " rejected as " + reason + " although " +
-                          (reason == "replay" ? "it never reached the log" : "it satisfies the contract"));
-    }
+    j.expect(!(reason == "replay" ? !logged.count(id) : why.empty()), [&] {
+      return "event " + id + " rejected as " + reason + " although " +
+             (reason == "replay" ? "it never reached the log" : "it satisfies the contract");
+    });
     rejected[id] = reason;
   }
   for (const EmitOp& op : run.emits) {
@@ -97,65 +99,58 @@ Verdict check_ingest_durable(const RankingRun& run) {
       // of its statement) or its producer's crash while it was in flight.
       const std::optional<std::string> why = emit_fault(budget, op);
       if (why) {
-        v.exempt("emit indeterminate: " + *why);
-      } else {
-        fail_verdict(v, op.process + " emit of " + id + " indeterminate without a fault, and the event is nowhere");
+        j.v.exempt("emit indeterminate: " + *why);
+      } else {  // an uncounted failure: left as it was
+        fail_verdict(j.v, op.process + " emit of " + id + " indeterminate without a fault, and the event is nowhere");
       }
       continue;
     }
-    ++v.checks;
-    if (!logged.count(id) && !rejected.count(id) && !pending.count(id)) {
-      fail_verdict(v,
-                   op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING");
-    }
+    j.expect(logged.count(id) || rejected.count(id) || pending.count(id), [&] {
+      return op.process + " committed event " + id + " but it is neither in the log, nor rejected, nor PENDING";
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-1 (004:L16-19, L279): scope ids are canonical, and an invalid combination is rejected,
 // never accepted nor folded into the global scope.
 Verdict check_scope_canonical(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-scope-canonical", {"RANK-1"},
-                      "every aggregate's scope_id is canonical (fixed order, explicit ALL); no accepted event has an "
-                      "invalid scope combination; each keyed copy is in a scope its event derives");
+  Judge j("rank-scope-canonical", {"RANK-1"},
+          "every aggregate's scope_id is canonical (fixed order, explicit ALL); no accepted event has an "
+          "invalid scope combination; each keyed copy is in a scope its event derives");
   for (const HeadRow& h : run.heads) {
-    ++v.checks;
-    if (!model::is_canonical_scope(h.scope_id, run.config))
-      fail_verdict(v, "head " + h.aggregate_key + ": scope not canonical");
+    j.expect(model::is_canonical_scope(h.scope_id, run.config),
+             [&] { return "head " + h.aggregate_key + ": scope not canonical"; });
   }
   std::map<std::pair<int32_t, int64_t>, const std::map<std::string, std::string>*> stable;  // the records' parses
   for (const LogRecordObs& r : run.stable) {
     const auto& e = r.fields();
-    ++v.checks;
-    if (model::scopes_of(e, run.config).empty())
-      fail_verdict(v, "stable " + where(r) + ": invalid scope dimensions accepted");
+    j.expect(!model::scopes_of(e, run.config).empty(),
+             [&] { return "stable " + where(r) + ": invalid scope dimensions accepted"; });
     stable[{r.partition, r.offset}] = &e;
   }
   for (const LogRecordObs& r : run.keyed) {
     const auto& k = r.fields();
     auto it = stable.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
-    ++v.checks;
     if (it == stable.end()) {
-      fail_verdict(v, "keyed " + where(r) + ": its source coordinates name no stable record");
+      j.expect(false, [&] { return "keyed " + where(r) + ": its source coordinates name no stable record"; });
       continue;
     }
     const auto scopes = model::scopes_of(*it->second, run.config);
-    if (std::find(scopes.begin(), scopes.end(), field(k, "scopeId")) == scopes.end()) {
-      fail_verdict(v, "keyed " + where(r) + ": scope " + field(k, "scopeId") + " is not one its event derives");
-    }
+    j.expect(std::find(scopes.begin(), scopes.end(), field(k, "scopeId")) != scopes.end(),
+             [&] { return "keyed " + where(r) + ": scope " + field(k, "scopeId") + " is not one its event derives"; });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-3 (004:L143, L158, L179): all aggregate state is keyed by the full key; the heads are
 // exactly the keys the accepted events derive.
 Verdict check_full_key(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-full-key", {"RANK-3"},
-                      "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
-                      "accepted events derive (none missing, none extra); salted shards carry their full key and "
-                      "merge only into it");
+  Judge j("rank-full-key", {"RANK-3"},
+          "each head's aggregate_key is its five fields, and the set of heads equals the full keys the "
+          "accepted events derive (none missing, none extra); salted shards carry their full key and "
+          "merge only into it");
+  Verdict& v = j.v;  // a head is one check that may fail twice (its fields, its key): counted by hand
   const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   std::set<std::string> seen;
   for (const HeadRow& h : run.heads) {
@@ -167,65 +162,57 @@ Verdict check_full_key(const RankingRun& run) {
       fail_verdict(v, "head " + h.aggregate_key + ": no accepted event derives this key");
     seen.insert(h.aggregate_key);
   }
-  for (const auto& [ak, value] : expected) {
-    ++v.checks;
-    if (!seen.count(ak)) fail_verdict(v, "key " + ak + " (" + value.describe() + ") has no head");
+  for (const auto& kv_ : expected) {
+    const auto& ak = kv_.first;
+    const auto& value = kv_.second;
+    j.expect(seen.count(ak) > 0, [&] { return "key " + ak + " (" + value.describe() + ") has no head"; });
   }
-  check_shard_keys(run, v);
-  return v;
+  check_shard_keys(run, j);
+  return j.v;
 }
 
 // RANK-4, RANK-5 (004:L61, L98, L204-209): each head's value is the function of the distinct
 // (source, event_id) accepted for its key: raw count, distinct actors, suspicious, adjusted.
 Verdict check_event_idempotence(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-event-idempotence", {"RANK-4", "RANK-5"},
-                      "the value each head points to equals the model's value from the distinct accepted events "
-                      "(raw, effective, suspicious and risk-adjusted kept apart; events the late side output took "
-                      "excluded)");
+  Judge j("rank-event-idempotence", {"RANK-4", "RANK-5"},
+          "the value each head points to equals the model's value from the distinct accepted events "
+          "(raw, effective, suspicious and risk-adjusted kept apart; events the late side output took "
+          "excluded)");
   const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
   const auto versions = versions_by_triple(run);
   for (const HeadRow& h : run.heads) {
     auto e = expected.find(h.aggregate_key);
     if (e == expected.end()) continue;  // rank-full-key's finding
-    ++v.checks;
     auto it = versions.find(h.aggregate_key + "/g" + std::to_string(h.generation) + "/v" + std::to_string(h.version));
-    if (it == versions.end()) {
-      fail_verdict(v, "head " + h.aggregate_key + " points to a missing version");
-    } else if (!(it->second->value == e->second)) {
-      fail_verdict(v, "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" +
-                          std::to_string(h.version) + " holds " + it->second->value.describe() +
-                          ", the accepted events give " + e->second.describe());
-    }
+    j.expect(it != versions.end() && it->second->value == e->second, [&] {
+      if (it == versions.end()) return "head " + h.aggregate_key + " points to a missing version";
+      return "head " + h.aggregate_key + " g" + std::to_string(h.generation) + "/v" + std::to_string(h.version) +
+             " holds " + it->second->value.describe() + ", the accepted events give " + e->second.describe();
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-11 (004:L98, L319): versions are unique by triple, never updated, and carry their digest.
 Verdict check_version_immutable(const RankingRun& run) {
-  Verdict v = passing_verdict(
-      "rank-version-immutable", {"RANK-11"},
-      "no committed statement updates, replaces or deletes a TOPIC_WINDOW_METRIC_VERSION row; each row's "
-      "value_digest is the digest of its value and names a source-offset cut");
+  Judge j("rank-version-immutable", {"RANK-11"},
+          "no committed statement updates, replaces or deletes a TOPIC_WINDOW_METRIC_VERSION row; each row's "
+          "value_digest is the digest of its value and names a source-offset cut");
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
       if (!mentions(s.sql, "topic_window_metric_version")) continue;
-      ++v.checks;
-      if (s.sql.rfind("UPDATE", 0) == 0 || s.sql.rfind("DELETE", 0) == 0 || mentions(s.sql, "OR REPLACE")) {
-        fail_verdict(v, c.client + " committed `" + s.sql.substr(0, 60) + "...`");
-      }
+      j.expect(!(s.sql.rfind("UPDATE", 0) == 0 || s.sql.rfind("DELETE", 0) == 0 || mentions(s.sql, "OR REPLACE")),
+               [&] { return c.client + " committed `" + s.sql.substr(0, 60) + "...`"; });
     }
   }
   for (const VersionRow& r : run.versions) {
-    ++v.checks;
-    if (value_digest(r.value) != r.digest || r.cut_ref.empty()) {
-      fail_verdict(v, "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" +
-                          std::to_string(r.version) + ": digest " + r.digest + " of " + r.value.describe() + " (cut '" +
-                          r.cut_ref + "')");
-    }
+    j.expect(value_digest(r.value) == r.digest && !r.cut_ref.empty(), [&] {
+      return "version " + r.aggregate_key + "/g" + std::to_string(r.generation) + "/v" + std::to_string(r.version) +
+             ": digest " + r.digest + " of " + r.value.describe() + " (cut '" + r.cut_ref + "')";
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-12 (004:L98, L320-321): replaying the committed head changes, a head only ever moves from
@@ -256,7 +243,7 @@ bool head_from_matches(const SqlStatementObs& s, int64_t g, int64_t v) {
 // Applies one commit's head changes to `heads`, judging each against the state it moves from. An
 // in-doubt commit's statements carry no change counts: each applies only where it would have
 // (its guard holds), and nothing is judged.
-void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map<std::string, HeadState>& heads) {
+void replay_head_changes(Judge& j, const SqlCommit& c, bool in_doubt, std::map<std::string, HeadState>& heads) {
   for (const SqlStatementObs& s : c.statements) {
     if ((!in_doubt && s.changes == 0) || !mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version ("))
       continue;
@@ -267,11 +254,10 @@ void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map
       HeadState& h = heads[s.params[2]];
       const int64_t to_g = std::stoll(s.params[0]), from_g = std::stoll(s.params[3]);
       if (in_doubt && !head_from_matches(s, h.g, h.v)) continue;
-      ++v.checks;
-      if (from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)) {
-        fail_verdict(v, c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
-                            std::to_string(h.v) + " to g" + std::to_string(to_g));
-      }
+      j.expect(!(from_g != h.g || std::stoll(s.params[4]) != h.v || to_g <= h.g || h.left.count(to_g)), [&] {
+        return c.client + " switched head " + s.params[2] + " from g" + std::to_string(h.g) + "/v" +
+               std::to_string(h.v) + " to g" + std::to_string(to_g);
+      });
       h.left.insert(h.g);
       h.g = to_g;
       h.v = std::stoll(s.params[1]);
@@ -281,11 +267,10 @@ void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map
       HeadState& h = heads[s.params[1]];
       const int64_t to_v = std::stoll(s.params[0]), g = std::stoll(s.params[2]);
       if (in_doubt && !head_from_matches(s, h.g, h.v)) continue;
-      ++v.checks;
-      if (g != h.g || to_v != h.v + 1 || h.left.count(g)) {
-        fail_verdict(v, c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" +
-                            std::to_string(h.v) + " to g" + std::to_string(g) + "/v" + std::to_string(to_v));
-      }
+      j.expect(!(g != h.g || to_v != h.v + 1 || h.left.count(g)), [&] {
+        return c.client + " moved head " + s.params[1] + " from g" + std::to_string(h.g) + "/v" + std::to_string(h.v) +
+               " to g" + std::to_string(g) + "/v" + std::to_string(to_v);
+      });
       if (g != h.g) h.left.insert(h.g);
       h.g = g;
       h.v = to_v;
@@ -300,17 +285,16 @@ void replay_head_changes(Verdict& v, const SqlCommit& c, bool in_doubt, std::map
 // explain its end state may take the in-doubt replay's state instead, once an in-doubt commit has
 // touched it (a later committed change from that state confirms the commit applied).
 Verdict check_head_fence(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-head-fence", {"RANK-12"},
-                      "every committed head change moves (generation, version) from the current value by one version "
-                      "within a generation, and no generation returns after a switch (a commit answered an I/O error "
-                      "at COMMIT may have applied)");
+  Judge j("rank-head-fence", {"RANK-12"},
+          "every committed head change moves (generation, version) from the current value by one version "
+          "within a generation, and no generation returns after a switch (a commit answered an I/O error "
+          "at COMMIT may have applied)");
   std::map<std::string, HeadState> heads;
   std::map<std::string, std::vector<HeadState>> alternatives;  // states an in-doubt commit may have left
   for (const SqlCommit& c : run.commits) {
     if (c.in_doubt) {
       std::map<std::string, HeadState> maybe = heads;
-      Verdict scratch = passing_verdict("scratch", {}, "");
+      Judge scratch("scratch", {}, "");
       replay_head_changes(scratch, c, /*in_doubt=*/true, maybe);
       for (const auto& [key, h] : maybe) {
         auto it = heads.find(key);
@@ -328,30 +312,28 @@ Verdict check_head_fence(const RankingRun& run) {
         if (head_from_matches(s, h.g, h.v) && !head_from_matches(s, heads[key].g, heads[key].v)) heads[key] = h;
       }
     }
-    replay_head_changes(v, c, /*in_doubt=*/false, heads);
+    replay_head_changes(j, c, /*in_doubt=*/false, heads);
   }
   for (const HeadRow& r : run.heads) {
-    ++v.checks;
     auto it = heads.find(r.aggregate_key);
     const bool committed = it != heads.end() && it->second.g == r.generation && it->second.v == r.version;
     bool doubted = false;
     for (const HeadState& h : alternatives[r.aggregate_key])
       doubted = doubted || (h.g == r.generation && h.v == r.version);
-    if (!committed && !doubted) {
-      fail_verdict(v, "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
-                          std::to_string(r.version) + ", which no committed change explains");
-    }
+    j.expect(committed || doubted, [&] {
+      return "head " + r.aggregate_key + " ends at g" + std::to_string(r.generation) + "/v" +
+             std::to_string(r.version) + ", which no committed change explains";
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-41 (004:L152, L484 F03): every stable record is carried on exactly (its mapped scopes) or
 // parked as a candidate term, and each keyed partition's checkpoint has consumed the whole log.
 Verdict check_offset_continuity(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-offset-continuity", {"RANK-41"},
-                      "each stable offset reaches the keyed log for every scope it derives (or the candidate-term "
-                      "queue), and every keyed partition's checkpoint reaches its log end: no gap");
+  Judge j("rank-offset-continuity", {"RANK-41"},
+          "each stable offset reaches the keyed log for every scope it derives (or the candidate-term "
+          "queue), and every keyed partition's checkpoint reaches its log end: no gap");
   std::set<std::tuple<int32_t, int64_t, std::string>> carried;
   for (const LogRecordObs& r : run.keyed) {
     const auto& k = r.fields();
@@ -362,26 +344,26 @@ Verdict check_offset_continuity(const RankingRun& run) {
   for (const LogRecordObs& r : run.stable) {
     const auto& e = r.fields();
     if (model::main_topic(field(e, "topicHints"), run.config).empty()) {
-      ++v.checks;
-      if (!parked.count({r.partition, r.offset})) fail_verdict(v, "stable " + where(r) + ": unmapped but not queued");
+      j.expect(parked.count({r.partition, r.offset}) > 0,
+               [&] { return "stable " + where(r) + ": unmapped but not queued"; });
       continue;
     }
     for (const std::string& scope : model::scopes_of(e, run.config)) {
-      ++v.checks;
-      if (!carried.count({r.partition, r.offset, scope}))
-        fail_verdict(v, "stable " + where(r) + " never reached scope " + scope);
+      j.expect(carried.count({r.partition, r.offset, scope}) > 0,
+               [&] { return "stable " + where(r) + " never reached scope " + scope; });
     }
   }
-  for (const auto& [p, end] : run.keyed_end) {
-    ++v.checks;
+  for (const auto& kv_ : run.keyed_end) {
+    const auto& p = kv_.first;
+    const auto& end = kv_.second;
     auto it = run.checkpoints.find(p);
     const int64_t at = it == run.checkpoints.end() ? 0 : it->second;
-    if (at != end) {
-      fail_verdict(v, "keyed partition " + std::to_string(p) + ": checkpoint at " + std::to_string(at) + ", log end " +
-                          std::to_string(end));
-    }
+    j.expect(at == end, [&] {
+      return "keyed partition " + std::to_string(p) + ": checkpoint at " + std::to_string(at) + ", log end " +
+             std::to_string(end);
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-31 (004:L78, L485 F04): aggregates are keyed by main topics only; low-confidence and
@@ -412,7 +394,7 @@ std::map<std::string, std::vector<MappingActivation>> mapping_activations(const 
 // Scope control (004:L140, L142, L86): each keyed copy carries the mapping its scope's context had
 // active at some moment between the stable record's append and the copy's append: activated before
 // the copy was appended, and not yet replaced when the stable record was appended.
-void check_mapping_stamps(Verdict& v, const RankingRun& run) {
+void check_mapping_stamps(Judge& j, const RankingRun& run) {
   const auto acts = mapping_activations(run);
   std::map<std::pair<int32_t, int64_t>, int64_t> stable_at;
   for (const LogRecordObs& r : run.stable) stable_at[{r.partition, r.offset}] = r.append_us;
@@ -429,41 +411,36 @@ void check_mapping_stamps(Verdict& v, const RankingRun& run) {
       active |= a[i].version == field(k, "mappingVersion") && std::to_string(a[i].epoch) == field(k, "mappingEpoch") &&
                 a[i].at_us <= r.append_us && (i + 1 == a.size() || a[i + 1].at_us > ts->second);
     }
-    ++v.checks;
-    if (!active) {
-      fail_verdict(v, "keyed " + where(r) + " of " + field(k, "scopeId") + " carries " + field(k, "mappingVersion") +
-                          " epoch " + field(k, "mappingEpoch") +
-                          ", not a mapping its scope had active between the "
-                          "stable append at " +
-                          std::to_string(ts->second) + " and its own at " + std::to_string(r.append_us));
-    }
+    j.expect(active, [&] {
+      return "keyed " + where(r) + " of " + field(k, "scopeId") + " carries " + field(k, "mappingVersion") + " epoch " +
+             field(k, "mappingEpoch") +
+             ", not a mapping its scope had active between the "
+             "stable append at " +
+             std::to_string(ts->second) + " and its own at " + std::to_string(r.append_us);
+    });
   }
 }
 
 Verdict check_normalization(const RankingRun& run) {
-  Verdict v = passing_verdict(
-      "rank-normalization", {"RANK-31"},
-      "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
-      "under the mapping version");
+  Judge j("rank-normalization", {"RANK-31"},
+          "every head and keyed record names a main topic; each keyed copy's topic is its hint's main topic "
+          "under the mapping version");
   std::map<std::pair<int32_t, int64_t>, std::string> hint;
   for (const LogRecordObs& r : run.stable) hint[{r.partition, r.offset}] = field(r.fields(), "topicHints");
   for (const LogRecordObs& r : run.keyed) {
     const auto& k = r.fields();
     auto it = hint.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     if (it == hint.end()) continue;  // rank-scope-canonical's finding
-    ++v.checks;
     const std::string main = model::main_topic(it->second, run.config);
-    if (main.empty() || main != field(k, "topicId")) {
-      fail_verdict(v, "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"));
-    }
+    j.expect(!main.empty() && main == field(k, "topicId"),
+             [&] { return "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"); });
   }
   for (const HeadRow& h : run.heads) {
-    ++v.checks;
-    if (model::main_topic(h.topic_id, run.config) != h.topic_id)
-      fail_verdict(v, "head " + h.aggregate_key + ": not a main topic");
+    j.expect(model::main_topic(h.topic_id, run.config) == h.topic_id,
+             [&] { return "head " + h.aggregate_key + ": not a main topic"; });
   }
-  if (run.board.params.scope_control) check_mapping_stamps(v, run);
-  return v;
+  if (run.board.params.scope_control) check_mapping_stamps(j, run);
+  return j.v;
 }
 
 std::vector<PropertyInfo> ranking_properties() {

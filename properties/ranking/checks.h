@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "properties/common/judge.h"
 #include "properties/ranking/run.h"
 #include "properties/verdict.h"
 
@@ -26,7 +27,7 @@ Verdict check_normalization(const RankingRun& run);      // RANK-31
 // sketch_checks.cc: HyperLogLog sketches and salted shards (004:L158, L177, L179); only with `hll`.
 Verdict check_distinct_sketch(const RankingRun& run);  // RANK-5
 // rank-full-key's part for salted shards (RANK-3): shard rows carry their key, merges are on it.
-void check_shard_keys(const RankingRun& run, Verdict& v);
+void check_shard_keys(const RankingRun& run, fl::props::Judge& j);
 
 // §6.3 (watermark_checks.cc); judged only when the scenario has watermarks (params.enabled).
 Verdict check_watermark(const RankingRun& run);         // RANK-7
@@ -57,7 +58,7 @@ Verdict check_scope_isolation(const RankingRun& run);    // RANK-2
 Verdict check_candidate_cache(const RankingRun& run);    // RANK-40, RANK-14
 Verdict check_reconciliation(const RankingRun& run);     // RANK-38
 // Layers 1 and 2 of check_reconciliation; `context`: snapshot -> its frozen context.
-void check_layer_reports(const RankingRun& run, const std::map<std::string, std::string>& context, Verdict& v);
+void check_layer_reports(const RankingRun& run, const std::map<std::string, std::string>& context, fl::props::Judge& j);
 // risk_checks.cc: risk actions and epochs, publishing under the risk context, the denylist.
 Verdict check_risk_actions(const RankingRun& run);     // RANK-26, RANK-27, RANK-29
 Verdict check_risk_publish(const RankingRun& run);     // RANK-22, RANK-26

@@ -8,10 +8,13 @@
 #include <string>
 
 #include "model/ranking/board.h"
+#include "properties/common/judge.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
 namespace {
+
+using fl::props::Judge;
 
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
@@ -51,7 +54,7 @@ std::map<std::string, std::string> replay_snapshots(const BoardObs& b) {
 // the snapshot's scope and replay run, a watermark range holding its input watermark, its manifest
 // digest, its rule epoch and context version, the pointer version the same commit moved from, and a
 // validity holding the commit time. A publish under an authorization that does not match fails.
-std::set<std::string> promoted_snapshots(Verdict& v, const RankingRun& run) {
+std::set<std::string> promoted_snapshots(Judge& j, const RankingRun& run) {
   const BoardObs& b = run.board;
   std::set<std::string> out;
   for (const SqlCommit& c : run.commits) {
@@ -70,23 +73,22 @@ std::set<std::string> promoted_snapshots(Verdict& v, const RankingRun& run) {
                           [&](const PromotionRow& x) { return x.auth_id == auth; });
     auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(),
                            [&](const SnapshotRow& x) { return x.snapshot_id == snap; });
-    ++v.checks;
-    if (a != b.promotions.end() && sn != b.snapshots.end() && a->status == "USED" && a->scope_id == sn->scope_id &&
-        a->replay_run_id == sn->run_id && a->watermark_from <= sn->watermark && sn->watermark <= a->watermark_to &&
-        a->manifest_digest == sn->manifest_digest && a->rule_epoch == sn->rule_epoch &&
-        a->expected_ctx_version == sn->ctx_version && a->expected_pointer_version == from_version &&
-        a->valid_from_us <= c.time_us && c.time_us < a->valid_until_us) {
-      out.insert(snap);
-      continue;
-    }
-    fail_verdict(
-        v, c.client + " published " + snap + " at " + std::to_string(c.time_us) + " under authorization " + auth +
-               (a == b.promotions.end()
-                    ? " that does not exist"
-                    : " (" + a->status + ", run " + a->replay_run_id + ", context v" +
-                          std::to_string(a->expected_ctx_version) + ", pointer v" +
-                          std::to_string(a->expected_pointer_version) + ", valid " + std::to_string(a->valid_from_us) +
-                          ".." + std::to_string(a->valid_until_us) + ") that does not match it"));
+    const bool matched = a != b.promotions.end() && sn != b.snapshots.end() && a->status == "USED" &&
+                         a->scope_id == sn->scope_id && a->replay_run_id == sn->run_id &&
+                         a->watermark_from <= sn->watermark && sn->watermark <= a->watermark_to &&
+                         a->manifest_digest == sn->manifest_digest && a->rule_epoch == sn->rule_epoch &&
+                         a->expected_ctx_version == sn->ctx_version && a->expected_pointer_version == from_version &&
+                         a->valid_from_us <= c.time_us && c.time_us < a->valid_until_us;
+    j.expect(matched, [&] {
+      return c.client + " published " + snap + " at " + std::to_string(c.time_us) + " under authorization " + auth +
+             (a == b.promotions.end()
+                  ? " that does not exist"
+                  : " (" + a->status + ", run " + a->replay_run_id + ", context v" +
+                        std::to_string(a->expected_ctx_version) + ", pointer v" +
+                        std::to_string(a->expected_pointer_version) + ", valid " + std::to_string(a->valid_from_us) +
+                        ".." + std::to_string(a->valid_until_us) + ") that does not match it");
+    });
+    if (matched) out.insert(snap);
   }
   return out;
 }
@@ -102,7 +104,7 @@ bool official_table(const std::string& sql) {
   return false;
 }
 
-void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std::string>& replay_runs,
+void check_replay_commits(Judge& j, const RankingRun& run, const std::set<std::string>& replay_runs,
                           const std::map<std::string, std::string>& replay_snaps,
                           const std::set<std::string>& promoted) {
   for (const SqlCommit& c : run.commits) {
@@ -110,13 +112,11 @@ void check_replay_commits(Verdict& v, const RankingRun& run, const std::set<std:
     for (const SqlStatementObs& s : c.statements) {
       if (s.changes == 0) continue;
       if (starts(s.sql, "UPDATE ranking_publish_pointer") && !s.params.empty()) {
-        ++v.checks;
-        if (replay_snaps.count(s.params[0]) && !promoted.count(s.params[0])) {
-          fail_verdict(v, c.client + " moved the pointer to snapshot " + s.params[0] + " of a replay run");
-        }
+        j.expect(!(replay_snaps.count(s.params[0]) && !promoted.count(s.params[0])),
+                 [&] { return c.client + " moved the pointer to snapshot " + s.params[0] + " of a replay run"; });
       } else if (official_table(s.sql)) {
-        for (const std::string& p : s.params) {
-          if (replay_runs.count(p)) fail_verdict(v, c.client + " wrote replay run " + p + " into an official table");
+        for (const std::string& p : s.params) {  // uncounted failures: left by hand
+          if (replay_runs.count(p)) fail_verdict(j.v, c.client + " wrote replay run " + p + " into an official table");
         }
       }
     }
@@ -133,7 +133,7 @@ std::string key_scope(const std::string& key) {
 }
 
 // Redis: a pointer key of S holds a snapshot of S; a snapshot key of S names a snapshot of S.
-void check_redis_scopes(Verdict& v, const BoardObs& b, const std::map<std::string, std::string>& snap_scope) {
+void check_redis_scopes(Judge& j, const BoardObs& b, const std::map<std::string, std::string>& snap_scope) {
   for (const RedisWrite& w : b.redis_writes) {
     if (w.argv.size() < 3 || (w.argv[0] != "SET" && w.argv[0] != "set")) continue;
     const std::string& key = w.argv[1];
@@ -142,11 +142,10 @@ void check_redis_scopes(Verdict& v, const BoardObs& b, const std::map<std::strin
     if (starts(key, "ranking:snapshot:")) id = key.substr(key.find(':', 17) + 1);
     if (id.empty()) continue;
     auto s = snap_scope.find(id);
-    ++v.checks;
-    if (s == snap_scope.end() || s->second != key_scope(key)) {
-      fail_verdict(v, w.client + " cached " + key + " = " + w.argv[2] + ": snapshot " + id + " is of scope '" +
-                          (s == snap_scope.end() ? "?" : s->second) + "'");
-    }
+    j.expect(s != snap_scope.end() && s->second == key_scope(key), [&] {
+      return w.client + " cached " + key + " = " + w.argv[2] + ": snapshot " + id + " is of scope '" +
+             (s == snap_scope.end() ? "?" : s->second) + "'";
+    });
   }
 }
 
@@ -219,11 +218,10 @@ int64_t value_context(const std::string& value) { return std::strtoll(value.c_st
 // written there, and the scope's context version was the pinned one both when the rebuilt batch was
 // written and when it replaced the live list (a context change in between discards the batch).
 Verdict check_candidate_cache(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-candidate-cache", {"RANK-40", "RANK-14"},
-                      "every live Redis candidate list holds the stored candidates of a SEALED run of its scope "
-                      "under the context it names; a rebuilt list replaces it only from the isolated rebuild "
-                      "namespace of that scope, under a context unchanged since the batch was written");
+  Judge j("rank-candidate-cache", {"RANK-40", "RANK-14"},
+          "every live Redis candidate list holds the stored candidates of a SEALED run of its scope "
+          "under the context it names; a rebuilt list replaces it only from the isolated rebuild "
+          "namespace of that scope, under a context unchanged since the batch was written");
   const BoardObs& b = run.board;
   const ContextTimeline ctx = context_timeline(run);
   std::map<std::string, std::pair<int64_t, std::string>> isolated;  // rebuild key -> (written at, value)
@@ -247,29 +245,27 @@ Verdict check_candidate_cache(const RankingRun& run) {
     if ((cmd == "RENAME" || cmd == "rename") && w.argv.size() >= 3 && starts(w.argv[2], "ranking:candidates:")) {
       scope = w.argv[2].substr(19);
       auto src = isolated.find(key);
-      ++v.checks;
-      if (!starts(key, ("ranking:candidates-rebuild:" + scope + ":").c_str()) || src == isolated.end()) {
-        fail_verdict(v, w.client + " renamed " + key + " onto the live candidate list of " + scope +
-                            ": not a rebuild of that scope's isolated namespace");
-        continue;
-      }
+      const bool rebuilt = starts(key, ("ranking:candidates-rebuild:" + scope + ":").c_str()) && src != isolated.end();
+      j.expect(rebuilt, [&] {
+        return w.client + " renamed " + key + " onto the live candidate list of " + scope +
+               ": not a rebuild of that scope's isolated namespace";
+      });
+      if (!rebuilt) continue;
       value = src->second.second;
       const int64_t pinned = value_context(value);
-      ++v.checks;
-      if (ctx.at(scope, src->second.first) != pinned || ctx.at(scope, w.time_us) != pinned) {
-        fail_verdict(v, w.client + " switched a rebuild of " + scope + " pinned at context v" + std::to_string(pinned) +
-                            " while the context was v" + std::to_string(ctx.at(scope, w.time_us)) + " (v" +
-                            std::to_string(ctx.at(scope, src->second.first)) + " when the batch was written)");
-      }
+      j.expect(ctx.at(scope, src->second.first) == pinned && ctx.at(scope, w.time_us) == pinned, [&] {
+        return w.client + " switched a rebuild of " + scope + " pinned at context v" + std::to_string(pinned) +
+               " while the context was v" + std::to_string(ctx.at(scope, w.time_us)) + " (v" +
+               std::to_string(ctx.at(scope, src->second.first)) + " when the batch was written)";
+      });
       isolated.erase(src);
     }
     if (scope.empty()) continue;
     const std::string want = expected_candidates(b, scope, value);
-    ++v.checks;
-    if (want != value)
-      fail_verdict(v, w.client + " made the candidate list of " + scope + " '" + value + "', want " + want);
+    j.expect(want == value,
+             [&] { return w.client + " made the candidate list of " + scope + " '" + value + "', want " + want; });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-2 (004:L16-19, L101, L281-283): every row of the board belongs to exactly one scope and
@@ -277,35 +273,31 @@ Verdict check_candidate_cache(const RankingRun& run) {
 // snapshot's scope is its run's; a snapshot's items are entries of its run's manifest; the DB
 // pointer of S names a snapshot of S; every cached pointer or snapshot key of S names a snapshot of S.
 Verdict check_scope_isolation(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-scope-isolation", {"RANK-2"},
-                              "heads, candidates, snapshots, snapshot items, DB pointers, Redis keys and the responses "
-                              "clients were shown (full or not modified) of a scope name only rows of that same scope");
+  Judge j("rank-scope-isolation", {"RANK-2"},
+          "heads, candidates, snapshots, snapshot items, DB pointers, Redis keys and the responses "
+          "clients were shown (full or not modified) of a scope name only rows of that same scope");
   const BoardObs& b = run.board;
   std::map<std::string, std::string> run_scope, snap_scope, manifest_run;
   for (const RunRow& r : b.runs) run_scope[r.run_id] = r.scope_id;
   for (const ReplayRunRow& r : b.replay_runs) run_scope[r.run_id] = r.scope_id;
   for (const ManifestRow& m : b.manifest) manifest_run[m.manifest_id] = m.run_id;
   for (const HeadRow& h : run.heads) {
-    ++v.checks;
-    if (h.aggregate_key.find("#" + h.scope_id + "#") == std::string::npos) {
-      fail_verdict(v, "head " + h.aggregate_key + " is stored under scope " + h.scope_id);
-    }
+    j.expect(h.aggregate_key.find("#" + h.scope_id + "#") != std::string::npos,
+             [&] { return "head " + h.aggregate_key + " is stored under scope " + h.scope_id; });
   }
   for (const CandidateRow& c : b.candidates) {
-    ++v.checks;
-    if (run_scope[c.run_id] != c.scope_id) {
-      fail_verdict(v, "candidate " + c.topic_id + " of run " + c.run_id + " (scope " + run_scope[c.run_id] +
-                          ") is stored under scope " + c.scope_id);
-    }
+    j.expect(run_scope[c.run_id] == c.scope_id, [&] {
+      return "candidate " + c.topic_id + " of run " + c.run_id + " (scope " + run_scope[c.run_id] +
+             ") is stored under scope " + c.scope_id;
+    });
   }
   std::map<std::string, std::string> snap_run;
   for (const SnapshotRow& s : b.snapshots) {
     snap_scope[s.snapshot_id] = s.scope_id;
     snap_run[s.snapshot_id] = s.run_id;
-    ++v.checks;
-    if (run_scope[s.run_id] != s.scope_id) {
-      fail_verdict(v, "snapshot " + s.snapshot_id + " of scope " + s.scope_id + " is built from run " + s.run_id);
-    }
+    j.expect(run_scope[s.run_id] == s.scope_id, [&] {
+      return "snapshot " + s.snapshot_id + " of scope " + s.scope_id + " is built from run " + s.run_id;
+    });
   }
   for (const SnapshotItemRow& i : b.items) {
     auto m = manifest_run.find(i.manifest_id);
@@ -314,35 +306,31 @@ Verdict check_scope_isolation(const RankingRun& run) {
         std::find_if(b.replay_runs.begin(), b.replay_runs.end(), [&](const ReplayRunRow& r) { return r.run_id == of; });
     const std::string want =
         src == b.replay_runs.end() ? of : src->source_run_id;  // a replay shows its source's entries
-    ++v.checks;
-    if (m == manifest_run.end() || m->second != want) {
-      fail_verdict(v, "item " + i.topic_id + " of snapshot " + i.snapshot_id + " names manifest entry " +
-                          i.manifest_id + " of another run");
-    }
+    j.expect(m != manifest_run.end() && m->second == want, [&] {
+      return "item " + i.topic_id + " of snapshot " + i.snapshot_id + " names manifest entry " + i.manifest_id +
+             " of another run";
+    });
   }
   for (const PointerRow& p : b.pointers) {
     if (p.snapshot_id.empty()) continue;
-    ++v.checks;
-    if (snap_scope[p.snapshot_id] != p.scope_id) {
-      fail_verdict(v, "the DB pointer of " + p.scope_id + " names snapshot " + p.snapshot_id + " of scope " +
-                          snap_scope[p.snapshot_id]);
-    }
+    j.expect(snap_scope[p.snapshot_id] == p.scope_id, [&] {
+      return "the DB pointer of " + p.scope_id + " names snapshot " + p.snapshot_id + " of scope " +
+             snap_scope[p.snapshot_id];
+    });
   }
-  check_redis_scopes(v, b, snap_scope);
+  check_redis_scopes(j, b, snap_scope);
   // 004:L279-284 (C05): a response for S, a full one or a "not modified" that confirms the client's
   // kept one by its ETag, shows a snapshot of S.
   for (const ViewOp& op : b.risk.views) {
     const std::string snap = result_field(op.result, "snap");
     if (op.outcome != Outcome::kOk || snap.empty()) continue;
     const std::string scope = op.args.substr(op.args.find('=') + 1);
-    ++v.checks;
-    if (snap_scope[snap] != scope) {
-      fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " was shown snapshot " + snap +
-                          " of scope " + snap_scope[snap] + " for " + scope +
-                          " (src=" + result_field(op.result, "src") + ")");
-    }
+    j.expect(snap_scope[snap] == scope, [&] {
+      return op.process + " at " + std::to_string(op.invoke_us) + " was shown snapshot " + snap + " of scope " +
+             snap_scope[snap] + " for " + scope + " (src=" + result_field(op.result, "src") + ")";
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-10 (004:L151, L265, L323): replaying the commit log in commit order, no snapshot becomes
@@ -350,25 +338,24 @@ Verdict check_scope_isolation(const RankingRun& run) {
 // required source) flags it incomplete. Spec freezes (keeps the previous snapshot); there is no
 // degraded rule version, so every publish is under the normal rule.
 Verdict check_completeness_gate(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-completeness-gate", {"RANK-10"},
-                              "no snapshot is published while a committed source_status row flags a required source "
-                              "of a keyed partition incomplete (the publisher freezes)");
+  Judge j("rank-completeness-gate", {"RANK-10"},
+          "no snapshot is published while a committed source_status row flags a required source "
+          "of a keyed partition incomplete (the publisher freezes)");
   std::map<std::pair<std::string, std::string>, std::string> flag;  // (keyed partition, source) -> complete
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
       if (is_source_flag(s)) flag[{s.params[0], s.params[1]}] = s.params[2];
       if (!is_publish(s)) continue;
-      ++v.checks;
-      for (const auto& [key, complete] : flag) {
-        if (complete != "0") continue;
-        fail_verdict(v, c.client + " published snapshot " + s.params[1] + " at " + std::to_string(c.time_us) +
-                            " while source " + key.second + " of keyed partition " + key.first + " was incomplete");
-        break;
-      }
+      // The first flag (in key order) that is incomplete is the evidence.
+      const auto incomplete = std::find_if(flag.begin(), flag.end(), [](const auto& f) { return f.second == "0"; });
+      j.expect(incomplete == flag.end(), [&] {
+        return c.client + " published snapshot " + s.params[1] + " at " + std::to_string(c.time_us) + " while source " +
+               incomplete->first.second + " of keyed partition " + incomplete->first.first + " was incomplete";
+      });
     }
   }
-  return v;
+  return j.v;
 }
 
 // RANK-25 (004:L101, L252, L302-303): each shadow run carries its SEALED source run's input
@@ -376,7 +363,8 @@ Verdict check_completeness_gate(const RankingRun& run) {
 // manifest's entries its rule admits (score at least its entry score); no official table, snapshot
 // or Redis key names it; a comparison stores both sides' true contexts and is COMPARED, with the
 // true Top N overlap, only when they are identical, else REFUSED.
-void check_shadow_runs(Verdict& v, const RankingRun& run) {
+void check_shadow_runs(Judge& j, const RankingRun& run) {
+  Verdict& v = j.v;  // a Redis write is one check that may fail per shadow run, official-table writes uncounted
   const BoardObs& b = run.board;
   std::map<std::string, const RunRow*> runs;
   for (const RunRow& r : b.runs) runs[r.run_id] = &r;
@@ -389,28 +377,25 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
   for (const ShadowRunRow& s : b.shadow_runs) {
     shadows[s.shadow_run_id] = &s;
     auto r = runs.find(s.source_run_id);
-    ++v.checks;
-    if (r == runs.end() || r->second->status != "SEALED" || r->second->scope_id != s.scope_id ||
-        r->second->watermark != s.watermark || r->second->manifest_digest != s.manifest_digest ||
-        r->second->ctx_version != s.ctx_version || r->second->rule_epoch != s.rule_epoch) {
-      fail_verdict(v,
-                   "shadow run " + s.shadow_run_id + " does not carry its source run's watermark, manifest and epochs");
-      continue;
-    }
+    const bool carried = r != runs.end() && r->second->status == "SEALED" && r->second->scope_id == s.scope_id &&
+                         r->second->watermark == s.watermark && r->second->manifest_digest == s.manifest_digest &&
+                         r->second->ctx_version == s.ctx_version && r->second->rule_epoch == s.rule_epoch;
+    j.expect(carried, [&] {
+      return "shadow run " + s.shadow_run_id + " does not carry its source run's watermark, manifest and epochs";
+    });
+    if (!carried) continue;
     std::set<std::pair<std::string, int64_t>> want;
     for (const ManifestRow& m : b.manifest) {
       if (m.run_id == s.source_run_id && m.score >= s.entry_score) want.insert({m.topic_id, m.score});
     }
-    ++v.checks;
-    if (want != held[s.shadow_run_id]) {
-      fail_verdict(v, "shadow run " + s.shadow_run_id + " holds " + std::to_string(held[s.shadow_run_id].size()) +
-                          " candidates; its rule admits " + std::to_string(want.size()) + " of the frozen manifest");
-    }
+    j.expect(want == held[s.shadow_run_id], [&] {
+      return "shadow run " + s.shadow_run_id + " holds " + std::to_string(held[s.shadow_run_id].size()) +
+             " candidates; its rule admits " + std::to_string(want.size()) + " of the frozen manifest";
+    });
   }
   for (const SnapshotRow& sn : b.snapshots) {
-    ++v.checks;
-    if (shadows.count(sn.run_id))
-      fail_verdict(v, "snapshot " + sn.snapshot_id + " was built from shadow run " + sn.run_id);
+    j.expect(!shadows.count(sn.run_id),
+             [&] { return "snapshot " + sn.snapshot_id + " was built from shadow run " + sn.run_id; });
   }
   for (const RedisWrite& w : b.redis_writes) {
     ++v.checks;
@@ -432,22 +417,24 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
   for (const ShadowComparisonRow& cmp : b.shadow_comparisons) {
     auto s = shadows.find(cmp.shadow_run_id);
     auto r = runs.find(cmp.official_run_id);
-    ++v.checks;
     if (s == shadows.end() || r == runs.end()) {
-      fail_verdict(v, "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " names no such runs");
+      j.expect(false, [&] {
+        return "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " names no such runs";
+      });
       continue;
     }
     const std::string mine =
         context(s->second->scope_id, s->second->watermark, s->second->manifest_digest, s->second->ctx_version);
     const std::string theirs =
         context(r->second->scope_id, r->second->watermark, r->second->manifest_digest, r->second->ctx_version);
-    if (cmp.context_shadow != mine || cmp.context_official != theirs ||
-        (cmp.status == "COMPARED") != (mine == theirs)) {
-      fail_verdict(v, "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " is " + cmp.status +
-                          " with contexts [" + cmp.context_shadow + "] and [" + cmp.context_official + "], truly [" +
-                          mine + "] and [" + theirs + "]");
-      continue;
-    }
+    const bool stored =
+        cmp.context_shadow == mine && cmp.context_official == theirs && (cmp.status == "COMPARED") == (mine == theirs);
+    j.expect(stored, [&] {
+      return "comparison of " + cmp.shadow_run_id + " with " + cmp.official_run_id + " is " + cmp.status +
+             " with contexts [" + cmp.context_shadow + "] and [" + cmp.context_official + "], truly [" + mine +
+             "] and [" + theirs + "]";
+    });
+    if (!stored) continue;
     if (cmp.status != "COMPARED") continue;
     std::vector<std::pair<std::string, int64_t>> a(held[cmp.shadow_run_id].begin(), held[cmp.shadow_run_id].end()), o;
     for (const CandidateRow& c : b.candidates) {
@@ -458,12 +445,10 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
     for (const auto& [t, score] : model::expected_items(o, b.params.top_n)) to.insert(t);
     const int64_t overlap =
         static_cast<int64_t>(std::count_if(ta.begin(), ta.end(), [&](const std::string& t) { return to.count(t); }));
-    ++v.checks;
-    if (overlap != cmp.overlap) {
-      fail_verdict(v, "comparison of " + cmp.shadow_run_id + " reports a Top " + std::to_string(b.params.top_n) +
-                          " overlap of " + std::to_string(cmp.overlap) + ", the candidates give " +
-                          std::to_string(overlap));
-    }
+    j.expect(overlap == cmp.overlap, [&] {
+      return "comparison of " + cmp.shadow_run_id + " reports a Top " + std::to_string(b.params.top_n) +
+             " overlap of " + std::to_string(cmp.overlap) + ", the candidates give " + std::to_string(overlap);
+    });
   }
 }
 
@@ -471,34 +456,30 @@ void check_shadow_runs(Verdict& v, const RankingRun& run) {
 // write names it in the official run tables, and none of its snapshots is PUBLISHED, the DB
 // pointer's or cached in Redis unless published under a promotion authorization that matched it.
 Verdict check_replay_isolation(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-replay-isolation", {"RANK-25"},
-                      "replay runs stay in their namespace: never written into the official run tables; their "
-                      "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis, except "
-                      "one published under a promotion authorization that names it and matched the context, the "
-                      "pointer version and its validity at the commit; shadow runs carry their source run's "
-                      "inputs and epochs, hold what their rule admits of its frozen manifest, reach no official "
-                      "table, snapshot or Redis key, and are compared only on an identical context");
+  Judge j("rank-replay-isolation", {"RANK-25"},
+          "replay runs stay in their namespace: never written into the official run tables; their "
+          "snapshots are never PUBLISHED, never the DB pointer's and never cached in Redis, except "
+          "one published under a promotion authorization that names it and matched the context, the "
+          "pointer version and its validity at the commit; shadow runs carry their source run's "
+          "inputs and epochs, hold what their rule admits of its frozen manifest, reach no official "
+          "table, snapshot or Redis key, and are compared only on an identical context");
+  Verdict& v = j.v;  // a Redis write is one check that may fail per replay snapshot: counted by hand
   const BoardObs& b = run.board;
   std::set<std::string> replay_runs;
   for (const ReplayRunRow& r : b.replay_runs) replay_runs.insert(r.run_id);
   const auto snaps = replay_snapshots(b);
-  const std::set<std::string> promoted = promoted_snapshots(v, run);
+  const std::set<std::string> promoted = promoted_snapshots(j, run);
   for (const SnapshotRow& s : b.snapshots) {
     if (!snaps.count(s.snapshot_id) || promoted.count(s.snapshot_id)) continue;
-    ++v.checks;
-    if (s.status == "PUBLISHED" || s.epoch >= 0) {
-      fail_verdict(v, "snapshot " + s.snapshot_id + " of replay run " + s.run_id + " is " + s.status);
-    }
+    j.expect(s.status != "PUBLISHED" && s.epoch < 0,
+             [&] { return "snapshot " + s.snapshot_id + " of replay run " + s.run_id + " is " + s.status; });
   }
   for (const PointerRow& p : b.pointers) {
-    ++v.checks;
-    if (snaps.count(p.snapshot_id) && !promoted.count(p.snapshot_id)) {
-      fail_verdict(v, "the DB pointer of " + p.scope_id + " names replay snapshot " + p.snapshot_id);
-    }
+    j.expect(!(snaps.count(p.snapshot_id) && !promoted.count(p.snapshot_id)),
+             [&] { return "the DB pointer of " + p.scope_id + " names replay snapshot " + p.snapshot_id; });
   }
-  check_replay_commits(v, run, replay_runs, snaps, promoted);
-  check_shadow_runs(v, run);
+  check_replay_commits(j, run, replay_runs, snaps, promoted);
+  check_shadow_runs(j, run);
   for (const RedisWrite& w : b.redis_writes) {
     if (w.argv.size() < 3) continue;
     ++v.checks;
@@ -509,7 +490,7 @@ Verdict check_replay_isolation(const RankingRun& run) {
       }
     }
   }
-  return v;
+  return j.v;
 }
 
 }  // namespace fl::ranking::props

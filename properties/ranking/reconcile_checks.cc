@@ -317,7 +317,8 @@ void check_conclusion(const RankingRun& run, const Logs& l, const LayerReportRow
   }
 }
 
-void check_layer_reports(const RankingRun& run, const std::map<std::string, std::string>& context, Verdict& v) {
+void check_layer_reports(const RankingRun& run, const std::map<std::string, std::string>& context,
+                         fl::props::Judge& j) {
   const BoardObs& b = run.board;
   if (b.layer_reports.empty()) return;
   std::map<std::string, const RunRow*> runs;
@@ -331,20 +332,17 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
         "layer-" + std::to_string(lr.layer) + " reconciliation of " + lr.scope_id + " (" + lr.snapshot_id + ")";
     auto ctx = context.find(lr.snapshot_id);
     auto r = runs.find(lr.run_id);
-    ++v.checks;
-    if (ctx == context.end() || r == runs.end() || run_of[lr.snapshot_id] != lr.run_id ||
-        lr.context_a != ctx->second + "|" + r->second->vector) {
-      fail_verdict(v, what + " stored a context that is not its snapshot's and run's own");
-      continue;
-    }
+    const bool own = ctx != context.end() && r != runs.end() && run_of[lr.snapshot_id] == lr.run_id &&
+                     lr.context_a == ctx->second + "|" + r->second->vector;
+    j.expect(own, [&] { return what + " stored a context that is not its snapshot's and run's own"; });
+    if (!own) continue;
     if (lr.status == "REFUSED") continue;
-    ++v.checks;
-    if (lr.context_b != lr.context_a) {
-      fail_verdict(v, what + " output " + lr.status + " comparing [" + lr.context_a + "] with [" + lr.context_b + "]");
-      continue;
-    }
-    ++v.checks;
-    check_conclusion(run, l, lr, *r->second, inserts, what, v);
+    j.expect(lr.context_b == lr.context_a, [&] {
+      return what + " output " + lr.status + " comparing [" + lr.context_a + "] with [" + lr.context_b + "]";
+    });
+    if (lr.context_b != lr.context_a) continue;
+    ++j.v.checks;  // one check, failed by at most one of check_conclusion's branches: counted by hand
+    check_conclusion(run, l, lr, *r->second, inserts, what, j.v);
   }
 }
 
@@ -353,12 +351,11 @@ void check_layer_reports(const RankingRun& run, const std::map<std::string, std:
 // report stores the real context of each side; a comparison across contexts is REFUSED. Layers 1
 // and 2 (check_layer_reports) also conclude what the logs and the versions show.
 Verdict check_reconciliation(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-reconciliation", {"RANK-38"},
-                      "every reconciliation report stores the true frozen context (scope, input watermark, "
-                      "partition-set digests, manifest digest, rule and epoch, run) of both snapshots it names, "
-                      "and outputs a comparison only when the two are identical; otherwise it is REFUSED; layer 1 "
-                      "(source offsets) and layer 2 (sampled versions recomputed) conclude what the logs show");
+  fl::props::Judge j("rank-reconciliation", {"RANK-38"},
+                     "every reconciliation report stores the true frozen context (scope, input watermark, "
+                     "partition-set digests, manifest digest, rule and epoch, run) of both snapshots it names, "
+                     "and outputs a comparison only when the two are identical; otherwise it is REFUSED; layer 1 "
+                     "(source offsets) and layer 2 (sampled versions recomputed) conclude what the logs show");
   const BoardObs& b = run.board;
   std::map<std::string, const RunRow*> runs;
   for (const RunRow& r : b.runs) runs[r.run_id] = &r;
@@ -374,20 +371,19 @@ Verdict check_reconciliation(const RankingRun& run) {
   for (const ReconciliationRow& rc : b.reconciliations) {
     const std::string& a = context[rc.snapshot_a];
     const std::string& c = context[rc.snapshot_b];
-    ++v.checks;
-    if (a.empty() || c.empty() || rc.context_a != a || rc.context_b != c) {
-      fail_verdict(v, "reconciliation of " + rc.scope_id + " (" + rc.snapshot_a + " vs " + rc.snapshot_b +
-                          ") stored contexts that are not the snapshots' own");
-      continue;
-    }
-    ++v.checks;
-    if ((rc.status == "MATCH" || rc.status == "DIFF") && a != c) {
-      fail_verdict(v, "reconciliation of " + rc.scope_id + " output " + rc.status + " comparing " + rc.snapshot_a +
-                          " [" + a + "] with " + rc.snapshot_b + " [" + c + "]");
-    }
+    const bool own = !a.empty() && !c.empty() && rc.context_a == a && rc.context_b == c;
+    j.expect(own, [&] {
+      return "reconciliation of " + rc.scope_id + " (" + rc.snapshot_a + " vs " + rc.snapshot_b +
+             ") stored contexts that are not the snapshots' own";
+    });
+    if (!own) continue;
+    j.expect(!((rc.status == "MATCH" || rc.status == "DIFF") && a != c), [&] {
+      return "reconciliation of " + rc.scope_id + " output " + rc.status + " comparing " + rc.snapshot_a + " [" + a +
+             "] with " + rc.snapshot_b + " [" + c + "]";
+    });
   }
-  check_layer_reports(run, context, v);
-  return v;
+  check_layer_reports(run, context, j);
+  return j.v;
 }
 
 }  // namespace fl::ranking::props

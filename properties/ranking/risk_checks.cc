@@ -11,11 +11,14 @@
 
 #include "model/ranking/board.h"
 #include "properties/common/fault_budget.h"
+#include "properties/common/judge.h"
 #include "properties/ranking/checks.h"
 #include "impl/ports/assert.h"
 
 namespace fl::ranking::props {
 namespace {
+
+using fl::props::Judge;
 
 const char* kGlobal = "GLOBAL|ALL|ALL|ALL";  // 004:L211: the explicit global scope
 
@@ -185,15 +188,16 @@ std::string apply_action(RiskState& st, const SqlStatementObs& s, int64_t at_us,
 // A risk-model switch is a control transaction of one local scope that advances exactly that scope's
 // risk_epoch and writes no action (004:L212: "切换风险模型也推进它"); its denylist is unchanged at
 // the new epoch.
-void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t) {
+void apply_model_switch(Judge& j, RiskState& st, const SqlCommit& c, const RiskTx& t) {
   const std::string& scope = t.model_switches[0];
-  if (t.model_switches.size() != 1 || !t.inserts.empty() || t.local_advances.size() != 1 ||
-      !t.global_advances.empty() || scope == kGlobal) {
-    fail_verdict(v, c.client + " switched the risk model of " + std::to_string(t.model_switches.size()) + " scopes ('" +
-                        scope + "') with " + std::to_string(t.inserts.size()) + " risk actions, " +
-                        std::to_string(t.local_advances.size()) + " local and " +
-                        std::to_string(t.global_advances.size()) + " global epoch advances");
-  }
+  j.expect(!(t.model_switches.size() != 1 || !t.inserts.empty() || t.local_advances.size() != 1 ||
+             !t.global_advances.empty() || scope == kGlobal),
+           [&] {
+             return c.client + " switched the risk model of " + std::to_string(t.model_switches.size()) + " scopes ('" +
+                    scope + "') with " + std::to_string(t.inserts.size()) + " risk actions, " +
+                    std::to_string(t.local_advances.size()) + " local and " + std::to_string(t.global_advances.size()) +
+                    " global epoch advances";
+           });
   for (const std::string& s : t.local_advances) {
     ++st.local_epoch[s];
     st.advanced[s] = EpochMove{c.time_us, c.client};
@@ -203,20 +207,19 @@ void apply_model_switch(Verdict& v, RiskState& st, const SqlCommit& c, const Ris
 
 // One control transaction: its action and its epoch advance belong together (global actions
 // advance the global epoch). 004:L212: "在同一控制事务中写动作并推进该 scope 的 risk_epoch".
-void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& t, std::set<std::string>& expired) {
+void apply_control(Judge& j, RiskState& st, const SqlCommit& c, const RiskTx& t, std::set<std::string>& expired) {
   if (t.inserts.empty() && t.local_advances.empty() && t.global_advances.empty() && t.model_switches.empty()) return;
-  ++v.checks;
-  if (!t.model_switches.empty()) return apply_model_switch(v, st, c, t);
+  // One check of the transaction's shape: a model switch's (apply_model_switch) or an action's.
+  if (!t.model_switches.empty()) return apply_model_switch(j, st, c, t);
   const std::string scope = t.inserts.empty() ? "" : t.inserts[0]->params[0];
   const bool global = scope == kGlobal;
   const auto& adv = global ? t.global_advances : t.local_advances;
   const auto& other = global ? t.local_advances : t.global_advances;
-  if (t.inserts.size() != 1 || adv.size() != 1 || adv[0] != scope || !other.empty()) {
-    fail_verdict(v, c.client + " committed " + std::to_string(t.inserts.size()) + " risk actions with " +
-                        std::to_string(t.local_advances.size()) + " local and " +
-                        std::to_string(t.global_advances.size()) + " global epoch advances (action scope '" + scope +
-                        "')");
-  }
+  j.expect(!(t.inserts.size() != 1 || adv.size() != 1 || adv[0] != scope || !other.empty()), [&] {
+    return c.client + " committed " + std::to_string(t.inserts.size()) + " risk actions with " +
+           std::to_string(t.local_advances.size()) + " local and " + std::to_string(t.global_advances.size()) +
+           " global epoch advances (action scope '" + scope + "')";
+  });
   for (const std::string& s : t.local_advances) {
     ++st.local_epoch[s];
     st.advanced[s] = EpochMove{c.time_us, c.client};
@@ -224,19 +227,18 @@ void apply_control(Verdict& v, RiskState& st, const SqlCommit& c, const RiskTx& 
   st.global_epoch += static_cast<int64_t>(t.global_advances.size());
   if (!t.global_advances.empty()) st.advanced[kGlobal] = EpochMove{c.time_us, c.client};
   for (const SqlStatementObs* s : t.inserts) {
-    ++v.checks;
     const std::string why = apply_action(st, *s, c.time_us, c.client, expired);
-    if (!why.empty()) fail_verdict(v, c.client + " at " + std::to_string(c.time_us) + ": " + why);
+    j.expect(why.empty(), [&] { return c.client + " at " + std::to_string(c.time_us) + ": " + why; });
   }
   if (scope.empty()) return;
   st.record_list(scope);
 }
 
 // Replays every committed transaction, calling `on_publish(state, snapshot, scope, commit)` at each
-// publish and checking the control transactions into `v`.
+// publish and checking the control transactions into `j`.
 template <typename F, typename G = void (*)(const RiskState&, const SqlCommit&)>
 RiskState replay(
-    Verdict& v, const RankingRun& run, F on_publish, G on_commit = [](const RiskState&, const SqlCommit&) {}) {
+    Judge& j, const RankingRun& run, F on_publish, G on_commit = [](const RiskState&, const SqlCommit&) {}) {
   RiskState st;
   std::set<std::string> expired;
   for (const SqlCommit& c : run.commits) {
@@ -248,7 +250,7 @@ RiskState replay(
     }
     for (const std::string& s : t.rule_moves) ++st.version[s], ++st.rule_epoch[s];
     for (const std::string& s : t.version_moves) ++st.version[s];
-    apply_control(v, st, c, t, expired);
+    apply_control(j, st, c, t, expired);
     for (const std::string& s : t.absorbed) st.absorbed[s] = st.global_epoch;
     for (const auto& [snap, scope] : t.published) on_publish(st, snap, scope, c);
   }
@@ -257,52 +259,53 @@ RiskState replay(
 
 // The rows read back agree with the replay: versions 1..n per (scope, topic), each row's epoch
 // never above its key's epoch, final epochs equal; no risk_action row was updated or deleted.
-void check_rows(Verdict& v, const RankingRun& run, const RiskState& st) {
+void check_rows(Judge& j, const RankingRun& run, const RiskState& st) {
   const RiskObs& r = run.board.risk;
   std::map<std::pair<std::string, std::string>, int64_t> n;
   for (const RiskActionRow& a : r.actions) {
-    ++v.checks;
-    if (a.version != ++n[{a.scope_id, a.topic_id}] || a.epoch > st.key_epoch(a.scope_id)) {
-      fail_verdict(v, "risk_action " + a.scope_id + "/" + a.topic_id + " v" + std::to_string(a.version) +
-                          " out of sequence or at epoch " + std::to_string(a.epoch) + " beyond its scope's");
-    }
+    j.expect(!(a.version != ++n[{a.scope_id, a.topic_id}] || a.epoch > st.key_epoch(a.scope_id)), [&] {
+      return "risk_action " + a.scope_id + "/" + a.topic_id + " v" + std::to_string(a.version) +
+             " out of sequence or at epoch " + std::to_string(a.epoch) + " beyond its scope's";
+    });
   }
-  for (const auto& [scope, e] : r.context_epochs) {
-    ++v.checks;
+  for (const auto& kv_ : r.context_epochs) {
+    const std::string& scope = kv_.first;
+    const auto& e = kv_.second;
     const int64_t want_local = scope == kGlobal ? 0 : st.key_epoch(scope);
     const int64_t want_global =
         scope == kGlobal ? st.global_epoch : (st.absorbed.count(scope) ? st.absorbed.at(scope) : 0);
-    if (e.first != want_local || e.second != want_global) {
-      fail_verdict(v, "context of " + scope + " ends at risk epoch " + std::to_string(e.first) + " / global " +
-                          std::to_string(e.second) + "; its control transactions give " + std::to_string(want_local) +
-                          " / " + std::to_string(want_global));
-    }
+    j.expect(e.first == want_local && e.second == want_global, [&] {
+      return "context of " + scope + " ends at risk epoch " + std::to_string(e.first) + " / global " +
+             std::to_string(e.second) + "; its control transactions give " + std::to_string(want_local) + " / " +
+             std::to_string(want_global);
+    });
   }
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
       if (s.changes == 0 || !(starts(s.sql, "UPDATE risk_action") || starts(s.sql, "DELETE FROM risk_action")))
         continue;
-      ++v.checks;
-      fail_verdict(v, c.client + " rewrote risk actions: `" + s.sql.substr(0, 60) + "`");
+      j.expect(false, [&] { return c.client + " rewrote risk actions: `" + s.sql.substr(0, 60) + "`"; });
     }
   }
 }
 
 // 004:L213: a BLOCK whose effective_until passed long before the end (the quiet tail) still current
 // means no expiry task ever committed it (`expiry_bound_us` after effective_until).
-void check_expiry_liveness(Verdict& v, const RankingRun& run, const RiskState& st) {
+void check_expiry_liveness(Judge& j, const RankingRun& run, const RiskState& st) {
   std::map<std::string, int64_t> until;
   for (const RiskActionRow& a : run.board.risk.actions) {
     if (a.state == "BLOCK") until[a.action_id] = a.until_us;
   }
   const fl::props::FaultBudget budget(run.faults, run.end_us);
-  for (const auto& [k, c] : st.current) {
+  for (const auto& kv_ : st.current) {
+    const auto& k = kv_.first;
+    const auto& c = kv_.second;
     if (c.state != "BLOCK" || !until.count(c.action_id)) continue;
-    ++v.checks;
-    if (until[c.action_id] + run.board.params.expiry_bound_us > run.end_us) continue;
-    fail_verdict(v, "block " + c.action_id + " of " + k.second + " in " + k.first + " is still current at the end, " +
-                        std::to_string((run.end_us - until[c.action_id]) / 1000) + " ms after its effective_until");
+    j.expect(until[c.action_id] + run.board.params.expiry_bound_us > run.end_us, [&] {
+      return "block " + c.action_id + " of " + k.second + " in " + k.first + " is still current at the end, " +
+             std::to_string((run.end_us - until[c.action_id]) / 1000) + " ms after its effective_until";
+    });
   }
 }
 
@@ -325,7 +328,7 @@ std::vector<std::pair<std::string, int64_t>> expected_items(const BoardObs& b, c
 // One publish: made under the risk context current at commit, the scope has absorbed the global
 // epoch (004:L212, L264), and it holds exactly the top candidates not blocked in the scope or
 // globally (004:L236, L240: a local action elsewhere changes nothing here).
-void check_publish(Verdict& v, const RankingRun& run, const RiskState& st, const std::string& snap,
+void check_publish(Judge& j, const RankingRun& run, const RiskState& st, const std::string& snap,
                    const std::string& scope, const SqlCommit& c) {
   const BoardObs& b = run.board;
   auto e = b.risk.snapshot_epochs.find(snap);
@@ -333,26 +336,25 @@ void check_publish(Verdict& v, const RankingRun& run, const RiskState& st, const
   auto s = snaps.find(snap);
   if (e == b.risk.snapshot_epochs.end() || s == snaps.end()) return;  // rank-publish-fence's finding
   const int64_t absorbed = scope == kGlobal ? st.global_epoch : (st.absorbed.count(scope) ? st.absorbed.at(scope) : 0);
-  ++v.checks;
-  if (e->second.first != (scope == kGlobal ? 0 : st.key_epoch(scope)) || e->second.second != st.global_epoch ||
-      absorbed != st.global_epoch) {
-    fail_verdict(v, c.client + " published " + snap + " at risk epoch " + std::to_string(e->second.first) +
-                        " / global " + std::to_string(e->second.second) + " while the scope was at " +
-                        std::to_string(st.key_epoch(scope)) + ", had absorbed global " + std::to_string(absorbed) +
-                        " and the authority was at " + std::to_string(st.global_epoch));
-  }
+  j.expect(!(e->second.first != (scope == kGlobal ? 0 : st.key_epoch(scope)) || e->second.second != st.global_epoch ||
+             absorbed != st.global_epoch),
+           [&] {
+             return c.client + " published " + snap + " at risk epoch " + std::to_string(e->second.first) +
+                    " / global " + std::to_string(e->second.second) + " while the scope was at " +
+                    std::to_string(st.key_epoch(scope)) + ", had absorbed global " + std::to_string(absorbed) +
+                    " and the authority was at " + std::to_string(st.global_epoch);
+           });
   const std::set<std::string> blocked = st.blocked_in(scope);
   std::vector<std::pair<std::string, int64_t>> got;
   for (const SnapshotItemRow& i : b.items) {
     if (i.snapshot_id == snap) got.emplace_back(i.topic_id, i.score);
   }
-  ++v.checks;
-  if (got != expected_items(b, source_run_of(b, s->second->run_id), blocked)) {
+  j.expect(got == expected_items(b, source_run_of(b, s->second->run_id), blocked), [&] {
     std::set<std::string> shown;
-    for (const auto& [t, score] : got) shown.insert(t);
-    fail_verdict(v, c.client + " published " + snap + " with items {" + join(shown) + "} while {" + join(blocked) +
-                        "} were blocked in its scope or globally");
-  }
+    for (const auto& item : got) shown.insert(item.first);
+    return c.client + " published " + snap + " with items {" + join(shown) + "} while {" + join(blocked) +
+           "} were blocked in its scope or globally";
+  });
 }
 
 struct DenyWrite {
@@ -377,9 +379,11 @@ std::map<std::string, std::vector<DenyWrite>> deny_writes(const BoardObs& b) {
 
 // Each denylist write states the DB's blocks of its scope at the epoch it names, and never goes
 // below the epoch the key held since Redis last lost its data.
-void check_deny_writes(Verdict& v, const BoardObs& b, const RiskState& st,
+void check_deny_writes(Judge& j, const BoardObs& b, const RiskState& st,
                        const std::map<std::string, std::vector<DenyWrite>>& writes) {
-  for (const auto& [scope, ws] : writes) {
+  for (const auto& kv_ : writes) {
+    const std::string& scope = kv_.first;
+    const std::vector<DenyWrite>& ws = kv_.second;
     int64_t held = 0;
     size_t loss = 0;
     for (const DenyWrite& w : ws) {
@@ -388,12 +392,11 @@ void check_deny_writes(Verdict& v, const BoardObs& b, const RiskState& st,
         held = 0;
       }
       const std::optional<std::set<std::string>> db = st.topics_at(scope, w.epoch);
-      ++v.checks;
-      if (w.epoch < held || (w.epoch > 0 && (!db || *db != w.topics))) {
-        fail_verdict(v, "denylist of " + scope + " written at epoch " + std::to_string(w.epoch) + " with {" +
-                            join(w.topics) + "}" + (w.epoch < held ? " after epoch " + std::to_string(held) : "") +
-                            (!db ? "" : "; the DB's blocks at that epoch are {" + join(*db) + "}"));
-      }
+      j.expect(!(w.epoch < held || (w.epoch > 0 && (!db || *db != w.topics))), [&] {
+        return "denylist of " + scope + " written at epoch " + std::to_string(w.epoch) + " with {" + join(w.topics) +
+               "}" + (w.epoch < held ? " after epoch " + std::to_string(held) : "") +
+               (!db ? "" : "; the DB's blocks at that epoch are {" + join(*db) + "}");
+      });
       held = std::max(held, w.epoch);
     }
   }
@@ -480,7 +483,7 @@ int64_t pushed_at(const std::vector<DenyWrite>* ws, const std::string& topic, in
 // One view: what it showed is its cached PUBLISHED snapshot minus the scope's and the global
 // denylists at the epochs it applied, and those are not older than what the edge held when the
 // view started (004:L235, L285: the filter applies after a cache hit).
-void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const ViewOp& op,
+void check_view(Judge& j, const RankingRun& run, const RiskState& st, const ViewOp& op,
                 const std::map<std::string, std::vector<DenyWrite>>& writes, const fl::props::FaultBudget& budget) {
   const BoardObs& b = run.board;
   const std::string scope = op.args.substr(6), snap = result_field(op.result, "snap");
@@ -518,16 +521,16 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
       auto it = st.spans.find({s, t});
       if (it == st.spans.end()) continue;
       for (const BlockSpan& span : it->second) {
-        ++v.checks;
-        if (span.from_us + b.params.max_safe_ttl_us >= op.invoke_us || answered_us >= span.to_us) continue;
-        const std::string what = op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " + scope +
-                                 ", blocked in " + s + " since " + std::to_string(span.from_us);
-        if (auto why = push_delay_explained(budget, span, s, op.invoke_us, pushed_at(ws(s), t, span.from_us),
-                                            b.params.max_safe_ttl_us)) {
-          v.exempt(what + ": " + *why);
-          continue;
-        }
-        fail_verdict(v, what + " (more than the maximum safe TTL)");
+        // One check: a topic shown past the maximum safe TTL is excused by a delayed push, else it fails.
+        const bool within = span.from_us + b.params.max_safe_ttl_us >= op.invoke_us || answered_us >= span.to_us;
+        const std::string what = within ? std::string()
+                                        : op.process + " at " + std::to_string(op.invoke_us) + " showed " + t + " in " +
+                                              scope + ", blocked in " + s + " since " + std::to_string(span.from_us);
+        j.expect_or_excuse(within,
+                           within ? std::nullopt
+                                  : push_delay_explained(budget, span, s, op.invoke_us,
+                                                         pushed_at(ws(s), t, span.from_us), b.params.max_safe_ttl_us),
+                           what, [&] { return what + " (more than the maximum safe TTL)"; });
       }
     }
   }
@@ -536,16 +539,15 @@ void check_view(Verdict& v, const RankingRun& run, const RiskState& st, const Vi
   // A kept answer likewise (it may hide a topic lifted since).
   const bool hit = result_field(op.result, "src") == "hit" || not_modified;
   const bool items_ok = hit ? std::includes(want.begin(), want.end(), shown.begin(), shown.end()) : shown == want;
-  ++v.checks;
-  if (!items_ok || el < held_at(b, ws(scope), op.invoke_us) || eg < held_at(b, ws(kGlobal), op.invoke_us)) {
-    fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " showed {" + join(shown) + "} for " + scope +
-                        " from " + snap + " with denylist epochs " + deny + " (edge held " +
-                        std::to_string(held_at(b, ws(scope), op.invoke_us)) + "/" +
-                        std::to_string(held_at(b, ws(kGlobal), op.invoke_us)) + "); expected {" + join(want) + "}" +
-                        (not_modified ? " (answered not modified: the client's kept answer, its ETag " +
-                                            result_field(op.result, "etag") + ")"
-                                      : ""));
-  }
+  j.expect(items_ok && el >= held_at(b, ws(scope), op.invoke_us) && eg >= held_at(b, ws(kGlobal), op.invoke_us), [&] {
+    return op.process + " at " + std::to_string(op.invoke_us) + " showed {" + join(shown) + "} for " + scope +
+           " from " + snap + " with denylist epochs " + deny + " (edge held " +
+           std::to_string(held_at(b, ws(scope), op.invoke_us)) + "/" +
+           std::to_string(held_at(b, ws(kGlobal), op.invoke_us)) + "); expected {" + join(want) + "}" +
+           (not_modified
+                ? " (answered not modified: the client's kept answer, its ETag " + result_field(op.result, "etag") + ")"
+                : "");
+  });
 }
 
 // Why the denylist of `scope` may be behind at the end, or nullopt: the key went with Redis's data
@@ -575,26 +577,26 @@ std::optional<std::string> behind_explained(const RankingRun& run, const fl::pro
 
 // At the end the edge holds each scope's current denylist epoch (004:L235: the push is part of
 // the block; an edge left behind is excused only by a fault that hit that push or lost it with Redis).
-void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st,
+void check_edge_caught_up(Judge& j, const RankingRun& run, const RiskState& st,
                           const std::map<std::string, std::vector<DenyWrite>>& writes) {
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   std::set<std::string> scopes;
-  for (const auto& [k, c] : st.current) scopes.insert(k.first);
+  for (const auto& kv_ : st.current) scopes.insert(kv_.first.first);
   for (const std::string& scope : scopes) {
     auto it = writes.find(scope);
     const std::vector<DenyWrite>* ws = it == writes.end() ? nullptr : &it->second;
     const int64_t held = held_at(run.board, ws, run.end_us);
-    if (held >= st.key_epoch(scope)) {
-      ++v.checks;
-      continue;
+    // Caught up is a check; behind is exempted when explained (not counted), else a failed check.
+    if (held < st.key_epoch(scope)) {
+      if (auto why = behind_explained(run, budget, st, scope, ws)) {
+        j.v.exempt("denylist of " + scope + " behind at the end: " + *why);
+        continue;
+      }
     }
-    if (auto why = behind_explained(run, budget, st, scope, ws)) {
-      v.exempt("denylist of " + scope + " behind at the end: " + *why);
-      continue;
-    }
-    ++v.checks;
-    fail_verdict(v, "at the end the edge holds the denylist of " + scope + " at epoch " + std::to_string(held) +
-                        ", the DB at " + std::to_string(st.key_epoch(scope)));
+    j.expect(held >= st.key_epoch(scope), [&] {
+      return "at the end the edge holds the denylist of " + scope + " at epoch " + std::to_string(held) +
+             ", the DB at " + std::to_string(st.key_epoch(scope));
+    });
   }
 }
 
@@ -604,7 +606,7 @@ void check_edge_caught_up(Verdict& v, const RankingRun& run, const RiskState& st
 // suspicious under the risk model; a degraded one is explained by a fault of the service or the
 // coordinator. `building_at`: when each run's BUILDING commit was executed; a run's risk calls come
 // after it, and a slow commit (a paused DB) may land long after the call timed out.
-void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& st, const SqlCommit& c,
+void check_risk_disposition(Judge& j, const RankingRun& run, const RiskState& st, const SqlCommit& c,
                             const std::map<std::string, int64_t>& run_ctx, const fl::props::FaultBudget& budget,
                             const std::map<std::string, int64_t>& building_at) {
   const BoardParams& p = run.board.params;
@@ -617,15 +619,15 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
         return it == m.end() ? 0 : it->second;
       };
       const int64_t global = scope == kGlobal ? st.global_epoch : at(st.absorbed);
-      ++v.checks;
-      if (std::stoll(s.params[5]) != at(st.version) ||
-          std::stoll(s.params[6]) != st.key_epoch(scope) * (scope != kGlobal) || std::stoll(s.params[7]) != global ||
-          risk_verdict_of(s.params[2], p.risk_suspicious_mod) != "pass") {
-        fail_verdict(v, c.client + " wrote candidate " + s.params[2] + " of " + s.params[1] + " under context v" +
-                            s.params[5] + " risk " + s.params[6] + "/" + s.params[7] + " while the scope was at v" +
-                            std::to_string(at(st.version)) + " risk " + std::to_string(st.key_epoch(scope)) + "/" +
-                            std::to_string(global));
-      }
+      j.expect(!(std::stoll(s.params[5]) != at(st.version) ||
+                 std::stoll(s.params[6]) != st.key_epoch(scope) * (scope != kGlobal) ||
+                 std::stoll(s.params[7]) != global || risk_verdict_of(s.params[2], p.risk_suspicious_mod) != "pass"),
+               [&] {
+                 return c.client + " wrote candidate " + s.params[2] + " of " + s.params[1] + " under context v" +
+                        s.params[5] + " risk " + s.params[6] + "/" + s.params[7] + " while the scope was at v" +
+                        std::to_string(at(st.version)) + " risk " + std::to_string(st.key_epoch(scope)) + "/" +
+                        std::to_string(global);
+               });
       continue;
     }
     if (!starts(s.sql, "UPDATE run_input_manifest SET disposition") || s.params.size() < 4) continue;
@@ -639,6 +641,7 @@ void check_risk_disposition(Verdict& v, const RankingRun& run, const RiskState& 
     for (const RunRow& x : run.board.runs) {
       if (x.run_id == run_id) scope = x.scope_id;
     }
+    Verdict& v = j.v;  // one check, then failed, exempted or passed by the reason's branch: counted by hand
     ++v.checks;
     const int64_t now_v = st.version.count(scope) ? st.version.at(scope) : 0;
     if (reason == "risk-context-changed" && (r == run_ctx.end() || r->second == now_v)) {
@@ -675,7 +678,7 @@ std::optional<std::string> clock_fault(const fl::props::FaultBudget& budget, int
 // origin at `cached`, built with the denylists at epochs `origin_epochs`) must not be served past the
 // effective_until of a block those denylists held whose EXPIRED was still pending when the object
 // was cached, once that EXPIRED has committed: the object was valid past the earliest expiry.
-void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st) {
+void check_cache_validity(Judge& j, const RankingRun& run, const RiskState& st) {
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const ViewOp& op : run.board.risk.views) {
     if (op.outcome != Outcome::kOk || result_field(op.result, "src") != "hit") continue;
@@ -687,22 +690,22 @@ void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st
                                                     {kGlobal, std::strtoll(odeny.c_str() + slash + 1, nullptr, 10)}};
     for (const auto& key : keys) {
       auto list = st.lists.find(key);
-      for (const auto& [topic, id] : list == st.lists.end() ? std::map<std::string, std::string>{} : list->second) {
+      for (const auto& kv_ : list == st.lists.end() ? std::map<std::string, std::string>{} : list->second) {
+        const std::string& topic = kv_.first;
+        const std::string& id = kv_.second;
         auto u = st.until_of.find(id);
         auto x = st.expired_at.find(id);
-        ++v.checks;
-        if (u == st.until_of.end() || x == st.expired_at.end() || x->second <= cached || x->second > op.invoke_us ||
-            u->second >= op.invoke_us) {
-          continue;
-        }
-        if (auto why = clock_fault(budget, op.invoke_us)) {
-          v.exempt("CDN object validity against effective_until on another clock: " + *why);
-          continue;
-        }
-        fail_verdict(v, op.process + " at " + std::to_string(op.invoke_us) + " got a CDN hit for " + scope +
-                            " cached at " + std::to_string(cached) + " with the block " + id + " of " + topic + " in " +
-                            key.first + " (effective_until " + std::to_string(u->second) + ", EXPIRED at " +
-                            std::to_string(x->second) + "): the object was valid past the earliest pending expiry");
+        // One check: a hit past a committed expiry is excused by a clock fault, else it fails.
+        const bool valid = u == st.until_of.end() || x == st.expired_at.end() || x->second <= cached ||
+                           x->second > op.invoke_us || u->second >= op.invoke_us;
+        j.expect_or_excuse(valid, valid ? std::nullopt : clock_fault(budget, op.invoke_us),
+                           "CDN object validity against effective_until on another clock", [&] {
+                             return op.process + " at " + std::to_string(op.invoke_us) + " got a CDN hit for " + scope +
+                                    " cached at " + std::to_string(cached) + " with the block " + id + " of " + topic +
+                                    " in " + key.first + " (effective_until " + std::to_string(u->second) +
+                                    ", EXPIRED at " + std::to_string(x->second) +
+                                    "): the object was valid past the earliest pending expiry";
+                           });
       }
     }
   }
@@ -712,31 +715,30 @@ void check_cache_validity(Verdict& v, const RankingRun& run, const RiskState& st
 
 // RANK-19, RANK-21 (004:L230-231, L313).
 Verdict check_risk_response(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-risk-response", {"RANK-19", "RANK-21"},
-                      "each candidate written with a risk verdict commits under exactly the scope's context "
-                      "(version, risk_epoch, absorbed global epoch) at its commit and only for a topic the risk "
-                      "model passes; an entry rejected for a changed context was rejected after the context left "
-                      "the run's; a suspicious rejection matches the model; a degraded one is explained by a "
-                      "fault of the risk service or the coordinator");
+  Judge j("rank-risk-response", {"RANK-19", "RANK-21"},
+          "each candidate written with a risk verdict commits under exactly the scope's context "
+          "(version, risk_epoch, absorbed global epoch) at its commit and only for a topic the risk "
+          "model passes; an entry rejected for a changed context was rejected after the context left "
+          "the run's; a suspicious rejection matches the model; a degraded one is explained by a "
+          "fault of the risk service or the coordinator");
   std::map<std::string, int64_t> run_ctx;
   for (const RunRow& r : run.board.runs) run_ctx[r.run_id] = r.ctx_version;
   const fl::props::FaultBudget budget(run.faults, run.end_us);
-  Verdict scratch = passing_verdict("scratch", {}, "");
+  Judge scratch("scratch", {}, "");
   std::map<std::string, int64_t> building_at;  // run -> when its BUILDING commit was executed
   for (const auto& [run_id, i] : run_timeline(run).building) building_at.emplace(run_id, run.commits[i].time_us);
   replay(
       scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {},
       [&](const RiskState& st, const SqlCommit& c) {
-        if (c.ok) check_risk_disposition(v, run, st, c, run_ctx, budget, building_at);
+        if (c.ok) check_risk_disposition(j, run, st, c, run_ctx, budget, building_at);
       });
-  return v;
+  return j.v;
 }
 
 std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun& run) {
   std::map<std::string, std::set<std::string>> out;
   if (!run.board.risk.enabled) return out;
-  Verdict scratch = passing_verdict("scratch", {}, "");
+  Judge scratch("scratch", {}, "");
   replay(scratch, run, [&](const RiskState& st, const std::string& snap, const std::string& scope, const SqlCommit&) {
     out[snap] = st.blocked_in(scope);
   });
@@ -745,54 +747,53 @@ std::map<std::string, std::set<std::string>> blocked_at_publish(const RankingRun
 
 // RANK-26, RANK-27, RANK-29 (004:L211-213).
 Verdict check_risk_actions(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"},
-                      "each committed risk action (block, lift, expiry) is one control transaction that also "
-                      "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
-                      "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
-                      "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
-                      "effective_until, and a block past effective_until is expired by the end; final epochs "
-                      "agree; no CDN object is served past the earliest pending expiry of the blocks it was "
-                      "built with once that expiry has committed");
+  Judge j("rank-risk-actions", {"RANK-26", "RANK-27", "RANK-29"},
+          "each committed risk action (block, lift, expiry) is one control transaction that also "
+          "advances exactly its scope's risk_epoch (global scope: the global_risk_epoch), with the "
+          "next risk_action_version of its (scope, topic); rows are never rewritten; an action ends "
+          "only by its own lift or EXPIRED, EXPIRED commits once per action and not before "
+          "effective_until, and a block past effective_until is expired by the end; final epochs "
+          "agree; no CDN object is served past the earliest pending expiry of the blocks it was "
+          "built with once that expiry has committed");
   const RiskState st =
-      replay(v, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
-  check_rows(v, run, st);
-  check_expiry_liveness(v, run, st);
-  check_cache_validity(v, run, st);
-  return v;
+      replay(j, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
+  check_rows(j, run, st);
+  check_expiry_liveness(j, run, st);
+  check_cache_validity(j, run, st);
+  return j.v;
 }
 
 // RANK-22 (risk context), RANK-26 (004:L212, L236, L240, L264).
 Verdict check_risk_publish(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-risk-publish", {"RANK-22", "RANK-26"},
-                              "every publish commits under the scope's current risk_epoch and the authority's "
-                              "global_risk_epoch, which the scope has absorbed, and its snapshot holds exactly the top "
-                              "candidates of its run not blocked in its scope or globally");
-  Verdict scratch = passing_verdict("scratch", {}, "");
+  Judge j("rank-risk-publish", {"RANK-22", "RANK-26"},
+          "every publish commits under the scope's current risk_epoch and the authority's "
+          "global_risk_epoch, which the scope has absorbed, and its snapshot holds exactly the top "
+          "candidates of its run not blocked in its scope or globally");
+  Judge scratch("scratch", {}, "");
   replay(scratch, run, [&](const RiskState& st, const std::string& snap, const std::string& scope, const SqlCommit& c) {
-    check_publish(v, run, st, snap, scope, c);
+    check_publish(j, run, st, snap, scope, c);
   });
-  return v;
+  return j.v;
 }
 
 // RANK-28, RANK-26 (004:L235, L240, L283, L285).
 Verdict check_emergency_block(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-emergency-block", {"RANK-28", "RANK-26"},
-                              "each denylist the edge stores is the DB's blocks of its scope at the epoch it names and "
-                              "never goes back; each view shows its cached snapshot minus its scope's and the global "
-                              "denylist at epochs no older than the edge held when it started; at the end the edge "
-                              "holds every scope's current epoch unless a fault of the pusher or Redis explains it");
-  Verdict scratch = passing_verdict("scratch", {}, "");
+  Judge j("rank-emergency-block", {"RANK-28", "RANK-26"},
+          "each denylist the edge stores is the DB's blocks of its scope at the epoch it names and "
+          "never goes back; each view shows its cached snapshot minus its scope's and the global "
+          "denylist at epochs no older than the edge held when it started; at the end the edge "
+          "holds every scope's current epoch unless a fault of the pusher or Redis explains it");
+  Judge scratch("scratch", {}, "");
   const RiskState st =
       replay(scratch, run, [](const RiskState&, const std::string&, const std::string&, const SqlCommit&) {});
   const auto writes = deny_writes(run.board);
-  check_deny_writes(v, run.board, st, writes);
+  check_deny_writes(j, run.board, st, writes);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
   for (const ViewOp& op : run.board.risk.views) {
-    if (op.outcome == Outcome::kOk) check_view(v, run, st, op, writes, budget);
+    if (op.outcome == Outcome::kOk) check_view(j, run, st, op, writes, budget);
   }
-  check_edge_caught_up(v, run, st, writes);
-  return v;
+  check_edge_caught_up(j, run, st, writes);
+  return j.v;
 }
 
 std::string result_field(const std::string& r, const std::string& name) {

@@ -15,6 +15,8 @@
 namespace fl::ranking::props {
 namespace {
 
+using fl::props::Judge;
+
 std::string triple(const std::string& ak, int64_t generation, int64_t version) {
   return ak + "/g" + std::to_string(generation) + "/v" + std::to_string(version);
 }
@@ -114,22 +116,21 @@ void check_sketch_row(Verdict& v, const RankingRun& run, const SketchRow& row, c
 // RANK-3 (004:L158: "盐值只是局部计算维度，最终仍合并到完整业务聚合键，不能遗漏 scope、窗口或指标类型"):
 // every salted shard row carries the five fields of its key, and a version merges only shards
 // whose full key is its own.
-void check_shard_keys(const RankingRun& run, Verdict& v) {
+void check_shard_keys(const RankingRun& run, Judge& j) {
   for (const ShardRow& s : run.sketch.shards) {
-    ++v.checks;
-    if (five_fields(s) != s.aggregate_key || s.shard_key != s.aggregate_key + "~" + std::to_string(s.salt)) {
-      fail_verdict(v, "shard " + s.shard_key + " of " + s.aggregate_key + " holds the fields of " + five_fields(s));
-    }
+    j.expect(five_fields(s) == s.aggregate_key && s.shard_key == s.aggregate_key + "~" + std::to_string(s.salt), [&] {
+      return "shard " + s.shard_key + " of " + s.aggregate_key + " holds the fields of " + five_fields(s);
+    });
   }
   const auto shards = shards_by_triple(run);
   for (const SketchRow& row : run.sketch.sketches) {
-    for (const auto& [shard_key, version] : merged_entries(row.merged_shards)) {
-      ++v.checks;
-      auto it = shards.find(triple(shard_key, row.generation, version));
-      if (it != shards.end() && five_fields(*it->second) != row.aggregate_key) {
-        fail_verdict(v, triple(row.aggregate_key, row.generation, row.version) + " merged on a partial key: shard " +
-                            shard_key + " is of " + five_fields(*it->second));
-      }
+    for (const auto& entry : merged_entries(row.merged_shards)) {
+      const std::string& shard_key = entry.first;
+      auto it = shards.find(triple(shard_key, row.generation, entry.second));
+      j.expect(it == shards.end() || five_fields(*it->second) == row.aggregate_key, [&] {
+        return triple(row.aggregate_key, row.generation, row.version) + " merged on a partial key: shard " + shard_key +
+               " is of " + five_fields(*it->second);
+      });
     }
   }
 }
@@ -139,13 +140,12 @@ void check_shard_keys(const RankingRun& run, Verdict& v) {
 // its exact count, and each head's sketch is the one built directly from the distinct elements the
 // accepted events give its key.
 Verdict check_distinct_sketch(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-distinct-sketch", {"RANK-5"},
-                      "every version has a sketch row; each is the register max of the shards it merged (salted), "
-                      "its estimate is the definition's and within 3 + 6 standard errors of the exact distinct "
-                      "count; each head's sketch equals the sketch of its key's distinct actors (or contents) "
-                      "from the accepted events");
-  if (!run.sketch.enabled) return v;
+  Judge j("rank-distinct-sketch", {"RANK-5"},
+          "every version has a sketch row; each is the register max of the shards it merged (salted), "
+          "its estimate is the definition's and within 3 + 6 standard errors of the exact distinct "
+          "count; each head's sketch equals the sketch of its key's distinct actors (or contents) "
+          "from the accepted events");
+  if (!run.sketch.enabled) return j.v;
   std::map<std::string, const VersionRow*> versions;
   for (const VersionRow& r : run.versions) versions[triple(r.aggregate_key, r.generation, r.version)] = &r;
   std::map<std::string, const SketchRow*> sketches;
@@ -153,11 +153,11 @@ Verdict check_distinct_sketch(const RankingRun& run) {
   const auto shards = shards_by_triple(run);
   for (const auto& [id, row] : sketches) {
     auto it = versions.find(id);
-    check_sketch_row(v, run, *row, it == versions.end() ? nullptr : it->second, shards);
+    check_sketch_row(j.v, run, *row, it == versions.end() ? nullptr : it->second, shards);
   }
-  for (const auto& [id, version] : versions) {
-    ++v.checks;
-    if (!sketches.count(id)) fail_verdict(v, "version " + id + " has no sketch row");
+  for (const auto& kv_ : versions) {
+    const std::string& id = kv_.first;
+    j.expect(sketches.count(id) > 0, [&] { return "version " + id + " has no sketch row"; });
   }
   std::vector<std::string> accepted;
   for (const LogRecordObs& r : run.stable) accepted.push_back(r.value);
@@ -166,18 +166,16 @@ Verdict check_distinct_sketch(const RankingRun& run) {
     auto d = distinct.find(h.aggregate_key);
     auto s = sketches.find(triple(h.aggregate_key, h.generation, h.version));
     if (d == distinct.end() || s == sketches.end()) continue;  // rank-full-key's or the finding above
-    ++v.checks;
     Hll expected;
     for (const std::string& x : d->second) expected.add(x);
     const std::optional<Hll> stored = Hll::decode(s->second->sketch);
-    if (!stored || !(*stored == expected)) {
-      fail_verdict(v, "head " + s->first + ": sketch (estimate " + std::to_string(s->second->estimate) +
-                          ") is not the sketch of the " + std::to_string(d->second.size()) +
-                          " distinct elements of the accepted events (estimate " + std::to_string(expected.estimate()) +
-                          ")");
-    }
+    j.expect(stored && *stored == expected, [&] {
+      return "head " + s->first + ": sketch (estimate " + std::to_string(s->second->estimate) +
+             ") is not the sketch of the " + std::to_string(d->second.size()) +
+             " distinct elements of the accepted events (estimate " + std::to_string(expected.estimate()) + ")";
+    });
   }
-  return v;
+  return j.v;
 }
 
 }  // namespace fl::ranking::props

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "properties/common/fault_budget.h"
+#include "properties/common/judge.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
@@ -170,11 +171,11 @@ std::set<std::string> late_events(const RankingRun& run) {
 // never moves back and never exceeds what its records justify; a partition is marked idle only
 // after idle_partition_timeout without a record; while it is idle its source is incomplete.
 Verdict check_watermark(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-watermark", {"RANK-7"},
-                              "per keyed partition, the watermarks its committed transactions record never decrease "
-                              "and never exceed max event time read - out_of_orderness; an idle mark comes at least "
-                              "idle_partition_timeout after the partition's last record; an idle partition's source "
-                              "is flagged incomplete");
+  fl::props::Judge j("rank-watermark", {"RANK-7"},
+                     "per keyed partition, the watermarks its committed transactions record never decrease "
+                     "and never exceed max event time read - out_of_orderness; an idle mark comes at least "
+                     "idle_partition_timeout after the partition's last record; an idle partition's source "
+                     "is flagged incomplete");
   const auto keyed = keyed_by_partition(run);
   const WatermarkParams& prm = run.wm.params;
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -212,63 +213,63 @@ Verdict check_watermark(const RankingRun& run) {
         for (const Keyed& k : records_of(keyed, kp)) {
           if (k.offset < cut_next && k.source_key == source) appended = k.append_us;
         }
-        ++v.checks;
-        if (appended >= 0 && appended + prm.idle_timeout_us > c.time_us) {
-          if (auto why =
-                  clock_explains(budget, c.client, appended, c.time_us, appended + prm.idle_timeout_us - c.time_us)) {
-            v.exempt("idle mark of " + source + " in k" + std::to_string(kp) + " early by the append clock: " + *why);
-          } else {
-            fail_verdict(v, c.client + " marked " + source + " idle in k" + std::to_string(kp) + " at " +
-                                std::to_string(c.time_us) + " us, its last record was appended at " +
-                                std::to_string(appended) + " us (timeout " + std::to_string(prm.idle_timeout_us) + ")");
-          }
-        }
+        // One check: an early mark is excused when the append clock explains it, else it fails.
+        const bool early = appended >= 0 && appended + prm.idle_timeout_us > c.time_us;
+        j.expect_or_excuse(
+            !early,
+            early ? clock_explains(budget, c.client, appended, c.time_us, appended + prm.idle_timeout_us - c.time_us)
+                  : std::nullopt,
+            "idle mark of " + source + " in k" + std::to_string(kp) + " early by the append clock", [&] {
+              return c.client + " marked " + source + " idle in k" + std::to_string(kp) + " at " +
+                     std::to_string(c.time_us) + " us, its last record was appended at " + std::to_string(appended) +
+                     " us (timeout " + std::to_string(prm.idle_timeout_us) + ")";
+            });
       }
     }
     marks.insert(marks.end(), versions.begin(), versions.end());  // a flush's versions carry its final watermark
     std::set<int32_t> reported;                                   // one finding per keyed partition and transaction
-    for (const auto& [kp, wm] : marks) {
+    for (const auto& mark : marks) {
+      const int32_t kp = mark.first;
+      const int64_t wm = mark.second;
       if (wm == kNone) continue;
-      ++v.checks;
-      auto [it, fresh] = last.try_emplace(kp, wm);
-      if (!fresh && wm < it->second && reported.insert(kp).second) {
-        fail_verdict(v, c.client + " recorded watermark " + std::to_string(wm) + " for k" + std::to_string(kp) +
-                            " after " + std::to_string(it->second) + " (moved back by " +
-                            std::to_string(it->second - wm) + " ms)");
-      }
+      const auto emplaced = last.try_emplace(kp, wm);
+      const auto it = emplaced.first;
+      j.expect(!(!emplaced.second && wm < it->second && reported.insert(kp).second), [&] {
+        return c.client + " recorded watermark " + std::to_string(wm) + " for k" + std::to_string(kp) + " after " +
+               std::to_string(it->second) + " (moved back by " + std::to_string(it->second - wm) + " ms)";
+      });
       it->second = std::max(it->second, wm);
       if (kp != cut_kp) continue;
       const int64_t bound = watermark_bound(records_of(keyed, kp), cut_next, prm.out_of_orderness_ms);
-      ++v.checks;
-      if (wm > bound && reported.insert(kp).second) {
-        fail_verdict(v, c.client + " recorded watermark " + std::to_string(wm) + " for k" + std::to_string(kp) +
-                            " having read offsets below " + std::to_string(cut_next) + ", which justify " +
-                            std::to_string(bound));
-      }
+      j.expect(!(wm > bound && reported.insert(kp).second), [&] {
+        return c.client + " recorded watermark " + std::to_string(wm) + " for k" + std::to_string(kp) +
+               " having read offsets below " + std::to_string(cut_next) + ", which justify " + std::to_string(bound);
+      });
     }
-    for (const auto& [idle, open] : idle_open) {
-      if (!open) continue;
-      const auto& [kp, source, start] = idle;
-      ++v.checks;
+    for (const auto& kv_ : idle_open) {
+      if (!kv_.second) continue;
+      const int32_t kp = std::get<0>(kv_.first);
+      const std::string& source = std::get<1>(kv_.first);
+      const std::string& start = std::get<2>(kv_.first);
       auto flag = complete.find({kp, source.substr(0, source.rfind('|'))});
-      if (flag == complete.end() || flag->second != 0) {
-        fail_verdict(v, "k" + std::to_string(kp) + ": " + source + " idle since " + start +
-                            " but its source is not flagged incomplete");
-      }
+      j.expect(flag != complete.end() && flag->second == 0, [&] {
+        return "k" + std::to_string(kp) + ": " + source + " idle since " + start +
+               " but its source is not flagged incomplete";
+      });
     }
   }
-  return v;
+  return j.v;
 }
 
 // RANK-8 (004:L152): a returning partition is CATCHING_UP with its idle end and resume offset
 // recorded; it rejoins only when its own watermark reached the window watermark and its offsets
 // continue, and the rejoin records how many of its records went to the late side output.
 Verdict check_idle_recovery(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-idle-recovery", {"RANK-8"},
-                              "every idle period that ended records idle end, resume offset and the rejoin; at the "
-                              "rejoin the partition's watermark is at least the recorded window watermark, its "
-                              "source offset is beyond every earlier one, and late_count equals its side-output rows "
-                              "between resume and rejoin");
+  fl::props::Judge j("rank-idle-recovery", {"RANK-8"},
+                     "every idle period that ended records idle end, resume offset and the rejoin; at the "
+                     "rejoin the partition's watermark is at least the recorded window watermark, its "
+                     "source offset is beyond every earlier one, and late_count equals its side-output rows "
+                     "between resume and rejoin");
   const auto keyed = keyed_by_partition(run);
   std::map<std::pair<int32_t, int64_t>, int64_t> side_count;  // (kp, offset) -> side-output rows
   for (const SideOutputRow& r : run.wm.side) ++side_count[{r.partition, r.offset}];
@@ -277,18 +278,14 @@ Verdict check_idle_recovery(const RankingRun& run) {
     const std::string what =
         "k" + std::to_string(row.partition) + " " + source + " idle at " + std::to_string(row.idle_start_us);
     const std::vector<Keyed>& recs = records_of(keyed, row.partition);
-    ++v.checks;
     if (row.idle_end_us == -1) {
-      if (row.rejoin_us != -1) fail_verdict(v, what + ": rejoined without a recorded idle end");
+      j.expect(row.rejoin_us == -1, [&] { return what + ": rejoined without a recorded idle end"; });
       continue;
     }
     // (Idle start and end are read on the workers' clocks, which faults skew: only their presence is judged.)
-    if (row.resume_offset < 0) {
-      fail_verdict(v, what + ": resumed without a recorded resume offset");
-      continue;
-    }
+    j.expect(row.resume_offset >= 0, [&] { return what + ": resumed without a recorded resume offset"; });
+    if (row.resume_offset < 0) continue;
     if (row.rejoin_us == -1) continue;  // still CATCHING_UP at the end
-    ++v.checks;
     int64_t late = 0, max_event = kNone, max_source_offset = -1;
     const Keyed* at = nullptr;
     for (const Keyed& k : recs) {
@@ -301,29 +298,34 @@ Verdict check_idle_recovery(const RankingRun& run) {
       }
       max_event = std::max(max_event, k.event_ms);
     }
-    if (at == nullptr || at->source_offset <= max_source_offset) {
-      fail_verdict(v, what + ": rejoined at offset " + std::to_string(row.rejoin_offset) +
-                          " without an offset beyond the earlier ones (continuity)");
-    } else if (row.rejoin_watermark != kNone && max_event - run.wm.params.out_of_orderness_ms < row.rejoin_watermark) {
-      fail_verdict(v, what + ": rejoined with partition watermark " +
-                          std::to_string(max_event - run.wm.params.out_of_orderness_ms) +
-                          " below the window watermark " + std::to_string(row.rejoin_watermark));
-    } else if (late != row.late_count) {
-      fail_verdict(v, what + ": records late_count " + std::to_string(row.late_count) + ", its side-output rows are " +
-                          std::to_string(late));
-    }
+    const bool discontinuous = at == nullptr || at->source_offset <= max_source_offset;
+    const bool behind =
+        row.rejoin_watermark != kNone && max_event - run.wm.params.out_of_orderness_ms < row.rejoin_watermark;
+    j.expect(!discontinuous && !behind && late == row.late_count, [&] {
+      if (discontinuous) {
+        return what + ": rejoined at offset " + std::to_string(row.rejoin_offset) +
+               " without an offset beyond the earlier ones (continuity)";
+      }
+      if (behind) {
+        return what + ": rejoined with partition watermark " +
+               std::to_string(max_event - run.wm.params.out_of_orderness_ms) + " below the window watermark " +
+               std::to_string(row.rejoin_watermark);
+      }
+      return what + ": records late_count " + std::to_string(row.late_count) + ", its side-output rows are " +
+             std::to_string(late);
+    });
   }
-  return v;
+  return j.v;
 }
 
 // RANK-9 (004:L153-154): window states only move forward, each at the watermark it needs; a FINAL
 // window's aggregate is never written again; a record goes to the late side output only when its
 // window is FINAL (or PURGED, or past its lateness when first seen).
 Verdict check_window_lifecycle(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-window-lifecycle", {"RANK-9"},
-                              "window states move OPEN -> CLOSED -> FINAL -> PURGED only, CLOSED at watermark >= end, "
-                              "FINAL at >= end + allowed lateness; no version of a window's key is committed after "
-                              "the transaction that made it FINAL; every side-output record's window was FINAL");
+  fl::props::Judge j("rank-window-lifecycle", {"RANK-9"},
+                     "window states move OPEN -> CLOSED -> FINAL -> PURGED only, CLOSED at watermark >= end, "
+                     "FINAL at >= end + allowed lateness; no version of a window's key is committed after "
+                     "the transaction that made it FINAL; every side-output record's window was FINAL");
   const int64_t lateness = run.wm.params.allowed_lateness_ms;
   std::map<WindowKey, std::string> state;
   std::map<WindowKey, size_t> final_at;
@@ -334,41 +336,37 @@ Verdict check_window_lifecycle(const RankingRun& run) {
       if (writes(s, "window_state")) {
         const WindowWrite w = window_write(s);
         std::string& now = state[w.key];
-        ++v.checks;
         const bool at_threshold = w.state == "OPEN"     ? (w.watermark == kNone || w.watermark < w.end)
                                   : w.state == "CLOSED" ? w.watermark >= w.end
                                                         : w.watermark >= w.end + lateness;
-        if (rank_of(w.state) < 0 || (!now.empty() && rank_of(w.state) < rank_of(now))) {
-          fail_verdict(v, c.client + " moved window " + describe(w.key) + " from " + now + " to " + w.state);
-        } else if (!at_threshold) {
-          fail_verdict(v, c.client + " made window " + describe(w.key) + " " + w.state + " at watermark " +
-                              std::to_string(w.watermark) + " (end " + std::to_string(w.end) + ")");
-        }
+        const bool backwards = rank_of(w.state) < 0 || (!now.empty() && rank_of(w.state) < rank_of(now));
+        j.expect(!backwards && at_threshold, [&] {
+          if (backwards) return c.client + " moved window " + describe(w.key) + " from " + now + " to " + w.state;
+          return c.client + " made window " + describe(w.key) + " " + w.state + " at watermark " +
+                 std::to_string(w.watermark) + " (end " + std::to_string(w.end) + ")";
+        });
         if (now.empty() || rank_of(w.state) > rank_of(now)) now = w.state;
         if (rank_of(now) >= 2) final_at.try_emplace(w.key, i);
       } else if (writes(s, "topic_window_metric_version") && s.params.size() >= 9) {
         const WindowKey w = window_of_version(partition_of_cut(s.params[8]), s.params[0]);
         auto f = final_at.find(w);
-        ++v.checks;
-        if (f != final_at.end() && f->second < i) {
-          fail_verdict(v, c.client + " wrote version g" + s.params[1] + "/v" + s.params[2] + " of " + s.params[0] +
-                              " after window " + describe(w) + " was FINAL");
-        }
+        j.expect(!(f != final_at.end() && f->second < i), [&] {
+          return c.client + " wrote version g" + s.params[1] + "/v" + s.params[2] + " of " + s.params[0] +
+                 " after window " + describe(w) + " was FINAL";
+        });
       } else if (writes(s, "late_side_output") && s.params.size() >= 8) {
         const WindowKey w{static_cast<int32_t>(num(s.params[0])), s.params[4], s.params[2], num(s.params[5])};
         const int64_t end = std::get<3>(w) + window_size(run, s.params[2]);
         const bool final = final_at.count(w) > 0;
-        ++v.checks;
-        if (!final && (state.count(w) || num(s.params[7]) < end + lateness)) {
-          fail_verdict(v, c.client + " sent k" + s.params[0] + "@" + s.params[1] +
-                              " to the late side output while window " + describe(w) + " was " +
-                              (state.count(w) ? state[w] : "not past its lateness") + " (watermark " + s.params[7] +
-                              ")");
-        }
+        j.expect(!(!final && (state.count(w) || num(s.params[7]) < end + lateness)), [&] {
+          return c.client + " sent k" + s.params[0] + "@" + s.params[1] + " to the late side output while window " +
+                 describe(w) + " was " + (state.count(w) ? state[w] : "not past its lateness") + " (watermark " +
+                 s.params[7] + ")";
+        });
       }
     }
   }
-  return v;
+  return j.v;
 }
 
 // RANK-6 (004:L155): a window's dedup and window state go only after it is FINAL (an earlier
@@ -377,10 +375,10 @@ Verdict check_window_lifecycle(const RankingRun& run) {
 // and redelivery window; its evidence names exactly its keys' final versions; nothing is written
 // to it afterwards.
 Verdict check_dedup_purge(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-dedup-purge", {"RANK-6"},
-                              "every PURGED window was FINAL and archived in earlier transactions, reconciled 'ok', "
-                              "purged at watermark >= end + max(lateness, replay range, redelivery window), with "
-                              "evidence listing exactly its keys' final heads; no version of it after the purge");
+  fl::props::Judge j("rank-dedup-purge", {"RANK-6"},
+                     "every PURGED window was FINAL and archived in earlier transactions, reconciled 'ok', "
+                     "purged at watermark >= end + max(lateness, replay range, redelivery window), with "
+                     "evidence listing exactly its keys' final heads; no version of it after the purge");
   std::map<WindowKey, size_t> final_at, purged_at;
   std::map<std::pair<int32_t, std::string>, size_t> archived_at;
   std::map<std::pair<std::string, std::string>, int32_t> kp_of;  // (topic, scope) -> keyed partition
@@ -406,10 +404,8 @@ Verdict check_dedup_purge(const RankingRun& run) {
       } else if (writes(s, "topic_window_metric_version") && s.params.size() >= 9) {
         const WindowKey w = window_of_version(partition_of_cut(s.params[8]), s.params[0]);
         auto p = purged_at.find(w);
-        ++v.checks;
-        if (p != purged_at.end() && p->second < i) {
-          fail_verdict(v, c.client + " wrote " + s.params[0] + " after window " + describe(w) + " was purged");
-        }
+        j.expect(!(p != purged_at.end() && p->second < i),
+                 [&] { return c.client + " wrote " + s.params[0] + " after window " + describe(w) + " was purged"; });
       } else if (writes(s, "window_state")) {
         const WindowWrite w = window_write(s);
         if (rank_of(w.state) == 2) final_at.try_emplace(w.key, i);
@@ -419,17 +415,18 @@ Verdict check_dedup_purge(const RankingRun& run) {
         const std::string id = scope + "#" + wt + "#" + std::to_string(start) + "#" + std::to_string(w.end);
         auto f = final_at.find(w.key);
         auto a = archived_at.find({kp, id});
-        ++v.checks;
-        if (f == final_at.end() || f->second >= i || a == archived_at.end() || a->second >= i) {
-          fail_verdict(
-              v, c.client + " purged window " + describe(w.key) + " without its FINAL and archive committed before");
-        } else if (w.reconciliation != "ok" || w.offsets.empty() || w.checkpoint.empty() || w.versions.empty()) {
-          fail_verdict(v, c.client + " purged window " + describe(w.key) + " with evidence '" + w.reconciliation + "'");
-        } else if (w.watermark < w.end + run.wm.params.retention_ms()) {
-          fail_verdict(v, c.client + " purged window " + describe(w.key) + " at watermark " +
-                              std::to_string(w.watermark) + ", before end + retention " +
-                              std::to_string(w.end + run.wm.params.retention_ms()));
-        }
+        const bool unprepared = f == final_at.end() || f->second >= i || a == archived_at.end() || a->second >= i;
+        const bool unevidenced =
+            w.reconciliation != "ok" || w.offsets.empty() || w.checkpoint.empty() || w.versions.empty();
+        const bool early = w.watermark < w.end + run.wm.params.retention_ms();
+        j.expect(!unprepared && !unevidenced && !early, [&] {
+          if (unprepared)
+            return c.client + " purged window " + describe(w.key) + " without its FINAL and archive committed before";
+          if (unevidenced)
+            return c.client + " purged window " + describe(w.key) + " with evidence '" + w.reconciliation + "'";
+          return c.client + " purged window " + describe(w.key) + " at watermark " + std::to_string(w.watermark) +
+                 ", before end + retention " + std::to_string(w.end + run.wm.params.retention_ms());
+        });
         std::set<std::string> claimed;
         for (size_t from = 0, at; from <= w.versions.size(); from = at + 1) {
           at = w.versions.find(',', from);
@@ -438,15 +435,14 @@ Verdict check_dedup_purge(const RankingRun& run) {
         }
         auto found = heads_of.find(w.key);
         const std::set<std::string>& heads = found == heads_of.end() ? no_heads : found->second;
-        ++v.checks;
-        if (run.db_read && claimed != heads) {
-          fail_verdict(v, "window " + describe(w.key) + " purged with final versions " + w.versions +
-                              ", its heads are " + std::to_string(heads.size()) + " others");
-        }
+        j.expect(!(run.db_read && claimed != heads), [&] {
+          return "window " + describe(w.key) + " purged with final versions " + w.versions + ", its heads are " +
+                 std::to_string(heads.size()) + " others";
+        });
       }
     }
   }
-  return v;
+  return j.v;
 }
 
 }  // namespace fl::ranking::props
