@@ -11,9 +11,12 @@
 
 #include "model/ranking/board.h"
 #include "properties/common/fault_budget.h"
+#include "properties/common/judge.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
+
+using fl::props::Judge;
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -114,8 +117,8 @@ std::string parse_ref(const std::string& ref, int32_t* p, int64_t* n, int64_t* g
 // candidate partition (and is FULL); a DEGRADED run expects exactly the included partitions of the
 // APPROVED policy of its scope it names, whose included and excluded sets split the candidate
 // partitions and whose digest recomputes. nullopt (and a failure) otherwise.
-std::optional<std::set<int64_t>> expected_partitions(Verdict& v, const RunRow& r, const BoardObs& b,
-                                                     int64_t created_us) {
+std::optional<std::set<int64_t>> expected_partitions(Judge& j, const RunRow& r, const BoardObs& b, int64_t created_us) {
+  Verdict& v = j.v;  // one check, failed on either of two paths that return: counted by hand
   std::set<int64_t> all;
   for (int64_t p = 0; p < b.params.candidate_partitions; ++p) all.insert(p);
   ++v.checks;
@@ -152,68 +155,66 @@ std::optional<std::set<int64_t>> expected_partitions(Verdict& v, const RunRow& r
   return included;
 }
 
-void check_run_cuts(Verdict& v, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b,
+void check_run_cuts(Judge& j, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b,
                     int64_t created_us) {
   const std::vector<std::string> vector = split(r.vector, ',');
   std::vector<std::string> expected, results;
   std::set<int64_t> ids;
-  const std::optional<std::set<int64_t>> want = expected_partitions(v, r, b, created_us);
+  const std::optional<std::set<int64_t>> want = expected_partitions(j, r, b, created_us);
   if (!want) return;
-  ++v.checks;
-  if (static_cast<int64_t>(vector.size()) != b.params.candidate_partitions ||
-      static_cast<int64_t>(cuts.size()) != r.expected_count) {
-    fail_verdict(v, "run " + r.run_id + ": " + std::to_string(cuts.size()) + " cut rows, vector of " +
-                        std::to_string(vector.size()) + ", expected " + std::to_string(r.expected_count));
-    return;
-  }
+  const bool sized = static_cast<int64_t>(vector.size()) == b.params.candidate_partitions &&
+                     static_cast<int64_t>(cuts.size()) == r.expected_count;
+  j.expect(sized, [&] {
+    return "run " + r.run_id + ": " + std::to_string(cuts.size()) + " cut rows, vector of " +
+           std::to_string(vector.size()) + ", expected " + std::to_string(r.expected_count);
+  });
+  if (!sized) return;
   for (const CutRow* c : cuts) {
-    ++v.checks;
-    if (!want->count(c->partition) || !ids.insert(c->partition).second ||
-        c->ref != vector[static_cast<size_t>(c->partition)]) {
-      fail_verdict(v, "run " + r.run_id + " partition " + std::to_string(c->partition) + ": cut " + c->ref +
-                          " is not the run vector's");
-    }
+    j.expect(!(!want->count(c->partition) || !ids.insert(c->partition).second ||
+               c->ref != vector[static_cast<size_t>(c->partition)]),
+             [&] {
+               return "run " + r.run_id + " partition " + std::to_string(c->partition) + ": cut " + c->ref +
+                      " is not the run vector's";
+             });
     expected.push_back(std::to_string(c->partition) + "|" + c->ref);
     if (!past_collecting(r)) continue;
     auto obj = b.topk_objects.find(c->object_ref);
-    ++v.checks;
-    if (c->status != "COMPLETED" || obj == b.topk_objects.end() || fnv(obj->second) != c->digest ||
-        std::count(obj->second.begin(), obj->second.end(), '\n') != c->item_count) {
-      fail_verdict(v, "run " + r.run_id + " is " + r.status + " but partition " + std::to_string(c->partition) +
-                          " is " + c->status + " with object '" + c->object_ref + "' (" +
-                          std::to_string(c->item_count) + " items, digest " + c->digest + ") that does not verify");
-    }
+    j.expect(!(c->status != "COMPLETED" || obj == b.topk_objects.end() || fnv(obj->second) != c->digest ||
+               std::count(obj->second.begin(), obj->second.end(), '\n') != c->item_count),
+             [&] {
+               return "run " + r.run_id + " is " + r.status + " but partition " + std::to_string(c->partition) +
+                      " is " + c->status + " with object '" + c->object_ref + "' (" + std::to_string(c->item_count) +
+                      " items, digest " + c->digest + ") that does not verify";
+             });
     results.push_back(std::to_string(c->partition) + "|" + c->ref + "|" + c->object_ref + "|" +
                       std::to_string(c->item_count) + "|" + c->digest + "|" + c->status);
   }
-  ++v.checks;
-  if (set_digest(expected) != r.expected_digest)
-    fail_verdict(v, "run " + r.run_id + ": expected_partition_set_digest does not recompute");
+  j.expect(!(set_digest(expected) != r.expected_digest),
+           [&] { return "run " + r.run_id + ": expected_partition_set_digest does not recompute"; });
   if (past_collecting(r)) {
-    ++v.checks;
-    if (set_digest(results) != r.result_digest)
-      fail_verdict(v, "run " + r.run_id + ": partition_result_set_digest does not recompute");
+    j.expect(!(set_digest(results) != r.result_digest),
+             [&] { return "run " + r.run_id + ": partition_result_set_digest does not recompute"; });
   }
 }
 
 // Committed cut-row changes: one PENDING -> COMPLETED write per (run, partition), none after BUILDING.
-void check_cut_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
+void check_cut_writes(Judge& j, const RankingRun& run, const RunTimeline& t) {
   std::map<std::pair<std::string, std::string>, int> completed;
   for (size_t i = 0; i < run.commits.size(); ++i) {
     if (!run.commits[i].ok) continue;
     for (const SqlStatementObs& s : run.commits[i].statements) {
       if (!writes(s, "run_partition_cut") || starts(s.sql, "INSERT")) continue;
-      ++v.checks;
       if (!starts(s.sql, "UPDATE") || s.params.size() < 5) {
-        fail_verdict(v, run.commits[i].client + " committed `" + s.sql.substr(0, 50) + "...` on cut rows");
+        j.expect(false,
+                 [&] { return run.commits[i].client + " committed `" + s.sql.substr(0, 50) + "...` on cut rows"; });
         continue;
       }
       const std::string& r = s.params[3];
       auto b = t.building.find(r);
-      if (++completed[{r, s.params[4]}] > 1 || (b != t.building.end() && b->second <= i)) {
-        fail_verdict(v, run.commits[i].client + " rewrote the cut of run " + r + " partition " + s.params[4] +
-                            (b != t.building.end() && b->second <= i ? " after BUILDING" : " a second time"));
-      }
+      j.expect(!(++completed[{r, s.params[4]}] > 1 || (b != t.building.end() && b->second <= i)), [&] {
+        return run.commits[i].client + " rewrote the cut of run " + r + " partition " + s.params[4] +
+               (b != t.building.end() && b->second <= i ? " after BUILDING" : " a second time");
+      });
     }
   }
 }
@@ -230,7 +231,7 @@ InputsByTriple inputs_by_triple(const std::vector<model::VersionInput>& inputs) 
   return triples;
 }
 
-void check_manifest_rows(Verdict& v, const RunRow& r, const std::vector<const ManifestRow*>& rows,
+void check_manifest_rows(Judge& j, const RunRow& r, const std::vector<const ManifestRow*>& rows,
                          const InputsByTriple& triples) {
   std::map<int32_t, std::pair<int64_t, int64_t>> cut;  // partition -> (next_offset, generation)
   for (const std::string& ref : split(r.vector, ',')) {
@@ -241,42 +242,40 @@ void check_manifest_rows(Verdict& v, const RunRow& r, const std::vector<const Ma
   std::vector<std::string> lines;
   for (const ManifestRow* m : rows) {
     lines.push_back(m->topic_id + "|" + m->manifest_id + "|" + m->manifest_digest);
-    ++v.checks;
-    if (m->manifest_id != r.run_id + "/" + m->topic_id || fnv(m->items) != m->manifest_digest) {
-      fail_verdict(v, "manifest " + m->manifest_id + ": digest " + m->manifest_digest + " does not cover its items");
-    }
+    j.expect(!(m->manifest_id != r.run_id + "/" + m->topic_id || fnv(m->items) != m->manifest_digest), [&] {
+      return "manifest " + m->manifest_id + ": digest " + m->manifest_digest + " does not cover its items";
+    });
     int64_t score = 0;
     for (const std::string& item : split(m->items, ';')) {
       const std::vector<std::string> f = split(item, ',');
-      ++v.checks;
       auto it = f.size() == 5 ? triples.find(f[0] + "," + f[1] + "," + f[2]) : triples.end();
       if (it == triples.end() || it->second->value_digest != f[3] || it->second->cut_ref != f[4] ||
           it->second->topic_id != m->topic_id || it->second->scope_id != r.scope_id) {
-        fail_verdict(v, "manifest " + m->manifest_id + " item " + item + " names no version of its topic and scope");
+        j.expect(false, [&] {
+          return "manifest " + m->manifest_id + " item " + item + " names no version of its topic and scope";
+        });
         continue;
       }
       auto c = cut.find(it->second->cut_partition);
-      if (c == cut.end() || it->second->cut_next_offset > c->second.first ||
-          it->second->cut_generation != c->second.second) {
-        fail_verdict(v, "manifest " + m->manifest_id + " item " + item + " lies outside the run's cut " + r.vector);
-      }
+      j.expect(
+          !(c == cut.end() || it->second->cut_next_offset > c->second.first ||
+            it->second->cut_generation != c->second.second),
+          [&] { return "manifest " + m->manifest_id + " item " + item + " lies outside the run's cut " + r.vector; });
       score += it->second->risk_adjusted;
     }
-    ++v.checks;
-    if (score != m->score) {
-      fail_verdict(v, "manifest " + m->manifest_id + ": score " + std::to_string(m->score) + ", its versions give " +
-                          std::to_string(score));
-    }
+    j.expect(!(score != m->score), [&] {
+      return "manifest " + m->manifest_id + ": score " + std::to_string(m->score) + ", its versions give " +
+             std::to_string(score);
+    });
   }
-  ++v.checks;
-  if (static_cast<int64_t>(rows.size()) != r.manifest_count || set_digest(lines) != r.manifest_digest) {
-    fail_verdict(v, "run " + r.run_id + ": " + std::to_string(rows.size()) + " manifest rows, run says " +
-                        std::to_string(r.manifest_count) + " (set digest " + r.manifest_digest + ")");
-  }
+  j.expect(!(static_cast<int64_t>(rows.size()) != r.manifest_count || set_digest(lines) != r.manifest_digest), [&] {
+    return "run " + r.run_id + ": " + std::to_string(rows.size()) + " manifest rows, run says " +
+           std::to_string(r.manifest_count) + " (set digest " + r.manifest_digest + ")";
+  });
 }
 
 // The model's Top K per partition, from the version rows the run's cut admits, against the objects.
-void check_topk_model(Verdict& v, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b,
+void check_topk_model(Judge& j, const RunRow& r, const std::vector<const CutRow*>& cuts, const BoardObs& b,
                       const std::vector<model::VersionInput>& inputs) {
   for (const CutRow* c : cuts) {
     auto obj = b.topk_objects.find(c->object_ref);
@@ -291,41 +290,37 @@ void check_topk_model(Verdict& v, const RunRow& r, const std::vector<const CutRo
       model::TopkEntryModel e;
       if (model::parse_topk_line(line, &e)) got.push_back(std::move(e));
     }
-    ++v.checks;
-    if (got != want) {
-      fail_verdict(v, "run " + r.run_id + " partition " + std::to_string(p) + ": local Top K of " +
-                          std::to_string(got.size()) + " entries (first " + (got.empty() ? "-" : got[0].describe()) +
-                          "), the cut's versions give " + std::to_string(want.size()) + " (first " +
-                          (want.empty() ? "-" : want[0].describe()) + ")");
-    }
+    j.expect(!(got != want), [&] {
+      return "run " + r.run_id + " partition " + std::to_string(p) + ": local Top K of " + std::to_string(got.size()) +
+             " entries (first " + (got.empty() ? "-" : got[0].describe()) + "), the cut's versions give " +
+             std::to_string(want.size()) + " (first " + (want.empty() ? "-" : want[0].describe()) + ")";
+    });
   }
 }
 
 // Manifest rows are inserted only by the commit that moves their run to BUILDING; afterwards only
 // a PENDING entry's disposition changes; nothing is deleted.
-void check_manifest_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
+void check_manifest_writes(Judge& j, const RankingRun& run, const RunTimeline& t) {
   for (size_t i = 0; i < run.commits.size(); ++i) {
     if (!run.commits[i].ok) continue;
     for (const SqlStatementObs& s : run.commits[i].statements) {
       if (!writes(s, "run_input_manifest")) continue;
-      ++v.checks;
       const bool insert = starts(s.sql, "INSERT") && !s.params.empty();
       const bool disposition = starts(s.sql, "UPDATE run_input_manifest SET disposition") && has(s.sql, "'PENDING'");
       auto b = insert ? t.building.find(s.params[0]) : t.building.end();
-      if (!(insert && b != t.building.end() && b->second == i) && !disposition) {
-        fail_verdict(v, run.commits[i].client + " changed the frozen manifest: `" + s.sql.substr(0, 60) + "...`");
-      }
+      j.expect(!(!(insert && b != t.building.end() && b->second == i) && !disposition), [&] {
+        return run.commits[i].client + " changed the frozen manifest: `" + s.sql.substr(0, 60) + "...`";
+      });
     }
   }
 }
 
 // ---- RANK-18.
 
-void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const std::vector<const ManifestRow*>& rows,
+void check_sealed_run(Judge& j, const RankingRun& run, const RunRow& r, const std::vector<const ManifestRow*>& rows,
                       const std::vector<const CandidateRow*>& cands) {
   std::set<std::string> candidate_entries, candidate_topics;
   for (const ManifestRow* m : rows) {
-    ++v.checks;
     const bool want = model::is_candidate(m->score, run.board.params.entry_score);
     // With the risk service an entry at the entry score may be REJECTED for a risk reason, which
     // rank-risk-response judges (004:L231, L313).
@@ -335,32 +330,32 @@ void check_sealed_run(Verdict& v, const RankingRun& run, const RunRow& r, const 
     // 'context-changed' (004:L230); rank-control-epochs judges that the context had moved.
     const bool context_rejected =
         run.board.params.scope_control && m->disposition == "REJECTED" && m->reason == "context-changed";
-    if ((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") ||
-        (m->disposition == "REJECTED" && m->reason.empty()) ||
-        ((m->disposition == "CANDIDATE") != want && !(want && (risk_rejected || context_rejected)))) {
-      fail_verdict(v, "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
-                          ") is " + m->disposition + " '" + m->reason + "'");
-    }
+    j.expect(!((m->disposition != "CANDIDATE" && m->disposition != "REJECTED") ||
+               (m->disposition == "REJECTED" && m->reason.empty()) ||
+               ((m->disposition == "CANDIDATE") != want && !(want && (risk_rejected || context_rejected)))),
+             [&] {
+               return "sealed run " + r.run_id + ": entry " + m->topic_id + " (score " + std::to_string(m->score) +
+                      ") is " + m->disposition + " '" + m->reason + "'";
+             });
     if (m->disposition == "CANDIDATE") candidate_entries.insert(m->topic_id);
   }
   std::vector<std::string> lines;
   for (const CandidateRow* c : cands) {
-    ++v.checks;
-    if (c->scope_id != r.scope_id) {
-      fail_verdict(v, "sealed run " + r.run_id + " of " + r.scope_id + " has candidate " + c->topic_id +
-                          " under scope " + c->scope_id);
-    }
+    j.expect(!(c->scope_id != r.scope_id), [&] {
+      return "sealed run " + r.run_id + " of " + r.scope_id + " has candidate " + c->topic_id + " under scope " +
+             c->scope_id;
+    });
     candidate_topics.insert(c->topic_id);
     lines.push_back(c->topic_id + "|" + std::to_string(c->score) + "|" + c->manifest_id);
   }
-  ++v.checks;
-  if (candidate_topics != candidate_entries || static_cast<int64_t>(cands.size()) != r.candidate_count ||
-      set_digest(lines) != r.candidate_digest) {
-    fail_verdict(v, "sealed run " + r.run_id + ": " + std::to_string(cands.size()) + " candidates over " +
-                        std::to_string(candidate_topics.size()) + " topics, " +
-                        std::to_string(candidate_entries.size()) + " CANDIDATE entries, run says " +
-                        std::to_string(r.candidate_count) + " (digest " + r.candidate_digest + ")");
-  }
+  j.expect(!(candidate_topics != candidate_entries || static_cast<int64_t>(cands.size()) != r.candidate_count ||
+             set_digest(lines) != r.candidate_digest),
+           [&] {
+             return "sealed run " + r.run_id + ": " + std::to_string(cands.size()) + " candidates over " +
+                    std::to_string(candidate_topics.size()) + " topics, " + std::to_string(candidate_entries.size()) +
+                    " CANDIDATE entries, run says " + std::to_string(r.candidate_count) + " (digest " +
+                    r.candidate_digest + ")";
+           });
 }
 
 // The run a committed candidate write names: an insert's second column, else (an update or a
@@ -377,19 +372,18 @@ std::string candidate_run(const SqlStatementObs& s, const BoardObs& b) {
 }
 
 // Candidate writes commit only while their run is BUILDING (between the two transitions).
-void check_candidate_writes(Verdict& v, const RankingRun& run, const RunTimeline& t) {
+void check_candidate_writes(Judge& j, const RankingRun& run, const RunTimeline& t) {
   for (size_t i = 0; i < run.commits.size(); ++i) {
     if (!run.commits[i].ok) continue;
     for (const SqlStatementObs& s : run.commits[i].statements) {
       if (!writes(s, "run_candidate")) continue;
-      ++v.checks;
       const std::string r = candidate_run(s, run.board);
       auto b = t.building.find(r);
       auto e = t.sealed.find(r);
-      if (r.empty() || b == t.building.end() || b->second >= i || (e != t.sealed.end() && e->second <= i)) {
-        fail_verdict(v, run.commits[i].client + " committed `" + s.sql.substr(0, 60) + "...` on candidates of run '" +
-                            r + "' while the run was not BUILDING");
-      }
+      j.expect(!(r.empty() || b == t.building.end() || b->second >= i || (e != t.sealed.end() && e->second <= i)), [&] {
+        return run.commits[i].client + " committed `" + s.sql.substr(0, 60) + "...` on candidates of run '" + r +
+               "' while the run was not BUILDING";
+      });
     }
   }
 }
@@ -398,21 +392,20 @@ void check_candidate_writes(Verdict& v, const RankingRun& run, const RunTimeline
 
 // `blocked`: the topics blocked in the snapshot's scope or globally at its publish (risk actions
 // only, 004:L236), which its items leave out.
-void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotRow& s,
+void check_published_snapshot(Judge& j, const RankingRun& run, const SnapshotRow& s,
                               const std::vector<const SnapshotItemRow*>& items, const std::set<std::string>& blocked) {
   const BoardObs& b = run.board;
   // A promoted replay's snapshot is judged by the run it recomputed (rank-replay-isolation judges
   // whether it could publish at all).
   const std::string of = source_run_of(b, s.run_id);
   auto r = std::find_if(b.runs.begin(), b.runs.end(), [&](const RunRow& x) { return x.run_id == of; });
-  ++v.checks;
-  if (r == b.runs.end() || r->status != "SEALED" || r->scope_id != s.scope_id ||
-      r->manifest_count != s.manifest_count || r->manifest_digest != s.manifest_digest ||
-      r->candidate_count != s.candidate_count || r->candidate_digest != s.candidate_digest) {
-    fail_verdict(v,
-                 "PUBLISHED snapshot " + s.snapshot_id + " does not match a SEALED run of its scope (counts, digests)");
-    return;
-  }
+  const bool matched = r != b.runs.end() && r->status == "SEALED" && r->scope_id == s.scope_id &&
+                       r->manifest_count == s.manifest_count && r->manifest_digest == s.manifest_digest &&
+                       r->candidate_count == s.candidate_count && r->candidate_digest == s.candidate_digest;
+  j.expect(matched, [&] {
+    return "PUBLISHED snapshot " + s.snapshot_id + " does not match a SEALED run of its scope (counts, digests)";
+  });
+  if (!matched) return;
   std::vector<std::pair<std::string, int64_t>> cands;
   std::set<std::string> manifest_ids;
   for (const CandidateRow& c : b.candidates) {
@@ -422,23 +415,22 @@ void check_published_snapshot(Verdict& v, const RankingRun& run, const SnapshotR
     if (m.run_id == of) manifest_ids.insert(m.manifest_id);
   }
   const auto want = model::expected_items(cands, b.params.top_n);
-  ++v.checks;
   bool same = want.size() == items.size();
   for (size_t i = 0; same && i < items.size(); ++i) {
     same = items[i]->rank_no == static_cast<int64_t>(i + 1) && items[i]->topic_id == want[i].first &&
            items[i]->score == want[i].second && manifest_ids.count(items[i]->manifest_id);
   }
-  if (!same) {
-    fail_verdict(v, "PUBLISHED snapshot " + s.snapshot_id + " holds " + std::to_string(items.size()) +
-                        " items; its sealed run's candidates give " + std::to_string(want.size()) +
-                        (want.empty() ? std::string() : " starting " + want[0].first));
-  }
+  j.expect(same, [&] {
+    return "PUBLISHED snapshot " + s.snapshot_id + " holds " + std::to_string(items.size()) +
+           " items; its sealed run's candidates give " + std::to_string(want.size()) +
+           (want.empty() ? std::string() : " starting " + want[0].first);
+  });
 }
 
 // Replays the committed publishes: each PUBLISHED status commits with the CAS of its scope's
 // pointer in one transaction; epochs of a scope go up by one, watermarks never down; no item of a
 // snapshot is written after it was READY.
-void check_publish_commits(Verdict& v, const RankingRun& run) {
+void check_publish_commits(Judge& j, const RankingRun& run) {
   std::map<std::string, int64_t> epoch, watermark;
   std::set<std::string> ready;
   for (const SqlCommit& c : run.commits) {
@@ -448,41 +440,38 @@ void check_publish_commits(Verdict& v, const RankingRun& run) {
       if (s.changes == 0) continue;
       if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'READY'") && !s.params.empty()) ready.insert(s.params[0]);
       if (starts(s.sql, "INSERT INTO ranking_snapshot_item") && !s.params.empty()) {
-        ++v.checks;
-        if (ready.count(s.params[0]))
-          fail_verdict(v, c.client + " wrote an item of snapshot " + s.params[0] + " after READY");
+        j.expect(!(ready.count(s.params[0])),
+                 [&] { return c.client + " wrote an item of snapshot " + s.params[0] + " after READY"; });
       }
       if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3)
         published_scope = s.params[2];
       if (starts(s.sql, "UPDATE ranking_publish_pointer") && s.params.size() >= 5) {
         cas_scope = s.params[2];
         const int64_t from = std::stoll(s.params[4]), wm = std::stoll(s.params[1]);
-        ++v.checks;
-        if (from != epoch[cas_scope] || (watermark.count(cas_scope) && wm < watermark[cas_scope])) {
-          fail_verdict(v, c.client + " moved the pointer of " + cas_scope + " from epoch " + std::to_string(from) +
-                              " (current " + std::to_string(epoch[cas_scope]) + ") to watermark " + std::to_string(wm));
-        }
+        j.expect(!(from != epoch[cas_scope] || (watermark.count(cas_scope) && wm < watermark[cas_scope])), [&] {
+          return c.client + " moved the pointer of " + cas_scope + " from epoch " + std::to_string(from) +
+                 " (current " + std::to_string(epoch[cas_scope]) + ") to watermark " + std::to_string(wm);
+        });
         epoch[cas_scope] = from + 1;
         watermark[cas_scope] = wm;
       }
     }
     if (published_scope.empty() && cas_scope.empty()) continue;
-    ++v.checks;
-    if (published_scope != cas_scope) {
-      fail_verdict(v, c.client + " published in " + published_scope + " and moved the pointer of " + cas_scope +
-                          " in one transaction");
-    }
+    j.expect(!(published_scope != cas_scope), [&] {
+      return c.client + " published in " + published_scope + " and moved the pointer of " + cas_scope +
+             " in one transaction";
+    });
   }
   for (const PointerRow& p : run.board.pointers) {
     if (p.snapshot_id.empty()) continue;
     auto s = std::find_if(run.board.snapshots.begin(), run.board.snapshots.end(),
                           [&](const SnapshotRow& x) { return x.snapshot_id == p.snapshot_id; });
-    ++v.checks;
-    if (s == run.board.snapshots.end() || s->status != "PUBLISHED" || s->scope_id != p.scope_id ||
-        s->epoch != p.epoch) {
-      fail_verdict(v, "the DB pointer of " + p.scope_id + " names " + p.snapshot_id + " at epoch " +
-                          std::to_string(p.epoch) + ", not a PUBLISHED snapshot of that epoch and scope");
-    }
+    j.expect(!(s == run.board.snapshots.end() || s->status != "PUBLISHED" || s->scope_id != p.scope_id ||
+               s->epoch != p.epoch),
+             [&] {
+               return "the DB pointer of " + p.scope_id + " names " + p.snapshot_id + " at epoch " +
+                      std::to_string(p.epoch) + ", not a PUBLISHED snapshot of that epoch and scope";
+             });
   }
 }
 
@@ -520,14 +509,13 @@ std::string set_digest(std::vector<std::string> lines) {
 
 // RANK-15, RANK-16 (004:L99, L247-249).
 Verdict check_run_partitions(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
-                      "each run expects every candidate partition, or, DEGRADED, exactly the included ones of "
-                      "the approved policy of its scope it names (004:L253), and has exactly "
-                      "its expected (partition, cut) rows with the run vector's cuts and a "
-                      "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
-                      "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
-                      "completed by one committed write and never written after BUILDING");
+  Judge j("rank-run-partitions", {"RANK-15", "RANK-16", "RANK-20"},
+          "each run expects every candidate partition, or, DEGRADED, exactly the included ones of "
+          "the approved policy of its scope it names (004:L253), and has exactly "
+          "its expected (partition, cut) rows with the run vector's cuts and a "
+          "recomputable expected-set digest; a BUILDING or SEALED run has every partition COMPLETED "
+          "with a verifiable Top K object and a recomputable result-set digest; a cut row is "
+          "completed by one committed write and never written after BUILDING");
   const auto cuts = cuts_by_run(run.board);
   std::map<std::string, int64_t> created;  // run -> when its INSERT committed (a policy's validity)
   for (const SqlCommit& c : run.commits) {
@@ -540,22 +528,21 @@ Verdict check_run_partitions(const RankingRun& run) {
   for (const RunRow& r : run.board.runs) {
     auto it = cuts.find(r.run_id);
     auto at = created.find(r.run_id);
-    check_run_cuts(v, r, it == cuts.end() ? std::vector<const CutRow*>{} : it->second, run.board,
+    check_run_cuts(j, r, it == cuts.end() ? std::vector<const CutRow*>{} : it->second, run.board,
                    at == created.end() ? -1 : at->second);
   }
-  check_cut_writes(v, run, run_timeline(run));
-  return v;
+  check_cut_writes(j, run, run_timeline(run));
+  return j.v;
 }
 
 // RANK-14, RANK-17 (004:L99-100, L214-220, L230, L249).
 Verdict check_manifest_frozen(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-manifest-frozen", {"RANK-14", "RANK-17"},
-                      "every BUILDING or SEALED run's manifest has the run's count and recomputable set digest; "
-                      "each entry's items name existing versions of its topic and scope inside the run's cut "
-                      "with matching value digests and sum to its score; each partition's Top K is what the "
-                      "model computes from the versions the cut admits; manifest rows are written only with the "
-                      "BUILDING transition and afterwards change only their disposition");
+  Judge j("rank-manifest-frozen", {"RANK-14", "RANK-17"},
+          "every BUILDING or SEALED run's manifest has the run's count and recomputable set digest; "
+          "each entry's items name existing versions of its topic and scope inside the run's cut "
+          "with matching value digests and sum to its score; each partition's Top K is what the "
+          "model computes from the versions the cut admits; manifest rows are written only with the "
+          "BUILDING transition and afterwards change only their disposition");
   const auto inputs = version_inputs(run);
   const InputsByTriple triples = inputs_by_triple(inputs);  // once, not once per run
   const auto cuts = cuts_by_run(run.board);
@@ -563,51 +550,50 @@ Verdict check_manifest_frozen(const RankingRun& run) {
   for (const ManifestRow& m : run.board.manifest) rows[m.run_id].push_back(&m);
   for (const RunRow& r : run.board.runs) {
     if (!past_collecting(r)) continue;
-    check_manifest_rows(v, r, rows[r.run_id], triples);
+    check_manifest_rows(j, r, rows[r.run_id], triples);
     auto it = cuts.find(r.run_id);
-    if (it != cuts.end()) check_topk_model(v, r, it->second, run.board, inputs);
+    if (it != cuts.end()) check_topk_model(j, r, it->second, run.board, inputs);
   }
-  check_manifest_writes(v, run, run_timeline(run));
-  return v;
+  check_manifest_writes(j, run, run_timeline(run));
+  return j.v;
 }
 
 // RANK-18 (004:L100-101, L249-251).
 Verdict check_run_seal(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-run-seal", {"RANK-18"},
-                              "a SEALED run has every manifest entry terminal with the disposition the rule gives (a "
-                              "REJECTED one with its reason), candidates exactly the CANDIDATE entries, and the "
-                              "recomputed candidate count and set digest; candidates are written only while the run is "
-                              "BUILDING, never after SEALED");
+  Judge j("rank-run-seal", {"RANK-18"},
+          "a SEALED run has every manifest entry terminal with the disposition the rule gives (a "
+          "REJECTED one with its reason), candidates exactly the CANDIDATE entries, and the "
+          "recomputed candidate count and set digest; candidates are written only while the run is "
+          "BUILDING, never after SEALED");
   std::map<std::string, std::vector<const ManifestRow*>> rows;
   std::map<std::string, std::vector<const CandidateRow*>> cands;
   for (const ManifestRow& m : run.board.manifest) rows[m.run_id].push_back(&m);
   for (const CandidateRow& c : run.board.candidates) cands[c.run_id].push_back(&c);
   for (const RunRow& r : run.board.runs) {
-    if (r.status == "SEALED") check_sealed_run(v, run, r, rows[r.run_id], cands[r.run_id]);
+    if (r.status == "SEALED") check_sealed_run(j, run, r, rows[r.run_id], cands[r.run_id]);
   }
-  check_candidate_writes(v, run, run_timeline(run));
-  return v;
+  check_candidate_writes(j, run, run_timeline(run));
+  return j.v;
 }
 
 // RANK-22, RANK-23, RANK-36 (004:L101-104, L200, L255-266).
 Verdict check_publish_fence(const RankingRun& run) {
-  Verdict v = passing_verdict("rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"},
-                              "every PUBLISHED snapshot matches its SEALED run (scope, counts, digests) and holds the "
-                              "run's top candidates in the fixed order; each publish commits with its own scope's "
-                              "pointer CAS from the current epoch, watermarks never go back, items never change after "
-                              "READY, and the DB pointer names a PUBLISHED snapshot of its epoch");
+  Judge j("rank-publish-fence", {"RANK-22", "RANK-23", "RANK-36"},
+          "every PUBLISHED snapshot matches its SEALED run (scope, counts, digests) and holds the "
+          "run's top candidates in the fixed order; each publish commits with its own scope's "
+          "pointer CAS from the current epoch, watermarks never go back, items never change after "
+          "READY, and the DB pointer names a PUBLISHED snapshot of its epoch");
   std::map<std::string, std::vector<const SnapshotItemRow*>> items;
   for (const SnapshotItemRow& i : run.board.items) items[i.snapshot_id].push_back(&i);
   std::map<std::string, std::set<std::string>> blocked = blocked_at_publish(run);
   for (const SnapshotRow& s : run.board.snapshots) {
-    ++v.checks;
-    if ((s.status == "PUBLISHED") != (s.epoch >= 0)) {
-      fail_verdict(v, "snapshot " + s.snapshot_id + " is " + s.status + " with epoch " + std::to_string(s.epoch));
-    }
-    if (s.status == "PUBLISHED") check_published_snapshot(v, run, s, items[s.snapshot_id], blocked[s.snapshot_id]);
+    j.expect(!((s.status == "PUBLISHED") != (s.epoch >= 0)), [&] {
+      return "snapshot " + s.snapshot_id + " is " + s.status + " with epoch " + std::to_string(s.epoch);
+    });
+    if (s.status == "PUBLISHED") check_published_snapshot(j, run, s, items[s.snapshot_id], blocked[s.snapshot_id]);
   }
-  check_publish_commits(v, run);
-  return v;
+  check_publish_commits(j, run);
+  return j.v;
 }
 
 // ---- RANK-21, RANK-22, RANK-19: the scope control context.
@@ -698,7 +684,7 @@ std::string context_version_move(const SqlStatementObs& s) {
 
 // A PUBLISHED commit: the snapshot and its run carry exactly the context at the commit
 // (004:L260-263: version, rule_version + epoch, window_config_version, mapping_version + epoch).
-void check_publish_context(Verdict& v, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
+void check_publish_context(Judge& j, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
                            const std::map<std::string, Ctx>& ctx) {
   const BoardObs& b = run.board;
   auto sn = std::find_if(b.snapshots.begin(), b.snapshots.end(),
@@ -709,21 +695,21 @@ void check_publish_context(Verdict& v, const RankingRun& run, const SqlCommit& c
   auto it = ctx.find(s.params[2]);
   const Ctx x = it == ctx.end() ? Ctx{} : it->second;
   const bool scoped = b.params.scope_control;
-  ++v.checks;
-  if (!pinned(x, scoped, sn->ctx_version, sn->mapping_version, sn->mapping_epoch, sn->window_config) ||
-      sn->rule_version != x.rule || sn->rule_epoch != x.epoch || r == b.runs.end() ||
-      !pinned(x, scoped, r->ctx_version, r->mapping_version, r->mapping_epoch, r->window_config)) {
-    fail_verdict(v, c.client + " published " + s.params[1] + " (context " +
-                        describe_pin(sn->ctx_version, sn->rule_version, sn->rule_epoch, sn->mapping_version,
-                                     sn->mapping_epoch, sn->window_config) +
-                        ") while the context was " + x.describe());
-  }
+  j.expect(!(!pinned(x, scoped, sn->ctx_version, sn->mapping_version, sn->mapping_epoch, sn->window_config) ||
+             sn->rule_version != x.rule || sn->rule_epoch != x.epoch || r == b.runs.end() ||
+             !pinned(x, scoped, r->ctx_version, r->mapping_version, r->mapping_epoch, r->window_config)),
+           [&] {
+             return c.client + " published " + s.params[1] + " (context " +
+                    describe_pin(sn->ctx_version, sn->rule_version, sn->rule_epoch, sn->mapping_version,
+                                 sn->mapping_epoch, sn->window_config) +
+                    ") while the context was " + x.describe();
+           });
 }
 
 // Scope control: a run is created under the context as it is at its commit (004:L220, L222-229); a
 // candidate commits only while the context is still its run's, and an entry is rejected
 // 'context-changed' only after it moved (004:L230).
-void check_run_context(Verdict& v, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
+void check_run_context(Judge& j, const RankingRun& run, const SqlCommit& c, const SqlStatementObs& s,
                        const std::map<std::string, Ctx>& ctx) {
   const bool created = starts(s.sql, "INSERT INTO calculation_run") && !s.params.empty();
   const bool candidate = starts(s.sql, "INSERT INTO run_candidate") && s.params.size() >= 2;
@@ -740,22 +726,21 @@ void check_run_context(Verdict& v, const RankingRun& run, const SqlCommit& c, co
   const Ctx x = it == ctx.end() ? Ctx{} : it->second;
   const bool same = pinned(x, true, r->ctx_version, r->mapping_version, r->mapping_epoch, r->window_config) &&
                     r->rule_version == x.rule && r->rule_epoch == x.epoch;
-  ++v.checks;
-  if (same == rejected) {
+  j.expect(same != rejected, [&] {
     const std::string what = created     ? "created run " + id
                              : candidate ? "wrote a candidate of run " + id
                                          : "rejected an entry of run " + id + " 'context-changed'";
-    fail_verdict(v, c.client + " " + what + " (context " +
-                        describe_pin(r->ctx_version, r->rule_version, r->rule_epoch, r->mapping_version,
-                                     r->mapping_epoch, r->window_config) +
-                        ") while the context was " + x.describe());
-  }
+    return c.client + " " + what + " (context " +
+           describe_pin(r->ctx_version, r->rule_version, r->rule_epoch, r->mapping_version, r->mapping_epoch,
+                        r->window_config) +
+           ") while the context was " + x.describe();
+  });
 }
 
 // Scope control: every manifest item of a run reads a window of the type its window configuration
 // scores, so no run mixes window configurations (004:L220); a snapshot carries its run's mapping and
 // window configuration (004:L262-263).
-void check_pinned_inputs(Verdict& v, const RankingRun& run) {
+void check_pinned_inputs(Judge& j, const RankingRun& run) {
   const BoardObs& b = run.board;
   std::map<std::string, std::string> window_of;  // aggregate key -> window type
   for (const HeadRow& h : run.heads) window_of[h.aggregate_key] = h.window_type;
@@ -767,40 +752,40 @@ void check_pinned_inputs(Verdict& v, const RankingRun& run) {
     const std::string want = scored_window_type(b.params, *r->second);
     for (const std::string& item : split(m.items, ';')) {
       const std::string ak = item.substr(0, item.find(','));
-      ++v.checks;
-      if (!model::rule_reads_window(want, window_of[ak])) {
-        fail_verdict(v, "run " + m.run_id + " (" + r->second->window_config + ": " + want +
-                            " windows) has manifest item " + ak + " of a " + window_of[ak] + " window");
-      }
+      j.expect(!(!model::rule_reads_window(want, window_of[ak])), [&] {
+        return "run " + m.run_id + " (" + r->second->window_config + ": " + want + " windows) has manifest item " + ak +
+               " of a " + window_of[ak] + " window";
+      });
     }
   }
   for (const SnapshotRow& sn : b.snapshots) {
     auto r = runs.find(sn.run_id);
     if (r == runs.end()) continue;  // a replay run's snapshot: rank-replay-isolation's
-    ++v.checks;
-    if (sn.mapping_version != r->second->mapping_version || sn.mapping_epoch != r->second->mapping_epoch ||
-        sn.window_config != r->second->window_config) {
-      fail_verdict(v, "snapshot " + sn.snapshot_id + " carries " + sn.mapping_version + " epoch " +
-                          std::to_string(sn.mapping_epoch) + ", " + sn.window_config + "; its run was made under " +
-                          r->second->mapping_version + " epoch " + std::to_string(r->second->mapping_epoch) + ", " +
-                          r->second->window_config);
-    }
+    j.expect(!(sn.mapping_version != r->second->mapping_version || sn.mapping_epoch != r->second->mapping_epoch ||
+               sn.window_config != r->second->window_config),
+             [&] {
+               return "snapshot " + sn.snapshot_id + " carries " + sn.mapping_version + " epoch " +
+                      std::to_string(sn.mapping_epoch) + ", " + sn.window_config + "; its run was made under " +
+                      r->second->mapping_version + " epoch " + std::to_string(r->second->mapping_epoch) + ", " +
+                      r->second->window_config;
+             });
   }
 }
 
-void check_final_contexts(Verdict& v, const RankingRun& run, const std::map<std::string, Ctx>& ctx) {
+void check_final_contexts(Judge& j, const RankingRun& run, const std::map<std::string, Ctx>& ctx) {
   for (const ContextRow& row : run.board.contexts) {
     auto it = ctx.find(row.scope_id);
     const Ctx x = it == ctx.end() ? Ctx{} : it->second;
-    ++v.checks;
-    if (row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule ||
-        (run.board.params.scope_control && (row.mapping_version != x.mapping || row.mapping_epoch != x.mapping_epoch ||
-                                            row.window_config != x.window_config))) {
-      fail_verdict(v, "context of " + row.scope_id + " ends at " +
-                          describe_pin(row.version, row.rule_version, row.rule_epoch, row.mapping_version,
-                                       row.mapping_epoch, row.window_config) +
-                          "; its committed control transactions give " + x.describe());
-    }
+    j.expect(!(row.version != x.version || row.rule_epoch != x.epoch || row.rule_version != x.rule ||
+               (run.board.params.scope_control &&
+                (row.mapping_version != x.mapping || row.mapping_epoch != x.mapping_epoch ||
+                 row.window_config != x.window_config))),
+             [&] {
+               return "context of " + row.scope_id + " ends at " +
+                      describe_pin(row.version, row.rule_version, row.rule_epoch, row.mapping_version,
+                                   row.mapping_epoch, row.window_config) +
+                      "; its committed control transactions give " + x.describe();
+             });
   }
 }
 
@@ -813,13 +798,13 @@ void check_final_contexts(Verdict& v, const RankingRun& run, const std::map<std:
 // commit only under their run's context, and no run or snapshot mixes window configurations or
 // mappings.
 Verdict check_control_epochs(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"},
-                      "each committed rule activation or rollback adds one to the scope's context version and "
-                      "rule_activation_epoch (a mapping switch: version and mapping_activation_epoch; a "
-                      "window-configuration change: version), the final context rows agree, every PUBLISHED "
-                      "snapshot was published under the context it and its run carry, and with scope control "
-                      "runs and candidates are written under their context and no run mixes window configurations");
+  Judge j("rank-control-epochs", {"RANK-21", "RANK-22", "RANK-19"},
+          "each committed rule activation or rollback adds one to the scope's context version and "
+          "rule_activation_epoch (a mapping switch: version and mapping_activation_epoch; a "
+          "window-configuration change: version), the final context rows agree, every PUBLISHED "
+          "snapshot was published under the context it and its run carry, and with scope control "
+          "runs and candidates are written under their context and no run mixes window configurations");
+  Verdict& v = j.v;  // a control statement's failure is not counted as a check: left by hand
   std::map<std::string, Ctx> ctx;
   const bool scoped = run.board.params.scope_control;
   for (const SqlCommit& c : run.commits) {
@@ -830,14 +815,14 @@ Verdict check_control_epochs(const RankingRun& run) {
         fail_verdict(v, c.client + " " + why);
       }
       if (starts(s.sql, "UPDATE ranking_snapshot SET status = 'PUBLISHED'") && s.params.size() >= 3) {
-        check_publish_context(v, run, c, s, ctx);
+        check_publish_context(j, run, c, s, ctx);
       }
-      if (scoped) check_run_context(v, run, c, s, ctx);
+      if (scoped) check_run_context(j, run, c, s, ctx);
     }
   }
-  check_final_contexts(v, run, ctx);
-  if (scoped) check_pinned_inputs(v, run);
-  return v;
+  check_final_contexts(j, run, ctx);
+  if (scoped) check_pinned_inputs(j, run);
+  return j.v;
 }
 
 namespace {
@@ -895,11 +880,11 @@ std::string publish_in_flight(const RankingRun& run, const std::string& scope, c
 // moment since Redis last lost its data; every cached snapshot is a PUBLISHED one with its items;
 // at the end the cached pointer is the DB pointer, or absent.
 Verdict check_pointer_cache(const RankingRun& run) {
-  Verdict v =
-      passing_verdict("rank-pointer-cache", {"RANK-24"},
-                      "each Redis pointer write stores an (epoch, snapshot) the DB pointer held at some moment "
-                      "since Redis last lost its data, never a lower epoch than the key held; each cached "
-                      "snapshot is PUBLISHED with its items; the final cached pointer is the DB pointer or absent");
+  Judge j("rank-pointer-cache", {"RANK-24"},
+          "each Redis pointer write stores an (epoch, snapshot) the DB pointer held at some moment "
+          "since Redis last lost its data, never a lower epoch than the key held; each cached "
+          "snapshot is PUBLISHED with its items; the final cached pointer is the DB pointer or absent");
+  Verdict& v = j.v;  // the final pointer: counted, then passed, exempted or failed by branch
   const BoardObs& b = run.board;
   const auto history = pointer_history(run);
   const fl::props::FaultBudget budget(run.faults, run.end_us);
@@ -930,21 +915,18 @@ Verdict check_pointer_cache(const RankingRun& run) {
       for (const DbPointerSpan& s : h == history.end() ? std::vector<DbPointerSpan>{} : h->second) {
         if (s.epoch == e && s.snapshot_id == id && s.from <= w.time_us && s.to > since) ok = true;
       }
-      ++v.checks;
-      if (!ok || (held.count(key) && held[key] > e)) {
-        fail_verdict(v, w.client + " stored pointer " + w.argv[2] + " for " + scope + " at " +
-                            std::to_string(w.time_us) +
-                            ": not the DB pointer at any moment since Redis last lost its "
-                            "data" +
-                            (held.count(key) ? " (the key held epoch " + std::to_string(held[key]) + ")" : ""));
-      }
+      j.expect(!(!ok || (held.count(key) && held[key] > e)), [&] {
+        return w.client + " stored pointer " + w.argv[2] + " for " + scope + " at " + std::to_string(w.time_us) +
+               ": not the DB pointer at any moment since Redis last lost its "
+               "data" +
+               (held.count(key) ? " (the key held epoch " + std::to_string(held[key]) + ")" : "");
+      });
       held[key] = std::max(held[key], e);
     } else if (starts(key, "ranking:snapshot:")) {
       const std::string id = key.substr(key.find(':', 17) + 1);
-      ++v.checks;
-      if (status[id] != "PUBLISHED" || item_text[id] != w.argv[2]) {
-        fail_verdict(v, w.client + " cached snapshot " + id + " (" + status[id] + ") with items that are not its own");
-      }
+      j.expect(!(status[id] != "PUBLISHED" || item_text[id] != w.argv[2]), [&] {
+        return w.client + " cached snapshot " + id + " (" + status[id] + ") with items that are not its own";
+      });
     }
   }
   for (const PointerRow& p : b.pointers) {
@@ -962,7 +944,7 @@ Verdict check_pointer_cache(const RankingRun& run) {
     fail_verdict(v, "at the end Redis serves pointer " + it->second + " for " + p.scope_id + ", the DB pointer is " +
                         std::to_string(p.epoch) + "|" + p.snapshot_id);
   }
-  return v;
+  return j.v;
 }
 
 }  // namespace fl::ranking::props
