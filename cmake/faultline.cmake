@@ -32,3 +32,69 @@ function(fl_library name dir)
                          PROPERTIES TIMEOUT 600 ENVIRONMENT "RC_PARAMS=seed=20261130")
   endforeach()
 endfunction()
+
+# fl_add_subdirectories([DIR]): adds every direct subfolder of DIR (default: the current source
+# directory) that has a CMakeLists.txt, in name order — a new system's folder (impl/<system>,
+# model/<system>, harness/systems/<system>, ...) needs no edit of its layer's CMakeLists.txt.
+function(fl_add_subdirectories)
+  set(parent ${CMAKE_CURRENT_SOURCE_DIR})
+  if(ARGC GREATER 0)
+    set(parent ${ARGV0})
+  endif()
+  file(GLOB lists CONFIGURE_DEPENDS ${parent}/*/CMakeLists.txt)
+  list(SORT lists)
+  foreach(list_file ${lists})
+    get_filename_component(dir ${list_file} DIRECTORY)
+    add_subdirectory(${dir})
+  endforeach()
+endfunction()
+
+# fl_system(NAME ADAPTER source... LIBS library... MATRIX file.yaml [QUICK_NULL_FAULT_NODES node...]):
+# declares a system under test,
+# from its own folder harness/systems/NAME/. The adapter sources (which define
+# `const fl::SystemUnderTest& NAME_system()`) are compiled into fl_harness and the system's
+# libraries linked there; the registry (harness/systems_registry.cc.in, generated once every
+# declaration is read) lists the system, and its test-matrix rows (MATRIX, YAML, format in
+# docs/adding-a-system.md) are compiled in as text. Nothing outside the system's folders names it.
+# QUICK_NULL_FAULT_NODES: the nodes the sanitizer pass's null-fault tests fault (harness/CMakeLists.txt;
+# default: null-faults' own choice).
+function(fl_system name)
+  cmake_parse_arguments(FL "" "MATRIX" "ADAPTER;LIBS;QUICK_NULL_FAULT_NODES" ${ARGN})
+  if(NOT name MATCHES "^[a-z][a-z0-9_]*$" OR NOT FL_ADAPTER OR NOT FL_MATRIX OR FL_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "usage: fl_system(name ADAPTER source... LIBS library... MATRIX file.yaml); got ${name} ${ARGN}")
+  endif()
+  get_filename_component(matrix ${FL_MATRIX} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT EXISTS ${matrix})
+    message(FATAL_ERROR "fl_system(${name}): no matrix file ${matrix}")
+  endif()
+  list(TRANSFORM FL_ADAPTER PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  target_sources(fl_harness PRIVATE ${FL_ADAPTER})
+  target_link_libraries(fl_harness PUBLIC ${FL_LIBS})
+  set_property(GLOBAL APPEND PROPERTY FL_SYSTEMS ${name})
+  set_property(GLOBAL APPEND PROPERTY FL_SYSTEM_LIBS ${FL_LIBS})
+  set_property(GLOBAL PROPERTY FL_SYSTEM_MATRIX_${name} ${matrix})
+  set_property(GLOBAL PROPERTY FL_SYSTEM_QUICK_NULL_FAULT_NODES_${name} ${FL_QUICK_NULL_FAULT_NODES})
+endfunction()
+
+# fl_generate_system_registry(TARGET OUT): writes OUT, the registry of every fl_system() declared
+# so far (harness/systems_registry.cc.in), and compiles it into TARGET. Re-runs CMake when a
+# matrix file changes.
+function(fl_generate_system_registry target out)
+  get_property(systems GLOBAL PROPERTY FL_SYSTEMS)
+  list(SORT systems)
+  set(FL_REGISTRY_DECLS "")
+  set(FL_REGISTRY_ENTRIES "")
+  foreach(s ${systems})
+    get_property(matrix GLOBAL PROPERTY FL_SYSTEM_MATRIX_${s})
+    file(READ ${matrix} text)
+    if(text MATCHES "\\)fl_matrix\"")
+      message(FATAL_ERROR "${matrix} contains )fl_matrix\", the end of the raw string it is embedded in")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${matrix})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${matrix})
+    string(APPEND FL_REGISTRY_DECLS "const SystemUnderTest& ${s}_system();\n")
+    string(APPEND FL_REGISTRY_ENTRIES "      {&${s}_system(), \"${rel}\", R\"fl_matrix(${text})fl_matrix\"},\n")
+  endforeach()
+  configure_file(${PROJECT_SOURCE_DIR}/harness/systems_registry.cc.in ${out} @ONLY)
+  target_sources(${target} PRIVATE ${out})
+endfunction()

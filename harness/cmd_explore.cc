@@ -9,6 +9,7 @@
 #include "harness/commands.h"
 #include "harness/explore.h"
 #include "harness/scenario_loader.h"
+#include "harness/sweep.h"
 #include "reports/report.h"
 
 namespace fl {
@@ -109,9 +110,7 @@ int explore_main(const Args& args) {
     }
   }
   if (f.has("--json")) {
-    reports::Report rep;
-    rep.produced_at = utc_now_iso8601();
-    rep.commit = build_commit();
+    reports::Report rep = new_report();
     rep.runs.push_back(make_run_record(*s, r.outcomes, rep.produced_at, rep.commit));
     rep.runs.back().coverage = r.series;
     if (!write_text(f.str("--json"), reports::to_json(rep))) return f.error("cannot write --json");

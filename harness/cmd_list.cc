@@ -8,7 +8,7 @@
 #include "harness/faults.h"
 #include "harness/params.h"
 #include "harness/system.h"
-#include "reports/matrix.h"
+#include "harness/matrix_rows.h"
 #include "sim/redis/eviction_policies.h"
 
 namespace fl {
@@ -87,7 +87,7 @@ void list_faults() {
 void list_rows(const std::string& matrix) {
   std::printf("## Matrix rows (%s)\n\n| row | matrix | invariants | source | pass condition |\n|---|---|---|---|---|\n",
               matrix.c_str());
-  for (const reports::MatrixRow* r : reports::rows_of_matrix(matrix)) {
+  for (const reports::MatrixRow* r : rows_of_matrix(matrix)) {
     std::printf("| %s | %s | %s | %s | %s |\n", r->id.c_str(), r->matrix.c_str(), join(r->invariants).c_str(),
                 r->source.c_str(), r->pass_condition.c_str());
   }
@@ -107,7 +107,7 @@ int list_main(const Args& args) {
   if (what.empty() || what == "faults") list_faults();
   if (what == "rows") {
     const std::string matrix = f.positional().size() > 1 ? f.positional()[1] : "all";
-    if (reports::rows_of_matrix(matrix).empty()) {
+    if (rows_of_matrix(matrix).empty()) {
       std::fprintf(stderr, "faultline: unknown matrix '%s'\n%s", matrix.c_str(), kListUsage);
       return 2;
     }

@@ -4,21 +4,29 @@
 
 #include "harness/cli.h"
 #include "harness/resp/resp_server.h"
-#include "impl/combo/service.h"
-#include "impl/gifts/scripts.h"
-#include "impl/likes/scripts.h"
+#include "harness/system.h"
 
 namespace fl {
 
 namespace {
 
-// The script registry of a seed system, so that its Lua texts and SHA1s run under redis-serve
-// exactly as in a simulated run; null for an unknown name.
+// The script registry a system declares (SystemUnderTest::redis_scripts), so that its Lua texts
+// and SHA1s run under redis-serve exactly as in a simulated run; null for an unknown name or a
+// system without scripts.
 std::shared_ptr<const ScriptRegistry> system_scripts(const std::string& system) {
-  if (system == "combo") return combo::combo_scripts();
-  if (system == "likes") return likes::likes_scripts();
-  if (system == "gifts") return gifts::gifts_scripts();
-  return nullptr;
+  const SystemUnderTest* s = find_system(system);
+  return s ? s->redis_scripts() : nullptr;
+}
+
+// "combo, gifts or likes": the systems that have scripts, for the usage error.
+std::string systems_with_scripts() {
+  std::vector<std::string> names;
+  for (const SystemUnderTest* s : all_systems()) {
+    if (s->redis_scripts()) names.push_back(s->name());
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 }  // namespace
@@ -48,7 +56,7 @@ int redis_serve_main(const std::vector<std::string>& args) {
   // `--scripts SYSTEM` preloads that system's registry; without it EVAL of an unregistered text
   // replies an error.
   if (f.has("--scripts") && !(o.engine.scripts = system_scripts(f.str("--scripts")))) {
-    return f.error("--scripts needs a system with scripts: combo, likes or gifts");
+    return f.error("--scripts needs a system with scripts: " + systems_with_scripts());
   }
   return resp::run_redis_serve(std::move(o));
 }

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "harness/faults.h"
-#include "reports/matrix.h"
+#include "harness/matrix_rows.h"
 #include "sim/hash.h"
 #include "sim/redis/eviction_policies.h"
 
@@ -606,10 +606,10 @@ class Loader {
     const YAML::Node list = root["matrix_rows"];
     if (!options_.validate_matrix_rows || !list || !list.IsSequence()) return;
     std::vector<std::string> ids;
-    for (const reports::MatrixRow& r : reports::all_matrix_rows()) ids.push_back(r.id);
+    for (const reports::MatrixRow& r : all_matrix_rows()) ids.push_back(r.id);
     for (const YAML::Node& n : list) {
       if (!n.IsScalar()) continue;
-      const reports::MatrixRow* row = reports::find_matrix_row(n.Scalar());
+      const reports::MatrixRow* row = find_matrix_row(n.Scalar());
       if (!row) {
         error(n, "unknown matrix row '" + n.Scalar() + "'", did_you_mean(n.Scalar(), ids));
       } else if (!s.system.empty() && row->matrix != s.system) {

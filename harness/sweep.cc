@@ -16,6 +16,8 @@
 #include <map>
 #include <sstream>
 
+#include "harness/build_info.h"
+#include "harness/matrix_rows.h"
 #include "reports/json.h"
 
 namespace fl {
@@ -450,6 +452,14 @@ std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& 
   std::ostringstream text;
   text << in.rdbuf();
   return reports::select_timeline(reports::parse_trace_jsonl(text.str()), max_events);
+}
+
+reports::Report new_report() {
+  reports::Report rep;
+  rep.produced_at = utc_now_iso8601();
+  rep.commit = build_commit();
+  rep.rows = all_matrix_rows();
+  return rep;
 }
 
 std::string utc_now_iso8601() {

@@ -61,6 +61,10 @@ reports::RunRecord make_run_record(const Scenario& s, const std::vector<WorkerOu
 // Converts the recorded trace file of a failing run into a timeline (empty if unreadable).
 std::vector<reports::TimelineEvent> timeline_from_trace_file(const std::string& path, size_t max_events);
 
+// An empty report produced now by this binary: its time, its commit (build_info.h) and the
+// test-matrix rows of every system compiled in (harness/matrix_rows.h), which its rows are judged on.
+reports::Report new_report();
+
 // Wall-clock UTC time "2025-01-31T12:34:56Z". Harness-only: sim/ never calls it. (A report's
 // commit is the binary's own, build_commit() in harness/build_info.h.)
 std::string utc_now_iso8601();

@@ -9,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/scenario.h"
 #include "impl/ports/fixes.h"
+#include "impl/ports/redis_script.h"
 #include "properties/verdict.h"
 
 namespace fl::sim {
@@ -85,12 +87,29 @@ class SystemUnderTest {
   virtual int64_t min_quiet_tail_ms(const Scenario& /*s*/) const { return 0; }
   // The client patience params the swarm may draw per seed (see PatienceParam); none by default.
   virtual std::vector<PatienceParam> patience(const Scenario& /*s*/) const { return {}; }
+  // The Redis scripts the system's services run (their Lua texts and SHA1s), which
+  // `faultline redis-serve --scripts NAME` preloads; null when the system has none.
+  virtual std::shared_ptr<const ScriptRegistry> redis_scripts() const { return nullptr; }
   // Builds topology and workload into `world` (processes added and started, arrivals scheduled).
   virtual std::unique_ptr<SystemRun> build(sim::World& world, const Scenario& s) const = 0;
 };
 
+// One system as it declared itself (fl_system in harness/systems/<name>/CMakeLists.txt): the
+// adapter's SystemUnderTest and its test-matrix rows as YAML text (compiled in, so the binary
+// needs no source tree), with the repository path they came from for error messages.
+struct SystemDeclaration {
+  const SystemUnderTest* system = nullptr;
+  const char* matrix_file = "";
+  std::string_view matrix_yaml;
+};
+// Every declaration compiled into this binary, sorted by name. Generated at configure time
+// (cmake/faultline.cmake fl_generate_system_registry): nothing else lists the systems.
+const std::vector<SystemDeclaration>& declared_systems();
+
 // The registry of systems compiled into this binary, sorted by name.
 const std::vector<const SystemUnderTest*>& all_systems();
 const SystemUnderTest* find_system(const std::string& name);
+// Sorted names of the systems, for usage lines and "did you mean" hints.
+std::vector<std::string> system_names();
 
 }  // namespace fl

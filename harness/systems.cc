@@ -1,26 +1,27 @@
-// The registry of systems compiled into faultline. Each adapter in harness/systems/ defines a
-// `const SystemUnderTest& xxx_system()`; add one line per system below (kept sorted by name).
+// The registry of systems compiled into faultline: the declarations (fl_system, generated into
+// systems_registry.cc) as SystemUnderTest pointers.
 #include <algorithm>
 
 #include "harness/system.h"
+#include "impl/ports/assert.h"
 
 namespace fl {
 
-const SystemUnderTest& combo_system();
-const SystemUnderTest& demo_system();
-const SystemUnderTest& gifts_system();
-const SystemUnderTest& likes_system();
-const SystemUnderTest& ranking_system();
-
 const std::vector<const SystemUnderTest*>& all_systems() {
   static const std::vector<const SystemUnderTest*> systems = [] {
-    std::vector<const SystemUnderTest*> v = {
-        &combo_system(), &demo_system(), &gifts_system(), &likes_system(), &ranking_system(),
-    };
+    std::vector<const SystemUnderTest*> v;
+    for (const SystemDeclaration& d : declared_systems()) v.push_back(d.system);
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->name() < b->name(); });
+    for (size_t i = 1; i < v.size(); ++i) FL_ASSERT(v[i - 1]->name() != v[i]->name());
     return v;
   }();
   return systems;
+}
+
+std::vector<std::string> system_names() {
+  std::vector<std::string> names;
+  for (const SystemUnderTest* s : all_systems()) names.push_back(s->name());
+  return names;
 }
 
 std::vector<int64_t> boundary_gaps_ms(const std::vector<CriticalDuration>& critical, int64_t max_ms) {

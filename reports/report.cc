@@ -16,7 +16,7 @@ namespace {
 // Records are built as nlohmann objects (members in the order report.json has always had) and
 // serialised by the library; kReportLayout keeps one run, fix, row and timeline event a line.
 const JsonLayout& report_layout() {
-  static const JsonLayout kLayout{{"runs", "fixes", "rows"}, {"timeline"}};
+  static const JsonLayout kLayout{{"runs", "fixes", "rows", "matrix_rows"}, {"timeline"}};
   return kLayout;
 }
 
@@ -83,6 +83,23 @@ Json run_json(const RunRecord& r) {
               {"passed", r.passed()},
               {"as_expected", r.as_expected()},
               {"coverage", coverage_json(r.coverage)}};
+}
+
+Json matrix_row_json(const MatrixRow& r) {
+  return Json{{"id", r.id},
+              {"matrix", r.matrix},
+              {"group", r.group},
+              {"scenario", r.scenario},
+              {"pass", r.pass_condition},
+              {"invariants", r.invariants},
+              {"source", r.source},
+              {"assertable", r.assertable}};
+}
+
+MatrixRow read_matrix_row_json(const Json& j) {
+  return MatrixRow{
+      json_str(j, "id"),   json_str(j, "matrix"),         json_str(j, "group"),  json_str(j, "scenario"),
+      json_str(j, "pass"), json_strings(j, "invariants"), json_str(j, "source"), json_flag(j, "assertable", true)};
 }
 
 Json fix_json(const FixRecord& x) {
@@ -214,7 +231,7 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
   const std::vector<std::string> variants = variants_of(report);
   std::set<std::string> seen_rows;
   for (const std::string& m : selected_matrices(report)) {
-    for (const MatrixRow* row : rows_of_matrix(m)) {
+    for (const MatrixRow* row : rows_of_matrix(report.rows, m)) {
       if (!seen_rows.insert(row->id).second) continue;
       for (const std::string& variant : variants) {
         RowVerdict v{row, variant, RowStatus::kNotRun, {}, {}};
@@ -247,7 +264,8 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
 }
 
 std::string to_json(const Report& report) {
-  Json runs = Json::array(), fixes = Json::array(), rows = Json::array();
+  Json runs = Json::array(), fixes = Json::array(), rows = Json::array(), matrix_rows = Json::array();
+  for (const MatrixRow& r : report.rows) matrix_rows.push_back(matrix_row_json(r));
   for (const RunRecord& r : report.runs) runs.push_back(run_json(r));
   for (const FixRecord& x : report.fixes) fixes.push_back(fix_json(x));
   for (const RowVerdict& v : judge_rows(report)) {
@@ -257,9 +275,10 @@ std::string to_json(const Report& report) {
                         {"status", row_status_name(v.status)},
                         {"runs", v.runs}});
   }
-  const Json doc{{"format", "faultline-report/1"}, {"title", report.title},       {"produced_at", report.produced_at},
-                 {"commit", report.commit},        {"matrices", report.matrices}, {"runs", std::move(runs)},
-                 {"fixes", std::move(fixes)},      {"rows", std::move(rows)}};
+  const Json doc{
+      {"format", "faultline-report/1"}, {"title", report.title},       {"produced_at", report.produced_at},
+      {"commit", report.commit},        {"matrices", report.matrices}, {"runs", std::move(runs)},
+      {"fixes", std::move(fixes)},      {"rows", std::move(rows)},     {"matrix_rows", std::move(matrix_rows)}};
   return json_dump(doc, report_layout()) + "\n";
 }
 
@@ -275,6 +294,7 @@ std::optional<Report> report_from_json(const std::string& text, std::string* err
   r.produced_at = json_str(*j, "produced_at");
   r.commit = json_str(*j, "commit");
   r.matrices = json_strings(*j, "matrices");
+  for (const Json& row : json_items(*j, "matrix_rows")) r.rows.push_back(read_matrix_row_json(row));
   for (const Json& run : json_items(*j, "runs")) r.runs.push_back(read_run_json(run));
   for (const Json& x : json_items(*j, "fixes")) {
     FixRecord f;
@@ -351,6 +371,9 @@ Report merge_reports(const std::vector<Report>& shards, const std::string& now, 
   std::set<std::string> matrices, commits;
   for (const Report& s : shards) {
     matrices.insert(s.matrices.begin(), s.matrices.end());
+    for (const MatrixRow& row : s.rows) {  // each row once, in the order the shards give them
+      if (!find_matrix_row(out.rows, row.id)) out.rows.push_back(row);
+    }
     commits.insert(s.commit);
     for (const FixRecord& x : s.fixes) {  // one record per fix: a proven one wins
       auto same = std::find_if(out.fixes.begin(), out.fixes.end(),

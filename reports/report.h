@@ -132,6 +132,10 @@ struct Report {
   std::string produced_at;            // ISO-8601 UTC
   std::string commit;                 // the commit the producing binary was built from (+ "-dirty")
   std::vector<std::string> matrices;  // selected matrices ("all" or names)
+  // The test-matrix rows the report judges: every row of the producing binary's systems
+  // (harness/matrix_rows.h), carried in the report so that a merged or re-read report judges the
+  // same rows.
+  std::vector<MatrixRow> rows;
   std::vector<RunRecord> runs;
   std::vector<FixRecord> fixes;  // the named fixes of the reported systems, with evidence
   bool operator==(const Report&) const = default;

@@ -35,7 +35,7 @@ std::vector<std::string> selected_matrices(const Report& r) {
   if (names.empty()) {
     for (const RunRecord& run : r.runs) {
       for (const std::string& id : run.matrix_rows) {
-        if (const MatrixRow* row = find_matrix_row(id)) names.insert(row->matrix);
+        if (const MatrixRow* row = find_matrix_row(r.rows, id)) names.insert(row->matrix);
       }
     }
   }

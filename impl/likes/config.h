@@ -3,7 +3,7 @@
 //
 // With no fix the service follows the seed's code (002 section 4) and, where it has none, its prose
 // (docs/systems/likes.md lists each prose choice). Every knob has the seed's value by default;
-// scenarios shorten TTLs and intervals through params (harness/systems/likes.cc).
+// scenarios shorten TTLs and intervals through params (harness/systems/likes/adapter.cc).
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 //   displayed (their Screen), with each mergeComboRecords call,
 // - the faults the world injected (fault budget).
 // Bounds come from the seed's constants and the scenario, the same for every variant. Times are
-// world microseconds. Built by harness/systems/combo.cc; tests build it by hand.
+// world microseconds. Built by harness/systems/combo/adapter.cc; tests build it by hand.
 #pragma once
 
 #include <cstdint>
@@ -162,7 +162,7 @@ struct ComboRun {
       return !eviction() || (key != nullptr && scope.count(*key) > 0);
     }
   };
-  // Redis restarts (by time), then evictions (by time): harness/systems/combo.cc.
+  // Redis restarts (by time), then evictions (by time): harness/systems/combo/adapter.cc.
   std::vector<RedisOutage> redis_outages;
   // How far before a crash acked writes may be lost, from the scenario's persistence mode:
   // aof-everysec 2 s (1 s fsync + slack), snapshot its interval + 1 s, none 1 s (only what was

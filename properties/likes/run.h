@@ -9,7 +9,7 @@
 //   - the world's fault log (what was injected, for the degradation budget and exemptions), which
 //     the checkers read only through properties/common/fault_budget.h;
 //   - the scenario's timing parameters and the seed's constants (never the variant or its fixes).
-// The harness adapter (harness/systems/likes.cc) fills it; tests build it by hand.
+// The harness adapter (harness/systems/likes/adapter.cc) fills it; tests build it by hand.
 #pragma once
 
 #include <cstdint>

@@ -426,6 +426,7 @@ Task<void> idle_forever(Process& p) {
 class LikesSystem final : public SystemUnderTest {
  public:
   std::string name() const override { return "likes"; }
+  std::shared_ptr<const ScriptRegistry> redis_scripts() const override { return likes::likes_scripts(); }
   std::string description() const override {
     return "seed 002: asset like/unlike with a Redis state+counter, write-behind to SQL, cache-aside reads";
   }

@@ -192,6 +192,7 @@ class GiftsRun final : public SystemRun {
 class GiftsSystem final : public SystemUnderTest {
  public:
   std::string name() const override { return "gifts"; }
+  std::shared_ptr<const ScriptRegistry> redis_scripts() const override { return gifts::gifts_scripts(); }
   std::string description() const override {
     return "seed 003: live-room gifts — dedup and charge with an outbox, a log, push instances with a combo lock, "
            "gateways and clients that reorder";

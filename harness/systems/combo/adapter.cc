@@ -668,6 +668,7 @@ std::map<int, std::vector<combo::ClientOptions::Click>> parse_script(const std::
 class ComboSystem final : public SystemUnderTest {
  public:
   std::string name() const override { return "combo"; }
+  std::shared_ptr<const ScriptRegistry> redis_scripts() const override { return combo::combo_scripts(); }
   std::string description() const override {
     return "seed 000: contribution combo aggregation (Redis hash + SET NX + stream worker + pub/sub + front-end merge)";
   }
