@@ -79,25 +79,25 @@ TEST(MatrixRows, InvariantIdsAreDefinedInTheDocs) {
 
 TEST(MatrixRows, BadFilesAreRejectedWithTheirPosition) {
   const std::string good =
-      "matrix: toy\nrows:\n  - id: T-1\n    group: g\n    scenario: s\n    pass: p\n"
+      "matrix: mini\nrows:\n  - id: T-1\n    group: g\n    scenario: s\n    pass: p\n"
       "    invariants: []\n    source: here\n";
-  absl::StatusOr<std::vector<MatrixRow>> ok = parse_matrix_rows("toy", "m.yaml", good);
+  absl::StatusOr<std::vector<MatrixRow>> ok = parse_matrix_rows("mini", "m.yaml", good);
   ASSERT_TRUE(ok.ok()) << ok.status();
   ASSERT_EQ(ok->size(), 1u);
-  EXPECT_EQ((*ok)[0].matrix, "toy");
+  EXPECT_EQ((*ok)[0].matrix, "mini");
   EXPECT_TRUE((*ok)[0].assertable);
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"matrix: other\nrows: []\n", "m.yaml:1:1: `matrix:` must be the system's name, toy"},
-      {"matrix: toy\nrows: {}\n", "`rows:` must be a list"},
-      {"matrix: toy\nrows:\n  - id: T-1\n", "m.yaml:3:5: a row needs `group:` (text)"},
+      {"matrix: other\nrows: []\n", "m.yaml:1:1: `matrix:` must be the system's name, mini"},
+      {"matrix: mini\nrows: {}\n", "`rows:` must be a list"},
+      {"matrix: mini\nrows:\n  - id: T-1\n", "m.yaml:3:5: a row needs `group:` (text)"},
       {good + "    colour: red\n", "m.yaml:9:5: unknown key `colour`"},
       {good + "    assertable: maybe\n", "m.yaml:9:17: `assertable:` takes true or false"},
       {good + "  - id: T-1\n    group: g\n    scenario: s\n    pass: p\n    invariants: []\n    source: x\n",
        "m.yaml:9:5: id T-1 repeated"},
-      {"matrix: toy\nrows: [\n", "m.yaml:"},
+      {"matrix: mini\nrows: [\n", "m.yaml:"},
   };
   for (const auto& [text, message] : bad) {
-    absl::StatusOr<std::vector<MatrixRow>> r = parse_matrix_rows("toy", "m.yaml", text);
+    absl::StatusOr<std::vector<MatrixRow>> r = parse_matrix_rows("mini", "m.yaml", text);
     ASSERT_FALSE(r.ok()) << text;
     EXPECT_NE(std::string(r.status().message()).find(message), std::string::npos) << r.status();
   }

@@ -59,6 +59,21 @@ RespServer::~RespServer() {
   }
 }
 
+std::vector<std::string> RespServer::preload_scripts() {
+  std::vector<std::string> loaded;
+  if (!options_.engine.scripts) return loaded;
+  sim::redis::Session loader;
+  loader.id = next_session_id_++;
+  for (const std::string& name : options_.engine.scripts->names()) {
+    const RedisReply r =
+        engine_.execute(loader, {"SCRIPT", "LOAD", options_.engine.scripts->by_name(name)->lua}, now_ms());
+    FL_ASSERT(r.str == options_.engine.scripts->sha1_of(name));
+    loaded.push_back(name + " " + r.str);
+  }
+  engine_.close_session(loader);
+  return loaded;
+}
+
 int64_t RespServer::now_ms() const {
   if (options_.now_ms) return options_.now_ms();
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -377,7 +392,7 @@ const char* redis_serve_usage() {
          "  --port N       listen on TCP ADDR:N (default 6379; 0 picks a free port)\n"
          "  --host ADDR    IPv4 address for --port (default 127.0.0.1)\n"
          "  --tick-ms N    period of active expiry (default 100)\n"
-         "  --scripts SYSTEM  preload the scripts of combo, likes or gifts (EVAL/EVALSHA run them)\n";
+         "  --scripts SYSTEM  preload the scripts a system declares (EVAL/EVALSHA run them; their SHA1s are printed)\n";
 }
 
 int run_redis_serve(RespServerOptions o) {
@@ -396,6 +411,9 @@ int run_redis_serve(RespServerOptions o) {
   pthread_sigmask(SIG_BLOCK, &mask, &old_mask);
   int sfd = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd >= 0) server.add_stop_fd(sfd);
+  // What a client needs to EVALSHA them (the SHA1s the simulated runs use).
+  for (const std::string& script : server.preload_scripts())
+    std::cout << "faultline redis-serve: script " << script << "\n";
   if (!server.unix_path().empty()) {
     std::cout << "faultline redis-serve: listening on unix:" << server.unix_path() << std::endl;
   } else {

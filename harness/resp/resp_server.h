@@ -69,6 +69,10 @@ class RespServer {
   uint64_t commands_executed() const { return commands_; }
   // The engine; touch it only while serve() is not running on another thread.
   sim::redis::Engine& engine() { return engine_; }
+  // SCRIPT LOADs every script of the engine's registry (EngineOptions::scripts), so clients can
+  // EVALSHA them at once; returns "name sha1" per script, in name order. A server restart (none
+  // here) would forget them, as Redis's script cache does.
+  std::vector<std::string> preload_scripts();
 
  private:
   struct Client {
