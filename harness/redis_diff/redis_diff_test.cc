@@ -15,10 +15,8 @@
 #include <thread>
 
 #include "harness/real/redis_server.h"
-#include "impl/combo/service.h"
+#include "harness/system.h"
 #include "impl/gifts/scripts.h"
-#include "impl/likes/scripts.h"
-#include "impl/ranking/publisher.h"
 #include "harness/resp/resp_server.h"
 #include "impl/likes/scripts.h"
 #include "properties/redis/diff_scripts.h"
@@ -447,14 +445,17 @@ TEST_F(RedisDiff, DirectedVolatileTtlEvictionOrder) {
   EXPECT_EQ(volatile_ttl_order(sim), expected);
 }
 
-// The seed systems' scripts (each a Lua text a real redis-server runs and the C++ twin the
-// simulation runs): every Lua text compiles on the real server under the SHA1 the registry uses
-// for EVALSHA, and Redisson's lock, renewal and unlock (gifts' combo lock) answer the same on both.
+// Every declared system's scripts (each a Lua text a real redis-server runs and the C++ twin the
+// simulation runs; SystemUnderTest::redis_scripts): every Lua text compiles on the real server
+// under the SHA1 the registry uses for EVALSHA, and Redisson's lock, renewal and unlock (gifts'
+// combo lock) answer the same on both.
 TEST_F(RedisDiff, SystemScriptsLoadOnRealRedisAndRedissonsLockAgrees) {
   HiredisSide real = real_side();
   real.reset();
-  const std::vector<std::shared_ptr<const ScriptRegistry>> registries = {
-      combo::combo_scripts(), likes::likes_scripts(), gifts::gifts_scripts(), ranking::ranking_scripts(true)};
+  std::vector<std::shared_ptr<const ScriptRegistry>> registries;
+  for (const SystemUnderTest* s : all_systems()) {
+    if (s->redis_scripts()) registries.push_back(s->redis_scripts());
+  }
   int loaded = 0;
   for (const auto& registry : registries) {
     for (const std::string& name : registry->names()) {

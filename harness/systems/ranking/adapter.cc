@@ -776,6 +776,8 @@ class RankingRun final : public SystemRun {
 class RankingSystem final : public SystemUnderTest {
  public:
   std::string name() const override { return "ranking"; }
+  // Every script a ranking run may load (the cache switch and the denylist included).
+  std::shared_ptr<const ScriptRegistry> redis_scripts() const override { return ranking::ranking_scripts(true, true); }
   std::string description() const override {
     return "seed 004 part 1: hot-search events through an outbox, contract validation and the pre-normalization "
            "log, topic normalization and scope expansion, into fenced immutable window aggregates";

@@ -87,8 +87,7 @@ class ToySystem final : public SystemUnderTest {
             {"redis timeout", param(s, "redis_timeout_ms") * 1000}};
   }
   const std::vector<FixInfo>& fixes() const override { return toy::toy_fixes(); }
-  // override (harness/system.h)
-  std::shared_ptr<const ScriptRegistry> redis_scripts() const { return toy::toy_scripts(); }
+  std::shared_ptr<const ScriptRegistry> redis_scripts() const override { return toy::toy_scripts(); }
   std::unique_ptr<SystemRun> build(World& world, const Scenario& s) const override;
 
  private:
