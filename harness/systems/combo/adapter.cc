@@ -10,8 +10,10 @@
 #include <sstream>
 #include <utility>
 
+#include "harness/adapter_kit.h"
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
+#include "harness/sql_rows.h"
 #include "harness/system.h"
 #include "impl/combo/frontend_process.h"
 #include "impl/combo/messages.h"
@@ -24,7 +26,6 @@
 #include "sim/storage/sim_vfs.h"
 #include "sim/storage/vfs_reader.h"
 #include "sim/storage/sqlite_settings.h"
-#include <sqlite3.h>
 #include "properties/common/fault_budget.h"
 #include "impl/combo/fixes.h"
 #include "sim/storage/sql_client.h"
@@ -156,18 +157,9 @@ class WatchedRpc final : public Rpc {
   PageWatch& watch_;
 };
 
-class ComboRunImpl final : public SystemRun {
+class ComboRunImpl final : public KitRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override;
-  std::vector<std::string> fault_targets(const std::string& role) const override {
-    if (role == "replica" || role == "worker") return replicas;
-    if (role == "gateway") return {"gateway"};
-    if (role == "client") return clients;
-    if (role == "redis") return {"redis"};
-    if (role == "db") return {"db"};
-    return {};
-  }
-  bool apply_fault(const FaultSpec& f) override;
   // What check() saw the run exercise (properties/combo/combo_behaviours.h); check() runs first.
   std::vector<std::string> behaviours(World&) override { return exercised; }
   combo::ComboRun collect(World& world);
@@ -176,12 +168,10 @@ class ComboRunImpl final : public SystemRun {
   World* world = nullptr;
   bool faults = false;
   std::unique_ptr<sim::redis::Server> redis;
-  std::shared_ptr<sim::storage::SimVfs> vfs;
   std::shared_ptr<sim::storage::SqlCommitLog> commit_log;
   std::string db_file = "main.db";
   Watched watched;
   std::vector<std::unique_ptr<PageWatch>> pages;
-  std::vector<std::string> replicas, clients;
   std::vector<combo::RedisKeyObs> no_ttl_samples;
   int64_t ttl_keys_sampled = 0;
   std::vector<combo::UnackedSample> unacked;
@@ -194,14 +184,6 @@ class ComboRunImpl final : public SystemRun {
   bool db_may_corrupt =
       false;  // ... and SQLite does not promise the file survives it (see db_may_corrupt_after_power_loss)
 };
-
-// "sql-io-error": the next `value` writes of the DB's storage fail (SQLITE_IOERR); recorded in
-// the world's fault log by the VFS's fault observer as they are injected.
-bool ComboRunImpl::apply_fault(const FaultSpec& f) {
-  if (f.kind != "sql-io-error" || !vfs) return false;
-  vfs->fail_next(sim::storage::SimIoOp::kWrite, static_cast<uint32_t>(std::max<int64_t>(f.value, 1)));
-  return true;
-}
 
 int64_t redis_now_ms(World& world) {
   Process* p = world.find_process("redis");
@@ -409,26 +391,26 @@ void read_redis_times(const sim::redis::Server& server, const CommittedLines& li
 // read-only connection (storage faults off: the run is over). `corrupt`: SQLite found the file damaged.
 bool read_rows(sim::storage::SimVfs& vfs, const std::string& file, std::vector<combo::RowObs>* rows, bool* corrupt) {
   sim::storage::VfsReader db(vfs, file, /*quiet=*/true);
-  using R = sim::storage::VfsReader;
-  db.each(
+  for_each_row(
+      db,
       "SELECT id, activity_id, user_id, star_id, item_id, item_type, item_name, item_icon, nickname, avatar_url, "
       "quantity, created_at, client_ref, window_id FROM activity_contributions ORDER BY id",
-      [&](sqlite3_stmt* st) {
+      [&](const DbRow& r) {
         combo::RowObs o;
-        o.row.id = sqlite3_column_int64(st, 0);
-        o.row.activity_id = sqlite3_column_int64(st, 1);
-        o.row.user_id = sqlite3_column_int64(st, 2);
-        o.row.star_id = sqlite3_column_int64(st, 3);
-        o.row.item_id = sqlite3_column_int64(st, 4);
-        o.row.item_type = R::text(st, 5);
-        o.row.item_name = R::text(st, 6);
-        o.row.item_icon = R::text(st, 7);
-        o.row.nickname = R::text(st, 8);
-        o.row.avatar_url = R::text(st, 9);
-        o.row.quantity = sqlite3_column_int64(st, 10);
-        o.row.created_at = sqlite3_column_int64(st, 11);
-        o.client_ref = R::text(st, 12);
-        if (sqlite3_column_type(st, 13) != SQLITE_NULL) o.row.window_id = sqlite3_column_int64(st, 13);
+        o.row.id = r.i64(0);
+        o.row.activity_id = r.i64(1);
+        o.row.user_id = r.i64(2);
+        o.row.star_id = r.i64(3);
+        o.row.item_id = r.i64(4);
+        o.row.item_type = r.text(5);
+        o.row.item_name = r.text(6);
+        o.row.item_icon = r.text(7);
+        o.row.nickname = r.text(8);
+        o.row.avatar_url = r.text(9);
+        o.row.quantity = r.i64(10);
+        o.row.created_at = r.i64(11);
+        o.client_ref = r.text(12);
+        if (!r.null(13)) o.row.window_id = r.i64(13);
         rows->push_back(std::move(o));
       });
   *corrupt = db.corrupt();
@@ -528,17 +510,17 @@ combo::ComboRun ComboRunImpl::collect(World& w) {
   // service process crashes at one effect and restarts 1 s later.
   run.single_crash = !faults && w.crash_point_fired();
   run.faults = props::FaultBudget(w.fault_log(), run.end_us);
-  run.service_places = replicas;
+  run.service_places = roles.of("replica");
   run.service_places.push_back("redis");
   run.service_places.push_back("db");
-  run.clock_nodes = replicas;
+  run.clock_nodes = roles.of("replica");
   run.clock_nodes.push_back("redis");
   run.redis_outages = combo::redis_outages_of(run.faults, redis_loss_ms * kUsPerMs);
   run.stream_maxlen = stream_maxlen;
   run.redis_loss_ms = redis_loss_ms;
   run.redis_loses_all = redis_loses_all;
   read_history(w, run);
-  run.rows_known = read_rows(*vfs, db_file, &run.rows, &run.db_corrupt);
+  run.rows_known = read_rows(*stores.db_vfs, db_file, &run.rows, &run.db_corrupt);
   run.db_may_corrupt = db_may_corrupt;
   if (run.rows_known) run.lost_rows = lost_rows(*commit_log, run.rows);
   run.committed_pids = committed_pids(*commit_log);
@@ -638,15 +620,44 @@ combo::Fixes fixes_of(const Scenario& s) {
   return s.variant == "spec" ? combo::Fixes::spec() : combo::Fixes::hardened_without(combo::combo_fixes(), s.without);
 }
 
+// The params, each declared once and bound to the service's and the front ends' option fields.
+const BoundParams& declared_params() {
+  using combo::ClientOptions;
+  using combo::ServiceOptions;
+  const auto item_types = static_cast<int64_t>(combo::item_types().size());
+  static const BoundParams params{
+      {derived_int_param("users", "", 1, 100'000,
+                         "distinct users (clients share users round robin; default: one per client)")},
+      {int_param("activities", "", 1, 10'000, 1, "activities; clients of one user spread over them")},
+      {int_param("items", "", 1, item_types, 2, "item types clicked")},
+      {int_param("max_clicks", "", 1, 1000, 4, "clicks per burst"), &ClientOptions::max_clicks},
+      {int_param("click_gap_max_ms", "ms", 0, 600'000, 1200, "max gap between clicks of a burst"),
+       &ClientOptions::click_gap_max_ms},
+      {number_param("batch_probability", "", 0, 1, 0.1, "a burst sent as one BatchPurchaseItem"),
+       &ClientOptions::batch_probability},
+      {int_param("poll_interval_ms", "ms", 1, 600'000, 2000, "front-end polling period"),
+       &ClientOptions::poll_interval_ms},
+      {int_param("client_timeout_ms", "ms", 1, 600'000, 2000, "front-end RPC timeout (a purchase, a poll)"),
+       &ClientOptions::rpc_timeout_ms},
+      {int_param("boundary_percent", "percent", 0, 100, 0,
+                 "bursts of two clicks the second exactly a critical duration -1/0/+1 ms after the first"),
+       as_fraction(&ClientOptions::boundary_probability)},
+      {text_param("clicks", "", "script workload: client:at_ms:item[:qty];...")},
+      {int_param("window_ms", "ms", 1, 600'000, 3000, "combo window"), &ServiceOptions::window_ms},
+      {int_param("agg_ttl_s", "s", 1, 86'400, 5, "spec agg hash TTL"), &ServiceOptions::agg_ttl_s},
+      {int_param("lock_ttl_s", "s", 1, 86'400, 3, "spec lock TTL"), &ServiceOptions::lock_ttl_s},
+      {int_param("claim_min_idle_ms", "ms", 1, 3'600'000, 5000, "CB-XAUTOCLAIM min idle"),
+       &ServiceOptions::claim_min_idle_ms},
+      {int_param("hardened_agg_ttl_ms", "ms", 1, 86'400'000, 600'000, "CB-LONG-AGG-TTL agg hash TTL"),
+       &ServiceOptions::hardened_agg_ttl_ms},
+      {int_param("stream_maxlen", "entries", 1, 100'000'000, 100000, "XADD MAXLEN ~ of the combo stream"),
+       &ServiceOptions::stream_maxlen}};
+  return params;
+}
+
 combo::ServiceOptions service_options(const Scenario& s) {
-  combo::ServiceOptions o;
+  combo::ServiceOptions o = declared_params().filled<combo::ServiceOptions>(s.config);
   o.fixes = fixes_of(s);
-  o.window_ms = iparam(s, "window_ms");
-  o.agg_ttl_s = iparam(s, "agg_ttl_s");
-  o.lock_ttl_s = iparam(s, "lock_ttl_s");
-  o.claim_min_idle_ms = iparam(s, "claim_min_idle_ms");
-  o.hardened_agg_ttl_ms = iparam(s, "hardened_agg_ttl_ms");
-  o.stream_maxlen = iparam(s, "stream_maxlen");
   return o;
 }
 
@@ -679,27 +690,7 @@ class ComboSystem final : public SystemUnderTest {
     return out;
   }
   std::vector<std::string> workload_kinds() const override { return {"bursts", "script"}; }
-  std::vector<ParamInfo> params() const override {
-    const auto item_types = static_cast<int64_t>(combo::item_types().size());
-    return {derived_int_param("users", "", 1, 100'000,
-                              "distinct users (clients share users round robin; default: one per client)"),
-            int_param("activities", "", 1, 10'000, 1, "activities; clients of one user spread over them"),
-            int_param("items", "", 1, item_types, 2, "item types clicked"),
-            int_param("max_clicks", "", 1, 1000, 4, "clicks per burst"),
-            int_param("click_gap_max_ms", "ms", 0, 600'000, 1200, "max gap between clicks of a burst"),
-            number_param("batch_probability", "", 0, 1, 0.1, "a burst sent as one BatchPurchaseItem"),
-            int_param("poll_interval_ms", "ms", 1, 600'000, 2000, "front-end polling period"),
-            int_param("client_timeout_ms", "ms", 1, 600'000, 2000, "front-end RPC timeout (a purchase, a poll)"),
-            int_param("boundary_percent", "percent", 0, 100, 0,
-                      "bursts of two clicks the second exactly a critical duration -1/0/+1 ms after the first"),
-            text_param("clicks", "", "script workload: client:at_ms:item[:qty];..."),
-            int_param("window_ms", "ms", 1, 600'000, 3000, "combo window"),
-            int_param("agg_ttl_s", "s", 1, 86'400, 5, "spec agg hash TTL"),
-            int_param("lock_ttl_s", "s", 1, 86'400, 3, "spec lock TTL"),
-            int_param("claim_min_idle_ms", "ms", 1, 3'600'000, 5000, "CB-XAUTOCLAIM min idle"),
-            int_param("hardened_agg_ttl_ms", "ms", 1, 86'400'000, 600'000, "CB-LONG-AGG-TTL agg hash TTL"),
-            int_param("stream_maxlen", "entries", 1, 100'000'000, 100000, "XADD MAXLEN ~ of the combo stream")};
-  }
+  std::vector<ParamInfo> params() const override { return declared_params().infos(); }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     const combo::ServiceOptions o = service_options(s);
     return {{"combo window", o.window_ms * kUsPerMs},
@@ -754,12 +745,13 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
                                                                                    : 2000;
   r->redis_loses_all = ro.engine.persistence == sim::redis::PersistenceMode::kNone;
   Process& redis = world.add_process(world.add_node("redis"), "redis", r->redis->boot_fn());
+  for (const char* store : {"redis", "db"}) r->roles.add(store, store);
   world.start(redis);
 
   World* w = &world;
   const DbNode db_disk = add_db_node(world, s.storage, "combo", "storage/db");
   const uint32_t db_node = db_disk.node;
-  r->vfs = db_disk.vfs;
+  r->stores.db_vfs = db_disk.vfs;
   r->commit_log = std::make_shared<sim::storage::SqlCommitLog>();
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = r->db_file;
@@ -768,7 +760,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
       sim::storage::db_may_corrupt_after_power_loss(so.synchronous, so.journal_mode, s.storage.volatile_write_cache);
   so.schema = split_statements(combo::combo_schema_sql());
   so.commit_log = r->commit_log;
-  Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->vfs, so));
+  Process& db = world.add_process(db_node, "db", sim::storage::SqlServer::boot(r->stores.db_vfs, so));
   world.start(db);
 
   r->stream_maxlen = options.stream_maxlen;
@@ -779,7 +771,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
       sim::storage::SqlClient sql(self, self.rpc(), sim::storage::SqlClientOptions{.service = "sql"});
       co_await combo::replica_main(self, self.rpc(), redis_client, sql, options);
     });
-    r->replicas.push_back(name);
+    for (const char* role : {"replica", "worker"}) r->roles.add(role, name);
     world.start(p);
   }
   const int64_t activities = iparam(s, "activities");
@@ -791,6 +783,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
     co_await combo::gateway_main(self, self.rpc(), redis_client, go);
   });
   world.start(gw);
+  r->roles.add("gateway", "gateway");
 
   const int64_t users = s.config.i64_or("users", s.topology.clients);
   const int64_t items = iparam(s, "items");
@@ -801,18 +794,12 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   const std::vector<int64_t> boundary_gaps = boundary_gaps_ms(critical_durations(s));
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
-    combo::ClientOptions co;
+    combo::ClientOptions co = declared_params().filled<combo::ClientOptions>(s.config);
     co.fixes = options.fixes;
     co.user_id = 1 + i % std::max<int64_t>(users, 1);
     co.activity_id = 1 + (i / std::max<int64_t>(users, 1)) % std::max<int64_t>(activities, 1);
     co.items.assign(combo::item_types().begin(), combo::item_types().begin() + items);
     co.bursts_per_s = scripted ? 0 : (s.workload.empty() ? 0.2 : s.workload.front().rate_per_s);
-    co.max_clicks = iparam(s, "max_clicks");
-    co.click_gap_max_ms = iparam(s, "click_gap_max_ms");
-    co.batch_probability = s.config.num("batch_probability");
-    co.poll_interval_ms = iparam(s, "poll_interval_ms");
-    co.rpc_timeout_ms = iparam(s, "client_timeout_ms");
-    co.boundary_probability = static_cast<double>(iparam(s, "boundary_percent")) / 100.0;
     co.boundary_gaps_ms = boundary_gaps;
     // The page opens after the service has booted (schema, worker): a purchase before any replica
     // serves would fail with no fault to explain it.
@@ -827,7 +814,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
       WatchedRpc rpc(*w, self.rpc(), *page);
       co_await combo::frontend_main(self, rpc, w->history(), page, co);
     });
-    r->clients.push_back(name);
+    r->roles.add("client", name);
     world.start(p);
   }
   for (int64_t t_ms = 100; t_ms < s.duration_ms + s.quiescent_tail_ms; t_ms += 100) {

@@ -1,6 +1,7 @@
 // Adapter of the kernel demo (impl/demo) to the harness.
 #include <memory>
 
+#include "harness/adapter_kit.h"
 #include "harness/system.h"
 #include "impl/demo/counter.h"
 #include "properties/demo/counter_checks.h"
@@ -13,7 +14,7 @@ namespace {
 using sim::Process;
 using sim::World;
 
-class DemoRun final : public SystemRun {
+class DemoRun final : public KitRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     demo::CounterRun run{&world.history().operations(), store.counter};
@@ -32,15 +33,18 @@ class DemoRun final : public SystemRun {
     }
     return {};
   }
-  std::vector<std::string> fault_targets(const std::string& role) const override {
-    if (role == "replica") return replicas;
-    if (role == "client") return clients;
-    return {};
-  }
 
   demo::StoreState store;
-  std::vector<std::string> replicas, clients;
 };
+
+const BoundParams& declared_params() {
+  static const BoundParams params{
+      {int_param("client_timeout_ms", "ms", 1, 600'000, 100, "how long a client waits for one attempt"),
+       as_us(&demo::ClientOptions::timeout_us)},
+      {int_param("max_attempts", "", 1, 100, 3, "attempts per increment (retries reuse the request id)"),
+       &demo::ClientOptions::max_attempts}};
+  return params;
+}
 
 class DemoSystem final : public SystemUnderTest {
  public:
@@ -50,10 +54,7 @@ class DemoSystem final : public SystemUnderTest {
   }
   std::vector<PropertyInfo> properties() const override { return demo::counter_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"increments"}; }
-  std::vector<ParamInfo> params() const override {
-    return {int_param("client_timeout_ms", "ms", 1, 600'000, 100, "how long a client waits for one attempt"),
-            int_param("max_attempts", "", 1, 100, 3, "attempts per increment (retries reuse the request id)")};
-  }
+  std::vector<ParamInfo> params() const override { return declared_params().infos(); }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     return {{"client timeout", param_ms(s, "client_timeout_ms") * 1000}};
   }
@@ -79,20 +80,18 @@ std::unique_ptr<SystemRun> DemoSystem::build(World& world, const Scenario& s) co
     Process& p = world.add_process(world.add_node(name), name, [store_timeout_us](Process& self) {
       return demo::replica_main(self, self.rpc(), store_timeout_us);
     });
-    r->replicas.push_back(name);
+    r->roles.add("replica", name);
     world.start(p);
   }
-  demo::ClientOptions options;
+  demo::ClientOptions options = declared_params().filled<demo::ClientOptions>(s.config);
   options.rate_per_s = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
-  options.timeout_us = param_ms(s, "client_timeout_ms") * 1000;
-  options.max_attempts = static_cast<int>(param_ms(s, "max_attempts"));
   options.stop_at_local_us = sim::kEpochUs + s.duration_ms * 1000;
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
     Process& p = world.add_process(world.add_node(name), name, [&world, options](Process& self) {
       return demo::client_main(self, self.rpc(), world.history(), options);
     });
-    r->clients.push_back(name);
+    r->roles.add("client", name);
     world.start(p);
   }
   return run;

@@ -5,14 +5,14 @@
 // `workers` push-service instances ("push-N", role worker; the broker is in that role too),
 // `gateways` gateways ("gw-N", role gateway), viewers ("viewer-N") and senders ("sender-N")
 // (role client). The judges get world observations only (properties/gifts/run.h).
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <map>
 #include <memory>
 
+#include "harness/adapter_kit.h"
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
+#include "harness/sql_rows.h"
 #include "harness/system.h"
 #include "impl/gifts/charge.h"
 #include "impl/gifts/client.h"
@@ -96,18 +96,11 @@ std::string render(const SqlValue& v) {
 // The DB's final state read back from its VFS (the run is over: storage faults off).
 void read_db(Shared& sh, gifts::props::GiftsRun* run) {
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
-  auto text = &sim::storage::VfsReader::text;
-  db.each("SELECT user_id, balance FROM wallet",
-          [&](sqlite3_stmt* st) { run->balances[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1); });
-  db.each("SELECT id, user_id, request_id, room_id, gift_id, gift_count, amount, msg_id FROM gift_order ORDER BY id",
-          [&](sqlite3_stmt* st) {
-            run->orders.push_back(gifts::model::Order{
-                sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), text(st, 2), text(st, 3), text(st, 4),
-                sqlite3_column_int64(st, 5), sqlite3_column_int64(st, 6), text(st, 7)});
-          });
-  db.each("SELECT msg_id, status FROM outbox_message ORDER BY id", [&](sqlite3_stmt* st) {
-    run->outbox.push_back(gifts::props::OutboxRow{text(st, 0), text(st, 1)});
-  });
+  for_each_row(db, "SELECT user_id, balance FROM wallet", [&](const DbRow& r) { run->balances[r.i64(0)] = r.i64(1); });
+  append_rows(
+      db, "SELECT id, user_id, request_id, room_id, gift_id, gift_count, amount, msg_id FROM gift_order ORDER BY id",
+      &run->orders);
+  append_rows(db, "SELECT msg_id, status FROM outbox_message ORDER BY id", &run->outbox);
   run->db_read = db.ok();
 }
 
@@ -142,7 +135,7 @@ void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {
   run->faults = world.fault_log();
 }
 
-class GiftsRun final : public SystemRun {
+class GiftsRun final : public KitRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     gifts::props::GiftsRun run;
@@ -155,39 +148,66 @@ class GiftsRun final : public SystemRun {
     }
     read_db(*shared, &run);
     read_logs(world, *shared, &run);
-    run.services = replicas;
-    for (const auto* group : {&workers, &gateways})
-      run.services.insert(run.services.end(), group->begin(), group->end());
+    run.services = roles.of("replica");
+    for (const char* role : {"worker", "gateway"}) {
+      run.services.insert(run.services.end(), roles.of(role).begin(), roles.of(role).end());
+    }
     for (const char* p : {"redis", "db"}) run.services.push_back(p);
-    run.gateways = gateways;
-    for (const std::string& w : workers) {
+    run.gateways = roles.of("gateway");
+    for (const std::string& w : roles.of("worker")) {
       if (w != "log") run.pushers.push_back(w);
     }
-    run.charge_path = replicas;
+    run.charge_path = roles.of("replica");
     for (const char* p : {"log", "redis", "db"}) run.charge_path.push_back(p);
     return gifts::props::check_gifts(run, properties);
-  }
-  std::vector<std::string> fault_targets(const std::string& role) const override {
-    if (role == "replica") return replicas;
-    if (role == "worker") return workers;
-    if (role == "gateway") return gateways;
-    if (role == "client") return clients;
-    if (role == "redis") return {"redis"};
-    if (role == "db") return {"db"};
-    if (role == "log") return {"log"};  // the broker
-    return {};
-  }
-  bool apply_fault(const FaultSpec& f) override {
-    if (f.kind != "sql-io-error" || f.target != "db") return false;
-    // The observer (set in build) records each failing call in the world's fault log.
-    shared->vfs->fail_next(sim::storage::SimIoOp::kWrite, static_cast<uint32_t>(std::max<int64_t>(f.value, 1)));
-    return true;
   }
 
   std::shared_ptr<Shared> shared;
   gifts::props::GiftsParams params;
-  std::vector<std::string> replicas, workers, gateways, clients;
 };
+
+// The params, each declared once and bound to the option fields it fills.
+const BoundParams& declared_params() {
+  static const BoundParams params{
+      {int_param("rooms", "", 1, 1000, 2, "live rooms")},
+      {int_param("viewers_per_room", "", 0, 10'000, 3, "viewers per room")},
+      {int_param("senders", "", 1, 10'000, 2, "sending users")},
+      {int_param("gateways", "", 1, 100, 2, "WebSocket gateways")},
+      {int_param("initial_balance", "coins", 0, 1'000'000'000'000, 100000, "every wallet's starting balance"),
+       &gifts::props::GiftsParams::initial_balance},
+      {int_param("burst_percent", "percent", 0, 100, 30, "actions that are bursts of 10 clicks in 3 s (003:L105)"),
+       &gifts::SenderOptions::burst_percent},
+      {int_param("burst_min_clicks", "", 1, 10, 10, "the fewest clicks of a burst (up to 10)"),
+       &gifts::SenderOptions::burst_min_clicks},
+      {int_param("double_tap_percent", "percent", 0, 100, 20, "actions that are double taps (003:L41)"),
+       &gifts::SenderOptions::double_tap_percent},
+      {int_param("max_retries", "", 0, 100, 2, "retries of a timed-out click, same requestId (003:L43)"),
+       &gifts::SenderOptions::max_retries},
+      {int_param("long_retry_percent", "percent", 0, 100, 0, "retries delayed past the 10 s dedup TTL"),
+       &gifts::SenderOptions::long_retry_percent},
+      {int_param("client_timeout_ms", "ms", 1, 600'000, 1000, "sender -> gift service timeout"),
+       as_us(&gifts::SenderOptions::timeout_us)},
+      {int_param("viewer_reconnects_per_min", "per min", 0, 600, 0, "voluntary viewer reconnects"),
+       &gifts::ViewerOptions::reconnects_per_min},
+      {int_param("viewer_switches_per_min", "per min", 0, 600, 0, "viewer room switches (003:L193)"),
+       &gifts::ViewerOptions::switches_per_min},
+      {int_param("client_link_drop_percent", "percent", 0, 100, 0, "gateway -> viewer message loss"),
+       as_fraction(&sim::LinkOptions::drop_probability)},
+      {int_param("client_link_reorder_percent", "percent", 0, 100, 0, "gateway -> viewer reordering"),
+       as_fraction(&sim::LinkOptions::reorder_probability)},
+      {int_param("t_gap_ms", "ms", 1, 600'000, 5000, "GIFT-9's bound on a stalled message"),
+       &gifts::props::GiftsParams::t_gap_ms},
+      {int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "Redis client timeout"), as_us(&Shared::redis_timeout_us)},
+      {int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "DB client timeout"), as_us(&Shared::sql_timeout_us)},
+      {choice_param("consistency", "outbox", {"outbox", "txmsg"},
+                    "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)")},
+      {choice_param(
+          "lock", "redisson", {"redisson", "redisson-watchdog", "lua"},
+          "combo lock: redisson (RLock tryLock(100 ms, 3 s), 003:L114-118), redisson-watchdog (tryLock(100 ms) "
+          "without a lease: Redisson's watchdog renews a 30 s lease every 10 s while the holder lives) or lua "
+          "(the hand-written script, 003:L147-152)")}};
+  return params;
+}
 
 class GiftsSystem final : public SystemUnderTest {
  public:
@@ -199,33 +219,7 @@ class GiftsSystem final : public SystemUnderTest {
   }
   std::vector<PropertyInfo> properties() const override { return gifts::props::gifts_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"gifts"}; }
-  std::vector<ParamInfo> params() const override {
-    return {int_param("rooms", "", 1, 1000, 2, "live rooms"),
-            int_param("viewers_per_room", "", 0, 10'000, 3, "viewers per room"),
-            int_param("senders", "", 1, 10'000, 2, "sending users"),
-            int_param("gateways", "", 1, 100, 2, "WebSocket gateways"),
-            int_param("initial_balance", "coins", 0, 1'000'000'000'000, 100000, "every wallet's starting balance"),
-            int_param("burst_percent", "percent", 0, 100, 30, "actions that are bursts of 10 clicks in 3 s (003:L105)"),
-            int_param("burst_min_clicks", "", 1, 10, 10, "the fewest clicks of a burst (up to 10)"),
-            int_param("double_tap_percent", "percent", 0, 100, 20, "actions that are double taps (003:L41)"),
-            int_param("max_retries", "", 0, 100, 2, "retries of a timed-out click, same requestId (003:L43)"),
-            int_param("long_retry_percent", "percent", 0, 100, 0, "retries delayed past the 10 s dedup TTL"),
-            int_param("client_timeout_ms", "ms", 1, 600'000, 1000, "sender -> gift service timeout"),
-            int_param("viewer_reconnects_per_min", "per min", 0, 600, 0, "voluntary viewer reconnects"),
-            int_param("viewer_switches_per_min", "per min", 0, 600, 0, "viewer room switches (003:L193)"),
-            int_param("client_link_drop_percent", "percent", 0, 100, 0, "gateway -> viewer message loss"),
-            int_param("client_link_reorder_percent", "percent", 0, 100, 0, "gateway -> viewer reordering"),
-            int_param("t_gap_ms", "ms", 1, 600'000, 5000, "GIFT-9's bound on a stalled message"),
-            int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "Redis client timeout"),
-            int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "DB client timeout"),
-            choice_param("consistency", "outbox", {"outbox", "txmsg"},
-                         "outbox (003:L214-223) or txmsg: half messages with check-back (003:L225-231)"),
-            choice_param(
-                "lock", "redisson", {"redisson", "redisson-watchdog", "lua"},
-                "combo lock: redisson (RLock tryLock(100 ms, 3 s), 003:L114-118), redisson-watchdog (tryLock(100 ms) "
-                "without a lease: Redisson's watchdog renews a 30 s lease every 10 s while the holder lives) or lua "
-                "(the hand-written script, 003:L147-152)")};
-  }
+  std::vector<ParamInfo> params() const override { return declared_params().infos(); }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     std::vector<CriticalDuration> out = {
         {"dedup TTL (003:L54)", 10'000'000},      {"combo lock lease (003:L118)", 3'000'000},
@@ -287,14 +281,15 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   run->shared = sh;
   sh->fixes = s.variant == "spec" ? gifts::GiftFixes::spec()
                                   : gifts::GiftFixes::hardened_without(gifts::gifts_fixes(), s.without);
-  sh->redis_timeout_us = param(s, "redis_timeout_ms") * 1000;
-  sh->sql_timeout_us = param(s, "sql_timeout_ms") * 1000;
+  const BoundParams& declared = declared_params();
+  declared.fill(s.config, *sh);
   const int64_t senders = param(s, "senders");
   std::vector<int64_t> users;
   for (int64_t i = 1; i <= senders; ++i) users.push_back(i);
   build_stores(world, s, *sh, users);
-  run->params.initial_balance = param(s, "initial_balance");
-  run->params.t_gap_ms = param(s, "t_gap_ms");
+  run->stores.db_vfs = sh->vfs;
+  for (const char* store : {"redis", "db", "log"}) run->roles.add(store, store);  // "log": the broker
+  declared.fill(s.config, run->params);
   run->params.txmsg = txmsg(s);
   run->params.consumer_session_us = gifts::PushOptions{}.session_timeout_us;  // the same for every variant
   const bool lua_lock = param_text(s, "lock") == "lua";
@@ -308,7 +303,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     o.fixes = sh->fixes;
     o.txmsg = run->params.txmsg;
     later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return gift_main(p, sh, o); }), 10'000);
-    run->replicas.push_back(name);
+    run->roles.add("replica", name);
   }
   for (int i = 1; i <= std::max(1, s.topology.workers > 0 ? s.topology.workers : 2); ++i) {
     const std::string name = "push-" + std::to_string(i);
@@ -317,62 +312,53 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
     o.lock.lua = lua_lock;
     o.lock.watchdog = watchdog;
     later(world.add_process(world.add_node(name), name, [sh, o](Process& p) { return push_main(p, sh, o); }), 10'000);
-    run->workers.push_back(name);
+    run->roles.add("worker", name);
   }
-  run->workers.push_back("log");
+  run->roles.add("worker", "log");
   for (int i = 1; i <= param(s, "gateways"); ++i) {
     const std::string name = "gw-" + std::to_string(i);
     later(world.add_process(world.add_node(name), name, [sh, name](Process& p) { return gateway_main(p, sh, name); }),
           10'000);
-    run->gateways.push_back(name);
+    run->roles.add("gateway", name);
   }
-  sim::LinkOptions to_viewer;
-  to_viewer.drop_probability = static_cast<double>(param(s, "client_link_drop_percent")) / 100.0;
-  to_viewer.reorder_probability = static_cast<double>(param(s, "client_link_reorder_percent")) / 100.0;
+  const std::vector<std::string>& gateways = run->roles.of("gateway");
+  sim::LinkOptions to_viewer = declared.filled<sim::LinkOptions>(s.config);
   to_viewer.fifo = to_viewer.reorder_probability == 0;
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
   int viewer = 0;
   for (int64_t r = 1; r <= param(s, "rooms"); ++r) {
     for (int64_t k = 0; k < param(s, "viewers_per_room"); ++k) {
       const std::string name = "viewer-" + std::to_string(++viewer);
-      gifts::ViewerOptions o;
+      gifts::ViewerOptions o = declared.filled<gifts::ViewerOptions>(s.config);
       o.user = 1000 + viewer;
       o.room = "room_" + std::to_string(r);
-      o.gateways = run->gateways;
-      o.first_gateway = static_cast<size_t>(viewer) % run->gateways.size();
+      o.gateways = gateways;
+      o.first_gateway = static_cast<size_t>(viewer) % gateways.size();
       o.player.fixes = sh->fixes;
-      o.reconnects_per_min = static_cast<double>(param(s, "viewer_reconnects_per_min"));
-      o.switches_per_min = static_cast<double>(param(s, "viewer_switches_per_min"));
       for (int64_t q = 1; q <= param(s, "rooms"); ++q) o.rooms.push_back("room_" + std::to_string(q));
       o.stop_reconnects_at_us = end_us;
       o.start_delay_us = 100'000;
       const uint32_t node = world.add_node(name);
-      for (const std::string& gw : run->gateways) world.network().set_link(*world.find_node(gw), node, to_viewer);
+      for (const std::string& gw : gateways) world.network().set_link(*world.find_node(gw), node, to_viewer);
       world.start(world.add_process(
           node, name, [&world, o](Process& p) { return gifts::run_viewer(p, p.rpc(), world.history(), o); }));
-      run->clients.push_back(name);
+      run->roles.add("client", name);
     }
   }
   const double rate = s.workload.empty() ? 0.5 : s.workload.front().rate_per_s;
   for (int64_t i = 1; i <= senders; ++i) {
     const std::string name = "sender-" + std::to_string(i);
-    gifts::SenderOptions o;
+    gifts::SenderOptions o = declared.filled<gifts::SenderOptions>(s.config);
     o.user = i;
     for (int64_t r = 1; r <= param(s, "rooms"); ++r) o.rooms.push_back("room_" + std::to_string(r));
     o.gifts = {"gift_aurora_town", "gift_cloud_whale"};
     o.fixes = sh->fixes;
     o.actions_per_s = rate;
-    o.burst_percent = static_cast<int>(param(s, "burst_percent"));
-    o.burst_min_clicks = static_cast<int>(param(s, "burst_min_clicks"));
-    o.double_tap_percent = static_cast<int>(param(s, "double_tap_percent"));
-    o.max_retries = static_cast<int>(param(s, "max_retries"));
-    o.long_retry_percent = static_cast<int>(param(s, "long_retry_percent"));
-    o.timeout_us = param(s, "client_timeout_ms") * 1000;
     o.stop_at_us = end_us;
     world.start(world.add_process(world.add_node(name), name, [&world, o](Process& p) {
       return gifts::run_sender(p, p.rpc(), world.history(), o);
     }));
-    run->clients.push_back(name);
+    run->roles.add("client", name);
   }
   return run;
 }

@@ -9,8 +9,6 @@
 // The checkers also get the Redis server's command log, the SQL server's commit log and the world's
 // fault log, translated here into plain records (properties/likes/run.h) without judging them.
 // Nothing here reads the variant or the fixes beyond building the service.
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -23,8 +21,10 @@
 #include <string_view>
 
 #include "absl/strings/match.h"
+#include "harness/adapter_kit.h"
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
+#include "harness/sql_rows.h"
 #include "harness/system.h"
 #include "impl/likes/client.h"
 #include "impl/likes/config.h"
@@ -53,31 +53,74 @@ using sim::World;
 // LikesSystem::params().
 int64_t param(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
+// The params, each declared once and bound to the fields of the service's config, the apps'
+// config and the judges' timing it fills.
+const BoundParams& declared_params() {
+  using likes::ClientConfig;
+  using likes::LikesConfig;
+  using likes::props::Timing;
+  constexpr int64_t kDayMs = 24 * 3600 * 1000;
+  static const BoundParams params{
+      {int_param("state_ttl_ms", "ms", 1, 365 * kDayMs, 7 * kDayMs, "TTL of asset:like:{a}:{u} (002: 7 days)"),
+       &LikesConfig::state_ttl_ms},
+      {int_param("count_ttl_ms", "ms", 1, 365 * kDayMs, 3'600'000,
+                 "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)"),
+       &LikesConfig::count_fill_ttl_ms},
+      {int_param("sync_interval_ms", "ms", 1, kDayMs, 60'000, "period of SyncLikeCountJob / CheckConsistency"),
+       &LikesConfig::sync_interval_ms, as_us(&Timing::sync_interval_us)},
+      {int_param("consistency_threshold", "likes", 0, 1'000'000'000, 10,
+                 "CheckConsistency repairs above this difference (002: 10)"),
+       &LikesConfig::consistency_threshold},
+      {int_param("hot_threshold", "likes", 0, 1'000'000'000, 100,
+                 "WarmupCache covers assets with like_count above this (002: 100)"),
+       &LikesConfig::hot_threshold},
+      {int_param("warmup_interval_ms", "ms", 1, kDayMs, 300'000, "period of WarmupCache"),
+       &LikesConfig::warmup_interval_ms},
+      {int_param("assets", "", 1, 10'000, 3, "number of assets"), &LikesConfig::asset_count,
+       &ClientConfig::asset_count},
+      {int_param("users_per_client", "", 1, 10'000, 3, "users each client acts for")},
+      {int_param("shared_users", "", 0, 10'000, 1, "users shared by every client (one user on several devices)")},
+      {int_param("double_tap_percent", "percent", 0, 100, 15, "percent of likes/unlikes sent twice at once"),
+       as_fraction(&ClientConfig::double_tap_probability)},
+      {int_param("view_percent", "percent", 0, 100, 0,
+                 "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count "
+                 "without waiting, the tap follows"),
+       as_fraction(&ClientConfig::view_probability)},
+      {int_param("view_gap_ms", "ms", 0, 600'000, 100, "mean think time between the page's reads and the tap"),
+       as_us(&ClientConfig::view_gap_us)},
+      {int_param("boundary_percent", "percent", 0, 100, 0,
+                 "percent of likes/unlikes followed on the same pair by a like, unlike or state read exactly a "
+                 "critical duration (state TTL, sync interval, timeouts; up to 60 s) -1/0/+1 ms later"),
+       as_fraction(&ClientConfig::boundary_probability)},
+      {int_param("client_timeout_ms", "ms", 1, 600'000, 500, "client timeout per attempt"),
+       as_us(&ClientConfig::timeout_us), as_us(&Timing::client_timeout_us)},
+      {int_param("max_retries", "", 0, 100, 2, "client retries after a timeout"), &ClientConfig::max_retries,
+       &Timing::max_retries},
+      {int_param("like_weight", "", 0, 1000, 4, "op mix weight of likes"), &ClientConfig::like_weight},
+      {int_param("unlike_weight", "", 0, 1000, 3, "op mix weight of unlikes"), &ClientConfig::unlike_weight},
+      {int_param("count_weight", "", 0, 1000, 2, "op mix weight of count reads"), &ClientConfig::count_weight},
+      {int_param("state_weight", "", 0, 1000, 2, "op mix weight of state reads"), &ClientConfig::state_weight},
+      {int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "replica -> Redis timeout"),
+       as_us(&Timing::redis_timeout_us)},
+      {int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "replica -> DB timeout"), as_us(&Timing::sql_timeout_us)},
+      // The DB and Redis take a few ms to open at boot; a backend still booting is no fault.
+      {int_param("client_start_ms", "ms", 0, 3'600'000, 200, "when the apps start (after the backend booted)"),
+       as_us(&ClientConfig::start_delay_us)},
+      {int_param("sample_interval_ms", "ms", 1, 3'600'000, 100, "how often the checker samples Redis and the DB"),
+       as_us(&Timing::sample_interval_us)},
+  };
+  return params;
+}
+
 likes::LikesConfig config_of(const Scenario& s) {
-  likes::LikesConfig c;
+  likes::LikesConfig c = declared_params().filled<likes::LikesConfig>(s.config);
   c.fixes = s.variant == "spec" ? likes::LikesFixes::spec()
                                 : likes::LikesFixes::hardened_without(likes::likes_fixes(), s.without);
-  c.state_ttl_ms = param(s, "state_ttl_ms");
-  c.count_fill_ttl_ms = param(s, "count_ttl_ms");
-  c.sync_interval_ms = param(s, "sync_interval_ms");
-  c.consistency_threshold = param(s, "consistency_threshold");
-  c.hot_threshold = param(s, "hot_threshold");
-  c.warmup_interval_ms = param(s, "warmup_interval_ms");
-  c.asset_count = param(s, "assets");
   return c;
 }
 
 // The judges' timing: scenario parameters and the seed's constants only.
-likes::props::Timing timing_of(const Scenario& s) {
-  likes::props::Timing t;
-  t.sync_interval_us = config_of(s).sync_interval_ms * 1000;
-  t.client_timeout_us = param(s, "client_timeout_ms") * 1000;
-  t.max_retries = static_cast<int>(param(s, "max_retries"));
-  t.redis_timeout_us = param(s, "redis_timeout_ms") * 1000;
-  t.sql_timeout_us = param(s, "sql_timeout_ms") * 1000;
-  t.sample_interval_us = param(s, "sample_interval_ms") * 1000;
-  return t;
-}
+likes::props::Timing timing_of(const Scenario& s) { return declared_params().filled<likes::props::Timing>(s.config); }
 
 // ---- Translating the servers' logs (no judgement: every command / statement on the seed's keys
 // and tables, as executed).
@@ -312,11 +355,12 @@ void read_db(Shared& sh, StoreSnapshot* s) {
     return;
   }
   s->db_read = sh.db->read([&](sim::storage::VfsObserver& db) {
-    db.each("SELECT id, like_count FROM assets",
-            [&](sqlite3_stmt* st) { s->db_like_count[sqlite3_column_int64(st, 0)] = sqlite3_column_int64(st, 1); });
-    db.each("SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id", [&](sqlite3_stmt* st) {
-      s->db_rows[{sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)}] = sqlite3_column_int64(st, 2);
-    });
+    for_each_row(db, "SELECT id, like_count FROM assets",
+                 [&](const DbRow& r) { s->db_like_count[r.i64(0)] = r.i64(1); });
+    for_each_row(db, "SELECT asset_id, user_id, COUNT(*) FROM asset_likes GROUP BY asset_id, user_id",
+                 [&](const DbRow& r) {
+                   s->db_rows[{r.i64(0), r.i64(1)}] = r.i64(2);
+                 });
   });
   if (!s->db_read) {
     s->db_like_count.clear();
@@ -328,7 +372,7 @@ void read_db(Shared& sh, StoreSnapshot* s) {
   sh.db_last.db_rows = s->db_rows;
 }
 
-class LikesSystemRun final : public SystemRun {
+class LikesSystemRun final : public KitRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     LikesRun& run = shared->record;
@@ -338,7 +382,7 @@ class LikesSystemRun final : public SystemRun {
     for (const sim::storage::SqlCommitRecord& r : *shared->commit_log) run.db_executed_us.push_back(r.time_us);
     run.faults = world.fault_log();
     run.end_us = world.now_us();
-    run.replicas = replicas;
+    run.replicas = roles.of("replica");
     for (const sim::Operation& o : world.history().operations()) {
       likes::props::HistoryOp h;
       h.id = o.id;
@@ -357,25 +401,8 @@ class LikesSystemRun final : public SystemRun {
     read_db(*shared, &run.final_state);
     return likes::props::check_likes(run, properties);
   }
-  std::vector<std::string> fault_targets(const std::string& role) const override {
-    if (role == "replica") return replicas;
-    if (role == "client") return clients;
-    if (role == "redis") return {"redis"};
-    if (role == "db") return {"db"};
-    return {};
-  }
-  // "sql-io-error": the DB's next `value` I/O calls (writes or syncs, alternating) fail.
-  bool apply_fault(const FaultSpec& f) override {
-    if (f.kind != "sql-io-error" || f.target != "db" || world_ == nullptr) return false;
-    const uint32_t n = static_cast<uint32_t>(std::max<int64_t>(1, f.value));
-    shared->vfs->fail_next(f.value % 2 == 0 ? sim::storage::SimIoOp::kSync : sim::storage::SimIoOp::kWrite, n);
-    return true;
-  }
-
-  World* world_ = nullptr;
 
   std::shared_ptr<Shared> shared;
-  std::vector<std::string> replicas, clients;
 };
 
 bool running(const Process* p) { return p != nullptr && p->state() == sim::ProcessState::kRunning; }
@@ -432,48 +459,14 @@ class LikesSystem final : public SystemUnderTest {
   }
   std::vector<PropertyInfo> properties() const override { return likes::props::likes_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"likes"}; }
-  std::vector<ParamInfo> params() const override {
-    constexpr int64_t kDayMs = 24 * 3600 * 1000;
-    return {
-        int_param("state_ttl_ms", "ms", 1, 365 * kDayMs, 7 * kDayMs, "TTL of asset:like:{a}:{u} (002: 7 days)"),
-        int_param("count_ttl_ms", "ms", 1, 365 * kDayMs, 3'600'000,
-                  "TTL of a count filled by the 3.3 cache-aside read (002: 1 hour)"),
-        int_param("sync_interval_ms", "ms", 1, kDayMs, 60'000, "period of SyncLikeCountJob / CheckConsistency"),
-        int_param("consistency_threshold", "likes", 0, 1'000'000'000, 10,
-                  "CheckConsistency repairs above this difference (002: 10)"),
-        int_param("hot_threshold", "likes", 0, 1'000'000'000, 100,
-                  "WarmupCache covers assets with like_count above this (002: 100)"),
-        int_param("warmup_interval_ms", "ms", 1, kDayMs, 300'000, "period of WarmupCache"),
-        int_param("assets", "", 1, 10'000, 3, "number of assets"),
-        int_param("users_per_client", "", 1, 10'000, 3, "users each client acts for"),
-        int_param("shared_users", "", 0, 10'000, 1, "users shared by every client (one user on several devices)"),
-        int_param("double_tap_percent", "percent", 0, 100, 15, "percent of likes/unlikes sent twice at once"),
-        int_param("view_percent", "percent", 0, 100, 0,
-                  "percent of likes/unlikes tapped on an asset page: the app reads the pair's state and the count "
-                  "without waiting, the tap follows"),
-        int_param("view_gap_ms", "ms", 0, 600'000, 100, "mean think time between the page's reads and the tap"),
-        int_param(
-            "boundary_percent", "percent", 0, 100, 0,
-            "percent of likes/unlikes followed on the same pair by a like, unlike or state read exactly a critical "
-            "duration (state TTL, sync interval, timeouts; up to 60 s) -1/0/+1 ms later"),
-        int_param("client_timeout_ms", "ms", 1, 600'000, 500, "client timeout per attempt"),
-        int_param("max_retries", "", 0, 100, 2, "client retries after a timeout"),
-        int_param("like_weight", "", 0, 1000, 4, "op mix weight of likes"),
-        int_param("unlike_weight", "", 0, 1000, 3, "op mix weight of unlikes"),
-        int_param("count_weight", "", 0, 1000, 2, "op mix weight of count reads"),
-        int_param("state_weight", "", 0, 1000, 2, "op mix weight of state reads"),
-        int_param("redis_timeout_ms", "ms", 1, 600'000, 300, "replica -> Redis timeout"),
-        int_param("sql_timeout_ms", "ms", 1, 600'000, 500, "replica -> DB timeout"),
-        int_param("client_start_ms", "ms", 0, 3'600'000, 200, "when the apps start (after the backend booted)"),
-        int_param("sample_interval_ms", "ms", 1, 3'600'000, 100, "how often the checker samples Redis and the DB"),
-    };
-  }
+  std::vector<ParamInfo> params() const override { return declared_params().infos(); }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     likes::LikesConfig c = config_of(s);
+    const likes::props::Timing t = timing_of(s);
     std::vector<CriticalDuration> out{
-        {"client timeout", param(s, "client_timeout_ms") * 1000},
-        {"redis timeout", param(s, "redis_timeout_ms") * 1000},
-        {"sql timeout", param(s, "sql_timeout_ms") * 1000},
+        {"client timeout", t.client_timeout_us},
+        {"redis timeout", t.redis_timeout_us},
+        {"sql timeout", t.sql_timeout_us},
     };
     if (c.state_ttl_ms <= 3'600'000) out.push_back({"state key TTL", c.state_ttl_ms * 1000});
     if (c.sync_interval_ms <= 3'600'000) out.push_back({"sync interval", c.sync_interval_ms * 1000});
@@ -520,7 +513,6 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   ro.engine.scripts = scripts;
   apply_redis_memory(s.topology.redis, ro.engine);
   sh->redis = std::make_shared<sim::redis::Server>(ro);
-  run->world_ = &world;
   {
     std::shared_ptr<sim::redis::Server> server = sh->redis;
     Process& p =
@@ -533,6 +525,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const DbNode db_disk = add_db_node(world, s.storage, "likes", "likes.vfs");
   const uint32_t db_node = db_disk.node;
   sh->vfs = db_disk.vfs;
+  run->stores = StoreNodes{.db_vfs = sh->vfs, .sql_io_error_calls = SqlIoErrorCalls::kSyncsWhenEven};
+  for (const char* store : {"redis", "db"}) run->roles.add(store, store);
   sh->db = std::make_unique<sim::storage::VfsObserver>(*sh->vfs, sh->db_file);
   sim::storage::SqlServerOptions so = sql_server_options(s.storage);
   so.db_file = sh->db_file;
@@ -545,8 +539,8 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   world.start(world.add_process(db_node, "db", sim::storage::SqlServer::boot(sh->vfs, so)));
 
   // Replicas.
-  const int64_t redis_timeout_us = param(s, "redis_timeout_ms") * 1000;
-  const int64_t sql_timeout_us = param(s, "sql_timeout_ms") * 1000;
+  const likes::props::Timing timing = timing_of(s);
+  const int64_t redis_timeout_us = timing.redis_timeout_us, sql_timeout_us = timing.sql_timeout_us;
   for (int i = 0; i < std::max(1, s.topology.replicas); ++i) {
     const std::string name = "replica-" + std::to_string(i + 1);
     auto boot = [scripts, config, redis_timeout_us, sql_timeout_us](Process& self) -> Task<void> {
@@ -561,7 +555,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
       return idle_forever(self);
     };
     world.start(world.add_process(world.add_node(name), name, boot));
-    run->replicas.push_back(name);
+    run->roles.add("replica", name);
   }
 
   // Clients.
@@ -572,42 +566,29 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   const std::vector<int64_t> boundary_gaps = boundary_gaps_ms(critical_durations(s));
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
-    likes::ClientConfig cc;
-    cc.asset_count = config.asset_count;
+    likes::ClientConfig cc = declared_params().filled<likes::ClientConfig>(s.config);
     cc.client_id = static_cast<uint64_t>(i + 1);
     for (int64_t u = 0; u < users_per_client; ++u) cc.users.push_back(1000 + i * 100 + u);
     for (int64_t u = 0; u < shared_users; ++u) cc.users.push_back(1 + u);
     cc.rate_per_s = rate;
-    cc.double_tap_probability = static_cast<double>(param(s, "double_tap_percent")) / 100.0;
-    cc.view_probability = static_cast<double>(param(s, "view_percent")) / 100.0;
-    cc.view_gap_us = param(s, "view_gap_ms") * 1000;
-    cc.boundary_probability = static_cast<double>(param(s, "boundary_percent")) / 100.0;
     cc.boundary_gaps_ms = boundary_gaps;
-    cc.max_retries = static_cast<int>(param(s, "max_retries"));
-    cc.like_weight = static_cast<double>(param(s, "like_weight"));
-    cc.unlike_weight = static_cast<double>(param(s, "unlike_weight"));
-    cc.count_weight = static_cast<double>(param(s, "count_weight"));
-    cc.state_weight = static_cast<double>(param(s, "state_weight"));
-    cc.timeout_us = param(s, "client_timeout_ms") * 1000;
     cc.stop = sh->stop;
-    // The DB and Redis take a few ms to open at boot; a backend still booting is no fault.
-    cc.start_delay_us = param(s, "client_start_ms") * 1000;
     auto boot = [cc, &world](Process& self) -> Task<void> {
       auto client = std::make_shared<likes::LikesClient>(self, self.rpc(), world.history(), cc);
       return likes::LikesClient::run(client);
     };
     world.start(world.add_process(world.add_node(name), name, boot));
-    run->clients.push_back(name);
+    run->roles.add("client", name);
   }
   world.at(sim::kEpochUs + s.duration_ms * 1000, [sh] { *sh->stop = true; });
 
   // Sampler.
-  const int64_t interval_us = param(s, "sample_interval_ms") * 1000;
+  const int64_t interval_us = timing.sample_interval_us;
   // One sync period (002:L358, the scenario's sync_interval_ms) with its timeouts, for every variant.
   sh->grace.emplace(config.sync_interval_ms * 1000 + 2 * redis_timeout_us + 2 * sql_timeout_us + interval_us,
                     world.now_us());
-  sh->record.timing = timing_of(s);
-  sh->replica_names = run->replicas;
+  sh->record.timing = timing;
+  sh->replica_names = run->roles.of("replica");
   const int64_t end_us = sim::kEpochUs + (s.duration_ms + s.quiescent_tail_ms) * 1000;
   world.observe_at(world.now_us() + interval_us,
                    [&world, sh, interval_us, end_us] { sample(world, sh, interval_us, end_us); });

@@ -6,14 +6,14 @@
 // aggregators ("agg-N") (role worker; "topics" and "log" too), and three producers
 // ("producer-search|post|comment", role client). The judges get world observations only
 // (properties/ranking/run.h).
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
 #include <tuple>
 
+#include "harness/adapter_kit.h"
+#include "harness/sql_rows.h"
 #include "harness/system.h"
 #include "impl/ranking/aggregator.h"
 #include "impl/ranking/candidate_cache.h"
@@ -399,122 +399,81 @@ std::string render(const SqlValue& v) {
 
 // The sketch rows of the versions and the salted shards, read back (004:L177, L179).
 void read_sketch_db(sim::storage::VfsReader& db, ranking::props::SketchObs* out) {
-  auto text = &sim::storage::VfsReader::text;
-  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-  db.each(
-      "SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, sketch, distinct_estimate, "
-      "merged_shards FROM topic_window_metric_sketch ORDER BY aggregate_key, aggregation_generation, aggregate_version",
-      [&](sqlite3_stmt* st) {
-        out->sketches.push_back(ranking::props::SketchRow{text(st, 0), i64(st, 1), i64(st, 2), i64(st, 3), text(st, 4),
-                                                          i64(st, 5), text(st, 6)});
-      });
-  db.each(
-      "SELECT shard_key, aggregate_key, salt, aggregation_generation, shard_version, topic_id, scope_id, "
-      "window_type, window_start, metric_type, raw_count, sketch, distinct_estimate FROM topic_window_metric_shard "
-      "ORDER BY shard_key, aggregation_generation, shard_version",
-      [&](sqlite3_stmt* st) {
-        out->shards.push_back(ranking::props::ShardRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4),
-                                                       text(st, 5), text(st, 6), text(st, 7), i64(st, 8), text(st, 9),
-                                                       i64(st, 10), text(st, 11), i64(st, 12)});
-      });
+  append_rows(db,
+              "SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, sketch, distinct_estimate, "
+              "merged_shards FROM topic_window_metric_sketch ORDER BY aggregate_key, aggregation_generation, "
+              "aggregate_version",
+              &out->sketches);
+  append_rows(db,
+              "SELECT shard_key, aggregate_key, salt, aggregation_generation, shard_version, topic_id, scope_id, "
+              "window_type, window_start, metric_type, raw_count, sketch, distinct_estimate FROM "
+              "topic_window_metric_shard ORDER BY shard_key, aggregation_generation, shard_version",
+              &out->shards);
 }
 
 void read_db(Shared& sh, ranking::props::RankingRun* run) {
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
-  auto text = &sim::storage::VfsReader::text;
-  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-  db.each("SELECT event_id, status FROM outbox ORDER BY id",
-          [&](sqlite3_stmt* st) { run->outbox.emplace_back(text(st, 0), text(st, 1)); });
-  db.each("SELECT payload, reason FROM ingest_reject ORDER BY id",
-          [&](sqlite3_stmt* st) { run->rejects.emplace_back(text(st, 0), text(st, 1)); });
-  db.each("SELECT source_partition, source_offset FROM candidate_term",
-          [&](sqlite3_stmt* st) { run->candidate_terms.emplace_back(static_cast<int32_t>(i64(st, 0)), i64(st, 1)); });
-  db.each(
-      "SELECT aggregate_key, topic_id, scope_id, window_type, window_start, metric_type, active_generation, "
-      "current_aggregate_version FROM topic_window_metric ORDER BY aggregate_key",
-      [&](sqlite3_stmt* st) {
-        run->heads.push_back(ranking::props::HeadRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
-                                                     text(st, 5), i64(st, 6), i64(st, 7)});
-      });
-  db.each(
-      "SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, effective_value, "
-      "suspicious_count, risk_adjusted_value, source_offset_cut_ref, value_digest FROM topic_window_metric_version",
-      [&](sqlite3_stmt* st) {
-        run->versions.push_back(ranking::props::VersionRow{
-            text(st, 0), i64(st, 1), i64(st, 2), ranking::model::Value{i64(st, 3), i64(st, 4), i64(st, 5), i64(st, 6)},
-            text(st, 7), text(st, 8)});
-      });
-  db.each("SELECT keyed_partition, next_offset FROM agg_checkpoint",
-          [&](sqlite3_stmt* st) { run->checkpoints[static_cast<int32_t>(i64(st, 0))] = i64(st, 1); });
+  append_rows(db, "SELECT event_id, status FROM outbox ORDER BY id", &run->outbox);
+  append_rows(db, "SELECT payload, reason FROM ingest_reject ORDER BY id", &run->rejects);
+  append_rows(db, "SELECT source_partition, source_offset FROM candidate_term", &run->candidate_terms);
+  append_rows(db,
+              "SELECT aggregate_key, topic_id, scope_id, window_type, window_start, metric_type, active_generation, "
+              "current_aggregate_version FROM topic_window_metric ORDER BY aggregate_key",
+              &run->heads);
+  append_rows(db,
+              "SELECT aggregate_key, aggregation_generation, aggregate_version, raw_count, effective_value, "
+              "suspicious_count, risk_adjusted_value, source_offset_cut_ref, value_digest FROM "
+              "topic_window_metric_version",
+              &run->versions);
+  for_each_row(db, "SELECT keyed_partition, next_offset FROM agg_checkpoint",
+               [&](const DbRow& r) { run->checkpoints[r.i32(0)] = r.i64(1); });
   if (sh.sketch.enabled) read_sketch_db(db, &run->sketch);
   run->db_read = db.ok();
 }
 
 // The §6.3 rows read back from the VFS (004:L146-155).
 void read_watermark_db(const Shared& sh, ranking::props::WatermarkObs* w) {
-  namespace rp = ranking::props;
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
-  auto text = &sim::storage::VfsReader::text;
-  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-  auto i32 = [&](sqlite3_stmt* st, int c) { return static_cast<int32_t>(i64(st, c)); };
-  db.each(
-      "SELECT keyed_partition, source, source_partition, idle_start_us, last_event_us, last_source_offset, "
-      "idle_end_us, resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, late_count FROM partition_idle "
-      "ORDER BY keyed_partition, source, source_partition, idle_start_us",
-      [&](sqlite3_stmt* st) {
-        w->idle.push_back(rp::IdleRow{i32(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4), i64(st, 5),
-                                      i64(st, 6), i64(st, 7), i64(st, 8), i64(st, 9), i64(st, 10), i64(st, 11)});
-      });
-  db.each(
-      "SELECT keyed_partition, keyed_offset, window_type, event_id, scope_id, window_start, window_state, "
-      "watermark FROM late_side_output ORDER BY keyed_partition, keyed_offset, window_type",
-      [&](sqlite3_stmt* st) {
-        w->side.push_back(rp::SideOutputRow{i32(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4), i64(st, 5),
-                                            text(st, 6), i64(st, 7)});
-      });
-  db.each(
-      "SELECT keyed_partition, window_id, offset_digest, final_versions, checkpoint_ref, reconciliation, "
-      "input_watermark FROM window_archive ORDER BY keyed_partition, window_id",
-      [&](sqlite3_stmt* st) {
-        w->archive.push_back(rp::WindowArchiveRow{i32(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
-                                                  text(st, 5), i64(st, 6)});
-      });
-  db.each("SELECT keyed_partition, source, complete FROM source_status", [&](sqlite3_stmt* st) {
-    w->complete[{i32(st, 0), text(st, 1)}] = i64(st, 2);
+  append_rows(db,
+              "SELECT keyed_partition, source, source_partition, idle_start_us, last_event_us, last_source_offset, "
+              "idle_end_us, resume_offset, rejoin_us, rejoin_offset, rejoin_watermark, late_count FROM partition_idle "
+              "ORDER BY keyed_partition, source, source_partition, idle_start_us",
+              &w->idle);
+  append_rows(db,
+              "SELECT keyed_partition, keyed_offset, window_type, event_id, scope_id, window_start, window_state, "
+              "watermark FROM late_side_output ORDER BY keyed_partition, keyed_offset, window_type",
+              &w->side);
+  append_rows(db,
+              "SELECT keyed_partition, window_id, offset_digest, final_versions, checkpoint_ref, reconciliation, "
+              "input_watermark FROM window_archive ORDER BY keyed_partition, window_id",
+              &w->archive);
+  for_each_row(db, "SELECT keyed_partition, source, complete FROM source_status", [&](const DbRow& r) {
+    w->complete[{r.i32(0), r.text(1)}] = r.i64(2);
   });
 }
 
 // §9.2-§9.3 rows read back: risk actions, the risk columns of contexts and snapshots.
 void read_risk_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
-  namespace rp = ranking::props;
-  auto text = &sim::storage::VfsReader::text;
-  auto i64 = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
   b->risk.enabled = true;
-  db.each(
-      "SELECT scope_id, topic_id, risk_action_version, action_id, state, effective_from_us, effective_until_us, "
-      "risk_epoch FROM risk_action ORDER BY scope_id, topic_id, risk_action_version",
-      [&](sqlite3_stmt* st) {
-        b->risk.actions.push_back(rp::RiskActionRow{text(st, 0), text(st, 1), i64(st, 2), text(st, 3), text(st, 4),
-                                                    i64(st, 5), i64(st, 6), i64(st, 7)});
-      });
-  db.each("SELECT scope_id, risk_epoch, global_risk_epoch FROM ranking_scope_context", [&](sqlite3_stmt* st) {
-    b->risk.context_epochs[text(st, 0)] = {i64(st, 1), i64(st, 2)};
+  append_rows(db,
+              "SELECT scope_id, topic_id, risk_action_version, action_id, state, effective_from_us, "
+              "effective_until_us, risk_epoch FROM risk_action ORDER BY scope_id, topic_id, risk_action_version",
+              &b->risk.actions);
+  for_each_row(db, "SELECT scope_id, risk_epoch, global_risk_epoch FROM ranking_scope_context", [&](const DbRow& r) {
+    b->risk.context_epochs[r.text(0)] = {r.i64(1), r.i64(2)};
   });
-  db.each("SELECT snapshot_id, risk_epoch, global_risk_epoch FROM ranking_snapshot", [&](sqlite3_stmt* st) {
-    b->risk.snapshot_epochs[text(st, 0)] = {i64(st, 1), i64(st, 2)};
+  for_each_row(db, "SELECT snapshot_id, risk_epoch, global_risk_epoch FROM ranking_snapshot", [&](const DbRow& r) {
+    b->risk.snapshot_epochs[r.text(0)] = {r.i64(1), r.i64(2)};
   });
 }
 
 // With scope control: the mapping and window configuration of every context row, run and snapshot.
 void read_scope_control_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
-  auto text = &sim::storage::VfsReader::text;
   auto fill = [&](const char* table, const char* id, auto& rows, auto id_of) {
     std::map<std::string, std::tuple<std::string, int64_t, std::string>> got;
     const std::string sql = std::string("SELECT ") + id +
                             ", mapping_version, mapping_activation_epoch, window_config_version FROM " + table;
-    db.each(sql.c_str(), [&](sqlite3_stmt* st) {
-      got[text(st, 0)] = {text(st, 1), static_cast<int64_t>(sqlite3_column_int64(st, 2)), text(st, 3)};
-    });
+    for_each_row(db, sql.c_str(), [&](const DbRow& r) { got[r.text(0)] = {r.text(1), r.i64(2), r.text(3)}; });
     for (auto& row : rows) {
       auto it = got.find(id_of(row));
       if (it == got.end()) continue;
@@ -528,153 +487,109 @@ void read_scope_control_db(sim::storage::VfsReader& db, ranking::props::BoardObs
 
 // Shadow rule runs (004:L101, L302): the runs, their candidates and comparisons.
 void read_shadow_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
-  namespace rp = ranking::props;
-  auto text = &sim::storage::VfsReader::text;
-  auto n = [](sqlite3_stmt* st, int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-  db.each(
-      "SELECT shadow_run_id, scope_id, source_run_id, shadow_rule_version, shadow_entry_score, input_watermark, "
-      "input_manifest_set_digest, scope_context_version, rule_activation_epoch FROM shadow_run ORDER BY shadow_run_id",
-      [&](sqlite3_stmt* st) {
-        b->shadow_runs.push_back(rp::ShadowRunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), n(st, 4),
-                                                  n(st, 5), text(st, 6), n(st, 7), n(st, 8)});
-      });
-  db.each("SELECT shadow_run_id, topic_id, score FROM shadow_candidate ORDER BY shadow_run_id, topic_id",
-          [&](sqlite3_stmt* st) {
-            b->shadow_candidates.push_back(rp::ShadowCandidateRow{text(st, 0), text(st, 1), n(st, 2)});
-          });
-  db.each(
-      "SELECT shadow_run_id, official_run_id, context_shadow, context_official, status, top_n_overlap FROM "
-      "shadow_comparison ORDER BY id",
-      [&](sqlite3_stmt* st) {
-        b->shadow_comparisons.push_back(
-            rp::ShadowComparisonRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), n(st, 5)});
-      });
+  append_rows(db,
+              "SELECT shadow_run_id, scope_id, source_run_id, shadow_rule_version, shadow_entry_score, "
+              "input_watermark, input_manifest_set_digest, scope_context_version, rule_activation_epoch FROM "
+              "shadow_run ORDER BY shadow_run_id",
+              &b->shadow_runs);
+  append_rows(db, "SELECT shadow_run_id, topic_id, score FROM shadow_candidate ORDER BY shadow_run_id, topic_id",
+              &b->shadow_candidates);
+  append_rows(db,
+              "SELECT shadow_run_id, official_run_id, context_shadow, context_official, status, top_n_overlap FROM "
+              "shadow_comparison ORDER BY id",
+              &b->shadow_comparisons);
 }
 
 // Degraded runs (004:L253): each run's policy and completeness status, and the policies.
 void read_degraded_db(sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
-  namespace rp = ranking::props;
-  auto text = &sim::storage::VfsReader::text;
   std::map<std::string, std::pair<std::string, std::string>> of;  // run -> (policy, status)
-  db.each("SELECT run_id, degraded_policy_version, data_completeness_status FROM calculation_run",
-          [&](sqlite3_stmt* st) {
-            of[text(st, 0)] = {text(st, 1), text(st, 2)};
-          });
-  for (rp::RunRow& r : b->runs) std::tie(r.degraded_policy, r.completeness) = of[r.run_id];
-  db.each(
-      "SELECT policy_version, scope_id, included_partitions, excluded_partitions, valid_from_us, valid_until_us, "
-      "approval_status, policy_digest FROM degraded_policy ORDER BY policy_version",
-      [&](sqlite3_stmt* st) {
-        b->policies.push_back(rp::DegradedPolicyRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3),
-                                                    sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-                                                    text(st, 6), text(st, 7)});
-      });
+  for_each_row(db, "SELECT run_id, degraded_policy_version, data_completeness_status FROM calculation_run",
+               [&](const DbRow& r) {
+                 of[r.text(0)] = {r.text(1), r.text(2)};
+               });
+  for (ranking::props::RunRow& r : b->runs) std::tie(r.degraded_policy, r.completeness) = of[r.run_id];
+  append_rows(db,
+              "SELECT policy_version, scope_id, included_partitions, excluded_partitions, valid_from_us, "
+              "valid_until_us, approval_status, policy_digest FROM degraded_policy ORDER BY policy_version",
+              &b->policies);
 }
 
-// Part 2's rows read back from the VFS (004:L99-104).
+// The rows of the board's optional parts (replays, promotions, reconciliations), when they ran.
+void read_board_options_db(const Shared& sh, sim::storage::VfsReader& db, ranking::props::BoardObs* b) {
+  if (sh.replay_interval_us > 0) {
+    append_rows(db, "SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", &b->replay_runs);
+  }
+  if (sh.shadow_interval_us > 0) read_shadow_db(db, b);
+  if (sh.promote_replays) {
+    append_rows(db,
+                "SELECT auth_id, scope_id, replay_run_id, watermark_from, watermark_to, manifest_digest, rule_epoch, "
+                "mapping_epoch, risk_epoch, valid_from_us, valid_until_us, expected_ctx_version, "
+                "expected_pointer_version, status FROM promotion_authorization ORDER BY auth_id",
+                &b->promotions);
+  }
+  if (sh.reconcile_interval_us > 0) {
+    append_rows(db,
+                "SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report "
+                "ORDER BY id",
+                &b->reconciliations);
+  }
+  if (sh.reconcile_interval_us > 0 && sh.reconcile_layers) {
+    append_rows(db,
+                "SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, "
+                "read_ends, at_us FROM reconciliation_layer_report ORDER BY id",
+                &b->layer_reports, NullInt::kMinusOne);
+  }
+}
+
+// Part 2's rows read back from the VFS (004:L99-104). A NULL integer of these tables reads -1.
 void read_board_db(const Shared& sh, ranking::props::BoardObs* b) {
-  namespace rp = ranking::props;
+  constexpr NullInt kNull = NullInt::kMinusOne;
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
-  auto text = &sim::storage::VfsReader::text;
-  auto i64 = [](sqlite3_stmt* st, int c) {
-    return sqlite3_column_type(st, c) == SQLITE_NULL ? int64_t{-1} : static_cast<int64_t>(sqlite3_column_int64(st, c));
-  };
-  db.each("SELECT cut_id, keyed_partition, next_offset, generation FROM source_offset_cut", [&](sqlite3_stmt* st) {
-    b->offset_cuts[text(st, 0)] = rp::OffsetCutRow{static_cast<int32_t>(i64(st, 1)), i64(st, 2), i64(st, 3)};
-  });
-  db.each(
-      "SELECT run_id, scope_id, status, source_offset_vector, seq, input_watermark, expected_partition_count, "
-      "expected_partition_set_digest, partition_result_set_digest, input_manifest_count, input_manifest_set_digest, "
-      "candidate_count, candidate_set_digest, scope_context_version, rule_version, rule_activation_epoch FROM "
-      "calculation_run ORDER BY scope_id, seq",
-      [&](sqlite3_stmt* st) {
-        b->runs.push_back(rp::RunRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4), i64(st, 5),
-                                     i64(st, 6), text(st, 7), text(st, 8), i64(st, 9), text(st, 10), i64(st, 11),
-                                     text(st, 12), i64(st, 13), text(st, 14), i64(st, 15)});
-      });
-  db.each(
-      "SELECT run_id, candidate_partition_id, expected_source_cut_ref, status, topk_object_ref, topk_item_count, "
-      "topk_digest FROM run_partition_cut ORDER BY run_id, candidate_partition_id",
-      [&](sqlite3_stmt* st) {
-        b->cuts.push_back(
-            rp::CutRow{text(st, 0), i64(st, 1), text(st, 2), text(st, 3), text(st, 4), i64(st, 5), text(st, 6)});
-      });
-  db.each("SELECT ref, content FROM partition_topk_object",
-          [&](sqlite3_stmt* st) { b->topk_objects[text(st, 0)] = text(st, 1); });
-  db.each(
-      "SELECT run_id, topic_id, input_manifest_id, manifest_digest, items, score, disposition, reason FROM "
-      "run_input_manifest ORDER BY run_id, topic_id",
-      [&](sqlite3_stmt* st) {
-        b->manifest.push_back(rp::ManifestRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4),
-                                              i64(st, 5), text(st, 6), text(st, 7)});
-      });
-  db.each(
-      "SELECT scope_id, run_id, topic_id, score, input_manifest_id, candidate_revision FROM run_candidate ORDER BY "
-      "run_id, topic_id",
-      [&](sqlite3_stmt* st) {
-        b->candidates.push_back(
-            rp::CandidateRow{text(st, 0), text(st, 1), text(st, 2), i64(st, 3), text(st, 4), i64(st, 5)});
-      });
-  db.each(
-      "SELECT snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
-      "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch, scope_context_version, "
-      "rule_version, rule_activation_epoch FROM ranking_snapshot ORDER BY snapshot_id",
-      [&](sqlite3_stmt* st) {
-        b->snapshots.push_back(rp::SnapshotRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), i64(st, 4),
-                                               i64(st, 5), text(st, 6), i64(st, 7), text(st, 8), i64(st, 9),
-                                               i64(st, 10), text(st, 11), i64(st, 12)});
-      });
-  db.each(
-      "SELECT snapshot_id, rank_no, topic_id, score, input_manifest_id FROM ranking_snapshot_item ORDER BY "
-      "snapshot_id, rank_no",
-      [&](sqlite3_stmt* st) {
-        b->items.push_back(rp::SnapshotItemRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3), text(st, 4)});
-      });
-  db.each("SELECT scope_id, version, rule_version, rule_activation_epoch FROM ranking_scope_context",
-          [&](sqlite3_stmt* st) {
-            b->contexts.push_back(rp::ContextRow{text(st, 0), i64(st, 1), text(st, 2), i64(st, 3)});
-          });
+  for_each_row(
+      db, "SELECT cut_id, keyed_partition, next_offset, generation FROM source_offset_cut",
+      [&](const DbRow& r) {
+        b->offset_cuts[r.text(0)] = {r.i32(1), r.i64(2), r.i64(3)};
+      },
+      kNull);
+  append_rows(db,
+              "SELECT run_id, scope_id, status, source_offset_vector, seq, input_watermark, expected_partition_count, "
+              "expected_partition_set_digest, partition_result_set_digest, input_manifest_count, "
+              "input_manifest_set_digest, candidate_count, candidate_set_digest, scope_context_version, rule_version, "
+              "rule_activation_epoch FROM calculation_run ORDER BY scope_id, seq",
+              &b->runs, kNull);
+  append_rows(db,
+              "SELECT run_id, candidate_partition_id, expected_source_cut_ref, status, topk_object_ref, "
+              "topk_item_count, topk_digest FROM run_partition_cut ORDER BY run_id, candidate_partition_id",
+              &b->cuts, kNull);
+  for_each_row(db, "SELECT ref, content FROM partition_topk_object",
+               [&](const DbRow& r) { b->topk_objects[r.text(0)] = r.text(1); });
+  append_rows(db,
+              "SELECT run_id, topic_id, input_manifest_id, manifest_digest, items, score, disposition, reason FROM "
+              "run_input_manifest ORDER BY run_id, topic_id",
+              &b->manifest, kNull);
+  append_rows(db,
+              "SELECT scope_id, run_id, topic_id, score, input_manifest_id, candidate_revision FROM run_candidate "
+              "ORDER BY run_id, topic_id",
+              &b->candidates, kNull);
+  append_rows(db,
+              "SELECT snapshot_id, scope_id, run_id, status, input_watermark, input_manifest_count, "
+              "input_manifest_set_digest, candidate_count, candidate_set_digest, publication_epoch, "
+              "scope_context_version, rule_version, rule_activation_epoch FROM ranking_snapshot ORDER BY snapshot_id",
+              &b->snapshots, kNull);
+  append_rows(db,
+              "SELECT snapshot_id, rank_no, topic_id, score, input_manifest_id FROM ranking_snapshot_item ORDER BY "
+              "snapshot_id, rank_no",
+              &b->items, kNull);
+  append_rows(db, "SELECT scope_id, version, rule_version, rule_activation_epoch FROM ranking_scope_context",
+              &b->contexts, kNull);
   if (sh.scope_control) read_scope_control_db(db, b);
   if (sh.degraded_after_us > 0) read_degraded_db(db, b);
   if (sh.risk) read_risk_db(db, b);
-  if (sh.replay_interval_us > 0)
-    db.each("SELECT run_id, scope_id, source_run_id FROM replay_run ORDER BY run_id", [&](sqlite3_stmt* st) {
-      b->replay_runs.push_back(rp::ReplayRunRow{text(st, 0), text(st, 1), text(st, 2)});
-    });
-  if (sh.shadow_interval_us > 0) read_shadow_db(db, b);
-  if (sh.promote_replays) {
-    db.each(
-        "SELECT auth_id, scope_id, replay_run_id, watermark_from, watermark_to, manifest_digest, rule_epoch, "
-        "mapping_epoch, risk_epoch, valid_from_us, valid_until_us, expected_ctx_version, expected_pointer_version, "
-        "status FROM promotion_authorization ORDER BY auth_id",
-        [&](sqlite3_stmt* st) {
-          auto n = [st](int c) { return static_cast<int64_t>(sqlite3_column_int64(st, c)); };
-          b->promotions.push_back(rp::PromotionRow{text(st, 0), text(st, 1), text(st, 2), n(3), n(4), text(st, 5), n(6),
-                                                   n(7), n(8), n(9), n(10), n(11), n(12), text(st, 13)});
-        });
-  }
-  if (sh.reconcile_interval_us > 0) {
-    db.each(
-        "SELECT scope_id, snapshot_a, snapshot_b, context_a, context_b, status FROM reconciliation_report ORDER BY id",
-        [&](sqlite3_stmt* st) {
-          b->reconciliations.push_back(
-              rp::ReconciliationRow{text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5)});
-        });
-  }
-  if (sh.reconcile_interval_us > 0 && sh.reconcile_layers) {
-    db.each(
-        "SELECT layer, scope_id, snapshot_id, run_id, context_a, context_b, status, sample, detail, read_ends, at_us "
-        "FROM reconciliation_layer_report ORDER BY id",
-        [&](sqlite3_stmt* st) {
-          b->layer_reports.push_back(rp::LayerReportRow{static_cast<int>(i64(st, 0)), text(st, 1), text(st, 2),
-                                                        text(st, 3), text(st, 4), text(st, 5), text(st, 6), text(st, 7),
-                                                        text(st, 8), text(st, 9), i64(st, 10)});
-        });
-  }
-  db.each("SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM ranking_publish_pointer",
-          [&](sqlite3_stmt* st) {
-            b->pointers.push_back(rp::PointerRow{text(st, 0), text(st, 1), i64(st, 2), i64(st, 3), i64(st, 4)});
-          });
+  read_board_options_db(sh, db, b);
+  append_rows(db,
+              "SELECT scope_id, snapshot_id, version, publication_epoch, input_watermark FROM "
+              "ranking_publish_pointer",
+              &b->pointers, kNull);
 }
 
 // What the broker served each poll (a log read), as the judges see it.
@@ -722,7 +637,7 @@ void read_log(sim::log::Broker& broker, const char* topic, std::vector<ranking::
   }
 }
 
-class RankingRun final : public SystemRun {
+class RankingRun final : public KitRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     ranking::props::RankingRun run;
@@ -754,24 +669,185 @@ class RankingRun final : public SystemRun {
     }
     return ranking::props::check_ranking(run, properties);
   }
-  std::vector<std::string> fault_targets(const std::string& role) const override {
-    if (role == "replica") return replicas;
-    if (role == "worker") return workers;
-    if (role == "client") return clients;
-    if (role == "db") return {"db"};
-    if (role == "log") return {"log"};  // the broker
-    if (role == "redis" && shared->redis) return {"redis"};
-    return {};
-  }
-  bool apply_fault(const FaultSpec& f) override {
-    if (f.kind != "sql-io-error" || f.target != "db") return false;
-    shared->vfs->fail_next(sim::storage::SimIoOp::kWrite, static_cast<uint32_t>(std::max<int64_t>(f.value, 1)));
-    return true;
-  }
 
   std::shared_ptr<Shared> shared;
-  std::vector<std::string> replicas, workers, clients;
 };
+
+// The params, each declared once and bound to the option fields it fills.
+const BoundParams& declared_params() {
+  using ranking::EdgeOptions;
+  using ranking::ProducerOptions;
+  using ranking::RiskOptions;
+  using ranking::SketchOptions;
+  using ranking::WatermarkOptions;
+  using ranking::props::BoardParams;
+  using ranking::props::WatermarkParams;
+  constexpr int64_t kHourMs = 3'600'000;
+  static const BoundParams params{
+      {int_param("topics", "", 1, 10'000, 20, "main topics t_1..t_N (each with aliases aNx, aNy)"), &Shared::topics},
+      {int_param("hot_percent", "percent", 0, 100, 0, "events on the hot topic t_1"), &ProducerOptions::hot_percent},
+      {int_param("alias_percent", "percent", 0, 100, 20, "events whose hint is an alias"),
+       &ProducerOptions::alias_percent},
+      {int_param("unmapped_percent", "percent", 0, 100, 5, "events with an unmapped hint"),
+       &ProducerOptions::unmapped_percent},
+      {int_param("lowconf_percent", "percent", 0, 100, 5, "events with a low-confidence hint"),
+       &ProducerOptions::lowconf_percent},
+      {int_param("actors", "", 1, 1'000'000, 50, "distinct actors"), &ProducerOptions::actors},
+      {int_param("repeat_actor_percent", "percent", 0, 100, 10, "events by the previous actor again (004:L6)"),
+       &ProducerOptions::repeat_actor_percent},
+      {int_param("invalid_percent", "percent", 0, 100, 5, "events breaking the contract"),
+       &ProducerOptions::invalid_percent},
+      {int_param("replay_percent", "percent", 0, 100, 5, "events sent again with the same eventId"),
+       &ProducerOptions::replay_percent},
+      {int_param("late_percent", "percent", 0, 100, 10, "events whose time is up to 20 min old"),
+       &ProducerOptions::late_percent},
+      {int_param("sql_timeout_ms", "ms", 1, 60'000, 500, "DB client timeout"), as_us(&Shared::sql_timeout_us)},
+      {int_param("board", "", 0, 1, 0, "1: part 2 runs, snapshots, publishing and the Redis cache"), &Shared::board},
+      {int_param("top_k", "", 1, 1'000, 8, "local Top K per candidate partition"), &BoardParams::top_k},
+      {int_param("top_n", "", 1, 1'000, 5, "items per snapshot"), &BoardParams::top_n},
+      {choice_param(
+           "score_windows", "long", {"long", "medium", "short", "short,medium,long"},
+           "the windows score rule v1 sums for a run's local Top K, inside its fixed cut (C21: "
+           "multi-window inputs; 004:L214-220); with scope control the context's window configuration decides"),
+       &BoardParams::window_type},
+      {int_param("entry_score", "", 0, 1'000'000'000, 2, "score below which a manifest entry is REJECTED"),
+       &BoardParams::entry_score},
+      {int_param("run_interval_ms", "ms", 1, kHourMs, 1500, "how often the coordinator steps each scope's run"),
+       as_us(&Shared::run_interval_us)},
+      {int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
+       as_us(&Shared::publish_interval_us)},
+      {int_param("control_interval_ms", "ms", 0, kHourMs, 0,
+                 "mean gap between rule activations/rollbacks (process control); 0: none"),
+       as_us(&Shared::control_interval_us)},
+      {int_param("mapping_switch_percent", "percent", 0, 100, 0,
+                 "control transactions that switch a scope's topic mapping (map-v1 <-> map-v2, new "
+                 "mapping_activation_epoch; 004:L86, L104)"),
+       &Shared::mapping_switch_percent},
+      {int_param("window_config_change_percent", "percent", 0, 100, 0,
+                 "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
+                 "medium windows; 004:L104, L220)"),
+       &Shared::window_config_percent},
+      {int_param("degraded_after_ms", "ms", 0, kHourMs, 0,
+                 "a run COLLECTING this long with partitions missing gets a DEGRADED successor under the "
+                 "approved policy excluding exactly them (004:L253, F15); 0: never"),
+       as_us(&Shared::degraded_after_us)},
+      {int_param("faulty_coordinator", "", 0, 1, 0,
+                 "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
+       &Shared::faulty_coordinator},
+      {int_param("faulty_publisher", "", 0, 1, 0,
+                 "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
+       &Shared::faulty_publisher},
+      {int_param("candidate_cache", "", 0, 1, 0,
+                 "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
+       &Shared::candidate_cache},
+      {int_param("reconcile_interval_ms", "ms", 0, kHourMs, 0,
+                 "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
+       as_us(&Shared::reconcile_interval_us)},
+      {int_param("reconcile_mix", "", 0, 1, 0,
+                 "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
+       &Shared::reconcile_mix},
+      {int_param("reconcile_layers", "", 0, 1, 0,
+                 "1: process recon also reconciles layers 1 (source offsets against the original archive) and 2 "
+                 "(sampled window versions recomputed from the keyed log) of the run each DB pointer names "
+                 "(004:L393-403); with reconcile_mix every other round first tries the live log end (REFUSED)"),
+       &Shared::reconcile_layers},
+      {int_param("shadow_interval_ms", "ms", 0, kHourMs, 0,
+                 "mean gap between shadow rule runs of process shadow (004:L101, L302); 0: none"),
+       as_us(&Shared::shadow_interval_us)},
+      {int_param("shadow_mix", "", 0, 1, 0,
+                 "1: every other shadow comparison takes the official side from the previous run (must REFUSE)"),
+       &Shared::shadow_mix},
+      {int_param("promote_replays", "", 0, 1, 0,
+                 "1: replays wait READY and publish only under a promotion authorization that process approver "
+                 "grants every replay_interval_ms (004:L325)"),
+       &Shared::promote_replays},
+      {int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
+                 "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
+       as_us(&Shared::replay_interval_us)},
+      {int_param("board_scopes", "", 2, 4, 2,
+                 "2: global and zh-CN boards; 4: also a region and a channel board (C04)")},
+      {int_param("risk", "", 0, 1, 0, "1: risk actions, epochs, expiry and the emergency denylist (§9.2-§9.3)"),
+       &Shared::risk, &BoardParams::risk},
+      {int_param("risk_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between block/lift actions (process risk)"),
+       as_us(&RiskOptions::interval_us)},
+      {int_param("risk_global_percent", "percent", 0, 100, 30, "actions on the explicit global scope (004:L211)"),
+       &RiskOptions::global_percent},
+      {int_param("risk_lift_percent", "percent", 0, 100, 40, "chance an action on a blocked topic lifts it"),
+       &RiskOptions::lift_percent},
+      {int_param("risk_topics", "", 1, 1'000, 5, "actions target t_1..t_N"), &RiskOptions::topics},
+      {int_param("risk_model_switch_percent", "percent", 0, 100, 0,
+                 "control actions that switch a local scope's risk model (risk-m1 <-> risk-m2, 004:L212)"),
+       &RiskOptions::model_switch_percent},
+      {int_param("risk_local_scope", "", 0, 4, 0, "local actions only in board scope N (1-based); 0: any non-global")},
+      {int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
+       as_us(&RiskOptions::block_ttl_us)},
+      {int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
+       as_us(&RiskOptions::expiry_interval_us)},
+      {int_param("expiry_workers", "", 0, 8, 2, "expiry schedulers running at once (duplicates, C29)"),
+       &Shared::expiry_workers},
+      {int_param("risk_service", "", 0, 1, 0,
+                 "1: coordinators check each entry with the risk service risk-svc (C12, F05)"),
+       &Shared::risk_service},
+      {int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
+       &Shared::risk_suspicious_mod, &BoardParams::risk_suspicious_mod},
+      {int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
+       as_us(&Shared::risk_svc_delay_us)},
+      {int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
+       as_us(&Shared::risk_timeout_us)},
+      {int_param("max_safe_ttl_ms", "ms", 1, kHourMs, 3000,
+                 "the maximum safe TTL: no response shows a topic blocked longer ago (004:L237)"),
+       as_us(&BoardParams::max_safe_ttl_us)},
+      {int_param("cdn", "", 0, 1, 0,
+                 "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
+       &Shared::cdn},
+      {int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
+       as_us(&EdgeOptions::ttl_us)},
+      {int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"), &EdgeOptions::purge_fail_percent},
+      {int_param("etag", "", 0, 1, 0,
+                 "1: CDN viewers make conditional requests with the last answer's validator (004:L279)"),
+       &EdgeOptions::etag},
+      {int_param("viewer_shared_cache", "", 0, 1, 0,
+                 "1: with etag, the viewer keeps one answer for all scopes (a client cache keyed by "
+                 "snapshot=latest alone; C05)"),
+       &Shared::viewer_shared_cache},
+      {int_param("viewer_interval_ms", "ms", 0, kHourMs, 0,
+                 "mean gap between query-layer views (process viewer); 0: none"),
+       as_us(&Shared::viewer_interval_us)},
+      {int_param("watermarks", "", 0, 1, 0,
+                 "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
+       &WatermarkOptions::enabled, &WatermarkParams::enabled},
+      {int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
+       &WatermarkOptions::out_of_orderness_ms, &WatermarkParams::out_of_orderness_ms},
+      {int_param("allowed_lateness_ms", "ms", 0, kHourMs, 20'000, "CLOSED until watermark >= end + this (004:L154)"),
+       &WatermarkOptions::allowed_lateness_ms, &WatermarkParams::allowed_lateness_ms},
+      {int_param("idle_partition_timeout_ms", "ms", 1, kHourMs, 3000, "idle_partition_timeout (004:L151)"),
+       as_us(&WatermarkOptions::idle_timeout_us), as_us(&WatermarkParams::idle_timeout_us)},
+      {int_param("max_replay_range_ms", "ms", 0, kHourMs, 30'000, "longest automatic replay (004:L155)"),
+       &WatermarkParams::max_replay_range_ms},
+      {int_param("redelivery_window_ms", "ms", 0, kHourMs, 6000, "longest message redelivery (004:L155)"),
+       &WatermarkParams::redelivery_window_ms},
+      {int_param("future_percent", "percent", 0, 100, 0, "events whose time is up to 60 s ahead"),
+       &ProducerOptions::future_percent},
+      {int_param("stall_source", "", 0, 3, 0, "1 search, 2 post, 3 comment: its relay stops (0: none)")},
+      {int_param("stall_from_ms", "ms", 0, 24 * kHourMs, 0, "when the stalled source stops sending")},
+      {int_param("stall_ms", "ms", 0, 24 * kHourMs, 0, "how long it sends nothing (its outbox fills)")},
+      {int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
+                 "when the whole pre-normalization log is appended again (C10); 0: never")},
+      {int_param("incremental_checkpoints", "", 0, 1, 0,
+                 "1: each aggregator flush appends what it changed to agg_checkpoint_delta, the whole state "
+                 "is written again only when the deltas outgrow it (004:L319 sets no form; 0: the whole "
+                 "state on every flush)"),
+       &Shared::incremental_checkpoints},
+      {int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
+                 "when every aggregation checkpoint is corrupted (F06); 0: never")},
+      {int_param("hll", "", 0, 1, 0, "1: a HyperLogLog sketch row with every version (004:L177, L179)"),
+       &SketchOptions::enabled},
+      {int_param("hot_topic_threshold", "", 0, 1'000'000, 0,
+                 "with hll: keyed records of a topic+scope after which it is salted (004:L158); 0: never"),
+       &SketchOptions::hot_threshold},
+      {int_param("hot_salts", "", 1, 64, 4, "salted local shards of a hot topic"), &SketchOptions::salts}};
+  return params;
+}
 
 class RankingSystem final : public SystemUnderTest {
  public:
@@ -784,119 +860,7 @@ class RankingSystem final : public SystemUnderTest {
   }
   std::vector<PropertyInfo> properties() const override { return ranking::props::ranking_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"ranking"}; }
-  std::vector<ParamInfo> params() const override {
-    constexpr int64_t kHourMs = 3'600'000;
-    return {
-        int_param("topics", "", 1, 10'000, 20, "main topics t_1..t_N (each with aliases aNx, aNy)"),
-        int_param("hot_percent", "percent", 0, 100, 0, "events on the hot topic t_1"),
-        int_param("alias_percent", "percent", 0, 100, 20, "events whose hint is an alias"),
-        int_param("unmapped_percent", "percent", 0, 100, 5, "events with an unmapped hint"),
-        int_param("lowconf_percent", "percent", 0, 100, 5, "events with a low-confidence hint"),
-        int_param("actors", "", 1, 1'000'000, 50, "distinct actors"),
-        int_param("repeat_actor_percent", "percent", 0, 100, 10, "events by the previous actor again (004:L6)"),
-        int_param("invalid_percent", "percent", 0, 100, 5, "events breaking the contract"),
-        int_param("replay_percent", "percent", 0, 100, 5, "events sent again with the same eventId"),
-        int_param("late_percent", "percent", 0, 100, 10, "events whose time is up to 20 min old"),
-        int_param("sql_timeout_ms", "ms", 1, 60'000, 500, "DB client timeout"),
-        int_param("board", "", 0, 1, 0, "1: part 2 runs, snapshots, publishing and the Redis cache"),
-        int_param("top_k", "", 1, 1'000, 8, "local Top K per candidate partition"),
-        int_param("top_n", "", 1, 1'000, 5, "items per snapshot"),
-        choice_param(
-            "score_windows", "long", {"long", "medium", "short", "short,medium,long"},
-            "the windows score rule v1 sums for a run's local Top K, inside its fixed cut (C21: "
-            "multi-window inputs; 004:L214-220); with scope control the context's window configuration decides"),
-        int_param("entry_score", "", 0, 1'000'000'000, 2, "score below which a manifest entry is REJECTED"),
-        int_param("run_interval_ms", "ms", 1, kHourMs, 1500, "how often the coordinator steps each scope's run"),
-        int_param("publish_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between a publisher's rounds"),
-        int_param("control_interval_ms", "ms", 0, kHourMs, 0,
-                  "mean gap between rule activations/rollbacks (process control); 0: none"),
-        int_param("mapping_switch_percent", "percent", 0, 100, 0,
-                  "control transactions that switch a scope's topic mapping (map-v1 <-> map-v2, new "
-                  "mapping_activation_epoch; 004:L86, L104)"),
-        int_param("window_config_change_percent", "percent", 0, 100, 0,
-                  "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
-                  "medium windows; 004:L104, L220)"),
-        int_param("degraded_after_ms", "ms", 0, kHourMs, 0,
-                  "a run COLLECTING this long with partitions missing gets a DEGRADED successor under the "
-                  "approved policy excluding exactly them (004:L253, F15); 0: never"),
-        int_param("faulty_coordinator", "", 0, 1, 0,
-                  "1: coord-2 deletes a candidate and keeps the count with a duplicate before sealing (C26)"),
-        int_param("faulty_publisher", "", 0, 1, 0,
-                  "1: pub-2's snapshots carry the Top N item count as both counts, digests copied (C33)"),
-        int_param("candidate_cache", "", 0, 1, 0,
-                  "1: process cache keeps the Redis candidate list and rebuilds it when lost (C17, F07)"),
-        int_param("reconcile_interval_ms", "ms", 0, kHourMs, 0,
-                  "how often process recon reconciles each scope's served snapshot (layer 3, C19); 0: never"),
-        int_param("reconcile_mix", "", 0, 1, 0,
-                  "1: every other reconciliation mixes in another scope's or an older snapshot (C19)"),
-        int_param("reconcile_layers", "", 0, 1, 0,
-                  "1: process recon also reconciles layers 1 (source offsets against the original archive) and 2 "
-                  "(sampled window versions recomputed from the keyed log) of the run each DB pointer names "
-                  "(004:L393-403); with reconcile_mix every other round first tries the live log end (REFUSED)"),
-        int_param("shadow_interval_ms", "ms", 0, kHourMs, 0,
-                  "mean gap between shadow rule runs of process shadow (004:L101, L302); 0: none"),
-        int_param("shadow_mix", "", 0, 1, 0,
-                  "1: every other shadow comparison takes the official side from the previous run (must REFUSE)"),
-        int_param("promote_replays", "", 0, 1, 0,
-                  "1: replays wait READY and publish only under a promotion authorization that process approver "
-                  "grants every replay_interval_ms (004:L325)"),
-        int_param("replay_interval_ms", "ms", 0, kHourMs, 0,
-                  "mean gap between unauthorized replay publish attempts (process replay, F13); 0: none"),
-        int_param("board_scopes", "", 2, 4, 2,
-                  "2: global and zh-CN boards; 4: also a region and a channel board (C04)"),
-        int_param("risk", "", 0, 1, 0, "1: risk actions, epochs, expiry and the emergency denylist (§9.2-§9.3)"),
-        int_param("risk_interval_ms", "ms", 1, kHourMs, 1000, "mean gap between block/lift actions (process risk)"),
-        int_param("risk_global_percent", "percent", 0, 100, 30, "actions on the explicit global scope (004:L211)"),
-        int_param("risk_lift_percent", "percent", 0, 100, 40, "chance an action on a blocked topic lifts it"),
-        int_param("risk_topics", "", 1, 1'000, 5, "actions target t_1..t_N"),
-        int_param("risk_model_switch_percent", "percent", 0, 100, 0,
-                  "control actions that switch a local scope's risk model (risk-m1 <-> risk-m2, 004:L212)"),
-        int_param("risk_local_scope", "", 0, 4, 0, "local actions only in board scope N (1-based); 0: any non-global"),
-        int_param("block_ttl_ms", "ms", 1, kHourMs, 3000, "effective_until - effective_from of a block"),
-        int_param("expiry_interval_ms", "ms", 1, kHourMs, 500, "mean gap between an expiry scheduler's rounds"),
-        int_param("expiry_workers", "", 0, 8, 2, "expiry schedulers running at once (duplicates, C29)"),
-        int_param("risk_service", "", 0, 1, 0,
-                  "1: coordinators check each entry with the risk service risk-svc (C12, F05)"),
-        int_param("risk_suspicious_mod", "", 0, 1'000, 4, "risk model: t_i is suspicious when i % N == 0 (0: none)"),
-        int_param("risk_svc_delay_ms", "ms", 0, kHourMs, 0, "the risk service answers after up to this long"),
-        int_param("risk_timeout_ms", "ms", 1, kHourMs, 1000, "a coordinator's risk request timeout"),
-        int_param("max_safe_ttl_ms", "ms", 1, kHourMs, 3000,
-                  "the maximum safe TTL: no response shows a topic blocked longer ago (004:L237)"),
-        int_param("cdn", "", 0, 1, 0,
-                  "1: viewers go through the CDN node edge (cache, edge denylist, bypass; C28, F11)"),
-        int_param("cdn_ttl_ms", "ms", 1, kHourMs, 5000, "how long the CDN keeps a response (the maximum safe TTL)"),
-        int_param("purge_fail_percent", "percent", 0, 100, 0, "CDN purges that fail"),
-        int_param("etag", "", 0, 1, 0,
-                  "1: CDN viewers make conditional requests with the last answer's validator (004:L279)"),
-        int_param("viewer_shared_cache", "", 0, 1, 0,
-                  "1: with etag, the viewer keeps one answer for all scopes (a client cache keyed by "
-                  "snapshot=latest alone; C05)"),
-        int_param("viewer_interval_ms", "ms", 0, kHourMs, 0,
-                  "mean gap between query-layer views (process viewer); 0: none"),
-        int_param("watermarks", "", 0, 1, 0,
-                  "1: §6.3 watermarks, idle partitions, window states, late side output and purges"),
-        int_param("out_of_orderness_ms", "ms", 0, kHourMs, 2000, "configured_out_of_orderness (004:L148)"),
-        int_param("allowed_lateness_ms", "ms", 0, kHourMs, 20'000, "CLOSED until watermark >= end + this (004:L154)"),
-        int_param("idle_partition_timeout_ms", "ms", 1, kHourMs, 3000, "idle_partition_timeout (004:L151)"),
-        int_param("max_replay_range_ms", "ms", 0, kHourMs, 30'000, "longest automatic replay (004:L155)"),
-        int_param("redelivery_window_ms", "ms", 0, kHourMs, 6000, "longest message redelivery (004:L155)"),
-        int_param("future_percent", "percent", 0, 100, 0, "events whose time is up to 60 s ahead"),
-        int_param("stall_source", "", 0, 3, 0, "1 search, 2 post, 3 comment: its relay stops (0: none)"),
-        int_param("stall_from_ms", "ms", 0, 24 * kHourMs, 0, "when the stalled source stops sending"),
-        int_param("stall_ms", "ms", 0, 24 * kHourMs, 0, "how long it sends nothing (its outbox fills)"),
-        int_param("history_replay_at_ms", "ms", 0, 24 * kHourMs, 0,
-                  "when the whole pre-normalization log is appended again (C10); 0: never"),
-        int_param("incremental_checkpoints", "", 0, 1, 0,
-                  "1: each aggregator flush appends what it changed to agg_checkpoint_delta, the whole state "
-                  "is written again only when the deltas outgrow it (004:L319 sets no form; 0: the whole "
-                  "state on every flush)"),
-        int_param("corrupt_checkpoint_at_ms", "ms", 0, 24 * kHourMs, 0,
-                  "when every aggregation checkpoint is corrupted (F06); 0: never"),
-        int_param("hll", "", 0, 1, 0, "1: a HyperLogLog sketch row with every version (004:L177, L179)"),
-        int_param("hot_topic_threshold", "", 0, 1'000'000, 0,
-                  "with hll: keyed records of a topic+scope after which it is salted (004:L158); 0: never"),
-        int_param("hot_salts", "", 1, 64, 4, "salted local shards of a hot topic")};
-  }
+  std::vector<ParamInfo> params() const override { return declared_params().infos(); }
   std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
     return {{"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
   }
@@ -923,10 +887,11 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   sh->redis = std::make_shared<sim::redis::Server>(ro);
   std::shared_ptr<sim::redis::Server> server = sh->redis;
   world.start(world.add_process(world.add_node("redis"), "redis", [server](Process& p) { return server->run(p); }));
+  run.roles.add("redis", "redis");
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) {
     Process& p = world.add_process(world.add_node(name), name, std::move(boot));
     world.after(20'000, [&world, &p] { world.start(p); });
-    run.workers.push_back(name);
+    run.roles.add("worker", name);
   };
   // Two coordinators, so a candidate write of one can race the other's seal (C25).
   for (const char* name : {"coord-1", "coord-2"}) {
@@ -957,7 +922,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
     Process& v = world.add_process(world.add_node("viewer"), "viewer",
                                    [sh, &world](Process& p) { return viewer_main(p, sh, world.history()); });
     world.after(20'000, [&world, &v] { world.start(v); });
-    run.clients.push_back("viewer");
+    run.roles.add("client", "viewer");
   }
 }
 
@@ -1019,51 +984,32 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
 
 // §6.3's constants, the same for the aggregators and the judges (scenario params).
 void configure_watermarks(const Scenario& s, Shared& sh) {
-  sh.wm.enabled = s.config.i64("watermarks") != 0;
-  sh.wm.out_of_orderness_ms = s.config.i64("out_of_orderness_ms");
-  sh.wm.allowed_lateness_ms = s.config.i64("allowed_lateness_ms");
-  sh.wm.idle_timeout_us = s.config.i64("idle_partition_timeout_ms") * 1000;
-  sh.wm_params = ranking::props::WatermarkParams{
-      sh.wm.enabled,         sh.wm.out_of_orderness_ms,           sh.wm.allowed_lateness_ms,
-      sh.wm.idle_timeout_us, s.config.i64("max_replay_range_ms"), s.config.i64("redelivery_window_ms")};
+  declared_params().fill(s.config, sh.wm);
+  declared_params().fill(s.config, sh.wm_params);
   // 004:L155: "去重状态的保留期不得短于“最大允许迟到时间、最大自动重放范围、消息最大重投窗口”三者中的最大值"
   sh.wm.retention_ms = sh.wm_params.retention_ms();
 }
 
 // §9.2-§9.3's constants (scenario params).
 void configure_risk(const Scenario& s, Shared& sh) {
-  sh.risk = s.config.i64("risk") != 0;
   ranking::RiskOptions& o = sh.risk_options;
+  declared_params().fill(s.config, o);
+  declared_params().fill(s.config, sh.edge);
   o.scopes = sh.board_params.scopes;
-  o.topics = static_cast<int>(s.config.i64("risk_topics"));
-  o.interval_us = s.config.i64("risk_interval_ms") * 1000;
-  o.block_ttl_us = s.config.i64("block_ttl_ms") * 1000;
-  o.global_percent = static_cast<int>(s.config.i64("risk_global_percent"));
-  o.lift_percent = static_cast<int>(s.config.i64("risk_lift_percent"));
-  o.model_switch_percent = static_cast<int>(s.config.i64("risk_model_switch_percent"));
   if (const int64_t i = s.config.i64("risk_local_scope"); i > 0 && i <= static_cast<int64_t>(o.scopes.size())) {
     o.local_scopes = {o.scopes[static_cast<size_t>(i - 1)]};
   }
   o.stop_at_us = sh.end_us;
-  o.expiry_interval_us = s.config.i64("expiry_interval_ms") * 1000;
   o.fixes = sh.fixes;
   o.cache_fence = sh.candidate_cache && sh.fixes.has(ranking::RankFix::kCacheContextFence);
-  sh.expiry_workers = static_cast<int>(s.config.i64("expiry_workers"));
-  sh.viewer_interval_us = s.config.i64("viewer_interval_ms") * 1000;
-  sh.risk_service = sh.risk && s.config.i64("risk_service") != 0;
-  sh.risk_suspicious_mod = static_cast<int>(s.config.i64("risk_suspicious_mod"));
-  sh.risk_svc_delay_us = s.config.i64("risk_svc_delay_ms") * 1000;
-  sh.risk_timeout_us = s.config.i64("risk_timeout_ms") * 1000;
+  // Each part runs only with the one it extends: the risk service and the CDN with risk actions,
+  // ETags with the CDN, the viewer's shared cache with ETags.
+  sh.risk_service = sh.risk_service && sh.risk;
+  sh.cdn = sh.cdn && sh.risk;
+  sh.edge.etag = sh.edge.etag && sh.cdn;
+  sh.viewer_shared_cache = sh.viewer_shared_cache && sh.edge.etag;
   sh.board_params.risk_service = sh.risk_service;
-  sh.board_params.max_safe_ttl_us = s.config.i64("max_safe_ttl_ms") * 1000;
-  sh.cdn = sh.risk && s.config.i64("cdn") != 0;
-  sh.edge.ttl_us = s.config.i64("cdn_ttl_ms") * 1000;
-  sh.edge.purge_fail_percent = static_cast<int>(s.config.i64("purge_fail_percent"));
-  sh.edge.etag = sh.cdn && s.config.i64("etag") != 0;
-  sh.viewer_shared_cache = sh.edge.etag && s.config.i64("viewer_shared_cache") != 0;
   sh.edge.etag_risk_epochs = sh.fixes.has(ranking::RankFix::kEtagRiskEpochs);
-  sh.board_params.risk_suspicious_mod = sh.risk_suspicious_mod;
-  sh.board_params.risk = sh.risk;
   // A block past effective_until must be EXPIRED within 10 s when expiry schedulers run (004:L213).
   if (sh.expiry_workers > 0) sh.board_params.expiry_bound_us = 10'000'000;
 }
@@ -1072,29 +1018,21 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   auto run = std::make_unique<RankingRun>();
   auto sh = std::make_shared<Shared>();
   run->shared = sh;
+  const BoundParams& declared = declared_params();
+  declared.fill(s.config, *sh);
+  declared.fill(s.config, sh->board_params);
+  declared.fill(s.config, sh->sketch);
   sh->fixes = s.variant == "spec" ? ranking::RankFixes::spec()
                                   : ranking::RankFixes::hardened_without(ranking::ranking_fixes(), s.without);
-  sh->topics = static_cast<int>(s.config.i64("topics"));
-  sh->sql_timeout_us = s.config.i64("sql_timeout_ms") * 1000;
   // A publisher's step after its commit: the commit's reply and the snapshot's read, the snapshot's
   // SET and the pointer script, each at most its call's timeout (rank-pointer-cache's end cut).
   sh->board_params.publish_step_us = 2 * sh->sql_timeout_us + 2 * kRedisTimeoutUs;
-  sh->board = s.config.i64("board") != 0;
   sh->board_params.scopes = ranking::RunOptions{}.scopes;
   if (s.config.i64("board_scopes") == 4) {
     // C04: a global, a language, a region and a channel board (004:L16-19, L423).
     sh->board_params.scopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|zh-CN", "REGION|ALL|CN-SH|ALL",
                                "CHANNEL|technology|CN-SH|zh-CN"};
   }
-  sh->board_params.top_k = static_cast<int>(s.config.i64("top_k"));
-  sh->board_params.top_n = static_cast<int>(s.config.i64("top_n"));
-  sh->board_params.window_type = s.config.text("score_windows");
-  sh->board_params.entry_score = s.config.i64("entry_score");
-  sh->run_interval_us = s.config.i64("run_interval_ms") * 1000;
-  sh->publish_interval_us = s.config.i64("publish_interval_ms") * 1000;
-  sh->control_interval_us = s.config.i64("control_interval_ms") * 1000;
-  sh->mapping_switch_percent = static_cast<int>(s.config.i64("mapping_switch_percent"));
-  sh->window_config_percent = static_cast<int>(s.config.i64("window_config_change_percent"));
   sh->scope_control = sh->board && sh->mapping_switch_percent + sh->window_config_percent > 0;
   sh->board_params.scope_control = sh->scope_control;
   for (const char* wc : {"wc-v1", "wc-v2"}) {
@@ -1102,46 +1040,36 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   }
   sh->board_params.initial_mapping = ranking::kInitialMapping;
   sh->board_params.initial_window_config = ranking::kInitialWindowConfig;
-  sh->faulty_coordinator = s.config.i64("faulty_coordinator") != 0;
-  sh->degraded_after_us = sh->board ? s.config.i64("degraded_after_ms") * 1000 : 0;
-  sh->faulty_publisher = s.config.i64("faulty_publisher") != 0;
-  sh->replay_interval_us = s.config.i64("replay_interval_ms") * 1000;
-  sh->promote_replays = sh->replay_interval_us > 0 && s.config.i64("promote_replays") != 0;
-  sh->shadow_interval_us = sh->board ? s.config.i64("shadow_interval_ms") * 1000 : 0;
-  sh->shadow_mix = s.config.i64("shadow_mix") != 0;
-  sh->candidate_cache = s.config.i64("candidate_cache") != 0;
-  sh->reconcile_interval_us = s.config.i64("reconcile_interval_ms") * 1000;
-  sh->reconcile_mix = s.config.i64("reconcile_mix") != 0;
-  sh->reconcile_layers = s.config.i64("reconcile_layers") != 0;
-  sh->incremental_checkpoints = s.config.i64("incremental_checkpoints") != 0;
+  // Degraded runs and shadow runs are the board's; promotions authorize replays.
+  if (!sh->board) sh->degraded_after_us = sh->shadow_interval_us = 0;
+  sh->promote_replays = sh->promote_replays && sh->replay_interval_us > 0;
   sh->end_us = sim::kEpochUs + s.duration_ms * 1000;
   configure_risk(s, *sh);
   sh->scripts = ranking::ranking_scripts(sh->candidate_cache, sh->risk);
   configure_watermarks(s, *sh);
-  sh->sketch.enabled = s.config.i64("hll") != 0;
-  sh->sketch.hot_threshold = s.config.i64("hot_topic_threshold");
-  sh->sketch.salts = static_cast<int>(s.config.i64("hot_salts"));
   build_stores(world, s, *sh);
+  run->stores.db_vfs = sh->vfs;
+  for (const char* store : {"db", "log"}) run->roles.add(store, store);  // "log": the broker
   auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {
     return world.add_process(world.add_node(name), name, std::move(boot));
   };
   later(add("topics", [sh](Process& p) { return topics_main(p, sh); }), 10'000);
-  run->workers = {"topics", "log"};
+  for (const char* worker : {"topics", "log"}) run->roles.add("worker", worker);
   std::vector<std::string> ingest;
   for (int i = 1; i <= std::max(1, s.topology.replicas); ++i) {
     const std::string name = "ingest-" + std::to_string(i);
     later(add(name, [sh, name](Process& p) { return ingest_main(p, sh, name); }), 10'000);
     ingest.push_back(name);
   }
-  run->replicas = ingest;
+  for (const std::string& name : ingest) run->roles.add("replica", name);
   const int workers = std::max(1, s.topology.workers > 0 ? s.topology.workers : 2);
   for (int i = 1; i <= workers; ++i) {
     const std::string norm = "norm-" + std::to_string(i), agg = "agg-" + std::to_string(i);
     later(add(norm, [sh](Process& p) { return normalizer_main(p, sh); }), 10'000);
     later(add(agg, [sh](Process& p) { return aggregator_main(p, sh); }), 10'000);
-    run->workers.push_back(norm);
-    run->workers.push_back(agg);
+    run->roles.add("worker", norm);
+    run->roles.add("worker", agg);
   }
   if (sh->board) build_board(world, s, sh, *run, workers);
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
@@ -1158,22 +1086,12 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
        std::vector<std::pair<std::string, std::string>>{{"search-service", "SEARCH_EXECUTED"},
                                                         {"post-service", "POST_CREATED"},
                                                         {"comment-service", "COMMENT_CREATED"}}) {
-    ranking::ProducerOptions o;
+    ranking::ProducerOptions o = declared.filled<ranking::ProducerOptions>(s.config);
     o.service = service;
     o.event_type = type;
     o.events_per_s = rate;
     o.stop_at_us = end_us;
     o.topics = sh->topics;
-    o.hot_percent = static_cast<int>(s.config.i64("hot_percent"));
-    o.alias_percent = static_cast<int>(s.config.i64("alias_percent"));
-    o.unmapped_percent = static_cast<int>(s.config.i64("unmapped_percent"));
-    o.lowconf_percent = static_cast<int>(s.config.i64("lowconf_percent"));
-    o.actors = static_cast<int>(s.config.i64("actors"));
-    o.repeat_actor_percent = static_cast<int>(s.config.i64("repeat_actor_percent"));
-    o.invalid_percent = static_cast<int>(s.config.i64("invalid_percent"));
-    o.replay_percent = static_cast<int>(s.config.i64("replay_percent"));
-    o.late_percent = static_cast<int>(s.config.i64("late_percent"));
-    o.future_percent = static_cast<int>(s.config.i64("future_percent"));
     if (s.config.i64("stall_source") == index) {
       o.stall_from_us = sim::kEpochUs + s.config.i64("stall_from_ms") * 1000;
       o.stall_until_us = o.stall_from_us + s.config.i64("stall_ms") * 1000;
@@ -1182,7 +1100,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     o.ingest = ingest;
     const std::string name = "producer-" + service.substr(0, service.find('-'));
     world.start(add(name, [sh, &world, o](Process& p) { return producer_main(p, sh, world.history(), o); }));
-    run->clients.push_back(name);
+    run->roles.add("client", name);
   }
   return run;
 }
