@@ -11,6 +11,7 @@
 #include <string_view>
 #include <variant>
 
+#include "harness/adapter_kit.h"
 #include "harness/redis_node.h"
 #include "harness/system.h"
 #include "impl/toy/scripts.h"
@@ -32,7 +33,7 @@ static_assert(std::string_view(toy::kCounterKey) == std::string_view(toy::kJudge
 
 int64_t param(const Scenario& s, const std::string& key) { return s.config.i64(key); }
 
-class ToyRun final : public SystemRun {
+class ToyRun final : public KitRun {
  public:
   std::vector<Verdict> check(World& world, const std::vector<std::string>& properties) override {
     const props::FaultBudget faults(world.fault_log(), world.now_us());
@@ -45,15 +46,8 @@ class ToyRun final : public SystemRun {
     return verdicts;
   }
   std::vector<std::string> behaviours(World& world) override { return toy::visit_behaviours(observed(world, nullptr)); }
-  std::vector<std::string> fault_targets(const std::string& role) const override {
-    if (role == "replica") return webs;
-    if (role == "client") return clients;
-    if (role == "redis") return {"redis"};
-    return {};
-  }
 
   std::shared_ptr<sim::redis::Server> redis;
-  std::vector<std::string> webs, clients;
 
  private:
   toy::VisitRun observed(World& world, const props::FaultBudget* faults) const {
@@ -69,6 +63,18 @@ class ToyRun final : public SystemRun {
   }
 };
 
+// Each param declared once, bound to the option field it fills (harness/adapter_kit.h);
+// redis_timeout_ms is read by hand: it configures web's Redis client, not an options struct.
+const BoundParams& declared_params() {
+  static const BoundParams params{
+      {int_param("client_timeout_ms", "ms", 1, 600'000, 200, "how long a client waits for one attempt"),
+       as_us(&toy::ClientOptions::timeout_us)},
+      {int_param("max_attempts", "", 1, 100, 5, "attempts per visit (retries reuse the request id)"),
+       &toy::ClientOptions::max_attempts},
+      {int_param("redis_timeout_ms", "ms", 1, 600'000, 100, "web -> Redis timeout")}};
+  return params;
+}
+
 class ToySystem final : public SystemUnderTest {
  public:
   std::string name() const override { return "toy"; }
@@ -77,11 +83,7 @@ class ToySystem final : public SystemUnderTest {
   }
   std::vector<PropertyInfo> properties() const override { return toy::visit_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"visits"}; }
-  std::vector<ParamInfo> params() const override {
-    return {int_param("client_timeout_ms", "ms", 1, 600'000, 200, "how long a client waits for one attempt"),
-            int_param("max_attempts", "", 1, 100, 5, "attempts per visit (retries reuse the request id)"),
-            int_param("redis_timeout_ms", "ms", 1, 600'000, 100, "web -> Redis timeout")};
-  }
+  std::vector<ParamInfo> params() const override { return declared_params().infos(); }
   std::vector<CriticalDuration> critical_durations(const Scenario& s) const override {
     return {{"client timeout", param(s, "client_timeout_ms") * 1000},
             {"redis timeout", param(s, "redis_timeout_ms") * 1000}};
@@ -108,6 +110,7 @@ void ToySystem::add_redis(World& world, const Scenario& s, ToyRun& run) {
   std::shared_ptr<sim::redis::Server> server = run.redis;
   world.start(
       world.add_process(world.add_node("redis"), "redis", [server](Process& self) { return server->run(self); }));
+  run.roles.add("redis", "redis");
 }
 
 Task<void> web_boot(Process& self, std::shared_ptr<const ScriptRegistry> scripts, int64_t redis_timeout_us,
@@ -126,22 +129,20 @@ void ToySystem::add_webs(World& world, const Scenario& s, const std::shared_ptr<
     world.start(world.add_process(world.add_node(name), name, [scripts, redis_timeout_us, options](Process& self) {
       return web_boot(self, scripts, redis_timeout_us, options);
     }));
-    run.webs.push_back(name);
+    run.roles.add("replica", name);
   }
 }
 
 void ToySystem::add_clients(World& world, const Scenario& s, ToyRun& run) {
-  toy::ClientOptions options;
+  toy::ClientOptions options = declared_params().filled<toy::ClientOptions>(s.config);
   options.rate_per_s = s.workload.empty() ? 5 : s.workload.front().rate_per_s;
-  options.timeout_us = param(s, "client_timeout_ms") * 1000;
-  options.max_attempts = static_cast<int>(param(s, "max_attempts"));
   options.stop_at_local_us = sim::kEpochUs + s.duration_ms * 1000;
   for (int i = 0; i < s.topology.clients; ++i) {
     const std::string name = "client-" + std::to_string(i + 1);
     world.start(world.add_process(world.add_node(name), name, [&world, options](Process& self) {
       return toy::client_main(self, self.rpc(), world.history(), options);
     }));
-    run.clients.push_back(name);
+    run.roles.add("client", name);
   }
 }
 
