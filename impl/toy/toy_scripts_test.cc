@@ -32,7 +32,8 @@ class MapRedis final : public ScriptCalls {
 };
 
 RedisReply visit(MapRedis& redis, const std::string& request_id) {
-  const RedisScript* script = toy_scripts()->by_name(kVisitScript);
+  const std::shared_ptr<const ScriptRegistry> registry = toy_scripts();  // owns the script while it runs
+  const RedisScript* script = registry->by_name(kVisitScript);
   return script->run(redis, {kCounterKey, seen_key(request_id)}, {request_id});
 }
 
