@@ -84,14 +84,35 @@ class Search {
     return true;
   }
 
+  // Why the window after a group may open before window_ms after the group's.
+  enum class End { kFull, kCut, kJump };
+
   // The earliest time the window after `g` (opened in [lo, hi]) may open: window_ms after lo, or
   // at a Redis data loss inside the window that may have taken its lock and that all of g's
-  // members may precede (FitOptions::cuts).
-  int64_t next_open(const Group& g, int64_t lo, int64_t hi) const {
+  // members may precede (FitOptions::cuts), or, when a clock that times it jumped forward while it
+  // was open, window_ms after the earliest its members allow it to have opened, not before the
+  // jump (FitOptions::jumps; `jump`: which).
+  int64_t next_open(const Group& g, int64_t lo, int64_t hi, End* why = nullptr, size_t* jump = nullptr) const {
     int64_t next = lo + w_;
+    End end = End::kFull;
     for (const FitOptions::Cut& c : o_.cuts) {
-      if (c.at_us > lo && c.at_us < next && hi >= c.from_us && g.max_lo < c.at_us) next = c.at_us;
+      if (c.at_us > lo && c.at_us < next && hi >= c.from_us && g.max_lo < c.at_us) {
+        next = c.at_us;
+        end = End::kCut;
+      }
     }
+    for (size_t i = 0; i < o_.jumps.size(); ++i) {
+      const FitOptions::Jump& j = o_.jumps[i];
+      if (j.by_us <= 0 || j.at_us <= lo || j.at_us >= lo + w_) continue;  // not open at the jump
+      const int64_t opened = std::max(g.min_lo, lo - j.by_us);            // at most by_us before lo
+      const int64_t at = std::max(j.at_us, opened + w_);
+      if (at < next && g.max_lo < at) {
+        next = at;
+        end = End::kJump;
+        if (jump != nullptr) *jump = i;
+      }
+    }
+    if (why != nullptr) *why = end;
     return next;
   }
 
@@ -161,6 +182,8 @@ class Search {
 
   void fill(Fit& fit) const {
     int64_t earliest = INT64_MIN / 2;
+    End ended = End::kFull;  // how the window before ended
+    size_t jump = 0;
     for (const Group& g : groups_) {
       Window w;
       for (size_t m : g.members) w.pids.push_back(ps_[m].pid);
@@ -170,8 +193,13 @@ class Search {
       auto [lo, hi] = range(g, true);
       w.t_lo_us = std::max(lo, earliest);
       w.t_hi_us = hi;
-      if (!fit.windows.empty() && w.t_lo_us < fit.windows.back().t_lo_us + w_) ++fit.cut_windows;
-      earliest = next_open(g, w.t_lo_us, w.t_hi_us);
+      if (!fit.windows.empty() && w.t_lo_us < fit.windows.back().t_lo_us + w_) {
+        if (ended == End::kJump)
+          fit.jump_ends.push_back(jump);
+        else
+          ++fit.cut_windows;
+      }
+      earliest = next_open(g, w.t_lo_us, w.t_hi_us, &ended, &jump);
       auto it = by_id_.find(g.min_pid);
       if (it != by_id_.end()) w.record = it->second.front();
       for (size_t m : g.members) {

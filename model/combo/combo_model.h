@@ -13,7 +13,9 @@
 //   its purchases into groups with opening times T_1 < T_2 < ... where T_{j+1} >= T_j + window_ms
 //   and every member m of group j has t_m in [T_j, T_j + window_ms). A Redis data loss at L
 //   (FitOptions::cuts) may end a window early: if T_j < L < T_j + window_ms and every member
-//   of group j has t_m < L, then T_{j+1} >= L suffices. For a fixed group, the
+//   of group j has t_m < L, then T_{j+1} >= L suffices. A clock that times windows jumping
+//   forward by J at tj while group j is open (FitOptions::jumps) may end it J early: T_{j+1} >=
+//   max(tj, min lo of its members + window_ms) suffices. For a fixed group, the
 //   feasible T form one interval: [max(min lo, max lo - window_ms + 1us), min hi].
 // - fit_windows() searches (backtracking, per key) for times in the intervals whose windows
 //   explain every observed record: a record (id, quantity, created_at) matches a window when
@@ -72,6 +74,16 @@ struct FitOptions {
     int64_t from_us = 0, at_us = 0;
   };
   std::vector<Cut> cuts;
+  // Forward jumps of a clock that may time windows (a lock's TTL on Redis's clock): a jump by
+  // `by_us` at `at_us` ends the window open then up to by_us early, never before at_us. Purchase
+  // times near the jump are widened by its size (the caller); a window opened after it lasts the
+  // full window again. So the window open at the jump may end at the earliest time its members
+  // allow it to have opened (min lo, widened) + window_ms, not only window_ms after the opening
+  // the window before it forces; the next window may open from there.
+  struct Jump {
+    int64_t at_us = 0, by_us = 0;
+  };
+  std::vector<Jump> jumps;
   int64_t budget = 200'000;  // search steps before giving up (inconclusive)
 };
 
@@ -84,10 +96,12 @@ struct Window {
 
 struct Fit {
   bool found = false;
-  bool inconclusive = false;    // budget exhausted before an answer
-  std::vector<Window> windows;  // the first consistent assignment found (time order)
-  std::vector<int64_t> absent;  // optional purchases left out of every window
-  int cut_windows = 0;          // windows the assignment ends early at a Redis data loss
+  bool inconclusive = false;      // budget exhausted before an answer
+  std::vector<Window> windows;    // the first consistent assignment found (time order)
+  std::vector<int64_t> absent;    // optional purchases left out of every window
+  int cut_windows = 0;            // windows the assignment ends early at a Redis data loss
+  std::vector<size_t> jump_ends;  // per window the assignment ends early at a forward clock jump: the
+                                  // index of that jump in FitOptions::jumps
 };
 
 // `purchases` and `records` of ONE key.

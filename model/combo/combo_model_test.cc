@@ -66,6 +66,32 @@ TEST(ComboModel, ARedisLossMayEndAWindowEarly) {
   EXPECT_TRUE(fit_windows(ps, {rec(1, 2, 0)}, cut).found);  // the window may also survive it
 }
 
+// A clock that times windows jumping forward by J ends the window open then up to J early: the
+// next window may open window_ms after the earliest time its members allow (the caller widens
+// times near the jump by J), not before the jump, and only the window open at the jump ends so.
+// Seed 5820 of explore-hardened: {1} at 0 s, {2} at 3.01 s ends early at the jump (3.25 s, +2.342
+// s), {3} at 3.95 s, {4} at 8.84 s, beyond the widening's reach.
+TEST(ComboModel, AForwardClockJumpMayEndTheWindowOpenAtItEarly) {
+  auto widened = [](Purchase x) {
+    x.lo_us -= 2'342'000;
+    x.hi_us += 2'342'000;
+    return x;
+  };
+  const std::vector<Purchase> ps = {p(1, 0), widened(p(2, 3010)), widened(p(3, 3950)), p(4, 8840)};
+  const std::vector<ObservedRecord> rs = {rec(1, 1, 0), rec(2, 1, 3010), rec(3, 1, 3950), rec(4, 1, 8840)};
+  EXPECT_FALSE(fit_windows(ps, rs, {}).found);  // {3} would have to open by 6.01 s, {4} by 9.01 s
+  FitOptions jump;
+  jump.jumps = {{3'250'000, 2'342'000}};
+  const Fit f = fit_windows(ps, rs, jump);
+  ASSERT_TRUE(f.found);
+  EXPECT_EQ(f.jump_ends, (std::vector<size_t>{0}));
+  EXPECT_EQ(f.cut_windows, 0);
+  jump.jumps = {{3'250'000, 0}};  // 0 ms: nothing ends early
+  EXPECT_FALSE(fit_windows(ps, rs, jump).found);
+  jump.jumps = {{9'500'000, 2'342'000}};  // a jump while {4} is open cannot end {2}
+  EXPECT_FALSE(fit_windows(ps, rs, jump).found);
+}
+
 TEST(ComboModel, UncertainTimesMayFallInEitherWindow) {
   // pid 2's outcome was unknown until the end: it may have reached Redis in the second window.
   Purchase late = p(2, 1000);

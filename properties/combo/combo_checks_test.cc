@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/fault_log.h"
 
 namespace fl::combo {
@@ -692,6 +694,34 @@ TEST(ComboChecks, RedisLossReachesBackThroughAPauseOfRedis) {
   EXPECT_EQ(loss_from_us(run, redis_outages_of(props::FaultBudget(log, run.end_us), 2'000'000)[0]), kT0 + 5'000'000);
 }
 
+// A purchase of one rose by user 7 in activity 1 at `at_ms`, answered ok 5 ms later, and its
+// row (pid: the next one, created 1 ms after the call).
+void add_purchase(ComboRun& run, int64_t at_ms) {
+  PurchaseOp op;
+  op.ref = "c1-" + std::to_string(run.ops.size());
+  op.activity = 1;
+  op.user = 7;
+  op.result = PurchaseOp::Result::kOk;
+  op.invoke_us = kT0 + at_ms * 1000;
+  op.complete_us = op.invoke_us + 5'000;
+  run.ops.push_back(op);
+  RowObs row;
+  const int64_t pid = static_cast<int64_t>(run.rows.size()) + 1;
+  row.row = {pid, 1, 7, 1, 2, "rose", "玫瑰", "icon-rose.png", "user7", "", 1, (op.invoke_us + 1000) / 1000};
+  row.client_ref = op.ref + "#0";
+  run.rows.push_back(row);
+}
+
+// A PUBLISH at `at_us` of the record of pid `id`'s window holding `qty`.
+void add_publish(ComboRun& run, int64_t id, int64_t qty, int64_t at_us) {
+  PublishObs p;
+  p.channel = channel_of(1);
+  p.record = record(id, qty, run.rows[id - 1].row.created_at);
+  p.payload = encode_payload(1, *p.record);
+  p.time_us = at_us;
+  run.publishes.push_back(p);
+}
+
 // Regression of `faultline run scenarios/combo/explore-hardened.yaml --seed 17156` (and -none):
 // Redis's clock jumped 1.22 s forward while window {22} was open, so it closed 1.22 s early;
 // the next purchase opened a window that, on Redis's clock, ended 1.22 s later than the world's
@@ -704,30 +734,8 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
   ComboRun run;
   run.rows_known = true;
   run.end_us = kT0 + 40'000'000;
-  const std::vector<int64_t> at_ms = {0, 3300, 5200, 7900, 8600};
-  for (size_t i = 0; i < at_ms.size(); ++i) {
-    PurchaseOp op;
-    op.ref = "c1-" + std::to_string(i);
-    op.activity = 1;
-    op.user = 7;
-    op.result = PurchaseOp::Result::kOk;
-    op.invoke_us = kT0 + at_ms[i] * 1000;
-    op.complete_us = op.invoke_us + 5'000;
-    run.ops.push_back(op);
-    RowObs row;
-    row.row = {static_cast<int64_t>(i + 1), 1, 7, 1, 2, "rose", "玫瑰", "icon-rose.png", "user7", "", 1,
-               (op.invoke_us + 1000) / 1000};
-    row.client_ref = op.ref + "#0";
-    run.rows.push_back(row);
-  }
-  auto publish = [&](int64_t id, int64_t qty, int64_t at_us) {
-    PublishObs p;
-    p.channel = channel_of(1);
-    p.record = record(id, qty, run.rows[id - 1].row.created_at);
-    p.payload = encode_payload(1, *p.record);
-    p.time_us = at_us;
-    run.publishes.push_back(p);
-  };
+  for (int64_t at_ms : {0, 3300, 5200, 7900, 8600}) add_purchase(run, at_ms);
+  auto publish = [&](int64_t id, int64_t qty, int64_t at_us) { add_publish(run, id, qty, at_us); };
   publish(1, 1, kT0 + 3'050'000);
   publish(2, 1, kT0 + 5'150'000);  // Redis time 6.35 s: its window's end
   publish(3, 2, kT0 + 8'250'000);
@@ -760,6 +768,61 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
   run.publishes.back().payload = encode_payload(1, *run.publishes.back().record);
   run.publishes.back().time_us = kT0 + 11'100'000;
   expect_fails(run, check_one_push_per_window);
+}
+
+// Regression of `faultline run scenarios/combo/explore-hardened.yaml --seed 5820`
+// (found/hardened-seed5820-one-push-per-window.yaml): Redis's clock jumped 2.342 s forward at
+// 6.697 s while window {40} (opened 6.452 s, right at the end of {6}) was open; its lock (000:L77,
+// PX 3000 on Redis's clock) ran out at 7.110 s world time, so purchase 43 at 7.398 s opened a
+// window of its own, and the next ones followed at full length. The judge widened the purchases
+// near the jump, but {40} could not open earlier than {6}'s end, so {43} had to open 3 s after
+// it and push {79} (12.287 s, beyond the widening's reach) into its window: it failed hardened.
+// A forward jump of a clock that times windows now ends the window open at it up to J early
+// (FitOptions::jumps), no other. Here: {1} at 0, {2} at 3.01 s, the jump +2.342 s at 3.25 s,
+// {3} at 3.95 s, {4} at 8.84 s.
+TEST(ComboChecks, AForwardClockJumpEndsOnlyTheWindowOpenAtItEarly) {
+  ComboRun run;
+  run.rows_known = true;
+  run.end_us = kT0 + 40'000'000;
+  run.service_places = {"replica-1", "redis", "db"};
+  run.clock_nodes = {"replica-1", "redis"};
+  auto purchase = [&](int64_t at_ms) { add_purchase(run, at_ms); };
+  auto publish = [&](int64_t id, int64_t qty, int64_t at_ms) { add_publish(run, id, qty, kT0 + at_ms * 1000); };
+  for (int64_t at_ms : {0, 3010, 3950, 8840}) purchase(at_ms);
+  publish(1, 1, 3050);
+  publish(2, 1, 3700);  // its lock ran out at 3.668 s: 6.01 s on Redis's clock
+  publish(3, 1, 6980);
+  publish(4, 1, 11900);
+  auto jump = [&](int64_t at_ms, int64_t by_ms) {
+    sim::FaultRecord f;
+    f.time_us = kT0 + at_ms * 1000;
+    f.kind = sim::FaultKind::kClockJump;
+    f.node = "redis";
+    f.value = by_ms * 1000;
+    run.faults = props::FaultBudget({f}, run.end_us);
+  };
+  expect_fails(run, check_one_push_per_window);  // no fault: {3} opened 3.06 s early
+  // A jump of 0 ms, one back by as much, and one forward while {4} is open end {2} no earlier.
+  for (const auto& [at_ms, by_ms] : {std::pair<int64_t, int64_t>{3250, 0}, {3250, -2342}, {9500, 2342}}) {
+    jump(at_ms, by_ms);
+    expect_fails(run, check_one_push_per_window);
+    expect_fails(run, check_no_early_or_split);
+  }
+  jump(3250, 2342);
+  for (auto* check : {check_one_push_per_window, check_no_early_or_split, check_quantity_conservation}) {
+    const Verdict v = check(run);
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+  }
+  const Verdict v = check_one_push_per_window(run);
+  EXPECT_TRUE(std::any_of(v.exemptions.begin(), v.exemptions.end(), [](const auto& e) {
+    return e.first.find("window ended early by clock-jump of redis") != std::string::npos && e.second == 1;
+  }));
+  // The same jump, and a service that also splits {4} (purchase 5 at 10 s, 1.16 s after its
+  // opening, published apart): the jump ended {2}, not a window opened 5.6 s after it.
+  purchase(10000);
+  publish(5, 1, 13050);
+  expect_fails(run, check_one_push_per_window);
+  expect_fails(run, check_no_early_or_split);
 }
 
 TEST(ComboChecks, NoWrongfulDropFailsWhenAPushIsFiltered) {

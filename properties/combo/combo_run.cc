@@ -63,6 +63,17 @@ props::ClockReach window_clock(const ComboRun& run, int64_t from_us, int64_t to_
   return out;
 }
 
+std::vector<ForwardJump> forward_clock_jumps(const ComboRun& run) {
+  std::vector<ForwardJump> out;
+  for (const auto* f : run.faults.records(kClockJump)) {
+    if (f->value <= 0) continue;  // back, or 0 ms: no window ends early
+    const std::string& node = f->node.empty() ? f->process : f->node;
+    if (std::find(run.clock_nodes.begin(), run.clock_nodes.end(), node) == run.clock_nodes.end()) continue;
+    out.push_back({f->time_us, f->value, run.faults.clock(node, f->time_us - 1, f->time_us).what});
+  }
+  return out;
+}
+
 int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o) {
   // An eviction takes every write its key ever took, but only from windows still needing the key
   // at that instant: [from, to] must hold it. Its millisecond, as Redis's times of purchases are

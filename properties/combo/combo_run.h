@@ -223,6 +223,13 @@ std::vector<ComboRun::RedisOutage> redis_outages_of(const props::FaultBudget& fa
 // by as much as that clock's error over that span (a jump by its size, a drift by ppm x elapsed;
 // 0 ms and 0 ppm move nothing). error_us 0: no clock fault reached it.
 props::ClockReach window_clock(const ComboRun& run, int64_t from_us, int64_t to_us);
+// A forward jump of one of run.clock_nodes' clocks (FaultBudget::records): at at_us by by_us > 0,
+// described (`what`). A window timed by that clock and open then may end up to by_us early.
+struct ForwardJump {
+  int64_t at_us = 0, by_us = 0;
+  std::string what;
+};
+std::vector<ForwardJump> forward_clock_jumps(const ComboRun& run);
 // The earliest acked write the Redis restart `o` may have lost; for an eviction its instant (it
 // loses any write of its key, however old, that a window still needed then).
 int64_t loss_from_us(const ComboRun& run, const ComboRun::RedisOutage& o);

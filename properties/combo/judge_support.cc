@@ -272,7 +272,17 @@ KeyFit fit_key(const ComboRun& run, const Key& key, const KeyView& k, const std:
     const int64_t from_us = run.redis_loses_all ? INT64_MIN : loss_from_us(run, outage);
     o.cuts.push_back(FitOptions::Cut{from_us, outage.down_us});
   }
-  KeyFit f{model::combo::fit_windows(k.purchases, records, o), ""};
+  // A clock that times windows jumping forward by J ends the window open then up to J early (a
+  // lock's TTL, 000:L77 "SET NX EX 3", runs out on Redis's clock; the seed's expire_at_ms, L83,
+  // L138, on a replica's): the next window may open from there, and every later one, timed by the
+  // same clock again, lasts window_ms (seed 5820 of explore-hardened). A jump back, or one of 0
+  // ms, ends none early.
+  std::vector<std::string> jumps;
+  for (const ForwardJump& jump : forward_clock_jumps(run)) {
+    o.jumps.push_back(FitOptions::Jump{jump.at_us, jump.by_us});
+    jumps.push_back(jump.what);
+  }
+  KeyFit f{model::combo::fit_windows(k.purchases, records, o), "", std::move(jumps)};
   if (f.fit.found || f.fit.inconclusive) return f;
   std::string list;
   for (const ObservedRecord& r : records) list += (list.empty() ? "" : "; ") + r.what;
@@ -290,6 +300,8 @@ void judge_fit(Judge& j, const KeyFit& f) {
   if (f.fit.found && f.fit.cut_windows > 0) {
     j.v.exempt("window ended early by a Redis restart that lost its lock", f.fit.cut_windows);
   }
+  if (!f.fit.found) return;
+  for (size_t i : f.fit.jump_ends) j.v.exempt("window ended early by " + f.jumps.at(i) + " of a clock timing it");
 }
 
 std::shared_ptr<const Views> shared_views(const ComboRun& run) {

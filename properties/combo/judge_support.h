@@ -89,13 +89,14 @@ void add_exemptions(Judge& j, const Views& v);
 struct KeyFit {
   Fit fit;
   std::string why;
+  std::vector<std::string> jumps;  // the forward clock jumps of FitOptions::jumps, described
 };
 // fit_windows of `records` against `key`'s purchases in `k` (window and Redis lock cuts filled in
 // from the run); `why` says what failed when no assignment fits.
 KeyFit fit_key(const ComboRun& run, const Key& key, const KeyView& k, const std::vector<ObservedRecord>& records,
                FitOptions o);
 // `f` judged into `j`: an inconclusive search exempt, a failed one evidence (`f.why`), the windows
-// a Redis restart cut short exempt.
+// a Redis restart or a forward clock jump cut short exempt.
 void judge_fit(Judge& j, const KeyFit& f);
 // The run's views: the memo's while check_combo runs, else derived for this checker alone.
 std::shared_ptr<const Views> shared_views(const ComboRun& run);
