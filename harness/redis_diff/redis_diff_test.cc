@@ -76,21 +76,30 @@ class RedisDiff : public ::testing::Test {
   // Runs the property: each generated sequence on both sides. A timing-sensitive sequence that
   // differs is run once more before it counts (the two servers' clocks are read microseconds
   // apart; a key expiring in between is a harness race, not a difference).
-  void differential(Side& a, Side& b, int sequences) {
+  void differential(Side& a, Side& b, int sequences, rc::Gen<std::vector<Step>> (*generator)(int) = gen_sequence) {
     int runs = 0, reruns = 0;
     std::map<std::string, int> known_hits;
     size_t steps_total = 0;
     auto start = std::chrono::steady_clock::now();
     check_property(sequences, [&] {
-      const std::vector<Step> steps = *gen_sequence(kMaxSteps);
+      const std::vector<Step> steps = *generator(kMaxSteps);
       ++runs;
       steps_total += steps.size();
       CompareOptions o;
       o.known = &known_differences();
-      RunResult r = run_and_compare(a, b, steps, o);
+      // A client's input must never crash the server: an exception out of either side fails
+      // the sequence (and shrinks it) instead of ending the suite.
+      auto run = [&] {
+        try {
+          return run_and_compare(a, b, steps, o);
+        } catch (const std::exception& e) {
+          RC_FAIL(std::string("a side threw: ") + e.what() + "\n" + describe(steps));
+        }
+      };
+      RunResult r = run();
       if (!r.equal && r.timing_sensitive) {
         ++reruns;
-        r = run_and_compare(a, b, steps, o);
+        r = run();
       }
       for (const auto& [id, n] : r.known_hits) known_hits[id] += n;
       if (!r.equal) RC_FAIL("replies differ at step #" + std::to_string(r.failed_step) + "\n" + r.report);
@@ -130,6 +139,18 @@ TEST_F(RedisDiff, RedisServeAgreesWithRealRedisThroughHiredis) {
   served.request_stop();
   loop.join();
   std::filesystem::remove_all(dir);
+}
+
+// Argument boundaries (gen_boundary_sequence): int64 edges, non-numeric text, huge counts,
+// overflowing TTLs, stream ids at uint64's edge... for every command with such an argument.
+// Size: FAULTLINE_BOUNDARY_SEQUENCES (default 1000, a few seconds) sequences of up to 30 steps
+// after the prelude.
+TEST_F(RedisDiff, BoundaryArgumentsAgreeWithRealRedis) {
+  HiredisSide real = real_side();
+  EngineSide sim(diff_scripts());
+  const char* v = std::getenv("FAULTLINE_BOUNDARY_SEQUENCES");  // tests may read the environment
+  const int n = v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : 1000;
+  differential(real, sim, n, gen_boundary_sequence);
 }
 
 // ---- Directed sequences: the flows the seeds depend on, always run.
@@ -550,6 +571,73 @@ TEST_F(RedisDiff, DirectedFixedDifferences) {
   };
   RunResult r = run_and_compare(real, sim, steps);
   EXPECT_TRUE(r.equal) << r.report;
+}
+
+// What the boundary generator found (issue 45 part 5), kept as regression tests: each command
+// with the arguments that crashed the engine or made it answer otherwise than redis-server.
+TEST_F(RedisDiff, DirectedBoundaryFixes) {
+  HiredisSide real = real_side();
+  const std::string sha = diff_scripts()->sha1_of("cas_delete");
+  expect_agree(real,
+               {
+                   {"SET", "s:a", "hello"},
+                   // Threw std::length_error (offset + length overflowed int64).
+                   {"SETRANGE", "s:a", "9223372036854775807", "A"},
+                   {"SETRANGE", "s:a", "9223372036854775806", "xy"},
+                   {"SETRANGE", "missing", "9223372036854775807", "A"},
+                   {"SETRANGE", "s:a", "-9223372036854775808", "A"},
+                   {"SETRANGE", "s:a", "536870912", "A"},
+                   {"GET", "s:a"},
+                   // "value is out of range, value must between ..." beyond int.
+                   {"MOVE", "s:a", "2147483648"},
+                   {"SELECT", "-2147483649"},
+                   // An empty cursor is 0; "-1" wraps; a leading space is refused.
+                   {"SCAN", "", "COUNT", "1000"},
+                   {"SCAN", " 0"},
+                   {"HSET", "h:a", "f1", "1"},
+                   {"HSCAN", "h:a", "-1"},
+                   // Cursor, then the key, then the options.
+                   {"HSCAN", "s:a", "0", "COUNT", "0"},
+                   {"HSCAN", "missing", "0", "COUNT", "0"},
+                   // A SHA1 of the wrong length: NOSCRIPT before numkeys.
+                   {"EVALSHA", "abc", "9223372036854775807", "s:a"},
+                   {"EVALSHA", sha, "9223372036854775807", "s:a"},
+                   // Memory configs (memtoull) and maxmemory-samples' range.
+                   {"CONFIG", "SET", "hash-max-listpack-value", ""},
+                   {"CONFIG", "SET", "zset-max-listpack-value", "18446744073709551615"},
+                   {"CONFIG", "SET", "hash-max-listpack-value", "8589934592gb"},
+                   {"CONFIG", "SET", "hash-max-listpack-value", "-1"},
+                   {"CONFIG", "SET", "maxmemory-samples", "100"},
+                   {"CONFIG", "SET", "maxmemory-samples", "2147483648"},
+                   {"CONFIG", "SET", "hash-max-listpack-value", "64"},
+                   {"CONFIG", "SET", "maxmemory-samples", "5"},
+                   // XGROUP SETID takes "-" and "+" (CREATE does not).
+                   {"XADD", "x:a", "1-1", "f", "v"},
+                   {"XADD", "x:a", "2-0", "f", "v"},
+                   {"XGROUP", "CREATE", "x:a", "g1", "-"},
+                   {"XGROUP", "CREATE", "x:a", "g1", "0"},
+                   {"XGROUP", "SETID", "x:a", "g1", "+"},
+                   {"XGROUP", "SETID", "x:a", "g1", "-"},
+                   // The largest id is ">": new entries, into the PEL.
+                   {"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "1", "STREAMS", "x:a", ">"},
+                   {"XREADGROUP", "GROUP", "g1", "c1", "STREAMS", "x:a", "18446744073709551615-18446744073709551615"},
+                   {"XPENDING", "x:a", "g1"},
+                   // XREAD serves a stream only when an entry after the id exists.
+                   {"XDEL", "x:a", "2-0"},
+                   {"XREAD", "STREAMS", "x:a", "1-1"},
+                   {"XADD", "x:a", "MAXLEN", "0", "3-0", "f", "v"},
+                   {"XREAD", "COUNT", "9223372036854775807", "STREAMS", "x:a", "0-1"},
+                   // A listpack stores -0 as 0; ZSCAN answers integral scores as integers.
+                   {"ZADD", "z:a", "1", "m1", "4611686018427387904", "m2", "1e300", "m3"},
+                   {"ZADD", "z:a", "-0", "m1"},
+                   {"ZADD", "z:a", "INCR", "-0", "m4"},
+                   {"ZSCORE", "z:a", "m1"},
+                   {"ZRANGE", "z:a", "0", "-1", "WITHSCORES"},
+                   {"ZSCAN", "z:a", "0"},
+                   // SINTER/SUNION/SDIFF compared as sets.
+                   {"SADD", "set:a", "1", "m1"},
+                   {"SUNION", "set:a", "set:b"},
+               });
 }
 
 // Options and errors of GETDEL, GETEX, SINTERCARD.

@@ -314,7 +314,7 @@ RedisReply canonical(const std::vector<std::string>& argv, RedisReply r) {
     if (names.size() != r.elements.size()) return r;
     std::sort(names.begin(), names.end(), by_describe);
     for (size_t i = 0; i < names.size(); ++i) r.elements[i].elements[1] = names[i];
-  } else if (cmd == "SMEMBERS") {
+  } else if (cmd == "SMEMBERS" || cmd == "SINTER" || cmd == "SUNION" || cmd == "SDIFF") {
     std::sort(r.elements.begin(), r.elements.end(), by_describe);
   } else if ((cmd == "SCAN" || cmd == "SSCAN" || cmd == "HSCAN" || cmd == "ZSCAN") && r.elements.size() == 2 &&
              r.elements[1].kind == Kind::kArray) {

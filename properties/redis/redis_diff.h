@@ -10,7 +10,7 @@
 //
 // Normalisations (everything else must be byte-for-byte equal, error strings included):
 // - N1 nil: hiredis 0.14 cannot tell `*-1` from `$-1`, so a nil multi-bulk equals a nil bulk.
-// - N2 unordered replies: SMEMBERS is compared as a set, HGETALL as a field->value map (Redis
+// - N2 unordered replies: SMEMBERS (and SINTER/SUNION/SDIFF) is compared as a set, HGETALL as a field->value map (Redis
 //   leaves their order to the encoding; the engine answers in sorted order). Also inside EXEC.
 //   UNSUBSCRIBE without arguments confirms the channels in the order of the server's channel
 //   dict: the channel names are compared as a set (the remaining counts by position).

@@ -633,4 +633,533 @@ rc::Gen<std::vector<Step>> gen_sequence(int max_steps) {
   });
 }
 
+// ---- Argument boundaries (gen_boundary_sequence).
+namespace {
+
+// Integers at and around the edges of int64, int32 and uint64, 0 and ±1, and text that is not
+// a (strict) integer: a float, an exponent, a sign, a leading zero, a space, nothing.
+const Strings kBoundInts = {"0",
+                            "1",
+                            "-1",
+                            "2",
+                            "-2",
+                            "9223372036854775807",
+                            "9223372036854775806",
+                            "9223372036854775808",
+                            "-9223372036854775808",
+                            "-9223372036854775807",
+                            "-9223372036854775809",
+                            "2147483647",
+                            "2147483648",
+                            "-2147483648",
+                            "-2147483649",
+                            "4294967296",
+                            "18446744073709551615",
+                            "18446744073709551616",
+                            "4611686018427387903",
+                            "-4611686018427387904",
+                            "1.5",
+                            "1e3",
+                            "+1",
+                            "01",
+                            "-0",
+                            " 1",
+                            "abc",
+                            ""};
+// Counts (COUNT, LIMIT, numkeys...): the boundary integers, biased to the huge ones.
+const Strings kHugeCounts = {"9223372036854775807", "-9223372036854775808", "4294967296", "2147483648", "1000000"};
+// Floats (scores, weights, increments): infinities, NaN, overflow to inf, denormals, signs.
+const Strings kBoundFloats = {"inf",
+                              "-inf",
+                              "+inf",
+                              "nan",
+                              "-nan",
+                              "1e308",
+                              "1e309",
+                              "-1e309",
+                              "1e-320",
+                              "0",
+                              "-0",
+                              "1.5",
+                              ".5",
+                              "5.",
+                              "0x10",
+                              "abc",
+                              "",
+                              " 1",
+                              "1 ",
+                              "9223372036854775807",
+                              "-9223372036854775808",
+                              "1.7976931348623157e308",
+                              "Infinity"};
+// Seconds: where seconds * 1000 and now + ms overflow int64 (and around them).
+const Strings kBoundSeconds = {"9223372036854775",    "9223372036854776",     "9223372036854775807",
+                               "9223372036854775806", "-9223372036854775808", "9223372036854",
+                               "4611686018427387",    "-9223372036854775",    "-9223372036854776"};
+// Milliseconds: where now + ms overflows int64.
+const Strings kBoundMillis = {"9223372036854775807", "9223372036854775806",  "9223370000000000000",
+                              "9223372036854775",    "-9223372036854775808", "4611686018427387904"};
+// SETRANGE offsets that either write little or fail: offset + value length stays far below
+// proto-max-bulk-len (512 MB) or goes above it (the values written are 2+ bytes long), so that
+// redis-server never allocates a huge string.
+const Strings kBoundOffsets = {"0",
+                               "1",
+                               "7",
+                               "100",
+                               "-1",
+                               "-9223372036854775808",
+                               "536870911",
+                               "536870912",
+                               "536870913",
+                               "2147483647",
+                               "2147483648",
+                               "4294967296",
+                               "9223372036854775807",
+                               "9223372036854775806",
+                               "9223372036854775808",
+                               "18446744073709551615",
+                               "1.5",
+                               "abc",
+                               ""};
+// Stream ids at the edges of their two uint64 halves.
+const Strings kBoundIds = {"0-0",
+                           "0-1",
+                           "0",
+                           "-1",
+                           "1-1",
+                           "18446744073709551615-18446744073709551615",
+                           "18446744073709551615",
+                           "18446744073709551616-0",
+                           "1-18446744073709551616",
+                           "9223372036854775807-9223372036854775807",
+                           "18446744073709551615-*",
+                           "1-",
+                           "-1-1",
+                           "1.5",
+                           "abc",
+                           "(18446744073709551615-18446744073709551615",
+                           "(0-0",
+                           "(-",
+                           "-",
+                           "+"};
+// SCAN cursors that do not depend on the server's hash tables: 0 and the malformed ones.
+const Strings kBoundCursors = {"0", "abc", "1.5", "18446744073709551616", "", " 0"};
+// Database indexes.
+const Strings kBoundDbs = {
+    "0",          "15",         "16",  "-1", "9223372036854775807", "-9223372036854775808", "2147483647",
+    "2147483648", "4294967296", "abc", "1.5"};
+// Score and lex range bounds.
+const Strings kBoundScoreRanges = {"-inf",   "+inf", "(inf", "(-inf", "nan", "(nan", "1e309",
+                                   "(1e309", "(",    "((1",  "(1",    "1",   "abc",  ""};
+const Strings kBoundLexRanges = {"-", "+", "[", "(", "[m1", "(m1", "m1", "", "+x", "-x"};
+
+std::string bint() { return chance(25) ? pick(kHugeCounts) : pick(kBoundInts); }
+std::string bfloat() { return chance(70) ? pick(kBoundFloats) : bint(); }
+std::string bsec() { return chance(60) ? pick(kBoundSeconds) : bint(); }
+// No small positive ones: a key expiring a millisecond later races the two servers' clocks.
+std::string bms() {
+  return chance(60) ? pick(kBoundMillis)
+                    : *gen::element<std::string>("0", "-1", "-9223372036854775807", "abc", "1.5", "", "+1", "01");
+}
+// XAUTOCLAIM's COUNT: refused, or small enough that redis-server's up-front allocation of
+// COUNT stream ids (16 bytes each) succeeds; in between, its answer depends on the machine.
+std::string xautoclaim_count() {
+  return *gen::element<std::string>("0", "-1", "1", "2", "1000000", "576460752303423488", "9223372036854775807",
+                                    "-9223372036854775808", "abc", "1.5", "");
+}
+// Appends one of `options`: its name and a value drawn for it only when chosen.
+using Option = std::pair<const char*, std::string (*)()>;
+void append_one_of(Strings& a, const std::vector<Option>& options) {
+  const Option& o = options[static_cast<size_t>(*gen::inRange(0, static_cast<int>(options.size())))];
+  append(a, {o.first, o.second()});
+}
+// SET's and GETEX's expiry options.
+const std::vector<Option>& expiry_options() {
+  static const std::vector<Option> o = {{"EX", bsec}, {"PX", bms}, {"EXAT", bsec}, {"PXAT", bms}};
+  return o;
+}
+
+std::string bid() { return chance(80) ? pick(kBoundIds) : bint(); }
+// A key of the given family, now and then another one (WRONGTYPE, missing keys).
+std::string bkey(const char* k) { return chance(85) ? k : pick(kAllKeys); }
+
+Step boundary_strings() {
+  const std::string k = bkey("s:a");
+  switch (*gen::inRange(0, 14)) {
+    case 0:
+      return command({"SETRANGE", k, pick(kBoundOffsets), *gen::element<std::string>("xy", "hello", "")});
+    case 1:
+      return command({*gen::element<std::string>("GETRANGE", "SUBSTR"), k, bint(), bint()});
+    case 2:
+      return command({"SET", bkey("n"), bint()});  // later INCR/DECR meet int64's edges
+    case 3:
+      return command({*gen::element<std::string>("INCRBY", "DECRBY"), bkey("n"), bint()});
+    case 4:
+      return command({*gen::element<std::string>("INCR", "DECR"), bkey("n")});
+    case 5: {
+      Strings a{"SET", k, "v"};
+      append_one_of(a, expiry_options());
+      if (chance(20)) a.push_back("GET");
+      return command(a);
+    }
+    case 6: {
+      Strings a{"GETEX", k};
+      append_one_of(a, expiry_options());
+      return command(a);
+    }
+    case 7: {
+      Strings a{"LCS", k, "s:b"};
+      if (chance(50)) a.push_back("IDX");
+      append(a, {"MINMATCHLEN", bint()});
+      return command(a);
+    }
+    case 8:
+      return command({"SETNX", bkey("n"), bint()});
+    case 9:
+      return command({"MGET", k, bkey("n"), pick(kAllKeys)});
+    case 10:
+      return command({*gen::element<std::string>("GET", "GETDEL", "STRLEN"), k});
+    default:
+      return command({"SET", k, pick(kLcsValues)});
+  }
+}
+
+Step boundary_keys() {
+  const std::string k = pick(kAllKeys);
+  switch (*gen::inRange(0, 13)) {
+    case 0:
+    case 1: {
+      const bool seconds = chance(50);
+      Strings a{seconds ? "EXPIRE" : "PEXPIRE", k, seconds ? bsec() : bms()};
+      if (chance(30)) a.push_back(*gen::element<std::string>("NX", "XX", "GT", "LT", "BOGUS"));
+      return command(a);
+    }
+    case 2:
+      return command({*gen::element<std::string>("TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME", "PERSIST", "TYPE"), k});
+    case 3:
+      return command({"MOVE", k, pick(kBoundDbs)});
+    case 4:
+      return command({"SELECT", pick(kBoundDbs)});
+    case 5:
+      return command({"SWAPDB", pick(kBoundDbs), pick(kBoundDbs)});
+    case 6: {
+      // Always a COUNT that is refused or that finishes the scan in one call: where a partial
+      // scan stops depends on each server's hash table.
+      Strings a{"SCAN", pick(kBoundCursors), "COUNT",
+                *gen::element<std::string>("0", "-1", "-9223372036854775808", "abc", "1.5", "", "01",
+                                           "9223372036854775807", "4294967296", "2147483648", "1000")};
+      if (chance(20)) append(a, {"MATCH", "*"});
+      if (chance(20)) append(a, {"TYPE", *gen::element<std::string>("string", "bogus")});
+      return command(a);
+    }
+    case 7: {
+      static const Strings scans = {"HSCAN", "SSCAN", "ZSCAN"};
+      static const Strings keys = {"h:a", "set:a", "z:a"};
+      const size_t i = static_cast<size_t>(*gen::inRange(0, 3));
+      // Listpack hashes and sorted sets are scanned whole whatever the cursor: negative
+      // (wrapping) ones too. Not sets: set:a holds a non-integer, a hashtable in Redis 7.0.
+      Strings a{scans[i], bkey(keys[i].c_str()),
+                chance(70) || i == 1 ? pick(kBoundCursors) : *gen::element<std::string>("-1", "-0", "+0", "\t0")};
+      // A set holding a non-integer is a hashtable: a partial SSCAN stops where its table says.
+      if (chance(70)) append(a, {"COUNT", i == 1 ? *gen::element<std::string>("0", "-1", "abc", "1000") : bint()});
+      return command(a);
+    }
+    case 8:
+      return command({*gen::element<std::string>("RENAME", "RENAMENX"), k, pick(kAllKeys)});
+    case 9:
+      // Not ENCODING: after CONFIG SET lowers a threshold, redis-server converts a collection on
+      // its next write, the engine reports the new encoding at once (not a boundary matter).
+      // Nor IDLETIME: seconds of each server's clock.
+      return command({"OBJECT", "REFCOUNT", k});
+    case 10:
+      return command({*gen::element<std::string>("DEL", "EXISTS"), k, pick(kAllKeys)});
+    case 11:
+      return command({*gen::element<std::string>("FLUSHDB", "FLUSHALL"), *gen::element<std::string>("SYNC", "BOGUS")});
+    default:
+      return command({"DBSIZE"});
+  }
+}
+
+Step boundary_hashes() {
+  const std::string k = bkey("h:a");
+  switch (*gen::inRange(0, 6)) {
+    case 0:
+      return command({"HSET", k, pick(kFields), bint()});
+    case 1:
+      return command({"HINCRBY", k, pick(kFields), bint()});
+    case 2: {
+      // Counts whose sample stays small: a huge negative count makes both servers build a
+      // sample that large (redis-server too streams it without limit), so the huge negative
+      // ones are only those refused: below -LONG_MAX, or below -LONG_MAX/2 WITHVALUES.
+      const bool withvalues = chance(50);
+      Strings a{"HRANDFIELD", k,
+                withvalues ? *gen::element<std::string>("-4611686018427387904", "-4611686018427387905",
+                                                        "4611686018427387904", "4611686018427387903")
+                           : *gen::element<std::string>("9223372036854775807", "-9223372036854775808", "0", "1", "-1",
+                                                        "-2", "2147483648", "1.5", "abc", "")};
+      if (withvalues) a.push_back("WITHVALUES");
+      return command(a);
+    }
+    case 3:
+      return command({"HSETNX", k, pick(kFields), bint()});
+    case 4:
+      return command({*gen::element<std::string>("HGET", "HDEL"), k, pick(kFields)});
+    default:
+      return command({*gen::element<std::string>("HGETALL", "HLEN"), k});
+  }
+}
+
+Step boundary_sets() {
+  const std::string k = bkey("set:a");
+  switch (*gen::inRange(0, 6)) {
+    case 0:
+    case 1: {
+      Strings a{"SINTERCARD", bint(), k, bkey("set:b")};
+      if (chance(50)) append(a, {"LIMIT", bint()});
+      return command(a);
+    }
+    case 2:
+      return command({"SADD", k, bint(), bint()});  // intset boundaries
+    case 3:
+      return command({*gen::element<std::string>("SISMEMBER", "SREM"), k, bint()});
+    case 4: {
+      const std::string op =
+          *gen::element<std::string>("SINTER", "SUNION", "SDIFF", "SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE");
+      Strings a{op};
+      if (op.size() > 6) a.push_back(bkey("set:b"));
+      append(a, {k, bkey("set:b")});
+      return command(a);
+    }
+    default:
+      return command({*gen::element<std::string>("SMEMBERS", "SCARD"), k});
+  }
+}
+
+Step boundary_zsets() {
+  const std::string k = bkey("z:a");
+  switch (*gen::inRange(0, 13)) {
+    case 0: {
+      Strings a{"ZADD", k};
+      if (chance(20)) a.push_back(*gen::element<std::string>("GT", "LT", "NX", "XX", "CH"));
+      if (chance(20)) a.push_back("INCR");
+      append(a, {bfloat(), pick(kMembers)});
+      return command(a);
+    }
+    case 1:
+      return command({"ZINCRBY", k, bfloat(), pick(kMembers)});
+    case 2: {
+      Strings a{*gen::element<std::string>("ZRANGE", "ZREVRANGE"), k, bint(), bint()};
+      if (chance(30)) a.push_back("WITHSCORES");
+      return command(a);
+    }
+    case 3:
+    case 4: {
+      const bool lex = chance(30);
+      Strings a{"ZRANGE", k};
+      if (lex) {
+        append(a, {pick(kBoundLexRanges), pick(kBoundLexRanges), "BYLEX"});
+      } else {
+        append(a, {pick(kBoundScoreRanges), pick(kBoundScoreRanges), "BYSCORE"});
+      }
+      if (chance(30)) a.push_back("REV");
+      if (chance(70)) append(a, {"LIMIT", bint(), bint()});
+      return command(a);
+    }
+    case 5: {
+      const int r = *gen::inRange(0, 4);
+      static const Strings names = {"ZRANGEBYSCORE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX"};
+      const Strings& bounds = r < 2 ? kBoundScoreRanges : kBoundLexRanges;
+      Strings a{names[static_cast<size_t>(r)], k, pick(bounds), pick(bounds)};
+      if (chance(70)) append(a, {"LIMIT", bint(), bint()});
+      return command(a);
+    }
+    case 6:
+      return command({"ZCOUNT", k, pick(kBoundScoreRanges), pick(kBoundScoreRanges)});
+    case 7:
+      return command({"ZLEXCOUNT", k, pick(kBoundLexRanges), pick(kBoundLexRanges)});
+    case 8: {
+      Strings a{*gen::element<std::string>("ZPOPMIN", "ZPOPMAX"), k};
+      if (chance(80)) a.push_back(bint());
+      return command(a);
+    }
+    case 9: {
+      static const Strings ops = {"ZUNION",      "ZINTER",     "ZDIFF",     "ZUNIONSTORE",
+                                  "ZINTERSTORE", "ZDIFFSTORE", "ZINTERCARD"};
+      const std::string op = pick(ops);
+      Strings a{op};
+      if (op.size() > 6 && op.substr(op.size() - 5) == "STORE") a.push_back("z:b");
+      const bool good_numkeys = chance(50);
+      a.push_back(good_numkeys ? "2" : bint());
+      append(a, {k, bkey("z:b")});
+      if (op == "ZINTERCARD") {
+        if (chance(60)) append(a, {"LIMIT", bint()});
+      } else if (chance(60)) {
+        append(a, {"WEIGHTS", bfloat(), bfloat()});
+      }
+      return command(a);
+    }
+    case 10:
+      return command({"ZRANGESTORE", "z:b", k, bint(), bint()});
+    case 11:
+      return command({*gen::element<std::string>("ZSCORE", "ZMSCORE", "ZREM"), k, pick(kMembers)});
+    default:
+      return command({"ZCARD", k});
+  }
+}
+
+Step boundary_streams() {
+  const std::string k = bkey("x:a");
+  switch (*gen::inRange(0, 14)) {
+    case 0:
+    case 1: {
+      Strings a{"XADD", k};
+      const int r = *gen::inRange(0, 4);
+      if (r == 0) append(a, {"MAXLEN", bint()});
+      if (r == 1) append(a, {"MAXLEN", "~", bint(), "LIMIT", bint()});
+      if (r == 2) append(a, {"MINID", bid()});
+      append(a, {chance(20) ? "*" : bid(), "f", "v"});
+      return command(a);
+    }
+    case 2: {
+      Strings a{*gen::element<std::string>("XRANGE", "XREVRANGE"), k, bid(), bid()};
+      if (chance(60)) append(a, {"COUNT", bint()});
+      return command(a);
+    }
+    case 3:
+      return command({"XDEL", k, bid()});
+    case 4: {
+      // BLOCK only with values that are refused: an accepted one could wait for ever.
+      Strings a{"XREAD"};
+      if (chance(60)) append(a, {"COUNT", bint()});
+      if (chance(30)) {
+        append(a, {"BLOCK",
+                   *gen::element<std::string>("-1", "-9223372036854775808", "9223372036854775808", "abc", "1.5", "")});
+      }
+      append(a, {"STREAMS", k, bid()});
+      return command(a);
+    }
+    case 5: {
+      Strings a{"XREADGROUP", "GROUP", "g1", "c1"};
+      if (chance(60)) append(a, {"COUNT", bint()});
+      if (chance(20)) append(a, {"BLOCK", *gen::element<std::string>("-1", "abc", "9223372036854775808")});
+      append(a, {"STREAMS", k, chance(40) ? ">" : bid()});
+      return command(a);
+    }
+    case 6:
+      return command({"XACK", k, "g1", bid()});
+    case 7: {
+      Strings a{"XPENDING", k, "g1"};
+      if (chance(30)) append(a, {"IDLE", bint()});
+      append(a, {bid(), bid(), bint()});
+      return command(a);
+    }
+    case 8: {
+      Strings a{"XCLAIM", k, "g1", "c2", bint(), bid()};
+      append_one_of(a, {{"IDLE", bint}, {"TIME", bms}, {"RETRYCOUNT", bint}, {"LASTID", bid}});
+      if (chance(30)) a.push_back("JUSTID");
+      return command(a);
+    }
+    case 9: {
+      Strings a{"XAUTOCLAIM", k, "g1", "c2", bint(), bid()};
+      if (chance(70)) append(a, {"COUNT", xautoclaim_count()});
+      return command(a);
+    }
+    case 10: {
+      const int r = *gen::inRange(0, 3);
+      if (r == 0) return command({"XGROUP", "CREATE", k, "g2", bid(), "MKSTREAM"});
+      if (r == 1) return command({"XGROUP", "SETID", k, "g1", bid()});
+      return command({"XGROUP", "CREATECONSUMER", k, "g1", bint()});
+    }
+    case 11: {
+      Strings a{"XINFO", "STREAM", k, "FULL"};
+      if (chance(70)) append(a, {"COUNT", bint()});
+      return command(a);
+    }
+    case 12:
+      return command({"XINFO", *gen::element<std::string>("GROUPS", "CONSUMERS"), k, "g1"});
+    default:
+      return command({"XLEN", k});
+  }
+}
+
+Step boundary_misc() {
+  static const std::shared_ptr<const ScriptRegistry> registry = diff_scripts();  // immutable
+  switch (*gen::inRange(0, 9)) {
+    case 0:
+    case 1: {
+      const std::string name = *gen::element<std::string>("cas_delete", "hsum");
+      // EVALSHA now and then with a script's text: a SHA1 of the wrong length. numkeys is 1
+      // (the shape both scripts are written for: one key, then their ARGV) or refused before
+      // the script runs: a registered C++ script indexes the KEYS/ARGV it was written for.
+      const bool sha = chance(50);
+      return command({sha ? "EVALSHA" : "EVAL",
+                      sha && chance(80) ? registry->sha1_of(name) : registry->by_name(name)->lua,
+                      *gen::element<std::string>("1", "4", "-1", "9223372036854775807", "-9223372036854775808",
+                                                 "9223372036854775808", "2147483648", "1.5", "abc", "", "+1", "01"),
+                      "s:a", "f1", "f2"});
+    }
+    case 2:
+      return command({"FCALL", "nosuchfn", bint(), "s:a"});
+    case 3:
+      // HELLO's refused versions (2 and 3 succeed with a server-specific map, or switch RESP).
+      return command(
+          {"HELLO", *gen::element<std::string>("0", "1", "4", "-1", "9223372036854775807", "-9223372036854775808",
+                                               "9223372036854775808", "abc", "1.5", "")});
+    case 4:
+      return command({"CONFIG", "SET",
+                      *gen::element<std::string>("maxmemory-samples", "hash-max-listpack-entries",
+                                                 "set-max-intset-entries", "zset-max-listpack-value"),
+                      bint()});
+    case 5:
+      return command({"PUBLISH", "ch1", bint()});
+    case 6:
+      return command({*gen::element<std::string>("PING", "ECHO"), bint()});
+    default:
+      return command({"HSET", "h:a", "f1", bint()});
+  }
+}
+
+// The same data on both sides before the boundaries: one key of each type, a consumer group
+// with a pending entry.
+std::vector<Step> boundary_prelude() {
+  return {command({"SET", "s:a", "hello"}, 0),
+          command({"SET", "s:b", "yellow"}, 0),
+          command({"SET", "n", "10"}, 0),
+          command({"HSET", "h:a", "f1", "1", "f2", "v2"}, 0),
+          command({"SADD", "set:a", "1", "2", "m1"}, 0),
+          command({"SADD", "set:b", "2", "m1", "m2"}, 0),
+          command({"ZADD", "z:a", "1", "m1", "2", "m2", "3", "m3"}, 0),
+          command({"ZADD", "z:b", "1", "m1", "5", "m4"}, 0),
+          command({"XADD", "x:a", "1-1", "f", "v"}, 0),
+          command({"XADD", "x:a", "2-0", "f", "v"}, 0),
+          command({"XGROUP", "CREATE", "x:a", "g1", "0"}, 0),
+          command({"XREADGROUP", "GROUP", "g1", "c1", "COUNT", "1", "STREAMS", "x:a", ">"}, 0)};
+}
+
+}  // namespace
+
+rc::Gen<Step> gen_boundary_step() {
+  return gen::resize(100, gen::exec([] {
+                       const int r = *gen::inRange(0, 100);
+                       Step s = r < 22   ? boundary_strings()
+                                : r < 38 ? boundary_keys()
+                                : r < 46 ? boundary_hashes()
+                                : r < 54 ? boundary_sets()
+                                : r < 74 ? boundary_zsets()
+                                : r < 92 ? boundary_streams()
+                                         : boundary_misc();
+                       s.client = 0;
+                       return s;
+                     }));
+}
+
+rc::Gen<std::vector<Step>> gen_boundary_sequence(int max_steps) {
+  return gen::exec([max_steps] {
+    const auto body = *gen::resize(max_steps, gen::container<std::vector<Step>>(gen_boundary_step()));
+    std::vector<Step> steps = boundary_prelude();
+    steps.insert(steps.end(), body.begin(), body.end());
+    return steps;
+  });
+}
+
 }  // namespace fl::redis_diff

@@ -21,6 +21,18 @@ rc::Gen<Step> gen_step();
 // Sequences of up to max_steps steps.
 rc::Gen<std::vector<Step>> gen_sequence(int max_steps);
 
+// Argument boundaries, for every command the simulated Redis implements that takes a number,
+// an id, a cursor or a range: int64/int32/uint64 edges and one past them, 0, -1, float and
+// non-numeric text where an integer is expected, NaN/inf/overflowing floats, huge COUNT/LIMIT/
+// numkeys, TTLs where seconds*1000 or now+ms overflow, stream ids at uint64's edge, database
+// indexes, HELLO versions and CONFIG SET integers; and value boundaries (INT64_MAX stored, then
+// INCR) for the commands without numeric arguments. A fixed prelude puts one key of each type
+// and a consumer group with a pending entry in place; all steps run on connection 0. Values
+// stay such that neither server allocates much (SETRANGE offsets either write little or fail;
+// HRANDFIELD counts are small or refused; BLOCK only with refused timeouts).
+rc::Gen<Step> gen_boundary_step();
+rc::Gen<std::vector<Step>> gen_boundary_sequence(int max_steps);
+
 }  // namespace fl::redis_diff
 
 namespace rc {

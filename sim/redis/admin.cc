@@ -17,11 +17,24 @@ constexpr const char* kVersion = "7.0.15";
 
 RedisReply err_db_range() { return RedisReply::error("ERR DB index is out of range"); }
 
-// getIntFromObjectOrReply with Redis's int range.
+// getIntFromObjectOrReply with Redis's int range (the caller's own message for both failures).
 std::optional<int> parse_int(const std::string& s) {
   auto v = parse_int64(s);
   if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) return std::nullopt;
   return static_cast<int>(*v);
+}
+
+// getIntFromObjectOrReply without a message: a non-integer and an integer beyond int's range
+// are told apart (getRangeLongFromObjectOrReply's "value must between").
+bool parse_int_or_reply(const std::string& s, int* out, RedisReply* error) {
+  auto v = parse_int64(s);
+  if (!v) return *error = err_not_integer(), false;
+  if (*v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+    *error = RedisReply::error("ERR value is out of range, value must between -2147483648 and 2147483647");
+    return false;
+  }
+  *out = static_cast<int>(*v);
+  return true;
 }
 
 std::string upper_name(std::string s) {
@@ -60,21 +73,23 @@ void move_entry(Keyspace& from, const std::string& key, Entry& e, Keyspace& to, 
 // ---- Databases.
 
 RedisReply cmd_select(Ctx& c) {
-  auto db = parse_int(c.arg(1));
-  if (!db) return err_not_integer();
-  if (*db < 0 || *db >= kDatabases) return err_db_range();
-  c.session.db = *db;
+  int db = 0;
+  RedisReply error;
+  if (!parse_int_or_reply(c.arg(1), &db, &error)) return error;
+  if (db < 0 || db >= kDatabases) return err_db_range();
+  c.session.db = db;
   return RedisReply::ok();
 }
 
 RedisReply cmd_move(Ctx& c) {
-  auto db = parse_int(c.arg(2));
-  if (!db) return err_not_integer();
-  if (*db < 0 || *db >= kDatabases) return err_db_range();
-  if (*db == c.session.db) return RedisReply::error("ERR source and destination objects are the same");
+  int db = 0;
+  RedisReply error;
+  if (!parse_int_or_reply(c.arg(2), &db, &error)) return error;
+  if (db < 0 || db >= kDatabases) return err_db_range();
+  if (db == c.session.db) return RedisReply::error("ERR source and destination objects are the same");
   Entry* e = c.find(c.arg(1));
   if (!e) return RedisReply::integer_of(0);
-  Keyspace& dst = c.dbs()[static_cast<size_t>(*db)];
+  Keyspace& dst = c.dbs()[static_cast<size_t>(db)];
   if (dst.find(c.arg(1), c.now_ms)) return RedisReply::integer_of(0);
   move_entry(c.ks, c.arg(1), *e, dst, c.arg(1));
   return RedisReply::integer_of(1);
@@ -338,13 +353,15 @@ const std::vector<std::string>& eviction_policies() {
 
 namespace {
 
-// memtoull: a byte count with an optional b/k/kb/m/mb/g/gb unit.
+// memtoull: a byte count with an optional b/k/kb/m/mb/g/gb unit, as Redis reads it: no digits
+// is 0 ("" and "kb" too), digits beyond uint64 saturate (strtoull), the unit multiplies modulo
+// 2^64, and the caller takes the result as a signed long long (so huge counts fail its range).
 std::optional<int64_t> parse_memory(const std::string& s) {
   size_t digits = 0;
   while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
-  if (digits == 0) return std::nullopt;
+  if (digits >= 128) return std::nullopt;  // memtoull's digit buffer
   const std::string unit = lower(s.substr(digits));
-  int64_t mul = 1;
+  uint64_t mul = 1;
   if (unit.empty() || unit == "b")
     mul = 1;
   else if (unit == "k")
@@ -356,14 +373,21 @@ std::optional<int64_t> parse_memory(const std::string& s) {
   else if (unit == "mb")
     mul = 1024 * 1024;
   else if (unit == "g")
-    mul = 1000LL * 1000 * 1000;
+    mul = 1000ULL * 1000 * 1000;
   else if (unit == "gb")
-    mul = 1024LL * 1024 * 1024;
+    mul = 1024ULL * 1024 * 1024;
   else
     return std::nullopt;
-  auto n = parse_int64(s.substr(0, digits));
-  if (!n || *n > std::numeric_limits<int64_t>::max() / mul) return std::nullopt;
-  return *n * mul;
+  uint64_t n = 0;
+  for (size_t i = 0; i < digits; ++i) {
+    const auto d = static_cast<uint64_t>(s[i] - '0');
+    if (n > (std::numeric_limits<uint64_t>::max() - d) / 10) {
+      n = std::numeric_limits<uint64_t>::max();  // strtoull's ERANGE value, not an error here
+      break;
+    }
+    n = n * 10 + d;
+  }
+  return static_cast<int64_t>(n * mul);
 }
 
 struct Param {
@@ -378,17 +402,17 @@ const std::vector<Param>& params() {
   static const std::vector<Param> p = {
       {"maxmemory", &EngineOptions::maxmemory, true, 0, std::numeric_limits<int64_t>::max()},
       {"maxmemory-policy", nullptr, false, 0, 0},
-      {"maxmemory-samples", nullptr, false, 1, 64},
+      {"maxmemory-samples", nullptr, false, 1, std::numeric_limits<int>::max()},
       {"lfu-log-factor", nullptr, false, 0, std::numeric_limits<int>::max()},
       {"lfu-decay-time", nullptr, false, 0, std::numeric_limits<int>::max()},
       {"hash-max-listpack-entries", &EngineOptions::hash_max_listpack_entries, false, 0,
        std::numeric_limits<int64_t>::max()},
-      {"hash-max-listpack-value", &EngineOptions::hash_max_listpack_value, false, 0,
+      {"hash-max-listpack-value", &EngineOptions::hash_max_listpack_value, true, 0,
        std::numeric_limits<int64_t>::max()},
       {"set-max-intset-entries", &EngineOptions::set_max_intset_entries, false, 0, std::numeric_limits<int64_t>::max()},
       {"zset-max-listpack-entries", &EngineOptions::zset_max_listpack_entries, false, 0,
        std::numeric_limits<int64_t>::max()},
-      {"zset-max-listpack-value", &EngineOptions::zset_max_listpack_value, false, 0,
+      {"zset-max-listpack-value", &EngineOptions::zset_max_listpack_value, true, 0,
        std::numeric_limits<int64_t>::max()},
   };
   return p;
@@ -717,15 +741,21 @@ struct ScanArgs {
   std::string type;
 };
 
-std::optional<RedisReply> parse_scan(const Ctx& c, size_t cursor_at, bool allow_type, ScanArgs* a) {
+// SCAN's cursor and options; with `options` false the cursor only (H/S/ZSCAN check their key
+// between the two).
+std::optional<RedisReply> parse_scan(const Ctx& c, size_t cursor_at, bool allow_type, ScanArgs* a,
+                                     bool options = true) {
   const std::string& cur = c.arg(cursor_at);
   errno = 0;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(cur.c_str(), &end, 10);
-  if (cur.empty() || *end != '\0' || errno == ERANGE || cur[0] == '-' || cur[0] == ' ') {
+  // parseScanCursorOrReply: strtoul's whole string, no leading space. Like strtoul, an empty
+  // cursor is 0 and a negative one wraps ("-1" is the largest cursor).
+  if (std::isspace(static_cast<unsigned char>(cur[0])) || *end != '\0' || errno == ERANGE) {
     return RedisReply::error("ERR invalid cursor");
   }
   a->cursor = v;
+  if (!options) return std::nullopt;
   for (size_t j = cursor_at + 1; j < c.argc(); j += 2) {
     if (j + 1 >= c.argc()) return err_syntax();
     if (iequals(c.arg(j), "count")) {
@@ -753,17 +783,19 @@ RedisReply scan_reply(uint64_t next, std::vector<RedisReply> items) {
 template <typename T, typename Emit>
 RedisReply collection_scan(Ctx& c, Emit emit) {
   ScanArgs a;
-  if (auto error = parse_scan(c, 2, false, &a)) return *error;
+  if (auto error = parse_scan(c, 2, false, &a, /*options=*/false)) return *error;
+  // hscanCommand & co: cursor, then the key (missing: an empty scan; WRONGTYPE), then options.
   T* v = nullptr;
   RedisReply error;
   if (!c.lookup<T>(c.arg(1), &v, &error)) return error;
+  if (!v) return scan_reply(0, {});
+  if (auto e = parse_scan(c, 2, false, &a)) return *e;
   std::vector<RedisReply> items;
-  if (v)
-    emit(*v, [&](const std::string& member, const std::string* value) {
-      if (!a.match.empty() && !glob_match(a.match, member)) return;
-      items.push_back(RedisReply::bulk(member));
-      if (value) items.push_back(RedisReply::bulk(*value));
-    });
+  emit(*v, [&](const std::string& member, const std::string* value) {
+    if (!a.match.empty() && !glob_match(a.match, member)) return;
+    items.push_back(RedisReply::bulk(member));
+    if (value) items.push_back(RedisReply::bulk(*value));
+  });
   return scan_reply(0, std::move(items));
 }
 
@@ -808,10 +840,25 @@ RedisReply cmd_sscan(Ctx& c) {
   });
 }
 
+namespace {
+
+// A score as a listpack holds it (d2string): an integral score within +-LLONG_MAX/2 as an
+// integer ("4611686018427387904", where %.17g writes 4.6116860184273879e+18), else %.17g. ZSCAN
+// answers the stored text (the zsets it serves whole are listpacks).
+std::string listpack_score(double d) {
+  constexpr double kHalf = static_cast<double>(std::numeric_limits<int64_t>::max() / 2);
+  if (d >= -kHalf && d <= kHalf && static_cast<double>(static_cast<int64_t>(d)) == d) {
+    return std::to_string(static_cast<int64_t>(d));
+  }
+  return format_double(d);
+}
+
+}  // namespace
+
 RedisReply cmd_zscan(Ctx& c) {
   return collection_scan<ZSet>(c, [](const ZSet& z, auto add) {
     for (const auto& [score, m] : z.order) {
-      const std::string s = format_double(score);
+      const std::string s = listpack_score(score);
       add(m, &s);
     }
   });

@@ -43,6 +43,22 @@ TEST_F(EngineTest, StringsSetGetAndOptions) {
   EXPECT_EQ(run({"GET"}), "(error) ERR wrong number of arguments for 'get' command");
 }
 
+// Issue 45 part 5: a client's input never crashes the engine. SETRANGE with an offset near
+// INT64_MAX overflowed offset + length and the engine threw std::length_error.
+TEST_F(EngineTest, SetrangeAtInt64BoundariesAnswersWithoutThrowing) {
+  const std::string too_big = "(error) ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+  EXPECT_EQ(run({"SETRANGE", "k", "9223372036854775807", "A"}), too_big);
+  EXPECT_EQ(run({"EXISTS", "k"}), "(integer) 0");
+  EXPECT_EQ(run({"SET", "k", "hello"}), "+OK");
+  EXPECT_EQ(run({"SETRANGE", "k", "9223372036854775807", "A"}), too_big);
+  EXPECT_EQ(run({"SETRANGE", "k", "9223372036854775806", "xy"}), too_big);
+  EXPECT_EQ(run({"SETRANGE", "k", "536870911", "xy"}), too_big);
+  EXPECT_EQ(run({"SETRANGE", "k", "-9223372036854775808", "A"}), "(error) ERR offset is out of range");
+  EXPECT_EQ(run({"SETRANGE", "k", "9223372036854775808", "A"}), "(error) ERR value is not an integer or out of range");
+  EXPECT_EQ(run({"SETRANGE", "k", "9223372036854775807", ""}), "(integer) 5");
+  EXPECT_EQ(run({"GET", "k"}), "\"hello\"");
+}
+
 TEST_F(EngineTest, CountersFollowString2llAndOverflowRules) {
   EXPECT_EQ(run({"INCR", "c"}), "(integer) 1");
   EXPECT_EQ(run({"INCRBY", "c", "41"}), "(integer) 42");

@@ -73,16 +73,16 @@ RedisReply cmd_eval(Ctx& c) {
 }
 
 RedisReply cmd_evalsha(Ctx& c) {
-  if (auto e = numkeys_error(c)) return *e;
-  // The SHA1 folded in a buffer, not a new string: EVALSHA is the seed systems' hottest command.
+  const auto noscript = [] { return RedisReply::error("NOSCRIPT No matching script. Please use EVAL."); };
+  // evalShaCommand: a SHA1 of the wrong length cannot match, NOSCRIPT before numkeys is parsed.
   const std::string& given = c.arg(1);
   char folded[40];
-  const bool sized = given.size() == sizeof folded;
-  if (sized) std::transform(given.begin(), given.end(), folded, ascii_lower);
-  const std::string_view sha(folded, sized ? sizeof folded : 0);
-  if (!sized || !c.loaded_scripts().count(sha)) {
-    return RedisReply::error("NOSCRIPT No matching script. Please use EVAL.");
-  }
+  if (given.size() != sizeof folded) return noscript();
+  if (auto e = numkeys_error(c)) return *e;
+  // The SHA1 folded in a buffer, not a new string: EVALSHA is the seed systems' hottest command.
+  std::transform(given.begin(), given.end(), folded, ascii_lower);
+  const std::string_view sha(folded, sizeof folded);
+  if (!c.loaded_scripts().count(sha)) return noscript();
   const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
   if (!script) return err_unregistered();
   return run_script(c, *script);

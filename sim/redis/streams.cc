@@ -476,7 +476,8 @@ RedisReply cmd_xgroup(Ctx& c) {
     if (c.arg(4) == "$") {
       id = s->last_id;
     } else {
-      auto parsed = parse_id(c.arg(4), true, 0);
+      // Not strict, unlike CREATE: streamParseIDOrReply takes "-" (0-0) and "+" (the max id).
+      auto parsed = parse_id(c.arg(4), false, 0);
       if (!parsed) return err_invalid_id();
       id = *parsed;
     }
@@ -652,6 +653,8 @@ RedisReply cmd_xreadgroup(Ctx& c) {
     if (id_arg == ">") continue;
     auto id = parse_id(id_arg, true, 0);
     if (!id) return err_invalid_id();
+    // xreadCommand stands for ">" with the largest id: given explicitly, it reads new entries.
+    if (*id == StreamId::max()) continue;
     ids[i] = *id;
   }
   std::vector<RedisReply> served;
@@ -724,7 +727,12 @@ RedisReply cmd_xread(Ctx& c) {
   for (size_t i = 0; i < a.streams_count; ++i) {
     Stream* s = nullptr;
     c.lookup(c.arg(a.streams_arg + i), &s, &error);
-    if (!s || s->last_id <= after[i]) continue;
+    if (!s) continue;
+    // xreadCommand serves a stream whose last *existing* entry is past the id: none when the
+    // entries after it were deleted or trimmed (XADD MAXLEN 0 leaves an empty stream with a
+    // newer last id). A woken reader (serveClientsBlockedOnStreamKey) compares the last id.
+    const std::optional<StreamId> last = c.session.woken ? std::optional(s->last_id) : last_valid_id(*s);
+    if (!last || *last <= after[i]) continue;
     std::vector<RedisReply> entries;
     for (auto it = s->entries.upper_bound(after[i]); it != s->entries.end(); ++it) {
       if (a.count && static_cast<int64_t>(entries.size()) == a.count) break;

@@ -12,9 +12,11 @@ namespace {
 
 constexpr int64_t kProtoMaxBulkLen = 512LL * 1024 * 1024;  // proto-max-bulk-len's default
 
-// t_string.c checkStringLength.
+// t_string.c checkStringLength: offset + append within proto-max-bulk-len, summed in uint64
+// so that an offset near INT64_MAX wraps to a negative total (refused) instead of signed
+// overflow (undefined; the optimiser had dropped the wrap checks and resize() threw).
 bool string_length_ok(int64_t offset, int64_t append) {
-  const int64_t total = offset + append;
+  const auto total = static_cast<int64_t>(static_cast<uint64_t>(offset) + static_cast<uint64_t>(append));
   return total <= kProtoMaxBulkLen && total >= offset && total >= append;
 }
 

@@ -15,8 +15,11 @@ struct ZAddFlags {
 
 enum class ZAddOutcome : uint8_t { kAdded, kUpdated, kUnchanged, kNop, kNaN };
 
-// t_zset.c zsetAdd.
-ZAddOutcome zset_add(ZSet& z, const std::string& member, double score, const ZAddFlags& f, double* new_score) {
+// t_zset.c zsetAdd. A listpack stores a score as text (d2string, which writes -0 as "0"): a
+// -0 written to a `listpack` zset reads back as 0; the reply (new_score) keeps the sign.
+ZAddOutcome zset_add(ZSet& z, const std::string& member, double score, const ZAddFlags& f, double* new_score,
+                     bool listpack) {
+  const auto stored = [listpack](double s) { return listpack && s == 0 ? 0.0 : s; };
   auto it = z.scores.find(member);
   if (it != z.scores.end()) {
     if (f.nx) return ZAddOutcome::kNop;
@@ -28,11 +31,11 @@ ZAddOutcome zset_add(ZSet& z, const std::string& member, double score, const ZAd
     if ((f.lt && score >= current) || (f.gt && score <= current)) return ZAddOutcome::kNop;
     *new_score = score;
     if (score == current) return ZAddOutcome::kUnchanged;
-    z.put(member, score);
+    z.put(member, stored(score));
     return ZAddOutcome::kUpdated;
   }
   if (f.xx) return ZAddOutcome::kNop;
-  z.put(member, score);
+  z.put(member, stored(score));
   *new_score = score;
   return ZAddOutcome::kAdded;
 }
@@ -80,8 +83,9 @@ RedisReply cmd_zadd(Ctx& c) {
   int64_t added = 0, updated = 0, processed = 0;
   double new_score = 0;
   if (!z && !f.xx) z = &std::get<ZSet>(c.ks.put(c.arg(1), ZSet{}).value);
+  const bool listpack = z && !c.find(c.arg(1))->big_encoding;
   for (size_t i = 0; z && i < scores.size(); ++i) {
-    switch (zset_add(*z, c.arg(idx + 2 * i + 1), scores[i], f, &new_score)) {
+    switch (zset_add(*z, c.arg(idx + 2 * i + 1), scores[i], f, &new_score, listpack)) {
       case ZAddOutcome::kNaN:
         return err_nan();
       case ZAddOutcome::kAdded:
@@ -113,7 +117,8 @@ RedisReply cmd_zincrby(Ctx& c) {
   ZAddFlags f;
   f.incr = true;
   double new_score = 0;
-  if (zset_add(*z, c.arg(3), *delta, f, &new_score) == ZAddOutcome::kNaN) return err_nan();
+  const bool listpack = !c.find(c.arg(1))->big_encoding;
+  if (zset_add(*z, c.arg(3), *delta, f, &new_score, listpack) == ZAddOutcome::kNaN) return err_nan();
   return RedisReply::bulk(format_double(new_score));
 }
 
