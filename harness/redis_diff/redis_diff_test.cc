@@ -634,6 +634,13 @@ TEST_F(RedisDiff, DirectedBoundaryFixes) {
                    {"ZSCORE", "z:a", "m1"},
                    {"ZRANGE", "z:a", "0", "-1", "WITHSCORES"},
                    {"ZSCAN", "z:a", "0"},
+                   // LIMIT offsets and counts at INT64_MIN (signed overflow under UBSan before).
+                   {"ZADD", "z:l", "0", "a", "0", "b", "0", "c"},
+                   {"ZREVRANGEBYLEX", "z:l", "+", "-", "LIMIT", "-9223372036854775808", "1"},
+                   {"ZRANGEBYLEX", "z:l", "-", "+", "LIMIT", "1", "-9223372036854775808"},
+                   {"ZRANGEBYSCORE", "z:l", "-inf", "+inf", "LIMIT", "0", "-9223372036854775808"},
+                   // XCLAIM IDLE at INT64_MIN: now - idle wraps and is clamped to now, as in Redis.
+                   {"XCLAIM", "x:a", "g1", "c2", "0", "1-1", "IDLE", "-9223372036854775808", "JUSTID"},
                    // SINTER/SUNION/SDIFF compared as sets.
                    {"SADD", "set:a", "1", "m1"},
                    {"SUNION", "set:a", "set:b"},

@@ -889,8 +889,8 @@ RedisReply cmd_xclaim(Ctx& c) {
           for (char& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
           return u;
         }() + " option argument for XCLAIM");
-      if (iequals(opt, "idle"))
-        delivery_time = c.now_ms - *v;
+      if (iequals(opt, "idle"))  // now - idle wraps as in Redis's C (then clamped to now below)
+        delivery_time = static_cast<int64_t>(static_cast<uint64_t>(c.now_ms) - static_cast<uint64_t>(*v));
       else if (iequals(opt, "time"))
         delivery_time = *v;
       else

@@ -108,8 +108,13 @@ std::vector<Item> walk_range(const ZSet& z, const Ends& ends, bool reverse, int6
   size_t i = 0;
   while (i < items.size() && !near(items[i])) ++i;
   if (i == items.size() || !far(items[i])) return out;
-  for (; i < items.size() && offset != 0; --offset) ++i;  // a negative offset skips everything
-  for (; i < items.size() && limit != 0 && far(items[i]); ++i, --limit) out.push_back(items[i]);
+  // A negative offset skips everything (Redis's `while (eptr && offset--)`); a negative limit
+  // takes all. Counted without decrementing, so INT64_MIN cannot overflow.
+  const size_t left = items.size() - i;
+  i += offset < 0 ? left : std::min<size_t>(left, static_cast<uint64_t>(offset));
+  for (; i < items.size() && (limit < 0 || static_cast<int64_t>(out.size()) < limit) && far(items[i]); ++i) {
+    out.push_back(items[i]);
+  }
   return out;
 }
 
