@@ -103,6 +103,12 @@ TEST(ToyChecks, ACounterRedisLostIsExcusedOnlyByACrashOfRedis) {
   const Verdict v = check_visit_not_lost(rig.run(&faults));
   EXPECT_EQ(v.status(), VerdictStatus::kPass);
   EXPECT_EQ(v.exempted(), 1);
+  // The same crash excuses only the final count: a service that never INCRed an acknowledged
+  // visit still fails.
+  rig.visit("client-1#1-3", Outcome::kOk);
+  const Verdict broken = check_visit_not_lost(rig.run(&faults));
+  EXPECT_EQ(broken.status(), VerdictStatus::kFail);
+  EXPECT_NE(broken.evidence[0].find("client-1#1-3"), std::string::npos) << broken.evidence[0];
 }
 
 TEST(ToyChecks, NothingVisitedIsVacuous) {
