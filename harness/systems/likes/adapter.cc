@@ -33,6 +33,7 @@
 #include "impl/likes/scripts.h"
 #include "impl/likes/service.h"
 #include "properties/likes/checks.h"
+#include "properties/likes/likes_behaviours.h"
 #include "sim/redis/client.h"
 #include "sim/redis/server.h"
 #include "sim/storage/sim_vfs.h"
@@ -399,10 +400,15 @@ class LikesSystemRun final : public KitRun {
     run.final_state.time_us = world.now_us();
     read_redis(*shared, world.find_process("redis"), world.now_us() / 1000, &run.final_state);
     read_db(*shared, &run.final_state);
+    exercised = likes::props::likes_behaviours(run);
     return likes::props::check_likes(run, properties);
   }
 
+  // What check() saw the run exercise (properties/likes/likes_behaviours.h); check() runs first.
+  std::vector<std::string> behaviours(World&) override { return exercised; }
+
   std::shared_ptr<Shared> shared;
+  std::vector<std::string> exercised;
 };
 
 bool running(const Process* p) { return p != nullptr && p->state() == sim::ProcessState::kRunning; }
