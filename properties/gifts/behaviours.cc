@@ -117,14 +117,15 @@ void push_path(const GiftsRun& run, const GiftReach& reach, Names& out) {
       out.insert("push service down or paused with a gift in flight");
     }
   }
-  for (const sim::FaultRecord& f : run.faults) {
-    if (f.kind == sim::FaultKind::kPause && member_of(run.pushers, f.process) && f.duration_us >= kClaimLeaseUs) {
-      out.insert("push service paused past the claim lease");
+  for (const fl::props::FaultSpan& span : budget.spans()) {
+    if (span.peer.empty() && member_of(run.pushers, span.place) && span.to_us - span.from_us >= kClaimLeaseUs) {
+      out.insert("push service held past the claim lease");
     }
-    const bool moved = (f.kind == sim::FaultKind::kClockJump || f.kind == sim::FaultKind::kClockDrift) && f.value != 0;
-    if (moved && (member_of(run.pushers, f.node) || member_of(run.gateways, f.node))) {
-      out.insert("push point clock moved");
-    }
+  }
+  std::vector<std::string> push_points = run.pushers;
+  push_points.insert(push_points.end(), run.gateways.begin(), run.gateways.end());
+  for (const std::string& node : push_points) {
+    if (budget.clock(node, 0, run.end_us).max_abs_offset_us > 0) out.insert("push point clock moved");
   }
   if (!reach.lost_copies().empty()) out.insert("pushed copy lost on the network");
   for (const LostCopy& c : reach.lost_copies()) {

@@ -25,7 +25,7 @@ namespace fl::gifts::props {
 //   "batch of 10 or more gifts pushed"               GIFT-6 (a window flushed at the threshold, 003:L105)
 //   "Redis restart with a gift in flight"            GIFT-5, GIFT-6, GIFT-8, GIFT-11 (appended within expiry + window before it)
 //   "push service down or paused with a gift in flight"  GIFT-5, GIFT-6 (within window + push tick of its append)
-//   "push service paused past the claim lease"       GIFT-5, GIFT-6 (a pause of 2 s or more)
+//   "push service held past the claim lease"       GIFT-5, GIFT-6 (a pause or an outage of 2 s or more)
 //   "push point clock moved"                         GIFT-10 (a jump or drift on a push service or gateway)
 //   "pushed copy lost on the network"                GIFT-5, GIFT-9 (the fault log names a copy to a gateway or viewer)
 //   "viewer received one message twice"             GIFT-8 (one msgId twice at one viewer, 003:L80)

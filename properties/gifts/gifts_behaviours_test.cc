@@ -95,11 +95,11 @@ TEST(GiftsBehaviours, TheLogAndThePushPath) {
   run.faults.push_back(fault(sim::FaultKind::kCrash, "redis", 9 * kS));
   run.faults.push_back(fault(sim::FaultKind::kRestart, "redis", 10 * kS));
   EXPECT_TRUE(has(run, "Redis restart with a gift in flight"));
-  EXPECT_FALSE(has(run, "push service paused past the claim lease"));
+  EXPECT_FALSE(has(run, "push service held past the claim lease"));
   run.faults.push_back(fault(sim::FaultKind::kPause, "push-1", 20 * kS, 1'900'000));
-  EXPECT_FALSE(has(run, "push service paused past the claim lease"));
+  EXPECT_FALSE(has(run, "push service held past the claim lease"));
   run.faults.push_back(fault(sim::FaultKind::kPause, "push-1", 25 * kS, 2'000'000));
-  EXPECT_TRUE(has(run, "push service paused past the claim lease"));
+  EXPECT_TRUE(has(run, "push service held past the claim lease"));
   EXPECT_FALSE(has(run, "gift reached the combo window twice"));
   for (int i = 0; i < 2; ++i)
     run.redis.push_back(RedisCommand{9 * kS, 9000, "push-1", 1, 1, {"EXISTS", "gift:member:m1"}});
