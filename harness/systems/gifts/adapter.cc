@@ -21,6 +21,7 @@
 #include "impl/gifts/push.h"
 #include "impl/gifts/schema.h"
 #include "impl/gifts/scripts.h"
+#include "properties/gifts/behaviours.h"
 #include "properties/gifts/checks.h"
 #include "sim/log/client.h"
 #include "sim/log/server.h"
@@ -159,11 +160,15 @@ class GiftsRun final : public KitRun {
     }
     run.charge_path = roles.of("replica");
     for (const char* p : {"log", "redis", "db"}) run.charge_path.push_back(p);
+    exercised = gifts::props::gifts_behaviours(run);
     return gifts::props::check_gifts(run, properties);
   }
+  // What check() saw the run exercise (properties/gifts/behaviours.h); check() runs first.
+  std::vector<std::string> behaviours(World&) override { return exercised; }
 
   std::shared_ptr<Shared> shared;
   gifts::props::GiftsParams params;
+  std::vector<std::string> exercised;
 };
 
 // The params, each declared once and bound to the option fields it fills.
