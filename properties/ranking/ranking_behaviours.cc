@@ -41,40 +41,73 @@ void producers(const RankingRun& run, Names& out) {
   }
 }
 
-// A committed head UPDATE with five parameters switches the head to a new generation (the writer's
-// fencing token, 004:L97); with four it bumps the version within one. Zero changes: refused.
-void head_writes(const RankingRun& run, Names& out, int64_t& first_takeover_us) {
+// A committed head UPDATE with five parameters switches the head to a new generation: the
+// recovery from a corrupted checkpoint (004:L320); with four it bumps the version within one.
+void head_writes(const RankingRun& run, Names& out) {
   for (const SqlCommit& c : run.commits) {
     if (c.in_doubt) out.insert("DB commit answered an I/O error at COMMIT");
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
       if (!head_key_moved(s).empty() && s.params.size() == 5 && s.changes > 0) {
-        out.insert("window head taken over by a new generation");
-        first_takeover_us = std::min(first_takeover_us, c.time_us);
+        out.insert("window head switched to a recovery generation");
       }
     }
   }
 }
 
+// Whether a statement writes an aggregator's state: a head, a version row or a checkpoint.
+bool aggregator_write(const SqlStatementObs& s) {
+  return !head_key_moved(s).empty() || starts(s.sql.str(), "INSERT INTO topic_window_metric_version") ||
+         s.sql.str().find("agg_checkpoint") != std::string::npos;
+}
+
 // A transaction the server rolled back because the statement at `refused_index` found its expected
-// change missing: a fenced head CAS (a stale owner) or the publish pointer's CAS (a lost race).
+// change missing or broke a constraint: a fenced aggregator write (a stale owner's flush) or the
+// publish pointer's CAS (a lost race).
 void refusals(const RankingRun& run, Names& out) {
   for (const SqlCommit& c : run.commits) {
     if (c.refused_index < 0 || c.refused_index >= static_cast<int>(c.statements.size())) continue;
     const SqlStatementObs& s = c.statements[c.refused_index];
-    if (!head_key_moved(s).empty()) out.insert("stale owner's head write refused");
+    if (aggregator_write(s)) out.insert("stale owner's flush refused");
     if (starts(s.sql.str(), "UPDATE ranking_publish_pointer")) out.insert("publish CAS lost to a newer pointer");
   }
 }
 
-void chain_faults(const RankingRun& run, int64_t first_takeover_us, Names& out) {
+struct OwnerMove {
+  int64_t time_us = 0;
+  std::string from;  // the aggregator that flushed the partition before
+};
+
+// Every flush starts with its source-offset cut (the keyed partition its second parameter): a
+// committed cut of a partition by another client than the last one is an ownership change.
+std::vector<OwnerMove> owner_moves(const RankingRun& run) {
+  std::vector<OwnerMove> moves;
+  std::map<std::string, std::string> owner;  // keyed partition -> the client that flushed it last
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok || c.statements.empty()) continue;
+    const SqlStatementObs& s = c.statements[0];
+    if (!starts(s.sql.str(), "INSERT OR IGNORE INTO source_offset_cut") || s.params.size() < 2) continue;
+    std::string& last = owner[s.params[1]];
+    if (!last.empty() && last != c.client) moves.push_back(OwnerMove{c.time_us, last});
+    last = c.client;
+  }
+  return moves;
+}
+
+// An ownership change, and the former owner back after it (restarted, or resumed from a pause):
+// the stale owner whose writes the fences must refuse (004:L97-98, L319-320).
+void ownership(const RankingRun& run, Names& out) {
+  const std::vector<OwnerMove> moves = owner_moves(run);
+  if (!moves.empty()) out.insert("keyed partition flushed by a second aggregator");
   for (const FaultRecord& f : run.faults) {
-    if (!chain_process(f.process)) continue;
-    if (f.kind == FaultKind::kPause || f.kind == FaultKind::kCrash) out.insert("chain process paused or crashed");
-    const bool back_after = (f.kind == FaultKind::kRestart && f.time_us > first_takeover_us) ||
-                            (f.kind == FaultKind::kPause && f.time_us + f.duration_us > first_takeover_us);
-    if (back_after && (starts(f.process, "agg-") || starts(f.process, "norm-"))) {
-      out.insert("ownership change followed by a recovery");
+    if (chain_process(f.process) && (f.kind == FaultKind::kPause || f.kind == FaultKind::kCrash)) {
+      out.insert("chain process paused or crashed");
+    }
+    const int64_t back_us = f.kind == FaultKind::kRestart ? f.time_us
+                            : f.kind == FaultKind::kPause ? f.time_us + f.duration_us
+                                                          : -1;
+    for (const OwnerMove& m : moves) {
+      if (m.from == f.process && back_us > m.time_us) out.insert("ownership change followed by the old owner's return");
     }
   }
 }
@@ -158,10 +191,9 @@ void risk(const RankingRun& run, Names& out) {
 std::vector<std::string> ranking_behaviours(const RankingRun& run) {
   Names out;
   producers(run, out);
-  int64_t first_takeover_us = INT64_MAX;
-  head_writes(run, out, first_takeover_us);
+  head_writes(run, out);
   refusals(run, out);
-  chain_faults(run, first_takeover_us, out);
+  ownership(run, out);
   watermarks(run, out);
   context_moves(run, out);
   publishing(run, out);

@@ -16,9 +16,10 @@ namespace fl::ranking::props {
 //   "emit answered indeterminate"                    RANK-39 (the producer gave up or its call broke)
 //   "event appended twice to the stable log"         RANK-4, RANK-5 (a replay or a retried ingest)
 //   "DB commit answered an I/O error at COMMIT"      RANK-11, RANK-12 (in doubt: it may have applied)
-//   "window head taken over by a new generation"     RANK-12 (an ownership change reached the DB)
-//   "stale owner's head write refused"               RANK-12 (the server refused its fenced CAS)
-//   "ownership change followed by a recovery"        RANK-12, RANK-41 (a chain process restarted after a takeover)
+//   "window head switched to a recovery generation"  RANK-12 (a corrupted checkpoint recovered, 004:L320)
+//   "keyed partition flushed by a second aggregator" RANK-12, RANK-41 (its ownership changed)
+//   "ownership change followed by the old owner's return"  RANK-12, RANK-41 (restarted or resumed after it)
+//   "stale owner's flush refused"                    RANK-12 (the server refused a fenced aggregator write)
 //   "chain process paused or crashed"                RANK-12, RANK-41 (a normalizer, aggregator or later stage)
 //   "late event sent to the side output"             RANK-7, RANK-9
 //   "idle partition rejoined"                        RANK-8

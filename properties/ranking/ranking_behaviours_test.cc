@@ -12,17 +12,22 @@ bool names(const RankingRun& run, const std::string& behaviour) {
   return std::find(got.begin(), got.end(), behaviour) != got.end();
 }
 
-// A committed switch of head `key` to generation 2 (five parameters), at `time_us`.
-SqlCommit takeover(int64_t time_us, int64_t changes) {
+// A committed flush of keyed partition `partition` by `client` at `time_us`: its source-offset cut,
+// then a head's version bump.
+SqlCommit flush(int64_t time_us, const std::string& client, const std::string& partition) {
   SqlCommit c;
   c.time_us = time_us;
   c.ok = true;
-  c.client = "agg-2";
+  c.client = client;
   c.statements.push_back(SqlStatementObs{
-      "UPDATE topic_window_metric SET generation = ?, version = ? WHERE aggregate_key = ? AND generation = ? AND "
-      "version = ?",
-      {"2", "1", "t_1|s|long|0|heat", "1", "3"},
-      changes});
+      "INSERT OR IGNORE INTO source_offset_cut (cut_id, keyed_partition, next_offset, generation) VALUES (?, ?, ?, ?)",
+      {"k" + partition + "@9/g1", partition, "9", "1"},
+      1});
+  c.statements.push_back(
+      SqlStatementObs{"UPDATE topic_window_metric SET current_aggregate_version = ? WHERE "
+                      "aggregate_key = ? AND active_generation = ? AND current_aggregate_version = ?",
+                      {"4", "t_1#s#long#0#heat", "1", "3"},
+                      1});
   return c;
 }
 
@@ -50,21 +55,32 @@ TEST(RankingBehaviours, AnIndeterminateEmitAndAReplayedEventAreNamed) {
   EXPECT_TRUE(names(run, "event appended twice to the stable log"));
 }
 
-TEST(RankingBehaviours, ATakeoverIsARecoveryOnlyWhenAWorkerComesBackAfterIt) {
+TEST(RankingBehaviours, AnOwnershipChangeCountsTheOldOwnerBackOnlyAfterIt) {
   RankingRun run;
-  run.commits.push_back(takeover(5'000'000, 1));
+  run.commits.push_back(flush(1'000'000, "agg-1", "0"));
+  run.commits.push_back(flush(2'000'000, "agg-1", "0"));
+  run.commits.push_back(flush(2'500'000, "agg-2", "1"));
+  EXPECT_FALSE(names(run, "keyed partition flushed by a second aggregator"));
+  run.commits.push_back(flush(5'000'000, "agg-2", "0"));                               // partition 0 moved to agg-2
   run.faults.push_back(fault(sim::FaultKind::kPause, "agg-1", 1'000'000, 2'000'000));  // back at 3 s: before
-  EXPECT_TRUE(names(run, "window head taken over by a new generation"));
+  EXPECT_TRUE(names(run, "keyed partition flushed by a second aggregator"));
   EXPECT_TRUE(names(run, "chain process paused or crashed"));
-  EXPECT_FALSE(names(run, "ownership change followed by a recovery"));
-  EXPECT_FALSE(names(run, "stale owner's head write refused"));
-  run.faults.push_back(fault(sim::FaultKind::kPause, "agg-1", 4'000'000, 2'000'000));  // back at 6 s: after
-  EXPECT_TRUE(names(run, "ownership change followed by a recovery"));
-  run.commits.push_back(takeover(6'100'000, 0));  // the stale owner's write, rolled back
-  run.commits.back().ok = false;
-  EXPECT_FALSE(names(run, "stale owner's head write refused"));  // an I/O error, say: not a refusal
-  run.commits.back().refused_index = 0;
-  EXPECT_TRUE(names(run, "stale owner's head write refused"));
+  EXPECT_FALSE(names(run, "ownership change followed by the old owner's return"));
+  run.faults.push_back(fault(sim::FaultKind::kPause, "agg-2", 4'000'000, 2'000'000));  // not the old owner
+  EXPECT_FALSE(names(run, "ownership change followed by the old owner's return"));
+  run.faults.push_back(fault(sim::FaultKind::kRestart, "agg-1", 6'000'000));
+  EXPECT_TRUE(names(run, "ownership change followed by the old owner's return"));
+}
+
+TEST(RankingBehaviours, OnlyARefusedAggregatorWriteIsAStaleOwnersFlush) {
+  RankingRun run;
+  run.commits.push_back(flush(1'000'000, "agg-1", "0"));
+  run.commits.back().ok = false;  // an I/O error, say: not a refusal
+  EXPECT_FALSE(names(run, "stale owner's flush refused"));
+  run.commits.back().refused_index = 0;  // the cut: not an aggregator's state
+  EXPECT_FALSE(names(run, "stale owner's flush refused"));
+  run.commits.back().refused_index = 1;  // the head's CAS
+  EXPECT_TRUE(names(run, "stale owner's flush refused"));
 }
 
 TEST(RankingBehaviours, ACdnHitCountsOnlyWithinTheSafeTtlOfABlock) {

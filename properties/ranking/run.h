@@ -102,7 +102,8 @@ struct SqlCommit {
   // counts are unknown (0 here); whether it applied shows only in what followed.
   bool in_doubt = false;
   // The server rolled the transaction back because a statement's expected change or row was
-  // missing (a CAS or a guard that did not hold): that statement's index; -1 otherwise.
+  // missing (a CAS or a guard that did not hold) or it broke a constraint (a version row that
+  // exists): that statement's index; -1 otherwise.
   int refused_index = -1;
 };
 

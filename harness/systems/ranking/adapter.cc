@@ -58,7 +58,9 @@ class CommitObserver {
     ranking::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
     out.in_doubt =
         c.result->status == SqlStatus::kIoError && c.result->failed_index == static_cast<int>(c.statements().size());
-    if (c.result->status == SqlStatus::kConditionFailed) out.refused_index = c.result->failed_index;
+    if (c.result->status == SqlStatus::kConditionFailed || c.result->status == SqlStatus::kConstraint) {
+      out.refused_index = c.result->failed_index;
+    }
     out.statements.reserve(c.statements().size());
     for (size_t i = 0; i < c.statements().size(); ++i) {
       const SqlStatement& st = c.statements()[i];
