@@ -2,6 +2,7 @@
 // swarm and as scheduled faults, each copy in the fault log), clients with patience drawn per
 // seed on both sides of the server's internal budget, and the exploratory mixes that use them.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -125,7 +126,7 @@ TEST(ExactBoundaries, LikesFollowUpsLandExactlyACriticalDurationLater) {
   s.swarm.enabled = false;
   s.params["boundary_percent"] = "100";
   s = with_config(s);
-  const std::string trace = ::testing::TempDir() + "likes-boundaries.jsonl";
+  const std::string trace = ::testing::TempDir() + "likes-boundaries-" + std::to_string(::getpid()) + ".jsonl";
   RunOptions o;
   o.trace_jsonl_path = trace;
   RunResult r = run_scenario(s, 1, o);

@@ -4,8 +4,10 @@
 // did - messages, deliveries, faults (DB I/O errors drawn from the VFS's Rng included), process
 // events, operations and the servers' observations - exactly the same.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -48,7 +50,9 @@ Scenario likes_with_interval(const std::string& interval_ms) {
 }
 
 TEST(Observer, LikesSamplingDoesNotChangeTheWorld) {
-  const std::string dir = ::testing::TempDir();
+  // Per process: two checkouts' suites may run at once and share the temporary directory.
+  const std::string dir = ::testing::TempDir() + "observer-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
   for (uint64_t seed : {116, 214, 288}) {
     const std::vector<std::string> often = world_events(likes_with_interval("37"), seed, dir + "/often.jsonl");
     // An interval longer than the run: only the final state is read.
@@ -60,6 +64,7 @@ TEST(Observer, LikesSamplingDoesNotChangeTheWorld) {
     for (const std::string& e : often) storage_errors += e.find("disk I/O error") != std::string::npos ? 1 : 0;
     EXPECT_GT(storage_errors, 0u) << "seed " << seed << ": the run drew DB I/O errors";
   }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

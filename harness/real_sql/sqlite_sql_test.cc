@@ -1,6 +1,7 @@
 #include "harness/real_sql/sqlite_sql.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <optional>
@@ -51,7 +52,8 @@ TEST(SqliteSql, SameContractOnARealFile) {
 }
 
 TEST(SqliteSql, ReopensAnExistingDirectory) {
-  const std::string dir = std::filesystem::temp_directory_path() / "faultline-sql-reopen-test";
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("faultline-sql-reopen-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   SqliteSqlOptions o = options();

@@ -215,6 +215,15 @@ Verdict check_version_immutable(const RankingRun& run) {
   return j.v;
 }
 
+// (declared in checks.h)
+std::string head_key_moved(const SqlStatementObs& s) {
+  if (!mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (") || s.sql.rfind("UPDATE", 0) != 0)
+    return "";
+  if (s.params.size() == 5) return s.params[2];
+  if (s.params.size() == 4) return s.params[1];
+  return "";
+}
+
 // RANK-12 (004:L98, L320-321): replaying the committed head changes, a head only ever moves from
 // (g, v) to (g, v+1), onto an existing version row, and never back to a generation it left.
 namespace {
@@ -223,15 +232,6 @@ struct HeadState {
   int64_t g = 0, v = 0;
   std::set<int64_t> left;
 };
-
-// The head a statement moves ("" if it moves none): an UPDATE of topic_window_metric.
-std::string head_key_moved(const SqlStatementObs& s) {
-  if (!mentions(s.sql, "topic_window_metric ") || mentions(s.sql, "_version (") || s.sql.rfind("UPDATE", 0) != 0)
-    return "";
-  if (s.params.size() == 5) return s.params[2];
-  if (s.params.size() == 4) return s.params[1];
-  return "";
-}
 
 // Whether an UPDATE of a head moves it from (g, v).
 bool head_from_matches(const SqlStatementObs& s, int64_t g, int64_t v) {

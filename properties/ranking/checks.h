@@ -68,6 +68,11 @@ Verdict check_risk_response(const RankingRun& run);    // RANK-19, RANK-21
 // (004:L104, L256: rule, mapping, window-configuration and risk control transactions all move it).
 std::string context_version_move(const SqlStatementObs& s);
 
+// The window head a committed statement moves, or "" if it moves none: an UPDATE of
+// topic_window_metric, with five parameters a switch to a new generation (the writer's fencing
+// token, 004:L97-98), with four a version bump within one.
+std::string head_key_moved(const SqlStatementObs& s);
+
 // The official run whose candidates a run's snapshot holds: a replay run's source run (004:L101),
 // else the run itself.
 std::string source_run_of(const BoardObs& b, const std::string& run_id);

@@ -101,6 +101,10 @@ struct SqlCommit {
   // appending its frames, then syncing; a failed sync leaves them pending). Its statements' change
   // counts are unknown (0 here); whether it applied shows only in what followed.
   bool in_doubt = false;
+  // The server rolled the transaction back because a statement's expected change or row was
+  // missing (a CAS or a guard that did not hold) or it broke a constraint (a version row that
+  // exists): that statement's index; -1 otherwise.
+  int refused_index = -1;
 };
 
 // ---- Part 2: runs, snapshots, the publish pointer and its Redis cache (004:L99-104, L245-266).

@@ -28,6 +28,7 @@
 #include "impl/ranking/schema.h"
 #include "impl/ranking/services.h"
 #include "properties/common/fault_budget.h"
+#include "properties/ranking/ranking_behaviours.h"
 #include "properties/ranking/checks.h"
 #include "sim/log/client.h"
 #include "sim/log/server.h"
@@ -57,6 +58,9 @@ class CommitObserver {
     ranking::props::SqlCommit out{c.time_us, c.result->ok(), c.client, {}};
     out.in_doubt =
         c.result->status == SqlStatus::kIoError && c.result->failed_index == static_cast<int>(c.statements().size());
+    if (c.result->status == SqlStatus::kConditionFailed || c.result->status == SqlStatus::kConstraint) {
+      out.refused_index = c.result->failed_index;
+    }
     out.statements.reserve(c.statements().size());
     for (size_t i = 0; i < c.statements().size(); ++i) {
       const SqlStatement& st = c.statements()[i];
@@ -667,10 +671,14 @@ class RankingRun final : public KitRun {
       read_board_redis(*shared, fl::props::FaultBudget(run.faults, run.end_us), &run.board);
       read_served(*shared, &run.board);
     }
+    exercised = ranking::props::ranking_behaviours(run);
     return ranking::props::check_ranking(run, properties);
   }
+  // What check() saw the run exercise (properties/ranking/ranking_behaviours.h); check() runs first.
+  std::vector<std::string> behaviours(World&) override { return exercised; }
 
   std::shared_ptr<Shared> shared;
+  std::vector<std::string> exercised;
 };
 
 // The params, each declared once and bound to the option fields it fills.
