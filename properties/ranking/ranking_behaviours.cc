@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "properties/common/fault_budget.h"
 #include "properties/ranking/checks.h"
 
 namespace fl::ranking::props {
@@ -10,8 +11,6 @@ namespace fl::ranking::props {
 namespace {
 
 using Names = std::set<std::string>;
-using sim::FaultKind;
-using sim::FaultRecord;
 
 constexpr const char* kGlobalScope = "GLOBAL|ALL|ALL|ALL";  // 004:L211: the explicit global scope
 
@@ -95,19 +94,19 @@ std::vector<OwnerMove> owner_moves(const RankingRun& run) {
 }
 
 // An ownership change, and the former owner back after it (restarted, or resumed from a pause):
-// the stale owner whose writes the fences must refuse (004:L97-98, L319-320).
+// the stale owner whose writes the fences must refuse (004:L97-98, L319-320). A process's own
+// pause or downtime is a fault span with no peer; one still open at the run's end never returns.
 void ownership(const RankingRun& run, Names& out) {
   const std::vector<OwnerMove> moves = owner_moves(run);
   if (!moves.empty()) out.insert("keyed partition flushed by a second aggregator");
-  for (const FaultRecord& f : run.faults) {
-    if (chain_process(f.process) && (f.kind == FaultKind::kPause || f.kind == FaultKind::kCrash)) {
-      out.insert("chain process paused or crashed");
-    }
-    const int64_t back_us = f.kind == FaultKind::kRestart ? f.time_us
-                            : f.kind == FaultKind::kPause ? f.time_us + f.duration_us
-                                                          : -1;
+  const fl::props::FaultBudget budget(run.faults, run.end_us);
+  for (const fl::props::FaultSpan& span : budget.spans()) {
+    if (!span.peer.empty() || !chain_process(span.place) || span.to_us <= span.from_us) continue;
+    out.insert("chain process paused or crashed");
     for (const OwnerMove& m : moves) {
-      if (m.from == f.process && back_us > m.time_us) out.insert("ownership change followed by the old owner's return");
+      if (m.from == span.place && span.to_us > m.time_us && span.to_us < run.end_us) {
+        out.insert("ownership change followed by the old owner's return");
+      }
     }
   }
 }

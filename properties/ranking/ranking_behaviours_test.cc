@@ -41,7 +41,11 @@ sim::FaultRecord fault(sim::FaultKind kind, const std::string& process, int64_t 
   return f;
 }
 
-TEST(RankingBehaviours, AQuietRunExercisesNothing) { EXPECT_TRUE(ranking_behaviours(RankingRun{}).empty()); }
+TEST(RankingBehaviours, AQuietRunExercisesNothing) {
+  RankingRun run;
+  run.end_us = 20'000'000;
+  EXPECT_TRUE(ranking_behaviours(run).empty());
+}
 
 TEST(RankingBehaviours, AnIndeterminateEmitAndAReplayedEventAreNamed) {
   RankingRun run;
@@ -57,6 +61,7 @@ TEST(RankingBehaviours, AnIndeterminateEmitAndAReplayedEventAreNamed) {
 
 TEST(RankingBehaviours, AnOwnershipChangeCountsTheOldOwnerBackOnlyAfterIt) {
   RankingRun run;
+  run.end_us = 20'000'000;
   run.commits.push_back(flush(1'000'000, "agg-1", "0"));
   run.commits.push_back(flush(2'000'000, "agg-1", "0"));
   run.commits.push_back(flush(2'500'000, "agg-2", "1"));
@@ -68,6 +73,7 @@ TEST(RankingBehaviours, AnOwnershipChangeCountsTheOldOwnerBackOnlyAfterIt) {
   EXPECT_FALSE(names(run, "ownership change followed by the old owner's return"));
   run.faults.push_back(fault(sim::FaultKind::kPause, "agg-2", 4'000'000, 2'000'000));  // not the old owner
   EXPECT_FALSE(names(run, "ownership change followed by the old owner's return"));
+  run.faults.push_back(fault(sim::FaultKind::kCrash, "agg-1", 5'500'000));
   run.faults.push_back(fault(sim::FaultKind::kRestart, "agg-1", 6'000'000));
   EXPECT_TRUE(names(run, "ownership change followed by the old owner's return"));
 }
