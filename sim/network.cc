@@ -129,6 +129,7 @@ void Network::resend_late(uint32_t from, const std::string& service, MessagePtr 
 void Network::serve(Process& p, std::string_view service, RpcHandler handler) {
   FL_ASSERT(p.alive());
   p.handlers_[std::string(service)] = std::move(handler);
+  if (!servers_.count(service)) note_first_serve(p, service);
   auto& servers = servers_[std::string(service)];
   if (std::find(servers.begin(), servers.end(), p.index_) == servers.end()) servers.push_back(p.index_);
 }
@@ -136,6 +137,7 @@ void Network::serve(Process& p, std::string_view service, RpcHandler handler) {
 void Network::on_message(Process& p, std::string_view service, OnewayHandler handler) {
   FL_ASSERT(p.alive());
   p.oneway_handlers_[std::string(service)] = std::move(handler);
+  if (!servers_.count(service)) note_first_serve(p, service);
   auto& servers = servers_[std::string(service)];
   if (std::find(servers.begin(), servers.end(), p.index_) == servers.end()) servers.push_back(p.index_);
 }
@@ -217,7 +219,13 @@ void Network::send_call(Process& caller, std::string_view service, MessagePtr re
   pending_.emplace(call_id, call);
   if (server == nullptr) {
     // Refused because every server of it is down (a fault), not because nobody ever served it.
-    if (servers_.count(service)) record_broken(call_id, "refused: no live server");
+    if (servers_.count(service)) {
+      record_broken(call_id, "refused: no live server");
+    } else {
+      auto& early = early_refusals_[call.service];
+      if (early.size() >= kMaxEarlyRefusals) early.erase(early.begin());  // a service nobody serves
+      early.push_back({world_.now_us(), caller.index_, call.cause, message_text(call.service, request)});
+    }
     // Connection refused: certainly not executed. Resolved as a separate event (no re-entrancy).
     world_.post(caller, world_.now_us(), [this, call_id] { finish_call(call_id, RpcStatus::kUnavailable, nullptr); });
     return;
@@ -296,33 +304,49 @@ void Network::transmit(Envelope env) {
   }
 }
 
+FaultRecord Network::between(const Process& from, const Process& to, FaultKind kind, std::string detail, uint64_t cause,
+                             std::string message) const {
+  return FaultRecord{.time_us = world_.now_us(),
+                     .kind = kind,
+                     .node = world_.node(from.node_).name,
+                     .process = from.name_,
+                     .peer_node = world_.node(to.node_).name,
+                     .peer_process = to.name_,
+                     .detail = std::move(detail),
+                     .cause = cause,
+                     .message = std::move(message)};
+}
+
 void Network::record_loss(const Envelope& env, const char* why) {
-  const Process& from = world_.process(env.from);
-  const Process& to = world_.process(env.to);
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
-                                  .kind = FaultKind::kMessageLost,
-                                  .node = world_.node(from.node_).name,
-                                  .process = from.name_,
-                                  .peer_node = world_.node(to.node_).name,
-                                  .peer_process = to.name_,
-                                  .detail = std::string(env.is_reply ? "reply " : "") + why,
-                                  .cause = env.cause,
-                                  .message = message_text(env.service, env.message)});
+  world_.record_fault(between(world_.process(env.from), world_.process(env.to), FaultKind::kMessageLost,
+                              std::string(env.is_reply ? "reply " : "") + why, env.cause,
+                              message_text(env.service, env.message)));
 }
 
 void Network::record_clog_delay(const Envelope& env, int64_t delay_us) {
-  const Process& from = world_.process(env.from);
-  const Process& to = world_.process(env.to);
-  world_.record_fault(FaultRecord{.time_us = world_.now_us(),
-                                  .kind = FaultKind::kDelayed,
-                                  .node = world_.node(from.node_).name,
-                                  .process = from.name_,
-                                  .peer_node = world_.node(to.node_).name,
-                                  .peer_process = to.name_,
-                                  .value = delay_us,
-                                  .detail = "clog",
-                                  .cause = env.cause,
-                                  .message = message_text(env.service, env.message)});
+  FaultRecord r = between(world_.process(env.from), world_.process(env.to), FaultKind::kDelayed, "clog", env.cause,
+                          message_text(env.service, env.message));
+  r.value = delay_us;
+  world_.record_fault(std::move(r));
+}
+
+void Network::note_first_serve(const Process& p, std::string_view service) {
+  auto it = early_refusals_.find(service);
+  if (it == early_refusals_.end()) return;
+  if (p.fault_held_us_ == 0) {  // no fault made it late: the refusals were its start-up's
+    early_refusals_.erase(it);
+    return;
+  }
+  const std::vector<EarlyRefusal> refusals = std::move(it->second);
+  early_refusals_.erase(it);
+  // Without its faults, p would have served by now - held at the latest: only refusals since
+  // then are theirs; earlier ones came while it was starting, as they would have anyway.
+  const int64_t since_us = world_.now_us() - p.fault_held_us_;
+  for (const EarlyRefusal& e : refusals) {
+    if (e.time_us < since_us) continue;
+    world_.record_fault(between(world_.process(e.caller), p, FaultKind::kCallBroken,
+                                "refused: its server was held by a fault before it served", e.cause, e.message));
+  }
 }
 
 void Network::record_broken(uint64_t call_id, const char* why) {
@@ -414,6 +438,7 @@ void Network::deliver_request(Process& to, const Envelope& env) {
   }
   auto it = to.handlers_.find(env.service);
   if (it == to.handlers_.end()) return;  // not served here (any more): the caller times out
+  if (watched_services_.count(env.service)) deliveries_.push_back({world_.now_us(), env.cause, to.name_});
   RpcHandler handler = it->second;
   const uint32_t caller = env.from;
   const uint64_t call_id = env.call_id;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "impl/ports/rpc.h"
+#include "sim/fault_log.h"
 #include "sim/rng.h"
 
 namespace fl::sim {
@@ -87,6 +88,16 @@ class Network {
 
   const NetworkStats& stats() const { return stats_; }
 
+  // What the network delivered, for judges: each request of a watched service that reached a
+  // server which handles it, with when, which server and the operation it works for.
+  struct Delivery {
+    int64_t time_us = 0;
+    uint64_t cause = 0;  // the operation (World::current_cause of the sender), 0 for none
+    std::string server;  // process name
+  };
+  void watch_deliveries(std::string_view service) { watched_services_.insert(std::string(service)); }
+  const std::vector<Delivery>& deliveries() const { return deliveries_; }
+
  private:
   struct Envelope {
     uint32_t from = 0, to = 0;  // process indices
@@ -123,6 +134,14 @@ class Network {
   void record_clog_delay(const Envelope& env, int64_t delay_us);
   void record_broken(uint64_t call_id, const char* why);
   void schedule_delivery(const Envelope& env, int64_t delay_us);
+  // `p` serves `service`, which nobody served before: each call refused for it since faults began
+  // holding `p` (its pauses and downtime delayed this first serve by as much) is recorded as
+  // broken by them, as a refusal of a served service is (a pause of a DB at 0 s, before its
+  // server started: likes' swarm-hardened-fill-races seeds 8171 and 15959).
+  void note_first_serve(const Process& p, std::string_view service);
+  // A fault record, now, of a message or call from `from` to `to`.
+  FaultRecord between(const Process& from, const Process& to, FaultKind kind, std::string detail, uint64_t cause,
+                      std::string message) const;
   void deliver(const Envelope& env);
   void deliver_request(Process& to, const Envelope& env);
   void finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply);
@@ -140,7 +159,19 @@ class Network {
   std::map<std::pair<uint32_t, uint32_t>, int64_t> clogged_until_us_;
   std::map<std::pair<uint32_t, uint32_t>, int64_t> fifo_last_us_;  // per process pair
   std::map<std::string, std::vector<uint32_t>, std::less<>> servers_;
+  // Calls refused because nobody had served their service yet: when a server first serves it,
+  // those its faults may have caused are recorded as broken (note_first_serve).
+  struct EarlyRefusal {
+    int64_t time_us = 0;
+    uint32_t caller = 0;
+    uint64_t cause = 0;
+    std::string message;
+  };
+  static constexpr size_t kMaxEarlyRefusals = 4096;  // per service: the newest are the ones a hold explains
+  std::map<std::string, std::vector<EarlyRefusal>, std::less<>> early_refusals_;
   std::map<uint64_t, PendingCall> pending_;
+  std::set<std::string, std::less<>> watched_services_;
+  std::vector<Delivery> deliveries_;
   std::map<uint32_t, LateDuplicates> late_duplicates_;  // by sending process
   uint64_t next_call_id_ = 1;
   NetworkStats stats_;

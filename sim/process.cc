@@ -121,6 +121,8 @@ void Process::boot() {
   ++connection_epoch_;
   state_ = ProcessState::kRunning;
   paused_until_us_ = 0;
+  booted_us_ = world_.now_us_;
+  crashed_by_fault_ = false;
   world_.trace_.record(world_.now_us_, TraceKind::kProcess, node_name(), name_,
                        "boot incarnation " + std::to_string(incarnation_));
   // A boot works for no operation, whatever event restarted the process.

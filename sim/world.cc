@@ -272,6 +272,7 @@ void World::crash(Process& p, std::string_view why) {
   if (!p.alive()) return;
   record_process_fault(p, FaultKind::kCrash);
   take_down(p, why);
+  p.crashed_by_fault_ = true;
 }
 
 void World::panic(Process& p, std::string_view what) {
@@ -298,6 +299,7 @@ void World::restart(Process& p) {
   if (p.state_ == ProcessState::kNew) return start(p);
   if (p.alive()) crash(p, "restart");
   record_process_fault(p, FaultKind::kRestart);
+  if (p.crashed_by_fault_) p.fault_held_us_ += now_us_ - p.booted_us_;
   p.boot();
 }
 
@@ -327,6 +329,11 @@ void World::resume_paused(Process& p) {
   std::vector<Event> queued;
   queued.swap(p.deferred_);
   record_held(p, queued);
+  if (!queued.empty()) {
+    const auto oldest = std::min_element(queued.begin(), queued.end(),
+                                         [](const Event& x, const Event& y) { return x.time_us < y.time_us; });
+    p.fault_held_us_ += now_us_ - oldest->time_us;
+  }
   for (const Event& e : queued) {
     // Each queued event may crash or pause the process again: re-check before each.
     if (!p.alive() || p.incarnation_ != e.incarnation) {

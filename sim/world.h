@@ -113,6 +113,13 @@ class Process final : public Runtime, private Clock, private Rpc {
   ProcessState state_ = ProcessState::kNew;
   uint32_t incarnation_ = 0;
   int64_t paused_until_us_ = 0;
+  // How much later injected faults have made it so far, at most: each pause by how long it held
+  // the oldest event it deferred (a pause that deferred nothing delayed nothing), each crash by
+  // the time from the lost incarnation's boot to the next (its progress is redone). What
+  // Network::serve reads when it first serves a service.
+  int64_t fault_held_us_ = 0;
+  int64_t booted_us_ = 0;
+  bool crashed_by_fault_ = false;  // since its last boot
   uint64_t connection_epoch_ = 0;
   std::map<void*, std::coroutine_handle<>> roots_;  // detached root frames by address
   std::vector<Event> deferred_;                     // events that arrived while paused

@@ -276,6 +276,56 @@ TEST(WorldTest, ACrashDuringAPauseNamesTheOperationsWhoseHeldEventsItDropped) {
   EXPECT_GT(named[0].value, 0);
 }
 
+// A server that starts serving 300 ms into its life, paused by a fault before it started: the
+// calls refused in the last `pause` before it served are the pause's (they name it as broken
+// calls of their operations), those refused earlier would have been refused anyway, and a pause
+// of 0 ms, or none, names none.
+std::vector<FaultRecord> early_refusals_named(int64_t pause_us, std::vector<uint64_t>* ops) {
+  World world(WorldOptions{.seed = 3});
+  const uint32_t a = world.add_node("a");
+  const uint32_t b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(300);  // its start-up: refusals before it are not a fault's
+    self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+  });
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    for (int i = 0; i < 20; ++i) {
+      const uint64_t op = world.history().invoke("client", "op", "");
+      ops->push_back(op);
+      RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 50'000);
+      world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kFail, "");
+      co_await self.clock().sleep_ms(50);
+    }
+  });
+  world.start(server);
+  world.start(client);
+  world.at(kEpochUs + 100'000, [&] { world.pause(server, pause_us); });
+  world.run_until(kEpochUs + 2'000'000);
+  std::vector<FaultRecord> named;
+  for (const FaultRecord& r : world.fault_log()) {
+    if (r.kind == FaultKind::kCallBroken) named.push_back(r);
+  }
+  return named;
+}
+
+TEST(WorldTest, CallsRefusedBeforeAHeldServerFirstServedNameItsHold) {
+  std::vector<uint64_t> ops;
+  const std::vector<FaultRecord> named = early_refusals_named(400'000, &ops);
+  // Paused from 0.1 s to 0.5 s, the server's start-up timer (due at 0.3 s) runs at 0.5 s and it
+  // serves then: the pause delayed it 0.2 s, so the calls refused in [0.3 s, 0.5 s] are the
+  // pause's (one every 50 ms; the one at 0.5 s ran before the server's resume in that instant),
+  // the six before 0.3 s are not, though the pause held the server for two of them.
+  ASSERT_EQ(named.size(), 5u);
+  for (size_t i = 0; i < named.size(); ++i) {
+    EXPECT_EQ(named[i].cause, ops[6 + i]);
+    EXPECT_EQ(named[i].process, "client");
+    EXPECT_EQ(named[i].peer_process, "server");
+    EXPECT_EQ(named[i].time_us, kEpochUs + 500'000);
+  }
+  ops.clear();
+  EXPECT_TRUE(early_refusals_named(0, &ops).empty());
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");

@@ -839,6 +839,23 @@ std::vector<const HistoryOp*> writers_of(const LikesRun& run, const DbChange& c,
   return out;
 }
 
+// When the committer that a fault hit at `hit_us` (the replica's SQL transaction under `cause`) was
+// free again, at the latest: its next transaction under that cause committed, or a later fault
+// on that cause's transactions (its call broken by a DB crash, its next one refused). nullopt:
+// neither happened, and how long it was held is unknown.
+std::optional<int64_t> committer_free_us(const LikesRun& run, const fl::props::FaultBudget& budget, int64_t hit_us,
+                                         uint64_t cause, const std::string& replica,
+                                         std::vector<DbChange>::const_iterator next) {
+  std::optional<int64_t> out;
+  if (next != run.db_changes.end()) out = next->time_us;
+  for (const auto* g : budget.instants(run.replicas, hit_us, out.value_or(run.end_us))) {
+    if (g->time_us <= hit_us || g->cause != cause || !g->message.starts_with("sql: sql txn ")) continue;
+    if (g->process != replica && g->peer_process != replica) continue;
+    return g->time_us;
+  }
+  return out;
+}
+
 // The requests a fault reached through a replica's group commit (impl/likes/service.cc: the writes
 // of many requests go to the DB in one transaction, sent under the cause of the request that
 // started the committer, and the requests that arrive meanwhile wait for it), each with that fault.
@@ -877,6 +894,20 @@ std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const
                                       [&](const DbChange& c) { return c.time_us <= f->time_us; });
     auto next = std::find_if(after, run.db_changes.end(),
                              [&](const DbChange& c) { return c.row && c.client == replica && c.cause == f->cause; });
+    // A write the network delivered to that replica while its committer was held queued behind
+    // it, whether or not its write ever reached the DB (swarm-hardened-impatient seed 10096: a
+    // DB crash broke the held call, and the writes queued behind it were failed unsent).
+    if (const std::optional<int64_t> free_us = committer_free_us(run, budget, f->time_us, f->cause, replica, next)) {
+      for (const HistoryOp& h : run.history) {
+        if (!is_write(h)) continue;
+        for (const auto& [at_us, server] : h.delivered) {
+          if (server != replica || at_us < f->time_us || at_us > *free_us) continue;
+          out.emplace(request_of(h), hit_text(*f) + " (held " + replica + "'s group commit until " + seconds(*free_us) +
+                                         "; this write reached " + replica + " at " + seconds(at_us) +
+                                         " and waited behind it)");
+        }
+      }
+    }
     for (auto c = next; c != run.db_changes.end() && c->seq == next->seq; ++c) {
       if (!c->row) continue;
       for (const HistoryOp* h : writers_of(run, *c, f->time_us, c->time_us)) {

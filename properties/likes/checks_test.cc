@@ -460,6 +460,40 @@ TEST(LikesChecksTest, AGroupCommitHeldByALostCallHoldsTheWritesQueuedBehindIt) {
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
 }
 
+// The same hold when the held call ends without a next transaction (swarm-hardened-impatient seed
+// 10096: a DB crash broke it, and the writes queued behind it were failed unsent): a write the
+// network delivered to the held replica between the fault and the end of its call waited behind
+// it. One delivered to another replica, or after the call ended, did not; and without a record
+// of when the committer was free again, the hold has no known end and excuses nothing.
+TEST(LikesChecksTest, AWriteDeliveredToAHeldCommitterWaitedEvenIfItsBatchNeverRan) {
+  LikesRun run = clean_run();
+  run.replicas = {"replica-1", "replica-2"};
+  run.history.push_back(op(11, "unlike", 3, 7, 11, 44, 54, Outcome::kInfo, "timeout"));
+  run.history.back().delivered = {{45, "replica-1"}};
+  sim::FaultRecord lost = record(sim::FaultKind::kMessageLost, "replica-1", 42, /*cause=*/20,
+                                 "sql: sql txn replica-1#5 | UPDATE assets SET like_count = like_count - 1 [3]");
+  lost.peer_node = lost.peer_process = "db";
+  lost.detail = "partition";
+  run.faults.push_back(lost);
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);  // the hold's end is unknown
+  sim::FaultRecord broken = lost;
+  broken.kind = sim::FaultKind::kCallBroken;
+  broken.time_us = 70;
+  broken.detail = "server crashed";
+  run.faults.push_back(broken);
+  Verdict v = only(run, "like-degradation-budget");
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  ASSERT_EQ(v.exempted(), 1);
+  EXPECT_NE(v.exemptions[0].first.find("waited behind it"), std::string::npos) << v.exemptions[0].first;
+  run.history.back().delivered = {{45, "replica-2"}};  // reached a replica the fault never held
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  run.history.back().delivered = {{71, "replica-1"}};  // reached it after the held call ended
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  run.history.back().delivered = {{45, "replica-1"}};
+  run.faults.back().cause = 21;  // another committer's call broke: the held one's end is unknown
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+}
+
 // An I/O error while the DB opens its database at boot (it names no operation) keeps the DB from
 // serving until it executes its next request: a request refused meanwhile is excused, one after
 // the DB served again is not.

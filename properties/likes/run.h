@@ -35,6 +35,9 @@ struct HistoryOp {
   int64_t complete_us = -1;  // -1: never completed (read as info)
   Outcome outcome = Outcome::kInfo;
   std::string result;  // ok | already | count=N | state=S | error text
+  // Where the network delivered its request (the replica that handled it), and when: one entry
+  // per delivery (a late duplicate is another).
+  std::vector<std::pair<int64_t, std::string>> delivered;
   std::string describe() const;
 };
 

@@ -396,6 +396,13 @@ class LikesSystemRun final : public KitRun {
       h.result = o.result;
       run.history.push_back(std::move(h));
     }
+    // Operation ids are dense from 1 in invocation order: history[id - 1] (asserted).
+    for (const sim::Network::Delivery& d : world.network().deliveries()) {
+      if (d.cause == 0 || d.cause > run.history.size()) continue;
+      likes::props::HistoryOp& h = run.history[d.cause - 1];
+      FL_ASSERT(h.id == d.cause);
+      h.delivered.push_back({d.time_us, d.server});
+    }
     run.final_state = StoreSnapshot{};
     run.final_state.time_us = world.now_us();
     read_redis(*shared, world.find_process("redis"), world.now_us() / 1000, &run.final_state);
@@ -507,6 +514,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   auto run = std::make_unique<LikesSystemRun>();
   auto sh = std::make_shared<Shared>();
   run->shared = sh;
+  world.network().watch_deliveries(likes::kService);  // which replica each request reached
   sh->config = config_of(s);
   const likes::LikesConfig config = sh->config;
   auto scripts = likes::likes_scripts();
