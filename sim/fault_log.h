@@ -39,7 +39,8 @@ enum class FaultKind : uint8_t {
   kClockDrift,     // node's clock drifts value ppm from now on
   kMessageLost,    // a message from process to peer_process was lost
   kStorageError,   // the storage of `node` failed an I/O (value: the SQLite error code)
-  kRedisError,     // the Redis node refused a command with an error reply
+  kRedisError,     // the Redis node refused a command with an error reply (duration_us > 0: a
+                   // refusal window began, detail "refusal window: busy|loading|oom|readonly")
   kEviction,       // the Redis node evicted key `detail` under its maxmemory policy (value: db)
   kLateDuplicate,  // a request of `process` was delivered again to `peer_process`, late (value: delay us)
   kDelayed,        // a message from process to peer_process (a clog) or the events of operation

@@ -244,6 +244,12 @@ class World {
   const std::vector<Panic>& panics() const { return panics_; }
   void restart(Process& p);
   void pause(Process& p, int64_t duration_us);
+  // A simulated component's own fault (an injected I/O error that failed a database's open) made
+  // `p` this much later (Process::fault_held_us_, what Network::serve reads at a first serve).
+  void note_fault_delay(Process& p, int64_t delay_us) {
+    FL_ASSERT(delay_us >= 0);
+    p.fault_held_us_ += delay_us;
+  }
   void clock_jump(uint32_t node, int64_t delta_us);
   void set_clock_drift(uint32_t node, int64_t drift_ppm);
   // Records a fault (or its healing) in the trace.

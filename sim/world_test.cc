@@ -326,6 +326,42 @@ TEST(WorldTest, CallsRefusedBeforeAHeldServerFirstServedNameItsHold) {
   EXPECT_TRUE(early_refusals_named(0, &ops).empty());
 }
 
+// A component's own fault that made a server late (a database whose open an injected I/O error
+// failed: sim/storage/sql_server.cc) counts as a pause would: a server that served at 0.7 s,
+// 0.4 s late by such faults, owes the refusals from 0.3 s on to them, and none before.
+TEST(WorldTest, AFaultDelayNotedByAComponentNamesTheRefusalsItCaused) {
+  World world(WorldOptions{.seed = 3});
+  const uint32_t a = world.add_node("a");
+  const uint32_t b = world.add_node("b");
+  Process& server = world.add_process(b, "server", [&world](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(700);  // 300 ms of start-up, then 400 ms of failed opens
+    world.note_fault_delay(self, 400'000);
+    self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+  });
+  std::vector<uint64_t> ops;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    for (int i = 0; i < 20; ++i) {
+      const uint64_t op = world.history().invoke("client", "op", "");
+      ops.push_back(op);
+      RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 50'000);
+      world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kFail, "");
+      co_await self.clock().sleep_ms(50);
+    }
+  });
+  world.start(server);
+  world.start(client);
+  world.run_until(kEpochUs + 2'000'000);
+  std::vector<uint64_t> named;
+  for (const FaultRecord& r : world.fault_log()) {
+    if (r.kind == FaultKind::kCallBroken) named.push_back(r.cause);
+  }
+  // Calls every 50 ms from 0: those at 0.30 .. 0.65 s (and the one at 0.70 s, before the serve in
+  // that instant) are named, the six before 0.3 s are not.
+  ASSERT_GE(named.size(), 8u);
+  ASSERT_LE(named.size(), 9u);
+  for (size_t i = 0; i < named.size(); ++i) EXPECT_EQ(named[i], ops[6 + i]);
+}
+
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {
   World world(WorldOptions{.seed = 7});
   const uint32_t n = world.add_node("n1");

@@ -32,6 +32,9 @@ std::string describe(const FaultRecord& r) {
   if (r.kind == FaultKind::kClockDrift) out += " (" + std::to_string(r.value) + " ppm)";
   if (r.kind == FaultKind::kClockJump) out += " (" + std::to_string(r.value / 1000) + " ms)";
   if (r.kind == FaultKind::kDelayed) out += " (" + r.detail + ", " + std::to_string(r.value / 1000) + " ms)";
+  if (r.kind == FaultKind::kRedisError && r.duration_us > 0) {
+    out += " (" + r.detail + ", " + std::to_string(r.duration_us / 1000) + " ms)";
+  }
   if ((r.kind == FaultKind::kMessageLost || r.kind == FaultKind::kCallBroken) && !r.detail.empty()) {
     out += " (" + r.detail + ")";
   }
@@ -96,6 +99,10 @@ FaultBudget::FaultBudget(const sim::FaultLog& log, int64_t end_us) : log_(log), 
     if (r.cause != 0) by_cause_[r.cause].push_back(i);
     if (r.kind == FaultKind::kClockJump || r.kind == FaultKind::kClockDrift) clock_records_[r.node].push_back(i);
     if (r.kind == FaultKind::kEviction) add_instant(eviction_place(r.detail), i);
+    if (r.kind == FaultKind::kRedisError && r.duration_us > 0) {  // a refusal window, not one command
+      refusal_windows_.push_back(FaultSpan{r.process, r.time_us, r.time_us + r.duration_us, describe(r)});
+      continue;
+    }
     if (!is_instant(r.kind)) continue;
     add_instant(r.process, i);
     add_instant(r.node, i);

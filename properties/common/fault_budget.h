@@ -90,6 +90,11 @@ class FaultBudget {
   // rule, e.g. evictions by key).
   std::vector<const sim::FaultRecord*> records(sim::FaultKind kind) const;
 
+  // The Redis nodes' refusal windows (an injected -BUSY or -LOADING refuses every command for a
+  // while, -OOM or -READONLY every write), as spans at the Redis process, in time order. Not among
+  // spans(): a judge adds them where the outcome it weighs needed Redis to accept writes.
+  const std::vector<FaultSpan>& refusal_windows() const { return refusal_windows_; }
+
   // The place an eviction of `key` touches (pass it to instant_in to excuse the loss of that key).
   static std::string eviction_place(const std::string& key) { return "evicted:" + key; }
   // True when the world injected any fault at all (a fault-free run explains nothing).
@@ -110,6 +115,7 @@ class FaultBudget {
   sim::FaultLog log_;
   int64_t end_us_ = 0;
   std::vector<FaultSpan> spans_;  // durations, sorted by from_us (stable)
+  std::vector<FaultSpan> refusal_windows_;
   // Instants: (place, record index), in time order.
   std::vector<std::pair<std::string, size_t>> instants_;
   std::map<uint64_t, std::vector<size_t>> by_cause_;                       // operation -> its records

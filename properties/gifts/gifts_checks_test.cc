@@ -161,6 +161,22 @@ TEST(GiftsChecks, APendingRowIsExcusedOnlyWhileItsWayOutIsHeldToTheEnd) {
   EXPECT_FALSE(pending("redis", 1 * kS, {"gift-1"}).passed);             // not on its way out
 }
 
+// A row committed less than one poll (plus slack) before the end is not yet due: the poller may
+// not have reached it (explore-hardened-store-errors seed 511: committed 0.27 s before the end).
+// The same row committed 5 s before the end, with no fault, still fails.
+TEST(GiftsChecks, APendingRowCommittedWithinOnePollOfTheEndIsNotYetDue) {
+  auto pending_committed_at = [](int64_t before_end_us) {
+    Builder b = clean();
+    b.run.outbox[0].status = "PENDING";
+    b.run.commits[0].time_us = b.run.end_us - before_end_us;
+    return check_outbox(b.run);
+  };
+  const Verdict late = pending_committed_at(300'000);
+  EXPECT_TRUE(late.passed) << (late.evidence.empty() ? "" : late.evidence[0]);
+  EXPECT_EQ(late.exempted(), 1);
+  EXPECT_FALSE(pending_committed_at(5 * kS).passed);
+}
+
 // A charge whose commit answered an I/O error can still have persisted (its order row is there,
 // with the msgId that attempt stamped): its row's way out is judged from that commit, so a pause
 // of the log to the end excuses it as any other (explore-hardened seed 4629). Without the pause,
@@ -330,6 +346,27 @@ TEST(GiftsChecks, HoldsOnThePushPathExcuseAnExpiredGiftOnlyWhenTheyAddUp) {
   EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
   EXPECT_GE(v.checks, 1);
   EXPECT_GE(v.exempted(), 1);  // the excused gift is counted
+}
+
+// A Redis refusal window (-BUSY, -LOADING: every command; -OOM, -READONLY: every write) holds
+// every push for its length, as an outage of Redis would (explore-hardened-store-errors seed 4: a
+// 9.2 s -BUSY aged the gifts charged before it past the 10 s expiry). A window too short to age
+// the gift past it excuses nothing, and each refused command alone still holds only its own key.
+TEST(GiftsChecks, ARedisRefusalWindowHoldsThePushPathForItsLength) {
+  Builder b = clean();
+  b.run.history.pop_back();  // m2 (its batch: m1 + m2, logged at 1.06 and 2.06 s) never pushed
+  Builder brief = b;
+  sim::FaultRecord& short_window = brief.fault(sim::FaultKind::kRedisError, "redis", 3 * kS);
+  short_window.duration_us = 4 * kS;  // logged + 3.5 s + 4 s < 10 s
+  short_window.detail = "refusal window: busy";
+  EXPECT_FALSE(check_batch_conservation(brief.run).passed);
+  sim::FaultRecord& window = b.fault(sim::FaultKind::kRedisError, "redis", 3 * kS);
+  window.duration_us = 9 * kS;
+  window.detail = "refusal window: busy";
+  const Verdict v = check_batch_conservation(b.run);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_GE(v.exempted(), 1);
+  EXPECT_NE(v.exemptions[0].first.find("refusal window"), std::string::npos) << v.exemptions[0].first;
 }
 
 // A gift whose flight had not ended when the run did (its batch could still be in its window or

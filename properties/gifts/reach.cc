@@ -153,9 +153,13 @@ void GiftReach::collect_lost_copies() {
   }
 }
 
-// The budget's spans, and each push service's crash stretched to its eviction from the log's group.
+// The budget's spans, Redis's refusal windows (a push needs Redis: the room's online users are
+// there, 003:L19, and so are hardened's claims, windows and dedup keys, all written per push; a
+// gift held past 10 s is dropped, 003:L197-L202), and each push service's crash stretched to its
+// eviction from the log's group.
 void GiftReach::collect_spans() {
   spans_ = budget_.spans();
+  for (const fl::props::FaultSpan& w : budget_.refusal_windows()) spans_.push_back(w);
   for (const std::string& p : run_.pushers) {
     for (const auto& [down, up] : budget_.downtimes(p)) {
       const int64_t evicted = evicted_at(down);

@@ -35,16 +35,23 @@ Server::Server(ServerOptions options) : options_(std::move(options)), engine_(op
   engine_.set_eviction_observer([this](int db, const std::string& key) { log_eviction(db, key); });
 }
 
+// A fault record of this Redis node, now (REQUIRES: booted).
+FaultRecord Server::fault_here(FaultKind kind) const {
+  FL_ASSERT(process_ != nullptr);
+  FaultRecord r;
+  r.time_us = process_->world().now_us();
+  r.kind = kind;
+  r.node = process_->node_name();
+  r.process = process_->process_name();
+  return r;
+}
+
 // An eviction is in the world's fault log, naming the key, so a judge may excuse the loss of
 // exactly that key (and no other) by it.
 void Server::log_eviction(int db, const std::string& key) {
   if (process_ == nullptr) return;
   World& world = process_->world();
-  FaultRecord r;
-  r.time_us = world.now_us();
-  r.kind = FaultKind::kEviction;
-  r.node = process_->node_name();
-  r.process = process_->process_name();
+  FaultRecord r = fault_here(FaultKind::kEviction);
   r.value = db;
   r.detail = key;
   world.record_fault(std::move(r));
@@ -76,11 +83,7 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   }
   if (refusal != Refusal::kNone && c.reply.is_error()) {
     // Which command of which operation the refusal hit (sim/fault_log.h).
-    FaultRecord r;
-    r.time_us = time_us;
-    r.kind = FaultKind::kRedisError;
-    r.node = process_->node_name();
-    r.process = process_->process_name();
+    FaultRecord r = fault_here(FaultKind::kRedisError);
     r.value = static_cast<int64_t>(refusal);
     r.cause = world.current_cause();
     r.message = current_client_ + ":";
@@ -159,6 +162,13 @@ bool Server::apply_fault(std::string_view kind, int64_t duration_us) {
   }
   if (!process_->alive()) return false;
   engine_.set_refusal(r);
+  // The window itself is a fault record too (each refused command gets its own, naming its
+  // operation): what it holds is every command (busy, loading) or every write (oom, readonly).
+  FaultRecord window = fault_here(FaultKind::kRedisError);
+  window.duration_us = duration_us;
+  window.value = static_cast<int64_t>(r);
+  window.detail = std::string("refusal window: ") + refusal_name(r);
+  world.record_fault(std::move(window));
   const uint64_t generation = ++refusal_generation_;
   world.note_fault(process_->process_name(),
                    std::string("redis refuses: ") + refusal_name(r) + " for " + std::to_string(duration_us) + "us");

@@ -137,6 +137,7 @@ class Server {
   CommandLog command_log_;
   void log_command(const Engine::ObservedCommand& c);
   void log_eviction(int db, const std::string& key);
+  sim::FaultRecord fault_here(sim::FaultKind kind) const;
 };
 
 }  // namespace fl::sim::redis

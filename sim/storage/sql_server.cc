@@ -74,7 +74,11 @@ bool SqlServer::open() {
 }
 
 Task<void> SqlServer::run() {
+  const int64_t first_try_us = process_.world().now_us();
   while (!open()) co_await process_.clock().sleep_us(options_.open_retry_us);
+  // Each failed open was a storage fault (an injected I/O error, a file a power loss tore): the
+  // server serves that much later than it would have (what a first serve's refusals are owed to).
+  process_.world().note_fault_delay(process_, process_.world().now_us() - first_try_us);
   // Recovery (rolling back a hot journal, rebuilding the wal-index) costs disk time too.
   const int64_t boot_cost_us = vfs_->take_cost_us();
   if (boot_cost_us > 0) co_await process_.clock().sleep_us(boot_cost_us);
