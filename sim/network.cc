@@ -438,7 +438,8 @@ void Network::deliver_request(Process& to, const Envelope& env) {
   }
   auto it = to.handlers_.find(env.service);
   if (it == to.handlers_.end()) return;  // not served here (any more): the caller times out
-  if (watched_services_.count(env.service)) deliveries_.push_back({world_.now_us(), env.cause, to.name_});
+  if (!watched_services_.empty() && watched_services_.count(env.service))
+    deliveries_.push_back({world_.now_us(), env.cause, to.name_});
   RpcHandler handler = it->second;
   const uint32_t caller = env.from;
   const uint64_t call_id = env.call_id;

@@ -276,18 +276,16 @@ TEST(WorldTest, ACrashDuringAPauseNamesTheOperationsWhoseHeldEventsItDropped) {
   EXPECT_GT(named[0].value, 0);
 }
 
-// A server that starts serving 300 ms into its life, paused by a fault before it started: the
-// calls refused in the last `pause` before it served are the pause's (they name it as broken
-// calls of their operations), those refused earlier would have been refused anyway, and a pause
-// of 0 ms, or none, names none.
-std::vector<FaultRecord> early_refusals_named(int64_t pause_us, std::vector<uint64_t>* ops) {
+// A client on its own node calls "op" on `server_boot`'s process 20 times, every 50 ms from 0, with
+// `faults` scheduled on the world first; returns the broken-call records the world wrote and the
+// client's operations in order.
+std::vector<FaultRecord> refusals_named(const std::function<Task<void>(World&, Process&)>& server_boot,
+                                        const std::function<void(World&, Process&)>& faults,
+                                        std::vector<uint64_t>* ops) {
   World world(WorldOptions{.seed = 3});
   const uint32_t a = world.add_node("a");
   const uint32_t b = world.add_node("b");
-  Process& server = world.add_process(b, "server", [](Process& self) -> Task<void> {
-    co_await self.clock().sleep_ms(300);  // its start-up: refusals before it are not a fault's
-    self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
-  });
+  Process& server = world.add_process(b, "server", [&](Process& self) { return server_boot(world, self); });
   Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
     for (int i = 0; i < 20; ++i) {
       const uint64_t op = world.history().invoke("client", "op", "");
@@ -297,15 +295,31 @@ std::vector<FaultRecord> early_refusals_named(int64_t pause_us, std::vector<uint
       co_await self.clock().sleep_ms(50);
     }
   });
+  faults(world, server);
   world.start(server);
   world.start(client);
-  world.at(kEpochUs + 100'000, [&] { world.pause(server, pause_us); });
   world.run_until(kEpochUs + 2'000'000);
   std::vector<FaultRecord> named;
   for (const FaultRecord& r : world.fault_log()) {
     if (r.kind == FaultKind::kCallBroken) named.push_back(r);
   }
   return named;
+}
+
+// A server that starts serving 300 ms into its life, paused by a fault before it started: the
+// calls refused in the last `pause` before it served are the pause's (they name it as broken
+// calls of their operations), those refused earlier would have been refused anyway, and a pause
+// of 0 ms, or none, names none.
+std::vector<FaultRecord> early_refusals_named(int64_t pause_us, std::vector<uint64_t>* ops) {
+  return refusals_named(
+      [](World&, Process& self) -> Task<void> {
+        co_await self.clock().sleep_ms(300);  // its start-up: refusals before it are not a fault's
+        self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+      },
+      [pause_us](World& world, Process& server) {
+        world.at(kEpochUs + 100'000, [&world, &server, pause_us] { world.pause(server, pause_us); });
+      },
+      ops);
 }
 
 TEST(WorldTest, CallsRefusedBeforeAHeldServerFirstServedNameItsHold) {
@@ -330,36 +344,19 @@ TEST(WorldTest, CallsRefusedBeforeAHeldServerFirstServedNameItsHold) {
 // failed: sim/storage/sql_server.cc) counts as a pause would: a server that served at 0.7 s,
 // 0.4 s late by such faults, owes the refusals from 0.3 s on to them, and none before.
 TEST(WorldTest, AFaultDelayNotedByAComponentNamesTheRefusalsItCaused) {
-  World world(WorldOptions{.seed = 3});
-  const uint32_t a = world.add_node("a");
-  const uint32_t b = world.add_node("b");
-  Process& server = world.add_process(b, "server", [&world](Process& self) -> Task<void> {
-    co_await self.clock().sleep_ms(700);  // 300 ms of start-up, then 400 ms of failed opens
-    world.note_fault_delay(self, 400'000);
-    self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
-  });
   std::vector<uint64_t> ops;
-  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
-    for (int i = 0; i < 20; ++i) {
-      const uint64_t op = world.history().invoke("client", "op", "");
-      ops.push_back(op);
-      RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 50'000);
-      world.history().complete(op, r.ok() ? Outcome::kOk : Outcome::kFail, "");
-      co_await self.clock().sleep_ms(50);
-    }
-  });
-  world.start(server);
-  world.start(client);
-  world.run_until(kEpochUs + 2'000'000);
-  std::vector<uint64_t> named;
-  for (const FaultRecord& r : world.fault_log()) {
-    if (r.kind == FaultKind::kCallBroken) named.push_back(r.cause);
-  }
+  const std::vector<FaultRecord> named = refusals_named(
+      [](World& world, Process& self) -> Task<void> {
+        co_await self.clock().sleep_ms(700);  // 300 ms of start-up, then 400 ms of failed opens
+        world.note_fault_delay(self, 400'000);
+        self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+      },
+      [](World&, Process&) {}, &ops);
   // Calls every 50 ms from 0: those at 0.30 .. 0.65 s (and the one at 0.70 s, before the serve in
   // that instant) are named, the six before 0.3 s are not.
   ASSERT_GE(named.size(), 8u);
   ASSERT_LE(named.size(), 9u);
-  for (size_t i = 0; i < named.size(); ++i) EXPECT_EQ(named[i], ops[6 + i]);
+  for (size_t i = 0; i < named.size(); ++i) EXPECT_EQ(named[i].cause, ops[6 + i]);
 }
 
 TEST(WorldTest, SleepsAdvanceSimulatedTimeAndTasksReturnValues) {

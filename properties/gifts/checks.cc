@@ -325,9 +325,7 @@ Verdict check_outbox(const GiftsRun& run) {
       continue;
     }
     const std::optional<std::string> held =
-        committed < 0 ? std::nullopt
-                      : held_to_end(run, budget, committed, (run.params.outbox_poll_ms + run.params.slack_ms) * 1000,
-                                    /*any_replica=*/false);
+        committed < 0 ? std::nullopt : held_to_end(run, budget, committed, poll_us, /*any_replica=*/false);
     exempt_or_fail(j.v, held, "row left " + r.status + " while faults held its way to the log until the end",
                    "outbox row " + r.msg_id + " still " + r.status + " at the end");
   }
