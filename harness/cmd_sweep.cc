@@ -163,8 +163,8 @@ void print_sweep_summary(const reports::RunRecord& rec, const Scenario& s, doubl
 const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
     "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
-    "       faultline sweep FILE --crash-points|--pause-points [--effects K] [--processes P,...] [--seed N]\n"
-    "                       [--jobs J] [--json OUT] [--found DIR]\n"
+    "       faultline sweep FILE --crash-points|--pause-points|--fail-points [--effects K] [--processes P,...]\n"
+    "                       [--seed N] [--jobs J] [--json OUT] [--found DIR]\n"
     "       faultline sweep HARDENED.yaml --each-fix [--seeds N] [--crash-scenario FILE] [--effects K]\n"
     "                       [--processes P,...] [--only FIX,...] [--found DIR] [--json OUT]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
@@ -181,6 +181,9 @@ const char* kSweepUsage =
     "  from the seed among 2 ms, 20 ms and just below and above each of the system's critical\n"
     "  durations (windows, TTLs, leases, timeouts), while everything else runs; --found writes\n"
     "  pause_point: files.\n"
+    "  --fail-points fails the call at each boundary instead: refused before it is sent (the caller\n"
+    "  sees the connection refused at once), or its reply lost after the server ran it (the caller\n"
+    "  times out); --found writes fail_point: files.\n"
     "  --each-fix proves each named fix needed: hardened runs without one fix at a time over seeds\n"
     "  S..S+N-1 (default 200, stopping at the first failure), then, if nothing failed, through the\n"
     "  crash points of --crash-scenario. Prints per fix: killed (property, seed or crash point,\n"
@@ -189,40 +192,41 @@ const char* kSweepUsage =
     "  --without FIX,... runs hardened without these fixes (see `faultline fixes`).\n"
     "exit: 0 as expected, 1 a property failed unexpectedly, 2 usage or input error\n";
 
-// A crash or pause at one effect boundary (crash-point and pause-point sweeps).
+// A crash, pause or failed call at one effect boundary (crash-, pause- and fail-point sweeps).
 struct BoundaryPoint {
   uint64_t effect_index = 0;
   bool before = false;
-  int64_t ms = 0;  // crash: restart after; pause: duration
+  int64_t ms = 0;  // crash: restart after; pause: duration; fail: unused
 };
 
 struct PointKind {
-  bool pause = false;
-  const char* name() const { return pause ? "pause" : "crash"; }
+  enum Kind { kCrash, kPause, kFail } kind = kCrash;
+  const char* name() const { return kind == kPause ? "pause" : kind == kFail ? "fail" : "crash"; }
+  const char* title() const { return kind == kPause ? "Pause" : kind == kFail ? "Fail" : "Crash"; }
   RunOptions options(const BoundaryPoint& p) const {
     RunOptions opt;
-    if (pause)
-      opt.pause_point = PausePoint{p.effect_index, p.before, p.ms};
-    else
-      opt.crash_point = CrashPoint{p.effect_index, p.before, p.ms};
+    if (kind == kPause) opt.pause_point = PausePoint{p.effect_index, p.before, p.ms};
+    if (kind == kCrash) opt.crash_point = CrashPoint{p.effect_index, p.before, p.ms};
+    if (kind == kFail) opt.fail_point = FailPoint{p.effect_index, p.before};
     return opt;
   }
   void pin(const BoundaryPoint& p, Scenario* s) const {
-    if (pause)
-      s->pause_point = PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
-    else
-      s->crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    if (kind == kPause) s->pause_point = PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    if (kind == kCrash) s->crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    if (kind == kFail) s->fail_point = FailPointSpec{static_cast<int64_t>(p.effect_index), p.before};
   }
   std::string describe(const BoundaryPoint& p, const RunResult& listed) const {
-    return std::string(pause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") +
-           (p.before ? "before " : "after ") + listed.effects[p.effect_index].text;
+    const std::string& effect = listed.effects[p.effect_index].text;
+    if (kind == kFail) return (p.before ? "refusing " : "losing the reply of ") + effect;
+    return std::string(kind == kPause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") +
+           (p.before ? "before " : "after ") + effect;
   }
 };
 
 std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& listed, uint64_t effects,
                                            const std::vector<std::string>& processes, uint64_t seed, PointKind kind) {
   std::vector<BoundaryPoint> out;
-  if (kind.pause) {
+  if (kind.kind == PointKind::kPause) {
     const SystemUnderTest* sys = find_system(s.system);
     const std::vector<int64_t> durations =
         pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
@@ -230,6 +234,7 @@ std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& l
       out.push_back(BoundaryPoint{p.effect_index, p.before, p.duration_ms});
     }
   } else {
+    // Crash points and fail points share the boundaries: before and after each effect.
     for (const CrashPoint& p : crash_points_to_sweep(listed, effects, processes)) {
       out.push_back(BoundaryPoint{p.effect_index, p.before, p.restart_after_ms});
     }
@@ -237,8 +242,8 @@ std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& l
   return out;
 }
 
-// Writes each broken property's first point as a replayable scenario (crash_point: or
-// pause_point: + seed:). Returns "" or the path it could not write.
+// Writes each broken property's first point as a replayable scenario (crash_point:, pause_point:
+// or fail_point: + seed:). Returns "" or the path it could not write.
 std::string write_found_points(const Scenario& s, const std::map<std::string, BoundaryPoint>& first_break,
                                const RunResult& listed, uint64_t seed, PointKind kind, const std::string& dir) {
   fs::create_directories(dir);
@@ -253,18 +258,18 @@ std::string write_found_points(const Scenario& s, const std::map<std::string, Bo
     pinned.expect.fingerprint = run_scenario(pinned, seed, RunOptions{}).fingerprint;
     pinned.name = s.name + "-" + kind.name() + "-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
     const std::string path = dir + "/" + pinned.name + "-" + prop + ".yaml";
-    const std::string header = "# " + std::string(kind.pause ? "Pause" : "Crash") +
-                               " point found by `faultline sweep --" + kind.name() + "-points` on " + s.source_file +
-                               ": " + kind.describe(p, listed) + " breaks " + prop + ".\n# Replay: faultline replay " +
-                               path + "\n";
+    const std::string header = "# " + std::string(kind.title()) + " point found by `faultline sweep --" + kind.name() +
+                               "-points` on " + s.source_file + ": " + kind.describe(p, listed) + " breaks " + prop +
+                               ".\n# Replay: faultline replay " + path + "\n";
     if (!write_text(path, header + scenario_to_yaml(pinned))) return path;
     std::printf("  wrote %s\n", path.c_str());
   }
   return "";
 }
 
-// --crash-points / --pause-points: one discovery run lists the service processes' effects, then
-// one run per boundary (before and after each effect) crashes or pauses the caller there.
+// --crash-points / --pause-points / --fail-points: one discovery run lists the service processes'
+// effects, then one run per boundary (before and after each effect) crashes or pauses the caller
+// there, or fails its call (refused before, reply lost after).
 int point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration timeout, PointKind kind) {
   uint64_t effects = 0, seed = default_seed(s);
   if (!f.u64("--effects", &effects) || !f.u64("--seed", &seed)) return f.error("bad number");
@@ -388,6 +393,7 @@ int sweep_main(const Args& args) {
            {"--quiet", K::kSwitch},
            {"--crash-points", K::kSwitch},
            {"--pause-points", K::kSwitch},
+           {"--fail-points", K::kSwitch},
            {"--effects", K::kCount},
            {"--found", K::kText},
            {"--seed", K::kCount},
@@ -413,14 +419,17 @@ int sweep_main(const Args& args) {
   RunOptions run_options;
   run_options.without = f.list("--without");
   if (std::string why = apply_without(*s, run_options.without); !why.empty()) return f.error(why);
-  if (f.has("--processes") && !f.has("--crash-points") && !f.has("--pause-points") && !f.has("--crash-scenario")) {
-    return f.error("--processes chooses crash points: it goes with --crash-points, --pause-points or --crash-scenario");
+  const int point_modes = f.has("--crash-points") + f.has("--pause-points") + f.has("--fail-points");
+  if (f.has("--processes") && point_modes == 0 && !f.has("--crash-scenario")) {
+    return f.error(
+        "--processes chooses crash points: it goes with --crash-points, --pause-points, --fail-points or "
+        "--crash-scenario");
   }
-  if (f.has("--crash-points") && f.has("--pause-points"))
-    return f.error("--crash-points and --pause-points exclude each other");
+  if (point_modes > 1) return f.error("--crash-points, --pause-points and --fail-points exclude each other");
   if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
-  if (f.has("--crash-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{false});
-  if (f.has("--pause-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{true});
+  if (f.has("--crash-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kCrash});
+  if (f.has("--pause-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kPause});
+  if (f.has("--fail-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kFail});
   if (seeds == 0) return f.error("--seeds N is required (N >= 1)");
   const std::vector<uint64_t> list = shard_seeds(first, seeds, shard, shards);
   Progress progress(list.size(), f.has("--quiet"));

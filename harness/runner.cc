@@ -84,7 +84,7 @@ std::string replay_command(const Scenario& s, uint64_t seed, const RunOptions& o
   return cmd;
 }
 
-// Numbers the calls of the service processes; arms the crash or pause point if one is asked for.
+// Numbers the calls of the service processes; arms the crash, pause or fail point if one is asked for.
 // The command line's point wins over the scenario's pinned one.
 void watch_service_effects(sim::World& world, const SystemRun& run, const Scenario& s, const RunOptions& options) {
   std::optional<CrashPoint> point = options.crash_point;
@@ -96,13 +96,16 @@ void watch_service_effects(sim::World& world, const SystemRun& run, const Scenar
   if (!pause && s.pause_point) {
     pause = PausePoint{static_cast<uint64_t>(s.pause_point->effect), s.pause_point->before, s.pause_point->duration_ms};
   }
-  if (!options.list_effects && !point && !pause) return;
+  std::optional<FailPoint> fail = options.fail_point;
+  if (!fail && s.fail_point) fail = FailPoint{static_cast<uint64_t>(s.fail_point->effect), s.fail_point->before};
+  if (!options.list_effects && !point && !pause && !fail) return;
   for (const char* role : {"replica", "worker", "gateway"}) world.watch_effects(run.fault_targets(role));
   if (point) {
     world.arm_crash_point(sim::CrashPointPlan{point->effect_index, point->before, point->restart_after_ms * kUsPerMs});
   }
   if (pause)
     world.arm_pause_point(sim::PausePointPlan{pause->effect_index, pause->before, pause->duration_ms * kUsPerMs});
+  if (fail) world.arm_fail_point(sim::FailPointPlan{fail->effect_index, fail->before});
 }
 
 bool wanted_process(const std::string& process, const std::vector<std::string>& prefixes) {
@@ -261,6 +264,7 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   if (options.inspect && run) options.inspect(*world, *run);
   result.crash_point_fired = world->crash_point_fired();
   result.pause_point_fired = world->pause_point_fired();
+  result.fail_point_fired = world->fail_point_fired();
   if (options.list_effects) {
     for (const sim::EffectRecord& e : world->effects()) {
       result.effects.push_back(ListedEffect{e.process, "#" + std::to_string(e.index) +

@@ -29,6 +29,13 @@ struct PausePoint {
   int64_t duration_ms = 0;
 };
 
+// Fail the call of a process's n-th external effect (fail-point sweeps): refused before it is
+// sent, or its reply lost after the server executed it (sim::FailPointPlan).
+struct FailPoint {
+  uint64_t effect_index = 0;
+  bool before = false;
+};
+
 // One external effect of a discovery run (RunOptions::list_effects), for crash-point sweeps.
 struct ListedEffect {
   std::string process;  // the caller, e.g. "pub-1"
@@ -41,6 +48,7 @@ struct RunOptions {
   std::string perfetto_path;     // write Chrome/Perfetto trace JSON here
   std::optional<CrashPoint> crash_point;
   std::optional<PausePoint> pause_point;
+  std::optional<FailPoint> fail_point;
   std::string scenario_path;  // for the replay command; defaults to s.source_file
   bool list_effects = false;  // fill RunResult::effects (the crash-point discovery run)
   // Fixes the command line removed (already applied to the scenario with apply_without); only
@@ -80,6 +88,7 @@ struct RunResult {
   std::vector<ListedEffect> effects;    // with list_effects: every watched effect, in index order
   bool crash_point_fired = false;       // with crash_point: the armed effect was reached
   bool pause_point_fired = false;       // with pause_point: the armed effect was reached
+  bool fail_point_fired = false;        // with fail_point: the armed call was failed
   std::vector<std::string> caveats;     // guarantees the scenario's environment voids (scenario_caveats)
   std::vector<uint64_t> coverage;       // with RunOptions::coverage: the features reached, ascending
   std::vector<std::string> behaviours;  // what the run exercised (SystemRun::behaviours), sorted

@@ -127,6 +127,15 @@ struct PausePointSpec {
   bool operator==(const PausePointSpec&) const = default;
 };
 
+// A pinned fail point: the call of the `effect`-th external effect (numbered as for crash points)
+// is refused before it is sent, or its reply is lost after it ran (`faultline sweep --fail-points`
+// writes its findings with one).
+struct FailPointSpec {
+  int64_t effect = 0;
+  bool before = false;
+  bool operator==(const FailPointSpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -153,6 +162,7 @@ struct Scenario {
   ParamValues config;
   std::optional<CrashPointSpec> crash_point;
   std::optional<PausePointSpec> pause_point;
+  std::optional<FailPointSpec> fail_point;
   // Named fixes removed from `hardened` (ids from the system's fix registry; only with
   // variant: hardened). `faultline fixes SYSTEM` lists them.
   std::vector<std::string> without;

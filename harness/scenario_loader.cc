@@ -64,7 +64,8 @@ class Loader {
         root,
         {"name",    "description", "system",       "variant",     "topology",    "workload",          "network",
          "storage", "faults",      "extra_faults", "swarm",       "duration_ms", "quiescent_tail_ms", "properties",
-         "expect",  "matrix_rows", "params",       "crash_point", "pause_point", "without",           "seed"});
+         "expect",  "matrix_rows", "params",       "crash_point", "pause_point", "fail_point",        "without",
+         "seed"});
     require(root, "name");
     require(root, "system");
     read_string(root, "name", s.name);
@@ -87,6 +88,7 @@ class Loader {
     read_string_map(root, "params", s.params);
     if (root["crash_point"]) read_crash_point(root["crash_point"], s);
     if (root["pause_point"]) read_pause_point(root["pause_point"], s);
+    if (root["fail_point"]) read_fail_point(root["fail_point"], s);
     read_string_list(root, "without", s.without);
     if (root["seed"]) {
       uint64_t seed = 0;
@@ -467,6 +469,20 @@ class Loader {
     p.before = when == "before";
     read_int(n, "duration_ms", p.duration_ms, 1, kDayMs);
     s.pause_point = p;
+  }
+
+  void read_fail_point(const YAML::Node& n, Scenario& s) {
+    if (!expect_map(n, "fail_point")) return;
+    check_keys(n, {"effect", "when"});
+    require(n, "effect");
+    require(n, "when");
+    FailPointSpec p;
+    read_int(n, "effect", p.effect, 0, int64_t{1} << 40);
+    std::string when;
+    static const std::vector<std::string> kWhen = {"before", "after"};
+    read_string(n, "when", when, &kWhen);
+    p.before = when == "before";
+    s.fail_point = p;
   }
 
   // ---------------------------------------------------------------- names
@@ -882,6 +898,12 @@ std::string scenario_to_yaml(const Scenario& s) {
     e << YAML::Key << "effect" << YAML::Value << s.pause_point->effect;
     e << YAML::Key << "when" << YAML::Value << (s.pause_point->before ? "before" : "after");
     e << YAML::Key << "duration_ms" << YAML::Value << s.pause_point->duration_ms;
+    e << YAML::EndMap;
+  }
+  if (s.fail_point) {
+    e << YAML::Key << "fail_point" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    e << YAML::Key << "effect" << YAML::Value << s.fail_point->effect;
+    e << YAML::Key << "when" << YAML::Value << (s.fail_point->before ? "before" : "after");
     e << YAML::EndMap;
   }
   if (!s.without.empty()) {

@@ -188,6 +188,19 @@ TEST(ScenarioLoader, OutOfRange) {
       std::string::npos);
 }
 
+// A fail point names its effect and its side; either missing or misspelt is an error at its place.
+TEST(ScenarioLoader, FailPointsAreReadAndChecked) {
+  LoadResult r = load("name: m\nsystem: combo\nfail_point: {effect: 12, when: before}\n");
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  EXPECT_EQ(r.scenario->fail_point, (FailPointSpec{12, true}));
+  EXPECT_NE(only_error("name: m\nsystem: combo\nfail_point: {effect: 3}\n").message.find("when"), std::string::npos);
+  const Diagnostic side = only_error("name: m\nsystem: combo\nfail_point: {effect: 3, when: during}\n");
+  EXPECT_EQ(side.line, 3);
+  EXPECT_NE(side.message.find("during"), std::string::npos);
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nfail_point: {effect: -1, when: after}\n").line, 3);
+  EXPECT_EQ(only_error("name: m\nsystem: combo\nfail_point: [1]\n").line, 3);
+}
+
 TEST(ScenarioLoader, UnknownNamesGetHints) {
   Diagnostic d = only_error("name: m\nsystem: comb\n");
   EXPECT_EQ(d.line, 2);
@@ -371,6 +384,9 @@ rc::Gen<Scenario> gen_scenario() {
     if (s.system == "combo" && *rc::gen::arbitrary<bool>()) s.matrix_rows = {"COMBO-T1"};
     if (*rc::gen::arbitrary<bool>()) s.params["window_ms"] = std::to_string(*rc::gen::inRange(1, 600'001));
     if (*rc::gen::arbitrary<bool>()) s.seed = *rc::gen::arbitrary<uint64_t>();
+    if (*rc::gen::arbitrary<bool>()) {
+      s.fail_point = FailPointSpec{*rc::gen::inRange<int64_t>(0, 1'000'000), *rc::gen::arbitrary<bool>()};
+    }
     s.source_file = "t.yaml";
     // The loader rejects a tail shorter than the system's declared minimum (combo: 13 s).
     for (const SystemUnderTest* sys : all_systems()) {

@@ -337,5 +337,29 @@ TEST(Commands, SweepShrinkReplayReportExplainOnTheDemo) {
   EXPECT_GT(fs::file_size(dir / "explained.mmd"), 20u);
 }
 
+// A fail-point sweep fails one call at a time; each broken property's first point is written as a
+// scenario with its fail_point: that replays with its fingerprint. Hardened (dedup ids) survives
+// every point the spec breaks.
+TEST(Commands, FailPointSweepsWriteReplayableFindings) {
+  const fs::path demo = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/demo";
+  ASSERT_TRUE(find_system("demo") != nullptr && fs::exists(demo / "counter-retries-spec.yaml"));
+  const fs::path dir = fs::path(FAULTLINE_BINARY_DIR) / "fail_point_test_out";
+  fs::remove_all(dir);
+  const std::string spec = (demo / "counter-retries-spec.yaml").string();
+  EXPECT_EQ(sweep_main({spec, "--fail-points", "--effects", "2", "--jobs", "2", "--found", dir.string()}), 0);
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(dir)) found.push_back(e.path());
+  ASSERT_EQ(found.size(), 1u);  // one property (no-double-count), its first point
+  LoadResult pinned = load_scenario_file(found[0].string());
+  ASSERT_TRUE(pinned.ok()) << pinned.error_text();
+  ASSERT_TRUE(pinned.scenario->fail_point.has_value());
+  EXPECT_TRUE(pinned.scenario->expect.fingerprint.has_value());
+  EXPECT_EQ(replay_main({found[0].string()}), 0);
+  const std::string hardened = (demo / "counter-retries.yaml").string();
+  EXPECT_EQ(sweep_main({hardened, "--fail-points", "--effects", "2", "--jobs", "2"}), 0);
+  EXPECT_EQ(sweep_main({hardened, "--fail-points", "--pause-points"}), 2);
+  EXPECT_EQ(sweep_main({hardened, "--fail-points", "--processes", "no-such-", "--jobs", "1"}), 2);
+}
+
 }  // namespace
 }  // namespace fl

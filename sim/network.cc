@@ -194,6 +194,10 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
   ++stats_.calls;
   const int64_t effect = world_.note_effect(caller, service, request.get());
   if (world_.crash_at_effect(caller, effect, /*before=*/true)) return;  // never sent
+  if (world_.fail_at_effect(caller, effect, /*before=*/true, service, request.get())) {
+    send_call(caller, service, std::move(request), timeout_us, waiter, slot, effect, /*refused=*/true);
+    return;
+  }
   if (world_.pause_at_call(caller, effect, /*before=*/true, service, request.get())) {
     // Paused right before sending: the call goes out in an event of the caller's, when it resumes.
     std::string name(service);
@@ -206,7 +210,7 @@ void Network::start_call(Process& caller, std::string_view service, MessagePtr r
 }
 
 void Network::send_call(Process& caller, std::string_view service, MessagePtr request, int64_t timeout_us,
-                        std::coroutine_handle<> waiter, RpcResult* slot, int64_t effect) {
+                        std::coroutine_handle<> waiter, RpcResult* slot, int64_t effect, bool refused) {
   const uint64_t call_id = next_call_id_++;
   Process* server = pick_server(service);
   PendingCall call{caller.index_, caller.incarnation_, server ? server->index_ : kNoProcess, waiter, slot, effect};
@@ -217,9 +221,11 @@ void Network::send_call(Process& caller, std::string_view service, MessagePtr re
     resend_late(caller.index_, call.service, request, late_duplicates_.at(caller.index_).delay_us);
   }
   pending_.emplace(call_id, call);
-  if (server == nullptr) {
+  if (server == nullptr || refused) {
     // Refused because every server of it is down (a fault), not because nobody ever served it.
-    if (servers_.count(service)) {
+    if (refused) {
+      record_broken(call_id, "refused at a fail point");
+    } else if (servers_.count(service)) {
       record_broken(call_id, "refused: no live server");
     } else {
       auto& early = early_refusals_[call.service];
@@ -468,6 +474,14 @@ void Network::finish_call(uint64_t call_id, RpcStatus status, MessagePtr reply) 
   if (status == RpcStatus::kReset) ++stats_.resets;
   Process& caller = world_.process(call.caller);
   if (!caller.alive() || caller.incarnation_ != call.caller_incarnation) return;
+  if (status == RpcStatus::kOk &&
+      world_.fail_at_effect(caller, call.effect, /*before=*/false, call.service, call.request.get())) {
+    // Executed, its reply lost at a fail point: the call waits for its timeout, already scheduled.
+    world_.record_fault(between(world_.process(call.server), caller, FaultKind::kMessageLost,
+                                "reply lost at a fail point", call.cause, message_text(call.service, call.request)));
+    pending_.emplace(call_id, std::move(call));
+    return;
+  }
   call.slot->status = status;
   call.slot->reply = std::move(reply);
   if (status == RpcStatus::kOk) {

@@ -124,9 +124,10 @@ class Network {
     int64_t until_us = 0;
   };
 
-  // start_call's second half: the call leaves (after a pause point before it, when that ends).
+  // start_call's second half: the call leaves (after a pause point before it, when that ends), or,
+  // `refused` (a fail point before it), is refused as a connection to a down server is.
   void send_call(Process& caller, std::string_view service, MessagePtr request, int64_t timeout_us,
-                 std::coroutine_handle<> waiter, RpcResult* slot, int64_t effect);
+                 std::coroutine_handle<> waiter, RpcResult* slot, int64_t effect, bool refused = false);
   void transmit(Envelope env);
   // The world's fault log: a message was lost (`why`: partition, drop, connection gone), held back
   // by a clog, or a call broken by a crash or reset (sim/fault_log.h).

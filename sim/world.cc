@@ -473,4 +473,16 @@ bool World::pause_at_call(Process& caller, int64_t effect, bool before, std::str
   return caller.state_ == ProcessState::kPaused;
 }
 
+bool World::fail_at_effect(const Process& caller, int64_t effect, bool before, std::string_view service,
+                           const Message* request) {
+  if (effect < 0 || !fail_point_ || fail_point_fired_) return false;
+  if (static_cast<uint64_t>(effect) != fail_point_->effect_index || fail_point_->before != before) return false;
+  fail_point_fired_ = true;
+  if (coverage_.enabled()) {
+    coverage_.interruption(before ? "refuse" : "lose-reply", caller.name_,
+                           std::string(service) + ": " + (request ? request->describe() : ""), "");
+  }
+  return true;
+}
+
 }  // namespace fl::sim

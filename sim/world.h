@@ -153,6 +153,15 @@ struct PausePointPlan {
   int64_t duration_us = 0;
 };
 
+// A fail point: the call that makes the effect with this index fails, as one refused or lost
+// reply would make it. Before: refused, never sent (the caller sees kUnavailable in the same
+// instant, as a refused connection). After: the server executed it and its reply is lost (the
+// caller sees kTimeout when its timeout expires). The world's fault log names the call's operation.
+struct FailPointPlan {
+  uint64_t effect_index = 0;
+  bool before = false;
+};
+
 struct WorldOptions {
   uint64_t seed = 1;
   bool record_trace = false;
@@ -279,12 +288,15 @@ class World {
   void arm_crash_point(const CrashPointPlan& plan) { crash_point_ = plan; }
   // Pauses the caller right before / after the effect with this index (PausePointPlan).
   void arm_pause_point(const PausePointPlan& plan) { pause_point_ = plan; }
+  // Fails the call of the effect with this index (FailPointPlan).
+  void arm_fail_point(const FailPointPlan& plan) { fail_point_ = plan; }
   // Pauses `p` at the boundary of its next call (any call, watched or not): right before sending
   // it, or right after its reply, for duration_us (the swarm's pause-at-boundary).
   void arm_boundary_pause(Process& p, bool before, int64_t duration_us);
   const std::vector<EffectRecord>& effects() const { return effects_; }
   bool crash_point_fired() const { return crash_point_fired_; }
   bool pause_point_fired() const { return pause_point_fired_; }
+  bool fail_point_fired() const { return fail_point_fired_; }
 
  private:
   // The process goes down (crash or panic): its pending events and frames are dropped.
@@ -309,6 +321,10 @@ class World {
   // has a boundary pause armed for this side of its next call. The network then defers what the
   // caller does next (sending the call, seeing its reply) to an event of its own, held by the pause.
   bool pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service, const Message* request);
+  // True (once) when `effect` is the armed fail point for this phase: the network then refuses the
+  // call (before) or loses its reply (after) and records the fault.
+  bool fail_at_effect(const Process& caller, int64_t effect, bool before, std::string_view service,
+                      const Message* request);
 
   uint64_t seed_;
   bool judged_;
@@ -337,6 +353,8 @@ class World {
   bool crash_point_fired_ = false;
   std::optional<PausePointPlan> pause_point_;
   bool pause_point_fired_ = false;
+  std::optional<FailPointPlan> fail_point_;
+  bool fail_point_fired_ = false;
   struct BoundaryPause {
     bool before = false;
     int64_t duration_us = 0;

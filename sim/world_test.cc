@@ -5,6 +5,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -178,6 +179,76 @@ TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
   EXPECT_GE(after.replied_us, 60'000);  // the reply seen when the pause ended
   EXPECT_GE(boundary.arrived_us, 60'000);
   for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
+}
+
+// A fail point fails one call the way one refused or lost reply would: before it, the call is
+// refused at once and never runs; after it, the server has run it and the caller times out. Either
+// way the fault log names the call's operation, and a call with another index is untouched.
+TEST(WorldTest, FailPointsRefuseTheCallOrLoseItsReply) {
+  struct Seen {
+    int executed = 0;
+    RpcStatus status = RpcStatus::kOk;
+    int64_t answered_us = -1;
+    uint64_t op = 0;
+    std::vector<FaultRecord> named;
+    bool fired = false;
+  };
+  auto run = [](std::optional<FailPointPlan> plan) {
+    World world(WorldOptions{.seed = 6});
+    const uint32_t a = world.add_node("a"), b = world.add_node("b");
+    Seen seen;
+    Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+      self.rpc().serve("op", [&seen](MessagePtr req) -> Task<MessagePtr> {
+        ++seen.executed;
+        co_return req;
+      });
+      co_return;
+    });
+    Process& caller = world.add_process(a, "caller", [&](Process& self) -> Task<void> {
+      co_await self.clock().sleep_ms(10);
+      seen.op = world.history().invoke("caller", "op", "");
+      RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 200'000);
+      seen.status = r.status;
+      seen.answered_us = self.world().now_us() - kEpochUs;
+    });
+    world.watch_effects({"caller"});
+    if (plan) world.arm_fail_point(*plan);
+    world.start(server);
+    world.start(caller);
+    world.run_until(kEpochUs + 1'000'000);
+    for (const FaultRecord& r : world.fault_log()) {
+      if (r.cause == seen.op) seen.named.push_back(r);
+    }
+    seen.fired = world.fail_point_fired();
+    return seen;
+  };
+  const Seen refused = run(FailPointPlan{0, /*before=*/true});
+  EXPECT_TRUE(refused.fired);
+  EXPECT_EQ(refused.executed, 0);
+  EXPECT_EQ(refused.status, RpcStatus::kUnavailable);
+  EXPECT_EQ(refused.answered_us, 10'000);  // refused in the instant it was made
+  ASSERT_EQ(refused.named.size(), 1u);
+  EXPECT_EQ(refused.named[0].kind, FaultKind::kCallBroken);
+  EXPECT_EQ(refused.named[0].detail, "refused at a fail point");
+  EXPECT_EQ(refused.named[0].peer_process, "server");
+
+  const Seen lost = run(FailPointPlan{0, /*before=*/false});
+  EXPECT_TRUE(lost.fired);
+  EXPECT_EQ(lost.executed, 1);
+  EXPECT_EQ(lost.status, RpcStatus::kTimeout);
+  EXPECT_EQ(lost.answered_us, 210'000);  // at its timeout
+  ASSERT_EQ(lost.named.size(), 1u);
+  EXPECT_EQ(lost.named[0].kind, FaultKind::kMessageLost);
+  EXPECT_EQ(lost.named[0].detail, "reply lost at a fail point");
+  EXPECT_EQ(lost.named[0].process, "server");
+  EXPECT_EQ(lost.named[0].peer_process, "caller");
+
+  for (const Seen& untouched : {run(std::nullopt), run(FailPointPlan{1, true})}) {
+    EXPECT_FALSE(untouched.fired);
+    EXPECT_EQ(untouched.executed, 1);
+    EXPECT_EQ(untouched.status, RpcStatus::kOk);
+    EXPECT_TRUE(untouched.named.empty());
+  }
 }
 
 // A pause holds a process's events; when they run after it, they work for the operation they were
