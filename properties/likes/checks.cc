@@ -839,6 +839,19 @@ std::vector<const HistoryOp*> writers_of(const LikesRun& run, const DbChange& c,
   return out;
 }
 
+// Whether a request the network recorded (a fault record's message: the transaction's statements
+// with their bound values, "[3, 1002, 282574488338435]") binds `value` as one of its parameters.
+bool binds_value(const std::string& message, int64_t value) {
+  const std::string v = std::to_string(value);
+  for (size_t pos = message.find(v); pos != std::string::npos; pos = message.find(v, pos + 1)) {
+    const char before = pos == 0 ? '\0' : message[pos - 1];
+    const size_t end = pos + v.size();
+    const char after = end < message.size() ? message[end] : '\0';
+    if ((before == '[' || before == ' ') && (after == ',' || after == ']')) return true;
+  }
+  return false;
+}
+
 // When the committer that a fault hit at `hit_us` (the replica's SQL transaction under `cause`) was
 // free again, at the latest: its next transaction under that cause committed, or a later fault
 // on that cause's transactions (its call broken by a DB crash, its next one refused). nullopt:
@@ -864,6 +877,10 @@ std::optional<int64_t> committer_free_us(const LikesRun& run, const fl::props::F
 // statement binds one, its request id; the client and the cause of the transaction).
 //  - A fault that failed the transaction (an I/O error naming its cause at that instant) touched
 //    every write in it.
+//  - A fault that refused, lost or broke a transaction's request, or lost its reply, hit every
+//    write the request carried: the writes in flight then whose request ids its statements bind
+//    (the message the network recorded; a refused transaction never reached the commit log). The
+//    requests of a failed batch are answered failed or indeterminate (002:L238-L241, one attempt).
 //  - A fault that lost (or broke) a transaction's request or reply held the replica's committer
 //    until the call ended: the writes that queued meanwhile went in the committer's next
 //    transaction (same client, same cause), held from the fault until that transaction ran — a
@@ -886,6 +903,15 @@ std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const
   for (const auto* f : budget.instants(run.replicas, 0, run.end_us)) {
     const bool sql_txn = f->message.starts_with("sql: sql txn ") || f->message.starts_with("sql: sql reply ");
     if (!sql_txn || f->cause == 0) continue;
+    if (f->message.starts_with("sql: sql txn ")) {
+      for (const HistoryOp& h : run.history) {
+        if (!is_write(h) || h.invoke_us > f->time_us || end_of(h) < f->time_us) continue;
+        const int64_t req = arg_value(h.args, "req");
+        if (req != 0 && binds_value(f->message, req)) {
+          out.emplace(request_of(h), hit_text(*f) + " (it hit the DB transaction that carried this write)");
+        }
+      }
+    }
     const bool caller_first = std::find(run.replicas.begin(), run.replicas.end(), f->process) != run.replicas.end();
     const std::string& replica = caller_first ? f->process : f->peer_process;
     // The committer's next transaction: the first one of the same replica and cause after the hit

@@ -424,6 +424,34 @@ TEST(LikesChecksTest, AFailedGroupCommitTouchesEveryWriteItCarried) {
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
 }
 
+// A fault that refused a group commit's transaction, or lost its reply, hit every write the
+// transaction carried: the requests whose ids its statements bind (the request the network
+// recorded). A write it did not carry, one answered before the fault, and one whose id only
+// appears inside another number are not excused.
+TEST(LikesChecksTest, ARefusedGroupCommitTouchesTheWritesItsRequestCarried) {
+  LikesRun run = clean_run();
+  run.history.push_back(op(11, "like", 3, 7, 282574488338435, 40, 50, Outcome::kFail, "db: unavailable"));
+  sim::FaultRecord refused =
+      record(sim::FaultKind::kCallBroken, "replica-1", 45, /*cause=*/20,
+             "sql: sql txn replica-1#9 | UPDATE assets SET like_count = like_count + 1 WHERE id = ? AND NOT EXISTS "
+             "(SELECT 1 FROM like_requests WHERE request_id = ?) [3, 282574488338436] | INSERT INTO like_requests "
+             "(request_id) VALUES (?) [282574488338436]");
+  refused.peer_node = refused.peer_process = "db";
+  refused.detail = "refused at a fail point";
+  run.faults.push_back(refused);
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);  // it carried another request
+  run.faults.back().message += " | INSERT INTO like_requests (request_id) VALUES (?) [282574488338435]";
+  Verdict v = only(run, "like-degradation-budget");
+  EXPECT_TRUE(v.passed);
+  ASSERT_EQ(v.exempted(), 1);
+  EXPECT_NE(v.exemptions[0].first.find("carried this write"), std::string::npos) << v.exemptions[0].first;
+  run.faults.back().time_us = 55;  // after the request was answered: not what failed it
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  run.faults.back().time_us = 45;
+  run.faults.back().message = "sql: sql txn replica-1#9 | INSERT INTO t (v) VALUES (?) [1282574488338435]";
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+}
+
 // A fault that lost a transaction's request held its replica's committer until the call timed out
 // (002:L237, L352-L353: writes wait behind the batch ahead): a request whose write went in the
 // committer's next transaction (same replica, same cause) waited behind the fault. The same fault
