@@ -54,6 +54,11 @@ void Network::heal_all() {
 
 bool Network::blocked(uint32_t from_node, uint32_t to_node) const { return blocked_.count({from_node, to_node}) > 0; }
 
+bool Network::clogged(uint32_t from_node, uint32_t to_node) const {
+  auto it = clogged_until_us_.find({from_node, to_node});
+  return it != clogged_until_us_.end() && it->second > world_.now_us();
+}
+
 void Network::clog(uint32_t from_node, uint32_t to_node, int64_t duration_us) {
   int64_t& until = clogged_until_us_[{from_node, to_node}];
   until = std::max(until, world_.now_us() + duration_us);

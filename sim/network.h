@@ -67,7 +67,10 @@ class Network {
   void heal(uint32_t a, uint32_t b);
   void heal_all();
   bool blocked(uint32_t from_node, uint32_t to_node) const;
+  // A clog holds every message from `from_node` to `to_node` until it ends (then delivers them).
   void clog(uint32_t from_node, uint32_t to_node, int64_t duration_us);
+  // True while a clog holds that direction: a message sent now arrives only when it ends.
+  bool clogged(uint32_t from_node, uint32_t to_node) const;
   void reset_connections(Process& p);
   // Re-sends every request `p` sends until until_us once more, delay_us late (see above).
   void late_duplicates(Process& p, int64_t delay_us, int64_t until_us);

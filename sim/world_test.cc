@@ -181,6 +181,25 @@ TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
   for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
 }
 
+// A clog holds one direction of a link until it ends: clogged() says so while it lasts, for that
+// direction only, and a longer clog on the same link extends it.
+TEST(WorldTest, ClogsHoldOneDirectionUntilTheyEnd) {
+  World world(WorldOptions{.seed = 2});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  std::vector<std::pair<bool, bool>> seen;  // (a->b, b->a) at 50, 150 and 250 ms
+  world.at(kEpochUs + 10'000, [&] { world.network().clog(a, b, 100'000); });
+  world.at(kEpochUs + 100'000, [&] { world.network().clog(a, b, 120'000); });
+  for (int64_t t_ms : {50, 150, 250}) {
+    world.at(kEpochUs + t_ms * 1000,
+             [&] { seen.emplace_back(world.network().clogged(a, b), world.network().clogged(b, a)); });
+  }
+  world.run_until(kEpochUs + 300'000);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], std::make_pair(true, false));
+  EXPECT_EQ(seen[1], std::make_pair(true, false));  // extended to 220 ms
+  EXPECT_EQ(seen[2], std::make_pair(false, false));
+}
+
 // A fail point fails one call the way one refused or lost reply would: before it, the call is
 // refused at once and never runs; after it, the server has run it and the caller times out. Either
 // way the fault log names the call's operation, and a call with another index is untouched.

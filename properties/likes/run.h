@@ -136,7 +136,8 @@ struct LikesRun {
 // reconciliation period (INVARIANTS LIKE-4 "after one reconciliation period": the seed's sync job,
 // 002:L358, every sync_interval_ms of the scenario, whatever the variant), but a period can
 // only repair when a repair is possible: Redis and the DB both up and reachable from a live
-// replica. So a window opens at the sample before a restart is seen and closes only after
+// replica (no partition or clog between them: a clog holds the sync job's reads and writes until
+// it ends, swarm-hardened-seed-ttls seed 8629). So a window opens at the sample before a restart is seen and closes only after
 // `repair_us` (a reconciliation period plus its timeouts) of continuous repairable samples;
 // another restart while a window is open extends it. A cache that stays stale after such a
 // stretch is still judged (and fails).

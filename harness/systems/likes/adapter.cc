@@ -435,7 +435,9 @@ bool repairable(World& world, const Shared& sh) {
     if (!running(r)) continue;
     bool connected = true;
     for (const Process* store : {redis, db}) {
-      connected = connected && !net.blocked(r->node(), store->node()) && !net.blocked(store->node(), r->node());
+      // A clog holds what the sync job sends until it ends: no repair gets through meanwhile.
+      connected = connected && !net.blocked(r->node(), store->node()) && !net.blocked(store->node(), r->node()) &&
+                  !net.clogged(r->node(), store->node()) && !net.clogged(store->node(), r->node());
     }
     if (connected) return true;
   }
