@@ -55,8 +55,11 @@ void Network::heal_all() {
 bool Network::blocked(uint32_t from_node, uint32_t to_node) const { return blocked_.count({from_node, to_node}) > 0; }
 
 bool Network::clogged(uint32_t from_node, uint32_t to_node) const {
-  auto it = clogged_until_us_.find({from_node, to_node});
-  return it != clogged_until_us_.end() && it->second > world_.now_us();
+  for (const auto* until : {&clogged_until_us_, &clog_held_until_us_}) {
+    auto it = until->find({from_node, to_node});
+    if (it != until->end() && it->second > world_.now_us()) return true;
+  }
+  return false;
 }
 
 void Network::clog(uint32_t from_node, uint32_t to_node, int64_t duration_us) {
@@ -222,9 +225,6 @@ void Network::send_call(Process& caller, std::string_view service, MessagePtr re
   call.service = std::string(service);
   call.request = request;
   call.cause = world_.current_cause();
-  if (late_duplicating(caller.index_)) {
-    resend_late(caller.index_, call.service, request, late_duplicates_.at(caller.index_).delay_us);
-  }
   pending_.emplace(call_id, call);
   if (server == nullptr || refused) {
     // Refused because every server of it is down (a fault), not because nobody ever served it.
@@ -240,6 +240,11 @@ void Network::send_call(Process& caller, std::string_view service, MessagePtr re
     // Connection refused: certainly not executed. Resolved as a separate event (no re-entrancy).
     world_.post(caller, world_.now_us(), [this, call_id] { finish_call(call_id, RpcStatus::kUnavailable, nullptr); });
     return;
+  }
+  // Only a request that entered the network can be re-sent late: a refused one is certainly not
+  // executed, and no copy of it exists (swarm-hardened-seed-ttls seed 6578: every replica down).
+  if (late_duplicating(caller.index_)) {
+    resend_late(caller.index_, call.service, request, late_duplicates_.at(caller.index_).delay_us);
   }
   world_.post(caller, world_.now_us() + timeout_us, [this, call_id] {
     if (pending_.count(call_id)) {
@@ -382,17 +387,31 @@ void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
   Process& from = world_.process(env.from);
   Process& to = world_.process(env.to);
   int64_t at_us = world_.now_us() + delay_us;
+  bool held = false;
   auto clog = clogged_until_us_.find({from.node_, to.node_});
   if (clog != clogged_until_us_.end() && clog->second > at_us) {
     record_clog_delay(env, clog->second - at_us);
     at_us = clog->second;
+    held = true;
   }
   if (link(from.node_, to.node_).fifo) {
     // Strictly after the previous message of this connection: same-instant events are ordered by
     // the seeded tie-break, which would reorder them.
     int64_t& last = fifo_last_us_[{env.from, env.to}];
+    int64_t& clog_held = fifo_clog_held_until_us_[{env.from, env.to}];
+    if (!held && clog_held >= at_us) {
+      // Behind a message a clog still holds (the clog may have been healed since): the clog
+      // delays this one too, and the fault log says so.
+      record_clog_delay(env, std::max(at_us, last + 1) - at_us);
+      held = true;
+    }
     at_us = std::max(at_us, last + 1);
     last = at_us;
+    if (held) clog_held = at_us;
+  }
+  if (held) {
+    int64_t& until = clog_held_until_us_[{from.node_, to.node_}];
+    until = std::max(until, at_us);
   }
   // Delivery is a world action: the receiver's state is judged on arrival.
   world_.at(at_us, [this, env] { deliver(env); });

@@ -69,7 +69,10 @@ class Network {
   bool blocked(uint32_t from_node, uint32_t to_node) const;
   // A clog holds every message from `from_node` to `to_node` until it ends (then delivers them).
   void clog(uint32_t from_node, uint32_t to_node, int64_t duration_us);
-  // True while a clog holds that direction: a message sent now arrives only when it ends.
+  // True while a clog holds that direction: a message sent now may arrive only when it ends. A
+  // heal ends the clog for new connections, but the messages it already holds arrive when it was
+  // due to end, and a FIFO link delivers the later messages of the same connection after them:
+  // the direction stays held until the last of those arrives.
   bool clogged(uint32_t from_node, uint32_t to_node) const;
   void reset_connections(Process& p);
   // Re-sends every request `p` sends until until_us once more, delay_us late (see above).
@@ -162,6 +165,10 @@ class Network {
   std::set<std::pair<uint32_t, uint32_t>> blocked_;
   std::map<std::pair<uint32_t, uint32_t>, int64_t> clogged_until_us_;
   std::map<std::pair<uint32_t, uint32_t>, int64_t> fifo_last_us_;  // per process pair
+  // The latest arrival of a message a clog held (or that waited behind one on a FIFO link): per
+  // node pair for clogged(), per process pair for the FIFO wait. A heal does not recall them.
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> clog_held_until_us_;
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> fifo_clog_held_until_us_;
   std::map<std::string, std::vector<uint32_t>, std::less<>> servers_;
   // Calls refused because nobody had served their service yet: when a server first serves it,
   // those its faults may have caused are recorded as broken (note_first_serve).

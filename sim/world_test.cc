@@ -200,6 +200,44 @@ TEST(WorldTest, ClogsHoldOneDirectionUntilTheyEnd) {
   EXPECT_EQ(seen[2], std::make_pair(false, false));
 }
 
+// A heal ends a clog for new connections but cannot recall what it holds: those messages arrive
+// when the clog was due to end, and a FIFO link delivers the same connection's later messages
+// after them. clogged() stays true until the last of them arrives, and the fault log records the
+// message that waited behind a held one as delayed by the clog (a judge excuses its request).
+TEST(WorldTest, AHealedClogStillHoldsItsMessagesAndThoseBehindThem) {
+  World world(WorldOptions{.seed = 3});
+  const uint32_t a = world.add_node("a"), b = world.add_node("b");
+  std::vector<std::pair<std::string, int64_t>> arrivals;  // text, ms
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().on_message("m", [&arrivals, &self](MessagePtr m) {
+      arrivals.emplace_back(message_as<Text>(m)->text, (self.world().now_us() - kEpochUs) / 1000);
+    });
+    co_return;
+  });
+  Process& sender = world.add_process(a, "sender", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(20);
+    self.rpc().send("m", make_message(Text{"held"}));
+    co_await self.clock().sleep_ms(40);  // after the heal at 50 ms
+    self.rpc().send("m", make_message(Text{"behind"}));
+  });
+  std::vector<bool> clogged;  // at 55 ms, then at 250 ms
+  world.start(server);
+  world.start(sender);
+  world.at(kEpochUs + 10'000, [&] { world.network().clog(a, b, 190'000); });  // until 200 ms
+  world.at(kEpochUs + 50'000, [&] { world.network().heal_all(); });
+  world.at(kEpochUs + 55'000, [&] { clogged.push_back(world.network().clogged(a, b)); });
+  world.at(kEpochUs + 250'000, [&] { clogged.push_back(world.network().clogged(a, b)); });
+  world.run_until(kEpochUs + 300'000);
+  ASSERT_EQ(arrivals.size(), 2u);
+  EXPECT_EQ(arrivals[0], std::make_pair(std::string("held"), int64_t{200}));
+  EXPECT_EQ(arrivals[1].first, "behind");
+  EXPECT_EQ(arrivals[1].second, 200);  // 1 us after the held one
+  EXPECT_EQ(clogged, (std::vector<bool>{true, false}));
+  int delayed = 0;
+  for (const FaultRecord& r : world.fault_log()) delayed += r.kind == FaultKind::kDelayed && r.detail == "clog";
+  EXPECT_EQ(delayed, 2);
+}
+
 // A fail point fails one call the way one refused or lost reply would: before it, the call is
 // refused at once and never runs; after it, the server has run it and the caller times out. Either
 // way the fault log names the call's operation, and a call with another index is untouched.
@@ -721,6 +759,43 @@ TEST(WorldTest, AResetUnderLateDuplicatesReSendsTheOutstandingRequest) {
   world.run_until(kEpochUs + 1'000'000);
   EXPECT_EQ(status, RpcStatus::kReset);
   EXPECT_EQ(arrivals, 2);  // the original, and the re-send after the reconnect
+}
+
+// A call refused because its server is down never entered the network: the caller sees
+// kUnavailable, "certainly not executed", so no late copy of it may reach the server once it is
+// back (swarm-hardened-seed-ttls seed 6578: a like refused while every replica was down was
+// executed 1.6 s later by a copy). A call sent after the restart is copied as usual.
+TEST(WorldTest, ARefusedCallHasNoLateDuplicate) {
+  World world(WorldOptions{.seed = 7});
+  const uint32_t a = world.add_node("a");
+  const uint32_t b = world.add_node("b");
+  std::vector<std::string> seen;
+  Process& server = world.add_process(b, "server", [&](Process& self) -> Task<void> {
+    self.rpc().serve("rec", [&seen](MessagePtr req) -> Task<MessagePtr> {
+      seen.push_back(message_as<Text>(req)->text);
+      co_return make_message(Text{"ok"});
+    });
+    co_return;
+  });
+  std::vector<RpcStatus> statuses;
+  Process& client = world.add_process(a, "client", [&](Process& self) -> Task<void> {
+    co_await self.clock().sleep_ms(5);
+    world.network().late_duplicates(self, 40'000, world.now_us() + 200'000);
+    statuses.push_back((co_await self.rpc().call("rec", make_message(Text{"refused"}), 50'000)).status);
+    co_await self.clock().sleep_ms(50);  // the server is back by now
+    statuses.push_back((co_await self.rpc().call("rec", make_message(Text{"sent"}), 50'000)).status);
+    co_await self.clock().sleep_ms(100);
+  });
+  world.start(server);
+  world.start(client);
+  world.after(2'000, [&] { world.crash(server, "fault"); });
+  world.after(30'000, [&] { world.restart(server); });
+  world.run_until(kEpochUs + 1'000'000);
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_EQ(statuses[0], RpcStatus::kUnavailable);
+  EXPECT_EQ(statuses[1], RpcStatus::kOk);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "refused"), 0);
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "sent"), 2);  // the original and its late copy
 }
 
 }  // namespace

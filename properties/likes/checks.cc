@@ -852,15 +852,35 @@ bool binds_value(const std::string& message, int64_t value) {
   return false;
 }
 
+// The request number a recorded SQL request carries on the wire ("sql: sql txn replica-2#87 | ..."
+// -> 87; sim/storage/sql_wire.h describe()), 0 when it names none (a reply).
+uint64_t wire_seq(const std::string& message) {
+  const size_t txn = message.find("sql txn ");
+  const size_t hash = txn == std::string::npos ? std::string::npos : message.find('#', txn);
+  if (hash == std::string::npos) return 0;
+  uint64_t seq = 0;
+  for (size_t i = hash + 1; i < message.size() && message[i] >= '0' && message[i] <= '9'; ++i) {
+    seq = seq * 10 + static_cast<uint64_t>(message[i] - '0');
+  }
+  return seq;
+}
+
 // When the committer that a fault hit at `hit_us` (the replica's SQL transaction under `cause`) was
-// free again, at the latest: its next transaction under that cause committed, or a later fault
-// on that cause's transactions (its call broken by a DB crash, its next one refused). nullopt:
-// neither happened, and how long it was held is unknown.
+// free again, at the latest: its next transaction under that cause committed, its replica crashed
+// (the committer died with it; the crash is a fault of its own from then on), or a later fault on
+// that cause's transactions (its call broken by a DB crash, its next one refused). nullopt: none
+// happened, and how long it was held is unknown.
 std::optional<int64_t> committer_free_us(const LikesRun& run, const fl::props::FaultBudget& budget, int64_t hit_us,
                                          uint64_t cause, const std::string& replica,
                                          std::vector<DbChange>::const_iterator next) {
   std::optional<int64_t> out;
   if (next != run.db_changes.end()) out = next->time_us;
+  for (const auto& [down_us, up_us] : budget.downtimes(replica)) {
+    if (down_us > hit_us && down_us < out.value_or(run.end_us + 1)) {
+      out = down_us;
+      break;
+    }
+  }
   for (const auto* g : budget.instants(run.replicas, hit_us, out.value_or(run.end_us))) {
     if (g->time_us <= hit_us || g->cause != cause || !g->message.starts_with("sql: sql txn ")) continue;
     if (g->process != replica && g->peer_process != replica) continue;
@@ -915,11 +935,15 @@ std::map<RequestKey, std::string> group_commit_faults(const LikesRun& run, const
     const bool caller_first = std::find(run.replicas.begin(), run.replicas.end(), f->process) != run.replicas.end();
     const std::string& replica = caller_first ? f->process : f->peer_process;
     // The committer's next transaction: the first one of the same replica and cause after the hit
-    // (the commit log is in execution order, so in time order).
+    // (the commit log is in execution order, so in time order) that the replica sent after the
+    // one the fault hit (a higher request number on the wire): a DB that was paused executes
+    // the committer's earlier transactions late (swarm-hardened-seed-ttls seed 15850).
+    const uint64_t hit_seq = wire_seq(f->message);
     auto after = std::partition_point(run.db_changes.begin(), run.db_changes.end(),
                                       [&](const DbChange& c) { return c.time_us <= f->time_us; });
-    auto next = std::find_if(after, run.db_changes.end(),
-                             [&](const DbChange& c) { return c.row && c.client == replica && c.cause == f->cause; });
+    auto next = std::find_if(after, run.db_changes.end(), [&](const DbChange& c) {
+      return c.row && c.client == replica && c.cause == f->cause && c.request_seq > hit_seq;
+    });
     // A write the network delivered to that replica while its committer was held queued behind
     // it, whether or not its write ever reached the DB (swarm-hardened-impatient seed 10096: a
     // DB crash broke the held call, and the writes queued behind it were failed unsent).

@@ -469,6 +469,7 @@ TEST(LikesChecksTest, AGroupCommitHeldByALostCallHoldsTheWritesQueuedBehindIt) {
   DbChange next = dc(9, true, 3, 7, -1, true, 60);  // the committer's next transaction, with op 11's write
   next.client = "replica-1";
   next.cause = 20;
+  next.request_seq = 6;
   next.request_id = 11;
   run.db_changes.push_back(next);
   Verdict v = only(run, "like-degradation-budget");
@@ -513,12 +514,32 @@ TEST(LikesChecksTest, AWriteDeliveredToAHeldCommitterWaitedEvenIfItsBatchNeverRa
   EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
   ASSERT_EQ(v.exempted(), 1);
   EXPECT_NE(v.exemptions[0].first.find("waited behind it"), std::string::npos) << v.exemptions[0].first;
+  // An earlier transaction of the committer that a paused DB executed late (its wire number is
+  // below the held one's; swarm-hardened-seed-ttls seed 15850) did not free it; a later one did.
+  DbChange late = dc(9, true, 4, 8, +1, true, 43);
+  late.client = "replica-1";
+  late.cause = 20;
+  late.request_seq = 4;
+  run.db_changes.push_back(late);
+  EXPECT_TRUE(only(run, "like-degradation-budget").passed);
+  run.db_changes.back().request_seq = 6;
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  run.db_changes.pop_back();
   run.history.back().delivered = {{45, "replica-2"}};  // reached a replica the fault never held
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
   run.history.back().delivered = {{71, "replica-1"}};  // reached it after the held call ended
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
   run.history.back().delivered = {{45, "replica-1"}};
   run.faults.back().cause = 21;  // another committer's call broke: the held one's end is unknown
+  EXPECT_FALSE(only(run, "like-degradation-budget").passed);
+  // The held replica crashed (swarm-hardened-seed-ttls seed 5095): its committer died with it, so
+  // the hold ended there; a write delivered to it before the crash waited, one after did not.
+  run.faults.push_back(record(sim::FaultKind::kCrash, "replica-1", 60));
+  run.faults.push_back(record(sim::FaultKind::kRestart, "replica-1", 62));
+  EXPECT_TRUE(only(run, "like-degradation-budget").passed);
+  run.history.back().delivered = {{63, "replica-1"}};
+  run.history.back().invoke_us = 63;
+  run.history.back().complete_us = 66;
   EXPECT_FALSE(only(run, "like-degradation-budget").passed);
 }
 

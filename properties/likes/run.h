@@ -72,6 +72,7 @@ struct DbChange {
   bool applied = false;               // committed and changed a row
   bool refused = false;               // the request was refused (constraint, error) or the statement changed nothing
   bool failed = false;                // the DB answered the whole request with an error (an I/O error, ...)
+  uint64_t request_seq = 0;           // the request's number on the wire from its client (SqlRequest::seq)
   uint64_t cause = 0;                 // the operation (history id) the request worked for (SqlCommitRecord::cause):
                                       // a replica's group commit sends many operations' writes under one cause
   std::optional<int64_t> request_id;  // the app's request id the statement binds (request_id = ?), if any

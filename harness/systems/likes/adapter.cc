@@ -293,6 +293,7 @@ std::vector<likes::props::DbChange> db_changes(const sim::storage::SqlCommitLog&
       c->refused = !c->applied;
       c->failed = !r.result->ok();
       c->cause = r.cause;
+      c->request_seq = r.request->seq;
       c->request_id = param_of(r.statements()[i], "request_id = ?");
       out.push_back(std::move(*c));
     }
@@ -430,16 +431,14 @@ bool repairable(World& world, const Shared& sh) {
   if (!running(redis) || !running(db)) return false;
   if (sh.redis != nullptr && sh.redis->engine().refusal() != sim::redis::Refusal::kNone) return false;
   sim::Network& net = world.network();
+  // A partition drops what the sync job sends, a clog holds it until it ends: no repair gets
+  // through either way meanwhile.
+  auto cut = [&net](uint32_t a, uint32_t b) {
+    return net.blocked(a, b) || net.blocked(b, a) || net.clogged(a, b) || net.clogged(b, a);
+  };
   for (const std::string& name : sh.replica_names) {
     Process* r = world.find_process(name);
-    if (!running(r)) continue;
-    bool connected = true;
-    for (const Process* store : {redis, db}) {
-      // A clog holds what the sync job sends until it ends: no repair gets through meanwhile.
-      connected = connected && !net.blocked(r->node(), store->node()) && !net.blocked(store->node(), r->node()) &&
-                  !net.clogged(r->node(), store->node()) && !net.clogged(store->node(), r->node());
-    }
-    if (connected) return true;
+    if (running(r) && !cut(r->node(), redis->node()) && !cut(r->node(), db->node())) return true;
   }
   return false;
 }
