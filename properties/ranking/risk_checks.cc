@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "model/ranking/board.h"
 #include "properties/common/fault_budget.h"
@@ -600,11 +602,33 @@ void check_edge_caught_up(Judge& j, const RankingRun& run, const RiskState& st,
   }
 }
 
+// The fault that failed the coordinator's risk call for `topic` of `run_id` between from and to:
+// a broken call (a reset, a crash of either end) or a lost request or reply whose recorded message
+// is that call's "risk-check <topic> <run>" (004:L313: "风控服务超时 | 按预先定义的风险策略降级": a
+// call that fails is degraded by the policy). A fault that hit another topic's call excuses nothing.
+std::optional<std::string> risk_call_failed(const fl::props::FaultBudget& budget, const std::string& coordinator,
+                                            const std::string& topic, const std::string& run_id, int64_t from_us,
+                                            int64_t to_us) {
+  const std::string call = "risk-check " + topic + " " + run_id;
+  for (const auto* f : budget.instants({coordinator}, from_us, to_us)) {
+    const std::string_view kind = sim::fault_kind_name(f->kind);
+    if (kind != "call-broken" && kind != "message-lost") continue;
+    if (f->process != coordinator && f->peer_process != coordinator) continue;
+    const size_t at = f->message.find(call);
+    if (at == std::string::npos || (at + call.size() < f->message.size() && f->message[at + call.size()] != ' ')) {
+      continue;
+    }
+    return std::string(kind) + " of " + f->process + "|" + f->peer_process + " at " + std::to_string(f->time_us) +
+           " (" + f->detail + "): " + call;
+  }
+  return std::nullopt;
+}
+
 // One committed risk-service disposition (004:L231, L313): a candidate commits only under the
 // context its request carried, which is the scope's context at that commit; an entry rejected for
 // a changed context was rejected when the context was no longer the run's; a suspicious one is
 // suspicious under the risk model; a degraded one is explained by a fault of the service or the
-// coordinator. `building_at`: when each run's BUILDING commit was executed; a run's risk calls come
+// coordinator, or by one that failed its own risk call (risk_call_failed). `building_at`: when each run's BUILDING commit was executed; a run's risk calls come
 // after it, and a slow commit (a paused DB) may land long after the call timed out.
 void check_risk_disposition(Judge& j, const RankingRun& run, const RiskState& st, const SqlCommit& c,
                             const std::map<std::string, int64_t>& run_ctx, const fl::props::FaultBudget& budget,
@@ -654,6 +678,8 @@ void check_risk_disposition(Judge& j, const RankingRun& run, const RiskState& st
       const int64_t asked_after_us = std::min(c.time_us - 3'000'000, b == building_at.end() ? c.time_us : b->second);
       if (auto why = budget.explain({"risk-svc", c.client}, asked_after_us, c.time_us)) {
         v.exempt("risk service unavailable: " + *why);
+      } else if (auto hit = risk_call_failed(budget, c.client, topic, run_id, asked_after_us, c.time_us)) {
+        v.exempt("risk call failed: " + *hit);
       } else {
         fail_verdict(v, c.client + " degraded " + topic + " of " + run_id + " (" + reason +
                             ") with no fault of the risk service");

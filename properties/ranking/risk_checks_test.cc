@@ -403,6 +403,50 @@ TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);
 }
 
+// 004:L313: a risk call that fails degrades by the policy. A reset of the coordinator that broke
+// its call for t_2 of the run (explore seed 478995160 of explore-risk-hardened: coord-2 degraded
+// t_17 at the instant of its reset) explains that degrade; the same fault on the call for another
+// topic or another run, or one after the commit, does not.
+TEST(RiskChecks, DegradeIsExplainedByAFaultThatFailedItsOwnRiskCall) {
+  RankingRun run = with_risk_service("2", "1", "t_1");
+  run.commits.insert(run.commits.begin() + 1,
+                     SqlCommit{120,
+                               true,
+                               "coord-1",
+                               {st("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?",
+                                   {"d", "1", "d", kRun})}});
+  run.commits.push_back(
+      SqlCommit{2'000'000,
+                true,
+                "coord-1",
+                {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
+                    {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}});
+  run.end_us = 10'000'000;
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);  // no fault at all
+  auto broken = [](int64_t t_us, const std::string& message) {
+    return sim::FaultRecord{.time_us = t_us,
+                            .kind = sim::FaultKind::kCallBroken,
+                            .node = "coord-1",
+                            .process = "coord-1",
+                            .peer_node = "risk-svc",
+                            .peer_process = "risk-svc",
+                            .detail = "connection reset",
+                            .message = message};
+  };
+  const std::string call = std::string("risk-svc: risk-check t_2 ") + kRun;
+  run.faults = {broken(1'999'000, std::string("risk-svc: risk-check t_21 ") + kRun)};  // another topic's call
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);
+  run.faults = {broken(1'999'000, "risk-svc: risk-check t_2 other-run")};  // another run's call
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);
+  run.faults = {broken(2'500'000, call)};  // after the degrade was committed
+  EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);
+  run.faults = {broken(1'999'000, call)};
+  const Verdict v = check_risk_response(run);
+  EXPECT_EQ(v.status(), VerdictStatus::kPass);
+  ASSERT_EQ(v.exempted(), 1);
+  EXPECT_NE(v.exemptions[0].first.find("risk call failed"), std::string::npos) << v.exemptions[0].first;
+}
+
 TEST(RiskChecks, RiskVerdictUnderAStaleContextOrForASuspiciousTopicFails) {
   EXPECT_EQ(check_risk_response(with_risk_service("2", "1", "t_1")).status(), VerdictStatus::kPass);
   const Verdict stale =
