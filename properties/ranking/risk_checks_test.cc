@@ -374,17 +374,28 @@ RankingRun with_risk_service(const std::string& ctx_version, const std::string& 
   return run;
 }
 
+// The BUILDING commit of the run (its risk calls come after it) and coord-1's degrade of t_2.
+SqlCommit building_commit() {
+  return SqlCommit{
+      120,
+      true,
+      "coord-1",
+      {st("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?", {"d", "1", "d", kRun})}};
+}
+SqlCommit degrade_commit(int64_t t_us) {
+  return SqlCommit{t_us,
+                   true,
+                   "coord-1",
+                   {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
+                       {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}};
+}
+
 // F05: a degraded disposition (no risk answer in time) needs a fault of the risk service or the
 // coordinator since its run went BUILDING (its risk calls come after that commit), however late a
 // paused DB commits it.
 TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding) {
   RankingRun run = with_risk_service("2", "1", "t_1");
-  run.commits.push_back(
-      SqlCommit{9'000'000,
-                true,
-                "coord-1",
-                {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
-                    {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}});
+  run.commits.push_back(degrade_commit(9'000'000));
   run.end_us = 10'000'000;
   run.faults = {sim::FaultRecord{.time_us = 1'000'000,
                                  .kind = sim::FaultKind::kPause,
@@ -392,12 +403,7 @@ TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding
                                  .process = "risk-svc",
                                  .duration_us = 2'000'000}};           // until 3 s: 6 s before the commit
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);  // no BUILDING commit seen
-  run.commits.insert(run.commits.begin() + 1,
-                     SqlCommit{120,
-                               true,
-                               "coord-1",
-                               {st("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?",
-                                   {"d", "1", "d", kRun})}});
+  run.commits.insert(run.commits.begin() + 1, building_commit());
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kPass);
   run.faults.clear();  // no fault at all: unexplained
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);
@@ -409,18 +415,8 @@ TEST(RiskChecks, DegradedDispositionNeedsARiskServiceFaultSinceItsRunWasBuilding
 // topic or another run, or one after the commit, does not.
 TEST(RiskChecks, DegradeIsExplainedByAFaultThatFailedItsOwnRiskCall) {
   RankingRun run = with_risk_service("2", "1", "t_1");
-  run.commits.insert(run.commits.begin() + 1,
-                     SqlCommit{120,
-                               true,
-                               "coord-1",
-                               {st("UPDATE calculation_run SET status = 'BUILDING', partition_result_set_digest = ?",
-                                   {"d", "1", "d", kRun})}});
-  run.commits.push_back(
-      SqlCommit{2'000'000,
-                true,
-                "coord-1",
-                {st("UPDATE run_input_manifest SET disposition = ?, reason = ? WHERE run_id = ? AND topic_id = ?",
-                    {"REJECTED", "risk-unavailable:risk-degrade-v1", kRun, "t_2"})}});
+  run.commits.insert(run.commits.begin() + 1, building_commit());
+  run.commits.push_back(degrade_commit(2'000'000));
   run.end_us = 10'000'000;
   EXPECT_EQ(check_risk_response(run).status(), VerdictStatus::kFail);  // no fault at all
   auto broken = [](int64_t t_us, const std::string& message) {
