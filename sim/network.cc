@@ -398,8 +398,8 @@ void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
     // Strictly after the previous message of this connection: same-instant events are ordered by
     // the seeded tie-break, which would reorder them.
     int64_t& last = fifo_last_us_[{env.from, env.to}];
-    int64_t& clog_held = fifo_clog_held_until_us_[{env.from, env.to}];
-    if (!held && clog_held >= at_us) {
+    auto behind = fifo_clog_held_until_us_.find({env.from, env.to});
+    if (!held && behind != fifo_clog_held_until_us_.end() && behind->second >= at_us) {
       // Behind a message a clog still holds (the clog may have been healed since): the clog
       // delays this one too, and the fault log says so.
       record_clog_delay(env, std::max(at_us, last + 1) - at_us);
@@ -407,7 +407,7 @@ void Network::schedule_delivery(const Envelope& env, int64_t delay_us) {
     }
     at_us = std::max(at_us, last + 1);
     last = at_us;
-    if (held) clog_held = at_us;
+    if (held) fifo_clog_held_until_us_[{env.from, env.to}] = at_us;
   }
   if (held) {
     int64_t& until = clog_held_until_us_[{from.node_, to.node_}];
