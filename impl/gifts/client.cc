@@ -69,7 +69,7 @@ Task<void> connect(ViewerState& v) {
   }
 }
 
-// 003:L193: leave the room and join another; the client keeps nothing of the room it left.
+// 003:L193: leave the room and join another; the client forgets the room's seq (its playedMsgIds stay, 003:L78-86).
 Task<void> switch_room(ViewerState& v, const std::string& gw) {
   v.rpc.send(gw + ".leave", make_message(Ping{v.options.user, v.room}));
   const auto& rooms = v.options.rooms;

@@ -33,8 +33,10 @@ TEST(GiftsPlayer, PlaysInOrderAndReordersFromTheBuffer) {
   EXPECT_EQ(h.player.last_seq(), 2);
 }
 
-// 003:L193: a room switch drops what the old room left buffered and forgets its history.
-TEST(GiftsPlayer, ResetDropsTheBufferAndStartsWithoutHistory) {
+// A room switch drops what the old room left buffered and forgets its seq, but not playedMsgIds:
+// the seed keeps one set per client (003:L78-86). A message of the room it left, pushed again
+// after it came back, is not played twice (explore-hardened-store-errors seed 4461).
+TEST(GiftsPlayer, ResetDropsTheBufferAndTheSeqButKeepsPlayedMsgIds) {
   Harness h;
   h.player.on_join(0);
   h.receive(1, 1, "a");
@@ -44,8 +46,10 @@ TEST(GiftsPlayer, ResetDropsTheBufferAndStartsWithoutHistory) {
   EXPECT_FALSE(h.player.has_history());
   EXPECT_EQ(h.player.last_seq(), 0);
   h.player.on_join(40);   // the new room's current seq
-  h.receive(3, 41, "a");  // same msgId in the new room plays: playedMsgIds was reset
-  EXPECT_EQ(h.outcome[3], "played");
+  h.receive(3, 41, "a");  // the msgId it played before the switch
+  EXPECT_EQ(h.outcome[3], "dropped:played-msg-id");
+  h.receive(4, 41, "d");
+  EXPECT_EQ(h.outcome[4], "played");
 }
 
 TEST(GiftsPlayer, DropsDuplicatesByMsgIdAndBySeq) {

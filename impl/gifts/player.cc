@@ -16,9 +16,8 @@ void Player::on_join(int64_t current_seq) {
 void Player::reset() {
   for (const auto& [seq, e] : buffer_) sink_(e.token, "dropped:left-room");
   buffer_.clear();
-  played_order_.clear();
-  played_set_.clear();
-  expected_seq_ = 0;
+  expected_seq_ =
+      0;  // a room's seq (003:L24-35) means nothing in another; playedMsgIds is the client's own (003:L78-86)
 }
 
 void Player::receive(const GiftMsg& msg, uint64_t token, int64_t now_us) {

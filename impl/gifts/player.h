@@ -39,7 +39,8 @@ class Player {
   void receive(const GiftMsg& msg, uint64_t token, int64_t now_us);
   void tick(int64_t now_us);
   // Leaving the room (a room switch, 003:L193): every buffered message is dropped as
-  // "dropped:left-room" and the client starts over without history (playedMsgIds, expectedSeq).
+  // "dropped:left-room" and the client starts over without a seq (expectedSeq). playedMsgIds stays:
+  // the seed keeps one set per client, bounded only by its LRU (003:L78-86).
   void reset();
   // The last seq played (reported as lastSeq on reconnect); 0 without history.
   int64_t last_seq() const { return expected_seq_ > 0 ? expected_seq_ - 1 : 0; }

@@ -197,36 +197,55 @@ Intervals unite(Intervals x, const Intervals& y) {
   return out;
 }
 
-// When duration faults held `place` (the union of its spans).
-Intervals held_at(const fl::props::FaultBudget& budget, const std::string& place) {
+// When duration faults held `place` on the way to one of `peers` (the union of its spans): the
+// place's own faults (a crash, a pause) and the link faults between it and one of `peers`; a clog
+// of the DB's link to a gateway holds nothing the outbox needs (explore-hardened-store-errors seed
+// 5466).
+Intervals held_at(const fl::props::FaultBudget& budget, const std::string& place, const std::set<std::string>& peers) {
   Intervals spans;
   for (const fl::props::FaultSpan& s : budget.spans()) {
-    if (s.place == place) spans.push_back({s.from_us, s.to_us});
+    if (s.place == place && (s.peer.empty() || peers.count(s.peer) > 0)) spans.push_back({s.from_us, s.to_us});
   }
   return unite(std::move(spans), {});
+}
+
+// The latest-starting span among those held_at counts for `places` that lasts to `end_us`.
+std::optional<std::string> held_at_end(const fl::props::FaultBudget& budget,
+                                       const std::vector<std::pair<std::string, std::set<std::string>>>& places,
+                                       int64_t end_us) {
+  const fl::props::FaultSpan* best = nullptr;
+  for (const fl::props::FaultSpan& s : budget.spans()) {
+    if (s.to_us < end_us || (best != nullptr && s.from_us < best->from_us)) continue;
+    for (const auto& [place, peers] : places) {
+      if (s.place == place && (s.peer.empty() || peers.count(s.peer) > 0)) best = &s;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return best->what;
 }
 
 // A pending outbox row or an unresolved half message is re-driven by the gift services (the
 // outbox poller, 003:L223; RocketMQ's check-back, 003:L225-231) through the log and the DB: it can
 // stay unresolved at the end only while duration faults held its way out from `from_us` to the
 // end, leaving no stretch of `retry_us` (a poll or a check-back scan, plus the timer slack) free.
-// Its way out is held by the log or the DB, or by the gift services: every one of them for a row
-// (each poller polls every row), or `any_replica` for a half (the broker sends each check-back to
-// one checker of the group, round robin: every check of a half can go to the one held;
-// explore-hardened-txmsg seed 13). Names the fault that lasted to the end.
+// Its way out is held by the log or the DB, or by the gift services or their links to the log and
+// the DB: every one of them for a row (each poller polls every row), or `any_replica` for a half
+// (the broker sends each check-back to one checker of the group, round robin: every check of a
+// half can go to the one held; explore-hardened-txmsg seed 13). Names the fault that lasted to the end.
 std::optional<std::string> held_to_end(const GiftsRun& run, const fl::props::FaultBudget& budget, int64_t from_us,
                                        int64_t retry_us, bool any_replica) {
   std::vector<std::string> replicas;
   for (const std::string& p : run.charge_path) {
     if (p != "log" && p != "redis" && p != "db") replicas.push_back(p);
   }
+  const std::set<std::string> stores = {"log", "db"};
   Intervals replicas_held = {{from_us, run.end_us}};
   if (any_replica) replicas_held.clear();
   for (const std::string& r : replicas) {
-    replicas_held =
-        any_replica ? unite(replicas_held, held_at(budget, r)) : intersect(replicas_held, held_at(budget, r));
+    const Intervals held = held_at(budget, r, stores);
+    replicas_held = any_replica ? unite(replicas_held, held) : intersect(replicas_held, held);
   }
-  const Intervals held = unite(unite(held_at(budget, "log"), held_at(budget, "db")), replicas_held);
+  const Intervals held = unite(unite(held_at(budget, "log", {}), held_at(budget, "db", {})), replicas_held);
   int64_t free_since = from_us;
   for (const auto& [a, b] : held) {
     if (b < from_us) continue;
@@ -234,9 +253,29 @@ std::optional<std::string> held_to_end(const GiftsRun& run, const fl::props::Fau
     free_since = std::max(free_since, b);
   }
   if (free_since < run.end_us) return std::nullopt;  // free at the end
-  std::vector<std::string> places = replicas;
-  places.insert(places.end(), {"log", "db"});
-  return budget.explain(places, run.end_us, run.end_us);
+  std::vector<std::pair<std::string, std::set<std::string>>> places = {{"log", {}}, {"db", {}}};
+  for (const std::string& r : replicas) places.emplace_back(r, stores);
+  return held_at_end(budget, places, run.end_us);
+}
+
+// The last attempt to resolve outbox row `msg_id` (a poller's UPDATE to SENT, 003:L223) that the
+// DB refused by an injected I/O error: each such attempt was stopped by its own fault, so the row's
+// way out is judged from there on (explore-hardened-store-errors seed 8515: five attempts in a row
+// failed by I/O errors, then a pause and a clog held both pollers until the end). -1: none.
+int64_t last_attempt_failed_by_fault(const GiftsRun& run, const fl::props::FaultBudget& budget,
+                                     const std::string& msg_id) {
+  int64_t last_us = -1;
+  for (const SqlCommit& c : run.commits) {
+    if (c.ok) continue;
+    const bool resolves_row = std::any_of(c.statements.begin(), c.statements.end(), [&](const SqlStatementObs& st) {
+      return st.sql.rfind("UPDATE outbox_message", 0) == 0 && !st.params.empty() && st.params.back() == msg_id;
+    });
+    if (!resolves_row) continue;
+    for (const auto* r : budget.instants({"db"}, c.time_us, c.time_us)) {
+      if (std::string(sim::fault_kind_name(r->kind)) == "storage-error") last_us = std::max(last_us, c.time_us);
+    }
+  }
+  return last_us;
 }
 
 // GIFT-4 under transactional messages (003:L225-231): the message table is the log itself. Each
@@ -324,8 +363,9 @@ Verdict check_outbox(const GiftsRun& run) {
       j.v.exempt("row committed " + secs(run.end_us - committed) + " before the end, within one poll: not yet due");
       continue;
     }
+    const int64_t from_us = std::max(committed, last_attempt_failed_by_fault(run, budget, r.msg_id));
     const std::optional<std::string> held =
-        committed < 0 ? std::nullopt : held_to_end(run, budget, committed, poll_us, /*any_replica=*/false);
+        committed < 0 ? std::nullopt : held_to_end(run, budget, from_us, poll_us, /*any_replica=*/false);
     exempt_or_fail(j.v, held, "row left " + r.status + " while faults held its way to the log until the end",
                    "outbox row " + r.msg_id + " still " + r.status + " at the end");
   }
@@ -571,10 +611,44 @@ bool below_fresh_baseline(const std::vector<const HistoryOp*>& ops, const Histor
          arg_int(c, "seq") <= arg_int(parse_args(join->result), "seq");
 }
 
+// Why `copy`, dropped as below the expected seq, arrived late: a later seq of its room played
+// before it arrived, in the same connection, after a fault refused a call of the push services that
+// carried the copy's own msgId. Its seq was taken before the later one's, so only a delay after
+// that could let the later one pass it; the refusal is that delay's cause, and the client's gap rule
+// (GF-GAP-TIMEOUT plays the later seq after T_gap) and 003:L186 ("msg.seq < expectedSeq … 丢弃")
+// then drop it (explore-hardened-store-errors seed 7063: the ZADD that re-armed its push was refused
+// BUSY; the next seq played 3.4 s before it). nullopt: no such refusal, or nothing overtook it.
+std::optional<std::string> overtaken_after_refusal(const GiftReach& reach, const std::vector<const HistoryOp*>& ops,
+                                                   const HistoryOp& copy) {
+  auto c = parse_args(copy.args);
+  int64_t since_us = -1;  // the copy's connection: from the viewer's last connect before it arrived
+  for (const HistoryOp* o : ops) {
+    if (o->op == "connect" && o->invoke_us <= copy.invoke_us) since_us = o->invoke_us;
+  }
+  const HistoryOp* overtaker = nullptr;
+  for (const HistoryOp* o : ops) {
+    if (o->op != "deliver" || o->result != "played" || o->invoke_us < since_us || o->invoke_us >= copy.invoke_us)
+      continue;
+    auto a = parse_args(o->args);
+    if (a["room"] == c["room"] && arg_int(a, "seq") > arg_int(c, "seq")) {
+      overtaker = o;
+      break;
+    }
+  }
+  if (overtaker == nullptr) return std::nullopt;
+  for (const GiftReach::Refusal& r : reach.refusals()) {
+    if (r.time_us > overtaker->invoke_us) break;
+    if (r.text.find(c["msg"]) != std::string::npos)
+      return "its push refused before seq " + parse_args(overtaker->args)["seq"] + " overtook it: " + r.what;
+  }
+  return std::nullopt;
+}
+
 // Every msgId a viewer received is played by it at least once: a dropped copy is fine only when
 // another copy played. A gap skipped after a fault on the push path may drop a late copy.
 void check_received_played(const GiftsRun& run, const std::string& viewer, const std::vector<const HistoryOp*>& ops,
-                           const fl::props::FaultBudget& budget, Verdict& v) {
+                           const GiftReach& reach, Verdict& v) {
+  const fl::props::FaultBudget& budget = reach.budget();
   std::map<std::string, std::vector<const HistoryOp*>> unplayed;  // msgId -> its copies not played
   std::set<std::string> played;
   std::set<std::string> pending;  // a copy still buffered at the end: gift-play-order bounds its wait
@@ -623,6 +697,7 @@ void check_received_played(const GiftsRun& run, const std::string& viewer, const
       if (why || c->op != "connect" || c->invoke_us < since_us || c->invoke_us > o->complete_us) continue;
       if (std::optional<std::string> f = budget.touched(c->id)) why = "its viewer's connect: " + *f;
     }
+    if (!why && dropped_below_expected(*o)) why = overtaken_after_refusal(reach, ops, *o);
     exempt_or_fail(v, why, "received copy dropped after a fault on its path",
                    viewer + " received but never played: " + describe(*o));
   }
@@ -673,7 +748,7 @@ Verdict check_delivery(const GiftsRun& run) {
   const Pushed pushed = pushed_messages(run, reach, rolled_back);
   const int64_t first_send = first_send_us(run);
   for (const auto& [viewer, ops] : viewer_ops(run)) {
-    check_received_played(run, viewer, ops, reach.budget(), j.v);
+    check_received_played(run, viewer, ops, reach, j.v);
     std::string why;
     const std::string room = steady_room(run, ops, first_send, reach.budget(), &why);
     if (room.empty()) {

@@ -161,6 +161,52 @@ TEST(GiftsChecks, APendingRowIsExcusedOnlyWhileItsWayOutIsHeldToTheEnd) {
   EXPECT_FALSE(pending("redis", 1 * kS, {"gift-1"}).passed);             // not on its way out
 }
 
+// Only faults on the row's way out hold it: a clog of the DB's link to the poller does, a clog of
+// the DB's link to a gateway does not (explore-hardened-store-errors seed 5466 was excused by one).
+TEST(GiftsChecks, APendingRowIsHeldOnlyByAClogOnItsWayOut) {
+  auto pending_clogged = [](const std::string& peer) {
+    Builder b = clean();
+    b.run.outbox[0].status = "PENDING";
+    b.run.charge_path = {"gift-1", "redis", "db", "log"};
+    sim::FaultRecord& clog = b.fault(sim::FaultKind::kClog, "db", 1 * kS);
+    clog.peer_node = clog.peer_process = peer;
+    clog.duration_us = 100 * kS;  // past the end (60 s)
+    sim::FaultRecord& held = b.fault(sim::FaultKind::kDelayed, "db", 2 * kS);
+    held.peer_node = held.peer_process = peer;
+    held.detail = "clog";
+    return check_outbox(b.run);
+  };
+  const Verdict poller = pending_clogged("gift-1");
+  EXPECT_TRUE(poller.passed) << (poller.evidence.empty() ? "" : poller.evidence[0]);
+  EXPECT_EQ(poller.exempted(), 1);
+  EXPECT_FALSE(pending_clogged("gw-2").passed);
+}
+
+// A poller's attempt to mark the row SENT that the DB refused by an injected I/O error was stopped
+// by its own fault: the row's way out is judged from that attempt (explore-hardened-store-errors
+// seed 8515). The same refusal without the I/O error fault, or a fault on another row's UPDATE,
+// leaves the row judged from its commit, with 29 s free, and it fails.
+TEST(GiftsChecks, APendingRowIsJudgedFromItsLastAttemptThatAFaultStopped) {
+  auto pending = [](bool io_error, const std::string& row) {
+    Builder b = clean();
+    b.run.outbox[0].status = "PENDING";
+    b.run.charge_path = {"gift-1", "redis", "db", "log"};
+    SqlCommit attempt;
+    attempt.time_us = 30 * kS;
+    attempt.client = "gift-1";
+    attempt.statements.push_back({"UPDATE outbox_message SET status = 'SENT' WHERE msg_id = ?", {row}});
+    b.run.commits.push_back(attempt);
+    if (io_error) b.fault(sim::FaultKind::kStorageError, "db", 30 * kS);
+    b.fault(sim::FaultKind::kPause, "gift-1", 30 * kS + 500'000).duration_us = 100 * kS;  // past the end
+    return check_outbox(b.run);
+  };
+  const Verdict v = pending(true, "m1");
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 1);
+  EXPECT_FALSE(pending(false, "m1").passed);
+  EXPECT_FALSE(pending(true, "m2").passed);
+}
+
 // A row committed less than one poll (plus slack) before the end is not yet due: the poller may
 // not have reached it (explore-hardened-store-errors seed 511: committed 0.27 s before the end).
 // The same row committed 5 s before the end, with no fault, still fails.
@@ -543,6 +589,25 @@ TEST(GiftsChecks, ADropIsExcusedByAFaultThatTouchedTheViewersConnect) {
   };
   EXPECT_TRUE(dropped(0).passed);
   EXPECT_FALSE(dropped(1).passed);  // the loss hit operation #1 (a send), not the connect
+}
+
+// A copy dropped as below the expected seq is excused when a later seq of its room played before
+// it arrived and, before that, a fault refused a push call that carried the copy's own msgId
+// (explore-hardened-store-errors seed 7063). A refusal of another message's push, or one after the
+// later seq had already played, does not explain the overtaking.
+TEST(GiftsChecks, ACopyOvertakenAfterAFaultRefusedItsOwnPushMayBeDropped) {
+  auto overtaken = [](const std::string& refused_msg, int64_t refused_at) {
+    Builder b = clean();
+    b.deliver("viewer-1", "b9", 3, 0, 8 * kS, 8 * kS);  // the later seq (count 0: no charge to match)
+    b.deliver("viewer-1", "m9", 2, 1, 11 * kS, 11 * kS, "dropped:seq-below-expected");
+    sim::FaultRecord& f = b.fault(sim::FaultKind::kRedisError, "redis", refused_at);
+    f.message = "push-1: ZADD gift:ready:due XX 7000 " + refused_msg;
+    return check_delivery(b.run);
+  };
+  const Verdict v = overtaken("m9", 7 * kS);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_FALSE(overtaken("m8", 7 * kS).passed);
+  EXPECT_FALSE(overtaken("m9", 9 * kS).passed);
 }
 
 // A room switch (003:L193) excuses a drop of the room left, not of the room joined.

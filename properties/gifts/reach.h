@@ -100,6 +100,8 @@ class GiftReach {
   Skew skew(const std::vector<std::string>& nodes, int64_t from_us, int64_t to_us) const;
 
   const std::vector<LostCopy>& lost_copies() const { return lost_; }
+  // The push services' calls the world refused or lost, in time order.
+  const std::vector<Refusal>& refusals() const { return refusals_; }
   // Whether `copy` was on its way to `viewer` (user id `user`): to it, or to a gateway for it.
   static bool lost_for(const LostCopy& copy, const std::string& viewer, int64_t user);
 
