@@ -37,7 +37,13 @@ Task<void> GiftService::run(Rpc& rpc) {
     co_return;
   }
   rpc.on_message(check_service(), [this](MessagePtr m) {
-    if (const HalfCheck* c = message_as<HalfCheck>(m)) rt_.spawn("check-back", check_back(*c));
+    const HalfCheck* c = message_as<HalfCheck>(m);
+    if (c == nullptr || pending_checks_.size() >= options_.check_queue_max) return;  // rejected: checked again later
+    pending_checks_.push_back(*c);
+    if (!checking_) {
+      checking_ = true;
+      rt_.spawn("check-back", run_checks());
+    }
   });
   co_await keep_checker_registered();
 }
@@ -141,6 +147,18 @@ Task<void> GiftService::keep_checker_registered() {
     co_await producer_->register_checker(options_.producer_group, check_service());
     co_await rt_.clock().sleep_us(options_.poll_interval_us);
   }
+}
+
+// RocketMQ's TransactionMQProducer runs checkLocalTransaction on one thread (checkThreadPoolMinSize
+// = checkThreadPoolMaxSize = 1, a queue of checkRequestHoldMax = 2000): the checks a scan sends wait
+// their turn instead of reaching the DB all at once.
+Task<void> GiftService::run_checks() {
+  while (!pending_checks_.empty()) {
+    HalfCheck c = std::move(pending_checks_.front());
+    pending_checks_.pop_front();
+    co_await check_back(std::move(c));
+  }
+  checking_ = false;
 }
 
 // checkLocalTransaction: spec reads the order (docs/systems/gifts.md); GF-TXMSG-CHECK-FENCE first

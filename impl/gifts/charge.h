@@ -13,10 +13,12 @@
 // L231 "如果本地事务回滚，半消息自动删除"); an indeterminate local transaction leaves it UNKNOWN. The
 // broker checks back a half it never heard about; spec's checkLocalTransaction answers from the DB
 // as written nowhere in the seed but most naturally: COMMIT when the order row exists, ROLLBACK
-// when it does not, UNKNOWN when the DB cannot be read.
+// when it does not, UNKNOWN when the DB cannot be read. Check-backs run one at a time, as RocketMQ's
+// client runs them on one thread.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -38,6 +40,7 @@ struct ChargeOptions {
   std::string topic = "gift_topic";      // 003:L165
   bool txmsg = false;                    // 003:L225-231 instead of the outbox (003:L214-223)
   std::string producer_group = "gift";   // RocketMQ's producer group of the gift services
+  size_t check_queue_max = 2000;         // RocketMQ's checkRequestHoldMax: checks waiting beyond it are dropped
 };
 
 class GiftService {
@@ -53,6 +56,7 @@ class GiftService {
   Task<void> poll_outbox();
   Task<SendReply> charge_txmsg(const SendGift& request, GiftMsg msg, std::vector<SqlStatement> tx);
   Task<void> keep_checker_registered();
+  Task<void> run_checks();  // the one check thread: pending_checks_ in arrival order
   Task<void> check_back(HalfCheck check);
   std::string check_service() const;
 
@@ -61,6 +65,8 @@ class GiftService {
   Sql& sql_;
   std::unique_ptr<LogProducer> producer_;
   ChargeOptions options_;
+  std::deque<HalfCheck> pending_checks_;
+  bool checking_ = false;  // run_checks is draining pending_checks_
 };
 
 }  // namespace fl::gifts

@@ -75,7 +75,8 @@ const std::vector<FixInfo>& gifts_fixes() {
        "a pusher's claim of ready batches records a token as their owner, and its next claim takes back "
        "the batches of the claims whose reply it never got: a claim whose reply timed out (Redis clogged "
        "or paused) had moved their leases with no pusher knowing, so each waited out the 2 s lease on top "
-       "of the fault and aged past the 10 s expiry (explore-hardened-txmsg seed 4560)"},
+       "of the fault and aged past the 10 s expiry (explore-hardened-store-errors seed 11398: a 0.8 s Redis "
+       "clog, then -BUSY windows)"},
   };
   return kFixes;
 }

@@ -147,8 +147,8 @@ Task<void> PushService::sweep_once() {
 
 // GF-CLAIM-RESUME: a claim whose reply timed out (a clog or a pause of Redis) may still have moved
 // its batches' leases, and nobody knew which: each waited its lease out (2 s) on top of the fault
-// before any pusher retried it, toward the 10 s expiry (003:L199-202; explore-hardened-txmsg seed
-// 4560). With the fix each claim carries a token that Redis records as the owner of what it claimed,
+// before any pusher retried it, toward the 10 s expiry (003:L199-202; explore-hardened-store-errors
+// seed 11398). With the fix each claim carries a token that Redis records as the owner of what it claimed,
 // and the next claim names the tokens whose reply was lost, taking those batches back.
 Task<RedisReply> PushService::claim_ready(int64_t now_ms) {
   std::vector<std::string> args = {std::to_string(now_ms), std::to_string(options_.ready_lease_ms), "20"};

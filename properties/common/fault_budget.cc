@@ -324,9 +324,11 @@ ClockReach FaultBudget::clock(const std::string& node, int64_t from_us, int64_t 
       reach.what += (reach.what.empty() ? "" : ", ") + describe(r);
     }
   }
+  std::sort(at.begin(), at.end());
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (int64_t t : at) {
     const int64_t o = clock_offset_us(node, std::clamp(t, from_us, to_us));
+    if (hi != INT64_MIN) reach.max_fall_us = std::max(reach.max_fall_us, hi - o);  // hi: the greatest so far
     lo = std::min(lo, o);
     hi = std::max(hi, o);
     reach.max_abs_offset_us = std::max<int64_t>(reach.max_abs_offset_us, std::llabs(o));

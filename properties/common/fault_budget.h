@@ -49,6 +49,9 @@ struct ClockReach {
                                   // duration measured on this clock inside it can be off
   int64_t min_offset_us = 0;      // the least and the greatest local - world over the interval (a
   int64_t max_offset_us = 0;      // clock behind makes what it stamps or judges look older or younger)
+  int64_t max_fall_us = 0;        // the most the offset fell from an earlier to a later instant of the
+                                  // interval (a jump back, a slow drift): how much longer in world time
+                                  // a duration measured on this clock inside it can last
   std::string what;               // the jumps and drifts that moved it ("" when none did)
 };
 

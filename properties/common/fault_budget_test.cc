@@ -62,6 +62,7 @@ TEST(FaultBudget, ANullFaultReachesNothing) {
   const ClockReach c = b.clock("db", T0, T0 + 10'000'000);
   EXPECT_EQ(c.max_abs_offset_us, 0);
   EXPECT_EQ(c.error_us, 0);
+  EXPECT_EQ(c.max_fall_us, 0);
   EXPECT_EQ(c.what, "");
 }
 
@@ -84,6 +85,10 @@ TEST(FaultBudget, ClockFaultsMoveTheClockByTheirSizeAndAreNeverSpans) {
   EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).error_us, 2'000, 1);       // up to 2 ms, then 0
   EXPECT_EQ(b.clock("replica-2", T0, T0 + 900'000).error_us, 0);                              // before the drift began
   EXPECT_EQ(b.clock("other", T0, T0 + 10'000'000).error_us, 0);
+  // Only the jump back is a fall; the forward drift before it is none.
+  EXPECT_EQ(b.clock("replica-2", T0 + 1'000'000, T0 + 3'000'000).max_fall_us, 0);
+  EXPECT_NEAR(b.clock("replica-2", T0 + 4'000'000, T0 + 6'000'000).max_fall_us, 2'000, 1);
+  EXPECT_EQ(b.clock("other", T0, T0 + 10'000'000).max_fall_us, 0);
 }
 
 // A reader that never lets the clock go back (the log broker's) stays at the clock's highest

@@ -394,6 +394,25 @@ TEST(GiftsChecks, HoldsOnThePushPathExcuseAnExpiredGiftOnlyWhenTheyAddUp) {
   EXPECT_GE(v.exempted(), 1);  // the excused gift is counted
 }
 
+// A combo window closes by its push service's clock (003:L105): that clock going back while the
+// window is open keeps it open longer, by the fall, and the holds on the path then count from the
+// later close (explore-hardened-txmsg seed 8255). The same fall on a node that holds no window, or
+// the fall without the hold, does not age the gift past the 10 s expiry.
+TEST(GiftsChecks, APushClockGoingBackKeepsAWindowOpenByItsFall) {
+  auto missing = [](const std::string& node, bool db_paused) {
+    Builder b = clean();
+    b.run.history.pop_back();  // m2 (logged at 2.06 s) never pushed
+    b.fault(sim::FaultKind::kClockJump, node, 2 * kS + 500'000, -3 * kS);
+    if (db_paused) b.fault(sim::FaultKind::kPause, "db", 3 * kS).duration_us = 4 * kS;
+    return check_batch_conservation(b.run);
+  };
+  const Verdict v = missing("push-1", true);  // logged + 3.5 s + 3 s + 4 s > 10 s
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_GE(v.exempted(), 1);
+  EXPECT_FALSE(missing("db", true).passed);       // the DB holds no window
+  EXPECT_FALSE(missing("push-1", false).passed);  // logged + 3.5 s + 3 s < 10 s
+}
+
 // A Redis refusal window (-BUSY, -LOADING: every command; -OOM, -READONLY: every write) holds
 // every push for its length, as an outage of Redis would (explore-hardened-store-errors seed 4: a
 // 9.2 s -BUSY aged the gifts charged before it past the 10 s expiry). A window too short to age

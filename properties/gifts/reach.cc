@@ -306,7 +306,15 @@ Flight GiftReach::flight(const model::ChargedGift& g) const {
   stamp.max_us = std::max(stamp.max_us, batcher.max_us);
   const int64_t older_us = std::max<int64_t>(0, judge.max_us) + std::max<int64_t>(0, -stamp.min_us);
   const int64_t younger_us = std::max<int64_t>(0, -judge.min_us) + std::max<int64_t>(0, stamp.max_us);
-  const int64_t start_us = f.append_us + normal_us;
+  // A combo window closes by the clock of the push service that holds it (003:L105, 3 s): that clock
+  // going back (a jump, a slow drift) while the window is open keeps it open longer in world time,
+  // by as much as the clock can be off over the flight (explore-hardened-txmsg seed 8255: push-2's
+  // clock went back 2.1 s under an open window, whose batch then waited on a clogged DB link).
+  int64_t stretch_us = 0;
+  for (const std::string& p : run_.pushers) {
+    stretch_us = std::max(stretch_us, budget_.clock(p, from_us, f.born_us + expiry_us).max_fall_us);
+  }
+  const int64_t start_us = f.append_us + normal_us + stretch_us;
   f.to_us = reach_until(g, path, from_us, start_us, f.born_us + expiry_us + younger_us);
   f.held_us = held(g, path, from_us, f.to_us);
   f.held_by = path_held(spans_, path, from_us, f.to_us).second;
@@ -315,6 +323,7 @@ Flight GiftReach::flight(const model::ChargedGift& g) const {
   const int64_t expires_us = f.born_us + expiry_us - older_us;
   if (reach_until(g, path, from_us, start_us, expires_us) < expires_us) return f;
   std::string why = "logged " + secs(f.append_us - f.born_us) + " after its request";
+  if (stretch_us > 0) why += ", its window kept open up to " + secs(stretch_us) + " longer by a push clock going back";
   if (f.held_us > 0) why += ", held up to " + secs(f.held_us) + " on its push path (" + f.held_by + ")";
   if (older_us > 0) {
     why += ", clocks make it look " + secs(older_us) + " older (" +
