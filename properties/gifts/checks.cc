@@ -399,13 +399,21 @@ std::string steady_room(const GiftsRun& run, const std::vector<const HistoryOp*>
 // were lost) is an exemption with its cause, and `count` the Σ giftCount they may remove.
 struct Shortfall {
   int64_t count = 0;
-  std::vector<std::string> reasons;  // one per excused item
+  std::vector<std::string> reasons;  // one per gift that may be missing
+  std::vector<int64_t> counts;       // its giftCount
   void add(std::string reason, int64_t gift_count) {
     count += gift_count;
     reasons.push_back(std::move(reason));
+    counts.push_back(gift_count);
   }
-  void exempt_in(Verdict& v) const {
-    for (const std::string& r : reasons) v.exempt(r);
+  // Exempts the gifts whose allowance covers `missing` (the charged count less what arrived), one
+  // per gift: an allowance a whole total never used excused nothing. A sum cannot say which gifts
+  // are missing, so the first allowances, in charge order, stand for them.
+  void exempt_used(Verdict& v, int64_t missing) const {
+    for (size_t i = 0; i < reasons.size() && missing > 0; ++i) {
+      v.exempt(reasons[i]);
+      missing -= counts[i];
+    }
   }
 };
 
@@ -556,10 +564,10 @@ std::string rollback_note(const Rollback& r, int64_t reflushed) {
          " re-flushed)";
 }
 
-// Judges one key's total against its charged count, exempting every allowance it was given.
+// Judges one key's total against its charged count, exempting the allowances it used.
 void judge_key(Judge& j, const std::string& who, const model::GiftKey& k, int64_t got, int64_t want,
                const Shortfall& shortfall, const Rollback& rolled, int64_t reflushed) {
-  shortfall.exempt_in(j.v);
+  if (conserved(got, want, shortfall.count, rolled, reflushed)) shortfall.exempt_used(j.v, want - got);
   if (rolled.gifts > 0)
     j.v.exempt("gifts in flight across a Redis crash, combo state rolled back: " + rolled.fault, rolled.gifts);
   j.expect(conserved(got, want, shortfall.count, rolled, reflushed), [&] {

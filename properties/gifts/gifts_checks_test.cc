@@ -490,6 +490,23 @@ TEST(GiftsChecks, AClockExcusesAnExpiredGiftOnlyInItsDirectionAndByItsSize) {
   EXPECT_EQ(missing("gift-1", -7 * kS).exempted(), 2);  // m1 and m2, each counted
 }
 
+// An allowance is an exemption only when the key used it: a clock that could have aged both gifts
+// past the expiry excuses nothing when the batch was pushed whole, and one gift when one is missing.
+TEST(GiftsChecks, AnAllowanceIsCountedOnlyWhenTheKeyUsedIt) {
+  auto run_with = [](int64_t played_count) {
+    Builder b = clean();
+    b.run.history.pop_back();  // m2's delivery, replaced by one of `played_count`
+    if (played_count > 0) b.deliver("viewer-1", "m2", 1, played_count, 5 * kS, 5 * kS);
+    b.fault(sim::FaultKind::kClockJump, "gift-1", 500'000, -7 * kS);  // both may have expired
+    return check_batch_conservation(b.run);
+  };
+  EXPECT_TRUE(run_with(2).passed);
+  EXPECT_EQ(run_with(2).exempted(), 0);  // pushed whole: nothing excused
+  EXPECT_TRUE(run_with(1).passed);
+  EXPECT_EQ(run_with(1).exempted(), 1);  // one gift missing
+  EXPECT_EQ(run_with(0).exempted(), 2);
+}
+
 // A viewer's presence ends when the gateway it joined through crashes (its connection is gone until
 // it reconnects): a batch pushed meanwhile reached nobody (explore-hardened-txmsg seed 5465); a
 // crash of another gateway excuses nothing.
