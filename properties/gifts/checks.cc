@@ -398,21 +398,26 @@ std::string steady_room(const GiftsRun& run, const std::vector<const HistoryOp*>
 // What may be missing from a key's total, item by item: each item (a gift, or a batch whose copies
 // were lost) is an exemption with its cause, and `count` the Σ giftCount they may remove.
 struct Shortfall {
-  int64_t count = 0;
-  std::vector<std::string> reasons;  // one per gift that may be missing
-  std::vector<int64_t> counts;       // its giftCount
+  struct Item {
+    std::string reason;
+    int64_t gift_count = 0;
+  };
+  int64_t count = 0;        // Σ gift_count
+  std::vector<Item> items;  // one per gift that may be missing, in charge order
   void add(std::string reason, int64_t gift_count) {
     count += gift_count;
-    reasons.push_back(std::move(reason));
-    counts.push_back(gift_count);
+    items.push_back(Item{std::move(reason), gift_count});
+  }
+  void merge(const Shortfall& other) {
+    for (const Item& it : other.items) add(it.reason, it.gift_count);
   }
   // Exempts the gifts whose allowance covers `missing` (the charged count less what arrived), one
   // per gift: an allowance a whole total never used excused nothing. A sum cannot say which gifts
   // are missing, so the first allowances, in charge order, stand for them.
   void exempt_used(Verdict& v, int64_t missing) const {
-    for (size_t i = 0; i < reasons.size() && missing > 0; ++i) {
-      v.exempt(reasons[i]);
-      missing -= counts[i];
+    for (size_t i = 0; i < items.size() && missing > 0; ++i) {
+      v.exempt(items[i].reason);
+      missing -= items[i].gift_count;
     }
   }
 };
@@ -771,10 +776,7 @@ Verdict check_delivery(const GiftsRun& run) {
     for (const model::GiftKey& k : keys) {
       if (std::get<0>(k) != room) continue;
       Shortfall s = expired.count(k) ? expired.at(k) : Shortfall{};
-      if (lost.count(k)) {
-        for (size_t i = 0; i < lost.at(k).reasons.size(); ++i) s.reasons.push_back(lost.at(k).reasons[i]);
-        s.count += lost.at(k).count;
-      }
+      if (lost.count(k)) s.merge(lost.at(k));
       judge_key(j, viewer + " played ", k, played.count(k) ? played.at(k) : 0, charged.count(k) ? charged.at(k) : 0, s,
                 rolled_back.count(k) ? rolled_back.at(k) : Rollback{},
                 pushed.reflushed.count(k) ? pushed.reflushed.at(k) : 0);
