@@ -201,10 +201,13 @@ Intervals unite(Intervals x, const Intervals& y) {
 // place's own faults (a crash, a pause) and the link faults between it and one of `peers`; a clog
 // of the DB's link to a gateway holds nothing the outbox needs (explore-hardened-store-errors seed
 // 5466).
+bool holds(const fl::props::FaultSpan& s, const std::string& place, const std::set<std::string>& peers) {
+  return s.place == place && (s.peer.empty() || peers.count(s.peer) > 0);
+}
 Intervals held_at(const fl::props::FaultBudget& budget, const std::string& place, const std::set<std::string>& peers) {
   Intervals spans;
   for (const fl::props::FaultSpan& s : budget.spans()) {
-    if (s.place == place && (s.peer.empty() || peers.count(s.peer) > 0)) spans.push_back({s.from_us, s.to_us});
+    if (holds(s, place, peers)) spans.push_back({s.from_us, s.to_us});
   }
   return unite(std::move(spans), {});
 }
@@ -217,7 +220,7 @@ std::optional<std::string> held_at_end(const fl::props::FaultBudget& budget,
   for (const fl::props::FaultSpan& s : budget.spans()) {
     if (s.to_us < end_us || (best != nullptr && s.from_us < best->from_us)) continue;
     for (const auto& [place, peers] : places) {
-      if (s.place == place && (s.peer.empty() || peers.count(s.peer) > 0)) best = &s;
+      if (holds(s, place, peers)) best = &s;
     }
   }
   if (best == nullptr) return std::nullopt;
@@ -572,10 +575,11 @@ std::string rollback_note(const Rollback& r, int64_t reflushed) {
 // Judges one key's total against its charged count, exempting the allowances it used.
 void judge_key(Judge& j, const std::string& who, const model::GiftKey& k, int64_t got, int64_t want,
                const Shortfall& shortfall, const Rollback& rolled, int64_t reflushed) {
-  if (conserved(got, want, shortfall.count, rolled, reflushed)) shortfall.exempt_used(j.v, want - got);
+  const bool within = conserved(got, want, shortfall.count, rolled, reflushed);
+  if (within) shortfall.exempt_used(j.v, want - got);
   if (rolled.gifts > 0)
     j.v.exempt("gifts in flight across a Redis crash, combo state rolled back: " + rolled.fault, rolled.gifts);
-  j.expect(conserved(got, want, shortfall.count, rolled, reflushed), [&] {
+  j.expect(within, [&] {
     return who + std::to_string(got) + " of " + model::describe(k) + ", charged " + std::to_string(want) +
            (shortfall.count ? " (" + std::to_string(shortfall.count) + " excusable)" : "") +
            rollback_note(rolled, reflushed);
