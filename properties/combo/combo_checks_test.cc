@@ -788,11 +788,15 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
   }
   sim::FaultLog log = {redis_fault(sim::FaultKind::kClockJump, kT0 + 5'000'000, 0, 1'200'000)};
   run.faults = props::FaultBudget(log, run.end_us);
-  for (auto* check : {check_one_push_per_window, check_no_early_or_split, check_quantity_conservation}) {
+  for (auto* check : {check_one_push_per_window, check_no_early_or_split}) {
     const Verdict v = check(run);
     EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
     EXPECT_GT(v.exempted(), 0) << v.property;
   }
+  // A sum does not read times: the widenings excuse nothing in it.
+  const Verdict sums = check_quantity_conservation(run);
+  EXPECT_TRUE(sums.passed);
+  EXPECT_EQ(sums.exempted(), 0);
   // The jump explains windows moved by 1.2 s, not more: a purchase at 11 s in 3's window (opened
   // at 5.2 s) is still a window absorbing a purchase made after its end.
   run.ops[4].invoke_us = kT0 + 11'000'000;
@@ -803,6 +807,37 @@ TEST(ComboChecks, ClockJumpMovesTheWindowsWithinItsReach) {
   run.publishes.back().payload = encode_payload(1, *run.publishes.back().record);
   run.publishes.back().time_us = kT0 + 11'100'000;
   expect_fails(run, check_one_push_per_window);
+}
+
+// A clock fault within reach widens a key's times, but a widening counts as an exemption only
+// where the fit needed it: windows that fit at their observed times excuse nothing; the same
+// fault under windows that fit only widened is counted, and a wrong count still fails.
+TEST(ComboChecks, AWideningCountsOnlyWhereTheFitNeededIt) {
+  ComboRun run;
+  run.rows_known = true;
+  run.end_us = kT0 + 40'000'000;
+  for (int64_t at_ms : {0, 1000}) add_purchase(run, at_ms);
+  add_publish(run, 1, 2, kT0 + 3'050'000);
+  run.service_places = {"replica-1", "redis", "db"};
+  run.clock_nodes = {"replica-1", "redis"};
+  run.faults = props::FaultBudget({redis_fault(sim::FaultKind::kClockJump, kT0 + 500'000, 0, 1'200'000)}, run.end_us);
+  for (auto* check : {check_one_push_per_window, check_no_early_or_split, check_timeliness}) {
+    const Verdict v = check(run);
+    EXPECT_TRUE(v.passed) << v.property << ": " << (v.evidence.empty() ? "" : v.evidence[0]);
+    EXPECT_GT(v.checks, 0) << v.property;
+    EXPECT_EQ(v.exempted(), 0) << v.property << ": " << (v.exemptions.empty() ? "" : v.exemptions[0].first);
+  }
+  // Published early (1.9 s after the first purchase, before its 3 s window ends): only the jump
+  // (1.2 s) explains it, and that is counted.
+  run.publishes.back().time_us = kT0 + 1'900'000;
+  const Verdict early = check_no_early_or_split(run);
+  EXPECT_TRUE(early.passed) << (early.evidence.empty() ? "" : early.evidence[0]);
+  EXPECT_GT(early.exempted(), 0);
+  // The same fault does not excuse a record that lost a purchase.
+  run.publishes.back().record = record(1, 1, run.rows[0].row.created_at);
+  run.publishes.back().payload = encode_payload(1, *run.publishes.back().record);
+  expect_fails(run, check_quantity_conservation);
+  expect_fails(run, check_timeliness);
 }
 
 // Regression of `faultline run scenarios/combo/explore-hardened.yaml --seed 5820`

@@ -132,6 +132,7 @@ Verdict check_degradation(const ComboRun& run) {
   if (!run.rows_known) return j.v;
   const std::shared_ptr<const Views> views = shared_views(run);
   const Views& v = *views;
+  std::set<Key> widened_keys;  // keys whose clock widenings this property counted
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
     const KeyView& k = kv.second;
@@ -140,7 +141,7 @@ Verdict check_degradation(const ComboRun& run) {
     live.all_certain_published = true;
     KeyFit f = fit_key(run, key, k, k.records, live);
     if (!f.fit.found && !f.fit.inconclusive) f.why += ": a purchase answered ok (no alert) was never pushed";
-    judge_fit(j, f);
+    judge_view_fit(j, run, key, k, k.records, live, f, widened_keys);
   }
   return j.v;
 }

@@ -6,9 +6,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "impl/ports/assert.h"
 #include "sim/node_clock.h"
 
 namespace fl::combo::detail {
@@ -217,12 +219,16 @@ Views views_of(const ComboRun& run) {
       v.exempt_one("purchase whose Redis step may be lost: " + *loss);
     }
     // Its window may have been timed that much shorter or longer by a clock fault within reach.
+    KeyView& k = v.keys[p.key];
+    int64_t widen_us = 0;
     if (const props::ClockReach c = window_clock(run, p.lo_us, p.hi_us); c.error_us > 0) {
+      widen_us = c.error_us;
       p.lo_us -= c.error_us;
       p.hi_us += c.error_us;
-      v.exempt_one("purchase time widened by " + c.what);
+      k.widened.push_back("purchase time widened by " + c.what);
     }
-    v.keys[p.key].purchases.push_back(p);
+    k.purchases.push_back(p);
+    k.purchase_widen_us.push_back(widen_us);
   }
   for (const PublishObs& p : run.publishes) {
     if (!p.record) continue;
@@ -234,7 +240,6 @@ Views views_of(const ComboRun& run) {
     ObservedRecord o{r.id, r.quantity, r.created_at, p.time_us, "published " + rec(r) + " at " + t(p.time_us)};
     if (const props::ClockReach c = window_clock(run, p.time_us - w_us, p.time_us); c.error_us > 0) {
       o.slack_us = c.error_us;  // its window may have been timed that much shorter or longer
-      v.exempt_one("publish time widened by " + c.what);
     }
     if (auto loss = record_state_loss(run, k_of_r, from_us, p.time_us)) {
       v.exempt_one("record content unjudged, published near " + *loss);
@@ -244,7 +249,15 @@ Views views_of(const ComboRun& run) {
     }
     k.records.push_back(std::move(o));
   }
-  for (auto& kv : v.keys) unjudge_pid_clashes(kv.second, w_us, v);
+  for (auto& kv : v.keys) {
+    unjudge_pid_clashes(kv.second, w_us, v);
+    // The widened publish times of the records the clash rule kept.
+    for (const ObservedRecord& r : kv.second.records) {
+      if (r.slack_us > 0)
+        kv.second.widened.push_back("publish time widened by " +
+                                    window_clock(run, r.publish_us - w_us, r.publish_us).what);
+    }
+  }
   return v;
 }
 
@@ -302,6 +315,35 @@ void judge_fit(Judge& j, const KeyFit& f) {
   }
   if (!f.fit.found) return;
   for (size_t i : f.fit.jump_ends) j.v.exempt("window ended early by " + f.jumps.at(i) + " of a clock timing it");
+}
+
+KeyView unwidened(const KeyView& k) {
+  FL_ASSERT(k.purchase_widen_us.size() == k.purchases.size());
+  KeyView n = k;
+  for (size_t i = 0; i < n.purchases.size(); ++i) {
+    n.purchases[i].lo_us += n.purchase_widen_us[i];
+    n.purchases[i].hi_us -= n.purchase_widen_us[i];
+    n.purchase_widen_us[i] = 0;
+  }
+  n.records = unwidened(std::move(n.records));
+  n.widened.clear();
+  return n;
+}
+
+std::vector<ObservedRecord> unwidened(std::vector<ObservedRecord> records) {
+  for (ObservedRecord& r : records) r.slack_us = 0;
+  return records;
+}
+
+void judge_view_fit(Judge& j, const ComboRun& run, const Key& key, const KeyView& k,
+                    const std::vector<ObservedRecord>& records, const FitOptions& o, const KeyFit& f,
+                    std::set<Key>& counted) {
+  judge_fit(j, f);
+  if (!f.fit.found || k.widened.empty() || counted.count(key)) return;
+  if (fit_key(run, key, unwidened(k), unwidened(records), o).fit.found) return;
+  counted.insert(key);
+  const std::set<std::string> reasons(k.widened.begin(), k.widened.end());
+  for (const std::string& why : reasons) j.v.exempt(why);
 }
 
 std::shared_ptr<const Views> shared_views(const ComboRun& run) {

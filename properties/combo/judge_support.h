@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,12 @@ struct KeyView {
   std::vector<Purchase> purchases;
   std::vector<ObservedRecord> records;  // published (with PUBLISH times)
   std::vector<const PublishObs*> publishes;
+  // How far a clock fault within reach widened each purchase's interval each way (parallel to
+  // `purchases`; 0: not widened), and one reason per widened purchase or record (a record's own
+  // widening is its slack_us). A widening excuses something only where a fit needed it
+  // (judge_view_fit), so these are counted there, not with the view's other exemptions.
+  std::vector<int64_t> purchase_widen_us;
+  std::vector<std::string> widened;
 };
 
 // The views of every key of a run, with what they left out or made optional (reason, count).
@@ -82,7 +89,8 @@ struct Views {
     exempt.emplace_back(why, 1);
   }
 };
-// The views' exemptions (reason, count), added to `j`'s verdict.
+// The views' exemptions (reason, count), added to `j`'s verdict; the clock widenings are not among
+// them (judge_view_fit counts those).
 void add_exemptions(Judge& j, const Views& v);
 
 // fit_windows for one key, with an evidence line when it fails.
@@ -98,6 +106,17 @@ KeyFit fit_key(const ComboRun& run, const Key& key, const KeyView& k, const std:
 // `f` judged into `j`: an inconclusive search exempt, a failed one evidence (`f.why`), the windows
 // a Redis restart or a forward clock jump cut short exempt.
 void judge_fit(Judge& j, const KeyFit& f);
+// `k` as it was before the clock widenings: purchases at their observed intervals, records with
+// no slack (`records` stand for k.records: a check may add polled or displayed ones).
+KeyView unwidened(const KeyView& k);
+std::vector<ObservedRecord> unwidened(std::vector<ObservedRecord> records);
+// judge_fit of `f`, the fit of `records` against `k` with options `o`, and `k`'s clock widenings
+// (each distinct reason once) counted as exempt when the verdict needed them: `f` found windows
+// and the same fit on the unwidened times finds none (a widening that changed nothing excuses
+// nothing). A key's widenings count at most once per property: `counted` holds the keys done.
+void judge_view_fit(Judge& j, const ComboRun& run, const Key& key, const KeyView& k,
+                    const std::vector<ObservedRecord>& records, const FitOptions& o, const KeyFit& f,
+                    std::set<Key>& counted);
 // The run's views: the memo's while check_combo runs, else derived for this checker alone.
 std::shared_ptr<const Views> shared_views(const ComboRun& run);
 // fit_key of `key`'s own published records with no options; `k` is its view in shared_views().

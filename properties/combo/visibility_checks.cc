@@ -194,6 +194,7 @@ Verdict check_polling_merge(const ComboRun& run) {
           "nil, no duplicate");
   const std::shared_ptr<const Views> views = run.rows_known ? shared_views(run) : std::make_shared<const Views>();
   const Views& v = *views;
+  std::set<Key> widened_keys;  // keys whose clock widenings this property counted
   const std::vector<Purchase> all = run.rows_known ? purchases_of(run) : std::vector<Purchase>{};
   const auto clashes = key_pid_clashes(run);
   std::map<std::tuple<Key, int64_t, int64_t, int64_t>, bool> judged;  // (key, id, qty, created) -> fits
@@ -255,7 +256,7 @@ Verdict check_polling_merge(const ComboRun& run) {
       }
       const KeyFit f = fit_key(run, key, kit->second, records, {});
       judged[cache_key] = f.fit.found;
-      judge_fit(j, f);
+      judge_view_fit(j, run, key, kit->second, records, {}, f, widened_keys);
     }
   }
   add_exemptions(j, v);
@@ -269,6 +270,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
   if (!run.rows_known) return j.v;
   const std::shared_ptr<const Views> views = shared_views(run);
   const Views& v = *views;
+  std::set<Key> widened_keys;  // keys whose clock widenings this property counted
   add_exemptions(j, v);
   const auto clashes = key_pid_clashes(run);
   const std::vector<Purchase> purchases = purchases_of(run);
@@ -308,7 +310,7 @@ Verdict check_ui_convergence(const ComboRun& run) {
       if (!base_fit(run, key, kit->second).fit.found) continue;  // COMBO-3's finding
       std::vector<ObservedRecord> records = kit->second.records;
       records.insert(records.end(), items.begin(), items.end());
-      judge_fit(j, fit_key(run, key, kit->second, records, {}));
+      judge_view_fit(j, run, key, kit->second, records, {}, fit_key(run, key, kit->second, records, {}), widened_keys);
     }
   }
   return j.v;

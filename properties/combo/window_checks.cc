@@ -145,12 +145,13 @@ Verdict check_one_push_per_window(const ComboRun& run) {
   if (!run.rows_known) return j.v;
   const std::shared_ptr<const Views> views = shared_views(run);
   const Views& v = *views;
+  std::set<Key> widened_keys;  // keys whose clock widenings this property counted
   add_exemptions(j, v);
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
     const KeyView& k = kv.second;
     if (k.records.empty()) continue;
-    judge_fit(j, base_fit(run, key, k));
+    judge_view_fit(j, run, key, k, k.records, {}, base_fit(run, key, k), widened_keys);
     std::map<int64_t, int64_t> times;
     for (const PublishObs* p : k.publishes) {
       const ContributionRecord& r = *p->record;
@@ -171,6 +172,7 @@ Verdict check_timeliness(const ComboRun& run) {
   if (!run.rows_known) return j.v;
   const std::shared_ptr<const Views> views = shared_views(run);
   const Views& v = *views;
+  std::set<Key> widened_keys;  // keys whose clock widenings this property counted
   add_exemptions(j, v);
   const bool bounded = !faults_reached(run) || run.single_crash;
   for (const auto& kv : v.keys) {
@@ -182,7 +184,7 @@ Verdict check_timeliness(const ComboRun& run) {
     live.all_certain_published = true;
     KeyFit f = fit_key(run, key, k, k.records, live);
     if (!f.fit.found && !f.fit.inconclusive) f.why += ": a window holding a purchase answered ok was never published";
-    judge_fit(j, f);
+    judge_view_fit(j, run, key, k, k.records, live, f, widened_keys);
     if (!bounded || k.records.empty()) continue;
     FitOptions o;
     o.all_certain_published = true;
@@ -190,7 +192,7 @@ Verdict check_timeliness(const ComboRun& run) {
     KeyFit timed = fit_key(run, key, k, k.records, o);
     if (!timed.fit.found && !timed.fit.inconclusive)
       timed.why += " published by window end + " + std::to_string(*o.late_us / 1000) + " ms";
-    judge_fit(j, timed);
+    judge_view_fit(j, run, key, k, k.records, o, timed, widened_keys);
   }
   return j.v;
 }
@@ -201,6 +203,7 @@ Verdict check_no_early_or_split(const ComboRun& run) {
   if (!run.rows_known) return j.v;
   const std::shared_ptr<const Views> views = shared_views(run);
   const Views& v = *views;
+  std::set<Key> widened_keys;  // keys whose clock widenings this property counted
   add_exemptions(j, v);
   for (const auto& kv : v.keys) {
     const Key& key = kv.first;
@@ -210,7 +213,7 @@ Verdict check_no_early_or_split(const ComboRun& run) {
     o.early = true;
     KeyFit f = fit_key(run, key, k, k.records, o);
     if (!f.fit.found && !f.fit.inconclusive) f.why += " with every record published after its window ends";
-    judge_fit(j, f);
+    judge_view_fit(j, run, key, k, k.records, o, f, widened_keys);
   }
   return j.v;
 }
