@@ -20,6 +20,7 @@
 #include "harness/build_info.h"
 #include "harness/matrix_rows.h"
 #include "harness/sweep.h"
+#include "absl/strings/numbers.h"
 #include "reports/json.h"
 #include "reports/report.h"
 #include "reports/timeline.h"
@@ -164,7 +165,7 @@ const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
     "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
     "       faultline sweep FILE --crash-points|--pause-points|--fail-points [--effects K] [--processes P,...]\n"
-    "                       [--seed N] [--jobs J] [--json OUT] [--found DIR]\n"
+    "                       [--pause-ms MS,...] [--seed N] [--jobs J] [--json OUT] [--found DIR]\n"
     "       faultline sweep HARDENED.yaml --each-fix [--seeds N] [--crash-scenario FILE] [--effects K]\n"
     "                       [--processes P,...] [--only FIX,...] [--found DIR] [--json OUT]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
@@ -180,7 +181,8 @@ const char* kSweepUsage =
     "  --pause-points pauses the caller at the same boundaries instead, each for one duration drawn\n"
     "  from the seed among 2 ms, 20 ms and just below and above each of the system's critical\n"
     "  durations (windows, TTLs, leases, timeouts), while everything else runs; --found writes\n"
-    "  pause_point: files.\n"
+    "  pause_point: files. --pause-ms MS,... pauses each boundary once for each of these durations\n"
+    "  instead (a pause that must outlast a TTL another process starts during it).\n"
     "  --fail-points fails the call at each boundary instead: refused before it is sent (the caller\n"
     "  sees the connection refused at once), or its reply lost after the server ran it (the caller\n"
     "  times out); --found writes fail_point: files.\n"
@@ -223,10 +225,16 @@ struct PointKind {
   }
 };
 
+// `pause_ms` (--pause-ms): each boundary paused once for each of these durations; empty: one drawn.
 std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& listed, uint64_t effects,
-                                           const std::vector<std::string>& processes, uint64_t seed, PointKind kind) {
+                                           const std::vector<std::string>& processes, uint64_t seed, PointKind kind,
+                                           const std::vector<int64_t>& pause_ms) {
   std::vector<BoundaryPoint> out;
-  if (kind.kind == PointKind::kPause) {
+  if (kind.kind == PointKind::kPause && !pause_ms.empty()) {
+    for (const CrashPoint& p : crash_points_to_sweep(listed, effects, processes)) {
+      for (int64_t ms : pause_ms) out.push_back(BoundaryPoint{p.effect_index, p.before, ms});
+    }
+  } else if (kind.kind == PointKind::kPause) {
     const SystemUnderTest* sys = find_system(s.system);
     const std::vector<int64_t> durations =
         pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
@@ -278,12 +286,21 @@ int point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration time
   const RunResult listed = run_scenario(s, seed, discover);
   if (!listed.error.empty()) return f.error("discovery run failed: " + listed.error);
   const std::vector<std::string> processes = f.list("--processes");
-  const std::vector<BoundaryPoint> points = points_to_sweep(s, listed, effects, processes, seed, kind);
+  std::vector<int64_t> pause_ms;
+  for (const std::string& ms : f.list("--pause-ms")) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(ms, &v) || v < 1 || v > 3'600'000) {
+      return f.error("--pause-ms takes durations in milliseconds, 1..3600000: " + ms);
+    }
+    pause_ms.push_back(v);
+  }
+  const std::vector<BoundaryPoint> points = points_to_sweep(s, listed, effects, processes, seed, kind, pause_ms);
   std::string which;
   for (const std::string& p : processes) which += (which.empty() ? " (processes " : ", ") + p + "*";
   if (!which.empty()) which += ")";
+  const size_t per_effect = 2 * std::max<size_t>(pause_ms.size(), 1);
   std::printf("%s-point discovery: %zu external effects; sweeping %zu of them%s, before and after\n", kind.name(),
-              listed.effects.size(), points.size() / 2, which.c_str());
+              listed.effects.size(), points.size() / per_effect, which.c_str());
   if (listed.effects.empty()) return f.error("the scenario's service processes make no external calls");
   if (points.empty()) return f.error("no external effect of the processes given with --processes");
   const auto start = WallClock::now();
@@ -401,7 +418,8 @@ int sweep_main(const Args& args) {
            {"--each-fix", K::kSwitch},
            {"--crash-scenario", K::kText},
            {"--only", K::kList},
-           {"--processes", K::kList}});
+           {"--processes", K::kList},
+           {"--pause-ms", K::kList}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   uint64_t seeds = 0, first = 1, jobs = 2;
@@ -426,6 +444,7 @@ int sweep_main(const Args& args) {
         "--crash-scenario");
   }
   if (point_modes > 1) return f.error("--crash-points, --pause-points and --fail-points exclude each other");
+  if (f.has("--pause-ms") && !f.has("--pause-points")) return f.error("--pause-ms goes with --pause-points");
   if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
   if (f.has("--crash-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kCrash});
   if (f.has("--pause-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kPause});

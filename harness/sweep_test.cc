@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -359,6 +360,25 @@ TEST(Commands, FailPointSweepsWriteReplayableFindings) {
   EXPECT_EQ(sweep_main({hardened, "--fail-points", "--effects", "2", "--jobs", "2"}), 0);
   EXPECT_EQ(sweep_main({hardened, "--fail-points", "--pause-points"}), 2);
   EXPECT_EQ(sweep_main({hardened, "--fail-points", "--processes", "no-such-", "--jobs", "1"}), 2);
+}
+
+// --pause-ms pauses each boundary once per duration given (before and after each effect), instead
+// of one duration drawn per boundary; a bad duration, or the flag without --pause-points, is a
+// usage error.
+TEST(Commands, PauseMsPausesEachBoundaryForEachDuration) {
+  const fs::path demo = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/demo";
+  const std::string hardened = (demo / "counter-retries.yaml").string();
+  const fs::path json = fs::path(FAULTLINE_BINARY_DIR) / "pause_ms_test_out.json";
+  fs::remove(json);
+  EXPECT_EQ(sweep_main({hardened, "--pause-points", "--effects", "2", "--pause-ms", "5,50,500", "--jobs", "2", "--json",
+                        json.string()}),
+            0);
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"seeds\":12"), std::string::npos) << text.substr(0, 400);  // 2 effects x 2 sides x 3
+  EXPECT_EQ(sweep_main({hardened, "--pause-points", "--pause-ms", "0"}), 2);
+  EXPECT_EQ(sweep_main({hardened, "--pause-points", "--pause-ms", "5ms"}), 2);
+  EXPECT_EQ(sweep_main({hardened, "--crash-points", "--pause-ms", "5"}), 2);
 }
 
 }  // namespace
