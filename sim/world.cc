@@ -133,6 +133,12 @@ void World::start(Process& p) {
   p.boot();
 }
 
+void World::start_after(Process& p, int64_t delay_us) {
+  after(delay_us, [this, &p] {
+    if (p.state_ == ProcessState::kNew) start(p);
+  });
+}
+
 void World::schedule(Event e) {
   FL_ASSERT(e.time_us >= now_us_);  // the world's clock never goes backwards
   e.tiebreak = tiebreak_rng_.next_u64();

@@ -207,6 +207,10 @@ class World {
   size_t process_count() const { return processes_.size(); }
   // Boots the process now (first incarnation).
   void start(Process& p);
+  // Boots the process `delay_us` from now, unless something booted it first: a restart fault
+  // drawn before then starts a process that has not started yet (restart), and the late start
+  // then has nothing to do (explore-publish-hardened seed 19100 asserted here).
+  void start_after(Process& p, int64_t delay_us);
 
   // ---- Scheduling.
   // A world-level action (workload arrivals, scheduled faults, checkers).

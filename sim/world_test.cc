@@ -564,6 +564,27 @@ TEST(WorldTest, CrashDropsWakeupsOfTheDeadIncarnationAndRestartBootsAgain) {
   EXPECT_EQ(p.incarnation(), 2u);
 }
 
+// A process scheduled to start late may be booted first by a restart fault drawn before then
+// (World::restart starts a process that never started): the late start then does nothing, and
+// without a restart it boots the process as World::start would.
+TEST(WorldTest, ALateStartAfterARestartBootedTheProcessDoesNothing) {
+  World world(WorldOptions{.seed = 3});
+  int boots = 0;
+  auto boot = [&](Process&) -> Task<void> {
+    ++boots;
+    co_return;
+  };
+  Process& restarted = world.add_process(world.add_node("a"), "restarted", boot);
+  Process& plain = world.add_process(world.add_node("b"), "plain", boot);
+  world.start_after(restarted, 20'000);
+  world.start_after(plain, 20'000);
+  world.at(kEpochUs + 10'000, [&] { world.restart(restarted); });
+  world.run_until(kEpochUs + 50'000);
+  EXPECT_EQ(boots, 2);
+  EXPECT_EQ(restarted.incarnation(), 1u);
+  EXPECT_EQ(plain.incarnation(), 1u);
+}
+
 TEST(WorldTest, PausedProcessRunsNothingUntilItResumes) {
   World world(WorldOptions{.seed = 3});
   std::vector<int64_t> ticks;

@@ -301,7 +301,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   const bool watchdog = param_text(s, "lock") == "redisson-watchdog";
 
   // Services start 10 ms after the stores, clients later (1 s for senders).
-  auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
+  auto later = [&world](Process& p, int64_t us) { world.start_after(p, us); };
   for (int i = 1; i <= std::max(1, s.topology.replicas); ++i) {
     const std::string name = "gift-" + std::to_string(i);
     gifts::ChargeOptions o;

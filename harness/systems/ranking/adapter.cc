@@ -898,7 +898,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   run.roles.add("redis", "redis");
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) {
     Process& p = world.add_process(world.add_node(name), name, std::move(boot));
-    world.after(20'000, [&world, &p] { world.start(p); });
+    world.start_after(p, 20'000);
     run.roles.add("worker", name);
   };
   // Two coordinators, so a candidate write of one can race the other's seal (C25).
@@ -929,7 +929,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   if (sh->viewer_interval_us > 0) {
     Process& v = world.add_process(world.add_node("viewer"), "viewer",
                                    [sh, &world](Process& p) { return viewer_main(p, sh, world.history()); });
-    world.after(20'000, [&world, &v] { world.start(v); });
+    world.start_after(v, 20'000);
     run.roles.add("client", "viewer");
   }
 }
@@ -1058,7 +1058,7 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
   build_stores(world, s, *sh);
   run->stores.db_vfs = sh->vfs;
   for (const char* store : {"db", "log"}) run->roles.add(store, store);  // "log": the broker
-  auto later = [&world](Process& p, int64_t us) { world.after(us, [&world, &p] { world.start(p); }); };
+  auto later = [&world](Process& p, int64_t us) { world.start_after(p, us); };
   auto add = [&](const std::string& name, std::function<Task<void>(Process&)> boot) -> Process& {
     return world.add_process(world.add_node(name), name, std::move(boot));
   };
