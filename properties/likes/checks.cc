@@ -413,6 +413,78 @@ Verdict check_per_user_order(const LikesRun& run, const LikesFacts& facts) {
 }
 
 // LIKE-8.
+namespace {
+
+// The like/unlike requests answered ok, per pair, for LIKE-8's "the key equals the truth" beyond what
+// the clients' intervals decide (with TruthTimeline::row_held, the commit order): when each one's
+// transaction ran at the earliest.
+class AckedWrites {
+ public:
+  explicit AckedWrites(const LikesRun& run) {
+    std::map<Pair, std::vector<const DbChange*>> statements;  // row statements of committed requests
+    for (const DbChange& c : run.db_changes) {
+      if (c.row && !c.failed) statements[{c.asset, c.user}].push_back(&c);
+    }
+    for (const HistoryOp& h : run.history) {
+      if (!is_write(h) || !definite(h)) continue;
+      const Pair p{arg_value(h.args, "asset"), arg_value(h.args, "user")};
+      acked_[p].push_back(Acked{&h, earliest_transaction_us(h, statements[p])});
+    }
+    for (auto& [pair, ops] : acked_) {
+      std::sort(ops.begin(), ops.end(),
+                [](const Acked& a, const Acked& b) { return a.op->complete_us < b.op->complete_us; });
+    }
+  }
+  struct Acked {
+    const HistoryOp* op = nullptr;
+    int64_t from_us = 0;  // its transaction ran at or after this
+  };
+  // Of the pair's requests answered ok before t, the one whose transaction ran latest, at the
+  // earliest (nullopt: none).
+  std::optional<Acked> last_before(const Pair& p, int64_t t_us) const {
+    auto it = acked_.find(p);
+    if (it == acked_.end()) return std::nullopt;
+    std::optional<Acked> best;
+    for (const Acked& a : it->second) {
+      if (a.op->complete_us >= t_us) break;
+      if (!best || a.from_us > best->from_us) best = a;
+    }
+    return best;
+  }
+  // Whether a like (liked) or unlike of the pair was invoked within [s, e]: a write of its state in
+  // that span may be its own (a design that writes the cache before the DB, 002:L218-L223).
+  bool requested_within(const LikesRun& run, const Pair& p, bool liked, int64_t s_us, int64_t e_us) const {
+    for (const HistoryOp& h : run.history) {
+      if (!is_write(h) || (h.op == "like") != liked || h.invoke_us < s_us || h.invoke_us > e_us) continue;
+      if (arg_value(h.args, "asset") == p.first && arg_value(h.args, "user") == p.second) return true;
+    }
+    return false;
+  }
+
+ private:
+  // The earliest committed statement within h's interval that may be its row write (same pair and
+  // direction, its request id when the statement binds one): h's transaction, if it wrote the DB
+  // before answering, is one of them. Otherwise h's invocation.
+  static int64_t earliest_transaction_us(const HistoryOp& h, const std::vector<const DbChange*>& statements) {
+    const int64_t req = arg_value(h.args, "req");
+    for (const DbChange* c : statements) {  // in commit order
+      if (c->time_us < h.invoke_us) continue;
+      if (c->time_us > h.complete_us) break;
+      if ((c->delta > 0) == (h.op == "like") && (!c->request_id || *c->request_id == req)) return c->time_us;
+    }
+    return h.invoke_us;
+  }
+  std::map<Pair, std::vector<Acked>> acked_;
+};
+
+// An eviction within [s, e] of a key named for the pair (`*:{asset}:{user}`), described.
+std::optional<std::string> pair_key_evicted(const fl::props::FaultBudget& budget, const Pair& p, int64_t s_us,
+                                            int64_t e_us) {
+  return budget.eviction_ending(":" + std::to_string(p.first) + ":" + std::to_string(p.second), s_us, e_us);
+}
+
+}  // namespace
+
 Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
   const LikesModel& m = facts.model;
   Judge j("like-state-cache", {"LIKE-8"},
@@ -421,6 +493,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
           "fills agree with the model");
   const StoreSnapshot& f = run.final_state;
   const fl::props::FaultBudget& budget = facts.budget;
+  const AckedWrites acked_writes(run);
   for (const auto& kv_ : f.redis_state) {
     const auto& pair = kv_.first;
     const auto& value = kv_.second;
@@ -496,6 +569,31 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     }
     const Possible p = m.possible_during(w.asset, w.user, w.time_us, w.time_us);
     j.expect(p.allows(*w.after == 1), [&] { return "stale state write " + w.describe() + ", model " + p.describe(); });
+    // The model lets an unanswered request take effect at any time after its invocation; the
+    // commit log says when it did. Once a like/unlike was answered ok, the value it made visible
+    // came from its transaction or a later one, so a later write of the state key carries its
+    // state, a state the row held at some instant since that transaction, or one a like/unlike
+    // invoked since then asked for: an older one (a fill, sync or apply that read the DB before, held back until after
+    // the answer) reverts an acknowledged write. An eviction of a key of the pair since then
+    // (`*:{asset}:{user}`: the writer's guard may have been among them) excuses it.
+    const Pair pair{w.asset, w.user};
+    if (const std::optional<AckedWrites::Acked> acked = acked_writes.last_before(pair, w.time_us)) {
+      const bool liked = *w.after == 1;
+      // Its own state (the one its transaction found or made: ok answers only that) is one of them.
+      if (liked != (acked->op->op == "like") && !facts.truth.row_held(pair, liked, acked->from_us, w.time_us) &&
+          !acked_writes.requested_within(run, pair, liked, acked->from_us, w.time_us)) {
+        std::optional<std::string> excuse = pair_key_evicted(budget, pair, acked->from_us, w.time_us);
+        if (!excuse) {
+          // A power loss took a commit the replay has not seen lost yet.
+          if (const auto loss = facts.truth.unseen_loss(w.asset, w.time_us)) excuse = db_crash_at(budget, *loss);
+        }
+        j.expect_or_exempt(false, excuse, "state write reverting an acknowledged request", [&] {
+          return "state write " + w.describe() + " reverts " + acked->op->describe() + ": the row was " +
+                 (liked ? "absent" : "present") + " throughout since " + seconds(acked->from_us) +
+                 " (that request's transaction, at the earliest)";
+        });
+      }
+    }
   }
   return j.v;
 }

@@ -349,6 +349,95 @@ TEST(LikesChecksTest, StateCacheFailsOnAStaleFillOverAConcurrentUnlike) {
   EXPECT_FALSE(only(run, "like-state-cache").passed);
 }
 
+// A like answered ok at [0, 10] (committed at 5); an unlike left indeterminate (committed at 14, its
+// cache update held back); a like answered ok at [20, 30] (committed at 25, cached at 26). The held
+// back update then writes "0" at 60. The clients' intervals allow it (the unlike may take effect
+// after the second like), the commit log does not: the unlike's transaction came before the like
+// was invoked, so its "0" reverts the like.
+LikesRun reverted_like_run() {
+  LikesRun run = tiny_run(100);
+  run.history.push_back(op(1, "like", 1, 7, 1, 0, 10, Outcome::kOk, "ok"));
+  run.history.push_back(op(2, "unlike", 1, 7, 2, 12, -1, Outcome::kInfo, "timeout"));
+  run.history.push_back(op(3, "like", 1, 7, 3, 20, 30, Outcome::kOk, "ok"));
+  run.db_changes.push_back(dc(1, true, 1, 7, +1, true, 5));
+  run.db_changes.push_back(dc(2, true, 1, 7, -1, true, 14));
+  run.db_changes.push_back(dc(3, true, 1, 7, +1, true, 25));
+  run.redis_writes.push_back(rw("SET", false, 1, 7, 1, true, 1, 6));
+  run.redis_writes.push_back(rw("SET", false, 1, 7, 1, true, 3, 26));
+  run.redis_writes.push_back(rw("SET", false, 1, 7, 0, true, 2, 60));
+  StoreSnapshot s;
+  s.time_us = 100;
+  s.db_rows[{1, 7}] = 1;
+  run.final_state = s;
+  return run;
+}
+
+TEST(LikesChecksTest, StateCacheFailsOnAHeldBackWriteThatRevertsAnAcknowledgedLike) {
+  const Verdict v = only(reverted_like_run(), "like-state-cache");
+  EXPECT_FALSE(v.passed);
+  ASSERT_FALSE(v.evidence.empty());
+  EXPECT_NE(v.evidence[0].find("reverts #3"), std::string::npos) << v.evidence[0];
+  // Before the like was answered the write may still precede its effect: not judged by this rule.
+  LikesRun early = reverted_like_run();
+  early.redis_writes.back().time_us = 28;
+  EXPECT_TRUE(only(early, "like-state-cache").passed);
+  // Null faults change nothing.
+  LikesRun nulls = reverted_like_run();
+  add_null_faults(nulls, 40);
+  EXPECT_FALSE(only(nulls, "like-state-cache").passed);
+}
+
+TEST(LikesChecksTest, AWriteAskedForByALaterLikeIsNotAReversion) {
+  // An unlike invoked after the like (still in flight at 60) may have written "0" itself, cache
+  // first (the seed's 3.2 deletes the key before the DB write).
+  LikesRun run = reverted_like_run();
+  run.history.push_back(op(4, "unlike", 1, 7, 4, 50, -1, Outcome::kInfo, "timeout"));
+  EXPECT_TRUE(only(run, "like-state-cache").passed);
+}
+
+TEST(LikesChecksTest, AStateAGroupCommitPassedThroughIsNoReversion) {
+  // The second like's transaction shares its instant (25) with an unlike and a third like (one group
+  // commit): "0" was the row's state at 25 after the like, so the unlike's update may write it.
+  LikesRun run = reverted_like_run();
+  run.history.push_back(op(4, "unlike", 1, 7, 4, 15, -1, Outcome::kInfo, "timeout"));
+  run.history.push_back(op(5, "like", 1, 7, 5, 16, -1, Outcome::kInfo, "timeout"));
+  run.db_changes.push_back(dc(3, true, 1, 7, -1, true, 25));
+  run.db_changes.push_back(dc(3, true, 1, 7, +1, true, 25));
+  EXPECT_TRUE(only(run, "like-state-cache").passed);
+}
+
+TEST(LikesChecksTest, TheAcknowledgedRequestsOwnStateIsNoReversion) {
+  // The second like changed nothing at 25 (a group commit ran the unlike's delete after it at the
+  // same instant, so the replay shows only the row leaving): its "1" is still its own state.
+  LikesRun run = reverted_like_run();
+  run.db_changes.erase(run.db_changes.begin() + 1);      // the first unlike never committed
+  run.db_changes[1] = dc(3, true, 1, 7, +1, false, 25);  // the second like: the row was there
+  run.db_changes.push_back(dc(4, true, 1, 7, -1, true, 25));
+  run.history.push_back(op(4, "unlike", 1, 7, 4, 15, -1, Outcome::kInfo, "timeout"));
+  run.redis_writes.back().after = 1;
+  run.final_state.db_rows.clear();
+  EXPECT_TRUE(only(run, "like-state-cache").passed);
+  // Its opposite, with nothing since the like that asked for it, is still a reversion.
+  run.history.pop_back();
+  run.redis_writes.back().after = 0;
+  run.db_changes.pop_back();
+  run.final_state.db_rows[{1, 7}] = 1;
+  EXPECT_FALSE(only(run, "like-state-cache").passed);
+}
+
+TEST(LikesChecksTest, AnEvictionOfAKeyOfThePairExcusesAReversion) {
+  LikesRun run = reverted_like_run();
+  sim::FaultRecord evicted = record(sim::FaultKind::kEviction, "redis", 40);
+  evicted.detail = "asset:like_ver:1:7";  // the writer's guard, say
+  run.faults.push_back(evicted);
+  const Verdict v = only(run, "like-state-cache");
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.exempted(), 1);
+  // Another pair's key (user 17 ends in 7 too) excuses nothing.
+  run.faults.back().detail = "asset:like_ver:1:17";
+  EXPECT_FALSE(only(run, "like-state-cache").passed);
+}
+
 // The degradation budget: an indeterminate like with no fault fails; a crash of the DB while it
 // ran exempts it, naming the crash.
 TEST(LikesChecksTest, DegradationNeedsAFaultOnThePath) {

@@ -46,6 +46,7 @@ TruthTimeline::TruthTimeline(const LikesRun& run, const fl::props::FaultBudget& 
       rows.insert(p);
     else
       rows.erase(p);
+    row_steps_[p].emplace_back(c.time_us, c.delta > 0);
     changed[p] = c.time_us;
     t[c.asset] += c.delta > 0 ? 1 : -1;
     set(c.asset, c.time_us, t[c.asset]);
@@ -74,6 +75,7 @@ TruthTimeline::TruthTimeline(const LikesRun& run, const fl::props::FaultBudget& 
     std::set<int64_t> assets;
     for (const Pair& p : differ) {
       lost(p, s.time_us);
+      row_steps_[p].emplace_back(s.time_us, seen.count(p) > 0);
       changed[p] = s.time_us;
       assets.insert(p.first);
     }
@@ -108,6 +110,27 @@ void TruthTimeline::set(int64_t asset, int64_t t_us, int64_t value) {
   auto& v = steps_[asset];
   if (!v.empty() && v.back().second == value) return;
   v.emplace_back(t_us, value);
+}
+
+bool TruthTimeline::row_held(const Pair& p, bool present, int64_t s_us, int64_t e_us) const {
+  // Every state a change in [s, e] left (several at one instant too: a group commit runs many
+  // requests at one instant), and the state before s unless a change at s ended it there (the
+  // caller's s is often the instant of a commit that ended it).
+  bool before = false;  // the table starts empty
+  bool changed_at_s = false;
+  auto it = row_steps_.find(p);
+  if (it != row_steps_.end()) {
+    for (const auto& [t_us, now_present] : it->second) {
+      if (t_us < s_us) {
+        before = now_present;
+        continue;
+      }
+      if (t_us > e_us) break;
+      if (t_us == s_us) changed_at_s = true;
+      if (now_present == present) return true;
+    }
+  }
+  return !changed_at_s && before == present;
 }
 
 int64_t TruthTimeline::at(int64_t asset, int64_t t_us) const {

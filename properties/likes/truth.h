@@ -37,6 +37,10 @@ class TruthTimeline {
   // The latest time at or before t at which T(a) changed from `value` to another value (when a
   // cached `value` became stale); nullopt when T(a) never held `value` before t.
   std::optional<int64_t> left_at(int64_t asset, int64_t value, int64_t t_us) const;
+  // Whether the pair's asset_likes row was `present` at some instant of [s, e] (the replay, re-based
+  // like T(a); unseen_loss says when it may not know yet): a state some change in [s, e] left, or
+  // the state before s unless a change at s itself ended it.
+  bool row_held(const Pair& p, bool present, int64_t s_us, int64_t e_us) const;
   // Whether the replay had to be re-based on a sample in [s, e] (the DB lost commits).
   bool rebased(int64_t s_us, int64_t e_us) const;
   // The first re-base after which the pair's row differs from the replay (a commit of it lost),
@@ -52,6 +56,7 @@ class TruthTimeline {
  private:
   void set(int64_t asset, int64_t t_us, int64_t value);
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> steps_;  // asset -> (time, T) ascending
+  std::map<Pair, std::vector<std::pair<int64_t, bool>>> row_steps_;    // pair -> (time, row present after)
   std::vector<int64_t> rebases_;
   std::map<Pair, std::vector<int64_t>> lost_;                                  // pair -> re-base times that changed it
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> unseen_losses_;  // asset -> (dated, seen)
