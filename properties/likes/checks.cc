@@ -489,8 +489,7 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
   const LikesModel& m = facts.model;
   Judge j("like-state-cache", {"LIKE-8"},
           "final and sampled state keys equal the truth; no like answered 'already' when certainly not liked; state "
-          "reads and "
-          "fills agree with the model");
+          "reads and fills agree with the model; no state write reverts an acknowledged like/unlike (commit order)");
   const StoreSnapshot& f = run.final_state;
   const fl::props::FaultBudget& budget = facts.budget;
   const AckedWrites acked_writes(run);
@@ -573,9 +572,10 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     // commit log says when it did. Once a like/unlike was answered ok, the value it made visible
     // came from its transaction or a later one, so a later write of the state key carries its
     // state, a state the row held at some instant since that transaction, or one a like/unlike
-    // invoked since then asked for: an older one (a fill, sync or apply that read the DB before, held back until after
-    // the answer) reverts an acknowledged write. An eviction of a key of the pair since then
-    // (`*:{asset}:{user}`: the writer's guard may have been among them) excuses it.
+    // invoked since then asked for: an older one (a fill, sync or apply that read the DB before,
+    // held back until after the answer) reverts an acknowledged write. An eviction of a key of
+    // the pair since then (`*:{asset}:{user}`: the writer's guard may have been among them)
+    // excuses it.
     const Pair pair{w.asset, w.user};
     if (const std::optional<AckedWrites::Acked> acked = acked_writes.last_before(pair, w.time_us)) {
       const bool liked = *w.after == 1;
