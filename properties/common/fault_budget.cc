@@ -254,20 +254,6 @@ std::optional<std::string> FaultBudget::instant_in(const std::vector<std::string
   return describe(*hit.front());
 }
 
-std::optional<std::string> FaultBudget::eviction_ending(const std::string& suffix, int64_t from_us,
-                                                        int64_t to_us) const {
-  const std::string prefix = eviction_place("");
-  auto first = std::lower_bound(
-      instants_.begin(), instants_.end(), from_us,
-      [this](const std::pair<std::string, size_t>& e, int64_t t) { return log_[e.second].time_us < t; });
-  for (auto it = first; it != instants_.end() && log_[it->second].time_us <= to_us; ++it) {
-    const std::string& place = it->first;
-    if (place.size() < prefix.size() + suffix.size() || place.compare(0, prefix.size(), prefix) != 0) continue;
-    if (place.compare(place.size() - suffix.size(), suffix.size(), suffix) == 0) return describe(log_[it->second]);
-  }
-  return std::nullopt;
-}
-
 std::optional<std::string> FaultBudget::touched(uint64_t op) const {
   auto it = by_cause_.find(op);
   if (op == 0 || it == by_cause_.end()) return std::nullopt;

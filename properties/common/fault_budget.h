@@ -100,9 +100,6 @@ class FaultBudget {
 
   // The place an eviction of `key` touches (pass it to instant_in to excuse the loss of that key).
   static std::string eviction_place(const std::string& key) { return "evicted:" + key; }
-  // The first eviction within [from, to] of a key whose name ends with `suffix` (the keys of one
-  // entity, when a judge knows the entity but not every key the service keeps for it), described.
-  std::optional<std::string> eviction_ending(const std::string& suffix, int64_t from_us, int64_t to_us) const;
   // True when the world injected any fault at all (a fault-free run explains nothing).
   bool any() const { return !log_.empty(); }
   const std::vector<FaultSpan>& spans() const { return spans_; }

@@ -191,21 +191,6 @@ TEST(FaultBudget, AnEvictionExplainsOnlyItsKey) {
   EXPECT_FALSE(b.instant_in({FaultBudget::eviction_place("combo:agg:1")}, T0 + 1'000'001, T0 + 2'000'000).has_value());
 }
 
-// eviction_ending finds an eviction by the end of its key's name, within its span only.
-TEST(FaultBudget, AnEvictionIsFoundByTheEndOfItsKey) {
-  sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000,
-                                   .kind = FaultKind::kEviction,
-                                   .node = "redis",
-                                   .process = "redis",
-                                   .detail = "asset:like_ver:1:7"}};
-  FaultBudget b(log, T0 + 10'000'000);
-  EXPECT_TRUE(b.eviction_ending(":1:7", T0, T0 + 2'000'000).has_value());
-  EXPECT_FALSE(b.eviction_ending(":1:17", T0, T0 + 2'000'000).has_value());
-  EXPECT_FALSE(b.eviction_ending(":2:7", T0, T0 + 2'000'000).has_value());
-  EXPECT_FALSE(b.eviction_ending(":1:7", T0 + 1'000'001, T0 + 2'000'000).has_value());
-  EXPECT_FALSE(b.eviction_ending("asset:like_ver:1:7:extra", T0, T0 + 2'000'000).has_value());
-}
-
 // An instant fault touches the processes it names, at its instant, and the operation it hit.
 TEST(FaultBudget, AnInstantTouchesItsEndsAtItsInstantAndItsOperation) {
   sim::FaultLog log = {FaultRecord{.time_us = T0 + 1'000'000,

@@ -52,6 +52,13 @@ bool is_write(const HistoryOp& h) { return h.op == "like" || h.op == "unlike"; }
 bool definite(const HistoryOp& h) { return h.outcome == Outcome::kOk && h.complete_us >= 0; }
 int64_t end_of(const HistoryOp& h) { return h.complete_us >= 0 ? h.complete_us : model::kNever; }
 
+// Whether the row statement `c` may be the write of like/unlike `h`: same pair and direction, and
+// the same request id when the statement binds one (times are the caller's to check).
+bool may_write(const DbChange& c, const HistoryOp& h) {
+  return is_write(h) && (h.op == "like") == (c.delta > 0) && arg_value(h.args, "asset") == c.asset &&
+         arg_value(h.args, "user") == c.user && (!c.request_id || arg_value(h.args, "req") == *c.request_id);
+}
+
 std::string str_pair(const Pair& p) { return "asset=" + std::to_string(p.first) + " user=" + std::to_string(p.second); }
 
 std::string opt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("nil"); }
@@ -466,22 +473,15 @@ class AckedWrites {
   // direction, its request id when the statement binds one): h's transaction, if it wrote the DB
   // before answering, is one of them. Otherwise h's invocation.
   static int64_t earliest_transaction_us(const HistoryOp& h, const std::vector<const DbChange*>& statements) {
-    const int64_t req = arg_value(h.args, "req");
     for (const DbChange* c : statements) {  // in commit order
       if (c->time_us < h.invoke_us) continue;
       if (c->time_us > h.complete_us) break;
-      if ((c->delta > 0) == (h.op == "like") && (!c->request_id || *c->request_id == req)) return c->time_us;
+      if (may_write(*c, h)) return c->time_us;
     }
     return h.invoke_us;
   }
   std::map<Pair, std::vector<Acked>> acked_;
 };
-
-// An eviction within [s, e] of a key named for the pair (`*:{asset}:{user}`), described.
-std::optional<std::string> pair_key_evicted(const fl::props::FaultBudget& budget, const Pair& p, int64_t s_us,
-                                            int64_t e_us) {
-  return budget.eviction_ending(":" + std::to_string(p.first) + ":" + std::to_string(p.second), s_us, e_us);
-}
 
 }  // namespace
 
@@ -573,26 +573,21 @@ Verdict check_state_cache(const LikesRun& run, const LikesFacts& facts) {
     // came from its transaction or a later one, so a later write of the state key carries its
     // state, a state the row held at some instant since that transaction, or one a like/unlike
     // invoked since then asked for: an older one (a fill, sync or apply that read the DB before,
-    // held back until after the answer) reverts an acknowledged write. An eviction of a key of
-    // the pair since then (`*:{asset}:{user}`: the writer's guard may have been among them)
-    // excuses it.
+    // held back until after the answer) reverts an acknowledged write. No fault excuses it beyond
+    // the exemptions above (a Redis restart's grace window, a DB power loss of the pair's
+    // commits): an evicted key is a cache miss, not licence to write an older state.
     const Pair pair{w.asset, w.user};
     if (const std::optional<AckedWrites::Acked> acked = acked_writes.last_before(pair, w.time_us)) {
       const bool liked = *w.after == 1;
       // Its own state (the one its transaction found or made: ok answers only that) is one of them.
-      if (liked != (acked->op->op == "like") && !facts.truth.row_held(pair, liked, acked->from_us, w.time_us) &&
-          !acked_writes.requested_within(run, pair, liked, acked->from_us, w.time_us)) {
-        std::optional<std::string> excuse = pair_key_evicted(budget, pair, acked->from_us, w.time_us);
-        if (!excuse) {
-          // A power loss took a commit the replay has not seen lost yet.
-          if (const auto loss = facts.truth.unseen_loss(w.asset, w.time_us)) excuse = db_crash_at(budget, *loss);
-        }
-        j.expect_or_exempt(false, excuse, "state write reverting an acknowledged request", [&] {
-          return "state write " + w.describe() + " reverts " + acked->op->describe() + ": the row was " +
-                 (liked ? "absent" : "present") + " throughout since " + seconds(acked->from_us) +
-                 " (that request's transaction, at the earliest)";
-        });
-      }
+      const bool reverts = liked != (acked->op->op == "like") &&
+                           !facts.truth.row_held(pair, liked, acked->from_us, w.time_us) &&
+                           !acked_writes.requested_within(run, pair, liked, acked->from_us, w.time_us);
+      j.expect(!reverts, [&] {
+        return "state write " + w.describe() + " reverts " + acked->op->describe() + ": the row was " +
+               (liked ? "absent" : "present") + " throughout since " + seconds(acked->from_us) +
+               " (that request's transaction, at the earliest)";
+      });
     }
   }
   return j.v;
@@ -929,10 +924,7 @@ RequestKey request_of(const HistoryOp& h) { return {h.process, arg_value(h.args,
 std::vector<const HistoryOp*> writers_of(const LikesRun& run, const DbChange& c, int64_t from_us, int64_t to_us) {
   std::vector<const HistoryOp*> out;
   for (const HistoryOp& h : run.history) {
-    if (!is_write(h) || (h.op == "like") != (c.delta > 0) || h.invoke_us > to_us || end_of(h) < from_us) continue;
-    if (arg_value(h.args, "asset") != c.asset || arg_value(h.args, "user") != c.user) continue;
-    if (c.request_id && arg_value(h.args, "req") != *c.request_id) continue;
-    out.push_back(&h);
+    if (h.invoke_us <= to_us && end_of(h) >= from_us && may_write(c, h)) out.push_back(&h);
   }
   return out;
 }
