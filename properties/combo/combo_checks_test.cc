@@ -289,6 +289,43 @@ TEST(ComboChecks, ALateRecordIsJudgedByItsWindowNotItsPublishNearAPidClash) {
   expect_fails(run, check_quantity_conservation);
 }
 
+// The DB (synchronous OFF) loses power at t0+1.5 s, forgetting the rows of the purchases at t0+1.0
+// and t0+1.3 s (pids 1, 2), and hands pids 1 and 2 again to the key's purchases at t0+2.6 and
+// t0+3.2 s: one window of four. A service that keys its per-purchase dedup record by pid alone
+// takes the later two for the forgotten ones and publishes 2. The clash blurs which window holds
+// which pid, not the key's sums: the loss is found, and the whole window of 4 passes.
+TEST(ComboChecks, APidHandedOutTwiceLeavesTheKeysTotalsJudged) {
+  ComboRun run = clean_run();
+  run.ops.clear();
+  run.rows.clear();
+  const int64_t at_ms[] = {1'000, 1'300, 2'600, 3'200};
+  for (int i = 0; i < 4; ++i) {
+    PurchaseOp op = clean_run().ops[0];
+    op.ref = "c3-" + std::to_string(i);
+    op.invoke_us = kT0 + at_ms[i] * 1000;
+    op.complete_us = op.invoke_us + 5'000;
+    run.ops.push_back(op);
+    RowObs row = clean_run().rows[0];
+    row.row.id = 1 + i % 2;
+    row.row.created_at = (op.invoke_us + 1000) / 1000;
+    row.client_ref = op.ref + "#0";
+    row.committed_us = op.invoke_us + 1'000;
+    (i < 2 ? run.lost_rows : run.rows).push_back(row);
+  }
+  run.db_power_losses = {kT0 + 1'500'000};
+  ContributionRecord r = record(1, 2, run.lost_rows[0].row.created_at);
+  run.publishes[0].record = r;
+  run.publishes[0].payload = encode_payload(1, r);
+  run.publishes[0].time_us = kT0 + 4'100'000;
+  expect_fails(run, check_quantity_conservation);
+  run.publishes[0].record->quantity = run.publishes[0].record->combo_count = 4;
+  const Verdict v = check_quantity_conservation(run);
+  EXPECT_TRUE(v.passed) << (v.evidence.empty() ? "" : v.evidence[0]);
+  EXPECT_EQ(v.exempted(), 0);  // the clash rule's exemptions are not this judge's
+  run.publishes[0].record->quantity = run.publishes[0].record->combo_count = 5;
+  expect_fails(run, check_quantity_conservation);
+}
+
 // A DB file a power loss damaged: the judges exempt what needs the DB only where the storage
 // settings allow that (SQLite's caveat for synchronous=OFF); otherwise it is a failure.
 TEST(ComboChecks, ACorruptDbIsExcusedOnlyWhereItsSettingsAllowIt) {

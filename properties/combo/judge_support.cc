@@ -97,7 +97,7 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
   auto make_optional = [&](Purchase& p, const char* why) {
     if (p.optional) return;
     p.optional = true;
-    v.exempt_one(why);
+    v.clash_exempt_one(why);
   };
   for (Purchase& p : k.purchases) {
     if (near(p.lo_us, p.hi_us, 2 * w_us)) make_optional(p, "purchase near a pid the DB handed out twice in its key");
@@ -118,7 +118,7 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
   for (ObservedRecord& r : k.records) {
     const auto [from_us, to_us] = span_of(r);
     if (n[r.id] > 1 || near(from_us, to_us, 0)) {
-      v.exempt_one("record near a pid the DB handed out twice in its key");
+      v.clash_exempt_one("record near a pid the DB handed out twice in its key");
       dropped.emplace_back(from_us, to_us);
       continue;
     }
@@ -250,6 +250,15 @@ Views views_of(const ComboRun& run) {
     k.records.push_back(std::move(o));
   }
   for (auto& kv : v.keys) {
+    KeyView::Totals& sum = kv.second.totals;
+    for (const Purchase& p : kv.second.purchases) {
+      sum.bought_all += p.qty;
+      if (!p.optional) sum.bought_certain += p.qty;
+    }
+    for (const ObservedRecord& r : kv.second.records) {
+      sum.published += r.quantity;
+      if (!r.loose) sum.published_strict += r.quantity;
+    }
     unjudge_pid_clashes(kv.second, w_us, v);
     // The widened publish times of the records the clash rule kept.
     for (const ObservedRecord& r : kv.second.records) {
@@ -263,8 +272,10 @@ Views views_of(const ComboRun& run) {
 
 }  // namespace
 
-void add_exemptions(Judge& j, const Views& v) {
+void add_exemptions(Judge& j, const Views& v, bool with_clashes) {
   for (const auto& [why, n] : v.exempt) j.v.exempt(why, n);
+  if (!with_clashes) return;
+  for (const auto& [why, n] : v.clash_exempt) j.v.exempt(why, n);
 }
 
 KeyFit fit_key(const ComboRun& run, const Key& key, const KeyView& k, const std::vector<ObservedRecord>& records,

@@ -73,25 +73,38 @@ struct KeyView {
   // (judge_view_fit), so these are counted there, not with the view's other exemptions.
   std::vector<int64_t> purchase_widen_us;
   std::vector<std::string> widened;
+  // The key's totals before the pid-clash rule (unjudge_pid_clashes in judge_support.cc): a pid the
+  // DB handed out twice makes a window's id ambiguous, never how much the key bought or how much
+  // was published for it, so COMBO-2 judges these. Redis losses and clock faults are applied.
+  struct Totals {
+    int64_t bought_all = 0, bought_certain = 0;   // Σ qty of every purchase / of the non-optional ones
+    int64_t published = 0, published_strict = 0;  // Σ quantity of every record / of the judged ones
+  };
+  Totals totals;
 };
 
 // The views of every key of a run, with what they left out or made optional (reason, count).
 struct Views {
+  using Counts = std::vector<std::pair<std::string, int64_t>>;  // (reason, count)
   std::map<Key, KeyView> keys;
-  std::vector<std::pair<std::string, int64_t>> exempt;  // (reason, count)
-  void exempt_one(const std::string& why) {
-    for (auto& [r, n] : exempt) {
+  Counts exempt;
+  Counts clash_exempt;  // what the pid-clash rule made optional or left out (not in KeyView::totals)
+  static void count(Counts& c, const std::string& why) {
+    for (auto& [r, n] : c) {
       if (r == why) {
         ++n;
         return;
       }
     }
-    exempt.emplace_back(why, 1);
+    c.emplace_back(why, 1);
   }
+  void exempt_one(const std::string& why) { count(exempt, why); }
+  void clash_exempt_one(const std::string& why) { count(clash_exempt, why); }
 };
 // The views' exemptions (reason, count), added to `j`'s verdict; the clock widenings are not among
-// them (judge_view_fit counts those).
-void add_exemptions(Judge& j, const Views& v);
+// them (judge_view_fit counts those). `with_clashes`: also the pid-clash rule's (false for a judge
+// of KeyView::totals, which that rule does not touch).
+void add_exemptions(Judge& j, const Views& v, bool with_clashes = true);
 
 // fit_windows for one key, with an evidence line when it fails.
 struct KeyFit {
