@@ -53,8 +53,8 @@ int redis_serve_main(const std::vector<std::string>& args) {
   o.tcp_port = o.unix_path.empty() ? static_cast<int>(port) : o.tcp_port;
   o.tcp_host = f.str("--host", o.tcp_host);
   o.tick_interval_ms = static_cast<int64_t>(tick_ms);
-  // `--scripts SYSTEM` preloads that system's registry; without it EVAL of an unregistered text
-  // replies an error.
+  // `--scripts SYSTEM` preloads that system's registry (its scripts run as their C++ functions);
+  // any other script text runs in Lua.
   if (f.has("--scripts") && !(o.engine.scripts = system_scripts(f.str("--scripts")))) {
     return f.error("--scripts needs a system with scripts: " + systems_with_scripts());
   }

@@ -6,6 +6,7 @@ packages=(
   clang-format-14  # scripts/check-format.sh: the format CI checks
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev libabsl-dev
   libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
+  liblua5.1-0-dev  # the Lua 5.1 Redis 7.0 embeds: the simulated Redis runs scripts with it
   nlohmann-json3-dev  # JSON with exact 64-bit integers
   libcli11-dev  # subcommand flags (header-only)
   libmimalloc-dev  # the allocator of every executable (CMakeLists.txt)

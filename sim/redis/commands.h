@@ -46,7 +46,7 @@ struct Ctx {
   std::vector<PubSubDelivery>& deliveries();
   // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
   void observe_publish(const std::string& channel, const std::string& payload);
-  std::set<std::string, std::less<>>& loaded_scripts();
+  std::map<std::string, std::string, std::less<>>& loaded_scripts();  // SHA1 -> the script's text
   const ScriptRegistry* scripts() const;
   EngineStats& stats();
   // redis.call from a script: runs argv atomically at this context's time, no blocking.
@@ -60,6 +60,8 @@ struct Ctx {
   std::map<uint64_t, ClientInfo>& clients();
   int64_t start_ms() const;
   uint64_t random();
+  // Lua's math.random state (Engine::lua_rand48_).
+  uint64_t& lua_rand48();
   Refusal refusal() const;
 };
 

@@ -331,6 +331,7 @@ EngineOptions& Ctx::options() { return engine.options_; }
 std::map<uint64_t, ClientInfo>& Ctx::clients() { return engine.clients_; }
 int64_t Ctx::start_ms() const { return engine.start_ms_; }
 uint64_t Ctx::random() { return engine.next_random(); }
+uint64_t& Ctx::lua_rand48() { return engine.lua_rand48_; }
 Refusal Ctx::refusal() const { return engine.refusal_; }
 
 void Ctx::signal(const std::string& key) { signal_in(session.db, key); }
@@ -349,7 +350,7 @@ std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
 void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
   if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
 }
-std::set<std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
+std::map<std::string, std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
 const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
 EngineStats& Ctx::stats() { return engine.stats_; }
 
@@ -796,6 +797,7 @@ void Engine::recover(int64_t now_ms) {
   deliveries_.clear();
   signaled_.clear();
   loaded_scripts_.clear();
+  lua_rand48_ = kLuaRand48Start;
   expire_cursor_.clear();
   last_persist_ms_ = now_ms;
   ++stats_.recoveries;

@@ -54,9 +54,9 @@
 //   returns the receiver count and queues one PubSubDelivery per receiving session, drained by
 //   take_deliveries(). A session in subscribed mode may only run (UN)SUBSCRIBE, PING, QUIT, RESET.
 // - Scripts: EVAL/EVALSHA run the C++ function of the registered script whose Lua text/SHA1
-//   matches. As in Redis, EVALSHA needs the script to have been loaded (EVAL or SCRIPT LOAD)
-//   since the last start; otherwise "NOSCRIPT No matching script. Please use EVAL.". EVAL of an
-//   unregistered text replies "ERR faultline: unregistered script".
+//   matches, and any other text in Lua 5.1 (lua_script.h). As in Redis, EVALSHA needs the script
+//   to have been loaded (EVAL or SCRIPT LOAD) since the last start; otherwise "NOSCRIPT No
+//   matching script. Please use EVAL.".
 // - Persistence (EngineOptions::persistence) decides what recover() keeps:
 //     kNone        nothing;
 //     kAofEverysec every write up to the last fsync; fsyncs happen in tick() every
@@ -317,8 +317,12 @@ class Engine {
     if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth, &argv});
   }
   std::set<std::string> signaled_;
-  std::set<std::string, std::less<>> loaded_scripts_;  // SHA1s loaded since the last start
-  std::string expire_cursor_;                          // active expiry resumes after this key
+  std::map<std::string, std::string, std::less<>> loaded_scripts_;  // SHA1 -> text, loaded since the last start
+  // Lua's math.random state (lua_script.h): Redis 7.0's rand48 from rand.c's initial state
+  // (X2:X1:X0) at each start, shared by every script the server runs, never reseeded per script.
+  static constexpr uint64_t kLuaRand48Start = 0x1234ABCD330EULL;
+  uint64_t lua_rand48_ = kLuaRand48Start;
+  std::string expire_cursor_;  // active expiry resumes after this key
   EngineStats stats_;
 };
 

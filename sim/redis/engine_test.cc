@@ -389,12 +389,44 @@ TEST(EngineScriptTest, EvalRunsTheRegisteredFunctionAndLoadsItForEvalsha) {
   EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "1", "c", "2"}, kT0).describe(), "(integer) 2");
   EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "1", "c", "2"}, kT0).describe(), "(integer) 0");
   EXPECT_EQ(engine.execute(s, {"GET", "c"}, kT0).describe(), "\"2\"");
-  EXPECT_EQ(engine.execute(s, {"EVAL", "return 1", "0"}, kT0).describe(), "(error) ERR faultline: unregistered script");
+  EXPECT_EQ(engine.execute(s, {"EVAL", "return 1", "0"}, kT0).describe(), "(integer) 1");  // unregistered: Lua
   EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "5", "c"}, kT0).describe(),
             "(error) ERR Number of keys can't be greater than number of args");
   EXPECT_EQ(engine.execute(s, {"SCRIPT", "EXISTS", sha, "abc"}, kT0).describe(), "[(integer) 1, (integer) 0]");
   EXPECT_EQ(engine.execute(s, {"SCRIPT", "FLUSH"}, kT0).describe(), "+OK");
   EXPECT_EQ(engine.execute(s, {"SCRIPT", "LOAD", script->lua}, kT0).describe(), "\"" + sha + "\"");
+}
+
+// Scripts no system registered run in Lua (lua_script.h; engine_vs_real_test.cc compares their
+// replies with redis-server 7.0.15). What a real server cannot show: a script never hangs the
+// world or crashes the engine, and math.random is the engine's own deterministic state.
+TEST_F(EngineTest, ALuaScriptThatNeverEndsEndsWithAnError) {
+  const std::string reply = run({"EVAL", "while true do end", "0"});
+  EXPECT_NE(reply.find("ran past 200000000 instructions"), std::string::npos) << reply;
+  EXPECT_EQ(run({"EVAL", "return 1", "0"}), "(integer) 1");  // the engine goes on
+}
+
+TEST_F(EngineTest, ALuaErrorWhoseMetamethodsRaiseIsAnErrorReply) {
+  const std::string raising =
+      "setmetatable({}, {__index = function() error('again') end, __tostring = function() "
+      "error('again') end})";
+  EXPECT_EQ(run({"EVAL", "error(" + raising + ")", "0"}).rfind("(error) ", 0), 0u);
+  EXPECT_EQ(run({"EVAL", "return " + raising, "0"}), "[]");  // raw reads: an empty array
+  EXPECT_EQ(run({"EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", "k", "v"}), "+OK");
+  EXPECT_EQ(run({"GET", "k"}), "\"v\"");
+}
+
+TEST(LuaScriptTest, MathRandomIsTheServersRand48FromEachStart) {
+  const std::vector<std::string> draw = {"EVAL", "return math.random(2147483647)", "0"};
+  Engine a, b;
+  Session s;
+  // redis-server 7.0.15's first three draws after a start (rand.c's initial state, no reseed).
+  for (const char* want : {"(integer) 851401619", "(integer) 1804928588", "(integer) 758783492"}) {
+    EXPECT_EQ(a.execute(s, draw, kT0).describe(), want);
+  }
+  EXPECT_EQ(b.execute(s, draw, kT0).describe(), "(integer) 851401619");  // another server: its own state
+  a.recover(kT0);                                                        // a restart starts the sequence again
+  EXPECT_EQ(a.execute(s, draw, kT0).describe(), "(integer) 851401619");
 }
 
 TEST(Sha1Test, KnownVectors) {

@@ -1,8 +1,10 @@
-// Script commands: EVAL EVALSHA SCRIPT LOAD|EXISTS|FLUSH. A script is run by its registered C++
-// function (impl/ports/redis_script.h), atomically; its redis.call()s go through the engine.
+// Script commands: EVAL EVALSHA SCRIPT LOAD|EXISTS|FLUSH. A script is run atomically by its
+// registered C++ function (impl/ports/redis_script.h) or, when none is registered for its text, by
+// Lua (sim/redis/lua_script.h); its redis.call()s go through the engine.
 #include <algorithm>
 
 #include "sim/redis/commands.h"
+#include "sim/redis/lua_script.h"
 
 namespace fl::sim::redis {
 
@@ -30,19 +32,17 @@ class CtxCalls final : public ScriptCalls {
   Ctx& c_;
 };
 
-RedisReply err_unregistered() { return RedisReply::error("ERR faultline: unregistered script"); }
-
-RedisReply run_script(Ctx& c, const RedisScript& script) {
-  auto numkeys = parse_int64(c.arg(2));
-  if (!numkeys) return err_not_integer();
-  if (*numkeys > static_cast<int64_t>(c.argc() - 3)) {
-    return RedisReply::error("ERR Number of keys can't be greater than number of args");
-  }
-  if (*numkeys < 0) return RedisReply::error("ERR Number of keys can't be negative");
+// The script's keys and args (after numkeys): REQUIRES numkeys_error(c) found nothing.
+std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(Ctx& c) {
+  const int64_t numkeys = *parse_int64(c.arg(2));
   const auto keys_begin = c.argv.begin() + 3;
-  const auto keys_end = keys_begin + *numkeys;
-  const std::vector<std::string> keys(keys_begin, keys_end);
-  const std::vector<std::string> args(keys_end, c.argv.end());
+  const auto keys_end = keys_begin + numkeys;
+  return {std::vector<std::string>(keys_begin, keys_end), std::vector<std::string>(keys_end, c.argv.end())};
+}
+
+// REQUIRES: numkeys_error(c) found nothing.
+RedisReply run_script(Ctx& c, const RedisScript& script) {
+  const auto [keys, args] = keys_and_args(c);
   CtxCalls calls(c);
   try {
     return script.run(calls, keys, args);
@@ -67,9 +67,10 @@ RedisReply cmd_eval(Ctx& c) {
   if (auto e = numkeys_error(c)) return *e;
   const std::string sha = sha1_hex(c.arg(1));
   const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
-  if (!script) return err_unregistered();
-  c.loaded_scripts().insert(sha);  // EVAL caches the script, as Redis does
-  return run_script(c, *script);
+  c.loaded_scripts().try_emplace(sha, c.arg(1));  // EVAL caches the script, as Redis does
+  if (script) return run_script(c, *script);
+  auto [keys, args] = keys_and_args(c);
+  return run_lua(c, c.arg(1), keys, args);
 }
 
 RedisReply cmd_evalsha(Ctx& c) {
@@ -82,17 +83,20 @@ RedisReply cmd_evalsha(Ctx& c) {
   // The SHA1 folded in a buffer, not a new string: EVALSHA is the seed systems' hottest command.
   std::transform(given.begin(), given.end(), folded, ascii_lower);
   const std::string_view sha(folded, sizeof folded);
-  if (!c.loaded_scripts().count(sha)) return noscript();
+  auto loaded = c.loaded_scripts().find(sha);
+  if (loaded == c.loaded_scripts().end()) return noscript();
   const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
-  if (!script) return err_unregistered();
-  return run_script(c, *script);
+  if (script) return run_script(c, *script);
+  const std::string body = loaded->second;  // a copy: the cache may change while the script runs
+  auto [keys, args] = keys_and_args(c);
+  return run_lua(c, body, keys, args);
 }
 
 RedisReply cmd_script(Ctx& c) {
   const std::string sub = lower(c.arg(1));
   if (sub == "load") {
     const std::string sha = sha1_hex(c.arg(2));
-    c.loaded_scripts().insert(sha);
+    c.loaded_scripts().try_emplace(sha, c.arg(2));
     return RedisReply::bulk(sha);
   }
   if (sub == "exists") {

@@ -1,0 +1,38 @@
+// Lua scripts as Redis 7.0 runs them: a script's text run by Lua 5.1 (the version Redis 7.0
+// embeds), its redis.call()s through the engine.
+//
+// Contract
+// - run_lua(c, body, keys, args) runs `body` atomically at c's time and returns the script's reply,
+//   converted as Redis 7.0 converts Lua values (number -> integer, truncated; string -> bulk;
+//   false/nil -> nil; true -> integer 1; {ok=s} -> status; {err=s} -> error; a table -> array up
+//   to its first nil, each element converted the same way).
+// - The script sees KEYS and ARGV, and `redis` with call, pcall, error_reply, status_reply,
+//   sha1hex and log (a no-op: the simulation keeps no server log). redis.call raises on an error
+//   reply (the script ends with that error, " script: <sha>, on @user_script:<line>." appended as
+//   Redis 7.0 does; writes made before it stay); redis.pcall returns it as {err=...}.
+// - Sandbox as Redis 7.0: the base, table, string and math libraries only (no os, io, loadfile,
+//   dofile); reading an undefined global or writing any global raises. math.random and
+//   math.randomseed are Redis's rand48 over the engine's state (Ctx::lua_rand48): rand.c's
+//   initial state at each start, shared by the server's scripts, never reseeded per script (what
+//   redis-server 7.0.15 does), so the draws depend only on the scripts the server ran.
+// - Deterministic: one fresh Lua state per run; nothing reads the clock, the environment or
+//   C's rand().
+// - A script that runs past 200 million Lua instructions ends with an error (the simulated world
+//   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
+// Not yet: cjson, struct, cmsgpack and bit; EVAL_RO; SCRIPT KILL and lua-time-limit (-BUSY).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/ports/redis_reply.h"
+
+namespace fl::sim::redis {
+
+struct Ctx;
+
+RedisReply run_lua(Ctx& c, std::string_view body, const std::vector<std::string>& keys,
+                   const std::vector<std::string>& args);
+
+}  // namespace fl::sim::redis
