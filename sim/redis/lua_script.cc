@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* kChunkName = "@user_script";  // Redis 7.0's name for a script's text
 
-// ---- rand48, as Redis's rand.c (math.random must not read C's rand()) ----------------------
+// ---- rand48, as Redis's rand.c (math.random must not use the C library's generator) ---------
 
 constexpr uint64_t kRand48Mask = (uint64_t{1} << 48) - 1;
 constexpr int32_t kRand48Max = INT32_MAX;  // REDIS_LRAND48_MAX

@@ -16,7 +16,7 @@
 //   initial state at each start, shared by the server's scripts, never reseeded per script (what
 //   redis-server 7.0.15 does), so the draws depend only on the scripts the server ran.
 // - Deterministic: one fresh Lua state per run; nothing reads the clock, the environment or
-//   C's rand().
+//   the C library's random generator.
 // - A script that runs past 200 million Lua instructions ends with an error (the simulated world
 //   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
 // Not yet: cjson, struct, cmsgpack and bit; EVAL_RO; SCRIPT KILL and lua-time-limit (-BUSY).
