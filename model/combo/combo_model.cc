@@ -11,10 +11,17 @@ std::string Key::describe() const {
 
 namespace {
 
+// A strict record names its window's first row by id AND created_at: a DB power loss (synchronous
+// NORMAL/OFF) hands a forgotten pid out again, and only created_at tells the two rows apart.
+using FirstRow = std::pair<int64_t, int64_t>;  // (pid, created_at_ms)
+
 struct Group {
   std::vector<size_t> members;  // indices into the sorted purchases
   int64_t min_lo = INT64_MAX, max_lo = INT64_MIN, min_hi = INT64_MAX;
-  int64_t min_pid = INT64_MAX, qty = 0, first_created = 0;
+  int64_t min_pid = INT64_MAX, qty = 0;
+  // created_at of every member holding min_pid: a window holding a forgotten row and its pid's
+  // reissue may be named by either (the service keeps whichever reached Redis first).
+  std::vector<int64_t> first_created;
 };
 
 class Search {
@@ -28,16 +35,23 @@ class Search {
       if (recs_[i].loose)
         loose_.emplace(recs_[i].id, static_cast<int>(i));
       else
-        by_id_[recs_[i].id].push_back(static_cast<int>(i));
+        by_first_[{recs_[i].id, recs_[i].created_at_ms}].push_back(static_cast<int>(i));
     }
   }
 
   Fit run() {
     Fit fit;
     std::set<int64_t> pids;
-    for (const Purchase& p : ps_) pids.insert(p.pid);
+    std::set<FirstRow> rows;
+    for (const Purchase& p : ps_) {
+      pids.insert(p.pid);
+      rows.insert({p.pid, p.created_at_ms});
+    }
     for (const ObservedRecord& r : recs_) {
       if (!pids.count(r.id)) return fit;  // a record whose id is no purchase of the key
+    }
+    for (const auto& [first, indices] : by_first_) {
+      if (!rows.count(first)) return fit;  // a record whose first row is no purchase of the key
     }
     fit.found = dfs(0);
     fit.inconclusive = !fit.found && steps_ > o_.budget;
@@ -50,9 +64,7 @@ class Search {
   std::pair<int64_t, int64_t> range(const Group& g, bool closed) const {
     int64_t lo = std::max(g.min_lo, g.max_lo - w_ + 1), hi = g.min_hi;
     if (!closed) return {lo, hi};
-    auto it = by_id_.find(g.min_pid);
-    if (it == by_id_.end()) return {lo, hi};
-    for (int ri : it->second) {
+    for (int ri : records_of(g)) {
       const ObservedRecord& r = recs_[ri];
       if (r.publish_us < 0) continue;
       if (o_.early) hi = std::min(hi, r.publish_us + r.slack_us - w_);
@@ -61,13 +73,25 @@ class Search {
     return {lo, hi};
   }
 
+  // The strict records naming g's first row.
+  std::vector<int> records_of(const Group& g) const {
+    std::vector<int> out;
+    for (int64_t created : g.first_created) {
+      auto it = by_first_.find({g.min_pid, created});
+      if (it != by_first_.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+    }
+    return out;
+  }
+
+  bool names_a_record(const Purchase& p) const { return by_first_.count({p.pid, p.created_at_ms}) > 0; }
+
   // Conditions that can only get worse as members join (min pid only decreases, Σ only grows).
   bool records_allow(const Group& g, bool closed) const {
     for (size_t m : g.members) {
-      if (ps_[m].pid != g.min_pid && by_id_.count(ps_[m].pid)) return false;  // a record id not first
+      if (ps_[m].pid != g.min_pid && names_a_record(ps_[m])) return false;  // a record's first row not first
     }
-    auto it = by_id_.find(g.min_pid);
-    if (it == by_id_.end()) {
+    const std::vector<int> named = records_of(g);
+    if (named.empty()) {
       if (!closed || !o_.all_certain_published) return true;
       bool certain = false, loosely_published = false;
       for (size_t m : g.members) {
@@ -76,10 +100,10 @@ class Search {
       }
       return !certain || loosely_published;  // else: a window the client saw succeed, never published
     }
-    for (int ri : it->second) {
+    for (int ri : named) {
       const ObservedRecord& r = recs_[ri];
       if (g.qty > r.quantity) return false;
-      if (closed && (g.qty != r.quantity || g.first_created != r.created_at_ms)) return false;
+      if (closed && g.qty != r.quantity) return false;
     }
     return true;
   }
@@ -137,8 +161,9 @@ class Search {
     g.qty += p.qty;
     if (p.pid < g.min_pid) {
       g.min_pid = p.pid;
-      g.first_created = p.created_at_ms;
+      g.first_created.clear();
     }
+    if (p.pid == g.min_pid) g.first_created.push_back(p.created_at_ms);
   }
 
   bool dfs(size_t i) {
@@ -163,7 +188,7 @@ class Search {
       groups_.erase(groups_.begin() + static_cast<int64_t>(pos));
       if (steps_ > o_.budget) return false;
     }
-    if (p.optional && !by_id_.count(p.pid) && !loose_.count(p.pid)) {
+    if (p.optional && !names_a_record(p) && !loose_.count(p.pid)) {
       absent_.push_back(i);
       if (dfs(i + 1)) return true;
       absent_.pop_back();
@@ -172,9 +197,11 @@ class Search {
   }
 
   bool all_records_matched() const {
-    std::set<int64_t> firsts;
-    for (const Group& g : groups_) firsts.insert(g.min_pid);
-    for (const auto& entry : by_id_) {
+    std::set<FirstRow> firsts;
+    for (const Group& g : groups_) {
+      for (int64_t created : g.first_created) firsts.insert({g.min_pid, created});
+    }
+    for (const auto& entry : by_first_) {
       if (!firsts.count(entry.first)) return false;
     }
     return true;
@@ -200,8 +227,7 @@ class Search {
           ++fit.cut_windows;
       }
       earliest = next_open(g, w.t_lo_us, w.t_hi_us, &ended, &jump);
-      auto it = by_id_.find(g.min_pid);
-      if (it != by_id_.end()) w.record = it->second.front();
+      if (const std::vector<int> named = records_of(g); !named.empty()) w.record = named.front();
       for (size_t m : g.members) {
         auto l = loose_.find(ps_[m].pid);
         if (w.record < 0 && l != loose_.end()) w.record = l->second;
@@ -215,7 +241,7 @@ class Search {
   const std::vector<ObservedRecord>& recs_;
   FitOptions o_;
   int64_t w_;
-  std::map<int64_t, std::vector<int>> by_id_;  // strict records by id
+  std::map<FirstRow, std::vector<int>> by_first_;  // strict records by their first row
   std::map<int64_t, int> loose_;               // loose records: id -> index
   std::vector<Group> groups_;
   std::vector<size_t> absent_;

@@ -19,7 +19,8 @@
 //   feasible T form one interval: [max(min lo, max lo - window_ms + 1us), min hi].
 // - fit_windows() searches (backtracking, per key) for times in the intervals whose windows
 //   explain every observed record: a record (id, quantity, created_at) matches a window when
-//   id = min pid, quantity = Σ qty and created_at = the first row's. With `publish_us` and the
+//   id = min pid, quantity = Σ qty and created_at = the first row's. A record is paired with its
+//   first row by (id, created_at): a DB power loss may hand a pid out again, to the same key too. With `publish_us` and the
 //   early/late bounds, a record must also have been published in [T + window, T + window + late].
 //   Windows without a record are allowed (loss is judged by quantity, not here).
 // - intended_windows(): the definition applied to purchases taken at their earliest time lo_us.

@@ -36,6 +36,22 @@ TEST(ComboModel, FitsRecordsThatFollowTheDefinition) {
   EXPECT_EQ(f.windows[0].pids, (std::vector<int64_t>{1, 2, 3}));
 }
 
+// A DB power loss handed pid 1 out again 3.5 s later: each row is its own window, named by
+// (id, created_at); a record of both rows (a window keyed by the pid alone) fits no window.
+TEST(ComboModel, TellsAReissuedPidApartByItsCreatedAt) {
+  const std::vector<Purchase> ps = {p(1, 1000), p(2, 1400), p(1, 4500)};
+  Fit two = fit_windows(ps, {rec(1, 2, 1000), rec(1, 1, 4500)}, {});
+  ASSERT_TRUE(two.found);
+  ASSERT_EQ(two.windows.size(), 2u);
+  EXPECT_EQ(two.windows[0].pids, (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(fit_windows(ps, {rec(1, 3, 1000)}, {}).found);
+  EXPECT_FALSE(fit_windows(ps, {rec(1, 2, 1000), rec(1, 1, 4600)}, {}).found);  // no row created then
+  // A window holding a forgotten row and its pid's reissue may be named by either row.
+  const std::vector<Purchase> close = {p(1, 1000), p(1, 2500)};
+  EXPECT_TRUE(fit_windows(close, {rec(1, 2, 1000)}, {}).found);
+  EXPECT_TRUE(fit_windows(close, {rec(1, 2, 2500)}, {}).found);
+}
+
 TEST(ComboModel, RejectsAWindowThatAbsorbedALatePurchase) {
   // pid 4 was bought 3.6 s after pid 1 (certainly): no window can hold all four.
   Fit f = fit_windows({p(1, 0), p(2, 1000), p(3, 2000), p(4, 3600)}, {rec(1, 4, 0)}, {});

@@ -76,18 +76,22 @@ std::optional<std::string> db_corruption(const ComboRun& run) {
 
 namespace {
 
-// A key where the DB handed one pid to two purchases (a power loss forgot the first row and
-// AUTOINCREMENT's counter): around those purchases (2 windows either side) no window has a
-// well-defined id. Its purchases there become optional, its records whose window may hold a
-// clashing purchase are left out, and so are the purchases those records may hold (seed 1241 of
-// explore-hardened-normal: a record published late, after the clash, was left out while its own
-// purchases, long before the clash, stayed certain).
+// A purchase is known by its pid AND created_at: a DB power loss (synchronous NORMAL/OFF) forgets
+// rows with AUTOINCREMENT's counter and hands their pids out again, and a record names its window's
+// first row by both (000:L131, L254: first_id with first_created_at), so a reissued pid alone blurs
+// nothing and is judged (the fits pair records with rows by both). Only where the DB handed one
+// pid to two purchases of a key in the same millisecond are the two rows one to an observer: around
+// those purchases (2 windows either side) no window has a well-defined id. Its purchases there
+// become optional, its records whose window may hold a clashing purchase are left out, and so are
+// the purchases those records may hold (seed 1241 of explore-hardened-normal: a record published
+// late, after the clash, was left out while its own purchases, long before the clash, stayed
+// certain).
 void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
-  std::map<int64_t, int> n;
-  for (const Purchase& p : k.purchases) ++n[p.pid];
+  std::map<std::pair<int64_t, int64_t>, int> n;  // (pid, created_at_ms) -> purchases
+  for (const Purchase& p : k.purchases) ++n[{p.pid, p.created_at_ms}];
   std::vector<std::pair<int64_t, int64_t>> clashes;  // [lo, hi] of the purchases sharing a pid
   for (const Purchase& p : k.purchases) {
-    if (n[p.pid] > 1) clashes.emplace_back(p.lo_us, p.hi_us);
+    if (n[{p.pid, p.created_at_ms}] > 1) clashes.emplace_back(p.lo_us, p.hi_us);
   }
   if (clashes.empty()) return;
   auto near = [&](int64_t from, int64_t to, int64_t margin) {
@@ -106,9 +110,10 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
   // out once) for one window, widened by clock faults, and never past its publish; otherwise the
   // 2 windows before its publish.
   auto span_of = [&](const ObservedRecord& r) -> std::pair<int64_t, int64_t> {
-    if (n[r.id] == 1) {
+    if (n[{r.id, r.created_at_ms}] == 1) {
       for (const Purchase& p : k.purchases) {
-        if (p.pid == r.id) return {p.lo_us, std::min(r.publish_us, p.hi_us + w_us + r.slack_us)};
+        if (p.pid == r.id && p.created_at_ms == r.created_at_ms)
+          return {p.lo_us, std::min(r.publish_us, p.hi_us + w_us + r.slack_us)};
       }
     }
     return {r.publish_us - 2 * w_us, r.publish_us};
@@ -117,7 +122,7 @@ void unjudge_pid_clashes(KeyView& k, int64_t w_us, Views& v) {
   std::vector<std::pair<int64_t, int64_t>> dropped;  // spans of the records left out
   for (ObservedRecord& r : k.records) {
     const auto [from_us, to_us] = span_of(r);
-    if (n[r.id] > 1 || near(from_us, to_us, 0)) {
+    if (n[{r.id, r.created_at_ms}] > 1 || near(from_us, to_us, 0)) {
       v.clash_exempt_one("record near a pid the DB handed out twice in its key");
       dropped.emplace_back(from_us, to_us);
       continue;

@@ -144,11 +144,12 @@ Verdict check_one_push_per_window(const ComboRun& run) {
     const KeyView& k = kv.second;
     if (k.records.empty()) continue;
     judge_view_fit(j, run, key, k, k.records, {}, base_fit(run, key, k), widened_keys);
-    std::map<int64_t, int64_t> times;
+    // A window is its first row, (id, created_at): a reissued pid opens another window.
+    std::map<std::pair<int64_t, int64_t>, int64_t> times;
     for (const PublishObs* p : k.publishes) {
       const ContributionRecord& r = *p->record;
       j.expect(r.quantity == r.combo_count, [&] { return "record " + rec(r) + " quantity != combo_count"; });
-      j.expect(++times[r.id] == 1, [&] {
+      j.expect(++times[{r.id, r.created_at}] == 1, [&] {
         return "window of first pid " + std::to_string(r.id) + " published again at " + t(p->time_us) + ": " + rec(r);
       });
     }
