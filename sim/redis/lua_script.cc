@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <lua.hpp>
+extern "C" {
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+}
 
 #include "impl/ports/redis_script.h"
 #include "sim/redis/commands.h"
@@ -304,6 +308,15 @@ void open_library(lua_State* L, const char* name, lua_CFunction open) {
   lua_call(L, 1, 0);
 }
 
+// A library whose opener returns its table; Redis builds cjson with ENABLE_CJSON_GLOBAL, Debian
+// does not, so the global is set here (bit's opener sets it too: the same table again).
+void open_global_library(lua_State* L, const char* name, lua_CFunction open) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  lua_setglobal(L, name);
+}
+
 // math.random/randomseed over `state` (the engine's: Ctx::lua_rand48).
 void replace_random(lua_State* L, uint64_t* state) {
   lua_getglobal(L, "math");
@@ -355,6 +368,11 @@ lua_State* new_sandbox(uint64_t* rand48) {
   open_library(L, LUA_STRLIBNAME, luaopen_string);
   open_library(L, LUA_MATHLIBNAME, luaopen_math);
   open_library(L, LUA_DBLIBNAME, luaopen_debug);  // for the error handler only; removed below
+  // Redis 7.0 also loads cjson, struct, cmsgpack and bit (scriptingInit). Debian ships cjson 2.1.0
+  // and LuaBitOp 1.0.2, the versions Redis vendors; struct and cmsgpack have no Debian package, so
+  // a script naming them reads an undeclared global (docs/redis.md).
+  open_global_library(L, "cjson", luaopen_cjson);
+  open_global_library(L, "bit", luaopen_bit);
   for (const char* removed : {"loadfile", "dofile"}) {
     lua_pushnil(L);
     lua_setglobal(L, removed);

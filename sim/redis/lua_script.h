@@ -10,8 +10,12 @@
 //   sha1hex and log (a no-op: the simulation keeps no server log). redis.call raises on an error
 //   reply (the script ends with that error, " script: <sha>, on @user_script:<line>." appended as
 //   Redis 7.0 does; writes made before it stay); redis.pcall returns it as {err=...}.
-// - Sandbox as Redis 7.0: the base, table, string and math libraries only (no os, io, loadfile,
-//   dofile); reading an undefined global or writing any global raises. math.random and
+// - Sandbox as Redis 7.0: the base, table, string and math libraries, cjson (2.1.0) and bit
+//   (LuaBitOp 1.0.2); no os, io, loadfile, dofile; reading an undefined global or writing a new
+//   global raises. struct and cmsgpack are missing (no Debian package): a script naming them reads
+//   an undefined global. Redis 7.0's vendored Lua also marks every library table read-only ("Attempt
+//   to modify a readonly table"); stock Lua 5.1 cannot, so a script here may overwrite a library
+//   field or an existing global for the rest of its own run (the state is fresh per run). math.random and
 //   math.randomseed are Redis's rand48 over the engine's state (Ctx::lua_rand48): rand.c's
 //   initial state at each start, shared by the server's scripts, never reseeded per script (what
 //   redis-server 7.0.15 does), so the draws depend only on the scripts the server ran.
@@ -19,7 +23,7 @@
 //   the C library's random generator.
 // - A script that runs past 200 million Lua instructions ends with an error (the simulated world
 //   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
-// Not yet: cjson, struct, cmsgpack and bit; EVAL_RO; SCRIPT KILL and lua-time-limit (-BUSY).
+// Not yet: EVAL_RO; SCRIPT KILL and lua-time-limit (-BUSY).
 #pragma once
 
 #include <string>
