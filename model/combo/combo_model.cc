@@ -242,7 +242,7 @@ class Search {
   FitOptions o_;
   int64_t w_;
   std::map<FirstRow, std::vector<int>> by_first_;  // strict records by their first row
-  std::map<int64_t, int> loose_;               // loose records: id -> index
+  std::map<int64_t, int> loose_;                   // loose records: id -> index
   std::vector<Group> groups_;
   std::vector<size_t> absent_;
   int64_t steps_ = 0;
