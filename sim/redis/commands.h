@@ -62,6 +62,8 @@ struct Ctx {
   uint64_t random();
   // Lua's math.random state (Engine::lua_rand48_).
   uint64_t& lua_rand48();
+  // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO).
+  void set_script_read_only(bool read_only);
   Refusal refusal() const;
 };
 
@@ -242,6 +244,8 @@ RedisReply cmd_pexpiretime(Ctx& c);
 // scripts.cc
 RedisReply cmd_eval(Ctx& c);
 RedisReply cmd_evalsha(Ctx& c);
+RedisReply cmd_eval_ro(Ctx& c);
+RedisReply cmd_evalsha_ro(Ctx& c);
 RedisReply cmd_script(Ctx& c);
 
 template <typename T>

@@ -20,6 +20,7 @@ enum Flag : uint32_t {
   kDenyOom = 8,     // refused with -OOM when used memory stays above maxmemory
   kNoKeys = 16,     // takes no key (COMMAND INFO's key positions are 0)
   kLoadingOk = 32,  // runs while the node loads its data (Redis's CMD_LOADING)
+  kMayReplicate = 64,  // not a keyspace write, but propagated (PUBLISH): refused to read-only scripts
 };
 
 struct Spec {
@@ -122,11 +123,13 @@ constexpr Spec kCommands[] = {
     {"xpending", -3, 0, cmd_xpending},
     {"xclaim", -6, kW, cmd_xclaim},
     {"xautoclaim", -6, kW, cmd_xautoclaim},
-    {"publish", 3, kAdmin, cmd_publish},
+    {"publish", 3, kAdmin | kMayReplicate, cmd_publish},
     {"subscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_subscribe},
     {"unsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_unsubscribe},
     {"eval", -3, kNoScript | kNoKeys, cmd_eval},
     {"evalsha", -3, kNoScript | kNoKeys, cmd_evalsha},
+    {"eval_ro", -3, kNoScript | kNoKeys, cmd_eval_ro},
+    {"evalsha_ro", -3, kNoScript | kNoKeys, cmd_evalsha_ro},
     {"fcall", -3, kNoScript | kNoKeys, cmd_fcall},
     {"ping", -1, kPubSubOk | kNoKeys, cmd_ping},
     {"echo", 2, kNoKeys, cmd_echo},
@@ -332,6 +335,7 @@ std::map<uint64_t, ClientInfo>& Ctx::clients() { return engine.clients_; }
 int64_t Ctx::start_ms() const { return engine.start_ms_; }
 uint64_t Ctx::random() { return engine.next_random(); }
 uint64_t& Ctx::lua_rand48() { return engine.lua_rand48_; }
+void Ctx::set_script_read_only(bool read_only) { engine.script_read_only_ = read_only; }
 Refusal Ctx::refusal() const { return engine.refusal_; }
 
 void Ctx::signal(const std::string& key) { signal_in(session.db, key); }
@@ -365,6 +369,10 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
     return RedisReply::error("ERR Unknown Redis command called from script");
   }
   if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
+  // scriptVerifyWriteCommandAllow: EVAL_RO/EVALSHA_RO refuse writes and may-replicate commands first.
+  if (engine.script_read_only_ && (spec->flags & (kWrite | kMayReplicate))) {
+    return RedisReply::error("ERR Write commands are not allowed from read-only scripts.");
+  }
   // A script's writes meet the same walls as a client's (scriptCall's deny-write and OOM checks).
   const Refusal r = engine.refusal_;
   // scriptVerifyOOM: a denyoom call is refused only while the script has not written yet (a
@@ -472,6 +480,7 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
   ++stats_.commands;
   session.woken = session.blocked.has_value();
   script_dirty_ = false;
+  script_read_only_ = false;
   session.blocked.reset();
   if (argv.empty()) return RedisReply::error("ERR empty command");
   if (start_ms_ < 0) start_ms_ = now_ms;

@@ -397,6 +397,24 @@ TEST(EngineScriptTest, EvalRunsTheRegisteredFunctionAndLoadsItForEvalsha) {
   EXPECT_EQ(engine.execute(s, {"SCRIPT", "LOAD", script->lua}, kT0).describe(), "\"" + sha + "\"");
 }
 
+// EVAL_RO of a registered script: its C++ function's first write is refused (Redis 7.0's error),
+// nothing is written, and the next EVAL of the same text may write again.
+TEST(EngineScriptTest, EvalRoRefusesARegisteredScriptsWrites) {
+  EngineOptions options;
+  options.scripts = counter_scripts();
+  Engine engine(options);
+  Session s;
+  const RedisScript* script = options.scripts->by_name("incr_capped");
+  const std::string sha = options.scripts->sha1_of("incr_capped");
+  EXPECT_EQ(engine.execute(s, {"EVAL_RO", script->lua, "1", "c", "2"}, kT0).describe(),
+            "(error) ERR Write commands are not allowed from read-only scripts.");
+  EXPECT_EQ(engine.execute(s, {"EXISTS", "c"}, kT0).describe(), "(integer) 0");
+  EXPECT_EQ(engine.execute(s, {"EVALSHA_RO", sha, "1", "c", "2"}, kT0).describe(),
+            "(error) ERR Write commands are not allowed from read-only scripts.");
+  EXPECT_EQ(engine.execute(s, {"EVALSHA", sha, "1", "c", "2"}, kT0).describe(), "(integer) 1");
+  EXPECT_EQ(engine.execute(s, {"EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "c"}, kT0).describe(), "\"1\"");
+}
+
 // Scripts no system registered run in Lua (lua_script.h; engine_vs_real_test.cc compares their
 // replies with redis-server 7.0.15). What a real server cannot show: a script never hangs the
 // world or crashes the engine, and math.random is the engine's own deterministic state.

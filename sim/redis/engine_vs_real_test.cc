@@ -471,6 +471,15 @@ const std::vector<Cmd>& lua_corpus() {
       {"EVAL", "return {bit.band(12, 10), bit.bor(12, 10), bit.bxor(12, 10), bit.bnot(0)}", "0"},
       {"EVAL", "return {bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.rol(1, 33)}", "0"},
       {"EVAL", "return {bit.tohex(255), bit.tohex(-1, 4), bit.tobit(2^32 + 5), bit.bswap(1)}", "0"},
+      // The read-only variants: reads run, writes and PUBLISH are refused.
+      {"EVAL_RO", "return redis.call('GET', 'lk')", "0"},
+      {"EVAL_RO", "return redis.call('SET', 'lk', 'w')", "0"},
+      {"EVAL_RO", "return redis.pcall('INCR', 'n')", "0"},
+      {"EVAL_RO", "return redis.call('PUBLISH', 'ch', 'm')", "0"},
+      {"EVAL_RO", "return redis.call('EXPIRE', 'lk', 5)", "0"},
+      {"EVAL_RO", "return redis.call('GET', 'lk')", "0"},
+      {"EVAL_RO", "return 1", "-1"},
+      {"EVALSHA_RO", "8a6ba3a0b3b3a6e62f6d8f42c1e2b0e3f9d5b0c1", "0"},
       {"SCRIPT", "LOAD", "return ARGV[1] .. '!'"},
       {"EVALSHA", "8a6ba3a0b3b3a6e62f6d8f42c1e2b0e3f9d5b0c1", "0"},
       {"EVAL", "return 1", "-1"},
@@ -483,6 +492,8 @@ TEST(EngineVsRealTest, EveryLuaScriptReplyMatchesRedisServer) {
   std::vector<Cmd> cmds = lua_corpus();
   // The loaded script run by its SHA1, as SCRIPT LOAD names it.
   cmds.push_back({"EVALSHA", sha1_hex("return ARGV[1] .. '!'"), "0", "hi"});
+  cmds.push_back({"EVALSHA_RO", sha1_hex("return ARGV[1] .. '!'"), "0", "ro"});
+  cmds.push_back({"EVALSHA_RO", sha1_hex("return redis.call('SET', 'lk', 'w')"), "0"});  // cached by EVAL_RO
   EXPECT_EQ(mismatches_with_real(cmds, 1'767'225'600'000, nullptr), 0) << "of " << cmds.size() << " scripts";
 }
 

@@ -23,7 +23,8 @@
 //   the C library's random generator.
 // - A script that runs past 200 million Lua instructions ends with an error (the simulated world
 //   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
-// Not yet: EVAL_RO; SCRIPT KILL and lua-time-limit (-BUSY).
+// EVAL_RO and EVALSHA_RO run the same way with writes and PUBLISH refused (scripts.cc).
+// Not yet: SCRIPT KILL and lua-time-limit (-BUSY).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Script commands: EVAL EVALSHA SCRIPT LOAD|EXISTS|FLUSH. A script is run atomically by its
+// Script commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT LOAD|EXISTS|FLUSH. A script is run atomically by its
 // registered C++ function (impl/ports/redis_script.h) or, when none is registered for its text, by
 // Lua (sim/redis/lua_script.h); its redis.call()s go through the engine.
 #include <algorithm>
@@ -90,6 +90,22 @@ RedisReply cmd_evalsha(Ctx& c) {
   const std::string body = loaded->second;  // a copy: the cache may change while the script runs
   auto [keys, args] = keys_and_args(c);
   return run_lua(c, body, keys, args);
+}
+
+// The read-only variants (Redis 7.0): the same script, its writes and PUBLISHes refused with an
+// error redis.call raises and redis.pcall returns.
+RedisReply cmd_eval_ro(Ctx& c) {
+  c.set_script_read_only(true);
+  RedisReply reply = cmd_eval(c);
+  c.set_script_read_only(false);
+  return reply;
+}
+
+RedisReply cmd_evalsha_ro(Ctx& c) {
+  c.set_script_read_only(true);
+  RedisReply reply = cmd_evalsha(c);
+  c.set_script_read_only(false);
+  return reply;
 }
 
 RedisReply cmd_script(Ctx& c) {
