@@ -14,12 +14,12 @@ namespace fl::sim::redis {
 namespace {
 
 enum Flag : uint32_t {
-  kWrite = 1,       // changes the keyspace: journaled for AOF
-  kPubSubOk = 2,    // allowed in subscribed (RESP2 pub/sub) context
-  kNoScript = 4,    // not allowed from scripts
-  kDenyOom = 8,     // refused with -OOM when used memory stays above maxmemory
-  kNoKeys = 16,     // takes no key (COMMAND INFO's key positions are 0)
-  kLoadingOk = 32,  // runs while the node loads its data (Redis's CMD_LOADING)
+  kWrite = 1,          // changes the keyspace: journaled for AOF
+  kPubSubOk = 2,       // allowed in subscribed (RESP2 pub/sub) context
+  kNoScript = 4,       // not allowed from scripts
+  kDenyOom = 8,        // refused with -OOM when used memory stays above maxmemory
+  kNoKeys = 16,        // takes no key (COMMAND INFO's key positions are 0)
+  kLoadingOk = 32,     // runs while the node loads its data (Redis's CMD_LOADING)
   kMayReplicate = 64,  // not a keyspace write, but propagated (PUBLISH): refused to read-only scripts
 };
 

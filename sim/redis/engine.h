@@ -301,7 +301,7 @@ class Engine {
   };
   std::vector<PoolEntry> evict_pool_;
   int next_random_db_ = 0;
-  bool script_dirty_ = false;  // the running script (or EXEC) has written (scriptVerifyOOM)
+  bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)
   bool script_read_only_ = false;  // the running script came by EVAL_RO/EVALSHA_RO
   int64_t last_persist_ms_ = -1;
   // Pub/sub: channel -> subscribed session ids.
