@@ -644,8 +644,12 @@ Task<void> LikeService::reconcile() {
   }
   std::vector<std::optional<int64_t>> vers = co_await cached_versions(keys);
   // A pair that shows up only in the second read has no lease: its fill is refused (the write
-  // that changed it since updates the cache itself).
+  // that changed it since updates the cache itself). So with LK-FILL-LEASE an empty first read
+  // leaves an empty token, never "no lease": that would write every pair of the second read
+  // unguarded, an older state over a newer commit whose apply found no floor (swarm-hardened-
+  // patient seed 15090).
   std::optional<std::string> state_lease;
+  if (config_.has(LikesFix::kFillLease)) state_lease = std::string();
   if (!lease_keys.empty()) state_lease = co_await take_lease(true, std::move(lease_keys));
   for (size_t i = 0; i < before.rows().size() && i < vers.size(); ++i) {
     state_versions[{before.rows()[i][0].as_int(), before.rows()[i][1].as_int()}] = vers[i];

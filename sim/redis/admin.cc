@@ -414,8 +414,28 @@ const std::vector<Param>& params() {
        std::numeric_limits<int64_t>::max()},
       {"zset-max-listpack-value", &EngineOptions::zset_max_listpack_value, true, 0,
        std::numeric_limits<int64_t>::max()},
+      {"list-max-listpack-size", &EngineOptions::list_max_listpack_size, false, std::numeric_limits<int>::min(),
+       std::numeric_limits<int>::max()},
+      {"list-compress-depth", &EngineOptions::list_compress_depth, false, 0, std::numeric_limits<int>::max()},
   };
   return p;
+}
+
+// Redis 7.0's names from before listpack replaced ziplist: CONFIG SET and GET take them too.
+const std::vector<std::pair<std::string, std::string>>& param_aliases() {
+  static const std::vector<std::pair<std::string, std::string>> a = {
+      {"hash-max-ziplist-entries", "hash-max-listpack-entries"}, {"hash-max-ziplist-value", "hash-max-listpack-value"},
+      {"zset-max-ziplist-entries", "zset-max-listpack-entries"}, {"zset-max-ziplist-value", "zset-max-listpack-value"},
+      {"list-max-ziplist-size", "list-max-listpack-size"},
+  };
+  return a;
+}
+
+const std::string& canonical_param(const std::string& name) {
+  for (const auto& [alias, canonical] : param_aliases()) {
+    if (name == alias) return canonical;
+  }
+  return name;
 }
 
 // Parameters shown by CONFIG GET but fixed by the model (set them in the scenario instead).
@@ -450,7 +470,7 @@ RedisReply config_set_failed(const std::string& name, const std::string& why) {
 // Applies one name/value to `o`; an error reply when the value is refused.
 std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, const std::string& value) {
   for (const Param& p : params()) {
-    if (name != p.name) continue;
+    if (canonical_param(name) != p.name) continue;
     if (name == "maxmemory-policy") {
       const auto& pol = eviction_policies();
       const std::string v = lower(value);
@@ -496,11 +516,14 @@ std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, c
                                                      "maxmemory-clients",
                                                      "client-output-buffer-limit",
                                                      "latency-tracking",
-                                                     "list-max-listpack-size",
                                                      "dir",
                                                      "dbfilename"};
   bool fixed = kNotModelled.count(name) > 0;
-  for (const auto& kv : fixed_params(o)) fixed |= kv.first == name;
+  for (const auto& [fixed_name, current] : fixed_params(o)) {
+    if (fixed_name != name) continue;
+    if (value == current) return std::nullopt;  // what it already is (`save ""`, `appendonly no`): a no-op
+    fixed = true;
+  }
   if (fixed) {
     return config_set_failed(name,
                              "faultline: not modelled by the simulated Redis (it honours maxmemory, "
@@ -518,6 +541,11 @@ RedisReply cmd_config(Ctx& c) {
   if (sub == "get") {
     std::vector<std::pair<std::string, std::string>> all;
     for (const Param& p : params()) all.emplace_back(p.name, param_value(o, p));
+    for (const auto& [alias, canonical] : param_aliases()) {
+      for (const Param& p : params()) {
+        if (canonical == p.name) all.emplace_back(alias, param_value(o, p));
+      }
+    }
     for (auto& kv : fixed_params(o)) all.push_back(std::move(kv));
     std::vector<RedisReply> out;
     for (const auto& [name, value] : all) {

@@ -1,5 +1,7 @@
 #include "sim/redis/client.h"
 
+#include <cstdlib>
+
 #include "sim/redis/commands.h"
 #include "impl/ports/assert.h"
 
@@ -9,10 +11,25 @@ namespace {
 
 constexpr int64_t kForeverUs = 365LL * 24 * 3600 * 1'000'000;
 
-// Extra call timeout for XREADGROUP ... BLOCK ms, so the server's wait is not cut short.
+// A blocking list pop's timeout in seconds (BLPOP BRPOP BRPOPLPUSH BLMOVE: the last argument;
+// BLMPOP: the first), as extra call time; 0 when argv is none of them.
+int64_t list_block_allowance_us(const std::vector<std::string>& argv) {
+  const std::string& name = argv[0];
+  const bool last =
+      iequals(name, "blpop") || iequals(name, "brpop") || iequals(name, "brpoplpush") || iequals(name, "blmove");
+  if (!last && !iequals(name, "blmpop")) return 0;
+  if (argv.size() < 2) return 0;
+  const double secs = std::atof((last ? argv.back() : argv[1]).c_str());
+  return secs <= 0 ? kForeverUs : static_cast<int64_t>(secs * 1e6) + 1000;
+}
+
+// Extra call timeout for XREADGROUP ... BLOCK ms and the blocking list pops, so the server's wait
+// is not cut short.
 int64_t block_allowance_us(const std::vector<std::string>& argv) {
   // Compared in place, not lowered into copies: this runs for every command a client sends.
-  if (argv.empty() || !iequals(argv[0], "xreadgroup")) return 0;
+  if (argv.empty()) return 0;
+  if (argv[0].size() > 1 && (argv[0][0] == 'b' || argv[0][0] == 'B')) return list_block_allowance_us(argv);
+  if (!iequals(argv[0], "xreadgroup")) return 0;
   for (size_t i = 1; i + 1 < argv.size(); ++i) {
     const std::string& opt = argv[i];
     if (iequals(opt, "streams")) break;

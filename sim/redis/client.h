@@ -3,7 +3,7 @@
 //
 // Contract
 // - Each command(), pipeline() or script() is ONE Rpc call with timeout_us (a blocking
-//   XREADGROUP gets its BLOCK time added). Transport outcomes become replies:
+//   XREADGROUP gets its BLOCK time added, a blocking list pop its timeout). Transport outcomes become replies:
 //     kTimeout / kReset -> RedisReply::transport_error(<status>, /*indeterminate=*/true)
 //     kUnavailable      -> RedisReply::transport_error("unavailable", false)
 //   For a pipeline, every reply of the batch is that transport error.

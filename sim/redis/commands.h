@@ -193,6 +193,29 @@ RedisReply cmd_setrange(Ctx& c);
 RedisReply cmd_getrange(Ctx& c);
 RedisReply cmd_strlen(Ctx& c);
 RedisReply cmd_lcs(Ctx& c);
+// lists.cc
+RedisReply cmd_lpush(Ctx& c);
+RedisReply cmd_rpush(Ctx& c);
+RedisReply cmd_lpushx(Ctx& c);
+RedisReply cmd_rpushx(Ctx& c);
+RedisReply cmd_lpop(Ctx& c);
+RedisReply cmd_rpop(Ctx& c);
+RedisReply cmd_llen(Ctx& c);
+RedisReply cmd_lrange(Ctx& c);
+RedisReply cmd_lindex(Ctx& c);
+RedisReply cmd_lset(Ctx& c);
+RedisReply cmd_lrem(Ctx& c);
+RedisReply cmd_ltrim(Ctx& c);
+RedisReply cmd_linsert(Ctx& c);
+RedisReply cmd_lpos(Ctx& c);
+RedisReply cmd_lmove(Ctx& c);
+RedisReply cmd_rpoplpush(Ctx& c);
+RedisReply cmd_lmpop(Ctx& c);
+RedisReply cmd_blpop(Ctx& c);
+RedisReply cmd_brpop(Ctx& c);
+RedisReply cmd_blmove(Ctx& c);
+RedisReply cmd_brpoplpush(Ctx& c);
+RedisReply cmd_blmpop(Ctx& c);
 // xinfo.cc
 RedisReply cmd_xinfo(Ctx& c);
 // Redis 7.0's consumer-group read counter arithmetic (xinfo.cc): the first live entry's id (0-0

@@ -114,6 +114,9 @@ struct EngineOptions {
   int64_t set_max_intset_entries = 512;
   int64_t zset_max_listpack_entries = 128;
   int64_t zset_max_listpack_value = 64;
+  // Redis 7.0 keeps every list a quicklist: these two change no reply, only CONFIG GET's.
+  int64_t list_max_listpack_size = -2;
+  int64_t list_compress_depth = 0;
   // Seeds the engine's generator (RANDOMKEY, eviction sampling, LFU increments). The simulated
   // server derives it from the world's seed, so runs stay deterministic.
   uint64_t random_seed = 0x5eed;

@@ -39,6 +39,11 @@ struct ValueBytes {
     for (const auto& [m, score] : z.scores) n += string_bytes(m) + 40;
     return n;
   }
+  int64_t operator()(const List& l) const {
+    int64_t n = 32;
+    for (const auto& v : l) n += string_bytes(v) + 8;
+    return n;
+  }
   int64_t operator()(const Stream& st) const {
     int64_t n = 64;
     for (const auto& [id, fields] : st.entries) {
@@ -224,6 +229,8 @@ std::string encoding_of(const Entry& e, const EngineOptions& o) {
       return e.big_encoding || !zset_fits(std::get<ZSet>(e.value), o) ? "skiplist" : "listpack";
     case ValueType::kStream:
       return "stream";
+    case ValueType::kList:
+      return "quicklist";  // Redis 7.0 keeps every list as a quicklist (listpack lists came in 7.2)
   }
   return "unknown";
 }

@@ -15,6 +15,8 @@ const char* value_type_name(ValueType t) {
       return "zset";
     case ValueType::kStream:
       return "stream";
+    case ValueType::kList:
+      return "list";
   }
   return "none";
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <compare>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -72,10 +73,12 @@ struct ZSet {
 
 using Hash = std::map<std::string, std::string>;
 using Set = std::set<std::string>;
-using Value = std::variant<std::string, Hash, Set, ZSet, Stream>;
+using List = std::deque<std::string>;  // head first
+// New types go last: ValueType is the variant's index.
+using Value = std::variant<std::string, Hash, Set, ZSet, Stream, List>;
 
-enum class ValueType : uint8_t { kString, kHash, kSet, kZSet, kStream };
-const char* value_type_name(ValueType t);  // "string", "hash", "set", "zset", "stream"
+enum class ValueType : uint8_t { kString, kHash, kSet, kZSet, kStream, kList };
+const char* value_type_name(ValueType t);  // "string", "hash", "set", "zset", "stream", "list"
 
 struct Entry {
   Value value;

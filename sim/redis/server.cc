@@ -265,8 +265,12 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
 }
 
 void Server::after_command() {
-  std::vector<std::string> keys = engine_.take_signaled_keys();
-  if (!keys.empty() && !parked_.empty()) wake_parked(keys);
+  // A woken command may make other keys ready (BLMOVE pushes to its destination): serve those
+  // too before the next command, as handleClientsBlockedOnKeys does.
+  for (std::vector<std::string> keys = engine_.take_signaled_keys(); !keys.empty() && !parked_.empty();
+       keys = engine_.take_signaled_keys()) {
+    wake_parked(keys);
+  }
   push_deliveries();
 }
 

@@ -108,6 +108,47 @@ TEST(ServerTest, BlockingReadGroupWakesOnXaddOrTimesOutInSimulatedTime) {
   EXPECT_EQ(f.server.stats().block_timeouts, 1u);
 }
 
+// Two clients block on one empty list: a push of one element serves the longest waiter only, the
+// other keeps waiting until its own timeout; BLMOVE's push then wakes a BLPOP on its destination.
+TEST(ServerTest, BlockingListPopsServeTheLongestWaiterAndTimeOut) {
+  Fixture f;
+  std::string first, second, moved, chained;
+  int64_t first_at_us = 0, second_at_us = 0;
+  const int64_t start_us = f.world.now_us();
+  f.client("first", [&](Process&, Client& c) -> Task<void> {
+    first = (co_await c.command({"BLPOP", "q", "5"})).describe();
+    first_at_us = f.world.now_us();
+  });
+  f.client("second", [&](Process& self, Client& c) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    second = (co_await c.command({"BRPOP", "q", "2"})).describe();
+    second_at_us = f.world.now_us();
+  });
+  f.client("mover", [&](Process& self, Client& c) -> Task<void> {
+    co_await self.clock().sleep_ms(100);
+    moved = (co_await c.command({"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"})).describe();
+  });
+  f.client("chained", [&](Process& self, Client& c) -> Task<void> {
+    co_await self.clock().sleep_ms(200);
+    chained = (co_await c.command({"BLPOP", "dst", "0"})).describe();
+  });
+  f.client("writer", [&](Process& self, Client& c) -> Task<void> {
+    co_await self.clock().sleep_ms(1000);
+    co_await c.command({"RPUSH", "q", "only"});
+    co_await c.command({"RPUSH", "src", "m"});
+  });
+  f.run_for(10 * kSecondUs);
+  EXPECT_EQ(first, "[\"q\", \"only\"]");
+  EXPECT_GT(first_at_us - start_us, 1000'000);
+  EXPECT_LT(first_at_us - start_us, 1100'000);
+  EXPECT_EQ(second, "(nil-array)");
+  EXPECT_GE(second_at_us - start_us, 2100'000);
+  EXPECT_LT(second_at_us - start_us, 2300'000);
+  EXPECT_EQ(moved, "\"m\"");
+  EXPECT_EQ(chained, "[\"dst\", \"m\"]");
+  EXPECT_EQ(f.server.stats().block_timeouts, 1u);
+}
+
 TEST(ServerTest, TtlsRunOnTheRedisNodesClock) {
   Fixture f;
   std::string before, after;
