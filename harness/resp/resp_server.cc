@@ -282,6 +282,7 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
     c.blocked_argv = c.session.blocked->argv.empty() ? argv : c.session.blocked->argv;
     c.blocked_deadline_ms = c.session.blocked->timeout_ms > 0 ? now + c.session.blocked->timeout_ms : 0;
     blocked_order_.push_back(c.session.id);
+    engine_.set_blocked_clients(blocked_order_.size());
   } else {
     write_reply(c, argv, reply);
   }
@@ -346,6 +347,7 @@ void RespServer::wake_blocked(const std::vector<std::string>& keys) {
   if (unblocked.empty()) return;
   std::erase_if(blocked_order_,
                 [&](uint64_t id) { return std::find(unblocked.begin(), unblocked.end(), id) != unblocked.end(); });
+  engine_.set_blocked_clients(blocked_order_.size());
   // Their pipelined commands waited behind the blocked one; run them now.
   for (uint64_t id : unblocked) {
     auto it = clients_.find(id);
@@ -365,6 +367,7 @@ void RespServer::expire_blocked() {
     c.session.blocked.reset();
     c.blocked_argv.reset();
     std::erase(blocked_order_, id);
+    engine_.set_blocked_clients(blocked_order_.size());
     encode(RedisReply::nil_array(), c.session.protocol, &c.out);  // XREADGROUP's timeout reply
     process_client(c);
   }
@@ -377,6 +380,7 @@ void RespServer::close_client(Client& c) {
   c.fd = -1;
   engine_.close_session(c.session);
   std::erase(blocked_order_, c.session.id);
+  engine_.set_blocked_clients(blocked_order_.size());
 }
 
 void RespServer::reap_closed() {

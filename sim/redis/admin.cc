@@ -268,7 +268,7 @@ std::string info_section(Ctx& c, const std::string& name) {
   } else if (name == "clients") {
     l.text = "# Clients\r\n";
     l.add("connected_clients", static_cast<int64_t>(c.clients().size()));
-    l.add("blocked_clients", 0);
+    l.add("blocked_clients", static_cast<int64_t>(c.engine.blocked_clients()));
   } else if (name == "memory") {
     const int64_t used = c.engine.used_memory();
     l.text = "# Memory\r\n";

@@ -200,6 +200,9 @@ class Engine {
   // and a write there is signaled: the key itself in database 0, "<db>\0<key>" in the others,
   // so that a write to a same-named key of another database does not wake it.
   static std::string wait_key(int db, const std::string& key);
+  // The server's count of clients parked in a blocking command (INFO clients: blocked_clients).
+  void set_blocked_clients(size_t n) { blocked_clients_ = n; }
+  size_t blocked_clients() const { return blocked_clients_; }
   // Messages PUBLISH addressed to subscribed sessions since the last call, in publish order.
   std::vector<PubSubDelivery> take_deliveries();
   // Forgets a connection: unsubscribes it, drops a pending MULTI.
@@ -306,6 +309,7 @@ class Engine {
   int next_random_db_ = 0;
   bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)
   bool script_read_only_ = false;  // the running script came by EVAL_RO/EVALSHA_RO
+  size_t blocked_clients_ = 0;     // INFO's blocked_clients, as the server reports it
   int64_t last_persist_ms_ = -1;
   // Pub/sub: channel -> subscribed session ids.
   std::map<std::string, std::set<uint64_t>, std::less<>> channels_;

@@ -1,4 +1,5 @@
-// Keyspace commands: DEL EXISTS EXPIRE PEXPIRE TTL PTTL PERSIST TYPE DBSIZE FLUSHALL PING ECHO.
+// Keyspace commands: DEL EXISTS EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL PERSIST TYPE DBSIZE FLUSHALL
+// PING ECHO.
 #include <limits>
 
 #include "sim/redis/commands.h"
@@ -39,7 +40,8 @@ bool parse_expire_flags(const Ctx& c, ExpireFlags* f, RedisReply* error) {
   return true;
 }
 
-RedisReply expire_generic(Ctx& c, bool seconds) {
+// `absolute`: EXPIREAT/PEXPIREAT (a Unix time), else relative to now.
+RedisReply expire_generic(Ctx& c, bool seconds, bool absolute) {
   ExpireFlags f;
   RedisReply error;
   if (!parse_expire_flags(c, &f, &error)) return error;
@@ -53,8 +55,10 @@ RedisReply expire_generic(Ctx& c, bool seconds) {
     }
     when *= 1000;
   }
-  if (when > std::numeric_limits<int64_t>::max() - c.now_ms) return bad_time;
-  when += c.now_ms;
+  if (!absolute) {
+    if (when > std::numeric_limits<int64_t>::max() - c.now_ms) return bad_time;
+    when += c.now_ms;
+  }
   const std::string& key = c.arg(1);
   Entry* e = c.find(key);
   if (!e) return RedisReply::integer_of(0);
@@ -101,8 +105,10 @@ RedisReply cmd_exists(Ctx& c) {
   return RedisReply::integer_of(n);
 }
 
-RedisReply cmd_expire(Ctx& c) { return expire_generic(c, true); }
-RedisReply cmd_pexpire(Ctx& c) { return expire_generic(c, false); }
+RedisReply cmd_expire(Ctx& c) { return expire_generic(c, true, false); }
+RedisReply cmd_pexpire(Ctx& c) { return expire_generic(c, false, false); }
+RedisReply cmd_expireat(Ctx& c) { return expire_generic(c, true, true); }
+RedisReply cmd_pexpireat(Ctx& c) { return expire_generic(c, false, true); }
 RedisReply cmd_ttl(Ctx& c) { return ttl_generic(c, true); }
 RedisReply cmd_pttl(Ctx& c) { return ttl_generic(c, false); }
 

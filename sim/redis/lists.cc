@@ -333,8 +333,9 @@ RedisReply cmd_lpos(Ctx& c) {
     if (iequals(c.arg(j), "rank")) {
       if (!v) return err_not_integer();
       if (*v == 0) {
-        return RedisReply::error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second "
-                                 "... or use negative to start from the end of the list");
+        return RedisReply::error(
+            "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second "
+            "... or use negative to start from the end of the list");
       }
       rank = *v;
     } else if (iequals(c.arg(j), "count")) {

@@ -237,6 +237,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
       parked->client = req.client;
       const int64_t timeout_ms = session.blocked->timeout_ms;
       parked_.emplace(parked->id, parked);
+      engine_.set_blocked_clients(parked_.size());
       ++stats_.parked;
       if (timeout_ms > 0) {
         World& world = process_->world();
@@ -247,6 +248,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
           if (it == parked_.end()) return;
           std::shared_ptr<Parked> p = it->second;
           parked_.erase(it);
+          engine_.set_blocked_clients(parked_.size());
           ++stats_.block_timeouts;
           p->reply = RedisReply::nil_array();
           p->done = true;
@@ -292,6 +294,7 @@ void Server::wake_parked(const std::vector<std::string>& keys) {
     }
     p->session.blocked = std::move(block);
     parked_.erase(p->id);
+    engine_.set_blocked_clients(parked_.size());
     ++stats_.woken;
     p->reply = std::move(reply);
     p->done = true;
