@@ -89,7 +89,7 @@ RedisReply cmd_append(Ctx& c) {
   if (s->size() + c.arg(2).size() > 512ULL * 1024 * 1024) {
     return RedisReply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   }
-  *s += c.arg(2);  // keeps the TTL
+  *s += c.arg(2);                         // keeps the TTL
   c.find(c.arg(1))->big_encoding = true;  // appended in place: a raw string, as SETRANGE's
   return RedisReply::integer_of(static_cast<int64_t>(s->size()));
 }
@@ -149,7 +149,8 @@ RedisReply cmd_copy(Ctx& c) {
       replace = true;
     } else if (iequals(c.arg(j), "db") && j + 1 < c.argc()) {
       const std::optional<int64_t> v = parse_int64(c.arg(++j));
-      if (!v || *v < 0 || *v >= kDatabases) return RedisReply::error("ERR DB index is out of range");
+      if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) return err_not_integer();
+      if (*v < 0 || *v >= kDatabases) return RedisReply::error("ERR DB index is out of range");
       db = *v;
     } else {
       return err_syntax();
@@ -170,8 +171,8 @@ RedisReply cmd_copy(Ctx& c) {
 
 // TIME: the Redis node's clock (simulated time), [seconds, microseconds].
 RedisReply cmd_time(Ctx& c) {
-  return RedisReply::array({RedisReply::bulk(std::to_string(c.now_ms / 1000)),
-                            RedisReply::bulk(std::to_string(c.now_ms % 1000 * 1000))});
+  return RedisReply::array(
+      {RedisReply::bulk(std::to_string(c.now_ms / 1000)), RedisReply::bulk(std::to_string(c.now_ms % 1000 * 1000))});
 }
 
 RedisReply cmd_hmset(Ctx& c) {

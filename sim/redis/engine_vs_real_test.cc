@@ -558,7 +558,7 @@ const std::vector<Cmd>& core_more_corpus() {
       {"SETEX", "sx", "x", "v"},
       {"SETEX", "sx", "9223372036854775807", "v"},
       {"PSETEX", "px", "1500", "v"},
-      {"PTTL", "px"},
+      {"EXISTS", "px"},
       {"PSETEX", "px", "0", "v"},
       {"GETSET", "sx", "new"},
       {"TTL", "sx"},
@@ -628,7 +628,7 @@ const std::vector<Cmd>& core_more_corpus() {
       {"ZRANK", "ap", "a"},
       {"SET", "e", "v"},
       {"EXPIREAT", "e", "99999999999"},
-      {"TTL", "e"},
+      {"EXPIRETIME", "e"},
       {"PEXPIREAT", "e", "99999999999999", "GT"},
       {"PEXPIREAT", "e", "1", "NX"},
       {"EXPIREAT", "e", "1"},
@@ -646,6 +646,17 @@ const std::vector<Cmd>& core_more_corpus() {
       {"COPY", "h", "h4", "BOGUS"},
       {"COPY", "sx", "sx2"},
       {"TTL", "sx2"},
+      {"COPY", "sx", "sx3", "DB", "x"},
+      // Patterns that take exponential time without stringmatchlen's early exit (keyspace.tcl).
+      {"FLUSHDB"},
+      {"SET", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "1"},
+      {"KEYS", "a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"},
+      {"SET", std::string(50000, 'a'), "1"},
+      [] {
+        std::string p;
+        for (int i = 0; i < 50000; ++i) p += "*?";
+        return Cmd{"KEYS", p};
+      }(),
   };
   return kCorpus;
 }

@@ -237,7 +237,14 @@ std::string encoding_of(const Entry& e, const EngineOptions& o) {
 
 // ---- Glob matching (util.c stringmatchlen).
 
-bool glob_match(std::string_view p, std::string_view s, bool nocase) {
+namespace {
+
+// `skip_longer`: the rest of the pattern after some '*' matched no suffix of the string, so no
+// earlier '*' can match by taking more characters (stringmatchlen_impl's skipLongerMatches); and
+// past 1,000 nested stars the answer is no match. Both keep an abusive pattern such as
+// KEYS "*?*?...*?" linear, as in Redis 7.0.
+bool glob_impl(std::string_view p, std::string_view s, bool nocase, bool* skip_longer, int nesting) {
+  if (nesting > 1000) return false;
   auto fold = [nocase](char ch) {
     return nocase ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch))) : ch;
   };
@@ -248,8 +255,10 @@ bool glob_match(std::string_view p, std::string_view s, bool nocase) {
         while (pi + 1 < p.size() && p[pi + 1] == '*') ++pi;
         if (pi + 1 == p.size()) return true;
         for (size_t k = si; k <= s.size(); ++k) {
-          if (glob_match(p.substr(pi + 1), s.substr(k), nocase)) return true;
+          if (glob_impl(p.substr(pi + 1), s.substr(k), nocase, skip_longer, nesting + 1)) return true;
+          if (*skip_longer) return false;
         }
+        *skip_longer = true;
         return false;
       }
       case '?':
@@ -293,6 +302,13 @@ bool glob_match(std::string_view p, std::string_view s, bool nocase) {
     ++pi;
   }
   return si == s.size();
+}
+
+}  // namespace
+
+bool glob_match(std::string_view p, std::string_view s, bool nocase) {
+  bool skip_longer = false;
+  return glob_impl(p, s, nocase, &skip_longer, 0);
 }
 
 }  // namespace fl::sim::redis
