@@ -63,7 +63,8 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() { for _ in $(seq 100); do redis-cli -p "$1" ping > /dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+ping_port() { timeout 5 redis-cli -p "$1" ping > /dev/null 2>&1; }
+wait_port() { for _ in $(seq 100); do ping_port "$1" && return 0; sleep 0.1; done; return 1; }
 
 real_port=$(free_port)
 redis-server --port "$real_port" --save "" --appendonly no --dir "$logs" > "$logs/real-server.log" 2>&1 &
@@ -76,7 +77,7 @@ wait_port "$sim_port" || { echo "$0: faultline redis-serve did not start" >&2; e
 
 # run_unit PORT UNIT LOG: the unit's output without colours; 124 when it timed out.
 run_unit() {
-  redis-cli -p "$1" flushall > /dev/null 2>&1
+  timeout 10 redis-cli -p "$1" flushall > /dev/null 2>&1
   (cd "$tests_dir" && timeout "$unit_timeout_s" tclsh tests/test_helper.tcl --host 127.0.0.1 --port "$1" --single "$2" \
     --tags -needs:debug --tags -needs:repl --tags -needs:save --clients 1) 2>&1 | sed 's/\x1b\[[0-9;]*m//g' > "$3"
   return "${PIPESTATUS[0]}"
@@ -102,10 +103,13 @@ for unit in "${units[@]}"; do
   [ "$sim_rc" = 124 ] && causes="$causes; timeout"
   echo "| $unit | $real_ok | $sim_ok | $causes |"
   total_real=$((total_real + real_ok)) total_sim=$((total_sim + sim_ok))
-  # The simulated server may have died on a unit: start it again for the next one.
-  if ! redis-cli -p "$sim_port" ping > /dev/null 2>&1; then
+  # The simulated server may have died or hung on a unit: start it again for the next one.
+  if ! ping_port "$sim_port"; then
+    echo "| | | | ($unit left the simulated server unresponsive: restarted) |"
+    kill "${pids[1]}" 2> /dev/null
+    wait "${pids[1]}" 2> /dev/null
     "$bin" redis-serve --port "$sim_port" >> "$logs/sim-server.log" 2>&1 &
-    pids+=($!)
+    pids[1]=$!
     wait_port "$sim_port" || { echo "$0: faultline redis-serve did not restart" >&2; exit 2; }
   fi
 done
