@@ -178,6 +178,9 @@ RedisReply cmd_zrangebylex(Ctx& c);
 RedisReply cmd_zrevrangebylex(Ctx& c);
 RedisReply cmd_zcount(Ctx& c);
 RedisReply cmd_zlexcount(Ctx& c);
+RedisReply cmd_zremrangebyscore(Ctx& c);
+RedisReply cmd_zremrangebylex(Ctx& c);
+RedisReply cmd_zremrangebyrank(Ctx& c);
 // zsetops.cc
 RedisReply cmd_zunion(Ctx& c);
 RedisReply cmd_zinter(Ctx& c);
@@ -219,6 +222,10 @@ RedisReply cmd_zrank(Ctx& c);
 RedisReply cmd_zrevrank(Ctx& c);
 RedisReply cmd_expireat(Ctx& c);
 RedisReply cmd_pexpireat(Ctx& c);
+// set_random.cc
+RedisReply cmd_spop(Ctx& c);
+RedisReply cmd_srandmember(Ctx& c);
+RedisReply cmd_memory_usage(Ctx& c);
 // lists.cc
 RedisReply cmd_lpush(Ctx& c);
 RedisReply cmd_rpush(Ctx& c);

@@ -60,6 +60,9 @@ constexpr Spec kCommands[] = {
     {"scan", -2, kNoKeys, cmd_scan},
     {"move", 3, kW, cmd_move},
     {"object", -2, 0, nullptr},
+    {"memory", -2, kNoKeys, nullptr},
+    {"spop", -2, kW, cmd_spop},
+    {"srandmember", -2, 0, cmd_srandmember},
     {"hset", -4, kWD, cmd_hset},
     {"hsetnx", 4, kWD, cmd_hsetnx},
     {"hget", 3, 0, cmd_hget},
@@ -99,6 +102,9 @@ constexpr Spec kCommands[] = {
     {"zrevrangebylex", -4, 0, cmd_zrevrangebylex},
     {"zcount", 4, 0, cmd_zcount},
     {"zlexcount", 4, 0, cmd_zlexcount},
+    {"zremrangebyscore", 4, kW, cmd_zremrangebyscore},
+    {"zremrangebylex", 4, kW, cmd_zremrangebylex},
+    {"zremrangebyrank", 4, kW, cmd_zremrangebyrank},
     {"zunion", -3, kNoKeys, cmd_zunion},
     {"zinter", -3, kNoKeys, cmd_zinter},
     {"zdiff", -3, kNoKeys, cmd_zdiff},
@@ -230,6 +236,7 @@ constexpr Spec kSubcommands[] = {
     {"object|idletime", 3, 0, cmd_object},
     {"object|freq", 3, 0, cmd_object},
     {"object|help", 2, kNoKeys | kLoadingOk, cmd_object},
+    {"memory|usage", -3, 0, cmd_memory_usage},
     {"xinfo|stream", -3, 0, cmd_xinfo},
     {"xinfo|groups", 3, 0, cmd_xinfo},
     {"xinfo|consumers", 4, 0, cmd_xinfo},
@@ -253,7 +260,7 @@ const Spec* find_spec(std::string_view lower_name) {
 
 bool is_container(std::string_view n) {
   return n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" || n == "object" ||
-         n == "xinfo";
+         n == "xinfo" || n == "memory";
 }
 
 bool arity_ok(const Spec& s, size_t argc) {

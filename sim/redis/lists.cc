@@ -186,13 +186,22 @@ std::optional<MpopArgs> parse_mpop(Ctx& c, size_t first, RedisReply* error) {
   return a;
 }
 
+// A blocking pop's source key: a woken pop finds a key that another type took meanwhile not
+// ready (Redis serves blocked clients from list keys only) and waits on; a new call gets WRONGTYPE.
+bool lookup_source(Ctx& c, const std::string& key, List** l, RedisReply* error) {
+  if (c.lookup(key, l, error)) return true;
+  if (!c.session.woken) return false;
+  *l = nullptr;
+  return true;
+}
+
 // The first non-empty list of a.keys popped: [key, [elements]]; nil_array when none (or error).
 RedisReply mpop_first(Ctx& c, const MpopArgs& a, bool* found) {
   *found = false;
   for (const std::string& key : a.keys) {
     List* l = nullptr;
     RedisReply error;
-    if (!c.lookup(key, &l, &error)) return error;
+    if (!lookup_source(c, key, &l, &error)) return error;
     if (!l) continue;
     std::vector<RedisReply> out;
     for (int64_t i = 0; i < a.count && !l->empty(); ++i) out.push_back(RedisReply::bulk(pop_end(*l, a.end)));
@@ -408,7 +417,7 @@ static RedisReply blocking_pop(Ctx& c, End end) {
   std::vector<std::string> keys(c.argv.begin() + 1, c.argv.end() - 1);
   for (const std::string& key : keys) {
     List* l = nullptr;
-    if (!c.lookup(key, &l, &error)) return error;
+    if (!lookup_source(c, key, &l, &error)) return error;
     if (!l) continue;
     std::string v = pop_end(*l, end);
     drop_if_empty(c, key, *l);
@@ -425,7 +434,7 @@ static RedisReply blocking_move(Ctx& c, End from, End to, const std::string& tim
   const std::optional<int64_t> timeout_ms = parse_timeout_ms(timeout, &error);
   if (!timeout_ms) return error;
   List* src = nullptr;
-  if (!c.lookup(c.arg(1), &src, &error)) return error;
+  if (!lookup_source(c, c.arg(1), &src, &error)) return error;
   if (src) {
     List* dst = nullptr;
     if (!c.lookup(c.arg(2), &dst, &error)) return error;

@@ -1,6 +1,6 @@
 // The sorted-set range family, as t_zset.c zrangeGenericCommand serves it: ZRANGE (rank, BYSCORE,
 // BYLEX, REV, LIMIT, WITHSCORES), ZRANGESTORE, ZREVRANGE, Z[REV]RANGEBYSCORE, Z[REV]RANGEBYLEX,
-// ZCOUNT and ZLEXCOUNT.
+// ZCOUNT and ZLEXCOUNT, and ZREMRANGEBYSCORE, ZREMRANGEBYLEX and ZREMRANGEBYRANK.
 //
 // Score and lex ranges are walked the way Redis walks a listpack: from the first element (the
 // last one for REV) at or past the range's near end, then element by element while the far end
@@ -245,7 +245,39 @@ RedisReply count_in(Ctx& c, const std::optional<Ends>& ends, const char* parse_e
   return RedisReply::integer_of(static_cast<int64_t>(walk_range(*z, *ends, false, 0, -1).size()));
 }
 
+// zremrangeGenericCommand: the range is parsed first, then the key looked up; the members in range
+// are removed and an emptied key deleted.
+RedisReply remove_range(Ctx& c, const std::function<std::vector<Item>(const ZSet&)>& select) {
+  ZSet* z = nullptr;
+  RedisReply error;
+  if (!c.lookup(c.arg(1), &z, &error)) return error;
+  if (!z) return RedisReply::integer_of(0);
+  const std::vector<Item> items = select(*z);
+  for (const Item& i : items) z->erase(i.second);
+  if (z->size() == 0) c.ks.erase(c.arg(1));
+  return RedisReply::integer_of(static_cast<int64_t>(items.size()));
+}
+
 }  // namespace
+
+RedisReply cmd_zremrangebyscore(Ctx& c) {
+  const std::optional<ScoreRange> r = parse_score_range(c.arg(2), c.arg(3));
+  if (!r) return RedisReply::error("ERR min or max is not a float");
+  return remove_range(c, [&](const ZSet& z) { return walk_range(z, score_ends(*r), false, 0, -1); });
+}
+
+RedisReply cmd_zremrangebylex(Ctx& c) {
+  const std::optional<LexItem> min = parse_lex_item(c.arg(2));
+  const std::optional<LexItem> max = min ? parse_lex_item(c.arg(3)) : std::nullopt;
+  if (!min || !max) return RedisReply::error("ERR min or max not valid string range item");
+  return remove_range(c, [&](const ZSet& z) { return walk_range(z, lex_ends(*min, *max), false, 0, -1); });
+}
+
+RedisReply cmd_zremrangebyrank(Ctx& c) {
+  const std::optional<int64_t> start = parse_int64(c.arg(2)), end = parse_int64(c.arg(3));
+  if (!start || !end) return err_not_integer();
+  return remove_range(c, [&](const ZSet& z) { return rank_range(z, *start, *end, false); });
+}
 
 RedisReply cmd_zrange(Ctx& c) { return zrange_generic(c, 1, nullptr, RangeType::kAuto, Direction::kAuto); }
 RedisReply cmd_zrangestore(Ctx& c) { return zrange_generic(c, 2, &c.arg(1), RangeType::kAuto, Direction::kAuto); }
