@@ -26,6 +26,7 @@ enum class Fix : unsigned {
   kFeKeepLarger,      // CB-FE-KEEP-LARGER
   kFlushWritesFirst,  // CB-FLUSH-WRITES-FIRST
   kBindFirst,         // CB-BIND-FIRST
+  kBindByRow,         // CB-BIND-BY-ROW
 };
 
 using Fixes = FixSet<Fix>;
@@ -98,6 +99,12 @@ inline const std::vector<FixInfo>& combo_fixes() {
        "the worker binds a closed window's rows in the DB before it publishes, not after: bound after the push, a "
        "window whose Redis state a restart lost before any bind landed (the DB down meanwhile) is pushed yet never "
        "shown by a poll"},
+      {"CB-BIND-BY-ROW",
+       "000:L293-314 §4.6",
+       {"COMBO-11", "COMBO-13"},
+       "the window's member list names each row by pid and created_at and the bind matches both: a DB power loss "
+       "(synchronous NORMAL/OFF) hands a forgotten member's pid to a later purchase of the same key, whose row a late "
+       "bind of the old window would otherwise take from its own window"},
   };
   return registry;
 }

@@ -18,7 +18,8 @@ namespace {
 // KEYS: lock, stream, marker.  ARGV: pid qty activity user star item_id item_type item_name
 // item_icon nickname avatar created_at window_ms agg_ttl_ms marker_ttl_ms maxlen agg_prefix
 // window_token (the opener's pid and created_at: a window's Redis identity must not be its pid
-// alone, which a DB power loss under synchronous NORMAL/OFF can hand out again).
+// alone, which a DB power loss under synchronous NORMAL/OFF can hand out again) [member] (how the
+// member list names this row: "pid.created_at" with CB-BIND-BY-ROW; the pid when absent).
 const char* kAggregateLua = R"LUA(
 local done = redis.call('GET', KEYS[3])
 if done then return done end
@@ -31,8 +32,9 @@ if not wid then
 end
 local agg = ARGV[17] .. wid
 redis.call('HINCRBY', agg, 'quantity', ARGV[2])
+local member = ARGV[19] or ARGV[1]
 local members = redis.call('HGET', agg, 'pids')
-redis.call('HSET', agg, 'pids', members and (members .. ',' .. ARGV[1]) or ARGV[1])
+redis.call('HSET', agg, 'pids', members and (members .. ',' .. member) or member)
 local names = {'activity_id','user_id','star_id','item_id','item_type','item_name','item_icon','nickname','avatar_url'}
 local vals = {ARGV[3],ARGV[4],ARGV[5],ARGV[6],ARGV[7],ARGV[8],ARGV[9],ARGV[10],ARGV[11]}
 for i = 1, #names do redis.call('HSETNX', agg, names[i], vals[i]) end
@@ -46,7 +48,8 @@ return wid
 )LUA";
 
 RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
-  if (k.size() != 3 || a.size() != 18) return RedisReply::error("ERR combo_aggregate: wrong arity");
+  if (k.size() != 3 || (a.size() != 18 && a.size() != 19)) return RedisReply::error("ERR combo_aggregate: wrong arity");
+  const std::string& member = a.size() == 19 ? a[18] : a[0];  // CB-BIND-BY-ROW: "pid.created_at"
   RedisReply done = r.call({"GET", k[2]});
   if (done.kind == RedisReply::Kind::kBulk) return done;
   RedisReply lock = r.call({"GET", k[0]});
@@ -63,7 +66,7 @@ RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const
   r.call({"HINCRBY", agg, "quantity", a[1]});
   // COMBO-3/11/13: the window's members, so the worker can bind every row to it (see flush).
   RedisReply members = r.call({"HGET", agg, "pids"});
-  r.call({"HSET", agg, "pids", members.kind == RedisReply::Kind::kBulk ? members.str + "," + a[0] : a[0]});
+  r.call({"HSET", agg, "pids", members.kind == RedisReply::Kind::kBulk ? members.str + "," + member : member});
   const char* names[] = {"activity_id", "user_id",   "star_id",  "item_id",   "item_type",
                          "item_name",   "item_icon", "nickname", "avatar_url"};
   for (size_t i = 0; i < 9; ++i) r.call({"HSETNX", agg, names[i], a[2 + i]});

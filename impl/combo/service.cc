@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,7 +61,8 @@ std::vector<ContributionRow> rows_of(const SqlResult& r) {
   return out;
 }
 
-// The window's members as the scripts list them ("12,15,16"); unparsable parts are skipped.
+// The window's members as the scripts list them ("12,15,16", or "12.1767225600123,..." with
+// CB-BIND-BY-ROW: a pid stops at the dot); unparsable parts are skipped.
 std::vector<int64_t> parse_members(const std::string& list) {
   std::vector<int64_t> members;
   for (size_t from = 0; from < list.size();) {
@@ -72,6 +74,25 @@ std::vector<int64_t> parse_members(const std::string& list) {
     from = comma + 1;
   }
   return members;
+}
+
+// The member list as rows: each pid with its created_at when the list names it ("pid.created_at").
+std::vector<std::pair<int64_t, std::optional<int64_t>>> parse_rows(const std::string& list) {
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> rows;
+  for (size_t from = 0; from < list.size();) {
+    size_t comma = list.find(',', from);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string part = list.substr(from, comma - from);
+    const size_t dot = part.find('.');
+    try {
+      const int64_t pid = std::stoll(part.substr(0, dot));
+      std::optional<int64_t> created;
+      if (dot != std::string::npos) created = std::stoll(part.substr(dot + 1));
+      rows.emplace_back(pid, created);
+    } catch (...) {}
+    from = comma + 1;
+  }
+  return rows;
 }
 
 // Hardened's per-window keys (CB-WINDOW-SCRIPTS): the open window's lock (its value is the
@@ -105,7 +126,7 @@ class Replica {
   bool has(Fix f) const { return o_.fixes.has(f); }
   Task<bool> spec_aggregate(const Line& l);
   Task<bool> window_aggregate(const Line& l);
-  Task<bool> bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e);
+  Task<bool> bind_window(int64_t window_id, std::string member_list, const StreamEntry& e);
   Task<bool> bind_before_publish(int64_t window_id, const std::vector<std::string>& keys, const StreamEntry& e,
                                  std::vector<int64_t>* bound);
   Task<void> process(const StreamEntry& e);
@@ -229,24 +250,26 @@ Task<bool> Replica::window_aggregate(const Line& l) {
   const std::vector<std::string> keys = {
       window_lock_key(suffix), kStreamKey,
       purchase_marker_key(req.activity_id, req.user_id, l.item.item_id, l.pid, l.created_at)};
-  const std::vector<std::string> args = {str(l.pid),
-                                         str(l.line.quantity),
-                                         str(req.activity_id),
-                                         str(req.user_id),
-                                         str(req.star_id),
-                                         str(l.item.item_id),
-                                         l.line.item_type,
-                                         l.item.name,
-                                         l.item.icon,
-                                         nickname_of(req.user_id),
-                                         avatar_of(req.user_id),
-                                         str(l.created_at),
-                                         str(o_.window_ms),
-                                         str(agg_ttl_ms),
-                                         str(o_.marker_ttl_ms),
-                                         str(o_.stream_maxlen),
-                                         window_hash_prefix(suffix),
-                                         token};
+  std::vector<std::string> args = {str(l.pid),
+                                   str(l.line.quantity),
+                                   str(req.activity_id),
+                                   str(req.user_id),
+                                   str(req.star_id),
+                                   str(l.item.item_id),
+                                   l.line.item_type,
+                                   l.item.name,
+                                   l.item.icon,
+                                   nickname_of(req.user_id),
+                                   avatar_of(req.user_id),
+                                   str(l.created_at),
+                                   str(o_.window_ms),
+                                   str(agg_ttl_ms),
+                                   str(o_.marker_ttl_ms),
+                                   str(o_.stream_maxlen),
+                                   window_hash_prefix(suffix),
+                                   token};
+  // CB-BIND-BY-ROW: the member list names this row by pid and created_at (the token's form).
+  if (has(Fix::kBindByRow)) args.push_back(token);
   RedisReply r = co_await redis_.script("combo_aggregate", keys, args);
   co_return r.kind == RedisReply::Kind::kBulk;
 }
@@ -255,12 +278,14 @@ Task<bool> Replica::window_aggregate(const Line& l) {
 // entry stays pending and whoever reclaims it finishes the binding.
 // Only rows of the entry's key: a DB power loss (synchronous NORMAL/OFF) may have forgotten a
 // member and handed its pid to another purchase, whose row must not join this window.
-Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members, const StreamEntry& e) {
-  if (members.empty()) co_return true;
+// CB-BIND-BY-ROW: a member named with its created_at binds only that row, never a later purchase
+// the DB handed the forgotten member's pid to (explore-hardened-lying-disk seed 8386).
+Task<bool> Replica::bind_window(int64_t window_id, std::string member_list, const StreamEntry& e) {
+  const std::vector<std::pair<int64_t, std::optional<int64_t>>> rows = parse_rows(member_list);
+  if (rows.empty()) co_return true;
   SqlStatement up;
   up.sql =
-      "UPDATE activity_contributions SET window_id = ? WHERE activity_id = ? AND user_id = ? AND item_id = ? AND id IN "
-      "(";
+      "UPDATE activity_contributions SET window_id = ? WHERE activity_id = ? AND user_id = ? AND item_id = ? AND (";
   up.params.push_back(window_id);
   for (const char* f : {"activity_id", "user_id", "item_id"}) {
     int64_t v = 0;
@@ -269,9 +294,26 @@ Task<bool> Replica::bind_window(int64_t window_id, std::vector<int64_t> members,
     } catch (...) {}
     up.params.push_back(v);
   }
-  for (size_t i = 0; i < members.size(); ++i) {
-    up.sql += i == 0 ? "?" : ",?";
-    up.params.push_back(members[i]);
+  const bool by_row = has(Fix::kBindByRow);
+  std::vector<int64_t> pids;  // members named by pid alone: one IN list, as the seed-era bind did
+  bool first = true;
+  for (const auto& [pid, created] : rows) {
+    if (by_row && created) {
+      up.sql += first ? "(id = ? AND created_at = ?)" : " OR (id = ? AND created_at = ?)";
+      first = false;
+      up.params.push_back(pid);
+      up.params.push_back(*created);
+    } else {
+      pids.push_back(pid);
+    }
+  }
+  if (!pids.empty()) {
+    up.sql += first ? "id IN (" : " OR id IN (";
+    for (size_t i = 0; i < pids.size(); ++i) {
+      up.sql += i == 0 ? "?" : ",?";
+      up.params.push_back(pids[i]);
+    }
+    up.sql += ")";
   }
   up.sql += ")";
   SqlResult res = co_await sql_.execute(up);
@@ -462,10 +504,11 @@ Task<void> Replica::window_process(const StreamEntry& e) {
       const bool published = what == "published" && r.elements.size() > 2;
       const bool already = what == "already" && r.elements.size() > 3;
       if (!published && !already) co_return;  // malformed reply: stays pending, reclaimed later
-      const std::vector<int64_t> members = parse_members(r.elements[published ? 2 : 3].str);
+      const std::string& member_list = r.elements[published ? 2 : 3].str;
+      const std::vector<int64_t> members = parse_members(member_list);
       // CB-POLL-BY-WINDOW (COMBO-11/13): bind the members before acking; if the DB is unreachable
       // the entry stays pending and whoever claims it next finds "already" and finishes.
-      if (has(Fix::kPollByWindow) && members != bound && !co_await bind_window(window_id, members, e)) co_return;
+      if (has(Fix::kPollByWindow) && members != bound && !co_await bind_window(window_id, member_list, e)) co_return;
       co_await ack_window(e, keys[3]);
       co_return;
     }
@@ -495,7 +538,7 @@ Task<bool> Replica::bind_before_publish(int64_t window_id, const std::vector<std
     if (pids.is_transport_error() || pids.kind == RedisReply::Kind::kError) co_return false;
     if (pids.kind != RedisReply::Kind::kBulk) co_return true;
     std::vector<int64_t> members = parse_members(pids.str);
-    if (!co_await bind_window(window_id, members, e)) co_return false;
+    if (!co_await bind_window(window_id, pids.str, e)) co_return false;
     *bound = std::move(members);
     co_return true;
   }
