@@ -222,6 +222,8 @@ RedisReply cmd_zrank(Ctx& c);
 RedisReply cmd_zrevrank(Ctx& c);
 RedisReply cmd_expireat(Ctx& c);
 RedisReply cmd_pexpireat(Ctx& c);
+RedisReply cmd_watch(Ctx& c);  // WATCH itself is served by Engine::dispatch (it snapshots the keys)
+RedisReply cmd_unwatch(Ctx& c);
 // set_random.cc
 RedisReply cmd_spop(Ctx& c);
 RedisReply cmd_srandmember(Ctx& c);

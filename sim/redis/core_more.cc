@@ -1,7 +1,8 @@
 // More of Redis 7.0's core command table, each as its t_*.c / db.c / expire.c writes it:
 // strings SETEX PSETEX GETSET MSET MSETNX APPEND INCRBYFLOAT; keys UNLINK TOUCH KEYS COPY TIME;
 // hashes HMSET HMGET HEXISTS HKEYS HVALS HSTRLEN HINCRBYFLOAT; sets SMISMEMBER SMOVE; sorted
-// sets ZRANK ZREVRANK. (EXPIREAT and PEXPIREAT are in keys.cc with EXPIRE.)
+// sets ZRANK ZREVRANK; transactions UNWATCH. (EXPIREAT and PEXPIREAT are in keys.cc with EXPIRE;
+// WATCH and EXEC's check are in Engine::dispatch and Engine::run_exec.)
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -284,6 +285,16 @@ static RedisReply zrank(Ctx& c, bool reverse) {
   const auto pos = z->order.find({it->second, it->first});
   const int64_t rank = std::distance(z->order.begin(), pos);
   return RedisReply::integer_of(reverse ? static_cast<int64_t>(z->size()) - 1 - rank : rank);
+}
+
+// Engine::dispatch answers WATCH before it gets here (it snapshots the watched keys); reached
+// only from a queued transaction, where Redis refuses it too.
+RedisReply cmd_watch(Ctx&) { return RedisReply::error("ERR WATCH inside MULTI is not allowed"); }
+
+// UNWATCH, also when queued in a transaction (EXEC has dropped the watches by then).
+RedisReply cmd_unwatch(Ctx& c) {
+  c.session.watched.clear();
+  return RedisReply::ok();
 }
 
 RedisReply cmd_zrank(Ctx& c) { return zrank(c, false); }

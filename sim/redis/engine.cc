@@ -198,6 +198,8 @@ constexpr Spec kCommands[] = {
     {"multi", 1, kNoScript | kAdmin, nullptr},
     {"exec", 1, kNoScript | kAdmin, nullptr},
     {"discard", 1, kNoScript | kAdmin, nullptr},
+    {"watch", -2, kNoScript | kLoadingOk, cmd_watch},
+    {"unwatch", 1, kNoScript | kNoKeys | kLoadingOk, cmd_unwatch},
     // Containers: listed for COMMAND; resolve() dispatches on the subcommand.
     {"xgroup", -2, 0, nullptr},
     {"script", -2, kNoScript | kNoKeys, nullptr},
@@ -659,8 +661,20 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
     session.in_multi = false;
     session.multi_dirty = false;
     session.queued.clear();
+    session.watched.clear();
     return RedisReply::ok();
   }
+  if (name == "watch") {
+    if (session.in_multi) return RedisReply::error("ERR WATCH inside MULTI is not allowed");
+    Keyspace& ks = live_[static_cast<size_t>(session.db)];
+    for (size_t j = 1; j < argv.size(); ++j) {
+      const Entry* e = ks.find(argv[j], now_ms, &stats_.expired_lazy);
+      session.watched.push_back(Session::Watched{session.db, argv[j], e ? std::optional<Value>(e->value) : std::nullopt,
+                                                 e ? e->expire_at_ms : std::nullopt});
+    }
+    return RedisReply::ok();
+  }
+
   if (session.in_multi) {
     session.queued.push_back(argv);
     return RedisReply::status("QUEUED");
@@ -677,7 +691,15 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
   session.in_multi = false;
   session.multi_dirty = false;
   session.queued.clear();
+  std::vector<Session::Watched> watched = std::move(session.watched);
+  session.watched.clear();
   if (dirty) return RedisReply::error("EXECABORT Transaction discarded because of previous errors.");
+  // WATCH: a watched key whose state changed since (written, deleted, expired) aborts the EXEC.
+  for (const Session::Watched& w : watched) {
+    const Entry* e = live_[static_cast<size_t>(w.db)].find(w.key, now_ms, &stats_.expired_lazy);
+    const bool same = e ? (w.value && *w.value == e->value && w.expire_at_ms == e->expire_at_ms) : !w.value;
+    if (!same) return RedisReply::nil_array();
+  }
   std::vector<RedisReply> replies;
   replies.reserve(queued.size());
   for (const auto& argv : queued) {
@@ -724,6 +746,7 @@ void Engine::close_session(Session& session) {
   session.multi_dirty = false;
   session.queued.clear();
   session.blocked.reset();
+  session.watched.clear();
 }
 
 // ---- Maintenance and persistence.

@@ -153,6 +153,15 @@ struct Session {
   // During execute(): the session came in blocked, i.e. this is the re-execution of a parked
   // XREADGROUP that a write to one of its keys woke (callers leave `blocked` set for it).
   bool woken = false;
+  // WATCH: each key's state when watched (none: absent). EXEC aborts when one differs. Compared by
+  // value, so a write that restores the watched state goes unnoticed (Redis would abort).
+  struct Watched {
+    int db = 0;
+    std::string key;
+    std::optional<Value> value;
+    std::optional<int64_t> expire_at_ms;
+  };
+  std::vector<Watched> watched;
 };
 
 struct PubSubDelivery {

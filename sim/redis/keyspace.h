@@ -29,11 +29,13 @@ struct PendingEntry {
   std::string consumer;
   int64_t delivery_time_ms = 0;
   uint64_t delivery_count = 0;
+  bool operator==(const PendingEntry&) const = default;
 };
 
 struct Consumer {
   int64_t seen_time_ms = 0;
   std::set<StreamId> pending;
+  bool operator==(const Consumer&) const = default;
 };
 
 struct ConsumerGroup {
@@ -41,6 +43,7 @@ struct ConsumerGroup {
   int64_t entries_read = -1;  // Redis 7.0 lag tracking; -1 = unknown
   std::map<StreamId, PendingEntry> pel;
   std::map<std::string, Consumer> consumers;
+  bool operator==(const ConsumerGroup&) const = default;
 };
 
 // Redis stores a stream as a radix tree of listpack nodes of at most stream-node-max-entries
@@ -51,6 +54,7 @@ inline constexpr uint64_t kStreamNodeMaxEntries = 100;
 struct StreamNode {
   uint64_t slots = 0;  // entries ever appended to this node (live + deleted)
   uint64_t live = 0;   // entries not deleted
+  bool operator==(const StreamNode&) const = default;
 };
 
 struct Stream {
@@ -60,6 +64,7 @@ struct Stream {
   StreamId max_deleted_id;
   uint64_t entries_added = 0;
   std::map<std::string, ConsumerGroup> groups;
+  bool operator==(const Stream&) const = default;
 };
 
 // A sorted set: member -> score, plus the (score, member) order ZRANGE walks.
@@ -69,6 +74,7 @@ struct ZSet {
   void put(const std::string& member, double score);
   bool erase(const std::string& member);
   size_t size() const { return scores.size(); }
+  bool operator==(const ZSet&) const = default;
 };
 
 using Hash = std::map<std::string, std::string>;
