@@ -1,5 +1,5 @@
 // The surface clients and tools use besides data commands: databases (SELECT MOVE SWAPDB
-// FLUSHDB), HELLO, CLIENT, INFO, CONFIG, COMMAND, FUNCTION/FCALL, DEBUG, OBJECT, RENAME(NX),
+// FLUSHDB), HELLO, CLIENT, INFO, CONFIG, COMMAND, FUNCTION/FCALL, DEBUG, OBJECT, MEMORY USAGE, RENAME(NX),
 // RANDOMKEY, the SCAN family and EXPIRETIME. Texts are Redis 7.0.15's, checked against a real
 // server by the differential suite (harness/redis_diff) where the reply is deterministic.
 #include <algorithm>
@@ -733,6 +733,20 @@ RedisReply expiretime_generic(Ctx& c, bool ms) {
 }
 
 }  // namespace
+
+// MEMORY USAGE key [SAMPLES count]: the engine's estimate of the key's bytes (the same estimate
+// maxmemory and eviction use), nil for a missing key.
+RedisReply cmd_memory_usage(Ctx& c) {
+  for (size_t j = 3; j < c.argc(); j += 2) {
+    if (!iequals(c.arg(j), "samples") || j + 1 >= c.argc()) return err_syntax();
+    const std::optional<int64_t> v = parse_int64(c.arg(j + 1));
+    if (!v) return err_not_integer();
+    if (*v < 0) return RedisReply::error("ERR value is out of range, must be positive");
+  }
+  Entry* e = c.find(c.arg(2));
+  if (!e) return RedisReply::nil();
+  return RedisReply::integer_of(entry_bytes(c.arg(2), *e));
+}
 
 RedisReply cmd_rename(Ctx& c) { return rename_generic(c, false); }
 RedisReply cmd_renamenx(Ctx& c) { return rename_generic(c, true); }

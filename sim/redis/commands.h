@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,6 +113,16 @@ std::optional<int64_t> parse_int64(std::string_view s);
 std::optional<double> parse_double(std::string_view s);
 // addReplyDouble's text: "inf", "-inf", or %.17g.
 std::string format_double(double d);
+// LONG_MAX, the bound Redis checks counts against.
+constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
+// "ERR invalid expire time in '<command>' command".
+RedisReply err_expire(const Ctx& c);
+// The absolute expiry, in ms of the Redis clock, of an expire argument `when` (seconds or ms,
+// relative to now or absolute) as SET and SETEX take it; nullopt when Redis answers err_expire:
+// not positive, or overflowing once scaled and added.
+std::optional<int64_t> expire_arg_at_ms(const Ctx& c, int64_t when, bool seconds, bool relative);
+// splitmix64: advances *state and returns the next value of its stream.
+uint64_t splitmix64(uint64_t* state);
 
 // ---- Command families. Each returns the reply; argv arity is already checked.
 // strings.cc

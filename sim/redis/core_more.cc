@@ -14,10 +14,6 @@ namespace fl::sim::redis {
 
 namespace {
 
-RedisReply err_expire(const Ctx& c) {
-  return RedisReply::error("ERR invalid expire time in '" + c.name() + "' command");
-}
-
 // util.c string2ld: strtold of the whole string, no leading space, NaN refused.
 std::optional<long double> parse_long_double(const std::string& s) {
   if (s.empty() || s.size() > 5000 || std::isspace(static_cast<unsigned char>(s[0]))) return std::nullopt;
@@ -45,10 +41,9 @@ std::string format_long_double(long double v) {
 RedisReply set_with_expire(Ctx& c, bool seconds) {
   const std::optional<int64_t> v = parse_int64(c.arg(2));
   if (!v) return err_not_integer();
-  if (*v <= 0 || (seconds && *v > std::numeric_limits<int64_t>::max() / 1000)) return err_expire(c);
-  const int64_t ms = seconds ? *v * 1000 : *v;
-  if (ms > std::numeric_limits<int64_t>::max() - c.now_ms) return err_expire(c);
-  c.ks.put(c.arg(1), c.arg(3), c.now_ms + ms);
+  const std::optional<int64_t> at_ms = expire_arg_at_ms(c, *v, seconds, /*relative=*/true);
+  if (!at_ms) return err_expire(c);
+  c.ks.put(c.arg(1), c.arg(3), *at_ms);
   return RedisReply::ok();
 }
 

@@ -556,11 +556,7 @@ RedisReply Engine::execute(Session& session, const std::vector<std::string>& arg
 }
 
 uint64_t Engine::next_random() {
-  // splitmix64: the engine's own stream, seeded by EngineOptions::random_seed.
-  uint64_t z = (rng_state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return splitmix64(&rng_state_);  // the engine's own stream, seeded by EngineOptions::random_seed
 }
 
 // After a command that succeeded: journal a write for the AOF, and keep the object metadata of

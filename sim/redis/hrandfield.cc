@@ -8,8 +8,6 @@ namespace fl::sim::redis {
 
 namespace {
 
-constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
-
 void emit_field(std::vector<RedisReply>* out, const std::pair<const std::string, std::string>& fv, bool withvalues) {
   out->push_back(RedisReply::bulk(fv.first));
   if (withvalues) out->push_back(RedisReply::bulk(fv.second));

@@ -237,7 +237,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
       parked->client = req.client;
       const int64_t timeout_ms = session.blocked->timeout_ms;
       parked_.emplace(parked->id, parked);
-      engine_.set_blocked_clients(parked_.size());
+      engine_.set_blocked_clients(parked_.size());  // INFO blocked_clients
       ++stats_.parked;
       if (timeout_ms > 0) {
         World& world = process_->world();
@@ -247,8 +247,7 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
           auto it = parked_.find(id);
           if (it == parked_.end()) return;
           std::shared_ptr<Parked> p = it->second;
-          parked_.erase(it);
-          engine_.set_blocked_clients(parked_.size());
+          unpark(it);
           ++stats_.block_timeouts;
           p->reply = RedisReply::nil_array();
           p->done = true;
@@ -276,6 +275,11 @@ void Server::after_command() {
   push_deliveries();
 }
 
+void Server::unpark(std::map<uint64_t, std::shared_ptr<Parked>>::iterator it) {
+  parked_.erase(it);
+  engine_.set_blocked_clients(parked_.size());
+}
+
 void Server::wake_parked(const std::vector<std::string>& keys) {
   std::vector<std::shared_ptr<Parked>> candidates;
   for (const auto& [id, p] : parked_) {
@@ -293,8 +297,7 @@ void Server::wake_parked(const std::vector<std::string>& keys) {
       continue;
     }
     p->session.blocked = std::move(block);
-    parked_.erase(p->id);
-    engine_.set_blocked_clients(parked_.size());
+    unpark(parked_.find(p->id));
     ++stats_.woken;
     p->reply = std::move(reply);
     p->done = true;

@@ -118,6 +118,8 @@ class Server {
   bool subscriber_alive(const Subscriber& s) const;
   void after_command();
   void wake_parked(const std::vector<std::string>& keys);
+  // Forgets a parked request and keeps INFO blocked_clients equal to the parked count.
+  void unpark(std::map<uint64_t, std::shared_ptr<Parked>>::iterator it);
   void push_deliveries();
   Task<void> cron();
   int64_t now_ms() const;

@@ -1,4 +1,4 @@
-// SPOP key [count] and SRANDMEMBER key [count], as t_set.c serves them, and MEMORY USAGE.
+// SPOP key [count] and SRANDMEMBER key [count], as t_set.c serves them.
 // SPOP writes, and an AOF or snapshot replay re-executes it on the durable copy, where the
 // engine's random stream stands elsewhere: its choices are therefore drawn from a stream seeded by
 // the command itself (key, set size, the Redis clock), so a replay pops the same members.
@@ -12,8 +12,6 @@ namespace fl::sim::redis {
 
 namespace {
 
-constexpr int64_t kLongMax = std::numeric_limits<int64_t>::max();
-
 // splitmix64 over a seed made of what the command sees.
 class CommandRandom {
  public:
@@ -22,12 +20,7 @@ class CommandRandom {
     for (unsigned char ch : key) h = (h ^ ch) * 1099511628211ULL;
     state_ = h ^ (static_cast<uint64_t>(size) * 0x9e3779b97f4a7c15ULL) ^ static_cast<uint64_t>(now_ms);
   }
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  uint64_t next() { return splitmix64(&state_); }
 
  private:
   uint64_t state_ = 0;
@@ -87,20 +80,6 @@ RedisReply cmd_srandmember(Ctx& c) {
   Set pool = *s;
   while (pool.size() > static_cast<size_t>(*count)) pool.erase(nth(pool, c.random()));
   return bulk_array(std::vector<std::string>(pool.begin(), pool.end()));
-}
-
-// MEMORY USAGE key [SAMPLES count]: the engine's estimate of the key's bytes (the same estimate
-// maxmemory and eviction use), nil for a missing key.
-RedisReply cmd_memory_usage(Ctx& c) {
-  for (size_t j = 3; j < c.argc(); j += 2) {
-    if (!iequals(c.arg(j), "samples") || j + 1 >= c.argc()) return err_syntax();
-    const std::optional<int64_t> v = parse_int64(c.arg(j + 1));
-    if (!v) return err_not_integer();
-    if (*v < 0) return RedisReply::error("ERR value is out of range, must be positive");
-  }
-  Entry* e = c.find(c.arg(2));
-  if (!e) return RedisReply::nil();
-  return RedisReply::integer_of(entry_bytes(c.arg(2), *e));
 }
 
 }  // namespace fl::sim::redis

@@ -7,10 +7,6 @@ namespace fl::sim::redis {
 
 namespace {
 
-RedisReply err_expire(const Ctx& c) {
-  return RedisReply::error("ERR invalid expire time in '" + c.name() + "' command");
-}
-
 enum class ExpireUnit : uint8_t { kNone, kEx, kPx, kExAt, kPxAt };
 
 // t_string.c parseExtendedStringArgumentsOrReply + getExpireMillisecondsOrReply for SET.
@@ -53,28 +49,14 @@ bool set_expire_at(const Ctx& c, const SetOptions& o, int64_t* at_ms, RedisReply
     *error = err_not_integer();
     return false;
   }
-  int64_t when = *v;
-  if (when <= 0) {
+  const bool seconds = o.unit == ExpireUnit::kEx || o.unit == ExpireUnit::kExAt;
+  const bool relative = o.unit == ExpireUnit::kEx || o.unit == ExpireUnit::kPx;
+  const std::optional<int64_t> when = expire_arg_at_ms(c, *v, seconds, relative);
+  if (!when) {
     *error = err_expire(c);
     return false;
   }
-  const bool seconds = o.unit == ExpireUnit::kEx || o.unit == ExpireUnit::kExAt;
-  if (seconds) {
-    if (when > std::numeric_limits<int64_t>::max() / 1000) {
-      *error = err_expire(c);
-      return false;
-    }
-    when *= 1000;
-  }
-  const bool relative = o.unit == ExpireUnit::kEx || o.unit == ExpireUnit::kPx;
-  if (relative) {
-    if (when > std::numeric_limits<int64_t>::max() - c.now_ms) {
-      *error = err_expire(c);
-      return false;
-    }
-    when += c.now_ms;
-  }
-  *at_ms = when;
+  *at_ms = *when;
   return true;
 }
 

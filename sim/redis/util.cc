@@ -10,6 +10,30 @@
 namespace fl::sim::redis {
 
 RedisReply err_syntax() { return RedisReply::error("ERR syntax error"); }
+
+RedisReply err_expire(const Ctx& c) {
+  return RedisReply::error("ERR invalid expire time in '" + c.name() + "' command");
+}
+
+std::optional<int64_t> expire_arg_at_ms(const Ctx& c, int64_t when, bool seconds, bool relative) {
+  if (when <= 0) return std::nullopt;
+  if (seconds) {
+    if (when > kLongMax / 1000) return std::nullopt;
+    when *= 1000;
+  }
+  if (relative) {
+    if (when > kLongMax - c.now_ms) return std::nullopt;
+    when += c.now_ms;
+  }
+  return when;
+}
+
+uint64_t splitmix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 RedisReply err_not_integer() { return RedisReply::error("ERR value is not an integer or out of range"); }
 RedisReply err_not_float() { return RedisReply::error("ERR value is not a valid float"); }
 RedisReply err_wrongtype() {
