@@ -35,7 +35,7 @@ std::string upper(std::string s) {
 
 bool is_subscription_command(const std::string& name) {
   std::string n = upper(name);
-  return n == "SUBSCRIBE" || n == "UNSUBSCRIBE";
+  return n == "SUBSCRIBE" || n == "UNSUBSCRIBE" || n == "PSUBSCRIBE" || n == "PUNSUBSCRIBE";
 }
 
 std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
@@ -276,6 +276,9 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
     c.close_after_write = true;
     return;
   }
+  if (argv.size() >= 2 && upper(argv[0]) == "CLIENT" && upper(argv[1]) == "REPLY") return client_reply(c, argv);
+  c.skipping = c.skip_next;  // CLIENT REPLY SKIP silences this command's reply
+  c.skip_next = false;
   const int64_t now = now_ms();
   RedisReply reply = engine_.execute(c.session, argv, now);
   if (c.session.blocked) {
@@ -289,11 +292,28 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
   after_command();
 }
 
+// CLIENT REPLY ON|OFF|SKIP (networking.c): OFF and SKIP answer nothing; ON answers OK.
+void RespServer::client_reply(Client& c, const std::vector<std::string>& argv) {
+  const std::string mode = argv.size() == 3 ? upper(argv[2]) : "";
+  if (mode == "ON") {
+    c.reply_off = c.skip_next = false;
+    encode(RedisReply::ok(), c.session.protocol, &c.out);
+  } else if (mode == "OFF") {
+    c.reply_off = true;
+  } else if (mode == "SKIP") {
+    if (!c.reply_off) c.skip_next = true;
+  } else {
+    encode(RedisReply::error("ERR syntax error"), c.session.protocol, &c.out);
+  }
+}
+
 void RespServer::write_reply(Client& c, const std::vector<std::string>& argv, const RedisReply& reply) {
-  // (UN)SUBSCRIBE confirm each channel with a reply of its own.
+  // (P)(UN)SUBSCRIBE confirm each channel with a reply of its own.
   bool split = is_subscription_command(argv[0]) && reply.kind == RedisReply::Kind::kArray && !reply.elements.empty() &&
                std::all_of(reply.elements.begin(), reply.elements.end(),
                            [](const RedisReply& e) { return e.kind == RedisReply::Kind::kArray; });
+  // Replies silenced by CLIENT REPLY; pub/sub pushes (confirmations included) are still sent.
+  if ((c.reply_off || c.skipping) && !split) return;
   const int protocol = c.session.protocol;
   if (split) {
     // RESP3 sends subscription confirmations as pushes.
@@ -315,9 +335,12 @@ void RespServer::after_command() {
     for (const auto& d : deliveries) {
       auto it = clients_.find(d.session_id);
       if (it == clients_.end() || it->second->closed) continue;
-      encode(RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk(d.channel), RedisReply::bulk(d.payload)})
-                 .as_resp3(RedisReply::Resp3::kPush),
-             it->second->session.protocol, &it->second->out);
+      RedisReply push = d.pattern.empty()
+                            ? RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk(d.channel),
+                                                 RedisReply::bulk(d.payload)})
+                            : RedisReply::array({RedisReply::bulk("pmessage"), RedisReply::bulk(d.pattern),
+                                                 RedisReply::bulk(d.channel), RedisReply::bulk(d.payload)});
+      encode(std::move(push).as_resp3(RedisReply::Resp3::kPush), it->second->session.protocol, &it->second->out);
     }
     std::vector<std::string> keys = engine_.take_signaled_keys();
     if (deliveries.empty() && keys.empty()) break;

@@ -84,6 +84,8 @@ class RespServer {
     bool closed = false;
     std::optional<std::vector<std::string>> blocked_argv;  // a parked XREADGROUP BLOCK
     int64_t blocked_deadline_ms = 0;                       // 0: no timeout
+    // CLIENT REPLY: OFF silences every reply, SKIP the next command's (skipping: this one's).
+    bool reply_off = false, skip_next = false, skipping = false;
   };
 
   int64_t now_ms() const;
@@ -94,6 +96,7 @@ class RespServer {
   void process_client(Client& c);
   void run_command(Client& c, const std::vector<std::string>& argv);
   void write_reply(Client& c, const std::vector<std::string>& argv, const RedisReply& reply);
+  void client_reply(Client& c, const std::vector<std::string>& argv);
   // Drains pub/sub deliveries and wakes readers blocked on signaled keys.
   void after_command();
   void wake_blocked(const std::vector<std::string>& keys);

@@ -61,6 +61,64 @@ TEST(RespServer, PubSubPushesMessagesAsSeparateReplies) {
   EXPECT_EQ(pub.command({"PUBLISH", "zzz", "x"}), RedisReply::integer_of(0));
 }
 
+TEST(RespServer, PatternSubscribersGetPmessagesAndCount) {
+  ServedEngine s;
+  RedisConnection sub = s.connect();
+  RedisConnection pub = s.connect();
+  ASSERT_TRUE(sub.send({"PSUBSCRIBE", "news.*"}));
+  EXPECT_EQ(sub.read_reply(),
+            RedisReply::array({RedisReply::bulk("psubscribe"), RedisReply::bulk("news.*"), RedisReply::integer_of(1)}));
+  ASSERT_TRUE(sub.send({"SUBSCRIBE", "news.art"}));
+  EXPECT_EQ(sub.read_reply(), RedisReply::array({RedisReply::bulk("subscribe"), RedisReply::bulk("news.art"),
+                                                 RedisReply::integer_of(2)}));
+  // One message per subscription that matches: the channel's, then the pattern's.
+  EXPECT_EQ(pub.command({"PUBLISH", "news.art", "m"}), RedisReply::integer_of(2));
+  EXPECT_EQ(sub.read_reply(),
+            RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk("news.art"), RedisReply::bulk("m")}));
+  EXPECT_EQ(sub.read_reply(), RedisReply::array({RedisReply::bulk("pmessage"), RedisReply::bulk("news.*"),
+                                                 RedisReply::bulk("news.art"), RedisReply::bulk("m")}));
+  EXPECT_EQ(pub.command({"PUBSUB", "NUMPAT"}), RedisReply::integer_of(1));
+  EXPECT_EQ(pub.command({"PUBLISH", "sport", "x"}), RedisReply::integer_of(0));
+  ASSERT_TRUE(sub.send({"PUNSUBSCRIBE"}));
+  EXPECT_EQ(sub.read_reply(), RedisReply::array({RedisReply::bulk("punsubscribe"), RedisReply::bulk("news.*"),
+                                                 RedisReply::integer_of(1)}));
+  EXPECT_EQ(pub.command({"PUBSUB", "NUMPAT"}), RedisReply::integer_of(0));
+}
+
+TEST(RespServer, ClientReplyOffSilencesRepliesButNotPushes) {
+  ServedEngine s;
+  RedisConnection c = s.connect();
+  RedisConnection pub = s.connect();
+  ASSERT_TRUE(c.send({"CLIENT", "REPLY", "SKIP"}));
+  ASSERT_TRUE(c.send({"SET", "k", "1"}));  // its OK is skipped
+  EXPECT_EQ(c.command({"GET", "k"}), RedisReply::bulk("1"));
+  ASSERT_TRUE(c.send({"CLIENT", "REPLY", "OFF"}));
+  ASSERT_TRUE(c.send({"SET", "k", "2"}));
+  ASSERT_TRUE(c.send({"SUBSCRIBE", "ch"}));  // confirmations are pushes: still sent
+  EXPECT_EQ(c.read_reply(),
+            RedisReply::array({RedisReply::bulk("subscribe"), RedisReply::bulk("ch"), RedisReply::integer_of(1)}));
+  EXPECT_EQ(pub.command({"PUBLISH", "ch", "m"}), RedisReply::integer_of(1));
+  EXPECT_EQ(c.read_reply(),
+            RedisReply::array({RedisReply::bulk("message"), RedisReply::bulk("ch"), RedisReply::bulk("m")}));
+  EXPECT_EQ(pub.command({"GET", "k"}), RedisReply::bulk("2"));
+}
+
+TEST(RespServer, BlockedSortedSetPopIsWokenByZaddAndRename) {
+  ServedEngine s;
+  RedisConnection reader = s.connect();
+  RedisConnection writer = s.connect();
+  ASSERT_TRUE(reader.send({"BZPOPMIN", "z", "2"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(writer.command({"ZADD", "z", "3", "m"}), RedisReply::integer_of(1));
+  EXPECT_EQ(reader.read_reply(),
+            RedisReply::array({RedisReply::bulk("z"), RedisReply::bulk("m"), RedisReply::bulk("3")}));
+  ASSERT_TRUE(reader.send({"BLPOP", "l", "2"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(writer.command({"RPUSH", "other", "a", "b"}), RedisReply::integer_of(2));
+  EXPECT_EQ(writer.command({"RENAME", "other", "l"}), RedisReply::ok());  // dbAdd signals the key
+  EXPECT_EQ(reader.read_reply(), RedisReply::array({RedisReply::bulk("l"), RedisReply::bulk("a")}));
+}
+
 TEST(RespServer, BlockedReadIsWokenByAnotherConnectionsXadd) {
   ServedEngine s;
   RedisConnection reader = s.connect();

@@ -72,6 +72,14 @@ void move_entry(Keyspace& from, const std::string& key, Entry& e, Keyspace& to, 
 
 // ---- Databases.
 
+void signal_if_blockable(Ctx& c, int db, const std::string& key) {
+  const auto& entries = c.dbs()[static_cast<size_t>(db)].entries();
+  const auto it = entries.find(key);
+  if (it == entries.end()) return;
+  const ValueType t = it->second.type();
+  if (t == ValueType::kList || t == ValueType::kZSet || t == ValueType::kStream) c.signal_in(db, key);
+}
+
 RedisReply cmd_select(Ctx& c) {
   int db = 0;
   RedisReply error;
@@ -92,6 +100,7 @@ RedisReply cmd_move(Ctx& c) {
   Keyspace& dst = c.dbs()[static_cast<size_t>(db)];
   if (dst.find(c.arg(1), c.now_ms)) return RedisReply::integer_of(0);
   move_entry(c.ks, c.arg(1), *e, dst, c.arg(1));
+  signal_if_blockable(c, db, c.arg(1));
   return RedisReply::integer_of(1);
 }
 
@@ -102,12 +111,10 @@ RedisReply cmd_swapdb(Ctx& c) {
   if (!b) return RedisReply::error("ERR invalid second DB index");
   if (*a < 0 || *a >= kDatabases || *b < 0 || *b >= kDatabases) return err_db_range();
   std::swap(c.dbs()[static_cast<size_t>(*a)], c.dbs()[static_cast<size_t>(*b)]);
-  // scanDatabaseForReadyKeys on both: a reader blocked on a stream of either database is re-run
-  // against the stream now there (Redis 7.0 dbSwapDatabases).
+  // scanDatabaseForReadyKeys on both: a client blocked on a list, sorted set or stream of either
+  // database is re-run against the value now there (Redis 7.0 dbSwapDatabases).
   for (int db : {*a, *b}) {
-    for (const auto& [key, entry] : c.dbs()[static_cast<size_t>(db)].entries()) {
-      if (std::holds_alternative<Stream>(entry.value)) c.signal_in(db, key);
-    }
+    for (const auto& [key, entry] : c.dbs()[static_cast<size_t>(db)].entries()) signal_if_blockable(c, db, key);
   }
   return RedisReply::ok();
 }
@@ -294,6 +301,7 @@ std::string info_section(Ctx& c, const std::string& name) {
     l.add("keyspace_hits", static_cast<int64_t>(st.keyspace_hits));
     l.add("keyspace_misses", static_cast<int64_t>(st.keyspace_misses));
     l.add("pubsub_channels", static_cast<int64_t>(c.channels().size()));
+    l.add("pubsub_patterns", static_cast<int64_t>(c.patterns().size()));
     l.add("faultline_refused_commands", static_cast<int64_t>(st.refused));
   } else if (name == "replication") {
     l.text = "# Replication\r\n";
@@ -721,7 +729,7 @@ RedisReply rename_generic(Ctx& c, bool nx) {
     e = c.find(c.arg(1));
   }
   move_entry(c.ks, c.arg(1), *e, c.ks, c.arg(2));
-  if (c.ks.entries().at(c.arg(2)).type() == ValueType::kStream) c.signal(c.arg(2));
+  signal_if_blockable(c, c.session.db, c.arg(2));
   return nx ? RedisReply::integer_of(1) : RedisReply::ok();
 }
 

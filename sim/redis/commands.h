@@ -44,6 +44,7 @@ struct Ctx {
 
   // Engine state beyond the keyspace (engine.cc).
   std::map<std::string, std::set<uint64_t>, std::less<>>& channels();
+  std::map<std::string, std::set<uint64_t>, std::less<>>& patterns();
   std::vector<PubSubDelivery>& deliveries();
   // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
   void observe_publish(const std::string& channel, const std::string& payload);
@@ -121,6 +122,16 @@ RedisReply err_expire(const Ctx& c);
 // relative to now or absolute) as SET and SETEX take it; nullopt when Redis answers err_expire:
 // not positive, or overflowing once scaled and added.
 std::optional<int64_t> expire_arg_at_ms(const Ctx& c, int64_t when, bool seconds, bool relative);
+// The count arguments of HRANDFIELD and ZRANDMEMBER: argv[2] an integer >= -LONG_MAX, then at most
+// `with_word` (WITHVALUES, WITHSCORES), which halves the range. nullopt with *error set otherwise.
+struct RandomCount {
+  int64_t count = 0;
+  bool with = false;
+};
+std::optional<RandomCount> parse_random_count(const Ctx& c, const char* with_word, RedisReply* error);
+// signalKeyAsReady for a key a command just put in place (dbAdd): signals it when it holds a type
+// a client may block on (list, sorted set, stream). admin.cc.
+void signal_if_blockable(Ctx& c, int db, const std::string& key);
 // splitmix64: advances *state and returns the next value of its stream.
 uint64_t splitmix64(uint64_t* state);
 
@@ -240,6 +251,19 @@ RedisReply cmd_spop(Ctx& c);
 RedisReply cmd_srandmember(Ctx& c);
 RedisReply cmd_memory_usage(Ctx& c);
 // lists.cc
+// Blocking commands (lists, sorted sets): a timeout argument in seconds as a double
+// (getTimeoutFromObjectOrReply), in ms, 0 = forever; and parking the session on `keys`, answered
+// with a null array at once when the call may not block (in EXEC or a script) or on its timeout.
+std::optional<int64_t> parse_timeout_ms(const std::string& s, RedisReply* error);
+RedisReply block_on(Ctx& c, const std::vector<std::string>& keys, int64_t timeout_ms);
+// LMPOP/ZMPOP's tail from argv[first]: numkeys key [key ...] FIRST_END|LAST_END [COUNT count].
+struct MpopArgs {
+  std::vector<std::string> keys;
+  bool from_first = true;  // LEFT (lists), MIN (sorted sets)
+  int64_t count = 1;
+};
+std::optional<MpopArgs> parse_mpop(const Ctx& c, size_t first, const char* first_end, const char* last_end,
+                                   RedisReply* error);
 RedisReply cmd_lpush(Ctx& c);
 RedisReply cmd_rpush(Ctx& c);
 RedisReply cmd_lpushx(Ctx& c);
@@ -262,6 +286,18 @@ RedisReply cmd_brpop(Ctx& c);
 RedisReply cmd_blmove(Ctx& c);
 RedisReply cmd_brpoplpush(Ctx& c);
 RedisReply cmd_blmpop(Ctx& c);
+// bits.cc
+RedisReply cmd_setbit(Ctx& c);
+RedisReply cmd_getbit(Ctx& c);
+// sort.cc
+RedisReply cmd_sort(Ctx& c);
+RedisReply cmd_sort_ro(Ctx& c);
+// zset_pop.cc
+RedisReply cmd_zmpop(Ctx& c);
+RedisReply cmd_bzmpop(Ctx& c);
+RedisReply cmd_bzpopmin(Ctx& c);
+RedisReply cmd_bzpopmax(Ctx& c);
+RedisReply cmd_zrandmember(Ctx& c);
 // xinfo.cc
 RedisReply cmd_xinfo(Ctx& c);
 // Redis 7.0's consumer-group read counter arithmetic (xinfo.cc): the first live entry's id (0-0
@@ -285,6 +321,9 @@ RedisReply cmd_xclaim(Ctx& c);
 RedisReply cmd_xautoclaim(Ctx& c);
 // pubsub.cc
 RedisReply cmd_publish(Ctx& c);
+RedisReply cmd_psubscribe(Ctx& c);
+RedisReply cmd_punsubscribe(Ctx& c);
+RedisReply cmd_pubsub(Ctx& c);
 RedisReply cmd_subscribe(Ctx& c);
 RedisReply cmd_unsubscribe(Ctx& c);
 // admin.cc

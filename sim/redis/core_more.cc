@@ -162,6 +162,7 @@ RedisReply cmd_copy(Ctx& c) {
   const Value copied = src->value;
   const std::optional<int64_t> ttl = src->expire_at_ms;
   target.put(c.arg(2), copied, ttl);
+  signal_if_blockable(c, db, c.arg(2));
   return RedisReply::integer_of(1);
 }
 

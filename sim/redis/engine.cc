@@ -91,6 +91,13 @@ constexpr Spec kCommands[] = {
     {"zmscore", -3, 0, cmd_zmscore},
     {"zpopmin", -2, kW, cmd_zpopmin},
     {"zpopmax", -2, kW, cmd_zpopmax},
+    {"zmpop", -4, kW | kNoKeys, cmd_zmpop},
+    {"bzmpop", -5, kW | kNoKeys, cmd_bzmpop},
+    {"bzpopmin", -3, kW | kNoScript, cmd_bzpopmin},
+    {"bzpopmax", -3, kW | kNoScript, cmd_bzpopmax},
+    {"zrandmember", -2, 0, cmd_zrandmember},
+    {"sort", -2, kWD, cmd_sort},
+    {"sort_ro", -2, 0, cmd_sort_ro},
     {"zcard", 2, 0, cmd_zcard},
     {"zrange", -4, 0, cmd_zrange},
     {"zrevrange", -4, 0, cmd_zrevrange},
@@ -114,6 +121,8 @@ constexpr Spec kCommands[] = {
     {"zdiffstore", -4, kWD, cmd_zdiffstore},
     {"hrandfield", -2, 0, cmd_hrandfield},
     {"setrange", 4, kWD, cmd_setrange},
+    {"setbit", 4, kWD, cmd_setbit},
+    {"getbit", 3, 0, cmd_getbit},
     {"getrange", 4, 0, cmd_getrange},
     {"substr", 4, 0, cmd_getrange},
     {"lcs", -3, 0, cmd_lcs},
@@ -177,6 +186,9 @@ constexpr Spec kCommands[] = {
     {"xclaim", -6, kW, cmd_xclaim},
     {"xautoclaim", -6, kW, cmd_xautoclaim},
     {"publish", 3, kAdmin | kMayReplicate, cmd_publish},
+    {"psubscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_psubscribe},
+    {"punsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_punsubscribe},
+    {"pubsub", -2, kAdmin, cmd_pubsub},
     {"subscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_subscribe},
     {"unsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_unsubscribe},
     {"eval", -3, kNoScript | kNoKeys, cmd_eval},
@@ -406,6 +418,7 @@ std::string Engine::wait_key(int db, const std::string& key) {
 std::string Ctx::name() const { return lower(argv[0]); }
 
 std::map<std::string, std::set<uint64_t>, std::less<>>& Ctx::channels() { return engine.channels_; }
+std::map<std::string, std::set<uint64_t>, std::less<>>& Ctx::patterns() { return engine.patterns_; }
 std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
 void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
   if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
@@ -635,7 +648,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
     RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
     if (refused.is_error()) return reject(session, argv, std::move(refused));
   }
-  if (!session.channels.empty() && !(spec->flags & kPubSubOk)) {
+  if (session.subscribed() && !(spec->flags & kPubSubOk)) {
     return reject(session, argv,
                   RedisReply::error("ERR Can't execute '" + std::string(name) +
                                     "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
@@ -729,15 +742,26 @@ std::vector<PubSubDelivery> Engine::take_deliveries() {
   return out;
 }
 
+namespace {
+
+// Takes session `id` out of every entry of `registry` it subscribed to (`names`), then clears them.
+void leave_all(std::map<std::string, std::set<uint64_t>, std::less<>>& registry, std::set<std::string>& names,
+               uint64_t id) {
+  for (const auto& name : names) {
+    auto it = registry.find(name);
+    if (it == registry.end()) continue;
+    it->second.erase(id);
+    if (it->second.empty()) registry.erase(it);
+  }
+  names.clear();
+}
+
+}  // namespace
+
 void Engine::close_session(Session& session) {
   clients_.erase(session.id);
-  for (const auto& ch : session.channels) {
-    auto it = channels_.find(ch);
-    if (it == channels_.end()) continue;
-    it->second.erase(session.id);
-    if (it->second.empty()) channels_.erase(it);
-  }
-  session.channels.clear();
+  leave_all(channels_, session.channels, session.id);
+  leave_all(patterns_, session.patterns, session.id);
   session.in_multi = false;
   session.multi_dirty = false;
   session.queued.clear();

@@ -149,6 +149,9 @@ struct Session {
   bool multi_dirty = false;  // a command was rejected while queueing: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
   std::set<std::string> channels;
+  std::set<std::string> patterns;  // PSUBSCRIBE
+  // RESP2 subscribed context: only (P)(UN)SUBSCRIBE, PING, QUIT and RESET run.
+  bool subscribed() const { return !channels.empty() || !patterns.empty(); }
   std::optional<BlockRequest> blocked;  // set by execute() when the command must wait
   // During execute(): the session came in blocked, i.e. this is the re-execution of a parked
   // XREADGROUP that a write to one of its keys woke (callers leave `blocked` set for it).
@@ -168,6 +171,7 @@ struct PubSubDelivery {
   uint64_t session_id = 0;
   std::string channel;
   std::string payload;
+  std::string pattern;  // non-empty: a "pmessage" for this PSUBSCRIBE pattern
 };
 
 struct EngineStats {
@@ -322,6 +326,7 @@ class Engine {
   int64_t last_persist_ms_ = -1;
   // Pub/sub: channel -> subscribed session ids.
   std::map<std::string, std::set<uint64_t>, std::less<>> channels_;
+  std::map<std::string, std::set<uint64_t>, std::less<>> patterns_;  // pattern -> session ids
   std::vector<PubSubDelivery> deliveries_;
   PublishObserver publish_observer_;
   CommandObserver command_observer_;

@@ -1,5 +1,6 @@
-// HRANDFIELD key [count [WITHVALUES]], as t_hash.c hrandfieldCommand serves it. The choices come
-// from the engine's random stream (EngineOptions::random_seed), so a run replays exactly.
+// HRANDFIELD key [count [WITHVALUES]], as t_hash.c hrandfieldCommand serves it, and the count
+// parsing ZRANDMEMBER shares. The choices come from the engine's random stream
+// (EngineOptions::random_seed), so a run replays exactly.
 #include <limits>
 
 #include "sim/redis/commands.h"
@@ -46,19 +47,34 @@ RedisReply with_count(Ctx& c, int64_t l, bool withvalues) {
 
 }  // namespace
 
+std::optional<RandomCount> parse_random_count(const Ctx& c, const char* with_word, RedisReply* error) {
+  const std::optional<int64_t> l = parse_int64(c.arg(2));
+  if (!l) {
+    *error = err_not_integer();
+    return std::nullopt;
+  }
+  if (*l < -kLongMax) {
+    *error =
+        RedisReply::error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
+    return std::nullopt;
+  }
+  if (c.argc() > 4 || (c.argc() == 4 && !iequals(c.arg(3), with_word))) {
+    *error = err_syntax();
+    return std::nullopt;
+  }
+  const bool with = c.argc() == 4;
+  if (with && (*l < -kLongMax / 2 || *l > kLongMax / 2)) {
+    *error = RedisReply::error("ERR value is out of range");
+    return std::nullopt;
+  }
+  return RandomCount{*l, with};
+}
+
 RedisReply cmd_hrandfield(Ctx& c) {
   if (c.argc() >= 3) {
-    auto l = parse_int64(c.arg(2));
-    if (!l) return err_not_integer();
-    if (*l < -kLongMax) {
-      return RedisReply::error(
-          "ERR value is out of range, value must between -9223372036854775807 and "
-          "9223372036854775807");
-    }
-    if (c.argc() > 4 || (c.argc() == 4 && !iequals(c.arg(3), "withvalues"))) return err_syntax();
-    const bool withvalues = c.argc() == 4;
-    if (withvalues && (*l < -kLongMax / 2 || *l > kLongMax / 2)) return RedisReply::error("ERR value is out of range");
-    return with_count(c, *l, withvalues);
+    RedisReply error;
+    const std::optional<RandomCount> n = parse_random_count(c, "withvalues", &error);
+    return n ? with_count(c, n->count, n->with) : error;
   }
   Hash* h = nullptr;
   RedisReply error;

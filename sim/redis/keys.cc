@@ -138,7 +138,7 @@ RedisReply cmd_flushall(Ctx& c) {
 
 RedisReply cmd_ping(Ctx& c) {
   if (c.argc() > 2) return err_arity("ping");
-  if (!c.session.channels.empty()) {
+  if (c.session.subscribed()) {
     return RedisReply::array({RedisReply::bulk("pong"), RedisReply::bulk(c.argc() == 2 ? c.arg(1) : "")});
   }
   return c.argc() == 2 ? RedisReply::bulk(c.arg(1)) : RedisReply::status("PONG");

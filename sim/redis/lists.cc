@@ -114,6 +114,35 @@ RedisReply move_one(Ctx& c, const std::string& src_key, List& src, const std::st
   return RedisReply::bulk(std::move(v));
 }
 
+// A blocking pop's source key: a woken pop finds a key that another type took meanwhile not
+// ready (Redis serves blocked clients from list keys only) and waits on; a new call gets WRONGTYPE.
+bool lookup_source(Ctx& c, const std::string& key, List** l, RedisReply* error) {
+  if (c.lookup(key, l, error)) return true;
+  if (!c.session.woken) return false;
+  *l = nullptr;
+  return true;
+}
+
+// The first non-empty list of a.keys popped: [key, [elements]]; nil_array when none (or error).
+RedisReply mpop_first(Ctx& c, const MpopArgs& a, bool* found) {
+  *found = false;
+  for (const std::string& key : a.keys) {
+    List* l = nullptr;
+    RedisReply error;
+    if (!lookup_source(c, key, &l, &error)) return error;
+    if (!l) continue;
+    std::vector<RedisReply> out;
+    const End end = a.from_first ? End::kLeft : End::kRight;
+    for (int64_t i = 0; i < a.count && !l->empty(); ++i) out.push_back(RedisReply::bulk(pop_end(*l, end)));
+    drop_if_empty(c, key, *l);
+    *found = true;
+    return RedisReply::array({RedisReply::bulk(key), RedisReply::array(std::move(out))});
+  }
+  return RedisReply::nil_array();
+}
+
+}  // namespace
+
 // The timeout of a blocking command: seconds as a double (getTimeoutFromObjectOrReply), in ms;
 // 0 blocks forever.
 std::optional<int64_t> parse_timeout_ms(const std::string& s, RedisReply* error) {
@@ -142,14 +171,8 @@ RedisReply block_on(Ctx& c, const std::vector<std::string>& keys, int64_t timeou
   return RedisReply::nil_array();
 }
 
-// LMPOP/BLMPOP's tail: numkeys key [key ...] LEFT|RIGHT [COUNT count], from argv[first].
-struct MpopArgs {
-  std::vector<std::string> keys;
-  End end = End::kLeft;
-  int64_t count = 1;
-};
-
-std::optional<MpopArgs> parse_mpop(Ctx& c, size_t first, RedisReply* error) {
+std::optional<MpopArgs> parse_mpop(const Ctx& c, size_t first, const char* first_end, const char* last_end,
+                                   RedisReply* error) {
   const std::optional<int64_t> numkeys = parse_int64(c.arg(first));
   if (!numkeys || *numkeys <= 0) {
     *error = RedisReply::error("ERR numkeys should be greater than 0");
@@ -162,12 +185,14 @@ std::optional<MpopArgs> parse_mpop(Ctx& c, size_t first, RedisReply* error) {
   }
   MpopArgs a;
   for (size_t j = first + 1; j < where; ++j) a.keys.push_back(c.arg(j));
-  const std::optional<End> end = parse_end(c.arg(where));
-  if (!end) {
+  if (iequals(c.arg(where), first_end)) {
+    a.from_first = true;
+  } else if (iequals(c.arg(where), last_end)) {
+    a.from_first = false;
+  } else {
     *error = err_syntax();
     return std::nullopt;
   }
-  a.end = *end;
   bool counted = false;
   for (size_t j = where + 1; j < c.argc(); ++j) {
     if (!counted && iequals(c.arg(j), "count") && j + 1 < c.argc()) {
@@ -185,34 +210,6 @@ std::optional<MpopArgs> parse_mpop(Ctx& c, size_t first, RedisReply* error) {
   }
   return a;
 }
-
-// A blocking pop's source key: a woken pop finds a key that another type took meanwhile not
-// ready (Redis serves blocked clients from list keys only) and waits on; a new call gets WRONGTYPE.
-bool lookup_source(Ctx& c, const std::string& key, List** l, RedisReply* error) {
-  if (c.lookup(key, l, error)) return true;
-  if (!c.session.woken) return false;
-  *l = nullptr;
-  return true;
-}
-
-// The first non-empty list of a.keys popped: [key, [elements]]; nil_array when none (or error).
-RedisReply mpop_first(Ctx& c, const MpopArgs& a, bool* found) {
-  *found = false;
-  for (const std::string& key : a.keys) {
-    List* l = nullptr;
-    RedisReply error;
-    if (!lookup_source(c, key, &l, &error)) return error;
-    if (!l) continue;
-    std::vector<RedisReply> out;
-    for (int64_t i = 0; i < a.count && !l->empty(); ++i) out.push_back(RedisReply::bulk(pop_end(*l, a.end)));
-    drop_if_empty(c, key, *l);
-    *found = true;
-    return RedisReply::array({RedisReply::bulk(key), RedisReply::array(std::move(out))});
-  }
-  return RedisReply::nil_array();
-}
-
-}  // namespace
 
 RedisReply cmd_lpush(Ctx& c) { return push(c, End::kLeft, false); }
 RedisReply cmd_rpush(Ctx& c) { return push(c, End::kRight, false); }
@@ -403,7 +400,7 @@ RedisReply cmd_rpoplpush(Ctx& c) { return lmove(c, End::kRight, End::kLeft); }
 
 RedisReply cmd_lmpop(Ctx& c) {
   RedisReply error;
-  const std::optional<MpopArgs> a = parse_mpop(c, 1, &error);
+  const std::optional<MpopArgs> a = parse_mpop(c, 1, "left", "right", &error);
   if (!a) return error;
   bool found = false;
   return mpop_first(c, *a, &found);
@@ -458,7 +455,7 @@ RedisReply cmd_blmpop(Ctx& c) {
   RedisReply error;
   const std::optional<int64_t> timeout_ms = parse_timeout_ms(c.arg(1), &error);
   if (!timeout_ms) return error;
-  const std::optional<MpopArgs> a = parse_mpop(c, 2, &error);
+  const std::optional<MpopArgs> a = parse_mpop(c, 2, "left", "right", &error);
   if (!a) return error;
   bool found = false;
   RedisReply reply = mpop_first(c, *a, &found);

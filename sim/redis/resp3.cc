@@ -62,6 +62,15 @@ void shape_sorted_set(const std::string& name, const std::vector<std::string>& a
     if (r->elements.size() == 2) mark(&r->elements[1], Resp3::kDouble);
     return;
   }
+  if (name == "zmpop" || name == "bzmpop") {
+    // [key, [[member, score], ...]]: each score a double.
+    if (r->elements.size() == 2) {
+      for (RedisReply& pair : r->elements[1].elements) {
+        if (pair.elements.size() == 2) mark(&pair.elements[1], Resp3::kDouble);
+      }
+    }
+    return;
+  }
   if (name == "bzpopmin" || name == "bzpopmax") {
     if (r->elements.size() == 3) mark(&r->elements[2], Resp3::kDouble);
     return;

@@ -1,5 +1,6 @@
 #include "sim/redis/server.h"
 #include "impl/ports/assert.h"
+#include "sim/redis/commands.h"
 
 #include <algorithm>
 
@@ -222,7 +223,9 @@ Task<RedisResponse> Server::run_commands(const RedisRequest& req) {
   Session session;  // one connection for the batch; id 0 never subscribes (see subscribe())
   for (size_t i = 0; i < req.commands.size(); ++i) {
     const auto& argv = req.commands[i];
-    if (!argv.empty() && (argv[0] == "SUBSCRIBE" || argv[0] == "subscribe")) {
+    // Subscriptions come by subscribe() (its pushes need the subscriber's push service); a
+    // pattern subscription has no push route here.
+    if (!argv.empty() && (iequals(argv[0], "subscribe") || iequals(argv[0], "psubscribe"))) {
       response.replies.push_back(RedisReply::error("ERR faultline: use Redis::subscribe()"));
       continue;
     }

@@ -143,6 +143,7 @@ RedisReply emit(Ctx& c, const std::vector<Item>& items, bool withscores, const s
     ZSet z;
     for (const auto& [score, member] : items) z.put(member, score);
     c.ks.put(*store_to, std::move(z));
+    c.signal(*store_to);  // setKey: a client blocked on the key may pop now
     return RedisReply::integer_of(static_cast<int64_t>(items.size()));
   }
   std::vector<RedisReply> out;

@@ -167,6 +167,7 @@ RedisReply reply_or_store(Ctx& c, const Result& r, const std::string* dst, bool 
     }
     const auto n = static_cast<int64_t>(z.size());
     c.ks.put(*dst, std::move(z));
+    c.signal(*dst);  // setKey: a client blocked on the key may pop now
     return RedisReply::integer_of(n);
   }
   std::vector<RedisReply> out;

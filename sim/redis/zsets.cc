@@ -82,7 +82,10 @@ RedisReply cmd_zadd(Ctx& c) {
   if (!c.lookup(c.arg(1), &z, &error)) return error;
   int64_t added = 0, updated = 0, processed = 0;
   double new_score = 0;
-  if (!z && !f.xx) z = &std::get<ZSet>(c.ks.put(c.arg(1), ZSet{}).value);
+  if (!z && !f.xx) {
+    z = &std::get<ZSet>(c.ks.put(c.arg(1), ZSet{}).value);
+    c.signal(c.arg(1));  // dbAdd: a client blocked on the key may pop now
+  }
   const bool listpack = z && !c.find(c.arg(1))->big_encoding;
   for (size_t i = 0; z && i < scores.size(); ++i) {
     switch (zset_add(*z, c.arg(idx + 2 * i + 1), scores[i], f, &new_score, listpack)) {
@@ -113,7 +116,10 @@ RedisReply cmd_zincrby(Ctx& c) {
   ZSet* z = nullptr;
   RedisReply error;
   if (!c.lookup(c.arg(1), &z, &error)) return error;
-  if (!z) z = &std::get<ZSet>(c.ks.put(c.arg(1), ZSet{}).value);
+  if (!z) {
+    z = &std::get<ZSet>(c.ks.put(c.arg(1), ZSet{}).value);
+    c.signal(c.arg(1));  // dbAdd
+  }
   ZAddFlags f;
   f.incr = true;
   double new_score = 0;
