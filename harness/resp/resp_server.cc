@@ -152,6 +152,7 @@ void RespServer::poll_once(int timeout_ms) {
   if (now >= next_tick_ms_) {
     engine_.tick(now);
     next_tick_ms_ = now + options_.tick_interval_ms;
+    after_command();  // an expired stream wakes its blocked readers
   }
   expire_blocked();
   int64_t wait_ms = std::min<int64_t>(timeout_ms, std::max<int64_t>(0, next_tick_ms_ - now));

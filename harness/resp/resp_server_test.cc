@@ -135,6 +135,23 @@ TEST(RespServer, BlockedReadIsWokenByAnotherConnectionsXadd) {
   EXPECT_EQ(reader.read_reply(), RedisReply::status("PONG"));
 }
 
+TEST(RespServer, BlockedReadgroupLearnsItsStreamOrGroupIsGone) {
+  ServedEngine s;
+  RedisConnection reader = s.connect();
+  RedisConnection writer = s.connect();
+  ASSERT_EQ(writer.command({"XGROUP", "CREATE", "st", "g", "$", "MKSTREAM"}), RedisReply::ok());
+  ASSERT_TRUE(reader.send({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "st", ">"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(writer.command({"XGROUP", "DESTROY", "st", "g"}), RedisReply::integer_of(1));
+  EXPECT_EQ(reader.read_reply(),
+            RedisReply::error("NOGROUP the consumer group this client was blocked on no longer exists"));
+  ASSERT_EQ(writer.command({"XGROUP", "CREATE", "st", "g", "$"}), RedisReply::ok());
+  ASSERT_TRUE(reader.send({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "st", ">"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(writer.command({"FLUSHALL"}), RedisReply::ok());
+  EXPECT_EQ(reader.read_reply(), RedisReply::error("UNBLOCKED the stream key no longer exists"));
+}
+
 TEST(RespServer, BlockedReadTimesOutWithNil) {
   ServedEngine s;
   RedisConnection c = s.connect();

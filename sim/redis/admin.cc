@@ -425,6 +425,8 @@ const std::vector<Param>& params() {
       {"list-max-listpack-size", &EngineOptions::list_max_listpack_size, false, std::numeric_limits<int>::min(),
        std::numeric_limits<int>::max()},
       {"list-compress-depth", &EngineOptions::list_compress_depth, false, 0, std::numeric_limits<int>::max()},
+      {"stream-node-max-entries", &EngineOptions::stream_node_max_entries, false, 0,
+       std::numeric_limits<int64_t>::max()},
   };
   return p;
 }
@@ -448,13 +450,12 @@ const std::string& canonical_param(const std::string& name) {
 
 // Parameters shown by CONFIG GET but fixed by the model (set them in the scenario instead).
 std::vector<std::pair<std::string, std::string>> fixed_params(const EngineOptions& o) {
-  return {
-      {"databases", std::to_string(kDatabases)},
-      {"hz", "10"},
-      {"appendonly", o.persistence == PersistenceMode::kAofEverysec ? "yes" : "no"},
-      {"appendfsync", "everysec"},
-      {"save", o.persistence == PersistenceMode::kSnapshot ? std::to_string(o.snapshot_interval_ms / 1000) + " 1" : ""},
-      {"stream-node-max-entries", std::to_string(kStreamNodeMaxEntries)}};
+  return {{"databases", std::to_string(kDatabases)},
+          {"hz", "10"},
+          {"appendonly", o.persistence == PersistenceMode::kAofEverysec ? "yes" : "no"},
+          {"appendfsync", "everysec"},
+          {"save",
+           o.persistence == PersistenceMode::kSnapshot ? std::to_string(o.snapshot_interval_ms / 1000) + " 1" : ""}};
 }
 
 int* int_field(EngineOptions& o, const std::string& name) {

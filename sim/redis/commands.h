@@ -308,6 +308,7 @@ bool stream_range_has_tombstones(const Stream& s, const StreamId& start);
 int64_t stream_estimate_entries_read(const Stream& s, const StreamId& id);
 // streams.cc
 RedisReply cmd_xadd(Ctx& c);
+RedisReply cmd_xtrim(Ctx& c);
 RedisReply cmd_xlen(Ctx& c);
 RedisReply cmd_xrange(Ctx& c);
 RedisReply cmd_xrevrange(Ctx& c);

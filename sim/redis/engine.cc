@@ -175,6 +175,7 @@ constexpr Spec kCommands[] = {
     {"brpoplpush", 4, kWD | kNoScript, cmd_brpoplpush},
     {"blmpop", -5, kW | kNoKeys, cmd_blmpop},
     {"xadd", -5, kWD, cmd_xadd},
+    {"xtrim", -4, kW, cmd_xtrim},
     {"xlen", 2, 0, cmd_xlen},
     {"xrange", -4, 0, cmd_xrange},
     {"xrevrange", -4, 0, cmd_xrevrange},
@@ -731,6 +732,11 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
 }
 
 std::vector<std::string> Engine::take_signaled_keys() {
+  for (size_t db = 0; db < live_.size(); ++db) {
+    for (const std::string& key : live_[db].take_removed_streams()) {
+      signaled_.insert(wait_key(static_cast<int>(db), key));
+    }
+  }
   std::vector<std::string> out(signaled_.begin(), signaled_.end());
   signaled_.clear();
   return out;
@@ -871,6 +877,7 @@ void Engine::apply_synced() {
   }
   synced_.clear();
   stats_ = counters;
+  for (Keyspace& ks : durable_) ks.take_removed_streams();  // no reader blocks on the durable copy
 }
 
 void Engine::recover(int64_t now_ms) {
@@ -902,6 +909,7 @@ void Engine::recover(int64_t now_ms) {
   channels_.clear();
   deliveries_.clear();
   signaled_.clear();
+  for (Keyspace& ks : live_) ks.take_removed_streams();  // the restart dropped every blocked client
   loaded_scripts_.clear();
   lua_rand48_ = kLuaRand48Start;
   expire_cursor_.clear();

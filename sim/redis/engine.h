@@ -117,6 +117,9 @@ struct EngineOptions {
   // Redis 7.0 keeps every list a quicklist: these two change no reply, only CONFIG GET's.
   int64_t list_max_listpack_size = -2;
   int64_t list_compress_depth = 0;
+  // Entries per stream node (stream-node-max-entries; 0: no limit): where approximate trimming
+  // (MAXLEN ~, MINID ~) may cut.
+  int64_t stream_node_max_entries = static_cast<int64_t>(kStreamNodeMaxEntries);
   // Seeds the engine's generator (RANDOMKEY, eviction sampling, LFU increments). The simulated
   // server derives it from the world's seed, so runs stay deterministic.
   uint64_t random_seed = 0x5eed;

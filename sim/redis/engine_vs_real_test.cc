@@ -747,8 +747,8 @@ TEST(EngineVsRealTest, EveryCoreCommandAddedMatchesRedisServer) {
   EXPECT_EQ(mismatches, 0) << "of " << core_more_corpus().size() << " commands";
 }
 
-// Sorted-set pops across keys, SORT, single bits and the pub/sub introspection (zset_pop.cc,
-// sort.cc, bits.cc, pubsub.cc) against redis-server. ZRANDMEMBER is compared where its answer is
+// Sorted-set pops across keys, SORT, single bits, the pub/sub introspection and XTRIM (zset_pop.cc,
+// sort.cc, bits.cc, pubsub.cc, streams.cc) against redis-server. ZRANDMEMBER is compared where its answer is
 // not random (a count that covers the set, errors).
 const std::vector<Cmd>& pops_sort_bits_corpus() {
   static const std::vector<Cmd> kCorpus = {
@@ -844,6 +844,30 @@ const std::vector<Cmd>& pops_sort_bits_corpus() {
       {"PUBSUB", "CHANNELS"},
       {"PUBSUB", "CHANNELS", "x*"},
       {"PUBLISH", "nobody", "m"},
+      {"XADD", "xt", "1-0", "f", "v"},
+      {"XADD", "xt", "2-0", "f", "v"},
+      {"XADD", "xt", "3-0", "f", "v"},
+      {"XTRIM", "xt", "MAXLEN", "2"},
+      {"XTRIM", "xt", "MINID", "3-0"},
+      {"XLEN", "xt"},
+      {"XTRIM", "xt", "BOGUS", "1"},
+      {"XTRIM", "xt", "LIMIT", "1"},
+      {"XTRIM", "xt", "MAXLEN", "1", "LIMIT", "5"},
+      {"XTRIM", "xt", "MAXLEN", "-1"},
+      {"XTRIM", "xt", "MAXLEN", "~", "0", "LIMIT", "1"},
+      {"XTRIM", "nokey", "MAXLEN", "0"},
+      {"XTRIM", "str", "MAXLEN", "0"},
+      {"CONFIG", "SET", "stream-node-max-entries", "2"},
+      {"CONFIG", "GET", "stream-node-max-entries"},
+      {"XADD", "xn", "1-0", "f", "v"},
+      {"XADD", "xn", "2-0", "f", "v"},
+      {"XADD", "xn", "3-0", "f", "v"},
+      {"XADD", "xn", "4-0", "f", "v"},
+      {"XADD", "xn", "5-0", "f", "v"},
+      {"XTRIM", "xn", "MAXLEN", "~", "2"},
+      {"XLEN", "xn"},
+      {"XTRIM", "xn", "MAXLEN", "~", "0"},
+      {"CONFIG", "SET", "stream-node-max-entries", "100"},
   };
   return kCorpus;
 }

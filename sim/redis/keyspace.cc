@@ -45,6 +45,7 @@ Entry* Keyspace::find(const std::string& key, int64_t now_ms, uint64_t* expired_
   if (it == entries_.end()) return nullptr;
   if (it->second.expire_at_ms && *it->second.expire_at_ms <= now_ms) {
     // Lazy expiry: a key is gone the moment it is looked at after its deadline.
+    note_removed(key, it->second);
     expires_.erase(key);
     entries_.erase(it);
     if (expired_counter) ++*expired_counter;
@@ -56,6 +57,7 @@ Entry* Keyspace::find(const std::string& key, int64_t now_ms, uint64_t* expired_
 Entry& Keyspace::put(const std::string& key, Value value, std::optional<int64_t> expire_at_ms) {
   auto [it, fresh] = entries_.try_emplace(key);
   Entry& e = it->second;
+  if (!fresh) note_removed(key, e);  // dbOverwrite
   // expires_ mirrors the entries that have a TTL, so only a key that had one is listed there:
   // the usual write (a new key, or one without a TTL) costs a single lookup in each map at most.
   if (expire_at_ms) {
@@ -76,6 +78,7 @@ bool Keyspace::erase(const std::string& key) {
   // One lookup, and a second only for a key with a TTL (expires_ lists exactly those).
   auto it = entries_.find(key);
   if (it == entries_.end()) return false;
+  note_removed(key, it->second);
   if (it->second.expire_at_ms) expires_.erase(key);
   entries_.erase(it);
   return true;

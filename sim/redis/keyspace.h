@@ -111,9 +111,14 @@ class Keyspace {
   bool erase(const std::string& key);
   void set_expire(const std::string& key, std::optional<int64_t> at_ms);
   void clear() {
+    for (const auto& [key, e] : entries_) note_removed(key, e);
     entries_.clear();
     expires_.clear();
   }
+  // The stream keys deleted, overwritten or flushed since the last call, in that order: Redis
+  // signals each (dbGenericDelete, dbOverwrite, emptyDb) so that clients blocked in XREADGROUP on
+  // it learn at once that it is gone.
+  std::vector<std::string> take_removed_streams() { return std::exchange(removed_streams_, {}); }
 
   size_t size() const { return entries_.size(); }
   const std::map<std::string, Entry>& entries() const { return entries_; }
@@ -122,10 +127,15 @@ class Keyspace {
   size_t purge_expired(int64_t now_ms);
 
  private:
+  void note_removed(const std::string& key, const Entry& e) {
+    if (std::holds_alternative<Stream>(e.value)) removed_streams_.push_back(key);
+  }
+
   std::map<std::string, Entry> entries_;
   // Keys with a TTL -> expire_at_ms: a mirror of the entries whose expire_at_ms is set, exactly
   // (put, erase and set_expire keep it so, and rely on it to skip needless lookups).
   std::map<std::string, int64_t> expires_;
+  std::vector<std::string> removed_streams_;
 };
 
 }  // namespace fl::sim::redis

@@ -189,6 +189,7 @@ Task<void> Server::cron() {
   for (;;) {
     co_await p->clock().sleep_ms(options_.cron_interval_ms);
     engine_.tick(now_ms());
+    after_command();  // an expired stream wakes its blocked readers
   }
 }
 

@@ -108,6 +108,42 @@ TEST(ServerTest, BlockingReadGroupWakesOnXaddOrTimesOutInSimulatedTime) {
   EXPECT_EQ(f.server.stats().block_timeouts, 1u);
 }
 
+// Redis 7.0 unblocks an XREADGROUP whose stream goes away at once, with an error: a DEL, a SET
+// over it, or its expiry by the server's cron (blocked.c unblockDeletedStreamReadgroupClients).
+TEST(ServerTest, BlockingReadGroupIsUnblockedWhenItsStreamGoesAway) {
+  Fixture f;
+  f.client("setup", [&](Process&, Client& c) -> Task<void> {
+    for (const char* key : {"a", "b", "c"}) co_await c.command({"XGROUP", "CREATE", key, "g", "$", "MKSTREAM"});
+    co_await c.command({"PEXPIRE", "c", "1500"});
+  });
+  f.run_for(100'000);
+  const int64_t start_us = f.world.now_us();
+  std::vector<std::string> replies(3);
+  std::vector<int64_t> at_us(3);
+  for (int i = 0; i < 3; ++i) {
+    const std::string key(1, static_cast<char>('a' + i));
+    f.client("reader-" + key, [&, i, key](Process&, Client& c) -> Task<void> {
+      replies[i] =
+          (co_await c.command({"XREADGROUP", "GROUP", "g", "r", "BLOCK", "0", "STREAMS", key, ">"})).describe();
+      at_us[i] = f.world.now_us() - start_us;
+    });
+  }
+  f.client("writer", [&](Process& self, Client& c) -> Task<void> {
+    co_await self.clock().sleep_ms(500);
+    co_await c.command({"DEL", "a"});
+    co_await self.clock().sleep_ms(500);
+    co_await c.command({"SET", "b", "x"});
+  });
+  f.run_for(3 * kSecondUs);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(replies[i], "(error) UNBLOCKED the stream key no longer exists") << i;
+  EXPECT_GT(at_us[0], 500'000);
+  EXPECT_LT(at_us[0], 600'000);
+  EXPECT_GT(at_us[1], 1000'000);
+  EXPECT_LT(at_us[1], 1100'000);
+  EXPECT_GT(at_us[2], 1400'000);  // the cron expires the key within its 100 ms period
+  EXPECT_LT(at_us[2], 1700'000);
+}
+
 // Two clients block on one empty list: a push of one element serves the longest waiter only, the
 // other keeps waiting until its own timeout; BLMOVE's push then wakes a BLPOP on its destination.
 TEST(ServerTest, BlockingListPopsServeTheLongestWaiterAndTimeOut) {

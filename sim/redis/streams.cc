@@ -112,8 +112,13 @@ RedisReply entry_reply(const StreamId& id, const std::vector<std::string>* field
 
 // ---- Stream storage, with the listpack-node layout approximate trimming depends on.
 
-void stream_append(Stream& s, const StreamId& id, std::vector<std::string> fields) {
-  if (s.nodes.empty() || s.nodes.rbegin()->second.slots >= kStreamNodeMaxEntries) { s.nodes.emplace(id, StreamNode{}); }
+// A new node opens when the last one holds node_max_entries slots (0: no limit), as
+// stream-node-max-entries bounds Redis's listpacks.
+void stream_append(Stream& s, const StreamId& id, std::vector<std::string> fields, int64_t node_max_entries) {
+  if (s.nodes.empty() ||
+      (node_max_entries > 0 && s.nodes.rbegin()->second.slots >= static_cast<uint64_t>(node_max_entries))) {
+    s.nodes.emplace(id, StreamNode{});
+  }
   StreamNode& node = s.nodes.rbegin()->second;
   ++node.slots;
   ++node.live;
@@ -146,9 +151,9 @@ struct TrimArgs {
   int64_t limit = 0;  // 0 = unlimited
 };
 
-// t_stream.c streamTrim.
-void stream_trim(Stream& s, const TrimArgs& a) {
-  if (a.strategy == TrimArgs::Strategy::kNone) return;
+// t_stream.c streamTrim: the number of entries deleted.
+int64_t stream_trim(Stream& s, const TrimArgs& a) {
+  if (a.strategy == TrimArgs::Strategy::kNone) return 0;
   int64_t deleted = 0;
   while (!s.nodes.empty()) {
     if (a.strategy == TrimArgs::Strategy::kMaxLen && static_cast<int64_t>(s.entries.size()) <= a.maxlen) break;
@@ -182,6 +187,7 @@ void stream_trim(Stream& s, const TrimArgs& a) {
     }
     break;
   }
+  return deleted;
 }
 
 std::optional<StreamId> last_valid_id(const Stream& s) {
@@ -211,7 +217,7 @@ PendingEntry& pel_assign(ConsumerGroup& g, const StreamId& id, const std::string
   return it->second;
 }
 
-// ---- XADD argument parsing (streamParseAddOrTrimArgsOrReply).
+// ---- XADD and XTRIM argument parsing (streamParseAddOrTrimArgsOrReply).
 struct AddArgs {
   TrimArgs trim;
   bool nomkstream = false;
@@ -221,13 +227,13 @@ struct AddArgs {
   size_t id_index = 0;
 };
 
-bool parse_add_args(const Ctx& c, AddArgs* a, RedisReply* error) {
+bool parse_add_args(Ctx& c, bool xadd, AddArgs* a, RedisReply* error) {
   bool limit_given = false;
   size_t i = 2;
   for (; i < c.argc(); ++i) {
     const size_t more = c.argc() - 1 - i;
     const std::string& opt = c.arg(i);
-    if (opt == "*") break;
+    if (xadd && opt == "*") break;
     if ((iequals(opt, "maxlen") || iequals(opt, "minid")) && more) {
       if (a->trim.strategy != TrimArgs::Strategy::kNone) {
         *error = RedisReply::error("ERR syntax error, MAXLEN and MINID options at the same time are not compatible");
@@ -262,8 +268,11 @@ bool parse_add_args(const Ctx& c, AddArgs* a, RedisReply* error) {
       a->trim.limit = *v;
       limit_given = true;
       ++i;
-    } else if (iequals(opt, "nomkstream")) {
+    } else if (xadd && iequals(opt, "nomkstream")) {
       a->nomkstream = true;
+    } else if (!xadd) {
+      *error = err_syntax();
+      return false;
     } else {
       auto id = parse_id(opt, true, 0, &a->seq_given);
       if (!id) {
@@ -280,13 +289,19 @@ bool parse_add_args(const Ctx& c, AddArgs* a, RedisReply* error) {
     *error = RedisReply::error("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy");
     return false;
   }
+  if (!xadd && a->trim.strategy == TrimArgs::Strategy::kNone) {
+    *error = RedisReply::error("ERR syntax error, XTRIM must be called with a trimming strategy");
+    return false;
+  }
   if (limit_given) {
     if (!a->trim.approx) {
       *error = RedisReply::error("ERR syntax error, LIMIT cannot be used without the special ~ option");
       return false;
     }
   } else {
-    a->trim.limit = a->trim.approx ? 100 * static_cast<int64_t>(kStreamNodeMaxEntries) : 0;
+    // An approximate trim does at most 100 nodes' worth of work (10,000 entries without a node limit).
+    const int64_t node_max = c.options().stream_node_max_entries;
+    a->trim.limit = !a->trim.approx ? 0 : node_max > 0 ? 100 * node_max : 10'000;
   }
   return true;
 }
@@ -357,10 +372,20 @@ RedisReply range_generic(Ctx& c, bool reverse) {
 
 }  // namespace
 
+// XTRIM key MAXLEN|MINID [=|~] threshold [LIMIT count]: the number of entries deleted.
+RedisReply cmd_xtrim(Ctx& c) {
+  AddArgs a;
+  RedisReply error;
+  if (!parse_add_args(c, /*xadd=*/false, &a, &error)) return error;
+  Stream* s = nullptr;
+  if (!c.lookup(c.arg(1), &s, &error)) return error;
+  return RedisReply::integer_of(s ? stream_trim(*s, a.trim) : 0);
+}
+
 RedisReply cmd_xadd(Ctx& c) {
   AddArgs a;
   RedisReply error;
-  if (!parse_add_args(c, &a, &error)) return error;
+  if (!parse_add_args(c, /*xadd=*/true, &a, &error)) return error;
   const size_t field_pos = a.id_index + 1;
   if (field_pos > c.argc() || c.argc() - field_pos < 2 || (c.argc() - field_pos) % 2 == 1) return err_arity("xadd");
   if (a.id_given && a.seq_given && a.id == StreamId{0, 0}) {
@@ -377,7 +402,8 @@ RedisReply cmd_xadd(Ctx& c) {
   }
   auto id = next_add_id(*s, a, c.now_ms);
   if (!id) return RedisReply::error("ERR The ID specified in XADD is equal or smaller than the target stream top item");
-  stream_append(*s, *id, std::vector<std::string>(c.argv.begin() + static_cast<long>(field_pos), c.argv.end()));
+  stream_append(*s, *id, std::vector<std::string>(c.argv.begin() + static_cast<long>(field_pos), c.argv.end()),
+                c.options().stream_node_max_entries);
   c.signal(c.arg(1));
   stream_trim(*s, a.trim);
   return RedisReply::bulk(id->str());
@@ -639,7 +665,15 @@ RedisReply cmd_xreadgroup(Ctx& c) {
     const std::string& key = c.arg(a.streams_arg + i);
     const std::string& id_arg = c.arg(a.streams_arg + a.streams_count + i);
     Stream* s = nullptr;
-    if (!c.lookup(key, &s, &error)) return error;
+    const bool found = c.lookup(key, &s, &error);
+    if (c.session.woken && !c.in_script && (!found || !s)) {
+      // unblockDeletedStreamReadgroupClients: the key was deleted or now holds another type.
+      return RedisReply::error("UNBLOCKED the stream key no longer exists");
+    }
+    if (!found) return error;
+    if (c.session.woken && !c.in_script && !s->groups.count(*a.group)) {
+      return RedisReply::error("NOGROUP the consumer group this client was blocked on no longer exists");
+    }
     if (!s || !s->groups.count(*a.group)) {
       return RedisReply::error("NOGROUP No such key '" + key + "' or consumer group '" + *a.group +
                                "' in XREADGROUP with GROUP option");
@@ -710,7 +744,9 @@ RedisReply cmd_xread(Ctx& c) {
   for (size_t i = 0; i < a.streams_count; ++i) {
     const std::string& id_arg = c.arg(a.streams_arg + a.streams_count + i);
     Stream* s = nullptr;
-    if (!c.lookup(c.arg(a.streams_arg + i), &s, &error)) return error;
+    // A woken reader finds a key another type took meanwhile not ready and waits on (Redis serves
+    // blocked XREADs from stream keys only); a new call gets WRONGTYPE.
+    if (!c.lookup(c.arg(a.streams_arg + i), &s, &error) && !c.session.woken) return error;
     if (id_arg == "$") {
       after[i] = s ? s->last_id : StreamId{};
       continue;
