@@ -85,6 +85,26 @@ TEST(RespServer, PatternSubscribersGetPmessagesAndCount) {
   EXPECT_EQ(pub.command({"PUBSUB", "NUMPAT"}), RedisReply::integer_of(0));
 }
 
+TEST(RespServer, KeyspaceNotificationsReachPatternSubscribers) {
+  ServedEngine s;
+  RedisConnection sub = s.connect();
+  RedisConnection c = s.connect();
+  ASSERT_EQ(c.command({"CONFIG", "SET", "notify-keyspace-events", "KEl"}), RedisReply::ok());
+  ASSERT_TRUE(sub.send({"PSUBSCRIBE", "*"}));
+  EXPECT_EQ(sub.read_reply().elements.at(0), RedisReply::bulk("psubscribe"));
+  EXPECT_EQ(c.command({"SET", "foo", "bar"}), RedisReply::ok());  // a string event: masked
+  EXPECT_EQ(c.command({"RPUSH", "l", "a"}), RedisReply::integer_of(1));
+  auto pmessage = [](const char* channel, const char* payload) {
+    return RedisReply::array(
+        {RedisReply::bulk("pmessage"), RedisReply::bulk("*"), RedisReply::bulk(channel), RedisReply::bulk(payload)});
+  };
+  EXPECT_EQ(sub.read_reply(), pmessage("__keyspace@0__:l", "rpush"));
+  EXPECT_EQ(sub.read_reply(), pmessage("__keyevent@0__:rpush", "l"));
+  ASSERT_EQ(c.command({"CONFIG", "SET", "notify-keyspace-events", "Eg"}), RedisReply::ok());
+  EXPECT_EQ(c.command({"DEL", "foo"}), RedisReply::integer_of(1));
+  EXPECT_EQ(sub.read_reply(), pmessage("__keyevent@0__:del", "foo"));
+}
+
 TEST(RespServer, ClientReplyOffSilencesRepliesButNotPushes) {
   ServedEngine s;
   RedisConnection c = s.connect();

@@ -478,6 +478,12 @@ RedisReply config_set_failed(const std::string& name, const std::string& why) {
 
 // Applies one name/value to `o`; an error reply when the value is refused.
 std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, const std::string& value) {
+  if (name == "notify-keyspace-events") {
+    const std::optional<uint32_t> flags = notify_flags_from_string(value);
+    if (!flags) return config_set_failed(name, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+    o.notify_keyspace_events = *flags;
+    return std::nullopt;
+  }
   for (const Param& p : params()) {
     if (canonical_param(name) != p.name) continue;
     if (name == "maxmemory-policy") {
@@ -510,7 +516,6 @@ std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, c
   // get Redis's own.
   static const std::set<std::string> kNotModelled = {"timeout",
                                                      "tcp-keepalive",
-                                                     "notify-keyspace-events",
                                                      "requirepass",
                                                      "loglevel",
                                                      "appendfsync",
@@ -555,6 +560,7 @@ RedisReply cmd_config(Ctx& c) {
         if (canonical == p.name) all.emplace_back(alias, param_value(o, p));
       }
     }
+    all.emplace_back("notify-keyspace-events", notify_flags_to_string(o.notify_keyspace_events));
     for (auto& kv : fixed_params(o)) all.push_back(std::move(kv));
     std::vector<RedisReply> out;
     for (const auto& [name, value] : all) {

@@ -46,6 +46,8 @@ struct Ctx {
   std::map<std::string, std::set<uint64_t>, std::less<>>& channels();
   std::map<std::string, std::set<uint64_t>, std::less<>>& patterns();
   std::vector<PubSubDelivery>& deliveries();
+  // Engine::notify in the session's database, on the live keyspace only.
+  void notify(uint32_t event_class, std::string_view event, const std::string& key);
   // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
   void observe_publish(const std::string& channel, const std::string& payload);
   std::map<std::string, std::string, std::less<>>& loaded_scripts();  // SHA1 -> the script's text
@@ -132,6 +134,10 @@ std::optional<RandomCount> parse_random_count(const Ctx& c, const char* with_wor
 // signalKeyAsReady for a key a command just put in place (dbAdd): signals it when it holds a type
 // a client may block on (list, sorted set, stream). admin.cc.
 void signal_if_blockable(Ctx& c, int db, const std::string& key);
+// notify-keyspace-events <-> kNotify* flags (keyspaceEventsStringToFlags/FlagsToString); nullopt
+// for an unknown character. notify.cc.
+std::optional<uint32_t> notify_flags_from_string(std::string_view s);
+std::string notify_flags_to_string(uint32_t flags);
 // splitmix64: advances *state and returns the next value of its stream.
 uint64_t splitmix64(uint64_t* state);
 

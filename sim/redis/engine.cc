@@ -369,7 +369,9 @@ Entry* Ctx::find(const std::string& key) {
   // Redis propagates an expiry as a DEL to the AOF (deleteExpiredKeyAndPropagate): a restart must
   // not bring back a key that had expired and been deleted, even if the clock went back meanwhile.
   if (engine.stats_.expired_lazy != before) {
-    engine.journal_del(key, now_ms, static_cast<int>(&ks - engine.live_.data()));
+    const int db = static_cast<int>(&ks - engine.live_.data());
+    engine.journal_del(key, now_ms, db);
+    engine.notify(db, kNotifyExpired, "expired", key);
   }
   if (!e) {
     ++engine.stats_.keyspace_misses;
@@ -788,7 +790,18 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
   // Databases 1-15 (unused by the seed systems) are purged whole; database 0 keeps the sampled
   // cycle, so the work per tick and what it reclaims stay as before multiple databases.
   size_t total = 0;
-  for (size_t db = 1; db < live_.size(); ++db) total += live_[db].purge_expired(now_ms);
+  for (size_t db = 1; db < live_.size(); ++db) {
+    std::vector<std::string> dead;
+    for (const auto& [key, at_ms] : live_[db].expires()) {
+      if (at_ms <= now_ms) dead.push_back(key);
+    }
+    for (const std::string& key : dead) {
+      live_[db].erase(key);
+      journal_del(key, now_ms, static_cast<int>(db));  // propagated like a lazy expiry
+      notify(static_cast<int>(db), kNotifyExpired, "expired", key);
+    }
+    total += dead.size();
+  }
   const auto& expires = live_[0].expires();
   for (int loop = 0; loop < options_.active_expire_max_loops && !expires.empty(); ++loop) {
     // The sample holds iterators, not copies of the keys: the sampled keys are distinct, and
@@ -809,6 +822,7 @@ size_t Engine::active_expire_cycle(int64_t now_ms) {
         const std::string key = at->first;  // erase() frees the node that holds it
         live_[0].erase(key);
         journal_del(key, now_ms, 0);  // propagated like a lazy expiry (Ctx::find)
+        notify(0, kNotifyExpired, "expired", key);
         ++expired;
       }
     }

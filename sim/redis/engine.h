@@ -120,6 +120,8 @@ struct EngineOptions {
   // Entries per stream node (stream-node-max-entries; 0: no limit): where approximate trimming
   // (MAXLEN ~, MINID ~) may cut.
   int64_t stream_node_max_entries = static_cast<int64_t>(kStreamNodeMaxEntries);
+  // notify-keyspace-events as kNotify* flags; 0 (Redis's default ""): no notifications.
+  uint32_t notify_keyspace_events = 0;
   // Seeds the engine's generator (RANDOMKEY, eviction sampling, LFU increments). The simulated
   // server derives it from the world's seed, so runs stay deterministic.
   uint64_t random_seed = 0x5eed;
@@ -169,6 +171,15 @@ struct Session {
   };
   std::vector<Watched> watched;
 };
+
+// Keyspace notification classes (notify-keyspace-events, Redis 7.0's NOTIFY_* flags).
+inline constexpr uint32_t kNotifyKeyspace = 1u << 0, kNotifyKeyevent = 1u << 1, kNotifyGeneric = 1u << 2,
+                          kNotifyString = 1u << 3, kNotifyList = 1u << 4, kNotifySet = 1u << 5, kNotifyHash = 1u << 6,
+                          kNotifyZset = 1u << 7, kNotifyExpired = 1u << 8, kNotifyEvicted = 1u << 9,
+                          kNotifyStream = 1u << 10, kNotifyKeyMiss = 1u << 11, kNotifyModule = 1u << 13,
+                          kNotifyNew = 1u << 14;
+inline constexpr uint32_t kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet | kNotifyHash |
+                                       kNotifyZset | kNotifyExpired | kNotifyEvicted | kNotifyStream | kNotifyModule;
 
 struct PubSubDelivery {
   uint64_t session_id = 0;
@@ -220,6 +231,12 @@ class Engine {
   void set_blocked_clients(size_t n) { blocked_clients_ = n; }
   size_t blocked_clients() const { return blocked_clients_; }
   // Messages PUBLISH addressed to subscribed sessions since the last call, in publish order.
+  // Queues the deliveries of one message on `channel` to its channel and pattern subscribers;
+  // returns how many (PUBLISH's reply). pubsub.cc.
+  int64_t publish_message(const std::string& channel, const std::string& payload);
+  // A keyspace notification of `event_class` (kNotify*) on `key` of database `db`, when
+  // notify-keyspace-events enables it. notify.cc.
+  void notify(int db, uint32_t event_class, std::string_view event, const std::string& key);
   std::vector<PubSubDelivery> take_deliveries();
   // Forgets a connection: unsubscribes it, drops a pending MULTI.
   void close_session(Session& session);

@@ -868,6 +868,15 @@ const std::vector<Cmd>& pops_sort_bits_corpus() {
       {"XLEN", "xn"},
       {"XTRIM", "xn", "MAXLEN", "~", "0"},
       {"CONFIG", "SET", "stream-node-max-entries", "100"},
+      {"CONFIG", "SET", "notify-keyspace-events", "KA"},
+      {"CONFIG", "GET", "notify-keyspace-events"},
+      {"CONFIG", "SET", "notify-keyspace-events", "$lshzxeKE"},
+      {"CONFIG", "GET", "notify-keyspace-events"},
+      {"CONFIG", "SET", "notify-keyspace-events", "gEm"},
+      {"CONFIG", "GET", "notify-keyspace-events"},
+      {"CONFIG", "SET", "notify-keyspace-events", "Q"},
+      {"CONFIG", "SET", "notify-keyspace-events", ""},
+      {"CONFIG", "GET", "notify-keyspace-events"},
   };
   return kCorpus;
 }

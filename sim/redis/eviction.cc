@@ -77,6 +77,7 @@ void Engine::evict_one(int db, const std::string& key, int64_t now_ms) {
   ++stats_.evicted;
   // An eviction is a DEL as far as the AOF and the judges' command log are concerned.
   journal_del(key, now_ms, db);
+  notify(db, kNotifyEvicted, "evicted", key);
   if (eviction_observer_) eviction_observer_(db, key);
 }
 

@@ -30,6 +30,7 @@ RedisReply cmd_hset(Ctx& c) {
     auto [it, inserted] = h->insert_or_assign(c.arg(j), c.arg(j + 1));
     created += inserted ? 1 : 0;
   }
+  c.notify(kNotifyHash, "hset", c.arg(1));
   return RedisReply::integer_of(created);
 }
 
@@ -38,7 +39,9 @@ RedisReply cmd_hsetnx(Ctx& c) {
   bool ok = false;
   Hash* h = hash_for_write(c, &error, &ok);
   if (!ok) return error;
-  return RedisReply::integer_of(h->try_emplace(c.arg(2), c.arg(3)).second ? 1 : 0);
+  if (!h->try_emplace(c.arg(2), c.arg(3)).second) return RedisReply::integer_of(0);
+  c.notify(kNotifyHash, "hset", c.arg(1));
+  return RedisReply::integer_of(1);
 }
 
 RedisReply cmd_hget(Ctx& c) {
@@ -86,6 +89,7 @@ RedisReply cmd_hincrby(Ctx& c) {
   if (!h) h = &std::get<Hash>(c.ks.put(c.arg(1), Hash{}).value);
   const int64_t result = current + *delta;
   (*h)[c.arg(2)] = std::to_string(result);
+  c.notify(kNotifyHash, "hincrby", c.arg(1));
   return RedisReply::integer_of(result);
 }
 
@@ -96,7 +100,11 @@ RedisReply cmd_hdel(Ctx& c) {
   if (!h) return RedisReply::integer_of(0);
   int64_t n = 0;
   for (size_t j = 2; j < c.argc(); ++j) n += static_cast<int64_t>(h->erase(c.arg(j)));
-  if (h->empty()) c.ks.erase(c.arg(1));
+  if (n) c.notify(kNotifyHash, "hdel", c.arg(1));
+  if (h->empty()) {
+    c.ks.erase(c.arg(1));
+    c.notify(kNotifyGeneric, "del", c.arg(1));
+  }
   return RedisReply::integer_of(n);
 }
 

@@ -69,8 +69,10 @@ RedisReply expire_generic(Ctx& c, bool seconds, bool absolute) {
   if (f.lt && current && when >= *current) return RedisReply::integer_of(0);
   if (when <= c.now_ms) {
     c.ks.erase(key);  // an expiry in the past deletes the key
+    c.notify(kNotifyGeneric, "del", key);
   } else {
     c.ks.set_expire(key, when);
+    c.notify(kNotifyGeneric, "expire", key);
   }
   return RedisReply::integer_of(1);
 }
@@ -91,6 +93,7 @@ RedisReply cmd_del(Ctx& c) {
   for (size_t j = 1; j < c.argc(); ++j) {
     if (c.find(c.arg(j))) {
       c.ks.erase(c.arg(j));
+      c.notify(kNotifyGeneric, "del", c.arg(j));
       ++n;
     }
   }
@@ -116,6 +119,7 @@ RedisReply cmd_persist(Ctx& c) {
   Entry* e = c.find(c.arg(1));
   if (!e || !e->expire_at_ms) return RedisReply::integer_of(0);
   c.ks.set_expire(c.arg(1), std::nullopt);
+  c.notify(kNotifyGeneric, "persist", c.arg(1));
   return RedisReply::integer_of(1);
 }
 

@@ -51,7 +51,9 @@ void push_end(List& l, End end, std::string v) {
 
 // A key left empty by a pop is deleted.
 void drop_if_empty(Ctx& c, const std::string& key, const List& l) {
-  if (l.empty()) c.ks.erase(key);
+  if (!l.empty()) return;
+  c.ks.erase(key);
+  c.notify(kNotifyGeneric, "del", key);
 }
 
 RedisReply push(Ctx& c, End end, bool only_if_exists) {
@@ -62,6 +64,7 @@ RedisReply push(Ctx& c, End end, bool only_if_exists) {
   List& list = list_for_push(c, c.arg(1), l);
   for (size_t j = 2; j < c.argc(); ++j) push_end(list, end, c.arg(j));
   c.signal(c.arg(1));
+  c.notify(kNotifyList, end == End::kLeft ? "lpush" : "rpush", c.arg(1));
   return RedisReply::integer_of(static_cast<int64_t>(list.size()));
 }
 
@@ -76,13 +79,16 @@ RedisReply pop(Ctx& c, End end) {
   RedisReply error;
   if (!c.lookup(c.arg(1), &l, &error)) return error;
   if (!l) return count ? RedisReply::nil_array() : RedisReply::nil();
+  const char* event = end == End::kLeft ? "lpop" : "rpop";
   if (!count) {
     std::string v = pop_end(*l, end);
+    c.notify(kNotifyList, event, c.arg(1));
     drop_if_empty(c, c.arg(1), *l);
     return RedisReply::bulk(std::move(v));
   }
   std::vector<RedisReply> out;
   for (int64_t i = 0; i < *count && !l->empty(); ++i) out.push_back(RedisReply::bulk(pop_end(*l, end)));
+  if (!out.empty()) c.notify(kNotifyList, event, c.arg(1));
   drop_if_empty(c, c.arg(1), *l);
   return RedisReply::array(std::move(out));
 }

@@ -62,21 +62,23 @@ RedisReply unsubscribe_generic(Ctx& c, const Kind& k) {
 
 }  // namespace
 
-RedisReply cmd_publish(Ctx& c) {
-  c.observe_publish(c.arg(1), c.arg(2));
+int64_t Engine::publish_message(const std::string& channel, const std::string& payload) {
   int64_t receivers = 0;
-  if (auto it = c.channels().find(c.arg(1)); it != c.channels().end()) {
-    for (uint64_t session_id : it->second) c.deliveries().push_back(PubSubDelivery{session_id, c.arg(1), c.arg(2), ""});
+  if (auto it = channels_.find(channel); it != channels_.end()) {
+    for (uint64_t session_id : it->second) deliveries_.push_back(PubSubDelivery{session_id, channel, payload, ""});
     receivers += static_cast<int64_t>(it->second.size());
   }
-  for (const auto& [pattern, sessions] : c.patterns()) {
-    if (!glob_match(pattern, c.arg(1))) continue;
-    for (uint64_t session_id : sessions) {
-      c.deliveries().push_back(PubSubDelivery{session_id, c.arg(1), c.arg(2), pattern});
-    }
+  for (const auto& [pattern, sessions] : patterns_) {
+    if (!glob_match(pattern, channel)) continue;
+    for (uint64_t session_id : sessions) deliveries_.push_back(PubSubDelivery{session_id, channel, payload, pattern});
     receivers += static_cast<int64_t>(sessions.size());
   }
-  return RedisReply::integer_of(receivers);
+  return receivers;
+}
+
+RedisReply cmd_publish(Ctx& c) {
+  c.observe_publish(c.arg(1), c.arg(2));
+  return RedisReply::integer_of(c.engine.publish_message(c.arg(1), c.arg(2)));
 }
 
 RedisReply cmd_subscribe(Ctx& c) { return subscribe_generic(c, channels_of(c)); }

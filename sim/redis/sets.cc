@@ -14,6 +14,7 @@ RedisReply cmd_sadd(Ctx& c) {
   if (!s) s = &std::get<Set>(c.ks.put(c.arg(1), Set{}).value);
   int64_t added = 0;
   for (size_t j = 2; j < c.argc(); ++j) added += s->insert(c.arg(j)).second ? 1 : 0;
+  if (added) c.notify(kNotifySet, "sadd", c.arg(1));
   return RedisReply::integer_of(added);
 }
 
@@ -24,7 +25,11 @@ RedisReply cmd_srem(Ctx& c) {
   if (!s) return RedisReply::integer_of(0);
   int64_t removed = 0;
   for (size_t j = 2; j < c.argc(); ++j) removed += static_cast<int64_t>(s->erase(c.arg(j)));
-  if (s->empty()) c.ks.erase(c.arg(1));
+  if (removed) c.notify(kNotifySet, "srem", c.arg(1));
+  if (s->empty()) {
+    c.ks.erase(c.arg(1));
+    c.notify(kNotifyGeneric, "del", c.arg(1));
+  }
   return RedisReply::integer_of(removed);
 }
 

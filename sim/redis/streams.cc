@@ -203,15 +203,25 @@ void pel_remove(ConsumerGroup& g, const StreamId& id) {
   g.pel.erase(it);
 }
 
-// Assigns the PEL entry `id` to `consumer` (creating the consumer).
-PendingEntry& pel_assign(ConsumerGroup& g, const StreamId& id, const std::string& consumer, int64_t now_ms) {
+// The consumer `name` of the group `g` of stream `key`, created when new (streamCreateConsumer,
+// which announces it with an xgroup-createconsumer notification).
+Consumer& consumer_of(Ctx& c, const std::string& key, ConsumerGroup& g, const std::string& name) {
+  auto [it, created] = g.consumers.try_emplace(name);
+  if (created) c.notify(kNotifyStream, "xgroup-createconsumer", key);
+  return it->second;
+}
+
+// Assigns the PEL entry `id` of stream `key` to `consumer` (creating the consumer).
+PendingEntry& pel_assign(Ctx& ctx, const std::string& key, ConsumerGroup& g, const StreamId& id,
+                         const std::string& consumer) {
+  const int64_t now_ms = ctx.now_ms;
   auto [it, inserted] = g.pel.try_emplace(id);
   if (!inserted && it->second.consumer != consumer) {
     auto old = g.consumers.find(it->second.consumer);
     if (old != g.consumers.end()) old->second.pending.erase(id);
   }
   it->second.consumer = consumer;
-  Consumer& c = g.consumers.try_emplace(consumer).first->second;
+  Consumer& c = consumer_of(ctx, key, g, consumer);
   c.seen_time_ms = now_ms;
   c.pending.insert(id);
   return it->second;
@@ -379,7 +389,9 @@ RedisReply cmd_xtrim(Ctx& c) {
   if (!parse_add_args(c, /*xadd=*/false, &a, &error)) return error;
   Stream* s = nullptr;
   if (!c.lookup(c.arg(1), &s, &error)) return error;
-  return RedisReply::integer_of(s ? stream_trim(*s, a.trim) : 0);
+  const int64_t deleted = s ? stream_trim(*s, a.trim) : 0;
+  if (deleted) c.notify(kNotifyStream, "xtrim", c.arg(1));
+  return RedisReply::integer_of(deleted);
 }
 
 RedisReply cmd_xadd(Ctx& c) {
@@ -405,7 +417,8 @@ RedisReply cmd_xadd(Ctx& c) {
   stream_append(*s, *id, std::vector<std::string>(c.argv.begin() + static_cast<long>(field_pos), c.argv.end()),
                 c.options().stream_node_max_entries);
   c.signal(c.arg(1));
-  stream_trim(*s, a.trim);
+  c.notify(kNotifyStream, "xadd", c.arg(1));
+  if (stream_trim(*s, a.trim) > 0) c.notify(kNotifyStream, "xtrim", c.arg(1));
   return RedisReply::bulk(id->str());
 }
 
@@ -492,6 +505,7 @@ RedisReply cmd_xgroup(Ctx& c) {
     if (s->groups.count(group_name)) return RedisReply::error("BUSYGROUP Consumer Group name already exists");
     s->groups[group_name].last_delivered = id;
     s->groups[group_name].entries_read = entries_read;
+    c.notify(kNotifyStream, "xgroup-create", key);
     return RedisReply::ok();
   }
   if (sub == "setid") {
@@ -518,8 +532,8 @@ RedisReply cmd_xgroup(Ctx& c) {
     return RedisReply::integer_of(1);
   }
   if (sub == "createconsumer") {
-    const bool created = g->consumers.try_emplace(c.arg(4)).second;
-    if (created) g->consumers[c.arg(4)].seen_time_ms = c.now_ms;
+    const bool created = !g->consumers.count(c.arg(4));
+    if (created) consumer_of(c, key, *g, c.arg(4)).seen_time_ms = c.now_ms;
     return RedisReply::integer_of(created ? 1 : 0);
   }
   FL_ASSERT(sub == "delconsumer");
@@ -528,6 +542,7 @@ RedisReply cmd_xgroup(Ctx& c) {
   const std::set<StreamId> pending = it->second.pending;
   for (const auto& id : pending) g->pel.erase(id);
   g->consumers.erase(it);
+  c.notify(kNotifyStream, "xgroup-delconsumer", key);
   return RedisReply::integer_of(static_cast<int64_t>(pending.size()));
 }
 
@@ -611,9 +626,9 @@ bool parse_read(const Ctx& c, bool group, ReadGroupArgs* a, RedisReply* error) {
 }
 
 // Entries after the group's last delivered id: deliver them to `consumer` (PEL unless NOACK).
-RedisReply serve_new(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a) {
+RedisReply serve_new(Ctx& c, const std::string& key, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a) {
   std::vector<RedisReply> out;
-  g.consumers[*a.consumer].seen_time_ms = c.now_ms;  // served: created and seen, NOACK or not
+  consumer_of(c, key, g, *a.consumer).seen_time_ms = c.now_ms;  // served: created and seen, NOACK or not
   for (auto it = s.entries.upper_bound(g.last_delivered); it != s.entries.end(); ++it) {
     // streamReplyWithRange: count the read while the counter is valid and no tombstone lies
     // ahead, else re-estimate it (Redis 7.0's lag tracking, XINFO GROUPS).
@@ -624,7 +639,7 @@ RedisReply serve_new(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a
     g.last_delivered = it->first;
     out.push_back(entry_reply(it->first, &it->second));
     if (!a.noack) {
-      PendingEntry& p = pel_assign(g, it->first, *a.consumer, c.now_ms);
+      PendingEntry& p = pel_assign(c, key, g, it->first, *a.consumer);
       p.delivery_time_ms = c.now_ms;
       p.delivery_count = 1;
     }
@@ -634,9 +649,10 @@ RedisReply serve_new(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a
 }
 
 // The consumer's own pending entries after `after` (history read).
-RedisReply serve_history(Ctx& c, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a, StreamId after) {
+RedisReply serve_history(Ctx& c, const std::string& key, Stream& s, ConsumerGroup& g, const ReadGroupArgs& a,
+                         StreamId after) {
   std::vector<RedisReply> out;
-  Consumer& consumer = g.consumers[*a.consumer];
+  Consumer& consumer = consumer_of(c, key, g, *a.consumer);
   consumer.seen_time_ms = c.now_ms;
   if (!incr_id(&after)) return RedisReply::array({});
   for (auto it = consumer.pending.lower_bound(after); it != consumer.pending.end(); ++it) {
@@ -700,11 +716,11 @@ RedisReply cmd_xreadgroup(Ctx& c) {
     ConsumerGroup& g = s->groups.at(*a.group);
     RedisReply entries;
     if (ids[i]) {
-      entries = serve_history(c, *s, g, a, *ids[i]);
+      entries = serve_history(c, key, *s, g, a, *ids[i]);
     } else {
       auto last = last_valid_id(*s);
       if (!last || *last <= g.last_delivered) continue;
-      entries = serve_new(c, *s, g, a);
+      entries = serve_new(c, key, *s, g, a);
     }
     served.push_back(RedisReply::array({RedisReply::bulk(key), std::move(entries)}));
   }
@@ -717,7 +733,8 @@ RedisReply cmd_xreadgroup(Ctx& c) {
       Stream* s = nullptr;
       c.lookup(c.arg(a.streams_arg + i), &s, &error);
       if (s && s->last_id > s->groups.at(*a.group).last_delivered) {
-        s->groups.at(*a.group).consumers[*a.consumer].seen_time_ms = c.now_ms;  // served, so created
+        consumer_of(c, c.arg(a.streams_arg + i), s->groups.at(*a.group), *a.consumer).seen_time_ms =
+            c.now_ms;  // served, so created
         return RedisReply::array(
             {RedisReply::array({RedisReply::bulk(c.arg(a.streams_arg + i)), RedisReply::array({})})});
       }
@@ -953,7 +970,7 @@ RedisReply cmd_xclaim(Ctx& c) {
     if (p == g->pel.end() && !force) continue;
     if (p != g->pel.end() && min_idle_ms && c.now_ms - p->second.delivery_time_ms < min_idle_ms) continue;
     const bool fresh = p == g->pel.end();
-    PendingEntry& pe = pel_assign(*g, id, consumer, c.now_ms);
+    PendingEntry& pe = pel_assign(c, c.arg(1), *g, id, consumer);
     if (fresh) pe.delivery_count = 1;  // streamCreateNACK starts at 1; XCLAIM then increments
     pe.delivery_time_ms = delivery_time;
     if (retry_count >= 0)
@@ -1011,7 +1028,7 @@ RedisReply cmd_xautoclaim(Ctx& c) {
     }
     PendingEntry& p = g->pel.at(id);
     if (min_idle_ms && c.now_ms - p.delivery_time_ms < min_idle_ms) continue;
-    PendingEntry& pe = pel_assign(*g, id, c.arg(3), c.now_ms);
+    PendingEntry& pe = pel_assign(c, c.arg(1), *g, id, c.arg(3));
     pe.delivery_time_ms = c.now_ms;
     if (!justid) ++pe.delivery_count;
     claimed.push_back(justid ? RedisReply::bulk(id.str()) : entry_reply(id, &entry->second));

@@ -81,6 +81,7 @@ RedisReply incr_by(Ctx& c, const std::string& key, int64_t delta) {
   } else {
     c.ks.put(key, std::to_string(result));
   }
+  c.notify(kNotifyString, "incrby", key);
   return RedisReply::integer_of(result);
 }
 
@@ -111,12 +112,15 @@ RedisReply cmd_set(Ctx& c) {
   std::optional<int64_t> ttl = (o.keepttl && e) ? e->expire_at_ms : std::nullopt;
   if (o.unit != ExpireUnit::kNone) ttl = at_ms;
   c.ks.put(key, c.arg(2), ttl);
+  c.notify(kNotifyString, "set", key);
+  if (o.unit != ExpireUnit::kNone) c.notify(kNotifyGeneric, "expire", key);
   return o.get ? old : RedisReply::ok();
 }
 
 RedisReply cmd_setnx(Ctx& c) {
   if (c.find(c.arg(1))) return RedisReply::integer_of(0);
   c.ks.put(c.arg(1), c.arg(2));
+  c.notify(kNotifyString, "set", c.arg(1));
   return RedisReply::integer_of(1);
 }
 

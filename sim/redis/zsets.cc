@@ -106,6 +106,7 @@ RedisReply cmd_zadd(Ctx& c) {
         break;
     }
   }
+  if (added || updated) c.notify(kNotifyZset, f.incr ? "zincr" : "zadd", c.arg(1));
   if (f.incr) return processed ? RedisReply::bulk(format_double(new_score)) : RedisReply::nil();
   return RedisReply::integer_of(f.ch ? added + updated : added);
 }
@@ -125,6 +126,7 @@ RedisReply cmd_zincrby(Ctx& c) {
   double new_score = 0;
   const bool listpack = !c.find(c.arg(1))->big_encoding;
   if (zset_add(*z, c.arg(3), *delta, f, &new_score, listpack) == ZAddOutcome::kNaN) return err_nan();
+  c.notify(kNotifyZset, "zincr", c.arg(1));
   return RedisReply::bulk(format_double(new_score));
 }
 
@@ -193,7 +195,11 @@ RedisReply cmd_zrem(Ctx& c) {
   if (!z) return RedisReply::integer_of(0);
   int64_t n = 0;
   for (size_t j = 2; j < c.argc(); ++j) n += z->erase(c.arg(j)) ? 1 : 0;
-  if (z->size() == 0) c.ks.erase(c.arg(1));
+  if (n) c.notify(kNotifyZset, "zrem", c.arg(1));
+  if (z->size() == 0) {
+    c.ks.erase(c.arg(1));
+    c.notify(kNotifyGeneric, "del", c.arg(1));
+  }
   return RedisReply::integer_of(n);
 }
 
