@@ -1,5 +1,6 @@
 #include "harness/resp/resp_server.h"
 #include "impl/ports/assert.h"
+#include "sim/redis/commands.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -278,6 +279,10 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
     return;
   }
   if (argv.size() >= 2 && upper(argv[0]) == "CLIENT" && upper(argv[1]) == "REPLY") return client_reply(c, argv);
+  if (argv.size() >= 2 && upper(argv[0]) == "CLIENT" && upper(argv[1]) == "UNBLOCK") {
+    client_unblock(c, argv);
+    return after_command();
+  }
   c.skipping = c.skip_next;  // CLIENT REPLY SKIP silences this command's reply
   c.skip_next = false;
   const int64_t now = now_ms();
@@ -386,15 +391,41 @@ void RespServer::expire_blocked() {
     Client& c = *clients_.at(id);
     if (c.blocked_deadline_ms > 0 && now >= c.blocked_deadline_ms) expired.push_back(id);
   }
-  for (uint64_t id : expired) {
-    Client& c = *clients_.at(id);
-    c.session.blocked.reset();
-    c.blocked_argv.reset();
-    std::erase(blocked_order_, id);
-    engine_.set_blocked_clients(blocked_order_.size());
-    encode(RedisReply::nil_array(), c.session.protocol, &c.out);  // XREADGROUP's timeout reply
-    process_client(c);
+  for (uint64_t id : expired) unblock(*clients_.at(id), RedisReply::nil_array());  // a blocking command's timeout
+}
+
+void RespServer::unblock(Client& c, const RedisReply& reply) {
+  c.session.blocked.reset();
+  c.blocked_argv.reset();
+  std::erase(blocked_order_, c.session.id);
+  engine_.set_blocked_clients(blocked_order_.size());
+  encode(reply, c.session.protocol, &c.out);
+  process_client(c);  // the commands it pipelined behind the blocked one
+}
+
+// CLIENT UNBLOCK id [TIMEOUT|ERROR] (networking.c): a blocked client answers as on its timeout,
+// or with -UNBLOCKED; 1 when it was blocked, else 0.
+void RespServer::client_unblock(Client& c, const std::vector<std::string>& argv) {
+  const std::optional<int64_t> id = argv.size() >= 3 ? sim::redis::parse_int64(argv[2]) : std::nullopt;
+  const std::string mode = argv.size() == 4 ? upper(argv[3]) : "TIMEOUT";
+  if (argv.size() < 3 || argv.size() > 4) {
+    encode(RedisReply::error("ERR wrong number of arguments for 'client|unblock' command"), c.session.protocol, &c.out);
+    return;
   }
+  if (!id) {
+    encode(RedisReply::error("ERR value is not an integer or out of range"), c.session.protocol, &c.out);
+    return;
+  }
+  if (mode != "TIMEOUT" && mode != "ERROR") {
+    encode(RedisReply::error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"), c.session.protocol, &c.out);
+    return;
+  }
+  auto it = clients_.find(static_cast<uint64_t>(*id));
+  const bool blocked = *id > 0 && it != clients_.end() && !it->second->closed && it->second->blocked_argv;
+  encode(RedisReply::integer_of(blocked ? 1 : 0), c.session.protocol, &c.out);
+  if (!blocked) return;
+  unblock(*it->second, mode == "ERROR" ? RedisReply::error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+                                       : RedisReply::nil_array());
 }
 
 void RespServer::close_client(Client& c) {

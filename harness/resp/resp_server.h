@@ -97,6 +97,9 @@ class RespServer {
   void run_command(Client& c, const std::vector<std::string>& argv);
   void write_reply(Client& c, const std::vector<std::string>& argv, const RedisReply& reply);
   void client_reply(Client& c, const std::vector<std::string>& argv);
+  void client_unblock(Client& c, const std::vector<std::string>& argv);
+  // Ends `c`'s blocked command with `reply` and runs what it pipelined behind it.
+  void unblock(Client& c, const RedisReply& reply);
   // Drains pub/sub deliveries and wakes readers blocked on signaled keys.
   void after_command();
   void wake_blocked(const std::vector<std::string>& keys);

@@ -172,6 +172,26 @@ TEST(RespServer, BlockedReadgroupLearnsItsStreamOrGroupIsGone) {
   EXPECT_EQ(reader.read_reply(), RedisReply::error("UNBLOCKED the stream key no longer exists"));
 }
 
+TEST(RespServer, ClientUnblockEndsABlockedPopAsATimeoutOrAnError) {
+  ServedEngine s;
+  RedisConnection reader = s.connect();
+  RedisConnection admin = s.connect();
+  const RedisReply id = reader.command({"CLIENT", "ID"});
+  ASSERT_EQ(id.kind, RedisReply::Kind::kInteger);
+  const std::string reader_id = std::to_string(id.integer);
+  EXPECT_EQ(admin.command({"CLIENT", "UNBLOCK", reader_id}), RedisReply::integer_of(0));  // not blocked
+  ASSERT_TRUE(reader.send({"BLPOP", "l", "0"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(admin.command({"CLIENT", "UNBLOCK", reader_id, "BOGUS"}),
+            RedisReply::error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"));
+  EXPECT_EQ(admin.command({"CLIENT", "UNBLOCK", reader_id}), RedisReply::integer_of(1));
+  EXPECT_TRUE(reader.read_reply().is_nil());  // the timeout's null reply
+  ASSERT_TRUE(reader.send({"BLPOP", "l", "0"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(admin.command({"CLIENT", "UNBLOCK", reader_id, "ERROR"}), RedisReply::integer_of(1));
+  EXPECT_EQ(reader.read_reply().describe(), "(error) UNBLOCKED client unblocked via CLIENT UNBLOCK");
+}
+
 TEST(RespServer, BlockedReadTimesOutWithNil) {
   ServedEngine s;
   RedisConnection c = s.connect();
