@@ -661,21 +661,118 @@ RedisReply cmd_command(Ctx& c) {
 
 // ---- FUNCTION, FCALL, DEBUG.
 
+namespace {
+
+// FUNCTION LOAD [REPLACE] code: the library's name.
+RedisReply function_load(Ctx& c) {
+  bool replace = false;
+  size_t j = 2;
+  for (; j + 1 < c.argc(); ++j) {
+    if (!iequals(c.arg(j), "replace")) return RedisReply::error("ERR Unknown option given: " + c.arg(j));
+    replace = true;
+  }
+  if (j + 1 != c.argc()) return RedisReply::error("ERR Function code is missing");  // FUNCTION LOAD alone
+  std::variant<FunctionLibrary, RedisReply> loaded = load_function_library(c, c.arg(j));
+  if (auto* error = std::get_if<RedisReply>(&loaded)) return std::move(*error);
+  FunctionLibrary& lib = std::get<FunctionLibrary>(loaded);
+  auto& libraries = c.libraries();
+  if (libraries.count(lib.name) && !replace) return RedisReply::error("ERR Library '" + lib.name + "' already exists");
+  for (const auto& [name, other] : libraries) {
+    if (name == lib.name) continue;
+    for (const auto& [function, no_writes] : lib.functions) {
+      if (other.functions.count(function)) return RedisReply::error("ERR Function " + function + " already exists");
+    }
+  }
+  const std::string name = lib.name;
+  libraries[name] = std::move(lib);
+  return RedisReply::bulk(name);
+}
+
+// FUNCTION LIST [WITHCODE] [LIBRARYNAME pattern]: per library its name, engine, functions and
+// (WITHCODE) code, as functionListCommand replies.
+RedisReply function_list(Ctx& c) {
+  bool with_code = false;
+  const std::string* pattern = nullptr;
+  for (size_t j = 2; j < c.argc(); ++j) {
+    if (iequals(c.arg(j), "withcode") && !with_code) {
+      with_code = true;
+    } else if (iequals(c.arg(j), "libraryname") && !pattern && j + 1 < c.argc()) {
+      pattern = &c.arg(++j);
+    } else {
+      return RedisReply::error("ERR Unknown argument " + c.arg(j));
+    }
+  }
+  std::vector<RedisReply> out;
+  for (const auto& [name, lib] : c.libraries()) {
+    if (pattern && !glob_match(*pattern, name)) continue;
+    std::vector<RedisReply> functions;
+    for (const auto& [function, no_writes] : lib.functions) {
+      std::vector<RedisReply> flags;
+      if (no_writes) flags.push_back(RedisReply::status("no-writes"));
+      functions.push_back(
+          RedisReply::array({RedisReply::bulk("name"), RedisReply::bulk(function), RedisReply::bulk("description"),
+                             RedisReply::nil(), RedisReply::bulk("flags"), RedisReply::array(std::move(flags))}));
+    }
+    std::vector<RedisReply> entry = {RedisReply::bulk("library_name"), RedisReply::bulk(name),
+                                     RedisReply::bulk("engine"),       RedisReply::bulk("LUA"),
+                                     RedisReply::bulk("functions"),    RedisReply::array(std::move(functions))};
+    if (with_code) {
+      entry.push_back(RedisReply::bulk("library_code"));
+      entry.push_back(RedisReply::bulk("#!lua name=" + name + lib.code));
+    }
+    out.push_back(RedisReply::array(std::move(entry)));
+  }
+  return RedisReply::array(std::move(out));
+}
+
+// fcallCommandGeneric: the function is looked up before numkeys is read.
+RedisReply fcall_generic(Ctx& c, bool read_only) {
+  for (const auto& [name, lib] : c.libraries()) {
+    const auto f = lib.functions.find(c.arg(1));
+    if (f == lib.functions.end()) continue;
+    const std::optional<int64_t> numkeys = parse_int64(c.arg(2));
+    if (!numkeys) return RedisReply::error("ERR Bad number of keys provided");
+    if (*numkeys > static_cast<int64_t>(c.argc() - 3)) {
+      return RedisReply::error("ERR Number of keys can't be greater than number of args");
+    }
+    if (*numkeys < 0) return RedisReply::error("ERR Number of keys can't be negative");
+    if (read_only && !f->second) {
+      return RedisReply::error("ERR Can not execute a script with write flag using *_ro command.");
+    }
+    const auto keys_end = c.argv.begin() + 3 + *numkeys;
+    const std::vector<std::string> keys(c.argv.begin() + 3, keys_end), args(keys_end, c.argv.end());
+    const FunctionLibrary library = lib;  // a copy: the function may reload its own library
+    c.set_script_read_only(f->second);
+    RedisReply reply = call_function(c, library, c.arg(1), keys, args);
+    c.set_script_read_only(false);
+    return reply;
+  }
+  return RedisReply::error("ERR Function not found");
+}
+
+}  // namespace
+
 RedisReply cmd_function(Ctx& c) {
   const std::string sub = lower(c.arg(1));
+  if (sub == "load") return function_load(c);
+  if (sub == "list") return function_list(c);
   if (sub == "flush") {
     if (c.argc() > 3 || (c.argc() == 3 && !iequals(c.arg(2), "sync") && !iequals(c.arg(2), "async"))) {
       return RedisReply::error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
     }
+    c.libraries().clear();
     return RedisReply::ok();
   }
-  if (sub == "list") return RedisReply::array({});  // no library can exist
-  return RedisReply::error(
-      "ERR faultline: FUNCTION LOAD is not supported: the simulated Redis runs registered C++ scripts "
-      "(EVAL/EVALSHA) and cannot load functions");
+  if (sub == "delete" && c.argc() == 3) {
+    if (!c.libraries().erase(c.arg(2))) return RedisReply::error("ERR Library not found");
+    return RedisReply::ok();
+  }
+  if (sub == "kill") return RedisReply::error("NOTBUSY No scripts in execution right now.");
+  return unknown_subcommand(c);
 }
 
-RedisReply cmd_fcall(Ctx&) { return RedisReply::error("ERR Function not found"); }
+RedisReply cmd_fcall(Ctx& c) { return fcall_generic(c, false); }
+RedisReply cmd_fcall_ro(Ctx& c) { return fcall_generic(c, true); }
 
 RedisReply cmd_debug(Ctx&) { return RedisReply::error("ERR faultline: DEBUG is not supported by the simulated Redis"); }
 

@@ -51,6 +51,7 @@ struct Ctx {
   // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
   void observe_publish(const std::string& channel, const std::string& payload);
   std::map<std::string, std::string, std::less<>>& loaded_scripts();  // SHA1 -> the script's text
+  std::map<std::string, FunctionLibrary>& libraries();                // FUNCTION LOAD's, by name
   const ScriptRegistry* scripts() const;
   EngineStats& stats();
   // redis.call from a script: runs argv atomically at this context's time, no blocking.
@@ -345,6 +346,7 @@ RedisReply cmd_config(Ctx& c);
 RedisReply cmd_command(Ctx& c);
 RedisReply cmd_function(Ctx& c);
 RedisReply cmd_fcall(Ctx& c);
+RedisReply cmd_fcall_ro(Ctx& c);
 RedisReply cmd_debug(Ctx& c);
 RedisReply cmd_object(Ctx& c);
 RedisReply cmd_rename(Ctx& c);

@@ -197,6 +197,7 @@ constexpr Spec kCommands[] = {
     {"eval_ro", -3, kNoScript | kNoKeys, cmd_eval_ro},
     {"evalsha_ro", -3, kNoScript | kNoKeys, cmd_evalsha_ro},
     {"fcall", -3, kNoScript | kNoKeys, cmd_fcall},
+    {"fcall_ro", -3, kNoScript | kNoKeys, cmd_fcall_ro},
     {"ping", -1, kPubSubOk | kNoKeys, cmd_ping},
     {"echo", 2, kNoKeys, cmd_echo},
     {"flushall", -1, kW | kNoKeys, cmd_flushall},
@@ -246,6 +247,8 @@ constexpr Spec kSubcommands[] = {
     {"function|flush", -2, kNoScript | kW | kNoKeys, cmd_function},
     {"function|list", -2, kNoScript | kNoKeys, cmd_function},
     {"function|load", -3, kNoScript | kWD | kNoKeys, cmd_function},
+    {"function|delete", 3, kNoScript | kW | kNoKeys, cmd_function},
+    {"function|kill", 2, kNoScript | kNoKeys, cmd_function},
     {"object|encoding", 3, 0, cmd_object},
     {"object|refcount", 3, 0, cmd_object},
     {"object|idletime", 3, 0, cmd_object},
@@ -422,6 +425,7 @@ std::string Ctx::name() const { return lower(argv[0]); }
 
 std::map<std::string, std::set<uint64_t>, std::less<>>& Ctx::channels() { return engine.channels_; }
 std::map<std::string, std::set<uint64_t>, std::less<>>& Ctx::patterns() { return engine.patterns_; }
+std::map<std::string, FunctionLibrary>& Ctx::libraries() { return engine.libraries_; }
 std::vector<PubSubDelivery>& Ctx::deliveries() { return engine.deliveries_; }
 void Ctx::observe_publish(const std::string& channel, const std::string& payload) {
   if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
@@ -925,6 +929,7 @@ void Engine::recover(int64_t now_ms) {
   signaled_.clear();
   for (Keyspace& ks : live_) ks.take_removed_streams();  // the restart dropped every blocked client
   loaded_scripts_.clear();
+  libraries_.clear();
   lua_rand48_ = kLuaRand48Start;
   expire_cursor_.clear();
   last_persist_ms_ = now_ms;

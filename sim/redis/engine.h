@@ -82,6 +82,7 @@
 #include "impl/ports/redis_reply.h"
 #include "impl/ports/redis_script.h"
 #include "sim/redis/keyspace.h"
+#include "sim/redis/lua_script.h"
 
 namespace fl::sim::redis {
 
@@ -359,6 +360,7 @@ class Engine {
     if (command_observer_) command_observer_(ObservedCommand{argv, reply, now_ms, depth, &argv});
   }
   std::set<std::string> signaled_;
+  std::map<std::string, FunctionLibrary> libraries_;                // FUNCTION LOAD: library name -> library
   std::map<std::string, std::string, std::less<>> loaded_scripts_;  // SHA1 -> text, loaded since the last start
   // Lua's math.random state (lua_script.h): Redis 7.0's rand48 from rand.c's initial state
   // (X2:X1:X0) at each start, shared by every script the server runs, never reseeded per script.

@@ -5,6 +5,9 @@
 // first, and raises (lua_error) only with no C++ object alive on its own frame.
 #include "sim/redis/lua_script.h"
 
+#include <cstring>
+
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -359,6 +362,23 @@ end
 debug = nil
 )lua";
 
+// unpack as Redis's patched lbaselib.c: stock Lua 5.1's computes the count in int, so
+// unpack({}, -2, 2147483647) overflows and crashes the process; this one counts in unsigned and
+// refuses with "too many results to unpack".
+int safe_unpack(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int i = luaL_optint(L, 2, 1);
+  const int e = luaL_opt(L, luaL_checkint, 3, static_cast<int>(lua_objlen(L, 1)));
+  if (i > e) return 0;
+  unsigned int n = static_cast<unsigned int>(e) - static_cast<unsigned int>(i);
+  if (n >= static_cast<unsigned int>(INT_MAX) || !lua_checkstack(L, static_cast<int>(++n))) {
+    return luaL_error(L, "too many results to unpack");
+  }
+  lua_rawgeti(L, 1, i);
+  while (i++ < e) lua_rawgeti(L, 1, i);
+  return static_cast<int>(n);
+}
+
 // A fresh state with Redis's libraries and the sandbox; nullptr when Lua cannot allocate.
 lua_State* new_sandbox(uint64_t* rand48) {
   lua_State* L = luaL_newstate();
@@ -377,6 +397,8 @@ lua_State* new_sandbox(uint64_t* rand48) {
     lua_pushnil(L);
     lua_setglobal(L, removed);
   }
+  lua_pushcfunction(L, safe_unpack);
+  lua_setglobal(L, "unpack");
   replace_random(L, rand48);
   register_redis_table(L);
   if (luaL_loadbuffer(L, kErrorHandler, std::char_traits<char>::length(kErrorHandler), "@faultline_sandbox") != 0 ||
@@ -440,7 +462,258 @@ RedisReply run_in(lua_State* L, Ctx& c, std::string_view body, const std::vector
   return to_reply(L, -1, 0);
 }
 
+// ---- functions (function_lua.c, functions.c) --------------------------------------------------
+
+constexpr const char* kFunctionChunkName = "@user_function";
+constexpr const char* kFunctionsRegistry = "faultline.functions";  // name -> {callback, no_writes}
+
+bool valid_function_name(const char* s, size_t n) {
+  if (n == 0) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const char ch = s[i];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')) return false;
+  }
+  return true;
+}
+
+// The flags table at `index`: false on an unknown flag (luaRegisterFunctionReadFlags).
+bool read_function_flags(lua_State* L, int index, bool* no_writes) {
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 2);
+      return false;
+    }
+    const char* flag = lua_tostring(L, -1);
+    if (std::strcmp(flag, "no-writes") == 0) {
+      *no_writes = true;
+    } else if (std::strcmp(flag, "allow-oom") != 0 && std::strcmp(flag, "allow-stale") != 0 &&
+               std::strcmp(flag, "no-cluster") != 0 && std::strcmp(flag, "allow-cross-slot-keys") != 0) {
+      lua_pop(L, 2);
+      return false;
+    }
+    lua_pop(L, 1);
+  }
+  return true;
+}
+
+// redis.register_function's named form: the name, callback and flags left at 2, 3 and 4; the
+// error text, or null.
+const char* read_named_registration(lua_State* L, bool* no_writes) {
+  lua_pushnil(L);  // slots 2, 3, 4: function_name, callback, flags
+  lua_pushnil(L);
+  lua_pushnil(L);
+  lua_pushnil(L);
+  while (lua_next(L, 1) != 0) {
+    if (lua_type(L, -2) != LUA_TSTRING) return "named argument key given to redis.register_function is not a string";
+    const char* key = lua_tostring(L, -2);
+    int slot = 0;
+    if (std::strcmp(key, "function_name") == 0) {
+      if (!lua_isstring(L, -1)) return "function_name argument given to redis.register_function must be a string";
+      slot = 2;
+    } else if (std::strcmp(key, "callback") == 0) {
+      if (!lua_isfunction(L, -1)) return "callback argument given to redis.register_function must be a function";
+      slot = 3;
+    } else if (std::strcmp(key, "flags") == 0) {
+      if (!lua_istable(L, -1))
+        return "flags argument to redis.register_function must be a table representing function flags";
+      if (!read_function_flags(L, lua_gettop(L), no_writes)) return "unknown flag given";
+      slot = 4;
+    } else if (std::strcmp(key, "description") == 0) {
+      if (!lua_isstring(L, -1)) return "description argument given to redis.register_function must be a string";
+    } else {
+      return "unknown argument given to redis.register_function";
+    }
+    if (slot)
+      lua_replace(L, slot);  // pops the value into its slot
+    else
+      lua_pop(L, 1);
+  }
+  if (lua_isnil(L, 2)) return "redis.register_function must get a function name argument";
+  if (lua_isnil(L, 3)) return "redis.register_function must get a callback argument";
+  return nullptr;
+}
+
+// The load-time `redis` table's __index: a field the library API lacks (redis.call while loading).
+int load_api_index(lua_State* L) {
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", lua_tostring(L, 2));
+}
+
+// Raises `message` without luaL_error's position prefix, as Redis's luaPushError + lua_error.
+int raise_plain(lua_State* L, const char* message) {
+  lua_pushstring(L, message);
+  return lua_error(L);
+}
+
+// redis.register_function(name, callback) or redis.register_function{...}: records the callback
+// in the registry. No C++ object lives on this frame (luaL_error longjmps).
+int redis_register_function(lua_State* L) {
+  bool no_writes = false;
+  const char* error = nullptr;
+  if (lua_gettop(L) == 1) {
+    if (!lua_istable(L, 1)) {
+      error =
+          "calling redis.register_function with a single argument is only applicable to Lua table (representing "
+          "named arguments).";
+    } else {
+      error = read_named_registration(L, &no_writes);
+    }
+  } else if (lua_gettop(L) == 2) {
+    if (!lua_isstring(L, 1))
+      error = "first argument to redis.register_function must be a string";
+    else if (!lua_isfunction(L, 2))
+      error = "second argument to redis.register_function must be a function";
+    lua_pushvalue(L, 2);  // the named form's layout: 2 the name, 3 the callback
+    lua_pushvalue(L, 1);
+    lua_replace(L, 2);
+  } else {
+    error = "wrong number of arguments to redis.register_function";
+  }
+  if (error) return raise_plain(L, error);
+  size_t n = 0;
+  const char* name = lua_tolstring(L, 2, &n);
+  if (!valid_function_name(name, n)) {
+    // Redis 7.0.15's text names libraries here too (functionLibCreateFunction).
+    return raise_plain(L,
+                       "Library names can only contain letters, numbers, or underscores(_) and must be at least one "
+                       "character long");
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
+  const int registry = lua_gettop(L);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, registry);
+  if (!lua_isnil(L, -1)) return raise_plain(L, "Function already exists in the library");
+  lua_pop(L, 1);
+  lua_pushvalue(L, 2);
+  lua_newtable(L);
+  lua_pushvalue(L, 3);
+  lua_setfield(L, -2, "callback");
+  lua_pushboolean(L, no_writes ? 1 : 0);
+  lua_setfield(L, -2, "no_writes");
+  lua_rawset(L, registry);
+  return 0;
+}
+
+// A fresh sandbox that runs a library's code: `redis` gains register_function, and while loading
+// (`loading`) keeps only it, log and the log levels. The library's top level has run when this
+// returns null; otherwise the error.
+std::optional<std::string> run_library(lua_State* L, Ctx& c, std::string_view code, bool loading) {
+  lua_pushlightuserdata(L, &c);
+  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.ctx");
+  lua_pushnumber(L, 0);
+  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.steps");
+  lua_sethook(L, budget_hook, LUA_MASKCOUNT, kHookEvery);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
+  lua_getglobal(L, "redis");
+  if (loading) {
+    for (const char* absent : {"call", "pcall", "error_reply", "status_reply", "sha1hex"}) {
+      lua_pushnil(L);
+      lua_setfield(L, -2, absent);
+    }
+    lua_newtable(L);  // the load-time API raises on any other field, as Redis's does
+    lua_pushcfunction(L, load_api_index);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+  }
+  lua_pushcfunction(L, redis_register_function);
+  lua_setfield(L, -2, "register_function");
+  lua_pop(L, 1);
+  if (luaL_loadbuffer(L, code.data(), code.size(), kFunctionChunkName) != 0) {
+    return std::string("Error compiling function: ") + (lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
+  }
+  lua_getglobal(L, "__redis__err__handler");
+  lua_insert(L, -2);
+  if (lua_pcall(L, 0, 0, -2) != 0) {
+    std::string why = "unknown error";
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      if (lua_isstring(L, -1)) why = lua_tostring(L, -1);
+      lua_pop(L, 1);
+    }
+    return "Error registering functions: " + why;
+  }
+  lua_pop(L, 1);  // the handler
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::variant<FunctionLibrary, RedisReply> load_function_library(Ctx& c, std::string_view source) {
+  if (source.substr(0, 2) != "#!") return RedisReply::error("ERR Missing library metadata");
+  const size_t eol = source.find('\n');
+  if (eol == std::string_view::npos) return RedisReply::error("ERR Invalid library metadata");
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < eol;) {
+    const size_t space = std::min(source.find(' ', i), eol);
+    if (space > i) parts.emplace_back(source.substr(i, space - i));
+    i = space + 1;
+  }
+  if (parts.empty()) return RedisReply::error("ERR Invalid library metadata");
+  FunctionLibrary lib;
+  const std::string engine = parts[0].substr(2);
+  bool named = false;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i].size() >= 5 && iequals(std::string_view(parts[i]).substr(0, 5), "name=")) {
+      if (named) return RedisReply::error("ERR Invalid metadata value, name argument was given multiple times");
+      lib.name = parts[i].substr(5);
+      named = true;
+    } else {
+      return RedisReply::error("ERR Invalid metadata value given: " + parts[i]);
+    }
+  }
+  if (!named) return RedisReply::error("ERR Library name was not given");
+  if (!valid_function_name(lib.name.data(), lib.name.size())) {
+    return RedisReply::error(
+        "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least one character "
+        "long");
+  }
+  if (!iequals(engine, "lua")) return RedisReply::error("ERR Engine '" + engine + "' not found");
+  lib.code = std::string(source.substr(eol));
+  lua_State* L = new_sandbox(&c.lua_rand48());
+  if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
+  if (std::optional<std::string> error = run_library(L, c, lib.code, /*loading=*/true)) {
+    lua_close(L);
+    return RedisReply::error("ERR " + *error);
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_getfield(L, -1, "no_writes");
+    lib.functions[lua_tostring(L, -3)] = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 2);
+  }
+  lua_close(L);
+  if (lib.functions.empty()) return RedisReply::error("ERR No functions registered");
+  return lib;
+}
+
+RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::string& function,
+                         const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+  lua_State* L = new_sandbox(&c.lua_rand48());
+  if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
+  if (std::optional<std::string> error = run_library(L, c, library.code, /*loading=*/false)) {
+    lua_close(L);
+    return RedisReply::error("ERR " + *error);
+  }
+  lua_getglobal(L, "__redis__err__handler");
+  const int handler = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
+  lua_getfield(L, -1, function.c_str());
+  lua_getfield(L, -1, "callback");
+  auto push_array = [L](const std::vector<std::string>& values) {
+    lua_createtable(L, static_cast<int>(values.size()), 0);
+    for (size_t i = 0; i < values.size(); ++i) {
+      lua_pushlstring(L, values[i].data(), values[i].size());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+  };
+  push_array(keys);
+  push_array(args);
+  RedisReply reply = lua_pcall(L, 2, 1, handler) != 0 ? error_reply(L, function) : to_reply(L, -1, 0);
+  lua_close(L);
+  return reply;
+}
 
 RedisReply run_lua(Ctx& c, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args) {

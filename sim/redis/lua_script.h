@@ -24,11 +24,14 @@
 // - A script that runs past 200 million Lua instructions ends with an error (the simulated world
 //   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
 // EVAL_RO and EVALSHA_RO run the same way with writes and PUBLISH refused (scripts.cc).
+// unpack is Redis's patched one (stock Lua 5.1's overflows on a huge range and crashes).
 // Not yet: SCRIPT KILL and lua-time-limit (-BUSY).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "impl/ports/redis_reply.h"
@@ -39,5 +42,21 @@ struct Ctx;
 
 RedisReply run_lua(Ctx& c, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args);
+
+// Redis functions (FUNCTION LOAD, FCALL, Redis 7.0's function_lua.c): a library is
+// "#!lua name=<library>\n<code>", whose code registers each function with
+// redis.register_function(name, callback) or redis.register_function{function_name=...,
+// callback=..., flags={...}}. Loading runs the code with only register_function and log in
+// `redis` (redis.call is not there, as in Redis); each FCALL runs it again in a fresh state, then
+// calls the function with KEYS and ARGV as its two arguments. Errors end " script: <function>,
+// on @user_function:<line>.".
+struct FunctionLibrary {
+  std::string name;
+  std::string code;                       // the text after the metadata line
+  std::map<std::string, bool> functions;  // name -> registered with the no-writes flag
+};
+std::variant<FunctionLibrary, RedisReply> load_function_library(Ctx& c, std::string_view source);
+RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::string& function,
+                         const std::vector<std::string>& keys, const std::vector<std::string>& args);
 
 }  // namespace fl::sim::redis
