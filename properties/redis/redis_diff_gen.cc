@@ -1082,6 +1082,53 @@ Step boundary_streams() {
   }
 }
 
+// Multi-key pops, SORT, bits, XTRIM, PUBSUB, functions. No blocking pop (a timeout of 0 would
+// block the sequence forever), no ZRANDMEMBER (its answer is random), SETBIT offsets only from a
+// fixed list (a valid offset near 2^32 makes both servers allocate 512 MB), and SORT of sets only:
+// SORT turns a sorted set into a skiplist, whose ZSCAN pages by hash-table cursor in Redis
+// (docs/redis.md: the simulated H/S/ZSCAN answer a collection whole); SORT of a sorted set is
+// in engine_vs_real_test's corpus.
+Step boundary_added() {
+  switch (*gen::inRange(0, 8)) {
+    case 0: {
+      Strings a{"ZMPOP", *gen::element<std::string>("1", "2", "0", "-1", "3"), "z:a", "z:b",
+                *gen::element<std::string>("MIN", "MAX", "LEFT")};
+      if (chance(60)) append(a, {"COUNT", bint()});
+      return command(a);
+    }
+    case 1: {
+      Strings a{"SORT", *gen::element<std::string>("set:a", "set:b", "s:a", "x:a", "nokey")};
+      if (chance(50)) a.push_back("ALPHA");
+      if (chance(40)) a.push_back(*gen::element<std::string>("ASC", "DESC"));
+      if (chance(60)) append(a, {"LIMIT", bint(), bint()});
+      if (chance(20)) append(a, {"GET", *gen::element<std::string>("#", "s:*", "h:*->f1", "nosuch")});
+      return command(a);
+    }
+    case 2:
+      return command({"SORT_RO", "set:b", "ALPHA", *gen::element<std::string>("ASC", "DESC"), "LIMIT", bint(), bint()});
+    case 3:
+      return command({"SETBIT", *gen::element<std::string>("s:b", "bits", "h:a"),
+                      *gen::element<std::string>("-1", "abc", "7", "100", "4294967296", "9223372036854775807", ""),
+                      *gen::element<std::string>("0", "1", "2", "-1", "abc")});
+    case 4:
+      return command({"GETBIT", *gen::element<std::string>("s:a", "bits", "nokey", "h:a"), bint()});
+    case 5: {
+      Strings a{"XTRIM", "x:a"};
+      if (chance(50)) {
+        append(a, {"MAXLEN", *gen::element<std::string>("=", "~"), bint()});
+      } else {
+        append(a, {"MINID", *gen::element<std::string>("=", "~"), bid()});
+      }
+      if (chance(30)) append(a, {"LIMIT", bint()});
+      return command(a);
+    }
+    case 6:
+      return command({"PUBSUB", *gen::element<std::string>("NUMSUB", "CHANNELS", "NUMPAT"), bint()});
+    default:
+      return command({*gen::element<std::string>("FCALL", "FCALL_RO"), "nosuchfn", bint()});
+  }
+}
+
 Step boundary_misc() {
   static const std::shared_ptr<const ScriptRegistry> registry = diff_scripts();  // immutable
   switch (*gen::inRange(0, 9)) {
@@ -1146,7 +1193,8 @@ rc::Gen<Step> gen_boundary_step() {
                                 : r < 46 ? boundary_hashes()
                                 : r < 54 ? boundary_sets()
                                 : r < 74 ? boundary_zsets()
-                                : r < 92 ? boundary_streams()
+                                : r < 88 ? boundary_streams()
+                                : r < 94 ? boundary_added()
                                          : boundary_misc();
                        s.client = 0;
                        return s;

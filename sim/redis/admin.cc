@@ -841,7 +841,9 @@ RedisReply expiretime_generic(Ctx& c, bool ms) {
   Entry* e = c.find(c.arg(1));
   if (!e) return RedisReply::integer_of(-2);
   if (!e->expire_at_ms) return RedisReply::integer_of(-1);
-  return RedisReply::integer_of(ms ? *e->expire_at_ms : (*e->expire_at_ms + 500) / 1000);
+  // Rounded to the nearest second without the overflow of (at + 500) / 1000 near INT64_MAX.
+  const int64_t at = *e->expire_at_ms;
+  return RedisReply::integer_of(ms ? at : at / 1000 + (at % 1000 >= 500 ? 1 : 0));
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ constexpr Spec kCommands[] = {
     {"publish", 3, kAdmin | kMayReplicate, cmd_publish},
     {"psubscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_psubscribe},
     {"punsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_punsubscribe},
-    {"pubsub", -2, kAdmin, cmd_pubsub},
+    {"pubsub", -2, kAdmin, nullptr},
     {"subscribe", -2, kPubSubOk | kNoScript | kAdmin, cmd_subscribe},
     {"unsubscribe", -1, kPubSubOk | kNoScript | kAdmin, cmd_unsubscribe},
     {"eval", -3, kNoScript | kNoKeys, cmd_eval},
@@ -227,6 +227,9 @@ constexpr Spec kCommands[] = {
 // Container commands: the subcommand decides arity and flags; each family's function switches
 // on argv[1].
 constexpr Spec kSubcommands[] = {
+    {"pubsub|channels", -2, kAdmin, cmd_pubsub},
+    {"pubsub|numsub", -2, kAdmin, cmd_pubsub},
+    {"pubsub|numpat", 2, kAdmin, cmd_pubsub},
     {"xgroup|create", -5, kWD, cmd_xgroup},
     {"xgroup|destroy", 4, kW, cmd_xgroup},
     {"xgroup|createconsumer", 5, kWD, cmd_xgroup},
@@ -278,7 +281,7 @@ const Spec* find_spec(std::string_view lower_name) {
 
 bool is_container(std::string_view n) {
   return n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" || n == "object" ||
-         n == "xinfo" || n == "memory";
+         n == "xinfo" || n == "memory" || n == "pubsub";
 }
 
 bool arity_ok(const Spec& s, size_t argc) {

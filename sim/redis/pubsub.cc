@@ -2,6 +2,7 @@
 // CHANNELS|NUMSUB|NUMPAT (RESP2 semantics, pubsub.c). Deliveries are queued on the engine; the
 // server layer pushes them to subscriber connections (at most once). Where Redis walks a dict
 // (UNSUBSCRIBE with no channel, the patterns a message matches) the engine goes in byte order.
+#include "impl/ports/assert.h"
 #include "sim/redis/commands.h"
 
 namespace fl::sim::redis {
@@ -105,9 +106,12 @@ RedisReply cmd_pubsub(Ctx& c) {
     }
     return RedisReply::array(std::move(out));
   }
-  if (sub == "numpat" && c.argc() == 2) return RedisReply::integer_of(static_cast<int64_t>(c.patterns().size()));
-  return RedisReply::error("ERR unknown subcommand or wrong number of arguments for '" + c.arg(1) +
-                           "'. Try PUBSUB HELP.");
+  if (sub == "channels") {  // addReplySubcommandSyntaxError: CHANNELS takes one pattern at most
+    return RedisReply::error("ERR unknown subcommand or wrong number of arguments for '" + c.arg(1) +
+                             "'. Try PUBSUB HELP.");
+  }
+  FL_ASSERT(sub == "numpat");  // the command table routes only these three here
+  return RedisReply::integer_of(static_cast<int64_t>(c.patterns().size()));
 }
 
 }  // namespace fl::sim::redis

@@ -147,6 +147,9 @@ RedisReply sort_generic(Ctx& c, bool readonly) {
     return err_wrongtype();
   }
   const bool is_set = e && std::holds_alternative<Set>(e->value);
+  // zsetConvert(sortval, OBJ_ENCODING_SKIPLIST): SORT turns a listpack sorted set into a skiplist
+  // for good (a -0 score written afterwards keeps its sign; OBJECT ENCODING says so).
+  if (e && std::holds_alternative<ZSet>(e->value)) e->big_encoding = true;
   if (o.dontsort && is_set && (o.store || c.in_script)) {  // forced ALPHA, for replicas and the AOF
     o.dontsort = false;
     o.alpha = true;
