@@ -739,8 +739,7 @@ RedisReply fcall_generic(Ctx& c, bool read_only) {
     if (read_only && !f->second) {
       return RedisReply::error("ERR Can not execute a script with write flag using *_ro command.");
     }
-    const auto keys_end = c.argv.begin() + 3 + *numkeys;
-    const std::vector<std::string> keys(c.argv.begin() + 3, keys_end), args(keys_end, c.argv.end());
+    const auto [keys, args] = keys_and_args(c);
     const FunctionLibrary library = lib;  // a copy: the function may reload its own library
     c.set_script_read_only(f->second);
     RedisReply reply = call_function(c, library, c.arg(1), keys, args);

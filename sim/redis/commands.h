@@ -48,6 +48,10 @@ struct Ctx {
   std::vector<PubSubDelivery>& deliveries();
   // Engine::notify in the session's database, on the live keyspace only.
   void notify(uint32_t event_class, std::string_view event, const std::string& key);
+  // After a removal from the collection at `key`: when it left the collection empty, deletes the
+  // key and sends the "del" event Redis sends then (hdelCommand, sremCommand, zremGenericCommand,
+  // listTypeTryDeletion). Returns whether it deleted.
+  bool drop_if_empty(const std::string& key, bool empty);
   // Tells Engine's publish observer (if any) about a PUBLISH on the live keyspace.
   void observe_publish(const std::string& channel, const std::string& payload);
   std::map<std::string, std::string, std::less<>>& loaded_scripts();  // SHA1 -> the script's text
@@ -359,6 +363,9 @@ RedisReply cmd_zscan(Ctx& c);
 RedisReply cmd_expiretime(Ctx& c);
 RedisReply cmd_pexpiretime(Ctx& c);
 // scripts.cc
+// The keys and args of EVAL-like and FCALL-like argv (after numkeys, argv[2]). REQUIRES: numkeys
+// parsed and checked against argc.
+std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(const Ctx& c);
 RedisReply cmd_eval(Ctx& c);
 RedisReply cmd_evalsha(Ctx& c);
 RedisReply cmd_eval_ro(Ctx& c);
@@ -379,6 +386,28 @@ bool Ctx::lookup(const std::string& key, T** out, RedisReply* error) {
   }
   *out = v;
   return true;
+}
+
+// The collection a blocking pop reads. A woken pop finds a key that another type took meanwhile
+// not ready (serveClientsBlockedOnKey serves only the type it waits on) and waits on: *out = null,
+// true. A new call gets WRONGTYPE: false.
+template <typename T>
+bool lookup_blocking_source(Ctx& c, const std::string& key, T** out, RedisReply* error) {
+  if (c.lookup(key, out, error)) return true;
+  if (!c.session.woken) return false;
+  *out = nullptr;
+  return true;
+}
+
+// The no-count form of HRANDFIELD and ZRANDMEMBER: nil for a missing key, else the name of the
+// element pick(c, collection) chose.
+template <typename T, typename Pick>
+RedisReply random_element(Ctx& c, Pick pick) {
+  T* collection = nullptr;
+  RedisReply error;
+  if (!c.lookup(c.arg(1), &collection, &error)) return error;
+  if (!collection) return RedisReply::nil();
+  return RedisReply::bulk(pick(c, *collection).first);
 }
 
 }  // namespace fl::sim::redis

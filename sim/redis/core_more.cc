@@ -263,7 +263,7 @@ RedisReply cmd_smove(Ctx& c) {
   if (c.arg(1) == c.arg(2)) return RedisReply::integer_of(src->count(c.arg(3)) ? 1 : 0);
   if (src->erase(c.arg(3)) == 0) return RedisReply::integer_of(0);
   const std::string member = c.arg(3);
-  if (src->empty()) c.ks.erase(c.arg(1));
+  c.drop_if_empty(c.arg(1), src->empty());
   if (!c.lookup(c.arg(2), &dst, &error)) return error;
   if (!dst) dst = &std::get<Set>(c.ks.put(c.arg(2), Set{}).value);
   dst->insert(member);

@@ -742,6 +742,7 @@ RedisReply Engine::run_exec(Session& session, int64_t now_ms) {
 
 std::vector<std::string> Engine::take_signaled_keys() {
   for (size_t db = 0; db < live_.size(); ++db) {
+    if (!live_[db].has_removed_streams()) continue;  // the common case: one load per database
     for (const std::string& key : live_[db].take_removed_streams()) {
       signaled_.insert(wait_key(static_cast<int>(db), key));
     }

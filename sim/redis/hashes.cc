@@ -101,10 +101,7 @@ RedisReply cmd_hdel(Ctx& c) {
   int64_t n = 0;
   for (size_t j = 2; j < c.argc(); ++j) n += static_cast<int64_t>(h->erase(c.arg(j)));
   if (n) c.notify(kNotifyHash, "hdel", c.arg(1));
-  if (h->empty()) {
-    c.ks.erase(c.arg(1));
-    c.notify(kNotifyGeneric, "del", c.arg(1));
-  }
+  c.drop_if_empty(c.arg(1), h->empty());
   return RedisReply::integer_of(n);
 }
 

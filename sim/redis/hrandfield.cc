@@ -76,11 +76,7 @@ RedisReply cmd_hrandfield(Ctx& c) {
     const std::optional<RandomCount> n = parse_random_count(c, "withvalues", &error);
     return n ? with_count(c, n->count, n->with) : error;
   }
-  Hash* h = nullptr;
-  RedisReply error;
-  if (!c.lookup(c.arg(1), &h, &error)) return error;
-  if (!h) return RedisReply::nil();
-  return RedisReply::bulk(random_field(c, *h).first);
+  return random_element<Hash>(c, random_field);
 }
 
 }  // namespace fl::sim::redis

@@ -119,6 +119,7 @@ class Keyspace {
   // signals each (dbGenericDelete, dbOverwrite, emptyDb) so that clients blocked in XREADGROUP on
   // it learn at once that it is gone.
   std::vector<std::string> take_removed_streams() { return std::exchange(removed_streams_, {}); }
+  bool has_removed_streams() const { return !removed_streams_.empty(); }
 
   size_t size() const { return entries_.size(); }
   const std::map<std::string, Entry>& entries() const { return entries_; }

@@ -49,13 +49,6 @@ void push_end(List& l, End end, std::string v) {
     l.push_back(std::move(v));
 }
 
-// A key left empty by a pop is deleted.
-void drop_if_empty(Ctx& c, const std::string& key, const List& l) {
-  if (!l.empty()) return;
-  c.ks.erase(key);
-  c.notify(kNotifyGeneric, "del", key);
-}
-
 RedisReply push(Ctx& c, End end, bool only_if_exists) {
   List* l = nullptr;
   RedisReply error;
@@ -83,13 +76,13 @@ RedisReply pop(Ctx& c, End end) {
   if (!count) {
     std::string v = pop_end(*l, end);
     c.notify(kNotifyList, event, c.arg(1));
-    drop_if_empty(c, c.arg(1), *l);
+    c.drop_if_empty(c.arg(1), l->empty());
     return RedisReply::bulk(std::move(v));
   }
   std::vector<RedisReply> out;
   for (int64_t i = 0; i < *count && !l->empty(); ++i) out.push_back(RedisReply::bulk(pop_end(*l, end)));
   if (!out.empty()) c.notify(kNotifyList, event, c.arg(1));
-  drop_if_empty(c, c.arg(1), *l);
+  c.drop_if_empty(c.arg(1), l->empty());
   return RedisReply::array(std::move(out));
 }
 
@@ -115,32 +108,25 @@ RedisReply move_one(Ctx& c, const std::string& src_key, List& src, const std::st
   FL_ASSERT(is_list);
   List& target = list_for_push(c, dst_key, dst);
   push_end(target, to, v);
-  if (src_key != dst_key) drop_if_empty(c, src_key, src);
+  if (src_key != dst_key) c.drop_if_empty(src_key, src.empty());
   c.signal(dst_key);
   return RedisReply::bulk(std::move(v));
 }
 
 // A blocking pop's source key: a woken pop finds a key that another type took meanwhile not
 // ready (Redis serves blocked clients from list keys only) and waits on; a new call gets WRONGTYPE.
-bool lookup_source(Ctx& c, const std::string& key, List** l, RedisReply* error) {
-  if (c.lookup(key, l, error)) return true;
-  if (!c.session.woken) return false;
-  *l = nullptr;
-  return true;
-}
-
 // The first non-empty list of a.keys popped: [key, [elements]]; nil_array when none (or error).
 RedisReply mpop_first(Ctx& c, const MpopArgs& a, bool* found) {
   *found = false;
   for (const std::string& key : a.keys) {
     List* l = nullptr;
     RedisReply error;
-    if (!lookup_source(c, key, &l, &error)) return error;
+    if (!lookup_blocking_source(c, key, &l, &error)) return error;
     if (!l) continue;
     std::vector<RedisReply> out;
     const End end = a.from_first ? End::kLeft : End::kRight;
     for (int64_t i = 0; i < a.count && !l->empty(); ++i) out.push_back(RedisReply::bulk(pop_end(*l, end)));
-    drop_if_empty(c, key, *l);
+    c.drop_if_empty(key, l->empty());
     *found = true;
     return RedisReply::array({RedisReply::bulk(key), RedisReply::array(std::move(out))});
   }
@@ -300,7 +286,7 @@ RedisReply cmd_lrem(Ctx& c) {
       }
     }
   }
-  drop_if_empty(c, c.arg(1), *l);
+  c.drop_if_empty(c.arg(1), l->empty());
   return RedisReply::integer_of(removed);
 }
 
@@ -318,7 +304,7 @@ RedisReply cmd_ltrim(Ctx& c) {
     l->erase(l->begin() + static_cast<std::ptrdiff_t>(to + 1), l->end());
     l->erase(l->begin(), l->begin() + static_cast<std::ptrdiff_t>(from));
   }
-  drop_if_empty(c, c.arg(1), *l);
+  c.drop_if_empty(c.arg(1), l->empty());
   return RedisReply::ok();
 }
 
@@ -420,10 +406,10 @@ static RedisReply blocking_pop(Ctx& c, End end) {
   std::vector<std::string> keys(c.argv.begin() + 1, c.argv.end() - 1);
   for (const std::string& key : keys) {
     List* l = nullptr;
-    if (!lookup_source(c, key, &l, &error)) return error;
+    if (!lookup_blocking_source(c, key, &l, &error)) return error;
     if (!l) continue;
     std::string v = pop_end(*l, end);
-    drop_if_empty(c, key, *l);
+    c.drop_if_empty(key, l->empty());
     return RedisReply::array({RedisReply::bulk(key), RedisReply::bulk(std::move(v))});
   }
   return block_on(c, keys, *timeout_ms);
@@ -437,7 +423,7 @@ static RedisReply blocking_move(Ctx& c, End from, End to, const std::string& tim
   const std::optional<int64_t> timeout_ms = parse_timeout_ms(timeout, &error);
   if (!timeout_ms) return error;
   List* src = nullptr;
-  if (!lookup_source(c, c.arg(1), &src, &error)) return error;
+  if (!lookup_blocking_source(c, c.arg(1), &src, &error)) return error;
   if (src) {
     List* dst = nullptr;
     if (!c.lookup(c.arg(2), &dst, &error)) return error;

@@ -410,13 +410,18 @@ lua_State* new_sandbox(uint64_t* rand48) {
   return L;
 }
 
-void set_array_global(lua_State* L, const char* name, const std::vector<std::string>& values) {
-  lua_pushstring(L, name);
+// Pushes a Lua array (1-based) of the strings: KEYS and ARGV for a script, a function's arguments.
+void push_string_array(lua_State* L, const std::vector<std::string>& values) {
   lua_createtable(L, static_cast<int>(values.size()), 0);
   for (size_t i = 0; i < values.size(); ++i) {
     lua_pushlstring(L, values[i].data(), values[i].size());
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
+}
+
+void set_array_global(lua_State* L, const char* name, const std::vector<std::string>& values) {
+  lua_pushstring(L, name);
+  push_string_array(L, values);
   lua_rawset(L, LUA_GLOBALSINDEX);  // past the read-only metatable
 }
 
@@ -701,15 +706,8 @@ RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::stri
   lua_getfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
   lua_getfield(L, -1, function.c_str());
   lua_getfield(L, -1, "callback");
-  auto push_array = [L](const std::vector<std::string>& values) {
-    lua_createtable(L, static_cast<int>(values.size()), 0);
-    for (size_t i = 0; i < values.size(); ++i) {
-      lua_pushlstring(L, values[i].data(), values[i].size());
-      lua_rawseti(L, -2, static_cast<int>(i + 1));
-    }
-  };
-  push_array(keys);
-  push_array(args);
+  push_string_array(L, keys);
+  push_string_array(L, args);
   RedisReply reply = lua_pcall(L, 2, 1, handler) != 0 ? error_reply(L, function) : to_reply(L, -1, 0);
   lua_close(L);
   return reply;

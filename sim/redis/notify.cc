@@ -73,4 +73,11 @@ void Ctx::notify(uint32_t event_class, std::string_view event, const std::string
   if (live()) engine.notify(session.db, event_class, event, key);
 }
 
+bool Ctx::drop_if_empty(const std::string& key, bool empty) {
+  if (!empty) return false;
+  ks.erase(key);
+  notify(kNotifyGeneric, "del", key);
+  return true;
+}
+
 }  // namespace fl::sim::redis

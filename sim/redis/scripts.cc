@@ -32,14 +32,6 @@ class CtxCalls final : public ScriptCalls {
   Ctx& c_;
 };
 
-// The script's keys and args (after numkeys): REQUIRES numkeys_error(c) found nothing.
-std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(Ctx& c) {
-  const int64_t numkeys = *parse_int64(c.arg(2));
-  const auto keys_begin = c.argv.begin() + 3;
-  const auto keys_end = keys_begin + numkeys;
-  return {std::vector<std::string>(keys_begin, keys_end), std::vector<std::string>(keys_end, c.argv.end())};
-}
-
 // REQUIRES: numkeys_error(c) found nothing.
 RedisReply run_script(Ctx& c, const RedisScript& script) {
   const auto [keys, args] = keys_and_args(c);
@@ -62,6 +54,13 @@ std::optional<RedisReply> numkeys_error(Ctx& c) {
 }
 
 }  // namespace
+
+std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(const Ctx& c) {
+  const int64_t numkeys = *parse_int64(c.arg(2));
+  const auto keys_begin = c.argv.begin() + 3;
+  const auto keys_end = keys_begin + numkeys;
+  return {std::vector<std::string>(keys_begin, keys_end), std::vector<std::string>(keys_end, c.argv.end())};
+}
 
 RedisReply cmd_eval(Ctx& c) {
   if (auto e = numkeys_error(c)) return *e;

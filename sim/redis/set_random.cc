@@ -49,7 +49,7 @@ RedisReply cmd_spop(Ctx& c) {
     popped.push_back(*it);
     s->erase(it);
   }
-  if (s->empty()) c.ks.erase(c.arg(1));
+  c.drop_if_empty(c.arg(1), s->empty());
   if (!count) return RedisReply::bulk(std::move(popped.front()));
   std::sort(popped.begin(), popped.end());  // members answer in byte order, as SMEMBERS's do
   return bulk_array(popped);

@@ -26,10 +26,7 @@ RedisReply cmd_srem(Ctx& c) {
   int64_t removed = 0;
   for (size_t j = 2; j < c.argc(); ++j) removed += static_cast<int64_t>(s->erase(c.arg(j)));
   if (removed) c.notify(kNotifySet, "srem", c.arg(1));
-  if (s->empty()) {
-    c.ks.erase(c.arg(1));
-    c.notify(kNotifyGeneric, "del", c.arg(1));
-  }
+  c.drop_if_empty(c.arg(1), s->empty());
   return RedisReply::integer_of(removed);
 }
 

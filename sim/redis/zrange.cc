@@ -255,7 +255,7 @@ RedisReply remove_range(Ctx& c, const std::function<std::vector<Item>(const ZSet
   if (!z) return RedisReply::integer_of(0);
   const std::vector<Item> items = select(*z);
   for (const Item& i : items) z->erase(i.second);
-  if (z->size() == 0) c.ks.erase(c.arg(1));
+  c.drop_if_empty(c.arg(1), z->size() == 0);
   return RedisReply::integer_of(static_cast<int64_t>(items.size()));
 }
 

@@ -8,16 +8,6 @@ namespace fl::sim::redis {
 
 namespace {
 
-// The sorted set a pop reads: a woken pop finds a key another type took meanwhile not ready
-// (serveClientsBlockedOnSortedSetKey serves sorted sets only) and waits on; a new call gets
-// WRONGTYPE.
-bool lookup_zset_source(Ctx& c, const std::string& key, ZSet** z, RedisReply* error) {
-  if (c.lookup(key, z, error)) return true;
-  if (!c.session.woken) return false;
-  *z = nullptr;
-  return true;
-}
-
 // Removes and returns the lowest (min) or highest member of a non-empty set.
 std::pair<std::string, double> pop_one(ZSet& z, bool min) {
   const auto it = min ? z.order.begin() : std::prev(z.order.end());
@@ -26,24 +16,20 @@ std::pair<std::string, double> pop_one(ZSet& z, bool min) {
   return out;
 }
 
-void drop_if_empty(Ctx& c, const std::string& key, const ZSet& z) {
-  if (z.size() == 0) c.ks.erase(key);
-}
-
 // ZMPOP/BZMPOP: [key, [[member, score], ...]] from the first non-empty set; nil_array when none.
 RedisReply zmpop_first(Ctx& c, const MpopArgs& a, bool* found) {
   *found = false;
   for (const std::string& key : a.keys) {
     ZSet* z = nullptr;
     RedisReply error;
-    if (!lookup_zset_source(c, key, &z, &error)) return error;
+    if (!lookup_blocking_source(c, key, &z, &error)) return error;
     if (!z) continue;
     std::vector<RedisReply> pairs;
     for (int64_t i = 0; i < a.count && z->size() > 0; ++i) {
       auto [member, score] = pop_one(*z, a.from_first);
       pairs.push_back(RedisReply::array({RedisReply::bulk(std::move(member)), RedisReply::bulk(format_double(score))}));
     }
-    drop_if_empty(c, key, *z);
+    c.drop_if_empty(key, z->size() == 0);
     *found = true;
     return RedisReply::array({RedisReply::bulk(key), RedisReply::array(std::move(pairs))});
   }
@@ -58,10 +44,10 @@ RedisReply blocking_zpop(Ctx& c, bool min) {
   std::vector<std::string> keys(c.argv.begin() + 1, c.argv.end() - 1);
   for (const std::string& key : keys) {
     ZSet* z = nullptr;
-    if (!lookup_zset_source(c, key, &z, &error)) return error;
+    if (!lookup_blocking_source(c, key, &z, &error)) return error;
     if (!z) continue;
     auto [member, score] = pop_one(*z, min);
-    drop_if_empty(c, key, *z);
+    c.drop_if_empty(key, z->size() == 0);
     return RedisReply::array(
         {RedisReply::bulk(key), RedisReply::bulk(std::move(member)), RedisReply::bulk(format_double(score))});
   }
@@ -139,11 +125,7 @@ RedisReply cmd_zrandmember(Ctx& c) {
     const std::optional<RandomCount> n = parse_random_count(c, "withscores", &error);
     return n ? zrandmember_with_count(c, n->count, n->with) : error;
   }
-  ZSet* z = nullptr;
-  RedisReply error;
-  if (!c.lookup(c.arg(1), &z, &error)) return error;
-  if (!z) return RedisReply::nil();
-  return RedisReply::bulk(random_member(c, *z).first);
+  return random_element<ZSet>(c, random_member);
 }
 
 }  // namespace fl::sim::redis

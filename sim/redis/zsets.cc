@@ -179,7 +179,7 @@ RedisReply zpop(Ctx& c, bool min) {
     out.push_back(RedisReply::bulk(format_double(score)));
     z->erase(member);
   }
-  if (z && z->size() == 0) c.ks.erase(c.arg(1));
+  if (z) c.drop_if_empty(c.arg(1), z->size() == 0);
   return RedisReply::array(std::move(out));
 }
 
@@ -196,10 +196,7 @@ RedisReply cmd_zrem(Ctx& c) {
   int64_t n = 0;
   for (size_t j = 2; j < c.argc(); ++j) n += z->erase(c.arg(j)) ? 1 : 0;
   if (n) c.notify(kNotifyZset, "zrem", c.arg(1));
-  if (z->size() == 0) {
-    c.ks.erase(c.arg(1));
-    c.notify(kNotifyGeneric, "del", c.arg(1));
-  }
+  c.drop_if_empty(c.arg(1), z->size() == 0);
   return RedisReply::integer_of(n);
 }
 
