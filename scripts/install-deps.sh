@@ -8,6 +8,7 @@ packages=(
   libsqlite3-dev libyaml-cpp-dev libhiredis-dev redis-server redis-tools
   liblua5.1-0-dev  # the Lua 5.1 Redis 7.0 embeds: the simulated Redis runs scripts with it
   lua-cjson-dev lua-bitop-dev  # the cjson and bit libraries Redis 7.0 loads into it
+  libmsgpack-dev  # msgpack-c: the MessagePack bytes of its cmsgpack library (sim/redis/lua_cmsgpack.h)
   nlohmann-json3-dev  # JSON with exact 64-bit integers
   libcli11-dev  # subcommand flags (header-only)
   libmimalloc-dev  # the allocator of every executable (CMakeLists.txt)

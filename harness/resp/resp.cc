@@ -242,11 +242,17 @@ void encode(const RedisReply& r, int protocol, std::string* out) {
       out->append("-ERR ").append(one_line(r.str)).append("\r\n");
       return;
     case Kind::kInteger:
-      out->append(":").append(std::to_string(r.integer)).append("\r\n");
+      if (resp3 && r.resp3 == Resp3::kBool) {
+        out->append(r.integer ? "#t\r\n" : "#f\r\n");
+      } else {
+        out->append(":").append(std::to_string(r.integer)).append("\r\n");
+      }
       return;
     case Kind::kBulk:
       if (resp3 && r.resp3 == Resp3::kDouble) {
         out->append(",").append(r.str).append("\r\n");
+      } else if (resp3 && r.resp3 == Resp3::kBigNumber) {
+        out->append("(").append(r.str).append("\r\n");
       } else if (resp3 && r.resp3 == Resp3::kVerbatim) {
         out->append("=").append(std::to_string(r.str.size() + 4)).append("\r\ntxt:").append(r.str).append("\r\n");
       } else {
@@ -317,9 +323,13 @@ bool decode_reply(std::string_view bytes, size_t* consumed, RedisReply* reply) {
       *reply = RedisReply::bulk(std::string(line)).as_resp3(RedisReply::Resp3::kDouble);
       *consumed = after;
       return true;
-    case '#':  // RESP3 boolean: as RESP2 would say it
+    case '#':  // RESP3 boolean: as RESP2 would say it (addReplyBool: 1 or 0)
       if (line != "t" && line != "f") break;
-      *reply = line == "t" ? RedisReply::integer_of(1) : RedisReply::nil();
+      *reply = RedisReply::integer_of(line == "t" ? 1 : 0).as_resp3(RedisReply::Resp3::kBool);
+      *consumed = after;
+      return true;
+    case '(':
+      *reply = RedisReply::bulk(std::string(line)).as_resp3(RedisReply::Resp3::kBigNumber);
       *consumed = after;
       return true;
     case '=': {

@@ -227,6 +227,72 @@ TEST_F(Resp3VsReal, VerbatimTextAndBackToResp2) {
   same({"HGETALL", "missing"});
 }
 
+// A script's redis.setresp(3) makes its redis.call()s answer RESP3 values ({map=...}, {set=...},
+// {double=...}, nil, booleans); its returned tables of those forms, and its booleans under RESP3,
+// reach a RESP3 caller as RESP3 types and a RESP2 caller flattened.
+TEST_F(Resp3VsReal, ScriptsChooseTheirProtocol) {
+  const std::vector<std::vector<std::string>> scripts = {
+      {"EVAL", "redis.setresp(3) return redis.call('hgetall', KEYS[1])", "1", "h"},
+      {"EVAL", "redis.setresp(2) return redis.call('hgetall', KEYS[1])", "1", "h"},
+      {"EVAL", "redis.setresp(3) local r = redis.call('hgetall', KEYS[1]) return r.map.a", "1", "h"},
+      {"EVAL", "redis.setresp(3) local r = redis.call('smembers', 's') return r.set['2'] and 1 or 0", "0"},
+      {"EVAL", "redis.setresp(3) return redis.call('zscore', 'z', 'm').double * 2", "0"},
+      {"EVAL", "redis.setresp(3) return redis.call('zscore', 'z', 'm')", "0"},
+      {"EVAL", "redis.setresp(3) return redis.call('get', 'missing') == nil", "0"},
+      {"EVAL", "redis.setresp(3) return {true, false}", "0"},
+      {"EVAL", "return {true, false}", "0"},
+      {"EVAL", "return {double=3.5}", "0"},
+      {"EVAL", "return {big_number='12345678901234567890'}", "0"},
+      {"EVAL", "return {map={a=1}}", "0"},
+      {"EVAL", "return {set={x=true}}", "0"},
+      {"EVAL", "return {verbatim_string={format='txt', string='hi'}}", "0"},
+      {"EVAL", "redis.setresp(4)", "0"},
+      {"EVAL", "redis.setresp()", "0"},
+  };
+  same({"HSET", "h", "a", "1"});
+  same({"SADD", "s", "2"});
+  same({"ZADD", "z", "2.5", "m"});
+  for (const auto& script : scripts) same(script);
+  same_type({"HELLO", "2"});
+  for (const auto& script : scripts) same(script);
+}
+
+// Every command that empties a collection deletes its key and sends the generic `del` event:
+// the same events, in the same order, as a real server's (class g only: the per-type events
+// of SPOP, SMOVE, the sorted-set pops and ZREMRANGEBY* are not all sent yet).
+TEST_F(Resp3VsReal, EmptiedCollectionsSendDel) {
+  RawConnection real_sub(real_->socket_path());
+  RawConnection sim_sub(sim_.socket_path());
+  same({"CONFIG", "SET", "notify-keyspace-events", "Eg"});
+  EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", "__keyevent@*"})),
+            printable(real_sub.call({"PSUBSCRIBE", "__keyevent@*"})));
+  const std::vector<std::vector<std::string>> commands = {
+      {"SADD", "s", "a"},
+      {"SREM", "s", "a"},
+      {"SADD", "s", "a", "b"},
+      {"SPOP", "s", "2"},
+      {"SADD", "s2", "a"},
+      {"SMOVE", "s2", "s3", "a"},
+      {"ZADD", "z", "1", "a"},
+      {"ZPOPMIN", "z"},
+      {"ZADD", "z", "1", "a"},
+      {"ZREM", "z", "a"},
+      {"ZADD", "z", "1", "a", "2", "b"},
+      {"ZREMRANGEBYSCORE", "z", "0", "5"},
+      {"ZADD", "z", "1", "a"},
+      {"ZMPOP", "1", "z", "MIN"},
+      {"HSET", "h", "f", "v"},
+      {"HDEL", "h", "f"},
+      {"RPUSH", "l", "a"},
+      {"LPOP", "l"},
+      {"DEL", "s3"},
+  };
+  for (const auto& command : commands) same(command);
+  for (int i = 0; i < 10; ++i) {  // one del per emptied key, and DEL's
+    EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
+  }
+}
+
 TEST_F(Resp3VsReal, PubSubUsesPushes) {
   same({"SUBSCRIBE", "ch1", "ch2"});
   EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));  // ch2's confirmation

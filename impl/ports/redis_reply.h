@@ -21,8 +21,9 @@ struct RedisReply {
   enum class Kind : uint8_t { kNil, kStatus, kError, kInteger, kBulk, kArray, kNilArray, kTransportError };
   // The RESP3 type of this value: kMap = an array of key, value, key, value...; kSet = an array of
   // members; kDouble = a bulk holding a double as Redis formats it (%.17g, inf, -inf); kVerbatim =
-  // a bulk of text (INFO, CLIENT LIST); kPush = an out-of-band array (pub/sub).
-  enum class Resp3 : uint8_t { kNone, kMap, kSet, kDouble, kVerbatim, kPush };
+  // a bulk of text (INFO, CLIENT LIST); kPush = an out-of-band array (pub/sub); kBool = an integer
+  // 1 or 0 (RESP3 `#t`/`#f`, a script's boolean); kBigNumber = a bulk of digits (RESP3 `(`).
+  enum class Resp3 : uint8_t { kNone, kMap, kSet, kDouble, kVerbatim, kPush, kBool, kBigNumber };
 
   Kind kind = Kind::kNil;
   int64_t integer = 0;               // kInteger

@@ -773,6 +773,10 @@ RedisReply cmd_function(Ctx& c) {
 RedisReply cmd_fcall(Ctx& c) { return fcall_generic(c, false); }
 RedisReply cmd_fcall_ro(Ctx& c) { return fcall_generic(c, true); }
 
+// The simulated Redis is a standalone server: CLUSTER answers as redis-server without
+// cluster-enabled does (and, flagged noscript, refuses scripts first).
+RedisReply cmd_cluster(Ctx&) { return RedisReply::error("ERR This instance has cluster support disabled"); }
+
 RedisReply cmd_debug(Ctx&) { return RedisReply::error("ERR faultline: DEBUG is not supported by the simulated Redis"); }
 
 // ---- OBJECT.

@@ -26,6 +26,7 @@ struct Ctx {
   int64_t now_ms;
   bool in_script;  // inside EVAL/EVALSHA or EXEC: never block
   bool in_exec;
+  bool from_script = false;  // a script's redis.call (Redis's CLIENT_SCRIPT caller)
 
   size_t argc() const { return argv.size(); }
   const std::string& arg(size_t i) const { return argv[i]; }
@@ -74,6 +75,20 @@ struct Ctx {
   // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO).
   void set_script_read_only(bool read_only);
   Refusal refusal() const;
+};
+
+// Restores the session's database when a script ends: a SELECT inside a script moves its later
+// redis.call()s, never its caller (each script starts on the caller's database: scriptPrepareForRun).
+class KeepSessionDb {
+ public:
+  explicit KeepSessionDb(Session& session) : session_(session), db_(session.db) {}
+  ~KeepSessionDb() { session_.db = db_; }
+  KeepSessionDb(const KeepSessionDb&) = delete;
+  KeepSessionDb& operator=(const KeepSessionDb&) = delete;
+
+ private:
+  Session& session_;
+  int db_;
 };
 
 // The command table's view of one command (COMMAND INFO/COUNT/DOCS, refusals).
@@ -352,6 +367,7 @@ RedisReply cmd_function(Ctx& c);
 RedisReply cmd_fcall(Ctx& c);
 RedisReply cmd_fcall_ro(Ctx& c);
 RedisReply cmd_debug(Ctx& c);
+RedisReply cmd_cluster(Ctx& c);
 RedisReply cmd_object(Ctx& c);
 RedisReply cmd_rename(Ctx& c);
 RedisReply cmd_renamenx(Ctx& c);

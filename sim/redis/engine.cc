@@ -208,6 +208,7 @@ constexpr Spec kCommands[] = {
     {"hello", -1, kNoScript | kAdmin, cmd_hello},
     {"info", -1, kAdmin, cmd_info},
     {"debug", -2, kNoScript | kAdmin, cmd_debug},
+    {"cluster", -2, kNoScript | kAdmin, cmd_cluster},
     // Handled by the engine itself (fn unused), listed for lookup and arity.
     {"multi", 1, kNoScript | kAdmin, nullptr},
     {"exec", 1, kNoScript | kAdmin, nullptr},
@@ -470,6 +471,7 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
     return *refused;
   }
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
+  nested.from_script = true;
   RedisReply reply = spec->fn(nested);
   if (!reply.is_error()) engine.after_write(nested, spec->flags, spec->fn);
   if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;

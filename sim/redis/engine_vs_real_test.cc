@@ -998,6 +998,52 @@ const std::vector<Cmd>& lua_corpus() {
       {"EVAL", "return {unpack({1,2,3}, -2147483648, -2)}", "0"},
       {"EVAL", "return {unpack({1,2,3}, -1, -2)}", "0"},
       {"EVAL", "return {unpack({1,2,3}, 2)}", "0"},
+      // cmsgpack: the bytes of every MessagePack form it writes, and its decoding errors.
+      {"EVAL",
+       "local e = cmsgpack.pack(0.1, -1099511627776, 5, 300, -33, -200, 70000, 2^40, 'hi', string.rep('x', 40), "
+       "string.rep('y', 300), {1,2,3}, {a=1}, {}, true, false, nil, 2^64, 1.5, 0/0, 1/0, tostring) local h = '' "
+       "for i = 1, #e do h = h .. string.format('%02x', string.byte(e, i)) end return h",
+       "0"},
+      {"EVAL", "local a = {y=5} local b = {x=a} a.x = b return cmsgpack.pack(a)", "0"},
+      {"EVAL", "local t = {} for i = 1, 20 do t[i] = i end t[22] = 1 return #cmsgpack.pack(t)", "0"},
+      {"EVAL", "return {cmsgpack.unpack(cmsgpack.pack({1, {2, 'x'}, {k='v'}}, -7, 'z'))}", "0"},
+      {"EVAL", "return cmsgpack.unpack(cmsgpack.pack({k={1,2}})).k", "0"},
+      {"EVAL", "return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 1)}", "0"},
+      {"EVAL", "return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), 2)}", "0"},
+      {"EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2, 0)}", "0"},
+      {"EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 0, 0)}", "0"},
+      {"EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack(1), -1)}", "0"},
+      {"EVAL", "return {cmsgpack.unpack_one('abc', 5)}", "0"},
+      {"EVAL", "return cmsgpack.unpack('\\147\\1')", "0"},
+      {"EVAL", "return cmsgpack.unpack('\\193')", "0"},
+      {"EVAL", "return cmsgpack.unpack('\\196\\1a')", "0"},
+      {"EVAL", "return cmsgpack.unpack('\\129\\192\\1')", "0"},
+      {"EVAL", "return cmsgpack.pack()", "0"},
+      {"EVAL",
+       "local t = {} for _, g in ipairs({'print', 'setfenv', 'getfenv', 'newproxy', 'gcinfo', 'loadstring'}) do t[#t + "
+       "1] = type(rawget(_G, g)) end return t",
+       "0"},
+      {"EVAL", "return {cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION}", "0"},
+      // A SELECT inside a script moves the script's later calls, not its caller; no BLOCK in scripts.
+      {"SET", "sk", "caller's"},
+      {"EVAL", "redis.call('select', '9') redis.call('set', 'sk', 'db9') return redis.call('get', 'sk')", "0"},
+      {"GET", "sk"},
+      {"EVAL", "return redis.call('get', 'sk')", "0"},
+      {"EVAL", "return redis.pcall('xread', 'BLOCK', 0, 'STREAMS', 's', '$')", "0"},
+      {"EVAL", "return redis.pcall('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 'x', 'STREAMS', 's', '>')", "0"},
+      {"EVAL", "return redis.pcall('XREAD', 'COUNT', 1, 'BLOCK')", "0"},
+      // A call with 7,999 arguments: their stack slots are freed for the reply.
+      {"EVAL", "local a = {} for i = 1, 7999 do a[i] = 1 end return redis.call('lpush', 'big', unpack(a))", "0"},
+      {"EVAL", "local a = {} for i = 1, 7998 do a[i] = 'x' end return redis.pcall('set', 'k', unpack(a))", "0"},
+      {"EVAL", "return redis.pcall('cluster', 'reset', 'hard')", "0"},
+      {"CLUSTER", "INFO"},
+      // bit.tohex's width, INT32_MIN included (Debian's LuaBitOp overflows there; Redis patched it).
+      {"EVAL",
+       "return {bit.tohex(65535, -2147483648), bit.tohex(65535, -3), bit.tohex(-1), bit.tohex(255, 12), bit.tohex(7, "
+       "0)}",
+       "0"},
+      {"EVAL", "return bit.tohex('x')", "0"},
+      {"EVAL", "return bit.tohex()", "0"},
       // Functions: FUNCTION LOAD, FCALL, FCALL_RO, their errors.
       {"FUNCTION", "FLUSH"},
       {"FUNCTION", "LOAD",

@@ -19,6 +19,8 @@ extern "C" {
 
 #include "impl/ports/redis_script.h"
 #include "sim/redis/commands.h"
+#include "sim/redis/lua_cmsgpack.h"
+#include "sim/redis/resp3.h"
 
 namespace fl::sim::redis {
 
@@ -86,13 +88,86 @@ void push_field_table(lua_State* L, const char* field, const std::string& value)
   lua_setfield(L, -2, field);
 }
 
+void push_reply(lua_State* L, const RedisReply& r, int protocol);
+
+// The protocol the running script chose with redis.setresp (2 until it does: each run starts on
+// RESP2, as scriptPrepareForRun resets it).
+constexpr const char* kRespField = "faultline.resp";
+int script_protocol(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kRespField);
+  const int protocol = lua_isnumber(L, -1) ? static_cast<int>(lua_tonumber(L, -1)) : 2;
+  lua_pop(L, 1);
+  return protocol;
+}
+
+// The RESP3 types of a reply to a script that chose redis.setresp(3), as Lua values
+// (redisProtocolToLuaType_Map/Set/Double/Bool/BigNumber/VerbatimString): {map={k=v}},
+// {set={member=true}}, {double=n}, a boolean, {big_number=s}, {verbatim_string={format, string}}.
+// Returns false for the types RESP2 shares (push_reply's).
+bool push_resp3_reply(lua_State* L, const RedisReply& r) {
+  using Resp3 = RedisReply::Resp3;
+  if (r.kind == RedisReply::Kind::kNil || r.kind == RedisReply::Kind::kNilArray) {
+    lua_pushnil(L);
+    return true;
+  }
+  if (r.kind == RedisReply::Kind::kInteger && r.resp3 == Resp3::kBool) {
+    lua_pushboolean(L, r.integer != 0);
+    return true;
+  }
+  if (r.kind == RedisReply::Kind::kBulk && r.resp3 == Resp3::kDouble) {
+    lua_newtable(L);
+    lua_pushnumber(L, std::strtod(r.str.c_str(), nullptr));
+    lua_setfield(L, -2, "double");
+    return true;
+  }
+  if (r.kind == RedisReply::Kind::kBulk && r.resp3 == Resp3::kBigNumber) {
+    push_field_table(L, "big_number", r.str);
+    return true;
+  }
+  if (r.kind == RedisReply::Kind::kBulk && r.resp3 == Resp3::kVerbatim) {
+    push_field_table(L, "string", r.str);
+    lua_pushstring(L, "txt");
+    lua_setfield(L, -2, "format");
+    lua_newtable(L);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "verbatim_string");
+    return true;
+  }
+  if (r.kind != RedisReply::Kind::kArray || (r.resp3 != Resp3::kMap && r.resp3 != Resp3::kSet)) return false;
+  const bool map = r.resp3 == Resp3::kMap;
+  lua_newtable(L);
+  lua_newtable(L);
+  for (size_t i = 0; i < r.elements.size(); i += map ? 2 : 1) {
+    push_reply(L, r.elements[i], 3);
+    if (map && i + 1 < r.elements.size()) {
+      push_reply(L, r.elements[i + 1], 3);
+    } else {
+      lua_pushboolean(L, 1);
+    }
+    if (lua_isnil(L, -2)) {
+      lua_pop(L, 2);  // a nil key cannot index a table (lua_settable would raise)
+      continue;
+    }
+    lua_settable(L, -3);
+  }
+  lua_setfield(L, -2, map ? "map" : "set");
+  return true;
+}
+
 // A reply as a Lua value (Redis's redisProtocolToLuaType): integer -> number, bulk -> string,
-// nil -> false, status -> {ok=...}, error -> {err=...}, array -> table.
-void push_reply(lua_State* L, const RedisReply& r) {
-  if (!lua_checkstack(L, 4)) {  // never raise here: the caller's reply is alive (file comment)
-    lua_pushboolean(L, 0);
+// nil -> false, status -> {ok=...}, error -> {err=...}, array -> table; under RESP3 (`protocol`
+// 3, redis.setresp) also push_resp3_reply's types.
+void push_reply(lua_State* L, const RedisReply& r, int protocol) {
+  // The slots this value needs (a string or number 1, a table with its field or element 2, a
+  // RESP3 map 4), no more: a script may call with 7,999 arguments on a stack of 8,000.
+  const bool scalar = r.kind == RedisReply::Kind::kInteger || r.kind == RedisReply::Kind::kNil ||
+                      r.kind == RedisReply::Kind::kNilArray ||
+                      (r.kind == RedisReply::Kind::kBulk && (protocol != 3 || r.resp3 == RedisReply::Resp3::kNone));
+  if (!lua_checkstack(L, scalar ? 1 : 4)) {  // never raise here: the caller's reply is alive (file comment)
+    if (lua_checkstack(L, 1)) lua_pushboolean(L, 0);
     return;
   }
+  if (protocol == 3 && push_resp3_reply(L, r)) return;
   switch (r.kind) {
     case RedisReply::Kind::kInteger:
       lua_pushnumber(L, static_cast<lua_Number>(r.integer));
@@ -110,7 +185,7 @@ void push_reply(lua_State* L, const RedisReply& r) {
     case RedisReply::Kind::kArray:
       lua_createtable(L, static_cast<int>(r.elements.size()), 0);
       for (size_t i = 0; i < r.elements.size(); ++i) {
-        push_reply(L, r.elements[i]);
+        push_reply(L, r.elements[i], protocol);
         lua_rawseti(L, -2, static_cast<int>(i + 1));
       }
       return;
@@ -119,6 +194,65 @@ void push_reply(lua_State* L, const RedisReply& r) {
       lua_pushboolean(L, 0);
       return;
   }
+}
+
+RedisReply to_reply(lua_State* L, int index, int depth);
+
+// The field `name` of the table at `t`, pushed (raw: a metamethod could raise outside the
+// protected call); true when it has Lua type `type`, else popped.
+bool push_typed_field(lua_State* L, int t, const char* name, int type) {
+  lua_pushstring(L, name);
+  lua_rawget(L, t);
+  if (lua_type(L, -1) == type) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
+// The elements of the map or set table on the top of the stack, in lua_next order: key, value
+// for a map, the keys for a set.
+std::vector<RedisReply> typed_elements(lua_State* L, bool map, int depth) {
+  std::vector<RedisReply> out;
+  const int table = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, table)) {
+    out.push_back(to_reply(L, -2, depth + 1));
+    if (map) out.push_back(to_reply(L, -1, depth + 1));
+    lua_pop(L, 1);
+  }
+  return out;
+}
+
+// The RESP3 forms of a script's table, whatever its redis.setresp (luaReplyToRedisReply):
+// {double=n}, {big_number=s}, {verbatim_string={format=f, string=s}}, {map={...}}, {set={...}}.
+// The caller's protocol decides how they are written (a RESP2 client gets a bulk, or an array).
+// Leaves the stack above `t` for the caller to reset.
+std::optional<RedisReply> typed_table_reply(lua_State* L, int t, int depth) {
+  using Resp3 = RedisReply::Resp3;
+  if (push_typed_field(L, t, "double", LUA_TNUMBER)) {
+    return RedisReply::bulk(format_double(lua_tonumber(L, -1))).as_resp3(Resp3::kDouble);
+  }
+  if (push_typed_field(L, t, "big_number", LUA_TSTRING)) {
+    std::string digits = lua_tostring(L, -1);
+    for (char& ch : digits) {
+      if (ch == '\r' || ch == '\n') ch = ' ';  // sdsmapchars(big_num, "\r\n", "  ")
+    }
+    return RedisReply::bulk(std::move(digits)).as_resp3(Resp3::kBigNumber);
+  }
+  if (push_typed_field(L, t, "verbatim_string", LUA_TTABLE)) {
+    const int v = lua_gettop(L);
+    if (push_typed_field(L, v, "format", LUA_TSTRING) && push_typed_field(L, v, "string", LUA_TSTRING)) {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, -1, &n);
+      return RedisReply::bulk(std::string(s, n)).as_resp3(Resp3::kVerbatim);
+    }
+    lua_settop(L, t);
+  }
+  for (const bool map : {true, false}) {
+    if (push_typed_field(L, t, map ? "map" : "set", LUA_TTABLE)) {
+      return RedisReply::array(typed_elements(L, map, depth)).as_resp3(map ? Resp3::kMap : Resp3::kSet);
+    }
+  }
+  return std::nullopt;
 }
 
 // The Lua value at `index` as a reply (Redis 7.0's luaReplyToRedisReply).
@@ -130,7 +264,10 @@ RedisReply to_reply(lua_State* L, int index, int depth) {
       const char* s = lua_tolstring(L, index, &n);
       return RedisReply::bulk(std::string(s, n));
     }
-    case LUA_TBOOLEAN:
+    case LUA_TBOOLEAN:  // a RESP2 script's false is nil; a RESP3 script's a boolean
+      if (script_protocol(L) == 3) {
+        return RedisReply::integer_of(lua_toboolean(L, index) ? 1 : 0).as_resp3(RedisReply::Resp3::kBool);
+      }
       return lua_toboolean(L, index) ? RedisReply::integer_of(1) : RedisReply::nil();
     case LUA_TNUMBER:
       return RedisReply::integer_of(static_cast<int64_t>(lua_tonumber(L, index)));
@@ -146,6 +283,10 @@ RedisReply to_reply(lua_State* L, int index, int depth) {
           return field[0] == 'e' ? RedisReply::error(std::move(s)) : RedisReply::status(std::move(s));
         }
         lua_pop(L, 1);
+      }
+      if (std::optional<RedisReply> typed = typed_table_reply(L, t, depth)) {
+        lua_settop(L, t - 1);
+        return std::move(*typed);
       }
       std::vector<RedisReply> out;
       for (int j = 1;; ++j) {
@@ -199,10 +340,17 @@ bool call_and_push(lua_State* L) {
       argv.emplace_back(s, n);
       lua_pop(L, 1);
     }
-    reply = ctx_of(L)->call_nested(std::move(argv));
+    lua_settop(L, 0);  // the arguments are in argv: their slots are the reply's (luaRedisGenericCommand)
+    if (script_protocol(L) == 3) {
+      std::vector<std::string> command = argv;  // call_nested takes argv; shaping reads it
+      reply = ctx_of(L)->call_nested(std::move(argv));
+      shape_for_resp3(command, &reply);
+    } else {
+      reply = ctx_of(L)->call_nested(std::move(argv));
+    }
   }
   const bool error = reply.is_error() || reply.is_transport_error();
-  push_reply(L, reply);
+  push_reply(L, reply, script_protocol(L));
   return error;
 }
 
@@ -255,6 +403,23 @@ int redis_sha1hex(lua_State* L) {
   return 1;
 }
 
+// redis.setresp(2|3): the protocol of the replies the script's later redis.call()s convert.
+int redis_setresp(lua_State* L) {
+  // luaPushError + luaError: an {err=...} table, no position prefix.
+  const auto raise = [L](const char* message) {
+    lua_newtable(L);
+    lua_pushstring(L, message);
+    lua_setfield(L, -2, "err");
+    return lua_error(L);
+  };
+  if (lua_gettop(L) != 1) return raise("ERR redis.setresp() requires one argument.");
+  const auto protocol = static_cast<int>(lua_tonumber(L, 1));
+  if (protocol != 2 && protocol != 3) return raise("ERR RESP version must be 2 or 3.");
+  lua_pushnumber(L, protocol);
+  lua_setfield(L, LUA_REGISTRYINDEX, kRespField);
+  return 0;
+}
+
 // redis.log: the simulation keeps no server log; the arguments are checked as Redis checks them.
 int redis_log(lua_State* L) {
   if (lua_gettop(L) < 2) return luaL_error(L, "redis.log() requires two arguments or more.");
@@ -272,6 +437,7 @@ void register_redis_table(lua_State* L) {
                           {"status_reply", redis_status_reply},
                           {"sha1hex", redis_sha1hex},
                           {"log", redis_log},
+                          {"setresp", redis_setresp},
                           {nullptr, nullptr}};
   for (const luaL_Reg* f = fns; f->name != nullptr; ++f) {
     lua_pushcfunction(L, f->func);
@@ -379,6 +545,38 @@ int safe_unpack(lua_State* L) {
   return static_cast<int>(n);
 }
 
+// LuaBitOp's barg: the number rounded to an integer (the 2^52+2^51 trick), its low 32 bits; a
+// non-number raises "number expected".
+uint32_t bit_arg(lua_State* L, int idx) {
+  const lua_Number n = lua_tonumber(L, idx) + 6755399441055744.0;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &n, sizeof bits);
+  const auto b = static_cast<uint32_t>(bits);
+  if (b == 0 && !lua_isnumber(L, idx)) luaL_typerror(L, idx, "number");
+  return b;
+}
+
+// bit.tohex as Redis's patched lua_bit.c: Debian's LuaBitOp 1.0.2 negates a width of INT32_MIN,
+// overflows and writes outside its buffer (bit.tohex(65535, -2147483648) crashed the server).
+int safe_tohex(lua_State* L) {
+  uint32_t b = bit_arg(L, 1);
+  int32_t n = lua_isnone(L, 2) ? 8 : static_cast<int32_t>(bit_arg(L, 2));
+  const char* digits = "0123456789abcdef";
+  if (n == INT32_MIN) n = INT32_MIN + 1;
+  if (n < 0) {
+    n = -n;
+    digits = "0123456789ABCDEF";
+  }
+  if (n > 8) n = 8;
+  char buf[8];
+  for (int i = n; --i >= 0;) {
+    buf[i] = digits[b & 15];
+    b >>= 4;
+  }
+  lua_pushlstring(L, buf, static_cast<size_t>(n));
+  return 1;
+}
+
 // A fresh state with Redis's libraries and the sandbox; nullptr when Lua cannot allocate.
 lua_State* new_sandbox(uint64_t* rand48) {
   lua_State* L = luaL_newstate();
@@ -389,11 +587,18 @@ lua_State* new_sandbox(uint64_t* rand48) {
   open_library(L, LUA_MATHLIBNAME, luaopen_math);
   open_library(L, LUA_DBLIBNAME, luaopen_debug);  // for the error handler only; removed below
   // Redis 7.0 also loads cjson, struct, cmsgpack and bit (scriptingInit). Debian ships cjson 2.1.0
-  // and LuaBitOp 1.0.2, the versions Redis vendors; struct and cmsgpack have no Debian package, so
-  // a script naming them reads an undeclared global (docs/redis.md).
+  // and LuaBitOp 1.0.2, the versions Redis vendors; cmsgpack is lua_cmsgpack.cc over msgpack-c;
+  // struct has no Debian package, so a script naming it reads an undeclared global (docs/redis.md).
   open_global_library(L, "cjson", luaopen_cjson);
   open_global_library(L, "bit", luaopen_bit);
-  for (const char* removed : {"loadfile", "dofile"}) {
+  lua_getglobal(L, "bit");
+  lua_pushcfunction(L, safe_tohex);
+  lua_setfield(L, -2, "tohex");
+  lua_pop(L, 1);
+  open_global_library(L, "cmsgpack", luaopen_cmsgpack);
+  // Globals outside Redis's allow lists (script_lua.c): the deny list, and the deprecated
+  // builtins its luaNewIndexAllowList drops unless lua-enable-deprecated-api is set.
+  for (const char* removed : {"loadfile", "dofile", "print", "newproxy", "setfenv", "getfenv"}) {
     lua_pushnil(L);
     lua_setglobal(L, removed);
   }
@@ -695,6 +900,7 @@ std::variant<FunctionLibrary, RedisReply> load_function_library(Ctx& c, std::str
 
 RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::string& function,
                          const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+  const KeepSessionDb keep_db(c.session);
   lua_State* L = new_sandbox(&c.lua_rand48());
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   if (std::optional<std::string> error = run_library(L, c, library.code, /*loading=*/false)) {
@@ -715,6 +921,7 @@ RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::stri
 
 RedisReply run_lua(Ctx& c, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args) {
+  const KeepSessionDb keep_db(c.session);
   lua_State* L = new_sandbox(&c.lua_rand48());
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   RedisReply reply = run_in(L, c, body, keys, args);

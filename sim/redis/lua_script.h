@@ -7,13 +7,19 @@
 //   false/nil -> nil; true -> integer 1; {ok=s} -> status; {err=s} -> error; a table -> array up
 //   to its first nil, each element converted the same way).
 // - The script sees KEYS and ARGV, and `redis` with call, pcall, error_reply, status_reply,
-//   sha1hex and log (a no-op: the simulation keeps no server log). redis.call raises on an error
+//   sha1hex, log (a no-op: the simulation keeps no server log) and setresp (2 at each run's start;
+//   under 3 a call's reply converts with RESP3's types: {map=}, {set=}, {double=}, nil, booleans,
+//   {big_number=}, {verbatim_string=}). A call's arguments leave the stack before its reply is
+//   pushed, so a call with 7,999 arguments works. redis.call raises on an error
 //   reply (the script ends with that error, " script: <sha>, on @user_script:<line>." appended as
 //   Redis 7.0 does; writes made before it stay); redis.pcall returns it as {err=...}.
-// - Sandbox as Redis 7.0: the base, table, string and math libraries, cjson (2.1.0) and bit
-//   (LuaBitOp 1.0.2); no os, io, loadfile, dofile; reading an undefined global or writing a new
-//   global raises. struct and cmsgpack are missing (no Debian package): a script naming them reads
-//   an undefined global. Redis 7.0's vendored Lua also marks every library table read-only ("Attempt
+// - Sandbox as Redis 7.0: the base, table, string and math libraries, cjson (2.1.0), bit
+//   (LuaBitOp 1.0.2, with Redis's patched bit.tohex) and cmsgpack (lua_cmsgpack.h); no os, io,
+//   loadfile, dofile, print, and not the deprecated newproxy, setfenv, getfenv; reading an
+//   undefined global or writing a new global raises. struct is missing (no Debian package): a
+//   script naming it reads an undefined global. The script's returned tables {double=},
+//   {big_number=}, {verbatim_string=}, {map=}, {set=} and, under RESP3, its booleans reach the
+//   caller as those RESP3 types (a verbatim string always as format txt). Redis 7.0's vendored Lua also marks every library table read-only ("Attempt
 //   to modify a readonly table"); stock Lua 5.1 cannot, so a script here may overwrite a library
 //   field or an existing global for the rest of its own run (the state is fresh per run). math.random and
 //   math.randomseed are Redis's rand48 over the engine's state (Ctx::lua_rand48): rand.c's
@@ -25,6 +31,8 @@
 //   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
 // EVAL_RO and EVALSHA_RO run the same way with writes and PUBLISH refused (scripts.cc).
 // unpack is Redis's patched one (stock Lua 5.1's overflows on a huge range and crashes).
+// A SELECT inside a script moves its later calls, never its caller; XREAD/XREADGROUP with BLOCK
+// is refused from a script, as Redis refuses it.
 // Not yet: SCRIPT KILL and lua-time-limit (-BUSY).
 #pragma once
 

@@ -34,6 +34,7 @@ class CtxCalls final : public ScriptCalls {
 
 // REQUIRES: numkeys_error(c) found nothing.
 RedisReply run_script(Ctx& c, const RedisScript& script) {
+  const KeepSessionDb keep_db(c.session);
   const auto [keys, args] = keys_and_args(c);
   CtxCalls calls(c);
   try {

@@ -564,6 +564,10 @@ bool parse_read(const Ctx& c, bool group, ReadGroupArgs* a, RedisReply* error) {
     const size_t more = c.argc() - i - 1;
     const std::string& o = c.arg(i);
     if (iequals(o, "block") && more) {
+      if (c.from_script) {  // xreadCommand: "no sense to use BLOCK option within Lua"
+        *error = RedisReply::error("ERR " + c.arg(0) + " command is not allowed with BLOCK option from scripts");
+        return false;
+      }
       ++i;
       auto v = parse_int64(c.arg(i));
       if (!v) {
