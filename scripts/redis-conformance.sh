@@ -67,13 +67,18 @@ ping_port() { timeout 5 redis-cli -p "$1" ping > /dev/null 2>&1; }
 wait_port() { for _ in $(seq 100); do ping_port "$1" && return 0; sleep 0.1; done; return 1; }
 
 real_port=$(free_port)
-redis-server --port "$real_port" --save "" --appendonly no --dir "$logs" > "$logs/real-server.log" 2>&1 &
-pids+=($!)
 sim_port=$(free_port)
-"$bin" redis-serve --port "$sim_port" > "$logs/sim-server.log" 2>&1 &
-pids+=($!)
-wait_port "$real_port" || { echo "$0: redis-server did not start" >&2; exit 2; }
-wait_port "$sim_port" || { echo "$0: faultline redis-serve did not start" >&2; exit 2; }
+# start_servers: a fresh redis-server and redis-serve for each unit, so that a unit an exception
+# stopped before it restored a setting (maxmemory, ...) changes nothing for the next one.
+start_servers() {
+  for p in "${pids[@]}"; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
+  redis-server --port "$real_port" --save "" --appendonly no --dir "$logs" >> "$logs/real-server.log" 2>&1 &
+  pids=($!)
+  "$bin" redis-serve --port "$sim_port" >> "$logs/sim-server.log" 2>&1 &
+  pids+=($!)
+  wait_port "$real_port" || { echo "$0: redis-server did not start" >&2; exit 2; }
+  wait_port "$sim_port" || { echo "$0: faultline redis-serve did not start" >&2; exit 2; }
+}
 
 # run_unit PORT UNIT LOG: the unit's output without colours; 124 when it timed out.
 run_unit() {
@@ -88,6 +93,7 @@ echo "|---|---|---|---|"
 total_real=0 total_sim=0
 for unit in "${units[@]}"; do
   name=${unit//\//_}
+  start_servers
   run_unit "$real_port" "$unit" "$logs/$name.real"
   run_unit "$sim_port" "$unit" "$logs/$name.sim"
   sim_rc=$?
@@ -103,14 +109,6 @@ for unit in "${units[@]}"; do
   [ "$sim_rc" = 124 ] && causes="$causes; timeout"
   echo "| $unit | $real_ok | $sim_ok | $causes |"
   total_real=$((total_real + real_ok)) total_sim=$((total_sim + sim_ok))
-  # The simulated server may have died or hung on a unit: start it again for the next one.
-  if ! ping_port "$sim_port"; then
-    echo "| | | | ($unit left the simulated server unresponsive: restarted) |"
-    kill "${pids[1]}" 2> /dev/null
-    wait "${pids[1]}" 2> /dev/null
-    "$bin" redis-serve --port "$sim_port" >> "$logs/sim-server.log" 2>&1 &
-    pids[1]=$!
-    wait_port "$sim_port" || { echo "$0: faultline redis-serve did not restart" >&2; exit 2; }
-  fi
+  ping_port "$sim_port" || echo "| | | | ($unit left the simulated server unresponsive) |"
 done
 echo "| all | $total_real | $total_sim | |"

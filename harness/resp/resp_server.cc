@@ -45,6 +45,7 @@ std::string errno_text(const std::string& what) { return what + ": " + std::stre
 
 RespServer::RespServer(RespServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
   if (::pipe2(wake_pipe_, O_NONBLOCK | O_CLOEXEC) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
+  engine_.set_script_hook([this] { serve_while_script_runs(); });
 }
 
 RespServer::~RespServer() {
@@ -161,7 +162,21 @@ void RespServer::poll_once(int timeout_ms) {
     const Client& c = *clients_.at(id);
     if (c.blocked_deadline_ms > 0) wait_ms = std::min(wait_ms, std::max<int64_t>(0, c.blocked_deadline_ms - now));
   }
+  poll_fds(static_cast<int>(wait_ms), /*skip_session=*/0);
+  reap_closed();
+}
 
+void RespServer::serve_while_script_runs() {
+  if (serving_busy_ || running_session_ == 0) return;
+  if (stopping_) engine_.kill_running_script();  // a stopping server must not wait for a script
+  if (now_ms() - running_since_ms_ < engine_.options().busy_reply_threshold_ms) return;
+  engine_.set_script_busy(true);
+  serving_busy_ = true;
+  poll_fds(0, running_session_);  // the running client's later commands wait behind its script
+  serving_busy_ = false;
+}
+
+void RespServer::poll_fds(int timeout_ms, uint64_t skip_session) {
   std::vector<pollfd> fds;
   std::vector<uint64_t> owners;  // 0 for non-client fds
   auto add = [&](int fd, short events, uint64_t owner) {
@@ -173,11 +188,12 @@ void RespServer::poll_once(int timeout_ms) {
   if (unix_fd_ >= 0) add(unix_fd_, POLLIN, 0);
   if (tcp_fd_ >= 0) add(tcp_fd_, POLLIN, 0);
   for (auto& [id, c] : clients_) {
+    if (id == skip_session || c->closed) continue;
     short events = POLLIN;
     if (!c->out.empty()) events |= POLLOUT;
     add(c->fd, events, id);
   }
-  int n = ::poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+  int n = ::poll(fds.data(), fds.size(), timeout_ms);
   if (n < 0) return;  // EINTR: the next round handles timers
   for (size_t i = 0; i < fds.size(); ++i) {
     if (fds[i].revents == 0) continue;
@@ -201,9 +217,8 @@ void RespServer::poll_once(int timeout_ms) {
   }
   // Flush whatever other clients received (pub/sub pushes, woken readers).
   for (auto& [id, c] : clients_) {
-    if (!c->closed && !c->out.empty()) write_client(*c);
+    if (id != skip_session && !c->closed && !c->out.empty()) write_client(*c);
   }
-  reap_closed();
 }
 
 void RespServer::accept_clients(int listen_fd) {
@@ -286,7 +301,16 @@ void RespServer::run_command(Client& c, const std::vector<std::string>& argv) {
   c.skipping = c.skip_next;  // CLIENT REPLY SKIP silences this command's reply
   c.skip_next = false;
   const int64_t now = now_ms();
+  const bool outermost = !serving_busy_;
+  if (outermost) {  // a script it runs may serve other clients (serve_while_script_runs)
+    running_session_ = c.session.id;
+    running_since_ms_ = now;
+  }
   RedisReply reply = engine_.execute(c.session, argv, now);
+  if (outermost) {
+    running_session_ = 0;
+    engine_.set_script_busy(false);
+  }
   if (c.session.blocked) {
     c.blocked_argv = c.session.blocked->argv.empty() ? argv : c.session.blocked->argv;
     c.blocked_deadline_ms = c.session.blocked->timeout_ms > 0 ? now + c.session.blocked->timeout_ms : 0;
@@ -334,7 +358,8 @@ void RespServer::write_reply(Client& c, const std::vector<std::string>& argv, co
 }
 
 void RespServer::after_command() {
-  if (in_after_command_) return;  // woken readers run below, not recursively
+  // Woken readers run below, not recursively; while a script runs, its own command's turn comes.
+  if (in_after_command_ || serving_busy_) return;
   in_after_command_ = true;
   for (int rounds = 0; rounds < 1000; ++rounds) {
     std::vector<sim::redis::PubSubDelivery> deliveries = engine_.take_deliveries();

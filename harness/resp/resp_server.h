@@ -13,13 +13,17 @@
 //   published messages are pushed as ["message", channel, payload]. XREADGROUP ... BLOCK parks
 //   the connection (its later commands wait behind it, as in Redis) until an XADD to one of its
 //   keys (re-executed then) or its timeout (nil multi-bulk). The engine's tick() (active expiry)
-//   runs every options.tick_interval_ms. QUIT replies +OK and closes; a protocol error replies
+//   runs every options.tick_interval_ms. A script running past busy-reply-threshold (CONFIG SET
+//   lua-time-limit) lets the other clients in: -BUSY for all but Redis's allow-busy commands,
+//   SCRIPT KILL / FUNCTION KILL end it (Engine::set_script_hook); stopping the server ends it
+//   too. QUIT replies +OK and closes; a protocol error replies
 //   "-ERR Protocol error: ..." and closes.
 // - request_stop() is the only method that may be called from another thread (or a signal
 //   handler: it only writes to a pipe). The destructor closes every socket and unlinks the unix
 //   socket file it created.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -89,6 +93,12 @@ class RespServer {
   };
 
   int64_t now_ms() const;
+  // One poll() of the listening sockets and every client but skip_session (0: none): accepts,
+  // reads and runs commands, writes replies.
+  void poll_fds(int timeout_ms, uint64_t skip_session);
+  // The engine's script hook: once the running script has taken busy-reply-threshold ms, serves
+  // the other clients (they get -BUSY but for SCRIPT KILL, MULTI, ...: Engine::set_script_hook).
+  void serve_while_script_runs();
   void accept_clients(int listen_fd);
   void read_client(Client& c);
   void write_client(Client& c);
@@ -115,13 +125,16 @@ class RespServer {
   bool created_unix_file_ = false;
   int wake_pipe_[2] = {-1, -1};
   std::vector<int> stop_fds_;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};  // request_stop may come from another thread
   uint64_t next_session_id_ = 1;
   uint64_t commands_ = 0;
   int64_t next_tick_ms_ = 0;
   std::map<uint64_t, std::unique_ptr<Client>> clients_;  // by session id
   std::vector<uint64_t> blocked_order_;                  // FIFO of parked sessions
   bool in_after_command_ = false;
+  uint64_t running_session_ = 0;  // the client whose command is executing (0: none)
+  int64_t running_since_ms_ = 0;  // when it started
+  bool serving_busy_ = false;     // inside serve_while_script_runs
 };
 
 // The serving half of `faultline redis-serve` (harness/redis_serve_cmd.cc parses its flags):

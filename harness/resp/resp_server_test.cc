@@ -46,6 +46,40 @@ TEST(RespServer, MultiExecPerConnection) {
   EXPECT_EQ(b.command({"GET", "n"}), RedisReply::bulk("1"));
 }
 
+// A script that runs past busy-reply-threshold (lua-time-limit) leaves the server serving other
+// clients as Redis 7.0 does: -BUSY for all but the allow-busy commands (MULTI is, so a queued
+// command refused -BUSY aborts the EXEC), SCRIPT KILL ends a script that has not written and its
+// caller gets "Script killed by user"; one that has written is UNKILLABLE (stopping the server ends it).
+TEST(RespServer, BusyScriptAnswersBusyUntilScriptKill) {
+  const std::string busy = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+  ServedEngine s;
+  RedisConnection a = s.connect();
+  RedisConnection b = s.connect();
+  RedisConnection c = s.connect();
+  EXPECT_EQ(a.command({"CONFIG", "SET", "lua-time-limit", "10"}), RedisReply::ok());
+  EXPECT_EQ(a.command({"CONFIG", "GET", "busy-reply-threshold"}),
+            RedisReply::array({RedisReply::bulk("busy-reply-threshold"), RedisReply::bulk("10")}));
+  EXPECT_EQ(b.command({"SCRIPT", "KILL"}), RedisReply::error("NOTBUSY No scripts in execution right now."));
+  ASSERT_TRUE(a.send({"EVAL", "while true do end", "0"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(b.command({"GET", "x"}), RedisReply::error(busy));
+  EXPECT_EQ(b.command({"MULTI"}), RedisReply::ok());
+  EXPECT_EQ(b.command({"INCR", "x"}), RedisReply::error(busy));
+  EXPECT_EQ(c.command({"FUNCTION", "KILL"}), RedisReply::error(busy));  // an EVAL is busy, not a function
+  EXPECT_EQ(c.command({"SCRIPT", "KILL"}), RedisReply::ok());
+  EXPECT_EQ(a.read_reply(), RedisReply::error("ERR Script killed by user with SCRIPT KILL... script: "
+                                              "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1."));
+  EXPECT_EQ(b.command({"EXEC"}), RedisReply::error("EXECABORT Transaction discarded because of previous errors."));
+  EXPECT_EQ(b.command({"GET", "x"}), RedisReply::nil());
+
+  ASSERT_TRUE(a.send({"EVAL", "redis.call('SET', 'x', '1') while true do end", "0"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(c.command({"SCRIPT", "KILL"}),
+            RedisReply::error("UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+                              "can either wait the script termination or kill the server in a hard way using the "
+                              "SHUTDOWN NOSAVE command."));
+}
+
 TEST(RespServer, PubSubPushesMessagesAsSeparateReplies) {
   ServedEngine s;
   RedisConnection sub = s.connect();

@@ -427,6 +427,7 @@ const std::vector<Param>& params() {
       {"list-compress-depth", &EngineOptions::list_compress_depth, false, 0, std::numeric_limits<int>::max()},
       {"stream-node-max-entries", &EngineOptions::stream_node_max_entries, false, 0,
        std::numeric_limits<int64_t>::max()},
+      {"busy-reply-threshold", &EngineOptions::busy_reply_threshold_ms, false, 0, std::numeric_limits<int64_t>::max()},
   };
   return p;
 }
@@ -436,7 +437,7 @@ const std::vector<std::pair<std::string, std::string>>& param_aliases() {
   static const std::vector<std::pair<std::string, std::string>> a = {
       {"hash-max-ziplist-entries", "hash-max-listpack-entries"}, {"hash-max-ziplist-value", "hash-max-listpack-value"},
       {"zset-max-ziplist-entries", "zset-max-listpack-entries"}, {"zset-max-ziplist-value", "zset-max-listpack-value"},
-      {"list-max-ziplist-size", "list-max-listpack-size"},
+      {"list-max-ziplist-size", "list-max-listpack-size"},       {"lua-time-limit", "busy-reply-threshold"},
   };
   return a;
 }
@@ -521,8 +522,6 @@ std::optional<RedisReply> set_param(EngineOptions& o, const std::string& name, c
                                                      "appendfsync",
                                                      "slowlog-log-slower-than",
                                                      "slowlog-max-len",
-                                                     "lua-time-limit",
-                                                     "busy-reply-threshold",
                                                      "maxclients",
                                                      "lazyfree-lazy-eviction",
                                                      "activedefrag",
@@ -766,7 +765,7 @@ RedisReply cmd_function(Ctx& c) {
     if (!c.libraries().erase(c.arg(2))) return RedisReply::error("ERR Library not found");
     return RedisReply::ok();
   }
-  if (sub == "kill") return RedisReply::error("NOTBUSY No scripts in execution right now.");
+  if (sub == "kill") return c.kill_script(/*eval=*/false);
   return unknown_subcommand(c);
 }
 

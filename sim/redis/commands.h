@@ -74,6 +74,15 @@ struct Ctx {
   uint64_t& lua_rand48();
   // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO).
   void set_script_read_only(bool read_only);
+  // A Lua script (eval) or function (!eval) starts and ends: SCRIPT KILL and FUNCTION KILL act on
+  // it, and the engine's script hook runs (Engine::set_script_hook).
+  void begin_script(bool eval);
+  void end_script();
+  // From the Lua count hook: runs the engine's script hook, if any. *has_hook says whether there
+  // is one; returns whether SCRIPT KILL or FUNCTION KILL asked the script to end.
+  bool script_hook(bool* has_hook);
+  // SCRIPT KILL (eval) or FUNCTION KILL (!eval), as scriptKill answers.
+  RedisReply kill_script(bool eval);
   Refusal refusal() const;
 };
 
@@ -89,6 +98,19 @@ class KeepSessionDb {
  private:
   Session& session_;
   int db_;
+};
+
+// A Lua script or function running: SCRIPT KILL / FUNCTION KILL and the engine's script hook see
+// it (Ctx::begin_script) until it ends.
+class ScriptRun {
+ public:
+  ScriptRun(Ctx& c, bool eval) : c_(c) { c_.begin_script(eval); }
+  ~ScriptRun() { c_.end_script(); }
+  ScriptRun(const ScriptRun&) = delete;
+  ScriptRun& operator=(const ScriptRun&) = delete;
+
+ private:
+  Ctx& c_;
 };
 
 // The command table's view of one command (COMMAND INFO/COUNT/DOCS, refusals).

@@ -239,6 +239,7 @@ constexpr Spec kSubcommands[] = {
     {"script|load", 3, kNoScript | kNoKeys, cmd_script},
     {"script|exists", -3, kNoScript | kNoKeys, cmd_script},
     {"script|flush", -2, kNoScript | kNoKeys, cmd_script},
+    {"script|kill", 2, kNoScript | kNoKeys, cmd_script},
     {"client|setname", 3, kNoScript | kAdmin, cmd_client},
     {"client|getname", 2, kNoScript | kAdmin, cmd_client},
     {"client|id", 2, kNoScript | kAdmin, cmd_client},
@@ -414,6 +415,35 @@ int64_t Ctx::start_ms() const { return engine.start_ms_; }
 uint64_t Ctx::random() { return engine.next_random(); }
 uint64_t& Ctx::lua_rand48() { return engine.lua_rand48_; }
 void Ctx::set_script_read_only(bool read_only) { engine.script_read_only_ = read_only; }
+
+void Ctx::begin_script(bool eval) {
+  if (!live()) return;
+  engine.script_ = Engine::RunningScript{.running = true, .eval = eval};
+}
+
+void Ctx::end_script() {
+  if (live()) engine.script_ = Engine::RunningScript{};
+}
+
+bool Ctx::script_hook(bool* has_hook) {
+  *has_hook = live() && engine.script_hook_ && engine.script_.running;
+  if (!*has_hook) return false;
+  engine.script_hook_();
+  return engine.script_.killed;
+}
+
+RedisReply Ctx::kill_script(bool eval) {
+  Engine::RunningScript& s = engine.script_;
+  if (!s.running || !s.busy) return RedisReply::error("NOTBUSY No scripts in execution right now.");
+  if (engine.script_dirty_) {
+    return RedisReply::error(
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the "
+        "script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.");
+  }
+  if (eval != s.eval) return RedisReply::error(refusal_error(Refusal::kBusy, s.eval));
+  s.killed = true;
+  return RedisReply::ok();
+}
 Refusal Ctx::refusal() const { return engine.refusal_; }
 
 void Ctx::signal(const std::string& key) { signal_in(session.db, key); }
@@ -511,7 +541,7 @@ const char* refusal_name(Refusal r) {
   return "?";
 }
 
-std::string refusal_error(Refusal r) {
+std::string refusal_error(Refusal r, bool eval) {
   switch (r) {
     case Refusal::kNone:
       return "";
@@ -520,7 +550,8 @@ std::string refusal_error(Refusal r) {
     case Refusal::kLoading:
       return "LOADING Redis is loading the dataset in memory";
     case Refusal::kBusy:
-      return "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+      return eval ? "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+                  : "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
     case Refusal::kReadonly:
       return "READONLY You can't write against a read only replica.";
   }
@@ -558,10 +589,23 @@ Engine::Engine(EngineOptions options)
 Engine::~Engine() = default;
 
 RedisReply Engine::execute(Session& session, const std::vector<std::string>& argv, int64_t now_ms) {
-  ++stats_.commands;
-  session.woken = session.blocked.has_value();
+  // A command served from the script hook while a script runs leaves the script's flags alone
+  // (SCRIPT KILL reads whether it wrote).
+  if (script_.running) {
+    const bool dirty = script_dirty_, read_only = script_read_only_;
+    RedisReply reply = execute_command(session, argv, now_ms);
+    script_dirty_ = dirty;
+    script_read_only_ = read_only;
+    return reply;
+  }
   script_dirty_ = false;
   script_read_only_ = false;
+  return execute_command(session, argv, now_ms);
+}
+
+RedisReply Engine::execute_command(Session& session, const std::vector<std::string>& argv, int64_t now_ms) {
+  ++stats_.commands;
+  session.woken = session.blocked.has_value();
   session.blocked.reset();
   if (argv.empty()) return RedisReply::error("ERR empty command");
   if (start_ms_ < 0) start_ms_ = now_ms;
@@ -598,6 +642,28 @@ void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
   if (e.lfu_minute == 0) e.lfu_minute = ctx.now_ms / 60'000;
 }
 
+namespace {
+
+// EXEC counts as denyoom when a command it would run does (processCommand's mstate.cmd_flags).
+bool queued_denyoom(const Session& session) {
+  for (const std::vector<std::string>& argv : session.queued) {
+    RedisReply error;
+    const Spec* spec = resolve(argv, &error);
+    if (spec != nullptr && (spec->flags & kDenyOom)) return true;
+  }
+  return false;
+}
+
+// The commands Redis 7.0 flags allow-busy (CMD_ALLOW_BUSY): served while a script is busy.
+bool allow_busy(std::string_view name) {
+  static constexpr std::string_view kAllowed[] = {"auth",        "discard",  "function|kill", "function|stats",
+                                                  "hello",       "multi",    "quit",          "reset",
+                                                  "script|kill", "shutdown", "unwatch",       "watch"};
+  return std::find(std::begin(kAllowed), std::end(kAllowed), name) != std::end(kAllowed);
+}
+
+}  // namespace
+
 // processCommand's gates before a command runs or is queued, in Redis 7.0's order: memory
 // (evict, then -OOM for denyoom commands and anything queued in MULTI), a demoted master's
 // -READONLY for writes, -LOADING, -BUSY. An empty reply (kNil) lets the command through.
@@ -605,11 +671,13 @@ void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
 // (which equals none of the names compared here, as the container's own name would not).
 RedisReply Engine::refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms) {
   const bool multi_queue = session.in_multi && name != "exec" && name != "discard";
-  const bool denyoom = (flags & kDenyOom) || multi_queue;
+  bool denyoom = (flags & kDenyOom) || multi_queue;
   if (options_.maxmemory > 0) {
+    if (name == "exec") denyoom = denyoom || queued_denyoom(session);
     const bool fits = perform_evictions(now_ms);
     if (!fits && denyoom) return RedisReply::error(refusal_error(Refusal::kOom));
   }
+  if (script_.busy && !allow_busy(name)) return RedisReply::error(refusal_error(Refusal::kBusy, script_.eval));
   if (refusal_ == Refusal::kNone) return RedisReply::nil();
   RedisReply refused = RedisReply::error(refusal_error(refusal_));
   switch (refusal_) {

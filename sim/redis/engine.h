@@ -121,6 +121,9 @@ struct EngineOptions {
   // Entries per stream node (stream-node-max-entries; 0: no limit): where approximate trimming
   // (MAXLEN ~, MINID ~) may cut.
   int64_t stream_node_max_entries = static_cast<int64_t>(kStreamNodeMaxEntries);
+  // busy-reply-threshold (alias lua-time-limit): how long a script runs before a server that
+  // serves clients while it runs (Engine::set_script_hook) answers them -BUSY.
+  int64_t busy_reply_threshold_ms = 5000;
   // notify-keyspace-events as kNotify* flags; 0 (Redis's default ""): no notifications.
   uint32_t notify_keyspace_events = 0;
   // Seeds the engine's generator (RANDOMKEY, eviction sampling, LFU increments). The simulated
@@ -133,8 +136,9 @@ inline constexpr int kDatabases = 16;
 // Why a node refuses commands for a while (see set_refusal).
 enum class Refusal : uint8_t { kNone, kOom, kLoading, kBusy, kReadonly };
 const char* refusal_name(Refusal r);  // "none", "oom", "loading", "busy", "readonly"
-// The error reply of each refusal, Redis 7.0's text.
-std::string refusal_error(Refusal r);
+// The error reply of each refusal, Redis 7.0's text; kBusy's names SCRIPT KILL when the busy
+// script is an EVAL (shared.slowevalerr), FUNCTION KILL for a function (slowscripterr).
+std::string refusal_error(Refusal r, bool eval = true);
 
 struct BlockRequest {
   std::vector<std::string> keys;  // wake when one of these is signaled
@@ -292,8 +296,23 @@ class Engine {
   const EngineOptions& options() const { return options_; }
   const EngineStats& stats() const { return stats_; }
 
+  // Long scripts, for a server that keeps serving while one runs (redis-serve): the Lua count
+  // hook calls `hook` every 100,000 instructions of a running script or function. The hook may
+  // call set_script_busy(true) and then execute() other sessions' commands: those without
+  // Redis's allow-busy flag (MULTI, DISCARD, WATCH, UNWATCH, HELLO, AUTH, RESET, SHUTDOWN,
+  // SCRIPT KILL, FUNCTION KILL, FUNCTION STATS) get -BUSY, and SCRIPT KILL / FUNCTION KILL end a
+  // script that has not written (else -UNKILLABLE) with "Script killed by user". With a hook, a
+  // script has no instruction budget; without one (the simulation), a script past 200 million
+  // instructions ends with an error, as simulated time stands still while it runs.
+  void set_script_hook(std::function<void()> hook) { script_hook_ = std::move(hook); }
+  bool script_running() const { return script_.running; }
+  void set_script_busy(bool busy) { script_.busy = busy; }
+  // Ends the running script at its next hook, as SCRIPT KILL would (a server that stops).
+  void kill_running_script() { script_.killed = script_.running; }
+
  private:
   friend struct Ctx;
+  RedisReply execute_command(Session& session, const std::vector<std::string>& argv, int64_t now_ms);
   RedisReply dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms, bool in_script);
   RedisReply run_exec(Session& session, int64_t now_ms);
   // A command's function in the command table (commands.h).
@@ -341,6 +360,15 @@ class Engine {
   };
   std::vector<PoolEntry> evict_pool_;
   int next_random_db_ = 0;
+  // The running Lua script or function (Ctx::begin_script/end_script), for SCRIPT KILL.
+  struct RunningScript {
+    bool running = false;
+    bool eval = true;  // EVAL-like, not FCALL
+    bool busy = false;
+    bool killed = false;
+  };
+  RunningScript script_;
+  std::function<void()> script_hook_;
   bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)
   bool script_read_only_ = false;  // the running script came by EVAL_RO/EVALSHA_RO
   size_t blocked_clients_ = 0;     // INFO's blocked_clients, as the server reports it

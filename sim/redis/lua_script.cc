@@ -453,14 +453,26 @@ void register_redis_table(lua_State* L) {
 
 // ---- the sandbox -----------------------------------------------------------------------------
 
-// A script that never ends would stop the simulated world (no other event runs while a script
-// does). Redis answers other clients -BUSY and waits for SCRIPT KILL; until that exists, a script
-// past kInstructionBudget Lua instructions (about a second of a real server's time) ends with an
+// Every kHookEvery instructions: a server that serves clients while a script runs (the engine's
+// script hook, redis-serve) gets its turn, and a script SCRIPT KILL or FUNCTION KILL asked to end
+// raises "Script killed by user" (luaMaskCountHook). Without a hook a script that never ended
+// would stop the simulated world (no other event runs while a script does): past
+// kInstructionBudget Lua instructions (about a second of a real server's time) it ends with an
 // error instead.
 constexpr int kHookEvery = 100'000;
 constexpr int64_t kInstructionBudget = 200'000'000;
 
 void budget_hook(lua_State* L, lua_Debug*) {
+  bool has_hook = false;
+  Ctx* c = ctx_of(L);
+  if (c != nullptr && c->script_hook(&has_hook)) {
+    lua_sethook(L, budget_hook, LUA_MASKLINE, 0);  // every line raises again: a pcall cannot keep it alive
+    lua_newtable(L);
+    lua_pushstring(L, "ERR Script killed by user with SCRIPT KILL...");
+    lua_setfield(L, -2, "err");
+    lua_error(L);
+  }
+  if (has_hook) return;
   lua_getfield(L, LUA_REGISTRYINDEX, "faultline.steps");
   const int64_t steps = static_cast<int64_t>(lua_tonumber(L, -1)) + kHookEvery;
   lua_pop(L, 1);
@@ -901,6 +913,7 @@ std::variant<FunctionLibrary, RedisReply> load_function_library(Ctx& c, std::str
 RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::string& function,
                          const std::vector<std::string>& keys, const std::vector<std::string>& args) {
   const KeepSessionDb keep_db(c.session);
+  const ScriptRun run(c, /*eval=*/false);
   lua_State* L = new_sandbox(&c.lua_rand48());
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   if (std::optional<std::string> error = run_library(L, c, library.code, /*loading=*/false)) {
@@ -922,6 +935,7 @@ RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::stri
 RedisReply run_lua(Ctx& c, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args) {
   const KeepSessionDb keep_db(c.session);
+  const ScriptRun run(c, /*eval=*/true);
   lua_State* L = new_sandbox(&c.lua_rand48());
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   RedisReply reply = run_in(L, c, body, keys, args);

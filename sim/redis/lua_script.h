@@ -27,13 +27,16 @@
 //   redis-server 7.0.15 does), so the draws depend only on the scripts the server ran.
 // - Deterministic: one fresh Lua state per run; nothing reads the clock, the environment or
 //   the C library's random generator.
-// - A script that runs past 200 million Lua instructions ends with an error (the simulated world
-//   stands still while a script runs; Redis would answer -BUSY and wait for SCRIPT KILL).
+// - Long scripts: every 100,000 instructions the engine's script hook runs (Engine::set_script_hook:
+//   redis-serve serves other clients from it, -BUSY after busy-reply-threshold, and SCRIPT KILL /
+//   FUNCTION KILL end a script that has not written with "ERR Script killed by user with SCRIPT
+//   KILL...", raised again at every line so that pcall cannot catch it for good). Without a hook
+//   (the simulation) a script past 200 million Lua instructions ends with an error: the simulated
+//   world stands still while a script runs.
 // EVAL_RO and EVALSHA_RO run the same way with writes and PUBLISH refused (scripts.cc).
 // unpack is Redis's patched one (stock Lua 5.1's overflows on a huge range and crashes).
 // A SELECT inside a script moves its later calls, never its caller; XREAD/XREADGROUP with BLOCK
 // is refused from a script, as Redis refuses it.
-// Not yet: SCRIPT KILL and lua-time-limit (-BUSY).
 #pragma once
 
 #include <map>

@@ -122,6 +122,7 @@ RedisReply cmd_script(Ctx& c) {
     }
     return RedisReply::array(std::move(out));
   }
+  if (sub == "kill") return c.kill_script(/*eval=*/true);
   // flush [ASYNC|SYNC]
   if (c.argc() > 3 || (c.argc() == 3 && !iequals(c.arg(2), "async") && !iequals(c.arg(2), "sync"))) {
     return RedisReply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
