@@ -307,6 +307,25 @@ std::string info_section(Ctx& c, const std::string& name) {
     l.text = "# Replication\r\n";
     l.add("role", c.refusal() == Refusal::kReadonly ? "slave" : "master");
     l.add("connected_slaves", 0);
+    l.add("master_repl_offset", 0);
+  } else if (name == "cpu") {  // the simulation charges no CPU time to the server
+    l.text = "# CPU\r\n";
+    for (const char* field : {"used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children",
+                              "used_cpu_sys_main_thread", "used_cpu_user_main_thread"}) {
+      l.add(field, "0.000000");
+    }
+  } else if (name == "commandstats") {
+    l.text = "# Commandstats\r\n";
+    for (const auto& [command, n] : c.engine.command_stats()) {
+      l.add("cmdstat_" + std::string(command),
+            "calls=" + std::to_string(n.calls) + ",usec=0,usec_per_call=0.00,rejected_calls=" +
+                std::to_string(n.rejected) + ",failed_calls=" + std::to_string(n.failed));
+    }
+  } else if (name == "errorstats") {
+    l.text = "# Errorstats\r\n";
+    for (const auto& [prefix, count] : c.engine.error_stats()) {
+      l.add("errorstat_" + prefix, "count=" + std::to_string(count));
+    }
   } else if (name == "keyspace") {
     l.text = "# Keyspace\r\n";
     for (int db = 0; db < kDatabases; ++db) {
@@ -327,13 +346,15 @@ std::string info_section(Ctx& c, const std::string& name) {
 }  // namespace
 
 RedisReply cmd_info(Ctx& c) {
-  static const std::vector<std::string> kDefault = {"server", "clients",     "memory",  "persistence",
-                                                    "stats",  "replication", "keyspace"};
+  // genRedisInfoString's sets: default, and all/everything adding commandstats.
+  static const std::vector<std::string> kDefault = {"server",      "clients", "memory",     "persistence", "stats",
+                                                    "replication", "cpu",     "errorstats", "keyspace"};
   std::vector<std::string> sections;
   for (size_t j = 1; j < c.argc(); ++j) {
     const std::string s = lower(c.arg(j));
     if (s == "default" || s == "all" || s == "everything") {
       sections.insert(sections.end(), kDefault.begin(), kDefault.end());
+      if (s != "default") sections.push_back("commandstats");
     } else {
       sections.push_back(s);
     }
@@ -589,6 +610,7 @@ RedisReply cmd_config(Ctx& c) {
     EngineStats& st = c.stats();
     st.keyspace_hits = st.keyspace_misses = st.evicted = st.expired_lazy = st.expired_active = 0;
     st.commands = 0;
+    c.engine.reset_command_stats();
     return RedisReply::ok();
   }
   return RedisReply::error("ERR The server is running without a config file");  // REWRITE

@@ -560,6 +560,53 @@ std::string refusal_error(Refusal r, bool eval) {
 
 // ---- Engine.
 
+namespace {
+
+constexpr size_t kCommandCount = std::size(kCommands);
+constexpr size_t kSpecCount = kCommandCount + std::size(kSubcommands);
+
+size_t spec_index(const Spec* spec) {
+  if (spec >= std::begin(kCommands) && spec < std::end(kCommands)) return static_cast<size_t>(spec - kCommands);
+  FL_ASSERT(spec >= std::begin(kSubcommands) && spec < std::end(kSubcommands));
+  return kCommandCount + static_cast<size_t>(spec - kSubcommands);
+}
+
+const Spec& spec_at(size_t index) {
+  return index < kCommandCount ? kCommands[index] : kSubcommands[index - kCommandCount];
+}
+
+}  // namespace
+
+// call()'s and rejectCommand's bookkeeping: a queued command is counted when EXEC runs it (not
+// here), an error reply counts under its first word.
+void Engine::count_command(const RedisReply& reply) {
+  if (reply.is_error()) ++error_stats_[reply.str.substr(0, reply.str.find(' '))];
+  if (dispatched_spec_ == nullptr) return;
+  if (reply.kind == RedisReply::Kind::kStatus && reply.str == "QUEUED") return;
+  if (command_counters_.empty()) command_counters_.resize(kSpecCount);
+  CommandCounters& n = command_counters_[spec_index(static_cast<const Spec*>(dispatched_spec_))];
+  if (dispatched_rejected_) {
+    ++n.rejected;
+    return;
+  }
+  ++n.calls;
+  if (reply.is_error()) ++n.failed;
+}
+
+std::vector<std::pair<std::string_view, CommandCounters>> Engine::command_stats() const {
+  std::vector<std::pair<std::string_view, CommandCounters>> out;
+  for (size_t i = 0; i < command_counters_.size(); ++i) {
+    const CommandCounters& n = command_counters_[i];
+    if (n.calls + n.rejected > 0) out.emplace_back(spec_at(i).name, n);
+  }
+  return out;
+}
+
+void Engine::reset_command_stats() {
+  command_counters_.clear();
+  error_stats_.clear();
+}
+
 const char* persistence_mode_name(PersistenceMode m) {
   switch (m) {
     case PersistenceMode::kNone:
@@ -611,7 +658,10 @@ RedisReply Engine::execute_command(Session& session, const std::vector<std::stri
   if (start_ms_ < 0) start_ms_ = now_ms;
   auto [client, fresh] = clients_.try_emplace(session.id);
   if (fresh) client->second.created_ms = now_ms;
+  dispatched_spec_ = nullptr;
+  dispatched_rejected_ = false;
   RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
+  count_command(reply);
   if (session.protocol == 3) shape_for_resp3(argv, &reply);
   client = clients_.try_emplace(session.id).first;  // CLIENT commands may have touched the map
   client->second.name = session.name;
@@ -722,13 +772,19 @@ RedisReply reject(Session& session, const std::vector<std::string>& argv, RedisR
 RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& argv, int64_t now_ms, bool in_script) {
   RedisReply error;
   const Spec* spec = resolve(argv, &error);
-  if (!spec) return reject(session, argv, std::move(error));
+  if (!spec) {
+    dispatched_rejected_ = true;
+    return reject(session, argv, std::move(error));
+  }
   const std::string_view name = spec->name;
+  dispatched_spec_ = spec;
   if (!in_script) {
     RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
+    dispatched_rejected_ = refused.is_error();
     if (refused.is_error()) return reject(session, argv, std::move(refused));
   }
   if (session.subscribed() && !(spec->flags & kPubSubOk)) {
+    dispatched_rejected_ = true;
     return reject(session, argv,
                   RedisReply::error("ERR Can't execute '" + std::string(name) +
                                     "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "

@@ -206,6 +206,15 @@ struct EngineStats {
   uint64_t refused = 0;  // commands answered with a refusal error
 };
 
+// INFO commandstats' counters of one command (or container|subcommand), as Redis 7.0 keeps them:
+// calls that ran, calls refused before they ran (arity, -OOM, -BUSY, ...), calls that ran and
+// answered an error. The simulation charges no CPU time, so usec is always 0.
+struct CommandCounters {
+  uint64_t calls = 0;
+  uint64_t rejected = 0;
+  uint64_t failed = 0;
+};
+
 // What CLIENT LIST shows of a connection (kept per session id until close_session).
 struct ClientInfo {
   std::string name;
@@ -295,6 +304,12 @@ class Engine {
   bool perform_evictions(int64_t now_ms);
   const EngineOptions& options() const { return options_; }
   const EngineStats& stats() const { return stats_; }
+  // INFO commandstats (by full name, table order; commands never called left out) and errorstats
+  // (error replies to clients by their first word, "ERR", "WRONGTYPE", ...).
+  std::vector<std::pair<std::string_view, CommandCounters>> command_stats() const;
+  const std::map<std::string, uint64_t>& error_stats() const { return error_stats_; }
+  // CONFIG RESETSTAT's part of them.
+  void reset_command_stats();
 
   // Long scripts, for a server that keeps serving while one runs (redis-serve): the Lua count
   // hook calls `hook` every 100,000 instructions of a running script or function. The hook may
@@ -368,6 +383,12 @@ class Engine {
     bool killed = false;
   };
   RunningScript script_;
+  // The top-level command dispatch() resolved, and whether it refused it (command_stats).
+  const void* dispatched_spec_ = nullptr;
+  bool dispatched_rejected_ = false;
+  std::vector<CommandCounters> command_counters_;  // by index in the command tables
+  std::map<std::string, uint64_t> error_stats_;
+  void count_command(const RedisReply& reply);
   std::function<void()> script_hook_;
   bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)
   bool script_read_only_ = false;  // the running script came by EVAL_RO/EVALSHA_RO

@@ -862,4 +862,36 @@ TEST(EngineScriptTest, AnInnerErrorEndsTheScriptWithThatError) {
 }
 
 }  // namespace
+// INFO commandstats and errorstats count what clients saw: calls, calls that answered an error,
+// calls refused before they ran, and error replies by their first word; CONFIG RESETSTAT clears
+// them; MULTI's queued commands count when EXEC runs, not when queued.
+TEST_F(EngineTest, InfoCountsCommandsAndErrors) {
+  engine.set_refusal(Refusal::kLoading);
+  run({"GET", "k"});  // refused -LOADING
+  engine.set_refusal(Refusal::kNone);
+  run({"SET", "k", "v"});
+  run({"HGET", "k", "f"});  // WRONGTYPE
+  run({"NOPE"});            // unknown: an error, no command
+  run({"MULTI"});
+  run({"GET", "k"});  // QUEUED
+  run({"DISCARD"});
+  const std::string stats = run({"INFO", "commandstats"});
+  EXPECT_NE(stats.find("cmdstat_get:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0"),
+            std::string::npos)
+      << stats;
+  EXPECT_NE(stats.find("cmdstat_hget:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1"),
+            std::string::npos)
+      << stats;
+  EXPECT_EQ(stats.find("cmdstat_nope"), std::string::npos) << stats;
+  const std::string errors = run({"INFO", "errorstats"});
+  EXPECT_NE(errors.find("errorstat_ERR:count=1"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("errorstat_WRONGTYPE:count=1"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("errorstat_LOADING:count=1"), std::string::npos) << errors;
+  EXPECT_EQ(run({"CONFIG", "RESETSTAT"}), "+OK");
+  EXPECT_EQ(run({"INFO", "commandstats"}).find("cmdstat_hget"), std::string::npos);
+  EXPECT_NE(run({"INFO"}).find("used_cpu_user:"), std::string::npos);
+  EXPECT_EQ(run({"INFO"}).find("rejected_calls"), std::string::npos);  // commandstats only in "all"
+  EXPECT_NE(run({"INFO", "all"}).find("rejected_calls"), std::string::npos);
+}
+
 }  // namespace fl::sim::redis
