@@ -287,7 +287,13 @@ TEST_F(Resp3VsReal, EmptiedCollectionsSendDel) {
       {"LPOP", "l"},
       {"DEL", "s3"},
   };
-  for (const auto& command : commands) same(command);
+  for (const auto& command : commands) {
+    if (command[0] == "SPOP") {
+      same_type(command);  // the members come in Redis's random order
+    } else {
+      same(command);
+    }
+  }
   for (int i = 0; i < 10; ++i) {  // one del per emptied key, and DEL's
     EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
   }
