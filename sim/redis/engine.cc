@@ -580,11 +580,16 @@ const Spec& spec_at(size_t index) {
 // call()'s and rejectCommand's bookkeeping: a queued command is counted when EXEC runs it (not
 // here), an error reply counts under its first word.
 void Engine::count_command(const RedisReply& reply) {
-  if (reply.is_error()) ++error_stats_[reply.str.substr(0, reply.str.find(' '))];
-  if (dispatched_spec_ == nullptr) return;
+  if (reply.is_error()) {
+    const std::string_view prefix = std::string_view(reply.str).substr(0, reply.str.find(' '));
+    auto it = error_stats_.find(prefix);  // no allocation once the prefix is known
+    if (it == error_stats_.end()) it = error_stats_.emplace(std::string(prefix), 0).first;
+    ++it->second;
+  }
+  if (dispatched_spec_ == kNoSpec) return;
   if (reply.kind == RedisReply::Kind::kStatus && reply.str == "QUEUED") return;
   if (command_counters_.empty()) command_counters_.resize(kSpecCount);
-  CommandCounters& n = command_counters_[spec_index(static_cast<const Spec*>(dispatched_spec_))];
+  CommandCounters& n = command_counters_[dispatched_spec_];
   if (dispatched_rejected_) {
     ++n.rejected;
     return;
@@ -658,7 +663,7 @@ RedisReply Engine::execute_command(Session& session, const std::vector<std::stri
   if (start_ms_ < 0) start_ms_ = now_ms;
   auto [client, fresh] = clients_.try_emplace(session.id);
   if (fresh) client->second.created_ms = now_ms;
-  dispatched_spec_ = nullptr;
+  dispatched_spec_ = kNoSpec;
   dispatched_rejected_ = false;
   RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
   count_command(reply);
@@ -777,7 +782,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
     return reject(session, argv, std::move(error));
   }
   const std::string_view name = spec->name;
-  dispatched_spec_ = spec;
+  dispatched_spec_ = spec_index(spec);
   if (!in_script) {
     RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
     dispatched_rejected_ = refused.is_error();

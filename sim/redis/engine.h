@@ -307,7 +307,7 @@ class Engine {
   // INFO commandstats (by full name, table order; commands never called left out) and errorstats
   // (error replies to clients by their first word, "ERR", "WRONGTYPE", ...).
   std::vector<std::pair<std::string_view, CommandCounters>> command_stats() const;
-  const std::map<std::string, uint64_t>& error_stats() const { return error_stats_; }
+  const std::map<std::string, uint64_t, std::less<>>& error_stats() const { return error_stats_; }
   // CONFIG RESETSTAT's part of them.
   void reset_command_stats();
 
@@ -320,7 +320,6 @@ class Engine {
   // script has no instruction budget; without one (the simulation), a script past 200 million
   // instructions ends with an error, as simulated time stands still while it runs.
   void set_script_hook(std::function<void()> hook) { script_hook_ = std::move(hook); }
-  bool script_running() const { return script_.running; }
   void set_script_busy(bool busy) { script_.busy = busy; }
   // Ends the running script at its next hook, as SCRIPT KILL would (a server that stops).
   void kill_running_script() { script_.killed = script_.running; }
@@ -383,11 +382,13 @@ class Engine {
     bool killed = false;
   };
   RunningScript script_;
-  // The top-level command dispatch() resolved, and whether it refused it (command_stats).
-  const void* dispatched_spec_ = nullptr;
+  // The top-level command dispatch() resolved (its index in the command tables, kNoSpec for none),
+  // and whether it refused it (command_stats).
+  static constexpr size_t kNoSpec = SIZE_MAX;
+  size_t dispatched_spec_ = kNoSpec;
   bool dispatched_rejected_ = false;
   std::vector<CommandCounters> command_counters_;  // by index in the command tables
-  std::map<std::string, uint64_t> error_stats_;
+  std::map<std::string, uint64_t, std::less<>> error_stats_;
   void count_command(const RedisReply& reply);
   std::function<void()> script_hook_;
   bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)

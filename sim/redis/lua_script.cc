@@ -125,11 +125,10 @@ bool push_resp3_reply(lua_State* L, const RedisReply& r) {
     return true;
   }
   if (r.kind == RedisReply::Kind::kBulk && r.resp3 == Resp3::kVerbatim) {
+    lua_newtable(L);
     push_field_table(L, "string", r.str);
     lua_pushstring(L, "txt");
     lua_setfield(L, -2, "format");
-    lua_newtable(L);
-    lua_insert(L, -2);
     lua_setfield(L, -2, "verbatim_string");
     return true;
   }
@@ -322,6 +321,7 @@ bool call_and_push(lua_State* L) {
     lua_pushstring(L, "ERR Please specify at least one argument for this redis lib call");
     return true;
   }
+  const int protocol = script_protocol(L);
   RedisReply reply;
   {
     std::vector<std::string> argv;
@@ -341,16 +341,14 @@ bool call_and_push(lua_State* L) {
       lua_pop(L, 1);
     }
     lua_settop(L, 0);  // the arguments are in argv: their slots are the reply's (luaRedisGenericCommand)
-    if (script_protocol(L) == 3) {
-      std::vector<std::string> command = argv;  // call_nested takes argv; shaping reads it
-      reply = ctx_of(L)->call_nested(std::move(argv));
-      shape_for_resp3(command, &reply);
-    } else {
-      reply = ctx_of(L)->call_nested(std::move(argv));
-    }
+    // call_nested takes argv; RESP3's shaping reads the command after it.
+    const std::optional<std::vector<std::string>> command =
+        protocol == 3 ? std::optional<std::vector<std::string>>(argv) : std::nullopt;
+    reply = ctx_of(L)->call_nested(std::move(argv));
+    if (command) shape_for_resp3(*command, &reply);
   }
   const bool error = reply.is_error() || reply.is_transport_error();
-  push_reply(L, reply, script_protocol(L));
+  push_reply(L, reply, protocol);
   return error;
 }
 
