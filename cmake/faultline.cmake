@@ -49,17 +49,14 @@ function(fl_add_subdirectories)
   endforeach()
 endfunction()
 
-# fl_system(NAME ADAPTER source... LIBS library... MATRIX file.yaml [QUICK_NULL_FAULT_NODES node...]):
-# declares a system under test,
-# from its own folder harness/systems/NAME/. The adapter sources (which define
+# fl_system(NAME ADAPTER source... LIBS library... MATRIX file.yaml): declares a system under
+# test, from its own folder harness/systems/NAME/. The adapter sources (which define
 # `const fl::SystemUnderTest& NAME_system()`) are compiled into fl_harness and the system's
 # libraries linked there; the registry (harness/systems_registry.cc.in, generated once every
 # declaration is read) lists the system, and its test-matrix rows (MATRIX, YAML, format in
 # docs/adding-a-system.md) are compiled in as text. Nothing outside the system's folders names it.
-# QUICK_NULL_FAULT_NODES: the nodes the sanitizer pass's null-fault tests fault (harness/CMakeLists.txt;
-# default: null-faults' own choice).
 function(fl_system name)
-  cmake_parse_arguments(FL "" "MATRIX" "ADAPTER;LIBS;QUICK_NULL_FAULT_NODES" ${ARGN})
+  cmake_parse_arguments(FL "" "MATRIX" "ADAPTER;LIBS" ${ARGN})
   if(NOT name MATCHES "^[a-z][a-z0-9_]*$" OR NOT FL_ADAPTER OR NOT FL_MATRIX OR FL_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "usage: fl_system(name ADAPTER source... LIBS library... MATRIX file.yaml); got ${name} ${ARGN}")
   endif()
@@ -73,7 +70,6 @@ function(fl_system name)
   set_property(GLOBAL APPEND PROPERTY FL_SYSTEMS ${name})
   set_property(GLOBAL APPEND PROPERTY FL_SYSTEM_LIBS ${FL_LIBS})
   set_property(GLOBAL PROPERTY FL_SYSTEM_MATRIX_${name} ${matrix})
-  set_property(GLOBAL PROPERTY FL_SYSTEM_QUICK_NULL_FAULT_NODES_${name} ${FL_QUICK_NULL_FAULT_NODES})
 endfunction()
 
 # fl_generate_system_registry(TARGET OUT): writes OUT, the registry of every fl_system() declared
