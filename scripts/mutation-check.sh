@@ -10,7 +10,9 @@
 #   # equivalent: <why no run can tell it apart>      (only for an equivalent mutant)
 # The sweeps that try to kill a system's mutants are scripts/mutants/SYSTEM/sweeps.txt, one
 # `faultline sweep` argument list per line (a scenario file and its flags: exploratory files with
-# at most 200 seeds, ranking 100; --crash-points; --pause-points); no specialised scenario.
+# at most 200 seeds, ranking 100; --crash-points; --pause-points), or `explore FILE --budget N ...`
+# for a `faultline explore` line (coverage-guided schedules of an exploratory file, N at most 200,
+# ranking 100); no specialised scenario.
 #
 # In a scratch worktree of HEAD, for each mutant: apply it, rebuild faultline, run the sweeps in
 # order until one fails (exit 1: a property broke, the mutant is KILLED), revert. A mutant no sweep
@@ -64,10 +66,12 @@ for system in "${systems[@]}"; do
     by=""
     while read -r line; do
       case "$line" in ''|'#'*) continue ;; esac
+      command=sweep
+      case "$line" in explore\ *) command=explore line=${line#explore } ;; esac
       # shellcheck disable=SC2086
-      (cd "$scratch" && ./build/faultline sweep $line --jobs "$jobs" --quiet >/dev/null 2>&1)
+      (cd "$scratch" && ./build/faultline $command $line --jobs "$jobs" --quiet >/dev/null 2>&1)
       rc=$?
-      if [ $rc -eq 1 ]; then by="$line"; break; fi
+      if [ $rc -eq 1 ]; then by="$command $line"; break; fi
       if [ $rc -ge 2 ]; then echo "[$system] $name: sweep error ($rc) on: $line"; fi
     done < "$dir/sweeps.txt"
     secs=$(( $(date +%s) - start ))

@@ -869,9 +869,7 @@ class RankingSystem final : public SystemUnderTest {
   std::vector<PropertyInfo> properties() const override { return ranking::props::ranking_properties(); }
   std::vector<std::string> workload_kinds() const override { return {"ranking"}; }
   std::vector<ParamInfo> params() const override { return declared_params().infos(); }
-  std::vector<CriticalDuration> critical_durations(const Scenario&) const override {
-    return {{"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
-  }
+  std::vector<CriticalDuration> critical_durations(const Scenario& s) const override;
   const std::vector<FixInfo>& fixes() const override { return ranking::ranking_fixes(); }
   // An event emitted at the end needs the relay (0.2 s), ingest, a normalizer and an aggregator,
   // and after a crash or eviction a rebalance (6 s session) and a redelivery: 15 s covers it.
@@ -1020,6 +1018,29 @@ void configure_risk(const Scenario& s, Shared& sh) {
   sh.edge.etag_risk_epochs = sh.fixes.has(ranking::RankFix::kEtagRiskEpochs);
   // A block past effective_until must be EXPIRED within 10 s when expiry schedulers run (004:L213).
   if (sh.expiry_workers > 0) sh.board_params.expiry_bound_us = 10'000'000;
+}
+
+// Part 1's durations; with the board its rounds; with risk actions their rounds, TTLs and
+// timeouts (the pause points and the swarm's timing-aware draws cluster around each: a process
+// stopped for just under or over a block's TTL, or for one publisher round, while the others
+// act). Only the parts a file runs: a duration of a part that is off would move that file's
+// world for nothing.
+std::vector<CriticalDuration> RankingSystem::critical_durations(const Scenario& s) const {
+  std::vector<CriticalDuration> out = {
+      {"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
+  const ParamValues config = with_config(s).config;
+  if (config.i64("board") != 1) return out;
+  auto us = [&config](const char* param) { return config.i64(param) * 1'000; };
+  out.push_back({"run interval", us("run_interval_ms")});
+  out.push_back({"publish interval", us("publish_interval_ms")});
+  if (config.i64("risk") != 1) return out;
+  out.push_back({"risk action interval", us("risk_interval_ms")});
+  out.push_back({"block TTL", us("block_ttl_ms")});
+  out.push_back({"expiry interval", us("expiry_interval_ms")});
+  out.push_back({"maximum safe TTL", us("max_safe_ttl_ms")});
+  if (config.i64("risk_service") == 1) out.push_back({"risk request timeout", us("risk_timeout_ms")});
+  if (config.i64("cdn") == 1) out.push_back({"CDN TTL", us("cdn_ttl_ms")});
+  return out;
 }
 
 std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s) const {
