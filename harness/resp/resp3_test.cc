@@ -299,6 +299,51 @@ TEST_F(Resp3VsReal, EmptiedCollectionsSendDel) {
   }
 }
 
+// Redis's dbAdd: a key's first write sends 'new' (class n, outside 'A') before the command's own
+// event; a write to an existing key sends none (pubsub.tcl "Keyspace notifications: new key test").
+TEST_F(Resp3VsReal, NewKeysSendNew) {
+  RawConnection real_sub(real_->socket_path());
+  RawConnection sim_sub(sim_.socket_path());
+  same({"CONFIG", "SET", "notify-keyspace-events", "E$lshzn"});
+  EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", "__keyevent@*"})),
+            printable(real_sub.call({"PSUBSCRIBE", "__keyevent@*"})));
+  const std::vector<std::vector<std::string>> commands = {
+      {"SET", "foo", "bar"}, {"SET", "foo", "baz"},   {"SET", "bar", "bar"},       {"RPUSH", "l", "a"},
+      {"RPUSH", "l", "b"},   {"HSET", "h", "f", "v"}, {"SADD", "s", "a"},          {"ZADD", "z", "1", "a"},
+      {"INCR", "n"},         {"APPEND", "ap", "x"},   {"SETRANGE", "r", "2", "x"},
+  };
+  for (const auto& command : commands) same(command);
+  // new and set, set, new and set, new and rpush, rpush, then new and one event for each other
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
+  }
+}
+
+// The events of the string, hash and set writes outside SET, and of COPY, MOVE and RENAME, in
+// Redis 7.0's order (a key's 'new' first).
+TEST_F(Resp3VsReal, WritesSendTheirEvents) {
+  RawConnection real_sub(real_->socket_path());
+  RawConnection sim_sub(sim_.socket_path());
+  same({"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+  EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", "__key*@*"})), printable(real_sub.call({"PSUBSCRIBE", "__key*@*"})));
+  const std::vector<std::vector<std::string>> commands = {
+      {"SETEX", "a", "100", "1"},   {"PSETEX", "b", "100000", "2"},
+      {"MSET", "c", "3", "d", "4"}, {"GETSET", "c", "5"},
+      {"APPEND", "c", "6"},         {"INCRBYFLOAT", "d", "1.5"},
+      {"SETRANGE", "d", "0", "9"},  {"HINCRBYFLOAT", "h", "f", "2"},
+      {"SADD", "s", "m"},           {"SMOVE", "s", "t", "m"},
+      {"COPY", "t", "u"},           {"RENAME", "u", "v"},
+      {"MOVE", "v", "3"},           {"MSETNX", "e", "1"},
+  };
+  for (const auto& command : commands) same(command);
+  // Two deliveries (keyspace and keyevent) per event: set+expire twice, set twice, set, append,
+  // incrbyfloat, setrange, hincrbyfloat, sadd, srem+del+sadd, copy_to, rename_from+rename_to,
+  // move_from+move_to, set.
+  for (int i = 0; i < 2 * 21; ++i) {
+    EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
+  }
+}
+
 TEST_F(Resp3VsReal, PubSubUsesPushes) {
   same({"SUBSCRIBE", "ch1", "ch2"});
   EXPECT_EQ(printable(sim_conn_->read_raw()), printable(real_conn_->read_raw()));  // ch2's confirmation

@@ -100,6 +100,8 @@ RedisReply cmd_move(Ctx& c) {
   Keyspace& dst = c.dbs()[static_cast<size_t>(db)];
   if (dst.find(c.arg(1), c.now_ms)) return RedisReply::integer_of(0);
   move_entry(c.ks, c.arg(1), *e, dst, c.arg(1));
+  c.notify(kNotifyGeneric, "move_from", c.arg(1));  // moveCommand
+  c.notify_in(db, kNotifyGeneric, "move_to", c.arg(1));
   signal_if_blockable(c, db, c.arg(1));
   return RedisReply::integer_of(1);
 }
@@ -602,6 +604,7 @@ RedisReply cmd_config(Ctx& c) {
       if (auto error = set_param(next, name, c.arg(j + 1))) return *error;
     }
     o = next;
+    c.engine.track_new_keys();  // 'n' in notify-keyspace-events
     // updateMaxmemory: a lowered limit evicts at once (startEvictionTimeProc).
     c.engine.perform_evictions(c.now_ms);
     return RedisReply::ok();
@@ -857,6 +860,8 @@ RedisReply rename_generic(Ctx& c, bool nx) {
     e = c.find(c.arg(1));
   }
   move_entry(c.ks, c.arg(1), *e, c.ks, c.arg(2));
+  c.notify(kNotifyGeneric, "rename_from", c.arg(1));  // renameGenericCommand
+  c.notify(kNotifyGeneric, "rename_to", c.arg(2));
   signal_if_blockable(c, c.session.db, c.arg(2));
   return nx ? RedisReply::integer_of(1) : RedisReply::ok();
 }

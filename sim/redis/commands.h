@@ -49,6 +49,8 @@ struct Ctx {
   std::vector<PubSubDelivery>& deliveries();
   // Engine::notify in the session's database, on the live keyspace only.
   void notify(uint32_t event_class, std::string_view event, const std::string& key);
+  // The same in database `db` (COPY ... DB n).
+  void notify_in(int db, uint32_t event_class, std::string_view event, const std::string& key);
   // After a removal from the collection at `key`: when it left the collection empty, deletes the
   // key and sends the "del" event Redis sends then (hdelCommand, sremCommand, zremGenericCommand,
   // listTypeTryDeletion). Returns whether it deleted.

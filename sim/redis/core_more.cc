@@ -44,6 +44,8 @@ RedisReply set_with_expire(Ctx& c, bool seconds) {
   const std::optional<int64_t> at_ms = expire_arg_at_ms(c, *v, seconds, /*relative=*/true);
   if (!at_ms) return err_expire(c);
   c.ks.put(c.arg(1), c.arg(3), *at_ms);
+  c.notify(kNotifyString, "set", c.arg(1));  // setGenericCommand
+  c.notify(kNotifyGeneric, "expire", c.arg(1));
   return RedisReply::ok();
 }
 
@@ -54,7 +56,10 @@ RedisReply mset_generic(Ctx& c, bool nx) {
       if (c.find(c.arg(j))) return RedisReply::integer_of(0);
     }
   }
-  for (size_t j = 1; j < c.argc(); j += 2) c.ks.put(c.arg(j), c.arg(j + 1));
+  for (size_t j = 1; j < c.argc(); j += 2) {
+    c.ks.put(c.arg(j), c.arg(j + 1));
+    c.notify(kNotifyString, "set", c.arg(j));  // each key's 'new' and 'set' in turn
+  }
   return nx ? RedisReply::integer_of(1) : RedisReply::ok();
 }
 
@@ -71,6 +76,7 @@ RedisReply cmd_getset(Ctx& c) {
   if (!c.lookup(c.arg(1), &s, &error)) return error;
   RedisReply old = s ? RedisReply::bulk(*s) : RedisReply::nil();
   c.ks.put(c.arg(1), c.arg(2));  // drops the TTL, as SET does
+  c.notify(kNotifyString, "set", c.arg(1));
   return old;
 }
 
@@ -80,6 +86,7 @@ RedisReply cmd_append(Ctx& c) {
   if (!c.lookup(c.arg(1), &s, &error)) return error;
   if (!s) {
     c.ks.put(c.arg(1), c.arg(2));
+    c.notify(kNotifyString, "append", c.arg(1));
     return RedisReply::integer_of(static_cast<int64_t>(c.arg(2).size()));
   }
   if (s->size() + c.arg(2).size() > 512ULL * 1024 * 1024) {
@@ -87,6 +94,7 @@ RedisReply cmd_append(Ctx& c) {
   }
   *s += c.arg(2);                         // keeps the TTL
   c.find(c.arg(1))->big_encoding = true;  // appended in place: a raw string, as SETRANGE's
+  c.notify(kNotifyString, "append", c.arg(1));
   return RedisReply::integer_of(static_cast<int64_t>(s->size()));
 }
 
@@ -110,6 +118,7 @@ RedisReply cmd_incrbyfloat(Ctx& c) {
   } else {
     c.ks.put(c.arg(1), text);
   }
+  c.notify(kNotifyString, "incrbyfloat", c.arg(1));
   return RedisReply::bulk(text);
 }
 
@@ -162,6 +171,7 @@ RedisReply cmd_copy(Ctx& c) {
   const Value copied = src->value;
   const std::optional<int64_t> ttl = src->expire_at_ms;
   target.put(c.arg(2), copied, ttl);
+  c.notify_in(static_cast<int>(db), kNotifyGeneric, "copy_to", c.arg(2));
   signal_if_blockable(c, db, c.arg(2));
   return RedisReply::integer_of(1);
 }
@@ -240,6 +250,7 @@ RedisReply cmd_hincrbyfloat(Ctx& c) {
   const std::string text = format_long_double(result);
   if (!h) h = &std::get<Hash>(c.ks.put(c.arg(1), Hash{}).value);
   (*h)[c.arg(2)] = text;
+  c.notify(kNotifyHash, "hincrbyfloat", c.arg(1));
   return RedisReply::bulk(text);
 }
 
@@ -263,10 +274,11 @@ RedisReply cmd_smove(Ctx& c) {
   if (c.arg(1) == c.arg(2)) return RedisReply::integer_of(src->count(c.arg(3)) ? 1 : 0);
   if (src->erase(c.arg(3)) == 0) return RedisReply::integer_of(0);
   const std::string member = c.arg(3);
+  c.notify(kNotifySet, "srem", c.arg(1));  // smoveCommand: srem, del when emptied, sadd
   c.drop_if_empty(c.arg(1), src->empty());
   if (!c.lookup(c.arg(2), &dst, &error)) return error;
   if (!dst) dst = &std::get<Set>(c.ks.put(c.arg(2), Set{}).value);
-  dst->insert(member);
+  if (dst->insert(member).second) c.notify(kNotifySet, "sadd", c.arg(2));
   return RedisReply::integer_of(1);
 }
 

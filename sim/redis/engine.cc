@@ -636,6 +636,7 @@ Engine::Engine(EngineOptions options)
   FL_ASSERT(options_.aof_fsync_interval_ms > 0);
   FL_ASSERT(options_.snapshot_interval_ms > 0);
   FL_ASSERT(options_.active_expire_keys_per_loop > 0);
+  track_new_keys();
 }
 
 Engine::~Engine() = default;
@@ -687,6 +688,7 @@ uint64_t Engine::next_random() {
 // the key it wrote (argv[1]) as Redis does for a new or modified object.
 void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
   if (!(flags & kWrite)) return;
+  if (ctx.live()) announce_new_keys();  // a key the command added without an event of its own
   if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db, fn);
   if ((flags & kNoKeys) || ctx.argv.size() < 2) return;
   auto it = ctx.ks.entries().find(ctx.argv[1]);
@@ -1006,6 +1008,7 @@ void Engine::persist_if_due(int64_t now_ms) {
   } else {
     if (now_ms - last_persist_ms_ < options_.snapshot_interval_ms) return;
     durable_ = live_;
+    track_new_keys();  // the copy carries the live databases' tracking
     ++stats_.snapshots;
   }
   last_persist_ms_ = now_ms;
@@ -1046,6 +1049,7 @@ void Engine::recover(int64_t now_ms) {
       live_ = durable_;
       break;
   }
+  track_new_keys();
   unsynced_.clear();
   // Loading an AOF or RDB drops keys that expired meanwhile; Redis's expiry then appends their
   // DELs to the AOF, so a later restart on a clock that went back does not bring them back.

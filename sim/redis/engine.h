@@ -251,6 +251,12 @@ class Engine {
   // A keyspace notification of `event_class` (kNotify*) on `key` of database `db`, when
   // notify-keyspace-events enables it. notify.cc.
   void notify(int db, uint32_t event_class, std::string_view event, const std::string& key);
+  // The 'new' event of each key the live databases added since the last call (Redis's dbAdd fires
+  // it as the key is added: before the command's own event). notify.cc.
+  void announce_new_keys();
+  // Makes the live databases list the keys they add exactly when notify-keyspace-events has 'n'
+  // (the durable copy never). Called whenever the flags or the databases are replaced. notify.cc.
+  void track_new_keys();
   std::vector<PubSubDelivery> take_deliveries();
   // Forgets a connection: unsubscribes it, drops a pending MULTI.
   void close_session(Session& session);

@@ -58,6 +58,7 @@ Entry& Keyspace::put(const std::string& key, Value value, std::optional<int64_t>
   auto [it, fresh] = entries_.try_emplace(key);
   Entry& e = it->second;
   if (!fresh) note_removed(key, e);  // dbOverwrite
+  if (fresh && track_new_) new_keys_.push_back(key);
   // expires_ mirrors the entries that have a TTL, so only a key that had one is listed there:
   // the usual write (a new key, or one without a TTL) costs a single lookup in each map at most.
   if (expire_at_ms) {

@@ -120,6 +120,15 @@ class Keyspace {
   // it learn at once that it is gone.
   std::vector<std::string> take_removed_streams() { return std::exchange(removed_streams_, {}); }
   bool has_removed_streams() const { return !removed_streams_.empty(); }
+  // While on, put() lists each key it adds (not one it replaces) until take_new_keys(): Redis's
+  // dbAdd, which fires the 'new' keyspace event. Off by default and in every copy's use but the
+  // engine's live databases (Engine::track_new_keys).
+  void track_new_keys(bool on) {
+    track_new_ = on;
+    if (!on) new_keys_.clear();
+  }
+  bool has_new_keys() const { return !new_keys_.empty(); }
+  std::vector<std::string> take_new_keys() { return std::exchange(new_keys_, {}); }
 
   size_t size() const { return entries_.size(); }
   const std::map<std::string, Entry>& entries() const { return entries_; }
@@ -137,6 +146,8 @@ class Keyspace {
   // (put, erase and set_expire keep it so, and rely on it to skip needless lookups).
   std::map<std::string, int64_t> expires_;
   std::vector<std::string> removed_streams_;
+  bool track_new_ = false;
+  std::vector<std::string> new_keys_;
 };
 
 }  // namespace fl::sim::redis

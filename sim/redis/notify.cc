@@ -69,8 +69,28 @@ void Engine::notify(int db, uint32_t event_class, std::string_view event, const 
   if (flags & kNotifyKeyevent) publish_message("__keyevent" + prefix + std::string(event), key);
 }
 
+void Engine::announce_new_keys() {
+  if (!(options_.notify_keyspace_events & kNotifyNew)) return;
+  for (size_t db = 0; db < live_.size(); ++db) {
+    if (!live_[db].has_new_keys()) continue;
+    for (const std::string& key : live_[db].take_new_keys()) notify(static_cast<int>(db), kNotifyNew, "new", key);
+  }
+}
+
+void Engine::track_new_keys() {
+  const bool on = (options_.notify_keyspace_events & kNotifyNew) != 0;
+  for (Keyspace& ks : live_) ks.track_new_keys(on);
+  for (Keyspace& ks : durable_) ks.track_new_keys(false);
+}
+
 void Ctx::notify(uint32_t event_class, std::string_view event, const std::string& key) {
-  if (live()) engine.notify(session.db, event_class, event, key);
+  notify_in(session.db, event_class, event, key);
+}
+
+void Ctx::notify_in(int db, uint32_t event_class, std::string_view event, const std::string& key) {
+  if (!live()) return;
+  engine.announce_new_keys();
+  engine.notify(db, event_class, event, key);
 }
 
 bool Ctx::drop_if_empty(const std::string& key, bool empty) {

@@ -131,6 +131,7 @@ RedisReply cmd_setrange(Ctx& c) {
   s->replace(static_cast<size_t>(*offset), value.size(), value);
   // The result is a raw sds string (dbUnshareStringValue), whatever it holds.
   c.find(c.arg(1))->big_encoding = true;
+  c.notify(kNotifyString, "setrange", c.arg(1));
   return RedisReply::integer_of(static_cast<int64_t>(s->size()));
 }
 
