@@ -72,7 +72,7 @@ for system in "${systems[@]}"; do
       (cd "$scratch" && ./build/faultline $command $line --jobs "$jobs" --quiet >/dev/null 2>&1)
       rc=$?
       if [ $rc -eq 1 ]; then by="$command $line"; break; fi
-      if [ $rc -ge 2 ]; then echo "[$system] $name: sweep error ($rc) on: $line"; fi
+      if [ $rc -ge 2 ]; then echo "[$system] $name: $command error ($rc) on: $line"; fi
     done < "$dir/sweeps.txt"
     secs=$(( $(date +%s) - start ))
     if [ -n "$by" ]; then

@@ -118,6 +118,26 @@ class Resp3VsReal : public ::testing::Test {
     ASSERT_FALSE(got.empty());
     EXPECT_EQ(got[0], want[0]) << argv[0] << ": " << printable(got) << " vs " << printable(want);
   }
+  // With notify-keyspace-events `flags` on both servers and a connection to each subscribed to
+  // `pattern`, runs `commands` on both (SPOP's members come in Redis's random order: its reply's
+  // type only), then expects the next `events` deliveries byte for byte.
+  void same_events(const std::string& flags, const std::string& pattern,
+                   const std::vector<std::vector<std::string>>& commands, int events) {
+    RawConnection real_sub(real_->socket_path());
+    RawConnection sim_sub(sim_.socket_path());
+    same({"CONFIG", "SET", "notify-keyspace-events", flags});
+    EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", pattern})), printable(real_sub.call({"PSUBSCRIBE", pattern})));
+    for (const auto& command : commands) {
+      if (command[0] == "SPOP") {
+        same_type(command);
+      } else {
+        same(command);
+      }
+    }
+    for (int i = 0; i < events; ++i) {
+      EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
+    }
+  }
 
   ServedEngine sim_;
   std::unique_ptr<real::RedisServer> real_;
@@ -261,11 +281,6 @@ TEST_F(Resp3VsReal, ScriptsChooseTheirProtocol) {
 // the same events, in the same order, as a real server's (class g only: the per-type events
 // of SPOP, SMOVE, the sorted-set pops and ZREMRANGEBY* are not all sent yet).
 TEST_F(Resp3VsReal, EmptiedCollectionsSendDel) {
-  RawConnection real_sub(real_->socket_path());
-  RawConnection sim_sub(sim_.socket_path());
-  same({"CONFIG", "SET", "notify-keyspace-events", "Eg"});
-  EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", "__keyevent@*"})),
-            printable(real_sub.call({"PSUBSCRIBE", "__keyevent@*"})));
   const std::vector<std::vector<std::string>> commands = {
       {"SADD", "s", "a"},
       {"SREM", "s", "a"},
@@ -287,45 +302,20 @@ TEST_F(Resp3VsReal, EmptiedCollectionsSendDel) {
       {"LPOP", "l"},
       {"DEL", "s3"},
   };
-  for (const auto& command : commands) {
-    if (command[0] == "SPOP") {
-      same_type(command);  // the members come in Redis's random order
-    } else {
-      same(command);
-    }
-  }
-  for (int i = 0; i < 10; ++i) {  // one del per emptied key, and DEL's
-    EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
-  }
+  same_events("Eg", "__keyevent@*", commands, 10);  // one del per emptied key, and DEL's
 }
 
-// Redis's dbAdd: a key's first write sends 'new' (class n, outside 'A') before the command's own
-// event; a write to an existing key sends none (pubsub.tcl "Keyspace notifications: new key test").
 TEST_F(Resp3VsReal, NewKeysSendNew) {
-  RawConnection real_sub(real_->socket_path());
-  RawConnection sim_sub(sim_.socket_path());
-  same({"CONFIG", "SET", "notify-keyspace-events", "E$lshzn"});
-  EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", "__keyevent@*"})),
-            printable(real_sub.call({"PSUBSCRIBE", "__keyevent@*"})));
   const std::vector<std::vector<std::string>> commands = {
       {"SET", "foo", "bar"}, {"SET", "foo", "baz"},   {"SET", "bar", "bar"},       {"RPUSH", "l", "a"},
       {"RPUSH", "l", "b"},   {"HSET", "h", "f", "v"}, {"SADD", "s", "a"},          {"ZADD", "z", "1", "a"},
       {"INCR", "n"},         {"APPEND", "ap", "x"},   {"SETRANGE", "r", "2", "x"},
   };
-  for (const auto& command : commands) same(command);
   // new and set, set, new and set, new and rpush, rpush, then new and one event for each other
-  for (int i = 0; i < 20; ++i) {
-    EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
-  }
+  same_events("E$lshzn", "__keyevent@*", commands, 20);
 }
 
-// The events of the string, hash and set writes outside SET, and of COPY, MOVE and RENAME, in
-// Redis 7.0's order (a key's 'new' first).
 TEST_F(Resp3VsReal, WritesSendTheirEvents) {
-  RawConnection real_sub(real_->socket_path());
-  RawConnection sim_sub(sim_.socket_path());
-  same({"CONFIG", "SET", "notify-keyspace-events", "KEA"});
-  EXPECT_EQ(printable(sim_sub.call({"PSUBSCRIBE", "__key*@*"})), printable(real_sub.call({"PSUBSCRIBE", "__key*@*"})));
   const std::vector<std::vector<std::string>> commands = {
       {"SETEX", "a", "100", "1"},   {"PSETEX", "b", "100000", "2"},
       {"MSET", "c", "3", "d", "4"}, {"GETSET", "c", "5"},
@@ -335,13 +325,10 @@ TEST_F(Resp3VsReal, WritesSendTheirEvents) {
       {"COPY", "t", "u"},           {"RENAME", "u", "v"},
       {"MOVE", "v", "3"},           {"MSETNX", "e", "1"},
   };
-  for (const auto& command : commands) same(command);
   // Two deliveries (keyspace and keyevent) per event: set+expire twice, set twice, set, append,
   // incrbyfloat, setrange, hincrbyfloat, sadd, srem+del+sadd, copy_to, rename_from+rename_to,
   // move_from+move_to, set.
-  for (int i = 0; i < 2 * 21; ++i) {
-    EXPECT_EQ(printable(sim_sub.read_raw()), printable(real_sub.read_raw())) << "event " << i;
-  }
+  same_events("KEA", "__key*@*", commands, 2 * 21);
 }
 
 TEST_F(Resp3VsReal, PubSubUsesPushes) {

@@ -688,8 +688,10 @@ uint64_t Engine::next_random() {
 // the key it wrote (argv[1]) as Redis does for a new or modified object.
 void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
   if (!(flags & kWrite)) return;
-  if (ctx.live()) announce_new_keys();  // a key the command added without an event of its own
-  if (ctx.live()) journal_write(ctx.argv, ctx.now_ms, ctx.session.db, fn);
+  if (ctx.live()) {
+    announce_new_keys();  // a key the command added without an event of its own
+    journal_write(ctx.argv, ctx.now_ms, ctx.session.db, fn);
+  }
   if ((flags & kNoKeys) || ctx.argv.size() < 2) return;
   auto it = ctx.ks.entries().find(ctx.argv[1]);
   if (it == ctx.ks.entries().end()) return;

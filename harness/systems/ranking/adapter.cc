@@ -1028,7 +1028,7 @@ void configure_risk(const Scenario& s, Shared& sh) {
 std::vector<CriticalDuration> RankingSystem::critical_durations(const Scenario& s) const {
   std::vector<CriticalDuration> out = {
       {"consumer session timeout", 6'000'000}, {"short window", 10'000'000}, {"relay interval", 200'000}};
-  const ParamValues config = with_config(s).config;
+  const ParamValues& config = s.config;
   if (config.i64("board") != 1) return out;
   auto us = [&config](const char* param) { return config.i64(param) * 1'000; };
   out.push_back({"run interval", us("run_interval_ms")});
