@@ -20,6 +20,8 @@
 #include "harness/build_info.h"
 #include "harness/matrix_rows.h"
 #include "harness/sweep.h"
+#include "impl/ports/assert.h"
+#include "sim/rng.h"
 #include "absl/strings/numbers.h"
 #include "reports/json.h"
 #include "reports/report.h"
@@ -165,7 +167,8 @@ const char* kSweepUsage =
     "usage: faultline sweep FILE --seeds N [--first-seed S] [--jobs J] [--shard i/n]\n"
     "                       [--json OUT.json] [--timeout-s T] [--quiet] [--without FIX[,FIX...]]\n"
     "       faultline sweep FILE --crash-points|--pause-points|--fail-points [--effects K] [--processes P,...]\n"
-    "                       [--pause-ms MS,...] [--seed N] [--jobs J] [--json OUT] [--found DIR]\n"
+    "                       [--pause-ms MS,...] [--meanwhile P,...] [--seed N] [--jobs J] [--json OUT]\n"
+    "                       [--found DIR]\n"
     "       faultline sweep HARDENED.yaml --each-fix [--seeds N] [--crash-scenario FILE] [--effects K]\n"
     "                       [--processes P,...] [--only FIX,...] [--found DIR] [--json OUT]\n"
     "  Runs the scenario with many seeds in parallel worker processes. A crash or hang of one\n"
@@ -182,7 +185,10 @@ const char* kSweepUsage =
     "  from the seed among 2 ms, 20 ms and just below and above each of the system's critical\n"
     "  durations (windows, TTLs, leases, timeouts), while everything else runs; --found writes\n"
     "  pause_point: files. --pause-ms MS,... pauses each boundary once for each of these durations\n"
-    "  instead (a pause that must outlast a TTL another process starts during it).\n"
+    "  instead (a pause that must outlast a TTL another process starts during it). --meanwhile\n"
+    "  P,... then sweeps pause pairs: each of those runs lists the effects that processes named\n"
+    "  P* made while its pause held its caller, and each is paused in turn too, right before and\n"
+    "  right after it (two processes stopped between their own steps at once).\n"
     "  --fail-points fails the call at each boundary instead: refused before it is sent (the caller\n"
     "  sees the connection refused at once), or its reply lost after the server ran it (the caller\n"
     "  times out); --found writes fail_point: files.\n"
@@ -199,6 +205,10 @@ struct BoundaryPoint {
   uint64_t effect_index = 0;
   bool before = false;
   int64_t ms = 0;  // crash: restart after; pause: duration; fail: unused
+  // A pause pair's second pause (--meanwhile): at an effect another process made while the first
+  // pause held its caller, as the first pause's own run listed it.
+  std::optional<PausePoint> then;
+  std::string then_text;
 };
 
 struct PointKind {
@@ -207,21 +217,31 @@ struct PointKind {
   const char* title() const { return kind == kPause ? "Pause" : kind == kFail ? "Fail" : "Crash"; }
   RunOptions options(const BoundaryPoint& p) const {
     RunOptions opt;
-    if (kind == kPause) opt.pause_point = PausePoint{p.effect_index, p.before, p.ms};
+    if (kind == kPause) opt.pause_points = {PausePoint{p.effect_index, p.before, p.ms}};
+    if (kind == kPause && p.then) opt.pause_points.push_back(*p.then);
     if (kind == kCrash) opt.crash_point = CrashPoint{p.effect_index, p.before, p.ms};
     if (kind == kFail) opt.fail_point = FailPoint{p.effect_index, p.before};
     return opt;
   }
   void pin(const BoundaryPoint& p, Scenario* s) const {
-    if (kind == kPause) s->pause_point = PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
+    if (kind == kPause) s->pause_points = {PausePointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms}};
+    if (kind == kPause && p.then) {
+      s->pause_points.push_back(
+          PausePointSpec{static_cast<int64_t>(p.then->effect_index), p.then->before, p.then->duration_ms});
+    }
     if (kind == kCrash) s->crash_point = CrashPointSpec{static_cast<int64_t>(p.effect_index), p.before, p.ms};
     if (kind == kFail) s->fail_point = FailPointSpec{static_cast<int64_t>(p.effect_index), p.before};
   }
   std::string describe(const BoundaryPoint& p, const RunResult& listed) const {
     const std::string& effect = listed.effects[p.effect_index].text;
     if (kind == kFail) return (p.before ? "refusing " : "losing the reply of ") + effect;
-    return std::string(kind == kPause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") +
-           (p.before ? "before " : "after ") + effect;
+    std::string text = std::string(kind == kPause ? "pausing " + std::to_string(p.ms) + " ms " : "crashing ") +
+                       (p.before ? "before " : "after ") + effect;
+    if (p.then) {
+      text += " and meanwhile " + std::to_string(p.then->duration_ms) + " ms " +
+              (p.then->before ? "before " : "after ") + p.then_text;
+    }
+    return text;
   }
 };
 
@@ -250,6 +270,46 @@ std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& l
   return out;
 }
 
+// A point sweep's progress on stderr (its stdout is the summary): every 100 runs and the last.
+ProgressFn point_progress(const char* what, size_t total) {
+  const auto start = WallClock::now();
+  return [what, total, start](const WorkerOutcome&, size_t done, size_t) {
+    if (done % 100 != 0 && done != total) return;
+    const double elapsed_s = std::chrono::duration<double>(WallClock::now() - start).count();
+    const double rate = elapsed_s > 0 ? static_cast<double>(done) / elapsed_s : 0;
+    std::fprintf(stderr, "%s: %zu/%zu runs, %.1f runs/s, %.0f s left\n", what, done, total, rate,
+                 rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
+  };
+}
+
+// --meanwhile: each pause of the first sweep paired in turn with a pause right before and right
+// after each effect that the --meanwhile processes made while it held its caller (as its own run
+// listed them), for one duration drawn as the first's, or for each of --pause-ms.
+std::vector<BoundaryPoint> pause_pairs(const std::vector<BoundaryPoint>& first, const std::vector<WorkerOutcome>& out,
+                                       const std::vector<int64_t>& durations_ms, bool each_duration, uint64_t seed) {
+  FL_ASSERT(!durations_ms.empty());
+  std::vector<BoundaryPoint> pairs;
+  for (const WorkerOutcome& o : out) {
+    const BoundaryPoint& p = first[o.job];
+    for (const ListedEffect& e : o.result.meanwhile) {
+      if (e.index <= p.effect_index) continue;  // the pause's own effect, or one made before it
+      for (bool before : {true, false}) {
+        sim::Rng rng(sim::stable_hash("pause-pair") ^ (seed * 0x9e3779b97f4a7c15ULL) ^ (p.effect_index << 22) ^
+                     (p.before ? 1ULL << 21 : 0) ^ (e.index << 1) ^ (before ? 1 : 0));
+        std::vector<int64_t> ms =
+            each_duration ? durations_ms : std::vector<int64_t>{durations_ms[rng.below(durations_ms.size())]};
+        for (int64_t d : ms) {
+          BoundaryPoint pair = p;
+          pair.then = PausePoint{e.index, before, d};
+          pair.then_text = e.text;
+          pairs.push_back(std::move(pair));
+        }
+      }
+    }
+  }
+  return pairs;
+}
+
 // Writes each broken property's first point as a replayable scenario (crash_point:, pause_point:
 // or fail_point: + seed:). Returns "" or the path it could not write.
 std::string write_found_points(const Scenario& s, const std::map<std::string, BoundaryPoint>& first_break,
@@ -265,6 +325,9 @@ std::string write_found_points(const Scenario& s, const std::map<std::string, Bo
     // trace, so the sweep's run has another fingerprint.
     pinned.expect.fingerprint = run_scenario(pinned, seed, RunOptions{}).fingerprint;
     pinned.name = s.name + "-" + kind.name() + "-" + (p.before ? "before-" : "after-") + std::to_string(p.effect_index);
+    if (p.then)
+      pinned.name +=
+          std::string("-then-") + (p.then->before ? "before-" : "after-") + std::to_string(p.then->effect_index);
     const std::string path = dir + "/" + pinned.name + "-" + prop + ".yaml";
     const std::string header = "# " + std::string(kind.title()) + " point found by `faultline sweep --" + kind.name() +
                                "-points` on " + s.source_file + ": " + kind.describe(p, listed) + " breaks " + prop +
@@ -294,18 +357,44 @@ int point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration time
     }
     pause_ms.push_back(v);
   }
-  const std::vector<BoundaryPoint> points = points_to_sweep(s, listed, effects, processes, seed, kind, pause_ms);
+  const std::vector<std::string> meanwhile = f.list("--meanwhile");
+  std::vector<BoundaryPoint> points = points_to_sweep(s, listed, effects, processes, seed, kind, pause_ms);
   std::string which;
   for (const std::string& p : processes) which += (which.empty() ? " (processes " : ", ") + p + "*";
   if (!which.empty()) which += ")";
   const size_t per_effect = 2 * std::max<size_t>(pause_ms.size(), 1);
   std::printf("%s-point discovery: %zu external effects; sweeping %zu of them%s, before and after\n", kind.name(),
               listed.effects.size(), points.size() / per_effect, which.c_str());
+  std::fflush(stdout);
   if (listed.effects.empty()) return f.error("the scenario's service processes make no external calls");
   if (points.empty()) return f.error("no external effect of the processes given with --processes");
   const auto start = WallClock::now();
   std::vector<WorkerOutcome> out = run_in_workers(
-      points.size(), [&](size_t job) { return run_scenario(s, seed, kind.options(points[job])); }, jobs, timeout);
+      points.size(),
+      [&](size_t job) {
+        RunOptions o = kind.options(points[job]);
+        o.meanwhile_processes = meanwhile;
+        return run_scenario(s, seed, o);
+      },
+      jobs, timeout, point_progress(kind.name(), points.size()));
+  if (!meanwhile.empty()) {
+    const SystemUnderTest* sys = find_system(s.system);
+    const std::vector<int64_t> durations =
+        pause_ms.empty() ? pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{})
+                         : pause_ms;
+    const std::vector<BoundaryPoint> pairs = pause_pairs(points, out, durations, !pause_ms.empty(), seed);
+    std::printf("pause pairs: %zu, each a pause above and one of the --meanwhile processes' effects during it\n",
+                pairs.size());
+    std::fflush(stdout);
+    std::vector<WorkerOutcome> paired = run_in_workers(
+        pairs.size(), [&](size_t job) { return run_scenario(s, seed, kind.options(pairs[job])); }, jobs, timeout,
+        point_progress("pause pairs", pairs.size()));
+    for (WorkerOutcome& o : paired) {
+      o.job += points.size();
+      out.push_back(std::move(o));
+    }
+    points.insert(points.end(), pairs.begin(), pairs.end());
+  }
   std::map<std::string, std::vector<std::string>> broken;  // property -> points
   std::map<std::string, BoundaryPoint> first_break;        // property -> its first point
   for (const WorkerOutcome& o : out) {
@@ -401,25 +490,13 @@ int each_fix_sweep(const Scenario& s, const Flags& f, uint64_t seeds, uint64_t f
 
 int sweep_main(const Args& args) {
   Flags f(args, kSweepUsage,
-          {{"--seeds", K::kCount},
-           {"--first-seed", K::kCount},
-           {"--jobs", K::kCount},
-           {"--shard", K::kText},
-           {"--json", K::kText},
-           {"--timeout-s", K::kPositive},
-           {"--quiet", K::kSwitch},
-           {"--crash-points", K::kSwitch},
-           {"--pause-points", K::kSwitch},
-           {"--fail-points", K::kSwitch},
-           {"--effects", K::kCount},
-           {"--found", K::kText},
-           {"--seed", K::kCount},
-           {"--without", K::kList},
-           {"--each-fix", K::kSwitch},
-           {"--crash-scenario", K::kText},
-           {"--only", K::kList},
-           {"--processes", K::kList},
-           {"--pause-ms", K::kList}});
+          {{"--seeds", K::kCount},         {"--first-seed", K::kCount},    {"--jobs", K::kCount},
+           {"--shard", K::kText},          {"--json", K::kText},           {"--timeout-s", K::kPositive},
+           {"--quiet", K::kSwitch},        {"--crash-points", K::kSwitch}, {"--pause-points", K::kSwitch},
+           {"--fail-points", K::kSwitch},  {"--effects", K::kCount},       {"--found", K::kText},
+           {"--seed", K::kCount},          {"--without", K::kList},        {"--each-fix", K::kSwitch},
+           {"--crash-scenario", K::kText}, {"--only", K::kList},           {"--processes", K::kList},
+           {"--pause-ms", K::kList},       {"--meanwhile", K::kList}});
   if (f.status() >= 0) return f.status();
   if (f.positional().size() != 1) return f.error("expected exactly one scenario FILE");
   uint64_t seeds = 0, first = 1, jobs = 2;
@@ -445,6 +522,7 @@ int sweep_main(const Args& args) {
   }
   if (point_modes > 1) return f.error("--crash-points, --pause-points and --fail-points exclude each other");
   if (f.has("--pause-ms") && !f.has("--pause-points")) return f.error("--pause-ms goes with --pause-points");
+  if (f.has("--meanwhile") && !f.has("--pause-points")) return f.error("--meanwhile goes with --pause-points");
   if (f.has("--each-fix")) return each_fix_sweep(*s, f, seeds, first, static_cast<int>(jobs), timeout);
   if (f.has("--crash-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kCrash});
   if (f.has("--pause-points")) return point_sweep(*s, f, static_cast<int>(jobs), timeout, PointKind{PointKind::kPause});

@@ -92,25 +92,52 @@ void watch_service_effects(sim::World& world, const SystemRun& run, const Scenar
     point = CrashPoint{static_cast<uint64_t>(s.crash_point->effect), s.crash_point->before,
                        s.crash_point->restart_after_ms};
   }
-  std::optional<PausePoint> pause = options.pause_point;
-  if (!pause && s.pause_point) {
-    pause = PausePoint{static_cast<uint64_t>(s.pause_point->effect), s.pause_point->before, s.pause_point->duration_ms};
+  std::vector<PausePoint> pauses = options.pause_points;
+  if (pauses.empty()) {
+    for (const PausePointSpec& p : s.pause_points) {
+      pauses.push_back(PausePoint{static_cast<uint64_t>(p.effect), p.before, p.duration_ms});
+    }
   }
   std::optional<FailPoint> fail = options.fail_point;
   if (!fail && s.fail_point) fail = FailPoint{static_cast<uint64_t>(s.fail_point->effect), s.fail_point->before};
-  if (!options.list_effects && !point && !pause && !fail) return;
+  if (!options.list_effects && !point && pauses.empty() && !fail) return;
   for (const char* role : {"replica", "worker", "gateway"}) world.watch_effects(run.fault_targets(role));
   if (point) {
     world.arm_crash_point(sim::CrashPointPlan{point->effect_index, point->before, point->restart_after_ms * kUsPerMs});
   }
-  if (pause)
-    world.arm_pause_point(sim::PausePointPlan{pause->effect_index, pause->before, pause->duration_ms * kUsPerMs});
+  for (const PausePoint& p : pauses) {
+    world.arm_pause_point(sim::PausePointPlan{p.effect_index, p.before, p.duration_ms * kUsPerMs});
+  }
   if (fail) world.arm_fail_point(sim::FailPointPlan{fail->effect_index, fail->before});
 }
 
 bool wanted_process(const std::string& process, const std::vector<std::string>& prefixes) {
   return prefixes.empty() || std::any_of(prefixes.begin(), prefixes.end(),
                                          [&](const std::string& prefix) { return process.rfind(prefix, 0) == 0; });
+}
+
+ListedEffect listed_effect(const sim::EffectRecord& e) {
+  return ListedEffect{e.process,
+                      "#" + std::to_string(e.index) + " t=" + std::to_string((e.time_us - sim::kEpochUs) / 1000) +
+                          "ms " + e.process + " -> " + e.service + ": " + e.request,
+                      e.index};
+}
+
+// The effects of options.meanwhile_processes made while the first armed pause point held its
+// caller: from the instant it fired to the end of its duration.
+std::vector<ListedEffect> effects_meanwhile(const sim::World& world, const Scenario& s, const RunOptions& options) {
+  std::vector<ListedEffect> out;
+  const std::optional<int64_t> from_us = world.pause_point_fired_at_us(0);
+  if (!from_us) return out;
+  const int64_t duration_ms =
+      options.pause_points.empty() ? s.pause_points.front().duration_ms : options.pause_points.front().duration_ms;
+  const int64_t to_us = *from_us + duration_ms * kUsPerMs;
+  for (const sim::EffectRecord& e : world.effects()) {
+    if (e.time_us >= *from_us && e.time_us <= to_us && wanted_process(e.process, options.meanwhile_processes)) {
+      out.push_back(listed_effect(e));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -266,12 +293,9 @@ RunResult run_scenario(const Scenario& given, uint64_t seed, const RunOptions& o
   result.pause_point_fired = world->pause_point_fired();
   result.fail_point_fired = world->fail_point_fired();
   if (options.list_effects) {
-    for (const sim::EffectRecord& e : world->effects()) {
-      result.effects.push_back(ListedEffect{e.process, "#" + std::to_string(e.index) +
-                                                           " t=" + std::to_string((e.time_us - sim::kEpochUs) / 1000) +
-                                                           "ms " + e.process + " -> " + e.service + ": " + e.request});
-    }
+    for (const sim::EffectRecord& e : world->effects()) result.effects.push_back(listed_effect(e));
   }
+  if (!options.meanwhile_processes.empty()) result.meanwhile = effects_meanwhile(*world, s, options);
   result.coverage.assign(world->coverage().features().begin(), world->coverage().features().end());
   result.fingerprint = world->trace().fingerprint();
   result.events = world->events_executed();

@@ -40,6 +40,7 @@ struct FailPoint {
 struct ListedEffect {
   std::string process;  // the caller, e.g. "pub-1"
   std::string text;     // "#i t=<ms>ms process -> service: request"
+  uint64_t index = 0;   // its effect index (what a crash, pause or fail point names)
 };
 
 struct RunOptions {
@@ -47,7 +48,7 @@ struct RunOptions {
   std::string trace_jsonl_path;  // write the trace as JSON lines here (implies recording)
   std::string perfetto_path;     // write Chrome/Perfetto trace JSON here
   std::optional<CrashPoint> crash_point;
-  std::optional<PausePoint> pause_point;
+  std::vector<PausePoint> pause_points;  // one, or a pause pair (Scenario::pause_points)
   std::optional<FailPoint> fail_point;
   std::string scenario_path;  // for the replay command; defaults to s.source_file
   bool list_effects = false;  // fill RunResult::effects (the crash-point discovery run)
@@ -59,6 +60,10 @@ struct RunOptions {
   // still reported, as process-panic), so the run is never as expected; systems skip the
   // observation logs only judges read (WorldOptions::judged).
   bool judges = true;
+  // With pause points: list in RunResult::meanwhile the effects of the processes whose names start
+  // with one of these prefixes that were made while the first pause point held its caller (the
+  // candidates for the second pause of a pair, `sweep --pause-points --meanwhile`).
+  std::vector<std::string> meanwhile_processes;
   // Collect the world's coverage features (sim/coverage.h) into RunResult::coverage (explore).
   bool coverage = false;
   // Called once the run is judged, before its world is destroyed (the null-fault check reads the
@@ -87,8 +92,9 @@ struct RunResult {
   std::string error;                    // non-empty: the run could not be built or crashed
   std::vector<ListedEffect> effects;    // with list_effects: every watched effect, in index order
   bool crash_point_fired = false;       // with crash_point: the armed effect was reached
-  bool pause_point_fired = false;       // with pause_point: the armed effect was reached
+  bool pause_point_fired = false;       // with pause points: every armed effect was reached
   bool fail_point_fired = false;        // with fail_point: the armed call was failed
+  std::vector<ListedEffect> meanwhile;  // with meanwhile_processes: their effects during the first pause
   std::vector<std::string> caveats;     // guarantees the scenario's environment voids (scenario_caveats)
   std::vector<uint64_t> coverage;       // with RunOptions::coverage: the features reached, ascending
   std::vector<std::string> behaviours;  // what the run exercised (SystemRun::behaviours), sorted

@@ -106,6 +106,44 @@ TEST(Runner, CrashPointsToSweepKeepTheNamedProcessesEffectsInOrder) {
   EXPECT_TRUE(crash_points_to_sweep(listed, 0, {"no-such-process"}).empty());
 }
 
+// A pause pair's candidates: with one pause point armed, the run lists the effects that the
+// --meanwhile processes made while it held its caller (and only those), with their indices in the
+// run, so a second pause point can name one of them.
+TEST(Runner, MeanwhileListsTheOtherProcessesEffectsDuringThePause) {
+  RunOptions discover;
+  discover.list_effects = true;
+  const Scenario s = demo("hardened", "pass");
+  const RunResult listed = run_scenario(s, 3, discover);
+  ASSERT_FALSE(listed.effects.empty());
+  const std::string paused = listed.effects.front().process;
+  std::string other;
+  for (const ListedEffect& e : listed.effects) {
+    if (e.process != paused) other = e.process;
+  }
+  ASSERT_FALSE(other.empty()) << "the demo needs two calling processes";
+  RunOptions pause;
+  pause.pause_points = {PausePoint{0, false, 2'000}};
+  pause.meanwhile_processes = {other};
+  pause.list_effects = true;
+  const RunResult held = run_scenario(s, 3, pause);
+  ASSERT_TRUE(held.pause_point_fired);
+  ASSERT_FALSE(held.meanwhile.empty());
+  for (const ListedEffect& e : held.meanwhile) {
+    EXPECT_EQ(e.process, other);
+    EXPECT_GT(e.index, 0u);
+    ASSERT_LT(e.index, held.effects.size());
+    EXPECT_EQ(held.effects[e.index].text, e.text);  // the same effect, by the run's numbering
+  }
+  // Without a pause point there is no pause to list anything during.
+  RunOptions none;
+  none.meanwhile_processes = {other};
+  EXPECT_TRUE(run_scenario(s, 3, none).meanwhile.empty());
+  // The pair itself: pausing the first listed one too fires both.
+  RunOptions pair;
+  pair.pause_points = {PausePoint{0, false, 2'000}, PausePoint{held.meanwhile.front().index, true, 20}};
+  EXPECT_TRUE(run_scenario(s, 3, pair).pause_point_fired);
+}
+
 }  // namespace
 TEST(Runner, APanickingProcessFailsTheRunWithProcessPanic) {
   sim::World world(sim::WorldOptions{.seed = 1});

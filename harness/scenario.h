@@ -161,7 +161,9 @@ struct Scenario {
   // (harness/params.h); filled by the loader, or by with_config() for a scenario built in code.
   ParamValues config;
   std::optional<CrashPointSpec> crash_point;
-  std::optional<PausePointSpec> pause_point;
+  // One pause point (YAML `pause_point:` a mapping) or a pause pair (a list of two or more: the
+  // later ones at effects made while the earlier process is paused; `sweep --meanwhile`).
+  std::vector<PausePointSpec> pause_points;
   std::optional<FailPointSpec> fail_point;
   // Named fixes removed from `hardened` (ids from the system's fix registry; only with
   // variant: hardened). `faultline fixes SYSTEM` lists them.

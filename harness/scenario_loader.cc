@@ -19,6 +19,7 @@ namespace fl {
 namespace {
 
 constexpr int64_t kDayMs = 86'400'000;
+constexpr size_t kMaxPausePoints = 8;  // a pause pair names two; a few more are allowed
 
 std::string quoted_list(const std::vector<std::string>& v) {
   std::string out;
@@ -456,7 +457,20 @@ class Loader {
     s.crash_point = c;
   }
 
+  // `pause_point:` one mapping, or a list of them (a pause pair: each fires at its own effect).
   void read_pause_point(const YAML::Node& n, Scenario& s) {
+    if (n.IsSequence()) {
+      if (n.size() == 0 || n.size() > kMaxPausePoints) {
+        error(n, "pause_point takes one mapping or a list of 1 to " + std::to_string(kMaxPausePoints) + " of them");
+        return;
+      }
+      for (const YAML::Node& one : n) read_one_pause_point(one, s);
+      return;
+    }
+    read_one_pause_point(n, s);
+  }
+
+  void read_one_pause_point(const YAML::Node& n, Scenario& s) {
     if (!expect_map(n, "pause_point")) return;
     check_keys(n, {"effect", "when", "duration_ms"});
     require(n, "effect");
@@ -468,7 +482,7 @@ class Loader {
     read_string(n, "when", when, &kWhen);
     p.before = when == "before";
     read_int(n, "duration_ms", p.duration_ms, 1, kDayMs);
-    s.pause_point = p;
+    s.pause_points.push_back(p);
   }
 
   void read_fail_point(const YAML::Node& n, Scenario& s) {
@@ -893,12 +907,23 @@ std::string scenario_to_yaml(const Scenario& s) {
     e << YAML::Key << "restart_after_ms" << YAML::Value << s.crash_point->restart_after_ms;
     e << YAML::EndMap;
   }
-  if (s.pause_point) {
-    e << YAML::Key << "pause_point" << YAML::Value << YAML::Flow << YAML::BeginMap;
-    e << YAML::Key << "effect" << YAML::Value << s.pause_point->effect;
-    e << YAML::Key << "when" << YAML::Value << (s.pause_point->before ? "before" : "after");
-    e << YAML::Key << "duration_ms" << YAML::Value << s.pause_point->duration_ms;
-    e << YAML::EndMap;
+  if (!s.pause_points.empty()) {
+    // One point is written as a mapping (the form every saved pause point has), a pair as a list.
+    auto point = [&e](const PausePointSpec& p) {
+      e << YAML::Flow << YAML::BeginMap;
+      e << YAML::Key << "effect" << YAML::Value << p.effect;
+      e << YAML::Key << "when" << YAML::Value << (p.before ? "before" : "after");
+      e << YAML::Key << "duration_ms" << YAML::Value << p.duration_ms;
+      e << YAML::EndMap;
+    };
+    e << YAML::Key << "pause_point" << YAML::Value;
+    if (s.pause_points.size() == 1) {
+      point(s.pause_points.front());
+    } else {
+      e << YAML::BeginSeq;
+      for (const PausePointSpec& p : s.pause_points) point(p);
+      e << YAML::EndSeq;
+    }
   }
   if (s.fail_point) {
     e << YAML::Key << "fail_point" << YAML::Value << YAML::Flow << YAML::BeginMap;

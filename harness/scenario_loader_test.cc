@@ -201,6 +201,31 @@ TEST(ScenarioLoader, FailPointsAreReadAndChecked) {
   EXPECT_EQ(only_error("name: m\nsystem: combo\nfail_point: [1]\n").line, 3);
 }
 
+// A pause point is one mapping, a pause pair a list of them; one point is written back as a
+// mapping, so the canonical text (and the digest) of every saved one-point file stays the same.
+TEST(ScenarioLoader, PausePointsAreOneOrAList) {
+  LoadResult one = load("name: m\nsystem: combo\npause_point: {effect: 12, when: before, duration_ms: 20}\n");
+  ASSERT_TRUE(one.ok()) << one.error_text();
+  EXPECT_EQ(one.scenario->pause_points, (std::vector<PausePointSpec>{{12, true, 20}}));
+  EXPECT_NE(scenario_to_yaml(*one.scenario).find("pause_point: {effect: 12, when: before, duration_ms: 20}"),
+            std::string::npos);
+  LoadResult pair = load(
+      "name: m\nsystem: combo\npause_point:\n  - {effect: 12, when: after, duration_ms: 400}\n"
+      "  - {effect: 15, when: before, duration_ms: 20}\n");
+  ASSERT_TRUE(pair.ok()) << pair.error_text();
+  EXPECT_EQ(pair.scenario->pause_points, (std::vector<PausePointSpec>{{12, false, 400}, {15, true, 20}}));
+  LoadResult back = load(scenario_to_yaml(*pair.scenario));
+  ASSERT_TRUE(back.ok()) << back.error_text();
+  EXPECT_EQ(back.scenario->pause_points, pair.scenario->pause_points);
+  EXPECT_NE(scenario_digest(*pair.scenario), scenario_digest(*one.scenario));
+  EXPECT_EQ(only_error("name: m\nsystem: combo\npause_point: []\n").line, 3);
+  const Diagnostic inner =
+      only_error("name: m\nsystem: combo\npause_point:\n  - {effect: 1, duration_ms: 5}\n  - {effect: 2}\n");
+  EXPECT_EQ(inner.line, 5);
+  EXPECT_NE(inner.message.find("duration_ms"), std::string::npos);
+  EXPECT_EQ(only_error("name: m\nsystem: combo\npause_point: [1]\n").line, 3);
+}
+
 TEST(ScenarioLoader, UnknownNamesGetHints) {
   Diagnostic d = only_error("name: m\nsystem: comb\n");
   EXPECT_EQ(d.line, 2);
@@ -386,6 +411,11 @@ rc::Gen<Scenario> gen_scenario() {
     if (*rc::gen::arbitrary<bool>()) s.seed = *rc::gen::arbitrary<uint64_t>();
     if (*rc::gen::arbitrary<bool>()) {
       s.fail_point = FailPointSpec{*rc::gen::inRange<int64_t>(0, 1'000'000), *rc::gen::arbitrary<bool>()};
+    }
+    const int pauses = *rc::gen::inRange(0, 3);
+    for (int k = 0; k < pauses; ++k) {
+      s.pause_points.push_back(PausePointSpec{*rc::gen::inRange<int64_t>(0, 1'000'000), *rc::gen::arbitrary<bool>(),
+                                              *rc::gen::inRange<int64_t>(1, 100'000)});
     }
     s.source_file = "t.yaml";
     // The loader rejects a tail shorter than the system's declared minimum (combo: 13 s).

@@ -329,6 +329,10 @@ std::string run_result_to_json(const RunResult& r) {
                           {"duration_ms", f.duration_ms},
                           {"value", f.value}});
   }
+  Json meanwhile = Json::array();
+  for (const ListedEffect& e : r.meanwhile) {
+    meanwhile.push_back(Json{{"process", e.process}, {"text", e.text}, {"index", e.index}});
+  }
   const Json j{{"scenario", r.scenario},
                {"system", r.system},
                {"variant", r.variant},
@@ -347,7 +351,8 @@ std::string run_result_to_json(const RunResult& r) {
                {"vacuous", r.vacuous},
                {"coverage", r.coverage},
                {"behaviours", r.behaviours},
-               {"applied_faults", std::move(faults)}};
+               {"applied_faults", std::move(faults)},
+               {"meanwhile", std::move(meanwhile)}};
   return reports::json_dump(j);
 }
 
@@ -387,6 +392,9 @@ std::optional<RunResult> run_result_from_json(const std::string& line) {
   for (const Json& f : json_items(*j, "applied_faults")) {
     r.applied_faults.push_back(FaultSpec{json_i64(f, "at_ms"), json_str(f, "kind"), json_str(f, "target"),
                                          json_i64(f, "duration_ms"), json_i64(f, "value")});
+  }
+  for (const Json& e : json_items(*j, "meanwhile")) {
+    r.meanwhile.push_back(ListedEffect{json_str(e, "process"), json_str(e, "text"), json_u64(e, "index")});
   }
   return r;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -126,6 +127,7 @@ TEST(Sweep, RunResultJsonRoundTrips) {
   r.as_expected = true;
   r.replay_command = "faultline run a.yaml --seed 1";
   r.verdicts.push_back(Verdict{"p", {"A-1", "A-2"}, false, "a < b", {"e1\n", "e2"}, 9});
+  r.meanwhile.push_back(ListedEffect{"risk", "#17 t=15290ms risk -> redis: INCR f", 17});
   std::optional<RunResult> back = run_result_from_json(run_result_to_json(r));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->scenario, r.scenario);
@@ -136,6 +138,10 @@ TEST(Sweep, RunResultJsonRoundTrips) {
   ASSERT_EQ(back->verdicts.size(), 1u);
   EXPECT_EQ(back->verdicts[0].evidence, r.verdicts[0].evidence);
   EXPECT_EQ(back->verdicts[0].checks, 9);
+  ASSERT_EQ(back->meanwhile.size(), 1u);  // a pause pair's candidates cross the worker pipe
+  EXPECT_EQ(back->meanwhile[0].process, "risk");
+  EXPECT_EQ(back->meanwhile[0].text, r.meanwhile[0].text);
+  EXPECT_EQ(back->meanwhile[0].index, 17u);
   EXPECT_FALSE(run_result_from_json("garbage"));
 }
 
@@ -379,6 +385,25 @@ TEST(Commands, PauseMsPausesEachBoundaryForEachDuration) {
   EXPECT_EQ(sweep_main({hardened, "--pause-points", "--pause-ms", "0"}), 2);
   EXPECT_EQ(sweep_main({hardened, "--pause-points", "--pause-ms", "5ms"}), 2);
   EXPECT_EQ(sweep_main({hardened, "--crash-points", "--pause-ms", "5"}), 2);
+}
+
+// --meanwhile pairs each pause with a pause at each effect the named processes made while it held
+// its caller: the sweep runs the single pauses and then the pairs (more runs than the pauses
+// alone); the flag goes with --pause-points only.
+TEST(Commands, MeanwhileSweepsPausePairs) {
+  const fs::path demo = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/demo";
+  const std::string hardened = (demo / "counter-retries.yaml").string();
+  const fs::path json = fs::path(FAULTLINE_BINARY_DIR) / "meanwhile_test_out.json";
+  fs::remove(json);
+  EXPECT_EQ(sweep_main({hardened, "--pause-points", "--processes", "replica-1", "--effects", "2", "--pause-ms", "500",
+                        "--meanwhile", "replica-2", "--jobs", "2", "--json", json.string()}),
+            0);
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::smatch runs;
+  ASSERT_TRUE(std::regex_search(text, runs, std::regex("\"seeds\":([0-9]+)"))) << text.substr(0, 400);
+  EXPECT_GT(std::stoi(runs[1].str()), 4) << text.substr(0, 400);  // 2 effects x 2 sides, then the pairs
+  EXPECT_EQ(sweep_main({hardened, "--crash-points", "--meanwhile", "replica-2"}), 2);
 }
 
 }  // namespace

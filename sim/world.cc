@@ -457,10 +457,13 @@ void World::arm_boundary_pause(Process& p, bool before, int64_t duration_us) {
 bool World::pause_at_call(Process& caller, int64_t effect, bool before, std::string_view service,
                           const Message* request) {
   int64_t duration_us = 0;
-  if (effect >= 0 && pause_point_ && !pause_point_fired_ &&
-      static_cast<uint64_t>(effect) == pause_point_->effect_index && pause_point_->before == before) {
-    pause_point_fired_ = true;
-    duration_us = pause_point_->duration_us;
+  auto point = std::find_if(pause_points_.begin(), pause_points_.end(), [&](const ArmedPause& a) {
+    return !a.fired && effect >= 0 && static_cast<uint64_t>(effect) == a.plan.effect_index && a.plan.before == before;
+  });
+  if (point != pause_points_.end()) {
+    point->fired = true;
+    point->fired_at_us = now_us_;
+    duration_us = point->plan.duration_us;
   } else if (!boundary_pauses_.empty()) {
     auto it = boundary_pauses_.find(caller.index_);
     if (it == boundary_pauses_.end() || it->second.before != before) return false;

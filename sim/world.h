@@ -13,6 +13,7 @@
 // - Same seed + same construction + same faults => same trace fingerprint.
 #pragma once
 
+#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <functional>
@@ -290,8 +291,10 @@ class World {
   void watch_effects(const std::vector<std::string>& process_names);
   // Crashes the caller right before / after the effect with this index.
   void arm_crash_point(const CrashPointPlan& plan) { crash_point_ = plan; }
-  // Pauses the caller right before / after the effect with this index (PausePointPlan).
-  void arm_pause_point(const PausePointPlan& plan) { pause_point_ = plan; }
+  // Pauses the caller right before / after the effect with this index (PausePointPlan). May be
+  // called more than once: each armed point fires once (a pause pair stops two processes, the
+  // second at an effect made while the first is paused).
+  void arm_pause_point(const PausePointPlan& plan) { pause_points_.push_back(ArmedPause{plan, false}); }
   // Fails the call of the effect with this index (FailPointPlan).
   void arm_fail_point(const FailPointPlan& plan) { fail_point_ = plan; }
   // Pauses `p` at the boundary of its next call (any call, watched or not): right before sending
@@ -299,7 +302,16 @@ class World {
   void arm_boundary_pause(Process& p, bool before, int64_t duration_us);
   const std::vector<EffectRecord>& effects() const { return effects_; }
   bool crash_point_fired() const { return crash_point_fired_; }
-  bool pause_point_fired() const { return pause_point_fired_; }
+  // When the k-th armed pause point paused its caller (simulated us), if it fired.
+  std::optional<int64_t> pause_point_fired_at_us(size_t k) const {
+    if (k >= pause_points_.size() || !pause_points_[k].fired) return std::nullopt;
+    return pause_points_[k].fired_at_us;
+  }
+  // True when a pause point was armed and every armed one was reached.
+  bool pause_point_fired() const {
+    return !pause_points_.empty() &&
+           std::all_of(pause_points_.begin(), pause_points_.end(), [](const ArmedPause& a) { return a.fired; });
+  }
   bool fail_point_fired() const { return fail_point_fired_; }
 
  private:
@@ -355,8 +367,12 @@ class World {
   std::map<std::string, ComponentFaultHandler> component_faults_;
   std::optional<CrashPointPlan> crash_point_;
   bool crash_point_fired_ = false;
-  std::optional<PausePointPlan> pause_point_;
-  bool pause_point_fired_ = false;
+  struct ArmedPause {
+    PausePointPlan plan;
+    bool fired = false;
+    int64_t fired_at_us = 0;
+  };
+  std::vector<ArmedPause> pause_points_;  // in the order armed
   std::optional<FailPointPlan> fail_point_;
   bool fail_point_fired_ = false;
   struct BoundaryPause {

@@ -181,6 +181,65 @@ TEST(WorldTest, PausePointsHoldTheCallerAtTheBoundary) {
   for (const Seen& s : {plain, before, after, boundary}) EXPECT_EQ(s.other_us, 30'000);
 }
 
+// A pause pair: two pause points armed at once, each fires once at its own effect, the second at
+// an effect another process makes while the first holds its caller; both are reported fired, with
+// the instants they paused, and only when both fired.
+TEST(WorldTest, PausePairsHoldTwoCallersAtTheirOwnEffects) {
+  struct Seen {
+    int64_t first_replied_us = -1, second_replied_us = -1;
+    bool fired = false;
+    std::optional<int64_t> first_at_us, second_at_us;
+  };
+  auto run = [](const std::vector<PausePointPlan>& plans) {
+    World world(WorldOptions{.seed = 5});
+    const uint32_t a = world.add_node("a"), b = world.add_node("b"), c = world.add_node("c");
+    Seen seen;
+    Process& server = world.add_process(b, "server", [](Process& self) -> Task<void> {
+      self.rpc().serve("op", [](MessagePtr req) -> Task<MessagePtr> { co_return req; });
+      co_return;
+    });
+    auto caller = [](int64_t start_ms, int64_t* replied_us) {
+      return [start_ms, replied_us](Process& self) -> Task<void> {
+        co_await self.clock().sleep_ms(start_ms);
+        RpcResult r = co_await self.rpc().call("op", make_message(Text{"x"}), 1'000'000);
+        EXPECT_TRUE(r.ok());
+        *replied_us = self.world().now_us() - kEpochUs;
+      };
+    };
+    Process& first = world.add_process(a, "first", caller(10, &seen.first_replied_us));
+    Process& second = world.add_process(c, "second", caller(30, &seen.second_replied_us));
+    world.watch_effects({"first", "second"});
+    world.start(server);
+    world.start(first);
+    world.start(second);
+    for (const PausePointPlan& p : plans) world.arm_pause_point(p);
+    world.run_until(kEpochUs + 1'000'000);
+    seen.fired = world.pause_point_fired();
+    seen.first_at_us = world.pause_point_fired_at_us(0);
+    seen.second_at_us = world.pause_point_fired_at_us(1);
+    return seen;
+  };
+  const Seen plain = run({});
+  const Seen one = run({PausePointPlan{0, false, 50'000}});
+  const Seen pair = run({PausePointPlan{0, false, 50'000}, PausePointPlan{1, true, 100'000}});
+  const Seen missed = run({PausePointPlan{0, false, 50'000}, PausePointPlan{7, true, 100'000}});
+  ASSERT_LT(plain.first_replied_us, 20'000);
+  ASSERT_LT(plain.second_replied_us, 40'000);
+  EXPECT_FALSE(plain.fired);
+  EXPECT_TRUE(one.fired);
+  EXPECT_GE(one.first_replied_us, 60'000);
+  EXPECT_EQ(one.second_replied_us, plain.second_replied_us);  // the other caller runs on
+  EXPECT_TRUE(pair.fired);
+  EXPECT_EQ(pair.first_replied_us, one.first_replied_us);
+  EXPECT_GE(pair.second_replied_us, 130'000);  // its call went out when its own pause ended
+  ASSERT_TRUE(pair.first_at_us && pair.second_at_us);
+  EXPECT_LT(*pair.first_at_us, *pair.second_at_us);
+  EXPECT_LT(*pair.second_at_us - *pair.first_at_us, 50'000);  // made while the first was held
+  EXPECT_FALSE(missed.fired);                                 // effect 7 never happens
+  EXPECT_TRUE(missed.first_at_us.has_value());
+  EXPECT_FALSE(missed.second_at_us.has_value());
+}
+
 // A clog holds one direction of a link until it ends: clogged() says so while it lasts, for that
 // direction only, and a longer clog on the same link extends it.
 TEST(WorldTest, ClogsHoldOneDirectionUntilTheyEnd) {
