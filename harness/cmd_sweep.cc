@@ -245,6 +245,13 @@ struct PointKind {
   }
 };
 
+// The durations a pause may last: --pause-ms's when given, else the system's critical durations'.
+std::vector<int64_t> sweep_pause_durations_ms(const Scenario& s, const std::vector<int64_t>& pause_ms) {
+  if (!pause_ms.empty()) return pause_ms;
+  const SystemUnderTest* sys = find_system(s.system);
+  return pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
+}
+
 // `pause_ms` (--pause-ms): each boundary paused once for each of these durations; empty: one drawn.
 std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& listed, uint64_t effects,
                                            const std::vector<std::string>& processes, uint64_t seed, PointKind kind,
@@ -255,9 +262,7 @@ std::vector<BoundaryPoint> points_to_sweep(const Scenario& s, const RunResult& l
       for (int64_t ms : pause_ms) out.push_back(BoundaryPoint{p.effect_index, p.before, ms});
     }
   } else if (kind.kind == PointKind::kPause) {
-    const SystemUnderTest* sys = find_system(s.system);
-    const std::vector<int64_t> durations =
-        pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{});
+    const std::vector<int64_t> durations = sweep_pause_durations_ms(s, pause_ms);
     for (const PausePoint& p : pause_points_to_sweep(listed, effects, processes, durations, seed)) {
       out.push_back(BoundaryPoint{p.effect_index, p.before, p.duration_ms});
     }
@@ -378,11 +383,8 @@ int point_sweep(const Scenario& s, const Flags& f, int jobs, absl::Duration time
       },
       jobs, timeout, point_progress(kind.name(), points.size()));
   if (!meanwhile.empty()) {
-    const SystemUnderTest* sys = find_system(s.system);
-    const std::vector<int64_t> durations =
-        pause_ms.empty() ? pause_durations_ms(sys ? sys->critical_durations(s) : std::vector<CriticalDuration>{})
-                         : pause_ms;
-    const std::vector<BoundaryPoint> pairs = pause_pairs(points, out, durations, !pause_ms.empty(), seed);
+    const std::vector<BoundaryPoint> pairs =
+        pause_pairs(points, out, sweep_pause_durations_ms(s, pause_ms), !pause_ms.empty(), seed);
     std::printf("pause pairs: %zu, each a pause above and one of the --meanwhile processes' effects during it\n",
                 pairs.size());
     std::fflush(stdout);

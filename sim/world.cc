@@ -458,10 +458,10 @@ bool World::pause_at_call(Process& caller, int64_t effect, bool before, std::str
                           const Message* request) {
   int64_t duration_us = 0;
   auto point = std::find_if(pause_points_.begin(), pause_points_.end(), [&](const ArmedPause& a) {
-    return !a.fired && effect >= 0 && static_cast<uint64_t>(effect) == a.plan.effect_index && a.plan.before == before;
+    return !a.fired_at_us && effect >= 0 && static_cast<uint64_t>(effect) == a.plan.effect_index &&
+           a.plan.before == before;
   });
   if (point != pause_points_.end()) {
-    point->fired = true;
     point->fired_at_us = now_us_;
     duration_us = point->plan.duration_us;
   } else if (!boundary_pauses_.empty()) {

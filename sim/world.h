@@ -294,7 +294,7 @@ class World {
   // Pauses the caller right before / after the effect with this index (PausePointPlan). May be
   // called more than once: each armed point fires once (a pause pair stops two processes, the
   // second at an effect made while the first is paused).
-  void arm_pause_point(const PausePointPlan& plan) { pause_points_.push_back(ArmedPause{plan, false}); }
+  void arm_pause_point(const PausePointPlan& plan) { pause_points_.push_back(ArmedPause{plan, std::nullopt}); }
   // Fails the call of the effect with this index (FailPointPlan).
   void arm_fail_point(const FailPointPlan& plan) { fail_point_ = plan; }
   // Pauses `p` at the boundary of its next call (any call, watched or not): right before sending
@@ -304,13 +304,12 @@ class World {
   bool crash_point_fired() const { return crash_point_fired_; }
   // When the k-th armed pause point paused its caller (simulated us), if it fired.
   std::optional<int64_t> pause_point_fired_at_us(size_t k) const {
-    if (k >= pause_points_.size() || !pause_points_[k].fired) return std::nullopt;
-    return pause_points_[k].fired_at_us;
+    return k < pause_points_.size() ? pause_points_[k].fired_at_us : std::nullopt;
   }
   // True when a pause point was armed and every armed one was reached.
   bool pause_point_fired() const {
-    return !pause_points_.empty() &&
-           std::all_of(pause_points_.begin(), pause_points_.end(), [](const ArmedPause& a) { return a.fired; });
+    return !pause_points_.empty() && std::all_of(pause_points_.begin(), pause_points_.end(),
+                                                 [](const ArmedPause& a) { return a.fired_at_us.has_value(); });
   }
   bool fail_point_fired() const { return fail_point_fired_; }
 
@@ -369,8 +368,7 @@ class World {
   bool crash_point_fired_ = false;
   struct ArmedPause {
     PausePointPlan plan;
-    bool fired = false;
-    int64_t fired_at_us = 0;
+    std::optional<int64_t> fired_at_us;  // set when it paused its caller
   };
   std::vector<ArmedPause> pause_points_;  // in the order armed
   std::optional<FailPointPlan> fail_point_;
