@@ -8,6 +8,9 @@
 //   BM_RedisServeSetGet      hiredis round trips to the RESP server (engine behind a socket)
 //   BM_EngineVsRealRatio     both measured back to back in one run: counter engine_over_real
 //   BM_RedisBenchmarkReference  `redis-benchmark -t set,get` (and -P 16) against the same server
+//   BM_EngineScriptVsDirect  likes_put (impl/likes/scripts.h) by EVALSHA, its Lua run by the engine,
+//                            against the same four commands sent one by one, back to back in one
+//                            run: counter script_over_direct (what running the Lua costs)
 //
 // Run: build-*/bench/redis_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
@@ -24,6 +27,7 @@
 #include "harness/real/hiredis_client.h"
 #include "harness/real/redis_server.h"
 #include "harness/resp/resp_server.h"
+#include "impl/likes/scripts.h"
 #include "sim/redis/engine.h"
 
 namespace {
@@ -76,6 +80,40 @@ void BM_EngineSetGet(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EngineSetGet)->UseRealTime();
+
+// likes_put on 1,000 keys: by EVALSHA (a version one higher each round, so every other call
+// writes), and as its commands sent directly (GET, EXISTS, SET PX, SET PX).
+void BM_EngineScriptVsDirect(benchmark::State& state) {
+  const std::shared_ptr<const fl::ScriptRegistry> scripts = fl::likes::likes_scripts();
+  const std::string& lua = scripts->by_name(fl::likes::kPutScript)->lua;
+  const std::string sha = scripts->sha1_of(fl::likes::kPutScript);
+  fl::sim::redis::Engine engine;
+  fl::sim::redis::Session session;
+  session.id = 1;
+  const int64_t now = wall_ms();
+  engine.execute(session, {"SCRIPT", "LOAD", lua}, now);
+  const auto key = [](int64_t i) { return "v:" + std::to_string(i % 1000); };
+  const auto ver = [](int64_t i) { return "ver:" + std::to_string(i % 1000); };
+  const auto by_script = [&](int64_t i) {
+    benchmark::DoNotOptimize(
+        engine.execute(session, {"EVALSHA", sha, "2", key(i), ver(i), "1", std::to_string(i / 500), "60000"}, now));
+  };
+  const auto direct = [&](int64_t i) {
+    engine.execute(session, {"GET", ver(i)}, now);
+    engine.execute(session, {"EXISTS", key(i)}, now);
+    engine.execute(session, {"SET", key(i), "1", "PX", "60000"}, now);
+    benchmark::DoNotOptimize(engine.execute(session, {"SET", ver(i), std::to_string(i / 500), "PX", "360000"}, now));
+  };
+  double script_rate = 0, direct_rate = 0;
+  for (auto _ : state) {
+    script_rate = measure_rate(by_script, 500);
+    direct_rate = measure_rate(direct, 500);
+  }
+  state.counters["script_per_s"] = script_rate;
+  state.counters["direct_per_s"] = direct_rate;
+  state.counters["script_over_direct"] = direct_rate / script_rate;
+}
+BENCHMARK(BM_EngineScriptVsDirect)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 void BM_RealRedisSetGet(benchmark::State& state) {
   auto conn = fl::real::RedisConnection::unix_socket(server().socket_path());

@@ -18,15 +18,9 @@ T run_now(Task<T> task) {
 
 std::shared_ptr<const ScriptRegistry> test_scripts() {
   auto reg = std::make_shared<ScriptRegistry>();
-  reg->add(
-      RedisScript{"incr_if_exists",
-                  "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) "
-                  "end return false",
-                  [](ScriptCalls& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) {
-                    RedisReply e = redis.call({"EXISTS", keys[0]});
-                    if (e.integer == 1) return redis.call({"INCRBY", keys[0], args[0]});
-                    return RedisReply::nil();
-                  }});
+  reg->add(RedisScript{"incr_if_exists",
+                       "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) "
+                       "end return false"});
   return reg;
 }
 

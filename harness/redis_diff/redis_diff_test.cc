@@ -466,8 +466,8 @@ TEST_F(RedisDiff, DirectedVolatileTtlEvictionOrder) {
   EXPECT_EQ(volatile_ttl_order(sim), expected);
 }
 
-// Every declared system's scripts (each a Lua text a real redis-server runs and the C++ twin the
-// simulation runs; SystemUnderTest::redis_scripts): every Lua text compiles on the real server
+// Every declared system's scripts (each one Lua text the simulated and a real redis-server run;
+// SystemUnderTest::redis_scripts): every Lua text compiles on the real server
 // under the SHA1 the registry uses for EVALSHA, and Redisson's lock, renewal and unlock (gifts'
 // combo lock) answer the same on both.
 TEST_F(RedisDiff, SystemScriptsLoadOnRealRedisAndRedissonsLockAgrees) {
@@ -1123,8 +1123,8 @@ TEST_F(RedisDiff, CatchesALostPubSubMessage) {
   EXPECT_TRUE(ok.equal) << ok.report;
 }
 
-// The likes scripts (impl/likes/scripts.h), by their Lua text: the C++ twins the simulated Redis
-// runs answer and write as a real redis-server running the Lua does — the versioned put, the
+// The likes scripts (impl/likes/scripts.h), by their Lua text: the simulated Redis running them
+// answers and writes as a real redis-server does — the versioned put, the
 // apply with and without its lease keys, and LK-FILL-LEASE's lease and fill (taken, superseded,
 // deleted by an apply, missing).
 TEST_F(RedisDiff, DirectedLikesScripts) {

@@ -1,12 +1,9 @@
-// Hardened's atomic scripts (seed §12 "Lua 脚本：原子化累加 + 入队"), each written twice: the Lua
-// a real redis-server runs and the C++ twin the simulated Redis runs.
-#include <map>
+// Hardened's atomic scripts (seed §12 "Lua 脚本：原子化累加 + 入队"), each one Lua text that the
+// simulated and a real redis-server run alike.
+#include <memory>
 #include <string>
-#include <vector>
 
-#include "impl/combo/record.h"
 #include "impl/combo/service.h"
-#include "impl/combo/stream_reply.h"
 
 namespace fl::combo {
 
@@ -46,38 +43,6 @@ redis.call('PEXPIRE', agg, ARGV[14])
 redis.call('SET', KEYS[3], wid, 'PX', ARGV[15])
 return wid
 )LUA";
-
-RedisReply aggregate_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
-  if (k.size() != 3 || (a.size() != 18 && a.size() != 19)) return RedisReply::error("ERR combo_aggregate: wrong arity");
-  const std::string& member = a.size() == 19 ? a[18] : a[0];  // CB-BIND-BY-ROW: "pid.created_at"
-  RedisReply done = r.call({"GET", k[2]});
-  if (done.kind == RedisReply::Kind::kBulk) return done;
-  RedisReply lock = r.call({"GET", k[0]});
-  std::string wid;
-  if (lock.kind == RedisReply::Kind::kBulk) {
-    wid = lock.str;
-  } else {
-    wid = a[17];
-    r.call({"SET", k[0], wid, "PX", a[12]});
-    r.call({"XADD",      k[1], "MAXLEN",  "~",  a[15],       "*", "activity_id", a[2], "user_id",          a[3],
-            "item_type", a[6], "item_id", a[5], "window_id", wid, "first_id",    a[0], "first_created_at", a[11]});
-  }
-  const std::string agg = a[16] + wid;
-  r.call({"HINCRBY", agg, "quantity", a[1]});
-  // COMBO-3/11/13: the window's members, so the worker can bind every row to it (see flush).
-  RedisReply members = r.call({"HGET", agg, "pids"});
-  r.call({"HSET", agg, "pids", members.kind == RedisReply::Kind::kBulk ? members.str + "," + member : member});
-  const char* names[] = {"activity_id", "user_id",   "star_id",  "item_id",   "item_type",
-                         "item_name",   "item_icon", "nickname", "avatar_url"};
-  for (size_t i = 0; i < 9; ++i) r.call({"HSETNX", agg, names[i], a[2 + i]});
-  RedisReply first = r.call({"HGET", agg, "first_id"});
-  if (first.kind != RedisReply::Kind::kBulk || std::stoll(a[0]) < std::stoll(first.str)) {
-    r.call({"HSET", agg, "first_id", a[0], "first_created_at", a[11]});
-  }
-  r.call({"PEXPIRE", agg, a[13]});
-  r.call({"SET", k[2], wid, "PX", a[14]});
-  return RedisReply::bulk(wid);
-}
 
 // combo_flush: COMBO-2/3/5/6/7 — publish and delete in one atomic step, only once the window's
 // lock (Redis clock) is gone, only for the window the entry names, at most once (a retry finds
@@ -138,80 +103,14 @@ redis.call('DEL', KEYS[2])
 return 1
 )LUA";
 
-RedisReply ack_fn(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
-  if (k.size() != 2 || a.size() != 2) return RedisReply::error("ERR combo_ack: wrong arity");
-  if (r.call({"EXISTS", k[1]}).integer == 0) return RedisReply::integer_of(0);
-  r.call({"XACK", k[0], a[0], a[1]});
-  r.call({"DEL", k[1]});
-  return RedisReply::integer_of(1);
-}
-
-int64_t to_i64(const std::map<std::string, std::string>& h, const char* k) {
-  auto it = h.find(k);
-  if (it == h.end()) return 0;
-  try {
-    return std::stoll(it->second);
-  } catch (...) { return 0; }
-}
-std::string to_str(const std::map<std::string, std::string>& h, const char* k) {
-  auto it = h.find(k);
-  return it == h.end() ? std::string() : it->second;
-}
-
-RedisReply flush(ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a,
-                 bool writes_first) {
-  if (k.size() != 4 || a.size() != 9) return RedisReply::error("ERR combo_flush: wrong arity");
-  RedisReply lock = r.call({"GET", k[0]});
-  if (lock.kind == RedisReply::Kind::kBulk && lock.str == a[2]) {
-    return RedisReply::array({RedisReply::bulk("wait"), r.call({"PTTL", k[0]})});
-  }
-  RedisReply prev = r.call({"GET", k[3]});
-  if (prev.kind == RedisReply::Kind::kBulk) {
-    const size_t a_cut = prev.str.find('\n');
-    const size_t b_cut = prev.str.find('\n', a_cut + 1);
-    return RedisReply::array({RedisReply::bulk("already"), RedisReply::bulk(prev.str.substr(b_cut + 1)),
-                              RedisReply::bulk(prev.str.substr(0, a_cut)),
-                              RedisReply::bulk(prev.str.substr(a_cut + 1, b_cut - a_cut - 1))});
-  }
-  const auto h = parse_hash(r.call({"HGETALL", k[1]}));
-  if (h.empty()) {
-    r.call({"XACK", k[2], a[0], a[1]});
-    return RedisReply::array({RedisReply::bulk("gone")});
-  }
-  ContributionRecord rec;
-  rec.id = to_i64(h, "first_id");
-  rec.activity_id = std::stoll(a[4]);
-  rec.user_id = std::stoll(a[5]);
-  rec.nickname = to_str(h, "nickname");
-  rec.avatar_url = to_str(h, "avatar_url");
-  rec.star_id = to_i64(h, "star_id");
-  rec.item_id = to_i64(h, "item_id");
-  rec.item_type = a[6];
-  rec.item_name = to_str(h, "item_name");
-  rec.item_icon = to_str(h, "item_icon");
-  rec.quantity = to_i64(h, "quantity");
-  rec.combo_count = rec.quantity;
-  rec.created_at = to_i64(h, "first_created_at");
-  const std::string payload = encode_payload(rec.activity_id, rec);
-  const std::string members = to_str(h, "pids");
-  if (!writes_first) r.call({"PUBLISH", a[3], payload});
-  r.call({"DEL", k[1]});
-  r.call({"SET", k[3], a[8] + "\n" + members + "\n" + payload, "PX", a[7]});
-  if (writes_first) r.call({"PUBLISH", a[3], payload});
-  return RedisReply::array({RedisReply::bulk("published"), RedisReply::bulk(payload), RedisReply::bulk(members)});
-}
-
 }  // namespace
 
 std::shared_ptr<ScriptRegistry> combo_scripts() {
   auto registry = std::make_shared<ScriptRegistry>();
-  registry->add(RedisScript{"combo_aggregate", kAggregateLua, aggregate_fn});
-  registry->add(
-      RedisScript{"combo_flush", std::string(kFlushHeadLua) + kFlushTailLua,
-                  [](ScriptCalls& r, const auto& k, const auto& a) { return flush(r, k, a, /*writes_first=*/false); }});
-  registry->add(RedisScript{"combo_flush_writes_first", std::string(kFlushHeadLua) + kFlushWritesFirstTailLua,
-                            [](ScriptCalls& r, const auto& k, const auto& a) { return flush(r, k, a, true); }});
-  registry->add(RedisScript{"combo_ack", kAckLua, ack_fn});
+  registry->add(RedisScript{"combo_aggregate", kAggregateLua});
+  registry->add(RedisScript{"combo_flush", std::string(kFlushHeadLua) + kFlushTailLua});
+  registry->add(RedisScript{"combo_flush_writes_first", std::string(kFlushHeadLua) + kFlushWritesFirstTailLua});
+  registry->add(RedisScript{"combo_ack", kAckLua});
   return registry;
 }
 

@@ -46,8 +46,8 @@ struct ServiceOptions {
   int64_t claim_interval_ms = 1000;
 };
 
-// The scripts hardened uses (Lua text + C++ twin). Build once per run and hand the same
-// registry to the Redis server and every client.
+// The scripts hardened uses (Lua). Build once per run and hand the same registry to every
+// client.
 std::shared_ptr<ScriptRegistry> combo_scripts();
 
 // CB-WINDOW-SCRIPTS: the marker that makes one purchase line's Redis step idempotent. It names the

@@ -1,4 +1,4 @@
-// Redis scripts of the gifts push service (C++ twins of their Lua, impl/ports/redis_script.h).
+// Redis scripts of the gifts push service (Lua, impl/ports/redis_script.h).
 //
 // spec (003:L114-118, L145: Redisson's RLock is Lua underneath):
 //   redisson_lock   KEYS lock; ARGV lease_ms owner. Redisson's tryLockInnerAsync: takes or re-enters

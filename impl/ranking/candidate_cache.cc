@@ -21,17 +21,6 @@ redis.call('rename', KEYS[1], KEYS[2])
 return 1
 )";
 
-RedisReply cache_switch(ScriptCalls& redis, const std::vector<std::string>& keys,
-                        const std::vector<std::string>& args) {
-  if (keys.size() != 3 || args.size() != 1) return RedisReply::error("ERR rank_cache_switch: wrong arity");
-  const RedisReply f = redis.call({"GET", keys[2]});
-  const std::string fence = f.kind == RedisReply::Kind::kBulk ? f.str : "";
-  if (fence != args[0] || std::strtoll(fence.c_str(), nullptr, 10) % 2 == 1) return RedisReply::integer_of(0);
-  if (redis.call({"GET", keys[0]}).kind != RedisReply::Kind::kBulk) return RedisReply::integer_of(0);
-  redis.call({"RENAME", keys[0], keys[1]});
-  return RedisReply::integer_of(1);
-}
-
 struct Pinned {
   int64_t ctx_version = 0;
   std::string run_id;
@@ -162,9 +151,7 @@ Task<void> refresh_scope(Runtime& rt, Sql& sql, Redis& redis, const CandidateCac
 std::string candidates_key(const std::string& scope) { return "ranking:candidates:" + scope; }
 std::string context_fence_key(const std::string& scope) { return "ranking:ctx-fence:" + scope; }
 
-void add_cache_scripts(ScriptRegistry& registry) {
-  registry.add(RedisScript{kCacheSwitchScript, kCacheSwitchLua, cache_switch});
-}
+void add_cache_scripts(ScriptRegistry& registry) { registry.add(RedisScript{kCacheSwitchScript, kCacheSwitchLua}); }
 std::string candidates_rebuild_prefix(const std::string& scope) { return "ranking:candidates-rebuild:" + scope + ":"; }
 
 Task<void> run_candidate_cache(Runtime& rt, Sql& sql, Redis& redis, CandidateCacheOptions o) {

@@ -9,8 +9,6 @@
 namespace fl::ranking {
 namespace {
 
-using Args = std::vector<std::string>;
-
 int64_t epoch_of(const std::string& pointer) { return std::strtoll(pointer.c_str(), nullptr, 10); }
 
 // 004:L266: "Redis 中的 current pointer 只是数据库发布指针的缓存，写入时也按 publication epoch 拒绝旧值".
@@ -31,23 +29,6 @@ if ARGV[3] == 'create' or (ARGV[3] == 'restore' and redis.call('get', KEYS[2]) =
 end
 return 0
 )";
-
-RedisReply pointer_set(ScriptCalls& redis, const Args& keys, const Args& args) {
-  if (keys.size() != 2 || args.size() != 4) return RedisReply::error("ERR rank_pointer_set: wrong arity");
-  const RedisReply cur = redis.call({"GET", keys[0]});
-  bool write = false;
-  if (cur.kind == RedisReply::Kind::kBulk) {
-    write = epoch_of(cur.str) < epoch_of(args[0]);
-  } else if (args[2] == "create") {
-    write = true;
-  } else if (args[2] == "restore") {
-    const RedisReply token = redis.call({"GET", keys[1]});
-    write = token.kind == RedisReply::Kind::kBulk && token.str == args[3];
-  }
-  if (!write) return RedisReply::integer_of(0);
-  redis.call({"SET", keys[0], args[0] + "|" + args[1]});
-  return RedisReply::integer_of(1);
-}
 
 struct Pointer {
   std::string snapshot_id;
@@ -451,7 +432,7 @@ std::string restore_key(const std::string& scope) { return "ranking:restore:" + 
 
 std::shared_ptr<const ScriptRegistry> ranking_scripts(bool cache, bool risk) {
   auto registry = std::make_shared<ScriptRegistry>();
-  registry->add(RedisScript{kPointerSetScript, kPointerSetLua, pointer_set});
+  registry->add(RedisScript{kPointerSetScript, kPointerSetLua});
   if (cache) add_cache_scripts(*registry);
   if (risk) add_risk_scripts(*registry);
   return registry;

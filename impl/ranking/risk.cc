@@ -16,18 +16,6 @@ redis.call('set', KEYS[1], ARGV[1] .. '|' .. ARGV[2])
 return 1
 )";
 
-RedisReply denylist_set(ScriptCalls& redis, const std::vector<std::string>& keys,
-                        const std::vector<std::string>& args) {
-  if (keys.size() != 1 || args.size() != 2) return RedisReply::error("ERR rank_denylist_set: wrong arity");
-  const RedisReply cur = redis.call({"GET", keys[0]});
-  if (cur.kind == RedisReply::Kind::kBulk &&
-      std::strtoll(cur.str.c_str(), nullptr, 10) >= std::strtoll(args[0].c_str(), nullptr, 10)) {
-    return RedisReply::integer_of(0);
-  }
-  redis.call({"SET", keys[0], args[0] + "|" + args[1]});
-  return RedisReply::integer_of(1);
-}
-
 // 004:L212: a local action moves the scope's risk_epoch; a global one the global_risk_epoch that
 // "可由 GLOBAL|ALL|ALL|ALL 这条权威 scope 控制记录分配".
 std::string epoch_column(const std::string& scope) {
@@ -251,9 +239,7 @@ Task<void> expire(Sql& sql, Redis& redis, const RiskOptions& o, Action a, const 
 
 }  // namespace
 
-void add_risk_scripts(ScriptRegistry& registry) {
-  registry.add(RedisScript{kDenylistSetScript, kDenylistSetLua, denylist_set});
-}
+void add_risk_scripts(ScriptRegistry& registry) { registry.add(RedisScript{kDenylistSetScript, kDenylistSetLua}); }
 
 std::string denylist_key(const std::string& scope) { return "ranking:emergency-block:" + scope; }
 

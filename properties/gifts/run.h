@@ -28,11 +28,11 @@ struct HistoryOp {
 
 struct RedisCommand {
   int64_t time_us = 0;
-  int64_t node_ms = 0;       // the Redis node's clock: TTLs run on it
-  std::string client;        // calling process
-  uint32_t incarnation = 0;  // of the Redis process
-  int depth = 0;             // 1: inside a script or EXEC (atomic with its parent)
-  std::vector<std::string> argv;
+  int64_t node_ms = 0;            // the Redis node's clock: TTLs run on it
+  std::string client;             // calling process
+  uint32_t incarnation = 0;       // of the Redis process
+  int depth = 0;                  // 1: inside a script or EXEC (atomic with its parent)
+  std::vector<std::string> argv;  // argv[0], the command's name, in upper case
 };
 
 struct SqlStatementObs {

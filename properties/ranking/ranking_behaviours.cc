@@ -145,7 +145,8 @@ void publishing(const RankingRun& run, Names& out) {
   const BoardObs& b = run.board;
   int64_t first_pointer_us = INT64_MAX;
   for (const RedisWrite& w : b.redis_writes) {
-    if (w.ok && w.argv.size() >= 2 && w.argv[0] == "SET" && starts(w.argv[1], "ranking:pointer:")) {
+    if (w.ok && w.argv.size() >= 2 && (w.argv[0] == "SET" || w.argv[0] == "set") &&
+        starts(w.argv[1], "ranking:pointer:")) {
       first_pointer_us = std::min(first_pointer_us, w.time_us);
     }
   }

@@ -1,5 +1,5 @@
-// The scripts the Redis differential suite runs: each one a C++ function (run by the simulated
-// Redis) paired with the Lua text a real redis-server runs. They cover the Lua-to-Redis reply
+// The scripts the Redis differential suite runs, each one Lua text that the simulated Redis and a
+// real redis-server run alike. They cover the Lua-to-Redis reply
 // conversions (number, string, false, nested tables, {ok=...}, {err=...}) and the patterns the
 // seeds use (compare-and-delete, counters with a TTL, capped leaderboards, ack-and-delete).
 #pragma once

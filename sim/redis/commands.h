@@ -59,7 +59,6 @@ struct Ctx {
   void observe_publish(const std::string& channel, const std::string& payload);
   std::map<std::string, std::string, std::less<>>& loaded_scripts();  // SHA1 -> the script's text
   std::map<std::string, FunctionLibrary>& libraries();                // FUNCTION LOAD's, by name
-  const ScriptRegistry* scripts() const;
   EngineStats& stats();
   // redis.call from a script: runs argv atomically at this context's time, no blocking.
   // Takes argv by value: after the call it goes to the command observer (the command log).
@@ -74,6 +73,8 @@ struct Ctx {
   uint64_t random();
   // Lua's math.random state (Engine::lua_rand48_).
   uint64_t& lua_rand48();
+  // The Lua state EVAL scripts share (Engine::lua_eval_).
+  LuaEvalState& lua_eval();
   // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO).
   void set_script_read_only(bool read_only);
   // A Lua script (eval) or function (!eval) starts and ends: SCRIPT KILL and FUNCTION KILL act on

@@ -414,6 +414,7 @@ std::map<uint64_t, ClientInfo>& Ctx::clients() { return engine.clients_; }
 int64_t Ctx::start_ms() const { return engine.start_ms_; }
 uint64_t Ctx::random() { return engine.next_random(); }
 uint64_t& Ctx::lua_rand48() { return engine.lua_rand48_; }
+LuaEvalState& Ctx::lua_eval() { return engine.lua_eval_; }
 void Ctx::set_script_read_only(bool read_only) { engine.script_read_only_ = read_only; }
 
 void Ctx::begin_script(bool eval) {
@@ -465,7 +466,6 @@ void Ctx::observe_publish(const std::string& channel, const std::string& payload
   if (engine.publish_observer_ && live()) engine.publish_observer_(channel, payload);
 }
 std::map<std::string, std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
-const ScriptRegistry* Ctx::scripts() const { return engine.options_.scripts.get(); }
 EngineStats& Ctx::stats() { return engine.stats_; }
 
 RedisReply Ctx::call_nested(std::vector<std::string> args) {
@@ -1072,6 +1072,7 @@ void Engine::recover(int64_t now_ms) {
   loaded_scripts_.clear();
   libraries_.clear();
   lua_rand48_ = kLuaRand48Start;
+  lua_eval_.reset();
   expire_cursor_.clear();
   last_persist_ms_ = now_ms;
   ++stats_.recoveries;

@@ -101,7 +101,9 @@ struct EngineOptions {
   // more than a quarter of the sample had expired, at most max_loops times.
   int active_expire_keys_per_loop = 20;
   int active_expire_max_loops = 16;
-  // Scripts EVAL/EVALSHA can run. May be null (then every script is unregistered).
+  // A system's scripts (may be null). The engine runs whatever Lua text EVAL and EVALSHA name and
+  // never reads this: redis-serve preloads them (SCRIPT LOAD), the simulated systems' clients
+  // send EVALSHA and, on NOSCRIPT, EVAL.
   std::shared_ptr<const ScriptRegistry> scripts;
   // Memory limit and eviction (CONFIG SET changes them at run time). 0 = no limit.
   int64_t maxmemory = 0;
@@ -422,6 +424,7 @@ class Engine {
   // (X2:X1:X0) at each start, shared by every script the server runs, never reseeded per script.
   static constexpr uint64_t kLuaRand48Start = 0x1234ABCD330EULL;
   uint64_t lua_rand48_ = kLuaRand48Start;
+  LuaEvalState lua_eval_;      // EVAL's Lua state (lua_script.h); dropped at each start
   std::string expire_cursor_;  // active expiry resumes after this key
   EngineStats stats_;
 };

@@ -11,12 +11,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <lua.hpp>
 extern "C" {
 #include <lua-bitop.h>
 #include <lua-cjson.h>
 }
 
+#include "impl/ports/assert.h"
 #include "impl/ports/redis_script.h"
 #include "sim/redis/commands.h"
 #include "sim/redis/lua_cmsgpack.h"
@@ -75,12 +77,14 @@ int math_randomseed(lua_State* L) {
 
 // ---- reply <-> Lua ----------------------------------------------------------------------------
 
-Ctx* ctx_of(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, "faultline.ctx");
-  Ctx* c = static_cast<Ctx*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
-  return c;
+// A state's LuaFrame is its allocator's user data (new_sandbox): found without a table lookup.
+LuaFrame* frame_of(lua_State* L) {
+  void* frame = nullptr;
+  lua_getallocf(L, &frame);
+  return static_cast<LuaFrame*>(frame);
 }
+
+Ctx* ctx_of(lua_State* L) { return frame_of(L)->ctx; }
 
 void push_field_table(lua_State* L, const char* field, const std::string& value) {
   lua_newtable(L);
@@ -92,13 +96,7 @@ void push_reply(lua_State* L, const RedisReply& r, int protocol);
 
 // The protocol the running script chose with redis.setresp (2 until it does: each run starts on
 // RESP2, as scriptPrepareForRun resets it).
-constexpr const char* kRespField = "faultline.resp";
-int script_protocol(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kRespField);
-  const int protocol = lua_isnumber(L, -1) ? static_cast<int>(lua_tonumber(L, -1)) : 2;
-  lua_pop(L, 1);
-  return protocol;
-}
+int script_protocol(lua_State* L) { return frame_of(L)->protocol; }
 
 // The RESP3 types of a reply to a script that chose redis.setresp(3), as Lua values
 // (redisProtocolToLuaType_Map/Set/Double/Bool/BigNumber/VerbatimString): {map={k=v}},
@@ -413,8 +411,7 @@ int redis_setresp(lua_State* L) {
   if (lua_gettop(L) != 1) return raise("ERR redis.setresp() requires one argument.");
   const auto protocol = static_cast<int>(lua_tonumber(L, 1));
   if (protocol != 2 && protocol != 3) return raise("ERR RESP version must be 2 or 3.");
-  lua_pushnumber(L, protocol);
-  lua_setfield(L, LUA_REGISTRYINDEX, kRespField);
+  frame_of(L)->protocol = protocol;
   return 0;
 }
 
@@ -471,11 +468,7 @@ void budget_hook(lua_State* L, lua_Debug*) {
     lua_error(L);
   }
   if (has_hook) return;
-  lua_getfield(L, LUA_REGISTRYINDEX, "faultline.steps");
-  const int64_t steps = static_cast<int64_t>(lua_tonumber(L, -1)) + kHookEvery;
-  lua_pop(L, 1);
-  lua_pushnumber(L, static_cast<lua_Number>(steps));
-  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.steps");
+  const int64_t steps = frame_of(L)->steps += kHookEvery;
   if (steps > kInstructionBudget) {
     luaL_error(L, "faultline: script ran past %d00000 instructions", static_cast<int>(kInstructionBudget / 100'000));
   }
@@ -587,10 +580,259 @@ int safe_tohex(lua_State* L) {
   return 1;
 }
 
-// A fresh state with Redis's libraries and the sandbox; nullptr when Lua cannot allocate.
-lua_State* new_sandbox(uint64_t* rand48) {
-  lua_State* L = luaL_newstate();
+// ---- read-only tables (Redis 7.0.15's lua_enablereadonlytable, for EVAL's shared state) -------
+//
+// Redis marks _G, every library table, their metatables and the string metatable read-only: a
+// write raises "Attempt to modify a readonly table", reads and traversals work. Stock Lua 5.1
+// has no such flag, so each of those tables is replaced by an empty proxy whose __index is the
+// table and whose __newindex raises; rawget, rawset, next, pairs, getmetatable, setmetatable and
+// table.insert see through a proxy (or refuse it) as Redis's do. Nothing else in the sandbox
+// writes a table raw that a script did not create (table.remove and table.sort write nothing to a
+// table without array items); the debug build checks after every run that each proxy is empty.
+
+constexpr const char* kProxiesField = "faultline.proxies";      // proxy -> the table it guards
+constexpr const char* kProxyOfField = "faultline.proxy_of";     // guarded table -> its proxy
+constexpr const char* kRealGlobalsField = "faultline.globals";  // the table the _G proxy guards
+
+// Pushes the table the value at `index` guards if it is a proxy, else the value itself.
+void push_guarded(lua_State* L, int index) {
+  index = index > 0 ? index : lua_gettop(L) + index + 1;
+  lua_getfield(L, LUA_REGISTRYINDEX, kProxiesField);
+  lua_pushvalue(L, index);
+  lua_rawget(L, -2);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushvalue(L, index);
+  }
+  lua_remove(L, -2);
+}
+
+bool is_proxy(lua_State* L, int index) {
+  index = index > 0 ? index : lua_gettop(L) + index + 1;
+  lua_getfield(L, LUA_REGISTRYINDEX, kProxiesField);
+  lua_pushvalue(L, index);
+  lua_rawget(L, -2);
+  const bool proxy = !lua_isnil(L, -1);
+  lua_pop(L, 2);
+  return proxy;
+}
+
+// A C-level write refused: the message without a position, as lua_enablereadonlytable's.
+int raise_readonly(lua_State* L) {
+  lua_pushstring(L, "Attempt to modify a readonly table");
+  return lua_error(L);
+}
+
+int readonly_rawget(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  push_guarded(L, 1);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+int readonly_rawset(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
+  if (is_proxy(L, 1)) return raise_readonly(L);
+  lua_settop(L, 3);
+  lua_rawset(L, 1);
+  return 1;
+}
+
+int readonly_next(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  push_guarded(L, 1);
+  lua_replace(L, 1);
+  if (lua_next(L, 1) != 0) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
+int readonly_pairs(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushvalue(L, lua_upvalueindex(1));  // readonly_next
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+// getmetatable: a proxy's is the guarded table's (itself behind a proxy), and so is a string's.
+int readonly_getmetatable(lua_State* L) {
+  luaL_checkany(L, 1);
+  push_guarded(L, 1);
+  if (!lua_getmetatable(L, -1)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kProxyOfField);
+  lua_pushvalue(L, -2);
+  lua_rawget(L, -2);
+  if (!lua_isnil(L, -1)) return 1;
+  lua_pop(L, 2);
+  luaL_getmetafield(L, 1, "__metatable");
+  return 1;
+}
+
+int readonly_setmetatable(lua_State* L) {
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
+  if (is_proxy(L, 1)) return raise_readonly(L);
+  if (luaL_getmetafield(L, 1, "__metatable")) luaL_error(L, "cannot change a protected metatable");
+  lua_settop(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+// table.insert writes its table raw: on a proxy it refuses, as Redis's read-only tables do;
+// otherwise the library's own function (upvalue 1) runs. (remove and sort write nothing to a
+// table without array items, which every shared table is; setn always raises.)
+int readonly_table_write(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  if (is_proxy(L, 1)) return raise_readonly(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// The proxy of the table at `index` (made once; the table's table-valued fields are replaced by
+// their proxies first, as luaSetTableProtectionRecursively walks them). Pushes the proxy.
+void push_proxy(lua_State* L, int index) {
+  index = index > 0 ? index : lua_gettop(L) + index + 1;
+  lua_getfield(L, LUA_REGISTRYINDEX, kProxyOfField);
+  lua_pushvalue(L, index);
+  lua_rawget(L, -2);
+  if (!lua_isnil(L, -1)) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_newtable(L);  // the proxy
+  const int proxy = lua_gettop(L);
+  lua_pushvalue(L, index);
+  lua_pushvalue(L, proxy);
+  lua_rawset(L, -4);  // proxy_of[table] = proxy
+  lua_getfield(L, LUA_REGISTRYINDEX, kProxiesField);
+  lua_pushvalue(L, proxy);
+  lua_pushvalue(L, index);
+  lua_rawset(L, -3);  // proxies[proxy] = table
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 2);
+  lua_pushvalue(L, index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, readonly_global);
+  lua_setfield(L, -2, "__newindex");
+  lua_setmetatable(L, proxy);
+  lua_pushnil(L);
+  while (lua_next(L, index) != 0) {
+    if (lua_istable(L, -1) && !lua_rawequal(L, -1, index)) {
+      push_proxy(L, -1);
+      lua_pushvalue(L, -3);
+      lua_insert(L, -2);
+      lua_rawset(L, index);  // an existing key: the traversal goes on
+    }
+    lua_pop(L, 1);
+  }
+  if (lua_getmetatable(L, index)) {
+    push_proxy(L, -1);
+    lua_pop(L, 2);
+  }
+  lua_remove(L, proxy - 1);  // proxy_of
+}
+
+// Puts EVAL's state behind proxies: _G, its table-valued globals, their metatables and the
+// string metatable; the base library's raw functions see through them. REQUIRES: a new_sandbox.
+void make_readonly(lua_State* L) {
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kProxiesField);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kProxyOfField);
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  const int globals = lua_gettop(L);
+  lua_pushvalue(L, globals);
+  lua_setfield(L, LUA_REGISTRYINDEX, kRealGlobalsField);
+  const luaL_Reg raw[] = {{"rawget", readonly_rawget},
+                          {"rawset", readonly_rawset},
+                          {"next", readonly_next},
+                          {"getmetatable", readonly_getmetatable},
+                          {"setmetatable", readonly_setmetatable},
+                          {nullptr, nullptr}};
+  for (const luaL_Reg* f = raw; f->name != nullptr; ++f) {
+    lua_pushstring(L, f->name);
+    lua_pushcfunction(L, f->func);
+    lua_rawset(L, globals);
+  }
+  lua_pushstring(L, "pairs");
+  lua_pushstring(L, "next");
+  lua_rawget(L, globals);
+  lua_pushcclosure(L, readonly_pairs, 1);
+  lua_rawset(L, globals);
+  lua_pushstring(L, "table");
+  lua_rawget(L, globals);
+  lua_getfield(L, -1, "insert");
+  lua_pushcclosure(L, readonly_table_write, 1);
+  lua_setfield(L, -2, "insert");
+  lua_pop(L, 1);
+  lua_pushstring(L, "_G");
+  lua_pushnil(L);
+  lua_rawset(L, globals);  // not walked as a field: _G is set to the proxy below
+  push_proxy(L, globals);
+  lua_pushstring(L, "");  // walking it makes its __index the string library's proxy
+  lua_getmetatable(L, -1);
+  push_proxy(L, -1);
+  lua_pop(L, 3);
+  lua_pushstring(L, "_G");
+  lua_pushvalue(L, -2);
+  lua_rawset(L, globals);
+  lua_replace(L, LUA_GLOBALSINDEX);  // the proxy: every later chunk's environment
+  lua_pop(L, 1);
+}
+
+#ifndef NDEBUG
+// Whether every proxy is still empty (a raw write the wrappers missed would fill one).
+bool proxies_untouched(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kProxiesField);
+  bool untouched = true;
+  lua_pushnil(L);
+  while (untouched && lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    if (lua_next(L, -2) != 0) {
+      untouched = false;
+      lua_pop(L, 3);
+      break;
+    }
+  }
+  lua_pop(L, 1);
+  return untouched;
+}
+#endif
+
+// lauxlib's allocator, with the state's LuaFrame as its user data.
+void* frame_alloc(void*, void* ptr, size_t, size_t size) {
+  if (size == 0) {
+    std::free(ptr);
+    return nullptr;
+  }
+  return std::realloc(ptr, size);
+}
+
+int lua_panic(lua_State* L) {
+  std::fprintf(stderr, "PANIC: unprotected error in call to Lua API (%s)\n", lua_tostring(L, -1));
+  return 0;
+}
+
+// A fresh state with Redis's libraries and the sandbox, `frame` its LuaFrame (which must outlive
+// it); nullptr when Lua cannot allocate.
+lua_State* new_sandbox(uint64_t* rand48, LuaFrame* frame) {
+  lua_State* L = lua_newstate(frame_alloc, frame);
   if (L == nullptr) return nullptr;
+  lua_atpanic(L, lua_panic);
   open_library(L, "", luaopen_base);
   open_library(L, LUA_TABLIBNAME, luaopen_table);
   open_library(L, LUA_STRLIBNAME, luaopen_string);
@@ -634,10 +876,33 @@ void push_string_array(lua_State* L, const std::vector<std::string>& values) {
   }
 }
 
-void set_array_global(lua_State* L, const char* name, const std::vector<std::string>& values) {
-  lua_pushstring(L, name);
+// EVAL's shared state keeps these on its stack between runs (run_lua), so that a run finds them
+// by index instead of by a name looked up in a table.
+constexpr int kHandlerSlot = 1;   // __redis__err__handler
+constexpr int kCompiledSlot = 2;  // SHA1 -> the script's compiled function
+constexpr int kGlobalsSlot = 3;   // the table the _G proxy guards
+constexpr int kKeysSlot = 4;      // the string "KEYS"
+constexpr int kArgvSlot = 5;      // the string "ARGV"
+constexpr int kSlots = 5;
+
+// Pushes the slots above. REQUIRES: a state made read-only, its stack empty.
+void push_slots(lua_State* L) {
+  FL_ASSERT(lua_gettop(L) == 0);
+  lua_getfield(L, LUA_REGISTRYINDEX, kRealGlobalsField);
+  lua_getfield(L, -1, "__redis__err__handler");
+  lua_newtable(L);
+  lua_pushvalue(L, -3);
+  lua_remove(L, 1);
+  lua_pushliteral(L, "KEYS");
+  lua_pushliteral(L, "ARGV");
+  FL_ASSERT(lua_gettop(L) == kSlots && lua_isfunction(L, kHandlerSlot));
+}
+
+// Sets KEYS or ARGV (the string at `name_slot`) past the read-only proxy.
+void set_array_global(lua_State* L, int name_slot, const std::vector<std::string>& values) {
+  lua_pushvalue(L, name_slot);
   push_string_array(L, values);
-  lua_rawset(L, LUA_GLOBALSINDEX);  // past the read-only metatable
+  lua_rawset(L, kGlobalsSlot);
 }
 
 // The script's error as Redis 7.0 answers it: "<err> script: <sha>, on @user_script:<line>."
@@ -663,22 +928,32 @@ RedisReply error_reply(lua_State* L, std::string_view sha) {
   return RedisReply::error(msg + " script: " + std::string(sha) + ", on " + source + ":" + line + ".");
 }
 
-RedisReply run_in(lua_State* L, Ctx& c, std::string_view body, const std::vector<std::string>& keys,
-                  const std::vector<std::string>& args) {
-  lua_pushlightuserdata(L, &c);
-  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.ctx");
-  lua_pushnumber(L, 0);
-  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.steps");
+// Pushes the script's function: compiled at its first run, then taken from the state's cache by
+// its SHA1 (Redis's f_<sha>); on a compile error pushes the message and returns false.
+bool push_compiled(lua_State* L, std::string_view sha1, std::string_view body) {
+  lua_pushlstring(L, sha1.data(), sha1.size());
+  lua_rawget(L, kCompiledSlot);
+  if (lua_isfunction(L, -1)) return true;
+  lua_pop(L, 1);
+  if (luaL_loadbuffer(L, body.data(), body.size(), kChunkName) != 0) return false;
+  lua_pushlstring(L, sha1.data(), sha1.size());
+  lua_pushvalue(L, -2);
+  lua_rawset(L, kCompiledSlot);
+  return true;
+}
+
+// REQUIRES: L is EVAL's shared state, its stack holding only the slots.
+RedisReply run_in(lua_State* L, Ctx& c, std::string_view sha1, std::string_view body,
+                  const std::vector<std::string>& keys, const std::vector<std::string>& args) {
+  *frame_of(L) = LuaFrame{&c, 2, 0};  // each run starts on RESP2 (scriptPrepareForRun)
   lua_sethook(L, budget_hook, LUA_MASKCOUNT, kHookEvery);
-  lua_getglobal(L, "__redis__err__handler");
-  const int handler = lua_gettop(L);
-  if (luaL_loadbuffer(L, body.data(), body.size(), kChunkName) != 0) {
+  if (!push_compiled(L, sha1, body)) {
     std::string why = lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error";
     return RedisReply::error("ERR Error compiling script (new function): " + why);
   }
-  set_array_global(L, "KEYS", keys);
-  set_array_global(L, "ARGV", args);
-  if (lua_pcall(L, 0, 1, handler) != 0) return error_reply(L, sha1_hex(body));
+  set_array_global(L, kKeysSlot, keys);
+  set_array_global(L, kArgvSlot, args);
+  if (lua_pcall(L, 0, 1, kHandlerSlot) != 0) return error_reply(L, sha1);
   return to_reply(L, -1, 0);
 }
 
@@ -818,10 +1093,7 @@ int redis_register_function(lua_State* L) {
 // (`loading`) keeps only it, log and the log levels. The library's top level has run when this
 // returns null; otherwise the error.
 std::optional<std::string> run_library(lua_State* L, Ctx& c, std::string_view code, bool loading) {
-  lua_pushlightuserdata(L, &c);
-  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.ctx");
-  lua_pushnumber(L, 0);
-  lua_setfield(L, LUA_REGISTRYINDEX, "faultline.steps");
+  *frame_of(L) = LuaFrame{&c, 2, 0};
   lua_sethook(L, budget_hook, LUA_MASKCOUNT, kHookEvery);
   lua_newtable(L);
   lua_setfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
@@ -890,7 +1162,8 @@ std::variant<FunctionLibrary, RedisReply> load_function_library(Ctx& c, std::str
   }
   if (!iequals(engine, "lua")) return RedisReply::error("ERR Engine '" + engine + "' not found");
   lib.code = std::string(source.substr(eol));
-  lua_State* L = new_sandbox(&c.lua_rand48());
+  LuaFrame frame;
+  lua_State* L = new_sandbox(&c.lua_rand48(), &frame);
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   if (std::optional<std::string> error = run_library(L, c, lib.code, /*loading=*/true)) {
     lua_close(L);
@@ -912,7 +1185,8 @@ RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::stri
                          const std::vector<std::string>& keys, const std::vector<std::string>& args) {
   const KeepSessionDb keep_db(c.session);
   const ScriptRun run(c, /*eval=*/false);
-  lua_State* L = new_sandbox(&c.lua_rand48());
+  LuaFrame frame;
+  lua_State* L = new_sandbox(&c.lua_rand48(), &frame);
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   if (std::optional<std::string> error = run_library(L, c, library.code, /*loading=*/false)) {
     lua_close(L);
@@ -930,15 +1204,36 @@ RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::stri
   return reply;
 }
 
-RedisReply run_lua(Ctx& c, std::string_view body, const std::vector<std::string>& keys,
+RedisReply run_lua(Ctx& c, std::string_view sha1, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args) {
   const KeepSessionDb keep_db(c.session);
   const ScriptRun run(c, /*eval=*/true);
-  lua_State* L = new_sandbox(&c.lua_rand48());
+  LuaEvalState& shared = c.lua_eval();
+  if (shared.state_ == nullptr) {
+    shared.state_ = new_sandbox(&c.lua_rand48(), &shared.frame_);
+    if (shared.state_ != nullptr) {
+      make_readonly(shared.state_);
+      push_slots(shared.state_);
+    }
+  }
+  lua_State* L = shared.state_;
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
-  RedisReply reply = run_in(L, c, body, keys, args);
-  lua_close(L);
+  RedisReply reply = run_in(L, c, sha1, body, keys, args);
+  lua_settop(L, kSlots);
+  shared.frame_.ctx = nullptr;  // the run's context ends with it
+#ifndef NDEBUG
+  // No script can write a proxy (the wrappers above refuse every raw write to one); the debug
+  // build re-derives it after every run.
+  FL_ASSERT(proxies_untouched(L) && "a script wrote a read-only table raw");
+#endif
   return reply;
+}
+
+LuaEvalState::~LuaEvalState() { reset(); }
+
+void LuaEvalState::reset() {
+  if (state_ != nullptr) lua_close(state_);
+  state_ = nullptr;
 }
 
 }  // namespace fl::sim::redis

@@ -1,6 +1,5 @@
-// Script commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT LOAD|EXISTS|FLUSH. A script is run atomically by its
-// registered C++ function (impl/ports/redis_script.h) or, when none is registered for its text, by
-// Lua (sim/redis/lua_script.h); its redis.call()s go through the engine.
+// Script commands: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT LOAD|EXISTS|FLUSH|KILL. Every script is
+// run atomically by Lua (sim/redis/lua_script.h), its redis.call()s through the engine.
 #include <algorithm>
 
 #include "sim/redis/commands.h"
@@ -9,38 +8,6 @@
 namespace fl::sim::redis {
 
 namespace {
-
-// redis.call raises on an error reply: the script stops there and its reply is that error (the
-// writes it made before stay, as in Redis). A C++ twin cannot forget to check: the error leaves
-// the twin as this exception and run_script turns it back into the reply. Real redis-server
-// appends " script: <sha>, on @user_script:<line>." to the message; the twin cannot know the
-// line, so the message is the failing call's own (the differential suite strips the suffix).
-struct ScriptRaised {
-  RedisReply error;
-};
-
-class CtxCalls final : public ScriptCalls {
- public:
-  explicit CtxCalls(Ctx& c) : c_(c) {}
-  RedisReply call(std::vector<std::string> argv) override {
-    RedisReply reply = c_.call_nested(std::move(argv));
-    if (reply.is_error()) throw ScriptRaised{std::move(reply)};
-    return reply;
-  }
-
- private:
-  Ctx& c_;
-};
-
-// REQUIRES: numkeys_error(c) found nothing.
-RedisReply run_script(Ctx& c, const RedisScript& script) {
-  const KeepSessionDb keep_db(c.session);
-  const auto [keys, args] = keys_and_args(c);
-  CtxCalls calls(c);
-  try {
-    return script.run(calls, keys, args);
-  } catch (ScriptRaised& raised) { return std::move(raised.error); }
-}
 
 // Redis validates numkeys before it looks the script up (evalGenericCommand), so a bad count
 // wins over NOSCRIPT. Found by the differential suite (properties/redis).
@@ -66,11 +33,9 @@ std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(cons
 RedisReply cmd_eval(Ctx& c) {
   if (auto e = numkeys_error(c)) return *e;
   const std::string sha = sha1_hex(c.arg(1));
-  const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
   c.loaded_scripts().try_emplace(sha, c.arg(1));  // EVAL caches the script, as Redis does
-  if (script) return run_script(c, *script);
   auto [keys, args] = keys_and_args(c);
-  return run_lua(c, c.arg(1), keys, args);
+  return run_lua(c, sha, c.arg(1), keys, args);
 }
 
 RedisReply cmd_evalsha(Ctx& c) {
@@ -85,11 +50,9 @@ RedisReply cmd_evalsha(Ctx& c) {
   const std::string_view sha(folded, sizeof folded);
   auto loaded = c.loaded_scripts().find(sha);
   if (loaded == c.loaded_scripts().end()) return noscript();
-  const RedisScript* script = c.scripts() ? c.scripts()->by_sha1(sha) : nullptr;
-  if (script) return run_script(c, *script);
   const std::string body = loaded->second;  // a copy: the cache may change while the script runs
   auto [keys, args] = keys_and_args(c);
-  return run_lua(c, body, keys, args);
+  return run_lua(c, sha, body, keys, args);
 }
 
 // The read-only variants (Redis 7.0): the same script, its writes and PUBLISHes refused with an
@@ -128,6 +91,7 @@ RedisReply cmd_script(Ctx& c) {
     return RedisReply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
   }
   c.loaded_scripts().clear();
+  c.lua_eval().reset();  // scriptingReset: a new Lua state
   return RedisReply::ok();
 }
 

@@ -265,16 +265,12 @@ TEST(ServerTest, PubSubDeliversAtMostOnceAndReportsABrokenSubscription) {
 
 TEST(ServerTest, ScriptsFallBackFromEvalshaToEval) {
   auto scripts = std::make_shared<ScriptRegistry>();
-  scripts->add(RedisScript{"get_or_init", "local v = redis.call('GET', KEYS[1]) ...",
-                           [](ScriptCalls& r, const std::vector<std::string>& k, const std::vector<std::string>& a) {
-                             RedisReply v = r.call({"GET", k[0]});
-                             if (!v.is_nil()) return v;
-                             r.call({"SET", k[0], a[0]});
-                             return RedisReply::bulk(a[0]);
-                           }});
-  ServerOptions options;
-  options.engine.scripts = scripts;
-  Fixture f(options);
+  scripts->add(RedisScript{"get_or_init",
+                           "local v = redis.call('GET', KEYS[1])\n"
+                           "if v then return v end\n"
+                           "redis.call('SET', KEYS[1], ARGV[1])\n"
+                           "return ARGV[1]\n"});
+  Fixture f(ServerOptions{});
   ClientOptions copts;
   copts.scripts = scripts;
   std::vector<std::string> seen;

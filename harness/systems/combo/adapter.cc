@@ -10,6 +10,8 @@
 #include <sstream>
 #include <utility>
 
+#include <absl/strings/match.h>
+
 #include "harness/adapter_kit.h"
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
@@ -260,14 +262,14 @@ const CommittedLine* line_before(const CommittedLines& lines, uint64_t op, int64
 }
 
 // The stream entries added (XADD to the combo stream) and every PUBLISH, from the Redis command
-// log. A PUBLISH is attributed to the entry being processed: the entry id its enclosing script
+// log (command names compared as Redis does, ignoring case). A PUBLISH is attributed to the entry being processed: the entry id its enclosing script
 // names (depth 1: the parent is the caller's next depth-0 command), else the entry the same
 // caller acknowledges next.
 void read_command_log(const sim::redis::Server& server, const CommittedLines& lines, combo::ComboRun& run) {
   const auto& log = server.command_log();
   std::set<std::string> ids;
   for (const sim::redis::CommandRecord& c : log) {
-    if (c.argv.size() < 4 || c.argv[0] != "XADD" || c.argv[1] != combo::kStreamKey ||
+    if (c.argv.size() < 4 || !absl::EqualsIgnoreCase(c.argv[0], "XADD") || c.argv[1] != combo::kStreamKey ||
         c.reply.kind != RedisReply::Kind::kBulk)
       continue;
     size_t star = 2;
@@ -280,7 +282,7 @@ void read_command_log(const sim::redis::Server& server, const CommittedLines& li
   }
   for (size_t i = 0; i < log.size(); ++i) {
     const sim::redis::CommandRecord& c = log[i];
-    if (c.argv.size() != 3 || c.argv[0] != "PUBLISH") continue;
+    if (c.argv.size() != 3 || !absl::EqualsIgnoreCase(c.argv[0], "PUBLISH")) continue;
     combo::PublishObs p;
     p.time_us = c.time_us;
     p.channel = c.argv[1];
@@ -294,7 +296,7 @@ void read_command_log(const sim::redis::Server& server, const CommittedLines& li
           if (ids.count(a)) p.entry_id = a;
         break;
       }
-      if (next.argv.size() >= 4 && next.argv[0] == "XACK") {
+      if (next.argv.size() >= 4 && absl::EqualsIgnoreCase(next.argv[0], "XACK")) {
         p.entry_id = next.argv[3];
         break;
       }
@@ -306,7 +308,8 @@ void read_command_log(const sim::redis::Server& server, const CommittedLines& li
 // The keys one command names: a script call's KEYS, otherwise its first argument.
 void keys_of(const sim::redis::CommandRecord& c, std::set<std::string>& out) {
   if (c.argv.size() < 2) return;
-  if ((c.argv[0] == "EVALSHA" || c.argv[0] == "EVAL") && c.argv.size() >= 3) {
+  if ((absl::EqualsIgnoreCase(c.argv[0], "EVALSHA") || absl::EqualsIgnoreCase(c.argv[0], "EVAL")) &&
+      c.argv.size() >= 3) {
     const size_t n = static_cast<size_t>(std::max(0LL, std::atoll(c.argv[2].c_str())));
     for (size_t k = 3; k < c.argv.size() && k < 3 + n; ++k) out.insert(c.argv[k]);
     return;

@@ -9,6 +9,8 @@
 #include <map>
 #include <memory>
 
+#include <absl/strings/ascii.h>
+
 #include "harness/adapter_kit.h"
 #include "harness/db_node.h"
 #include "harness/redis_node.h"
@@ -116,7 +118,10 @@ void read_logs(World& world, Shared& sh, gifts::props::GiftsRun* run) {
     run->commits.push_back(std::move(out));
   }
   for (const sim::redis::CommandRecord& c : sh.redis->command_log()) {
-    run->redis.push_back(gifts::props::RedisCommand{c.time_us, c.node_ms, c.client, c.incarnation, c.depth, c.argv});
+    gifts::props::RedisCommand out{c.time_us, c.node_ms, c.client, c.incarnation, c.depth, c.argv};
+    // Command names are case-insensitive (the scripts' Lua writes 'hincrby', a client HINCRBY).
+    if (!out.argv.empty()) out.argv[0] = absl::AsciiStrToUpper(out.argv[0]);
+    run->redis.push_back(std::move(out));
   }
   sim::log::Broker& broker = sh.broker->broker();
   for (int32_t p = 0; p < broker.partition_count(kTopic); ++p) {
