@@ -145,10 +145,12 @@ RedisReply cmd_hello(Ctx& c) {
   for (; j < c.argc(); ++j) {
     const bool more = j + 1 < c.argc();
     if (iequals(c.arg(j), "auth") && j + 2 < c.argc()) {
-      // No requirepass: the default user takes any password; other users do not exist.
-      if (c.arg(j + 1) != "default") {
+      const auto user = c.acl_users().find(c.arg(j + 1));  // ACL SETUSER's users (acl.h)
+      if (user == c.acl_users().end() || !user->second.on ||
+          (!user->second.nopass && !user->second.passwords.count(c.arg(j + 2)))) {
         return RedisReply::error("WRONGPASS invalid username-password pair or user is disabled.");
       }
+      c.session.user = c.arg(j + 1);
       j += 2;
     } else if (iequals(c.arg(j), "setname") && more) {
       name = c.arg(++j);

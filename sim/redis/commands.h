@@ -73,6 +73,10 @@ struct Ctx {
   uint64_t random();
   // Lua's math.random state (Engine::lua_rand48_).
   uint64_t& lua_rand48();
+  // ACL users by name (acl.h), and whether the session's user may run `argv` (its command and
+  // its keys); nullopt when argv names no command.
+  std::map<std::string, AclUser>& acl_users();
+  std::optional<bool> acl_permits(const std::vector<std::string>& argv);
   // The Lua state EVAL scripts share (Engine::lua_eval_).
   LuaEvalState& lua_eval();
   // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO).
@@ -127,6 +131,12 @@ std::vector<CommandMeta> command_table();
 std::optional<CommandMeta> command_meta(std::string_view lower_name);
 // Redis's stringmatchlen (glob: * ? [...] \\), case-sensitive unless nocase.
 bool glob_match(std::string_view pattern, std::string_view s, bool nocase = false);
+// The commands of an ACL category (+@scripting ...; acl.h), by table name; *known is false for a
+// category the simulation does not model (then the list is empty). Categories: scripting,
+// pubsub, transaction, connection, read (commands without kWrite that take keys), write.
+std::vector<std::string_view> commands_in_category(std::string_view category, bool* known);
+// Whether `lower_name` names a command or subcommand ("get", "config|get", "config").
+bool command_known(std::string_view lower_name);
 // OBJECT ENCODING's answer for an entry under the engine's thresholds.
 std::string encoding_of(const Entry& e, const EngineOptions& o);
 // Marks a collection that outgrew its compact encoding (after every write to it).
@@ -384,6 +394,8 @@ RedisReply cmd_move(Ctx& c);
 RedisReply cmd_swapdb(Ctx& c);
 RedisReply cmd_flushdb(Ctx& c);
 RedisReply cmd_hello(Ctx& c);
+RedisReply cmd_acl(Ctx& c);
+RedisReply cmd_auth(Ctx& c);
 RedisReply cmd_client(Ctx& c);
 RedisReply cmd_info(Ctx& c);
 RedisReply cmd_config(Ctx& c);

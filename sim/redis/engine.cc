@@ -206,6 +206,8 @@ constexpr Spec kCommands[] = {
     {"select", 2, kAdmin, cmd_select},
     {"swapdb", 3, kW | kNoKeys, cmd_swapdb},
     {"hello", -1, kNoScript | kAdmin, cmd_hello},
+    {"auth", -2, kNoScript | kAdmin | kPubSubOk, cmd_auth},
+    {"acl", -2, kNoScript | kAdmin, nullptr},
     {"info", -1, kAdmin, cmd_info},
     {"debug", -2, kNoScript | kAdmin, cmd_debug},
     {"cluster", -2, kNoScript | kAdmin, cmd_cluster},
@@ -228,6 +230,10 @@ constexpr Spec kCommands[] = {
 // Container commands: the subcommand decides arity and flags; each family's function switches
 // on argv[1].
 constexpr Spec kSubcommands[] = {
+    {"acl|setuser", -3, kNoScript | kAdmin, cmd_acl},
+    {"acl|deluser", -3, kNoScript | kAdmin, cmd_acl},
+    {"acl|users", 2, kNoScript | kAdmin, cmd_acl},
+    {"acl|whoami", 2, kNoScript | kAdmin, cmd_acl},
     {"pubsub|channels", -2, kAdmin, cmd_pubsub},
     {"pubsub|numsub", -2, kAdmin, cmd_pubsub},
     {"pubsub|numpat", 2, kAdmin, cmd_pubsub},
@@ -282,8 +288,26 @@ const Spec* find_spec(std::string_view lower_name) {
 }
 
 bool is_container(std::string_view n) {
-  return n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" || n == "object" ||
-         n == "xinfo" || n == "memory" || n == "pubsub";
+  return n == "acl" || n == "xgroup" || n == "script" || n == "client" || n == "config" || n == "function" ||
+         n == "object" || n == "xinfo" || n == "memory" || n == "pubsub";
+}
+
+// ACL categories (acl.h): the names each one holds in Redis 7.0's command table, for the commands
+// the simulation has; read and write follow the table's flags.
+bool in_category(std::string_view category, const Spec& s) {
+  const auto one_of = [&](std::initializer_list<std::string_view> names) {
+    const std::string_view base = s.name.substr(0, s.name.find('|'));
+    return std::find(names.begin(), names.end(), base) != names.end();
+  };
+  if (category == "scripting")
+    return one_of({"eval", "evalsha", "eval_ro", "evalsha_ro", "script", "function", "fcall", "fcall_ro"});
+  if (category == "pubsub")
+    return one_of({"publish", "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "pubsub"});
+  if (category == "transaction") return one_of({"multi", "exec", "discard", "watch", "unwatch"});
+  if (category == "connection") return one_of({"auth", "hello", "ping", "echo", "select", "client", "reset", "quit"});
+  if (category == "write") return (s.flags & kWrite) != 0;
+  if (category == "read") return !(s.flags & (kWrite | kNoKeys)) && s.fn != nullptr && !(s.flags & kAdmin);
+  return false;
 }
 
 bool arity_ok(const Spec& s, size_t argc) {
@@ -368,6 +392,66 @@ const Spec* resolve(const std::vector<std::string>& argv, RedisReply* error) {
 
 }  // namespace
 
+std::vector<std::string_view> commands_in_category(std::string_view category, bool* known) {
+  static constexpr std::string_view kCategories[] = {"scripting",  "pubsub", "transaction",
+                                                     "connection", "read",   "write"};
+  *known = std::find(std::begin(kCategories), std::end(kCategories), category) != std::end(kCategories);
+  std::vector<std::string_view> out;
+  if (!*known) return out;
+  for (const Spec& s : kCommands) {
+    if (in_category(category, s)) out.push_back(s.name);
+  }
+  for (const Spec& s : kSubcommands) {
+    if (in_category(category, s)) out.push_back(s.name);
+  }
+  return out;
+}
+
+bool command_known(std::string_view lower_name) { return find_spec(lower_name) != nullptr; }
+
+namespace {
+
+// The keys an ACL key pattern must match: a script's or function's KEYS, every argument of the
+// commands that take only keys, MSET's keys, else the first argument (Redis reads the command
+// table's key specs; these are the shapes of the commands the simulation has).
+std::vector<std::string_view> acl_keys(const Spec& s, const std::vector<std::string>& argv) {
+  std::vector<std::string_view> keys;
+  const std::string_view name = s.name;
+  if (name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro" || name == "fcall" ||
+      name == "fcall_ro") {
+    const auto n = parse_int64(argv[2]);
+    for (size_t j = 3; n && *n > 0 && j < argv.size() && j < 3 + static_cast<size_t>(*n); ++j) keys.push_back(argv[j]);
+    return keys;
+  }
+  if ((s.flags & kNoKeys) || (s.flags & kAdmin) || argv.size() < 2) return keys;
+  if (name == "mset" || name == "msetnx") {
+    for (size_t j = 1; j < argv.size(); j += 2) keys.push_back(argv[j]);
+    return keys;
+  }
+  static constexpr std::string_view kAllKeys[] = {"del",    "unlink", "exists", "touch",   "mget",      "sinter",
+                                                  "sunion", "sdiff",  "watch",  "pfcount", "sintercard"};
+  if (std::find(std::begin(kAllKeys), std::end(kAllKeys), name) != std::end(kAllKeys)) {
+    for (size_t j = 1; j < argv.size(); ++j) keys.push_back(argv[j]);
+    return keys;
+  }
+  keys.push_back(argv[1]);
+  return keys;
+}
+
+enum class AclDenial { kNone, kCommand, kKey };
+
+// ACLCheckAllUserCommandPerm: AUTH and HELLO (CMD_NO_AUTH) are open to everyone.
+AclDenial acl_denial(const AclUser* user, const Spec& s, const std::vector<std::string>& argv) {
+  if (s.name == "auth" || s.name == "hello" || (user != nullptr && user->unrestricted())) return AclDenial::kNone;
+  if (user == nullptr || !acl_allows_command(*user, s.name)) return AclDenial::kCommand;
+  for (std::string_view key : acl_keys(s, argv)) {
+    if (!acl_allows_key(*user, key)) return AclDenial::kKey;
+  }
+  return AclDenial::kNone;
+}
+
+}  // namespace
+
 // ---- Ctx (declared in commands.h).
 
 Entry* Ctx::find(const std::string& key) {
@@ -415,6 +499,14 @@ int64_t Ctx::start_ms() const { return engine.start_ms_; }
 uint64_t Ctx::random() { return engine.next_random(); }
 uint64_t& Ctx::lua_rand48() { return engine.lua_rand48_; }
 LuaEvalState& Ctx::lua_eval() { return engine.lua_eval_; }
+std::map<std::string, AclUser>& Ctx::acl_users() { return engine.acl_users_; }
+std::optional<bool> Ctx::acl_permits(const std::vector<std::string>& argv) {
+  RedisReply error;
+  const Spec* spec = argv.empty() ? nullptr : resolve(argv, &error);
+  if (spec == nullptr) return std::nullopt;
+  const auto user = engine.acl_users_.find(session.user);
+  return acl_denial(user == engine.acl_users_.end() ? nullptr : &user->second, *spec, argv) == AclDenial::kNone;
+}
 void Ctx::set_script_read_only(bool read_only) { engine.script_read_only_ = read_only; }
 
 void Ctx::begin_script(bool eval) {
@@ -479,6 +571,17 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
     return RedisReply::error("ERR Unknown Redis command called from script");
   }
   if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
+  // scriptCall's ACL check: the script runs as its caller's user.
+  const auto user = engine.acl_users_.find(session.user);
+  switch (acl_denial(user == engine.acl_users_.end() ? nullptr : &user->second, *spec, args)) {
+    case AclDenial::kNone:
+      break;
+    case AclDenial::kCommand:
+      return RedisReply::error("ERR The user executing the script can't run this command or subcommand");
+    case AclDenial::kKey:
+      return RedisReply::error(
+          "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments");
+  }
   // scriptVerifyWriteCommandAllow: EVAL_RO/EVALSHA_RO refuse writes and may-replicate commands first.
   if (engine.script_read_only_ && (spec->flags & (kWrite | kMayReplicate))) {
     return RedisReply::error("ERR Write commands are not allowed from read-only scripts.");
@@ -788,6 +891,21 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   const std::string_view name = spec->name;
   dispatched_spec_ = spec_index(spec);
   if (!in_script) {
+    const auto user = acl_users_.find(session.user);
+    switch (acl_denial(user == acl_users_.end() ? nullptr : &user->second, *spec, argv)) {
+      case AclDenial::kNone:
+        break;
+      case AclDenial::kCommand:
+        dispatched_rejected_ = true;
+        return reject(
+            session, argv,
+            RedisReply::error("NOPERM this user has no permissions to run the '" + std::string(name) + "' command"));
+      case AclDenial::kKey:
+        dispatched_rejected_ = true;
+        return reject(
+            session, argv,
+            RedisReply::error("NOPERM this user has no permissions to access one of the keys used as arguments"));
+    }
     RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
     dispatched_rejected_ = refused.is_error();
     if (refused.is_error()) return reject(session, argv, std::move(refused));
@@ -1073,6 +1191,7 @@ void Engine::recover(int64_t now_ms) {
   libraries_.clear();
   lua_rand48_ = kLuaRand48Start;
   lua_eval_.reset();
+  acl_users_ = {{"default", default_acl_user()}};  // ACL SETUSER's users live in memory only
   expire_cursor_.clear();
   last_persist_ms_ = now_ms;
   ++stats_.recoveries;

@@ -81,6 +81,7 @@
 
 #include "impl/ports/redis_reply.h"
 #include "impl/ports/redis_script.h"
+#include "sim/redis/acl.h"
 #include "sim/redis/keyspace.h"
 #include "sim/redis/lua_script.h"
 
@@ -153,10 +154,11 @@ struct BlockRequest {
 // Per-connection state. Create one per client connection; call Engine::close_session when the
 // connection goes away.
 struct Session {
-  uint64_t id = 0;   // REQUIRES: unique among the open sessions of one engine (pub/sub routing)
-  int db = 0;        // SELECT
-  std::string name;  // CLIENT SETNAME
-  int protocol = 2;  // HELLO 2|3: RESP3 clients get replies shaped by shape_for_resp3 (resp3.h)
+  uint64_t id = 0;               // REQUIRES: unique among the open sessions of one engine (pub/sub routing)
+  int db = 0;                    // SELECT
+  std::string name;              // CLIENT SETNAME
+  std::string user = "default";  // AUTH (acl.h)
+  int protocol = 2;              // HELLO 2|3: RESP3 clients get replies shaped by shape_for_resp3 (resp3.h)
   bool in_multi = false;
   bool multi_dirty = false;  // a command was rejected while queueing: EXEC answers EXECABORT
   std::vector<std::vector<std::string>> queued;
@@ -424,6 +426,7 @@ class Engine {
   // (X2:X1:X0) at each start, shared by every script the server runs, never reseeded per script.
   static constexpr uint64_t kLuaRand48Start = 0x1234ABCD330EULL;
   uint64_t lua_rand48_ = kLuaRand48Start;
+  std::map<std::string, AclUser> acl_users_{{"default", default_acl_user()}};  // ACL SETUSER
   LuaEvalState lua_eval_;      // EVAL's Lua state (lua_script.h); dropped at each start
   std::string expire_cursor_;  // active expiry resumes after this key
   EngineStats stats_;

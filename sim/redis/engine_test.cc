@@ -835,6 +835,25 @@ TEST(EngineScriptTest, AnInnerErrorEndsTheScriptWithThatError) {
 }
 
 }  // namespace
+// ACL users (acl.h): HELLO AUTH and AUTH switch the session's user, whose rules decide what it may
+// run (engine_vs_real_test.cc compares the replies with redis-server); a restart forgets them.
+TEST_F(EngineTest, AclUsersRestrictTheirSessions) {
+  EXPECT_EQ(run({"ACL", "SETUSER", "bob", "on", ">pw", "+get", "+@scripting", "~b:*"}), "+OK");
+  EXPECT_EQ(run({"HELLO", "2", "AUTH", "bob", "pw"}).substr(0, 1), "[");
+  EXPECT_EQ(run({"ACL", "WHOAMI"}), "(error) NOPERM this user has no permissions to run the 'acl|whoami' command");
+  EXPECT_EQ(run({"GET", "b:1"}), "(nil)");
+  EXPECT_EQ(run({"GET", "a:1"}),
+            "(error) NOPERM this user has no permissions to access one of the keys used as arguments");
+  EXPECT_EQ(run({"SET", "b:1", "v"}), "(error) NOPERM this user has no permissions to run the 'set' command");
+  EXPECT_EQ(run({"EVAL", "return redis.acl_check_cmd('get', 'b:2')", "0"}), "(integer) 1");
+  EXPECT_EQ(run({"EVAL", "return redis.acl_check_cmd('get', 'a:2')", "0"}), "(nil)");
+  EXPECT_EQ(run({"AUTH", "default", "any"}), "+OK");  // nopass: any password
+  EXPECT_EQ(run({"SET", "a:1", "v"}), "+OK");
+  engine.recover(now);
+  Session fresh;
+  EXPECT_EQ(engine.execute(fresh, {"ACL", "USERS"}, now).describe(), "[\"default\"]");
+}
+
 // INFO commandstats and errorstats count what clients saw: calls, calls that answered an error,
 // calls refused before they ran, and error replies by their first word; CONFIG RESETSTAT clears
 // them; MULTI's queued commands count when EXEC runs, not when queued.

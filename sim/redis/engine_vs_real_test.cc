@@ -1129,5 +1129,56 @@ TEST(EngineVsRealTest, EveryLuaScriptReplyMatchesRedisServer) {
   EXPECT_EQ(mismatches_with_real(cmds, 1'767'225'600'000, nullptr), 0) << "of " << cmds.size() << " scripts";
 }
 
+// ACL SETUSER, AUTH and what a restricted user may run: commands by name and category, keys by
+// pattern, a script's calls and redis.acl_check_cmd, and the errors of each refusal.
+TEST(EngineVsRealTest, AclUsersMatchRedisServer) {
+  const std::vector<Cmd> cmds = {
+      {"ACL", "SETUSER", "bob", "on", ">123", "+@scripting", "+set", "~x*"},
+      {"ACL", "SETUSER", "bad", "+@nosuch"},
+      {"ACL", "SETUSER", "bad", "foo"},
+      {"ACL", "SETUSER", "bad", "+nosuchcommand"},
+      {"ACL", "SETUSER", "amy", "on", "nopass", "+@all", "-set", "allkeys"},
+      {"ACL", "USERS"},
+      {"ACL", "WHOAMI"},
+      {"AUTH", "1"},
+      {"AUTH", "nobody", "1"},
+      {"AUTH", "bob", "12"},
+      {"AUTH", "bob", "123"},
+      {"SET", "xx", "1"},
+      {"SET", "yy", "1"},
+      {"GET", "xx"},
+      {"ACL", "WHOAMI"},
+      {"EVAL", "return redis.call('set', KEYS[1], 2)", "1", "xx"},
+      {"EVAL", "return redis.call('hset', 'xx', 'f', 1)", "1", "xx"},
+      {"EVAL", "return redis.call('set', 'yy', 1)", "0"},
+      {"EVAL", "return redis.pcall('set', 'yy', 1)", "0"},
+      {"EVAL", "return redis.acl_check_cmd('set', 'xx', 1)", "1", "xx"},
+      {"EVAL", "return redis.acl_check_cmd('hset', 'xx', 'f', 1)", "1", "xx"},
+      {"EVAL", "return redis.acl_check_cmd('set', 'yy', 1)", "0"},
+      {"EVAL", "return redis.acl_check_cmd('invalid-cmd', 'arg')", "0"},
+      {"EVAL", "return redis.acl_check_cmd()", "0"},
+      {"EVAL", "return 1", "1", "yy"},
+      {"MULTI"},
+      {"PING"},
+      {"AUTH", "amy", "anything"},
+      {"ACL", "WHOAMI"},
+      {"GET", "yy"},
+      {"SET", "yy", "2"},
+      {"MULTI"},
+      {"SET", "zz", "1"},
+      {"GET", "zz"},
+      {"EXEC"},
+      {"AUTH", "default", "x"},
+      {"ACL", "DELUSER", "default"},
+      {"HELLO", "2", "AUTH", "bob", "wrong"},
+      {"ACL", "WHOAMI"},
+      {"AUTH", "default", "x"},
+      {"ACL", "DELUSER", "bob", "amy", "nobody"},
+      {"ACL", "USERS"},
+      {"AUTH", "bob", "123"},
+  };
+  EXPECT_EQ(mismatches_with_real(cmds, 1'767'225'600'000, nullptr), 0) << "of " << cmds.size() << " commands";
+}
+
 }  // namespace
 }  // namespace fl::sim::redis

@@ -313,6 +313,28 @@ void push_number_text(lua_State* L, int index) {
 // Runs the call of redis.call/pcall and pushes its reply's Lua value, or pushes an error message
 // (a string) for arguments Redis refuses. Returns whether what it pushed is an error. Every C++
 // object dies before it returns (see the file comment).
+constexpr const char* kArgumentsError = "ERR Lua redis lib command arguments must be strings or integers";
+
+// The call's arguments 1..argc as a command's argv (a number as Lua prints it); false when one
+// is neither a string nor a number.
+bool read_command(lua_State* L, int argc, std::vector<std::string>* argv) {
+  argv->reserve(static_cast<size_t>(argc));
+  for (int j = 1; j <= argc; ++j) {
+    const int type = lua_type(L, j);
+    if (type != LUA_TNUMBER && type != LUA_TSTRING) return false;
+    if (type == LUA_TNUMBER) {
+      push_number_text(L, j);
+    } else {
+      lua_pushvalue(L, j);
+    }
+    size_t n = 0;
+    const char* s = lua_tolstring(L, -1, &n);
+    argv->emplace_back(s, n);
+    lua_pop(L, 1);
+  }
+  return true;
+}
+
 bool call_and_push(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc == 0) {
@@ -323,20 +345,9 @@ bool call_and_push(lua_State* L) {
   RedisReply reply;
   {
     std::vector<std::string> argv;
-    argv.reserve(static_cast<size_t>(argc));
-    for (int j = 1; j <= argc; ++j) {
-      if (lua_type(L, j) == LUA_TNUMBER) {
-        push_number_text(L, j);
-      } else if (lua_type(L, j) == LUA_TSTRING) {
-        lua_pushvalue(L, j);
-      } else {
-        lua_pushstring(L, "ERR Lua redis lib command arguments must be strings or integers");
-        return true;
-      }
-      size_t n = 0;
-      const char* s = lua_tolstring(L, -1, &n);
-      argv.emplace_back(s, n);
-      lua_pop(L, 1);
+    if (!read_command(L, argc, &argv)) {
+      lua_pushstring(L, kArgumentsError);
+      return true;
     }
     lua_settop(L, 0);  // the arguments are in argv: their slots are the reply's (luaRedisGenericCommand)
     // call_nested takes argv; RESP3's shaping reads the command after it.
@@ -373,6 +384,27 @@ int redis_pcall(lua_State* L) {
   return 1;
 }
 
+// luaPushError + luaError: raises an {err=...} table, no position prefix.
+int raise_error_table(lua_State* L, const char* message) {
+  lua_newtable(L);
+  lua_pushstring(L, message);
+  lua_setfield(L, -2, "err");
+  return lua_error(L);
+}
+
+// redis.acl_check_cmd(command, args...): whether the script's user may run that command on those
+// arguments (its keys included); an unknown command raises, as luaRedisAclCheckCmdPermissionsCommand.
+int redis_acl_check_cmd(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc == 0) return raise_error_table(L, "ERR Please specify at least one argument for this redis lib call");
+  std::vector<std::string> argv;
+  if (!read_command(L, argc, &argv)) return raise_error_table(L, kArgumentsError);
+  const std::optional<bool> permitted = ctx_of(L)->acl_permits(argv);
+  if (!permitted) return raise_error_table(L, "ERR Invalid command passed to redis.acl_check_cmd()");
+  lua_pushboolean(L, *permitted ? 1 : 0);
+  return 1;
+}
+
 int redis_reply_table(lua_State* L, const char* field) {
   if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
     return luaL_error(L, "wrong number or type of arguments");
@@ -401,16 +433,9 @@ int redis_sha1hex(lua_State* L) {
 
 // redis.setresp(2|3): the protocol of the replies the script's later redis.call()s convert.
 int redis_setresp(lua_State* L) {
-  // luaPushError + luaError: an {err=...} table, no position prefix.
-  const auto raise = [L](const char* message) {
-    lua_newtable(L);
-    lua_pushstring(L, message);
-    lua_setfield(L, -2, "err");
-    return lua_error(L);
-  };
-  if (lua_gettop(L) != 1) return raise("ERR redis.setresp() requires one argument.");
+  if (lua_gettop(L) != 1) return raise_error_table(L, "ERR redis.setresp() requires one argument.");
   const auto protocol = static_cast<int>(lua_tonumber(L, 1));
-  if (protocol != 2 && protocol != 3) return raise("ERR RESP version must be 2 or 3.");
+  if (protocol != 2 && protocol != 3) return raise_error_table(L, "ERR RESP version must be 2 or 3.");
   frame_of(L)->protocol = protocol;
   return 0;
 }
@@ -433,6 +458,7 @@ void register_redis_table(lua_State* L) {
                           {"sha1hex", redis_sha1hex},
                           {"log", redis_log},
                           {"setresp", redis_setresp},
+                          {"acl_check_cmd", redis_acl_check_cmd},
                           {nullptr, nullptr}};
   for (const luaL_Reg* f = fns; f->name != nullptr; ++f) {
     lua_pushcfunction(L, f->func);
@@ -1099,7 +1125,7 @@ std::optional<std::string> run_library(lua_State* L, Ctx& c, std::string_view co
   lua_setfield(L, LUA_REGISTRYINDEX, kFunctionsRegistry);
   lua_getglobal(L, "redis");
   if (loading) {
-    for (const char* absent : {"call", "pcall", "error_reply", "status_reply", "sha1hex"}) {
+    for (const char* absent : {"call", "pcall", "error_reply", "status_reply", "sha1hex", "acl_check_cmd"}) {
       lua_pushnil(L);
       lua_setfield(L, -2, absent);
     }
