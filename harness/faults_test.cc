@@ -60,19 +60,37 @@ TEST(RedisErrorFaults, EachKindIsReachableFromTheSwarmAndRecorded) {
   }
 }
 
+// likes' swarm without its swarm, with one refusal window of `kind` on redis from 2 s to 10 s.
+Scenario with_refusal_window(const std::string& kind) {
+  Scenario s = likes_swarm();
+  s.swarm.enabled = false;
+  FaultSpec f;
+  f.at_ms = 2000;
+  f.kind = kind;
+  f.target = "redis";
+  f.duration_ms = 8000;
+  s.faults = {f};
+  return s;
+}
+
 TEST(RedisErrorFaults, EachKindIsReachableAsAScheduledFaultAndEnds) {
   for (const std::string& kind : redis_error_fault_kinds()) {
-    Scenario s = likes_swarm();
-    s.swarm.enabled = false;
-    FaultSpec f;
-    f.at_ms = 2000;
-    f.kind = kind;
-    f.target = "redis";
-    f.duration_ms = 8000;
-    s.faults = {f};
+    const Scenario s = with_refusal_window(kind);
     const size_t refused = refused_commands(s, 3, kind, nullptr);
     EXPECT_GT(refused, 0u) << kind;
   }
+}
+
+// A script whose call a refusal window refused answers that error with Redis's " script: <sha>,
+// on @user_script:<line>." after it: the script's own call is in the fault log too, not only the
+// refused call inside it (the judges excuse by the operation a fault touched).
+TEST(RedisErrorFaults, AScriptARefusalEndedIsRecordedAsRefused) {
+  const sim::FaultLog log = test_support::injected_faults(with_refusal_window("redis-readonly"), 3, nullptr);
+  size_t scripts = 0;
+  for (const sim::FaultRecord& r : log) {
+    if (r.kind == sim::FaultKind::kRedisError && r.message.find(": EVALSHA ") != std::string::npos) ++scripts;
+  }
+  EXPECT_GT(scripts, 0u) << "no refused EVALSHA in the fault log";
 }
 
 // The exploratory mixes of combo and likes draw every error-reply kind (issue 16: "used by the

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "impl/ports/redis_reply.h"
@@ -79,8 +80,12 @@ struct Ctx {
   std::optional<bool> acl_permits(const std::vector<std::string>& argv);
   // The Lua state EVAL scripts share (Engine::lua_eval_).
   LuaEvalState& lua_eval();
-  // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO).
+  // While set, the script's redis.call()s of writes and PUBLISH fail (EVAL_RO, EVALSHA_RO, a
+  // script's no-writes flag).
   void set_script_read_only(bool read_only);
+  bool script_read_only() const;
+  // While set, the script's calls are never refused for memory (its allow-oom flag).
+  void set_script_allow_oom(bool allow_oom);
   // A Lua script (eval) or function (!eval) starts and ends: SCRIPT KILL and FUNCTION KILL act on
   // it, and the engine's script hook runs (Engine::set_script_hook).
   void begin_script(bool eval);
@@ -134,6 +139,16 @@ bool glob_match(std::string_view pattern, std::string_view s, bool nocase = fals
 // The commands of an ACL category (+@scripting ...; acl.h), by table name; *known is false for a
 // category the simulation does not model (then the list is empty). Categories: scripting,
 // pubsub, transaction, connection, read (commands without kWrite that take keys), write.
+// A script's flags from its "#!lua flags=..." first line (Redis 7.0's evalExtractShebangFlags);
+// without one, the script runs in compatibility mode (shebang false). The error text (without
+// "ERR ") of a shebang Redis refuses.
+struct ScriptFlags {
+  bool shebang = false;
+  bool no_writes = false;
+  bool allow_oom = false;
+  size_t shebang_len = 0;  // up to, not including, the line feed
+};
+std::variant<ScriptFlags, std::string> shebang_flags(std::string_view body);
 std::vector<std::string_view> commands_in_category(std::string_view category, bool* known);
 // Whether `lower_name` names a command or subcommand ("get", "config|get", "config").
 bool command_known(std::string_view lower_name);

@@ -438,6 +438,33 @@ std::vector<std::string_view> acl_keys(const Spec& s, const std::vector<std::str
   return keys;
 }
 
+// The flags processCommand gates a command by: a script's own when it has a "#!lua" line
+// (evalGetCommandFlags: deny-oom unless allow-oom or no-writes, a write unless no-writes), else
+// the table's.
+uint32_t gate_flags(const Spec& s, const std::vector<std::string>& argv,
+                    const std::map<std::string, std::string, std::less<>>& loaded) {
+  const std::string_view n = s.name;
+  const bool by_sha = n == "evalsha" || n == "evalsha_ro";
+  if ((!by_sha && n != "eval" && n != "eval_ro") || argv.size() < 2) return s.flags;
+  std::string_view body = argv[1];
+  if (by_sha) {
+    char folded[40];
+    if (argv[1].size() != sizeof folded) return s.flags;
+    std::transform(argv[1].begin(), argv[1].end(), folded, ascii_lower);
+    const auto it = loaded.find(std::string_view(folded, sizeof folded));
+    if (it == loaded.end()) return s.flags;
+    body = it->second;
+  }
+  if (body.substr(0, 2) != "#!") return s.flags;
+  const auto parsed = shebang_flags(body);
+  const ScriptFlags* f = std::get_if<ScriptFlags>(&parsed);
+  if (f == nullptr) return s.flags;
+  uint32_t flags = s.flags & ~(kDenyOom | kWrite | kMayReplicate);
+  if (!f->allow_oom && !f->no_writes) flags |= kDenyOom;
+  if (!f->no_writes) flags |= kWrite;
+  return flags;
+}
+
 enum class AclDenial { kNone, kCommand, kKey };
 
 // ACLCheckAllUserCommandPerm: AUTH and HELLO (CMD_NO_AUTH) are open to everyone.
@@ -508,6 +535,8 @@ std::optional<bool> Ctx::acl_permits(const std::vector<std::string>& argv) {
   return acl_denial(user == engine.acl_users_.end() ? nullptr : &user->second, *spec, argv) == AclDenial::kNone;
 }
 void Ctx::set_script_read_only(bool read_only) { engine.script_read_only_ = read_only; }
+bool Ctx::script_read_only() const { return engine.script_read_only_; }
+void Ctx::set_script_allow_oom(bool allow_oom) { engine.script_allow_oom_ = allow_oom; }
 
 void Ctx::begin_script(bool eval) {
   if (!live()) return;
@@ -591,7 +620,7 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
   // scriptVerifyOOM: a denyoom call is refused only while the script has not written yet (a
   // script that started writing runs to the end, so it is never left half done by OOM).
   std::optional<RedisReply> refused;
-  const bool oom_applies = (spec->flags & kDenyOom) && !engine.script_dirty_;
+  const bool oom_applies = (spec->flags & kDenyOom) && !engine.script_dirty_ && !engine.script_allow_oom_;
   if (live() && (((r == Refusal::kReadonly) && (spec->flags & kWrite)) || ((r == Refusal::kOom) && oom_applies))) {
     ++engine.stats_.refused;
     refused = RedisReply::error(refusal_error(r));
@@ -906,7 +935,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
             session, argv,
             RedisReply::error("NOPERM this user has no permissions to access one of the keys used as arguments"));
     }
-    RedisReply refused = refuse_or_oom(session, name, spec->flags, now_ms);
+    RedisReply refused = refuse_or_oom(session, name, gate_flags(*spec, argv, loaded_scripts_), now_ms);
     dispatched_rejected_ = refused.is_error();
     if (refused.is_error()) return reject(session, argv, std::move(refused));
   }

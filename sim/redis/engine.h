@@ -403,6 +403,7 @@ class Engine {
   std::function<void()> script_hook_;
   bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)
   bool script_read_only_ = false;  // the running script came by EVAL_RO/EVALSHA_RO
+  bool script_allow_oom_ = false;  // the running script declared allow-oom
   size_t blocked_clients_ = 0;     // INFO's blocked_clients, as the server reports it
   int64_t last_persist_ms_ = -1;
   // Pub/sub: channel -> subscribed session ids.

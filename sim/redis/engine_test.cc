@@ -804,6 +804,26 @@ TEST(EngineScriptTest, OomRefusesAScriptOnlyBeforeItsFirstWrite) {
   EXPECT_EQ(engine.execute(s, {"GET", "k"}, kT0).describe(), "\"v\"");
 }
 
+// A "#!lua" line declares the script's flags (evalGetCommandFlags): without allow-oom or
+// no-writes the script is refused -OOM before it runs; allow-oom lets its writes past OOM;
+// no-writes runs it read-only, and needs no memory either.
+TEST(EngineScriptTest, ShebangFlagsGateTheScriptBeforeItRuns) {
+  Engine engine;
+  Session s;
+  engine.set_refusal(Refusal::kOom);
+  EXPECT_EQ(engine.execute(s, {"EVAL", "#!lua\nreturn redis.call('SET', 'k', 'v')", "0"}, kT0).describe(),
+            "(error) OOM command not allowed when used memory > 'maxmemory'.");
+  EXPECT_EQ(
+      engine.execute(s, {"EVAL", "#!lua flags=allow-oom\nreturn redis.call('SET', 'k', 'v')", "0"}, kT0).describe(),
+      "+OK");
+  EXPECT_EQ(engine.execute(s, {"EVAL", "#!lua flags=no-writes\nreturn redis.call('GET', 'k')", "0"}, kT0).describe(),
+            "\"v\"");
+  engine.set_refusal(Refusal::kReadonly);  // a demoted master refuses a script that may write
+  EXPECT_EQ(engine.execute(s, {"EVAL", "#!lua flags=allow-oom\nreturn 1", "0"}, kT0).describe(),
+            "(error) READONLY You can't write against a read only replica.");
+  EXPECT_EQ(engine.execute(s, {"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}, kT0).describe(), "(integer) 1");
+}
+
 }  // namespace
 }  // namespace fl::sim::redis
 

@@ -1072,6 +1072,21 @@ const std::vector<Cmd>& lua_corpus() {
       {"EVAL", "local t = {3, 1, 2} table.sort(t) table.insert(t, 4) table.remove(t, 1) return t", "0"},
       {"EVAL", "return #KEYS + #ARGV", "2", "k1", "k2", "a"},
       {"EVAL", "return #KEYS + #ARGV", "0"},
+      // A binary chunk is parsed as text (Redis 7.0.15 loads no bytecode); text chunks load.
+      {"EVAL", "local f, e = loadstring(string.dump(function() return 1 end)) return {tostring(f), e}", "0"},
+      {"EVAL", "local f, e = loadstring('\27Lua') return {tostring(f), e}", "0"},
+      {"EVAL", "return {loadstring('return 7')(), tostring(loadstring('x x'))}", "0"},
+      {"EVAL", "local f, e = loadstring('x x', 'named') return {tostring(f), e}", "0"},
+      // A "#!lua" first line: its flags (no-writes, allow-oom, ...), and the errors of a bad one.
+      {"EVAL", "#!lua flags=no-writes\nreturn redis.pcall('set', 'sb', 1)", "0"},
+      {"EVAL", "#!lua flags=no-writes,allow-stale\nreturn redis.call('get', 'sb')", "0"},
+      {"EVAL", "#!lua\nreturn redis.call('set', 'sb', 1)", "0"},
+      {"EVAL", "#!lua\nreturn 1 +", "0"},
+      {"EVAL", "#!lua name=x\nreturn 1", "0"},
+      {"EVAL", "#!lua flags=bad\nreturn 1", "0"},
+      {"EVAL", "#!python\nreturn 1", "0"},
+      {"EVAL", "#!lua", "0"},
+      {"EVALSHA", sha1_hex("#!lua flags=bad\nreturn 1"), "0"},
       // Functions: FUNCTION LOAD, FCALL, FCALL_RO, their errors.
       {"FUNCTION", "FLUSH"},
       {"FUNCTION", "LOAD",

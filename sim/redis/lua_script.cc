@@ -574,6 +574,30 @@ int safe_unpack(lua_State* L) {
   return static_cast<int>(n);
 }
 
+// loadstring as Redis 7.0.15's patched Lua: a binary chunk (string.dump's) is parsed as text, so
+// it fails to compile ("unexpected symbol near 'char(27)'") instead of loading bytecode, which
+// could crash the server. The chunk keeps its name, so the message is Redis's.
+int text_loadstring(lua_State* L) {
+  size_t size = 0;
+  const char* s = luaL_checklstring(L, 1, &size);
+  const char* chunkname = luaL_optstring(L, 2, s);
+  int status = 0;
+  if (size > 0 && s[0] == LUA_SIGNATURE[0]) {
+    lua_pushliteral(L, " ");  // a leading space: no longer the signature
+    lua_pushvalue(L, 1);
+    lua_concat(L, 2);
+    size_t text_size = 0;
+    const char* text = lua_tolstring(L, -1, &text_size);
+    status = luaL_loadbuffer(L, text, text_size, chunkname);
+  } else {
+    status = luaL_loadbuffer(L, s, size, chunkname);
+  }
+  if (status == 0) return 1;
+  lua_pushnil(L);
+  lua_insert(L, -2);
+  return 2;
+}
+
 // LuaBitOp's barg: the number rounded to an integer (the 2^52+2^51 trick), its low 32 bits; a
 // non-number raises "number expected".
 uint32_t bit_arg(lua_State* L, int idx) {
@@ -882,6 +906,8 @@ lua_State* new_sandbox(uint64_t* rand48, LuaFrame* frame) {
   }
   lua_pushcfunction(L, safe_unpack);
   lua_setglobal(L, "unpack");
+  lua_pushcfunction(L, text_loadstring);
+  lua_setglobal(L, "loadstring");
   replace_random(L, rand48);
   register_redis_table(L);
   if (luaL_loadbuffer(L, kErrorHandler, std::char_traits<char>::length(kErrorHandler), "@faultline_sandbox") != 0 ||
@@ -1137,6 +1163,7 @@ std::optional<std::string> run_library(lua_State* L, Ctx& c, std::string_view co
   lua_pushcfunction(L, redis_register_function);
   lua_setfield(L, -2, "register_function");
   lua_pop(L, 1);
+  make_readonly(L);  // the library's globals and libraries are read-only, as EVAL's
   if (luaL_loadbuffer(L, code.data(), code.size(), kFunctionChunkName) != 0) {
     return std::string("Error compiling function: ") + (lua_isstring(L, -1) ? lua_tostring(L, -1) : "?");
   }

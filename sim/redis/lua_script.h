@@ -92,9 +92,8 @@ RedisReply run_lua(Ctx& c, std::string_view sha1, std::string_view body, const s
 // redis.register_function(name, callback) or redis.register_function{function_name=...,
 // callback=..., flags={...}}. Loading runs the code with only register_function and log in
 // `redis` (redis.call is not there, as in Redis); each FCALL runs it again in a fresh state, then
-// calls the function with KEYS and ARGV as its two arguments (a fresh state has no read-only
-// tables: a function may change a library for its own call). Errors end " script: <function>,
-// on @user_function:<line>.".
+// calls the function with KEYS and ARGV as its two arguments; its globals and libraries are
+// read-only as EVAL's. Errors end " script: <function>, on @user_function:<line>.".
 struct FunctionLibrary {
   std::string name;
   std::string code;                       // the text after the metadata line

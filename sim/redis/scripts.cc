@@ -23,6 +23,60 @@ std::optional<RedisReply> numkeys_error(Ctx& c) {
 
 }  // namespace
 
+std::variant<ScriptFlags, std::string> shebang_flags(std::string_view body) {
+  ScriptFlags flags;
+  if (body.substr(0, 2) != "#!") return flags;
+  const size_t end = body.find('\n');
+  if (end == std::string_view::npos) return std::string("Invalid script shebang");
+  flags.shebang = true;
+  flags.shebang_len = end;
+  std::vector<std::string_view> parts;
+  for (size_t i = 0; i < end;) {
+    const size_t space = std::min(body.find(' ', i), end);
+    if (space > i) parts.push_back(body.substr(i, space - i));
+    i = space + 1;
+  }
+  if (parts.empty()) return std::string("Invalid engine in script shebang");
+  if (parts[0] != "#!lua") return "Unexpected engine in script shebang: " + std::string(parts[0]);
+  for (size_t j = 1; j < parts.size(); ++j) {
+    if (parts[j].substr(0, 6) != "flags=") return "Unknown lua shebang option: " + std::string(parts[j]);
+    std::string_view list = parts[j].substr(6);
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      const std::string_view flag = list.substr(0, comma);
+      if (flag == "no-writes") {
+        flags.no_writes = true;
+      } else if (flag == "allow-oom") {
+        flags.allow_oom = true;
+      } else if (flag != "allow-stale" && flag != "no-cluster" && flag != "allow-cross-slot-keys") {
+        return "Unexpected flag in script shebang: " + std::string(flag);
+      }
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    }
+  }
+  return flags;
+}
+
+namespace {
+
+// Runs `body` (its shebang line, if any, left out but its line feed kept, so line numbers stay
+// the user's) with its flags: no-writes runs it read-only, allow-oom lets its calls past OOM.
+RedisReply run_with_flags(Ctx& c, std::string_view sha, std::string_view body) {
+  const auto parsed = shebang_flags(body);
+  if (const std::string* error = std::get_if<std::string>(&parsed)) return RedisReply::error("ERR " + *error);
+  const ScriptFlags& flags = std::get<ScriptFlags>(parsed);
+  const bool was_read_only = c.script_read_only();
+  if (flags.no_writes) c.set_script_read_only(true);
+  c.set_script_allow_oom(flags.allow_oom);
+  auto [keys, args] = keys_and_args(c);
+  RedisReply reply = run_lua(c, sha, body.substr(flags.shebang_len), keys, args);
+  c.set_script_allow_oom(false);
+  c.set_script_read_only(was_read_only);
+  return reply;
+}
+
+}  // namespace
+
 std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(const Ctx& c) {
   const int64_t numkeys = *parse_int64(c.arg(2));
   const auto keys_begin = c.argv.begin() + 3;
@@ -33,9 +87,11 @@ std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(cons
 RedisReply cmd_eval(Ctx& c) {
   if (auto e = numkeys_error(c)) return *e;
   const std::string sha = sha1_hex(c.arg(1));
+  if (const auto parsed = shebang_flags(c.arg(1)); std::holds_alternative<std::string>(parsed)) {
+    return RedisReply::error("ERR " + std::get<std::string>(parsed));  // not cached (luaCreateFunction)
+  }
   c.loaded_scripts().try_emplace(sha, c.arg(1));  // EVAL caches the script, as Redis does
-  auto [keys, args] = keys_and_args(c);
-  return run_lua(c, sha, c.arg(1), keys, args);
+  return run_with_flags(c, sha, c.arg(1));
 }
 
 RedisReply cmd_evalsha(Ctx& c) {
@@ -51,8 +107,7 @@ RedisReply cmd_evalsha(Ctx& c) {
   auto loaded = c.loaded_scripts().find(sha);
   if (loaded == c.loaded_scripts().end()) return noscript();
   const std::string body = loaded->second;  // a copy: the cache may change while the script runs
-  auto [keys, args] = keys_and_args(c);
-  return run_lua(c, sha, body, keys, args);
+  return run_with_flags(c, sha, body);
 }
 
 // The read-only variants (Redis 7.0): the same script, its writes and PUBLISHes refused with an

@@ -76,11 +76,13 @@ void Server::log_command(const Engine::ObservedCommand& c) {
   const uint64_t seq = command_log_.size() + 1;
   const int64_t time_us = world.now_us();
   // A refused command is a fault the judges may weigh: an injected refusal window, or a full
-  // memory under the scenario's maxmemory (noeviction, or nothing left to evict).
+  // memory under the scenario's maxmemory (noeviction, or nothing left to evict). A script a
+  // refused call ended answers the same error with Redis's " script: <sha>, on ..." after it: the
+  // script was refused too.
+  const auto refused_by = [&c](Refusal r) { return c.reply.str.rfind(refusal_error(r), 0) == 0; };
   Refusal refusal = engine_.refusal();
-  if (c.reply.is_error() && !(refusal != Refusal::kNone && c.reply.str == refusal_error(refusal))) {
-    refusal =
-        engine_.options().maxmemory > 0 && c.reply.str == refusal_error(Refusal::kOom) ? Refusal::kOom : Refusal::kNone;
+  if (c.reply.is_error() && !(refusal != Refusal::kNone && refused_by(refusal))) {
+    refusal = engine_.options().maxmemory > 0 && refused_by(Refusal::kOom) ? Refusal::kOom : Refusal::kNone;
   }
   if (refusal != Refusal::kNone && c.reply.is_error()) {
     // Which command of which operation the refusal hit (sim/fault_log.h).
