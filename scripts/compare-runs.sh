@@ -7,12 +7,14 @@
 #     exemptions, the fingerprint and the event count (the `faultline run` output less its wall
 #     time), for the given files or every scenario file and saved counterexample. A change to a
 #     judge meant to keep its verdicts must print no DIFF line.
-#   scripts/compare-runs.sh fingerprints|reports OLD_BINARY NEW_BINARY [N=1] [JOBS=2] [FILE...]
+#   verdicts: the same less the fingerprint: a change that rewrites what a trace says but should
+#     decide nothing differently (a reply's text) must print no DIFF line.
+#   scripts/compare-runs.sh fingerprints|reports|verdicts OLD_BINARY NEW_BINARY [N=1] [JOBS=2] [FILE...]
 # Exit status: 0 when no run differs, 1 when one does, 2 on a usage error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -lt 3 ] || { [ "$1" != fingerprints ] && [ "$1" != reports ]; }; then
-  echo "usage: $0 fingerprints|reports OLD_BINARY NEW_BINARY [SEEDS] [JOBS] [FILE...]" >&2
+if [ $# -lt 3 ] || { [ "$1" != fingerprints ] && [ "$1" != reports ] && [ "$1" != verdicts ]; }; then
+  echo "usage: $0 fingerprints|reports|verdicts OLD_BINARY NEW_BINARY [SEEDS] [JOBS] [FILE...]" >&2
   exit 2
 fi
 mode=$1 old=$(realpath "$2") new=$(realpath "$3") seeds=${4:-1} jobs=${5:-2}
@@ -20,13 +22,15 @@ shift $(($# < 5 ? $# : 5))
 files=("$@")
 if [ ${#files[@]} -eq 0 ]; then
   files=(scenarios/*/*.yaml)
-  [ "$mode" = reports ] && files+=(scenarios/*/found/*.yaml)
+  [ "$mode" != fingerprints ] && files+=(scenarios/*/found/*.yaml)
 fi
 report() {  # BINARY FILE SEED: what this mode compares of one run
   if [ "$mode" = fingerprints ]; then
     "$1" run "$2" --seed "$3" --quiet 2>&1 | grep -o "fingerprint [0-9a-f]*" || true
-  else
+  elif [ "$mode" = reports ]; then
     "$1" run "$2" --seed "$3" 2>&1 | sed 's/ in [0-9.]* wall s//' || true
+  else
+    "$1" run "$2" --seed "$3" 2>&1 | sed 's/ in [0-9.]* wall s//; s/fingerprint [0-9a-f]*//' || true
   fi
 }
 compare_one() {  # FILE SEED
