@@ -1072,6 +1072,11 @@ const std::vector<Cmd>& lua_corpus() {
       {"EVAL", "local t = {3, 1, 2} table.sort(t) table.insert(t, 4) table.remove(t, 1) return t", "0"},
       {"EVAL", "return #KEYS + #ARGV", "2", "k1", "k2", "a"},
       {"EVAL", "return #KEYS + #ARGV", "0"},
+      // Numbers as command arguments ("%.17g"): integers, -0, 2^53 and past it, 1e17, fractions.
+      {"EVAL",
+       "local out = {} for i, n in ipairs({300000, -5, 0, -0, 2^53 - 1, 2^53, 2^53 + 2, 1e16, 1e17, -1e17, 0.1, 1/3, "
+       "-2.5e-7}) do redis.call('set', 'num', n) out[i] = redis.call('get', 'num') end return out",
+       "0"},
       // A binary chunk is parsed as text (Redis 7.0.15 loads no bytecode); text chunks load.
       {"EVAL", "local f, e = loadstring(string.dump(function() return 1 end)) return {tostring(f), e}", "0"},
       {"EVAL", "local f, e = loadstring('\27Lua') return {tostring(f), e}", "0"},

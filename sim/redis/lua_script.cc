@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -305,14 +306,19 @@ RedisReply to_reply(lua_State* L, int index, int depth) {
 // The number at `index` as Redis 7.0 writes a command argument ("%.17g": 0.1 is
 // "0.10000000000000001").
 void push_number_text(lua_State* L, int index) {
+  const double d = static_cast<double>(lua_tonumber(L, index));
   char buf[64];
-  const int n = std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(lua_tonumber(L, index)));
+  // An integer below 2^53 prints as its digits under "%.17g" (no exponent below 1e17): the
+  // scripts' usual arguments (counts, TTLs, versions) skip snprintf. -0 keeps its sign there.
+  if (d == std::floor(d) && std::fabs(d) < 9007199254740992.0 && !(d == 0 && std::signbit(d))) {
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(d));
+    lua_pushlstring(L, buf, static_cast<size_t>(end - buf));
+    return;
+  }
+  const int n = std::snprintf(buf, sizeof buf, "%.17g", d);
   lua_pushlstring(L, buf, n > 0 ? static_cast<size_t>(n) : 0);
 }
 
-// Runs the call of redis.call/pcall and pushes its reply's Lua value, or pushes an error message
-// (a string) for arguments Redis refuses. Returns whether what it pushed is an error. Every C++
-// object dies before it returns (see the file comment).
 constexpr const char* kArgumentsError = "ERR Lua redis lib command arguments must be strings or integers";
 
 // The call's arguments 1..argc as a command's argv (a number as Lua prints it); false when one
@@ -335,6 +341,9 @@ bool read_command(lua_State* L, int argc, std::vector<std::string>* argv) {
   return true;
 }
 
+// Runs the call of redis.call/pcall and pushes its reply's Lua value, or pushes an error message
+// (a string) for arguments Redis refuses. Returns whether what it pushed is an error. Every C++
+// object dies before it returns (see the file comment).
 bool call_and_push(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc == 0) {
