@@ -13,7 +13,7 @@ AclUser default_acl_user() {
   u.on = true;
   u.nopass = true;
   u.all_commands = true;
-  u.key_patterns = {"*"};
+  u.all_keys = true;
   u.channel_patterns = {"*"};
   return u;
 }
@@ -77,9 +77,11 @@ std::string apply_acl_rule(AclUser& u, std::string_view rule) {
     return apply_command_rule(u, "+@all");
   } else if (r == "nocommands") {
     return apply_command_rule(u, "-@all");
-  } else if (r == "allkeys") {
-    u.key_patterns = {"*"};
+  } else if (r == "allkeys" || r == "~*") {
+    u.all_keys = true;
+    u.key_patterns.clear();
   } else if (r == "resetkeys") {
+    u.all_keys = false;
     u.key_patterns.clear();
   } else if (r == "allchannels") {
     u.channel_patterns = {"*"};
@@ -92,12 +94,16 @@ std::string apply_acl_rule(AclUser& u, std::string_view rule) {
     u.nopass = false;
   } else if (!rule.empty() && rule[0] == '<') {
     u.passwords.erase(std::string(rule.substr(1)));
-  } else if (!rule.empty() && rule[0] == '~') {
-    u.key_patterns.emplace_back(rule.substr(1));
-  } else if (rule.size() > 1 && rule[0] == '%') {
+  } else if (!rule.empty() && (rule[0] == '~' || rule[0] == '%')) {
     const size_t tilde = rule.find('~');
     if (tilde == std::string_view::npos) return modifier_error(rule, "Syntax error");
-    u.key_patterns.emplace_back(rule.substr(tilde + 1));  // read and write alike
+    if (u.all_keys) {
+      return modifier_error(
+          rule,
+          "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have "
+          "any effect. Try 'resetkeys' to start with an empty list of patterns");
+    }
+    u.key_patterns.emplace_back(rule.substr(tilde + 1));  // %R~ and %W~ alike: read and write
   } else if (!rule.empty() && rule[0] == '&') {
     u.channel_patterns.emplace_back(rule.substr(1));
   } else if (!rule.empty() && (rule[0] == '+' || rule[0] == '-')) {
@@ -116,8 +122,8 @@ bool acl_allows_command(const AclUser& u, std::string_view name) {
 }
 
 bool acl_allows_key(const AclUser& u, std::string_view key) {
-  return std::any_of(u.key_patterns.begin(), u.key_patterns.end(),
-                     [&](const std::string& p) { return glob_match(p, key); });
+  return u.all_keys || std::any_of(u.key_patterns.begin(), u.key_patterns.end(),
+                                   [&](const std::string& p) { return glob_match(p, key); });
 }
 
 // ---- ACL SETUSER | DELUSER | USERS | WHOAMI, and AUTH.

@@ -6,13 +6,13 @@
 // - apply_acl_rule applies one ACL SETUSER rule in order, as Redis does: on, off, >pass, <pass,
 //   nopass, resetpass, +cmd, -cmd, +cmd|sub, +@category, -@category, allcommands (+@all),
 //   nocommands (-@all), ~pattern, %RW~pattern, allkeys (~*), resetkeys, &pattern, allchannels
-//   (&*), resetchannels, reset. Categories are those of commands_in_category (commands.h).
+//   (&*), resetchannels, reset. Categories are those of commands_in_category (commands.h). A key
+//   pattern after allkeys or ~* is refused, as Redis refuses it.
 // - A user may run a command when it is allowed by name ("get", or for a subcommand either
 //   "config" or "config|get"), and may touch a key that one of its key patterns matches (glob).
 // - Passwords are kept as given: the simulation has no ACL LIST or GETUSER that would show them.
 #pragma once
 
-#include <algorithm>
 #include <set>
 #include <string>
 #include <string_view>
@@ -27,13 +27,11 @@ struct AclUser {
   bool all_commands = false;
   std::set<std::string> allowed;  // by name, on top of all_commands
   std::set<std::string> denied;   // by name, taken out of all_commands
+  bool all_keys = false;          // allkeys or ~* (Redis's ALLKEYS flag): then no key pattern is kept
   std::vector<std::string> key_patterns;
   std::vector<std::string> channel_patterns;
-  // Every command on every key (the default user): no check needs the command's keys.
-  bool unrestricted() const {
-    return all_commands && denied.empty() &&
-           std::find(key_patterns.begin(), key_patterns.end(), "*") != key_patterns.end();
-  }
+  // Every command on every key (the default user): no check needs the command or its keys.
+  bool unrestricted() const { return all_commands && denied.empty() && all_keys; }
 };
 
 // The user "default" of a fresh server.

@@ -149,6 +149,9 @@ struct ScriptFlags {
   size_t shebang_len = 0;  // up to, not including, the line feed
 };
 std::variant<ScriptFlags, std::string> shebang_flags(std::string_view body);
+// The space-separated words of text[0, end): a "#!" first line (shebang_flags, FUNCTION LOAD's
+// library metadata).
+std::vector<std::string_view> words_before(std::string_view text, size_t end);
 std::vector<std::string_view> commands_in_category(std::string_view category, bool* known);
 // Whether `lower_name` names a command or subcommand ("get", "config|get", "config").
 bool command_known(std::string_view lower_name);

@@ -443,9 +443,8 @@ std::vector<std::string_view> acl_keys(const Spec& s, const std::vector<std::str
 // the table's.
 uint32_t gate_flags(const Spec& s, const std::vector<std::string>& argv,
                     const std::map<std::string, std::string, std::less<>>& loaded) {
-  const std::string_view n = s.name;
-  const bool by_sha = n == "evalsha" || n == "evalsha_ro";
-  if ((!by_sha && n != "eval" && n != "eval_ro") || argv.size() < 2) return s.flags;
+  const bool by_sha = s.fn == cmd_evalsha || s.fn == cmd_evalsha_ro;
+  if ((!by_sha && s.fn != cmd_eval && s.fn != cmd_eval_ro) || argv.size() < 2) return s.flags;
   std::string_view body = argv[1];
   if (by_sha) {
     char folded[40];
@@ -467,9 +466,13 @@ uint32_t gate_flags(const Spec& s, const std::vector<std::string>& argv,
 
 enum class AclDenial { kNone, kCommand, kKey };
 
-// ACLCheckAllUserCommandPerm: AUTH and HELLO (CMD_NO_AUTH) are open to everyone.
-AclDenial acl_denial(const AclUser* user, const Spec& s, const std::vector<std::string>& argv) {
-  if (s.name == "auth" || s.name == "hello" || (user != nullptr && user->unrestricted())) return AclDenial::kNone;
+// What stops the session's user from running `argv` (ACLCheckAllUserCommandPerm): AUTH and HELLO
+// (CMD_NO_AUTH) are open to everyone; a user ACL DELUSER removed may run nothing else.
+AclDenial acl_denial(const std::map<std::string, AclUser>& users, const Session& session, const Spec& s,
+                     const std::vector<std::string>& argv) {
+  const auto it = users.find(session.user);
+  const AclUser* user = it == users.end() ? nullptr : &it->second;
+  if ((user != nullptr && user->unrestricted()) || s.fn == cmd_auth || s.fn == cmd_hello) return AclDenial::kNone;
   if (user == nullptr || !acl_allows_command(*user, s.name)) return AclDenial::kCommand;
   for (std::string_view key : acl_keys(s, argv)) {
     if (!acl_allows_key(*user, key)) return AclDenial::kKey;
@@ -531,8 +534,7 @@ std::optional<bool> Ctx::acl_permits(const std::vector<std::string>& argv) {
   RedisReply error;
   const Spec* spec = argv.empty() ? nullptr : resolve(argv, &error);
   if (spec == nullptr) return std::nullopt;
-  const auto user = engine.acl_users_.find(session.user);
-  return acl_denial(user == engine.acl_users_.end() ? nullptr : &user->second, *spec, argv) == AclDenial::kNone;
+  return acl_denial(engine.acl_users_, session, *spec, argv) == AclDenial::kNone;
 }
 void Ctx::set_script_read_only(bool read_only) { engine.script_read_only_ = read_only; }
 bool Ctx::script_read_only() const { return engine.script_read_only_; }
@@ -601,8 +603,7 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
   }
   if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
   // scriptCall's ACL check: the script runs as its caller's user.
-  const auto user = engine.acl_users_.find(session.user);
-  switch (acl_denial(user == engine.acl_users_.end() ? nullptr : &user->second, *spec, args)) {
+  switch (acl_denial(engine.acl_users_, session, *spec, args)) {
     case AclDenial::kNone:
       break;
     case AclDenial::kCommand:
@@ -920,8 +921,7 @@ RedisReply Engine::dispatch(Session& session, const std::vector<std::string>& ar
   const std::string_view name = spec->name;
   dispatched_spec_ = spec_index(spec);
   if (!in_script) {
-    const auto user = acl_users_.find(session.user);
-    switch (acl_denial(user == acl_users_.end() ? nullptr : &user->second, *spec, argv)) {
+    switch (acl_denial(acl_users_, session, *spec, argv)) {
       case AclDenial::kNone:
         break;
       case AclDenial::kCommand:

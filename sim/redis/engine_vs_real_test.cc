@@ -1158,6 +1158,9 @@ TEST(EngineVsRealTest, AclUsersMatchRedisServer) {
       {"ACL", "SETUSER", "bad", "foo"},
       {"ACL", "SETUSER", "bad", "+nosuchcommand"},
       {"ACL", "SETUSER", "amy", "on", "nopass", "+@all", "-set", "allkeys"},
+      {"ACL", "SETUSER", "amy", "~x*"},
+      {"ACL", "SETUSER", "ann", "~*", "~y*"},
+      {"ACL", "SETUSER", "ann", "%R~y*", "resetkeys", "~y*"},
       {"ACL", "USERS"},
       {"ACL", "WHOAMI"},
       {"AUTH", "1"},
@@ -1193,7 +1196,7 @@ TEST(EngineVsRealTest, AclUsersMatchRedisServer) {
       {"HELLO", "2", "AUTH", "bob", "wrong"},
       {"ACL", "WHOAMI"},
       {"AUTH", "default", "x"},
-      {"ACL", "DELUSER", "bob", "amy", "nobody"},
+      {"ACL", "DELUSER", "bob", "amy", "ann", "nobody"},
       {"ACL", "USERS"},
       {"AUTH", "bob", "123"},
   };

@@ -469,10 +469,7 @@ void register_redis_table(lua_State* L) {
                           {"setresp", redis_setresp},
                           {"acl_check_cmd", redis_acl_check_cmd},
                           {nullptr, nullptr}};
-  for (const luaL_Reg* f = fns; f->name != nullptr; ++f) {
-    lua_pushcfunction(L, f->func);
-    lua_setfield(L, -2, f->name);
-  }
+  luaL_register(L, nullptr, fns);
   const char* levels[] = {"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING"};
   for (int i = 0; i < 4; ++i) {
     lua_pushnumber(L, i);
@@ -821,11 +818,7 @@ void make_readonly(lua_State* L) {
                           {"getmetatable", readonly_getmetatable},
                           {"setmetatable", readonly_setmetatable},
                           {nullptr, nullptr}};
-  for (const luaL_Reg* f = raw; f->name != nullptr; ++f) {
-    lua_pushstring(L, f->name);
-    lua_pushcfunction(L, f->func);
-    lua_rawset(L, globals);
-  }
+  luaL_register(L, nullptr, raw);  // into _G, on top: each name exists, so no __newindex runs
   lua_pushstring(L, "pairs");
   lua_pushstring(L, "next");
   lua_rawget(L, globals);
@@ -1197,23 +1190,18 @@ std::variant<FunctionLibrary, RedisReply> load_function_library(Ctx& c, std::str
   if (source.substr(0, 2) != "#!") return RedisReply::error("ERR Missing library metadata");
   const size_t eol = source.find('\n');
   if (eol == std::string_view::npos) return RedisReply::error("ERR Invalid library metadata");
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < eol;) {
-    const size_t space = std::min(source.find(' ', i), eol);
-    if (space > i) parts.emplace_back(source.substr(i, space - i));
-    i = space + 1;
-  }
+  const std::vector<std::string_view> parts = words_before(source, eol);
   if (parts.empty()) return RedisReply::error("ERR Invalid library metadata");
   FunctionLibrary lib;
-  const std::string engine = parts[0].substr(2);
+  const std::string engine(parts[0].substr(2));
   bool named = false;
   for (size_t i = 1; i < parts.size(); ++i) {
-    if (parts[i].size() >= 5 && iequals(std::string_view(parts[i]).substr(0, 5), "name=")) {
+    if (parts[i].size() >= 5 && iequals(parts[i].substr(0, 5), "name=")) {
       if (named) return RedisReply::error("ERR Invalid metadata value, name argument was given multiple times");
       lib.name = parts[i].substr(5);
       named = true;
     } else {
-      return RedisReply::error("ERR Invalid metadata value given: " + parts[i]);
+      return RedisReply::error("ERR Invalid metadata value given: " + std::string(parts[i]));
     }
   }
   if (!named) return RedisReply::error("ERR Library name was not given");

@@ -23,6 +23,16 @@ std::optional<RedisReply> numkeys_error(Ctx& c) {
 
 }  // namespace
 
+std::vector<std::string_view> words_before(std::string_view text, size_t end) {
+  std::vector<std::string_view> words;
+  for (size_t i = 0; i < end;) {
+    const size_t space = std::min(text.find(' ', i), end);
+    if (space > i) words.push_back(text.substr(i, space - i));
+    i = space + 1;
+  }
+  return words;
+}
+
 std::variant<ScriptFlags, std::string> shebang_flags(std::string_view body) {
   ScriptFlags flags;
   if (body.substr(0, 2) != "#!") return flags;
@@ -30,12 +40,7 @@ std::variant<ScriptFlags, std::string> shebang_flags(std::string_view body) {
   if (end == std::string_view::npos) return std::string("Invalid script shebang");
   flags.shebang = true;
   flags.shebang_len = end;
-  std::vector<std::string_view> parts;
-  for (size_t i = 0; i < end;) {
-    const size_t space = std::min(body.find(' ', i), end);
-    if (space > i) parts.push_back(body.substr(i, space - i));
-    i = space + 1;
-  }
+  const std::vector<std::string_view> parts = words_before(body, end);
   if (parts.empty()) return std::string("Invalid engine in script shebang");
   if (parts[0] != "#!lua") return "Unexpected engine in script shebang: " + std::string(parts[0]);
   for (size_t j = 1; j < parts.size(); ++j) {
