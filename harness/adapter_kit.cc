@@ -18,6 +18,12 @@ bool apply_store_fault(const FaultSpec& f, const StoreNodes& stores) {
   return true;
 }
 
+std::vector<const sim::redis::CommandLog*> KitRun::redis_command_logs() const {
+  std::vector<const sim::redis::CommandLog*> logs;
+  for (const sim::redis::Server* server : redis_servers) logs.push_back(&server->command_log());
+  return logs;
+}
+
 std::vector<ParamInfo> BoundParams::infos() const {
   std::vector<ParamInfo> out;
   out.reserve(params_.size());

@@ -12,7 +12,8 @@
 //   another target, or a run without a DB, is not applied (false: the injector notes it ignored).
 //   The kit records nothing itself: the DB's VFS records each failing I/O call in the world's fault
 //   log as it fails (harness/db_node.h), so judges see every injected fault.
-// - KitRun: a SystemRun whose fault_targets() and apply_fault() are its Roles and StoreNodes.
+// - KitRun: a SystemRun whose fault_targets() and apply_fault() are its Roles and StoreNodes, and
+//   whose redis_command_logs() are those of the simulated Redis servers the adapter lists.
 // - BoundParams: a system's params, each declared once (ParamInfo: name, type, unit, range,
 //   default, doc) and optionally bound to fields of option structs. infos() is the declaration in
 //   order (SystemUnderTest::params()); fill(values, options) copies every param bound to a field of
@@ -35,6 +36,7 @@
 #include "harness/params.h"
 #include "harness/scenario.h"
 #include "harness/system.h"
+#include "sim/redis/server.h"
 #include "sim/storage/sim_vfs.h"
 
 namespace fl {
@@ -73,9 +75,11 @@ class KitRun : public SystemRun {
  public:
   std::vector<std::string> fault_targets(const std::string& role) const final { return roles.of(role); }
   bool apply_fault(const FaultSpec& f) final { return apply_store_fault(f, stores); }
+  std::vector<const sim::redis::CommandLog*> redis_command_logs() const final;
 
   Roles roles;
   StoreNodes stores;
+  std::vector<const sim::redis::Server*> redis_servers;  // owned by the run's shared state
 };
 
 // ---- Params bound to option fields.

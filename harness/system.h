@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,6 +21,10 @@
 namespace fl::sim {
 class World;
 }
+namespace fl::sim::redis {
+struct CommandRecord;                          // sim/redis/server.h
+using CommandLog = std::deque<CommandRecord>;  // as sim/redis/server.h declares it
+}  // namespace fl::sim::redis
 
 namespace fl {
 
@@ -53,6 +58,11 @@ class SystemRun {
   // from what the world observed. Called after check(); a sweep counts, per behaviour, the seeds
   // that exercised it, so a team sees what its exploratory mix reaches (docs/systems/).
   virtual std::vector<std::string> behaviours(sim::World& /*world*/) { return {}; }
+  // The command logs of the run's simulated Redis servers (sim/redis/server.h: every command each
+  // executed, in order, with its calling process): the system's Redis traffic, for tools that
+  // replay it elsewhere (the Redis differential suite runs it on a real redis-server). None when
+  // the system has no Redis.
+  virtual std::vector<const sim::redis::CommandLog*> redis_command_logs() const { return {}; }
 };
 
 // A client's patience the swarm draws per seed (issue 16, `swarm.patience: true`): an integer

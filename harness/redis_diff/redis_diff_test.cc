@@ -21,6 +21,7 @@
 #include "impl/likes/scripts.h"
 #include "properties/redis/diff_scripts.h"
 #include "harness/redis_diff/hiredis_side.h"
+#include "harness/redis_diff/real_redis_test_support.h"
 #include "properties/redis/redis_diff.h"
 #include "properties/redis/redis_diff_gen.h"
 
@@ -29,50 +30,8 @@ namespace {
 
 constexpr int kMaxSteps = 30;
 
-int sequences_from_env(int fallback) {
-  const char* v = std::getenv("FAULTLINE_DIFF_SEQUENCES");  // tests may read the environment
-  if (v == nullptr || *v == '\0') return fallback;
-  int n = std::atoi(v);
-  return n > 0 ? n : fallback;
-}
-
-// Runs `property` as a RapidCheck property with `successes` cases; RC_PARAMS still applies
-// (seed, shrinking), except for max_success.
-template <typename Property>
-void check_property(int successes, Property property) {
-  rc::detail::TestParams params = rc::detail::configuration().testParams;
-  params.maxSuccess = successes;
-  params.maxSize = kMaxSteps;
-  rc::detail::TestMetadata metadata;
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
-  metadata.description = info->name();
-  const auto result = rc::detail::checkTestable(property, metadata, params);
-  std::ostringstream ss;
-  rc::detail::printResultMessage(result, ss);
-  if (!result.template is<rc::detail::SuccessResult>()) {
-    ADD_FAILURE() << ss.str();
-  } else {
-    std::cout << ss.str() << std::endl;
-  }
-}
-
-class RedisDiff : public ::testing::Test {
+class RedisDiff : public RealRedisTest {
  protected:
-  static void SetUpTestSuite() {
-    real::RedisServerOptions o;
-    o.binary_path = REDIS_SERVER_PATH;
-    server_ = new real::RedisServer(real::RedisServer::start(o));
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  static HiredisSide real_side() {
-    std::string path = server_->socket_path();
-    return HiredisSide("redis-server", [path] { return real::RedisConnection::unix_socket(path, 5'000); });
-  }
-
   // Runs the property: each generated sequence on both sides. A timing-sensitive sequence that
   // differs is run once more before it counts (the two servers' clocks are read microseconds
   // apart; a key expiring in between is a harness race, not a difference).
@@ -81,7 +40,7 @@ class RedisDiff : public ::testing::Test {
     std::map<std::string, int> known_hits;
     size_t steps_total = 0;
     auto start = std::chrono::steady_clock::now();
-    check_property(sequences, [&] {
+    check_property(sequences, kMaxSteps, [&] {
       const std::vector<Step> steps = *generator(kMaxSteps);
       ++runs;
       steps_total += steps.size();
@@ -109,10 +68,7 @@ class RedisDiff : public ::testing::Test {
               << " steps, " << reruns << " timing reruns, " << ms << " ms" << std::endl;
     for (const auto& [id, n] : known_hits) std::cout << "  known difference " << id << " excused " << n << " replies\n";
   }
-
-  static real::RedisServer* server_;
 };
-real::RedisServer* RedisDiff::server_ = nullptr;
 
 TEST_F(RedisDiff, SimulatedEngineAgreesWithRealRedis) {
   HiredisSide real = real_side();

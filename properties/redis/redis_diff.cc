@@ -166,7 +166,28 @@ struct SideState {
   std::map<std::string, std::string> any_stream_tokens;
   bool in_multi[kClients] = {};
   std::vector<std::vector<std::string>> queued[kClients];
+  std::map<std::string, std::string> clock_tokens;  // N7: clock-chosen id -> "clock<k>"
 };
+
+// N7: "<13 digits>-<digits>" with the milliseconds within a day of `now_ms`.
+bool is_clock_id(const std::string& s, int64_t now_ms) {
+  const size_t dash = s.find('-');
+  if (dash != 13 || dash + 1 >= s.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i != dash && !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  constexpr int64_t kDayMs = 86'400'000;
+  return std::llabs(std::atoll(s.c_str()) - now_ms) <= kDayMs;
+}
+
+RedisReply tokenize_clock_ids(SideState& s, RedisReply r, int64_t now_ms) {
+  if ((r.kind == Kind::kBulk || r.kind == Kind::kStatus) && is_clock_id(r.str, now_ms)) {
+    auto [it, added] = s.clock_tokens.emplace(r.str, "clock" + std::to_string(s.clock_tokens.size()));
+    r.str = it->second;
+  }
+  for (auto& e : r.elements) e = tokenize_clock_ids(s, std::move(e), now_ms);
+  return r;
+}
 
 // Position of the id argument of an XADD argv, or 0 when malformed.
 size_t xadd_id_index(const std::vector<std::string>& argv) {
@@ -404,6 +425,9 @@ bool same_reply_strict(const std::vector<std::string>& argv, const RedisReply& a
   if ((cmd == "EVAL" || cmd == "EVALSHA") && a.is_error() && b.is_error()) {
     return strip_script_decoration(a.str) == strip_script_decoration(b.str);
   }
+  if ((cmd == "EVAL" || cmd == "EVALSHA") && o.script_clock_equal) {
+    return o.script_clock_equal(argv, a, b, o.pttl_tolerance_ms);  // N8
+  }
   if (cmd == "EXEC" && queued && a.kind == Kind::kArray && b.kind == Kind::kArray &&
       a.elements.size() == b.elements.size() && a.elements.size() == queued->size()) {
     for (size_t i = 0; i < a.elements.size(); ++i) {
@@ -565,6 +589,11 @@ RunResult run_and_compare(Side& a, Side& b, const std::vector<Step>& steps, cons
       }
       RedisReply na = normalise(sa, e.argv_a, e.ra, qa);
       RedisReply nb = normalise(sb, e.argv_b, e.rb, qb);
+      if (o.clock_ids) {
+        const int64_t now_ms = wall_ms();
+        na = tokenize_clock_ids(sa, std::move(na), now_ms);
+        nb = tokenize_clock_ids(sb, std::move(nb), now_ms);
+      }
       bool same = same_reply(e.argv_a, na, nb, qa, o, &result.known_hits);
       report << "      c" << e.client << " A: " << e.ra.describe() << "\n"
              << "      c" << e.client << " B: " << e.rb.describe() << "\n";

@@ -33,6 +33,8 @@
 // - N5 script errors: an error raised inside a Lua script carries Redis's decoration
 //   ("... script: <sha1>, on @user_script:<line>."), which a C++ script function cannot produce;
 //   EVAL/EVALSHA errors are compared up to that suffix.
+// - N7 clock ids and N8 clock readings in script replies: for replayed system traffic only
+//   (system_traffic.h); see CompareOptions.
 // Pub/sub: after every step the messages each connection received are compared too (in order).
 // Not compared: (UN)SUBSCRIBE issued inside MULTI (a real server then writes more replies than
 // EXEC announces, desynchronising RESP2) is skipped by the runner.
@@ -137,6 +139,19 @@ struct CompareOptions {
   int64_t idle_tolerance_ms = 40;
   // Differences tolerated (and counted) because they are recorded in known_differences.h.
   const std::vector<KnownDifference>* known = nullptr;
+  // N7 clock ids, for replayed system traffic (system_traffic.h): a stream id a server's clock
+  // chose out of the suite's sight (an XADD '*' inside a script) appears in later replies (XREADGROUP,
+  // XAUTOCLAIM, XPENDING). Every reply string "<ms>-<seq>" whose ms lies within a day of the wall
+  // clock becomes "clock<k>", k by first appearance on that side. Ids a run recorded in the
+  // simulated world (its clock starts in 2026-01) are far older and stay as they are.
+  bool clock_ids = false;
+  // N8 clock readings inside a script's reply (e.g. a lock's PTTL returned as a field): called for
+  // an EVAL/EVALSHA whose normalised replies differ; true when they are equal but for readings
+  // of the servers' clocks, each within pttl_tolerance_ms. The caller names the positions (it
+  // knows its scripts); none by default.
+  std::function<bool(const std::vector<std::string>& argv, const RedisReply& a, const RedisReply& b,
+                     int64_t tolerance_ms)>
+      script_clock_equal;
 };
 
 // The outcome of one sequence.

@@ -742,6 +742,7 @@ std::unique_ptr<SystemRun> ComboSystem::build(World& world, const Scenario& s) c
   ro.engine.scripts = scripts;
   apply_redis_memory(s.topology.redis, ro.engine);
   r->redis = std::make_unique<sim::redis::Server>(ro);
+  r->redis_servers.push_back(r->redis.get());
   r->redis_loss_ms = ro.engine.persistence == sim::redis::PersistenceMode::kSnapshot
                          ? ro.engine.snapshot_interval_ms + 1000
                      : ro.engine.persistence == sim::redis::PersistenceMode::kNone ? 1000

@@ -297,6 +297,7 @@ std::unique_ptr<SystemRun> GiftsSystem::build(World& world, const Scenario& s) c
   std::vector<int64_t> users;
   for (int64_t i = 1; i <= senders; ++i) users.push_back(i);
   build_stores(world, s, *sh, users);
+  run->redis_servers.push_back(sh->redis.get());
   run->stores.db_vfs = sh->vfs;
   for (const char* store : {"redis", "db", "log"}) run->roles.add(store, store);  // "log": the broker
   declared.fill(s.config, run->params);

@@ -528,6 +528,7 @@ std::unique_ptr<SystemRun> LikesSystem::build(World& world, const Scenario& s) c
   ro.engine.scripts = scripts;
   apply_redis_memory(s.topology.redis, ro.engine);
   sh->redis = std::make_shared<sim::redis::Server>(ro);
+  run->redis_servers.push_back(sh->redis.get());
   {
     std::shared_ptr<sim::redis::Server> server = sh->redis;
     Process& p =

@@ -891,6 +891,7 @@ void RankingSystem::build_board(World& world, const Scenario& s, std::shared_ptr
   ro.engine.snapshot_interval_ms = s.topology.redis.snapshot_interval_ms;
   ro.engine.scripts = sh->scripts;
   sh->redis = std::make_shared<sim::redis::Server>(ro);
+  run.redis_servers.push_back(sh->redis.get());
   std::shared_ptr<sim::redis::Server> server = sh->redis;
   world.start(world.add_process(world.add_node("redis"), "redis", [server](Process& p) { return server->run(p); }));
   run.roles.add("redis", "redis");

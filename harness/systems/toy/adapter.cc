@@ -107,6 +107,7 @@ void ToySystem::add_redis(World& world, const Scenario& s, ToyRun& run) {
   ro.engine.scripts = toy::toy_scripts();
   apply_redis_memory(s.topology.redis, ro.engine);
   run.redis = std::make_shared<sim::redis::Server>(ro);
+  run.redis_servers.push_back(run.redis.get());
   std::shared_ptr<sim::redis::Server> server = run.redis;
   world.start(
       world.add_process(world.add_node("redis"), "redis", [server](Process& self) { return server->run(self); }));
