@@ -288,6 +288,7 @@ std::string info_section(Ctx& c, const std::string& name) {
     l.add("maxmemory", o.maxmemory);
     l.add("maxmemory_human", human_bytes(o.maxmemory));
     l.add("maxmemory_policy", o.maxmemory_policy);
+    l.add("number_of_cached_scripts", static_cast<int64_t>(c.loaded_scripts().size()));
   } else if (name == "persistence") {
     l.text = "# Persistence\r\n";
     l.add("loading", c.refusal() == Refusal::kLoading ? 1 : 0);
@@ -306,6 +307,9 @@ std::string info_section(Ctx& c, const std::string& name) {
     l.add("keyspace_misses", static_cast<int64_t>(st.keyspace_misses));
     l.add("pubsub_channels", static_cast<int64_t>(c.channels().size()));
     l.add("pubsub_patterns", static_cast<int64_t>(c.patterns().size()));
+    uint64_t error_replies = 0;  // stat_total_error_replies: every error errorstats counts
+    for (const auto& [prefix, count] : c.engine.error_stats()) error_replies += count;
+    l.add("total_error_replies", static_cast<int64_t>(error_replies));
     l.add("faultline_refused_commands", static_cast<int64_t>(st.refused));
   } else if (name == "replication") {
     l.text = "# Replication\r\n";
@@ -453,6 +457,8 @@ const std::vector<Param>& params() {
       {"stream-node-max-entries", &EngineOptions::stream_node_max_entries, false, 0,
        std::numeric_limits<int64_t>::max()},
       {"busy-reply-threshold", &EngineOptions::busy_reply_threshold_ms, false, 0, std::numeric_limits<int64_t>::max()},
+      {"min-replicas-to-write", &EngineOptions::min_replicas_to_write, false, 0, std::numeric_limits<int>::max()},
+      {"min-replicas-max-lag", &EngineOptions::min_replicas_max_lag_s, false, 0, std::numeric_limits<int>::max()},
   };
   return p;
 }
@@ -463,6 +469,7 @@ const std::vector<std::pair<std::string, std::string>>& param_aliases() {
       {"hash-max-ziplist-entries", "hash-max-listpack-entries"}, {"hash-max-ziplist-value", "hash-max-listpack-value"},
       {"zset-max-ziplist-entries", "zset-max-listpack-entries"}, {"zset-max-ziplist-value", "zset-max-listpack-value"},
       {"list-max-ziplist-size", "list-max-listpack-size"},       {"lua-time-limit", "busy-reply-threshold"},
+      {"min-slaves-to-write", "min-replicas-to-write"},          {"min-slaves-max-lag", "min-replicas-max-lag"},
   };
   return a;
 }

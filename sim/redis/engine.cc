@@ -11,6 +11,9 @@
 
 namespace fl::sim::redis {
 
+// Redis's shared.noreplicaserr.
+constexpr const char* kNoReplicasError = "NOREPLICAS Not enough good replicas to write.";
+
 namespace {
 
 enum Flag : uint32_t {
@@ -616,6 +619,10 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
   if (engine.script_read_only_ && (spec->flags & (kWrite | kMayReplicate))) {
     return RedisReply::error("ERR Write commands are not allowed from read-only scripts.");
   }
+  // scriptVerifyWriteCommandAllow: a write before the script's first one needs good replicas.
+  if ((spec->flags & kWrite) && !engine.script_dirty_ && engine.lacks_good_replicas()) {
+    return RedisReply::error(kNoReplicasError);
+  }
   // A script's writes meet the same walls as a client's (scriptCall's deny-write and OOM checks).
   const Refusal r = engine.refusal_;
   // scriptVerifyOOM: a denyoom call is refused only while the script has not written yet (a
@@ -837,13 +844,14 @@ void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
 namespace {
 
 // EXEC counts as denyoom when a command it would run does (processCommand's mstate.cmd_flags).
-bool queued_denyoom(const Session& session) {
+// The flags of the commands queued in MULTI, or'ed (Redis's mstate.cmd_flags).
+uint32_t queued_flags(const Session& session) {
+  uint32_t flags = 0;
   for (const std::vector<std::string>& argv : session.queued) {
     RedisReply error;
-    const Spec* spec = resolve(argv, &error);
-    if (spec != nullptr && (spec->flags & kDenyOom)) return true;
+    if (const Spec* spec = resolve(argv, &error)) flags |= spec->flags;
   }
-  return false;
+  return flags;
 }
 
 // The commands Redis 7.0 flags allow-busy (CMD_ALLOW_BUSY): served while a script is busy.
@@ -864,11 +872,13 @@ bool allow_busy(std::string_view name) {
 RedisReply Engine::refuse_or_oom(Session& session, std::string_view name, uint32_t flags, int64_t now_ms) {
   const bool multi_queue = session.in_multi && name != "exec" && name != "discard";
   bool denyoom = (flags & kDenyOom) || multi_queue;
+  const uint32_t exec_flags = name == "exec" ? queued_flags(session) : 0;
   if (options_.maxmemory > 0) {
-    if (name == "exec") denyoom = denyoom || queued_denyoom(session);
+    denyoom = denyoom || (exec_flags & kDenyOom);
     const bool fits = perform_evictions(now_ms);
     if (!fits && denyoom) return RedisReply::error(refusal_error(Refusal::kOom));
   }
+  if (((flags | exec_flags) & kWrite) && lacks_good_replicas()) return RedisReply::error(kNoReplicasError);
   if (script_.busy && !allow_busy(name)) return RedisReply::error(refusal_error(Refusal::kBusy, script_.eval));
   if (refusal_ == Refusal::kNone) return RedisReply::nil();
   RedisReply refused = RedisReply::error(refusal_error(refusal_));

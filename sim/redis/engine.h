@@ -127,6 +127,11 @@ struct EngineOptions {
   // busy-reply-threshold (alias lua-time-limit): how long a script runs before a server that
   // serves clients while it runs (Engine::set_script_hook) answers them -BUSY.
   int64_t busy_reply_threshold_ms = 5000;
+  // min-replicas-to-write and min-replicas-max-lag (aliases min-slaves-*): the simulated server
+  // has no replicas, so while both are above 0 it refuses writes -NOREPLICAS, as a master without
+  // enough good replicas does (checkGoodReplicasStatus).
+  int64_t min_replicas_to_write = 0;
+  int64_t min_replicas_max_lag_s = 10;
   // notify-keyspace-events as kNotify* flags; 0 (Redis's default ""): no notifications.
   uint32_t notify_keyspace_events = 0;
   // Seeds the engine's generator (RANDOMKEY, eviction sampling, LFU increments). The simulated
@@ -401,6 +406,8 @@ class Engine {
   std::map<std::string, uint64_t, std::less<>> error_stats_;
   void count_command(const RedisReply& reply);
   std::function<void()> script_hook_;
+  // checkGoodReplicasStatus failing: min-replicas-to-write set, and the server has no replica.
+  bool lacks_good_replicas() const { return options_.min_replicas_to_write > 0 && options_.min_replicas_max_lag_s > 0; }
   bool script_dirty_ = false;      // the running script (or EXEC) has written (scriptVerifyOOM)
   bool script_read_only_ = false;  // the running script came by EVAL_RO/EVALSHA_RO
   bool script_allow_oom_ = false;  // the running script declared allow-oom

@@ -925,6 +925,19 @@ const std::vector<Cmd>& lua_corpus() {
       {"EVAL", "return {err='MYERR bad thing'}", "0"},
       {"EVAL", "return redis.status_reply('DONE')", "0"},
       {"EVAL", "return redis.error_reply('ERR custom')", "0"},
+      // luaPushErrorBuff: a code before the first space (none: ERR), CR/LF trimmed, NUL ends it;
+      // a wrong argument answered as an error table, not raised.
+      {"EVAL", "return redis.error_reply('')", "0"},
+      {"EVAL", "return redis.error_reply('-')", "0"},
+      {"EVAL", "return redis.error_reply('My Error')", "0"},
+      {"EVAL", "return redis.error_reply('-X\\r\\nY ')", "0"},
+      {"EVAL", "return redis.error_reply('nospace\\r\\n')", "0"},
+      {"EVAL", "return redis.error_reply('a\\0b c')", "0"},
+      {"EVAL", "return redis.error_reply(1)", "0"},
+      {"EVAL", "return redis.status_reply(1)", "0"},
+      {"EVAL", "return redis.status_reply()", "0"},
+      {"EVAL", "error(redis.error_reply('X\\r\\n+INJECTED'))", "0"},
+      {"EVAL", "return redis.pcall('nosuch')['err']", "0"},
       {"EVAL", "return {KEYS[1], KEYS[2], ARGV[1], #ARGV}", "2", "k1", "k2", "a1", "a2"},
       {"EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", "lk", "v1"},
       {"EVAL", "return redis.call('GET', KEYS[1])", "1", "lk"},
@@ -1146,6 +1159,40 @@ TEST(EngineVsRealTest, EveryLuaScriptReplyMatchesRedisServer) {
   cmds.push_back({"EVALSHA", sha1_hex("return ARGV[1] .. '!'"), "0", "hi"});
   cmds.push_back({"EVALSHA_RO", sha1_hex("return ARGV[1] .. '!'"), "0", "ro"});
   cmds.push_back({"EVALSHA_RO", sha1_hex("return redis.call('SET', 'lk', 'w')"), "0"});  // cached by EVAL_RO
+  // A script that does not compile is neither loaded nor cached by EVAL (luaCreateFunction).
+  cmds.push_back({"SCRIPT", "LOAD", "return +"});
+  cmds.push_back({"SCRIPT", "EXISTS", sha1_hex("return +")});
+  cmds.push_back({"EVAL", "return (", "0"});
+  cmds.push_back({"SCRIPT", "EXISTS", sha1_hex("return (")});
+  cmds.push_back({"SCRIPT", "LOAD", "#!lua flags=no-such-flag\nreturn 1"});
+  cmds.push_back({"SCRIPT", "EXISTS", sha1_hex("#!lua flags=no-such-flag\nreturn 1")});
+  cmds.push_back({"SCRIPT", "LOAD", "#!lua flags=no-writes\nreturn 1"});
+  cmds.push_back({"EVALSHA", sha1_hex("#!lua flags=no-writes\nreturn 1"), "0"});
+  // min-replicas-to-write without replicas: writes refused -NOREPLICAS, by the command, by a
+  // script's shebang (no no-writes flag), or by a legacy script's first write; reads pass.
+  for (Cmd c : std::vector<Cmd>{{"SET", "nr", "1"},
+                                {"CONFIG", "SET", "min-replicas-to-write", "1"},
+                                {"CONFIG", "GET", "min-slaves-to-write"},
+                                {"GET", "nr"},
+                                {"SET", "nr", "2"},
+                                {"EVAL", "#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", "1", "nr"},
+                                {"EVAL", "#!lua\nreturn redis.call('get', KEYS[1])", "1", "nr"},
+                                {"EVAL", "return redis.call('get', KEYS[1])", "1", "nr"},
+                                {"EVAL", "return redis.call('set', KEYS[1], 3)", "1", "nr"},
+                                {"EVAL", "return redis.pcall('set', KEYS[1], 3)", "1", "nr"},
+                                {"MULTI"},
+                                {"INCR", "nr"},
+                                {"EXEC"},
+                                {"MULTI"},
+                                {"GET", "nr"},
+                                {"EXEC"},
+                                {"CONFIG", "SET", "min-replicas-max-lag", "0"},
+                                {"SET", "nr", "4"},
+                                {"CONFIG", "SET", "min-replicas-max-lag", "10"},
+                                {"CONFIG", "SET", "min-replicas-to-write", "0"},
+                                {"SET", "nr", "5"}}) {
+    cmds.push_back(c);
+  }
   EXPECT_EQ(mismatches_with_real(cmds, 1'767'225'600'000, nullptr), 0) << "of " << cmds.size() << " scripts";
 }
 

@@ -5,6 +5,7 @@
 // first, and raises (lua_error) only with no C++ object alive on its own frame.
 #include "sim/redis/lua_script.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <charconv>
@@ -194,6 +195,21 @@ void push_reply(lua_State* L, const RedisReply& r, int protocol) {
   }
 }
 
+// sdstrim(s, "\r\n"): CR and LF off both ends.
+std::string trim_crlf(std::string_view s) {
+  const size_t first = s.find_first_not_of("\r\n");
+  return first == std::string_view::npos ? "" : std::string(s.substr(first, s.find_last_not_of("\r\n") - first + 1));
+}
+
+// addReplyErrorFormatEx: an error reply is one line: CR and LF trimmed at its ends and turned
+// into spaces inside it.
+std::string error_line(std::string_view text) {
+  std::string s = trim_crlf(text);
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
 RedisReply to_reply(lua_State* L, int index, int depth);
 
 // The field `name` of the table at `t`, pushed (raw: a metamethod could raise outside the
@@ -278,7 +294,7 @@ RedisReply to_reply(lua_State* L, int index, int depth) {
         if (lua_type(L, -1) == LUA_TSTRING) {
           std::string s = lua_tostring(L, -1);
           lua_settop(L, t - 1);
-          return field[0] == 'e' ? RedisReply::error(std::move(s)) : RedisReply::status(std::move(s));
+          return field[0] == 'e' ? RedisReply::error(error_line(std::move(s))) : RedisReply::status(std::move(s));
         }
         lua_pop(L, 1);
       }
@@ -414,17 +430,47 @@ int redis_acl_check_cmd(lua_State* L) {
   return 1;
 }
 
-int redis_reply_table(lua_State* L, const char* field) {
-  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
-    return luaL_error(L, "wrong number or type of arguments");
+// luaPushErrorBuff: pushes {err="<CODE> <msg>"} for "-CODE msg" (the code is what precedes the
+// first space; none: ERR), or for "msg" (ERR), the message trimmed of CR and LF at both ends.
+void push_error_buff(lua_State* L, std::string_view buffer) {
+  std::string code = "ERR", msg(buffer);
+  if (!buffer.empty() && buffer[0] == '-') {
+    const size_t space = buffer.find(' ');
+    if (space == std::string_view::npos) {
+      msg = buffer.substr(1);
+    } else {
+      code = buffer.substr(1, space - 1);
+      msg = buffer.substr(space + 1);
+    }
   }
+  const std::string text = code + " " + trim_crlf(msg);
   lua_newtable(L);
-  lua_pushvalue(L, 1);
-  lua_setfield(L, -2, field);
+  lua_pushstring(L, text.c_str());  // a C string, as Redis's: a NUL ends it
+  lua_setfield(L, -2, "err");
+}
+
+// luaRedisReturnSingleFieldTable and luaRedisErrorReplyCommand: a wrong argument is answered with
+// an error table, not raised.
+bool one_string_argument(lua_State* L) {
+  if (lua_gettop(L) == 1 && lua_type(L, 1) == LUA_TSTRING) return true;
+  push_error_buff(L, "wrong number or type of arguments");
+  return false;
+}
+
+int redis_error_reply(lua_State* L) {
+  if (!one_string_argument(L)) return 1;
+  const char* err = lua_tostring(L, 1);  // a C string: up to a NUL
+  push_error_buff(L, err[0] == '-' ? std::string(err) : "-" + std::string(err));
   return 1;
 }
-int redis_error_reply(lua_State* L) { return redis_reply_table(L, "err"); }
-int redis_status_reply(lua_State* L) { return redis_reply_table(L, "ok"); }
+
+int redis_status_reply(lua_State* L) {
+  if (!one_string_argument(L)) return 1;
+  lua_newtable(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "ok");
+  return 1;
+}
 
 // Pushes sha1_hex of the string at index 1; false when it is not one (nothing to raise).
 bool push_sha1(lua_State* L) {
@@ -979,7 +1025,7 @@ RedisReply error_reply(lua_State* L, std::string_view sha) {
   } else if (lua_isstring(L, -1)) {
     msg = std::string("ERR ") + lua_tostring(L, -1);
   }
-  return RedisReply::error(msg + " script: " + std::string(sha) + ", on " + source + ":" + line + ".");
+  return RedisReply::error(error_line(msg + " script: " + std::string(sha) + ", on " + source + ":" + line + "."));
 }
 
 // Pushes the script's function: compiled at its first run, then taken from the state's cache by
@@ -1254,19 +1300,35 @@ RedisReply call_function(Ctx& c, const FunctionLibrary& library, const std::stri
   return reply;
 }
 
+lua_State* LuaEvalState::state(Ctx& c) {
+  if (state_ == nullptr) {
+    state_ = new_sandbox(&c.lua_rand48(), &frame_);
+    if (state_ != nullptr) {
+      make_readonly(state_);
+      push_slots(state_);
+    }
+  }
+  return state_;
+}
+
+std::optional<RedisReply> compile_lua(Ctx& c, std::string_view sha1, std::string_view body) {
+  lua_State* L = c.lua_eval().state(c);
+  if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
+  std::optional<RedisReply> error;
+  if (!push_compiled(L, sha1, body)) {
+    error = RedisReply::error("ERR Error compiling script (new function): " +
+                              std::string(lua_isstring(L, -1) ? lua_tostring(L, -1) : "unknown error"));
+  }
+  lua_settop(L, kSlots);
+  return error;
+}
+
 RedisReply run_lua(Ctx& c, std::string_view sha1, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args) {
   const KeepSessionDb keep_db(c.session);
   const ScriptRun run(c, /*eval=*/true);
   LuaEvalState& shared = c.lua_eval();
-  if (shared.state_ == nullptr) {
-    shared.state_ = new_sandbox(&c.lua_rand48(), &shared.frame_);
-    if (shared.state_ != nullptr) {
-      make_readonly(shared.state_);
-      push_slots(shared.state_);
-    }
-  }
-  lua_State* L = shared.state_;
+  lua_State* L = shared.state(c);
   if (L == nullptr) return RedisReply::error("ERR faultline: cannot start a Lua state");
   RedisReply reply = run_in(L, c, sha1, body, keys, args);
   lua_settop(L, kSlots);

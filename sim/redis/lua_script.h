@@ -46,6 +46,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -80,12 +81,19 @@ class LuaEvalState {
  private:
   friend RedisReply run_lua(Ctx& c, std::string_view sha1, std::string_view body, const std::vector<std::string>& keys,
                             const std::vector<std::string>& args);
+  friend std::optional<RedisReply> compile_lua(Ctx& c, std::string_view sha1, std::string_view body);
+  // The state, made (sandboxed, read-only, its stack slots pushed) at the first use.
+  lua_State* state(Ctx& c);
   lua_State* state_ = nullptr;
   LuaFrame frame_;
 };
 
 RedisReply run_lua(Ctx& c, std::string_view sha1, std::string_view body, const std::vector<std::string>& keys,
                    const std::vector<std::string>& args);
+// Compiles `body` into EVAL's state under `sha1` (Redis's luaCreateFunction, which SCRIPT LOAD and
+// EVAL call before caching a script): the compile error Redis answers, or none when the function
+// is cached (a later run_lua of the same SHA1 reuses it).
+std::optional<RedisReply> compile_lua(Ctx& c, std::string_view sha1, std::string_view body);
 
 // Redis functions (FUNCTION LOAD, FCALL, Redis 7.0's function_lua.c): a library is
 // "#!lua name=<library>\n<code>", whose code registers each function with

@@ -80,6 +80,19 @@ RedisReply run_with_flags(Ctx& c, std::string_view sha, std::string_view body) {
   return reply;
 }
 
+// Redis's luaCreateFunction, which EVAL and SCRIPT LOAD share: a script whose shebang is invalid
+// or that does not compile is answered its error and not cached; otherwise it is compiled into
+// EVAL's state and cached by its SHA1 (a script already cached is neither parsed nor compiled).
+std::optional<RedisReply> create_function(Ctx& c, const std::string& sha, const std::string& text) {
+  if (c.loaded_scripts().count(sha)) return std::nullopt;
+  const auto parsed = shebang_flags(text);
+  if (const std::string* error = std::get_if<std::string>(&parsed)) return RedisReply::error("ERR " + *error);
+  const std::string_view body = std::string_view(text).substr(std::get<ScriptFlags>(parsed).shebang_len);
+  if (auto error = compile_lua(c, sha, body)) return error;
+  c.loaded_scripts().emplace(sha, text);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(const Ctx& c) {
@@ -92,10 +105,7 @@ std::pair<std::vector<std::string>, std::vector<std::string>> keys_and_args(cons
 RedisReply cmd_eval(Ctx& c) {
   if (auto e = numkeys_error(c)) return *e;
   const std::string sha = sha1_hex(c.arg(1));
-  if (const auto parsed = shebang_flags(c.arg(1)); std::holds_alternative<std::string>(parsed)) {
-    return RedisReply::error("ERR " + std::get<std::string>(parsed));  // not cached (luaCreateFunction)
-  }
-  c.loaded_scripts().try_emplace(sha, c.arg(1));  // EVAL caches the script, as Redis does
+  if (auto error = create_function(c, sha, c.arg(1))) return *error;
   return run_with_flags(c, sha, c.arg(1));
 }
 
@@ -135,7 +145,7 @@ RedisReply cmd_script(Ctx& c) {
   const std::string sub = lower(c.arg(1));
   if (sub == "load") {
     const std::string sha = sha1_hex(c.arg(2));
-    c.loaded_scripts().try_emplace(sha, c.arg(2));
+    if (auto error = create_function(c, sha, c.arg(2))) return *error;
     return RedisReply::bulk(sha);
   }
   if (sub == "exists") {
