@@ -66,12 +66,17 @@ bool near_in_world(const ComboRun& run, const std::vector<Purchase>& purchases, 
 std::optional<std::string> lost_member(const ComboRun& run, const std::vector<Purchase>& purchases, const Key& key,
                                        int64_t id, int64_t created_at_ms) {
   // A window timed by a jumping or drifting clock near it spans that much more world time.
-  const int64_t near_us = created_at_ms * 1000;
-  const int64_t reach_ms =
-      2 * run.window_ms +
-      window_clock(run, near_us - 2 * run.window_ms * 1000, near_us + 2 * run.window_ms * 1000).error_us / 1000;
+  // Computed at the first lost row of the key (most keys lost none): the clocks' budget is the
+  // judge's most expensive read.
+  std::optional<int64_t> reach;
   for (const RowObs& r : run.lost_rows) {
     if (Key{r.row.activity_id, r.row.user_id, r.row.item_id} != key) continue;
+    if (!reach) {
+      const int64_t near_us = created_at_ms * 1000;
+      reach = 2 * run.window_ms +
+              window_clock(run, near_us - 2 * run.window_ms * 1000, near_us + 2 * run.window_ms * 1000).error_us / 1000;
+    }
+    const int64_t reach_ms = *reach;
     // ... or the lost row opened a window (published under its id) still open when this row came.
     const bool opened_it = r.row.created_at <= created_at_ms &&
                            std::any_of(run.publishes.begin(), run.publishes.end(), [&](const PublishObs& p) {
