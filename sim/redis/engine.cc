@@ -843,8 +843,8 @@ void Engine::after_write(Ctx& ctx, uint32_t flags, CommandFn fn) {
 
 namespace {
 
-// EXEC counts as denyoom when a command it would run does (processCommand's mstate.cmd_flags).
-// The flags of the commands queued in MULTI, or'ed (Redis's mstate.cmd_flags).
+// The flags of the commands queued in MULTI, or'ed (Redis's mstate.cmd_flags): EXEC counts as
+// denyoom, or as a write, when a command it would run does.
 uint32_t queued_flags(const Session& session) {
   uint32_t flags = 0;
   for (const std::vector<std::string>& argv : session.queued) {
