@@ -97,15 +97,15 @@ for unit in "${units[@]}"; do
   run_unit "$real_port" "$unit" "$logs/$name.real"
   run_unit "$sim_port" "$unit" "$logs/$name.sim"
   sim_rc=$?
-  real_ok=$(grep -c '^\[ok\]' "$logs/$name.real")
-  sim_ok=$(grep -c '^\[ok\]' "$logs/$name.sim")
+  real_ok=$(grep -ac '^\[ok\]' "$logs/$name.real")
+  sim_ok=$(grep -ac '^\[ok\]' "$logs/$name.sim")
   # Causes: [err] tests, the commands the simulator does not know (top 5), and what stopped the unit.
-  errs=$(grep -c '^\[err\]' "$logs/$name.sim")
-  unknown=$(grep -o "unknown command '[^']*'" "$logs/$name.sim" | sort | uniq -c | sort -rn | head -5 |
+  errs=$(grep -ac '^\[err\]' "$logs/$name.sim")
+  unknown=$(grep -ao "unknown command '[^']*'" "$logs/$name.sim" | sort | uniq -c | sort -rn | head -5 |
             awk '{c=$1; $1=""; printf "%s%s x%d", (NR>1?", ":""), substr($0,2), c}')
   causes="$errs err"
   [ -n "$unknown" ] && causes="$causes; $unknown"
-  grep -q '^\[exception\]' "$logs/$name.sim" && causes="$causes; stopped by an exception"
+  grep -aq '^\[exception\]' "$logs/$name.sim" && causes="$causes; stopped by an exception"
   [ "$sim_rc" = 124 ] && causes="$causes; timeout"
   echo "| $unit | $real_ok | $sim_ok | $causes |"
   total_real=$((total_real + real_ok)) total_sim=$((total_sim + sim_ok))

@@ -8,6 +8,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -45,6 +46,8 @@ std::string errno_text(const std::string& what) { return what + ": " + std::stre
 
 RespServer::RespServer(RespServerOptions options) : options_(std::move(options)), engine_(options_.engine) {
   if (::pipe2(wake_pipe_, O_NONBLOCK | O_CLOEXEC) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
+  clients_epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  FL_ASSERT(clients_epoll_fd_ >= 0);
   engine_.set_script_hook([this] { serve_while_script_runs(); });
 }
 
@@ -59,6 +62,7 @@ RespServer::~RespServer() {
   for (int fd : wake_pipe_) {
     if (fd >= 0) ::close(fd);
   }
+  if (clients_epoll_fd_ >= 0) ::close(clients_epoll_fd_);
 }
 
 std::vector<std::string> RespServer::preload_scripts() {
@@ -187,11 +191,9 @@ void RespServer::poll_fds(int timeout_ms, uint64_t skip_session) {
   for (int fd : stop_fds_) add(fd, POLLIN, 0);
   if (unix_fd_ >= 0) add(unix_fd_, POLLIN, 0);
   if (tcp_fd_ >= 0) add(tcp_fd_, POLLIN, 0);
+  add(clients_epoll_fd_, POLLIN, 0);  // a client has bytes to read
   for (auto& [id, c] : clients_) {
-    if (id == skip_session || c->closed) continue;
-    short events = POLLIN;
-    if (!c->out.empty()) events |= POLLOUT;
-    add(c->fd, events, id);
+    if (id != skip_session && !c->closed && !c->out.empty()) add(c->fd, POLLOUT, id);
   }
   int n = ::poll(fds.data(), fds.size(), timeout_ms);
   if (n < 0) return;  // EINTR: the next round handles timers
@@ -204,20 +206,35 @@ void RespServer::poll_fds(int timeout_ms, uint64_t skip_session) {
         while (::read(fd, buf, sizeof buf) > 0) {}
       } else if (fd == unix_fd_ || fd == tcp_fd_) {
         accept_clients(fd);
+      } else if (fd == clients_epoll_fd_) {
+        read_ready_clients(skip_session);
       } else {
         stopping_ = true;  // a stop fd
       }
       continue;
     }
     auto it = clients_.find(owners[i]);
-    if (it == clients_.end() || it->second->closed) continue;
-    Client& c = *it->second;
-    if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(c);
-    if (!c.closed && !c.out.empty()) write_client(c);
+    if (it != clients_.end() && !it->second->closed && !it->second->out.empty()) write_client(*it->second);
   }
-  // Flush whatever other clients received (pub/sub pushes, woken readers).
+  // Flush whatever other clients received (replies, pub/sub pushes, woken readers).
   for (auto& [id, c] : clients_) {
     if (id != skip_session && !c->closed && !c->out.empty()) write_client(*c);
+  }
+}
+
+// Reads the clients that have bytes in the order their bytes came, as Redis's event loop does: a
+// command sent on one connection before a command on another runs first, even when both wait in
+// the same round (a reader that blocks on a stream, then another client's DEL of it). epoll's
+// ready list is in the order the sockets were woken; a client not read now (its own script is
+// running) stays ready (level-triggered) and is read in a later round.
+void RespServer::read_ready_clients(uint64_t skip_session) {
+  epoll_event events[64];
+  const int n = ::epoll_wait(clients_epoll_fd_, events, 64, 0);
+  for (int i = 0; i < n; ++i) {
+    const uint64_t id = events[i].data.u64;
+    if (id == skip_session) continue;
+    auto it = clients_.find(id);
+    if (it != clients_.end() && !it->second->closed) read_client(*it->second);
   }
 }
 
@@ -232,6 +249,13 @@ void RespServer::accept_clients(int listen_fd) {
     auto c = std::make_unique<Client>();
     c->fd = fd;
     c->session.id = next_session_id_++;
+    epoll_event interest{};
+    interest.events = EPOLLIN;  // level-triggered: see read_ready_clients
+    interest.data.u64 = c->session.id;
+    if (::epoll_ctl(clients_epoll_fd_, EPOLL_CTL_ADD, fd, &interest) != 0) {
+      ::close(fd);
+      continue;
+    }
     clients_.emplace(c->session.id, std::move(c));
   }
 }
@@ -456,7 +480,10 @@ void RespServer::client_unblock(Client& c, const std::vector<std::string>& argv)
 void RespServer::close_client(Client& c) {
   if (c.closed) return;
   c.closed = true;
-  if (c.fd >= 0) ::close(c.fd);
+  if (c.fd >= 0) {
+    ::epoll_ctl(clients_epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+    ::close(c.fd);
+  }
   c.fd = -1;
   engine_.close_session(c.session);
   std::erase(blocked_order_, c.session.id);

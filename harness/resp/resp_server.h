@@ -96,6 +96,8 @@ class RespServer {
   // One poll() of the listening sockets and every client but skip_session (0: none): accepts,
   // reads and runs commands, writes replies.
   void poll_fds(int timeout_ms, uint64_t skip_session);
+  // Reads every client with bytes waiting but skip_session, in the order the bytes came.
+  void read_ready_clients(uint64_t skip_session);
   // The engine's script hook: once the running script has taken busy-reply-threshold ms, serves
   // the other clients (they get -BUSY but for SCRIPT KILL, MULTI, ...: Engine::set_script_hook).
   void serve_while_script_runs();
@@ -124,6 +126,7 @@ class RespServer {
   int bound_port_ = -1;
   bool created_unix_file_ = false;
   int wake_pipe_[2] = {-1, -1};
+  int clients_epoll_fd_ = -1;  // every open client's socket, for reads in arrival order
   std::vector<int> stop_fds_;
   std::atomic<bool> stopping_{false};  // request_stop may come from another thread
   uint64_t next_session_id_ = 1;

@@ -206,6 +206,38 @@ TEST(RespServer, BlockedReadgroupLearnsItsStreamOrGroupIsGone) {
   EXPECT_EQ(reader.read_reply(), RedisReply::error("UNBLOCKED the stream key no longer exists"));
 }
 
+// Commands from different connections run in the order their bytes came, as Redis's event loop
+// runs them, also when both wait for the same round: a reader that blocks on a stream and then,
+// from an older connection, a DEL of it (Redis's "Blocking XREADGROUP: key deleted"). The server
+// is polled by hand so that both commands are read in one round; poll(2) listed them by session.
+TEST(RespServer, CommandsOfOneRoundRunInArrivalOrder) {
+  char templ[] = "/tmp/fl-resp-XXXXXX";
+  const std::string dir = ::mkdtemp(templ);
+  RespServerOptions o;
+  o.unix_path = dir + "/resp.sock";
+  RespServer server(o);
+  std::string error;
+  ASSERT_TRUE(server.listen(&error)) << error;
+  RedisConnection older = RedisConnection::unix_socket(o.unix_path, 3'000);  // the lower session id
+  RedisConnection reader = RedisConnection::unix_socket(o.unix_path, 3'000);
+  ASSERT_TRUE(older.send({"XADD", "st", "1-1", "f", "v"}));  // connects (hiredis connects at first use)
+  ASSERT_TRUE(older.send({"XGROUP", "CREATE", "st", "g", "$"}));
+  ASSERT_TRUE(reader.send({"PING"}));
+  for (int i = 0; i < 3; ++i) server.poll_once(0);
+  EXPECT_EQ(older.read_reply(), RedisReply::bulk("1-1"));
+  EXPECT_EQ(older.read_reply(), RedisReply::ok());
+  EXPECT_EQ(reader.read_reply(), RedisReply::status("PONG"));
+  // A served loop polls again as soon as a socket is woken (here: by the clients' reads above).
+  server.poll_once(0);
+  ASSERT_TRUE(reader.send({"XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "st", ">"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(older.send({"DEL", "st"}));
+  for (int i = 0; i < 3; ++i) server.poll_once(0);
+  EXPECT_EQ(older.read_reply(), RedisReply::integer_of(1));
+  EXPECT_EQ(reader.read_reply(), RedisReply::error("UNBLOCKED the stream key no longer exists"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RespServer, ClientUnblockEndsABlockedPopAsATimeoutOrAnError) {
   ServedEngine s;
   RedisConnection reader = s.connect();

@@ -807,7 +807,7 @@ RedisReply Engine::execute_command(Session& session, const std::vector<std::stri
   dispatched_spec_ = kNoSpec;
   dispatched_rejected_ = false;
   RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
-  count_command(reply);
+  if (!session.blocked) count_command(reply);  // call(): a command that blocked counts when it ends
   if (session.protocol == 3) shape_for_resp3(argv, &reply);
   client = clients_.try_emplace(session.id).first;  // CLIENT commands may have touched the map
   client->second.name = session.name;
