@@ -594,34 +594,45 @@ void Ctx::observe_publish(const std::string& channel, const std::string& payload
 std::map<std::string, std::string, std::less<>>& Ctx::loaded_scripts() { return engine.loaded_scripts_; }
 EngineStats& Ctx::stats() { return engine.stats_; }
 
+namespace {
+size_t spec_index(const Spec* spec);  // below, with the command table's counters
+}  // namespace
+
 RedisReply Ctx::call_nested(std::vector<std::string> args) {
   if (args.empty()) return RedisReply::error("ERR Please specify at least one argument for this redis lib call");
   RedisReply error;
   const Spec* spec = resolve(args, &error);
   if (!spec) {
-    if (error.str.rfind("ERR wrong number", 0) == 0) {
-      return RedisReply::error("ERR Wrong number of args calling Redis command from script");
-    }
-    return RedisReply::error("ERR Unknown Redis command called from script");
+    RedisReply e = RedisReply::error(error.str.rfind("ERR wrong number", 0) == 0
+                                         ? "ERR Wrong number of args calling Redis command from script"
+                                         : "ERR Unknown Redis command called from script");
+    engine.count_error(e.str);  // scriptCall's error path: afterErrorReply, no command to charge
+    return e;
   }
-  if (spec->flags & kNoScript) return RedisReply::error("ERR This Redis command is not allowed from script");
+  // scriptCall's error path: the command is charged a rejected call, its error counted.
+  const auto reject = [&](RedisReply e) {
+    engine.count_script_call(spec_index(spec), /*refused=*/true, e);
+    return e;
+  };
+  if (spec->flags & kNoScript) return reject(RedisReply::error("ERR This Redis command is not allowed from script"));
   // scriptCall's ACL check: the script runs as its caller's user.
   switch (acl_denial(engine.acl_users_, session, *spec, args)) {
     case AclDenial::kNone:
       break;
     case AclDenial::kCommand:
-      return RedisReply::error("ERR The user executing the script can't run this command or subcommand");
+      return reject(RedisReply::error("ERR The user executing the script can't run this command or subcommand"));
     case AclDenial::kKey:
-      return RedisReply::error(
-          "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments");
+      return reject(
+          RedisReply::error("ERR The user executing the script can't access at least one of the keys mentioned in the "
+                            "command arguments"));
   }
   // scriptVerifyWriteCommandAllow: EVAL_RO/EVALSHA_RO refuse writes and may-replicate commands first.
   if (engine.script_read_only_ && (spec->flags & (kWrite | kMayReplicate))) {
-    return RedisReply::error("ERR Write commands are not allowed from read-only scripts.");
+    return reject(RedisReply::error("ERR Write commands are not allowed from read-only scripts."));
   }
   // scriptVerifyWriteCommandAllow: a write before the script's first one needs good replicas.
   if ((spec->flags & kWrite) && !engine.script_dirty_ && engine.lacks_good_replicas()) {
-    return RedisReply::error(kNoReplicasError);
+    return reject(RedisReply::error(kNoReplicasError));
   }
   // A script's writes meet the same walls as a client's (scriptCall's deny-write and OOM checks).
   const Refusal r = engine.refusal_;
@@ -638,13 +649,14 @@ RedisReply Ctx::call_nested(std::vector<std::string> args) {
   }
   if (refused) {
     engine.observe_last_use(std::move(args), *refused, now_ms, 1);  // the judges see the refused call too
-    return *refused;
+    return reject(std::move(*refused));
   }
   Ctx nested{engine, dbs()[static_cast<size_t>(session.db)], session, args, now_ms, /*in_script=*/true, in_exec};
   nested.from_script = true;
   RedisReply reply = spec->fn(nested);
   if (!reply.is_error()) engine.after_write(nested, spec->flags, spec->fn);
   if (!reply.is_error() && (spec->flags & kWrite)) engine.script_dirty_ = true;
+  engine.count_script_call(spec_index(spec), /*refused=*/false, reply);
   if (live()) engine.observe_last_use(std::move(args), reply, now_ms, 1);
   return reply;
 }
@@ -719,13 +731,27 @@ const Spec& spec_at(size_t index) {
 
 // call()'s and rejectCommand's bookkeeping: a queued command is counted when EXEC runs it (not
 // here), an error reply counts under its first word.
-void Engine::count_command(const RedisReply& reply) {
-  if (reply.is_error()) {
-    const std::string_view prefix = std::string_view(reply.str).substr(0, reply.str.find(' '));
-    auto it = error_stats_.find(prefix);  // no allocation once the prefix is known
-    if (it == error_stats_.end()) it = error_stats_.emplace(std::string(prefix), 0).first;
-    ++it->second;
+void Engine::count_error(const std::string& error) {
+  const std::string_view prefix = std::string_view(error).substr(0, error.find(' '));
+  auto it = error_stats_.find(prefix);  // no allocation once the prefix is known
+  if (it == error_stats_.end()) it = error_stats_.emplace(std::string(prefix), 0).first;
+  ++it->second;
+}
+
+void Engine::count_script_call(size_t spec, bool refused, const RedisReply& reply) {
+  if (reply.is_error()) count_error(reply.str);
+  if (command_counters_.empty()) command_counters_.resize(kSpecCount);
+  CommandCounters& n = command_counters_[spec];
+  if (refused) {
+    ++n.rejected;
+    return;
   }
+  ++n.calls;
+  if (reply.is_error()) ++n.failed;
+}
+
+void Engine::count_command(const RedisReply& reply) {
+  if (reply.is_error() && !std::exchange(script_error_counted_, false)) count_error(reply.str);
   if (dispatched_spec_ == kNoSpec) return;
   if (reply.kind == RedisReply::Kind::kStatus && reply.str == "QUEUED") return;
   if (command_counters_.empty()) command_counters_.resize(kSpecCount);
@@ -806,6 +832,7 @@ RedisReply Engine::execute_command(Session& session, const std::vector<std::stri
   if (fresh) client->second.created_ms = now_ms;
   dispatched_spec_ = kNoSpec;
   dispatched_rejected_ = false;
+  script_error_counted_ = false;
   RedisReply reply = dispatch(session, argv, now_ms, /*in_script=*/false);
   if (!session.blocked) count_command(reply);  // call(): a command that blocked counts when it ends
   if (session.protocol == 3) shape_for_resp3(argv, &reply);

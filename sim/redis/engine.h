@@ -325,6 +325,9 @@ class Engine {
   const std::map<std::string, uint64_t, std::less<>>& error_stats() const { return error_stats_; }
   // CONFIG RESETSTAT's part of them.
   void reset_command_stats();
+  // The running script's error reply is an error a command it called already counted in
+  // errorstats (Redis's ignore_error_stats_update): the reply is not counted again.
+  void script_error_counted() { script_error_counted_ = true; }
 
   // Long scripts, for a server that keeps serving while one runs (redis-serve): the Lua count
   // hook calls `hook` every 100,000 instructions of a running script or function. The hook may
@@ -405,6 +408,11 @@ class Engine {
   std::vector<CommandCounters> command_counters_;  // by index in the command tables
   std::map<std::string, uint64_t, std::less<>> error_stats_;
   void count_command(const RedisReply& reply);
+  // A command a script called (scriptCall): refused before it ran (rejected_calls) or run (calls,
+  // failed_calls); an error reply counted in errorstats either way.
+  void count_script_call(size_t spec, bool refused, const RedisReply& reply);
+  void count_error(const std::string& error);
+  bool script_error_counted_ = false;
   std::function<void()> script_hook_;
   // checkGoodReplicasStatus failing: min-replicas-to-write set, and the server has no replica.
   bool lacks_good_replicas() const { return options_.min_replicas_to_write > 0 && options_.min_replicas_max_lag_s > 0; }

@@ -906,4 +906,36 @@ TEST_F(EngineTest, InfoCountsCommandsAndErrors) {
   EXPECT_NE(run({"INFO", "all"}).find("rejected_calls"), std::string::npos);
 }
 
+// A script's calls count as Redis 7.0.15 counts them ("Consistent eval error reporting"): a call
+// refused inside the script is a rejected call of that command, one that ran and failed a failed
+// call; its error is counted once, where it happened, and not again when the script answers it
+// (the error table carries ignore_error_stats_update); an error the script raises itself counts
+// at the script's reply.
+TEST_F(EngineTest, InfoCountsAScriptsCallsOnce) {
+  const auto stat = [this](const std::string& section, const std::string& name) {
+    const std::string info = engine.execute(session, {"INFO", section}, now).str;
+    const size_t at = info.find(name + ":");
+    return at == std::string::npos ? std::string() : info.substr(at, info.find('\r', at) - at);
+  };
+  run({"EVAL_RO", "return redis.call('set','x','y')", "1", "x"});  // refused inside: rejected
+  EXPECT_EQ(stat("errorstats", "errorstat_ERR"), "errorstat_ERR:count=1");
+  EXPECT_EQ(stat("stats", "total_error_replies"), "total_error_replies:1");
+  EXPECT_EQ(stat("commandstats", "cmdstat_set"),
+            "cmdstat_set:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0");
+  EXPECT_EQ(stat("commandstats", "cmdstat_eval_ro"),
+            "cmdstat_eval_ro:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1");
+  run({"CONFIG", "RESETSTAT"});
+  EXPECT_EQ(run({"EVAL", "local t = redis.pcall('select', 99) return t['ignore_error_stats_update'] and 1", "0"}),
+            "(integer) 1");
+  EXPECT_EQ(stat("errorstats", "errorstat_ERR"), "errorstat_ERR:count=1");
+  EXPECT_EQ(stat("commandstats", "cmdstat_select"),
+            "cmdstat_select:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=1");
+  EXPECT_EQ(stat("commandstats", "cmdstat_eval"),
+            "cmdstat_eval:calls=1,usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0");
+  run({"CONFIG", "RESETSTAT"});
+  run({"EVAL", "error('mine')", "0"});  // the script's own error: counted at its reply
+  EXPECT_EQ(stat("errorstats", "errorstat_ERR"), "errorstat_ERR:count=1");
+  EXPECT_EQ(stat("stats", "total_error_replies"), "total_error_replies:1");
+}
+
 }  // namespace fl::sim::redis

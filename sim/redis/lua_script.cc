@@ -94,6 +94,19 @@ void push_field_table(lua_State* L, const char* field, const std::string& value)
   lua_setfield(L, -2, field);
 }
 
+// The field Redis sets in the error table of a failed redis.call/pcall (its error was counted in
+// INFO errorstats when the command failed or was refused).
+constexpr const char* kStatsCounted = "ignore_error_stats_update";
+
+// luaExtractErrorInformation's ignore_err_stats_update: an error table at `index` marked so makes
+// the script's error reply uncounted (Engine::script_error_counted).
+void note_stats_counted(lua_State* L, int index) {
+  lua_pushstring(L, kStatsCounted);
+  lua_rawget(L, index);  // raw: a metamethod could raise outside the protected call
+  if (lua_isboolean(L, -1) && lua_toboolean(L, -1) && ctx_of(L) != nullptr) ctx_of(L)->engine.script_error_counted();
+  lua_pop(L, 1);
+}
+
 void push_reply(lua_State* L, const RedisReply& r, int protocol);
 
 // The protocol the running script chose with redis.setresp (2 until it does: each run starts on
@@ -179,7 +192,11 @@ void push_reply(lua_State* L, const RedisReply& r, int protocol) {
       return;
     case RedisReply::Kind::kError:
     case RedisReply::Kind::kTransportError:
+      // redisProtocolToLuaType_Error: the command's error is in the stats already; a script that
+      // returns or raises this table must not count it again.
       push_field_table(L, "err", r.str);
+      lua_pushboolean(L, 1);
+      lua_setfield(L, -2, kStatsCounted);
       return;
     case RedisReply::Kind::kArray:
       lua_createtable(L, static_cast<int>(r.elements.size()), 0);
@@ -293,6 +310,7 @@ RedisReply to_reply(lua_State* L, int index, int depth) {
         lua_rawget(L, t);  // raw: a metamethod could raise outside the protected call
         if (lua_type(L, -1) == LUA_TSTRING) {
           std::string s = lua_tostring(L, -1);
+          if (field[0] == 'e' && depth == 0) note_stats_counted(L, t);
           lua_settop(L, t - 1);
           return field[0] == 'e' ? RedisReply::error(error_line(std::move(s))) : RedisReply::status(std::move(s));
         }
@@ -1022,6 +1040,7 @@ RedisReply error_reply(lua_State* L, std::string_view sha) {
     field("line");
     if (lua_isnumber(L, -1)) line = std::to_string(static_cast<int64_t>(lua_tonumber(L, -1)));
     lua_pop(L, 1);
+    note_stats_counted(L, lua_gettop(L));
   } else if (lua_isstring(L, -1)) {
     msg = std::string("ERR ") + lua_tostring(L, -1);
   }
