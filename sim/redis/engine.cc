@@ -738,30 +738,27 @@ void Engine::count_error(const std::string& error) {
   ++it->second;
 }
 
-void Engine::count_script_call(size_t spec, bool refused, const RedisReply& reply) {
-  if (reply.is_error()) count_error(reply.str);
+void Engine::charge(size_t spec, bool refused, bool failed) {
   if (command_counters_.empty()) command_counters_.resize(kSpecCount);
   CommandCounters& n = command_counters_[spec];
   if (refused) {
     ++n.rejected;
-    return;
+  } else {
+    ++n.calls;
+    if (failed) ++n.failed;
   }
-  ++n.calls;
-  if (reply.is_error()) ++n.failed;
+}
+
+void Engine::count_script_call(size_t spec, bool refused, const RedisReply& reply) {
+  if (reply.is_error()) count_error(reply.str);
+  charge(spec, refused, reply.is_error());
 }
 
 void Engine::count_command(const RedisReply& reply) {
   if (reply.is_error() && !std::exchange(script_error_counted_, false)) count_error(reply.str);
   if (dispatched_spec_ == kNoSpec) return;
   if (reply.kind == RedisReply::Kind::kStatus && reply.str == "QUEUED") return;
-  if (command_counters_.empty()) command_counters_.resize(kSpecCount);
-  CommandCounters& n = command_counters_[dispatched_spec_];
-  if (dispatched_rejected_) {
-    ++n.rejected;
-    return;
-  }
-  ++n.calls;
-  if (reply.is_error()) ++n.failed;
+  charge(dispatched_spec_, dispatched_rejected_, reply.is_error());
 }
 
 std::vector<std::pair<std::string_view, CommandCounters>> Engine::command_stats() const {

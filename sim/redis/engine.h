@@ -412,6 +412,8 @@ class Engine {
   // failed_calls); an error reply counted in errorstats either way.
   void count_script_call(size_t spec, bool refused, const RedisReply& reply);
   void count_error(const std::string& error);
+  // One call of the command at table index `spec`: refused before it ran, or run (and failed).
+  void charge(size_t spec, bool refused, bool failed);
   bool script_error_counted_ = false;
   std::function<void()> script_hook_;
   // checkGoodReplicasStatus failing: min-replicas-to-write set, and the server has no replica.
