@@ -5,12 +5,13 @@
 // re-interleave the recorded clients and interfere on their keys. Every reply is compared
 // (redis_diff.h), so each deployed script runs with its real arguments on both servers.
 //
-// Size: FAULTLINE_DIFF_SEQUENCES / 3 (default 100) generated sequences per system. RC_PARAMS="seed=..."
+// Size: FAULTLINE_DIFF_SEQUENCES / 3 + 1 (default 101) generated sequences per system. RC_PARAMS="seed=..."
 // replays a reported failure.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -197,6 +198,42 @@ TEST_F(SystemTraffic, CatchesAScriptReplyThatDiffers) {
   EngineSide sound(scripts);
   RunResult ok = run_and_compare(real, sound, steps, options_for(scripts));
   EXPECT_TRUE(ok.equal) << ok.report;
+}
+
+// N7: two servers whose clocks are a millisecond apart hand out different ids for an XADD '*'
+// inside a script; with clock_ids the ids compare by first appearance, without they differ, and a
+// difference in which entry comes back is still caught.
+TEST(ClockIds, ScriptChosenStreamIdsCompareByFirstAppearance) {
+  const auto later_clock = [](RedisReply r) {
+    std::function<void(RedisReply&)> shift = [&shift](RedisReply& x) {
+      const size_t dash = x.str.find('-');
+      if (x.kind == RedisReply::Kind::kBulk && dash == 13) {
+        x.str = std::to_string(std::stoll(x.str.substr(0, dash)) + 1) + x.str.substr(dash);
+      }
+      for (RedisReply& e : x.elements) shift(e);
+    };
+    shift(r);
+    return r;
+  };
+  const std::string xadd = "return redis.call('XADD', KEYS[1], '*', 'f', ARGV[1])";
+  std::vector<Step> steps(4);
+  steps[0].argv = {"XGROUP", "CREATE", "x", "g", "$", "MKSTREAM"};
+  steps[1].argv = {"EVAL", xadd, "1", "x", "a"};
+  steps[2].argv = {"EVAL", xadd, "1", "x", "b"};
+  steps[3].argv = {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "x", ">"};
+  EngineSide a(std::make_shared<ScriptRegistry>(), "a");
+  EngineSide b(std::make_shared<ScriptRegistry>(), "b");
+  b.corrupt = [&](const std::vector<std::string>&, RedisReply r) { return later_clock(std::move(r)); };
+  CompareOptions with;
+  with.clock_ids = true;
+  RunResult r = run_and_compare(a, b, steps, with);
+  EXPECT_TRUE(r.equal) << r.report;
+  EXPECT_FALSE(run_and_compare(a, b, steps).equal);
+  b.corrupt = [&](const std::vector<std::string>& argv, RedisReply r) {
+    if (upper(argv[0]) == "XREADGROUP" && !r.elements.empty()) r.elements[0].elements[1].elements.pop_back();
+    return later_clock(std::move(r));
+  };
+  EXPECT_FALSE(run_and_compare(a, b, steps, with).equal);
 }
 
 // What the recorder keeps: a client's commands, without subscriptions and without BLOCK.
