@@ -122,6 +122,11 @@ class PipelinedRedis final : public fl::Redis {
     co_await Queue{this, &slot};
     co_return std::move(slot.reply);
   }
+  // Called with every command and the reply the server gave it (what a benchmark counts of the
+  // server's answers, e.g. cache hits, without asking the service).
+  void observe(std::function<void(const std::vector<std::string>&, const fl::RedisReply&)> fn) {
+    observe_ = std::move(fn);
+  }
   fl::Task<std::vector<fl::RedisReply>> pipeline(std::vector<std::vector<std::string>> cmds) override {
     std::vector<fl::RedisReply> out;
     for (auto& c : cmds) out.push_back(co_await command(std::move(c)));
@@ -157,6 +162,7 @@ class PipelinedRedis final : public fl::Redis {
     std::vector<fl::RedisReply> replies = conn_.pipeline(cmds);
     for (size_t i = 0; i < batch.size(); ++i) {
       batch[i]->reply = i < replies.size() ? std::move(replies[i]) : fl::RedisReply::transport_error("short", true);
+      if (observe_) observe_(cmds[i], batch[i]->reply);
       rt_.ready(batch[i]->handle);
     }
     return batch.size();
@@ -184,6 +190,7 @@ class PipelinedRedis final : public fl::Redis {
   fl::real::RedisConnection conn_;
   std::shared_ptr<const fl::ScriptRegistry> scripts_;
   std::vector<Slot*> pending_;
+  std::function<void(const std::vector<std::string>&, const fl::RedisReply&)> observe_;
 };
 
 // Blocking wait/wake on a 32-bit word (std::atomic::wait spins with sched_yield first, which
@@ -239,15 +246,11 @@ class ThreadedSql final : public fl::Sql {
   ThreadedSql(fl::real::SqliteSql& db, std::function<void(std::coroutine_handle<>)> resume)
       : db_(db), resume_(std::move(resume)), thread_([this] { run(); }) {}
   ~ThreadedSql() override { stop(); }
-  void stop() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-  }
+  // Runs the queued jobs, then joins the DB thread.
+  void stop() { stop_thread(false); }
+  // Joins the DB thread after the job it is running; the queued ones never run (their tasks stay
+  // suspended): for a benchmark whose service fell too far behind to wait for.
+  void abandon() { stop_thread(true); }
   using fl::Sql::execute;
   fl::Task<fl::SqlResult> execute(fl::SqlStatement s) override {
     Job job;
@@ -263,6 +266,8 @@ class ThreadedSql final : public fl::Sql {
     co_return std::move(job.result);
   }
   int64_t transactions() const { return transactions_.load(); }
+  // Jobs submitted and not yet handed back (a write-behind still in flight, say).
+  int64_t outstanding() const { return submitted_.load() - finished_.load(); }
   // After destruction-time join only: the DB thread's CPU seconds and wall time inside SQLite.
   double cpu_s() const { return cpu_s_; }
   double busy_s() const { return static_cast<double>(busy_us_) / 1e6; }
@@ -280,6 +285,7 @@ class ThreadedSql final : public fl::Sql {
     bool await_ready() const noexcept { return false; }
     void await_suspend(std::coroutine_handle<> h) {
       job->handle = h;
+      sql->submitted_.fetch_add(1);
       {
         std::lock_guard<std::mutex> lock(sql->mu_);
         sql->jobs_.push_back(job);
@@ -294,6 +300,7 @@ class ThreadedSql final : public fl::Sql {
       {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+        if (abandon_) jobs_.clear();
         if (jobs_.empty()) {
           cpu_s_ = thread_cpu_s();
           return;
@@ -309,6 +316,7 @@ class ThreadedSql final : public fl::Sql {
         transactions_.fetch_add(1);
       }
       busy_us_ += std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - t0).count();
+      finished_.fetch_add(1);
       resume_(job->handle);
     }
   }
@@ -318,10 +326,23 @@ class ThreadedSql final : public fl::Sql {
   std::condition_variable cv_;
   std::deque<Job*> jobs_;
   bool stop_ = false;
+  bool abandon_ = false;
   std::atomic<int64_t> transactions_{0};
+  std::atomic<int64_t> submitted_{0}, finished_{0};
   double cpu_s_ = 0;
   int64_t busy_us_ = 0;
   std::thread thread_;
+
+  void stop_thread(bool abandon) {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      abandon_ = abandon;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
 };
 
 // The p-quantile (0..1) of ascending `sorted`, 0 when empty.
@@ -383,6 +404,37 @@ LoopCounts serve_loop(LoopRuntime& rt, PipelinedRedis& redis, Mailbox<Request>& 
     }
   }
   return counts;
+}
+
+// After serve_loop: runs what the service still has in flight (a write-behind's DB write, its
+// follow-up Redis calls) until `idle()` holds for 100 ms or `limit_us` passes. Returns whether
+// it went idle. Timers (periodic jobs) do not keep it running.
+template <typename Request, typename Idle>
+bool drain_loop(LoopRuntime& rt, PipelinedRedis& redis, Mailbox<Request>& mailbox, Idle idle, int64_t limit_us,
+                LoopCounts* counts) {
+  std::vector<Request*> arrived;
+  std::vector<std::coroutine_handle<>> resumed;
+  const int64_t deadline_us = wall_us() + limit_us;
+  int64_t idle_since_us = -1;
+  while (wall_us() < deadline_us) {
+    mailbox.take(1000, &arrived, &resumed);
+    for (std::coroutine_handle<> h : resumed) rt.ready(h);
+    resumed.clear();
+    rt.run_ready();
+    for (size_t sent = redis.flush(); sent > 0; sent = redis.flush()) {
+      ++counts->flushes;
+      counts->commands += static_cast<int64_t>(sent);
+      rt.run_ready();
+    }
+    if (!idle() || !redis.idle()) {
+      idle_since_us = -1;
+    } else if (idle_since_us < 0) {
+      idle_since_us = wall_us();
+    } else if (wall_us() - idle_since_us >= 100'000) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace fl::bench

@@ -297,9 +297,14 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << "<tr><th>rows</th><td>" << esc(join(r.matrix_rows, ", ")) << "</td></tr>"
     << "<tr><th>seeds</th><td>" << esc(seeds_text(r.seeds)) << "</td></tr>"
     << "<tr><th>failing seeds</th><td>" << esc(seeds_text(r.failing_seeds)) << "</td></tr>"
-    << "<tr><th>config digest</th><td><code>" << hex16(r.config_digest) << "</code></td></tr>"
-    << "<tr><th>trace fingerprint</th><td><code>" << hex16(r.fingerprint) << "</code></td></tr>"
-    << "<tr><th>expected</th><td>" << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << "</td></tr>"
+    << "<tr><th>config digest</th><td><code>" << hex16(r.config_digest) << "</code></td></tr>";
+  if (r.real_mode()) {
+    o << "<tr><th>real mode</th><td>on " << esc(r.machine) << " (timings are this machine's: no trace fingerprint)"
+      << "</td></tr><tr><th>command</th><td><code>" << esc(r.command) << "</code></td></tr>";
+  } else {
+    o << "<tr><th>trace fingerprint</th><td><code>" << hex16(r.fingerprint) << "</code></td></tr>";
+  }
+  o << "<tr><th>expected</th><td>" << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << "</td></tr>"
     << "<tr><th>produced</th><td>" << esc(r.produced_at) << " at commit <code>" << esc(r.commit) << "</code></td></tr>";
   if (!r.error.empty()) o << "<tr><th>error</th><td>" << esc(r.error) << "</td></tr>";
   o << "</table>\n";

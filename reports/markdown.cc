@@ -159,8 +159,14 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
     << "): " << (r.passed() ? "passed" : "failed") << (r.as_expected() ? ", as expected" : ", **NOT as expected**")
     << "\n\n- scenario `" << r.scenario_file << "`; rows " << join(r.matrix_rows, ", ") << "\n- seeds "
     << seeds_text(r.seeds) << "; failing seeds " << seeds_text(r.failing_seeds) << "\n- config digest `"
-    << hex16(r.config_digest) << "`, trace fingerprint `" << hex16(r.fingerprint) << "`, produced " << r.produced_at
-    << " at `" << r.commit << "`\n- expected " << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << "\n";
+    << hex16(r.config_digest) << "`, ";
+  if (r.real_mode())
+    o << "real mode on " << r.machine << " (timings are this machine's: no trace fingerprint), command `" << r.command
+      << "`";
+  else
+    o << "trace fingerprint `" << hex16(r.fingerprint) << "`";
+  o << ", produced " << r.produced_at << " at `" << r.commit << "`\n- expected "
+    << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << "\n";
   if (!r.error.empty()) o << "- error: " << r.error << "\n";
   if (!r.coverage.empty()) write_coverage(o, r.coverage);
   for (const auto& [b, n] : r.behaviour_seeds) {

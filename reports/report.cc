@@ -59,30 +59,35 @@ Json run_json(const RunRecord& r) {
   for (const auto& [k, n] : r.failures_per_property) failures[k] = n;
   Json behaviours = Json::object();
   for (const auto& [k, n] : r.behaviour_seeds) behaviours[k] = n;
-  return Json{{"scenario", r.scenario},
-              {"scenario_file", r.scenario_file},
-              {"system", r.system},
-              {"variant", r.variant},
-              {"matrix_rows", r.matrix_rows},
-              {"expected_pass", r.expected_pass},
-              {"expected_failing_properties", r.expected_failing},
-              {"expected_match", r.expected_any ? "any" : "all"},
-              {"seeds", r.seeds},
-              {"failing_seeds", r.failing_seeds},
-              {"config_digest", hex16(r.config_digest)},
-              {"fingerprint", hex16(r.fingerprint)},
-              {"assertions", std::move(assertions)},
-              {"failures_per_property", std::move(failures)},
-              {"behaviour_seeds", std::move(behaviours)},
-              {"counterexample", r.counterexample ? counterexample_json(*r.counterexample) : Json()},
-              {"error", r.error},
-              {"simulated_us", r.simulated_us},
-              {"wall_seconds", json_double(r.wall_seconds)},
-              {"produced_at", r.produced_at},
-              {"commit", r.commit},
-              {"passed", r.passed()},
-              {"as_expected", r.as_expected()},
-              {"coverage", coverage_json(r.coverage)}};
+  Json j{{"scenario", r.scenario},
+         {"scenario_file", r.scenario_file},
+         {"system", r.system},
+         {"variant", r.variant},
+         {"matrix_rows", r.matrix_rows},
+         {"expected_pass", r.expected_pass},
+         {"expected_failing_properties", r.expected_failing},
+         {"expected_match", r.expected_any ? "any" : "all"},
+         {"seeds", r.seeds},
+         {"failing_seeds", r.failing_seeds},
+         {"config_digest", hex16(r.config_digest)},
+         {"fingerprint", hex16(r.fingerprint)},
+         {"assertions", std::move(assertions)},
+         {"failures_per_property", std::move(failures)},
+         {"behaviour_seeds", std::move(behaviours)},
+         {"counterexample", r.counterexample ? counterexample_json(*r.counterexample) : Json()},
+         {"error", r.error},
+         {"simulated_us", r.simulated_us},
+         {"wall_seconds", json_double(r.wall_seconds)},
+         {"produced_at", r.produced_at},
+         {"commit", r.commit},
+         {"passed", r.passed()},
+         {"as_expected", r.as_expected()},
+         {"coverage", coverage_json(r.coverage)}};
+  if (r.real_mode()) {  // only real-mode runs carry them: simulated runs' documents stay as they were
+    j["machine"] = r.machine;
+    j["command"] = r.command;
+  }
+  return j;
 }
 
 Json matrix_row_json(const MatrixRow& r) {
@@ -171,6 +176,8 @@ RunRecord read_run_json(const Json& j) {
   r.wall_seconds = json_num(j, "wall_seconds");
   r.produced_at = json_str(j, "produced_at");
   r.commit = json_str(j, "commit");
+  r.machine = json_str(j, "machine");
+  r.command = json_str(j, "command");
   for (const Json& c : json_items(j, "coverage")) {
     r.coverage.push_back(
         CoverageSample{json_i64(c, "runs"), json_i64(c, "features"), json_i64(c, "corpus"), json_i64(c, "findings")});

@@ -93,7 +93,14 @@ struct RunRecord {
   std::string produced_at;               // ISO-8601 UTC
   std::string commit;                    // the commit the producing binary was built from (+ "-dirty")
   std::vector<CoverageSample> coverage;  // an exploration's coverage over time (empty otherwise)
+  // A real-mode run (a load benchmark against real redis-server and SQLite): the machine it ran
+  // on and the command that reruns it. Its timings are that machine's, so it has no trace
+  // fingerprint; its seeds are the workload's. Both empty for a simulated run.
+  std::string machine;
+  std::string command;
   bool operator==(const RunRecord&) const = default;
+
+  bool real_mode() const { return !machine.empty(); }
 
   bool passed() const { return failing_seeds.empty() && error.empty(); }
   // The verdicts matched the scenario's `expect:`, and no property the scenario judges was

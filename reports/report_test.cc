@@ -341,6 +341,34 @@ TEST(Report, WritersCarryEvidenceAndCommit) {
   EXPECT_NE(to_junit_xml(rep).find("<failure"), std::string::npos);
 }
 
+// A real-mode run (a load benchmark) names its machine and command instead of a trace
+// fingerprint, in every writer and through JSON; a simulated run's document has neither key.
+TEST(Report, ARealModeRunNamesItsMachineAndCommand) {
+  Report rep = sample();
+  EXPECT_EQ(to_json(rep).find("\"machine\""), std::string::npos);
+  rep.runs[1].machine = "2 cores, Test CPU, 8.0 GiB";
+  rep.runs[1].command = "build/bench/likes_load_bench --seconds 5";
+  rep.runs[1].fingerprint = 0;
+  ASSERT_TRUE(rep.runs[1].real_mode());
+  std::string err;
+  std::optional<Report> back = report_from_json(to_json(rep), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(*back, rep);
+  const std::string md = to_markdown(rep);
+  EXPECT_NE(md.find("real mode on 2 cores, Test CPU, 8.0 GiB"), std::string::npos);
+  EXPECT_NE(md.find("`build/bench/likes_load_bench --seconds 5`"), std::string::npos);
+  EXPECT_NE(md.find("trace fingerprint `1122334455667788`"), std::string::npos);  // the simulated run's
+  EXPECT_EQ(md.find("trace fingerprint `0000000000000000`"), std::string::npos);  // none for the real one
+  const std::string html = to_html(rep);
+  EXPECT_NE(html.find("<th>real mode</th><td>on 2 cores, Test CPU, 8.0 GiB"), std::string::npos);
+  EXPECT_EQ(html.find("<code>0000000000000000</code>"), std::string::npos);
+  // Its row is judged like any other: evidence, and the assertions' verdicts.
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kPass);
+  rep.runs[1].assertions[0].passed = false;
+  rep.runs[1].failing_seeds = {1};
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kFail);
+}
+
 // The page draws the events that lead to the violation, not the boot events before them, and
 // shows the first evidence lines of a failing property with a count of the rest.
 TEST(ReportHtml, InlineDiagramEndsAtTheViolationAndEvidenceIsCapped) {
