@@ -227,6 +227,10 @@ struct Figures {
   bool drained = true;
   double drain_s = 0;        // after the clients stopped, until the service's writes finished
   int64_t queued_after = 0;  // DB statements still queued when the drain gave up
+  // Operations per second of the run and the drain after it, when the drain finished; else 0.
+  double sustained_per_s() const {
+    return drained && elapsed_s + drain_s > 0 ? static_cast<double>(writes) / (elapsed_s + drain_s) : 0;
+  }
   double hit_rate() const {
     return cache_hits + cache_misses > 0
                ? static_cast<double>(cache_hits) / static_cast<double>(cache_hits + cache_misses)
@@ -272,16 +276,20 @@ fl::reports::Report make_report(const Options& o, const Figures& f) {
                              " warmup=" + fmt("%g", o.warmup_seconds) +
                              " drain_limit=" + fmt("%g", o.drain_limit_seconds);
   const std::string machine = machine_description();
-  // An operation is acknowledged before its DB write in spec (write-behind): say how far behind.
+  // Sustained, not acknowledged: spec acknowledges before its DB writes (write-behind), so a rate
+  // counts only when the writes were done, over the time they took (the run, then the drain).
   const std::string backlog =
-      f.drained ? fmt("the DB writes finished %.1f s after the clients stopped", f.drain_s)
-                : fmt("the DB writes had not finished %.0f s after the clients stopped, ", f.drain_s) +
+      f.drained ? fmt("their DB writes finished %.1f s after the clients stopped", f.drain_s)
+                : fmt("their DB writes had not finished %.0f s after the clients stopped, ", f.drain_s) +
                       std::to_string(f.queued_after) + " statements still queued";
-  const auto throughput =
-      assertion("likes-throughput", f.writes_per_s >= 10000 && f.errors == 0, f.writes,
-                "like/unlike operations per second >= 10,000 with no failed reply (002:L9, L489)",
-                fmt("%.0f like/unlike operations per second", f.writes_per_s) + " over " + fmt("%.2f s", f.elapsed_s) +
-                    ", " + std::to_string(f.errors) + " failed replies; " + backlog);
+  const auto throughput = assertion(
+      "likes-throughput", f.sustained_per_s() >= 10000 && f.errors == 0, f.writes,
+      "like/unlike operations per second >= 10,000, sustained: acknowledged and written to the DB within the run "
+      "and the drain after it, no failed reply (002:L9, L489)",
+      fmt("%.0f like/unlike operations acknowledged per second", f.writes_per_s) + " over " +
+          fmt("%.2f s", f.elapsed_s) + "; " + backlog +
+          (f.drained ? fmt(": %.0f sustained per second", f.sustained_per_s()) : std::string(": none sustained")) +
+          "; " + std::to_string(f.errors) + " failed replies");
   const auto latency =
       assertion("likes-p99-latency", f.write_p99_us < 50'000, f.writes,
                 "p99 of the like/unlike operations' latency < 50 ms (002:L10, L490)",
@@ -319,6 +327,7 @@ fl::reports::Report make_report(const Options& o, const Figures& f) {
         r.expected_failing.push_back(a.property);
     }
     r.expected_pass = r.expected_failing.empty();
+    r.expected_any = true;  // one of the declared failures suffices, as a scenario's `match: any`
     r.seeds = {o.seed};
     r.config_digest = fl::stable_hash(std::string(row.row) + " " + o.variant + " " + config);
     r.assertions = row.assertions;
@@ -519,7 +528,7 @@ int main(int argc, char** argv) {
   std::printf("  connections=%d assets=%" PRId64 " users=%" PRId64 " read_share=%g duration=%.2fs writes=%" PRId64
               " reads=%" PRId64 " errors=%" PRId64 "\n",
               o.connections, o.assets, o.users, o.read_share, f.elapsed_s, f.writes, f.reads, f.errors);
-  std::printf("  like/unlike: throughput=%.0f ops/s  p50=%.3f ms  p99=%.3f ms  p999=%.3f ms  max=%.3f ms\n",
+  std::printf("  like/unlike: acknowledged %.0f ops/s  p50=%.3f ms  p99=%.3f ms  p999=%.3f ms  max=%.3f ms\n",
               f.writes_per_s, f.write_p50_us / 1000.0, f.write_p99_us / 1000.0, f.write_p999_us / 1000.0,
               f.write_max_us / 1000.0);
   std::printf("  count reads: %.0f/s  p99=%.3f ms; cache hit rate %.2f %% (%" PRId64 " of %" PRId64 " GETs)\n",
@@ -552,9 +561,10 @@ int main(int argc, char** argv) {
     std::printf("  the service's DB writes had not finished %.1f s after the clients stopped: %" PRId64
                 " statements still queued\n",
                 f.drain_s, f.queued_after);
-  std::printf("  LIKE-12 floor (>= 10000 ops/s, p99 < 50 ms): %s; aim (>= 30000 ops/s, p99 < 10 ms): %s\n",
-              f.writes_per_s >= 10000 && f.write_p99_us < 50'000 ? "MET" : "NOT MET",
-              f.writes_per_s >= 30000 && f.write_p99_us < 10'000 ? "MET" : "NOT MET");
+  std::printf("  sustained (DB writes done within the run and the drain): %.0f ops/s\n", f.sustained_per_s());
+  std::printf("  LIKE-12 floor (>= 10000 sustained ops/s, p99 < 50 ms): %s; aim (>= 30000 ops/s, p99 < 10 ms): %s\n",
+              f.sustained_per_s() >= 10000 && f.write_p99_us < 50'000 ? "MET" : "NOT MET",
+              f.sustained_per_s() >= 30000 && f.write_p99_us < 10'000 ? "MET" : "NOT MET");
   if (!o.report_json.empty()) {
     const std::string text = fl::reports::to_json(make_report(o, f));
     FILE* out = std::fopen(o.report_json.c_str(), "w");
