@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -76,22 +77,49 @@ absl::StatusOr<std::vector<MatrixRow>> parse_matrix_rows(const std::string& syst
   return rows;
 }
 
+namespace {
+
+// A compiled-in matrix that does not parse is a build defect: stop with its error.
+std::vector<MatrixRow> parse_declared(const SystemDeclaration& d) {
+  absl::StatusOr<std::vector<MatrixRow>> parsed = parse_matrix_rows(d.system->name(), d.matrix_file, d.matrix_yaml);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "faultline: %s\n", std::string(parsed.status().message()).c_str());
+    std::abort();
+  }
+  return *std::move(parsed);
+}
+
+}  // namespace
+
+const std::vector<MatrixRow>* matrix_rows_of_system(const std::string& system) {
+  // One slot per declared system, each parsed at its first use (yaml-cpp takes about 1,500
+  // instructions a byte, and ranking's matrix is most of the bytes: a run of another system need
+  // not pay for it). call_once: benchmarks run scenarios on several threads.
+  struct Slot {
+    std::once_flag once;
+    std::vector<MatrixRow> rows;
+  };
+  static std::vector<Slot> slots(declared_systems().size());
+  const std::vector<SystemDeclaration>& declared = declared_systems();
+  for (size_t i = 0; i < declared.size(); ++i) {
+    if (declared[i].system->name() != system) continue;
+    std::call_once(slots[i].once, [&] { slots[i].rows = parse_declared(declared[i]); });
+    return &slots[i].rows;
+  }
+  return nullptr;
+}
+
 const std::vector<MatrixRow>& all_matrix_rows() {
   static const std::vector<MatrixRow> rows = [] {
     std::vector<MatrixRow> all;
     std::set<std::string> ids;
     for (const SystemDeclaration& d : declared_systems()) {
-      absl::StatusOr<std::vector<MatrixRow>> parsed = parse_matrix_rows(d.system->name(), d.matrix_file, d.matrix_yaml);
-      if (!parsed.ok()) {
-        std::fprintf(stderr, "faultline: %s\n", std::string(parsed.status().message()).c_str());
-        std::abort();
-      }
-      for (MatrixRow& r : *parsed) {
+      for (const MatrixRow& r : *matrix_rows_of_system(d.system->name())) {
         if (!ids.insert(r.id).second) {
           std::fprintf(stderr, "faultline: %s: row id %s is also another system's\n", d.matrix_file, r.id.c_str());
           std::abort();
         }
-        all.push_back(std::move(r));
+        all.push_back(r);
       }
     }
     return all;

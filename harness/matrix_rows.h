@@ -25,6 +25,10 @@ absl::StatusOr<std::vector<reports::MatrixRow>> parse_matrix_rows(const std::str
 // compiled in: CTest's MatrixRows tests catch it before any user does).
 const std::vector<reports::MatrixRow>& all_matrix_rows();
 
+// One declared system's rows, parsed at their first use (nullptr for an unknown system): what a
+// scenario's `matrix_rows:` are checked against first, without parsing every system's matrix.
+const std::vector<reports::MatrixRow>* matrix_rows_of_system(const std::string& system);
+
 // The registry's rows searched by id / by matrix ("all": every row) / their matrix names.
 const reports::MatrixRow* find_matrix_row(const std::string& id);
 std::vector<const reports::MatrixRow*> rows_of_matrix(const std::string& matrix);

@@ -36,6 +36,20 @@ TEST(MatrixRows, EverySystemDeclaresItsRowsAndIdsAreUnique) {
   EXPECT_EQ(rows_of_matrix("all").size(), all_matrix_rows().size());
 }
 
+// One system's rows, parsed on their own (what a scenario's rows are checked against first), are
+// exactly that system's part of the registry, in the same order; an unknown system has none.
+TEST(MatrixRows, OneSystemsRowsAreItsPartOfTheRegistry) {
+  for (const SystemUnderTest* s : all_systems()) {
+    const std::vector<MatrixRow>* own = matrix_rows_of_system(s->name());
+    ASSERT_NE(own, nullptr) << s->name();
+    std::vector<MatrixRow> expected;
+    for (const MatrixRow* r : rows_of_matrix(s->name())) expected.push_back(*r);
+    EXPECT_EQ(*own, expected) << s->name();
+    EXPECT_EQ(matrix_rows_of_system(s->name()), own);  // parsed once, the same rows after
+  }
+  EXPECT_EQ(matrix_rows_of_system("no-such-system"), nullptr);
+}
+
 // The rows of the seed designs' matrices, as the designs number them (doc 004 §16 for ranking).
 TEST(MatrixRows, TheSeedMatricesAreComplete) {
   std::map<char, int> ranking;

@@ -635,12 +635,16 @@ class Loader {
   void validate_matrix_rows(const YAML::Node& root, const Scenario& s) {
     const YAML::Node list = root["matrix_rows"];
     if (!options_.validate_matrix_rows || !list || !list.IsSequence()) return;
-    std::vector<std::string> ids;
-    for (const reports::MatrixRow& r : all_matrix_rows()) ids.push_back(r.id);
+    // The scenario's own system's rows first: most files name only those, and every other
+    // system's matrix is parsed only for an error message.
+    const std::vector<reports::MatrixRow>* own = s.system.empty() ? nullptr : matrix_rows_of_system(s.system);
     for (const YAML::Node& n : list) {
       if (!n.IsScalar()) continue;
+      if (own && reports::find_matrix_row(*own, n.Scalar())) continue;
       const reports::MatrixRow* row = find_matrix_row(n.Scalar());
       if (!row) {
+        std::vector<std::string> ids;
+        for (const reports::MatrixRow& r : all_matrix_rows()) ids.push_back(r.id);
         error(n, "unknown matrix row '" + n.Scalar() + "'", did_you_mean(n.Scalar(), ids));
       } else if (!s.system.empty() && row->matrix != s.system) {
         error(n, "matrix row '" + row->id + "' belongs to the " + row->matrix + " matrix, not to system '" + s.system +
