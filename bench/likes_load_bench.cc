@@ -219,7 +219,6 @@ std::string machine_description() {
 struct Figures {
   double elapsed_s = 0;
   int64_t writes = 0, reads = 0, errors = 0;
-  double writes_per_s = 0;
   int64_t write_p50_us = 0, write_p99_us = 0, write_p999_us = 0, write_max_us = 0;
   int64_t read_p99_us = 0;
   int64_t cache_hits = 0, cache_misses = 0;  // the reads' GET replies: a value, or nil
@@ -227,6 +226,8 @@ struct Figures {
   bool drained = true;
   double drain_s = 0;        // after the clients stopped, until the service's writes finished
   int64_t queued_after = 0;  // DB statements still queued when the drain gave up
+  // Operations acknowledged per second of the measured window.
+  double writes_per_s() const { return elapsed_s > 0 ? static_cast<double>(writes) / elapsed_s : 0; }
   // Operations per second of the run and the drain after it, when the drain finished; else 0.
   double sustained_per_s() const {
     return drained && elapsed_s + drain_s > 0 ? static_cast<double>(writes) / (elapsed_s + drain_s) : 0;
@@ -286,7 +287,7 @@ fl::reports::Report make_report(const Options& o, const Figures& f) {
       "likes-throughput", f.sustained_per_s() >= 10000 && f.errors == 0, f.writes,
       "like/unlike operations per second >= 10,000, sustained: acknowledged and written to the DB within the run "
       "and the drain after it, no failed reply (002:L9, L489)",
-      fmt("%.0f like/unlike operations acknowledged per second", f.writes_per_s) + " over " +
+      fmt("%.0f like/unlike operations acknowledged per second", f.writes_per_s()) + " over " +
           fmt("%.2f s", f.elapsed_s) + "; " + backlog +
           (f.drained ? fmt(": %.0f sustained per second", f.sustained_per_s()) : std::string(": none sustained")) +
           "; " + std::to_string(f.errors) + " failed replies");
@@ -484,7 +485,6 @@ int main(int argc, char** argv) {
   for (int64_t e : errors) f.errors += e;
   f.writes = static_cast<int64_t>(writes.size());
   f.reads = static_cast<int64_t>(reads.size());
-  f.writes_per_s = static_cast<double>(f.writes) / f.elapsed_s;
   f.write_p50_us = percentile(writes, 0.50);
   f.write_p99_us = percentile(writes, 0.99);
   f.write_p999_us = percentile(writes, 0.999);
@@ -529,7 +529,7 @@ int main(int argc, char** argv) {
               " reads=%" PRId64 " errors=%" PRId64 "\n",
               o.connections, o.assets, o.users, o.read_share, f.elapsed_s, f.writes, f.reads, f.errors);
   std::printf("  like/unlike: acknowledged %.0f ops/s  p50=%.3f ms  p99=%.3f ms  p999=%.3f ms  max=%.3f ms\n",
-              f.writes_per_s, f.write_p50_us / 1000.0, f.write_p99_us / 1000.0, f.write_p999_us / 1000.0,
+              f.writes_per_s(), f.write_p50_us / 1000.0, f.write_p99_us / 1000.0, f.write_p999_us / 1000.0,
               f.write_max_us / 1000.0);
   std::printf("  count reads: %.0f/s  p99=%.3f ms; cache hit rate %.2f %% (%" PRId64 " of %" PRId64 " GETs)\n",
               static_cast<double>(f.reads) / f.elapsed_s, f.read_p99_us / 1000.0, 100 * f.hit_rate(), f.cache_hits,
