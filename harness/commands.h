@@ -24,5 +24,7 @@ int explain_main(const Args& args);
 int null_faults_main(const Args& args);
 // harness/cmd_explore.cc (coverage-guided fault schedules)
 int explore_main(const Args& args);
+// harness/systems/ranking/cmd_evaluate.cc (score rules' offline evaluation, ranking rows A01-A07)
+int evaluate_main(const Args& args);
 
 }  // namespace fl

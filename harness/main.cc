@@ -23,6 +23,7 @@ struct Subcommand {
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table = {
       {"check-determinism", "run a scenario+seed in two processes and compare fingerprints", check_determinism_main},
+      {"evaluate", "score rule versions side by side on a labelled workload (ranking rows A01-A07)", evaluate_main},
       {"explain", "draw a trace as a sequence diagram (Mermaid text and SVG)", explain_main},
       {"explore", "search fault schedules guided by coverage (new interruptions and orderings)", explore_main},
       {"fixes", "list the named fixes hardened adds to each seed design (for --without FIX)", fixes_main},

@@ -1,0 +1,85 @@
+// `faultline evaluate`'s pipeline (harness/systems/ranking/evaluation.h): the shipped workload
+// shows what each lever of the score rule is worth, the figures are deterministic, and bad files
+// are refused with their place.
+
+#include "harness/systems/ranking/evaluation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fl {
+namespace {
+
+const std::string kBurstyDay = std::string(FAULTLINE_SOURCE_DIR) + "/evaluations/ranking/bursty-news-day.yaml";
+
+const RuleFigures& of(const EvaluationResult& r, const std::string& version) {
+  for (const RuleFigures& f : r.rules) {
+    if (f.rule.version == version) return f;
+  }
+  ADD_FAILURE() << "no rule " << version;
+  return r.rules.front();
+}
+
+TEST(RuleEvaluation, WithoutHysteresisTheListJittersAndWithoutBaselineEvergreenTopicsHogIt) {
+  std::string error;
+  const std::optional<EvaluationSpec> spec = load_evaluation_file(kBurstyDay, &error);
+  ASSERT_TRUE(spec) << error;
+  const EvaluationResult r = evaluate(*spec);
+  const auto& v3 = of(r, "rule-v3").figures;
+  const auto& no_hysteresis = of(r, "rule-v3-no-hysteresis").figures;
+  const auto& no_baseline = of(r, "rule-v3-no-baseline").figures;
+  ASSERT_GT(v3.snapshots, 100);
+  EXPECT_GT(no_hysteresis.a06_change_rate, v3.a06_change_rate * 1.2);  // A06 (004:L196-198)
+  EXPECT_LT(no_hysteresis.a06_mean_dwell_snapshots, v3.a06_mean_dwell_snapshots);
+  EXPECT_GT(no_baseline.a03_listed_share, v3.a03_listed_share + 0.05);  // A03 (004:L190-192)
+  EXPECT_EQ(v3.a02_missed, 0);
+  EXPECT_GT(v3.a02_latency_s.count, 0);
+}
+
+TEST(RuleEvaluation, TheSameFileGivesTheSameFigures) {
+  std::string error;
+  std::optional<EvaluationSpec> spec = load_evaluation_file(kBurstyDay, &error);
+  ASSERT_TRUE(spec) << error;
+  spec->workload.duration_s = 3600;  // shorter: determinism does not need the whole day
+  const std::string a = evaluation_json(*spec, evaluate(*spec)), b = evaluation_json(*spec, evaluate(*spec));
+  EXPECT_EQ(a, b);
+  spec->workload.seed += 1;
+  EXPECT_NE(evaluation_json(*spec, evaluate(*spec)), a) << "the seed must reach the workload";
+}
+
+std::string load_error(const std::string& yaml) {
+  std::string error;
+  EXPECT_FALSE(load_evaluation_text(yaml, "e.yaml", &error)) << yaml;
+  return error;
+}
+
+const char* kRules = "rules:\n  - version: a\n  - version: b\n";
+
+TEST(RuleEvaluation, BadFilesAreRefusedWithTheirPlace) {
+  EXPECT_EQ(
+      load_error(std::string("workload:\n  name: x\n  sed: 3\n") + kRules).rfind("e.yaml:3:3: unknown key 'sed'", 0),
+      0u);
+  EXPECT_EQ(
+      load_error(std::string("workload:\n  duration_s: 5\n") + kRules).rfind("e.yaml:2:15: 'duration_s' must be in", 0),
+      0u);
+  EXPECT_EQ(load_error(std::string("workload:\n  duration_s: soon\n") + kRules)
+                .rfind("e.yaml:2:15: 'duration_s' takes a number", 0),
+            0u);
+  EXPECT_NE(load_error("workload: {}\nrules:\n  - version: a\n").find("at least two"), std::string::npos);
+  EXPECT_NE(load_error("workload: {}\nrules:\n  - version: a\n  - version: a\n").find("appears twice"),
+            std::string::npos);
+  EXPECT_NE(load_error("workload: {}\nrules:\n  - version: a\n  - {version: b, exit_score: 9}\n").find("exit score"),
+            std::string::npos);
+  EXPECT_NE(load_error("workload: {channel_volume: {nope: 2}}\n" + std::string(kRules))
+                .find("not one of the workload's channels"),
+            std::string::npos);
+  EXPECT_EQ(load_error("workload: [\n").rfind("e.yaml:", 0), 0u);
+  EXPECT_EQ(load_error(""), "e.yaml:1:1: empty evaluation file");
+  std::string error;
+  EXPECT_FALSE(load_evaluation_file("/nonexistent/e.yaml", &error));
+  EXPECT_EQ(error, "/nonexistent/e.yaml: cannot open file");
+}
+
+}  // namespace
+}  // namespace fl

@@ -1,0 +1,627 @@
+#include "harness/systems/ranking/evaluation.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "impl/ports/assert.h"
+#include "impl/ports/stable_hash.h"
+#include "reports/json.h"
+#include "sim/rng.h"
+
+namespace fl {
+
+using ranking::BehaviourEvent;
+using ranking::CandidateInputs;
+using ranking::kHeatSignals;
+using ranking::kSignals;
+using ranking::Signal;
+using ranking::WindowValues;
+using ranking::props::TopicTruth;
+using ranking::props::TruthKind;
+
+namespace {
+
+// ------------------------------------------------------------------------------------------ load
+
+struct LoadError {
+  YAML::Mark mark;
+  std::string message;
+};
+
+[[noreturn]] void fail(const YAML::Node& at, const std::string& message) { throw LoadError{at.Mark(), message}; }
+
+void check_keys(const YAML::Node& map, const std::set<std::string>& allowed) {
+  if (!map.IsMap()) fail(map, "expected a mapping");
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    if (!allowed.count(key)) {
+      std::string list;
+      for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      fail(it->first, "unknown key '" + key + "' (expected one of: " + list + ")");
+    }
+  }
+}
+
+template <typename T>
+void read(const YAML::Node& map, const char* key, T* out, T lo, T hi) {
+  const YAML::Node n = map[key];
+  if (!n) return;
+  T v{};
+  try {
+    v = n.as<T>();
+  } catch (const YAML::Exception&) { fail(n, std::string("'") + key + "' takes a number"); }
+  if (!(v >= lo && v <= hi)) {
+    std::ostringstream range;
+    range << "'" << key << "' must be in [" << lo << ", " << hi << "]";
+    fail(n, range.str());
+  }
+  *out = v;
+}
+
+void read_names(const YAML::Node& map, const char* key, std::vector<std::string>* out) {
+  const YAML::Node n = map[key];
+  if (!n) return;
+  if (!n.IsSequence() || n.size() == 0) fail(n, std::string("'") + key + "' takes a non-empty list of names");
+  out->clear();
+  for (const YAML::Node& item : n) {
+    if (!item.IsScalar() || item.Scalar().empty()) fail(item, std::string("'") + key + "' takes names");
+    out->push_back(item.Scalar());
+  }
+}
+
+void read_workload(const YAML::Node& n, Workload* w) {
+  check_keys(n, {"name", "seed", "history_days", "duration_s", "snapshot_interval_s", "short_window_s",
+                 "medium_window_s", "topics", "channels", "regions", "languages", "channel_volume"});
+  if (n["name"]) w->name = n["name"].as<std::string>();
+  read<uint64_t>(n, "seed", &w->seed, 0, UINT64_MAX);
+  read<int>(n, "history_days", &w->history_days, 1, 60);
+  read<int64_t>(n, "duration_s", &w->duration_s, 600, 7 * 86400);
+  read<int64_t>(n, "snapshot_interval_s", &w->snapshot_interval_s, 60, 3600);
+  read<int64_t>(n, "short_window_s", &w->short_window_s, 60, 3600);
+  read<int64_t>(n, "medium_window_s", &w->medium_window_s, 60, 86400);
+  for (const char* k : {"snapshot_interval_s", "short_window_s", "medium_window_s"}) {
+    if (n[k] && n[k].as<int64_t>() % 60 != 0) fail(n[k], std::string("'") + k + "' must be whole minutes");
+  }
+  if (w->medium_window_s < w->short_window_s) fail(n, "the medium window may not be shorter than the short one");
+  if (const YAML::Node t = n["topics"]) {
+    check_keys(t, {"ordinary", "burst", "evergreen", "bot", "risky", "ordinary_rate", "evergreen_rate", "burst_rate",
+                   "bot_accounts", "risky_report_share", "brigade_share"});
+    WorkloadTopics& x = w->topics;
+    for (auto [key, field] : {std::pair{"ordinary", &x.ordinary},
+                              {"burst", &x.burst},
+                              {"evergreen", &x.evergreen},
+                              {"bot", &x.bot},
+                              {"risky", &x.risky}}) {
+      read<int>(t, key, field, 0, 500);
+    }
+    for (auto [key, field] : {std::pair{"ordinary_rate", &x.ordinary_rate},
+                              {"evergreen_rate", &x.evergreen_rate},
+                              {"burst_rate", &x.burst_rate},
+                              {"bot_accounts", &x.bot_accounts}}) {
+      read<double>(t, key, field, 0, 1000);
+    }
+    read<double>(t, "risky_report_share", &x.risky_report_share, 0, 10);
+    read<double>(t, "brigade_share", &x.brigade_share, 0, 1);
+  }
+  read_names(n, "channels", &w->channels);
+  read_names(n, "regions", &w->regions);
+  read_names(n, "languages", &w->languages);
+  if (const YAML::Node v = n["channel_volume"]) {
+    if (!v.IsMap()) fail(v, "'channel_volume' maps channels to multipliers");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string ch = it->first.as<std::string>();
+      if (std::find(w->channels.begin(), w->channels.end(), ch) == w->channels.end())
+        fail(it->first, "'" + ch + "' is not one of the workload's channels");
+      double m = 1;
+      read<double>(v, ch.c_str(), &m, 0.01, 100);
+      w->channel_volume[ch] = m;
+    }
+  }
+}
+
+ranking::ScoreRule read_rule(const YAML::Node& n) {
+  check_keys(n, {"version", "weights", "baseline_correction", "growth_weight", "slope_weight", "diversity_weight",
+                 "cold_start_bonus", "decay_per_snapshot", "penalty_weight", "min_actors", "entry_score", "exit_score",
+                 "exit_after_snapshots", "top_n", "block_reports_min", "block_report_share"});
+  ranking::ScoreRule r;
+  if (!n["version"] || !n["version"].IsScalar()) fail(n, "a rule needs a 'version'");
+  r.version = n["version"].Scalar();
+  if (const YAML::Node w = n["weights"]) {
+    check_keys(w, {"search", "post", "engage", "read"});
+    for (int s = 0; s < kHeatSignals; ++s) {
+      read<double>(w, ranking::signal_name(static_cast<Signal>(s)), &r.signal_weight[s], 0, 1000);
+    }
+  }
+  if (const YAML::Node b = n["baseline_correction"]) {
+    if (!b.IsScalar() || (b.Scalar() != "true" && b.Scalar() != "false"))
+      fail(b, "'baseline_correction' takes true or false");
+    r.baseline_correction = b.Scalar() == "true";
+  }
+  for (auto [key, field] : {std::pair{"growth_weight", &r.growth_weight},
+                            {"slope_weight", &r.slope_weight},
+                            {"diversity_weight", &r.diversity_weight},
+                            {"cold_start_bonus", &r.cold_start_bonus},
+                            {"decay_per_snapshot", &r.decay_per_snapshot},
+                            {"penalty_weight", &r.penalty_weight},
+                            {"block_report_share", &r.block_report_share}}) {
+    read<double>(n, key, field, 0, 1000);
+  }
+  read<double>(n, "entry_score", &r.entry_score, -1000, 1000);
+  read<double>(n, "exit_score", &r.exit_score, -1000, 1000);
+  read<int64_t>(n, "min_actors", &r.min_actors, 0, 1'000'000);
+  read<int64_t>(n, "block_reports_min", &r.block_reports_min, 1, 1'000'000);
+  read<int>(n, "exit_after_snapshots", &r.exit_after_snapshots, 1, 1000);
+  read<int>(n, "top_n", &r.top_n, 1, 1000);
+  if (const std::string why = r.invalid_reason(); !why.empty()) fail(n, "rule " + r.version + ": " + why);
+  return r;
+}
+
+EvaluationSpec read_spec(const YAML::Node& root, const std::string& file) {
+  check_keys(root, {"workload", "rules", "abuse"});
+  EvaluationSpec spec;
+  spec.file = file;
+  if (!root["workload"]) fail(root, "an evaluation file needs a 'workload'");
+  read_workload(root["workload"], &spec.workload);
+  if (const YAML::Node a = root["abuse"]) {
+    check_keys(a, {"actors_per_device_max", "actors_per_ip_max", "new_account_age_days", "sync_interval_ms",
+                   "sync_accounts_min", "same_content_accounts_min"});
+    ranking::AbuseOptions& o = spec.abuse;
+    for (auto [key, field] : {std::pair{"actors_per_device_max", &o.actors_per_device_max},
+                              {"actors_per_ip_max", &o.actors_per_ip_max},
+                              {"new_account_age_days", &o.new_account_age_days},
+                              {"sync_interval_ms", &o.sync_interval_ms},
+                              {"sync_accounts_min", &o.sync_accounts_min},
+                              {"same_content_accounts_min", &o.same_content_accounts_min}}) {
+      read<int64_t>(a, key, field, 1, 1'000'000'000);
+    }
+  }
+  const YAML::Node rules = root["rules"];
+  if (!rules || !rules.IsSequence() || rules.size() < 2)
+    fail(rules ? rules : root, "'rules' lists at least two rule versions");
+  std::set<std::string> versions;
+  for (const YAML::Node& r : rules) {
+    spec.rules.push_back(read_rule(r));
+    if (!versions.insert(spec.rules.back().version).second)
+      fail(r, "rule version '" + spec.rules.back().version + "' appears twice");
+  }
+  return spec;
+}
+
+// ------------------------------------------------------------------------------------- generate
+
+constexpr int64_t kStartHour = 8;  // the stretch starts at 08:00 of the day after the history
+
+int hour_at(int64_t at_s) { return static_cast<int>((kStartHour + at_s / 3600) % 24); }
+
+// The daily rhythm: quiet at night, a peak at 20:00.
+double diurnal(int hour) { return 1.0 + 0.3 * std::cos(2 * M_PI * (hour - 20) / 24.0); }
+
+int64_t poisson(sim::Rng& rng, double mean) {
+  if (mean <= 0) return 0;
+  if (mean > 40)
+    return std::max<int64_t>(0,
+                             std::llround(mean + std::sqrt(mean) * (rng.unit() + rng.unit() + rng.unit() - 1.5) * 2));
+  const double limit = std::exp(-mean);
+  int64_t k = 0;
+  for (double p = rng.unit(); p > limit; p *= rng.unit()) ++k;
+  return k;
+}
+
+struct TopicPlan {
+  TopicTruth truth;
+  double rate = 0;  // organic actors per minute per heat signal, before the rhythm
+  bool has_history = true;
+  int64_t active_from_s = 0;  // bots and brigades: when the swarm starts
+  bool brigade = false;
+};
+
+std::vector<TopicPlan> plan_topics(const Workload& w, sim::Rng& rng) {
+  std::vector<TopicPlan> plans;
+  auto add = [&](TruthKind kind, int count, double rate) {
+    for (int i = 0; i < count; ++i) {
+      TopicPlan p;
+      char id[64];
+      std::snprintf(id, sizeof id, "%s-%03d", ranking::props::truth_kind_name(kind), i);
+      p.truth.topic_id = id;
+      p.truth.kind = kind;
+      p.truth.channel = w.channels[rng.below(w.channels.size())];
+      p.truth.region = w.regions[rng.below(w.regions.size())];
+      p.truth.language = w.languages[rng.below(w.languages.size())];
+      auto it = w.channel_volume.find(p.truth.channel);
+      p.rate = rate * (it == w.channel_volume.end() ? 1.0 : it->second) * (0.75 + 0.5 * rng.unit());
+      plans.push_back(p);
+    }
+  };
+  add(TruthKind::kOrdinary, w.topics.ordinary, w.topics.ordinary_rate);
+  add(TruthKind::kEvergreen, w.topics.evergreen, w.topics.evergreen_rate);
+  add(TruthKind::kBurst, w.topics.burst, w.topics.burst_rate);
+  add(TruthKind::kBot, w.topics.bot, w.topics.ordinary_rate / 4);
+  add(TruthKind::kRisky, w.topics.risky, w.topics.ordinary_rate * 2);
+  for (TopicPlan& p : plans) {
+    if (p.truth.kind == TruthKind::kBurst) {
+      p.truth.onset_s = 60 * rng.between(w.duration_s / 360, w.duration_s / 90);  // a sixth to two thirds in
+      p.truth.deserves_list = true;
+      p.has_history = rng.chance(0.5);  // half are new topics (cold start, 004:L194)
+    }
+    if (p.truth.kind == TruthKind::kBot) {
+      p.active_from_s = 60 * rng.between(0, w.duration_s / 120);
+      p.truth.onset_s = p.active_from_s;
+    }
+    if (p.truth.kind == TruthKind::kOrdinary && rng.chance(w.topics.brigade_share)) {
+      p.brigade = true;
+      p.active_from_s = 60 * rng.between(0, w.duration_s / 120);
+    }
+  }
+  return plans;
+}
+
+// Organic actors per minute per heat signal of the topic at `at_s` of the stretch.
+double organic_rate(const TopicPlan& p, const Workload& w, int64_t at_s) {
+  const double rhythm = diurnal(hour_at(at_s));
+  if (p.truth.kind != TruthKind::kBurst) return p.rate * rhythm;
+  const double quiet = w.topics.ordinary_rate / 4 * rhythm;
+  if (at_s < p.truth.onset_s) return quiet;
+  const double since_min = static_cast<double>(at_s - p.truth.onset_s) / 60.0;
+  const double ramp = std::min(1.0, (since_min + 1) / 5.0);     // five minutes to its peak
+  return quiet + p.rate * ramp * std::exp2(-since_min / 60.0);  // then a half-life of an hour
+}
+
+BehaviourEvent organic_event(sim::Rng& rng, const std::string& topic, Signal s, int64_t at_ms, int64_t seq) {
+  BehaviourEvent e;
+  e.at_ms = at_ms;
+  e.event_id = topic + "/" + std::to_string(seq);
+  e.topic_id = topic;
+  e.signal = s;
+  const uint64_t user = rng.below(2'000'000);
+  e.actor = "u" + std::to_string(user);
+  e.device = "d" + std::to_string(user);
+  e.ip = "ip" + std::to_string(user % 100'000);
+  e.account_age_days = 30 + rng.between(0, 2000);
+  if (s == Signal::kPost) e.content_digest = "c" + std::to_string(rng.next_u64() % 1'000'000'000);
+  return e;
+}
+
+// A swarm of new accounts on a few devices, acting in the same second (bots on heat signals,
+// brigades on reports): what layers 2 and 3 exist for (004:L203).
+void swarm(sim::Rng& rng, const std::string& topic, const std::string& prefix, int accounts, Signal s, int64_t at_ms,
+           int64_t* seq, std::vector<BehaviourEvent>* out) {
+  for (int a = 0; a < accounts; ++a) {
+    BehaviourEvent e;
+    e.at_ms = at_ms + rng.between(0, 900);
+    e.event_id = topic + "/" + std::to_string((*seq)++);
+    e.topic_id = topic;
+    e.signal = s;
+    e.actor = prefix + std::to_string(a);
+    e.device = prefix + "dev" + std::to_string(a % 4);
+    e.ip = prefix + "ip";
+    e.account_age_days = a % 2;
+    if (s == Signal::kPost) e.content_digest = prefix + "same-text";
+    out->push_back(e);
+  }
+}
+
+void minute_of_topic(const TopicPlan& p, const Workload& w, sim::Rng& rng, int64_t minute, int64_t* seq,
+                     std::vector<BehaviourEvent>* out) {
+  const int64_t at_s = minute * 60;
+  const double rate = organic_rate(p, w, at_s);
+  const std::string& topic = p.truth.topic_id;
+  for (int s = 0; s < kHeatSignals; ++s) {
+    const int64_t n = poisson(rng, rate);
+    for (int64_t i = 0; i < n; ++i) {
+      out->push_back(organic_event(rng, topic, static_cast<Signal>(s), at_s * 1000 + rng.between(0, 59'999), (*seq)++));
+    }
+  }
+  if (p.truth.kind == TruthKind::kRisky) {  // true reports from ordinary, distinct accounts
+    const int64_t n = poisson(rng, w.topics.risky_report_share * rate * kHeatSignals);
+    for (int64_t i = 0; i < n; ++i) {
+      out->push_back(organic_event(rng, topic, Signal::kReport, at_s * 1000 + rng.between(0, 59'999), (*seq)++));
+    }
+  }
+  if (p.truth.kind == TruthKind::kBot && at_s >= p.active_from_s) {
+    const int accounts = static_cast<int>(w.topics.bot_accounts);
+    for (int half = 0; half < 2; ++half) {
+      swarm(rng, topic, topic + "-bot", accounts, Signal::kSearch, at_s * 1000 + half * 30'000, seq, out);
+      swarm(rng, topic, topic + "-bot", accounts, Signal::kPost, at_s * 1000 + half * 30'000 + 5'000, seq, out);
+    }
+  }
+  if (p.brigade && at_s >= p.active_from_s) {  // malicious reports (004 §7.2: 恶意举报)
+    swarm(rng, topic, topic + "-brigade", 30, Signal::kReport, at_s * 1000, seq, out);
+  }
+}
+
+// The per-hour baselines of the days before the stretch: daily counts averaged (004:L192).
+std::map<int, std::array<double, kSignals>> history_baseline(const TopicPlan& p, const Workload& w, sim::Rng& rng) {
+  std::map<int, std::array<double, kSignals>> out;
+  const double short_min = static_cast<double>(w.short_window_s) / 60.0;
+  for (int hour = 0; hour < 24; ++hour) {
+    std::array<double, kSignals> mean{};
+    const double usual = p.truth.kind == TruthKind::kBurst ? w.topics.ordinary_rate / 4 : p.rate;
+    for (int day = 0; day < w.history_days; ++day) {
+      for (int s = 0; s < kHeatSignals; ++s) {
+        mean[s] += static_cast<double>(poisson(rng, usual * diurnal(hour) * short_min)) / w.history_days;
+      }
+    }
+    out[hour] = mean;
+  }
+  return out;
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------------------------- public
+
+std::optional<EvaluationSpec> load_evaluation_text(const std::string& yaml, const std::string& file,
+                                                   std::string* error) {
+  auto where = [&](const YAML::Mark& m) {
+    return file + ":" + std::to_string(m.is_null() ? 0 : m.line + 1) + ":" +
+           std::to_string(m.is_null() ? 0 : m.column + 1);
+  };
+  try {
+    const YAML::Node root = YAML::Load(yaml);
+    if (!root || root.IsNull()) {
+      *error = file + ":1:1: empty evaluation file";
+      return std::nullopt;
+    }
+    return read_spec(root, file);
+  } catch (const LoadError& e) { *error = where(e.mark) + ": " + e.message; } catch (const YAML::Exception& e) {
+    *error = where(e.mark) + ": malformed YAML: " + e.msg;
+  }
+  return std::nullopt;
+}
+
+std::optional<EvaluationSpec> load_evaluation_file(const std::string& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open file";
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_evaluation_text(text.str(), path, error);
+}
+
+LabelledHistory generate_history(const Workload& w) {
+  sim::Rng root(w.seed);
+  sim::Rng plan_rng = root.fork("plan"), history_rng = root.fork("history"), event_rng = root.fork("events");
+  const std::vector<TopicPlan> plans = plan_topics(w, plan_rng);
+  LabelledHistory h;
+  for (const TopicPlan& p : plans) {
+    h.truth.push_back(p.truth);
+    if (p.has_history) h.baselines[p.truth.topic_id] = history_baseline(p, w, history_rng);
+  }
+  std::vector<int64_t> seq(plans.size(), 0);
+  for (int64_t minute = 0; minute < w.duration_s / 60; ++minute) {
+    const size_t first = h.events.size();
+    for (size_t i = 0; i < plans.size(); ++i) minute_of_topic(plans[i], w, event_rng, minute, &seq[i], &h.events);
+    std::stable_sort(h.events.begin() + static_cast<std::ptrdiff_t>(first), h.events.end(),
+                     [](const BehaviourEvent& a, const BehaviourEvent& b) { return a.at_ms < b.at_ms; });
+  }
+  return h;
+}
+
+FrozenInputs freeze_inputs(const LabelledHistory& h, const Workload& w, const ranking::AbuseOptions& abuse) {
+  const int64_t minutes = w.duration_s / 60;
+  // topic -> minute -> events, and each minute's four values.
+  std::map<std::string, std::vector<std::vector<BehaviourEvent>>> by_minute;
+  for (const TopicTruth& t : h.truth) by_minute[t.topic_id].resize(static_cast<size_t>(minutes));
+  for (const BehaviourEvent& e : h.events) by_minute[e.topic_id][static_cast<size_t>(e.at_ms / 60'000)].push_back(e);
+  std::map<std::string, std::vector<std::array<WindowValues, kSignals>>> minute_values;
+  for (const auto& [topic, ms] : by_minute) {
+    for (const auto& events : ms) minute_values[topic].push_back(ranking::window_values(events, abuse));
+  }
+
+  const int64_t short_min = w.short_window_s / 60, medium_min = w.medium_window_s / 60;
+  FrozenInputs out;
+  for (int64_t at_s = w.short_window_s; at_s <= w.duration_s; at_s += w.snapshot_interval_s) {
+    const int64_t end_min = at_s / 60;
+    std::vector<CandidateInputs> candidates;
+    for (const auto& [topic, ms] : by_minute) {
+      std::vector<BehaviourEvent> recent;
+      for (int64_t m = end_min - short_min; m < end_min; ++m) {
+        recent.insert(recent.end(), ms[static_cast<size_t>(m)].begin(), ms[static_cast<size_t>(m)].end());
+      }
+      if (recent.empty()) continue;
+      CandidateInputs c;
+      c.topic_id = topic;
+      c.short_window = ranking::window_values(recent, abuse);
+      for (int64_t m = std::max<int64_t>(0, end_min - medium_min); m < end_min; ++m) {
+        for (int s = 0; s < kSignals; ++s) {
+          const WindowValues& v = minute_values[topic][static_cast<size_t>(m)][s];
+          c.medium_window[s].raw += v.raw;
+          c.medium_window[s].effective += v.effective;
+          c.medium_window[s].suspicious += v.suspicious;
+          c.medium_window[s].adjusted += v.adjusted;
+        }
+      }
+      const int64_t covered = std::min(medium_min, end_min);
+      for (int s = 0; s < kSignals; ++s) {  // per short-window length
+        WindowValues& v = c.medium_window[s];
+        v = WindowValues{v.raw * short_min / covered, v.effective * short_min / covered,
+                         v.suspicious * short_min / covered, v.adjusted * short_min / covered};
+      }
+      if (auto it = h.baselines.find(topic); it != h.baselines.end()) {
+        c.baseline = it->second.at(hour_at(at_s));
+        c.has_baseline = true;
+      }
+      for (int s = 0; s < kHeatSignals; ++s)
+        c.distinct_actors = std::max(c.distinct_actors, c.short_window[s].adjusted);
+      candidates.push_back(std::move(c));
+    }
+    out.at_s.push_back(at_s);
+    out.candidates.push_back(std::move(candidates));
+  }
+  return out;
+}
+
+ranking::props::BoardHistory publish_board(const FrozenInputs& inputs, const ranking::ScoreRule& rule) {
+  ranking::props::BoardHistory board;
+  board.rule_version = rule.version;
+  board.top_n = rule.top_n;
+  ranking::HotList list(rule);
+  for (size_t i = 0; i < inputs.at_s.size(); ++i) {
+    const ranking::ListSnapshot s = list.next(static_cast<int64_t>(i), inputs.candidates[i]);
+    ranking::props::PublishedSnapshot p;
+    p.at_s = inputs.at_s[i];
+    for (const ranking::ListEntry& e : s.entries) p.entries.push_back({e.topic_id, e.rank});
+    for (const CandidateInputs& c : inputs.candidates[i]) {
+      ranking::props::PublishedCandidate pc{c.topic_id, 0, 0};
+      for (int k = 0; k < kHeatSignals; ++k) {
+        pc.raw += c.short_window[k].raw;
+        pc.adjusted += c.short_window[k].adjusted;
+      }
+      p.candidates.push_back(pc);
+    }
+    p.blocked = s.newly_blocked;
+    board.snapshots.push_back(std::move(p));
+  }
+  return board;
+}
+
+EvaluationResult evaluate(const EvaluationSpec& spec) {
+  const LabelledHistory h = generate_history(spec.workload);
+  StableHasher digest;
+  for (const BehaviourEvent& e : h.events) {
+    digest += e.event_id;
+    digest += std::to_string(e.at_ms) + "|" + e.actor + "|" + e.device + "|" + e.ip + "|" + e.content_digest + "\n";
+  }
+  for (const TopicTruth& t : h.truth) {
+    digest += t.topic_id + "|" + ranking::props::truth_kind_name(t.kind) + "|" + std::to_string(t.onset_s) + "|" +
+              t.channel + "|" + t.region + "|" + t.language + "\n";
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest.finish()));
+  EvaluationResult r;
+  r.workload_digest = hex;
+  r.events = static_cast<int64_t>(h.events.size());
+  const FrozenInputs inputs = freeze_inputs(h, spec.workload, spec.abuse);
+  for (const ranking::ScoreRule& rule : spec.rules) {
+    r.rules.push_back(RuleFigures{rule, ranking::props::evaluate_board(publish_board(inputs, rule), h.truth)});
+  }
+  return r;
+}
+
+namespace {
+
+using Figures = ranking::props::EvaluationFigures;
+
+struct Row {
+  const char* id;
+  const char* name;
+  std::string (*value)(const Figures&);
+};
+
+std::string pct(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * share);
+  return buf;
+}
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string recall_list(const std::map<std::string, ranking::props::GroupRecall>& groups) {
+  std::string out;
+  for (const auto& [name, g] : groups) {
+    out += (out.empty() ? "" : ", ") + name + " " + std::to_string(g.listed) + "/" + std::to_string(g.deserving);
+  }
+  return out.empty() ? "-" : out;
+}
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> kRows = {
+      {"A01", "Top N overlap with the previous snapshot", [](const Figures& f) { return pct(f.a01_overlap); }},
+      {"A01", "mean rank change of kept topics", [](const Figures& f) { return num(f.a01_mean_rank_change); }},
+      {"A01", "exits", [](const Figures& f) { return std::to_string(f.a01_exits); }},
+      {"A02", "burst onset to listing, p50 / p90 (s)",
+       [](const Figures& f) { return num(f.a02_latency_s.p50) + " / " + num(f.a02_latency_s.p90); }},
+      {"A02", "bursts never listed", [](const Figures& f) { return std::to_string(f.a02_missed); }},
+      {"A03", "evergreen topics: share of snapshots listed", [](const Figures& f) { return pct(f.a03_listed_share); }},
+      {"A03", "evergreen topics: mean rank when listed", [](const Figures& f) { return num(f.a03_mean_rank); }},
+      {"A04", "bot topics listed while their swarm acts", [](const Figures& f) { return pct(f.a04_bot_listed_share); }},
+      {"A04", "risk adjustment, bot / other candidates",
+       [](const Figures& f) { return pct(f.a04_bot_adjustment) + " / " + pct(f.a04_organic_adjustment); }},
+      {"A05", "risky topics blocked", [](const Figures& f) { return pct(f.a05_block_rate); }},
+      {"A05", "other topics blocked (false blocks)", [](const Figures& f) { return pct(f.a05_false_block_rate); }},
+      {"A06", "Top N change per snapshot", [](const Figures& f) { return pct(f.a06_change_rate); }},
+      {"A06", "mean dwell (snapshots)", [](const Figures& f) { return num(f.a06_mean_dwell_snapshots); }},
+      {"A07", "bursts listed per channel", [](const Figures& f) { return recall_list(f.a07_by_channel); }},
+      {"A07", "bursts listed per region", [](const Figures& f) { return recall_list(f.a07_by_region); }},
+      {"A07", "bursts listed per language", [](const Figures& f) { return recall_list(f.a07_by_language); }},
+      {"A07", "recall spread over channels", [](const Figures& f) { return pct(f.a07_recall_spread); }},
+  };
+  return kRows;
+}
+
+}  // namespace
+
+std::string evaluation_table(const EvaluationSpec& spec, const EvaluationResult& r) {
+  std::string out = "evaluation " + spec.workload.name + " (" + spec.file + "): workload digest " + r.workload_digest +
+                    ", " + std::to_string(r.events) + " events, " +
+                    std::to_string(r.rules.empty() ? 0 : r.rules[0].figures.snapshots) + " snapshots every " +
+                    std::to_string(spec.workload.snapshot_interval_s) + " simulated s\n\n| row | figure |";
+  for (const RuleFigures& rf : r.rules) out += " " + rf.rule.version + " |";
+  out += "\n|---|---|";
+  for (size_t i = 0; i < r.rules.size(); ++i) out += "---|";
+  out += "\n";
+  for (const Row& row : rows()) {
+    out += std::string("| ") + row.id + " | " + row.name + " |";
+    for (const RuleFigures& rf : r.rules) out += " " + row.value(rf.figures) + " |";
+    out += "\n";
+  }
+  out += "\nrule digests:";
+  for (const RuleFigures& rf : r.rules) out += " " + rf.rule.version + "=" + rf.rule.digest();
+  return out + "\n";
+}
+
+std::string evaluation_json(const EvaluationSpec& spec, const EvaluationResult& r) {
+  using reports::Json;
+  Json doc = Json::object();
+  doc["format"] = "faultline-evaluation/1";
+  doc["file"] = spec.file;
+  doc["workload"] = spec.workload.name;
+  doc["workload_digest"] = r.workload_digest;
+  doc["events"] = r.events;
+  Json rules = Json::array();
+  for (const RuleFigures& rf : r.rules) {
+    const Figures& f = rf.figures;
+    Json j = Json::object();
+    j["version"] = rf.rule.version;
+    j["rule_digest"] = rf.rule.digest();
+    j["snapshots"] = f.snapshots;
+    j["A01"] = {{"overlap", reports::json_double(f.a01_overlap)},
+                {"mean_rank_change", reports::json_double(f.a01_mean_rank_change)},
+                {"exits", f.a01_exits}};
+    j["A02"] = {{"latency_s_p50", reports::json_double(f.a02_latency_s.p50)},
+                {"latency_s_p90", reports::json_double(f.a02_latency_s.p90)},
+                {"latency_s_max", reports::json_double(f.a02_latency_s.max)},
+                {"listed", f.a02_latency_s.count},
+                {"missed", f.a02_missed}};
+    j["A03"] = {{"evergreen_listed_share", reports::json_double(f.a03_listed_share)},
+                {"evergreen_mean_rank", reports::json_double(f.a03_mean_rank)}};
+    j["A04"] = {{"bot_listed_share", reports::json_double(f.a04_bot_listed_share)},
+                {"bot_adjustment", reports::json_double(f.a04_bot_adjustment)},
+                {"other_adjustment", reports::json_double(f.a04_organic_adjustment)}};
+    j["A05"] = {{"block_rate", reports::json_double(f.a05_block_rate)},
+                {"false_block_rate", reports::json_double(f.a05_false_block_rate)}};
+    j["A06"] = {{"change_rate", reports::json_double(f.a06_change_rate)},
+                {"mean_dwell_snapshots", reports::json_double(f.a06_mean_dwell_snapshots)}};
+    Json channels = Json::object();
+    for (const auto& [name, g] : f.a07_by_channel) {
+      channels[name] = {{"deserving", g.deserving}, {"listed", g.listed}, {"recall", reports::json_double(g.recall)}};
+    }
+    j["A07"] = {{"by_channel", channels}, {"recall_spread", reports::json_double(f.a07_recall_spread)}};
+    rules.push_back(j);
+  }
+  doc["rules"] = rules;
+  return reports::json_dump(doc) + "\n";
+}
+
+}  // namespace fl

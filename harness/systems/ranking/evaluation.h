@@ -1,0 +1,100 @@
+// `faultline evaluate`: the offline evaluation of score rules (seed 004 §11.2 L301-303, §16.2
+// L453-464). An evaluation file declares a labelled workload and two or more score rule versions;
+// the workload's history is generated once, every rule scores the same frozen inputs (the same
+// scope, input watermark, window configuration and candidate manifests, as §11.2 requires), and
+// each rule's published board is measured against the labels (rows A01-A07,
+// properties/ranking/evaluation.h).
+//
+// The cut (the faithful one of §11.2, "history replay"): the days before the evaluated stretch enter
+// as per-hour baselines computed from generated daily counts; the evaluated stretch is generated
+// event by event and passes the abuse layers (impl/ranking/abuse.h) window by window. The medium
+// window is the sum of its one-minute windows' values (an actor active in two minutes counts
+// twice there), per short-window length.
+//
+// Deterministic: the same file gives the same figures in any process (sim::Rng from the file's seed).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impl/ranking/abuse.h"
+#include "impl/ranking/scoring.h"
+#include "properties/ranking/evaluation.h"
+
+namespace fl {
+
+// How many topics of each kind, and how loud (effective actors per minute per heat signal).
+struct WorkloadTopics {
+  int ordinary = 30, burst = 5, evergreen = 4, bot = 3, risky = 3;
+  double ordinary_rate = 1.0;       // per minute
+  double evergreen_rate = 8.0;      // flat and high, every day at this level
+  double burst_rate = 6.0;          // after the onset (before it: ordinary_rate / 4, and no history)
+  double bot_accounts = 40;         // accounts of one bot swarm, acting together
+  double risky_report_share = 0.6;  // true reports per heat actor of a risky topic
+  double brigade_share = 0.1;       // share of ordinary topics a report brigade (new accounts) attacks
+};
+
+struct Workload {
+  std::string name;
+  uint64_t seed = 1;
+  int history_days = 7;
+  int64_t duration_s = 4 * 3600;
+  int64_t snapshot_interval_s = 60;
+  int64_t short_window_s = 300;
+  int64_t medium_window_s = 3600;
+  WorkloadTopics topics;
+  std::vector<std::string> channels = {"news"}, regions = {"CN-SH"}, languages = {"zh-CN"};
+  std::map<std::string, double> channel_volume;  // per channel, a multiplier of every rate (1)
+};
+
+struct EvaluationSpec {
+  std::string file;
+  Workload workload;
+  ranking::AbuseOptions abuse;
+  std::vector<ranking::ScoreRule> rules;  // at least two, distinct versions
+};
+
+// Parses an evaluation file (docs/evaluation.md). nullopt with *error = "FILE:LINE:COL: what" on
+// bad input.
+std::optional<EvaluationSpec> load_evaluation_file(const std::string& path, std::string* error);
+std::optional<EvaluationSpec> load_evaluation_text(const std::string& yaml, const std::string& file,
+                                                   std::string* error);
+
+// The generated history: the evaluated stretch's events in time order, the per-hour baselines
+// (topic -> hour of day -> effective actors per short window, per signal) and the labels.
+struct LabelledHistory {
+  std::vector<ranking::BehaviourEvent> events;
+  std::map<std::string, std::map<int, std::array<double, ranking::kSignals>>> baselines;
+  std::vector<ranking::props::TopicTruth> truth;
+};
+LabelledHistory generate_history(const Workload& w);
+
+// The frozen inputs of every snapshot of the stretch: one list of candidates per snapshot.
+struct FrozenInputs {
+  std::vector<int64_t> at_s;
+  std::vector<std::vector<ranking::CandidateInputs>> candidates;
+};
+FrozenInputs freeze_inputs(const LabelledHistory& h, const Workload& w, const ranking::AbuseOptions& abuse);
+
+// What one rule publishes from the frozen inputs.
+ranking::props::BoardHistory publish_board(const FrozenInputs& inputs, const ranking::ScoreRule& rule);
+
+struct RuleFigures {
+  ranking::ScoreRule rule;
+  ranking::props::EvaluationFigures figures;
+};
+struct EvaluationResult {
+  std::string workload_digest;  // of the generated history and labels
+  int64_t events = 0;
+  std::vector<RuleFigures> rules;
+};
+EvaluationResult evaluate(const EvaluationSpec& spec);
+
+// Side by side, one row per figure, one column per rule.
+std::string evaluation_table(const EvaluationSpec& spec, const EvaluationResult& r);
+std::string evaluation_json(const EvaluationSpec& spec, const EvaluationResult& r);
+
+}  // namespace fl
