@@ -849,15 +849,16 @@ int report_main(const Args& args) {
   rep.fixes = fix_evidence(f.str("--scenarios", "scenarios"), matrix, static_cast<int>(jobs), timeout);
   if (std::string err = reports::write_report_files(rep, out); !err.empty()) return f.error(err);
   if (std::string err = write_summary(f, rep); !err.empty()) return f.error(err);
-  size_t counts[4] = {0, 0, 0, 0};  // by RowStatus
+  size_t counts[reports::kRowStatuses] = {};  // by RowStatus
   for (const reports::RowVerdict& v : reports::judge_rows(rep)) ++counts[static_cast<int>(v.status)];
   size_t proven = 0;
   for (const reports::FixRecord& x : rep.fixes) proven += x.proven() ? 1 : 0;
   std::printf(
-      "report %s: %zu scenarios; rows x variants: %zu PASS, %zu FAIL, %zu VACUOUS, %zu NOT_RUN; "
+      "report %s: %zu scenarios; rows x variants: %zu PASS, %zu FAIL, %zu VACUOUS, %zu MEASURED, %zu NOT_RUN; "
       "named fixes: %zu of %zu proven needed\n"
       "  wrote %s/report.md, report.html, junit.xml, report.json\n",
-      matrix.c_str(), chosen.size(), counts[1], counts[2], counts[3], counts[0], proven, rep.fixes.size(), out.c_str());
+      matrix.c_str(), chosen.size(), counts[1], counts[2], counts[3], counts[4], counts[0], proven, rep.fixes.size(),
+      out.c_str());
   return reports::report_exit_code(rep);
 }
 

@@ -21,6 +21,16 @@ const RuleFigures& of(const EvaluationResult& r, const std::string& version) {
   return r.rules.front();
 }
 
+std::string load_error(const std::string& yaml) {
+  std::string error;
+  EXPECT_FALSE(load_evaluation_text(yaml, "e.yaml", &error)) << yaml;
+  return error;
+}
+
+const char* kRules = "rules:\n  - version: a\n  - version: b\n";
+
+int64_t v3_missed(const EvaluationResult& r) { return of(r, "rule-v3").figures.a02_missed; }
+
 TEST(RuleEvaluation, WithoutHysteresisTheListJittersAndWithoutBaselineEvergreenTopicsHogIt) {
   std::string error;
   const std::optional<EvaluationSpec> spec = load_evaluation_file(kBurstyDay, &error);
@@ -48,13 +58,64 @@ TEST(RuleEvaluation, TheSameFileGivesTheSameFigures) {
   EXPECT_NE(evaluation_json(*spec, evaluate(*spec)), a) << "the seed must reach the workload";
 }
 
-std::string load_error(const std::string& yaml) {
+TEST(RuleEvaluation, RecordsCarryEachRowsFiguresThresholdsAndCharts) {
   std::string error;
-  EXPECT_FALSE(load_evaluation_text(yaml, "e.yaml", &error)) << yaml;
-  return error;
+  std::optional<EvaluationSpec> spec = load_evaluation_file(kBurstyDay, &error);
+  ASSERT_TRUE(spec) << error;
+  spec->workload.duration_s = 3600;
+  spec->thresholds = {Threshold{"rule-v3", "a02_missed", 0.0, std::nullopt},
+                      Threshold{"rule-v2", "a06_change_rate", std::nullopt, 2.0}};  // a share can never be 2
+  const EvaluationResult r = evaluate(*spec);
+  const std::vector<reports::RunRecord> records = evaluation_records(*spec, r, "faultline evaluate x", "t", "c");
+  ASSERT_EQ(records.size(), 14u);  // A01-A07, each for spec and hardened
+  for (const reports::RunRecord& rec : records) {
+    ASSERT_EQ(rec.matrix_rows.size(), 1u);
+    const std::string row = rec.matrix_rows[0];
+    EXPECT_TRUE(rec.is_evidence()) << row;
+    EXPECT_EQ(rec.command, "faultline evaluate x");
+    EXPECT_EQ(rec.seeds, std::vector<uint64_t>{spec->workload.seed});
+    for (const reports::FigureRecord& f : rec.figures) {
+      EXPECT_EQ(f.key.substr(0, 3), "a0" + row.substr(2, 1)) << row << " " << f.key;  // a row's own figures only
+    }
+    EXPECT_EQ(rec.figures.size() % spec->rules.size(), 0u);
+    if (row == "A02") {
+      ASSERT_EQ(rec.assertions.size(), 1u);
+      EXPECT_EQ(rec.assertions[0].passed, v3_missed(r) == 0);
+      EXPECT_EQ(rec.charts.size(), 1u);
+    } else if (row == "A06") {
+      ASSERT_EQ(rec.assertions.size(), 1u);
+      EXPECT_FALSE(rec.assertions[0].passed);
+      EXPECT_FALSE(rec.passed());
+    } else {
+      EXPECT_TRUE(rec.assertions.empty()) << row;
+    }
+  }
+  reports::Report report;
+  report.matrices = {"ranking"};
+  report.rows = {reports::MatrixRow{"A03", "ranking", "algorithm", "s", "p", {}, "004", false},
+                 reports::MatrixRow{"A06", "ranking", "algorithm", "s", "p", {"RANK-37"}, "004", false}};
+  report.runs = records;
+  const std::vector<reports::RowVerdict> rows = reports::judge_rows(report);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].status, reports::RowStatus::kMeasured);
+  EXPECT_EQ(rows[2].status, reports::RowStatus::kFail);
 }
 
-const char* kRules = "rules:\n  - version: a\n  - version: b\n";
+TEST(RuleEvaluation, ThresholdsNameAKnownRuleAndFigureAndABound) {
+  const std::string head = std::string("workload: {channels: [news]}\n") + kRules + "thresholds:\n";
+  EXPECT_NE(load_error(head + "  - {rule: c, figure: a01_exits, max: 1}\n").find("rule 'c' is not one of"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + "  - {rule: a, figure: a01_exit, max: 1}\n").find("unknown figure 'a01_exit'"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + "  - {rule: a, figure: a07_recall_channel_sports, max: 1}\n").find("unknown figure"),
+            std::string::npos);
+  EXPECT_NE(load_error(head + "  - {rule: a, figure: a01_exits}\n").find("needs 'max' or 'min'"), std::string::npos);
+  std::string error;
+  const auto ok =
+      load_evaluation_text(head + "  - {rule: a, figure: a07_recall_channel_news, min: 0.5}\n", "e.yaml", &error);
+  ASSERT_TRUE(ok) << error;
+  EXPECT_EQ(ok->thresholds.size(), 1u);
+}
 
 TEST(RuleEvaluation, BadFilesAreRefusedWithTheirPlace) {
   EXPECT_EQ(

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "reports/json.h"
+#include "reports/charts.h"
 #include "reports/report.h"
 #include "reports/report_text.h"
 #include "reports/timeline.h"
@@ -37,7 +38,7 @@ std::vector<TimelineEvent> inline_window(const std::vector<TimelineEvent>& timel
 const char* kCss = R"(body{font-family:system-ui,sans-serif;margin:24px;color:#222}
 table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #ccc;padding:4px 8px;
 vertical-align:top;font-size:13px}th{background:#f0f3f7}.PASS{background:#c8efc8}
-.FAIL{background:#f6c4c0}.NOT_RUN{background:#eee;color:#777}.VACUOUS{background:#f6e7b0}
+.FAIL{background:#f6c4c0}.NOT_RUN{background:#eee;color:#777}.VACUOUS{background:#f6e7b0}.MEASURED{background:#cfe3f6}
 td.status a{color:inherit;font-weight:bold}pre{background:#f7f7f7;padding:8px;overflow:auto;font-size:12px}
 .meta{color:#555}details.run{border-top:2px solid #ccd;margin-top:12px;padding-top:6px}
 details.run>summary{cursor:pointer;font-weight:600}.timeline-box{overflow:auto;max-height:600px;border:1px solid #ddd}
@@ -66,17 +67,18 @@ std::string clipped(const std::string& s) {
 
 void write_summary(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
   o << "<h2 id=\"summary\">Summary</h2>\n<table><tr><th>system</th><th>variant</th><th>PASS</th><th>FAIL</th>"
-       "<th>VACUOUS</th><th>NOT_RUN</th></tr>\n";
+       "<th>VACUOUS</th><th>MEASURED</th><th>NOT_RUN</th></tr>\n";
   for (const Tally& t : tally_rows(rows)) {
     o << "<tr><td>" << esc(t.matrix) << "</td><td>" << esc(t.variant) << "</td><td class=\"PASS\">" << t.count[1]
       << "</td><td class=\"FAIL\">" << t.count[2] << "</td><td class=\"VACUOUS\">" << t.count[3]
-      << "</td><td class=\"NOT_RUN\">" << t.count[0] << "</td></tr>\n";
+      << "</td><td class=\"MEASURED\">" << t.count[4] << "</td><td class=\"NOT_RUN\">" << t.count[0] << "</td></tr>\n";
   }
   size_t proven = 0;
   for (const FixRecord& x : report.fixes) proven += x.proven() ? 1 : 0;
   o << "</table>\n<p>" << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
     << " not as expected. Named fixes: " << proven << " of " << report.fixes.size()
-    << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.</p>\n";
+    << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing; MEASURED: figures "
+       "without a declared threshold.</p>\n";
 }
 
 void write_unexpected(std::ostream& o, const Report& report) {
@@ -162,7 +164,8 @@ void write_filters(std::ostream& o, const std::vector<RowVerdict>& rows, const s
        "value=\"\">all</option>";
   for (const std::string& v : variants) o << "<option>" << esc(v) << "</option>";
   o << "</select></label><label>status <select id=\"f-status\" onchange=\"flFilter()\"><option value=\"\">all</option>"
-       "<option>PASS</option><option>FAIL</option><option>VACUOUS</option><option>NOT_RUN</option></select></label></"
+       "<option>PASS</option><option>FAIL</option><option>VACUOUS</option><option>MEASURED</option><option>NOT_RUN</"
+       "option></select></label></"
        "p>\n";
 }
 
@@ -286,8 +289,37 @@ void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) 
     << "\" y=\"" << height - 8 << "\">" << series.back().runs << " runs</text></svg>\n";
 }
 
+// A run's figures, one row per figure and one column per rule, then its charts inline.
+void write_figures(std::ostream& o, const RunRecord& r) {
+  std::vector<std::string> rules, keys;
+  for (const FigureRecord& f : r.figures) {
+    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
+    if (std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
+  }
+  o << "<table><tr><th>figure</th>";
+  for (const std::string& rule : rules) o << "<th>" << esc(rule.empty() ? "value" : rule) << "</th>";
+  o << "</tr>";
+  for (const std::string& key : keys) {
+    std::string label;
+    for (const FigureRecord& f : r.figures) {
+      if (f.key == key) label = f.label;
+    }
+    o << "<tr><td>" << esc(label) << " <code>" << esc(key) << "</code></td>";
+    for (const std::string& rule : rules) {
+      o << "<td>";
+      for (const FigureRecord& f : r.figures) {
+        if (f.key == key && f.rule == rule) o << esc(figure_text(f));
+      }
+      o << "</td>";
+    }
+    o << "</tr>";
+  }
+  o << "</table>\n";
+  for (const ChartRecord& c : r.charts) o << "<div class=\"chart\">" << chart_svg(c) << "</div>\n";
+}
+
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
-  const char* status = r.passed() ? "PASS" : "FAIL";
+  const char* status = run_status(r);
   o << "<details class=\"run\" id=\"" << run_anchor(index) << "\" data-system=\"" << esc(r.system)
     << "\" data-variant=\"" << esc(r.variant) << "\" data-status=\"" << status << "\""
     << (r.as_expected() ? "" : " open") << "><summary>" << esc(r.scenario) << " (" << esc(r.system + " / " + r.variant)
@@ -303,13 +335,15 @@ void write_run(std::ostream& o, const RunRecord& r, size_t index) {
       << "</td></tr><tr><th>command</th><td><code>" << esc(r.command) << "</code></td></tr>";
   } else {
     o << "<tr><th>trace fingerprint</th><td><code>" << hex16(r.fingerprint) << "</code></td></tr>";
+    if (!r.command.empty()) o << "<tr><th>command</th><td><code>" << esc(r.command) << "</code></td></tr>";
   }
   o << "<tr><th>expected</th><td>" << esc(r.expected_pass ? "pass" : "fail " + expected_text(r)) << "</td></tr>"
     << "<tr><th>produced</th><td>" << esc(r.produced_at) << " at commit <code>" << esc(r.commit) << "</code></td></tr>";
   if (!r.error.empty()) o << "<tr><th>error</th><td>" << esc(r.error) << "</td></tr>";
   o << "</table>\n";
   if (!r.coverage.empty()) write_coverage(o, r.coverage);
-  write_assertions(o, r);
+  if (!r.figures.empty()) write_figures(o, r);
+  if (!r.assertions.empty()) write_assertions(o, r);
   if (r.counterexample) write_counterexample(o, r);
   o << "</details>\n";
 }

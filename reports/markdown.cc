@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <sstream>
 
+#include "reports/charts.h"
 #include "reports/json.h"
 #include "reports/report.h"
 #include "reports/report_text.h"
@@ -14,17 +15,19 @@ namespace fl::reports {
 namespace {
 
 void write_summary_table(std::ostream& o, const Report& report, const std::vector<RowVerdict>& rows) {
-  o << "## Summary\n\n| system | variant | PASS | FAIL | VACUOUS | NOT_RUN |\n|---|---|---|---|---|---|\n";
+  o << "## Summary\n\n| system | variant | PASS | FAIL | VACUOUS | MEASURED | NOT_RUN "
+       "|\n|---|---|---|---|---|---|---|\n";
   for (const Tally& t : tally_rows(rows)) {
     o << "| " << t.matrix << " | " << t.variant << " | " << t.count[1] << " | " << t.count[2] << " | " << t.count[3]
-      << " | " << t.count[0] << " |\n";
+      << " | " << t.count[4] << " | " << t.count[0] << " |\n";
   }
   size_t proven = 0;
   for (const FixRecord& x : report.fixes) proven += x.proven() ? 1 : 0;
   o << "\n"
     << report.runs.size() << " scenario runs, " << unexpected_runs(report).size()
     << " not as expected. Named fixes: " << proven << " of " << report.fixes.size()
-    << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing.\n\n";
+    << " proven needed. A row is PASS or FAIL only with evidence; VACUOUS: it checked nothing; MEASURED: figures "
+       "without a declared threshold.\n\n";
 }
 
 // The properties whose verdict rests on excuses more than on checks: over 10 % of what they looked
@@ -154,21 +157,58 @@ void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) 
   o << "\n";
 }
 
+// A run's figures, one row per figure and one column per rule, and links to its charts' files.
+void write_figures(std::ostream& o, const RunRecord& r, size_t index) {
+  std::vector<std::string> rules, keys;
+  for (const FigureRecord& f : r.figures) {
+    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
+    if (std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
+  }
+  o << "\n  | figure |";
+  for (const std::string& rule : rules) o << " " << (rule.empty() ? "value" : rule) << " |";
+  o << "\n  |---|";
+  for (size_t i = 0; i < rules.size(); ++i) o << "---|";
+  o << "\n";
+  for (const std::string& key : keys) {
+    std::string label;
+    for (const FigureRecord& f : r.figures) {
+      if (f.key == key) label = f.label;
+    }
+    o << "  | " << label << " (`" << key << "`) |";
+    for (const std::string& rule : rules) {
+      o << " ";
+      for (const FigureRecord& f : r.figures) {
+        if (f.key == key && f.rule == rule) o << figure_text(f);
+      }
+      o << " |";
+    }
+    o << "\n";
+  }
+  o << "\n";
+  for (const ChartRecord& c : r.charts) o << "- chart: [" << c.title << "](" << chart_file(index, c) << ")\n";
+}
+
 void write_run(std::ostream& o, const RunRecord& r, size_t index) {
+  const std::string status = run_status(r);
   o << "\n<a id=\"" << run_anchor(index) << "\"></a>\n### " << r.scenario << " (" << r.system << " / " << r.variant
-    << "): " << (r.passed() ? "passed" : "failed") << (r.as_expected() ? ", as expected" : ", **NOT as expected**")
-    << "\n\n- scenario `" << r.scenario_file << "`; rows " << join(r.matrix_rows, ", ") << "\n- seeds "
-    << seeds_text(r.seeds) << "; failing seeds " << seeds_text(r.failing_seeds) << "\n- config digest `"
-    << hex16(r.config_digest) << "`, ";
+    << "): "
+    << (status == "MEASURED" ? "measured"
+        : r.passed()         ? "passed"
+                             : "failed")
+    << (r.as_expected() ? ", as expected" : ", **NOT as expected**") << "\n\n- scenario `" << r.scenario_file
+    << "`; rows " << join(r.matrix_rows, ", ") << "\n- seeds " << seeds_text(r.seeds) << "; failing seeds "
+    << seeds_text(r.failing_seeds) << "\n- config digest `" << hex16(r.config_digest) << "`, ";
   if (r.real_mode())
     o << "real mode on " << r.machine << " (timings are this machine's: no trace fingerprint), command `" << r.command
       << "`";
   else
-    o << "trace fingerprint `" << hex16(r.fingerprint) << "`";
+    o << "trace fingerprint `" << hex16(r.fingerprint) << "`"
+      << (r.command.empty() ? "" : ", command `" + r.command + "`");
   o << ", produced " << r.produced_at << " at `" << r.commit << "`\n- expected "
     << (r.expected_pass ? "pass" : "fail " + expected_text(r)) << "\n";
   if (!r.error.empty()) o << "- error: " << r.error << "\n";
   if (!r.coverage.empty()) write_coverage(o, r.coverage);
+  if (!r.figures.empty()) write_figures(o, r, index);
   for (const auto& [b, n] : r.behaviour_seeds) {
     o << "- behaviour " << b << ": " << n << " of " << r.seeds.size() << " seeds\n";
   }

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "reports/charts.h"
 #include "reports/json.h"
 #include "reports/report_text.h"
 
@@ -52,6 +53,41 @@ Json coverage_json(const std::vector<CoverageSample>& series) {
   return out;
 }
 
+Json figures_json(const std::vector<FigureRecord>& figures) {
+  Json out = Json::array();
+  for (const FigureRecord& f : figures) {
+    out.push_back(
+        Json{{"key", f.key}, {"label", f.label}, {"rule", f.rule}, {"value", json_double(f.value)}, {"unit", f.unit}});
+  }
+  return out;
+}
+
+Json charts_json(const std::vector<ChartRecord>& charts) {
+  Json out = Json::array();
+  for (const ChartRecord& c : charts) {
+    Json series = Json::array();
+    for (const ChartSeries& s : c.series) {
+      Json x = Json::array(), y = Json::array();
+      for (double v : s.x) x.push_back(json_double(v));
+      for (double v : s.y) y.push_back(json_double(v));
+      series.push_back(Json{{"name", s.name}, {"x", std::move(x)}, {"y", std::move(y)}});
+    }
+    out.push_back(Json{{"id", c.id},
+                       {"title", c.title},
+                       {"x_label", c.x_label},
+                       {"y_label", c.y_label},
+                       {"y_inverted", c.y_inverted},
+                       {"series", std::move(series)}});
+  }
+  return out;
+}
+
+std::vector<double> read_numbers(const Json& j, std::string_view key) {
+  std::vector<double> out;
+  for (const Json& v : json_items(j, key)) out.push_back(v.is_number() ? v.get<double>() : 0);
+  return out;
+}
+
 Json run_json(const RunRecord& r) {
   Json assertions = Json::array();
   for (const AssertionRecord& a : r.assertions) assertions.push_back(assertion_json(a));
@@ -86,7 +122,11 @@ Json run_json(const RunRecord& r) {
   if (r.real_mode()) {  // only real-mode runs carry them: simulated runs' documents stay as they were
     j["machine"] = r.machine;
     j["command"] = r.command;
+  } else if (!r.command.empty()) {
+    j["command"] = r.command;
   }
+  if (!r.figures.empty()) j["figures"] = figures_json(r.figures);
+  if (!r.charts.empty()) j["charts"] = charts_json(r.charts);
   return j;
 }
 
@@ -182,6 +222,18 @@ RunRecord read_run_json(const Json& j) {
     r.coverage.push_back(
         CoverageSample{json_i64(c, "runs"), json_i64(c, "features"), json_i64(c, "corpus"), json_i64(c, "findings")});
   }
+  for (const Json& f : json_items(j, "figures")) {
+    r.figures.push_back(FigureRecord{json_str(f, "key"), json_str(f, "label"), json_str(f, "rule"),
+                                     json_num(f, "value"), json_str(f, "unit")});
+  }
+  for (const Json& c : json_items(j, "charts")) {
+    ChartRecord chart{json_str(c, "id"),      json_str(c, "title"),       json_str(c, "x_label"),
+                      json_str(c, "y_label"), json_flag(c, "y_inverted"), {}};
+    for (const Json& s : json_items(c, "series")) {
+      chart.series.push_back(ChartSeries{json_str(s, "name"), read_numbers(s, "x"), read_numbers(s, "y")});
+    }
+    r.charts.push_back(std::move(chart));
+  }
   return r;
 }
 
@@ -197,6 +249,8 @@ const char* row_status_name(RowStatus s) {
       return "FAIL";
     case RowStatus::kVacuous:
       return "VACUOUS";
+    case RowStatus::kMeasured:
+      return "MEASURED";
   }
   return "?";
 }
@@ -230,7 +284,7 @@ bool RunRecord::as_expected() const {
 }
 
 bool RunRecord::is_evidence() const {
-  return !seeds.empty() && config_digest != 0 && (!assertions.empty() || !error.empty());
+  return !seeds.empty() && config_digest != 0 && (!assertions.empty() || !error.empty() || !figures.empty());
 }
 
 std::vector<RowVerdict> judge_rows(const Report& report) {
@@ -243,14 +297,18 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
       for (const std::string& variant : variants) {
         RowVerdict v{row, variant, RowStatus::kNotRun, {}, {}};
         bool failed = false;
-        bool checked = false;  // some relevant assertion evaluated something
+        bool checked = false;   // some relevant assertion evaluated something
+        bool asserted = false;  // some relevant assertion exists
+        bool measured = false;  // some covering run measured figures
         for (size_t i = 0; i < report.runs.size(); ++i) {
           const RunRecord& run = report.runs[i];
           if (run.variant != variant || !run.is_evidence()) continue;
           if (std::find(run.matrix_rows.begin(), run.matrix_rows.end(), row->id) == run.matrix_rows.end()) continue;
           v.runs.push_back(i);
           if (!run.error.empty()) failed = true;
+          if (!run.figures.empty()) measured = true;
           for (const AssertionRecord* a : relevant(run, *row)) {
+            asserted = true;
             if (a->checks > 0) checked = true;
             if (!a->passed) {
               failed = true;
@@ -262,7 +320,12 @@ std::vector<RowVerdict> judge_rows(const Report& report) {
             }
           }
         }
-        if (!v.runs.empty()) v.status = failed ? RowStatus::kFail : checked ? RowStatus::kPass : RowStatus::kVacuous;
+        if (!v.runs.empty()) {
+          v.status = failed                  ? RowStatus::kFail
+                     : checked               ? RowStatus::kPass
+                     : measured && !asserted ? RowStatus::kMeasured
+                                             : RowStatus::kVacuous;
+        }
         out.push_back(std::move(v));
       }
     }
@@ -367,6 +430,11 @@ std::string write_report_files(const Report& report, const std::string& dir) {
     if (r.counterexample->timeline.empty()) continue;
     const std::string svg = page.substr(0, page.size() - 3) + ".svg";
     if (std::string err = write_file(dir, svg, to_svg(r.counterexample->timeline)); !err.empty()) return err;
+  }
+  for (size_t i = 0; i < report.runs.size(); ++i) {  // the charts report.md links
+    for (const ChartRecord& c : report.runs[i].charts) {
+      if (std::string err = write_file(dir, chart_file(i, c), chart_svg(c)); !err.empty()) return err;
+    }
   }
   return "";
 }

@@ -7,7 +7,10 @@
 // run's relevant assertions held; FAIL when any of them failed (or the run crashed); NOT_RUN when
 // no run covers it. A run "covers" a row when the scenario lists the row in matrix_rows; its
 // relevant assertions are the verdicts whose invariants meet the row's invariants (all verdicts
-// when none meet). A run without seeds, digest or assertions is not evidence and is ignored.
+// when none meet). A row whose runs measured figures (an evaluation) and assert none is MEASURED:
+// figures, no verdict; a threshold the run declared on a figure is an assertion, and then the row
+// is PASS or FAIL. A run without seeds, digest, and assertions or figures is not evidence and is
+// ignored.
 //
 // This library knows nothing of harness/: the harness converts RunResults into RunRecords.
 #pragma once
@@ -70,6 +73,31 @@ struct CoverageSample {
   bool operator==(const CoverageSample&) const = default;
 };
 
+// A figure a run measured: one value with its unit, under one rule or configuration. It judges
+// nothing by itself; a threshold the run declared on it is an AssertionRecord of the same run.
+struct FigureRecord {
+  std::string key;    // stable name, e.g. "a02_latency_s_p50"
+  std::string label;  // in words
+  std::string rule;   // the rule version or configuration it was measured under ("" if one)
+  double value = 0;
+  std::string unit;  // "s", "share", "snapshots", "" (a count)
+  bool operator==(const FigureRecord&) const = default;
+};
+
+// A chart of a run's data, drawn by the writers as SVG (inline in HTML, a file beside Markdown).
+struct ChartSeries {
+  std::string name;
+  std::vector<double> x, y;  // same length
+  bool operator==(const ChartSeries&) const = default;
+};
+struct ChartRecord {
+  std::string id;  // file-name safe, unique within the run
+  std::string title, x_label, y_label;
+  bool y_inverted = false;  // rank: 1 at the top
+  std::vector<ChartSeries> series;
+  bool operator==(const ChartRecord&) const = default;
+};
+
 struct RunRecord {
   std::string scenario;  // scenario name
   std::string scenario_file;
@@ -98,6 +126,10 @@ struct RunRecord {
   // fingerprint; its seeds are the workload's. Both empty for a simulated run.
   std::string machine;
   std::string command;
+  // Figures a run measured and charts of its data (an evaluation); empty for a run that only
+  // judges.
+  std::vector<FigureRecord> figures;
+  std::vector<ChartRecord> charts;
   bool operator==(const RunRecord&) const = default;
 
   bool real_mode() const { return !machine.empty(); }
@@ -108,7 +140,7 @@ struct RunRecord {
   bool as_expected() const;
   // The properties that checked nothing on any seed.
   std::vector<std::string> vacuous_properties() const;
-  // Enough evidence to judge a row (seeds, digest, at least one assertion or an error).
+  // Enough evidence for a row (seeds, digest, and an assertion, an error or a figure).
   bool is_evidence() const;
 };
 
@@ -148,9 +180,11 @@ struct Report {
   bool operator==(const Report&) const = default;
 };
 
-// A row whose relevant assertions all held but checked nothing is VACUOUS, never PASS.
-enum class RowStatus { kNotRun, kPass, kFail, kVacuous };
-const char* row_status_name(RowStatus s);  // "NOT_RUN" | "PASS" | "FAIL" | "VACUOUS"
+// A row whose relevant assertions all held but checked nothing is VACUOUS, never PASS; a row whose
+// runs measured figures and asserted nothing is MEASURED.
+enum class RowStatus { kNotRun, kPass, kFail, kVacuous, kMeasured };
+inline constexpr int kRowStatuses = 5;
+const char* row_status_name(RowStatus s);  // "NOT_RUN" | "PASS" | "FAIL" | "VACUOUS" | "MEASURED"
 
 struct RowVerdict {
   const MatrixRow* row = nullptr;

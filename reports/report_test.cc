@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "reports/charts.h"
 #include "reports/json.h"
 #include "reports/matrix.h"
 #include "reports/timeline.h"
@@ -367,6 +368,91 @@ TEST(Report, ARealModeRunNamesItsMachineAndCommand) {
   rep.runs[1].assertions[0].passed = false;
   rep.runs[1].failing_seeds = {1};
   EXPECT_EQ(verdict(judge_rows(rep), "COMBO-T6", "hardened").status, RowStatus::kFail);
+}
+
+// A run that measured figures (an evaluation) and asserted nothing makes its rows MEASURED, never
+// PASS; a threshold it declared is an assertion, and then the row is PASS or FAIL.
+RunRecord measured_run(const std::string& variant) {
+  RunRecord r;
+  r.scenario = "evaluate-" + variant;
+  r.scenario_file = "evaluations/combo/e.yaml";
+  r.system = "combo";
+  r.variant = variant;
+  r.matrix_rows = {"COMBO-G1"};
+  r.seeds = {7};
+  r.config_digest = 0x1234;
+  r.fingerprint = 0x5678;
+  r.command = "faultline evaluate evaluations/combo/e.yaml";
+  r.figures = {FigureRecord{"g1_share", "share of something", "rule-a", 0.25, "share"},
+               FigureRecord{"g1_share", "share of something", "rule-b", 0.5, "share"},
+               FigureRecord{"g1_count", "count", "rule-a", 3, ""}};
+  r.charts = {ChartRecord{"over/time",
+                          "A <title>",
+                          "minutes",
+                          "share",
+                          false,
+                          {ChartSeries{"rule-a", {0, 1, 2}, {0.1, 0.2, 0.3}}, ChartSeries{"rule-b", {0, 2}, {1, 0}}}}};
+  return r;
+}
+
+TEST(Report, AMeasuringRunIsMeasuredUntilAThresholdJudgesIt) {
+  Report rep = sample();
+  rep.runs.push_back(measured_run("hardened"));
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-G1", "hardened").status, RowStatus::kMeasured);
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-G1", "spec").status, RowStatus::kNotRun);
+  EXPECT_EQ(report_exit_code(rep), 0);
+  RunRecord& m = rep.runs.back();
+  m.assertions.push_back(
+      AssertionRecord{"threshold g1_share of rule-a <= 0.2", {}, false, "declared", 1, {"measured 0.25"}});
+  m.failures_per_property[m.assertions.back().property] = 1;
+  m.failing_seeds = {7};
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-G1", "hardened").status, RowStatus::kFail);
+  EXPECT_EQ(report_exit_code(rep), 1);
+  m.assertions.back().passed = true;
+  m.failures_per_property.clear();
+  m.failing_seeds.clear();
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-G1", "hardened").status, RowStatus::kPass);
+  // Figures without seeds or a digest are no evidence.
+  rep.runs.back() = measured_run("hardened");
+  rep.runs.back().config_digest = 0;
+  EXPECT_EQ(verdict(judge_rows(rep), "COMBO-G1", "hardened").status, RowStatus::kNotRun);
+}
+
+TEST(Report, FiguresAndChartsRoundTripAndAreShown) {
+  Report rep = sample();
+  rep.runs.push_back(measured_run("hardened"));
+  std::string err;
+  const std::optional<Report> back = report_from_json(to_json(rep), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(*back, rep);
+  EXPECT_EQ(to_json(sample()).find("\"figures\""), std::string::npos);  // judging runs' documents unchanged
+  const std::string md = to_markdown(rep);
+  EXPECT_NE(md.find("| MEASURED |"), std::string::npos);
+  EXPECT_NE(md.find("| share of something (`g1_share`) | 25.0 % | 50.0 % |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- chart: [A <title>](charts/run-2-over_time.svg)"), std::string::npos);
+  EXPECT_NE(md.find("command `faultline evaluate evaluations/combo/e.yaml`"), std::string::npos);
+  const std::string html = to_html(rep);
+  EXPECT_NE(html.find("<div class=\"chart\"><svg"), std::string::npos);
+  EXPECT_NE(html.find("A &lt;title&gt;"), std::string::npos);
+  EXPECT_NE(html.find("class=\"MEASURED\""), std::string::npos);
+  const std::filesystem::path dir = std::filesystem::path(FAULTLINE_BINARY_DIR) / "report_figures_test";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(write_report_files(rep, dir.string()), "");
+  EXPECT_TRUE(std::filesystem::exists(dir / "charts" / "run-2-over_time.svg"));
+}
+
+TEST(Charts, DrawsEverySeriesAndSaysWhenThereIsNoData) {
+  const ChartRecord c = measured_run("hardened").charts[0];
+  const std::string svg = chart_svg(c);
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
+  size_t polylines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) ++polylines;
+  EXPECT_EQ(polylines, 2u);
+  EXPECT_NE(svg.find(">rule-b</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("no data"), std::string::npos);
+  EXPECT_NE(chart_svg(ChartRecord{"empty", "t", "x", "y", false, {}}).find("no data"), std::string::npos);
+  EXPECT_EQ(chart_file(3, ChartRecord{"../../etc/x", "", "", "", false, {}}), "charts/run-3-______etc_x.svg");
 }
 
 // The page draws the events that lead to the violation, not the boot events before them, and

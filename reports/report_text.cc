@@ -87,7 +87,7 @@ std::vector<Tally> tally_rows(const std::vector<RowVerdict>& rows) {
     auto it = std::find_if(out.begin(), out.end(),
                            [&](const Tally& t) { return t.matrix == v.row->matrix && t.variant == v.variant; });
     if (it == out.end()) {
-      out.push_back(Tally{v.row->matrix, v.variant, {0, 0, 0, 0}});
+      out.push_back(Tally{v.row->matrix, v.variant, {}});
       it = out.end() - 1;
     }
     ++it->count[static_cast<int>(v.status)];
@@ -131,6 +131,23 @@ std::string share_text(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * share);
   return buf;
+}
+
+std::string figure_text(const FigureRecord& f) {
+  char buf[64];
+  if (f.unit == "share") {
+    std::snprintf(buf, sizeof buf, "%.1f %%", 100 * f.value);
+  } else if (f.unit.empty() && f.value == static_cast<double>(static_cast<int64_t>(f.value))) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(f.value));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f%s%s", f.value, f.unit.empty() ? "" : " ", f.unit.c_str());
+  }
+  return buf;
+}
+
+const char* run_status(const RunRecord& r) {
+  if (r.assertions.empty() && r.error.empty() && !r.figures.empty()) return "MEASURED";
+  return r.passed() ? "PASS" : "FAIL";
 }
 
 }  // namespace fl::reports

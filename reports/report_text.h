@@ -33,7 +33,7 @@ std::string counterexample_page(const RunRecord& r);
 // Row statuses counted per (matrix, variant), in registry order.
 struct Tally {
   std::string matrix, variant;
-  size_t count[4] = {0, 0, 0, 0};  // by RowStatus: NOT_RUN, PASS, FAIL, VACUOUS
+  size_t count[kRowStatuses] = {};  // by RowStatus: NOT_RUN, PASS, FAIL, VACUOUS, MEASURED
 };
 std::vector<Tally> tally_rows(const std::vector<RowVerdict>& rows);
 // Runs whose verdicts did not match their scenario's expectation, in report order.
@@ -51,5 +51,9 @@ struct HeavyExemption {
 std::vector<HeavyExemption> heavy_exemptions(const Report& report);
 // "12.5 %"
 std::string share_text(double share);
+// A figure's value with its unit: "12.5 %" (share), "120 s", "9.0 snapshots", "34" (a count).
+std::string figure_text(const FigureRecord& f);
+// "PASS" or "FAIL" for a run that judged, "MEASURED" for one that only measured figures.
+const char* run_status(const RunRecord& r);
 
 }  // namespace fl::reports

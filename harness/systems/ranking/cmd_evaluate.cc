@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "harness/build_info.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/matrix_rows.h"
+#include "harness/sweep.h"
 #include "harness/systems/ranking/evaluation.h"
 
 namespace fl {
@@ -15,18 +18,22 @@ namespace fl {
 namespace {
 
 const char* kEvaluateUsage =
-    "usage: faultline evaluate FILE [--rules OLD,NEW] [--json OUT]\n"
+    "usage: faultline evaluate FILE [--rules OLD,NEW] [--json OUT] [--out DIR]\n"
     "  Generates FILE's labelled workload once, lets each score rule version publish its board\n"
     "  from the same frozen inputs (004 §11.2), and prints rows A01-A07 side by side, measured\n"
     "  from the published snapshots against the workload's labels (docs/evaluation.md).\n"
     "  --rules  the versions to compare, of those FILE declares (default: all, in file order)\n"
     "  --json   also write the figures as JSON to OUT\n"
-    "exit: 0 measured, 2 usage or input error\n";
+    "  --out    also write a report of rows A01-A07 (report.md with its charts/, report.html,\n"
+    "           report.json, junit.xml): MEASURED, or PASS/FAIL where FILE declares thresholds;\n"
+    "           `faultline report --merge` adds its report.json to the scenario suite's\n"
+    "exit: 0 measured and every declared threshold held, 1 a threshold missed, 2 usage or input error\n";
 
 }  // namespace
 
 int evaluate_main(const Args& args) {
-  CliFlags flags(args, kEvaluateUsage, {{"--rules", FlagKind::kList}, {"--json", FlagKind::kText}});
+  CliFlags flags(args, kEvaluateUsage,
+                 {{"--rules", FlagKind::kList}, {"--json", FlagKind::kText}, {"--out", FlagKind::kText}});
   if (flags.status() >= 0) return flags.status();
   if (flags.positional().size() != 1) return flags.error("expected one evaluation FILE");
   std::string error;
@@ -52,6 +59,8 @@ int evaluate_main(const Args& args) {
     }
     spec->rules = std::move(chosen);
   }
+  std::string command = "faultline evaluate " + spec->file;
+  if (flags.has("--rules")) command += " --rules " + flags.str("--rules");
   const EvaluationResult result = evaluate(*spec);
   std::printf("%s", evaluation_table(*spec, result).c_str());
   if (flags.has("--json")) {
@@ -62,7 +71,21 @@ int evaluate_main(const Args& args) {
       return 2;
     }
   }
-  return 0;
+  reports::Report report;
+  report.title = "faultline evaluation: " + spec->workload.name;
+  report.produced_at = utc_now_iso8601();
+  report.commit = build_commit();
+  report.matrices = {"ranking"};
+  report.rows = all_matrix_rows();
+  report.runs = evaluation_records(*spec, result, command, report.produced_at, report.commit);
+  if (flags.has("--out")) {
+    if (std::string err = reports::write_report_files(report, flags.str("--out")); !err.empty()) {
+      std::fprintf(stderr, "%s\n", err.c_str());
+      return 2;
+    }
+    std::printf("wrote %s/report.md, report.html, junit.xml, report.json\n", flags.str("--out").c_str());
+  }
+  return reports::report_exit_code(report);
 }
 
 }  // namespace fl

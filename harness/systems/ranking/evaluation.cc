@@ -12,6 +12,7 @@
 #include "impl/ports/assert.h"
 #include "impl/ports/stable_hash.h"
 #include "reports/json.h"
+#include "reports/report_text.h"
 #include "sim/rng.h"
 
 namespace fl {
@@ -162,8 +163,31 @@ ranking::ScoreRule read_rule(const YAML::Node& n) {
   return r;
 }
 
+Threshold read_threshold(const YAML::Node& n, const EvaluationSpec& spec) {
+  check_keys(n, {"rule", "figure", "max", "min"});
+  Threshold t;
+  if (!n["rule"] || !n["figure"]) fail(n, "a threshold names a 'rule' and a 'figure'");
+  t.rule = n["rule"].as<std::string>();
+  t.figure = n["figure"].as<std::string>();
+  bool known_rule = false;
+  for (const ranking::ScoreRule& r : spec.rules) known_rule = known_rule || r.version == t.rule;
+  if (!known_rule) fail(n["rule"], "rule '" + t.rule + "' is not one of the file's rules");
+  const std::vector<std::string> keys = figure_keys(spec.workload);
+  if (std::find(keys.begin(), keys.end(), t.figure) == keys.end()) {
+    fail(n["figure"], "unknown figure '" + t.figure + "' (the table of `faultline evaluate` names every figure's key)");
+  }
+  for (const char* bound : {"max", "min"}) {
+    if (!n[bound]) continue;
+    double v = 0;
+    read<double>(n, bound, &v, -1e12, 1e12);
+    (std::string(bound) == "max" ? t.max : t.min) = v;
+  }
+  if (!t.max && !t.min) fail(n, "a threshold needs 'max' or 'min'");
+  return t;
+}
+
 EvaluationSpec read_spec(const YAML::Node& root, const std::string& file) {
-  check_keys(root, {"workload", "rules", "abuse"});
+  check_keys(root, {"workload", "rules", "abuse", "thresholds"});
   EvaluationSpec spec;
   spec.file = file;
   if (!root["workload"]) fail(root, "an evaluation file needs a 'workload'");
@@ -189,6 +213,10 @@ EvaluationSpec read_spec(const YAML::Node& root, const std::string& file) {
     spec.rules.push_back(read_rule(r));
     if (!versions.insert(spec.rules.back().version).second)
       fail(r, "rule version '" + spec.rules.back().version + "' appears twice");
+  }
+  if (const YAML::Node t = root["thresholds"]) {
+    if (!t.IsSequence()) fail(t, "'thresholds' is a list");
+    for (const YAML::Node& item : t) spec.thresholds.push_back(read_threshold(item, spec));
   }
   return spec;
 }
@@ -499,65 +527,93 @@ EvaluationResult evaluate(const EvaluationSpec& spec) {
   EvaluationResult r;
   r.workload_digest = hex;
   r.events = static_cast<int64_t>(h.events.size());
+  r.truth = h.truth;
   const FrozenInputs inputs = freeze_inputs(h, spec.workload, spec.abuse);
   for (const ranking::ScoreRule& rule : spec.rules) {
-    r.rules.push_back(RuleFigures{rule, ranking::props::evaluate_board(publish_board(inputs, rule), h.truth)});
+    ranking::props::BoardHistory board = publish_board(inputs, rule);
+    ranking::props::EvaluationFigures figures = ranking::props::evaluate_board(board, h.truth);
+    r.rules.push_back(RuleFigures{rule, std::move(figures), std::move(board)});
   }
   return r;
 }
 
+std::vector<RowFigure> figures_of(const ranking::props::EvaluationFigures& f) {
+  using reports::FigureRecord;
+  std::vector<RowFigure> out;
+  auto add = [&](const char* row, const char* key, const char* label, double value, const char* unit) {
+    out.push_back(RowFigure{row, FigureRecord{key, label, "", value, unit}});
+  };
+  add("A01", "a01_overlap", "Top N overlap with the previous snapshot", f.a01_overlap, "share");
+  add("A01", "a01_mean_rank_change", "mean rank change of kept topics", f.a01_mean_rank_change, "ranks");
+  add("A01", "a01_exits", "exits", static_cast<double>(f.a01_exits), "");
+  add("A02", "a02_latency_s_p50", "burst onset to listing, median", f.a02_latency_s.p50, "s");
+  add("A02", "a02_latency_s_p90", "burst onset to listing, p90", f.a02_latency_s.p90, "s");
+  add("A02", "a02_latency_s_max", "burst onset to listing, max", f.a02_latency_s.max, "s");
+  add("A02", "a02_missed", "bursts never listed", static_cast<double>(f.a02_missed), "");
+  add("A03", "a03_listed_share", "evergreen topics: share of snapshots listed", f.a03_listed_share, "share");
+  add("A03", "a03_mean_rank", "evergreen topics: mean rank when listed", f.a03_mean_rank, "rank");
+  add("A04", "a04_bot_listed_share", "bot topics listed while their swarm acts", f.a04_bot_listed_share, "share");
+  add("A04", "a04_bot_adjustment", "risk adjustment of bot candidates", f.a04_bot_adjustment, "share");
+  add("A04", "a04_other_adjustment", "risk adjustment of other candidates", f.a04_organic_adjustment, "share");
+  add("A05", "a05_block_rate", "risky topics blocked", f.a05_block_rate, "share");
+  add("A05", "a05_false_block_rate", "other topics blocked (false blocks)", f.a05_false_block_rate, "share");
+  add("A06", "a06_change_rate", "Top N change per snapshot", f.a06_change_rate, "share");
+  add("A06", "a06_mean_dwell", "mean dwell", f.a06_mean_dwell_snapshots, "snapshots");
+  for (const auto& [dimension, groups] :
+       {std::pair{"channel", &f.a07_by_channel}, {"region", &f.a07_by_region}, {"language", &f.a07_by_language}}) {
+    for (const auto& [name, g] : *groups) {
+      out.push_back(RowFigure{"A07", FigureRecord{std::string("a07_recall_") + dimension + "_" + name,
+                                                  "bursts listed, " + std::string(dimension) + " " + name + " (of " +
+                                                      std::to_string(g.deserving) + ")",
+                                                  "", g.recall, "share"}});
+    }
+  }
+  add("A07", "a07_recall_spread", "recall spread over channels", f.a07_recall_spread, "share");
+  return out;
+}
+
+std::vector<std::string> figure_keys(const Workload& w) {
+  ranking::props::EvaluationFigures f;
+  for (const std::string& c : w.channels) f.a07_by_channel[c];
+  for (const std::string& r : w.regions) f.a07_by_region[r];
+  for (const std::string& l : w.languages) f.a07_by_language[l];
+  std::vector<std::string> keys;
+  for (const RowFigure& rf : figures_of(f)) keys.push_back(rf.figure.key);
+  return keys;
+}
+
 namespace {
 
-using Figures = ranking::props::EvaluationFigures;
-
-struct Row {
-  const char* id;
-  const char* name;
-  std::string (*value)(const Figures&);
-};
-
-std::string pct(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * share);
-  return buf;
-}
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
-
-std::string recall_list(const std::map<std::string, ranking::props::GroupRecall>& groups) {
-  std::string out;
-  for (const auto& [name, g] : groups) {
-    out += (out.empty() ? "" : ", ") + name + " " + std::to_string(g.listed) + "/" + std::to_string(g.deserving);
+// The value of `key` under `rule` (nullopt when that rule or key has none, e.g. a channel without bursts).
+std::optional<double> figure_value(const EvaluationResult& r, const std::string& rule, const std::string& key) {
+  for (const RuleFigures& rf : r.rules) {
+    if (rf.rule.version != rule) continue;
+    for (const RowFigure& f : figures_of(rf.figures)) {
+      if (f.figure.key == key) return f.figure.value;
+    }
   }
-  return out.empty() ? "-" : out;
+  return std::nullopt;
 }
 
-const std::vector<Row>& rows() {
-  static const std::vector<Row> kRows = {
-      {"A01", "Top N overlap with the previous snapshot", [](const Figures& f) { return pct(f.a01_overlap); }},
-      {"A01", "mean rank change of kept topics", [](const Figures& f) { return num(f.a01_mean_rank_change); }},
-      {"A01", "exits", [](const Figures& f) { return std::to_string(f.a01_exits); }},
-      {"A02", "burst onset to listing, p50 / p90 (s)",
-       [](const Figures& f) { return num(f.a02_latency_s.p50) + " / " + num(f.a02_latency_s.p90); }},
-      {"A02", "bursts never listed", [](const Figures& f) { return std::to_string(f.a02_missed); }},
-      {"A03", "evergreen topics: share of snapshots listed", [](const Figures& f) { return pct(f.a03_listed_share); }},
-      {"A03", "evergreen topics: mean rank when listed", [](const Figures& f) { return num(f.a03_mean_rank); }},
-      {"A04", "bot topics listed while their swarm acts", [](const Figures& f) { return pct(f.a04_bot_listed_share); }},
-      {"A04", "risk adjustment, bot / other candidates",
-       [](const Figures& f) { return pct(f.a04_bot_adjustment) + " / " + pct(f.a04_organic_adjustment); }},
-      {"A05", "risky topics blocked", [](const Figures& f) { return pct(f.a05_block_rate); }},
-      {"A05", "other topics blocked (false blocks)", [](const Figures& f) { return pct(f.a05_false_block_rate); }},
-      {"A06", "Top N change per snapshot", [](const Figures& f) { return pct(f.a06_change_rate); }},
-      {"A06", "mean dwell (snapshots)", [](const Figures& f) { return num(f.a06_mean_dwell_snapshots); }},
-      {"A07", "bursts listed per channel", [](const Figures& f) { return recall_list(f.a07_by_channel); }},
-      {"A07", "bursts listed per region", [](const Figures& f) { return recall_list(f.a07_by_region); }},
-      {"A07", "bursts listed per language", [](const Figures& f) { return recall_list(f.a07_by_language); }},
-      {"A07", "recall spread over channels", [](const Figures& f) { return pct(f.a07_recall_spread); }},
-  };
-  return kRows;
+std::string threshold_text(const Threshold& t) {
+  std::string out = t.figure + " of " + t.rule;
+  char buf[64];
+  if (t.max) std::snprintf(buf, sizeof buf, " <= %g", *t.max), out += buf;
+  if (t.min) std::snprintf(buf, sizeof buf, " >= %g", *t.min), out += buf;
+  return out;
+}
+
+bool threshold_held(const Threshold& t, std::optional<double> v) {
+  return v && (!t.max || *v <= *t.max) && (!t.min || *v >= *t.min);
+}
+
+// The row each figure key belongs to.
+std::string row_of(const EvaluationResult& r, const std::string& key) {
+  if (r.rules.empty()) return "";
+  for (const RowFigure& f : figures_of(r.rules.front().figures)) {
+    if (f.figure.key == key) return f.row;
+  }
+  return key.rfind("a07_", 0) == 0 ? "A07" : "";
 }
 
 }  // namespace
@@ -566,62 +622,201 @@ std::string evaluation_table(const EvaluationSpec& spec, const EvaluationResult&
   std::string out = "evaluation " + spec.workload.name + " (" + spec.file + "): workload digest " + r.workload_digest +
                     ", " + std::to_string(r.events) + " events, " +
                     std::to_string(r.rules.empty() ? 0 : r.rules[0].figures.snapshots) + " snapshots every " +
-                    std::to_string(spec.workload.snapshot_interval_s) + " simulated s\n\n| row | figure |";
+                    std::to_string(spec.workload.snapshot_interval_s) + " simulated s\n\n| row | figure | key |";
   for (const RuleFigures& rf : r.rules) out += " " + rf.rule.version + " |";
-  out += "\n|---|---|";
+  out += "\n|---|---|---|";
   for (size_t i = 0; i < r.rules.size(); ++i) out += "---|";
   out += "\n";
-  for (const Row& row : rows()) {
-    out += std::string("| ") + row.id + " | " + row.name + " |";
-    for (const RuleFigures& rf : r.rules) out += " " + row.value(rf.figures) + " |";
+  std::vector<std::vector<RowFigure>> per_rule;
+  for (const RuleFigures& rf : r.rules) per_rule.push_back(figures_of(rf.figures));
+  for (size_t i = 0; !per_rule.empty() && i < per_rule[0].size(); ++i) {
+    const RowFigure& first = per_rule[0][i];
+    out += "| " + first.row + " | " + first.figure.label + " | " + first.figure.key + " |";
+    for (const std::vector<RowFigure>& figures : per_rule) {
+      out += " " + (i < figures.size() ? reports::figure_text(figures[i].figure) : std::string("-")) + " |";
+    }
     out += "\n";
   }
   out += "\nrule digests:";
   for (const RuleFigures& rf : r.rules) out += " " + rf.rule.version + "=" + rf.rule.digest();
-  return out + "\n";
+  out += "\n";
+  for (const Threshold& t : spec.thresholds) {
+    const std::optional<double> v = figure_value(r, t.rule, t.figure);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", v.value_or(0));
+    out += std::string(threshold_held(t, v) ? "PASS " : "FAIL ") + row_of(r, t.figure) + " " + threshold_text(t) +
+           ": " + (v ? buf : "not measured") + "\n";
+  }
+  return out;
 }
 
 std::string evaluation_json(const EvaluationSpec& spec, const EvaluationResult& r) {
   using reports::Json;
-  Json doc = Json::object();
-  doc["format"] = "faultline-evaluation/1";
-  doc["file"] = spec.file;
-  doc["workload"] = spec.workload.name;
-  doc["workload_digest"] = r.workload_digest;
-  doc["events"] = r.events;
   Json rules = Json::array();
   for (const RuleFigures& rf : r.rules) {
-    const Figures& f = rf.figures;
-    Json j = Json::object();
-    j["version"] = rf.rule.version;
-    j["rule_digest"] = rf.rule.digest();
-    j["snapshots"] = f.snapshots;
-    j["A01"] = {{"overlap", reports::json_double(f.a01_overlap)},
-                {"mean_rank_change", reports::json_double(f.a01_mean_rank_change)},
-                {"exits", f.a01_exits}};
-    j["A02"] = {{"latency_s_p50", reports::json_double(f.a02_latency_s.p50)},
-                {"latency_s_p90", reports::json_double(f.a02_latency_s.p90)},
-                {"latency_s_max", reports::json_double(f.a02_latency_s.max)},
-                {"listed", f.a02_latency_s.count},
-                {"missed", f.a02_missed}};
-    j["A03"] = {{"evergreen_listed_share", reports::json_double(f.a03_listed_share)},
-                {"evergreen_mean_rank", reports::json_double(f.a03_mean_rank)}};
-    j["A04"] = {{"bot_listed_share", reports::json_double(f.a04_bot_listed_share)},
-                {"bot_adjustment", reports::json_double(f.a04_bot_adjustment)},
-                {"other_adjustment", reports::json_double(f.a04_organic_adjustment)}};
-    j["A05"] = {{"block_rate", reports::json_double(f.a05_block_rate)},
-                {"false_block_rate", reports::json_double(f.a05_false_block_rate)}};
-    j["A06"] = {{"change_rate", reports::json_double(f.a06_change_rate)},
-                {"mean_dwell_snapshots", reports::json_double(f.a06_mean_dwell_snapshots)}};
-    Json channels = Json::object();
-    for (const auto& [name, g] : f.a07_by_channel) {
-      channels[name] = {{"deserving", g.deserving}, {"listed", g.listed}, {"recall", reports::json_double(g.recall)}};
+    Json figures = Json::array();
+    for (const RowFigure& f : figures_of(rf.figures)) {
+      figures.push_back(Json{{"row", f.row},
+                             {"key", f.figure.key},
+                             {"label", f.figure.label},
+                             {"value", reports::json_double(f.figure.value)},
+                             {"unit", f.figure.unit}});
     }
-    j["A07"] = {{"by_channel", channels}, {"recall_spread", reports::json_double(f.a07_recall_spread)}};
-    rules.push_back(j);
+    rules.push_back(Json{{"version", rf.rule.version},
+                         {"rule_digest", rf.rule.digest()},
+                         {"snapshots", rf.figures.snapshots},
+                         {"figures", std::move(figures)}});
   }
-  doc["rules"] = rules;
+  Json thresholds = Json::array();
+  for (const Threshold& t : spec.thresholds) {
+    thresholds.push_back(
+        Json{{"threshold", threshold_text(t)}, {"held", threshold_held(t, figure_value(r, t.rule, t.figure))}});
+  }
+  const Json doc{{"format", "faultline-evaluation/1"},   {"file", spec.file},  {"workload", spec.workload.name},
+                 {"workload_digest", r.workload_digest}, {"events", r.events}, {"rules", std::move(rules)},
+                 {"thresholds", std::move(thresholds)}};
   return reports::json_dump(doc) + "\n";
+}
+
+namespace {
+
+using reports::ChartRecord;
+using reports::ChartSeries;
+
+// A01/A06: the share of each snapshot's list kept from the previous one, per rule.
+ChartRecord overlap_chart(const EvaluationResult& r) {
+  ChartRecord c{"overlap", "Top N kept from the previous snapshot", "simulated minutes", "share kept", false, {}};
+  for (const RuleFigures& rf : r.rules) {
+    ChartSeries s{rf.rule.version, {}, {}};
+    const std::vector<ranking::props::PublishedSnapshot>& snaps = rf.board.snapshots;
+    for (size_t i = 1; i < snaps.size(); ++i) {
+      if (snaps[i - 1].entries.empty()) continue;
+      std::set<std::string> before;
+      for (const auto& e : snaps[i - 1].entries) before.insert(e.topic_id);
+      size_t kept = 0;
+      for (const auto& e : snaps[i].entries) kept += before.count(e.topic_id);
+      s.x.push_back(static_cast<double>(snaps[i].at_s) / 60.0);
+      s.y.push_back(static_cast<double>(kept) / static_cast<double>(before.size()));
+    }
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+// A02: the cumulative share of bursts listed within x seconds of their onset, per rule.
+ChartRecord latency_cdf_chart(const EvaluationResult& r) {
+  ChartRecord c{
+      "a02-cdf", "Bursts listed within x seconds of their onset", "seconds since onset", "share of bursts", false, {}};
+  std::map<std::string, int64_t> onset;
+  for (const TopicTruth& t : r.truth) {
+    if (t.kind == TruthKind::kBurst) onset[t.topic_id] = t.onset_s;
+  }
+  for (const RuleFigures& rf : r.rules) {
+    std::map<std::string, int64_t> first;
+    for (const auto& snap : rf.board.snapshots) {
+      for (const auto& e : snap.entries) first.emplace(e.topic_id, snap.at_s);
+    }
+    std::vector<double> latencies;
+    for (const auto& [topic, at] : onset) {
+      if (auto it = first.find(topic); it != first.end()) latencies.push_back(std::max<double>(0, it->second - at));
+    }
+    std::sort(latencies.begin(), latencies.end());
+    ChartSeries s{rf.rule.version, {0}, {0}};
+    for (size_t i = 0; i < latencies.size(); ++i) {  // a step at each latency
+      s.x.push_back(latencies[i]);
+      s.y.push_back(s.y.back());
+      s.x.push_back(latencies[i]);
+      s.y.push_back(static_cast<double>(i + 1) / static_cast<double>(std::max<size_t>(onset.size(), 1)));
+    }
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+// The rank over time of up to three topics of `kind` under each rule (top_n + 1: off the list).
+ChartRecord rank_chart(const EvaluationResult& r, TruthKind kind, const std::string& id, const std::string& title) {
+  ChartRecord c{id, title, "simulated minutes", "rank (top N + 1: not listed)", true, {}};
+  std::vector<std::string> topics;
+  for (const TopicTruth& t : r.truth) {
+    if (t.kind == kind && topics.size() < 3) topics.push_back(t.topic_id);
+  }
+  for (const RuleFigures& rf : r.rules) {
+    for (const std::string& topic : topics) {
+      ChartSeries s{topic + " (" + rf.rule.version + ")", {}, {}};
+      for (const auto& snap : rf.board.snapshots) {
+        double rank = rf.board.top_n + 1;
+        for (const auto& e : snap.entries) {
+          if (e.topic_id == topic) rank = e.rank;
+        }
+        s.x.push_back(static_cast<double>(snap.at_s) / 60.0);
+        s.y.push_back(rank);
+      }
+      c.series.push_back(std::move(s));
+    }
+  }
+  return c;
+}
+
+std::vector<ChartRecord> charts_of_row(const EvaluationResult& r, const std::string& row) {
+  if (row == "A01" || row == "A06") return {overlap_chart(r)};
+  if (row == "A02") return {latency_cdf_chart(r)};
+  if (row == "A03") return {rank_chart(r, TruthKind::kEvergreen, "evergreen-rank", "Evergreen topics' rank over time")};
+  if (row == "A07") return {rank_chart(r, TruthKind::kBurst, "burst-rank", "Bursts' rank over time")};
+  return {};
+}
+
+}  // namespace
+
+std::vector<reports::RunRecord> evaluation_records(const EvaluationSpec& spec, const EvaluationResult& r,
+                                                   const std::string& command, const std::string& produced_at,
+                                                   const std::string& commit) {
+  StableHasher config;
+  config += r.workload_digest;
+  for (const RuleFigures& rf : r.rules) config += "|" + rf.rule.version + "=" + rf.rule.digest();
+  for (const Threshold& t : spec.thresholds) config += "|" + threshold_text(t);
+  std::vector<reports::RunRecord> out;
+  for (const char* row : {"A01", "A02", "A03", "A04", "A05", "A06", "A07"}) {
+    reports::RunRecord rec;
+    rec.scenario = "ranking-evaluate-" + spec.workload.name + "-" + row;
+    rec.scenario_file = spec.file;
+    rec.system = "ranking";
+    rec.matrix_rows = {row};
+    rec.seeds = {spec.workload.seed};
+    rec.config_digest = config.finish();
+    rec.fingerprint = std::stoull(r.workload_digest, nullptr, 16);
+    rec.produced_at = produced_at;
+    rec.commit = commit;
+    rec.command = command;
+    for (const RuleFigures& rf : r.rules) {
+      for (RowFigure& f : figures_of(rf.figures)) {
+        if (f.row != row) continue;
+        f.figure.rule = rf.rule.version;
+        rec.figures.push_back(std::move(f.figure));
+      }
+    }
+    for (const Threshold& t : spec.thresholds) {
+      if (row_of(r, t.figure) != row) continue;
+      const std::optional<double> v = figure_value(r, t.rule, t.figure);
+      reports::AssertionRecord a;
+      a.property = "threshold " + threshold_text(t);
+      a.passed = threshold_held(t, v);
+      a.assertion = "the evaluation file's acceptance threshold: " + threshold_text(t);
+      a.checks = 1;
+      a.seeds = 1;
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "measured %g", v.value_or(0));
+      a.evidence = {v ? buf : "not measured"};
+      if (!a.passed) rec.failures_per_property[a.property] = 1;
+      rec.assertions.push_back(std::move(a));
+    }
+    if (!rec.failures_per_property.empty()) rec.failing_seeds = rec.seeds;
+    rec.charts = charts_of_row(r, row);
+    for (const char* variant : {"spec", "hardened"}) {
+      rec.variant = variant;
+      out.push_back(rec);
+    }
+  }
+  return out;
 }
 
 }  // namespace fl

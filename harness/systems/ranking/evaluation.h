@@ -23,6 +23,7 @@
 #include "impl/ranking/abuse.h"
 #include "impl/ranking/scoring.h"
 #include "properties/ranking/evaluation.h"
+#include "reports/report.h"
 
 namespace fl {
 
@@ -50,11 +51,20 @@ struct Workload {
   std::map<std::string, double> channel_volume;  // per channel, a multiplier of every rate (1)
 };
 
+// An acceptance threshold a file declares on one figure under one rule (e.g. the median A02
+// latency of rule-v3 at most 60 s): the figure's row is then PASS or FAIL instead of MEASURED.
+struct Threshold {
+  std::string rule;
+  std::string figure;  // a figure key (figure_keys())
+  std::optional<double> max, min;
+};
+
 struct EvaluationSpec {
   std::string file;
   Workload workload;
   ranking::AbuseOptions abuse;
   std::vector<ranking::ScoreRule> rules;  // at least two, distinct versions
+  std::vector<Threshold> thresholds;
 };
 
 // Parses an evaluation file (docs/evaluation.md). nullopt with *error = "FILE:LINE:COL: what" on
@@ -85,16 +95,38 @@ ranking::props::BoardHistory publish_board(const FrozenInputs& inputs, const ran
 struct RuleFigures {
   ranking::ScoreRule rule;
   ranking::props::EvaluationFigures figures;
+  ranking::props::BoardHistory board;  // what it published (the charts draw it)
 };
 struct EvaluationResult {
   std::string workload_digest;  // of the generated history and labels
   int64_t events = 0;
+  std::vector<ranking::props::TopicTruth> truth;
   std::vector<RuleFigures> rules;
 };
 EvaluationResult evaluate(const EvaluationSpec& spec);
 
-// Side by side, one row per figure, one column per rule.
+// One figure of one row (A01..A07), as reports carry it (the rule left empty).
+struct RowFigure {
+  std::string row;
+  reports::FigureRecord figure;
+};
+// The figures of one rule's board, rows in order. The A07 recall figures are one per channel,
+// region and language of the workload ("a07_recall_channel_<name>", ...).
+std::vector<RowFigure> figures_of(const ranking::props::EvaluationFigures& f);
+// The figure keys a threshold may name for this workload.
+std::vector<std::string> figure_keys(const Workload& w);
+
+// Side by side, one row per figure, one column per rule; then each declared threshold.
 std::string evaluation_table(const EvaluationSpec& spec, const EvaluationResult& r);
 std::string evaluation_json(const EvaluationSpec& spec, const EvaluationResult& r);
+
+// The evaluation as report runs: for each row A01-A07 and each variant (the scoring has no named
+// fix: both variants run the same rule code, so they measure alike), one run with the row's
+// figures under every rule, the thresholds declared on them as assertions, its charts (A01, A06:
+// overlap per snapshot; A02: onset-to-listing CDF; A03: evergreen topics' rank over time; A07:
+// bursts' rank over time), the workload's seed and digest, and `command` to replay it.
+std::vector<reports::RunRecord> evaluation_records(const EvaluationSpec& spec, const EvaluationResult& r,
+                                                   const std::string& command, const std::string& produced_at,
+                                                   const std::string& commit);
 
 }  // namespace fl
