@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace fl {
@@ -140,6 +142,86 @@ TEST(RuleEvaluation, BadFilesAreRefusedWithTheirPlace) {
   std::string error;
   EXPECT_FALSE(load_evaluation_file("/nonexistent/e.yaml", &error));
   EXPECT_EQ(error, "/nonexistent/e.yaml: cannot open file");
+}
+
+// A small workload whose history days are generated event by event, so that it can be written as
+// history files and read back.
+EvaluationSpec small_history_spec() {
+  std::string error;
+  std::optional<EvaluationSpec> spec = load_evaluation_text(
+      "workload: {name: small, seed: 5, history_days: 1, duration_s: 3600, history_as_events: true,\n"
+      "           topics: {ordinary: 4, burst: 2, evergreen: 1, bot: 1, risky: 1, ordinary_rate: 0.3,\n"
+      "                    evergreen_rate: 1.5, bot_accounts: 10}, channels: [news, sports]}\n"
+      "rules:\n  - {version: a, baseline_correction: false}\n  - {version: b}\n",
+      "small.yaml", &error);
+  EXPECT_TRUE(spec) << error;
+  return *spec;
+}
+
+std::vector<std::pair<std::string, double>> flat_figures(const EvaluationResult& r) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const RuleFigures& rf : r.rules) {
+    for (const RowFigure& f : figures_of(rf.figures))
+      out.emplace_back(rf.rule.version + "/" + f.figure.key, f.figure.value);
+  }
+  return out;
+}
+
+TEST(RuleEvaluation, AHistoryWrittenAndReadBackEvaluatesAlike) {
+  const EvaluationSpec generated = small_history_spec();
+  const EvaluationResult direct = evaluate(generated);
+  const LabelledHistory h = history_of(generated);
+  ASSERT_FALSE(h.prior_events.empty());
+  ASSERT_FALSE(h.baselines.empty()) << "the history days must give baselines";
+  const std::filesystem::path dir = std::filesystem::path(FAULTLINE_BINARY_DIR) / "rule_evaluation_history";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(write_history(h, generated.workload, dir.string()), "");
+  std::ofstream((dir / "eval.yaml").string())
+      << "workload: {name: small, duration_s: 3600}\nhistory: {events: events.csv, labels: labels.csv}\n"
+         "rules:\n  - {version: a, baseline_correction: false}\n  - {version: b}\n";
+  std::string error;
+  const std::optional<EvaluationSpec> read = load_evaluation_file((dir / "eval.yaml").string(), &error);
+  ASSERT_TRUE(read) << error;
+  EXPECT_EQ(read->workload.history_days, 1);
+  EXPECT_EQ(read->workload.channels, generated.workload.channels);
+  const EvaluationResult back = evaluate(*read);
+  EXPECT_EQ(back.workload_digest, direct.workload_digest);
+  EXPECT_EQ(flat_figures(back), flat_figures(direct));
+}
+
+std::string history_error(const std::string& events, const std::string& labels) {
+  const std::filesystem::path dir = std::filesystem::path(FAULTLINE_BINARY_DIR) / "rule_evaluation_bad_history";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream((dir / "events.csv").string()) << events;
+  std::ofstream((dir / "labels.csv").string()) << labels;
+  Workload w;
+  w.duration_s = 600;
+  std::string error;
+  EXPECT_FALSE(read_history({(dir / "events.csv").string(), (dir / "labels.csv").string()}, &w, {}, &error));
+  return error.substr(error.find_last_of('/') + 1);
+}
+
+TEST(RuleEvaluation, BadHistoryFilesAreRefusedWithTheirLine) {
+  const std::string header =
+      "at_ms,event_id,topic_id,signal,actor,device,ip,account_age_days,content_digest,well_formed\n";
+  const std::string labels = "topic_id,kind,onset_ms,deserves_list,channel,region,language\nt,burst,0,1,news,SH,zh\n";
+  const std::string good = "700000,e1,t,search,u1,d1,i1,30,,1\n";
+  EXPECT_EQ(history_error("at_ms,topic\n", labels).rfind("events.csv:1: the header must be at_ms,event_id", 0), 0u);
+  EXPECT_EQ(history_error(header + good + "5,e2,t,click,u,d,i,3,,1\n", labels),
+            "events.csv:3: signal must be search, post, engage, read or report");
+  EXPECT_EQ(history_error(header + "x,e2,t,search,u,d,i,3,,1\n", labels),
+            "events.csv:2: at_ms must be a non-negative integer");
+  EXPECT_EQ(history_error(header + "5,e2,t,search,u,d,i,3,,1,extra\n", labels).rfind("events.csv:2: 11 fields", 0), 0u);
+  EXPECT_EQ(history_error(header + good + "9,e3,other,search,u,d,i,3,,1\n", labels),
+            "labels.csv: no label for topic other");
+  EXPECT_EQ(history_error(header + good, labels + "t,bot,,0,a,b,c\n"), "labels.csv:3: topic_id empty or repeated");
+  EXPECT_EQ(
+      history_error(header + good, "topic_id,kind,onset_ms,deserves_list,channel,region,language\nt,hot,,0,a,b,c\n"),
+      "labels.csv:2: kind must be ordinary, burst, evergreen, bot or risky");
+  EXPECT_EQ(history_error(header + "5,e1,t,search,u1,d1,i1,30,,1\n", labels),
+            "events.csv: shorter than the workload's duration_s");
+  EXPECT_EQ(history_error("", labels), "events.csv:1: empty file (no header)");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The three layers against abuse of seed 004 §9.1 (004:L203) and the four values they leave per
-// window and candidate (§9.2, L205-211), for one topic's events of one window:
+// window and candidate (§9.2, L204-211), for one topic's events of one window:
 //   layer 1: malformed, forged and replayed events are received (raw) but never counted;
 //   layer 2: an actor's short-term repeats count once (effective = distinct actors), and actors
 //            sharing one device or one IP beyond a limit are suspicious;
@@ -19,7 +19,7 @@
 
 namespace fl::ranking {
 
-// One behaviour event as the aggregation sees it (the contract's fields that matter here, L125-140).
+// One behaviour event as the aggregation sees it (the contract's fields that matter here, L122-140).
 struct BehaviourEvent {
   int64_t at_ms = 0;
   std::string event_id;  // a second event with the same id is a replay (layer 1)

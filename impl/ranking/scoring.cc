@@ -111,7 +111,7 @@ Scored score_candidate(const ScoreRule& rule, const std::array<double, kHeatSign
   const double base = normalised(rule, scales, [&](int s) { return c.baseline[s]; });
   FL_ASSERT(now >= 0 && medium >= 0 && base >= 0);
 
-  // Intensity on a log scale: a topic ten times as loud is not ten times as hot (L182).
+  // Intensity on a log scale: a topic ten times as loud is not ten times as hot (L184).
   const double intensity = std::log1p(now);
   // Growth against the same weekday and hour (L192): only with a baseline and with the correction.
   const double growth =
@@ -124,11 +124,11 @@ Scored score_candidate(const ScoreRule& rule, const std::array<double, kHeatSign
     raw += c.short_window[s].raw;
     adjusted += c.short_window[s].adjusted;
   }
-  const double diversity = active > 0 ? rule.diversity_weight * (active - 1) / (kHeatSignals - 1) : 0.0;  // L185
+  const double diversity = active > 0 ? rule.diversity_weight * (active - 1) / (kHeatSignals - 1) : 0.0;  // L186
   const double cold_start =
       !c.has_baseline && c.distinct_actors >= rule.min_actors ? rule.cold_start_bonus : 0.0;  // L194
   const double decay = rule.decay_per_snapshot * static_cast<double>(snapshots_on_list);      // L195
-  // Repeats and suspicious actors as a share of what arrived (L187).
+  // Repeats and suspicious actors as a share of what arrived (L188).
   const double penalty =
       raw > 0 ? rule.penalty_weight * static_cast<double>(raw - std::min(raw, adjusted)) / static_cast<double>(raw)
               : 0.0;

@@ -1,9 +1,9 @@
 // The scoring of seed 004 §8 (004:L180-200) and the list it feeds. Natural heat is
 //   current effective intensity + growth against the historical baseline + diversity bonus
-//   - time decay - repeated-actor and abnormal-traffic penalty                  (004:L182-187)
+//   - time decay - repeated-actor and abnormal-traffic penalty                  (004:L183-188)
 // with every signal scale-normalised first, so that search volume cannot swamp posts and comments
-// (L188). Weights, normalisation, thresholds and decay are one immutable ScoreRule, named by its
-// version and identified by the digest of its content (L188, L290-291). §8.2's levers (L190-196):
+// (L189). Weights, normalisation, thresholds and decay are one immutable ScoreRule, named by its
+// version and identified by the digest of its content (L189, L290). §8.2's levers (L190-196):
 // the ratio to the same weekday-and-hour baseline, the short window's slope against the medium
 // window, a cold-start bonus above a minimum of effective actors, decay by time on the list, and an
 // exit threshold below the entry threshold. §8.3 (L197-198): a topic enters with the minimum
@@ -30,7 +30,7 @@ inline constexpr int kSignals = 5;
 inline constexpr int kHeatSignals = 4;  // kSearch..kRead
 const char* signal_name(Signal s);      // "search", "post", "engage", "read", "report"
 
-// The four values stored per window and candidate (004 §9.2, L206-211).
+// The four values stored per window and candidate (004 §9.2, L204-209).
 struct WindowValues {
   int64_t raw = 0;         // events received
   int64_t effective = 0;   // after basic de-duplication: distinct actors
@@ -39,7 +39,7 @@ struct WindowValues {
   bool operator==(const WindowValues&) const = default;
 };
 
-// One candidate's frozen inputs at one snapshot (what an input manifest references, L212-220).
+// One candidate's frozen inputs at one snapshot (what an input manifest references, L214-220).
 struct CandidateInputs {
   std::string topic_id;
   std::array<WindowValues, kSignals> short_window{};   // the newest short window
@@ -51,7 +51,7 @@ struct CandidateInputs {
   int64_t distinct_actors = 0;  // effective actors over the short window, all signals
 };
 
-// An immutable score rule version (L188, L290-291). Weights are per normalised unit.
+// An immutable score rule version (L189, L290). Weights are per normalised unit.
 struct ScoreRule {
   std::string version;
   std::array<double, kHeatSignals> signal_weight = {1.0, 1.0, 1.0, 1.0};
@@ -62,7 +62,7 @@ struct ScoreRule {
   double cold_start_bonus = 1.0;     // a topic with no baseline and >= min_actors
   double decay_per_snapshot = 0.05;  // per snapshot already spent on the list (L195)
   double penalty_weight = 2.0;       // per share of raw events that were repeats or suspicious
-  int64_t min_actors = 5;            // effective actors to enter (L197)
+  int64_t min_actors = 5;            // effective actors to enter (L198)
   double entry_score = 3.0;
   double exit_score = 2.0;       // below entry_score: hysteresis (L196)
   int exit_after_snapshots = 3;  // consecutive snapshots below exit_score before leaving (L198)
@@ -92,10 +92,10 @@ struct Scored {
 
 // The per-signal scale of one snapshot: the mean adjusted short-window value over the candidates
 // where the signal is active (1 when none is), so each signal contributes in units of its own
-// typical size (L188).
+// typical size (L189).
 std::array<double, kHeatSignals> signal_scales(const std::vector<CandidateInputs>& candidates);
 
-// The natural heat of one candidate (L182-187). `snapshots_on_list`: how many consecutive
+// The natural heat of one candidate (L183-188). `snapshots_on_list`: how many consecutive
 // snapshots the topic has already been listed (decay, L195).
 Scored score_candidate(const ScoreRule& rule, const std::array<double, kHeatSignals>& scales, const CandidateInputs& c,
                        int64_t snapshots_on_list);

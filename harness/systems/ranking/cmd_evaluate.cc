@@ -18,7 +18,7 @@ namespace fl {
 namespace {
 
 const char* kEvaluateUsage =
-    "usage: faultline evaluate FILE [--rules OLD,NEW] [--json OUT] [--out DIR]\n"
+    "usage: faultline evaluate FILE [--rules OLD,NEW] [--json OUT] [--out DIR] [--write-history DIR]\n"
     "  Generates FILE's labelled workload once, lets each score rule version publish its board\n"
     "  from the same frozen inputs (004 §11.2), and prints rows A01-A07 side by side, measured\n"
     "  from the published snapshots against the workload's labels (docs/evaluation.md).\n"
@@ -27,13 +27,18 @@ const char* kEvaluateUsage =
     "  --out    also write a report of rows A01-A07 (report.md with its charts/, report.html,\n"
     "           report.json, junit.xml): MEASURED, or PASS/FAIL where FILE declares thresholds;\n"
     "           `faultline report --merge` adds its report.json to the scenario suite's\n"
+    "  --write-history  write the history evaluated as DIR/events.csv and DIR/labels.csv, the\n"
+    "           format a file's `history:` reads (docs/evaluation.md)\n"
     "exit: 0 measured and every declared threshold held, 1 a threshold missed, 2 usage or input error\n";
 
 }  // namespace
 
 int evaluate_main(const Args& args) {
   CliFlags flags(args, kEvaluateUsage,
-                 {{"--rules", FlagKind::kList}, {"--json", FlagKind::kText}, {"--out", FlagKind::kText}});
+                 {{"--rules", FlagKind::kList},
+                  {"--json", FlagKind::kText},
+                  {"--out", FlagKind::kText},
+                  {"--write-history", FlagKind::kText}});
   if (flags.status() >= 0) return flags.status();
   if (flags.positional().size() != 1) return flags.error("expected one evaluation FILE");
   std::string error;
@@ -70,6 +75,14 @@ int evaluate_main(const Args& args) {
       std::fprintf(stderr, "cannot write %s\n", flags.str("--json").c_str());
       return 2;
     }
+  }
+  if (flags.has("--write-history")) {
+    const std::string dir = flags.str("--write-history");
+    if (std::string err = write_history(history_of(*spec), spec->workload, dir); !err.empty()) {
+      std::fprintf(stderr, "%s\n", err.c_str());
+      return 2;
+    }
+    std::printf("wrote %s/events.csv, labels.csv\n", dir.c_str());
   }
   reports::Report report;
   report.title = "faultline evaluation: " + spec->workload.name;

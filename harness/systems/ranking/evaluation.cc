@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -27,6 +28,8 @@ using ranking::props::TopicTruth;
 using ranking::props::TruthKind;
 
 namespace {
+
+constexpr int64_t kDayS = 86'400;
 
 // ------------------------------------------------------------------------------------------ load
 
@@ -77,16 +80,23 @@ void read_names(const YAML::Node& map, const char* key, std::vector<std::string>
 }
 
 void read_workload(const YAML::Node& n, Workload* w) {
-  check_keys(n, {"name", "seed", "history_days", "duration_s", "snapshot_interval_s", "short_window_s",
-                 "medium_window_s", "topics", "channels", "regions", "languages", "channel_volume"});
+  check_keys(n,
+             {"name", "seed", "history_days", "duration_s", "snapshot_interval_s", "short_window_s", "medium_window_s",
+              "topics", "channels", "regions", "languages", "channel_volume", "history_as_events"});
   if (n["name"]) w->name = n["name"].as<std::string>();
   read<uint64_t>(n, "seed", &w->seed, 0, UINT64_MAX);
   read<int>(n, "history_days", &w->history_days, 1, 60);
+  w->start_s = w->history_days * kDayS + 8 * 3600;
+  if (const YAML::Node b = n["history_as_events"]) {
+    if (!b.IsScalar() || (b.Scalar() != "true" && b.Scalar() != "false"))
+      fail(b, "'history_as_events' takes true or false");
+    w->history_as_events = b.Scalar() == "true";
+  }
   read<int64_t>(n, "duration_s", &w->duration_s, 600, 7 * 86400);
   read<int64_t>(n, "snapshot_interval_s", &w->snapshot_interval_s, 60, 3600);
   read<int64_t>(n, "short_window_s", &w->short_window_s, 60, 3600);
   read<int64_t>(n, "medium_window_s", &w->medium_window_s, 60, 86400);
-  for (const char* k : {"snapshot_interval_s", "short_window_s", "medium_window_s"}) {
+  for (const char* k : {"duration_s", "snapshot_interval_s", "short_window_s", "medium_window_s"}) {
     if (n[k] && n[k].as<int64_t>() % 60 != 0) fail(n[k], std::string("'") + k + "' must be whole minutes");
   }
   if (w->medium_window_s < w->short_window_s) fail(n, "the medium window may not be shorter than the short one");
@@ -187,7 +197,7 @@ Threshold read_threshold(const YAML::Node& n, const EvaluationSpec& spec) {
 }
 
 EvaluationSpec read_spec(const YAML::Node& root, const std::string& file) {
-  check_keys(root, {"workload", "rules", "abuse", "thresholds"});
+  check_keys(root, {"workload", "rules", "abuse", "thresholds", "history"});
   EvaluationSpec spec;
   spec.file = file;
   if (!root["workload"]) fail(root, "an evaluation file needs a 'workload'");
@@ -204,6 +214,17 @@ EvaluationSpec read_spec(const YAML::Node& root, const std::string& file) {
                               {"same_content_accounts_min", &o.same_content_accounts_min}}) {
       read<int64_t>(a, key, field, 1, 1'000'000'000);
     }
+  }
+  if (const YAML::Node h = root["history"]) {
+    check_keys(h, {"events", "labels"});
+    if (!h["events"] || !h["labels"]) fail(h, "a history names its 'events' and 'labels' files");
+    const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+    HistoryFiles files{(dir / h["events"].as<std::string>()).string(), (dir / h["labels"].as<std::string>()).string()};
+    std::string error;
+    std::optional<LabelledHistory> data = read_history(files, &spec.workload, spec.abuse, &error);
+    if (!data) fail(h, "cannot use the history: " + error);
+    spec.history = files;
+    spec.history_data = std::make_shared<const LabelledHistory>(std::move(*data));
   }
   const YAML::Node rules = root["rules"];
   if (!rules || !rules.IsSequence() || rules.size() < 2)
@@ -223,9 +244,11 @@ EvaluationSpec read_spec(const YAML::Node& root, const std::string& file) {
 
 // ------------------------------------------------------------------------------------- generate
 
-constexpr int64_t kStartHour = 8;  // the stretch starts at 08:00 of the day after the history
-
-int hour_at(int64_t at_s) { return static_cast<int>((kStartHour + at_s / 3600) % 24); }
+// The hour of day of stretch time at_s (negative: the history days before it).
+int hour_at(const Workload& w, int64_t at_s) {
+  const int64_t of_day = ((w.start_s + at_s) % kDayS + kDayS) % kDayS;
+  return static_cast<int>(of_day / 3600);
+}
 
 // The daily rhythm: quiet at night, a peak at 20:00.
 double diurnal(int hour) { return 1.0 + 0.3 * std::cos(2 * M_PI * (hour - 20) / 24.0); }
@@ -291,7 +314,7 @@ std::vector<TopicPlan> plan_topics(const Workload& w, sim::Rng& rng) {
 
 // Organic actors per minute per heat signal of the topic at `at_s` of the stretch.
 double organic_rate(const TopicPlan& p, const Workload& w, int64_t at_s) {
-  const double rhythm = diurnal(hour_at(at_s));
+  const double rhythm = diurnal(hour_at(w, at_s));
   if (p.truth.kind != TruthKind::kBurst) return p.rate * rhythm;
   const double quiet = w.topics.ordinary_rate / 4 * rhythm;
   if (at_s < p.truth.onset_s) return quiet;
@@ -414,23 +437,288 @@ std::optional<EvaluationSpec> load_evaluation_file(const std::string& path, std:
   return load_evaluation_text(text.str(), path, error);
 }
 
-LabelledHistory generate_history(const Workload& w) {
+namespace {
+
+// Minutes [first, last) of every plan's events, each minute's events in time order.
+void generate_minutes(const std::vector<TopicPlan>& plans, const Workload& w, sim::Rng& rng, int64_t first,
+                      int64_t last, bool prior, std::vector<int64_t>* seq, std::vector<BehaviourEvent>* out) {
+  for (int64_t minute = first; minute < last; ++minute) {
+    const size_t begin = out->size();
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (prior && !plans[i].has_history) continue;  // a new topic has no past
+      minute_of_topic(plans[i], w, rng, minute, &(*seq)[i], out);
+    }
+    std::stable_sort(out->begin() + static_cast<std::ptrdiff_t>(begin), out->end(),
+                     [](const BehaviourEvent& a, const BehaviourEvent& b) { return a.at_ms < b.at_ms; });
+  }
+}
+
+}  // namespace
+
+LabelledHistory generate_history(const Workload& w, const ranking::AbuseOptions& abuse) {
   sim::Rng root(w.seed);
   sim::Rng plan_rng = root.fork("plan"), history_rng = root.fork("history"), event_rng = root.fork("events");
   const std::vector<TopicPlan> plans = plan_topics(w, plan_rng);
   LabelledHistory h;
-  for (const TopicPlan& p : plans) {
-    h.truth.push_back(p.truth);
-    if (p.has_history) h.baselines[p.truth.topic_id] = history_baseline(p, w, history_rng);
-  }
+  for (const TopicPlan& p : plans) h.truth.push_back(p.truth);
   std::vector<int64_t> seq(plans.size(), 0);
-  for (int64_t minute = 0; minute < w.duration_s / 60; ++minute) {
-    const size_t first = h.events.size();
-    for (size_t i = 0; i < plans.size(); ++i) minute_of_topic(plans[i], w, event_rng, minute, &seq[i], &h.events);
-    std::stable_sort(h.events.begin() + static_cast<std::ptrdiff_t>(first), h.events.end(),
-                     [](const BehaviourEvent& a, const BehaviourEvent& b) { return a.at_ms < b.at_ms; });
+  if (w.history_as_events) {
+    sim::Rng prior_rng = root.fork("prior-events");  // the stretch's own stream stays as it is
+    std::vector<int64_t> prior_seq(plans.size(), 1'000'000'000);
+    generate_minutes(plans, w, prior_rng, -w.history_days * kDayS / 60, 0, true, &prior_seq, &h.prior_events);
+    h.baselines = baselines_from_events(h.prior_events, w.history_days, w, abuse);
+  } else {
+    for (const TopicPlan& p : plans) {
+      if (p.has_history) h.baselines[p.truth.topic_id] = history_baseline(p, w, history_rng);
+    }
   }
+  generate_minutes(plans, w, event_rng, 0, w.duration_s / 60, false, &seq, &h.events);
   return h;
+}
+
+std::map<std::string, std::map<int, std::array<double, kSignals>>> baselines_from_events(
+    const std::vector<BehaviourEvent>& prior, int days, const Workload& w, const ranking::AbuseOptions& abuse) {
+  const int64_t window_ms = w.short_window_s * 1000, first_ms = -days * kDayS * 1000;
+  std::map<std::string, std::map<int64_t, std::vector<BehaviourEvent>>> by_window;  // topic -> window -> events
+  for (const BehaviourEvent& e : prior) {
+    if (e.at_ms < first_ms || e.at_ms >= 0) continue;
+    by_window[e.topic_id][(e.at_ms - first_ms) / window_ms].push_back(e);
+  }
+  std::array<int64_t, 24> windows_per_hour{};  // every window of the days, empty ones included
+  const int64_t windows = days * kDayS * 1000 / window_ms;
+  auto hour_of_window = [&](int64_t k) { return hour_at(w, (first_ms + k * window_ms) / 1000); };
+  for (int64_t k = 0; k < windows; ++k) ++windows_per_hour[static_cast<size_t>(hour_of_window(k))];
+  std::map<std::string, std::map<int, std::array<double, kSignals>>> out;
+  for (const auto& [topic, ws] : by_window) {
+    std::map<int, std::array<double, kSignals>>& per_hour = out[topic];
+    for (int h = 0; h < 24; ++h) per_hour[h] = {};
+    for (const auto& [k, events] : ws) {
+      const std::array<WindowValues, kSignals> v = ranking::window_values(events, abuse);
+      const int hour = hour_of_window(k);
+      for (int s = 0; s < kSignals; ++s) {
+        per_hour[hour][s] += static_cast<double>(v[s].adjusted) / static_cast<double>(windows_per_hour[hour]);
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+const char* const kEventColumns[] = {"at_ms",  "event_id", "topic_id",         "signal",         "actor",
+                                     "device", "ip",       "account_age_days", "content_digest", "well_formed"};
+const char* const kLabelColumns[] = {"topic_id", "kind", "onset_ms", "deserves_list", "channel", "region", "language"};
+
+std::vector<std::string> split_csv_line(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::vector<std::string> out;
+  std::string field;
+  for (char c : line) {
+    if (c == ',') {
+      out.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  out.push_back(field);
+  return out;
+}
+
+bool parse_i64(const std::string& text, int64_t* out) {
+  if (text.empty() || text.size() > 19) return false;
+  size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return false;
+  for (size_t k = i; k < text.size(); ++k) {
+    if (text[k] < '0' || text[k] > '9') return false;
+  }
+  *out = std::stoll(text);
+  return true;
+}
+
+// Reads a CSV file whose header is exactly `columns` (in order): each row's fields, or an error
+// "FILE:LINE: what".
+std::optional<std::vector<std::vector<std::string>>> read_csv(const std::string& path,
+                                                              const std::vector<std::string>& columns,
+                                                              std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open file";
+    return std::nullopt;
+  }
+  std::string line;
+  std::vector<std::vector<std::string>> rows;
+  bool header = false;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    header = true;
+    std::vector<std::string> fields = split_csv_line(line);
+    if (n == 1) {
+      if (fields != columns) {
+        std::string want;
+        for (const std::string& c : columns) want += (want.empty() ? "" : ",") + c;
+        *error = path + ":1: the header must be " + want;
+        return std::nullopt;
+      }
+      continue;
+    }
+    if (fields.size() == 1 && fields[0].empty()) continue;  // a blank line
+    if (fields.size() != columns.size()) {
+      *error = path + ":" + std::to_string(n) + ": " + std::to_string(fields.size()) + " fields, the header has " +
+               std::to_string(columns.size()) + " (a value may not contain a comma)";
+      return std::nullopt;
+    }
+    fields.push_back(std::to_string(n));  // the line, for later errors
+    rows.push_back(std::move(fields));
+  }
+  if (!header) {
+    *error = path + ":1: empty file (no header)";
+    return std::nullopt;
+  }
+  return rows;
+}
+
+std::optional<Signal> signal_of(const std::string& name) {
+  for (int s = 0; s < kSignals; ++s) {
+    if (name == ranking::signal_name(static_cast<Signal>(s))) return static_cast<Signal>(s);
+  }
+  return std::nullopt;
+}
+
+std::optional<TruthKind> kind_of(const std::string& name) {
+  for (TruthKind k :
+       {TruthKind::kOrdinary, TruthKind::kBurst, TruthKind::kEvergreen, TruthKind::kBot, TruthKind::kRisky}) {
+    if (name == ranking::props::truth_kind_name(k)) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<BehaviourEvent>> read_events(const std::string& path, std::string* error) {
+  auto rows = read_csv(path, {std::begin(kEventColumns), std::end(kEventColumns)}, error);
+  if (!rows) return std::nullopt;
+  std::vector<BehaviourEvent> events;
+  for (const std::vector<std::string>& f : *rows) {
+    const std::string where = path + ":" + f.back() + ": ";
+    BehaviourEvent e;
+    const std::optional<Signal> signal = signal_of(f[3]);
+    if (!parse_i64(f[0], &e.at_ms) || e.at_ms < 0)
+      return *error = where + "at_ms must be a non-negative integer", std::nullopt;
+    if (f[2].empty() || f[4].empty()) return *error = where + "topic_id and actor may not be empty", std::nullopt;
+    if (!signal) return *error = where + "signal must be search, post, engage, read or report", std::nullopt;
+    if (!parse_i64(f[7], &e.account_age_days))
+      return *error = where + "account_age_days must be an integer", std::nullopt;
+    if (f[9] != "0" && f[9] != "1") return *error = where + "well_formed must be 0 or 1", std::nullopt;
+    e.event_id = f[1];
+    e.topic_id = f[2];
+    e.signal = *signal;
+    e.actor = f[4];
+    e.device = f[5];
+    e.ip = f[6];
+    e.content_digest = f[8];
+    e.well_formed = f[9] == "1";
+    events.push_back(std::move(e));
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const BehaviourEvent& a, const BehaviourEvent& b) { return a.at_ms < b.at_ms; });
+  return events;
+}
+
+std::optional<std::vector<TopicTruth>> read_labels(const std::string& path, std::string* error) {
+  auto rows = read_csv(path, {std::begin(kLabelColumns), std::end(kLabelColumns)}, error);
+  if (!rows) return std::nullopt;
+  std::vector<TopicTruth> truth;
+  std::set<std::string> seen;
+  for (const std::vector<std::string>& f : *rows) {
+    const std::string where = path + ":" + f.back() + ": ";
+    TopicTruth t;
+    const std::optional<TruthKind> kind = kind_of(f[1]);
+    int64_t onset_ms = -1;
+    if (f[0].empty() || !seen.insert(f[0]).second) return *error = where + "topic_id empty or repeated", std::nullopt;
+    if (!kind) return *error = where + "kind must be ordinary, burst, evergreen, bot or risky", std::nullopt;
+    if (!f[2].empty() && !parse_i64(f[2], &onset_ms))
+      return *error = where + "onset_ms must be an integer or empty", std::nullopt;
+    if (f[3] != "0" && f[3] != "1") return *error = where + "deserves_list must be 0 or 1", std::nullopt;
+    t.topic_id = f[0];
+    t.kind = *kind;
+    t.onset_s = onset_ms;  // absolute milliseconds until read_history re-bases it
+    t.deserves_list = f[3] == "1";
+    t.channel = f[4];
+    t.region = f[5];
+    t.language = f[6];
+    truth.push_back(std::move(t));
+  }
+  return truth;
+}
+
+std::vector<std::string> distinct(const std::vector<TopicTruth>& truth, std::string TopicTruth::*field) {
+  std::set<std::string> names;
+  for (const TopicTruth& t : truth) names.insert(t.*field);
+  return {names.begin(), names.end()};
+}
+
+}  // namespace
+
+std::optional<LabelledHistory> read_history(const HistoryFiles& files, Workload* w, const ranking::AbuseOptions& abuse,
+                                            std::string* error) {
+  std::optional<std::vector<BehaviourEvent>> events = read_events(files.events, error);
+  if (!events) return std::nullopt;
+  std::optional<std::vector<TopicTruth>> truth = read_labels(files.labels, error);
+  if (!truth) return std::nullopt;
+  if (events->empty()) return *error = files.events + ": no events", std::nullopt;
+  std::set<std::string> labelled;
+  for (const TopicTruth& t : *truth) labelled.insert(t.topic_id);
+  for (const BehaviourEvent& e : *events) {
+    if (!labelled.count(e.topic_id)) return *error = files.labels + ": no label for topic " + e.topic_id, std::nullopt;
+  }
+  const int64_t end_ms = (events->back().at_ms / 60'000 + 1) * 60'000;  // after the last event's minute
+  const int64_t start_ms = end_ms - w->duration_s * 1000;
+  if (start_ms < 0) return *error = files.events + ": shorter than the workload's duration_s", std::nullopt;
+  const int days = static_cast<int>(start_ms / (kDayS * 1000));  // whole days before the stretch
+  w->start_s = start_ms / 1000;
+  w->history_days = days;
+  LabelledHistory h;
+  for (BehaviourEvent& e : *events) {
+    e.at_ms -= start_ms;
+    (e.at_ms < 0 ? h.prior_events : h.events).push_back(std::move(e));
+  }
+  if (days > 0) h.baselines = baselines_from_events(h.prior_events, days, *w, abuse);
+  for (TopicTruth& t : *truth) t.onset_s = t.onset_s < 0 ? -1 : (t.onset_s - start_ms) / 1000;
+  h.truth = std::move(*truth);
+  w->channels = distinct(h.truth, &TopicTruth::channel);
+  w->regions = distinct(h.truth, &TopicTruth::region);
+  w->languages = distinct(h.truth, &TopicTruth::language);
+  return h;
+}
+
+std::string write_history(const LabelledHistory& h, const Workload& w, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir + ": " + ec.message();
+  const int64_t start_ms = w.start_s * 1000;
+  std::ofstream events(dir + "/events.csv", std::ios::binary), labels(dir + "/labels.csv", std::ios::binary);
+  for (size_t i = 0; i < std::size(kEventColumns); ++i) events << (i ? "," : "") << kEventColumns[i];
+  events << "\n";
+  for (const std::vector<BehaviourEvent>* part : {&h.prior_events, &h.events}) {
+    for (const BehaviourEvent& e : *part) {
+      events << e.at_ms + start_ms << "," << e.event_id << "," << e.topic_id << "," << ranking::signal_name(e.signal)
+             << "," << e.actor << "," << e.device << "," << e.ip << "," << e.account_age_days << "," << e.content_digest
+             << "," << (e.well_formed ? 1 : 0) << "\n";
+    }
+  }
+  for (size_t i = 0; i < std::size(kLabelColumns); ++i) labels << (i ? "," : "") << kLabelColumns[i];
+  labels << "\n";
+  for (const TopicTruth& t : h.truth) {
+    labels << t.topic_id << "," << ranking::props::truth_kind_name(t.kind) << ","
+           << (t.onset_s < 0 ? std::string() : std::to_string(t.onset_s * 1000 + start_ms)) << ","
+           << (t.deserves_list ? 1 : 0) << "," << t.channel << "," << t.region << "," << t.language << "\n";
+  }
+  events.close();
+  labels.close();
+  return events && labels ? "" : "cannot write " + dir + "/events.csv or labels.csv";
+}
+
+LabelledHistory history_of(const EvaluationSpec& spec) {
+  if (spec.history_data) return *spec.history_data;
+  return generate_history(spec.workload, spec.abuse);
 }
 
 FrozenInputs freeze_inputs(const LabelledHistory& h, const Workload& w, const ranking::AbuseOptions& abuse) {
@@ -474,7 +762,7 @@ FrozenInputs freeze_inputs(const LabelledHistory& h, const Workload& w, const ra
                          v.suspicious * short_min / covered, v.adjusted * short_min / covered};
       }
       if (auto it = h.baselines.find(topic); it != h.baselines.end()) {
-        c.baseline = it->second.at(hour_at(at_s));
+        c.baseline = it->second.at(hour_at(w, at_s));
         c.has_baseline = true;
       }
       for (int s = 0; s < kHeatSignals; ++s)
@@ -512,7 +800,7 @@ ranking::props::BoardHistory publish_board(const FrozenInputs& inputs, const ran
 }
 
 EvaluationResult evaluate(const EvaluationSpec& spec) {
-  const LabelledHistory h = generate_history(spec.workload);
+  const LabelledHistory h = history_of(spec);
   StableHasher digest;
   for (const BehaviourEvent& e : h.events) {
     digest += e.event_id;

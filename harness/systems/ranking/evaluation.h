@@ -1,4 +1,4 @@
-// `faultline evaluate`: the offline evaluation of score rules (seed 004 §11.2 L301-303, §16.2
+// `faultline evaluate`: the offline evaluation of score rules (seed 004 §11.2 L302-303, §16.2
 // L453-464). An evaluation file declares a labelled workload and two or more score rule versions;
 // the workload's history is generated once, every rule scores the same frozen inputs (the same
 // scope, input watermark, window configuration and candidate manifests, as §11.2 requires), and
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ struct Workload {
   WorkloadTopics topics;
   std::vector<std::string> channels = {"news"}, regions = {"CN-SH"}, languages = {"zh-CN"};
   std::map<std::string, double> channel_volume;  // per channel, a multiplier of every rate (1)
+  // Generate the history days event by event too (their baselines are then computed from those
+  // events, as from a history file, and --write-history writes them); else they enter as
+  // generated per-hour counts. Event by event is slow for many topics and days.
+  bool history_as_events = false;
+  // Seconds from midnight of the first history day to the stretch's start: the hour of day of a
+  // stretch time at_s is ((start_s + at_s) / 3600) % 24. Generated: the history days, then 08:00.
+  int64_t start_s = 7 * 86400 + 8 * 3600;
 };
 
 // An acceptance threshold a file declares on one figure under one rule (e.g. the median A02
@@ -59,8 +67,19 @@ struct Threshold {
   std::optional<double> max, min;
 };
 
+struct LabelledHistory;
+
+// An event history in two CSV files (docs/evaluation.md, "History files"), paths as given.
+struct HistoryFiles {
+  std::string events, labels;
+};
+
 struct EvaluationSpec {
   std::string file;
+  // With a history, its files replace the generator: the workload's windows, snapshot interval and
+  // duration (the stretch: the history's last duration_s) still apply, its topics do not.
+  std::optional<HistoryFiles> history;
+  std::shared_ptr<const LabelledHistory> history_data;  // read when the file is loaded
   Workload workload;
   ranking::AbuseOptions abuse;
   std::vector<ranking::ScoreRule> rules;  // at least two, distinct versions
@@ -76,11 +95,30 @@ std::optional<EvaluationSpec> load_evaluation_text(const std::string& yaml, cons
 // The generated history: the evaluated stretch's events in time order, the per-hour baselines
 // (topic -> hour of day -> effective actors per short window, per signal) and the labels.
 struct LabelledHistory {
+  std::vector<ranking::BehaviourEvent> prior_events;  // before the stretch (at_ms < 0), when kept
   std::vector<ranking::BehaviourEvent> events;
   std::map<std::string, std::map<int, std::array<double, ranking::kSignals>>> baselines;
   std::vector<ranking::props::TopicTruth> truth;
 };
-LabelledHistory generate_history(const Workload& w);
+LabelledHistory generate_history(const Workload& w, const ranking::AbuseOptions& abuse);
+
+// The per-hour baselines of the events before the stretch (at_ms in [-days * 86,400,000, 0)): per
+// topic, hour of day and signal, the mean adjusted value of a short window at that hour, empty
+// windows included; a topic without such events has none (a new topic).
+std::map<std::string, std::map<int, std::array<double, ranking::kSignals>>> baselines_from_events(
+    const std::vector<ranking::BehaviourEvent>& prior, int days, const Workload& w, const ranking::AbuseOptions& abuse);
+
+// Reads a history: the events of its last w->duration_s are the stretch (at_ms re-based to its
+// start), the whole days before it give the baselines, the labels the truth; sets w->start_s and
+// the workload's channels, regions and languages from the labels. nullopt with *error =
+// "FILE:LINE: what" on bad input.
+std::optional<LabelledHistory> read_history(const HistoryFiles& files, Workload* w, const ranking::AbuseOptions& abuse,
+                                            std::string* error);
+// Writes the history's events (prior days, if kept, and the stretch; at_ms counted from midnight
+// of the first history day) and labels as DIR/events.csv and DIR/labels.csv. "" or an error.
+std::string write_history(const LabelledHistory& h, const Workload& w, const std::string& dir);
+// The history an evaluation runs on: the files read at load time, else the generated one.
+LabelledHistory history_of(const EvaluationSpec& spec);
 
 // The frozen inputs of every snapshot of the stretch: one list of candidates per snapshot.
 struct FrozenInputs {
