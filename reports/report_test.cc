@@ -552,7 +552,9 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
                                     "must be rendered to be checked";
   const std::filesystem::path dir = std::filesystem::path(FAULTLINE_BINARY_DIR) / "report_html_test";
   std::filesystem::remove_all(dir);
-  ASSERT_EQ(write_report_files(sample(), dir.string()), "");
+  Report rep = sample();
+  rep.runs.push_back(measured_run("hardened"));  // figures and a chart, drawn inline
+  ASSERT_EQ(write_report_files(rep, dir.string()), "");
   for (const char* f : {"report.md", "report.html", "junit.xml", "report.json"}) {
     EXPECT_GT(std::filesystem::file_size(dir / f), 100u) << f;
   }
@@ -572,6 +574,8 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   EXPECT_NE(dom.find("id=\"f-status\""), std::string::npos);                 // a filter
   EXPECT_NE(dom.find("class=\"timeline-box diagram\""), std::string::npos);  // a counterexample's diagram
   EXPECT_NE(dom.find("<svg"), std::string::npos);
+  EXPECT_NE(dom.find("<div class=\"chart\"><svg"), std::string::npos);  // a measuring run's chart
+  EXPECT_NE(dom.find("<polyline"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir / "summary.md"));
   EXPECT_TRUE(std::filesystem::exists(dir / "counterexamples" / "s-spec-spec-seed2.md"));
   const std::string shot =
