@@ -291,27 +291,13 @@ void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) 
 
 // A run's figures, one row per figure and one column per rule, then its charts inline.
 void write_figures(std::ostream& o, const RunRecord& r) {
-  std::vector<std::string> rules, keys;
-  for (const FigureRecord& f : r.figures) {
-    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
-    if (std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
-  }
+  const FigureTable t = figure_table(r);
   o << "<table><tr><th>figure</th>";
-  for (const std::string& rule : rules) o << "<th>" << esc(rule.empty() ? "value" : rule) << "</th>";
+  for (const std::string& c : t.columns) o << "<th>" << esc(c) << "</th>";
   o << "</tr>";
-  for (const std::string& key : keys) {
-    std::string label;
-    for (const FigureRecord& f : r.figures) {
-      if (f.key == key) label = f.label;
-    }
-    o << "<tr><td>" << esc(label) << " <code>" << esc(key) << "</code></td>";
-    for (const std::string& rule : rules) {
-      o << "<td>";
-      for (const FigureRecord& f : r.figures) {
-        if (f.key == key && f.rule == rule) o << esc(figure_text(f));
-      }
-      o << "</td>";
-    }
+  for (const FigureTable::Row& row : t.rows) {
+    o << "<tr><td>" << esc(row.label) << " <code>" << esc(row.key) << "</code></td>";
+    for (const std::string& cell : row.cells) o << "<td>" << esc(cell) << "</td>";
     o << "</tr>";
   }
   o << "</table>\n";

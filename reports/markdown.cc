@@ -159,29 +159,15 @@ void write_coverage(std::ostream& o, const std::vector<CoverageSample>& series) 
 
 // A run's figures, one row per figure and one column per rule, and links to its charts' files.
 void write_figures(std::ostream& o, const RunRecord& r, size_t index) {
-  std::vector<std::string> rules, keys;
-  for (const FigureRecord& f : r.figures) {
-    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
-    if (std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
-  }
+  const FigureTable t = figure_table(r);
   o << "\n  | figure |";
-  for (const std::string& rule : rules) o << " " << (rule.empty() ? "value" : rule) << " |";
+  for (const std::string& c : t.columns) o << " " << c << " |";
   o << "\n  |---|";
-  for (size_t i = 0; i < rules.size(); ++i) o << "---|";
+  for (size_t i = 0; i < t.columns.size(); ++i) o << "---|";
   o << "\n";
-  for (const std::string& key : keys) {
-    std::string label;
-    for (const FigureRecord& f : r.figures) {
-      if (f.key == key) label = f.label;
-    }
-    o << "  | " << label << " (`" << key << "`) |";
-    for (const std::string& rule : rules) {
-      o << " ";
-      for (const FigureRecord& f : r.figures) {
-        if (f.key == key && f.rule == rule) o << figure_text(f);
-      }
-      o << " |";
-    }
+  for (const FigureTable::Row& row : t.rows) {
+    o << "  | " << row.label << " (`" << row.key << "`) |";
+    for (const std::string& cell : row.cells) o << " " << cell << " |";
     o << "\n";
   }
   o << "\n";

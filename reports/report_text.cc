@@ -145,6 +145,26 @@ std::string figure_text(const FigureRecord& f) {
   return buf;
 }
 
+FigureTable figure_table(const RunRecord& r) {
+  std::vector<std::string> rules;
+  FigureTable t;
+  for (const FigureRecord& f : r.figures) {
+    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
+    auto row = std::find_if(t.rows.begin(), t.rows.end(), [&](const FigureTable::Row& x) { return x.key == f.key; });
+    if (row == t.rows.end()) t.rows.push_back(FigureTable::Row{f.key, f.label, {}});
+  }
+  for (const std::string& rule : rules) t.columns.push_back(rule.empty() ? "value" : rule);
+  for (FigureTable::Row& row : t.rows) {
+    row.cells.assign(rules.size(), "");
+    for (const FigureRecord& f : r.figures) {
+      if (f.key != row.key) continue;
+      row.label = f.label;
+      row.cells[static_cast<size_t>(std::find(rules.begin(), rules.end(), f.rule) - rules.begin())] = figure_text(f);
+    }
+  }
+  return t;
+}
+
 const char* run_status(const RunRecord& r) {
   if (r.assertions.empty() && r.error.empty() && !r.figures.empty()) return "MEASURED";
   return r.passed() ? "PASS" : "FAIL";

@@ -53,6 +53,17 @@ std::vector<HeavyExemption> heavy_exemptions(const Report& report);
 std::string share_text(double share);
 // A figure's value with its unit: "12.5 %" (share), "120 s", "9.0 snapshots", "34" (a count).
 std::string figure_text(const FigureRecord& f);
+// A run's figures as a table: one row per figure key (first appearance order), one column per rule
+// ("value" when a figure has none), each cell figure_text or "" when that rule has no such figure.
+struct FigureTable {
+  struct Row {
+    std::string key, label;
+    std::vector<std::string> cells;  // one per column
+  };
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
+};
+FigureTable figure_table(const RunRecord& r);
 // "PASS" or "FAIL" for a run that judged, "MEASURED" for one that only measured figures.
 const char* run_status(const RunRecord& r);
 
