@@ -851,9 +851,26 @@ Task<bool> purge(Sql& sql, const AggregatorOptions& o, int32_t partition, Partit
   co_return true;
 }
 
+// 004:L87: a copy stamped with an older mapping_activation_epoch than its scope's context is not
+// accepted; the original event goes again, by its stable coordinates, into the current mapping's
+// chain (the copy to send), or nullopt when the copy is current.
+std::optional<Event> rerouted(const MergeView& view, const LogRecord& rec) {
+  Event e = Event::decode(rec.value);
+  auto m = view.find(e.get("scopeId"));
+  const std::string epoch = e.get("mappingEpoch");
+  if (m == view.end() || epoch.empty() || epoch.size() > 18 || std::stoll(epoch) >= m->second.epoch)
+    return std::nullopt;
+  const std::string p = e.get("sourcePartition"), o = e.get("sourceOffset");
+  e.fields["topicId"] = owner_topic(m->second, e.get("topicId"), std::stoi("0" + p), std::stoll("0" + o), nullptr);
+  e.fields["mappingVersion"] = m->second.mapping_version;
+  e.fields["mappingEpoch"] = std::to_string(m->second.epoch);
+  return e;
+}
+
 // Consumes until a flush fails; the caller then starts over from the checkpoints.
 Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const AggregatorOptions& o) {
   std::map<int32_t, Partition> parts;
+  std::unique_ptr<LogProducer> reroute = o.merges ? log.producer(fl::ProducerOptions{}) : nullptr;
   for (;;) {
     PollResult p = co_await in.poll(100, 200'000);
     if (p.status != LogStatus::kOk) {
@@ -861,11 +878,24 @@ Task<void> consume(Runtime& rt, Sql& sql, Log& log, LogConsumer& in, const Aggre
       continue;
     }
     for (const TopicPartition& tp : p.revoked) parts.erase(tp.partition);
+    std::optional<MergeView> view;
+    if (o.merges && !p.records.empty()) {
+      view = co_await read_merge_view(sql);
+      if (!view) co_return;
+    }
     std::set<int32_t> touched;
     for (const LogRecord& rec : p.records) {
       if (!parts.count(rec.partition)) parts[rec.partition] = co_await load(rt, sql, log, o, rec.partition);
       Partition& part = parts[rec.partition];
       if (rec.offset < part.consumed_to) continue;  // already in the checkpoint
+      if (std::optional<Event> again = view ? rerouted(*view, rec) : std::nullopt) {
+        ProduceResult r = co_await reroute->produce(kKeyedTopic, again->get("topicId") + "|" + again->get("scopeId"),
+                                                    again->encode());
+        if (!r.ok()) co_return;  // the copy stays unconsumed: rebind from the checkpoints
+        part.consumed_to = rec.offset + 1;
+        touched.insert(rec.partition);
+        continue;
+      }
       apply(o, part.state, rec, rt.clock().now_us());
       part.consumed_to = rec.offset + 1;
       touched.insert(rec.partition);

@@ -18,6 +18,7 @@
 #include "impl/ports/task.h"
 #include "impl/ranking/contract.h"
 #include "impl/ranking/fixes.h"
+#include "impl/ranking/merge.h"
 #include "impl/ranking/watermark.h"
 
 namespace fl::ranking {
@@ -45,6 +46,9 @@ struct AggregatorOptions {
   // deltas since the last base outgrow it, so the bytes written stay proportional to the
   // changes. Recovery falls back to the bases in the history, as before.
   bool incremental_checkpoints = false;
+  // Topic merges (merge.h): every poll reads the scopes' mapping epochs and cutovers; a copy with an
+  // older epoch than its scope's is re-routed by its source coordinates instead of applied (004:L87).
+  bool merges = false;
 };
 
 // One salted local partial of a full key (004:L179: "局部结果携带 shard ... 和局部版本"): the events

@@ -78,6 +78,15 @@ const std::vector<FixInfo>& ranking_fixes() {
        "its committer crashed between the commit and the push) was never retried, so Redis kept the old "
        "denylist (or none), and the edge, comparing its epoch with Redis's, kept applying it until the scope's "
        "next action (explore-risk-expiry-hardened seeds 156 and 232: 20 s behind at the end)"},
+      {"RK-MERGE-SHADOW-FROM-SOURCE",
+       "004:L85",
+       {"RANK-33", "RANK-32"},
+       "a merge's shadow state is built from the pre-normalization log's records below the handover vector (each "
+       "normalized and expanded as the normalizers do), not from the source topic's keyed copies the keyed log "
+       "holds when the merger pauses: the seed catches the shadow up \"to near the online watermark\" and "
+       "replays \"the last stretch\" at the barrier, but a source-topic event below the vector that a normalizer "
+       "had not yet turned into a keyed copy then (it was being normalized, or its normalizer was paused) reached "
+       "the old topic after the shadow was taken, and the main topic never counted it"},
   };
   return kFixes;
 }

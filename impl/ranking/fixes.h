@@ -19,6 +19,7 @@ enum class RankFix : uint8_t {
   kDenylistBypass,         // RK-DENYLIST-BYPASS
   kEtagRiskEpochs,         // RK-ETAG-RISK-EPOCHS
   kDenylistCatchUp,        // RK-DENYLIST-CATCHUP
+  kMergeShadowFromSource,  // RK-MERGE-SHADOW-FROM-SOURCE
 };
 using RankFixes = FixSet<RankFix>;
 

@@ -83,6 +83,34 @@ void add_scope_control_columns(std::vector<std::string>& tables) {
   }
 }
 
+// 004:L79-89: merge runs, one cutover row per affected scope and the shadow states; without a board
+// the scope context row holds only what a merge moves (its mapping and activation epoch).
+void add_merge_tables(std::vector<std::string>& tables, bool context) {
+  if (context) {
+    tables.push_back(
+        "CREATE TABLE IF NOT EXISTS ranking_scope_context (scope_id TEXT PRIMARY KEY, version INTEGER NOT NULL, "
+        "rule_version TEXT NOT NULL, rule_activation_epoch INTEGER NOT NULL, mapping_version TEXT NOT NULL "
+        "DEFAULT 'map-v1', mapping_activation_epoch INTEGER NOT NULL DEFAULT 1, window_config_version TEXT NOT "
+        "NULL DEFAULT 'wc-v1')");
+  }
+  // 004:L81: "每次合并建立不可复用的 merge_run_id，记录源话题、主话题、目标 mapping_version 和受影响范围".
+  tables.push_back(
+      "CREATE TABLE IF NOT EXISTS merge_run (merge_run_id TEXT PRIMARY KEY, source_topic TEXT NOT NULL, "
+      "main_topic TEXT NOT NULL, mapping_version TEXT NOT NULL, scopes TEXT NOT NULL, state TEXT NOT NULL)");
+  // 004:L81: per scope "期望的 scope context version、新的 mapping_activation_epoch、effective_watermark、
+  // 交接向量、影子状态引用和交接状态".
+  tables.push_back(
+      "CREATE TABLE IF NOT EXISTS merge_scope_cutover (merge_run_id TEXT NOT NULL, scope_id TEXT NOT NULL, "
+      "expected_ctx_version INTEGER NOT NULL, activation_epoch INTEGER NOT NULL, effective_watermark INTEGER NOT "
+      "NULL, cutover_vector TEXT NOT NULL, shadow_ref TEXT NOT NULL, shadow_delivered INTEGER NOT NULL, state "
+      "TEXT NOT NULL, PRIMARY KEY (merge_run_id, scope_id))");
+  // 004:L89: the shadow under its idempotency key (the handover is by event, docs/systems/ranking.md).
+  tables.push_back(
+      "CREATE TABLE IF NOT EXISTS merge_shadow (merge_run_id TEXT NOT NULL, scope_id TEXT NOT NULL, topic_id TEXT "
+      "NOT NULL, compensation_version INTEGER NOT NULL, records TEXT NOT NULL, record_count INTEGER NOT NULL, "
+      "digest TEXT NOT NULL, PRIMARY KEY (merge_run_id, scope_id, topic_id, compensation_version))");
+}
+
 // 004:L253: "依据已审批的 degraded_policy_version 创建一个新 run，把“纳入分区集合、排除分区集合、适用 scope
 // 和有效期”一起固化到降级策略及摘要中 ... 并写 data_completeness_status=DEGRADED".
 void add_degraded_tables(std::vector<std::string>& tables) {
@@ -190,6 +218,7 @@ std::vector<std::string> schema_statements(const SchemaOptions& o) {
         "seq INTEGER NOT NULL, next_offset INTEGER NOT NULL, delta TEXT NOT NULL, digest TEXT NOT NULL, "
         "PRIMARY KEY (keyed_partition, seq))");
   }
+  if (o.merges) add_merge_tables(part1, !o.board);
   if (!o.board) return part1;
   const std::vector<std::string> part2 = {
       // Part 2 (004:L99-104, L245-255): calculation runs with their frozen source-offset vector and

@@ -28,6 +28,7 @@ struct SchemaOptions {
   bool degraded = false;
   bool promotion = false;  // promotion authorizations of replay runs (promotion_authorization, 004:L325)
   bool shadow = false;     // shadow rule runs, their candidates and comparisons (shadow.h)
+  bool merges = false;     // topic merges (merge.h): merge_run, merge_scope_cutover, merge_shadow
 };
 
 std::vector<std::string> schema_statements(const SchemaOptions& o);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "impl/ranking/control.h"
+#include "impl/ranking/merge.h"
 #include "impl/ranking/schema.h"
 #include "impl/ports/assert.h"
 
@@ -203,6 +204,25 @@ Task<void> run_topic_service(Runtime& rt, Rpc& rpc, int topics) {
   co_return;
 }
 
+Event keyed_copy(const Event& e, const std::string& topic, const std::string& mapping, const std::string& epoch,
+                 const std::string& scope, int scope_rule_version, const LogRecord& rec) {
+  Event k;
+  k.fields = {{"eventId", e.get("eventId")},
+              {"source", e.get("sourceService")},
+              {"eventType", e.get("eventType")},
+              {"eventTime", e.get("eventTime")},
+              {"actorKey", e.get("actorKey")},
+              {"contentOrQueryId", e.get("contentOrQueryId")},
+              {"topicId", topic},
+              {"mappingVersion", mapping},
+              {"mappingEpoch", epoch},
+              {"scopeId", scope},
+              {"scopeRuleVersion", std::to_string(scope_rule_version)},
+              {"sourcePartition", std::to_string(rec.partition)},
+              {"sourceOffset", std::to_string(rec.offset)}};
+  return k;
+}
+
 namespace {
 
 // Normalizes one stable record; false when it must be retried (the topic service timed out, the
@@ -223,7 +243,20 @@ Task<bool> normalize_one(Runtime& rt, Rpc& rpc, Sql& sql, LogProducer& out, cons
   }
   for (const std::string& scope : expand_scopes(o.cfg, e)) {
     std::string mapping = std::to_string(n->mapping_version), epoch = std::to_string(n->mapping_epoch);
-    if (o.scope_control) {
+    std::string topic = n->topic_id;
+    if (o.merges) {
+      // 004:L84-87: the scope's context names the mapping and epoch; its cutovers decide by the
+      // record's stable coordinates whether a source topic's event is the main topic's, and hold
+      // it while its cutover is between the barrier and the CAS (004:L85).
+      std::optional<MergeView> view = co_await read_merge_view(sql, scope);
+      if (!view) co_return false;  // retried in place
+      auto m = view->find(scope);
+      mapping = m == view->end() ? std::string(kInitialMapping) : m->second.mapping_version;
+      epoch = m == view->end() ? "1" : std::to_string(m->second.epoch);
+      bool held = false;
+      if (m != view->end()) topic = owner_topic(m->second, topic, rec.partition, rec.offset, &held);
+      if (held) co_return false;
+    } else if (o.scope_control) {
       // 004:L140: "归一服务仍需按当前有效映射核验"; 004:L142: "归一阶段输出稳定 topic_id + mapping_version +
       // mapping_activation_epoch".
       SqlResult ctx = co_await sql.exec(
@@ -234,22 +267,8 @@ Task<bool> normalize_one(Runtime& rt, Rpc& rpc, Sql& sql, LogProducer& out, cons
       mapping = ctx.rows().empty() ? std::string(kInitialMapping) : ctx.rows()[0][0].as_text();
       epoch = ctx.rows().empty() ? "1" : std::to_string(ctx.rows()[0][1].as_int());
     }
-    // 004:L142: each copy keeps event_id, the source coordinates and the derivation rule version.
-    Event k;
-    k.fields = {{"eventId", e.get("eventId")},
-                {"source", e.get("sourceService")},
-                {"eventType", e.get("eventType")},
-                {"eventTime", e.get("eventTime")},
-                {"actorKey", e.get("actorKey")},
-                {"contentOrQueryId", e.get("contentOrQueryId")},
-                {"topicId", n->topic_id},
-                {"mappingVersion", mapping},
-                {"mappingEpoch", epoch},
-                {"scopeId", scope},
-                {"scopeRuleVersion", std::to_string(o.cfg.scope_rule_version)},
-                {"sourcePartition", std::to_string(rec.partition)},
-                {"sourceOffset", std::to_string(rec.offset)}};
-    ProduceResult p = co_await out.produce(kKeyedTopic, n->topic_id + "|" + scope, k.encode());
+    const Event k = keyed_copy(e, topic, mapping, epoch, scope, o.cfg.scope_rule_version, rec);
+    ProduceResult p = co_await out.produce(kKeyedTopic, topic + "|" + scope, k.encode());
     if (!p.ok()) co_return false;
   }
   (void)rt;

@@ -89,6 +89,12 @@ struct NormalizeReply {
 NormalizeReply normalize_hint(const std::string& hint, int topics);
 Task<void> run_topic_service(Runtime& rt, Rpc& rpc, int topics);
 
+// The keyed copy of stable record `rec` (event `e`) for one scope (004:L142): the event's id,
+// source, type, time, actor and content, its topic under `mapping` and `epoch`, the scope with its
+// derivation rule version, and the source coordinates every later stage carries.
+Event keyed_copy(const Event& e, const std::string& topic, const std::string& mapping, const std::string& epoch,
+                 const std::string& scope, int scope_rule_version, const LogRecord& rec);
+
 struct NormalizerOptions {
   BoardConfig cfg;
   int64_t rpc_timeout_us = 200'000;
@@ -97,6 +103,9 @@ struct NormalizerOptions {
   // read from the DB for every copy; without a context row, the initial mapping. Both mappings map
   // hints the same way (the switch is judged by its stamps, docs/systems/ranking.md).
   bool scope_control = false;
+  // Topic merges (merge.h): the scope's context and cutover rows decide each copy's topic and stamps,
+  // read from the DB for every copy; a copy its cutover holds is retried until the cutover ends.
+  bool merges = false;
 };
 Task<void> run_normalizer(Runtime& rt, Rpc& rpc, Sql& sql, Log& log, NormalizerOptions o);
 

@@ -115,12 +115,12 @@ struct Acc {
   bool content = false;
 };
 
-std::map<std::string, Acc> accumulate(const std::vector<std::string>& accepted, const Config& cfg,
-                                      const std::set<std::string>& late) {
+std::map<std::string, Acc> accumulate(const std::vector<SourcedEvent>& accepted, const Config& cfg,
+                                      const std::set<std::string>& late, const std::vector<MergeCutover>& cutovers) {
   std::map<std::string, Acc> acc;
   std::set<std::string> seen;
-  for (const std::string& payload : accepted) {
-    const auto e = parse_event(payload);
+  for (const SourcedEvent& s : accepted) {
+    const auto e = parse_event(s.payload);
     // RANK-4: a function of the set of distinct (source, event_id).
     if (!seen.insert(get(e, "sourceService") + ":" + get(e, "eventId")).second) continue;
     const std::string topic = main_topic(get(e, "topicHints"), cfg);
@@ -129,20 +129,42 @@ std::map<std::string, Acc> accumulate(const std::vector<std::string>& accepted, 
     const std::vector<std::pair<std::string, bool>> metrics = metrics_of(type);
     const int64_t t = std::stoll(get(e, "eventTime"));
     for (const std::string& scope : scopes_of(e, cfg)) {
-      for (const auto& [wt, size] : cfg.windows) {
-        const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
-        if (late.count(get(e, "eventId") + "#" + scope + "#" + wt)) continue;
-        for (const auto& [metric, content] : metrics) {
-          Acc& a = acc[topic + "#" + scope + "#" + wt + "#" + std::to_string(start) + "#" + metric];
-          a.content = content;
-          a.events.insert(get(e, "eventId"));
-          ++a.actors[get(e, "actorKey")];
-          a.contents.insert(get(e, "contentOrQueryId"));
+      for (const std::string& owner : owning_topics(topic, scope, s.partition, s.offset, cutovers)) {
+        for (const auto& [wt, size] : cfg.windows) {
+          const int64_t start = t >= 0 ? t / size * size : -((-t + size - 1) / size) * size;
+          if (late.count(get(e, "eventId") + "#" + scope + "#" + wt)) continue;
+          for (const auto& [metric, content] : metrics) {
+            Acc& a = acc[owner + "#" + scope + "#" + wt + "#" + std::to_string(start) + "#" + metric];
+            a.content = content;
+            a.events.insert(get(e, "eventId"));
+            ++a.actors[get(e, "actorKey")];
+            a.contents.insert(get(e, "contentOrQueryId"));
+          }
         }
       }
     }
   }
   return acc;
+}
+
+std::vector<SourcedEvent> unsourced(const std::vector<std::string>& payloads) {
+  std::vector<SourcedEvent> out;
+  out.reserve(payloads.size());
+  for (const std::string& p : payloads) out.push_back(SourcedEvent{.payload = p});
+  return out;
+}
+
+std::map<std::string, Value> values_of(const std::map<std::string, Acc>& acc, const Config& cfg) {
+  std::map<std::string, Value> out;
+  for (const auto& [ak, a] : acc) {
+    Value v;
+    v.raw_count = static_cast<int64_t>(a.events.size());
+    v.effective = static_cast<int64_t>(a.content ? a.contents.size() : a.actors.size());
+    for (const auto& [actor, n] : a.actors) v.suspicious += n > cfg.suspicious_repeats ? 1 : 0;
+    v.risk_adjusted = v.effective - v.suspicious;
+    out[ak] = v;
+  }
+  return out;
 }
 
 }  // namespace
@@ -154,24 +176,32 @@ std::vector<std::pair<std::string, bool>> metrics_of(const std::string& event_ty
   return {};
 }
 
+std::vector<std::string> owning_topics(const std::string& topic, const std::string& scope, int32_t partition,
+                                       int64_t offset, const std::vector<MergeCutover>& cutovers) {
+  for (const MergeCutover& c : cutovers) {
+    if (c.scope != scope || c.source != topic) continue;
+    auto it = c.next_offset.find(partition);
+    if (offset >= (it == c.next_offset.end() ? 0 : it->second)) return {c.main};
+    return {topic, c.main};
+  }
+  return {topic};
+}
+
 std::map<std::string, Value> expected_values(const std::vector<std::string>& accepted, const Config& cfg,
                                              const std::set<std::string>& late) {
-  std::map<std::string, Value> out;
-  for (const auto& [ak, a] : accumulate(accepted, cfg, late)) {
-    Value v;
-    v.raw_count = static_cast<int64_t>(a.events.size());
-    v.effective = static_cast<int64_t>(a.content ? a.contents.size() : a.actors.size());
-    for (const auto& [actor, n] : a.actors) v.suspicious += n > cfg.suspicious_repeats ? 1 : 0;
-    v.risk_adjusted = v.effective - v.suspicious;
-    out[ak] = v;
-  }
-  return out;
+  return values_of(accumulate(unsourced(accepted), cfg, late, {}), cfg);
+}
+
+std::map<std::string, Value> expected_values(const std::vector<SourcedEvent>& accepted, const Config& cfg,
+                                             const std::set<std::string>& late,
+                                             const std::vector<MergeCutover>& cutovers) {
+  return values_of(accumulate(accepted, cfg, late, cutovers), cfg);
 }
 
 std::map<std::string, std::set<std::string>> expected_distinct(const std::vector<std::string>& accepted,
                                                                const Config& cfg, const std::set<std::string>& late) {
   std::map<std::string, std::set<std::string>> out;
-  for (auto& [ak, a] : accumulate(accepted, cfg, late)) {
+  for (auto& [ak, a] : accumulate(unsourced(accepted), cfg, late, {})) {
     if (a.content) {
       out[ak] = std::move(a.contents);
     } else {

@@ -46,6 +46,32 @@ struct Value {
 // (true) or distinct actors (false).
 std::vector<std::pair<std::string, bool>> metrics_of(const std::string& event_type);
 
+// 004:L79-89: a scope cutover whose CAS committed (ACTIVE): in `scope`, an event of `source` at
+// stable (p, o) is the main topic's; it stays on `source` too iff o < next_offset[p] (the old
+// mapping's baseline, which the main topic takes over through the shadow state), and never when
+// o >= next_offset[p] (004:L84, L88: whatever its event time). A partition the vector does not
+// name had no record at the barrier.
+struct MergeCutover {
+  std::string source, main, scope;
+  std::map<int32_t, int64_t> next_offset;
+};
+
+// An accepted event with its coordinates in the pre-normalization log.
+struct SourcedEvent {
+  int32_t partition = 0;
+  int64_t offset = 0;
+  std::string payload;
+};
+
+// The topics an event of `topic` at (p, o) counts in, in `scope`, under `cutovers`.
+std::vector<std::string> owning_topics(const std::string& topic, const std::string& scope, int32_t partition,
+                                       int64_t offset, const std::vector<MergeCutover>& cutovers);
+
+// expected_values with merges: each event counts in the topics owning_topics gives it.
+std::map<std::string, Value> expected_values(const std::vector<SourcedEvent>& accepted, const Config& cfg,
+                                             const std::set<std::string>& late,
+                                             const std::vector<MergeCutover>& cutovers);
+
 // "topic#scope#window_type#window_start#metric" -> its value from the distinct accepted events.
 // `late` names "eventId#scope_id#window_type" an event never counts in (every copy of it went to
 // the late side output of that window, 004:L154).

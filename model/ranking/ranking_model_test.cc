@@ -545,3 +545,34 @@ RC_GTEST_PROP(RankingModelProps, LateEverywhereIsAbsent, ()) {
 
 }  // namespace
 }  // namespace fl::ranking::model
+
+namespace fl::ranking::model {
+namespace {
+
+// 004:L84, L88: in the merged scope the source keeps only what is below the vector; the main topic
+// takes every source event once; other scopes and topics do not move.
+TEST(RankingModelTest, OwningTopicsFollowTheHandoverVector) {
+  const std::vector<MergeCutover> c = {{"t_2", "t_1", "GLOBAL|ALL|ALL|ALL", {{0, 5}}}};
+  EXPECT_EQ(owning_topics("t_2", "GLOBAL|ALL|ALL|ALL", 0, 4, c), (std::vector<std::string>{"t_2", "t_1"}));
+  EXPECT_EQ(owning_topics("t_2", "GLOBAL|ALL|ALL|ALL", 0, 5, c), std::vector<std::string>{"t_1"});
+  EXPECT_EQ(owning_topics("t_2", "GLOBAL|ALL|ALL|ALL", 1, 0, c), std::vector<std::string>{"t_1"});
+  EXPECT_EQ(owning_topics("t_2", "GLOBAL|ALL|ALL|zh-CN", 0, 9, c), std::vector<std::string>{"t_2"});
+  EXPECT_EQ(owning_topics("t_1", "GLOBAL|ALL|ALL|ALL", 0, 9, c), std::vector<std::string>{"t_1"});
+}
+
+// Without a cutover the events' coordinates change nothing; a cutover at the start of every
+// partition moves all of the source's events and leaves the source no key in that scope.
+RC_GTEST_PROP(RankingModelTest, CoordinatesMatterOnlyThroughACutover, ()) {
+  const Config c = short_only();
+  const std::vector<std::string> evs = gen_events();
+  std::vector<SourcedEvent> sourced;
+  for (size_t i = 0; i < evs.size(); ++i)
+    sourced.push_back({static_cast<int32_t>(i % 3), static_cast<int64_t>(i), evs[i]});
+  RC_ASSERT(expected_values(sourced, c, {}, {}) == expected_values(evs, c));
+  const std::vector<MergeCutover> all = {{"t_2", "t_1", kGlobal, {}}};
+  for (const auto& [k, v] : expected_values(sourced, c, {}, all))
+    RC_ASSERT(k.rfind("t_2#" + std::string(kGlobal) + "#", 0) != 0);
+}
+
+}  // namespace
+}  // namespace fl::ranking::model

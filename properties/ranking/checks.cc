@@ -23,12 +23,9 @@ std::string field(const std::map<std::string, std::string>& e, const std::string
 
 std::string where(const LogRecordObs& r) { return std::to_string(r.partition) + "@" + std::to_string(r.offset); }
 
-// Accepted payloads: the pre-normalization log's records (the log assigned their offsets).
-std::vector<std::string> accepted(const RankingRun& run) {
-  std::vector<std::string> out;
-  for (const LogRecordObs& r : run.stable) out.push_back(r.value);
-  return out;
-}
+bool mentions(const std::string& sql, const char* table) { return sql.find(table) != std::string::npos; }
+
+}  // namespace
 
 std::map<std::string, const VersionRow*> versions_by_triple(const RankingRun& run) {
   std::map<std::string, const VersionRow*> out;
@@ -37,10 +34,6 @@ std::map<std::string, const VersionRow*> versions_by_triple(const RankingRun& ru
   }
   return out;
 }
-
-bool mentions(const std::string& sql, const char* table) { return sql.find(table) != std::string::npos; }
-
-}  // namespace
 
 std::string value_digest(const model::Value& v) {
   return text_digest(std::to_string(v.raw_count) + "|" + std::to_string(v.effective) + "|" +
@@ -151,7 +144,7 @@ Verdict check_full_key(const RankingRun& run) {
           "accepted events derive (none missing, none extra); salted shards carry their full key and "
           "merge only into it");
   Verdict& v = j.v;  // a head is one check that may fail twice (its fields, its key): counted by hand
-  const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
+  const auto expected = expected_values_of(run);
   std::set<std::string> seen;
   for (const HeadRow& h : run.heads) {
     ++v.checks;
@@ -178,7 +171,7 @@ Verdict check_event_idempotence(const RankingRun& run) {
           "the value each head points to equals the model's value from the distinct accepted events "
           "(raw, effective, suspicious and risk-adjusted kept apart; events the late side output took "
           "excluded)");
-  const auto expected = model::expected_values(accepted(run), run.config, late_events(run));
+  const auto expected = expected_values_of(run);
   const auto versions = versions_by_triple(run);
   for (const HeadRow& h : run.heads) {
     auto e = expected.find(h.aggregate_key);
@@ -432,8 +425,10 @@ Verdict check_normalization(const RankingRun& run) {
     auto it = hint.find({std::stoi("0" + field(k, "sourcePartition")), std::stoll("0" + field(k, "sourceOffset"))});
     if (it == hint.end()) continue;  // rank-scope-canonical's finding
     const std::string main = model::main_topic(it->second, run.config);
-    j.expect(!main.empty() && main == field(k, "topicId"),
-             [&] { return "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"); });
+    j.expect(
+        !main.empty() && (main == field(k, "topicId") ||
+                          (run.merges.enabled && merged_topic(run, main, field(k, "scopeId")) == field(k, "topicId"))),
+        [&] { return "keyed " + where(r) + ": hint " + it->second + " became topic " + field(k, "topicId"); });
   }
   for (const HeadRow& h : run.heads) {
     j.expect(model::main_topic(h.topic_id, run.config) == h.topic_id,
@@ -458,6 +453,12 @@ std::vector<PropertyInfo> ranking_properties() {
       {"rank-head-fence", {"RANK-12"}, "004 §12.2: head moves by the double CAS only"},
       {"rank-offset-continuity", {"RANK-41"}, "004 §6.3, F03: no offset skipped between the logs and checkpoints"},
       {"rank-normalization", {"RANK-31"}, "004 §3.2: aggregates keyed by main topics only"},
+      {"rank-merge-ownership",
+       {"RANK-32", "RANK-33", "RANK-35"},
+       "004 §3.3: across a merge's barrier each event counts once, owned by its stable offset alone"},
+      {"rank-merge-cutover",
+       {"RANK-34"},
+       "004 §3.3: per-scope cutovers switch at their CAS only, never revert; the run completes last"},
       {"rank-watermark", {"RANK-7"}, "004 §6.3: watermarks never move back nor run ahead; idle only after the timeout"},
       {"rank-idle-recovery", {"RANK-8"}, "004 §6.3: a returning partition catches up before it rejoins"},
       {"rank-window-lifecycle", {"RANK-9"}, "004 §6.3: OPEN -> CLOSED -> FINAL -> PURGED; FINAL is immutable"},
@@ -532,7 +533,9 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       {"rank-risk-publish", check_risk_publish},
       {"rank-emergency-block", check_emergency_block},
       {"rank-risk-response", check_risk_response},
-      {"rank-distinct-sketch", check_distinct_sketch}};
+      {"rank-distinct-sketch", check_distinct_sketch},
+      {"rank-merge-ownership", check_merge_ownership},
+      {"rank-merge-cutover", check_merge_cutover}};
   static const std::set<std::string> kWatermark = {"rank-watermark", "rank-idle-recovery", "rank-window-lifecycle",
                                                    "rank-dedup-purge", "rank-completeness-gate"};
   static const std::set<std::string> kBoard = {
@@ -542,9 +545,10 @@ std::vector<Verdict> check_ranking(const RankingRun& run, const std::vector<std:
       "rank-risk-publish",    "rank-emergency-block", "rank-risk-response"};
   std::vector<Verdict> out;
   for (const std::string& p : properties) {
-    if (kBoard.count(p) && run.board.params.scopes.empty()) continue;  // no board in this scenario
-    if (kWatermark.count(p) && !run.wm.params.enabled) continue;       // no watermarks in this scenario
-    if (p == "rank-distinct-sketch" && !run.sketch.enabled) continue;  // no sketches in this scenario
+    if (kBoard.count(p) && run.board.params.scopes.empty()) continue;     // no board in this scenario
+    if (kWatermark.count(p) && !run.wm.params.enabled) continue;          // no watermarks in this scenario
+    if (p == "rank-distinct-sketch" && !run.sketch.enabled) continue;     // no sketches in this scenario
+    if (p.rfind("rank-merge-", 0) == 0 && !run.merges.enabled) continue;  // no merges in this scenario
     auto it = kCheckers.find(p);
     if (it != kCheckers.end()) out.push_back(it->second(run));
   }

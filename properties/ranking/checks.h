@@ -29,6 +29,21 @@ Verdict check_distinct_sketch(const RankingRun& run);  // RANK-5
 // rank-full-key's part for salted shards (RANK-3): shard rows carry their key, merges are on it.
 void check_shard_keys(const RankingRun& run, fl::props::Judge& j);
 
+// The version rows by "<aggregate_key>/g<generation>/v<version>" (what a head points to).
+std::map<std::string, const VersionRow*> versions_by_triple(const RankingRun& run);
+
+// merge_checks.cc: topic merges (004:L79-89); judged only when the scenario merges topics.
+Verdict check_merge_ownership(const RankingRun& run);  // RANK-32, RANK-33, RANK-35
+Verdict check_merge_cutover(const RankingRun& run);    // RANK-34
+// The ACTIVE scope cutovers the DB holds, as the model reads them.
+std::vector<model::MergeCutover> active_cutovers(const RankingRun& run);
+// The model's value of every full key from the accepted events (model::expected_values), each event
+// counted in the topics the ACTIVE cutovers give it, the late side output's events excluded.
+std::map<std::string, model::Value> expected_values_of(const RankingRun& run);
+// The topic a keyed copy of `topic` may carry in `scope`: the main topic of its ACTIVE cutover, else
+// `topic` itself.
+std::string merged_topic(const RankingRun& run, const std::string& topic, const std::string& scope);
+
 // §6.3 (watermark_checks.cc); judged only when the scenario has watermarks (params.enabled).
 Verdict check_watermark(const RankingRun& run);         // RANK-7
 Verdict check_idle_recovery(const RankingRun& run);     // RANK-8

@@ -188,6 +188,49 @@ void risk(const RankingRun& run, Names& out) {
 
 }  // namespace
 
+// Topic merges (004:L84-88): old normalizer output arriving after its scope's cutover, and late
+// events (old event times) on the new chain's side of a vector.
+void merges(const RankingRun& run, Names& out) {
+  if (!run.merges.enabled) return;
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> moves;  // scope -> (commit time, epoch)
+  for (const SqlCommit& c : run.commits) {
+    if (!c.ok) continue;
+    for (const SqlStatementObs& s : c.statements) {
+      if (s.changes > 0 && s.params.size() >= 3 &&
+          starts(s.sql.str(), "UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = ?")) {
+        moves[s.params[2]].push_back({c.time_us, std::stoll("0" + s.params[1])});
+      }
+    }
+  }
+  for (const LogRecordObs& r : run.keyed) {
+    const auto& f = r.fields();
+    auto scope = f.find("scopeId"), epoch = f.find("mappingEpoch");
+    if (scope == f.end() || epoch == f.end() || !moves.count(scope->second)) continue;
+    int64_t current = 1;
+    for (const auto& [at_us, e] : moves.at(scope->second)) current = at_us <= r.append_us ? e : current;
+    if (std::stoll("0" + epoch->second) < current)
+      out.insert("keyed copy appended with an older mapping epoch than its scope's");
+  }
+  for (const model::MergeCutover& c : active_cutovers(run)) {
+    for (const LogRecordObs& r : run.stable) {
+      const auto& f = r.fields();
+      auto hint = f.find("topicHints"), t = f.find("eventTime"), at = f.find("receivedAt");
+      if (hint == f.end() || t == f.end() || at == f.end() || model::main_topic(hint->second, run.config) != c.source)
+        continue;
+      auto v = c.next_offset.find(r.partition);
+      if (r.offset < (v == c.next_offset.end() ? 0 : v->second)) continue;
+      const auto scopes = model::scopes_of(f, run.config);
+      if (std::find(scopes.begin(), scopes.end(), c.scope) == scopes.end()) continue;
+      if (std::stoll("0" + t->second) + 60'000 < std::stoll("0" + at->second)) {
+        out.insert("late source-topic event past a merge's handover vector");
+      }
+    }
+  }
+  for (const CutoverRow& c : run.merges.cutovers) {
+    if (c.state == "ABORTED") out.insert("merge scope cutover aborted by a moved context");
+  }
+}
+
 std::vector<std::string> ranking_behaviours(const RankingRun& run) {
   Names out;
   producers(run, out);
@@ -198,6 +241,7 @@ std::vector<std::string> ranking_behaviours(const RankingRun& run) {
   context_moves(run, out);
   publishing(run, out);
   risk(run, out);
+  merges(run, out);
   return {out.begin(), out.end()};
 }
 

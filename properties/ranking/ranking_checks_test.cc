@@ -112,8 +112,9 @@ TEST(RankingChecks, CleanRunPassesEveryProperty) {
   const std::vector<Verdict> vs = check_ranking(run, names);
   // The part-2 and risk checkers judge only a run with a board (board_checks_test.cc), the four §6.3
   // ones only a run with watermarks (watermark_checks_test.cc), the completeness gate only one
-  // with both, rank-distinct-sketch only one with sketches (sketch_checks_test.cc); this one has none.
-  ASSERT_EQ(vs.size(), names.size() - 20);
+  // with both, rank-distinct-sketch only one with sketches (sketch_checks_test.cc), the two merge
+  // checkers only one that merges topics (merge_checks_test.cc); this one has none.
+  ASSERT_EQ(vs.size(), names.size() - 22);
   for (const Verdict& v : vs) expect_pass(v);
 }
 

@@ -418,6 +418,26 @@ struct SketchObs {
   std::vector<ShardRow> shards;     // read back
 };
 
+// ---- Topic merges (004:L79-89), read back from the DB at the end.
+struct MergeRunRow {  // MERGE_RUN
+  std::string merge_run_id, source_topic, main_topic, mapping_version, scopes, state;
+};
+struct CutoverRow {  // MERGE_SCOPE_CUTOVER
+  std::string merge_run_id, scope_id;
+  int64_t expected_ctx_version = 0, activation_epoch = 0;
+  std::string vector;  // cutover_next_offset, "p:o,..."
+  bool delivered = false;
+  std::string state;
+};
+struct MergeObs {
+  bool enabled = false;         // the scenario merges topics (param merges)
+  std::string initial_mapping;  // a context row's mapping before any merge (the scenario's constant)
+  std::vector<MergeRunRow> runs;
+  std::vector<CutoverRow> cutovers;
+  // RANKING_SCOPE_CONTEXT at the end: scope -> (mapping_version, mapping_activation_epoch).
+  std::map<std::string, std::pair<std::string, int64_t>> contexts;
+};
+
 struct RankingRun {
   model::Config config;
   std::vector<EmitOp> emits;
@@ -437,6 +457,7 @@ struct RankingRun {
   BoardObs board;
   WatermarkObs wm;
   SketchObs sketch;
+  MergeObs merges;
 };
 
 // The value digest the seed stores with each version (004:L98), recomputed by the judge.

@@ -21,6 +21,7 @@
 #include "impl/ranking/edge.h"
 #include "impl/ranking/shadow.h"
 #include "impl/ranking/fixes.h"
+#include "impl/ranking/merge.h"
 #include "impl/ranking/publisher.h"
 #include "impl/ranking/reconcile.h"
 #include "impl/ranking/risk.h"
@@ -118,6 +119,9 @@ struct Shared {
   // process also switches mappings and window configurations; runs and snapshots pin both.
   int mapping_switch_percent = 0, window_config_percent = 0;
   bool scope_control = false;
+  // Topic merges (params merges, merge_interval_ms, merge_max_scopes; 004:L79-89): process "merger".
+  int merges = 0, merge_max_scopes = 3;
+  int64_t merge_interval_us = 4'000'000;
   // Faulty actors of the test matrix: coord-2 tampers with candidates (C26), pub-2 writes the Top N
   // item count as the snapshot's counts (C33), a "replay" process tries to publish (F13, C13).
   bool faulty_coordinator = false, faulty_publisher = false;
@@ -175,8 +179,30 @@ Task<void> topics_main(Process& self, std::shared_ptr<Shared> sh) {
 Task<void> normalizer_main(Process& self, std::shared_ptr<Shared> sh) {
   sim::storage::SqlClient sql = sql_of(self, *sh);
   sim::log::LogClient log(self, self.rpc());
-  co_await ranking::run_normalizer(self, self.rpc(), sql, log,
-                                   ranking::NormalizerOptions{.cfg = sh->cfg, .scope_control = sh->scope_control});
+  co_await ranking::run_normalizer(
+      self, self.rpc(), sql, log,
+      ranking::NormalizerOptions{.cfg = sh->cfg, .scope_control = sh->scope_control, .merges = sh->merges > 0});
+}
+
+// The scopes a merge may cover: the global board, both language boards and a region board.
+const std::vector<std::string>& merge_scopes() {
+  static const std::vector<std::string> kScopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|en-US", "GLOBAL|ALL|ALL|zh-CN",
+                                                   "REGION|ALL|CN-SH|ALL"};
+  return kScopes;
+}
+
+Task<void> merger_main(Process& self, std::shared_ptr<Shared> sh) {
+  sim::storage::SqlClient sql = sql_of(self, *sh);
+  sim::log::LogClient log(self, self.rpc());
+  co_await ranking::run_merger(self, sql, log,
+                               ranking::MergeOptions{.cfg = sh->cfg,
+                                                     .fixes = sh->fixes,
+                                                     .scopes = merge_scopes(),
+                                                     .topics = sh->topics,
+                                                     .max_merges = sh->merges,
+                                                     .max_scopes = sh->merge_max_scopes,
+                                                     .interval_us = sh->merge_interval_us,
+                                                     .stop_at_us = sh->end_us});
 }
 
 Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
@@ -188,7 +214,8 @@ Task<void> aggregator_main(Process& self, std::shared_ptr<Shared> sh) {
                                                               .out_of_orderness_ms = sh->wm.out_of_orderness_ms,
                                                               .wm = sh->wm,
                                                               .sketch = sh->sketch,
-                                                              .incremental_checkpoints = sh->incremental_checkpoints});
+                                                              .incremental_checkpoints = sh->incremental_checkpoints,
+                                                              .merges = sh->merges > 0});
 }
 
 ranking::RunOptions run_options(const Shared& sh) {
@@ -415,6 +442,32 @@ void read_sketch_db(sim::storage::VfsReader& db, ranking::props::SketchObs* out)
               &out->shards);
 }
 
+// The merge runs, their scope cutovers and the scopes' contexts (004:L79-89), read back.
+void read_merge_db(sim::storage::VfsReader& db, ranking::props::MergeObs* m) {
+  m->enabled = true;
+  m->initial_mapping = ranking::kInitialMapping;
+  append_rows(db,
+              "SELECT merge_run_id, source_topic, main_topic, mapping_version, scopes, state FROM merge_run ORDER BY "
+              "merge_run_id",
+              &m->runs);
+  for_each_row(db,
+               "SELECT merge_run_id, scope_id, expected_ctx_version, activation_epoch, cutover_vector, "
+               "shadow_delivered, state FROM merge_scope_cutover ORDER BY merge_run_id, scope_id",
+               [&](const DbRow& r) {
+                 m->cutovers.push_back(ranking::props::CutoverRow{.merge_run_id = r.text(0),
+                                                                  .scope_id = r.text(1),
+                                                                  .expected_ctx_version = r.i64(2),
+                                                                  .activation_epoch = r.i64(3),
+                                                                  .vector = r.text(4),
+                                                                  .delivered = r.i64(5) != 0,
+                                                                  .state = r.text(6)});
+               });
+  for_each_row(db, "SELECT scope_id, mapping_version, mapping_activation_epoch FROM ranking_scope_context",
+               [&](const DbRow& r) {
+                 m->contexts[r.text(0)] = {r.text(1), r.i64(2)};
+               });
+}
+
 void read_db(Shared& sh, ranking::props::RankingRun* run) {
   sim::storage::VfsReader db(*sh.vfs, sh.db_file, /*quiet=*/true);
   append_rows(db, "SELECT event_id, status FROM outbox ORDER BY id", &run->outbox);
@@ -432,6 +485,7 @@ void read_db(Shared& sh, ranking::props::RankingRun* run) {
   for_each_row(db, "SELECT keyed_partition, next_offset FROM agg_checkpoint",
                [&](const DbRow& r) { run->checkpoints[r.i32(0)] = r.i64(1); });
   if (sh.sketch.enabled) read_sketch_db(db, &run->sketch);
+  if (sh.merges > 0) read_merge_db(db, &run->merges);
   run->db_read = db.ok();
 }
 
@@ -735,6 +789,13 @@ const BoundParams& declared_params() {
                  "control transactions that change a scope's window configuration (wc-v1 long <-> wc-v2 "
                  "medium windows; 004:L104, L220)"),
        &Shared::window_config_percent},
+      {int_param("merges", "", 0, 20, 0,
+                 "topic merge runs process merger starts at random moments, each on 1..merge_max_scopes random "
+                 "scopes (004:L79-89); 0: none"),
+       &Shared::merges},
+      {int_param("merge_interval_ms", "ms", 1, kHourMs, 4000, "mean gap between merge runs"),
+       as_us(&Shared::merge_interval_us)},
+      {int_param("merge_max_scopes", "", 1, 4, 3, "scopes a merge run covers at most"), &Shared::merge_max_scopes},
       {int_param("degraded_after_ms", "ms", 0, kHourMs, 0,
                  "a run COLLECTING this long with partitions missing gets a DEGRADED successor under the "
                  "approved policy excluding exactly them (004:L253, F15); 0: never"),
@@ -966,7 +1027,8 @@ void RankingSystem::build_stores(World& world, const Scenario& s, Shared& sh) co
                              .scope_control = sh.scope_control,
                              .degraded = sh.degraded_after_us > 0,
                              .promotion = sh.promote_replays,
-                             .shadow = sh.shadow_interval_us > 0});
+                             .shadow = sh.shadow_interval_us > 0,
+                             .merges = sh.merges > 0});
   if (sh.degraded_after_us > 0) {  // the operator's approved policies, in place before the run
     for (std::string& t :
          ranking::degraded_policy_statements(sh.board_params.scopes, sh.board_params.candidate_partitions)) {
@@ -1102,6 +1164,10 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     run->roles.add("worker", agg);
   }
   if (sh->board) build_board(world, s, sh, *run, workers);
+  if (sh->merges > 0) {
+    later(add("merger", [sh](Process& p) { return merger_main(p, sh); }), 10'000);
+    run->roles.add("worker", "merger");
+  }
   const int64_t end_us = sim::kEpochUs + s.duration_ms * 1000;
   if (const int64_t at = s.config.i64("history_replay_at_ms"); at > 0) {
     world.start(add("replayer", [sh, at](Process& p) { return replayer_main(p, sh, sim::kEpochUs + at * 1000); }));
