@@ -36,6 +36,11 @@ namespace fl::ranking::props {
 //   "block lifted or expired"                        RANK-27, RANK-29
 //   "CDN hit within the safe TTL of a block"         RANK-28 (the edge may still be behind)
 //   "view answered not modified"                     RANK-28 (the client's kept answer shown as current)
+//   "keyed copy appended with an older mapping epoch than its scope's"  RANK-32 (an old normalizer's
+//                                                    output after its scope's cutover: it must be re-routed)
+//   "late source-topic event past a merge's handover vector"  RANK-35 (event time a minute or more
+//                                                    before its receipt, at or past an ACTIVE cutover's vector)
+//   "merge scope cutover aborted by a moved context" RANK-34 (the scope's CAS refused)
 std::vector<std::string> ranking_behaviours(const RankingRun& run);
 
 }  // namespace fl::ranking::props

@@ -120,5 +120,38 @@ TEST(RankingBehaviours, ARefusedPointerCasAndARedisLossAfterAPointerAreNamed) {
   EXPECT_TRUE(names(run, "Redis lost a cached pointer"));
 }
 
+// Merges: a keyed copy stamped with an epoch its scope had left when it was appended, and a late
+// source-topic event at or past an ACTIVE cutover's vector; neither before the cutover.
+TEST(RankingBehaviours, OldEpochCopiesAndLateEventsPastAVectorAreNamed) {
+  RankingRun run;
+  run.end_us = 20'000'000;
+  run.merges.enabled = true;
+  run.merges.runs = {{"merge-1", "t_2", "t_1", "map-merge-1", "GLOBAL|ALL|ALL|ALL", "COMPLETED"}};
+  run.merges.cutovers = {CutoverRow{"merge-1", "GLOBAL|ALL|ALL|ALL", 1, 2, "0:1", true, "ACTIVE"}};
+  SqlCommit cas;
+  cas.time_us = 5'000'000;
+  cas.ok = true;
+  cas.statements.push_back(
+      SqlStatementObs{"UPDATE ranking_scope_context SET mapping_version = ?, "
+                      "mapping_activation_epoch = ?, version = version + 1 WHERE ...",
+                      {"map-merge-1", "2", "GLOBAL|ALL|ALL|ALL", "1"},
+                      1});
+  run.commits.push_back(cas);
+  LogRecordObs copy{0, 0, "t_2|GLOBAL|ALL|ALL|ALL", "mappingEpoch=1\x1fscopeId=GLOBAL|ALL|ALL|ALL\x1ftopicId=t_2"};
+  copy.append_us = 4'000'000;  // before the CAS: current then
+  run.keyed.push_back(copy);
+  const std::string late = "eventTime=1000\x1freceivedAt=900000\x1ftopicHints=t_2";
+  run.stable.push_back(LogRecordObs{0, 0, "", late});  // below the vector
+  EXPECT_FALSE(names(run, "keyed copy appended with an older mapping epoch than its scope's"));
+  EXPECT_FALSE(names(run, "late source-topic event past a merge's handover vector"));
+  run.keyed[0].append_us = 6'000'000;
+  run.stable.push_back(LogRecordObs{0, 1, "", late});
+  EXPECT_TRUE(names(run, "keyed copy appended with an older mapping epoch than its scope's"));
+  EXPECT_TRUE(names(run, "late source-topic event past a merge's handover vector"));
+  EXPECT_FALSE(names(run, "merge scope cutover aborted by a moved context"));
+  run.merges.cutovers[0].state = "ABORTED";
+  EXPECT_TRUE(names(run, "merge scope cutover aborted by a moved context"));
+}
+
 }  // namespace
 }  // namespace fl::ranking::props
