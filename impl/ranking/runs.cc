@@ -59,7 +59,7 @@ namespace {
 // the newest version of the cut's generation whose own cut lies inside it; score rule v1 sums the
 // risk-adjusted values of a topic's keys (a simple rule, 004:L214-220 fixes only the manifest).
 Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_type, const RunOptions& o,
-                                            const std::string& scope, const std::string& ref) {
+                                            const std::string& run, const std::string& scope, const std::string& ref) {
   int32_t p = 0;
   int64_t next = 0, gen = 0;
   if (!parse_cut_ref(ref, &p, &next, &gen)) co_return std::nullopt;
@@ -68,13 +68,22 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_
   const std::vector<std::string> windows = split(window_type, ',');
   std::vector<SqlValue> params = {p, next, gen, gen, scope};
   for (const std::string& w : windows) params.emplace_back(w);
+  std::string merged_away;
+  if (o.merges) {
+    // 004:L89: "只有新快照使用新映射，且同一主话题只能出现一次".
+    merged_away =
+        " AND h.topic_id NOT IN (SELECT m.source_topic FROM merge_scope_cutover x JOIN merge_run m ON "
+        "m.merge_run_id = x.merge_run_id JOIN calculation_run r ON r.run_id = ? WHERE x.scope_id = h.scope_id AND "
+        "x.state = 'ACTIVE' AND x.activation_epoch <= r.mapping_activation_epoch)";
+    params.emplace_back(run);
+  }
   SqlResult r = co_await sql.execute(
       std::string("SELECT v.aggregate_key, v.aggregation_generation, v.aggregate_version, v.risk_adjusted_value, "
                   "v.value_digest, v.source_offset_cut_ref, h.topic_id FROM topic_window_metric_version v JOIN "
                   "source_offset_cut c ON c.cut_id = v.source_offset_cut_ref JOIN topic_window_metric h ON "
                   "h.aggregate_key = v.aggregate_key WHERE c.keyed_partition = ? AND c.next_offset <= ? AND "
                   "c.generation = ? AND v.aggregation_generation = ? AND h.scope_id = ? AND ") +
-          window_type_clause(windows.size()),
+          window_type_clause(windows.size()) + merged_away,
       std::move(params));
   if (!r.ok()) co_return std::nullopt;
   std::map<std::string, const SqlRow*> newest;  // aggregate_key -> row
@@ -108,7 +117,7 @@ Task<std::optional<std::string>> local_topk(Sql& sql, const std::string& window_
 // `window_type`: the one the run's window configuration scores (o.window_type without scope control).
 Task<void> submit_partition(Sql& sql, const RunOptions& o, const std::string& run, const std::string& scope, int32_t p,
                             const std::string& ref, const std::string& window_type) {
-  std::optional<std::string> content = co_await local_topk(sql, window_type, o, scope, ref);
+  std::optional<std::string> content = co_await local_topk(sql, window_type, o, run, scope, ref);
   if (!content) co_return;
   const std::string digest = fnv_hex(*content);
   const int64_t count = static_cast<int64_t>(std::count(content->begin(), content->end(), '\n'));

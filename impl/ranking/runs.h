@@ -49,6 +49,10 @@ struct RunOptions {
   // missing is left as it is, and a new run is created under the approved degraded policy whose
   // excluded set is exactly the missing partitions, expecting only its included ones (DEGRADED).
   int64_t degraded_after_us = 0;
+  // Topic merges (merge.h): a run's Top K leaves out every topic its scope merged away at or before
+  // the run's mapping_activation_epoch: only snapshots under the new mapping drop it, and a main
+  // topic is listed once (004:L89).
+  bool merges = false;
 };
 
 // Digest of lines sorted first (the seed's stable ordering, 004:L247, L249, L100).

@@ -552,7 +552,18 @@ Verdict check_manifest_frozen(const RankingRun& run) {
     if (!past_collecting(r)) continue;
     check_manifest_rows(j, r, rows[r.run_id], triples);
     auto it = cuts.find(r.run_id);
-    if (it != cuts.end()) check_topk_model(j, r, it->second, run.board, inputs);
+    if (it == cuts.end()) continue;
+    const std::set<std::string> away = merged_away(run, r.scope_id, r.mapping_epoch);
+    if (away.empty()) {
+      check_topk_model(j, r, it->second, run.board, inputs);
+      continue;
+    }
+    // A run under a mapping that merged topics away scores without them (004:L89).
+    std::vector<model::VersionInput> kept;
+    for (const model::VersionInput& in : inputs) {
+      if (in.scope_id != r.scope_id || !away.count(in.topic_id)) kept.push_back(in);
+    }
+    check_topk_model(j, r, it->second, run.board, kept);
   }
   check_manifest_writes(j, run, run_timeline(run));
   return j.v;
@@ -635,6 +646,17 @@ std::string apply_control(std::map<std::string, Ctx>& ctx, const BoardParams& p,
     x.version += 1;
     x.epoch += 1;
     x.rule = s.params[0];
+  } else if (const std::optional<MergeCas> m = merge_cas(s)) {
+    // A merge's cutover CAS (004:L86): its epoch is the one its cutover row registered.
+    Ctx& x = ctx[m->scope];
+    const int64_t was = x.mapping_epoch;
+    x.version += 1;
+    x.mapping_epoch = m->epoch;
+    x.mapping = m->mapping;
+    if (m->epoch != was + 1) {
+      return "a merge moved the mapping epoch of " + m->scope + " from " + std::to_string(was) + " to " +
+             std::to_string(m->epoch);
+    }
   } else if (starts(s.sql, "UPDATE ranking_scope_context SET mapping_version") && s.params.size() >= 2) {
     Ctx& x = ctx[s.params[1]];
     const bool epoch = has(s.sql, "mapping_activation_epoch = mapping_activation_epoch + 1");

@@ -373,10 +373,15 @@ std::map<std::string, std::vector<MappingActivation>> mapping_activations(const 
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
-      if (s.changes == 0 || s.params.size() < 4 ||
+      if (s.changes == 0 || s.params.size() < 3 ||
           s.sql.rfind("UPDATE ranking_scope_context SET mapping_version", 0) != 0) {
         continue;
       }
+      if (const std::optional<MergeCas> m = merge_cas(s)) {  // a merge's cutover CAS (004:L86)
+        out[m->scope].push_back({c.time_us, m->mapping, m->epoch});
+        continue;
+      }
+      if (s.params.size() < 4) continue;
       const bool advances = s.sql.find("mapping_activation_epoch = mapping_activation_epoch + 1") != std::string::npos;
       out[s.params[1]].push_back({c.time_us, s.params[0], std::stoll("0" + s.params[3]) + (advances ? 1 : 0)});
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +30,14 @@ Verdict check_distinct_sketch(const RankingRun& run);  // RANK-5
 // rank-full-key's part for salted shards (RANK-3): shard rows carry their key, merges are on it.
 void check_shard_keys(const RankingRun& run, fl::props::Judge& j);
 
+// A merge cutover's CAS on a context row (004:L86; impl/ranking/merge.h): it installs `mapping` at
+// `epoch` on `scope` and moves the version by one. nullopt for any other statement.
+struct MergeCas {
+  std::string scope, mapping;
+  int64_t epoch = 0;
+};
+std::optional<MergeCas> merge_cas(const SqlStatementObs& s);
+
 // The version rows by "<aggregate_key>/g<generation>/v<version>" (what a head points to).
 std::map<std::string, const VersionRow*> versions_by_triple(const RankingRun& run);
 
@@ -40,6 +49,10 @@ std::vector<model::MergeCutover> active_cutovers(const RankingRun& run);
 // The model's value of every full key from the accepted events (model::expected_values), each event
 // counted in the topics the ACTIVE cutovers give it, the late side output's events excluded.
 std::map<std::string, model::Value> expected_values_of(const RankingRun& run);
+// The topics `scope` merged away at or before mapping epoch `mapping_epoch` (the sources of its
+// ACTIVE cutovers with an activation epoch not above it): what a run or snapshot made under that
+// epoch must not list (004:L89).
+std::set<std::string> merged_away(const RankingRun& run, const std::string& scope, int64_t mapping_epoch);
 // The topic a keyed copy of `topic` may carry in `scope`: the main topic of its ACTIVE cutover, else
 // `topic` itself.
 std::string merged_topic(const RankingRun& run, const std::string& topic, const std::string& scope);

@@ -141,6 +141,27 @@ TEST(MergeChecks, CutoverCatchesAScopeThatFellBack) {
   EXPECT_EQ(check_merge_cutover(back).status(), VerdictStatus::kFail);
 }
 
+// 004:L89: a snapshot made under the global scope's new mapping (epoch 2) must not list t_2; one
+// made before it (epoch 1) keeps it, and no snapshot lists a topic twice.
+TEST(MergeChecks, CutoverCatchesASnapshotListingAMergedTopicUnderTheNewMapping) {
+  RankingRun run = merged();
+  run.board.snapshots.push_back(SnapshotRow{.snapshot_id = "s-old", .scope_id = kGlobal, .mapping_epoch = 1});
+  run.board.snapshots.push_back(SnapshotRow{.snapshot_id = "s-new", .scope_id = kGlobal, .mapping_epoch = 2});
+  run.board.items = {{"s-old", 1, "t_1"}, {"s-old", 2, "t_2"}, {"s-new", 1, "t_1"}};
+  EXPECT_EQ(check_merge_cutover(run).status(), VerdictStatus::kPass);
+  EXPECT_EQ(merged_away(run, kGlobal, 1), std::set<std::string>{});
+  EXPECT_EQ(merged_away(run, kGlobal, 2), std::set<std::string>{"t_2"});
+  EXPECT_EQ(merged_away(run, kChannel, 9), std::set<std::string>{});
+  run.board.items.push_back({"s-new", 2, "t_2"});
+  Verdict v = check_merge_cutover(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("merged away"), std::string::npos) << v.evidence[0];
+  run.board.items.back() = {"s-new", 2, "t_1"};
+  v = check_merge_cutover(run);
+  ASSERT_EQ(v.status(), VerdictStatus::kFail);
+  EXPECT_NE(v.evidence[0].find("twice"), std::string::npos) << v.evidence[0];
+}
+
 TEST(MergeChecks, BothAreVacuousWithoutAMerge) {
   RankingRun run = merged();
   run.merges.runs.clear();

@@ -186,8 +186,6 @@ void risk(const RankingRun& run, Names& out) {
   }
 }
 
-}  // namespace
-
 // Topic merges (004:L84-88): old normalizer output arriving after its scope's cutover, and late
 // events (old event times) on the new chain's side of a vector.
 void merges(const RankingRun& run, Names& out) {
@@ -196,10 +194,7 @@ void merges(const RankingRun& run, Names& out) {
   for (const SqlCommit& c : run.commits) {
     if (!c.ok) continue;
     for (const SqlStatementObs& s : c.statements) {
-      if (s.changes > 0 && s.params.size() >= 3 &&
-          starts(s.sql.str(), "UPDATE ranking_scope_context SET mapping_version = ?, mapping_activation_epoch = ?")) {
-        moves[s.params[2]].push_back({c.time_us, std::stoll("0" + s.params[1])});
-      }
+      if (const std::optional<MergeCas> m = merge_cas(s)) moves[m->scope].push_back({c.time_us, m->epoch});
     }
   }
   for (const LogRecordObs& r : run.keyed) {
@@ -230,6 +225,8 @@ void merges(const RankingRun& run, Names& out) {
     if (c.state == "ABORTED") out.insert("merge scope cutover aborted by a moved context");
   }
 }
+
+}  // namespace
 
 std::vector<std::string> ranking_behaviours(const RankingRun& run) {
   Names out;

@@ -133,7 +133,7 @@ TEST(RankingBehaviours, OldEpochCopiesAndLateEventsPastAVectorAreNamed) {
   cas.ok = true;
   cas.statements.push_back(
       SqlStatementObs{"UPDATE ranking_scope_context SET mapping_version = ?, "
-                      "mapping_activation_epoch = ?, version = version + 1 WHERE ...",
+                      "mapping_activation_epoch = ?, version = version + 1 WHERE scope_id = ? AND version = ?",
                       {"map-merge-1", "2", "GLOBAL|ALL|ALL|ALL", "1"},
                       1});
   run.commits.push_back(cas);

@@ -229,6 +229,7 @@ ranking::RunOptions run_options(const Shared& sh) {
   o.interval_us = sh.run_interval_us;
   o.scope_control = sh.scope_control;
   o.degraded_after_us = sh.degraded_after_us;
+  o.merges = sh.merges > 0;
   return o;
 }
 
@@ -1125,7 +1126,8 @@ std::unique_ptr<SystemRun> RankingSystem::build(World& world, const Scenario& s)
     sh->board_params.scopes = {"GLOBAL|ALL|ALL|ALL", "GLOBAL|ALL|ALL|zh-CN", "REGION|ALL|CN-SH|ALL",
                                "CHANNEL|technology|CN-SH|zh-CN"};
   }
-  sh->scope_control = sh->board && sh->mapping_switch_percent + sh->window_config_percent > 0;
+  // Merges with a board pin the mapping in runs and snapshots, as mapping switches do.
+  sh->scope_control = sh->board && (sh->mapping_switch_percent + sh->window_config_percent > 0 || sh->merges > 0);
   sh->board_params.scope_control = sh->scope_control;
   for (const char* wc : {"wc-v1", "wc-v2"}) {
     sh->board_params.window_types[wc] = ranking::window_type_of(wc, sh->board_params.window_type);
