@@ -87,6 +87,16 @@ const std::vector<FixInfo>& ranking_fixes() {
        "replays \"the last stretch\" at the barrier, but a source-topic event below the vector that a normalizer "
        "had not yet turned into a keyed copy then (it was being normalized, or its normalizer was paused) reached "
        "the old topic after the shadow was taken, and the main topic never counted it"},
+      {"RK-MERGE-HOLD-BEFORE-VECTOR",
+       "004:L83-85",
+       {"RANK-32", "RANK-35"},
+       "a merge's barrier is committed before its handover vector is read: the cutover turns BARRIER with the "
+       "vector pending, which holds every source-topic record of the scope in the normalizers, and only then "
+       "are the stable log's ends read and stored as the vector. The seed inserts the barrier once the "
+       "shadow is near the online watermark and fixes ownership by the vector, but not which comes first; "
+       "with the vector read first, records appended while the merger was still on its way to the barrier "
+       "(a pause between the read and the commit) were normalized under the old mapping and counted on the "
+       "source topic though they lie past the vector, and the main topic never counted them"},
   };
   return kFixes;
 }

@@ -20,6 +20,7 @@ enum class RankFix : uint8_t {
   kEtagRiskEpochs,         // RK-ETAG-RISK-EPOCHS
   kDenylistCatchUp,        // RK-DENYLIST-CATCHUP
   kMergeShadowFromSource,  // RK-MERGE-SHADOW-FROM-SOURCE
+  kMergeHoldBeforeVector,  // RK-MERGE-HOLD-BEFORE-VECTOR
 };
 using RankFixes = FixSet<RankFix>;
 

@@ -141,15 +141,34 @@ Task<std::optional<std::vector<std::string>>> build_shadow(Runtime& rt, Log& log
   co_return out;
 }
 
+// The vector a hold-first barrier has not fixed yet: no offset is below it, so normalizers hold
+// every source-topic record of the scope (owned_by_new_chain of an empty vector).
+constexpr const char* kVectorPending = "pending";
+
+// Spec: the vector is the stable log's ends as the merger reads them, committed with BARRIER (the
+// pause starts with it). RK-MERGE-HOLD-BEFORE-VECTOR: BARRIER is committed first with the vector
+// pending (every source-topic record of the scope held), and the ends are read after it.
 Task<bool> barrier(Runtime& rt, Sql& sql, Log& log, const MergeOptions& o, const std::string& run, ScopeRow& s) {
+  if (o.fixes.has(RankFix::kMergeHoldBeforeVector) && s.state == "PREPARED") {
+    SqlResult r = co_await sql.exec(
+        "UPDATE merge_scope_cutover SET cutover_vector = ?, state = 'BARRIER' WHERE merge_run_id = ? AND "
+        "scope_id = ? AND state = 'PREPARED'",
+        std::string(kVectorPending), run, s.scope);
+    co_return r.ok();
+  }
   auto records = co_await read_log(rt, log, o, kStableTopic);
   if (!records) co_return false;
   HandoverVector ends;
   for (const LogRecord& rec : *records) ends[rec.partition] = std::max(ends[rec.partition], rec.offset + 1);
-  SqlResult r = co_await sql.exec(
-      "UPDATE merge_scope_cutover SET cutover_vector = ?, state = 'BARRIER' WHERE merge_run_id = ? AND "
-      "scope_id = ? AND state = 'PREPARED'",
-      encode_vector(ends), run, s.scope);
+  SqlResult r = s.state == "PREPARED"
+                    ? co_await sql.exec(
+                          "UPDATE merge_scope_cutover SET cutover_vector = ?, state = 'BARRIER' WHERE merge_run_id = "
+                          "? AND scope_id = ? AND state = 'PREPARED'",
+                          encode_vector(ends), run, s.scope)
+                    : co_await sql.exec(
+                          "UPDATE merge_scope_cutover SET cutover_vector = ? WHERE merge_run_id = ? AND scope_id = ? "
+                          "AND state = 'BARRIER' AND cutover_vector = ?",
+                          encode_vector(ends), run, s.scope, std::string(kVectorPending));
   co_return r.ok();
 }
 
@@ -219,7 +238,9 @@ Task<bool> deliver(Sql& sql, LogProducer& out, const std::string& run, ScopeRow&
 // One step of a scope's cutover; false when it could not be taken now (retried next round).
 Task<bool> step(Runtime& rt, Sql& sql, Log& log, LogProducer& out, const MergeOptions& o, const std::string& run,
                 ScopeRow& s) {
-  if (s.state == "PREPARED") co_return co_await barrier(rt, sql, log, o, run, s);
+  if (s.state == "PREPARED" || (s.state == "BARRIER" && s.vector == kVectorPending)) {
+    co_return co_await barrier(rt, sql, log, o, run, s);
+  }
   if (s.state == "BARRIER") co_return co_await shadow(rt, sql, log, o, run, s);
   if (s.state == "SHADOW_READY") co_return co_await cas(sql, run, s);
   if (s.state == "ACTIVE" && !s.delivered) co_return co_await deliver(sql, out, run, s);
